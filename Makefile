@@ -1,0 +1,91 @@
+# skillci build. Objects go under $(BUILD)/ (default build/); the programs
+# are $(BUILD)/skillci and, when CUDA is found, $(BUILD)/skillci-kernel.
+#
+#   make            build
+#   make check      build and run every test suite; last line "N passed, N failed"
+#   make asan       the same suite under AddressSanitizer + UBSan (build-asan/)
+#   make demo       install missing packages, build, run the main job
+#   make deps       install missing Debian packages (apt-get)
+#   make bench      benchmarks (tests/bench/), numbers printed, nothing asserted
+#
+# Fragments in mk/*.mk add targets per area (kernel worker, fuzzing, ...).
+
+BUILD     ?= build
+CC        ?= cc
+CUDA_HOME ?= /usr/local/cuda
+SAN       ?=
+
+WARN := -std=c11 -Wall -Wextra -Wpedantic -Wstrict-prototypes \
+        -Wmissing-prototypes -Wvla -Wwrite-strings -Wshadow -Wformat=2 \
+        -fno-common -Werror
+OPT      ?= -O2 -g
+PKGS     := libgit2 libcurl libcjson yaml-0.1 libxml-2.0 libcmark-gfm sqlite3
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+SC_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+CPPFLAGS += -D_GNU_SOURCE -iquote runner -iquote reporters -DSC_VERSION='"$(SC_VERSION)"'
+CFLAGS   := $(WARN) $(OPT) $(SAN) -MMD -MP
+LDFLAGS  += $(SAN)
+LDLIBS   += $(PKG_LIBS) -lm -lpthread
+
+HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/nvrtc.h && echo 1)
+
+# Orchestrator sources: everything in runner/ and reporters/ but the
+# kernel worker's own folder. main.c is kept out of the library so the unit
+# tests can link against every module.
+LIB_SRC  := $(filter-out runner/main.c,$(wildcard runner/*.c reporters/*.c))
+LIB_OBJS := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_A    := $(BUILD)/libskillci.a
+SKILLCI  := $(BUILD)/skillci
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+PROGRAMS  := $(SKILLCI)
+
+.PHONY: all check asan demo deps bench clean unit e2e gpu-check
+all: programs
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SKILLCI): $(BUILD)/runner/main.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/unit.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+-include $(sort $(wildcard mk/*.mk))
+
+programs: $(PROGRAMS)
+unit: $(UNIT_BINS)
+
+# Every suite: cmocka binaries (TAP output) and end-to-end shell cases; the
+# runner prints one closing line "N passed, N failed[, N skipped]".
+check: programs $(UNIT_BINS)
+	@BUILD=$(BUILD) SKILLCI=$(abspath $(SKILLCI)) HAVE_CUDA=$(HAVE_CUDA) \
+	  CUDA_HOME=$(CUDA_HOME) sh tests/run-tests.sh $(UNIT_BINS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" check
+
+deps:
+	@sh tests/install-deps.sh
+
+demo: deps
+	$(MAKE) programs
+	@sh tests/demo.sh $(abspath $(SKILLCI))
+
+bench: programs
+	@BUILD=$(BUILD) SKILLCI=$(abspath $(SKILLCI)) sh tests/bench/run.sh
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/runner/main.d $(UNIT_BINS:=.d)

@@ -1,0 +1,28 @@
+#ifndef SC_CMD_H
+#define SC_CMD_H
+/*
+ * Subcommands: one file runner/cmd-<name>.c each, with
+ *     int cmd_<name>(int argc, char **argv);
+ * argv[0] is the subcommand's name. A command parses its options with
+ * getopt_long (set optind = 0 first to reset it), prints its usage to
+ * stdout on --help and returns 0, and returns an exit code (SC_EXIT_*).
+ * Only cmd-* files print errors and choose exit codes.
+ */
+
+struct sc_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;  /* one line for the command table */
+};
+
+/* One line per command, in runner/cmd-<name>.c. */
+
+/* Prints "error: MESSAGE" for the current sc_error_last() and returns the
+ * exit code for err (2 for input errors, 3 for infrastructure). */
+int sc_cmd_fail(int err);
+/* Prints "usage: ..." hint for a bad option and returns SC_EXIT_USAGE. */
+int sc_cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flushes stdout; a failed write of results is an error (exit 3). */
+int sc_cmd_finish(int code);
+
+#endif

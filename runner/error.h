@@ -1,0 +1,40 @@
+#ifndef SC_ERROR_H
+#define SC_ERROR_H
+/*
+ * One error convention: functions return 0 or a negative SC_E* code, and the
+ * message is set once, where the failure happened, with sc_error_set(). It is
+ * kept per thread until the next sc_error_set() or sc_error_clear().
+ */
+
+enum {
+	SC_OK        = 0,
+	SC_ERROR     = -1,  /* generic */
+	SC_EINVAL    = -2,  /* bad input: file, config, usage (exit 2) */
+	SC_ENOTFOUND = -3,  /* a file, revision, skill, fixture that is not there */
+	SC_EIO       = -4,  /* read/write failure */
+	SC_ELIMIT    = -5,  /* a bound in limits.h was hit */
+	SC_EPARSE    = -6,  /* malformed JSON/YAML/Markdown */
+	SC_ENET      = -7,  /* network/provider failure after retries (exit 3) */
+	SC_EAUTH     = -8,  /* 401/403 from a provider */
+	SC_EUNSAFE   = -9,  /* refused for safety (path traversal, include, symlink) */
+	SC_ENOSYS    = -10, /* feature not built in (e.g. no CUDA) */
+	SC_EINTR     = -11, /* interrupted by a signal */
+	SC_EGPU      = -12, /* GPU or driver failure (exit 3) */
+	SC_EEXISTS   = -13,
+};
+
+/* Sets the message (printf format) and returns code, for `return sc_error_set(...)`. */
+int sc_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds context in front of the current message: "ctx: old message". */
+int sc_error_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The current message; "" when none. Borrowed, valid until the next set. */
+const char *sc_error_last(void);
+/* The code passed to the last sc_error_set(). */
+int sc_error_code(void);
+void sc_error_clear(void);
+/* A short name for a code ("invalid input", "not found", ...). */
+const char *sc_error_name(int code);
+/* Maps an error code to the process exit code of DESIGN.md (2 or 3). */
+int sc_error_exit_code(int code);
+
+#endif

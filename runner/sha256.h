@@ -1,0 +1,26 @@
+#ifndef SC_SHA256_H
+#define SC_SHA256_H
+/*
+ * SHA-256 (FIPS 180-4), used for content hashes: fixture pins, cache keys,
+ * unit identities. Streaming: init, update any number of times, final.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#define SC_SHA256_LEN 32
+#define SC_SHA256_HEX_LEN 64
+
+struct sc_sha256 {
+	uint32_t h[8];
+	uint64_t total;
+	unsigned char block[64];
+	size_t used;
+};
+
+void sc_sha256_init(struct sc_sha256 *ctx);
+void sc_sha256_update(struct sc_sha256 *ctx, const void *data, size_t len);
+void sc_sha256_final(struct sc_sha256 *ctx, unsigned char out[SC_SHA256_LEN]);
+/* One-shot: hex digest of data into out (65 bytes with the NUL). */
+void sc_sha256_hex(char out[SC_SHA256_HEX_LEN + 1], const void *data, size_t len);
+
+#endif

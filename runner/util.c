@@ -1,0 +1,349 @@
+#include "common.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+_Noreturn void sc_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(SC_EXIT_INFRA);
+}
+
+void *sc_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		sc_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *sc_xcalloc(size_t count, size_t n)
+{
+	void *p = calloc(count ? count : 1, n ? n : 1);
+	if (!p)
+		sc_die("out of memory allocating %zu x %zu bytes", count, n);
+	return p;
+}
+
+void *sc_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		sc_die("out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *sc_xstrdup(const char *s)
+{
+	return sc_xstrndup(s, strlen(s));
+}
+
+char *sc_xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = sc_xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+void sc_grow_array(void **array, size_t *alloc, size_t need, size_t elem)
+{
+	size_t n;
+
+	if (need <= *alloc)
+		return;
+	n = *alloc ? *alloc : 8;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / elem)
+		sc_die("array size overflow");
+	*array = sc_xrealloc(*array, n * elem);
+	memset((char *)*array + *alloc * elem, 0, (n - *alloc) * elem);
+	*alloc = n;
+}
+
+bool sc_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool sc_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+int sc_read_file(struct sc_buf *out, const char *path, size_t cap)
+{
+	char chunk[65536];
+	struct stat st;
+	size_t start = out->len;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		err = sc_error_set(SC_EIO, "cannot stat '%s': %s", path, strerror(errno));
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = sc_error_set(SC_EINVAL, "'%s' is not a regular file", path);
+		goto done;
+	}
+	if ((uint64_t)st.st_size > cap) {
+		err = sc_error_set(SC_ELIMIT, "'%s' is %lld bytes, more than the limit of %zu",
+				   path, (long long)st.st_size, cap);
+		goto done;
+	}
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = sc_error_set(SC_EIO, "cannot read '%s': %s", path, strerror(errno));
+			goto done;
+		}
+		if (n == 0)
+			break;
+		if (out->len - start + (size_t)n > cap) {
+			err = sc_error_set(SC_ELIMIT, "'%s' grew past the limit of %zu bytes", path, cap);
+			goto done;
+		}
+		sc_buf_put(out, chunk, (size_t)n);
+	}
+done:
+	if (err < 0)
+		sc_buf_truncate(out, start);
+	close(fd);
+	return err;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int sc_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct sc_buf tmp = SC_BUF_INIT;
+	int fd = -1, err = 0;
+
+	sc_buf_printf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp.ptr);
+	if (fd < 0) {
+		err = sc_error_set(SC_EIO, "cannot create a temporary file for '%s': %s",
+				   path, strerror(errno));
+		goto done;
+	}
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		err = sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
+		goto done;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err = sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp.ptr, path) < 0) {
+		err = sc_error_set(SC_EIO, "cannot rename onto '%s': %s", path, strerror(errno));
+		goto done;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	if (err < 0 && tmp.len)
+		unlink(tmp.ptr);
+	sc_buf_release(&tmp);
+	return err;
+}
+
+int sc_mkdir_p(const char *path)
+{
+	struct sc_buf p = SC_BUF_INIT;
+	int err = 0;
+	size_t i;
+
+	sc_buf_puts(&p, path);
+	for (i = 1; i <= p.len; i++) {
+		if (p.ptr[i] != '/' && p.ptr[i] != '\0')
+			continue;
+		p.ptr[i] = '\0';
+		if (mkdir(p.ptr, 0755) < 0 && errno != EEXIST) {
+			err = sc_error_set(SC_EIO, "cannot create folder '%s': %s", p.ptr, strerror(errno));
+			break;
+		}
+		if (i < p.len)
+			p.ptr[i] = '/';
+	}
+	sc_buf_release(&p);
+	return err;
+}
+
+int sc_rm_rf(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	struct sc_buf child = SC_BUF_INIT;
+	int err = 0;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : sc_error_set(SC_EIO, "cannot stat '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0)
+			return sc_error_set(SC_EIO, "cannot remove '%s': %s", path, strerror(errno));
+		return 0;
+	}
+	d = opendir(path);
+	if (!d)
+		return sc_error_set(SC_EIO, "cannot open folder '%s': %s", path, strerror(errno));
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		sc_path_join(&child, path, e->d_name);
+		if ((err = sc_rm_rf(child.ptr)) < 0)
+			break;
+	}
+	closedir(d);
+	sc_buf_release(&child);
+	if (err == 0 && rmdir(path) < 0)
+		err = sc_error_set(SC_EIO, "cannot remove folder '%s': %s", path, strerror(errno));
+	return err;
+}
+
+void sc_path_join(struct sc_buf *out, const char *a, const char *b)
+{
+	sc_buf_clear(out);
+	sc_buf_puts(out, a);
+	while (out->len > 1 && out->ptr[out->len - 1] == '/')
+		sc_buf_truncate(out, out->len - 1);
+	while (*b == '/')
+		b++;
+	if (out->len && out->ptr[out->len - 1] != '/' && *b)
+		sc_buf_putc(out, '/');
+	sc_buf_puts(out, b);
+}
+
+bool sc_path_is_safe_relative(const char *rel)
+{
+	const char *p = rel;
+
+	if (!*rel || *rel == '/')
+		return false;
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		if (!slash)
+			break;
+		p = slash + 1;
+	}
+	return true;
+}
+
+bool sc_utf8_check(const char *s, size_t len, size_t *bad_at)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = u[i];
+		size_t n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xC2 && c <= 0xDF) {
+			n = 1; cp = c & 0x1F;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2; cp = c & 0x0F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3; cp = c & 0x07;
+		} else {
+			goto bad;
+		}
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (u[i + k] & 0xC0) != 0x80)
+				goto bad;
+			cp = (cp << 6) | (u[i + k] & 0x3F);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF))
+			goto bad;
+		i += n + 1;
+	}
+	return true;
+bad:
+	if (bad_at)
+		*bad_at = i;
+	return false;
+}
+
+size_t sc_utf8_count(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+int64_t sc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t sc_now_ms(void)
+{
+	return sc_now_ns() / 1000000;
+}
+
+void sc_time_iso8601(struct sc_buf *out, int64_t unix_seconds)
+{
+	time_t t = (time_t)unix_seconds;
+	struct tm tm;
+	char s[32];
+
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sc_buf_puts(out, s);
+}
+
+void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		sc_buf_putc(out, digits[bytes[i] >> 4]);
+		sc_buf_putc(out, digits[bytes[i] & 15]);
+	}
+}

@@ -1,0 +1,65 @@
+#ifndef SC_UTIL_H
+#define SC_UTIL_H
+/*
+ * Small helpers every module uses: allocation that aborts on failure (as
+ * git and redis do), bounded file reads, atomic writes, paths, UTF-8, time.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sc_buf;
+
+/* Prints "fatal: ..." to stderr and exits with SC_EXIT_INFRA. */
+_Noreturn void sc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *sc_xmalloc(size_t n);
+void *sc_xcalloc(size_t count, size_t n);
+void *sc_xrealloc(void *p, size_t n);
+char *sc_xstrdup(const char *s);
+char *sc_xstrndup(const char *s, size_t n);
+/* Grows *array (of *alloc elements of size elem) to hold at least need. */
+void sc_grow_array(void **array, size_t *alloc, size_t need, size_t elem);
+#define SC_GROW(arr, alloc, need) \
+	sc_grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+
+bool sc_starts_with(const char *s, const char *prefix);
+bool sc_ends_with(const char *s, const char *suffix);
+
+/*
+ * Reads the whole file at path into out (appended), refusing files larger
+ * than cap bytes with SC_ELIMIT. Errors name the path.
+ */
+int sc_read_file(struct sc_buf *out, const char *path, size_t cap);
+/*
+ * Writes data to path atomically: a temp file in the same folder, fsync,
+ * rename. A reader sees the old file or the whole new one, never half.
+ */
+int sc_write_file_atomic(const char *path, const void *data, size_t len);
+/* Creates path and its parents (mode 0755); existing folders are fine. */
+int sc_mkdir_p(const char *path);
+/* Removes a file or a whole tree (never follows symlinks). Missing is fine. */
+int sc_rm_rf(const char *path);
+/* Sets out to "a/b", with exactly one slash between. */
+void sc_path_join(struct sc_buf *out, const char *a, const char *b);
+/* True when rel is a relative path with no ".." component and no NUL. */
+bool sc_path_is_safe_relative(const char *rel);
+
+/*
+ * UTF-8: sc_utf8_check() returns true when s[0..len) is valid UTF-8 (no
+ * overlongs, no surrogates); otherwise false and *bad_at the byte offset
+ * of the first invalid sequence. sc_utf8_count() counts code points.
+ */
+bool sc_utf8_check(const char *s, size_t len, size_t *bad_at);
+size_t sc_utf8_count(const char *s, size_t len);
+
+/* Monotonic clock in milliseconds / nanoseconds; wall clock in seconds. */
+int64_t sc_now_ms(void);
+int64_t sc_now_ns(void);
+/* Writes an ISO-8601 UTC timestamp ("2026-11-30T14:33:12Z") into out. */
+void sc_time_iso8601(struct sc_buf *out, int64_t unix_seconds);
+
+/* Lowercase hex of n bytes into out (appended). */
+void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n);
+
+#endif

@@ -1,0 +1,79 @@
+# Helpers for end-to-end suites (sourced). Each case is a named check that
+# prints one TAP line. Cases are data: a command, its inputs, the expected
+# exit code and expected output, e.g.
+#
+#   . tests/e2e/lib.sh
+#   run "$SKILLCI" validate skills/
+#   expect_exit 0 "validate accepts the example skills"
+#   expect_out_contains "0 errors" "validate prints a summary"
+#   done_testing
+#
+# run() captures stdout in $OUT, stderr in $ERR and the status in $RC.
+# Scratch space: $T (a fresh folder removed at exit).
+
+: "${SKILLCI:?SKILLCI must point at the skillci binary}"
+: "${SKILLCI_ROOT:=$(pwd)}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/skillci-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+_n=0
+_fail=0
+OUT="" ERR="" RC=0
+
+_tap() {  # _tap ok|not-ok NAME [DETAIL]
+	_n=$((_n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_fail=$((_fail + 1))
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /' | head -n 30
+	fi
+}
+
+run() {
+	"$@" > "$T/.out" 2> "$T/.err"
+	RC=$?
+	OUT=$(cat "$T/.out")
+	ERR=$(cat "$T/.err")
+}
+
+_detail() {
+	printf 'command exit %s\n--- stdout\n%s\n--- stderr\n%s\n' "$RC" "$OUT" "$ERR"
+}
+
+expect_exit() {  # expect_exit CODE NAME
+	if [ "$RC" -eq "$1" ]; then _tap ok "$2"; else _tap not-ok "$2" "expected exit $1; $(_detail)"; fi
+}
+expect_out_contains() {  # expect_out_contains TEXT NAME
+	case "$OUT" in *"$1"*) _tap ok "$2" ;; *) _tap not-ok "$2" "stdout lacks '$1'; $(_detail)" ;; esac
+}
+expect_err_contains() {
+	case "$ERR" in *"$1"*) _tap ok "$2" ;; *) _tap not-ok "$2" "stderr lacks '$1'; $(_detail)" ;; esac
+}
+expect_out_lacks() {
+	case "$OUT" in *"$1"*) _tap not-ok "$2" "stdout has '$1'; $(_detail)" ;; *) _tap ok "$2" ;; esac
+}
+expect_err_lacks() {
+	case "$ERR" in *"$1"*) _tap not-ok "$2" "stderr has '$1'; $(_detail)" ;; *) _tap ok "$2" ;; esac
+}
+expect_file() {  # expect_file PATH NAME
+	if [ -f "$1" ]; then _tap ok "$2"; else _tap not-ok "$2" "missing file $1"; fi
+}
+expect_same() {  # expect_same EXPECTED_FILE ACTUAL_FILE NAME (golden compare)
+	if cmp -s "$1" "$2"; then _tap ok "$3"; else _tap not-ok "$3" "$(diff -u "$1" "$2" | head -n 40)"; fi
+}
+check() {  # check NAME COMMAND...: passes when the command exits 0
+	_name=$1; shift
+	if "$@" > "$T/.chk" 2>&1; then _tap ok "$_name"; else _tap not-ok "$_name" "$(cat "$T/.chk")"; fi
+}
+skip() {  # skip NAME REASON
+	_n=$((_n + 1))
+	echo "ok $_n - $1 # SKIP $2"
+}
+
+# Starts the fake model server (tests/fakes/fake_models.py) on a free
+# loopback port with SCRIPT; sets FAKE_URL and FAKE_PID. Stopped at exit.
+done_testing() {
+	echo "1..$_n"
+	[ "$_fail" -eq 0 ]
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian packages skillci needs, when any is missing. Run as
+# root (or with sudo available). CUDA is not installed here: it is found
+# under /usr/local/cuda (or $CUDA_HOME) when present, and optional.
+set -eu
+pkgs="build-essential pkg-config libgit2-dev libcurl4-openssl-dev libcjson-dev
+libyaml-dev libxml2-dev libxml2-utils libcmark-gfm-dev
+libcmark-gfm-extensions-dev libsqlite3-dev libcmocka-dev python3 git"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+echo "deps: installing$missing"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,167 @@
+/* Unit tests for the core helpers: sc_buf, errors, UTF-8, paths, SHA-256,
+ * atomic writes. */
+#include "unit.h"
+#include "sha256.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void test_buf_grows_and_stays_terminated(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	assert_string_equal(b.ptr, "");
+	for (int i = 0; i < 1000; i++)
+		sc_buf_printf(&b, "%d,", i % 10);
+	assert_int_equal(b.len, 2000);
+	assert_int_equal(b.ptr[b.len], '\0');
+	assert_memory_equal(b.ptr, "0,1,2,", 6);
+	sc_buf_truncate(&b, 3);
+	assert_string_equal(b.ptr, "0,1");
+	sc_buf_release(&b);
+	assert_int_equal(b.len, 0);
+}
+
+static void test_buf_capped_append_refuses_past_cap(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	assert_int_equal(sc_buf_put_capped(&b, "abcd", 4, 6), 0);
+	assert_int_equal(sc_buf_put_capped(&b, "efg", 3, 6), SC_ELIMIT);
+	assert_string_equal(b.ptr, "abcd");
+	assert_int_equal(sc_buf_put_capped(&b, "ef", 2, 6), 0);
+	assert_string_equal(b.ptr, "abcdef");
+	sc_buf_release(&b);
+}
+
+static void test_buf_detach_empty_is_owned(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	size_t len = 99;
+	char *p;
+	(void)state;
+
+	p = sc_buf_detach(&b, &len);
+	assert_non_null(p);
+	assert_int_equal(len, 0);
+	free(p);
+	sc_buf_puts(&b, "x");
+	p = sc_buf_detach(&b, NULL);
+	assert_string_equal(p, "x");
+	assert_int_equal(b.len, 0);
+	free(p);
+}
+
+static void test_error_wrap_keeps_cause(void **state)
+{
+	(void)state;
+	assert_int_equal(sc_error_set(SC_ENOTFOUND, "cannot open '%s'", "x"), SC_ENOTFOUND);
+	sc_error_wrap(SC_EINVAL, "loading skill '%s'", "a");
+	assert_string_equal(sc_error_last(), "loading skill 'a': cannot open 'x'");
+	assert_int_equal(sc_error_code(), SC_EINVAL);
+	assert_int_equal(sc_error_exit_code(SC_EINVAL), SC_EXIT_USAGE);
+	assert_int_equal(sc_error_exit_code(SC_ENET), SC_EXIT_INFRA);
+}
+
+static void test_utf8(void **state)
+{
+	size_t bad = 0;
+	(void)state;
+
+	assert_true(sc_utf8_check("héllo ✓ 😀", strlen("héllo ✓ 😀"), &bad));
+	assert_int_equal(sc_utf8_count("héllo ✓ 😀", strlen("héllo ✓ 😀")), 9);
+	assert_false(sc_utf8_check("ab\xff", 3, &bad));
+	assert_int_equal(bad, 2);
+	assert_false(sc_utf8_check("a\xc0\xaf", 3, &bad));   /* overlong '/' */
+	assert_int_equal(bad, 1);
+	assert_false(sc_utf8_check("\xed\xa0\x80", 3, &bad)); /* surrogate */
+	assert_false(sc_utf8_check("\xe2\x9c", 2, &bad));     /* truncated */
+	assert_int_equal(bad, 0);
+}
+
+static void test_paths(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	sc_path_join(&b, "a/", "/b");
+	assert_string_equal(b.ptr, "a/b");
+	sc_path_join(&b, "/", "x");
+	assert_string_equal(b.ptr, "/x");
+	assert_true(sc_path_is_safe_relative("references/a.md"));
+	assert_true(sc_path_is_safe_relative("a..b/c"));
+	assert_false(sc_path_is_safe_relative("../x"));
+	assert_false(sc_path_is_safe_relative("a/../../x"));
+	assert_false(sc_path_is_safe_relative("/etc/passwd"));
+	assert_false(sc_path_is_safe_relative(""));
+	sc_buf_release(&b);
+}
+
+static void test_sha256_known_vectors(void **state)
+{
+	char hex[SC_SHA256_HEX_LEN + 1];
+	struct sc_sha256 ctx;
+	unsigned char d[SC_SHA256_LEN];
+	struct sc_buf b = SC_BUF_INIT;
+	char million[1000];
+	(void)state;
+
+	sc_sha256_hex(hex, "", 0);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	sc_sha256_hex(hex, "abc", 3);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	sc_sha256_hex(hex, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56);
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	memset(million, 'a', sizeof(million));
+	sc_sha256_init(&ctx);
+	for (int i = 0; i < 1000; i++)
+		sc_sha256_update(&ctx, million, sizeof(million));
+	sc_sha256_final(&ctx, d);
+	sc_hex(&b, d, sizeof(d));
+	assert_string_equal(b.ptr, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	sc_buf_release(&b);
+}
+
+static void test_atomic_write_and_capped_read(void **state)
+{
+	char dir[] = "/tmp/skillci-test-XXXXXX";
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	sc_path_join(&path, dir, "sub/dir");
+	assert_int_equal(sc_mkdir_p(path.ptr), 0);
+	sc_path_join(&path, dir, "sub/dir/f.txt");
+	assert_int_equal(sc_write_file_atomic(path.ptr, "hello", 5), 0);
+	assert_int_equal(sc_write_file_atomic(path.ptr, "hello world", 11), 0);
+	assert_int_equal(sc_read_file(&data, path.ptr, 100), 0);
+	assert_string_equal(data.ptr, "hello world");
+	sc_buf_clear(&data);
+	assert_int_equal(sc_read_file(&data, path.ptr, 5), SC_ELIMIT);
+	assert_non_null(strstr(sc_error_last(), "f.txt"));
+	assert_int_equal(data.len, 0);
+	sc_path_join(&path, dir, "missing");
+	assert_int_equal(sc_read_file(&data, path.ptr, 5), SC_ENOTFOUND);
+	assert_non_null(strstr(sc_error_last(), "missing"));
+	assert_int_equal(sc_rm_rf(dir), 0);
+	assert_int_equal(access(dir, F_OK), -1);
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buf_grows_and_stays_terminated),
+		cmocka_unit_test(test_buf_capped_append_refuses_past_cap),
+		cmocka_unit_test(test_buf_detach_empty_is_owned),
+		cmocka_unit_test(test_error_wrap_keeps_cause),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_sha256_known_vectors),
+		cmocka_unit_test(test_atomic_write_and_capped_read),
+	};
+	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
