@@ -43,6 +43,10 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 PROGRAMS  := $(SKILLCI)
 
+# Area fragments may append to LIB_OBJS, UNIT_BINS and PROGRAMS and add
+# their own rules; they are read before any rule uses those lists.
+-include $(sort $(wildcard mk/*.mk))
+
 .PHONY: all check asan demo deps bench clean unit e2e gpu-check
 all: programs
 
@@ -59,8 +63,6 @@ $(SKILLCI): $(BUILD)/runner/main.o $(LIB_A)
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/unit.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
-
--include $(sort $(wildcard mk/*.mk))
 
 programs: $(PROGRAMS)
 unit: $(UNIT_BINS)
