@@ -47,7 +47,8 @@ PROGRAMS  := $(SKILLCI)
 # their own rules; they are read before any rule uses those lists.
 -include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all check asan demo deps bench clean unit e2e gpu-check
+.PHONY: all check asan demo deps bench clean unit e2e gpu-check programs
+.SECONDARY:
 all: programs
 
 $(BUILD)/%.o: %.c
