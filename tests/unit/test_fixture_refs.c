@@ -1,0 +1,131 @@
+/*
+ * Unit tests for the CPU references of the kernel fixtures
+ * (fixtures/NAME/reference.c): each is compiled into this binary and checked
+ * on small hand-computed cases and on properties that must hold for any
+ * input (normalised rows, sums, permutations, exact counts).
+ */
+#include "unit.h"
+
+#include <math.h>
+
+#include "../../fixtures/layernorm/reference.c"
+
+/* A small deterministic generator (xorshift64*) for property tests. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static double rng_uniform(double lo, double hi)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return lo + (hi - lo) * (double)((rng_state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+static void fill_uniform(float *v, size_t n, double lo, double hi)
+{
+	for (size_t k = 0; k < n; k++)
+		v[k] = (float)rng_uniform(lo, hi);
+}
+
+/* Fails the test unless |got - want| <= tol, naming the index. */
+static void expect_near(double got, double want, double tol, size_t idx)
+{
+	if (!(fabs(got - want) <= tol))
+		fail_msg("element %zu: got %.9g, want %.9g (tol %g)", idx, got, want, tol);
+}
+
+/* ---- layernorm ---- */
+
+static void run_layernorm(const float *x, const float *g, const float *b, float *y,
+			  int64_t rows, int64_t cols)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)x;
+	a.buf[1] = (void *)g;
+	a.buf[2] = (void *)b;
+	a.buf[3] = y;
+	a.i[4] = rows;
+	a.i[5] = cols;
+	a.nparams = 6;
+	sc_ref_layernorm(&a);
+}
+
+static void test_layernorm_known_row(void **state)
+{
+	/* mean 2.5, population variance 1.25 */
+	const float x[4] = {1, 2, 3, 4};
+	const float g[4] = {1, 2, 1, 0.5f};
+	const float b[4] = {0, 0.5f, -1, 0};
+	const double rstd = 1.0 / sqrt(1.25 + 1e-5);
+	const double want[4] = {-1.5 * rstd, -0.5 * rstd * 2 + 0.5, 0.5 * rstd - 1, 1.5 * rstd * 0.5};
+	float y[4];
+	(void)state;
+
+	run_layernorm(x, g, b, y, 1, 4);
+	for (int k = 0; k < 4; k++)
+		expect_near(y[k], want[k], 1e-6, (size_t)k);
+	/* eps matters: without it y[0] would be -1.341641, with it -1.341635 */
+	assert_true(fabs(y[0] - (-1.5 / sqrt(1.25))) > 2e-6);
+}
+
+static void test_layernorm_constant_row_gives_beta(void **state)
+{
+	const float x[6] = {7, 7, 7, -3, -3, -3};
+	const float g[3] = {2, 3, 4};
+	const float b[3] = {0.25f, -0.5f, 1};
+	float y[6];
+	(void)state;
+
+	run_layernorm(x, g, b, y, 2, 3);
+	for (int k = 0; k < 6; k++)
+		expect_near(y[k], b[k % 3], 1e-7, (size_t)k);
+}
+
+static void test_layernorm_rows_are_normalised_and_shift_invariant(void **state)
+{
+	enum { R = 5, C = 333 };
+	static float x[R * C], xs[R * C], y[R * C], ys[R * C], yg[R * C], g[C], b[C];
+	(void)state;
+
+	/* values k/8 so that adding 256 is exact in float32 */
+	for (int k = 0; k < R * C; k++) {
+		x[k] = (float)((int)rng_uniform(-32, 32)) / 8.0f;
+		xs[k] = x[k] + 256.0f;
+	}
+	for (int c = 0; c < C; c++) {
+		g[c] = 1;
+		b[c] = 0;
+	}
+	run_layernorm(x, g, b, y, R, C);
+	run_layernorm(xs, g, b, ys, R, C);
+	for (int r = 0; r < R; r++) {
+		double m = 0, v = 0;
+		for (int c = 0; c < C; c++)
+			m += y[r * C + c];
+		m /= C;
+		for (int c = 0; c < C; c++)
+			v += (y[r * C + c] - m) * (y[r * C + c] - m);
+		v /= C;
+		expect_near(m, 0, 1e-6, (size_t)r);
+		expect_near(v, 1, 1e-4, (size_t)r);
+	}
+	for (int k = 0; k < R * C; k++)
+		expect_near(ys[k], y[k], 1e-6, (size_t)k);
+	/* gamma and beta are a per-column affine map of the normalised row */
+	fill_uniform(g, C, 0.5, 1.5);
+	fill_uniform(b, C, -1, 1);
+	run_layernorm(x, g, b, yg, R, C);
+	for (int k = 0; k < R * C; k++)
+		expect_near(yg[k], (double)y[k] * g[k % C] + b[k % C], 1e-6, (size_t)k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layernorm_known_row),
+		cmocka_unit_test(test_layernorm_constant_row_gives_beta),
+		cmocka_unit_test(test_layernorm_rows_are_normalised_and_shift_invariant),
+	};
+	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
+}
