@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "../../fixtures/layernorm/reference.c"
+#include "../../fixtures/rmsnorm/reference.c"
 
 /* A small deterministic generator (xorshift64*) for property tests. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -120,12 +121,74 @@ static void test_layernorm_rows_are_normalised_and_shift_invariant(void **state)
 		expect_near(yg[k], (double)y[k] * g[k % C] + b[k % C], 1e-6, (size_t)k);
 }
 
+/* ---- rmsnorm ---- */
+
+static void run_rmsnorm(const float *x, const float *w, float *y, int64_t rows, int64_t cols)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)x;
+	a.buf[1] = (void *)w;
+	a.buf[2] = y;
+	a.i[3] = rows;
+	a.i[4] = cols;
+	a.nparams = 5;
+	sc_ref_rmsnorm(&a);
+}
+
+static void test_rmsnorm_known_rows(void **state)
+{
+	/* row 0: mean of squares (9+16)/2 = 12.5; row 1: (0+4)/2 = 2 */
+	const float x[4] = {3, -4, 0, 2};
+	const float w[2] = {1, 0.5f};
+	const double s0 = 1.0 / sqrt(12.5 + 1e-6), s1 = 1.0 / sqrt(2 + 1e-6);
+	const double want[4] = {3 * s0, -4 * s0 * 0.5, 0, 2 * s1 * 0.5};
+	float y[4];
+	(void)state;
+
+	run_rmsnorm(x, w, y, 2, 2);
+	for (int k = 0; k < 4; k++)
+		expect_near(y[k], want[k], 1e-7, (size_t)k);
+	/* a tiny row shows eps = 1e-6: mean square 1e-6, so y = 1e-3 / sqrt(2e-6) */
+	const float tiny[2] = {1e-3f, 1e-3f};
+	const float ones[2] = {1, 1};
+	run_rmsnorm(tiny, ones, y, 1, 2);
+	expect_near(y[0], 1e-3 / sqrt((double)1e-3f * 1e-3f + 1e-6), 1e-6, 0);
+	expect_near(y[0], sqrt(0.5), 1e-4, 0);
+}
+
+static void test_rmsnorm_unit_rms_and_scale_invariance(void **state)
+{
+	enum { R = 4, C = 1001 };
+	static float x[R * C], x8[R * C], y[R * C], y8[R * C], w[C];
+	(void)state;
+
+	fill_uniform(x, R * C, -4, 4);
+	for (int k = 0; k < R * C; k++)
+		x8[k] = x[k] * 1024.0f; /* exact: power of two */
+	for (int c = 0; c < C; c++)
+		w[c] = 1;
+	run_rmsnorm(x, w, y, R, C);
+	run_rmsnorm(x8, w, y8, R, C);
+	for (int r = 0; r < R; r++) {
+		double ss = 0;
+		for (int c = 0; c < C; c++)
+			ss += (double)y[r * C + c] * y[r * C + c];
+		expect_near(ss / C, 1, 1e-5, (size_t)r);
+	}
+	/* eps is negligible at these magnitudes: scaling x leaves y unchanged */
+	for (int k = 0; k < R * C; k++)
+		expect_near(y8[k], y[k], 1e-5, (size_t)k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layernorm_known_row),
 		cmocka_unit_test(test_layernorm_constant_row_gives_beta),
 		cmocka_unit_test(test_layernorm_rows_are_normalised_and_shift_invariant),
+		cmocka_unit_test(test_rmsnorm_known_rows),
+		cmocka_unit_test(test_rmsnorm_unit_rms_and_scale_invariance),
 	};
 	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
 }
