@@ -29,4 +29,21 @@
 #define SC_MAX_YAML_DEPTH        64
 #define SC_MAX_YAML_NODES        100000
 
+/* Model providers, HTTP and the response cache (runner/http.c, provider.c, cache.c) */
+#define SC_MAX_HTTP_RESPONSE_BYTES (16 * 1024 * 1024) /* one provider response body */
+#define SC_MAX_CACHE_ENTRY_BYTES   (16 * 1024 * 1024) /* one cached response file */
+#define SC_HTTP_MAX_HEADERS        16                 /* request headers per call */
+#define SC_PROVIDER_MAX_TOTAL      64     /* default requests in flight, all providers */
+#define SC_PROVIDER_MAX_EACH       16     /* default requests in flight per provider */
+#define SC_PROVIDER_MAX_ATTEMPTS   6      /* tries per request, first included */
+#define SC_PROVIDER_DEADLINE_MS    (15 * 60 * 1000)  /* one request, retries included */
+#define SC_PROVIDER_TIMEOUT_MS     (10 * 60 * 1000)  /* one attempt */
+#define SC_PROVIDER_CONNECT_MS     (15 * 1000)
+#define SC_PROVIDER_LOW_SPEED_S    60     /* abort an attempt under 1 byte/s this long */
+#define SC_PROVIDER_BACKOFF_MS     500    /* first backoff ceiling */
+#define SC_PROVIDER_BACKOFF_MAX_MS (60 * 1000)
+#define SC_PROVIDER_RETRY_AFTER_MAX_MS (5 * 60 * 1000) /* longest Retry-After obeyed */
+#define SC_PROVIDER_429_STRIKES    2      /* 429s in a row before halving concurrency */
+#define SC_PROVIDER_RAISE_AFTER    8      /* successes before concurrency + 1 */
+
 #endif

@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "cmd.h"
+#include "http.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -12,6 +13,7 @@ static int cmd_version(int argc, char **argv);
 static const struct sc_command commands[] = {
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
+	{ "ask", cmd_ask, "send one prompt to a model; print the answer and token counts" },
 };
 
 static void print_usage(FILE *f)
@@ -80,6 +82,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "error: unknown command '%s'; see 'skillci --help'\n", argv[1]);
 		return SC_EXIT_USAGE;
 	}
+	if (sc_http_global_init() < 0) {
+		fprintf(stderr, "error: %s\n", sc_error_last());
+		return SC_EXIT_INFRA;
+	}
 	rc = c->fn(argc - 1, argv + 1);
+	sc_http_global_shutdown();
 	return sc_cmd_finish(rc);
 }

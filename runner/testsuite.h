@@ -1,0 +1,141 @@
+#ifndef SC_TESTSUITE_H
+#define SC_TESTSUITE_H
+/*
+ * Test files of a skill, read unchanged from the formats other tools write
+ * (docs/tests-format.md):
+ *
+ *   - upskill's skill_meta.json: {"metadata": {...}, "tests": [TestCase...]}
+ *   - upskill's test suites: {"cases": [TestCase...]} (with "verifiers" of
+ *     type "contains") or a bare [TestCase...] list (`upskill eval --tests`)
+ *   - Agent Skills evals/evals.json: {"skill_name", "evals": [...]}
+ *
+ * plus skillci's one added field, "fixture": "NAME", which makes a test a
+ * kernel test. Problems go to a struct sc_diags as "file:line: message"
+ * findings naming the JSON path (tests[3].expected.contains); a test with an
+ * error is left out of the set, the others are kept.
+ *
+ * Ownership: a struct sc_test_set owns every test and every string in it;
+ * sc_test_set_release() frees them all. const char * parameters are borrowed.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sc_buf;
+struct sc_diags;
+
+enum sc_test_format {
+	SC_TESTS_SKILL_META,  /* skill_meta.json "tests" */
+	SC_TESTS_CASES,       /* {"cases": [...]} suite */
+	SC_TESTS_LIST,        /* bare [...] list of test cases */
+	SC_TESTS_EVALS,       /* evals/evals.json "evals" */
+};
+
+/* A list of owned strings. */
+struct sc_strlist {
+	char **items;
+	size_t n, alloc;
+};
+
+/*
+ * A file given to the model with the test. Two forms: a path inside the
+ * skill folder (upskill's list form, evals.json "files"), read when the
+ * test is loaded; or upskill's inline {"name": "content"} map, where name
+ * is only a label. content is NULL for a file that is not UTF-8 text
+ * (binary), which is then hashed but never put in a prompt.
+ */
+struct sc_test_file {
+	char *name;        /* relative path or label, always safe-relative */
+	char *content;     /* text, or NULL for binary */
+	size_t size;       /* bytes */
+	bool inline_content;
+	char sha256[65];   /* of the bytes */
+};
+
+struct sc_test {
+	char *id;              /* stable: "skill_meta.json#tests[3]", "evals/evals.json#7" */
+	char *source;          /* the file, relative to the skill folder when inside it */
+	char *json_path;       /* "tests[3]", "cases[0]", "evals[2]", "[4]" */
+	size_t line;           /* line of the test object in source */
+	enum sc_test_format format;
+	char *input;           /* input / prompt */
+	struct sc_strlist contains;      /* expected.contains + verifiers of type contains */
+	struct sc_strlist expectations;  /* evals.json statements, for the judge */
+	struct sc_test_file *files;      /* context files */
+	size_t nfiles, files_alloc;
+	char *validator;       /* upskill custom validator name, or NULL */
+	char *output_file;     /* file the validator checks, or NULL */
+	char *validator_config;/* compact JSON text of the object, or NULL */
+	char *fixture;         /* kernel fixture name (skillci), or NULL for a text test */
+	char *expected_output; /* reference answer (evals.json), or NULL */
+};
+
+/* Generation metadata from skill_meta.json ("metadata"); NULL when absent. */
+struct sc_skill_meta {
+	bool present;          /* skill_meta.json had a "metadata" object */
+	char *version;
+	char *generated_by;
+	char *generated_at;
+	char *source_task;
+	char *license;
+	char *compatibility;
+	bool has_test_pass_rate;
+	double test_pass_rate;
+};
+
+struct sc_test_set {
+	struct sc_test *items;
+	size_t n, alloc;
+	struct sc_skill_meta meta;
+	char *evals_skill_name;  /* evals.json "skill_name", or NULL */
+	struct sc_strlist sources; /* files read, in order */
+};
+#define SC_TEST_SET_INIT { 0 }
+
+/*
+ * Loads every test file of the skill at skill_dir, in this order and all
+ * that exist: skill_meta.json, the JSON suites in tests/ (sorted by name),
+ * evals/evals.json. Findings name each file as skill_dir joined with its
+ * place in it ("skills/x/skill_meta.json"). A skill with no test files is
+ * fine (an empty set). Returns 0, even with findings (check diags; a test
+ * with an error is left out of the set), or a negative SC_E* code when
+ * skill_dir cannot be read at all. out must be initialised
+ * (SC_TEST_SET_INIT); release it even on error.
+ */
+int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct sc_diags *diags);
+
+/*
+ * Loads one test file of any accepted format (detected from its top level:
+ * "tests", "cases", "evals", or a list), for `eval --tests FILE`. Context
+ * file paths are resolved in skill_dir and must stay inside it. Returns as
+ * sc_tests_load_skill(); SC_ENOTFOUND (and no diag) when path is missing,
+ * SC_ELIMIT when it is larger than SC_MAX_JSON_BYTES.
+ */
+int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *skill_dir,
+		       struct sc_diags *diags);
+
+void sc_test_set_release(struct sc_test_set *set);
+
+/*
+ * SHA-256 (hex, into out) over the test's canonical content: input,
+ * contains, expectations, context files (name and content hash), validator
+ * fields, fixture and expected output, each length-prefixed in a fixed
+ * order. The id, source file and line are not part of it, so moving or
+ * renumbering a test keeps its stored results.
+ */
+void sc_test_hash(char out[65], const struct sc_test *t);
+
+/*
+ * The answer the self-test provider "oracle" gives for a text test: the
+ * expected_output when there is one, else a sentence holding every
+ * "contains" string. A kernel test (fixture set) is answered by the
+ * fixture's reference solution instead: SC_EINVAL. Appends to out.
+ */
+int sc_tests_oracle_answer(const struct sc_test *t, struct sc_buf *out);
+
+/* True when t is a kernel test. */
+bool sc_test_is_kernel(const struct sc_test *t);
+
+void sc_strlist_add(struct sc_strlist *l, const char *s);
+void sc_strlist_release(struct sc_strlist *l);
+
+#endif
