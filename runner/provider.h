@@ -1,0 +1,194 @@
+#ifndef SC_PROVIDER_H
+#define SC_PROVIDER_H
+/*
+ * Model providers and the request scheduler.
+ *
+ * Model names follow upskill: PROVIDER.MODEL[.EFFORT] with PROVIDER one of
+ * anthropic, openai, generic (any OpenAI-compatible server) and oracle
+ * (the self-test provider), plus the aliases haiku, sonnet and opus
+ * (optionally with .EFFORT). EFFORT is one of minimal, low, medium, high,
+ * xhigh, max.
+ *
+ * A struct sc_client owns one HTTP loop (runner/http.c), the response
+ * cache (runner/cache.c) and the concurrency bounds. Callers submit any
+ * number of requests, each with a completion callback, and call
+ * sc_client_run(), which drives every request (including requests
+ * submitted from callbacks, as a multi-turn evaluation does) to completion.
+ * Nothing here prints, apart from SKILLCI_TRACE=http tracing.
+ *
+ * API keys are read from the environment when the client is created, sent
+ * only in request headers, and scrubbed from every error message.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+enum sc_provider_kind {
+	SC_PROVIDER_ANTHROPIC,
+	SC_PROVIDER_OPENAI,
+	SC_PROVIDER_GENERIC,
+	SC_PROVIDER_ORACLE,
+	SC_PROVIDER_COUNT
+};
+
+/* A parsed model name. Strings are owned; release with sc_model_release(). */
+struct sc_model {
+	enum sc_provider_kind kind;
+	char *id;       /* the provider's model id, alias resolved: "claude-haiku-4-5" */
+	char *effort;   /* "high", or NULL */
+	char *name;     /* canonical PROVIDER.MODEL[.EFFORT] */
+};
+
+/* Parses a model name; SC_EINVAL with a message naming it when malformed. */
+int sc_model_parse(struct sc_model *out, const char *name);
+void sc_model_release(struct sc_model *model);
+const char *sc_provider_name(enum sc_provider_kind kind);
+
+/* Anthropic thinking budget for an effort word, 0 when none (docs/providers.md). */
+int sc_provider_thinking_budget(const char *effort);
+
+enum sc_chat_role { SC_CHAT_USER, SC_CHAT_ASSISTANT };
+
+struct sc_chat_message {
+	enum sc_chat_role role;
+	const char *content;
+};
+
+/* One request. Everything is borrowed; sc_client_submit() copies it. */
+struct sc_chat_request {
+	const char *model;          /* PROVIDER.MODEL[.EFFORT] or alias */
+	const char *system;         /* NULL: no system prompt */
+	const struct sc_chat_message *messages;  /* alternating, user first and last */
+	size_t nmessages;
+	int max_tokens;             /* 0: 4096 */
+	double temperature;         /* < 0: provider default */
+	int run_index;              /* sample number; part of the cache key */
+	const char *oracle_answer;  /* reference answer for the oracle provider */
+	const char *label;          /* test name for error messages (may be NULL) */
+};
+
+enum sc_chat_error {
+	SC_CHAT_OK = 0,
+	SC_CHAT_BAD_REQUEST,   /* 400, 404, 413, 422 ...: the provider's message */
+	SC_CHAT_AUTH,          /* 401, 403 */
+	SC_CHAT_RATE_LIMITED,  /* 429 after every retry */
+	SC_CHAT_SERVER,        /* 5xx, 529, 408 after every retry */
+	SC_CHAT_NETWORK,       /* connection failure after every retry */
+	SC_CHAT_TIMEOUT,       /* timeouts after every retry, or the deadline */
+	SC_CHAT_PARSE,         /* a 2xx body that is not the expected JSON */
+	SC_CHAT_OFFLINE,       /* offline cache mode and no cached answer */
+	SC_CHAT_CONFIG,        /* no key, no reference answer for the oracle */
+};
+
+const char *sc_chat_error_name(enum sc_chat_error e);
+
+/*
+ * The outcome of one request, owned by the client and valid during the
+ * callback. The callback may keep text or error by setting the pointer to
+ * NULL. input_tokens counts uncached input; cache_read_tokens and
+ * cache_creation_tokens are the prompt-cache parts (OpenAI's cached_tokens
+ * is moved out of prompt_tokens into cache_read_tokens).
+ */
+struct sc_chat_response {
+	char *text;                 /* the answer, "" when empty; NULL on error */
+	int64_t input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens;
+	int http_status;            /* of the last attempt; 0 for cache/oracle/network */
+	int attempts;               /* HTTP attempts made (0 from the cache or oracle) */
+	int64_t latency_ms;         /* submit to completion */
+	int64_t backoff_ms;         /* total time scheduled for waits between attempts */
+	bool from_cache;
+	bool oracle;                /* answered by the oracle: zero cost, not a model */
+	enum sc_chat_error error_class;
+	char *error;                /* message (never holds a key); NULL when ok */
+};
+
+typedef void (*sc_chat_cb)(struct sc_chat_response *resp, void *payload);
+
+enum sc_cache_mode { SC_CACHE_USE, SC_CACHE_REFRESH, SC_CACHE_OFF, SC_CACHE_OFFLINE };
+
+struct sc_client_options {
+	int max_total;                /* requests in flight, all providers */
+	int max_per_provider;         /* requests in flight per provider (the ceiling) */
+	int max_attempts;
+	int64_t deadline_ms;          /* per request, submit to last attempt */
+	int64_t timeout_ms;           /* per attempt */
+	int64_t connect_timeout_ms;
+	long low_speed_time_s;
+	int64_t backoff_base_ms, backoff_max_ms;
+	int64_t retry_after_max_ms;
+	int strikes_429;              /* 429s in a row that halve a provider's limit */
+	int raise_after;              /* successes that raise it by one */
+	const char *cache_dir;        /* NULL: no cache */
+	enum sc_cache_mode cache_mode;
+	uint64_t seed;                /* jitter; 0: from the clock */
+};
+
+/* Fills the defaults of runner/limits.h; no cache. */
+void sc_client_options_init(struct sc_client_options *opt);
+
+/* Counters for one provider, for tests, benchmarks and reports. */
+struct sc_provider_stats {
+	int limit;             /* current concurrency limit */
+	int min_limit;         /* lowest it went */
+	int decreases, increases;
+	int max_in_flight;
+	int64_t requests, http_attempts, retries, cache_hits, failures;
+};
+
+struct sc_client;
+
+int sc_client_new(struct sc_client **out, const struct sc_client_options *opt);
+void sc_client_free(struct sc_client *client);
+/*
+ * Queues a request. Fails at once (SC_EINVAL, message set, cb not called)
+ * for a malformed model name, an empty message list or a missing API key;
+ * every other outcome arrives through cb, exactly once, from
+ * sc_client_run(). May be called from a callback.
+ */
+int sc_client_submit(struct sc_client *client, const struct sc_chat_request *req,
+		     sc_chat_cb cb, void *payload);
+/* Runs until every submitted request has completed. 0 or SC_ENET. */
+int sc_client_run(struct sc_client *client);
+void sc_client_stats(const struct sc_client *client, enum sc_provider_kind kind,
+		     struct sc_provider_stats *out);
+
+/*
+ * Adaptive concurrency for one provider: halve the limit after `strikes`
+ * 429s in a row that were sent under the current limit, raise it by one
+ * after `raise_after` successes, never below 1 or above max.
+ */
+struct sc_limiter {
+	int max, limit, strikes, strikes_needed, streak, raise_after, epoch;
+};
+void sc_limiter_init(struct sc_limiter *l, int max, int strikes_needed, int raise_after);
+/* epoch: l->epoch when the request was sent. Returns true when it lowered the limit. */
+bool sc_limiter_on_429(struct sc_limiter *l, int epoch);
+/* Returns true when it raised the limit. */
+bool sc_limiter_on_success(struct sc_limiter *l);
+
+/*
+ * The wire format of each API, for the scheduler and for tests. A body is
+ * built from a parsed model and a request; a 2xx body is parsed into resp
+ * (text and token counts); an error body yields the provider's message.
+ */
+struct sc_provider_wire {
+	/* Appends the JSON request body to out. */
+	void (*build_body)(struct sc_buf *out, const struct sc_model *model,
+			   const struct sc_chat_request *req);
+	/* Path appended to the base URL ("/v1/messages"). */
+	const char *path;
+	int (*parse_ok)(struct sc_chat_response *resp, const char *body, size_t len);
+	/* Appends "type: message" (or what the body has) to out; false when none. */
+	bool (*parse_error)(struct sc_buf *out, const char *body, size_t len);
+};
+
+extern const struct sc_provider_wire sc_wire_anthropic;
+extern const struct sc_provider_wire sc_wire_openai;
+extern const struct sc_provider_wire sc_wire_generic;
+
+/* The oracle's answer: copies req->oracle_answer into resp, or a config error. */
+void sc_oracle_answer(struct sc_chat_response *resp, const struct sc_chat_request *req);
+
+#endif

@@ -1,0 +1,65 @@
+# Shell helpers to run the fake model server (tests/fakes/fake_models.py)
+# from end-to-end suites and benchmarks. Source after tests/e2e/lib.sh:
+#
+#   . tests/fakes/fake.sh
+#   fake_start "$T/script.json"      # sets FAKE_URL, FAKE_PORT, FAKE_PID, FAKE_LOG
+#   ANTHROPIC_BASE_URL=$FAKE_URL ...
+#   fake_stat max_in_flight           # prints one counter from /_fake/stats
+#   fake_script "$T/other.json"       # replace the script
+#   fake_reset                        # zero counters and the request log
+#   fake_stop                         # also done at exit by fake_start's trap
+#
+# Each fake gets its own folder under ${T:-/tmp}; the request log is
+# $FAKE_LOG (JSONL, keys hashed).
+
+_fake_root=$(cd "$(dirname "${SKILLCI_ROOT:-.}/tests/fakes/fake_models.py")" && pwd)
+
+fake_start() {  # fake_start [SCRIPT]
+	_fdir=$(mktemp -d "${T:-${TMPDIR:-/tmp}}/fake.XXXXXX")
+	FAKE_LOG="$_fdir/requests.jsonl"
+	if [ -n "${1:-}" ]; then
+		python3 "$_fake_root/fake_models.py" --script "$1" --port-file "$_fdir/port" \
+			--log "$FAKE_LOG" > /dev/null 2> "$_fdir/stderr" &
+	else
+		python3 "$_fake_root/fake_models.py" --port-file "$_fdir/port" \
+			--log "$FAKE_LOG" > /dev/null 2> "$_fdir/stderr" &
+	fi
+	FAKE_PID=$!
+	_i=0
+	while [ ! -s "$_fdir/port" ]; do
+		_i=$((_i + 1))
+		if [ "$_i" -gt 200 ] || ! kill -0 "$FAKE_PID" 2>/dev/null; then
+			echo "fake_start: fake server did not start" >&2
+			cat "$_fdir/stderr" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+	FAKE_PORT=$(cat "$_fdir/port")
+	FAKE_URL="http://127.0.0.1:$FAKE_PORT"
+	trap 'fake_stop; rm -rf "${T:-/nonexistent}"' EXIT
+	export FAKE_URL FAKE_PORT FAKE_PID FAKE_LOG
+}
+
+fake_stop() {
+	if [ -n "${FAKE_PID:-}" ]; then
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+		FAKE_PID=""
+	fi
+}
+
+_fake_http() {  # _fake_http METHOD PATH [FILE]
+	if [ -n "${3:-}" ]; then
+		curl -s -X "$1" --data-binary "@$3" -H 'Content-Type: application/json' "$FAKE_URL$2"
+	else
+		curl -s -X "$1" "$FAKE_URL$2"
+	fi
+}
+
+fake_stats() { _fake_http GET /_fake/stats; }
+fake_reset() { _fake_http POST /_fake/reset > /dev/null; }
+fake_script() { _fake_http POST /_fake/script "$1" > /dev/null; }
+fake_stat() {  # fake_stat NAME: one number from /_fake/stats
+	fake_stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
+}

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Fake model server for skillci tests: real HTTP on 127.0.0.1, python3
+standard library only. It speaks the Anthropic Messages API
+(POST /v1/messages) and OpenAI chat completions (POST /v1/chat/completions
+and /chat/completions).
+
+Usage:
+    fake_models.py [--script FILE] [--port-file FILE] [--log FILE] [--port N]
+
+It listens on --port (0 = a free port), prints "PORT\n" on stdout and writes
+it to --port-file once it accepts connections.
+
+Script (JSON; every field optional):
+
+    {
+      "default": REPLY,             # used when no rule matches
+      "rules": [
+        {"match": {"model": "claude-x",        # exact model id in the body
+                   "contains": "hello",        # substring of the last user message
+                   "api": "anthropic",         # or "openai"
+                   "nth": [1, 2],              # only these matches of this rule (1-based)
+                   "first": 2},                # shorthand for nth 1..N
+         "reply": REPLY}
+      ]
+    }
+
+    REPLY = {
+      "status": 200,                 # HTTP status; errors get the API's error body
+      "text": "answer",              # {last_user}, {model}, {n} are replaced
+      "usage": {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0},
+      "error_type": "overloaded_error", "error_message": "Overloaded",
+      "echo_key": false,             # put the received key in the error message
+      "retry_after": "2",            # Retry-After header, seconds or an HTTP date;
+      "retry_after_in": 2,           #   or an HTTP date this many seconds ahead
+      "latency_ms": 0,               # wait before answering
+      "fault": null,                 # "malformed" (200 with bad JSON), "truncate"
+                                     # (Content-Length larger than the body, then
+                                     # close), "drip" (one byte every drip_ms),
+                                     # "reset" (close with RST, no response)
+      "drip_ms": 200,
+      "raw_usage": null              # usage object sent verbatim instead
+    }
+
+The default reply is {"text": "fake answer to: {last_user}"} with usage
+input 10, output 5. Usage maps to each API: Anthropic input_tokens,
+output_tokens, cache_read_input_tokens, cache_creation_input_tokens;
+OpenAI prompt_tokens = input + cache_read + cache_creation,
+completion_tokens = output, prompt_tokens_details.cached_tokens =
+cache_read.
+
+Every request is appended to the JSONL log (--log): n, time, method, path,
+headers (x-api-key and authorization values replaced by
+"sha256:<12 hex>"), body (parsed JSON, or the raw text).
+
+Admin endpoints:
+    GET  /_fake/stats   {"requests": N, "in_flight": N, "max_in_flight": N,
+                         "by_path": {...}, "api_calls": N}
+    POST /_fake/reset   zero the counters, rule match counts and the log
+    POST /_fake/script  replace the script with the JSON body
+"""
+import argparse
+import email.utils
+import hashlib
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+STATE = {
+    "script": {},
+    "requests": 0,
+    "in_flight": 0,
+    "max_in_flight": 0,
+    "by_path": {},
+    "rule_counts": {},
+    "log": None,
+}
+
+SECRET_HEADERS = ("x-api-key", "authorization")
+
+
+def mask(value):
+    return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:12]
+
+
+def last_user(messages):
+    for m in reversed(messages or []):
+        if m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, list):
+                return "".join(b.get("text", "") for b in c if isinstance(b, dict))
+            return c if isinstance(c, str) else ""
+    return ""
+
+
+def pick_reply(api, body):
+    script = STATE["script"]
+    model = body.get("model", "") if isinstance(body, dict) else ""
+    user = last_user(body.get("messages") if isinstance(body, dict) else None)
+    for i, rule in enumerate(script.get("rules", [])):
+        m = rule.get("match", {})
+        if "model" in m and m["model"] != model:
+            continue
+        if "contains" in m and m["contains"] not in user:
+            continue
+        if "api" in m and m["api"] != api:
+            continue
+        count = STATE["rule_counts"].get(i, 0) + 1
+        STATE["rule_counts"][i] = count
+        if "first" in m and count > m["first"]:
+            continue
+        if "nth" in m and count not in m["nth"]:
+            continue
+        return rule.get("reply", {})
+    return script.get("default", {})
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def send_json(self, status, obj, extra=None):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def do_GET(self):
+        if self.path == "/_fake/stats":
+            with LOCK:
+                stats = {k: STATE[k] for k in ("requests", "in_flight", "max_in_flight", "by_path")}
+                stats["api_calls"] = STATE["requests"]
+            self.send_json(200, stats)
+        else:
+            self.send_json(404, {"error": {"type": "not_found_error", "message": "no route " + self.path}})
+
+    def do_POST(self):
+        raw = self.read_body()
+        if self.path == "/_fake/reset":
+            with LOCK:
+                STATE.update(requests=0, in_flight=0, max_in_flight=0, by_path={}, rule_counts={})
+                if STATE["log"]:
+                    open(STATE["log"], "w").close()
+            self.send_json(200, {"ok": True})
+            return
+        if self.path == "/_fake/script":
+            with LOCK:
+                STATE["script"] = json.loads(raw or b"{}")
+                STATE["rule_counts"] = {}
+            self.send_json(200, {"ok": True})
+            return
+        if self.path == "/v1/messages":
+            api = "anthropic"
+        elif self.path in ("/v1/chat/completions", "/chat/completions"):
+            api = "openai"
+        else:
+            self.send_json(404, {"error": {"type": "not_found_error", "message": "no route " + self.path}})
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        key = self.headers.get("x-api-key") or ""
+        auth = self.headers.get("Authorization") or ""
+        if auth.startswith("Bearer "):
+            key = key or auth[len("Bearer "):]
+        with LOCK:
+            STATE["requests"] += 1
+            n = STATE["requests"]
+            STATE["in_flight"] += 1
+            STATE["max_in_flight"] = max(STATE["max_in_flight"], STATE["in_flight"])
+            STATE["by_path"][self.path] = STATE["by_path"].get(self.path, 0) + 1
+            reply = dict(pick_reply(api, body))
+            if STATE["log"]:
+                headers = {k.lower(): (mask(v) if k.lower() in SECRET_HEADERS else v)
+                           for k, v in self.headers.items()}
+                with open(STATE["log"], "a") as f:
+                    f.write(json.dumps({"n": n, "time": time.time(), "method": "POST",
+                                        "path": self.path, "headers": headers,
+                                        "key_present": bool(key), "body": body}) + "\n")
+        try:
+            self.answer(api, body, reply, n, key)
+        finally:
+            with LOCK:
+                STATE["in_flight"] -= 1
+
+    def answer(self, api, body, reply, n, key):
+        if reply.get("latency_ms"):
+            time.sleep(reply["latency_ms"] / 1000.0)
+        fault = reply.get("fault")
+        if fault == "reset":
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        model = body.get("model", "") if isinstance(body, dict) else ""
+        status = int(reply.get("status", 200))
+        headers = {}
+        if "retry_after" in reply:
+            headers["Retry-After"] = str(reply["retry_after"])
+        if "retry_after_in" in reply:
+            headers["Retry-After"] = email.utils.formatdate(time.time() + reply["retry_after_in"], usegmt=True)
+        if status >= 400:
+            etype = reply.get("error_type", "api_error")
+            msg = reply.get("error_message", "fake error %d" % status)
+            if reply.get("echo_key"):
+                msg += " (key " + key + ")"
+            if api == "anthropic":
+                obj = {"type": "error", "error": {"type": etype, "message": msg}}
+            else:
+                obj = {"error": {"message": msg, "type": etype, "code": None}}
+            self.send_json(status, obj, headers)
+            return
+        text = reply.get("text", "fake answer to: {last_user}")
+        text = (text.replace("{last_user}", last_user(body.get("messages") if isinstance(body, dict) else None))
+                .replace("{model}", model).replace("{n}", str(n)))
+        u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0}
+        u.update(reply.get("usage", {}))
+        if api == "anthropic":
+            usage = {"input_tokens": u["input"], "output_tokens": u["output"],
+                     "cache_read_input_tokens": u["cache_read"],
+                     "cache_creation_input_tokens": u["cache_creation"]}
+            obj = {"id": "msg_fake_%d" % n, "type": "message", "role": "assistant", "model": model,
+                   "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                   "usage": reply.get("raw_usage", usage)}
+        else:
+            usage = {"prompt_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
+                     "completion_tokens": u["output"],
+                     "total_tokens": u["input"] + u["cache_read"] + u["cache_creation"] + u["output"],
+                     "prompt_tokens_details": {"cached_tokens": u["cache_read"]}}
+            obj = {"id": "chatcmpl-fake-%d" % n, "object": "chat.completion", "model": model,
+                   "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop"}],
+                   "usage": reply.get("raw_usage", usage)}
+        data = json.dumps(obj).encode()
+        if fault == "malformed":
+            data = b'{"id": "broken", "content": [ {"type": "text", "text": "unterminated'
+        if fault == "truncate":
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_WR)
+            return
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if fault == "drip":
+            delay = reply.get("drip_ms", 200) / 1000.0
+            try:
+                for i in range(len(data)):
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(delay)
+            except OSError:
+                self.close_connection = True
+            return
+        self.wfile.write(data)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+    allow_reuse_address = True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--script")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--port-file")
+    ap.add_argument("--log")
+    args = ap.parse_args()
+    if args.script:
+        with open(args.script) as f:
+            STATE["script"] = json.load(f)
+    STATE["log"] = args.log
+    if args.log:
+        open(args.log, "w").close()
+    srv = Server(("127.0.0.1", args.port), Handler)
+    port = srv.server_address[1]
+    if args.port_file:
+        tmp = args.port_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % port)
+        import os
+        os.rename(tmp, args.port_file)
+    print(port, flush=True)
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
