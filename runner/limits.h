@@ -53,4 +53,12 @@
 #define SC_MAX_CONFIG_MODELS     64     /* models listed in skillci.yml */
 #define SC_MAX_MANIFEST_SKILLS   10000  /* entries in skillci.yml "skills" */
 
+/* Git: changed skills and skill trees written out of the object database */
+#define SC_MAX_EXPORT_FILES      20000              /* files written for one skill */
+#define SC_MAX_EXPORT_BYTES      (256 * 1024 * 1024) /* bytes written for one skill */
+#define SC_MAX_TREE_DEPTH        64                 /* folder levels in a written tree */
+#define SC_MAX_SYMLINK_TARGET    4096               /* bytes in a symlink's target */
+#define SC_MAX_DIFF_FILES        2000000            /* file changes read from one diff */
+#define SC_GIT_RENAME_LIMIT      1000               /* rename detection candidates */
+
 #endif

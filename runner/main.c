@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "cmd.h"
+#include "git.h"
 #include "http.h"
 
 static int cmd_help(int argc, char **argv);
@@ -13,6 +14,7 @@ static int cmd_version(int argc, char **argv);
 static const struct sc_command commands[] = {
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
+	{ "changed", cmd_changed, "list the skills changed between two revisions" },
 	{ "ask", cmd_ask, "send one prompt to a model; print the answer and token counts" },
 };
 
@@ -86,7 +88,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", sc_error_last());
 		return SC_EXIT_INFRA;
 	}
+	if (sc_git_global_init() < 0) { fprintf(stderr, "error: %s\n", sc_error_last()); return SC_EXIT_INFRA; }
 	rc = c->fn(argc - 1, argv + 1);
+	sc_git_global_shutdown();
 	sc_http_global_shutdown();
 	return sc_cmd_finish(rc);
 }

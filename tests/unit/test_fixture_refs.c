@@ -10,6 +10,7 @@
 
 #include "../../fixtures/layernorm/reference.c"
 #include "../../fixtures/rmsnorm/reference.c"
+#include "../../fixtures/bias-gelu/reference.c"
 
 /* A small deterministic generator (xorshift64*) for property tests. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -181,6 +182,64 @@ static void test_rmsnorm_unit_rms_and_scale_invariance(void **state)
 		expect_near(y8[k], y[k], 1e-5, (size_t)k);
 }
 
+/* ---- bias-gelu ---- */
+
+static void run_bias_gelu(const float *x, const float *bias, float *y, int64_t rows, int64_t cols)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)x;
+	a.buf[1] = (void *)bias;
+	a.buf[2] = y;
+	a.i[3] = rows;
+	a.i[4] = cols;
+	a.nparams = 5;
+	sc_ref_bias_gelu(&a);
+}
+
+static void test_bias_gelu_known_values(void **state)
+{
+	/* bias is per column: v = {0, 1, -1 | 2, 0.5, 30.5} */
+	const float x[6] = {-0.5f, 1.5f, -1, 1.5f, 1, 30.5f};
+	const float bias[3] = {0.5f, -0.5f, 0};
+	/* gelu(1) = Phi(1) = 0.841344746, gelu(-1) = -(1 - Phi(1)),
+	 * gelu(2) = 2 Phi(2) = 2 * 0.977249868, gelu(0.5) = 0.5 * 0.691462461 */
+	const double want[6] = {0, 0.841344746, -0.158655254, 1.954499736, 0.345731231, 30.5};
+	float y[6];
+	(void)state;
+
+	run_bias_gelu(x, bias, y, 2, 3);
+	for (int k = 0; k < 6; k++)
+		expect_near(y[k], want[k], 1e-7, (size_t)k);
+}
+
+static void test_bias_gelu_is_erf_form_not_tanh(void **state)
+{
+	enum { N = 2001 };
+	static float x[N], y[N];
+	const float zero = 0;
+	double worst = 0;
+	(void)state;
+
+	/* the tanh approximation must fall outside the fixture's tolerance
+	 * (1e-5 + 1e-5|y|) somewhere in [-5, 5], or the fixture cannot catch it */
+	for (int k = 0; k < N; k++)
+		x[k] = (float)(-5.0 + 10.0 * k / (N - 1));
+	run_bias_gelu(x, &zero, y, N, 1);
+	for (int k = 0; k < N; k++) {
+		double v = x[k];
+		double t = 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+		double excess = fabs(t - y[k]) - (1e-5 + 1e-5 * fabs(y[k]));
+
+		if (excess > worst)
+			worst = excess;
+		/* gelu(v) - gelu(-v) = v */
+		if (k < N / 2)
+			expect_near((double)y[k] - y[N - 1 - k], v, 1e-6, (size_t)k);
+	}
+	assert_true(worst > 1e-4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +248,8 @@ int main(void)
 		cmocka_unit_test(test_layernorm_rows_are_normalised_and_shift_invariant),
 		cmocka_unit_test(test_rmsnorm_known_rows),
 		cmocka_unit_test(test_rmsnorm_unit_rms_and_scale_invariance),
+		cmocka_unit_test(test_bias_gelu_known_values),
+		cmocka_unit_test(test_bias_gelu_is_erf_form_not_tanh),
 	};
 	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
 }
