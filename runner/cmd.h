@@ -18,6 +18,8 @@ struct sc_command {
 /* One line per command, in runner/cmd-<name>.c. */
 int cmd_changed(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 /* Prints "error: MESSAGE" for the current sc_error_last() and returns the
  * exit code for err (2 for input errors, 3 for infrastructure). */

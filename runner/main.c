@@ -15,6 +15,8 @@ static const struct sc_command commands[] = {
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
 	{ "changed", cmd_changed, "list the skills changed between two revisions" },
+	{ "validate", cmd_validate, "check skills against the Agent Skills rules" },
+	{ "list", cmd_list, "show a tree of skills with their descriptions" },
 	{ "ask", cmd_ask, "send one prompt to a model; print the answer and token counts" },
 };
 
