@@ -11,6 +11,7 @@
 #include "../../fixtures/layernorm/reference.c"
 #include "../../fixtures/rmsnorm/reference.c"
 #include "../../fixtures/bias-gelu/reference.c"
+#include "../../fixtures/reduce-sum/reference.c"
 
 /* A small deterministic generator (xorshift64*) for property tests. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -240,6 +241,67 @@ static void test_bias_gelu_is_erf_form_not_tanh(void **state)
 	assert_true(worst > 1e-4);
 }
 
+/* ---- reduce-sum ---- */
+
+static void run_reduce_sum(const float *x, float *y, int64_t rows, int64_t cols)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)x;
+	a.buf[1] = y;
+	a.i[2] = rows;
+	a.i[3] = cols;
+	a.nparams = 4;
+	sc_ref_reduce_sum(&a);
+}
+
+static void test_reduce_sum_known_rows(void **state)
+{
+	const float x[6] = {1, 2, 3, -4, 0.5f, 0.25f};
+	float y[3];
+	(void)state;
+
+	run_reduce_sum(x, y, 2, 3);
+	assert_true(y[0] == 6.0f && y[1] == -3.25f);
+	run_reduce_sum(x, y, 3, 2);
+	assert_true(y[0] == 3.0f && y[1] == -1.0f && y[2] == 0.75f);
+	run_reduce_sum(x, y, 1, 1);
+	assert_true(y[0] == 1.0f);
+}
+
+static void test_reduce_sum_is_accurate_beyond_float_order(void **state)
+{
+	enum { N = 100003 };
+	static float x[N];
+	float y;
+	double want = 0;
+	float naive = 0;
+	(void)state;
+
+	/* 1 + many tiny values: a naive float32 loop drops them all, the
+	 * reference (double accumulation) keeps them */
+	x[0] = 1;
+	for (int k = 1; k < N; k++)
+		x[k] = 1e-8f;
+	for (int k = 0; k < N; k++) {
+		want += x[k];
+		naive += x[k];
+	}
+	run_reduce_sum(x, &y, 1, N);
+	expect_near(y, want, 1e-7, 0);
+	expect_near(y, 1.00100002, 1e-7, 0);
+	assert_true(naive == 1.0f);
+	/* a row sum is a sum over its elements only: split into rows */
+	fill_uniform(x, N - 3, -1, 3);
+	float rows[8];
+	run_reduce_sum(x, rows, 8, (N - 3) / 8);
+	run_reduce_sum(x, &y, 1, N - 3);
+	double total = 0;
+	for (int r = 0; r < 8; r++)
+		total += rows[r];
+	expect_near(total, y, 1e-5 * fabs(y), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +312,8 @@ int main(void)
 		cmocka_unit_test(test_rmsnorm_unit_rms_and_scale_invariance),
 		cmocka_unit_test(test_bias_gelu_known_values),
 		cmocka_unit_test(test_bias_gelu_is_erf_form_not_tanh),
+		cmocka_unit_test(test_reduce_sum_known_rows),
+		cmocka_unit_test(test_reduce_sum_is_accurate_beyond_float_order),
 	};
 	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
 }
