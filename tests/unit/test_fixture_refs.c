@@ -12,6 +12,7 @@
 #include "../../fixtures/rmsnorm/reference.c"
 #include "../../fixtures/bias-gelu/reference.c"
 #include "../../fixtures/reduce-sum/reference.c"
+#include "../../fixtures/transpose/reference.c"
 
 /* A small deterministic generator (xorshift64*) for property tests. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -302,6 +303,50 @@ static void test_reduce_sum_is_accurate_beyond_float_order(void **state)
 	expect_near(total, y, 1e-5 * fabs(y), 0);
 }
 
+/* ---- transpose ---- */
+
+static void run_transpose(const float *x, float *y, int64_t rows, int64_t cols)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)x;
+	a.buf[1] = y;
+	a.i[2] = rows;
+	a.i[3] = cols;
+	a.nparams = 4;
+	sc_ref_transpose(&a);
+}
+
+static void test_transpose_2x3(void **state)
+{
+	/* [[1 2 3] [4 5 6]] -> [[1 4] [2 5] [3 6]] */
+	const float x[6] = {1, 2, 3, 4, 5, 6};
+	const float want[6] = {1, 4, 2, 5, 3, 6};
+	float y[6];
+	(void)state;
+
+	run_transpose(x, y, 2, 3);
+	assert_memory_equal(y, want, sizeof(want));
+	/* a single row becomes a column: the same bytes */
+	run_transpose(x, y, 1, 6);
+	assert_memory_equal(y, x, sizeof(x));
+}
+
+static void test_transpose_twice_is_identity(void **state)
+{
+	enum { R = 17, C = 33 };
+	static float x[R * C], t[R * C], back[R * C];
+	(void)state;
+
+	fill_uniform(x, R * C, -4, 4);
+	run_transpose(x, t, R, C);
+	for (int r = 0; r < R; r++)
+		for (int c = 0; c < C; c++)
+			assert_true(t[c * R + r] == x[r * C + c]);
+	run_transpose(t, back, C, R);
+	assert_memory_equal(back, x, sizeof(x));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +359,8 @@ int main(void)
 		cmocka_unit_test(test_bias_gelu_is_erf_form_not_tanh),
 		cmocka_unit_test(test_reduce_sum_known_rows),
 		cmocka_unit_test(test_reduce_sum_is_accurate_beyond_float_order),
+		cmocka_unit_test(test_transpose_2x3),
+		cmocka_unit_test(test_transpose_twice_is_identity),
 	};
 	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
 }
