@@ -1,0 +1,669 @@
+/*
+ * Unit tests for git.c, changed.c and ghevent.c. Each test builds a small
+ * repository with the git command line in a scratch folder (fixed author,
+ * committer and dates), then checks what skillci reads from it.
+ */
+#include "unit.h"
+#include "changed.h"
+#include "diag.h"
+#include "ghevent.h"
+#include "git.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GIT_ENV \
+	"export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z " \
+	"GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent; " \
+	"g() { git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main " \
+	"-c protocol.file.allow=always \"$@\"; }; " \
+	"skill() { mkdir -p \"$1\" && printf -- '---\\nname: %%s\\ndescription: d\\n---\\nbody\\n' " \
+	"\"$(basename \"$1\")\" > \"$1/SKILL.md\"; }; "
+
+/* Runs a shell script in dir with the helpers above; fails the test on error. */
+static void sh(const char *dir, const char *script)
+{
+	struct sc_buf cmd = SC_BUF_INIT;
+
+	sc_buf_printf(&cmd, "cd '%s' && { " GIT_ENV "set -e; %s\n} >/dev/null 2>&1", dir, script);
+	if (system(cmd.ptr) != 0)
+		fail_msg("script failed: %s", script);
+	sc_buf_release(&cmd);
+}
+
+/* The first line of a command's output (e.g. git rev-parse). */
+static void sh_out(struct sc_buf *out, const char *dir, const char *script)
+{
+	struct sc_buf cmd = SC_BUF_INIT;
+	FILE *p;
+	char line[512];
+
+	sc_buf_printf(&cmd, "cd '%s' && { " GIT_ENV "%s\n} 2>/dev/null", dir, script);
+	p = popen(cmd.ptr, "r");
+	assert_non_null(p);
+	sc_buf_clear(out);
+	if (fgets(line, sizeof(line), p))
+		sc_buf_puts(out, line);
+	pclose(p);
+	sc_buf_rtrim(out);
+	sc_buf_release(&cmd);
+}
+
+struct fx {
+	char *dir;
+	struct sc_git_repo *repo;
+	struct sc_changed list;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = sc_xcalloc(1, sizeof(*f));
+
+	f->dir = sc_test_mkdtemp();
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	sc_changed_release(&f->list);
+	sc_git_free(f->repo);
+	sc_rm_rf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Computes the changed skills of the repository in f->dir between two revisions. */
+static int changed_between(struct fx *f, const char *base_rev, const char *head_rev,
+			   bool merge_base, const struct sc_changed_opts *opts)
+{
+	char base[SC_GIT_HEX_SIZE] = "", head[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE];
+	struct sc_git_tree *tb = NULL, *th = NULL;
+	int err;
+
+	sc_changed_release(&f->list);
+	if (!f->repo)
+		assert_int_equal(sc_git_open(&f->repo, f->dir), 0);
+	if ((err = sc_git_resolve(head, f->repo, head_rev)) < 0)
+		return err;
+	if (base_rev && (err = sc_git_resolve(base, f->repo, base_rev)) < 0)
+		return err;
+	if (base_rev && merge_base) {
+		if ((err = sc_git_merge_base(mb, f->repo, base, head)) < 0)
+			return err;
+		memcpy(base, mb, sizeof(mb));
+	}
+	assert_int_equal(sc_git_tree_open(&tb, f->repo, base_rev ? base : NULL), 0);
+	assert_int_equal(sc_git_tree_open(&th, f->repo, head), 0);
+	err = sc_changed_compute(&f->list, tb, th, sc_git_name(f->repo), opts);
+	sc_git_tree_free(tb);
+	sc_git_tree_free(th);
+	return err;
+}
+
+static const struct sc_changed_skill *find(const struct fx *f, const char *path)
+{
+	for (size_t i = 0; i < f->list.n; i++)
+		if (!strcmp(f->list.items[i].path, path))
+			return &f->list.items[i];
+	return NULL;
+}
+
+/* Asserts that path is listed with status (and, for a rename, old path). */
+static void expect(const struct fx *f, const char *path, enum sc_change_status status,
+		   const char *old_path)
+{
+	const struct sc_changed_skill *s = find(f, path);
+
+	if (!s)
+		fail_msg("'%s' is not listed (%zu listed)", path, f->list.n);
+	if (s->status != status)
+		fail_msg("'%s' is %s, expected %s", path, sc_change_status_name(s->status),
+			 sc_change_status_name(status));
+	if (old_path)
+		assert_string_equal(s->old_path, old_path);
+	else
+		assert_null(s->old_path);
+}
+
+static void test_add_modify_delete(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; skill skills/c; g add -A; g commit -qm 1;"
+		   "echo more >> skills/a/SKILL.md; g rm -rq skills/b; mkdir -p skills/d;"
+		   "printf -- '---\\nname: d\\ndescription: something new entirely\\n---\\n# New\\nwords\\n' > skills/d/SKILL.md;"
+		   "g add -A; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 3);
+	expect(f, "skills/a", SC_CHANGE_MODIFIED, NULL);
+	expect(f, "skills/b", SC_CHANGE_DELETED, NULL);
+	expect(f, "skills/d", SC_CHANGE_ADDED, NULL);
+	assert_null(find(f, "skills/c"));
+	assert_string_equal(find(f, "skills/a")->name, "a");
+	assert_string_equal(find(f, "skills/b")->head_tree, "");
+	assert_int_equal(strlen(find(f, "skills/b")->base_tree), 40);
+	assert_string_equal(find(f, "skills/d")->base_tree, "");
+	assert_true(find(f, "skills/a")->reasons & SC_CHANGED_FILES);
+}
+
+static void test_tree_id_is_git_tree(void **state)
+{
+	struct fx *f = *state;
+	struct sc_buf want = SC_BUF_INIT;
+
+	sh(f->dir, "g init -q; skill skills/a; g add -A; g commit -qm 1; echo x > skills/a/n.md;"
+		   "g add -A; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	sh_out(&want, f->dir, "git rev-parse HEAD:skills/a");
+	assert_string_equal(find(f, "skills/a")->head_tree, want.ptr);
+	sh_out(&want, f->dir, "git rev-parse HEAD~1:skills/a");
+	assert_string_equal(find(f, "skills/a")->base_tree, want.ptr);
+	sc_buf_release(&want);
+}
+
+static void test_rename_is_one_change(void **state)
+{
+	struct fx *f = *state;
+	const struct sc_changed_skill *s;
+
+	sh(f->dir, "g init -q; skill skills/a; seq 1 100 > skills/a/data.txt; g add -A; g commit -qm 1;"
+		   "g mv skills/a skills/moved; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "skills/moved", SC_CHANGE_RENAMED, "skills/a");
+	s = find(f, "skills/moved");
+	assert_string_equal(s->base_tree, s->head_tree);
+	assert_string_equal(s->name, "moved");
+}
+
+static void test_rename_and_modify(void **state)
+{
+	struct fx *f = *state;
+	const struct sc_changed_skill *s;
+
+	sh(f->dir, "g init -q; skill skills/a; seq 1 100 > skills/a/data.txt; seq 1 80 > skills/a/more.txt;"
+		   "g add -A; g commit -qm 1; mkdir -p other; g mv skills/a other/b;"
+		   "echo edit >> other/b/data.txt; g add -A; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "other/b", SC_CHANGE_RENAMED, "skills/a");
+	s = find(f, "other/b");
+	assert_string_not_equal(s->base_tree, s->head_tree);
+}
+
+static void test_nested_skills(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill outer; skill outer/inner; echo a > outer/notes.md;"
+		   "echo b > outer/inner/notes.md; g add -A; g commit -qm 1;"
+		   "echo b2 >> outer/inner/notes.md; g commit -qam 2; echo a2 >> outer/notes.md; g commit -qam 3");
+	assert_int_equal(changed_between(f, "HEAD~2", "HEAD~1", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "outer/inner", SC_CHANGE_MODIFIED, NULL);
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "outer", SC_CHANGE_MODIFIED, NULL);
+}
+
+static void test_references_only(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; mkdir -p skills/a/references;"
+		   "echo r > skills/a/references/deep.md; echo top > README.md; g add -A; g commit -qm 1;"
+		   "echo r2 >> skills/a/references/deep.md; echo top2 >> README.md; g commit -qam 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "skills/a", SC_CHANGE_MODIFIED, NULL);
+	assert_int_equal(find(f, "skills/a")->files, 1);
+}
+
+static void test_config_marks_every_skill(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; skill skills/c/d; echo 'runs: 1' > skillci.yml;"
+		   "g add -A; g commit -qm 1; echo 'runs: 3' > skillci.yml; echo x >> skills/a/SKILL.md;"
+		   "g commit -qam 2; echo 'x: 1' > upskill.config.yaml; g add -A; g commit -qm 3");
+	assert_int_equal(changed_between(f, "HEAD~2", "HEAD~1", true, NULL), 0);
+	assert_int_equal(f->list.n, 3);
+	expect(f, "skills/a", SC_CHANGE_MODIFIED, NULL);
+	expect(f, "skills/b", SC_CHANGE_MODIFIED, NULL);
+	expect(f, "skills/c/d", SC_CHANGE_MODIFIED, NULL);
+	assert_int_equal(find(f, "skills/a")->reasons, SC_CHANGED_FILES | SC_CHANGED_CONFIG);
+	assert_int_equal(find(f, "skills/b")->reasons, SC_CHANGED_CONFIG);
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 3);
+}
+
+static void test_extra_prefix_marks_skill(void **state)
+{
+	struct fx *f = *state;
+	static const struct sc_changed_extra extra[] = {
+		{ "fixtures/softmax", "skills/b" },
+		{ "fixtures/other/", "skills/a" },
+	};
+	struct sc_changed_opts opts = { NULL, 0, extra, 2, false };
+
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; mkdir -p fixtures/softmax fixtures/softmax2;"
+		   "echo s > fixtures/softmax/spec.json; echo t > fixtures/softmax2/spec.json; g add -A; g commit -qm 1;"
+		   "echo s2 >> fixtures/softmax/spec.json; echo t2 >> fixtures/softmax2/spec.json; g commit -qam 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, &opts), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "skills/b", SC_CHANGE_MODIFIED, NULL);
+	assert_int_equal(find(f, "skills/b")->reasons, SC_CHANGED_EXTRA);
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 0);
+}
+
+static void test_merge_base_vs_two_dot(void **state)
+{
+	struct fx *f = *state;
+
+	/* main changes skill a after the branch point; the branch changes b. */
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; g add -A; g commit -qm 1;"
+		   "g checkout -qb feature; echo f >> skills/b/SKILL.md; g commit -qam feat;"
+		   "g checkout -q main; echo m >> skills/a/SKILL.md; g commit -qam main;"
+		   "g checkout -q feature; g merge -q --no-edit main; echo f2 >> skills/b/SKILL.md; g commit -qam feat2;"
+		   "g checkout -q main; echo m2 >> skills/a/SKILL.md; g commit -qam main2");
+	assert_int_equal(changed_between(f, "main", "feature", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "skills/b", SC_CHANGE_MODIFIED, NULL);
+	assert_int_equal(changed_between(f, "main", "feature", false, NULL), 0);
+	assert_int_equal(f->list.n, 2);
+	expect(f, "skills/a", SC_CHANGE_MODIFIED, NULL);
+	expect(f, "skills/b", SC_CHANGE_MODIFIED, NULL);
+}
+
+static void test_type_changes(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; echo x > skills/b/tool.sh; mkdir shared;"
+		   "cp skills/a/SKILL.md shared/a.md; g add -A; g commit -qm 1;"
+		   "rm skills/a/SKILL.md; ln -s ../../shared/a.md skills/a/SKILL.md;"
+		   "rm skills/b/tool.sh; ln -s SKILL.md skills/b/tool.sh; g add -A; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 2);
+	expect(f, "skills/a", SC_CHANGE_TYPECHANGE, NULL);
+	expect(f, "skills/b", SC_CHANGE_MODIFIED, NULL);
+}
+
+static void test_first_push_all_added(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill skills/a; skill b; echo r > README.md; g add -A; g commit -qm 1");
+	assert_int_equal(changed_between(f, NULL, "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 2);
+	expect(f, "skills/a", SC_CHANGE_ADDED, NULL);
+	expect(f, "b", SC_CHANGE_ADDED, NULL);
+}
+
+static void test_all_lists_unchanged(void **state)
+{
+	struct fx *f = *state;
+	struct sc_changed_opts opts = { NULL, 0, NULL, 0, true };
+
+	sh(f->dir, "g init -q; skill skills/a; skill skills/b; g add -A; g commit -qm 1;"
+		   "echo x >> skills/a/SKILL.md; g commit -qam 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, &opts), 0);
+	assert_int_equal(f->list.n, 2);
+	expect(f, "skills/a", SC_CHANGE_MODIFIED, NULL);
+	expect(f, "skills/b", SC_CHANGE_UNCHANGED, NULL);
+	assert_string_equal(find(f, "skills/b")->base_tree, find(f, "skills/b")->head_tree);
+}
+
+static void test_spaces_and_unicode(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill 'skills/my skill'; skill 'skills/\xc3\xbcn\xc3\xaf'; g add -A; g commit -qm 1;"
+		   "echo x >> 'skills/my skill/SKILL.md'; echo y > 'skills/\xc3\xbcn\xc3\xaf/caf\xc3\xa9 notes.md';"
+		   "g add -A; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 2);
+	expect(f, "skills/my skill", SC_CHANGE_MODIFIED, NULL);
+	expect(f, "skills/\xc3\xbcn\xc3\xaf", SC_CHANGE_MODIFIED, NULL);
+	assert_string_equal(find(f, "skills/\xc3\xbcn\xc3\xaf")->name, "\xc3\xbcn\xc3\xaf");
+}
+
+static void test_lowercase_and_root_skill(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; mkdir -p low; echo '---' > low/skill.md; skill .; g add -A; g commit -qm 1;"
+		   "echo x >> low/skill.md; echo y >> SKILL.md; g commit -qam 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 2);
+	expect(f, "low", SC_CHANGE_MODIFIED, NULL);
+	expect(f, ".", SC_CHANGE_MODIFIED, NULL);
+	assert_true(find(f, "low")->lowercase);
+	assert_false(find(f, ".")->lowercase);
+	assert_string_equal(find(f, ".")->name, sc_git_name(f->repo));
+}
+
+static void test_resolve_revision_forms(void **state)
+{
+	struct fx *f = *state;
+	char id[SC_GIT_HEX_SIZE], other[SC_GIT_HEX_SIZE];
+	struct sc_buf head = SC_BUF_INIT, shortid = SC_BUF_INIT;
+
+	sh(f->dir, "g init -q; skill a; g add -A; g commit -qm 1; g tag -a v1 -m v1; g branch old;"
+		   "echo x >> a/SKILL.md; g commit -qam 2");
+	assert_int_equal(sc_git_open(&f->repo, f->dir), 0);
+	sh_out(&head, f->dir, "git rev-parse HEAD");
+	sh_out(&shortid, f->dir, "git rev-parse --short=7 HEAD~1");
+	assert_int_equal(sc_git_resolve(id, f->repo, "HEAD"), 0);
+	assert_string_equal(id, head.ptr);
+	assert_int_equal(sc_git_resolve(id, f->repo, head.ptr), 0);
+	assert_int_equal(sc_git_resolve(id, f->repo, "main"), 0);
+	assert_string_equal(id, head.ptr);
+	assert_int_equal(sc_git_resolve(id, f->repo, "HEAD~1"), 0);
+	assert_int_equal(sc_git_resolve(other, f->repo, "v1"), 0);  /* annotated tag peeled */
+	assert_string_equal(id, other);
+	assert_int_equal(sc_git_resolve(other, f->repo, "old"), 0);
+	assert_string_equal(id, other);
+	assert_int_equal(sc_git_resolve(other, f->repo, shortid.ptr), 0);
+	assert_string_equal(id, other);
+	assert_int_equal(sc_git_resolve(id, f->repo, "no-such-branch"), SC_ENOTFOUND);
+	assert_non_null(strstr(sc_error_last(), "'no-such-branch'"));
+	assert_int_equal(sc_git_resolve(id, f->repo, "HEAD~9"), SC_ENOTFOUND);
+	assert_int_equal(sc_git_resolve(id, f->repo, "HEAD:a"), SC_ENOTFOUND);  /* a tree */
+	assert_int_equal(sc_error_exit_code(SC_ENOTFOUND), SC_EXIT_USAGE);
+	sc_buf_release(&head);
+	sc_buf_release(&shortid);
+}
+
+static void test_open_bare_and_non_repository(void **state)
+{
+	struct fx *f = *state;
+	struct sc_buf path = SC_BUF_INIT;
+	char id[SC_GIT_HEX_SIZE];
+
+	sh(f->dir, "mkdir src plain; cd src; g init -q; skill a; g add -A; g commit -qm 1; cd ..;"
+		   "g clone -q --bare src bare.git");
+	sc_path_join(&path, f->dir, "bare.git");
+	assert_int_equal(sc_git_open(&f->repo, path.ptr), 0);
+	assert_int_equal(sc_git_resolve(id, f->repo, "main"), 0);
+	assert_string_equal(sc_git_name(f->repo), "bare");
+	sc_git_free(f->repo);
+	f->repo = NULL;
+	sc_path_join(&path, f->dir, "plain");
+	assert_int_equal(sc_git_open(&f->repo, path.ptr), SC_ENOTFOUND);
+	assert_non_null(strstr(sc_error_last(), "is not a git repository"));
+	assert_non_null(strstr(sc_error_last(), path.ptr));
+	sc_buf_release(&path);
+}
+
+static void test_clone_then_fetch(void **state)
+{
+	struct fx *f = *state;
+	struct sc_buf url = SC_BUF_INIT, cache = SC_BUF_INIT, want = SC_BUF_INIT;
+	char id[SC_GIT_HEX_SIZE];
+
+	sh(f->dir, "mkdir src; cd src; g init -q; skill a; g add -A; g commit -qm 1");
+	sc_buf_printf(&url, "file://%s/src", f->dir);
+	sc_path_join(&cache, f->dir, "cache");
+	assert_int_equal(sc_git_clone_or_fetch(&f->repo, url.ptr, cache.ptr), 0);
+	assert_int_equal(sc_git_resolve(id, f->repo, "origin/main"), 0);
+	sc_git_free(f->repo);
+	f->repo = NULL;
+	sh(f->dir, "cd src; echo x >> a/SKILL.md; g commit -qam 2");
+	sh_out(&want, f->dir, "git -C src rev-parse HEAD");
+	assert_int_equal(sc_git_clone_or_fetch(&f->repo, url.ptr, cache.ptr), 0);
+	assert_int_equal(sc_git_resolve(id, f->repo, "origin/main"), 0);
+	assert_string_equal(id, want.ptr);
+	assert_int_equal(sc_git_resolve(id, f->repo, "main"), 0);
+	assert_string_equal(id, want.ptr);
+	sc_buf_release(&url);
+	sc_buf_release(&cache);
+	sc_buf_release(&want);
+}
+
+static void test_clone_error_hides_credentials(void **state)
+{
+	struct fx *f = *state;
+	struct sc_buf cache = SC_BUF_INIT;
+	char *old = getenv("GITHUB_TOKEN") ? sc_xstrdup(getenv("GITHUB_TOKEN")) : NULL;
+
+	setenv("GITHUB_TOKEN", "ghp_tokenvalue123", 1);
+	sc_path_join(&cache, f->dir, "cache");
+	assert_int_not_equal(sc_git_clone_or_fetch(&f->repo, "https://user:s3cretpw@127.0.0.1:1/r.git",
+						   cache.ptr), 0);
+	assert_non_null(strstr(sc_error_last(), "127.0.0.1:1/r.git"));
+	assert_null(strstr(sc_error_last(), "s3cretpw"));
+	assert_null(strstr(sc_error_last(), "ghp_tokenvalue123"));
+	assert_int_equal(sc_error_exit_code(sc_error_code()), SC_EXIT_INFRA);
+	if (old)
+		setenv("GITHUB_TOKEN", old, 1);
+	else
+		unsetenv("GITHUB_TOKEN");
+	free(old);
+	sc_buf_release(&cache);
+}
+
+/* Writes the skill at rev's dir into a fresh folder under f->dir; returns that folder. */
+static int export_skill(struct fx *f, const char *dir, struct sc_git_export_opts *opts,
+			struct sc_diags *diags, struct sc_buf *dest)
+{
+	char head[SC_GIT_HEX_SIZE];
+	struct sc_git_tree *t = NULL;
+	int err;
+
+	if (!f->repo)
+		assert_int_equal(sc_git_open(&f->repo, f->dir), 0);
+	assert_int_equal(sc_git_resolve(head, f->repo, "HEAD"), 0);
+	assert_int_equal(sc_git_tree_open(&t, f->repo, head), 0);
+	sc_path_join(dest, f->dir, "out-XXXXXX");
+	assert_non_null(mkdtemp(dest->ptr));
+	err = sc_git_materialize(t, dir, dest->ptr, opts, diags);
+	sc_git_tree_free(t);
+	return err;
+}
+
+static bool diag_has(const struct sc_diags *d, const char *code, const char *file)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->items[i].code, code) && !strcmp(d->items[i].file, file))
+			return true;
+	return false;
+}
+
+static void test_materialize_keeps_modes_and_refuses_escapes(void **state)
+{
+	struct fx *f = *state;
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf dest = SC_BUF_INIT, p = SC_BUF_INIT, content = SC_BUF_INIT;
+	struct stat st;
+	char target[64];
+	ssize_t n;
+
+	sh(f->dir, "g init -q; skill s; mkdir -p s/scripts s/assets s/references/deep;"
+		   "printf '#!/bin/sh\\necho hi\\n' > s/scripts/run.sh; chmod +x s/scripts/run.sh;"
+		   "head -c 3000 /dev/urandom > s/assets/blob.bin; printf '\\000\\001\\002' >> s/assets/blob.bin;"
+		   "echo r > s/references/r.md; ln -s ../r.md s/references/deep/up.md; ln -s references/r.md s/link.md;"
+		   "ln -s ../../etc/passwd s/escape; ln -s /etc/passwd s/absolute; ln -s deep/../../.. s/sneaky;"
+		   "g add -A; g update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,s/sub;"
+		   "g commit -qm 1; cp s/assets/blob.bin expected.bin");
+	assert_int_equal(export_skill(f, "s", NULL, &diags, &dest), 0);
+
+	sc_path_join(&p, dest.ptr, "scripts/run.sh");
+	assert_int_equal(stat(p.ptr, &st), 0);
+	assert_true(st.st_mode & S_IXUSR);
+	sc_path_join(&p, dest.ptr, "SKILL.md");
+	assert_int_equal(stat(p.ptr, &st), 0);
+	assert_false(st.st_mode & S_IXUSR);
+
+	sc_path_join(&p, dest.ptr, "assets/blob.bin");
+	assert_int_equal(sc_read_file(&content, p.ptr, 1 << 20), 0);
+	{
+		struct sc_buf want = SC_BUF_INIT, wp = SC_BUF_INIT;
+		sc_path_join(&wp, f->dir, "expected.bin");
+		assert_int_equal(sc_read_file(&want, wp.ptr, 1 << 20), 0);
+		assert_int_equal(content.len, want.len);
+		assert_memory_equal(content.ptr, want.ptr, want.len);
+		sc_buf_release(&want);
+		sc_buf_release(&wp);
+	}
+
+	sc_path_join(&p, dest.ptr, "link.md");
+	n = readlink(p.ptr, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, "references/r.md");
+	sc_path_join(&p, dest.ptr, "references/deep/up.md");
+	assert_int_equal(lstat(p.ptr, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	sc_path_join(&p, dest.ptr, "escape");
+	assert_int_equal(lstat(p.ptr, &st), -1);
+	sc_path_join(&p, dest.ptr, "absolute");
+	assert_int_equal(lstat(p.ptr, &st), -1);
+	sc_path_join(&p, dest.ptr, "sneaky");
+	assert_int_equal(lstat(p.ptr, &st), -1);
+	sc_path_join(&p, dest.ptr, "sub");
+	assert_int_equal(lstat(p.ptr, &st), -1);
+	assert_true(diag_has(&diags, "symlink-escapes", "s/escape"));
+	assert_true(diag_has(&diags, "symlink-escapes", "s/absolute"));
+	assert_true(diag_has(&diags, "symlink-escapes", "s/sneaky"));
+	assert_true(diag_has(&diags, "submodule-skipped", "s/sub"));
+	assert_int_equal(diags.n, 4);
+	assert_int_equal(sc_diags_count(&diags, SC_SEV_ERROR), 0);
+
+	sc_diags_release(&diags);
+	sc_buf_release(&dest);
+	sc_buf_release(&p);
+	sc_buf_release(&content);
+}
+
+static void test_materialize_bounds(void **state)
+{
+	struct fx *f = *state;
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf dest = SC_BUF_INIT;
+	struct sc_git_export_opts few = { 2, 0 }, small = { 0, 100 }, enough = { 3, 2000 };
+
+	sh(f->dir, "g init -q; skill s; seq 1 100 > s/a.txt; seq 1 100 > s/b.txt; g add -A; g commit -qm 1");
+	assert_int_equal(export_skill(f, "s", &few, &diags, &dest), SC_ELIMIT);
+	assert_non_null(strstr(sc_error_last(), "more than 2 files"));
+	assert_int_equal(export_skill(f, "s", &small, &diags, &dest), SC_ELIMIT);
+	assert_int_equal(export_skill(f, "s", &enough, &diags, &dest), 0);
+	assert_int_equal(export_skill(f, "missing", NULL, &diags, &dest), SC_ENOTFOUND);
+	sc_diags_release(&diags);
+	sc_buf_release(&dest);
+}
+
+static void test_materialize_refuses_unsafe_names(void **state)
+{
+	struct fx *f = *state;
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf dest = SC_BUF_INIT, p = SC_BUF_INIT;
+	struct stat st;
+
+	/* A hand-made tree object with an entry named ".." next to SKILL.md. */
+	sh(f->dir, "g init -q; skill s; g add -A; g commit -qm 1;"
+		   "b=$(git rev-parse HEAD:s/SKILL.md);"
+		   "t=$(perl -e 'print \"100644 ..\\0\" . pack(\"H*\", $ARGV[0]) . \"100644 SKILL.md\\0\" . pack(\"H*\", $ARGV[0])' $b"
+		   " | git hash-object -t tree --literally -w --stdin);"
+		   "top=$(printf '040000 tree %s\\tevil\\n040000 tree %s\\ts\\n' $t $(git rev-parse HEAD:s) | git mktree);"
+		   "c=$(echo evil | g commit-tree $top -p HEAD); git update-ref refs/heads/main $c");
+	assert_int_equal(export_skill(f, "evil", NULL, &diags, &dest), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "'..'"));
+	sc_path_join(&p, f->dir, "SKILL.md");  /* nothing written above dest */
+	assert_int_equal(lstat(p.ptr, &st), -1);
+	sc_diags_release(&diags);
+	sc_buf_release(&dest);
+	sc_buf_release(&p);
+}
+
+static void test_ghevent_files(void **state)
+{
+	struct fx *f = *state;
+	struct sc_ghevent ev = SC_GHEVENT_INIT;
+	const char *a = "1111111111111111111111111111111111111111";
+	const char *b = "2222222222222222222222222222222222222222";
+	struct sc_buf path = SC_BUF_INIT, json = SC_BUF_INIT;
+
+	sc_path_join(&path, f->dir, "event.json");
+
+	sc_buf_printf(&json, "{\"action\":\"synchronize\",\"pull_request\":{\"base\":{\"sha\":\"%s\"},"
+			     "\"head\":{\"sha\":\"%s\"}}}", a, b);
+	sc_test_write(f->dir, "event.json", json.ptr);
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), 0);
+	assert_string_equal(ev.kind, "pull_request");
+	assert_string_equal(ev.base, a);
+	assert_string_equal(ev.head, b);
+	sc_ghevent_release(&ev);
+
+	sc_buf_clear(&json);
+	sc_buf_printf(&json, "{\"ref\":\"refs/heads/main\",\"before\":\"%s\",\"after\":\"%s\"}", a, b);
+	sc_test_write(f->dir, "event.json", json.ptr);
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), 0);
+	assert_string_equal(ev.kind, "push");
+	assert_string_equal(ev.base, a);
+	sc_ghevent_release(&ev);
+
+	sc_buf_clear(&json);
+	sc_buf_printf(&json, "{\"before\":\"0000000000000000000000000000000000000000\",\"after\":\"%s\"}", b);
+	sc_test_write(f->dir, "event.json", json.ptr);
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), 0);
+	assert_null(ev.base);
+	assert_string_equal(ev.head, b);
+	sc_ghevent_release(&ev);
+
+	sc_test_write(f->dir, "event.json", "{\"pull_request\":{\"base\":{\"sha\":\"main\"},\"head\":{}}}");
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "pull_request.base.sha"));
+	sc_test_write(f->dir, "event.json", "{\"inputs\":{}}");
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "event.json"));
+	sc_test_write(f->dir, "event.json", "{not json");
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), SC_EPARSE);
+	assert_null(ev.kind);
+
+	sc_buf_release(&path);
+	sc_buf_release(&json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_add_modify_delete),
+		T(test_tree_id_is_git_tree),
+		T(test_rename_is_one_change),
+		T(test_rename_and_modify),
+		T(test_nested_skills),
+		T(test_references_only),
+		T(test_config_marks_every_skill),
+		T(test_extra_prefix_marks_skill),
+		T(test_merge_base_vs_two_dot),
+		T(test_type_changes),
+		T(test_first_push_all_added),
+		T(test_all_lists_unchanged),
+		T(test_spaces_and_unicode),
+		T(test_lowercase_and_root_skill),
+		T(test_resolve_revision_forms),
+		T(test_open_bare_and_non_repository),
+		T(test_clone_then_fetch),
+		T(test_clone_error_hides_credentials),
+		T(test_materialize_keeps_modes_and_refuses_escapes),
+		T(test_materialize_bounds),
+		T(test_materialize_refuses_unsafe_names),
+		T(test_ghevent_files),
+#undef T
+	};
+	int rc;
+
+	if (sc_git_global_init() < 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sc_git_global_shutdown();
+	return rc;
+}
