@@ -13,6 +13,7 @@
 #include "../../fixtures/bias-gelu/reference.c"
 #include "../../fixtures/reduce-sum/reference.c"
 #include "../../fixtures/transpose/reference.c"
+#include "../../fixtures/gemm/reference.c"
 
 /* A small deterministic generator (xorshift64*) for property tests. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -347,6 +348,64 @@ static void test_transpose_twice_is_identity(void **state)
 	assert_memory_equal(back, x, sizeof(x));
 }
 
+/* ---- gemm ---- */
+
+static void run_gemm(const float *A, const float *B, float *C, int64_t M, int64_t N, int64_t K)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)A;
+	a.buf[1] = (void *)B;
+	a.buf[2] = C;
+	a.i[3] = M;
+	a.i[4] = N;
+	a.i[5] = K;
+	a.nparams = 6;
+	sc_ref_gemm(&a);
+}
+
+static void test_gemm_small_known_products(void **state)
+{
+	/* [[1 2] [3 4]] . [[5 6] [7 8]] = [[19 22] [43 50]] */
+	const float A[4] = {1, 2, 3, 4}, B[4] = {5, 6, 7, 8};
+	const float want[4] = {19, 22, 43, 50};
+	/* (2x3) . (3x1): [[1 2 3] [4 5 6]] . [1 0 -1]^T = [-2 -2] */
+	const float A2[6] = {1, 2, 3, 4, 5, 6}, B2[3] = {1, 0, -1};
+	float C[4];
+	(void)state;
+
+	run_gemm(A, B, C, 2, 2, 2);
+	assert_memory_equal(C, want, sizeof(want));
+	run_gemm(A2, B2, C, 2, 1, 3);
+	assert_true(C[0] == -2 && C[1] == -2);
+	run_gemm(A, B, C, 1, 1, 1);
+	assert_true(C[0] == 5);
+}
+
+static void test_gemm_identity_and_transpose_rule(void **state)
+{
+	enum { M = 17, K = 33, N = 65 };
+	static float A[M * K], B[K * N], I[K * K], C[M * N], AI[M * K];
+	static float At[K * M], Bt[N * K], Ct[N * M];
+	(void)state;
+
+	fill_uniform(A, M * K, -1, 1);
+	fill_uniform(B, K * N, -1, 1);
+	for (int r = 0; r < K; r++)
+		for (int c = 0; c < K; c++)
+			I[r * K + c] = r == c;
+	run_gemm(A, I, AI, M, K, K);
+	assert_memory_equal(AI, A, sizeof(A));
+	/* (A B)^T = B^T A^T, checked with the transpose reference */
+	run_gemm(A, B, C, M, N, K);
+	run_transpose(A, At, M, K);
+	run_transpose(B, Bt, K, N);
+	run_gemm(Bt, At, Ct, N, M, K);
+	for (int m = 0; m < M; m++)
+		for (int n = 0; n < N; n++)
+			expect_near(Ct[n * M + m], C[m * N + n], 1e-6, (size_t)(m * N + n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +420,8 @@ int main(void)
 		cmocka_unit_test(test_reduce_sum_is_accurate_beyond_float_order),
 		cmocka_unit_test(test_transpose_2x3),
 		cmocka_unit_test(test_transpose_twice_is_identity),
+		cmocka_unit_test(test_gemm_small_known_products),
+		cmocka_unit_test(test_gemm_identity_and_transpose_rule),
 	};
 	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
 }
