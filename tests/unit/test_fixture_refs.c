@@ -14,6 +14,7 @@
 #include "../../fixtures/reduce-sum/reference.c"
 #include "../../fixtures/transpose/reference.c"
 #include "../../fixtures/gemm/reference.c"
+#include "../../fixtures/histogram/reference.c"
 
 /* A small deterministic generator (xorshift64*) for property tests. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -406,6 +407,60 @@ static void test_gemm_identity_and_transpose_rule(void **state)
 			expect_near(Ct[n * M + m], C[m * N + n], 1e-6, (size_t)(m * N + n));
 }
 
+/* ---- histogram ---- */
+
+static void run_histogram(const int32_t *x, uint32_t *counts, int64_t rows, int64_t cols)
+{
+	struct sc_ref_args a = {0};
+
+	a.buf[0] = (void *)x;
+	a.buf[1] = counts;
+	a.i[2] = rows;
+	a.i[3] = cols;
+	a.nparams = 4;
+	sc_ref_histogram(&a);
+}
+
+static void test_histogram_short_list(void **state)
+{
+	/* row 0: 3 3 0 255 3; row 1: 7 7 7 7 0 */
+	const int32_t x[10] = {3, 3, 0, 255, 3, 7, 7, 7, 7, 0};
+	static uint32_t counts[2 * 256];
+	(void)state;
+
+	memset(counts, 0xff, sizeof(counts)); /* the reference must zero */
+	run_histogram(x, counts, 2, 5);
+	for (int b = 0; b < 256; b++) {
+		uint32_t w0 = b == 3 ? 3 : (b == 0 || b == 255) ? 1 : 0;
+		uint32_t w1 = b == 7 ? 4 : b == 0 ? 1 : 0;
+
+		assert_int_equal(counts[b], w0);
+		assert_int_equal(counts[256 + b], w1);
+	}
+}
+
+static void test_histogram_counts_sum_to_cols(void **state)
+{
+	enum { R = 3, C = 4097 };
+	static int32_t x[R * C];
+	static uint32_t counts[R * 256];
+	(void)state;
+
+	for (int k = 0; k < R * C; k++)
+		x[k] = (int32_t)rng_uniform(100, 132);
+	run_histogram(x, counts, R, C);
+	for (int r = 0; r < R; r++) {
+		uint64_t total = 0;
+
+		for (int b = 0; b < 256; b++) {
+			total += counts[r * 256 + b];
+			if (b < 100 || b > 131)
+				assert_int_equal(counts[r * 256 + b], 0);
+		}
+		assert_int_equal(total, C);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_transpose_twice_is_identity),
 		cmocka_unit_test(test_gemm_small_known_products),
 		cmocka_unit_test(test_gemm_identity_and_transpose_rule),
+		cmocka_unit_test(test_histogram_short_list),
+		cmocka_unit_test(test_histogram_counts_sum_to_cols),
 	};
 	return cmocka_run_group_tests_name("fixture_refs", tests, NULL, NULL);
 }
