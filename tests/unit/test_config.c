@@ -1,0 +1,405 @@
+/* Unit tests for runner/config.c: defaults, every skillci.yml key, types
+ * and ranges with file:line, unknown keys, upskill.config.yaml mapping and
+ * precedence. */
+#include "unit.h"
+#include "config.h"
+#include "diag.h"
+
+#include <unistd.h>
+
+static void print_diags(const struct sc_diags *d)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	for (size_t i = 0; i < d->n; i++) {
+		sc_buf_clear(&b);
+		sc_diag_format(&b, &d->items[i]);
+		print_message("# %s\n", b.ptr);
+	}
+	sc_buf_release(&b);
+}
+
+/* The formatted finding ("file:line: error: message [code]") holding text. */
+static const char *find_line(const struct sc_diags *d, const char *text, struct sc_buf *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		sc_buf_clear(out);
+		sc_diag_format(out, &d->items[i]);
+		if (strstr(out->ptr, text))
+			return out->ptr;
+	}
+	print_diags(d);
+	return NULL;
+}
+
+static void expect_line(const struct sc_diags *d, const char *text)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	if (!find_line(d, text, &b))
+		fail_msg("no finding contains: %s", text);
+	sc_buf_release(&b);
+}
+
+/* Loads the config of a scratch repo holding the given files (NULL: none). */
+static int load(struct sc_config *cfg, struct sc_diags *d, const char *skillci, const char *upskill)
+{
+	char *dir = sc_test_mkdtemp();
+	char cwd[4096];
+	int err;
+
+	if (skillci)
+		sc_test_write(dir, "skillci.yml", skillci);
+	if (upskill)
+		sc_test_write(dir, "upskill.config.yaml", upskill);
+	/* run from the repo so findings name "skillci.yml" as a user sees it */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	err = sc_config_load(cfg, ".", NULL, d);
+	assert_int_equal(chdir(cwd), 0);
+	sc_rm_rf(dir);
+	free(dir);
+	return err;
+}
+
+static void test_defaults(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(load(&cfg, &d, NULL, NULL), 0);
+	assert_int_equal(d.n, 0);
+	assert_null(cfg.path);
+	assert_null(cfg.upskill_path);
+	assert_int_equal(cfg.models.n, 0);
+	assert_int_equal(cfg.runs, 1);
+	assert_int_equal(cfg.max_turns, 1);
+	assert_string_equal(cfg.arch, "sm_90");
+	assert_string_equal(cfg.fixtures_dir, "fixtures");
+	assert_string_equal(cfg.store_path, ".skillci/results.db");
+	assert_string_equal(cfg.cache_dir, ".skillci/cache");
+	assert_int_equal(cfg.cache_mode, SC_CACHE_USE);
+	assert_true(cfg.gate.tokens_rise_pct == 20);
+	assert_true(cfg.gate.judge_drop == 0.1);
+	assert_true(cfg.gate.alpha == 0.05);
+	assert_true(cfg.gate.require_lift);
+	assert_string_equal(cfg.report_junit, ".skillci/report/junit.xml");
+	assert_string_equal(cfg.report_json, ".skillci/report/results.json");
+	assert_null(cfg.judge_model);
+	assert_int_equal(cfg.nskills, 0);
+	assert_int_equal(sc_config_provider_limit(&cfg, "openai"), SC_PROVIDER_MAX_EACH);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+static const char full_yml[] =
+	"# skillci configuration\n"
+	"version: 1\n"
+	"models: [anthropic.claude-haiku-4-5, openai.gpt-4.1-mini]\n"
+	"runs: 3\n"
+	"max_turns: 2\n"
+	"fixtures: kernels/fixtures\n"
+	"arch: sm_80\n"
+	"concurrency:\n"
+	"  total: 12\n"
+	"  per_provider:\n"
+	"    anthropic: 4\n"
+	"    openai: 20\n"
+	"timeouts: {request: 90, kernel: 30.5}\n"
+	"cache:\n"
+	"  dir: /var/cache/skillci\n"
+	"  mode: refresh\n"
+	"store: ci/results.db\n"
+	"judge:\n"
+	"  model: sonnet\n"
+	"  rubric: |\n"
+	"    Score 1 when the answer is correct and concise.\n"
+	"gate:\n"
+	"  pass_rate_drop_points: 10\n"
+	"  alpha: 0.01\n"
+	"  tokens_rise_pct: 35\n"
+	"  speedup_drop_ratio: 0.2\n"
+	"  judge_drop: 0.15\n"
+	"  error_share: 0.25\n"
+	"  require_lift: false\n"
+	"skills:\n"
+	"  - skill: skills/cuda-kernels\n"
+	"    fixtures: [softmax, gemm]\n"
+	"  - skill: skills/commit-messages/\n"
+	"    tests:\n"
+	"      - tests/commit-extra.json\n"
+	"reports:\n"
+	"  dir: out\n"
+	"  junit: junit/skillci.xml\n";
+
+static void test_every_key(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	const struct sc_config_skill *s;
+	(void)state;
+
+	assert_int_equal(load(&cfg, &d, full_yml, NULL), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);
+	assert_string_equal(cfg.path, "skillci.yml");
+	assert_int_equal(cfg.models.n, 2);
+	assert_string_equal(cfg.models.items[1], "openai.gpt-4.1-mini");
+	assert_int_equal(cfg.runs, 3);
+	assert_int_equal(cfg.max_turns, 2);
+	assert_string_equal(cfg.fixtures_dir, "kernels/fixtures");
+	assert_string_equal(cfg.arch, "sm_80");
+	assert_int_equal(cfg.concurrency, 12);
+	assert_int_equal(sc_config_provider_limit(&cfg, "anthropic"), 4);
+	assert_int_equal(sc_config_provider_limit(&cfg, "openai"), 12);  /* capped by total */
+	assert_int_equal(sc_config_provider_limit(&cfg, "generic"), 12);
+	assert_true(cfg.request_timeout_s == 90);
+	assert_true(cfg.kernel_timeout_s == 30.5);
+	assert_string_equal(cfg.cache_dir, "/var/cache/skillci");
+	assert_int_equal(cfg.cache_mode, SC_CACHE_REFRESH);
+	assert_string_equal(sc_cache_mode_name(cfg.cache_mode), "refresh");
+	assert_string_equal(cfg.store_path, "ci/results.db");
+	assert_string_equal(cfg.judge_model, "sonnet");
+	assert_string_equal(cfg.judge_rubric, "Score 1 when the answer is correct and concise.\n");
+	assert_true(cfg.gate.pass_rate_drop_points == 10);
+	assert_true(cfg.gate.alpha == 0.01);
+	assert_true(cfg.gate.tokens_rise_pct == 35);
+	assert_true(cfg.gate.speedup_drop_ratio == 0.2);
+	assert_true(cfg.gate.judge_drop == 0.15);
+	assert_true(cfg.gate.error_share == 0.25);
+	assert_false(cfg.gate.require_lift);
+	assert_int_equal(cfg.nskills, 2);
+	s = sc_config_find_skill(&cfg, "skills/cuda-kernels");
+	assert_non_null(s);
+	assert_int_equal(s->line, 31);
+	assert_int_equal(s->fixtures.n, 2);
+	assert_string_equal(s->fixtures.items[1], "gemm");
+	s = sc_config_find_skill(&cfg, "skills/commit-messages");
+	assert_non_null(s);
+	assert_int_equal(s->tests.n, 1);
+	assert_string_equal(s->tests.items[0], "tests/commit-extra.json");
+	assert_null(sc_config_find_skill(&cfg, "skills/other"));
+	assert_string_equal(cfg.report_junit, "junit/skillci.xml");
+	assert_string_equal(cfg.report_markdown, "out/report.md");
+	assert_string_equal(cfg.report_html, "out/report.html");
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+static void test_wrong_types_name_file_and_line(void **state)
+{
+	static const struct { const char *yml; const char *line; } cases[] = {
+		{ "models: [haiku]\n\n# comment\n\nmax_turns: 2\n\nruns: \"3\"\n",
+		  "skillci.yml:7: error: 'runs' must be a positive integer, found string [config-type]" },
+		{ "runs: 0\n", "skillci.yml:1: error: 'runs' must be between 1 and 1000, found 0 [config-value]" },
+		{ "runs: 2.5\n", "skillci.yml:1: error: 'runs' must be a positive integer, found '2.5' [config-type]" },
+		{ "models: 3\n", "skillci.yml:1: error: 'models' must be a list of strings, found number [config-type]" },
+		{ "models:\n  - haiku\n  - {name: x}\n", "skillci.yml:3: error: 'models[1]' must be a non-empty string, found map" },
+		{ "arch: 90\n", "skillci.yml:1: error: 'arch' must be a non-empty string, found number" },
+		{ "arch: ampere\n", "skillci.yml:1: error: 'arch' must be a GPU architecture such as sm_90, found 'ampere'" },
+		{ "timeouts:\n  request: soon\n", "skillci.yml:2: error: 'timeouts.request' must be a number, found string" },
+		{ "timeouts:\n  kernel: 0\n", "skillci.yml:2: error: 'timeouts.kernel' must be above 0, found 0" },
+		{ "gate:\n  alpha: 1.5\n", "skillci.yml:2: error: 'gate.alpha' must be above 0 and at most 1, found 1.5" },
+		{ "gate:\n  require_lift: sometimes\n", "skillci.yml:2: error: 'gate.require_lift' must be true or false, found string" },
+		{ "gate: 5\n", "skillci.yml:1: error: 'gate' must be a map, found number" },
+		{ "cache:\n  mode: sometimes\n", "skillci.yml:2: error: 'cache.mode' must be one of use, refresh, off, found 'sometimes'" },
+		{ "concurrency:\n  per_provider:\n    openai: many\n", "skillci.yml:3: error: 'concurrency.per_provider.openai' must be a positive integer, found string" },
+		{ "skills:\n  - skill: ../outside\n", "skillci.yml:2: error: 'skills[0].skill' must be a relative path inside the repository, found '../outside' [config-path]" },
+		{ "skills:\n  - tests: [a.json]\n", "skillci.yml:2: error: 'skills[0].skill' is missing" },
+		{ "skills:\n  - skill: skills/a\n    fixtures: [Soft Max]\n", "skillci.yml:3: error: 'skills[0].fixtures': 'Soft Max' is not a fixture name" },
+		{ "skills:\n  - skill: skills/a\n    tests: [/etc/passwd]\n", "skillci.yml:3: error: 'skills[0].tests' must list relative paths inside the repository, found '/etc/passwd'" },
+		{ "skills: {skill: a}\n", "skillci.yml:1: error: 'skills' must be a list of {skill, tests, fixtures} entries, found map" },
+		{ "runs: 2\nruns: 3\n", "skillci.yml:2: error: duplicate key 'runs' [config-duplicate-key]" },
+		{ "version: 2\n", "skillci.yml:1: error: 'version' 2 is not supported" },
+		{ "- runs\n", "skillci.yml:1: error: 'the file's top level' must be a map, found list" },
+		{ "runs: [1\n", "skillci.yml:2: error: " },
+		{ "store: {path: [x]}\n", "skillci.yml:1: error: 'store.path' must be a non-empty string, found list" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(cases); i++) {
+		struct sc_config cfg;
+		struct sc_diags d = SC_DIAGS_INIT;
+
+		print_message("# case %zu\n", i);
+		assert_int_equal(load(&cfg, &d, cases[i].yml, NULL), 0);
+		assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 1);
+		expect_line(&d, cases[i].line);
+		/* a wrong value leaves the default */
+		assert_int_equal(cfg.runs, i == 19 ? 2 : 1);
+		assert_string_equal(cfg.arch, "sm_90");
+		assert_true(cfg.gate.alpha == 0.05);
+		sc_config_release(&cfg);
+		sc_diags_release(&d);
+	}
+}
+
+static void test_unknown_keys_warn(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(load(&cfg, &d,
+			      "runs: 2\n"
+			      "colour: blue\n"
+			      "gate:\n"
+			      "  tokens_rise: 5\n"
+			      "eval_model: haiku\n"
+			      "concurrency:\n"
+			      "  per_provider: {mistral: 3}\n"
+			      "skills:\n"
+			      "  - skill: s\n"
+			      "    owner: me\n", NULL), 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_WARNING), 5);
+	expect_line(&d, "skillci.yml:2: warning: unknown key 'colour'; ignored [config-unknown-key]");
+	expect_line(&d, "skillci.yml:4: warning: unknown key 'gate.tokens_rise'; ignored");
+	expect_line(&d, "skillci.yml:5: warning: unknown key 'eval_model'; ignored (an upskill.config.yaml key; skillci.yml lists student models in 'models')");
+	expect_line(&d, "skillci.yml:7: warning: unknown provider 'concurrency.per_provider.mistral'");
+	expect_line(&d, "skillci.yml:10: warning: unknown key 'skills[0].owner'; ignored");
+	assert_int_equal(cfg.runs, 2);
+	assert_int_equal(cfg.nskills, 1);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+static void test_upskill_keys_map(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	/* upskill's own example file */
+	assert_int_equal(load(&cfg, &d, NULL,
+			      "# upskill project configuration\n"
+			      "model: sonnet\n"
+			      "eval_model: haiku\n"
+			      "skills_dir: ./skills\n"
+			      "runs_dir: ./runs\n"
+			      "max_refine_attempts: 3\n"
+			      "auto_eval: true\n"
+			      "fastagent_config: ./fastagent.config.yaml\n"), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);
+	assert_string_equal(cfg.upskill_path, "upskill.config.yaml");
+	assert_int_equal(cfg.models.n, 1);
+	assert_string_equal(cfg.models.items[0], "haiku");
+	assert_string_equal(cfg.generate_model, "sonnet");
+	assert_string_equal(cfg.skills_dir, "./skills");
+	assert_string_equal(cfg.runs_dir, "./runs");
+	assert_int_equal(cfg.max_refine_attempts, 3);
+	sc_config_release(&cfg);
+
+	/* without eval_model upskill evaluates on the generation model */
+	assert_int_equal(load(&cfg, &d, NULL, "skill_generation_model: opus\nmax_refine_attempts: lots\nunknown: 1\n"), 0);
+	assert_int_equal(cfg.models.n, 1);
+	assert_string_equal(cfg.models.items[0], "opus");
+	expect_line(&d, "upskill.config.yaml:2: error: 'max_refine_attempts' must be a non-negative integer, found string");
+	expect_line(&d, "upskill.config.yaml:3: warning: unknown key 'unknown'");
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+/* flags > --config / skillci.yml > upskill.config.yaml > defaults */
+static void test_precedence(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf other = SC_BUF_INIT;
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(load(&cfg, &d, "models: [openai.gpt-4.1]\n",
+			      "eval_model: haiku\nskills_dir: up-skills\n"), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(cfg.models.n, 1);
+	assert_string_equal(cfg.models.items[0], "openai.gpt-4.1");
+	assert_string_equal(cfg.skills_dir, "up-skills");  /* not set in skillci.yml */
+	sc_config_release(&cfg);
+
+	sc_test_write(dir, "skillci.yml", "runs: 4\n");
+	sc_test_write(dir, "ci/other.yml", "runs: 7\narch: sm_90a\n");
+	sc_path_join(&other, dir, "ci/other.yml");
+	assert_int_equal(sc_config_load(&cfg, dir, other.ptr, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(cfg.runs, 7);
+	assert_string_equal(cfg.arch, "sm_90a");
+	assert_string_equal(cfg.path, other.ptr);
+	sc_config_release(&cfg);
+
+	sc_path_join(&other, dir, "ci/missing.yml");
+	assert_int_equal(sc_config_load(&cfg, dir, other.ptr, &d), SC_ENOTFOUND);
+	assert_non_null(strstr(sc_error_last(), "missing.yml"));
+	sc_config_release(&cfg);
+
+	assert_int_equal(sc_config_load(&cfg, dir, NULL, &d), 0);
+	assert_int_equal(cfg.runs, 4);
+	sc_config_release(&cfg);
+	sc_buf_release(&other);
+	sc_diags_release(&d);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+static void test_short_forms(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(load(&cfg, &d,
+			      "models: haiku\n"
+			      "concurrency: 3\n"
+			      "cache: {mode: off}\n"
+			      "store: {path: r.db}\n"
+			      "reports: {dir: build/report}\n", NULL), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(cfg.models.n, 1);
+	assert_string_equal(cfg.models.items[0], "haiku");
+	assert_int_equal(cfg.concurrency, 3);
+	assert_int_equal(sc_config_provider_limit(&cfg, "anthropic"), 3);
+	assert_int_equal(cfg.cache_mode, SC_CACHE_OFF);
+	assert_string_equal(cfg.store_path, "r.db");
+	assert_string_equal(cfg.report_junit, "build/report/junit.xml");
+	assert_string_equal(cfg.report_markdown, "build/report/report.md");
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+/* The example manifest shipped in skills/ is valid. */
+static void test_example_manifest(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	if (access("skills/skillci.yml", F_OK) != 0)
+		skip();
+	assert_int_equal(sc_config_load(&cfg, "skills", NULL, &d), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);
+	assert_non_null(cfg.path);
+	assert_true(cfg.nskills >= 2);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_wrong_types_name_file_and_line),
+		cmocka_unit_test(test_unknown_keys_warn),
+		cmocka_unit_test(test_upskill_keys_map),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_short_forms),
+		cmocka_unit_test(test_example_manifest),
+	};
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
