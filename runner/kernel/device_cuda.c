@@ -1,0 +1,358 @@
+/*
+ * The CUDA driver implementation of the device layer. libcuda.so.1 is
+ * loaded with dlopen so the worker runs compile-only where there is no
+ * driver; the few driver types and entry points used are declared here
+ * (cuda.h is not included, so the worker builds with only nvrtc.h), with
+ * the ABI of the versioned symbols (_v2) the driver exports.
+ */
+#include "common.h"
+#include "kernel/device.h"
+
+#include <dlfcn.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUevent_st *CUevent;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NOT_READY 600
+#define ATTR_CLOCK_RATE 13
+#define ATTR_SM_COUNT 16
+#define ATTR_MEM_CLOCK 36
+#define ATTR_BUS_WIDTH 37
+#define ATTR_L2_SIZE 38
+#define ATTR_CC_MAJOR 75
+#define ATTR_CC_MINOR 76
+
+struct cuda_api {
+	CUresult (*Init)(unsigned);
+	CUresult (*DriverGetVersion)(int *);
+	CUresult (*DeviceGetCount)(int *);
+	CUresult (*DeviceGet)(CUdevice *, int);
+	CUresult (*DeviceGetName)(char *, int, CUdevice);
+	CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+	CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*PrimaryCtxRelease)(CUdevice);
+	CUresult (*CtxSetCurrent)(CUcontext);
+	CUresult (*CtxSynchronize)(void);
+	CUresult (*CtxResetPersistingL2Cache)(void);
+	CUresult (*ModuleLoadData)(CUmodule *, const void *);
+	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*MemFree)(CUdeviceptr);
+	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*MemsetD32)(CUdeviceptr, unsigned, size_t);
+	CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				 unsigned, CUstream, void **, void **);
+	CUresult (*EventCreate)(CUevent *, unsigned);
+	CUresult (*EventRecord)(CUevent, CUstream);
+	CUresult (*EventQuery)(CUevent);
+	CUresult (*EventSynchronize)(CUevent);
+	CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+	CUresult (*GetErrorName)(CUresult, const char **);
+	CUresult (*GetErrorString)(CUresult, const char **);
+};
+
+#define CUDA_MAX_MODULES 16
+
+struct cuda_impl {
+	void *lib;
+	struct cuda_api api;
+	CUdevice dev;
+	CUcontext ctx;
+	CUevent ev[SC_DEVICE_EVENTS + 1];  /* the last one marks "done" for sync */
+	CUmodule mods[CUDA_MAX_MODULES];
+	size_t nmods;
+	bool broken;
+};
+
+static struct cuda_impl *impl(struct sc_device *d)
+{
+	return d->impl;
+}
+
+static int cu_fail(struct cuda_impl *c, CUresult r, const char *what)
+{
+	const char *name = NULL, *text = NULL;
+
+	if (c->api.GetErrorName)
+		c->api.GetErrorName(r, &name);
+	if (c->api.GetErrorString)
+		c->api.GetErrorString(r, &text);
+	/* Sticky errors (faults) leave the context unusable. */
+	if (r == 700 || r == 701 || r == 702 || r == 715 || r == 716 || r == 719 || r == 999)
+		c->broken = true;
+	return sc_error_set(SC_EGPU, "%s failed: %s (%s, %d)", what, text ? text : "unknown error",
+			    name ? name : "CUDA error", r);
+}
+
+#define CU(c, call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) return cu_fail((c), r_, (what)); } while (0)
+
+static void *sym(void *lib, const char *a, const char *b)
+{
+	void *p = dlsym(lib, a);
+	return p || !b ? p : dlsym(lib, b);
+}
+
+/* Resolves every entry point; false when one is missing. */
+static bool resolve(struct cuda_impl *c)
+{
+	struct cuda_api *a = &c->api;
+	void *l = c->lib;
+
+#define R(field, n1, n2) (*(void **)&a->field = sym(l, n1, n2))
+	R(Init, "cuInit", NULL);
+	R(DriverGetVersion, "cuDriverGetVersion", NULL);
+	R(DeviceGetCount, "cuDeviceGetCount", NULL);
+	R(DeviceGet, "cuDeviceGet", NULL);
+	R(DeviceGetName, "cuDeviceGetName", NULL);
+	R(DeviceGetAttribute, "cuDeviceGetAttribute", NULL);
+	R(DeviceTotalMem, "cuDeviceTotalMem_v2", "cuDeviceTotalMem");
+	R(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
+	R(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+	R(CtxSetCurrent, "cuCtxSetCurrent", NULL);
+	R(CtxSynchronize, "cuCtxSynchronize", NULL);
+	R(CtxResetPersistingL2Cache, "cuCtxResetPersistingL2Cache", NULL);
+	R(ModuleLoadData, "cuModuleLoadData", NULL);
+	R(ModuleGetFunction, "cuModuleGetFunction", NULL);
+	R(MemAlloc, "cuMemAlloc_v2", NULL);
+	R(MemFree, "cuMemFree_v2", NULL);
+	R(MemcpyHtoD, "cuMemcpyHtoD_v2", NULL);
+	R(MemcpyDtoH, "cuMemcpyDtoH_v2", NULL);
+	R(MemsetD32, "cuMemsetD32_v2", NULL);
+	R(LaunchKernel, "cuLaunchKernel", NULL);
+	R(EventCreate, "cuEventCreate", NULL);
+	R(EventRecord, "cuEventRecord", NULL);
+	R(EventQuery, "cuEventQuery", NULL);
+	R(EventSynchronize, "cuEventSynchronize", NULL);
+	R(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+	R(GetErrorName, "cuGetErrorName", NULL);
+	R(GetErrorString, "cuGetErrorString", NULL);
+#undef R
+	/* Everything but the L2 reset (newer drivers only) is required. */
+	return a->Init && a->DriverGetVersion && a->DeviceGetCount && a->DeviceGet && a->DeviceGetName &&
+	       a->DeviceGetAttribute && a->DeviceTotalMem && a->PrimaryCtxRetain && a->PrimaryCtxRelease &&
+	       a->CtxSetCurrent && a->CtxSynchronize && a->ModuleLoadData && a->ModuleGetFunction &&
+	       a->MemAlloc && a->MemFree && a->MemcpyHtoD && a->MemcpyDtoH && a->MemsetD32 &&
+	       a->LaunchKernel && a->EventCreate && a->EventRecord && a->EventQuery &&
+	       a->EventSynchronize && a->EventElapsedTime;
+}
+
+static int cuda_load(struct sc_device *d, const void *image, size_t len, const char *entry, uint64_t *fn)
+{
+	struct cuda_impl *c = impl(d);
+	CUmodule m;
+	CUfunction f;
+	CUresult r;
+
+	SC_UNUSED(len);
+	if (c->nmods == CUDA_MAX_MODULES)
+		return sc_error_set(SC_ELIMIT, "too many modules loaded");
+	CU(c, c->api.ModuleLoadData(&m, image), "cuModuleLoadData");
+	c->mods[c->nmods++] = m;
+	r = c->api.ModuleGetFunction(&f, m, entry);
+	if (r != CUDA_SUCCESS)
+		return sc_error_set(SC_EINVAL, "the module has no kernel '%s' (is it extern \"C\" __global__?)", entry);
+	*fn = (uint64_t)(uintptr_t)f;
+	return 0;
+}
+
+static int cuda_alloc(struct sc_device *d, uint64_t *out, size_t bytes)
+{
+	CUdeviceptr p;
+	CU(impl(d), impl(d)->api.MemAlloc(&p, bytes), "cuMemAlloc");
+	*out = p;
+	return 0;
+}
+
+static void cuda_free(struct sc_device *d, uint64_t p)
+{
+	if (!impl(d)->broken)
+		impl(d)->api.MemFree((CUdeviceptr)p);
+}
+
+static int cuda_htod(struct sc_device *d, uint64_t dst, const void *src, size_t n)
+{
+	CU(impl(d), impl(d)->api.MemcpyHtoD((CUdeviceptr)dst, src, n), "cuMemcpyHtoD");
+	return 0;
+}
+
+static int cuda_dtoh(struct sc_device *d, void *dst, uint64_t src, size_t n)
+{
+	CU(impl(d), impl(d)->api.MemcpyDtoH(dst, (CUdeviceptr)src, n), "cuMemcpyDtoH");
+	return 0;
+}
+
+static int cuda_memset32(struct sc_device *d, uint64_t dst, uint32_t v, size_t count)
+{
+	CU(impl(d), impl(d)->api.MemsetD32((CUdeviceptr)dst, v, count), "cuMemsetD32");
+	return 0;
+}
+
+static int cuda_launch(struct sc_device *d, uint64_t fn, const unsigned grid[3], const unsigned block[3],
+		       unsigned shared, void **params)
+{
+	CU(impl(d), impl(d)->api.LaunchKernel((CUfunction)(uintptr_t)fn, grid[0], grid[1], grid[2], block[0],
+					      block[1], block[2], shared, NULL, params, NULL),
+	   "kernel launch");
+	return 0;
+}
+
+/*
+ * Waits for all work with a deadline: records an event, polls it, and on
+ * time-out reports the kernel as hung (the context stays busy; the caller
+ * must stop using the device). Then a context synchronize surfaces faults.
+ */
+static int cuda_sync(struct sc_device *d, int timeout_ms)
+{
+	struct cuda_impl *c = impl(d);
+	CUevent done = c->ev[SC_DEVICE_EVENTS];
+	int64_t deadline = sc_now_ms() + (timeout_ms > 0 ? timeout_ms : 60000);
+	struct timespec ts = { 0, 50000 };
+	CUresult r;
+
+	CU(c, c->api.EventRecord(done, NULL), "cuEventRecord");
+	while ((r = c->api.EventQuery(done)) == CUDA_ERROR_NOT_READY) {
+		if (sc_now_ms() > deadline) {
+			c->broken = true;
+			return sc_error_set(SC_EGPU, "kernel ran past the time limit of %d ms (hung?)", timeout_ms);
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (r != CUDA_SUCCESS)
+		return cu_fail(c, r, "kernel execution");
+	CU(c, c->api.CtxSynchronize(), "kernel execution");
+	return 0;
+}
+
+static int cuda_event_record(struct sc_device *d, int slot)
+{
+	CU(impl(d), impl(d)->api.EventRecord(impl(d)->ev[slot], NULL), "cuEventRecord");
+	return 0;
+}
+
+static int cuda_event_elapsed(struct sc_device *d, int from, int to, double *ms)
+{
+	float f = 0;
+	CU(impl(d), impl(d)->api.EventSynchronize(impl(d)->ev[to]), "cuEventSynchronize");
+	CU(impl(d), impl(d)->api.EventElapsedTime(&f, impl(d)->ev[from], impl(d)->ev[to]), "cuEventElapsedTime");
+	*ms = f;
+	return 0;
+}
+
+static int cuda_reset_l2(struct sc_device *d)
+{
+	if (impl(d)->api.CtxResetPersistingL2Cache)
+		impl(d)->api.CtxResetPersistingL2Cache();
+	return 0;
+}
+
+static int64_t cuda_host_ns(struct sc_device *d)
+{
+	SC_UNUSED(d);
+	return sc_now_ns();
+}
+
+static void cuda_close(struct sc_device *d)
+{
+	struct cuda_impl *c;
+
+	if (!d)
+		return;
+	c = impl(d);
+	/* A broken context is left for process exit to reclaim. */
+	if (c->ctx && !c->broken)
+		c->api.PrimaryCtxRelease(c->dev);
+	free(c);
+	free(d);
+}
+
+int sc_device_cuda_open(struct sc_device **out)
+{
+	struct sc_device *d = NULL;
+	struct cuda_impl *c = sc_xcalloc(1, sizeof(*c));
+	int count = 0, v, err = 0;
+	size_t mem = 0;
+	CUresult r;
+
+	*out = NULL;
+	c->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!c->lib) {
+		const char *why = dlerror();
+		err = sc_error_set(SC_ENOSYS, "no GPU: compile-only (cannot load libcuda.so.1: %s)",
+				   why ? why : "not found");
+		goto done;
+	}
+	if (!resolve(c)) {
+		err = sc_error_set(SC_ENOSYS, "no GPU: compile-only (libcuda.so.1 lacks a driver API entry point)");
+		goto done;
+	}
+	if ((r = c->api.Init(0)) != CUDA_SUCCESS || c->api.DeviceGetCount(&count) != CUDA_SUCCESS || count < 1) {
+		err = sc_error_set(SC_ENOSYS, "no GPU: compile-only (cuInit: error %d, %d devices)", r, count);
+		goto done;
+	}
+	d = sc_xcalloc(1, sizeof(*d));
+	d->impl = c;
+	d->kind = "cuda";
+#define TRY(call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { err = cu_fail(c, r_, (what)); goto done; } } while (0)
+	TRY(c->api.DeviceGet(&c->dev, 0), "cuDeviceGet");
+	TRY(c->api.PrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain");
+	TRY(c->api.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
+	for (int i = 0; i <= SC_DEVICE_EVENTS; i++)
+		TRY(c->api.EventCreate(&c->ev[i], 0), "cuEventCreate");
+	TRY(c->api.DeviceGetName(d->info.name, (int)sizeof(d->info.name) - 1, c->dev), "cuDeviceGetName");
+	c->api.DriverGetVersion(&d->info.driver_version);
+	c->api.DeviceGetAttribute(&d->info.cc_major, ATTR_CC_MAJOR, c->dev);
+	c->api.DeviceGetAttribute(&d->info.cc_minor, ATTR_CC_MINOR, c->dev);
+	c->api.DeviceGetAttribute(&d->info.sm_count, ATTR_SM_COUNT, c->dev);
+	v = 0;
+	c->api.DeviceGetAttribute(&v, ATTR_L2_SIZE, c->dev);
+	d->info.l2_bytes = v > 0 ? v : 64 << 20;
+	c->api.DeviceTotalMem(&mem, c->dev);
+	d->info.mem_bytes = (int64_t)mem;
+	{
+		int mclk = 0, bus = 0, clk = 0;
+		c->api.DeviceGetAttribute(&mclk, ATTR_MEM_CLOCK, c->dev);
+		c->api.DeviceGetAttribute(&bus, ATTR_BUS_WIDTH, c->dev);
+		c->api.DeviceGetAttribute(&clk, ATTR_CLOCK_RATE, c->dev);
+		/* DDR: two transfers per clock; fp32: 128 lanes x 2 flops per SM
+		 * clock on sm_80+ (an upper bound, which is what a ceiling needs). */
+		d->info.peak_gbps = 2.0 * mclk * 1e3 * (bus / 8.0) / 1e9;
+		d->info.peak_gflops = (double)d->info.sm_count * clk * 1e3 * 256.0 / 1e9;
+		if (strstr(d->info.name, "H200") && d->info.peak_gbps < 4800)
+			d->info.peak_gbps = 4800;
+		if (d->info.peak_gbps <= 0 && strstr(d->info.name, "H100"))
+			d->info.peak_gbps = 3350;
+		if (d->info.peak_gflops <= 0 && (strstr(d->info.name, "H100") || strstr(d->info.name, "H200")))
+			d->info.peak_gflops = 67000;
+	}
+#undef TRY
+	d->load = cuda_load;
+	d->alloc = cuda_alloc;
+	d->free = cuda_free;
+	d->htod = cuda_htod;
+	d->dtoh = cuda_dtoh;
+	d->memset32 = cuda_memset32;
+	d->launch = cuda_launch;
+	d->sync = cuda_sync;
+	d->event_record = cuda_event_record;
+	d->event_elapsed = cuda_event_elapsed;
+	d->reset_l2 = cuda_reset_l2;
+	d->host_ns = cuda_host_ns;
+	d->close = cuda_close;
+	*out = d;
+	return 0;
+done:
+	if (d)
+		free(d);
+	free(c);  /* the library stays loaded: unloading a driver is not safe */
+	return err;
+}

@@ -1,0 +1,151 @@
+#ifndef SC_KERNEL_HARNESS_H
+#define SC_KERNEL_HARNESS_H
+/*
+ * The kernel harness: seeded inputs, launch geometry, correctness checks
+ * against the CPU reference (NaN poison, guard canaries, input checksums,
+ * near-constant rejection) and interleaved timing of a candidate against
+ * the baseline (warm-up, L2 flush, rotated inputs, events cross-checked
+ * with the host clock, stop at a target relative standard error, median and
+ * IQR, speedup, roofline ceiling, re-validation). It speaks only to the
+ * device layer (device.h), never to CUDA or NVRTC. Pure: no printing.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/device.h"
+#include "kernel/spec.h"
+
+#define SC_HARNESS_VERSION "1"
+#define SC_HARNESS_GUARD_BYTES 4096         /* canary bytes on each side of a buffer */
+#define SC_HARNESS_POISON_F32 0x7fc0dead    /* a quiet NaN written over outputs */
+#define SC_HARNESS_POISON_INT 0xdeadbeefu
+#define SC_HARNESS_CANARY 0xcafef00du
+
+/* A loaded kernel and the tunable values it is launched with. */
+struct sc_kernel_handle {
+	uint64_t fn;
+	struct sc_tunable_values tun;
+};
+
+/* Where a comparison went worst. */
+struct sc_mismatch {
+	bool valid;
+	size_t size_index;   /* in spec->correctness; SIZE_MAX for the timing size */
+	uint64_t seed;
+	size_t dist;
+	size_t param;
+	size_t index;        /* element */
+	double got, want, err, limit;
+	size_t nbad;         /* elements out of tolerance in that buffer */
+	size_t nelem;
+};
+
+/* Outcome of comparing one buffer. */
+struct sc_compare {
+	size_t nbad, nstale;
+	size_t worst_index;
+	double worst_got, worst_want, worst_err, worst_limit;
+	double worst_ratio;  /* err / limit; +inf for NaN/Inf where finite expected */
+	bool constant_passes;  /* a constant (the reference mean) would also pass */
+};
+
+/*
+ * Compares n elements of got with want: floats pass when |got-want| <=
+ * atol + rtol*|want|, a NaN/Inf in want needs the same in got, a NaN/Inf in
+ * got where want is finite fails; integers must be equal. Elements still
+ * holding the poison pattern count as stale.
+ */
+void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
+			size_t n, double atol, double rtol);
+
+/* Fills n elements with distribution dist from a generator seeded by seed. */
+void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist *dist, uint64_t seed);
+
+/* Order statistics and spread of n samples (x is sorted in place). */
+struct sc_stats {
+	size_t n;
+	double median, q1, q3, iqr, mean, sd, rse, min, max;
+};
+void sc_stats_compute(struct sc_stats *out, double *x, size_t n);
+
+enum sc_check_reason {
+	SC_REASON_NONE = 0,
+	SC_REASON_MISMATCH,        /* outside tolerance */
+	SC_REASON_STALE,           /* output left unwritten (NaN poison survived) */
+	SC_REASON_INPUT_MODIFIED,  /* input checksum changed */
+	SC_REASON_OUT_OF_BOUNDS,   /* a guard canary was overwritten */
+	SC_REASON_CONSTANT,        /* output near-constant: a constant would pass */
+	SC_REASON_LAUNCH,          /* launch refused or kernel faulted */
+	SC_REASON_TIMEOUT,         /* kernel ran past its time limit */
+	SC_REASON_CONFIG,          /* launch geometry invalid */
+};
+/* Stable short name of a reason ("mismatch", "stale_output", ...). */
+const char *sc_check_reason_name(enum sc_check_reason r);
+
+struct sc_check_opts {
+	int nseeds;           /* >= 5 for a verdict */
+	uint64_t seed_base;
+	int timeout_ms;       /* per launch */
+	size_t max_sizes;     /* check only the first max_sizes sets; 0 = all */
+};
+
+struct sc_check_result {
+	bool ok;
+	enum sc_check_reason reason;
+	bool device_lost;     /* a fault or timeout: the device cannot be used further */
+	size_t launches;
+	double max_ratio;     /* worst err/limit over all checks */
+	struct sc_mismatch worst;
+	char message[1024];   /* for a person: what failed, where, values */
+};
+
+/*
+ * Runs k on every correctness size, distribution and seed and compares with
+ * ref. Returns 0 when the check ran (out->ok says whether it passed), or a
+ * negative code for an infrastructure failure outside the candidate.
+ */
+int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const struct sc_spec *spec,
+		     const struct sc_kernel_handle *k, sc_ref_fn ref, const struct sc_check_opts *opts);
+
+struct sc_timing_opts_run {
+	int timeout_ms;
+	int rotations;        /* input sets rotated among; 0 = choose */
+	int64_t mem_budget;   /* bytes the timing buffers may use; 0 = half the device */
+};
+
+struct sc_timing_side {
+	struct sc_stats ev;    /* event times, ms */
+	struct sc_stats host;  /* host clock, ms */
+};
+
+struct sc_timing_result {
+	bool ok;               /* ran and re-validated */
+	enum sc_check_reason reason;
+	bool device_lost;
+	struct sc_timing_side cand, base;
+	size_t reps;
+	bool converged;        /* both under target RSE */
+	double speedup;        /* base median / cand median */
+	double flops, bytes;
+	double cand_gbps, cand_gflops, pct_peak;
+	double ceiling;        /* the most speedup the roofline allows */
+	bool suspect;          /* speedup above the ceiling, or events disagree with the host clock */
+	char suspect_why[256];
+	char message[1024];
+};
+
+/*
+ * Times cand against base on the timing size, interleaved, and compares
+ * cand's last output with base's (re-validation). Returns 0 when the
+ * timing ran (out->ok), negative for infrastructure failures.
+ */
+int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, const struct sc_spec *spec,
+		    const struct sc_kernel_handle *cand, const struct sc_kernel_handle *base,
+		    const struct sc_timing_opts_run *opts);
+
+/* Launch geometry of spec for size and tunables; SC_EINVAL when outside the device limits. */
+int sc_harness_geometry(unsigned grid[3], unsigned block[3], unsigned *shared, const struct sc_spec *spec,
+			const struct sc_size_set *size, const struct sc_tunable_values *tun);
+
+#endif

@@ -1,0 +1,56 @@
+#ifndef SC_KERNEL_NVRTC_H
+#define SC_KERNEL_NVRTC_H
+/*
+ * The NVRTC wrapper (the only file that includes nvrtc.h): compiles a
+ * candidate's CUDA source to a cubin for one arch with skillci's prelude
+ * and the tunables as macros, keeps the log (filtered to the candidate's
+ * own lines), parses ptxas' register/spill/shared-memory report, and caches
+ * cubins on disk by SHA-256 of (source, options, arch, NVRTC version).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_NVRTC_SOURCE_NAME "candidate.cu"
+#define SC_NVRTC_MAX_LOG (64 * 1024)
+
+/* The prelude every candidate gets; docs/kernels.md lists it. */
+extern const char sc_nvrtc_prelude[];
+
+struct sc_nvrtc_defines {
+	const char *name[8];
+	long long value[8];
+	size_t n;
+};
+
+struct sc_compiled {
+	bool ok;
+	char *cubin;           /* owned */
+	size_t cubin_len;
+	char *log;             /* owned; compiler messages about the candidate only */
+	int registers, spill_stores, spill_loads, shared_bytes, stack_bytes;
+	bool cached;
+	double ms;             /* compile time; 0 when cached */
+	char key[65];          /* cache key */
+	char version[16];      /* NVRTC version "13.0" */
+};
+
+/*
+ * Compiles src for arch ("sm_90") with the include folder of the toolkit
+ * (for <cuda_fp16.h>/<cuda_bf16.h>; the scan has refused every other
+ * include). cache_dir may be NULL. A compile error is not a failure of this
+ * function: it returns 0 with out->ok false and the log. Returns negative
+ * only when NVRTC itself fails.
+ */
+int sc_nvrtc_compile(struct sc_compiled *out, const char *src, size_t len, const char *arch,
+		     const struct sc_nvrtc_defines *defs, const char *include_dir, const char *cache_dir);
+void sc_compiled_release(struct sc_compiled *c);
+/* "13.0" */
+void sc_nvrtc_version(char *out, size_t cap);
+
+/* Parses ptxas -v lines of log into c's registers/spills/shared fields. */
+void sc_nvrtc_parse_ptxas(struct sc_compiled *c, const char *log);
+/* Keeps only the diagnostics located in the candidate ("candidate.cu(12): ...")
+ * and their quoted lines, plus ptxas info, appended to out. */
+void sc_nvrtc_filter_log(struct sc_buf *out, const char *log);
+
+#endif

@@ -1,0 +1,115 @@
+#ifndef SC_KERNEL_SPEC_H
+#define SC_KERNEL_SPEC_H
+/*
+ * A kernel fixture's spec.json (docs/fixtures.md), parsed and checked.
+ * Expressions stay strings and are evaluated with sc_expr_eval() against
+ * the variable table sc_spec_vars() builds for one size set and one set of
+ * tunable values. struct sc_spec owns every string in it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "kernel/expr.h"
+#include "kernel/fixture_ref.h"
+
+#define SC_SPEC_MAX_VARS      8
+#define SC_SPEC_MAX_TUNABLES  8
+#define SC_SPEC_MAX_DISTS     8
+#define SC_SPEC_MAX_SIZES     32
+
+enum sc_param_kind { SC_PARAM_BUFFER, SC_PARAM_SCALAR };
+enum sc_dtype { SC_DTYPE_F32, SC_DTYPE_I32, SC_DTYPE_U32 };
+enum sc_role { SC_ROLE_IN, SC_ROLE_OUT, SC_ROLE_INOUT };
+enum sc_dist_kind { SC_DIST_UNIFORM, SC_DIST_NORMAL, SC_DIST_INT_UNIFORM };
+
+struct sc_dist {
+	enum sc_dist_kind kind;
+	double a, b;  /* lo/hi, or mean/std */
+};
+
+struct sc_param {
+	char *name;
+	enum sc_param_kind kind;
+	enum sc_dtype dtype;
+	enum sc_role role;            /* buffers */
+	char *shape;                  /* buffers: element count expression */
+	char *value;                  /* scalars: expression (int) */
+	double fvalue;                /* float scalars given as a JSON number */
+	bool has_fvalue;
+	struct sc_dist init[SC_SPEC_MAX_DISTS];
+	size_t ninit;
+};
+
+struct sc_tunable {
+	char *name;
+	int64_t def, min, max, multiple_of;
+};
+
+struct sc_size_set {
+	int64_t v[SC_SPEC_MAX_VARS];  /* in the order of size_vars */
+};
+
+struct sc_timing_opts {
+	int warmup, min_reps, max_reps;
+	double target_rse, max_seconds;
+};
+
+struct sc_spec {
+	char *name;
+	int version;
+	char *description;
+	char *entry;
+	char *size_vars[SC_SPEC_MAX_VARS];
+	size_t nsize_vars;
+	struct sc_param params[SC_REF_MAX_PARAMS];
+	size_t nparams;
+	struct sc_size_set correctness[SC_SPEC_MAX_SIZES];
+	size_t ncorrectness;
+	struct sc_size_set timing;
+	char *grid[3], *block[3], *shared_bytes;
+	struct sc_tunable tunables[SC_SPEC_MAX_TUNABLES];
+	size_t ntunables;
+	double atol, rtol;
+	char *flops, *bytes;
+	struct sc_timing_opts topts;
+	size_t ndists;  /* most init entries of any input: distribution count */
+};
+
+/* Tunable values for one kernel, in the order of spec->tunables. */
+struct sc_tunable_values {
+	int64_t v[SC_SPEC_MAX_TUNABLES];
+};
+
+/*
+ * Parses spec JSON text; file names the source in messages
+ * ("fixtures/softmax/spec.json: $.params[1].shape: ..."). On error *out is
+ * released. Returns 0, SC_EPARSE or SC_EINVAL.
+ */
+int sc_spec_parse(struct sc_spec *out, const char *json, size_t len, const char *file);
+/* Reads and parses a spec.json file. */
+int sc_spec_load(struct sc_spec *out, const char *path);
+void sc_spec_release(struct sc_spec *spec);
+
+/*
+ * Fills vars (room for SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES entries)
+ * with the size variables of size and the tunable values; returns the
+ * count. Names are borrowed from spec.
+ */
+size_t sc_spec_vars(struct sc_expr_var *vars, const struct sc_spec *spec,
+		    const struct sc_size_set *size, const struct sc_tunable_values *tun);
+/* Evaluates expr against vars, wrapping errors with what ("launch.grid[0]"). */
+int sc_spec_eval(int64_t *out, const char *expr, const char *what,
+		 const struct sc_expr_var *vars, size_t nvars);
+
+/*
+ * Tunable values for a candidate: the defaults, overridden by source lines
+ * "// skillci-tunable NAME=VALUE". An unknown name or a value outside the
+ * tunable's limits is SC_EINVAL with the source line number.
+ */
+int sc_spec_tunables(struct sc_tunable_values *out, const struct sc_spec *spec, const char *source);
+
+/* "float32", "int32", "uint32". */
+const char *sc_dtype_name(enum sc_dtype t);
+
+#endif

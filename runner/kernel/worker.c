@@ -1,0 +1,547 @@
+/*
+ * skillci-kernel: the sandboxed kernel worker. Reads one job (JSON on
+ * stdin, --job FILE, or built from --fixture/--candidate options), checks
+ * one candidate: scan, compile with NVRTC, and with a GPU verify against
+ * the CPU reference and time against the baseline. Writes one JSON result
+ * to stdout (docs/kernels.md describes it) and exits 0 whenever it wrote
+ * one; 2 for a bad job, 3 when it could not run at all.
+ */
+#include "common.h"
+#include "kernel/device.h"
+#include "kernel/harness.h"
+#include "kernel/nvrtc.h"
+#include "kernel/refs.h"
+#include "kernel/scan.h"
+#include "kernel/spec.h"
+
+#include <cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <unistd.h>
+
+#define WORKER_MAX_SOURCE (1024 * 1024)
+
+struct job {
+	char *fixture;          /* name for the reference lookup */
+	char *fixture_hash;
+	struct sc_spec spec;
+	char *candidate;
+	char *baseline;         /* NULL: no timing */
+	char *arch;
+	char *include_dir;
+	char *cache_dir;
+	bool compile_only;
+	bool timing;
+	int seeds;
+	int timeout_ms;
+	int max_sizes;
+};
+
+static void job_release(struct job *j)
+{
+	free(j->fixture);
+	free(j->fixture_hash);
+	sc_spec_release(&j->spec);
+	free(j->candidate);
+	free(j->baseline);
+	free(j->arch);
+	free(j->include_dir);
+	free(j->cache_dir);
+}
+
+static char *jstr(const cJSON *o, const char *k, const char *def)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (cJSON_IsString(it))
+		return sc_xstrdup(it->valuestring);
+	return def ? sc_xstrdup(def) : NULL;
+}
+
+static int jint(const cJSON *o, const char *k, int def)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(it) ? it->valueint : def;
+}
+
+static bool jbool(const cJSON *o, const char *k, bool def)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsBool(it) ? cJSON_IsTrue(it) : def;
+}
+
+/* Parses a job document (docs/kernels.md, "Job"). */
+static int job_parse(struct job *j, const char *text, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	const cJSON *spec;
+	int err = 0;
+
+	if (!root)
+		return sc_error_set(SC_EPARSE, "job: malformed JSON");
+	j->fixture = jstr(root, "fixture", NULL);
+	j->fixture_hash = jstr(root, "fixture_hash", "");
+	j->candidate = jstr(root, "candidate", NULL);
+	j->baseline = jstr(root, "baseline", NULL);
+	j->arch = jstr(root, "arch", "sm_90");
+	j->include_dir = jstr(root, "include_dir", NULL);
+	j->cache_dir = jstr(root, "cache_dir", NULL);
+	j->compile_only = jbool(root, "compile_only", false);
+	j->timing = jbool(root, "timing", true);
+	j->seeds = jint(root, "seeds", 5);
+	j->timeout_ms = jint(root, "timeout_ms", 10000);
+	j->max_sizes = jint(root, "max_sizes", 0);
+	spec = cJSON_GetObjectItemCaseSensitive(root, "spec");
+	if (!j->candidate) {
+		err = sc_error_set(SC_EINVAL, "job: \"candidate\" (the CUDA source) is missing");
+	} else if (cJSON_IsObject(spec)) {
+		char *s = cJSON_PrintUnformatted(spec);
+		err = sc_spec_parse(&j->spec, s, strlen(s), "job.spec");
+		free(s);
+	} else if (cJSON_IsString(spec)) {
+		err = sc_spec_load(&j->spec, spec->valuestring);
+	} else {
+		err = sc_error_set(SC_EINVAL, "job: \"spec\" (object or path) is missing");
+	}
+	if (!err && !j->fixture)
+		j->fixture = sc_xstrdup(j->spec.name);
+	cJSON_Delete(root);
+	return err;
+}
+
+static cJSON *compile_json(const struct sc_compiled *c, const char *arch)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "ok", c->ok);
+	cJSON_AddStringToObject(o, "arch", arch);
+	cJSON_AddStringToObject(o, "nvrtc", c->version);
+	cJSON_AddBoolToObject(o, "cached", c->cached);
+	cJSON_AddNumberToObject(o, "ms", c->ms);
+	cJSON_AddStringToObject(o, "key", c->key);
+	if (c->ok) {
+		cJSON_AddNumberToObject(o, "registers", c->registers);
+		cJSON_AddNumberToObject(o, "spill_stores", c->spill_stores);
+		cJSON_AddNumberToObject(o, "spill_loads", c->spill_loads);
+		cJSON_AddNumberToObject(o, "shared_bytes", c->shared_bytes);
+		cJSON_AddNumberToObject(o, "stack_bytes", c->stack_bytes);
+	}
+	cJSON_AddStringToObject(o, "log", c->log ? c->log : "");
+	return o;
+}
+
+static cJSON *stats_json(const struct sc_timing_side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "median_ms", s->ev.median);
+	cJSON_AddNumberToObject(o, "q1_ms", s->ev.q1);
+	cJSON_AddNumberToObject(o, "q3_ms", s->ev.q3);
+	cJSON_AddNumberToObject(o, "iqr_ms", s->ev.iqr);
+	cJSON_AddNumberToObject(o, "mean_ms", s->ev.mean);
+	cJSON_AddNumberToObject(o, "min_ms", s->ev.min);
+	cJSON_AddNumberToObject(o, "rse", s->ev.rse);
+	cJSON_AddNumberToObject(o, "reps", (double)s->ev.n);
+	cJSON_AddNumberToObject(o, "host_median_ms", s->host.median);
+	return o;
+}
+
+static void set_verdict(cJSON *r, const char *verdict, const char *reason, const char *message)
+{
+	cJSON_ReplaceItemInObject(r, "verdict", cJSON_CreateString(verdict));
+	cJSON_ReplaceItemInObject(r, "reason", cJSON_CreateString(reason));
+	cJSON_ReplaceItemInObject(r, "message", cJSON_CreateString(message));
+}
+
+static bool has_entry(const struct sc_compiled *c, const char *entry)
+{
+	size_t n = strlen(entry) + 1;
+	return c->cubin && memmem(c->cubin, c->cubin_len, entry, n) != NULL;
+}
+
+/* Compiles one source with its tunables; fills *out. Returns <0 for NVRTC failures. */
+static int compile(struct sc_compiled *out, const struct job *j, const char *src,
+		   const struct sc_tunable_values *tun)
+{
+	struct sc_nvrtc_defines defs;
+
+	memset(&defs, 0, sizeof(defs));
+	for (size_t i = 0; i < j->spec.ntunables && i < 8; i++) {
+		defs.name[i] = j->spec.tunables[i].name;
+		defs.value[i] = tun->v[i];
+		defs.n++;
+	}
+	return sc_nvrtc_compile(out, src, strlen(src), j->arch, &defs, j->include_dir, j->cache_dir);
+}
+
+static cJSON *check_json(const struct sc_check_result *c, const struct job *j)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "status", c->ok ? "passed" : "failed");
+	cJSON_AddNumberToObject(o, "launches", (double)c->launches);
+	cJSON_AddNumberToObject(o, "seeds", j->seeds);
+	cJSON_AddNumberToObject(o, "distributions", (double)j->spec.ndists);
+	cJSON_AddNumberToObject(o, "sizes", (double)j->spec.ncorrectness);
+	cJSON_AddNumberToObject(o, "worst_error_ratio", c->max_ratio < 1e300 ? c->max_ratio : 1e300);
+	if (!c->ok) {
+		cJSON_AddStringToObject(o, "reason", sc_check_reason_name(c->reason));
+		cJSON_AddStringToObject(o, "message", c->message);
+	}
+	if (c->worst.valid) {
+		cJSON *w = cJSON_AddObjectToObject(o, "worst");
+		cJSON_AddStringToObject(w, "param", j->spec.params[c->worst.param].name);
+		cJSON_AddNumberToObject(w, "index", (double)c->worst.index);
+		cJSON_AddNumberToObject(w, "size_index", (double)c->worst.size_index);
+		cJSON_AddNumberToObject(w, "seed", (double)c->worst.seed);
+		cJSON_AddNumberToObject(w, "distribution", (double)c->worst.dist);
+		if (isfinite(c->worst.got))
+			cJSON_AddNumberToObject(w, "got", c->worst.got);
+		else
+			cJSON_AddStringToObject(w, "got", isnan(c->worst.got) ? "nan" : c->worst.got > 0 ? "inf" : "-inf");
+		cJSON_AddNumberToObject(w, "want", isfinite(c->worst.want) ? c->worst.want : 0);
+		cJSON_AddNumberToObject(w, "error", isfinite(c->worst.err) ? c->worst.err : 1e300);
+		cJSON_AddNumberToObject(w, "tolerance", c->worst.limit);
+		cJSON_AddNumberToObject(w, "bad_elements", (double)c->worst.nbad);
+	}
+	return o;
+}
+
+/*
+ * Runs the job and fills the result r: verdict, reason, message and the
+ * sections of each step that ran. Infrastructure failures become verdict
+ * "error"; nothing is printed.
+ */
+static void run_job(cJSON *r, struct job *j)
+{
+	struct sc_scan scan;
+	struct sc_tunable_values ctun, btun;
+	struct sc_compiled cc, bc;
+	struct sc_device *dev = NULL;
+	struct sc_kernel_handle ck, bk;
+	struct sc_check_result chk;
+	cJSON *flags, *tun, *devj;
+	bool gpu, flag_error = false;
+	char msg[2048];
+	int err;
+	sc_ref_fn ref = sc_ref_lookup(j->fixture);
+
+	memset(&cc, 0, sizeof(cc));
+	memset(&bc, 0, sizeof(bc));
+	cJSON_AddStringToObject(r, "fixture", j->fixture);
+	cJSON_AddStringToObject(r, "fixture_hash", j->fixture_hash);
+	cJSON_AddStringToObject(r, "arch", j->arch);
+
+	/* 1. Static scan: refusals before anything reaches NVRTC. */
+	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), true);
+	if (err < 0) {
+		set_verdict(r, "failed", "include_refused", sc_error_last());
+		return;
+	}
+	flags = cJSON_AddArrayToObject(r, "scan");
+	for (size_t i = 0; i < scan.nflags; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "kind", scan.flags[i].kind);
+		cJSON_AddStringToObject(f, "severity", scan.flags[i].severity == SC_SCAN_ERROR ? "error" : "warning");
+		cJSON_AddNumberToObject(f, "line", (double)scan.flags[i].line);
+		cJSON_AddStringToObject(f, "text", scan.flags[i].text);
+		cJSON_AddItemToArray(flags, f);
+		flag_error |= scan.flags[i].severity == SC_SCAN_ERROR;
+	}
+
+	/* 2. Tunables and compile. */
+	if (sc_spec_tunables(&ctun, &j->spec, j->candidate) < 0) {
+		set_verdict(r, "failed", "bad_tunable", sc_error_last());
+		return;
+	}
+	tun = cJSON_AddObjectToObject(r, "tunables");
+	for (size_t i = 0; i < j->spec.ntunables; i++)
+		cJSON_AddNumberToObject(tun, j->spec.tunables[i].name, (double)ctun.v[i]);
+	if (compile(&cc, j, j->candidate, &ctun) < 0) {
+		set_verdict(r, "error", "nvrtc", sc_error_last());
+		goto done;
+	}
+	cJSON_AddItemToObject(r, "compile", compile_json(&cc, j->arch));
+	if (!cc.ok) {
+		const char *first = cc.log;
+		size_t n = strcspn(first, "\n");
+		snprintf(msg, sizeof(msg), "compile error: %.*s", (int)(n < 1500 ? n : 1500), first);
+		set_verdict(r, "failed", "compile_error", msg);
+		goto done;
+	}
+	if (!has_entry(&cc, j->spec.entry)) {
+		snprintf(msg, sizeof(msg),
+			 "compiled, but there is no kernel '%s': define extern \"C\" __global__ void %s(...) with the parameters of the spec",
+			 j->spec.entry, j->spec.entry);
+		set_verdict(r, "failed", "no_entry", msg);
+		goto done;
+	}
+	if (j->baseline) {
+		if (sc_spec_tunables(&btun, &j->spec, j->baseline) < 0 || compile(&bc, j, j->baseline, &btun) < 0 ||
+		    !bc.ok) {
+			set_verdict(r, "error", "baseline", "the fixture's baseline does not compile");
+			if (bc.log)
+				cJSON_AddItemToObject(r, "baseline_compile", compile_json(&bc, j->arch));
+			goto done;
+		}
+		cJSON_AddItemToObject(r, "baseline_compile", compile_json(&bc, j->arch));
+	}
+
+	/* 3. The device, or compile-only. */
+	devj = cJSON_AddObjectToObject(r, "device");
+	err = j->compile_only ? sc_error_set(SC_ENOSYS, "compile-only requested") : sc_device_cuda_open(&dev);
+	gpu = err == 0;
+	cJSON_AddBoolToObject(devj, "gpu", gpu);
+	if (!gpu) {
+		cJSON *s;
+		cJSON_AddStringToObject(devj, "why", sc_error_last());
+		s = cJSON_AddObjectToObject(r, "correctness");
+		cJSON_AddStringToObject(s, "status", "skipped");
+		cJSON_AddStringToObject(s, "reason", sc_error_last());
+		s = cJSON_AddObjectToObject(r, "timing");
+		cJSON_AddStringToObject(s, "status", "skipped");
+		cJSON_AddStringToObject(s, "reason", sc_error_last());
+		snprintf(msg, sizeof(msg), "compiled for %s (%d registers, %d bytes spilled); correctness and speed not checked: %s%s",
+			 j->arch, cc.registers, cc.spill_stores, sc_error_last(),
+			 flag_error ? "; the static scan flagged the source" : "");
+		set_verdict(r, "compiled", err == SC_ENOSYS ? "no_gpu" : "gpu_error", msg);
+		goto done;
+	}
+	cJSON_AddStringToObject(devj, "name", dev->info.name);
+	cJSON_AddNumberToObject(devj, "driver", dev->info.driver_version);
+	cJSON_AddNumberToObject(devj, "sm_count", dev->info.sm_count);
+	cJSON_AddNumberToObject(devj, "l2_bytes", (double)dev->info.l2_bytes);
+	cJSON_AddNumberToObject(devj, "peak_gbps", dev->info.peak_gbps);
+	cJSON_AddNumberToObject(devj, "peak_gflops", dev->info.peak_gflops);
+	if (!ref) {
+		snprintf(msg, sizeof(msg), "no CPU reference for fixture '%s' in this worker", j->fixture);
+		set_verdict(r, "error", "no_reference", msg);
+		goto done;
+	}
+	memset(&ck, 0, sizeof(ck));
+	ck.tun = ctun;
+	if (dev->load(dev, cc.cubin, cc.cubin_len, j->spec.entry, &ck.fn) < 0) {
+		set_verdict(r, "failed", "load", sc_error_last());
+		goto done;
+	}
+
+	/* 4. Correctness on every size, distribution and seed. */
+	{
+		struct sc_check_opts o = { j->seeds, 1, j->timeout_ms, (size_t)j->max_sizes };
+		if ((err = sc_harness_check(&chk, dev, &j->spec, &ck, ref, &o)) < 0) {
+			set_verdict(r, "error", "gpu", sc_error_last());
+			goto done;
+		}
+		cJSON_AddItemToObject(r, "correctness", check_json(&chk, j));
+		if (!chk.ok) {
+			set_verdict(r, "failed", sc_check_reason_name(chk.reason), chk.message);
+			goto done;
+		}
+	}
+
+	/* 5. Timing against the baseline, then re-validation with new seeds. */
+	if (j->timing && j->baseline) {
+		struct sc_timing_result tr;
+		struct sc_timing_opts_run to = { j->timeout_ms, 0, 0 };
+		struct sc_check_result again;
+		struct sc_check_opts o = { 1, 7919, j->timeout_ms, 0 };
+		cJSON *t;
+
+		memset(&bk, 0, sizeof(bk));
+		bk.tun = btun;
+		if (dev->load(dev, bc.cubin, bc.cubin_len, j->spec.entry, &bk.fn) < 0) {
+			set_verdict(r, "error", "baseline", sc_error_last());
+			goto done;
+		}
+		if ((err = sc_harness_time(&tr, dev, &j->spec, &ck, &bk, &to)) < 0) {
+			set_verdict(r, "error", "gpu", sc_error_last());
+			goto done;
+		}
+		t = cJSON_AddObjectToObject(r, "timing");
+		cJSON_AddStringToObject(t, "status", tr.ok ? "done" : "failed");
+		cJSON_AddItemToObject(t, "candidate", stats_json(&tr.cand));
+		cJSON_AddItemToObject(t, "baseline", stats_json(&tr.base));
+		cJSON_AddNumberToObject(t, "speedup", isfinite(tr.speedup) ? tr.speedup : 0);
+		cJSON_AddBoolToObject(t, "converged", tr.converged);
+		cJSON_AddNumberToObject(t, "gbps", tr.cand_gbps);
+		cJSON_AddNumberToObject(t, "gflops", tr.cand_gflops);
+		cJSON_AddNumberToObject(t, "pct_peak", tr.pct_peak);
+		cJSON_AddNumberToObject(t, "ceiling", tr.ceiling);
+		cJSON_AddBoolToObject(t, "suspect", tr.suspect);
+		if (tr.suspect)
+			cJSON_AddStringToObject(t, "suspect_why", tr.suspect_why);
+		if (!tr.ok) {
+			set_verdict(r, "failed", tr.reason == SC_REASON_MISMATCH || tr.reason == SC_REASON_STALE
+					   ? "revalidation" : sc_check_reason_name(tr.reason), tr.message);
+			goto done;
+		}
+		if ((err = sc_harness_check(&again, dev, &j->spec, &ck, ref, &o)) < 0) {
+			set_verdict(r, "error", "gpu", sc_error_last());
+			goto done;
+		}
+		if (!again.ok) {
+			snprintf(msg, sizeof(msg), "re-validation after timing failed: %s", again.message);
+			set_verdict(r, "failed", "revalidation", msg);
+			goto done;
+		}
+		if (tr.suspect) {
+			snprintf(msg, sizeof(msg), "correct, but the timing is suspect: %s", tr.suspect_why);
+			set_verdict(r, "flagged", "suspect_timing", msg);
+			goto done;
+		}
+		snprintf(msg, sizeof(msg), "correct on %zu checks; %.3f ms vs baseline %.3f ms: %.2fx speedup (%.0f%% of peak)",
+			 chk.launches, tr.cand.ev.median, tr.base.ev.median, tr.speedup, tr.pct_peak);
+	} else {
+		snprintf(msg, sizeof(msg), "correct on %zu checks (not timed)", chk.launches);
+	}
+	if (flag_error) {
+		char m2[2300];
+		snprintf(m2, sizeof(m2), "%s; but the static scan flagged the source (see scan)", msg);
+		set_verdict(r, "flagged", "scan", m2);
+	} else {
+		set_verdict(r, "passed", "none", msg);
+	}
+done:
+	if (dev)
+		dev->close(dev);
+	sc_compiled_release(&cc);
+	sc_compiled_release(&bc);
+}
+
+static int read_all(struct sc_buf *out, FILE *f, size_t cap)
+{
+	char tmp[65536];
+	size_t n;
+
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		if (sc_buf_put_capped(out, tmp, n, cap) < 0)
+			return sc_error_set(SC_ELIMIT, "job is larger than %zu bytes", cap);
+	return ferror(f) ? sc_error_set(SC_EIO, "cannot read the job") : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skillci-kernel [--job FILE]             (job JSON; default stdin)\n"
+		"       skillci-kernel --fixture DIR --candidate FILE [--baseline FILE|--no-timing]\n"
+		"                      [--arch sm_90] [--compile-only] [--cache DIR] [--include DIR]\n"
+		"                      [--seeds N] [--timeout-ms N]\n"
+		"       skillci-kernel --list-refs\n"
+		"Checks one CUDA kernel candidate and prints one JSON result.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "fixture", required_argument, NULL, 'f' },
+		{ "candidate", required_argument, NULL, 'c' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "cache", required_argument, NULL, 'C' },
+		{ "include", required_argument, NULL, 'I' },
+		{ "seeds", required_argument, NULL, 's' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "compile-only", no_argument, NULL, 'o' },
+		{ "no-timing", no_argument, NULL, 'n' },
+		{ "list-refs", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct job j;
+	struct sc_buf text = SC_BUF_INIT, path = SC_BUF_INIT;
+	const char *jobfile = NULL, *fixture = NULL, *cand = NULL, *base = NULL;
+	cJSON *r = NULL;
+	char *out = NULL;
+	int c, rc = SC_EXIT_OK, err = 0;
+
+	memset(&j, 0, sizeof(j));
+	j.seeds = 5;
+	j.timeout_ms = 10000;
+	j.timing = true;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': jobfile = optarg; break;
+		case 'f': fixture = optarg; break;
+		case 'c': cand = optarg; break;
+		case 'b': base = optarg; break;
+		case 'a': free(j.arch); j.arch = sc_xstrdup(optarg); break;
+		case 'C': free(j.cache_dir); j.cache_dir = sc_xstrdup(optarg); break;
+		case 'I': free(j.include_dir); j.include_dir = sc_xstrdup(optarg); break;
+		case 's': j.seeds = atoi(optarg); break;
+		case 't': j.timeout_ms = atoi(optarg); break;
+		case 'o': j.compile_only = true; break;
+		case 'n': j.timing = false; break;
+		case 'l':
+			for (size_t i = 0; i < sc_ref_count; i++)
+				printf("%s\n", sc_ref_table[i].fixture);
+			return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return SC_EXIT_USAGE;
+		}
+	}
+	if (fixture) {
+		const char *slash;
+		if (!cand) {
+			usage(stderr);
+			return SC_EXIT_USAGE;
+		}
+		sc_path_join(&path, fixture, "spec.json");
+		if ((err = sc_spec_load(&j.spec, path.ptr)) < 0)
+			goto done;
+		/* The folder's name picks the reference; the spec's name otherwise. */
+		sc_buf_sets(&text, fixture);
+		while (text.len > 1 && text.ptr[text.len - 1] == '/')
+			sc_buf_truncate(&text, text.len - 1);
+		slash = strrchr(text.ptr, '/');
+		j.fixture = sc_xstrdup(slash ? slash + 1 : text.ptr);
+		sc_buf_clear(&text);
+		j.fixture_hash = sc_xstrdup("");
+		if ((err = sc_read_file(&text, cand, WORKER_MAX_SOURCE)) < 0)
+			goto done;
+		j.candidate = sc_buf_detach(&text, NULL);
+		if (base && (err = sc_read_file(&text, base, WORKER_MAX_SOURCE)) < 0)
+			goto done;
+		if (base)
+			j.baseline = sc_buf_detach(&text, NULL);
+		if (!j.arch)
+			j.arch = sc_xstrdup("sm_90");
+	} else {
+		FILE *f = jobfile ? fopen(jobfile, "r") : stdin;
+		if (!f) {
+			err = sc_error_set(SC_ENOTFOUND, "cannot open '%s': %s", jobfile, strerror(errno));
+			goto done;
+		}
+		err = read_all(&text, f, SC_MAX_JSON_BYTES);
+		if (f != stdin)
+			fclose(f);
+		if (err < 0)
+			goto done;
+		free(j.arch);
+		free(j.cache_dir);
+		free(j.include_dir);
+		j.arch = j.cache_dir = j.include_dir = NULL;
+		if ((err = job_parse(&j, text.ptr, text.len)) < 0)
+			goto done;
+	}
+	if (j.seeds < 1 || j.seeds > 100 || j.timeout_ms < 1) {
+		err = sc_error_set(SC_EINVAL, "seeds must be 1..100 and the timeout positive");
+		goto done;
+	}
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "harness_version", SC_HARNESS_VERSION);
+	cJSON_AddStringToObject(r, "verdict", "error");
+	cJSON_AddStringToObject(r, "reason", "");
+	cJSON_AddStringToObject(r, "message", "");
+	run_job(r, &j);
+	out = cJSON_Print(r);
+	if (fputs(out, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+		rc = SC_EXIT_INFRA;
+done:
+	if (err < 0) {
+		fprintf(stderr, "skillci-kernel: error: %s\n", sc_error_last());
+		rc = sc_error_exit_code(err);
+	}
+	free(out);
+	cJSON_Delete(r);
+	job_release(&j);
+	sc_buf_release(&text);
+	sc_buf_release(&path);
+	return rc;
+}
