@@ -109,6 +109,8 @@ static void print_skill(const struct tree *t, size_t i, const char *prefix, bool
 		label += strlen(t->list->items[p].rel_dir) + 1;
 	sc_buf_printf(&line, "%s%s %s", prefix, last ? "└──" : "├──",
 		      s->name ? s->name : s->folder_name);
+	if (!strcmp(label, "."))
+		label = s->folder_name;
 	if (!s->name || strcmp(s->name, label) != 0)
 		sc_buf_printf(&line, " (%s)", label);
 	printf("%s\n", line.ptr);

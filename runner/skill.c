@@ -887,7 +887,7 @@ static int read_names(struct walker *w, const char *path, char ***names_out, siz
 
 static bool has_entry(char **names, size_t n, const char *name)
 {
-	return bsearch(&name, names, n, sizeof(*names), cmp_str) != NULL;
+	return n && bsearch(&name, names, n, sizeof(*names), cmp_str) != NULL;
 }
 
 /*
