@@ -68,7 +68,19 @@ double sc_stats_sign_test_p(unsigned long k, unsigned long n)
 	/* The two tails overlap at the middle when 2*lo == n: p is 1. */
 	if (2 * lo == n)
 		return 1.0;
-	p = 2.0 * exp(log_lower_tail_half(lo, n));
+	if (n <= 1000) {
+		/* Direct sum: C(n,0)/2^n is an exact power of two and each next
+		 * term is the last times (n-i)/(i+1), so small tails are exact
+		 * and the rest within a few ulps; nothing underflows here. */
+		double term = ldexp(1.0, -(int)n), sum = 0.0;
+		for (unsigned long i = 0; i <= lo; i++) {
+			sum += term;
+			term = term * (double)(n - i) / (double)(i + 1);
+		}
+		p = 2.0 * sum;
+	} else {
+		p = 2.0 * exp(log_lower_tail_half(lo, n));
+	}
 	return p > 1.0 ? 1.0 : p;
 }
 

@@ -29,10 +29,10 @@ double sc_stats_log_choose(unsigned long n, unsigned long k);
 /*
  * Exact two-sided binomial test of k successes in n trials against
  * p = 1/2: the probability of an outcome at least as far from n/2 as k,
- * i.e. min(1, 2 * P(X <= min(k, n-k))). Summed in log space (log-sum-exp
- * of log C(n,i) - n log 2), so it stays exact to double precision for n in
- * the thousands and never underflows to a wrong 0 before the true value
- * does. n = 0 gives 1.
+ * i.e. min(1, 2 * P(X <= min(k, n-k))). Up to n = 1000 the terms are
+ * summed directly from 2^-n (exact for small tails, a few ulps otherwise);
+ * above, in log space (log-sum-exp of log C(n,i) - n log 2), so it stays
+ * accurate for n in the thousands. n = 0 gives 1.
  */
 double sc_stats_sign_test_p(unsigned long k, unsigned long n);
 

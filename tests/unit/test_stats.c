@@ -57,6 +57,8 @@ static void test_mcnemar_small_exact(void **state)
 	assert_close(sc_stats_mcnemar_p(0, 6), 0.03125, 1e-15);
 	/* 3 vs 1: 2 * (1 + 4) / 16 */
 	assert_close(sc_stats_mcnemar_p(3, 1), 0.625, 1e-15);
+	/* a one-sided discordance is an exact power of two: 2 * 2^-14 */
+	assert_true(sc_stats_mcnemar_p(0, 14) == 0.0001220703125);
 	/* ties and no discordant pairs are not evidence of anything */
 	assert_close(sc_stats_mcnemar_p(2, 2), 1.0, 0);
 	assert_close(sc_stats_mcnemar_p(0, 0), 1.0, 0);
