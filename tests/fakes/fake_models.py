@@ -18,6 +18,7 @@ Script (JSON; every field optional):
         {"match": {"model": "claude-x",        # exact model id in the body
                    "contains": "hello",        # substring of the last user message
                    "api": "anthropic",         # or "openai"
+                   "system": "<skill",         # substring of the system prompt
                    "nth": [1, 2],              # only these matches of this rule (1-based)
                    "first": 2},                # shorthand for nth 1..N
          "reply": REPLY}
@@ -97,10 +98,25 @@ def last_user(messages):
     return ""
 
 
+def system_text(body):
+    if not isinstance(body, dict):
+        return ""
+    s = body.get("system")
+    if isinstance(s, list):
+        return "".join(b.get("text", "") for b in s if isinstance(b, dict))
+    if isinstance(s, str):
+        return s
+    for m in body.get("messages") or []:
+        if isinstance(m, dict) and m.get("role") == "system" and isinstance(m.get("content"), str):
+            return m["content"]
+    return ""
+
+
 def pick_reply(api, body):
     script = STATE["script"]
     model = body.get("model", "") if isinstance(body, dict) else ""
     user = last_user(body.get("messages") if isinstance(body, dict) else None)
+    system = system_text(body)
     for i, rule in enumerate(script.get("rules", [])):
         m = rule.get("match", {})
         if "model" in m and m["model"] != model:
@@ -108,6 +124,8 @@ def pick_reply(api, body):
         if "contains" in m and m["contains"] not in user:
             continue
         if "api" in m and m["api"] != api:
+            continue
+        if "system" in m and m["system"] not in system:
             continue
         count = STATE["rule_counts"].get(i, 0) + 1
         STATE["rule_counts"][i] = count
