@@ -995,6 +995,91 @@ int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *sk
 	return err == SC_ENOTFOUND ? err : 0;
 }
 
+/* fixtures_dir/name/prompt.md, with fixtures_dir under repo_root unless absolute. */
+static void fixture_prompt_path(struct sc_buf *out, const char *repo_root,
+				const char *fixtures_dir, const char *name)
+{
+	struct sc_buf rel = SC_BUF_INIT;
+
+	sc_buf_printf(&rel, "%s/prompt.md", name);
+	if (fixtures_dir[0] == '/' || !repo_root || !strcmp(repo_root, "."))
+		sc_path_join(out, fixtures_dir, rel.ptr);
+	else {
+		struct sc_buf dir = SC_BUF_INIT;
+		sc_path_join(&dir, repo_root, fixtures_dir);
+		sc_path_join(out, dir.ptr, rel.ptr);
+		sc_buf_release(&dir);
+	}
+	sc_buf_release(&rel);
+}
+
+int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *test_files,
+			   const struct sc_strlist *fixtures, const char *repo_root,
+			   const char *fixtures_dir, const char *skill_dir,
+			   const char *config_file, size_t line, struct sc_diags *diags)
+{
+	struct sc_buf full = SC_BUF_INIT, prompt = SC_BUF_INIT, id = SC_BUF_INIT;
+
+	for (size_t i = 0; test_files && i < test_files->n; i++) {
+		const char *rel = test_files->items[i];
+		if (!sc_path_is_safe_relative(rel)) {
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-path",
+				     "manifest test file '%s' is not a relative path inside the "
+				     "repository; refused", rel);
+			continue;
+		}
+		sc_path_join(&full, repo_root ? repo_root : ".", rel);
+		if (sc_tests_load_file(out, full.ptr, skill_dir, diags) == SC_ENOTFOUND)
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-file",
+				     "manifest test file '%s' does not exist", rel);
+	}
+	for (size_t i = 0; fixtures && i < fixtures->n; i++) {
+		const char *name = fixtures->items[i];
+		struct sc_test t;
+		bool used = false;
+		int err;
+
+		for (size_t k = 0; k < out->n && !used; k++)
+			used = out->items[k].fixture && !strcmp(out->items[k].fixture, name);
+		if (used)
+			continue;
+		if (!fixture_name_ok(name)) {
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-fixture",
+				     "'%s' is not a fixture name", name);
+			continue;
+		}
+		if (out->n >= SC_MAX_TESTS_PER_SKILL)
+			break;
+		fixture_prompt_path(&full, repo_root, fixtures_dir ? fixtures_dir : "fixtures", name);
+		sc_buf_clear(&prompt);
+		err = sc_read_file(&prompt, full.ptr, SC_MAX_CONTEXT_FILE_BYTES);
+		if (err < 0 || !prompt.len || !is_text(prompt.ptr, prompt.len)) {
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-fixture",
+				     "fixture '%s' has no usable prompt: %s", name,
+				     err < 0 ? sc_error_last() : "empty or not UTF-8 text");
+			continue;
+		}
+		memset(&t, 0, sizeof(t));
+		sc_buf_clear(&id);
+		sc_buf_printf(&id, "%s#fixture:%s", config_file, name);
+		t.id = sc_xstrdup(id.ptr);
+		t.source = sc_xstrdup(config_file);
+		sc_buf_clear(&id);
+		sc_buf_printf(&id, "fixtures[%s]", name);
+		t.json_path = sc_xstrdup(id.ptr);
+		t.line = line;
+		t.format = SC_TESTS_CASES;
+		t.input = sc_xstrdup(prompt.ptr);
+		t.fixture = sc_xstrdup(name);
+		SC_GROW(out->items, out->alloc, out->n + 1);
+		out->items[out->n++] = t;
+	}
+	sc_buf_release(&full);
+	sc_buf_release(&prompt);
+	sc_buf_release(&id);
+	return 0;
+}
+
 void sc_test_set_release(struct sc_test_set *set)
 {
 	struct sc_skill_meta *m = &set->meta;

@@ -113,6 +113,21 @@ int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct s
 int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *skill_dir,
 		       struct sc_diags *diags);
 
+/*
+ * Adds the tests a repository manifest (skillci.yml "skills:", entry at
+ * config_file:line) gives the skill at skill_dir: each file of test_files
+ * (relative to repo_root, any accepted format; context files resolve in
+ * skill_dir), then for each name in fixtures that no test of the set uses
+ * yet, a kernel test whose input is fixtures_dir/NAME/prompt.md
+ * (fixtures_dir relative to repo_root unless absolute), with the id
+ * "CONFIG_FILE#fixture:NAME". Either list may be NULL. Returns 0, even with
+ * findings.
+ */
+int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *test_files,
+			   const struct sc_strlist *fixtures, const char *repo_root,
+			   const char *fixtures_dir, const char *skill_dir,
+			   const char *config_file, size_t line, struct sc_diags *diags);
+
 void sc_test_set_release(struct sc_test_set *set);
 
 /*

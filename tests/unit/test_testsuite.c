@@ -637,6 +637,51 @@ static void test_example_skills(void **state)
 	sc_diags_release(&d);
 }
 
+static void test_manifest_tests_and_fixtures(void **state)
+{
+	char *root = sc_test_mkdtemp();
+	struct sc_test_set set = SC_TEST_SET_INIT;
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_strlist files = { 0 }, fixtures = { 0 };
+	struct sc_buf skill = SC_BUF_INIT;
+	const struct sc_test *t;
+	(void)state;
+
+	sc_test_write(root, "skills/k/skill_meta.json",
+		      "{\"tests\": [{\"input\": \"write gemm\", \"fixture\": \"gemm\"}]}");
+	sc_test_write(root, "extra/k-cases.json",
+		      "{\"cases\": [{\"input\": \"explain tiling\", \"expected\": {\"contains\": [\"shared\"]}}]}");
+	sc_test_write(root, "fixtures/softmax/prompt.md", "Write `softmax`.\n");
+	sc_path_join(&skill, root, "skills/k");
+	sc_strlist_add(&files, "extra/k-cases.json");
+	sc_strlist_add(&files, "extra/missing.json");
+	sc_strlist_add(&files, "../outside.json");
+	sc_strlist_add(&fixtures, "softmax");
+	sc_strlist_add(&fixtures, "gemm");       /* already tested by the skill: not added again */
+	sc_strlist_add(&fixtures, "histogram");  /* no prompt */
+	assert_int_equal(sc_tests_load_skill(&set, skill.ptr, &d), 0);
+	assert_int_equal(sc_tests_load_manifest(&set, &files, &fixtures, root, "fixtures", skill.ptr,
+						"skillci.yml", 12, &d), 0);
+	assert_int_equal(set.n, 3);
+	t = find_test(&set, "skillci.yml#fixture:softmax");
+	assert_non_null(t);
+	assert_true(sc_test_is_kernel(t));
+	assert_string_equal(t->input, "Write `softmax`.\n");
+	assert_int_equal(set.items[1].contains.n, 1);
+	assert_string_equal(set.items[1].contains.items[0], "shared");
+	expect_error(&d, "manifest test file 'extra/missing.json' does not exist", 12, "test-file");
+	expect_error(&d, "manifest test file '../outside.json' is not a relative path", 12, "test-path");
+	expect_error(&d, "fixture 'histogram' has no usable prompt", 12, "test-fixture");
+	assert_int_equal(d.n, 3);
+	sc_strlist_release(&files);
+	sc_strlist_release(&fixtures);
+	sc_buf_release(&skill);
+	sc_test_set_release(&set);
+	sc_diags_release(&d);
+	sc_rm_rf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_load_file_detects_format),
 		cmocka_unit_test(test_hash_tracks_content_not_position),
 		cmocka_unit_test(test_oracle_answers),
+		cmocka_unit_test(test_manifest_tests_and_fixtures),
 		cmocka_unit_test(test_example_skills),
 	};
 	return cmocka_run_group_tests_name("testsuite", tests, NULL, NULL);
