@@ -189,6 +189,7 @@ void sc_client_options_init(struct sc_client_options *o)
 	o->timeout_ms = SC_PROVIDER_TIMEOUT_MS;
 	o->connect_timeout_ms = SC_PROVIDER_CONNECT_MS;
 	o->low_speed_time_s = SC_PROVIDER_LOW_SPEED_S;
+	o->low_speed_limit = 1;
 	o->backoff_base_ms = SC_PROVIDER_BACKOFF_MS;
 	o->backoff_max_ms = SC_PROVIDER_BACKOFF_MAX_MS;
 	o->retry_after_max_ms = SC_PROVIDER_RETRY_AFTER_MAX_MS;
@@ -545,7 +546,7 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	spec.timeout_ms = c->opt.timeout_ms < left ? c->opt.timeout_ms : left;
 	if (spec.timeout_ms < 1)
 		spec.timeout_ms = 1;
-	spec.low_speed_limit = 1;
+	spec.low_speed_limit = c->opt.low_speed_limit > 0 ? c->opt.low_speed_limit : 1;
 	spec.low_speed_time_s = c->opt.low_speed_time_s;
 	err = sc_http_start(c->http, &spec, on_attempt_done, j);
 	/* the header holding the key is wiped before its memory is freed */

@@ -115,7 +115,8 @@ struct sc_client_options {
 	int64_t deadline_ms;          /* per request, submit to last attempt */
 	int64_t timeout_ms;           /* per attempt */
 	int64_t connect_timeout_ms;
-	long low_speed_time_s;
+	long low_speed_time_s;        /* abort an attempt slower than low_speed_limit */
+	long low_speed_limit;         /* bytes/s over low_speed_time_s (default 1) */
 	int64_t backoff_base_ms, backoff_max_ms;
 	int64_t retry_after_max_ms;
 	int strikes_429;              /* 429s in a row that halve a provider's limit */

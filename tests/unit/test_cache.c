@@ -1,0 +1,286 @@
+/* The response cache (runner/cache.c): canonical keys, entries on disk,
+ * what is never stored, two processes at once, and the cache modes of the
+ * client (use, refresh, off, offline) against the fake model server. */
+#include "unit.h"
+#include "cache.h"
+#include "fake_server.h"
+#include "provider_test.h"
+#include "http.h"
+
+#include <dirent.h>
+
+static struct fake F;
+
+static void key_of(char out[SC_SHA256_HEX_LEN + 1], const char *model, const char *system,
+		   const char *prompt, int run, int max_tokens)
+{
+	struct sc_model m;
+	struct sc_chat_message msg = { SC_CHAT_USER, prompt };
+	struct sc_chat_request req = { .model = model, .system = system, .messages = &msg,
+				       .nmessages = 1, .run_index = run, .max_tokens = max_tokens,
+				       .temperature = -1 };
+
+	assert_int_equal(sc_model_parse(&m, model), 0);
+	sc_cache_key(out, &m, &req);
+	sc_model_release(&m);
+}
+
+static void test_keys_follow_the_request(void **state)
+{
+	char a[65], b[65];
+	(void)state;
+
+	key_of(a, "haiku", "s", "p", 0, 100);
+	key_of(b, "anthropic.claude-haiku-4-5", "s", "p", 0, 100);
+	assert_string_equal(a, b);  /* an alias and its id are one model */
+	key_of(b, "haiku", "s", "p", 1, 100);
+	assert_string_not_equal(a, b);  /* run index */
+	key_of(b, "haiku", "s", "p ", 0, 100);
+	assert_string_not_equal(a, b);
+	key_of(b, "haiku", NULL, "p", 0, 100);
+	assert_string_not_equal(a, b);
+	key_of(b, "haiku", "s", "p", 0, 101);
+	assert_string_not_equal(a, b);
+	key_of(b, "haiku.high", "s", "p", 0, 100);
+	assert_string_not_equal(a, b);
+	key_of(b, "openai.claude-haiku-4-5", "s", "p", 0, 100);
+	assert_string_not_equal(a, b);  /* provider */
+	assert_int_equal(strlen(a), 64);
+
+	/* the key is independent of API keys and base URLs */
+	setenv("ANTHROPIC_API_KEY", "another", 1);
+	setenv("ANTHROPIC_BASE_URL", "http://elsewhere", 1);
+	key_of(b, "haiku", "s", "p", 0, 100);
+	assert_string_equal(a, b);
+	fake_env(&F, KEY_ANTHROPIC, KEY_OPENAI);
+}
+
+static void test_put_get_and_what_is_skipped(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_model m;
+	struct sc_chat_response r, back;
+	struct sc_buf path = SC_BUF_INIT;
+	const char *key = "ab00000000000000000000000000000000000000000000000000000000000001";
+	(void)state;
+
+	assert_int_equal(sc_model_parse(&m, "haiku"), 0);
+	memset(&r, 0, sizeof(r));
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(sc_cache_get(dir, key, &back), SC_ENOTFOUND);
+
+	r.text = (char *)"";  /* empty answers are not stored */
+	assert_int_equal(sc_cache_put(dir, key, &m, &r), 0);
+	assert_int_equal(sc_cache_get(dir, key, &back), SC_ENOTFOUND);
+	r.text = NULL;        /* nor errors */
+	r.error_class = SC_CHAT_SERVER;
+	r.error = (char *)"boom";
+	assert_int_equal(sc_cache_put(dir, key, &m, &r), 0);
+	assert_int_equal(sc_cache_get(dir, key, &back), SC_ENOTFOUND);
+
+	memset(&r, 0, sizeof(r));
+	r.text = (char *)"the answer";
+	r.input_tokens = 11;
+	r.output_tokens = 22;
+	r.cache_read_tokens = 33;
+	r.cache_creation_tokens = 44;
+	assert_int_equal(sc_cache_put(dir, key, &m, &r), 0);
+	assert_int_equal(sc_cache_get(dir, key, &back), 0);
+	assert_string_equal(back.text, "the answer");
+	assert_true(back.from_cache);
+	assert_int_equal(back.input_tokens, 11);
+	assert_int_equal(back.output_tokens, 22);
+	assert_int_equal(back.cache_read_tokens, 33);
+	assert_int_equal(back.cache_creation_tokens, 44);
+	free(back.text);
+
+	/* a corrupt entry is a miss, not an error */
+	sc_cache_path(&path, dir, key);
+	assert_int_equal(sc_write_file_atomic(path.ptr, "{\"key\":", 7), 0);
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(sc_cache_get(dir, key, &back), SC_ENOTFOUND);
+	assert_null(back.text);
+
+	sc_model_release(&m);
+	sc_buf_release(&path);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/* Two processes writing and reading the same entries at once: every read
+ * sees a whole entry (or none), never a torn one. */
+static void test_two_processes(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_model m;
+	pid_t pids[2];
+	int status;
+	(void)state;
+
+	assert_int_equal(sc_model_parse(&m, "haiku"), 0);
+	for (int p = 0; p < 2; p++) {
+		pids[p] = fork();
+		assert_true(pids[p] >= 0);
+		if (pids[p] == 0) {
+			struct sc_chat_response r, back;
+			char key[65];
+			int bad = 0;
+			memset(&r, 0, sizeof(r));
+			r.text = (char *)"a fairly long answer that would show tearing if a reader saw half of it";
+			for (int i = 0; i < 150; i++) {
+				snprintf(key, sizeof(key), "%064d", i % 10);
+				if (sc_cache_put(dir, key, &m, &r) < 0)
+					bad++;
+				memset(&back, 0, sizeof(back));
+				if (sc_cache_get(dir, key, &back) == 0) {
+					bad += strcmp(back.text, r.text) != 0;
+					free(back.text);
+				} else {
+					bad++;
+				}
+			}
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (int p = 0; p < 2; p++) {
+		assert_int_equal(waitpid(pids[p], &status, 0), pids[p]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	sc_model_release(&m);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/* Counts files under dir and checks that none holds needle. */
+static int scan(const char *dir, const char *needle)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct sc_buf p = SC_BUF_INIT, data = SC_BUF_INIT;
+		if (e->d_name[0] == '.')
+			continue;
+		sc_path_join(&p, dir, e->d_name);
+		if (e->d_type == DT_DIR) {
+			files += scan(p.ptr, needle);
+		} else {
+			assert_int_equal(sc_read_file(&data, p.ptr, 1 << 20), 0);
+			assert_null(strstr(data.ptr, needle));
+			files++;
+		}
+		sc_buf_release(&p);
+		sc_buf_release(&data);
+	}
+	closedir(d);
+	return files;
+}
+
+static void test_client_cache_modes(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_client_options o;
+	struct got g;
+	(void)state;
+
+	fake_script(&F, "{\"default\":{\"text\":\"answer {n}\",\"usage\":{\"input\":9,\"output\":3}}}");
+	test_options(&o);
+	o.cache_dir = dir;
+	o.cache_mode = SC_CACHE_USE;
+	ask1(&o, "haiku", "cache me", &g);
+	assert_string_equal(g.text, "answer 1");
+	assert_false(g.from_cache);
+	got_release(&g);
+	ask1(&o, "haiku", "cache me", &g);  /* a hit: no request, same answer and tokens */
+	assert_string_equal(g.text, "answer 1");
+	assert_true(g.from_cache);
+	assert_int_equal(g.attempts, 0);
+	assert_int_equal(g.in, 9);
+	assert_int_equal(g.out, 3);
+	got_release(&g);
+	assert_int_equal(fake_stat(&F, "requests"), 1);
+
+	o.cache_mode = SC_CACHE_OFFLINE;  /* hit */
+	ask1(&o, "haiku", "cache me", &g);
+	assert_int_equal(g.cls, SC_CHAT_OK);
+	assert_string_equal(g.text, "answer 1");
+	got_release(&g);
+	ask1(&o, "haiku", "never asked", &g);  /* miss */
+	assert_int_equal(g.cls, SC_CHAT_OFFLINE);
+	assert_non_null(strstr(g.error, "claude-haiku-4-5"));
+	assert_non_null(strstr(g.error, "test 't1'"));
+	assert_non_null(strstr(g.error, "offline"));
+	got_release(&g);
+	assert_int_equal(fake_stat(&F, "requests"), 1);
+
+	o.cache_mode = SC_CACHE_REFRESH;  /* asks again and overwrites */
+	ask1(&o, "haiku", "cache me", &g);
+	assert_string_equal(g.text, "answer 2");
+	assert_false(g.from_cache);
+	got_release(&g);
+	o.cache_mode = SC_CACHE_USE;
+	ask1(&o, "haiku", "cache me", &g);
+	assert_string_equal(g.text, "answer 2");
+	got_release(&g);
+
+	/* errors and empty answers are not cached */
+	fake_script(&F, "{\"rules\":[{\"match\":{\"contains\":\"empty\"},\"reply\":{\"text\":\"\"}}],"
+			"\"default\":{\"status\":400}}");
+	ask1(&o, "openai.gpt-test", "fails", &g);
+	assert_int_equal(g.cls, SC_CHAT_BAD_REQUEST);
+	got_release(&g);
+	ask1(&o, "openai.gpt-test", "empty", &g);
+	assert_int_equal(g.cls, SC_CHAT_OK);
+	assert_string_equal(g.text, "");
+	got_release(&g);
+	ask1(&o, "openai.gpt-test", "fails", &g);
+	got_release(&g);
+	ask1(&o, "openai.gpt-test", "empty", &g);
+	got_release(&g);
+	assert_int_equal(fake_stat(&F, "requests"), 4);
+
+	/* off: nothing read or written */
+	o.cache_mode = SC_CACHE_OFF;
+	fake_script(&F, "{}");
+	ask1(&o, "haiku", "cache me", &g);
+	assert_false(g.from_cache);
+	got_release(&g);
+	assert_int_equal(fake_stat(&F, "requests"), 1);
+
+	/* one entry (haiku "cache me"); no file holds a key */
+	assert_int_equal(scan(dir, "PLANTED"), 1);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	sc_http_global_init();
+	fake_start(&F, "{}");
+	fake_env(&F, KEY_ANTHROPIC, KEY_OPENAI);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fake_stop(&F);
+	sc_http_global_shutdown();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys_follow_the_request),
+		cmocka_unit_test(test_put_get_and_what_is_skipped),
+		cmocka_unit_test(test_two_processes),
+		cmocka_unit_test(test_client_cache_modes),
+	};
+	return cmocka_run_group_tests_name("cache", tests, setup, teardown);
+}

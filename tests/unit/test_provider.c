@@ -1,0 +1,251 @@
+/* Unit tests for model names, request bodies, response parsing and the
+ * adaptive concurrency limiter (no network). */
+#include "unit.h"
+#include "provider.h"
+
+#include <cjson/cJSON.h>
+
+static void test_model_names(void **state)
+{
+	struct sc_model m;
+	(void)state;
+
+	assert_int_equal(sc_model_parse(&m, "haiku"), 0);
+	assert_int_equal(m.kind, SC_PROVIDER_ANTHROPIC);
+	assert_string_equal(m.id, "claude-haiku-4-5");
+	assert_null(m.effort);
+	assert_string_equal(m.name, "anthropic.claude-haiku-4-5");
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "opus.high"), 0);
+	assert_string_equal(m.id, "claude-opus-4-5");
+	assert_string_equal(m.effort, "high");
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "openai.gpt-4.1"), 0);
+	assert_int_equal(m.kind, SC_PROVIDER_OPENAI);
+	assert_string_equal(m.id, "gpt-4.1");  /* a dot inside the model is kept */
+	assert_null(m.effort);
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "openai.o3.low"), 0);
+	assert_string_equal(m.id, "o3");
+	assert_string_equal(m.effort, "low");
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "generic.llama-3.1-8b"), 0);
+	assert_int_equal(m.kind, SC_PROVIDER_GENERIC);
+	assert_string_equal(m.id, "llama-3.1-8b");
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "anthropic.claude-sonnet-4-5.medium"), 0);
+	assert_string_equal(m.name, "anthropic.claude-sonnet-4-5.medium");
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "oracle"), 0);
+	assert_int_equal(m.kind, SC_PROVIDER_ORACLE);
+	sc_model_release(&m);
+
+	assert_int_equal(sc_model_parse(&m, "bogus.x"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "'bogus'"));
+	assert_int_equal(sc_model_parse(&m, "anthropic"), SC_EINVAL);
+	assert_int_equal(sc_model_parse(&m, "anthropic."), SC_EINVAL);
+	assert_int_equal(sc_model_parse(&m, "openai.high"), SC_EINVAL);
+	assert_int_equal(sc_model_parse(&m, "haiku.fast"), SC_EINVAL);
+	assert_int_equal(sc_model_parse(&m, ""), SC_EINVAL);
+	assert_int_equal(sc_model_parse(&m, "openai.gpt 4"), SC_EINVAL);
+}
+
+static cJSON *build(const struct sc_provider_wire *w, const char *name,
+		    const struct sc_chat_request *req)
+{
+	struct sc_model m;
+	struct sc_buf body = SC_BUF_INIT;
+	cJSON *root;
+
+	assert_int_equal(sc_model_parse(&m, name), 0);
+	w->build_body(&body, &m, req);
+	root = cJSON_Parse(body.ptr);
+	assert_non_null(root);
+	sc_model_release(&m);
+	sc_buf_release(&body);
+	return root;
+}
+
+static const struct sc_chat_message turns[] = {
+	{ SC_CHAT_USER, "write a kernel" },
+	{ SC_CHAT_ASSISTANT, "here it is" },
+	{ SC_CHAT_USER, "it failed to compile: line 3" },
+};
+
+static void test_anthropic_body_multi_turn(void **state)
+{
+	struct sc_chat_request req = { .system = "you are a skill", .messages = turns,
+				       .nmessages = 3, .max_tokens = 1000, .temperature = 0.5 };
+	cJSON *root, *msgs;
+	(void)state;
+
+	root = build(&sc_wire_anthropic, "sonnet", &req);
+	assert_string_equal(cJSON_GetObjectItem(root, "model")->valuestring, "claude-sonnet-4-5");
+	assert_string_equal(cJSON_GetObjectItem(root, "system")->valuestring, "you are a skill");
+	assert_int_equal(cJSON_GetObjectItem(root, "max_tokens")->valueint, 1000);
+	assert_true(cJSON_GetObjectItem(root, "temperature")->valuedouble == 0.5);
+	assert_null(cJSON_GetObjectItem(root, "thinking"));
+	msgs = cJSON_GetObjectItem(root, "messages");
+	assert_int_equal(cJSON_GetArraySize(msgs), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "role")->valuestring, "assistant");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 2), "content")->valuestring,
+			    "it failed to compile: line 3");
+	cJSON_Delete(root);
+
+	/* an effort turns on thinking with its budget on top of max_tokens, no temperature */
+	root = build(&sc_wire_anthropic, "sonnet.high", &req);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "thinking"), "budget_tokens")->valueint,
+			 sc_provider_thinking_budget("high"));
+	assert_int_equal(cJSON_GetObjectItem(root, "max_tokens")->valueint,
+			 1000 + sc_provider_thinking_budget("high"));
+	assert_null(cJSON_GetObjectItem(root, "temperature"));
+	cJSON_Delete(root);
+}
+
+static void test_openai_body_multi_turn(void **state)
+{
+	struct sc_chat_request req = { .system = "sys", .messages = turns, .nmessages = 3,
+				       .max_tokens = 77, .temperature = -1 };
+	cJSON *root, *msgs;
+	(void)state;
+
+	root = build(&sc_wire_openai, "openai.o3.medium", &req);
+	msgs = cJSON_GetObjectItem(root, "messages");
+	assert_int_equal(cJSON_GetArraySize(msgs), 4);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "role")->valuestring, "system");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "content")->valuestring, "sys");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 2), "role")->valuestring, "assistant");
+	assert_int_equal(cJSON_GetObjectItem(root, "max_completion_tokens")->valueint, 77);
+	assert_string_equal(cJSON_GetObjectItem(root, "reasoning_effort")->valuestring, "medium");
+	assert_null(cJSON_GetObjectItem(root, "temperature"));
+	cJSON_Delete(root);
+
+	root = build(&sc_wire_generic, "generic.qwen", &req);
+	assert_int_equal(cJSON_GetObjectItem(root, "max_tokens")->valueint, 77);
+	assert_null(cJSON_GetObjectItem(root, "max_completion_tokens"));
+	cJSON_Delete(root);
+}
+
+static bool perr(const struct sc_provider_wire *w, struct sc_buf *out, const char *body)
+{
+	return w->parse_error(out, body, strlen(body));
+}
+
+static void test_parse_responses(void **state)
+{
+	struct sc_chat_response r;
+	struct sc_buf msg = SC_BUF_INIT;
+	const char *a = "{\"content\":[{\"type\":\"thinking\",\"thinking\":\"hmm\"},"
+			"{\"type\":\"text\",\"text\":\"A\"},{\"type\":\"text\",\"text\":\"B\"}],"
+			"\"usage\":{\"input_tokens\":123,\"output_tokens\":45,"
+			"\"cache_read_input_tokens\":67,\"cache_creation_input_tokens\":8}}";
+	const char *o = "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"}}],"
+			"\"usage\":{\"prompt_tokens\":190,\"completion_tokens\":45,"
+			"\"prompt_tokens_details\":{\"cached_tokens\":67}}}";
+	(void)state;
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_anthropic.parse_ok(&r, a, strlen(a)), 0);
+	assert_string_equal(r.text, "AB");
+	assert_int_equal(r.input_tokens, 123);
+	assert_int_equal(r.output_tokens, 45);
+	assert_int_equal(r.cache_read_tokens, 67);
+	assert_int_equal(r.cache_creation_tokens, 8);
+	free(r.text);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_openai.parse_ok(&r, o, strlen(o)), 0);
+	assert_string_equal(r.text, "hi");
+	assert_int_equal(r.input_tokens, 123);
+	assert_int_equal(r.cache_read_tokens, 67);
+	assert_int_equal(r.output_tokens, 45);
+	free(r.text);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_anthropic.parse_ok(&r, "{\"x\":1}", 7), SC_EPARSE);
+	assert_int_equal(sc_wire_openai.parse_ok(&r, "{\"choices\":[]", 13), SC_EPARSE);
+	assert_null(r.text);
+
+	assert_true(perr(&sc_wire_anthropic, &msg,
+		"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad max_tokens\"}}"));
+	assert_string_equal(msg.ptr, "invalid_request_error: bad max_tokens");
+	sc_buf_clear(&msg);
+	assert_true(perr(&sc_wire_openai, &msg, "{\"error\":{\"message\":\"no such model\",\"type\":\"invalid_request_error\"}}"));
+	assert_string_equal(msg.ptr, "invalid_request_error: no such model");
+	sc_buf_clear(&msg);
+	assert_true(perr(&sc_wire_openai, &msg, "{\"error\":\"model not loaded\"}"));
+	assert_string_equal(msg.ptr, "model not loaded");
+	sc_buf_clear(&msg);
+	assert_false(perr(&sc_wire_anthropic, &msg, "<html>"));
+	sc_buf_release(&msg);
+}
+
+static void test_limiter_halves_and_recovers(void **state)
+{
+	struct sc_limiter l;
+	int epoch;
+	(void)state;
+
+	sc_limiter_init(&l, 16, 2, 3);
+	epoch = l.epoch;
+	assert_false(sc_limiter_on_429(&l, epoch));   /* one strike */
+	assert_true(sc_limiter_on_429(&l, epoch));    /* two in a row: halve */
+	assert_int_equal(l.limit, 8);
+	/* late 429s from requests sent under the old limit do not count */
+	assert_false(sc_limiter_on_429(&l, epoch));
+	assert_false(sc_limiter_on_429(&l, epoch));
+	assert_int_equal(l.limit, 8);
+	/* a success between 429s resets the strikes */
+	assert_false(sc_limiter_on_429(&l, l.epoch));
+	assert_false(sc_limiter_on_success(&l));
+	assert_false(sc_limiter_on_429(&l, l.epoch));
+	assert_int_equal(l.limit, 8);
+	for (int i = 0; i < 10; i++) {
+		assert_true(sc_limiter_on_429(&l, l.epoch) || l.strikes == 1 || l.limit == 1);
+	}
+	assert_int_equal(l.limit, 1);  /* never below one */
+	for (int i = 0; i < 3 * 15; i++)
+		sc_limiter_on_success(&l);
+	assert_int_equal(l.limit, 16);  /* +1 per three successes, capped at max */
+	assert_false(sc_limiter_on_success(&l));
+	assert_int_equal(l.limit, 16);
+}
+
+static void test_oracle_answers_reference(void **state)
+{
+	struct sc_chat_response r;
+	struct sc_chat_request req = { .oracle_answer = "the reference", .label = "t1" };
+	(void)state;
+
+	memset(&r, 0, sizeof(r));
+	sc_oracle_answer(&r, &req);
+	assert_string_equal(r.text, "the reference");
+	assert_true(r.oracle);
+	assert_int_equal(r.input_tokens + r.output_tokens, 0);
+	free(r.text);
+	memset(&r, 0, sizeof(r));
+	req.oracle_answer = NULL;
+	sc_oracle_answer(&r, &req);
+	assert_int_equal(r.error_class, SC_CHAT_CONFIG);
+	assert_non_null(strstr(r.error, "'t1'"));
+	free(r.error);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_names),
+		cmocka_unit_test(test_anthropic_body_multi_turn),
+		cmocka_unit_test(test_openai_body_multi_turn),
+		cmocka_unit_test(test_parse_responses),
+		cmocka_unit_test(test_limiter_halves_and_recovers),
+		cmocka_unit_test(test_oracle_answers_reference),
+	};
+	return cmocka_run_group_tests_name("provider", tests, NULL, NULL);
+}
