@@ -237,7 +237,8 @@ static void pair_renames(struct folder **del, size_t ndel, struct folder **add, 
 	struct tally *t = NULL;
 	size_t nt = 0, talloc = 0;
 
-	qsort(add, nadd, sizeof(*add), cmp_folder_tree);
+	if (nadd > 1)
+		qsort(add, nadd, sizeof(*add), cmp_folder_tree);
 	for (size_t i = 0; i < ndel; i++) {
 		size_t lo = 0, hi = nadd;
 		while (lo < hi) {
@@ -256,7 +257,8 @@ static void pair_renames(struct folder **del, size_t ndel, struct folder **add, 
 			}
 		}
 	}
-	qsort(votes, nvotes, sizeof(*votes), cmp_vote);
+	if (nvotes > 1)
+		qsort(votes, nvotes, sizeof(*votes), cmp_vote);
 	for (size_t i = 0; i < nvotes;) {
 		size_t j = i;
 		bool md = false;
@@ -266,7 +268,8 @@ static void pair_renames(struct folder **del, size_t ndel, struct folder **add, 
 		t[nt++] = (struct tally){ votes[i].from, votes[i].to, j - i, md };
 		i = j;
 	}
-	qsort(t, nt, sizeof(*t), cmp_tally);
+	if (nt > 1)
+		qsort(t, nt, sizeof(*t), cmp_tally);
 	for (size_t i = 0; i < nt; i++) {
 		if (t[i].from->paired || t[i].to->paired)
 			continue;
@@ -448,7 +451,8 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 
 	if (opts->all && (err = mark_all_at_head(&m, 0, SC_CHANGE_UNCHANGED)) < 0)
 		goto done;
-	qsort(out->items, out->n, sizeof(*out->items), cmp_result);
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_result);
 done:
 	free(del);
 	free(add);

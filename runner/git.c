@@ -283,7 +283,8 @@ int sc_git_clone_or_fetch(struct sc_git_repo **out, const char *url, const char 
 			sc_buf_puts(&what, "cannot clone '");
 			put_redacted(&what, url);
 			sc_buf_puts(&what, "'");
-			err = git_fail(SC_ENET, what.ptr);
+			/* A local URL that is not a repository is bad input, not the network. */
+			err = git_fail(sc_starts_with(url, "file://") ? SC_ENOTFOUND : SC_ENET, what.ptr);
 			sc_rm_rf(tmp.ptr);
 			goto done;
 		}
@@ -352,6 +353,69 @@ static int parse_id(git_oid *id, const char *hex)
 	return 0;
 }
 
+/*
+ * True (1) when commit from reaches commit to through parents that are in
+ * the object database: in a shallow clone libgit2 stops at the missing
+ * parents of the boundary, so the merge base of an ancestor and its
+ * descendant is found here instead. The walk is bounded; 0 when not found.
+ */
+static int reaches(git_repository *r, const git_oid *from, const git_oid *to)
+{
+	git_oid *queue = NULL, *seen = NULL;
+	size_t nq = 0, aq = 0, head = 0, cap = 1024, nseen = 0;
+	int found = 0;
+
+	seen = sc_xcalloc(cap, sizeof(*seen));
+	SC_GROW(queue, aq, 1);
+	git_oid_cpy(&queue[nq++], from);
+	while (head < nq && !found && nq < SC_MAX_WALK_ENTRIES) {
+		git_commit *c = NULL;
+		git_oid id;
+
+		git_oid_cpy(&id, &queue[head++]);
+		if (git_oid_equal(&id, to)) {
+			found = 1;
+			break;
+		}
+		if (git_commit_lookup(&c, r, &id) < 0)
+			continue;  /* beyond the shallow boundary */
+		for (unsigned i = 0; i < git_commit_parentcount(c); i++) {
+			const git_oid *p = git_commit_parent_id(c, i);
+			size_t j;
+			if ((nseen + 1) * 2 > cap) {
+				git_oid *old = seen;
+				size_t ocap = cap;
+				cap *= 2;
+				seen = sc_xcalloc(cap, sizeof(*seen));
+				for (size_t k = 0; k < ocap; k++) {
+					if (git_oid_is_zero(&old[k]))
+						continue;
+					j = (size_t)old[k].id[0] << 24 | (size_t)old[k].id[1] << 16 | (size_t)old[k].id[2] << 8 | old[k].id[3];
+					j = (j * 2654435761u) & (cap - 1);
+					while (!git_oid_is_zero(&seen[j]))
+						j = (j + 1) & (cap - 1);
+					git_oid_cpy(&seen[j], &old[k]);
+				}
+				free(old);
+			}
+			j = (size_t)p->id[0] << 24 | (size_t)p->id[1] << 16 | (size_t)p->id[2] << 8 | p->id[3];
+			j = (j * 2654435761u) & (cap - 1);
+			while (!git_oid_is_zero(&seen[j]) && !git_oid_equal(&seen[j], p))
+				j = (j + 1) & (cap - 1);
+			if (git_oid_is_zero(&seen[j])) {
+				git_oid_cpy(&seen[j], p);
+				nseen++;
+				SC_GROW(queue, aq, nq + 1);
+				git_oid_cpy(&queue[nq++], p);
+			}
+		}
+		git_commit_free(c);
+	}
+	free(queue);
+	free(seen);
+	return found;
+}
+
 int sc_git_merge_base(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo,
 		      const char *a, const char *b)
 {
@@ -361,7 +425,14 @@ int sc_git_merge_base(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo,
 	out[0] = '\0';
 	if ((rc = parse_id(&ia, a)) < 0 || (rc = parse_id(&ib, b)) < 0)
 		return rc;
-	rc = git_merge_base(&base, repo->repo, &ia, &ib);
+	/* In a shallow clone libgit2's walk fails at the boundary (and leaks
+	 * on that path), so an ancestor base is found by our own walk first. */
+	if (git_repository_is_shallow(repo->repo) == 1 && reaches(repo->repo, &ib, &ia) == 1) {
+		git_oid_cpy(&base, &ia);
+		rc = 0;
+	} else {
+		rc = git_merge_base(&base, repo->repo, &ia, &ib);
+	}
 	if (rc == GIT_ENOTFOUND)
 		return sc_error_set(SC_ENOTFOUND,
 				    "no merge base between '%.12s' and '%.12s'; compare them with --two-dot", a, b);
@@ -644,7 +715,8 @@ int sc_git_list_skills(struct sc_git_skills *out, struct sc_git_tree *tree)
 	}
 	if (git_tree_walk(tree->tree, GIT_TREEWALK_PRE, walk_cb, &w) < 0)
 		return w.err < 0 ? w.err : git_fail(SC_EIO, "cannot walk tree");
-	qsort(out->items, out->n, sizeof(*out->items), cmp_skill);
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_skill);
 	return 0;
 }
 
