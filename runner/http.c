@@ -348,3 +348,72 @@ int64_t sc_http_backoff_ms(int attempt, int64_t base_ms, int64_t cap_ms, uint64_
 	*rng = x;
 	return ceiling > 0 ? (int64_t)(x % (uint64_t)(ceiling + 1)) : 0;
 }
+
+/* ---- one synchronous request (GitHub REST API) -------------------------- */
+
+/*
+ * Runs one request outside the multi loop with curl's easy interface:
+ * method is "GET", "POST", "PATCH", ...; spec->body is sent when not NULL.
+ * The outcome is reported exactly as a loop transfer's, in *out (the
+ * caller releases out->body). Returns 0 when a response arrived, whatever
+ * its status; SC_ENET when none did (out->fail and out->error say why).
+ * Only the method and URL are traced; header values never are.
+ */
+int sc_http_request(struct sc_http_result *out, const char *method, const struct sc_http_spec *spec)
+{
+	struct transfer t;
+	CURLcode rc;
+
+	memset(&t, 0, sizeof(t));
+	sc_buf_init(&t.res.body);
+	t.easy = curl_easy_init();
+	if (!t.easy)
+		return sc_error_set(SC_ENET, "cannot create a curl handle");
+	for (size_t i = 0; i < spec->nheaders; i++) {
+		struct curl_slist *n = curl_slist_append(t.headers, spec->headers[i]);
+		if (!n)
+			sc_die("out of memory");
+		t.headers = n;
+	}
+	t.headers = curl_slist_append(t.headers, "Expect:");
+	sc_trace("http", "> %s %s", method, spec->url);
+	curl_easy_setopt(t.easy, CURLOPT_URL, spec->url);
+	curl_easy_setopt(t.easy, CURLOPT_HTTPHEADER, t.headers);
+	curl_easy_setopt(t.easy, CURLOPT_CUSTOMREQUEST, method);
+	if (spec->body) {
+		curl_easy_setopt(t.easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)spec->body_len);
+		curl_easy_setopt(t.easy, CURLOPT_COPYPOSTFIELDS, spec->body);
+	}
+	curl_easy_setopt(t.easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(t.easy, CURLOPT_WRITEDATA, &t);
+	curl_easy_setopt(t.easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(t.easy, CURLOPT_HEADERDATA, &t);
+	curl_easy_setopt(t.easy, CURLOPT_ERRORBUFFER, t.errbuf);
+	curl_easy_setopt(t.easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(t.easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(t.easy, CURLOPT_USERAGENT, "skillci/" SC_VERSION);
+	curl_easy_setopt(t.easy, CURLOPT_ACCEPT_ENCODING, "");
+	if (spec->connect_timeout_ms > 0)
+		curl_easy_setopt(t.easy, CURLOPT_CONNECTTIMEOUT_MS, (long)spec->connect_timeout_ms);
+	if (spec->timeout_ms > 0)
+		curl_easy_setopt(t.easy, CURLOPT_TIMEOUT_MS, (long)spec->timeout_ms);
+	t.started_ms = sc_now_ms();
+	rc = curl_easy_perform(t.easy);
+	curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.res.status);
+	t.res.elapsed_ms = sc_now_ms() - t.started_ms;
+	if (rc != CURLE_OK) {
+		t.res.fail = t.too_large ? SC_HTTP_FAIL_TOO_LARGE :
+			     rc == CURLE_OPERATION_TIMEDOUT ? SC_HTTP_FAIL_TIMEOUT : SC_HTTP_FAIL_NETWORK;
+		snprintf(t.res.error, sizeof(t.res.error), "%s",
+			 t.too_large ? "response body too large" :
+			 t.errbuf[0] ? t.errbuf : curl_easy_strerror(rc));
+		t.res.status = 0;
+	}
+	sc_trace("http", "< %ld %zu bytes %lld ms", t.res.status, t.res.body.len, (long long)t.res.elapsed_ms);
+	*out = t.res;
+	curl_easy_cleanup(t.easy);
+	curl_slist_free_all(t.headers);
+	if (rc != CURLE_OK)
+		return sc_error_set(SC_ENET, "%s '%s' failed: %s", method, spec->url, out->error);
+	return 0;
+}

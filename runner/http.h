@@ -89,4 +89,14 @@ int64_t sc_http_backoff_ms(int attempt, int64_t base_ms, int64_t cap_ms, uint64_
 /* True when a header name carries a credential and must never be shown. */
 bool sc_http_header_is_secret(const char *name, size_t len);
 
+
+/*
+ * One synchronous request with any method ("GET", "POST", "PATCH"), for
+ * callers outside the model loop (the GitHub REST API). spec->body is sent
+ * when not NULL; the low-speed fields are ignored. *out is filled as for a
+ * loop transfer; the caller releases out->body. Returns 0 when a response
+ * arrived (any status), SC_ENET when none did.
+ */
+int sc_http_request(struct sc_http_result *out, const char *method, const struct sc_http_spec *spec);
+
 #endif

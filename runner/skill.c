@@ -688,14 +688,12 @@ void sc_skill_parse_md(struct sc_skill *skill, const char *data, size_t len,
 	else
 		set_body(skill, "", 0, close + 1);
 
-	if (first_tab) {
-		sc_diags_add(diags, SC_SEV_ERROR, md_path, first_tab, "yaml-tab",
-			     "tab in the indentation; YAML allows only spaces there");
-	} else if (bad_line > 1 && bad_line < close) {
+	if (bad_line > 1 && bad_line < close) {
 		/* Already reported as utf8-invalid; libyaml would refuse it too. */
 	} else {
 		size_t ystart = lines.start[1], yend = lines.start[close - 1];
 		bool continues = false, dash_in_value = false;
+		size_t eline = 0, ecol = 0;
 
 		if (close < lines.n) {
 			l = lines_get(&lines, close + 1, &llen);
@@ -706,7 +704,6 @@ void sc_skill_parse_md(struct sc_skill *skill, const char *data, size_t len,
 		 * closes the front matter early: the value goes on below it and
 		 * another '---' line follows. */
 		if (err == SC_EPARSE) {
-			size_t eline, ecol;
 			split_yaml_error(md_path, &eline, &ecol);
 			dash_in_value = next && eline + 1 >= close;
 		} else if (err == 0) {
@@ -716,6 +713,13 @@ void sc_skill_parse_md(struct sc_skill *skill, const char *data, size_t len,
 			sc_diags_add(diags, SC_SEV_ERROR, md_path, close, "frontmatter-dash-in-value",
 				     "this '---' line ends the front matter inside a value (the value "
 				     "goes on below); indent it or quote the value");
+		/* libyaml's message for a tab is "found character that cannot
+		 * start any token", often lines later; name the tab instead. A tab
+		 * inside a block scalar's text is fine, so only a failed parse
+		 * with a tab-indented line at or before the error counts. */
+		else if (err == SC_EPARSE && first_tab && first_tab <= eline)
+			sc_diags_add(diags, SC_SEV_ERROR, md_path, first_tab, "yaml-tab",
+				     "tab in the indentation; YAML allows only spaces there");
 		else if (err < 0)
 			add_yaml_error(diags, md_path, err);
 		if (err == 0)
@@ -995,9 +999,14 @@ static void load_md(struct walker *w, struct sc_skill *s)
 	struct stat st;
 	int err;
 
-	/* A SKILL.md symlink out of the root was reported by the walk. */
-	if (lstat(s->md_path, &st) == 0 && S_ISLNK(st.st_mode) && !resolves_inside(w, s->md_path))
+	/* A SKILL.md symlink out of the root was reported by the walk; one
+	 * that points at nothing leaves the skill unread, which is an error. */
+	if (lstat(s->md_path, &st) == 0 && S_ISLNK(st.st_mode) && !resolves_inside(w, s->md_path)) {
+		if (stat(s->md_path, &st) < 0)
+			sc_diags_add(w->diags, SC_SEV_ERROR, s->md_path, 0, "file-unreadable",
+				     "the file is a symlink that points at nothing");
 		return;
+	}
 	if (stat(s->md_path, &st) < 0)
 		st.st_size = 0;
 	if (sc_ends_with(s->md_path, "/" SKILL_MD_LOWER))

@@ -190,6 +190,13 @@ assert ev["name"] is None, ev       # never read through the link
 assert [f["code"] for f in ev["findings"]] == ["symlink-escape"], ev["findings"]
 ' "$OUT" "$T"
 
+# A SKILL.md symlink that points at nothing: the skill is unread, an error.
+mkdir -p "$T/dangle/dangling"
+ln -s nowhere.md "$T/dangle/dangling/SKILL.md"
+run "$SKILLCI" validate "$T/dangle"
+expect_exit 1 "dangling SKILL.md link: exit 1"
+expect_finding "$T/dangle/dangling/SKILL.md" error file-unreadable "dangling SKILL.md link: file-unreadable"
+
 # .git folders and submodules are skipped, and -v says so.
 mkdir -p "$T/repo/.git/hooks/x" "$T/repo/mod/inner" "$T/repo/real"
 printf -- '---\nname: x\ndescription: in .git\n---\nbody\n' > "$T/repo/.git/hooks/x/SKILL.md"

@@ -255,6 +255,21 @@ static void test_parse_front_matter_shape(void **state)
 	sc_skill_release(&s);
 	sc_diags_release(&d);
 
+	/* A tab indenting a key is named as such; a tab inside a block
+	 * scalar's text is fine. */
+	parse(&s, &d, "---\nname: t\nmetadata:\n\tauthor: me\ndescription: x\n---\nbody\n", "t", 0);
+	x = find(&d, "yaml-tab");
+	assert_non_null(x);
+	assert_int_equal(x->line, 4);
+	assert_null(find(&d, "yaml-syntax"));
+	sc_skill_release(&s);
+	sc_diags_release(&d);
+	parse(&s, &d, "---\nname: t\ndescription: |\n  code:\n  \tindented with a tab\n---\nbody\n", "t", 0);
+	assert_int_equal(d.n, 0);
+	assert_non_null(strstr(s.description, "\tindented"));
+	sc_skill_release(&s);
+	sc_diags_release(&d);
+
 	/* Missing required fields. */
 	parse(&s, &d, "---\nlicense: MIT\n---\nbody\n", "m", 0);
 	assert_non_null(find(&d, "name-missing"));

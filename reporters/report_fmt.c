@@ -1,0 +1,129 @@
+/* Escaping and number formats shared by the reporters (report_fmt.h). */
+#include "common.h"
+#include "report_fmt.h"
+
+#include <math.h>
+
+void sc_report_md_text(struct sc_buf *out, const char *s)
+{
+	if (!s)
+		return;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '&': sc_buf_puts(out, "&amp;"); break;
+		case '<': sc_buf_puts(out, "&lt;"); break;
+		case '>': sc_buf_puts(out, "&gt;"); break;
+		case '|': sc_buf_puts(out, "&#124;"); break;
+		case '\\': case '`': case '*': case '_': case '[': case ']': case '~':
+			sc_buf_putc(out, '\\');
+			sc_buf_putc(out, (char)c);
+			break;
+		default:
+			sc_buf_putc(out, (c < 0x20 || c == 0x7f) ? ' ' : (char)c);
+		}
+	}
+}
+
+void sc_report_md_code(struct sc_buf *out, const char *s)
+{
+	sc_buf_puts(out, "<code>");
+	sc_report_md_text(out, s);
+	sc_buf_puts(out, "</code>");
+}
+
+void sc_report_md_fence(struct sc_buf *out, const char *info, const char *text)
+{
+	size_t run = 0, longest = 0, fence;
+
+	for (const char *p = text; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	fence = longest >= 3 ? longest + 1 : 3;
+	for (size_t i = 0; i < fence; i++)
+		sc_buf_putc(out, '`');
+	sc_buf_puts(out, info ? info : "");
+	sc_buf_putc(out, '\n');
+	sc_buf_puts(out, text);
+	if (!*text || text[strlen(text) - 1] != '\n')
+		sc_buf_putc(out, '\n');
+	for (size_t i = 0; i < fence; i++)
+		sc_buf_putc(out, '`');
+	sc_buf_putc(out, '\n');
+}
+
+void sc_report_pct(struct sc_buf *out, double rate)
+{
+	if (isnan(rate))
+		sc_buf_puts(out, "—");
+	else
+		sc_buf_printf(out, "%.0f%%", rate * 100.0 + 0.0);
+}
+
+/* Rounds to a whole number and drops the sign of a zero. */
+static double round0(double x)
+{
+	double r = round(x);
+	return r == 0 ? 0 : r;
+}
+
+void sc_report_points(struct sc_buf *out, double delta)
+{
+	double p;
+
+	if (isnan(delta)) {
+		sc_buf_puts(out, "—");
+		return;
+	}
+	p = round0(delta * 100.0);
+	sc_buf_printf(out, "%s%.0f pts", p > 0 ? "+" : "", p);
+}
+
+void sc_report_signed_pct(struct sc_buf *out, double pct)
+{
+	double p;
+
+	if (isnan(pct)) {
+		sc_buf_puts(out, "—");
+		return;
+	}
+	p = round0(pct);
+	sc_buf_printf(out, "%s%.0f%%", p > 0 ? "+" : "", p);
+}
+
+void sc_report_speedup(struct sc_buf *out, double x)
+{
+	if (isnan(x))
+		sc_buf_puts(out, "—");
+	else
+		sc_buf_printf(out, "%.2f×", x);
+}
+
+int sc_report_trim(struct sc_buf *out, const char *s, size_t max)
+{
+	size_t len = strlen(s), cut;
+
+	if (len <= max) {
+		sc_buf_put(out, s, len);
+		return 0;
+	}
+	cut = max;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+		cut--;
+	sc_buf_put(out, s, cut);
+	sc_buf_printf(out, "\n… [trimmed %zu bytes]", len - cut);
+	return 1;
+}
+
+const char *sc_report_mode_label(const char *mode)
+{
+	if (!mode || !strcmp(mode, "none"))
+		return "no kernel tests";
+	if (!strcmp(mode, "gpu"))
+		return "GPU";
+	if (!strcmp(mode, "compile-only"))
+		return "compile-only (no GPU)";
+	return mode;
+}

@@ -1,0 +1,42 @@
+#ifndef SC_REPORT_FMT_H
+#define SC_REPORT_FMT_H
+/*
+ * Formatting shared by the reporters: escaping untrusted text (test names,
+ * model messages, compile logs) for Markdown that is also rendered as HTML,
+ * and the number formats every report uses, so a value reads the same in
+ * the Markdown, the terminal and the GitHub outputs. Everything appends to
+ * a caller-owned struct sc_buf.
+ */
+#include <stddef.h>
+
+struct sc_buf;
+struct sc_results;
+
+/* Appends s as inline Markdown text: HTML-special and Markdown-special
+ * characters escaped, "|" safe inside table cells, line breaks and other
+ * control characters turned into spaces. NULL appends nothing. */
+void sc_report_md_text(struct sc_buf *out, const char *s);
+/* The same, wrapped in <code>…</code>. */
+void sc_report_md_code(struct sc_buf *out, const char *s);
+/* Appends a fenced code block holding text verbatim: the fence is longer
+ * than any backtick run inside, so the text cannot close it. */
+void sc_report_md_fence(struct sc_buf *out, const char *info, const char *text);
+
+/* "60%" for 0.6; "—" for NAN. */
+void sc_report_pct(struct sc_buf *out, double rate);
+/* "+10 pts", "-40 pts", "0 pts" for a difference of rates (0.1 → +10);
+ * "—" for NAN. */
+void sc_report_points(struct sc_buf *out, double delta);
+/* "+12%" / "-3%" for a signed percentage; "—" for NAN. */
+void sc_report_signed_pct(struct sc_buf *out, double pct);
+/* "2.10×" for a speedup; "—" for NAN. */
+void sc_report_speedup(struct sc_buf *out, double x);
+
+/* Copies at most max bytes of s into out, cut at a UTF-8 boundary; when
+ * cut, a note "… [trimmed N bytes]" follows. Returns 1 when cut. */
+int sc_report_trim(struct sc_buf *out, const char *s, size_t max);
+
+/* "GPU", "compile-only" or "no kernel tests" for run.mode. */
+const char *sc_report_mode_label(const char *mode);
+
+#endif

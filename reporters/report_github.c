@@ -1,0 +1,206 @@
+/* GitHub Actions workflow commands, outputs and summary (report_github.h). */
+#include "common.h"
+#include "report_github.h"
+#include "report_md.h"
+#include "results.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+void sc_report_gh_escape_data(struct sc_buf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '%': sc_buf_puts(out, "%25"); break;
+		case '\r': sc_buf_puts(out, "%0D"); break;
+		case '\n': sc_buf_puts(out, "%0A"); break;
+		default: sc_buf_putc(out, *s);
+		}
+	}
+}
+
+void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '%': sc_buf_puts(out, "%25"); break;
+		case '\r': sc_buf_puts(out, "%0D"); break;
+		case '\n': sc_buf_puts(out, "%0A"); break;
+		case ':': sc_buf_puts(out, "%3A"); break;
+		case ',': sc_buf_puts(out, "%2C"); break;
+		default: sc_buf_putc(out, *s);
+		}
+	}
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
+		       const char *model, const char *rule, const char *message)
+{
+	struct sc_buf title = SC_BUF_INIT;
+
+	sc_buf_printf(&title, "skillci: %s regressed", s && s->name ? s->name : skill);
+	if (model)
+		sc_buf_printf(&title, " on %s", model);
+	if (rule)
+		sc_buf_printf(&title, " (%s)", rule);
+	sc_buf_puts(out, "::error file=");
+	sc_report_gh_escape_property(out, s && s->skill_md ? s->skill_md : skill);
+	sc_buf_puts(out, ",title=");
+	sc_report_gh_escape_property(out, title.ptr);
+	sc_buf_puts(out, "::");
+	sc_report_gh_escape_data(out, message && *message ? message : title.ptr);
+	sc_buf_putc(out, '\n');
+	sc_buf_release(&title);
+}
+
+size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (!f->skill)
+			continue;   /* run-wide (error_share): not about a file */
+		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
+			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->rule, f->message);
+	}
+	for (size_t i = 0; i < r->nskills; i++) {
+		const struct sc_results_skill *s = &r->skills[i];
+		bool listed = false;
+		struct sc_buf why = SC_BUF_INIT;
+
+		if (s->gate_passed)
+			continue;
+		for (size_t f = 0; f < r->gate.nfailures && !listed; f++)
+			listed = streq(r->gate.failures[f].skill, s->path);
+		if (listed)
+			continue;
+		for (size_t k = 0; k < s->ngate_reasons; k++)
+			sc_buf_printf(&why, "%s%s", k ? "\n" : "", s->gate_reasons[k]);
+		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
+			annotation(out, s, s->path, NULL, NULL, why.ptr);
+		sc_buf_release(&why);
+	}
+	return found;
+}
+
+void sc_report_gh_delimiter(struct sc_buf *out)
+{
+	unsigned char rnd[16];
+	size_t got = 0;
+
+	while (got < sizeof(rnd)) {
+		ssize_t n = getrandom(rnd + got, sizeof(rnd) - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			sc_die("cannot read random bytes: %s", strerror(errno));
+		}
+		got += (size_t)n;
+	}
+	sc_buf_clear(out);
+	sc_buf_puts(out, "ghadelimiter_");
+	sc_hex(out, rnd, sizeof(rnd));
+}
+
+int sc_report_gh_output(struct sc_buf *out, const char *name, const char *value, const char *delim)
+{
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
+		return sc_error_set(SC_EINVAL, "output name '%s' is not valid", name);
+	if (!strpbrk(value, "\r\n")) {
+		sc_buf_printf(out, "%s=%s\n", name, value);
+		return 0;
+	}
+	if (strstr(value, delim))
+		return sc_error_set(SC_EINVAL, "output '%s' contains its delimiter", name);
+	sc_buf_printf(out, "%s<<%s\n%s\n%s\n", name, delim, value, delim);
+	return 0;
+}
+
+/* Pooled pass rate of one variant over all skills and models. */
+static void pooled_rate(struct sc_buf *out, const struct sc_results *r, const char *variant)
+{
+	int64_t passed = 0, n = 0;
+
+	sc_buf_clear(out);
+	for (size_t i = 0; i < r->naggregates; i++)
+		if (streq(r->aggregates[i].variant, variant)) {
+			passed += r->aggregates[i].passed;
+			n += r->aggregates[i].n;
+		}
+	if (n > 0)
+		sc_buf_printf(out, "%.4f", (double)passed / (double)n);
+}
+
+int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
+			 const struct sc_gh_paths *paths, const char *md, const char *delim)
+{
+	struct sc_buf v = SC_BUF_INIT, scratch = SC_BUF_INIT;
+	static const char *const variants[] = { "baseline", "base", "head" };
+	int err = 0;
+
+#define OUT(name, value) do { if ((err = sc_report_gh_output(out, (name), (value), delim)) < 0) goto done; } while (0)
+	OUT("verdict", r->gate.passed ? "pass" : "fail");
+	OUT("passed", r->gate.passed ? "true" : "false");
+	sc_buf_printf(&v, "%lld", (long long)r->gate.exit_code);
+	OUT("exit_code", v.ptr);
+	sc_buf_clear(&v);
+	sc_report_verdict_text(&v, r);
+	OUT("summary", v.ptr);
+	sc_buf_clear(&v);
+	sc_buf_printf(&v, "%zu", sc_report_gh_annotations(&scratch, r));
+	OUT("regressions", v.ptr);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(variants); i++) {
+		struct sc_buf name = SC_BUF_INIT;
+		sc_buf_printf(&name, "pass_rate_%s", variants[i]);
+		pooled_rate(&v, r, variants[i]);
+		err = sc_report_gh_output(out, name.ptr, v.ptr, delim);
+		sc_buf_release(&name);
+		if (err < 0)
+			goto done;
+	}
+	OUT("oracle", r->run.oracle ? "true" : "false");
+	OUT("complete", r->run.complete ? "true" : "false");
+	if (paths) {
+		OUT("junit", paths->junit ? paths->junit : "");
+		OUT("markdown", paths->markdown ? paths->markdown : "");
+		OUT("html", paths->html ? paths->html : "");
+		OUT("json", paths->json ? paths->json : "");
+	}
+	if (md)
+		OUT("markdown_summary", md);
+#undef OUT
+done:
+	sc_buf_release(&v);
+	sc_buf_release(&scratch);
+	return err;
+}
+
+int sc_report_gh_append_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	size_t done = 0;
+
+	if (fd < 0)
+		return sc_error_set(SC_EIO, "cannot open '%s': %s", path, strerror(errno));
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0)
+		return sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}

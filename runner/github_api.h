@@ -1,0 +1,45 @@
+#ifndef SC_GITHUB_API_H
+#define SC_GITHUB_API_H
+/*
+ * The few GitHub REST calls skillci makes: find, create or update one
+ * sticky pull-request comment, recognised by a hidden marker. Requests go
+ * through runner/http.h. The token is borrowed, sent only in the
+ * Authorization header, and never appears in a message.
+ */
+#include <stdbool.h>
+
+struct sc_github {
+	const char *api_url;  /* e.g. https://api.github.com (no trailing slash needed) */
+	const char *repo;     /* "owner/name" */
+	const char *token;
+};
+
+enum sc_github_outcome {
+	SC_GITHUB_CREATED,
+	SC_GITHUB_UPDATED,
+	SC_GITHUB_FORBIDDEN,  /* 403: a fork's read-only token; not an error */
+};
+
+/* The marker that makes a skillci comment findable again. */
+#define SC_GITHUB_MARKER "<!-- skillci-report -->"
+
+/*
+ * Creates or updates the comment on pull request pr whose body contains
+ * marker: lists the comments page by page (100 a page) and PATCHes the
+ * first match, or POSTs a new one. body must already contain marker.
+ * Sets *outcome and *comment_id (0 when forbidden). Errors (network,
+ * 401, 404, 5xx, malformed JSON) return SC_ENET/SC_EAUTH/SC_EPARSE.
+ */
+int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment_id,
+			     const struct sc_github *gh, long long pr, const char *marker,
+			     const char *body);
+
+/* Reads the pull request number from a GitHub event file
+ * (pull_request.number, or number for issue_comment-like events).
+ * SC_ENOTFOUND when the event is not about a pull request. */
+int sc_github_event_pr(long long *out, const char *event_path);
+
+/* True for "owner/name" made of letters, digits, '.', '_' and '-'. */
+bool sc_github_repo_ok(const char *repo);
+
+#endif

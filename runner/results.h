@@ -1,0 +1,198 @@
+#ifndef SC_RESULTS_H
+#define SC_RESULTS_H
+/*
+ * The C model of a results JSON file (docs/results-json.md, schema
+ * skillci.results/1): what an evaluation wrote, read back by the reporters,
+ * `merge`, `runs` and `export`. This module loads, saves and frees; it holds
+ * no evaluation logic (no statistics, no gate).
+ *
+ * Ownership: a struct sc_results owns every string and array below it;
+ * sc_results_release() frees them all. Absent values are NULL for strings,
+ * NAN for numbers (test with isnan) and SC_RESULTS_NULL_INT for nullable
+ * integers; nullable booleans are -1 (null), 0 or 1.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SC_RESULTS_SCHEMA        "skillci.results/1"
+#define SC_RESULTS_SCHEMA_PREFIX "skillci.results/"
+#define SC_RESULTS_NULL_INT      INT64_MIN
+
+struct sc_results_gpu {
+	char *name, *driver, *arch, *cc;
+};
+
+struct sc_results_run {
+	char *id;
+	char *kind;               /* "run" or "eval" */
+	char *started_at, *finished_at;
+	bool complete;
+	char *incomplete_reason;
+	char *repo;
+	char *base_rev, *head_rev;
+	char **models;
+	size_t nmodels;
+	int64_t runs;
+	int64_t shard_index, shard_count;
+	char *plan_hash;
+	bool oracle;
+	char *mode;               /* "gpu", "compile-only", "none" */
+	bool has_gpu;
+	struct sc_results_gpu gpu;
+	char *fixtures_lock;
+};
+
+struct sc_results_skill {
+	char *path, *name;
+	char *status;             /* added, modified, deleted, renamed, unchanged */
+	char *old_path;
+	char *skill_md;
+	char *base_tree, *head_tree;
+	int64_t tests;
+	bool untested;
+	bool gate_passed;
+	char **gate_reasons;
+	size_t ngate_reasons;
+};
+
+struct sc_results_kernel {
+	char *fixture, *fixture_hash;
+	char *compile;            /* "ok" or "failed" */
+	char *compile_log;
+	char *verdict;            /* passed, compiled, compile_failed, mismatch, ... */
+	double max_abs_error;
+	int64_t worst_index;
+	int64_t registers, spills, shared_bytes;
+	double candidate_ms, baseline_ms, candidate_iqr_ms;
+	double speedup;
+	double pct_of_peak;
+	bool suspect;
+	char **flags;
+	size_t nflags;
+};
+
+struct sc_results_hashes {
+	char *skill, *test, *model, *prompt, *harness, *fixture;
+};
+
+struct sc_results_unit {
+	char *skill, *variant, *model;
+	char *test_id, *test_name;
+	int64_t run_index;
+	char *kind;               /* "text" or "kernel" */
+	char *verdict;            /* pass, fail, error, skipped */
+	char *error_class;
+	char *message;
+	int64_t tokens_in, tokens_out, turns, latency_ms;
+	double judge_score;
+	bool reused;
+	struct sc_results_kernel *kernel;   /* NULL for text tests */
+	struct sc_results_hashes hashes;
+	char *test_file;          /* optional: file defining the test */
+	int64_t test_line;        /* optional: its line (1-based) */
+};
+
+struct sc_results_aggregate {
+	char *skill, *variant, *model;
+	int64_t n, passed, failed, errors, skipped;
+	double pass_rate, ci_low, ci_high;
+	double mean_tokens, mean_turns;
+	double speedup_geomean;
+	double fast_1, fast_1_5, fast_2;
+	double judge_mean;
+};
+
+struct sc_results_comparison {
+	char *skill, *model;
+	char *from, *to;
+	int64_t paired_n;
+	double from_pass_rate, to_pass_rate, pass_rate_delta;
+	int64_t to_only, from_only;
+	double p_value;
+	bool significant;
+	double tokens_delta_pct;
+	double speedup_ratio;
+	double judge_delta;
+	double skill_lift;
+	double token_savings;
+	int is_beneficial;        /* -1 null, 0, 1 */
+};
+
+struct sc_results_gate_failure {
+	char *skill, *model, *rule, *message;
+};
+
+struct sc_results_gate {
+	bool passed;
+	int64_t exit_code;
+	struct sc_results_gate_failure *failures;
+	size_t nfailures;
+	double error_share;
+};
+
+struct sc_results_totals {
+	int64_t units, evaluated, reused, cache_hits, requests;
+	int64_t tokens_in, tokens_out;
+	int64_t passed, failed, errors, skipped;
+	int64_t wall_ms;
+};
+
+struct sc_results {
+	char *schema;
+	char *skillci_version;
+	char *harness_version;
+	struct sc_results_run run;
+	struct sc_results_skill *skills;
+	size_t nskills;
+	struct sc_results_unit *units;
+	size_t nunits;
+	struct sc_results_aggregate *aggregates;
+	size_t naggregates;
+	struct sc_results_comparison *comparisons;
+	size_t ncomparisons;
+	struct sc_results_gate gate;
+	struct sc_results_totals totals;
+};
+
+/* Sets every field to its empty/null value (no allocation). */
+void sc_results_init(struct sc_results *r);
+void sc_results_release(struct sc_results *r);
+/* Same for the element types, for code that builds results by hand. */
+void sc_results_unit_init(struct sc_results_unit *u);
+void sc_results_aggregate_init(struct sc_results_aggregate *a);
+void sc_results_comparison_init(struct sc_results_comparison *c);
+void sc_results_kernel_init(struct sc_results_kernel *k);
+
+/*
+ * Reads a results file into out (initialised here). Errors name the file
+ * and the JSON path ("results 'r.json': $.units[3].verdict: expected a
+ * string") and refuse another major version of the schema (SC_EINVAL).
+ * Unknown fields are ignored; fields that are absent read as null. On
+ * failure out is left released.
+ */
+int sc_results_load(struct sc_results *out, const char *path);
+/* The same from memory; name is used in messages. */
+int sc_results_parse(struct sc_results *out, const char *json, size_t len, const char *name);
+
+/*
+ * Serialises r as JSON into out (appended): every documented field, nulls
+ * written out, arrays sorted in the documented order, numbers formatted
+ * the same way on every run (integers plainly; other numbers with the
+ * fewest digits that read back to the same double). r is not modified.
+ */
+void sc_results_format(struct sc_buf *out, const struct sc_results *r);
+/* sc_results_format() written atomically to path. */
+int sc_results_save(const struct sc_results *r, const char *path);
+
+/* Variant order: baseline 0, base 1, head 2, anything else 3. */
+int sc_results_variant_rank(const char *variant);
+
+/* Lookups (NULL when absent); pointers are borrowed from r. */
+const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r, const char *path);
+const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_results *r,
+		const char *skill, const char *variant, const char *model);
+const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
+		const char *skill, const char *model, const char *from, const char *to);
+
+#endif
