@@ -18,6 +18,7 @@ struct sc_command {
 /* One line per command, in runner/cmd-<name>.c. */
 int cmd_changed(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 

@@ -61,4 +61,17 @@
 #define SC_MAX_DIFF_FILES        2000000            /* file changes read from one diff */
 #define SC_GIT_RENAME_LIMIT      1000               /* rename detection candidates */
 
+/* Reports (reporters/, runner/cmd-report.c) */
+#define SC_REPORT_MD_MESSAGE_MAX   1000        /* a unit's message in Markdown details */
+#define SC_REPORT_MD_LOG_MAX       4000        /* a compile log in Markdown details */
+#define SC_REPORT_MD_NOTE_RESERVE  512         /* room kept for the "details shortened" note */
+#define SC_REPORT_JUNIT_MESSAGE_MAX 1024       /* a failure's message attribute */
+#define SC_REPORT_JUNIT_TEXT_MAX   (64 * 1024) /* a failure body or system-out */
+#define SC_REPORT_STEP_SUMMARY_MAX (1024 * 1024 - 1) /* GitHub's step summary limit */
+#define SC_REPORT_MAX_ANNOTATIONS  10          /* ::error lines per run */
+#define SC_REPORT_MAX_HISTORY      10000       /* history points on the index page */
+#define SC_GITHUB_MAX_PAGES        50          /* comment list pages read (100 each) */
+#define SC_GITHUB_TIMEOUT_MS       (30 * 1000) /* one GitHub REST call */
+#define SC_MAX_EVENT_BYTES         (4 * 1024 * 1024) /* $GITHUB_EVENT_PATH */
+
 #endif

@@ -18,6 +18,7 @@ static const struct sc_command commands[] = {
 	{ "validate", cmd_validate, "check skills against the Agent Skills rules" },
 	{ "list", cmd_list, "show a tree of skills with their descriptions" },
 	{ "ask", cmd_ask, "send one prompt to a model; print the answer and token counts" },
+	{ "report", cmd_report, "render JUnit, Markdown, HTML and GitHub reports from results JSON" },
 };
 
 static void print_usage(FILE *f)
