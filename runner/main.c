@@ -19,6 +19,8 @@ static const struct sc_command commands[] = {
 	{ "list", cmd_list, "show a tree of skills with their descriptions" },
 	{ "ask", cmd_ask, "send one prompt to a model; print the answer and token counts" },
 	{ "report", cmd_report, "render JUnit, Markdown, HTML and GitHub reports from results JSON" },
+	{ "eval", cmd_eval, "evaluate skills with and without the skill on models" },
+	{ "runs", cmd_runs, "history of evaluations from the results store" },
 };
 
 static void print_usage(FILE *f)

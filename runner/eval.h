@@ -1,0 +1,145 @@
+#ifndef SC_EVAL_H
+#define SC_EVAL_H
+/*
+ * The evaluation core (docs/evaluation.md): turns skills, tests and models
+ * into work units, asks the models through one provider client, checks the
+ * answers, reuses units already in the results store, and fills a results
+ * model (results.h) with units, aggregates and paired comparisons. It never
+ * prints and never exits; progress goes to a callback.
+ *
+ * A work unit is (skill, variant, model, test, run index). Variants:
+ * "baseline" (no skill), "base" and "head" (the skill at the base and head
+ * revision; `eval` uses "head" for the skill as it is on disk).
+ *
+ * Ownership: everything passed in is borrowed for the duration of the
+ * call; the results model filled by sc_eval_run() owns what it holds.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+struct sc_client;
+struct sc_store;
+struct sc_results;
+struct sc_skill;
+struct sc_test;
+struct sc_test_set;
+
+/* `eval` exits 3 when more than this share of units are infrastructure errors. */
+#define SC_EVAL_MAX_ERROR_SHARE 0.10
+
+/* Harness version recorded with every unit; part of the reuse key. */
+#define SC_EVAL_HARNESS_VERSION "skillci-eval/1"
+
+/*
+ * The system prompt given to a model with a skill. Placeholders:
+ * {name}, {description}, {body}, {references} (a "- path" line per file
+ * under references/, or "(none)"). Its SHA-256 is the prompt hash of
+ * every unit, so changing the template re-evaluates everything.
+ */
+extern const char sc_eval_prompt_template[];
+
+/* One skill variant to evaluate. */
+struct sc_eval_skill {
+	const char *path;              /* as shown and stored ("skills/foo") */
+	const char *variant;           /* "head" or "base" */
+	const struct sc_skill *skill;  /* loaded SKILL.md and file list */
+	const struct sc_test_set *tests;
+};
+
+/* What the kernel harness says about one answer. Strings owned. */
+struct sc_eval_kernel_result {
+	char *verdict;        /* passed, compiled, compile_failed, mismatch, timeout,
+			       * crashed, refused, no_code */
+	bool compiled;
+	char *message;        /* for a person; sent back to the model on failure */
+	char *compile_log;
+	double max_abs_error; /* NAN when none */
+	int registers;        /* -1 when none */
+	double speedup;       /* NAN when none */
+};
+
+/*
+ * The kernel harness as the evaluation sees it (wired to the kernel worker
+ * by the command; a test double in unit tests). NULL ops: kernel tests are
+ * skipped with a reason.
+ */
+struct sc_eval_kernel_ops {
+	/* Extracts, compiles and (with a GPU) runs the answer for fixture.
+	 * Returns 0 with out filled, or a negative SC_E* for an
+	 * infrastructure failure (the unit becomes an error). */
+	int (*check)(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
+		     void *payload);
+	/* Appends the fixture's reference solution (the oracle's answer). */
+	int (*reference)(struct sc_buf *out, const char *fixture, void *payload);
+	/* Writes the fixture's pinned hash (64 hex + NUL). */
+	int (*fixture_hash)(char out[65], const char *fixture, void *payload);
+	const char *mode;     /* "gpu" or "compile-only"; part of the reuse key */
+	void *payload;
+};
+
+/* Called after each unit is decided (evaluated or reused). */
+typedef void (*sc_eval_progress_cb)(size_t done, size_t total, const char *skill,
+				    const char *variant, const char *model,
+				    const char *test_name, const char *verdict, bool reused,
+				    void *payload);
+
+struct sc_eval_options {
+	const char *const *models;  /* as given; stored by canonical name */
+	size_t nmodels;
+	int runs;                   /* runs per test (>= 1) */
+	bool baseline;              /* also evaluate without the skill */
+	int max_turns;              /* kernel tests: model turns (>= 1) */
+	int max_tokens;             /* per request; 0: provider default */
+	double temperature;         /* < 0: provider default */
+	const char *judge_model;    /* NULL: no judge */
+	const char *judge_rubric;   /* NULL: the default rubric */
+	struct sc_client *client;   /* required when anything is evaluated */
+	struct sc_store *store;     /* NULL: no reuse, nothing stored */
+	bool reuse;                 /* look units up in the store first */
+	const struct sc_eval_kernel_ops *kernel;
+	const char *run_id;         /* NULL: generated */
+	const char *kind;           /* "eval" (default) or "run" */
+	sc_eval_progress_cb progress;
+	void *payload;
+};
+
+void sc_eval_options_init(struct sc_eval_options *opt);
+
+/*
+ * Evaluates every skill with every model: the skill variant and, with
+ * opt->baseline, the baseline (once per skill, model, test and run).
+ * Units whose key is in the store are reused without a request. New
+ * units, the aggregates and the run are written to the store in one
+ * transaction. out is initialised here and owns the result (release it
+ * even on error). Returns 0 (failed answers and provider errors are unit
+ * verdicts, not errors), SC_EINVAL for a bad model name or options, or
+ * SC_EIO/SC_ENET when the store or the client loop fails.
+ */
+int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size_t nskills,
+		const struct sc_eval_options *opt);
+
+/*
+ * Recomputes r->aggregates, r->comparisons and r->totals (except wall_ms,
+ * cache_hits and requests) from r->units. Pure: usable on merged results.
+ */
+void sc_eval_aggregate(struct sc_results *r);
+
+/* Builds the system prompt for a skill (the template filled in). */
+void sc_eval_system_prompt(struct sc_buf *out, const struct sc_skill *skill);
+/* Builds the user message: the input, then each context file as upskill does
+ * ("\n\n```NAME\nCONTENT\n```"). */
+void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test);
+/* True when every string of contains occurs in answer, ignoring case. */
+bool sc_eval_contains_all(const char *answer, const char *const *contains, size_t n);
+/* SHA-256 hex of the skill's files (relative path and content, sorted). */
+int sc_eval_skill_hash(char out[65], const struct sc_skill *skill);
+/* Parses a judge's reply: the number after the last "SCORE:", clamped to
+ * [0, 1]; NAN when there is none. */
+double sc_eval_parse_score(const char *reply);
+
+void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k);
+
+#endif

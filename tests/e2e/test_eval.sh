@@ -1,0 +1,169 @@
+# skillci eval against the fake model server, scripted to answer right or
+# wrong in known proportions. Every number checked here is worked out by
+# hand below (or by the formula, written out, for the Wilson bounds).
+. tests/e2e/lib.sh
+. tests/fakes/fake.sh
+
+# A skill with 10 tests. The fake answers by markers in the input:
+#   [B+] right without the skill, [S+] right with it.
+#   Q1-Q2: [B+][S+]   Q3-Q9: [S+]   Q10: wrong both ways
+mkdir -p "$T/skills/greeter"
+cat > "$T/skills/greeter/SKILL.md" <<'EOF'
+---
+name: greeter
+description: Answers greeting questions with the magic word.
+---
+# Greeter
+
+Always answer with ANSWER-OK.
+EOF
+python3 - "$T/skills/greeter/skill_meta.json" <<'EOF'
+import json, sys
+tests = []
+for i in range(1, 11):
+    mark = "[B+][S+]" if i <= 2 else "[S+]" if i <= 9 else ""
+    tests.append({"input": "Q%d: say the magic word %s" % (i, mark),
+                  "expected": {"contains": ["answer-ok"]}})
+json.dump({"tests": tests}, open(sys.argv[1], "w"), indent=1)
+EOF
+
+cat > "$T/script.json" <<'EOF'
+{
+  "rules": [
+    {"match": {"system": "<skill", "contains": "[S+]"},
+     "reply": {"text": "Here it is: ANSWER-OK", "usage": {"input": 100, "output": 20}}},
+    {"match": {"system": "<skill"},
+     "reply": {"text": "no idea", "usage": {"input": 100, "output": 20}}},
+    {"match": {"contains": "[B+]"},
+     "reply": {"text": "answer-ok", "usage": {"input": 50, "output": 30}}}
+  ],
+  "default": {"text": "wrong", "usage": {"input": 50, "output": 30}}
+}
+EOF
+fake_start "$T/script.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-secret-key
+M=anthropic.fake-student
+EVAL="$SKILLCI eval $T/skills/greeter -m $M --runs 2 --store $T/results.db --cache $T/cache"
+
+run $EVAL --json "$T/r1.json"
+expect_exit 0 "eval exits 0"
+# Hand computation, runs = 2 so n = 20 per variant:
+#   baseline passes Q1,Q2 twice: 4/20 = 20%;  with skill Q1-Q9 twice: 18/20 = 90%
+#   lift +70%; discordant pairs: 14 skill-only, 0 baseline-only
+#   McNemar exact p = 2 * (1/2)^14 = 0.0001220703125 -> significant
+#   tokens: baseline 20 x (50+30) = 1600, with skill 20 x (100+20) = 2400 -> +50%
+expect_out_contains "baseline   ████░░░░░░░░░░░░░░░░    20%  [95% CI 8%–42%, n=20]" "baseline bar, rate and Wilson interval"
+expect_out_contains "with skill ██████████████████░░    90%  [95% CI 70%–97%, n=20]  (+70%, McNemar p=0.0001221, significant)" "skill bar, lift and significance"
+expect_out_contains "tokens: 1600 → 2400  (+50%)" "token line sums both variants"
+expect_out_contains "Recommendation: keep skill" "upskill's is_beneficial"
+expect_out_contains "units: 40 (40 evaluated, 0 reused), requests: 40" "every unit asked once"
+check "no API key in output" sh -c "! grep -rq sk-test-secret-key '$T/.out' '$T/.err' '$T/r1.json'"
+check "the fake saw 40 requests" test "$(fake_stat requests)" -eq 40
+
+# The results JSON holds the same numbers, exactly.
+check "results JSON numbers match the hand computation" python3 - "$T/r1.json" <<'EOF'
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+z = 1.959963984540054
+def wilson(k, n):
+    p = k / n; d = 1 + z*z/n
+    c = (p + z*z/(2*n)) / d; h = z*math.sqrt(p*(1-p)/n + z*z/(4*n*n)) / d
+    return c - h, c + h
+agg = {a["variant"]: a for a in r["aggregates"]}
+b, s = agg["baseline"], agg["head"]
+assert (b["n"], b["passed"], s["n"], s["passed"]) == (20, 4, 20, 18), (b, s)
+assert b["pass_rate"] == 0.2 and s["pass_rate"] == 0.9
+for a, k in ((b, 4), (s, 18)):
+    lo, hi = wilson(k, 20)
+    assert abs(a["ci_low"] - lo) < 1e-12 and abs(a["ci_high"] - hi) < 1e-12, a
+assert b["mean_tokens"] == 80 and s["mean_tokens"] == 120
+c = [c for c in r["comparisons"] if c["from"] == "baseline" and c["to"] == "head"][0]
+assert c["paired_n"] == 20 and c["to_only"] == 14 and c["from_only"] == 0, c
+assert c["p_value"] == 2 * 0.5**14 and c["significant"] is True, c
+assert abs(c["skill_lift"] - 0.7) < 1e-12 and c["token_savings"] == -0.5, c
+assert c["is_beneficial"] is True and c["tokens_delta_pct"] == 50, c
+t = r["totals"]
+assert t["tokens_in"] == 20*50 + 20*100 and t["tokens_out"] == 20*30 + 20*20, t
+assert t["units"] == 40 and t["evaluated"] == 40 and t["reused"] == 0, t
+u = [u for u in r["units"] if u["verdict"] == "fail" and u["variant"] == "head"]
+assert len(u) == 2 and u[0]["error_class"] == "wrong_answer", u
+assert u[0]["message"] == "answer lacks 'answer-ok'", u[0]
+assert all(x["hashes"]["prompt"] and x["hashes"]["test"] for x in r["units"])
+EOF
+
+# The system prompt carries the skill; the baseline has none.
+check "skill requests carry the skill in the system prompt" python3 - "$FAKE_LOG" <<'EOF'
+import json, sys
+reqs = [json.loads(l)["body"] for l in open(sys.argv[1])]
+with_skill = [b for b in reqs if "<skill name=\"greeter\">" in (b.get("system") or "")]
+without = [b for b in reqs if not b.get("system")]
+assert len(with_skill) == 20 and len(without) == 20, (len(with_skill), len(without))
+assert "Always answer with ANSWER-OK." in with_skill[0]["system"]
+EOF
+
+# A second identical eval asks nothing and prints the same numbers.
+first=$(printf '%s\n' "$OUT" | grep -v '^units:')
+fake_reset
+run $EVAL
+expect_exit 0 "second eval exits 0"
+expect_out_contains "units: 40 (0 evaluated, 40 reused), requests: 0" "second eval reuses every unit"
+check "the fake saw no request the second time" test "$(fake_stat requests)" -eq 0
+second=$(printf '%s\n' "$OUT" | grep -v '^units:')
+check "second eval prints the same numbers" test "$first" = "$second"
+
+# Without the store's reuse, the response cache answers (still no request).
+run $EVAL --no-reuse
+expect_out_contains "units: 40 (40 evaluated, 0 reused), requests: 0, cache hits: 40" "--no-reuse answers from the response cache"
+check "still no request to the fake" test "$(fake_stat requests)" -eq 0
+
+# Context files are appended to the input as upskill does.
+mkdir -p "$T/skills/ctx"
+printf -- '---\nname: ctx\ndescription: Reads files.\n---\nRead the file.\n' > "$T/skills/ctx/SKILL.md"
+cat > "$T/skills/ctx/skill_meta.json" <<'EOF'
+{"tests": [{"input": "What is in the file?", "context": {"files": {"notes.txt": "SECRET-NOTE"}},
+            "expected": {"contains": ["fake"]}}]}
+EOF
+fake_reset
+run "$SKILLCI" eval "$T/skills/ctx" -m $M --store "$T/results.db" --no-cache --no-baseline
+expect_exit 0 "eval --no-baseline exits 0"
+expect_out_lacks "baseline " "--no-baseline prints no baseline bar"
+check "context file appended as a fenced block" grep -q 'What is in the file?\\n\\n```notes.txt\\nSECRET-NOTE\\n```' "$FAKE_LOG"
+
+# Several models: the benchmark table.
+run "$SKILLCI" eval "$T/skills/greeter" -m $M -m oracle.self --store "$T/results.db" --cache "$T/cache"
+expect_exit 0 "two models exit 0"
+expect_out_contains "greeter on oracle.self" "oracle section"
+expect_out_contains "[oracle self-test]" "oracle labelled"
+check "benchmark table has a row per model" sh -c "printf '%s\n' \"\$1\" | grep -E '^greeter +$M +20% +90% +\+70%' >/dev/null && printf '%s\n' \"\$1\" | grep -E '^greeter +oracle.self +100% +100% +\+0%' >/dev/null" _ "$OUT"
+
+# Infrastructure failures: a provider that refuses the key -> exit 3.
+cat > "$T/bad.json" <<'EOF'
+{"default": {"status": 401, "error_type": "authentication_error", "error_message": "invalid x-api-key"}}
+EOF
+fake_script "$T/bad.json"
+run "$SKILLCI" eval "$T/skills/greeter" -m anthropic.other --store "$T/results.db" --no-cache
+expect_exit 3 "provider errors exit 3"
+expect_err_contains "infrastructure" "error count named"
+expect_out_contains "errors: 20" "every unit is an error"
+
+# Errors are never reused: the next run asks again.
+fake_script "$T/script.json"
+fake_reset
+run "$SKILLCI" eval "$T/skills/greeter" -m anthropic.other --store "$T/results.db" --no-cache
+expect_exit 0 "after the outage the eval succeeds"
+check "error units were asked again" test "$(fake_stat requests)" -eq 20
+
+# Usage and input errors -> exit 2.
+run "$SKILLCI" eval "$T/skills/greeter"
+expect_exit 2 "no model is a usage error"
+run "$SKILLCI" eval "$T/nope" -m $M --store "$T/results.db"
+expect_exit 2 "missing skill folder exits 2"
+run "$SKILLCI" eval "$T/skills/greeter" -m bogus.model --store "$T/results.db"
+expect_exit 2 "unknown provider exits 2"
+run env -u ANTHROPIC_API_KEY "$SKILLCI" eval "$T/skills/greeter" -m anthropic.new-model --store "$T/results.db" --no-cache
+expect_exit 2 "missing API key exits 2"
+expect_err_contains "ANTHROPIC_API_KEY" "missing key named"
+run "$SKILLCI" eval "$T/skills/greeter" -m $M --runs 0
+expect_exit 2 "--runs 0 is a usage error"
+
+done_testing

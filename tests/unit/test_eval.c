@@ -1,0 +1,473 @@
+/* Unit tests for runner/eval.c: prompts, answer checks, aggregation of
+ * hand-built units, reuse through the store, and the multi-turn kernel
+ * loop with a test double for the kernel harness (oracle provider, so no
+ * network is involved). */
+#include "unit.h"
+#include "eval.h"
+#include "provider.h"
+#include "results.h"
+#include "skill.h"
+#include "stats.h"
+#include "store.h"
+#include "testsuite.h"
+#include "diag.h"
+#include "http.h"
+#include "sha256.h"
+
+#include <math.h>
+
+#define assert_close(a, b, tol) \
+	do { \
+		double a_ = (a), b_ = (b); \
+		if (!(fabs(a_ - b_) <= (tol))) \
+			fail_msg("%.17g != %.17g", a_, b_); \
+	} while (0)
+
+static const char skill_md[] =
+	"---\nname: demo\ndescription: Says hello properly.\n---\n# Demo\n\nSay HELLO-WORLD.\n";
+
+/* A scratch skill folder "demo" with the given skill_meta.json. */
+static char *make_skill(const char *meta)
+{
+	char *dir = sc_test_mkdtemp();
+	sc_test_write(dir, "demo/SKILL.md", skill_md);
+	sc_test_write(dir, "demo/references/guide.md", "guide\n");
+	sc_test_write(dir, "demo/skill_meta.json", meta);
+	return dir;
+}
+
+struct loaded {
+	struct sc_skill skill;
+	struct sc_test_set tests;
+	struct sc_buf path;
+};
+
+static void load(struct loaded *l, const char *dir)
+{
+	struct sc_diags d = SC_DIAGS_INIT;
+
+	memset(l, 0, sizeof(*l));
+	sc_buf_init(&l->path);
+	sc_path_join(&l->path, dir, "demo");
+	assert_int_equal(sc_skill_load(&l->skill, l->path.ptr, &d, 0), 0);
+	assert_int_equal(sc_tests_load_skill(&l->tests, l->path.ptr, &d), 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 0);
+	sc_diags_release(&d);
+}
+
+static void unload(struct loaded *l)
+{
+	sc_skill_release(&l->skill);
+	sc_test_set_release(&l->tests);
+	sc_buf_release(&l->path);
+}
+
+static void test_system_prompt_has_skill_and_references(void **state)
+{
+	char *dir = make_skill("{\"tests\": [{\"input\": \"hi\", \"expected\": {\"contains\": [\"x\"]}}]}");
+	struct loaded l;
+	struct sc_buf p = SC_BUF_INIT;
+	(void)state;
+
+	load(&l, dir);
+	sc_eval_system_prompt(&p, &l.skill);
+	assert_non_null(strstr(p.ptr, "<skill name=\"demo\">"));
+	assert_non_null(strstr(p.ptr, "<description>Says hello properly.</description>"));
+	assert_non_null(strstr(p.ptr, "Say HELLO-WORLD."));
+	assert_non_null(strstr(p.ptr, "<references>\n- references/guide.md\n</references>"));
+	assert_null(strstr(p.ptr, "{name}"));
+	sc_buf_release(&p);
+	unload(&l);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+static void test_user_message_appends_context_files(void **state)
+{
+	char *dir = make_skill("{\"tests\": [{\"input\": \"Read it\", \"context\": {\"files\": "
+			       "{\"a.txt\": \"AAA\", \"b.txt\": \"BBB\"}}, \"expected\": {\"contains\": [\"x\"]}}]}");
+	struct loaded l;
+	struct sc_buf m = SC_BUF_INIT;
+	(void)state;
+
+	load(&l, dir);
+	assert_int_equal(l.tests.n, 1);
+	sc_eval_user_message(&m, &l.tests.items[0]);
+	assert_string_equal(m.ptr, "Read it\n\n```a.txt\nAAA\n```\n\n```b.txt\nBBB\n```");
+	sc_buf_release(&m);
+	unload(&l);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+static void test_contains_all_ignores_case(void **state)
+{
+	const char *need[] = { "Hello", "WORLD" };
+	(void)state;
+
+	assert_true(sc_eval_contains_all("say hello to the world", need, 2));
+	assert_false(sc_eval_contains_all("say hello", need, 2));
+	assert_true(sc_eval_contains_all("anything", need, 0));
+	assert_false(sc_eval_contains_all("", need, 1));
+}
+
+static void test_parse_judge_score(void **state)
+{
+	(void)state;
+	assert_close(sc_eval_parse_score("good.\nSCORE: 0.75"), 0.75, 1e-12);
+	assert_close(sc_eval_parse_score("Score: 0.2 ... final score: **0.9**"), 0.9, 1e-12);
+	assert_close(sc_eval_parse_score("SCORE: 7/10"), 0.7, 1e-12);
+	assert_close(sc_eval_parse_score("SCORE: 3"), 1.0, 0);
+	assert_true(isnan(sc_eval_parse_score("no number here")));
+	assert_true(isnan(sc_eval_parse_score("SCORE: none")));
+}
+
+/* Adds a unit to r by hand. */
+static void add_unit(struct sc_results *r, size_t *alloc, const char *variant, const char *test,
+		     int run, const char *verdict, int64_t tin, int64_t tout, double speedup)
+{
+	struct sc_results_unit *u;
+
+	SC_GROW(r->units, *alloc, r->nunits + 1);
+	u = &r->units[r->nunits++];
+	sc_results_unit_init(u);
+	u->skill = sc_xstrdup("skills/demo");
+	u->variant = sc_xstrdup(variant);
+	u->model = sc_xstrdup("m");
+	u->test_id = sc_xstrdup(test);
+	u->run_index = run;
+	u->kind = sc_xstrdup(isnan(speedup) ? "text" : "kernel");
+	u->verdict = sc_xstrdup(verdict);
+	u->tokens_in = tin;
+	u->tokens_out = tout;
+	u->turns = 1;
+	if (!isnan(speedup)) {
+		u->kernel = sc_xcalloc(1, sizeof(*u->kernel));
+		sc_results_kernel_init(u->kernel);
+		u->kernel->speedup = speedup;
+	}
+}
+
+static void test_aggregate_hand_built_units(void **state)
+{
+	struct sc_results r;
+	size_t alloc = 0;
+	const struct sc_results_aggregate *b, *h;
+	const struct sc_results_comparison *c;
+	char id[16];
+	(void)state;
+
+	sc_results_init(&r);
+	/* 10 tests: baseline passes t0-t2; head passes t0-t7 (5 head-only). */
+	for (int i = 0; i < 10; i++) {
+		snprintf(id, sizeof(id), "t%d", i);
+		add_unit(&r, &alloc, "baseline", id, 0, i < 3 ? "pass" : "fail", 100, 50, NAN);
+		add_unit(&r, &alloc, "head", id, 0, i < 8 ? "pass" : "fail", 60, 30, NAN);
+	}
+	/* not counted in the pass rate: an error and a skip */
+	add_unit(&r, &alloc, "head", "t10", 0, "error", 0, 0, NAN);
+	add_unit(&r, &alloc, "head", "t11", 0, "skipped", 60, 30, NAN);
+	sc_eval_aggregate(&r);
+
+	b = sc_results_find_aggregate(&r, "skills/demo", "baseline", "m");
+	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
+	assert_non_null(b);
+	assert_non_null(h);
+	assert_int_equal(b->n, 10);
+	assert_int_equal(b->passed, 3);
+	assert_int_equal(h->n, 10);
+	assert_int_equal(h->passed, 8);
+	assert_int_equal(h->errors, 1);
+	assert_int_equal(h->skipped, 1);
+	assert_close(h->pass_rate, 0.8, 1e-15);
+	/* Wilson 8/10, by hand: center .7357, half .2254 */
+	assert_close(h->ci_low, 0.49016247153664183, 1e-12);
+	assert_close(h->ci_high, 0.9433178485456247, 1e-12);
+	assert_close(b->mean_tokens, 150.0, 1e-12);
+	assert_close(h->mean_tokens, 90.0, 1e-12);  /* 11 non-error units of 90 */
+	assert_true(isnan(h->speedup_geomean));
+
+	c = sc_results_find_comparison(&r, "skills/demo", "m", "baseline", "head");
+	assert_non_null(c);
+	assert_int_equal(c->paired_n, 10);
+	assert_int_equal(c->to_only, 5);
+	assert_int_equal(c->from_only, 0);
+	assert_close(c->p_value, 0.0625, 1e-15);  /* 2 / 2^5 */
+	assert_false(c->significant);
+	assert_close(c->skill_lift, 0.5, 1e-15);
+	assert_close(c->token_savings, 0.4, 1e-15);  /* 1 - 90/150 */
+	assert_close(c->tokens_delta_pct, -40.0, 1e-12);
+	assert_int_equal(c->is_beneficial, 1);
+	assert_int_equal(r.totals.units, 22);
+	assert_int_equal(r.totals.passed, 11);
+	assert_int_equal(r.totals.errors, 1);
+	assert_int_equal(r.totals.tokens_in, 10 * 100 + 11 * 60);
+	sc_results_release(&r);
+}
+
+static void test_aggregate_kernel_speed(void **state)
+{
+	struct sc_results r;
+	size_t alloc = 0;
+	const struct sc_results_aggregate *h;
+	(void)state;
+
+	sc_results_init(&r);
+	add_unit(&r, &alloc, "head", "k0", 0, "pass", 1, 1, 2.0);
+	add_unit(&r, &alloc, "head", "k1", 0, "pass", 1, 1, 8.0);
+	add_unit(&r, &alloc, "head", "k2", 0, "pass", 1, 1, 0.5);
+	add_unit(&r, &alloc, "head", "k3", 0, "fail", 1, 1, 3.0);  /* wrong: never fast */
+	sc_eval_aggregate(&r);
+	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
+	assert_close(h->speedup_geomean, 2.0, 1e-12);  /* cbrt(2 * 8 * 0.5) */
+	assert_close(h->fast_1, 0.5, 1e-15);   /* k0, k1 of 4 */
+	assert_close(h->fast_1_5, 0.5, 1e-15);
+	assert_close(h->fast_2, 0.25, 1e-15);  /* strictly above 2: k1 */
+	assert_int_equal(r.ncomparisons, 0);
+	sc_results_release(&r);
+}
+
+static void test_run_with_oracle_then_reuse(void **state)
+{
+	char *dir = make_skill("{\"tests\": ["
+			       "{\"input\": \"one\", \"expected\": {\"contains\": [\"alpha\"]}},"
+			       "{\"input\": \"two\", \"expected\": {\"contains\": [\"beta\", \"gamma\"]}}]}");
+	struct loaded l;
+	struct sc_store *store = NULL;
+	struct sc_client *client = NULL;
+	struct sc_client_options copt;
+	struct sc_eval_options opt;
+	struct sc_eval_skill es;
+	struct sc_results r;
+	struct sc_buf db = SC_BUF_INIT;
+	const char *models[] = { "oracle.self" };
+	int64_t count = 0;
+	(void)state;
+
+	load(&l, dir);
+	sc_path_join(&db, dir, "results.db");
+	assert_int_equal(sc_store_open(&store, db.ptr), 0);
+	sc_client_options_init(&copt);
+	assert_int_equal(sc_client_new(&client, &copt), 0);
+	sc_eval_options_init(&opt);
+	opt.models = models;
+	opt.nmodels = 1;
+	opt.runs = 3;
+	opt.client = client;
+	opt.store = store;
+	es.path = "skills/demo";
+	es.variant = "head";
+	es.skill = &l.skill;
+	es.tests = &l.tests;
+
+	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(r.nunits, 12);  /* 2 tests x 3 runs x 2 variants */
+	assert_int_equal(r.totals.evaluated, 12);
+	assert_int_equal(r.totals.passed, 12);
+	assert_true(r.run.oracle);
+	assert_string_equal(r.run.mode, "none");
+	for (size_t i = 0; i < r.nunits; i++) {
+		assert_false(r.units[i].reused);
+		assert_int_equal(r.units[i].turns, 1);
+		if (!strcmp(r.units[i].variant, "baseline"))
+			assert_null(r.units[i].hashes.skill);
+		else
+			assert_non_null(r.units[i].hashes.skill);
+	}
+	sc_results_release(&r);
+	assert_int_equal(sc_store_count_units(store, &count), 0);
+	assert_int_equal(count, 12);
+
+	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(r.totals.reused, 12);
+	assert_int_equal(r.totals.evaluated, 0);
+	assert_int_equal(r.totals.passed, 12);
+	sc_results_release(&r);
+	assert_int_equal(sc_store_count_units(store, &count), 0);
+	assert_int_equal(count, 12);  /* nothing new stored */
+
+	/* a changed skill file changes the skill hash: head is asked again,
+	 * the baseline (no skill) is still reused */
+	sc_test_write(dir, "demo/references/guide.md", "guide, revised\n");
+	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(r.totals.reused, 6);
+	assert_int_equal(r.totals.evaluated, 6);
+	sc_results_release(&r);
+
+	sc_client_free(client);
+	sc_store_free(store);
+	sc_buf_release(&db);
+	unload(&l);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/* Kernel harness double: fails to compile on the first call of each unit
+ * with a compiler message, compiles (no GPU) afterwards. */
+struct fake_kernel {
+	int calls;
+	int fail_calls;  /* how many first calls fail */
+	char last_answer[64];
+};
+
+static int fake_check(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
+		      void *payload)
+{
+	struct fake_kernel *fk = payload;
+
+	assert_string_equal(fixture, "vec-add");
+	snprintf(fk->last_answer, sizeof(fk->last_answer), "%s", answer);
+	if (fk->calls++ < fk->fail_calls) {
+		out->verdict = sc_xstrdup("compile_failed");
+		out->compiled = false;
+		out->message = sc_xstrdup("kernel.cu(3): error: identifier \"blockIdy\" is undefined");
+		out->compile_log = sc_xstrdup(out->message);
+		return 0;
+	}
+	out->verdict = sc_xstrdup("compiled");
+	out->compiled = true;
+	out->registers = 12;
+	return 0;
+}
+
+static int fake_reference(struct sc_buf *out, const char *fixture, void *payload)
+{
+	(void)payload;
+	sc_buf_printf(out, "```cuda\n// reference for %s\n```\n", fixture);
+	return 0;
+}
+
+static int fake_hash(char out[65], const char *fixture, void *payload)
+{
+	(void)payload;
+	sc_sha256_hex(out, fixture, strlen(fixture));
+	return 0;
+}
+
+static void run_kernel(struct fake_kernel *fk, int max_turns, struct sc_results *r,
+		       struct sc_store *store, bool with_ops)
+{
+	char *dir = make_skill("{\"tests\": [{\"input\": \"write vec add\", \"fixture\": \"vec-add\"}]}");
+	struct loaded l;
+	struct sc_client *client = NULL;
+	struct sc_client_options copt;
+	struct sc_eval_options opt;
+	struct sc_eval_kernel_ops ops = { fake_check, fake_reference, fake_hash, "compile-only", fk };
+	struct sc_eval_skill es;
+	const char *models[] = { "oracle.self" };
+
+	load(&l, dir);
+	sc_client_options_init(&copt);
+	assert_int_equal(sc_client_new(&client, &copt), 0);
+	sc_eval_options_init(&opt);
+	opt.models = models;
+	opt.nmodels = 1;
+	opt.baseline = false;
+	opt.max_turns = max_turns;
+	opt.client = client;
+	opt.store = store;
+	opt.kernel = with_ops ? &ops : NULL;
+	es.path = "skills/demo";
+	es.variant = "head";
+	es.skill = &l.skill;
+	es.tests = &l.tests;
+	assert_int_equal(sc_eval_run(r, &es, 1, &opt), 0);
+	sc_client_free(client);
+	unload(&l);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+static void test_kernel_feedback_fixes_on_turn_two(void **state)
+{
+	struct fake_kernel fk = { 0, 1, "" };
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf db = SC_BUF_INIT;
+	struct sc_store *store = NULL;
+	struct sc_store_unit su;
+	struct sc_store_key key;
+	struct sc_results r;
+	const struct sc_results_unit *u;
+	(void)state;
+
+	sc_path_join(&db, dir, "r.db");
+	assert_int_equal(sc_store_open(&store, db.ptr), 0);
+	run_kernel(&fk, 3, &r, store, true);
+	assert_int_equal(r.nunits, 1);
+	u = &r.units[0];
+	assert_int_equal(fk.calls, 2);
+	assert_int_equal(u->turns, 2);
+	/* compile-only: compiled means skipped, never passed */
+	assert_string_equal(u->verdict, "skipped");
+	assert_string_equal(u->kernel->verdict, "compiled");
+	assert_string_equal(u->kernel->compile, "ok");
+	assert_int_equal(u->kernel->registers, 12);
+	assert_string_equal(r.run.mode, "compile-only");
+	assert_non_null(strstr(fk.last_answer, "reference for vec-add"));
+
+	/* the stored transcript shows the compiler message sent back */
+	key.skill_hash = u->hashes.skill;
+	key.test_hash = u->hashes.test;
+	key.fixture_hash = u->hashes.fixture;
+	key.model = "oracle.self";
+	key.prompt_hash = u->hashes.prompt;
+	key.harness = SC_EVAL_HARNESS_VERSION "+compile-only";
+	key.run_index = 0;
+	assert_int_equal(sc_store_lookup_unit(store, &su, &key), 0);
+	assert_non_null(strstr(su.transcript, "identifier \\\"blockIdy\\\" is undefined"));
+	assert_int_equal(su.turns, 2);
+	sc_store_unit_release(&su);
+	sc_results_release(&r);
+	sc_store_free(store);
+	sc_buf_release(&db);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+static void test_kernel_out_of_turns_fails(void **state)
+{
+	struct fake_kernel fk = { 0, 5, "" };
+	struct sc_results r;
+	(void)state;
+
+	run_kernel(&fk, 2, &r, NULL, true);
+	assert_int_equal(fk.calls, 2);
+	assert_int_equal(r.units[0].turns, 2);
+	assert_string_equal(r.units[0].verdict, "fail");
+	assert_string_equal(r.units[0].error_class, "compile_error");
+	assert_non_null(strstr(r.units[0].message, "blockIdy"));
+	assert_string_equal(r.units[0].kernel->compile, "failed");
+	sc_results_release(&r);
+}
+
+static void test_kernel_without_harness_is_skipped(void **state)
+{
+	struct fake_kernel fk = { 0, 0, "" };
+	struct sc_results r;
+	(void)state;
+
+	run_kernel(&fk, 3, &r, NULL, false);
+	assert_int_equal(fk.calls, 0);
+	assert_string_equal(r.units[0].verdict, "skipped");
+	assert_int_equal(r.units[0].turns, 0);
+	assert_int_equal(r.totals.passed, 0);
+	sc_results_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_system_prompt_has_skill_and_references),
+		cmocka_unit_test(test_user_message_appends_context_files),
+		cmocka_unit_test(test_contains_all_ignores_case),
+		cmocka_unit_test(test_parse_judge_score),
+		cmocka_unit_test(test_aggregate_hand_built_units),
+		cmocka_unit_test(test_aggregate_kernel_speed),
+		cmocka_unit_test(test_run_with_oracle_then_reuse),
+		cmocka_unit_test(test_kernel_feedback_fixes_on_turn_two),
+		cmocka_unit_test(test_kernel_out_of_turns_fails),
+		cmocka_unit_test(test_kernel_without_harness_is_skipped),
+	};
+	sc_http_global_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
