@@ -54,7 +54,7 @@ match() {
 for bin in "$@"; do
 	name=$(basename "$bin")
 	match "$name" || continue
-	log="$logs/$name.log"
+	log="$logs/unit-$name.log"
 	(cd "$root" && "$bin") > "$log" 2>&1
 	count_tap "$log" $? "$name"
 done
@@ -63,7 +63,7 @@ for t in "$here"/e2e/test_*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	match "$name" || continue
-	log="$logs/$name.log"
+	log="$logs/e2e-$name.log"
 	(cd "$root" && sh "$t") > "$log" 2>&1
 	count_tap "$log" $? "$name"
 done
