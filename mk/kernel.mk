@@ -93,3 +93,4 @@ $(BUILD)/tests/unit/kernel/%.o: CPPFLAGS += -iquote tests/unit
 
 -include $(KERNEL_CORE:.o=.d) $(REF_OBJS:.o=.d) $(BUILD)/runner/kernel/worker.d $(BUILD)/runner/kernel/nvrtc.d \
 	 $(KUNIT_SRC:tests/unit/kernel/%.c=$(BUILD)/tests/unit/kernel/%.d)
+$(BUILD)/runner/kernel/worker.o: CPPFLAGS += -DSC_CUDA_INCLUDE='"$(CUDA_HOME)/include"'

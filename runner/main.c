@@ -21,6 +21,8 @@ static const struct sc_command commands[] = {
 	{ "report", cmd_report, "render JUnit, Markdown, HTML and GitHub reports from results JSON" },
 	{ "eval", cmd_eval, "evaluate skills with and without the skill on models" },
 	{ "runs", cmd_runs, "history of evaluations from the results store" },
+	{ "kernel", cmd_kernel, "check one CUDA kernel against a fixture: compile, verify, time" },
+	{ "fixtures", cmd_fixtures, "list, verify or re-pin the kernel fixtures" },
 };
 
 static void print_usage(FILE *f)

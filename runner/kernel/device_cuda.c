@@ -287,7 +287,7 @@ int sc_device_cuda_open(struct sc_device **out)
 	c->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!c->lib) {
 		const char *why = dlerror();
-		err = sc_error_set(SC_ENOSYS, "no GPU: compile-only (cannot load libcuda.so.1: %s)",
+		err = sc_error_set(SC_ENOSYS, "no GPU: compile-only (%s)",
 				   why ? why : "not found");
 		goto done;
 	}

@@ -404,6 +404,34 @@ done:
 	sc_compiled_release(&bc);
 }
 
+/* One tab-separated line for scripts: verdict, reason, speedup, candidate
+ * and baseline median ms, scan flags (comma-separated), message. */
+static char *brief_line(const cJSON *r)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
+	const cJSON *scan = cJSON_GetObjectItemCaseSensitive(r, "scan"), *f;
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(t, "speedup");
+	const cJSON *cm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "candidate"), "median_ms");
+	const cJSON *bm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "baseline"), "median_ms");
+	bool first = true;
+
+	sc_buf_printf(&b, "%s\t%s\t", cJSON_GetObjectItemCaseSensitive(r, "verdict")->valuestring,
+		      cJSON_GetObjectItemCaseSensitive(r, "reason")->valuestring);
+	if (cJSON_IsNumber(sp))
+		sc_buf_printf(&b, "%.2f\t%.4f\t%.4f\t", sp->valuedouble, cm ? cm->valuedouble : 0, bm ? bm->valuedouble : 0);
+	else
+		sc_buf_puts(&b, "-\t-\t-\t");
+	cJSON_ArrayForEach(f, scan) {
+		sc_buf_printf(&b, "%s%s", first ? "" : ",", cJSON_GetObjectItemCaseSensitive(f, "kind")->valuestring);
+		first = false;
+	}
+	sc_buf_printf(&b, "%s\t", first ? "-" : "");
+	for (const char *m = cJSON_GetObjectItemCaseSensitive(r, "message")->valuestring; *m; m++)
+		sc_buf_putc(&b, *m == '\t' || *m == '\n' ? ' ' : *m);
+	return sc_buf_detach(&b, NULL);
+}
+
 static int read_all(struct sc_buf *out, FILE *f, size_t cap)
 {
 	char tmp[65536];
@@ -421,7 +449,7 @@ static void usage(FILE *f)
 		"usage: skillci-kernel [--job FILE]             (job JSON; default stdin)\n"
 		"       skillci-kernel --fixture DIR --candidate FILE [--baseline FILE|--no-timing]\n"
 		"                      [--arch sm_90] [--compile-only] [--cache DIR] [--include DIR]\n"
-		"                      [--seeds N] [--timeout-ms N]\n"
+		"                      [--seeds N] [--timeout-ms N] [--brief]\n"
 		"       skillci-kernel --list-refs\n"
 		"Checks one CUDA kernel candidate and prints one JSON result.\n");
 }
@@ -441,6 +469,7 @@ int main(int argc, char **argv)
 		{ "compile-only", no_argument, NULL, 'o' },
 		{ "no-timing", no_argument, NULL, 'n' },
 		{ "list-refs", no_argument, NULL, 'l' },
+		{ "brief", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -450,6 +479,7 @@ int main(int argc, char **argv)
 	cJSON *r = NULL;
 	char *out = NULL;
 	int c, rc = SC_EXIT_OK, err = 0;
+	bool brief = false;
 
 	memset(&j, 0, sizeof(j));
 	j.seeds = 5;
@@ -468,6 +498,7 @@ int main(int argc, char **argv)
 		case 't': j.timeout_ms = atoi(optarg); break;
 		case 'o': j.compile_only = true; break;
 		case 'n': j.timing = false; break;
+		case 'B': brief = true; break;
 		case 'l':
 			for (size_t i = 0; i < sc_ref_count; i++)
 				printf("%s\n", sc_ref_table[i].fixture);
@@ -529,8 +560,10 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(r, "verdict", "error");
 	cJSON_AddStringToObject(r, "reason", "");
 	cJSON_AddStringToObject(r, "message", "");
+	if (!j.include_dir && access(SC_CUDA_INCLUDE "/cuda_fp16.h", R_OK) == 0)
+		j.include_dir = sc_xstrdup(SC_CUDA_INCLUDE);
 	run_job(r, &j);
-	out = cJSON_Print(r);
+	out = brief ? brief_line(r) : cJSON_Print(r);
 	if (fputs(out, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
 		rc = SC_EXIT_INFRA;
 done:

@@ -1,0 +1,71 @@
+#ifndef SC_KERNELRUN_H
+#define SC_KERNELRUN_H
+/*
+ * The orchestrator's side of kernel checks: builds a job for the worker,
+ * starts one skillci-kernel per candidate in a sandbox (empty environment,
+ * its own temp folder as working directory, rlimits, a wall-clock limit
+ * then SIGKILL, a new network namespace where the system allows it), feeds
+ * the job on stdin and reads the one JSON result from stdout. skillci never
+ * links NVRTC or CUDA; without a worker, kernel checks are SC_ENOSYS.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sc_buf;
+
+struct sc_kernel_job {
+	const char *fixture_dir;    /* fixtures/NAME */
+	const char *fixture_name;
+	const char *fixture_hash;
+	const char *candidate;      /* CUDA source */
+	size_t candidate_len;
+	bool timing;                /* time against the fixture's baseline */
+	bool compile_only;
+	const char *arch;           /* "sm_90" */
+	const char *cache_dir;      /* cubin cache; NULL for none */
+	int seeds;
+	int timeout_ms;             /* per launch */
+};
+
+/* Writes the job JSON (spec embedded, baseline source included) to out. */
+int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job);
+
+struct sc_kernelrun_limits {
+	int wall_s;          /* killed after this (default 300) */
+	int cpu_s;           /* RLIMIT_CPU (default wall_s) */
+	bool limit_as;       /* RLIMIT_AS too (compile-only: the CUDA driver needs a huge address space) */
+};
+
+struct sc_kernelrun_result {
+	int exit_code;       /* -1 when killed by a signal */
+	int signal;
+	bool timed_out;
+	bool netns;          /* ran in its own network namespace */
+	struct sc_buf *out;  /* owned: stdout (the result JSON) */
+	struct sc_buf *err;  /* owned: stderr, capped */
+};
+
+/* True when this skillci was built with the worker (CUDA found at build time). */
+bool sc_kernelrun_available(void);
+
+/* The worker binary: $SKILLCI_KERNEL_WORKER, else skillci-kernel beside this program. */
+int sc_kernelrun_worker_path(struct sc_buf *out);
+
+/*
+ * Runs worker with job on stdin under the limits. Returns 0 when the worker
+ * ran (whatever its outcome: see out), negative when it could not start.
+ */
+int sc_kernelrun(struct sc_kernelrun_result *out, const char *worker, const char *job,
+		 const struct sc_kernelrun_limits *lim);
+void sc_kernelrun_result_release(struct sc_kernelrun_result *r);
+
+/*
+ * The final result JSON for one run into out: the worker's result with a
+ * "sandbox" section added, or, when it crashed, hung or wrote no valid
+ * JSON, a synthesized result with verdict "failed" and a clear reason
+ * ("timeout", "crashed").
+ */
+void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_result *r,
+			      const struct sc_kernelrun_limits *lim);
+
+#endif
