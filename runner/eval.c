@@ -724,7 +724,7 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 	u->oracle_model = model->kind == SC_PROVIDER_ORACLE;
 	u->system = system;
 	u->transcript = cJSON_CreateArray();
-	memcpy(u->skill_hash, skill_hash, 65);
+	snprintf(u->skill_hash, sizeof(u->skill_hash), "%s", skill_hash);
 	sc_test_hash(u->test_hash, t);
 	u->fixture_hash[0] = '\0';
 	sc_results_unit_init(ru);
