@@ -677,14 +677,6 @@ static void load_test(struct loader *ld, const cJSON *obj, const char *path,
 		sc_buf_sets(&id, path);
 	sc_buf_clear(&p);
 	sc_buf_printf(&p, "%s#%s", ld->source, id.ptr);
-	for (size_t i = 0; !bad && i < ld->set->n; i++) {
-		if (!strcmp(ld->set->items[i].id, p.ptr)) {
-			finding(ld, SC_SEV_ERROR, obj, "test-duplicate-id",
-				"%s: id '%s' is used by %s too", path, id.ptr,
-				ld->set->items[i].json_path);
-			bad = true;
-		}
-	}
 	t.id = sc_buf_detach(&p, NULL);
 	sc_buf_release(&id);
 
@@ -750,6 +742,66 @@ static void load_metadata(struct loader *ld, const cJSON *md)
 	}
 }
 
+struct id_ref {
+	const char *id;
+	size_t index;
+};
+
+static int cmp_id_ref(const void *a, const void *b)
+{
+	const struct id_ref *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Tests first..n of the set came from one file: a test whose id an
+ * earlier test of the file already has is reported and removed. Sorting
+ * keeps this O(n log n) for files with thousands of tests.
+ */
+static void drop_duplicate_ids(struct loader *ld, size_t first)
+{
+	struct sc_test_set *set = ld->set;
+	size_t n = set->n - first, kept = first;
+	struct id_ref *refs;
+	bool *dup;
+
+	if (n < 2)
+		return;
+	refs = sc_xcalloc(n, sizeof(*refs));
+	dup = sc_xcalloc(n, sizeof(*dup));
+	for (size_t i = 0; i < n; i++) {
+		refs[i].id = set->items[first + i].id;
+		refs[i].index = first + i;
+	}
+	qsort(refs, n, sizeof(*refs), cmp_id_ref);
+	for (size_t i = 1, run = 0; i < n; i++) {
+		if (strcmp(refs[i].id, refs[run].id) != 0) {
+			run = i;
+			continue;
+		}
+		{
+			const struct sc_test *t = &set->items[refs[i].index];
+			const struct sc_test *o = &set->items[refs[run].index];
+			sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, t->line, "test-duplicate-id",
+				     "%s: id '%s' is used by %s too", t->json_path,
+				     strchr(t->id, '#') + 1, o->json_path);
+		}
+		dup[refs[i].index - first] = true;
+	}
+	for (size_t i = first; i < set->n; i++) {
+		if (dup[i - first])
+			test_release(&set->items[i]);
+		else
+			set->items[kept++] = set->items[i];
+	}
+	set->n = kept;
+	free(refs);
+	free(dup);
+}
+
 enum expect { EXPECT_ANY, EXPECT_META, EXPECT_SUITE, EXPECT_EVALS };
 
 /*
@@ -762,7 +814,7 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 {
 	const char *end = NULL;
 	cJSON *root = NULL;
-	size_t start = 0, bad = 0;
+	size_t start = 0, bad = 0, first;
 
 	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
 		start = 3;
@@ -803,6 +855,7 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 		return;
 	}
 	index_build(&ld->ix, root, text, len, start);
+	first = ld->set->n;
 
 	if (cJSON_IsArray(root) && (expect == EXPECT_ANY || expect == EXPECT_SUITE)) {
 		load_tests_array(ld, root, "", SC_TESTS_LIST);
@@ -840,6 +893,7 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 		finding(ld, SC_SEV_ERROR, root, "test-schema",
 			"not a test file: expected \"tests\", \"cases\", \"evals\" or a list of tests");
 	}
+	drop_duplicate_ids(ld, first);
 	cJSON_Delete(root);
 	free(ld->ix.items);
 	memset(&ld->ix, 0, sizeof(ld->ix));
