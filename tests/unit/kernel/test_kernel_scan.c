@@ -1,0 +1,149 @@
+/* The static scan: include refusals before compiling, and flags. */
+#include "unit.h"
+#include "kernel/scan.h"
+
+#include <dirent.h>
+
+static int scan(const char *src, struct sc_scan *s)
+{
+	return sc_scan_source(s, src, strlen(src), true);
+}
+
+static bool has_flag(const struct sc_scan *s, const char *kind, size_t line)
+{
+	for (size_t i = 0; i < s->nflags; i++)
+		if (!strcmp(s->flags[i].kind, kind) && (!line || s->flags[i].line == line))
+			return true;
+	return false;
+}
+
+static void test_refuses_includes(void **state)
+{
+	static const char *const bad[] = {
+		"#include \"/etc/passwd\"\n",
+		"#include </etc/passwd>\n",
+		"  #  include <stdio.h>\n",
+		"#define F \"/etc/shadow\"\n#include F\n",
+		"#include_next <cuda_fp16.h>\n",
+		"%:include \"/etc/passwd\"\n",
+		"?\?=include \"/etc/passwd\"\n",
+		"#inc\\\nlude \"/etc/passwd\"\n",
+		"/* c */ #include \"/etc/passwd\"\n",
+		"#include <cuda_fp16.h> junk\n",
+		"#if __has_include(\"/etc/passwd\")\n#endif\n",
+		"#import \"x\"\n",
+		"#embed \"/etc/passwd\"\n",
+	};
+	struct sc_scan s;
+	(void)state;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(bad); i++) {
+		if (scan(bad[i], &s) != SC_EUNSAFE)
+			fail_msg("not refused: %s", bad[i]);
+	}
+	assert_int_equal(scan("int a;\n\n#include \"/etc/passwd\"\n", &s), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "line 3"));
+	assert_non_null(strstr(sc_error_last(), "only <cuda_fp16.h> and <cuda_bf16.h>"));
+	assert_int_equal(scan("#define F <x>\n#include F\n", &s), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "computed"));
+}
+
+static void test_allows_what_is_offered(void **state)
+{
+	struct sc_scan s;
+	(void)state;
+	assert_int_equal(scan("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n", &s), 0);
+	/* Not directives: in a string, in a comment, mid-line. */
+	assert_int_equal(scan("const char *s = \"#include <x>\";\n// #include \"/etc/passwd\"\n"
+			      "/*\n#include \"/etc/passwd\"\n*/\nint a; // x\n", &s), 0);
+	assert_int_equal(sc_scan_source(&s, "a\0b", 3, true), SC_EUNSAFE);
+}
+
+static void test_flags(void **state)
+{
+	struct sc_scan s;
+	const char *src =
+		"__device__ float cache[1024];\n"                                        /* 1 */
+		"static __device__ int calls = 0;\n"                                     /* 2 */
+		"__device__ __forceinline__ float sq(float v) { return v * v; }\n"       /* 3 */
+		"extern \"C\" __global__ void k(float* y) {\n"                           /* 4 */
+		"  cudaStream_t s; cudaStreamCreateWithFlags(&s, 1);\n"                  /* 5 */
+		"  float* p = (float*)malloc(16);\n"                                     /* 6 */
+		"  printf(\"%f\", y[0]);\n"                                              /* 7 */
+		"  __half h = __float2half(y[0]);\n"                                     /* 8 */
+		"  int half = 3; y[half] = 0;\n"                                         /* 9 */
+		"  child<<<1, 1, 0, s>>>(y);\n"                                          /* 10 */
+		"}\n";
+	(void)state;
+	assert_int_equal(scan(src, &s), 0);
+	assert_true(has_flag(&s, "device_state", 1));
+	assert_true(has_flag(&s, "device_state", 2));
+	assert_false(has_flag(&s, "device_state", 3));  /* a function, not state */
+	assert_true(has_flag(&s, "stream_creation", 5));
+	assert_true(has_flag(&s, "host_allocation", 6));
+	assert_true(has_flag(&s, "printf", 7));
+	assert_true(has_flag(&s, "precision_downcast", 8));
+	assert_false(has_flag(&s, "precision_downcast", 9));  /* a variable called half */
+	assert_true(has_flag(&s, "device_launch", 10));
+	assert_string_equal(s.flags[0].text, "__device__ float cache[1024];");
+	/* Downcasts are not flagged on a fixture that is not fp32. */
+	assert_int_equal(sc_scan_source(&s, src, strlen(src), false), 0);
+	assert_false(has_flag(&s, "precision_downcast", 0));
+}
+
+/* Every planted kernel's "expect-scan:" flags fire (and no error-severity
+ * flag fires where none is expected). */
+static void test_planted_kernels(void **state)
+{
+	DIR *d = opendir("tests/kernels");
+	struct dirent *e;
+	int n = 0;
+	(void)state;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		struct sc_buf path = SC_BUF_INIT, src = SC_BUF_INIT;
+		struct sc_scan s;
+		const char *exp, *refuse;
+		char want[256] = "";
+		int err;
+
+		if (!sc_ends_with(e->d_name, ".cu"))
+			continue;
+		sc_buf_printf(&path, "tests/kernels/%s", e->d_name);
+		assert_int_equal(sc_read_file(&src, path.ptr, 1 << 20), 0);
+		exp = strstr(src.ptr, "// expect-scan:");
+		assert_non_null(exp);
+		sscanf(exp + 15, "%255[^\n]", want);
+		refuse = strstr(src.ptr, "include_refused");
+		err = scan(src.ptr, &s);
+		if (refuse) {
+			assert_int_equal(err, SC_EUNSAFE);
+		} else {
+			char *save = NULL;
+			assert_int_equal(err, 0);
+			for (char *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save))
+				if (!has_flag(&s, w, 0))
+					fail_msg("%s: expected scan flag %s", e->d_name, w);
+			if (!*want)
+				for (size_t i = 0; i < s.nflags; i++)
+					if (s.flags[i].severity == SC_SCAN_ERROR)
+						fail_msg("%s: unexpected flag %s", e->d_name, s.flags[i].kind);
+		}
+		n++;
+		sc_buf_release(&path);
+		sc_buf_release(&src);
+	}
+	closedir(d);
+	assert_true(n >= 9);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refuses_includes),
+		cmocka_unit_test(test_allows_what_is_offered),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_planted_kernels),
+	};
+	return cmocka_run_group_tests_name("kernel_scan", tests, NULL, NULL);
+}

@@ -1,0 +1,185 @@
+/* Fixture specs (spec.json), spec expressions and tunable overrides. */
+#include "unit.h"
+#include "kernel/expr.h"
+#include "kernel/refs.h"
+#include "kernel/spec.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+static int64_t eval(const char *e, int *err)
+{
+	struct sc_expr_var v[] = { { "rows", 17 }, { "cols", 4097 }, { "BLOCK", 256 } };
+	int64_t out = -999;
+	*err = sc_expr_eval(&out, e, v, 3);
+	return out;
+}
+
+static void test_expr_values(void **state)
+{
+	int err;
+	(void)state;
+	assert_int_equal(eval("rows*cols", &err), 17 * 4097);
+	assert_int_equal(eval("2 + 3 * 4", &err), 14);
+	assert_int_equal(eval("(2 + 3) * 4", &err), 20);
+	assert_int_equal(eval("ceil_div(cols, BLOCK)", &err), 17);
+	assert_int_equal(eval("cols / BLOCK", &err), 16);
+	assert_int_equal(eval("cols % BLOCK", &err), 1);
+	assert_int_equal(eval("min(rows, 3) + max(rows, 3)", &err), 20);
+	assert_int_equal(eval("-rows + 20", &err), 3);
+	assert_int_equal(eval("1024", &err), 1024);
+	assert_int_equal(err, 0);
+}
+
+static void test_expr_errors(void **state)
+{
+	int err;
+	(void)state;
+	eval("rws*cols", &err);
+	assert_int_equal(err, SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "unknown name 'rws'"));
+	eval("rows / (BLOCK - 256)", &err);
+	assert_int_equal(err, SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "division by zero"));
+	eval("9223372036854775807 * 2", &err);
+	assert_non_null(strstr(sc_error_last(), "overflow"));
+	eval("rows *", &err);
+	assert_int_equal(err, SC_EINVAL);
+	eval("pow(2, 3)", &err);
+	assert_non_null(strstr(sc_error_last(), "unknown function"));
+	eval("rows cols", &err);
+	assert_int_equal(err, SC_EINVAL);
+}
+
+static const char *good =
+	"{\"name\":\"t\",\"entry\":\"k\",\"size_vars\":[\"n\"],"
+	"\"params\":[{\"name\":\"x\",\"kind\":\"buffer\",\"type\":\"float32\",\"role\":\"in\",\"shape\":\"n\","
+	"\"init\":[{\"dist\":\"uniform\",\"lo\":-1,\"hi\":1}]},"
+	"{\"name\":\"y\",\"kind\":\"buffer\",\"type\":\"float32\",\"role\":\"out\",\"shape\":\"n\"},"
+	"{\"name\":\"eps\",\"kind\":\"scalar\",\"type\":\"float32\",\"value\":0.5},"
+	"{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"int32\",\"value\":\"n\"}],"
+	"\"sizes\":{\"correctness\":[{\"n\":1},{\"n\":17}],\"timing\":{\"n\":1000000}},"
+	"\"launch\":{\"grid\":[\"ceil_div(n,B)\",1,1],\"block\":[\"B\",\"1\",\"1\"]},"
+	"\"tunables\":{\"B\":{\"default\":128,\"min\":32,\"max\":512,\"multiple_of\":32}},"
+	"\"tolerance\":{\"atol\":1e-6,\"rtol\":1e-5},\"flops\":\"n\",\"bytes\":\"8*n\"}";
+
+static void test_spec_parses(void **state)
+{
+	struct sc_spec s;
+	(void)state;
+	assert_int_equal(sc_spec_parse(&s, good, strlen(good), "t/spec.json"), 0);
+	assert_string_equal(s.entry, "k");
+	assert_int_equal(s.nparams, 4);
+	assert_int_equal(s.params[1].role, SC_ROLE_OUT);
+	assert_true(s.params[2].has_fvalue);
+	assert_int_equal(s.ncorrectness, 2);
+	assert_int_equal(s.timing.v[0], 1000000);
+	assert_string_equal(s.grid[1], "1");
+	assert_int_equal(s.tunables[0].def, 128);
+	assert_int_equal(s.topts.min_reps, 20);  /* default */
+	assert_int_equal(s.ndists, 1);
+	sc_spec_release(&s);
+}
+
+/* Replaces the first occurrence of from in good with to and parses. */
+static int parse_edit(const char *from, const char *to)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	const char *at = strstr(good, from);
+	struct sc_spec s;
+	int err;
+
+	assert_non_null(at);
+	sc_buf_put(&b, good, (size_t)(at - good));
+	sc_buf_puts(&b, to);
+	sc_buf_puts(&b, at + strlen(from));
+	err = sc_spec_parse(&s, b.ptr, b.len, "t/spec.json");
+	sc_buf_release(&b);
+	if (err == 0)
+		sc_spec_release(&s);
+	return err;
+}
+
+static void test_spec_errors_name_file_and_path(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_edit("\"role\":\"out\",\"shape\":\"n\"", "\"role\":\"out\",\"shape\":[1]"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "t/spec.json: $.params[1].shape"));
+	assert_int_equal(parse_edit("\"type\":\"float32\",\"role\":\"in\"", "\"type\":\"float64\",\"role\":\"in\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.params[0]"));
+	assert_int_equal(parse_edit("\"dist\":\"uniform\"", "\"dist\":\"cauchy\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.params[0].init[0]"));
+	assert_int_equal(parse_edit("ceil_div(n,B)", "ceil_div(m,B)"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "unknown name 'm'"));
+	assert_int_equal(parse_edit("{\"n\":17}", "{\"n\":0}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.sizes.correctness[1].n"));
+	assert_int_equal(parse_edit("\"default\":128", "\"default\":100"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tunables.B"));
+	assert_int_equal(parse_edit("{\"name\":\"t\"", "{\"name\":\"T x\""), SC_EINVAL);
+	assert_int_equal(parse_edit("\"flops\":\"n\",", ""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.flops"));
+	assert_int_equal(parse_edit("\"tolerance\"", "tolerance"), SC_EPARSE);
+	assert_non_null(strstr(sc_error_last(), "t/spec.json:1: malformed JSON"));
+}
+
+static void test_tunable_overrides(void **state)
+{
+	struct sc_spec s;
+	struct sc_tunable_values t;
+	(void)state;
+	assert_int_equal(sc_spec_parse(&s, good, strlen(good), "t/spec.json"), 0);
+	assert_int_equal(sc_spec_tunables(&t, &s, "__global__ void k() {}\n"), 0);
+	assert_int_equal(t.v[0], 128);
+	assert_int_equal(sc_spec_tunables(&t, &s, "// hi\n  // skillci-tunable B=256\n"), 0);
+	assert_int_equal(t.v[0], 256);
+	assert_int_equal(sc_spec_tunables(&t, &s, "\n\n// skillci-tunable B=1024\n"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "line 3"));
+	assert_int_equal(sc_spec_tunables(&t, &s, "// skillci-tunable B=48\n"), SC_EINVAL);
+	assert_int_equal(sc_spec_tunables(&t, &s, "// skillci-tunable TILE=8\n"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "unknown tunable 'TILE'"));
+	sc_spec_release(&s);
+}
+
+/* Every fixture's spec parses, names its folder, and has a compiled-in reference. */
+static void test_every_fixture_spec(void **state)
+{
+	DIR *d = opendir("fixtures");
+	struct dirent *e;
+	int n = 0;
+	(void)state;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		struct sc_buf p = SC_BUF_INIT;
+		struct sc_spec s;
+		if (e->d_name[0] == '.')
+			continue;
+		sc_buf_printf(&p, "fixtures/%s/spec.json", e->d_name);
+		if (access(p.ptr, F_OK) == 0) {
+			if (sc_spec_load(&s, p.ptr) != 0)
+				fail_msg("%s", sc_error_last());
+			assert_string_equal(s.name, e->d_name);
+			assert_non_null(sc_ref_lookup(e->d_name));
+			assert_true(s.ndists >= 2);     /* uniform and a large-magnitude one */
+			assert_true(s.ncorrectness >= 3);
+			sc_spec_release(&s);
+			n++;
+		}
+		sc_buf_release(&p);
+	}
+	closedir(d);
+	assert_true(n >= 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expr_values),
+		cmocka_unit_test(test_expr_errors),
+		cmocka_unit_test(test_spec_parses),
+		cmocka_unit_test(test_spec_errors_name_file_and_path),
+		cmocka_unit_test(test_tunable_overrides),
+		cmocka_unit_test(test_every_fixture_spec),
+	};
+	return cmocka_run_group_tests_name("kernel_spec", tests, NULL, NULL);
+}
