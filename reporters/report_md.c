@@ -286,7 +286,9 @@ static void cell_delta(struct sc_buf *out, const struct sc_results_aggregate *fr
 
 	if (c && !isnan(d)) {
 		sc_report_points(out, d);
-		if (c->significant && !isnan(c->p_value))
+		if (c->paired_n == 0 && isnan(c->p_value))
+			sc_buf_puts(out, " (unpaired)");
+		else if (c->significant && !isnan(c->p_value))
 			sc_buf_printf(out, " (significant, p=%.3f)", c->p_value);
 		else if (c->significant)
 			sc_buf_puts(out, " (significant)");
@@ -505,6 +507,8 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
 		sc_report_md_text(out, tmp.ptr);
 		sc_buf_clear(&tmp);
+	} else if (k && streq(u->verdict, "skipped") && streq(k->verdict, "compiled")) {
+		sc_buf_puts(out, ": no GPU: compiled only");
 	}
 	sc_buf_putc(out, '\n');
 	if (!k)
