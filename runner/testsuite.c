@@ -899,15 +899,38 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 	memset(&ld->ix, 0, sizeof(ld->ix));
 }
 
-/* Reads and loads file `rel` of the skill (or an outside file when rel is absolute). */
+/* True when path, symlinks resolved, lies inside the skill folder. */
+static bool inside_skill(const struct loader *ld, const char *path)
+{
+	char real[PATH_MAX];
+	size_t rl;
+
+	if (!ld->skill_real || !realpath(path, real))
+		return false;
+	rl = strlen(ld->skill_real);
+	return !strncmp(real, ld->skill_real, rl) &&
+	       (real[rl] == '/' || !strcmp(ld->skill_real, "/"));
+}
+
+/*
+ * Reads and loads the test file at full. A file of the skill itself
+ * (inside) that is a symlink leading out of the skill folder is refused
+ * unread; a file named on the command line is read where it is.
+ */
 static int load_path(struct loader *ld, const char *full, const char *display,
-		     const char *source, enum expect expect)
+		     const char *source, enum expect expect, bool inside)
 {
 	struct sc_buf data = SC_BUF_INIT;
+	struct stat st;
 	int err;
 
 	ld->display = display;
 	ld->source = source;
+	if (inside && lstat(full, &st) == 0 && !inside_skill(ld, full)) {
+		sc_diags_add(ld->diags, SC_SEV_ERROR, display, 0, "test-path",
+			     "'%s' leads outside the skill folder (symlink); not read", source);
+		return SC_EUNSAFE;
+	}
 	err = sc_read_file(&data, full, SC_MAX_JSON_BYTES);
 	if (err < 0) {
 		if (err != SC_ENOTFOUND)
@@ -989,7 +1012,7 @@ int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct s
 	loader_init(&ld, out, skill_dir, diags);
 
 	sc_path_join(&full, skill_dir, "skill_meta.json");
-	load_path(&ld, full.ptr, full.ptr, "skill_meta.json", EXPECT_META);
+	load_path(&ld, full.ptr, full.ptr, "skill_meta.json", EXPECT_META, true);
 
 	list_suites(&ld, skill_dir, &suites);
 	for (size_t i = 0; i < suites.n; i++) {
@@ -997,11 +1020,11 @@ int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct s
 		sc_buf_printf(&rel, "tests/%s", suites.items[i]);
 		sc_path_join(&full, skill_dir, rel.ptr);
 		sc_buf_sets(&shown, full.ptr);
-		load_path(&ld, full.ptr, shown.ptr, rel.ptr, EXPECT_SUITE);
+		load_path(&ld, full.ptr, shown.ptr, rel.ptr, EXPECT_SUITE, true);
 	}
 
 	sc_path_join(&full, skill_dir, "evals/evals.json");
-	load_path(&ld, full.ptr, full.ptr, "evals/evals.json", EXPECT_EVALS);
+	load_path(&ld, full.ptr, full.ptr, "evals/evals.json", EXPECT_EVALS, true);
 
 	sc_strlist_release(&suites);
 	sc_buf_release(&full);
@@ -1043,7 +1066,7 @@ int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *sk
 	if (!strncmp(path, skill_dir, n) && path[n] == '/' && strcmp(skill_dir, "."))
 		source = path + n + 1;
 	loader_init(&ld, out, skill_dir, diags);
-	err = load_path(&ld, path, path, source, EXPECT_ANY);
+	err = load_path(&ld, path, path, source, EXPECT_ANY, false);
 	free(ld.skill_real);
 	sc_buf_release(&base);
 	return err == SC_ENOTFOUND ? err : 0;

@@ -402,6 +402,24 @@ static void test_path_traversal_refused(void **state)
 	expect_error(&d, "tests[4].context.files[0] 'missing.txt' does not exist", 6, "test-file");
 	for (size_t i = 0; i < d.n; i++)
 		assert_null(strstr(d.items[i].message, "do-not-read"));
+	sc_diags_release(&d);
+
+	/* test files that are symlinks out of the skill are not read either */
+	sc_test_write(root, "outside/evals.json", "{\"evals\": [{\"prompt\": \"p\", \"expected_output\": \"do-not-read\"}]}");
+	sc_test_write(root, "outside/skill_meta.json", "{\"tests\": [{\"input\": \"do-not-read\", \"fixture\": \"gemm\"}]}");
+	sc_path_join(&link, skill.ptr, "skill_meta.json");
+	assert_int_equal(unlink(link.ptr), 0);
+	sc_path_join(&target, root, "outside/skill_meta.json");
+	assert_int_equal(symlink(target.ptr, link.ptr), 0);
+	sc_path_join(&link, skill.ptr, "evals");
+	sc_path_join(&target, root, "outside");
+	assert_int_equal(symlink(target.ptr, link.ptr), 0);
+	sc_test_set_release(&set);
+	assert_int_equal(sc_tests_load_skill(&set, skill.ptr, &d), 0);
+	assert_int_equal(set.n, 0);
+	assert_int_equal(d.n, 2);
+	expect_error(&d, "'skill_meta.json' leads outside the skill folder (symlink); not read", 0, "test-path");
+	expect_error(&d, "'evals/evals.json' leads outside the skill folder (symlink); not read", 0, "test-path");
 	sc_test_set_release(&set);
 	sc_diags_release(&d);
 	sc_rm_rf(root);
