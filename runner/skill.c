@@ -627,6 +627,14 @@ void sc_skill_parse_md(struct sc_skill *skill, const char *data, size_t len,
 			     "invalid UTF-8 (byte 0x%02x at column %zu)", (unsigned char)data[bad],
 			     bad - ls + 1);
 	}
+	/* A NUL byte makes it a binary file; nothing below can be trusted to
+	 * see the whole text, so stop here. */
+	if (memchr(data, '\0', len)) {
+		size_t off = (size_t)((const char *)memchr(data, '\0', len) - data);
+		sc_diags_add(diags, SC_SEV_ERROR, md_path, line_of(data, off), "nul-byte",
+			     "NUL byte in the file (a text file has none); not read further");
+		return;
+	}
 	if (len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3)) {
 		sc_diags_add(diags, SC_SEV_WARNING, md_path, 1, "bom",
 			     "byte order mark at the start of the file; save it as UTF-8 without one");

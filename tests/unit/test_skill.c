@@ -195,6 +195,16 @@ static void test_parse_encodings(void **state)
 	sc_skill_release(&s);
 	sc_diags_release(&d);
 
+	/* A NUL byte: its line, and nothing read past it. */
+	memset(&s, 0, sizeof(s));
+	sc_skill_parse_md(&s, "---\nname: n\ndescription: x\n---\nbo\0dy\n", 37, "x/SKILL.md", "n", &d, 0);
+	x = find(&d, "nul-byte");
+	assert_non_null(x);
+	assert_int_equal(x->line, 5);
+	assert_int_equal(d.n, 1);
+	sc_skill_release(&s);
+	sc_diags_release(&d);
+
 	/* Invalid UTF-8 in the body: its line. */
 	parse(&s, &d, "---\nname: u\ndescription: x\n---\nok\nbad \xC0\xAF\n", "u", 0);
 	x = find(&d, "utf8-invalid");
