@@ -208,7 +208,8 @@ struct provider_state {
 };
 
 struct job {
-	struct job *prev, *next;
+	struct job *prev, *next;           /* in the queue */
+	struct job *rprev, *rnext;         /* in the running list, during an attempt */
 	struct sc_client *client;
 	struct sc_model model;
 	struct provider_state *prov;
@@ -230,7 +231,9 @@ struct sc_client {
 	struct sc_http *http;
 	struct provider_state prov[SC_PROVIDER_COUNT];
 	struct job *head, *tail;           /* queued jobs (waiting to start or retry) */
+	struct job *running;               /* jobs with an attempt in flight */
 	int in_flight;
+	size_t unchecked;                  /* queued jobs not yet tried locally */
 	bool dirty;                        /* jobs were queued since dispatch began */
 	uint64_t rng;
 };
@@ -290,7 +293,12 @@ void sc_client_free(struct sc_client *c)
 {
 	if (!c)
 		return;
-	sc_http_free(c->http);  /* drops running attempts; their jobs are not in the queue */
+	sc_http_free(c->http);  /* drops running attempts without callbacks */
+	while (c->running) {
+		struct job *j = c->running;
+		c->running = j->rnext;
+		job_free(j);
+	}
 	while (c->head) {
 		struct job *j = c->head;
 		c->head = j->next;
@@ -448,6 +456,7 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	if (c->opt.cache_mode != SC_CACHE_OFF && model.kind != SC_PROVIDER_ORACLE)
 		sc_cache_key(j->key, &j->model, &j->req);
 	j->prov->stats.requests++;
+	c->unchecked++;
 	enqueue_tail(c, j);
 	c->dirty = true;
 	return 0;
@@ -557,6 +566,11 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 		return err;
 	j->resp.attempts++;
 	j->epoch = p->limiter.epoch;
+	j->rprev = NULL;
+	j->rnext = c->running;
+	if (c->running)
+		c->running->rprev = j;
+	c->running = j;
 	p->stats.http_attempts++;
 	p->in_flight++;
 	c->in_flight++;
@@ -588,6 +602,13 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 
 	p->in_flight--;
 	c->in_flight--;
+	if (j->rprev)
+		j->rprev->rnext = j->rnext;
+	else
+		c->running = j->rnext;
+	if (j->rnext)
+		j->rnext->rprev = j->rprev;
+	j->rprev = j->rnext = NULL;
 	j->resp.http_status = (int)res->status;
 	if (res->fail != SC_HTTP_FAIL_NONE) {
 		cls = res->fail == SC_HTTP_FAIL_TIMEOUT ? SC_CHAT_TIMEOUT : SC_CHAT_NETWORK;
@@ -660,6 +681,7 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 static bool answer_locally(struct sc_client *c, struct job *j)
 {
 	if (j->model.kind == SC_PROVIDER_ORACLE) {
+		c->unchecked--;
 		sc_oracle_answer(&j->resp, &j->req);
 		if (j->resp.error_class != SC_CHAT_OK) {
 			char *msg = j->resp.error;
@@ -669,9 +691,12 @@ static bool answer_locally(struct sc_client *c, struct job *j)
 		}
 		return true;
 	}
-	if (j->cache_checked || !j->key[0])
+	if (j->cache_checked)
 		return false;
 	j->cache_checked = true;
+	c->unchecked--;
+	if (!j->key[0])
+		return false;
 	if (c->opt.cache_mode == SC_CACHE_USE || c->opt.cache_mode == SC_CACHE_OFFLINE) {
 		if (sc_cache_get(c->cache_dir, j->key, &j->resp) == 0) {
 			j->prov->stats.cache_hits++;
@@ -708,8 +733,13 @@ static int64_t dispatch(struct sc_client *c, int *err)
 			j = next;
 			continue;
 		}
-		if (c->in_flight >= c->opt.max_total)
-			break;
+		if (c->in_flight >= c->opt.max_total) {
+			/* full: only local answers (cache, oracle) can still go */
+			if (!c->unchecked)
+				break;
+			j = next;
+			continue;
+		}
 		if (j->not_before_ms > now) {
 			if (j->not_before_ms < wake)
 				wake = j->not_before_ms;

@@ -257,6 +257,58 @@ static void test_client_cache_modes(void **state)
 	free(dir);
 }
 
+struct order {
+	int n;
+	bool cached[16];
+};
+
+static void order_cb(struct sc_chat_response *r, void *payload)
+{
+	struct order *o = payload;
+	assert_int_equal(r->error_class, SC_CHAT_OK);
+	o->cached[o->n++] = r->from_cache;
+}
+
+/* Cache hits do not wait for a free slot behind requests that need HTTP. */
+static void test_hits_skip_the_queue(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_client_options o;
+	struct sc_client *c = NULL;
+	struct order ord = { 0 };
+	char prompt[32];
+	struct got g;
+	(void)state;
+
+	fake_script(&F, "{\"default\":{\"latency_ms\":30}}");
+	test_options(&o);
+	o.cache_dir = dir;
+	o.cache_mode = SC_CACHE_USE;
+	o.max_total = 1;
+	for (int i = 0; i < 3; i++) {
+		snprintf(prompt, sizeof(prompt), "cached %d", i);
+		ask1(&o, "haiku", prompt, &g);
+		got_release(&g);
+	}
+	assert_int_equal(sc_client_new(&c, &o), 0);
+	for (int i = 0; i < 6; i++) {
+		struct sc_chat_message m = { SC_CHAT_USER, prompt };
+		struct sc_chat_request req = { .model = "haiku", .messages = &m, .nmessages = 1,
+					       .max_tokens = 100, .temperature = -1 };  /* as ask1 */
+		snprintf(prompt, sizeof(prompt), i < 3 ? "fresh %d" : "cached %d", i % 3);
+		assert_int_equal(sc_client_submit(c, &req, order_cb, &ord), 0);
+	}
+	assert_int_equal(sc_client_run(c), 0);
+	assert_int_equal(ord.n, 6);
+	for (int i = 0; i < 3; i++)
+		assert_true(ord.cached[i]);   /* the three hits come first */
+	for (int i = 3; i < 6; i++)
+		assert_false(ord.cached[i]);
+	sc_client_free(c);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -281,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_put_get_and_what_is_skipped),
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_client_cache_modes),
+		cmocka_unit_test(test_hits_skip_the_queue),
 	};
 	return cmocka_run_group_tests_name("cache", tests, setup, teardown);
 }
