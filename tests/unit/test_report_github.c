@@ -1,0 +1,97 @@
+/* Unit tests for the GitHub Actions reporter (reporters/report_github.c)
+ * and the JUnit text cleaner: workflow-command escaping, $GITHUB_OUTPUT
+ * syntax, the annotation cap. */
+#include "unit.h"
+#include "results.h"
+#include "report_github.h"
+#include "report_junit.h"
+
+static void test_escape_data_and_properties(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	sc_report_gh_escape_data(&b, "100% done\r\nnext: a, b");
+	assert_string_equal(b.ptr, "100%25 done%0D%0Anext: a, b");
+	sc_buf_clear(&b);
+	sc_report_gh_escape_property(&b, "skills/a:b,c%\nd");
+	assert_string_equal(b.ptr, "skills/a%3Ab%2Cc%25%0Ad");
+	sc_buf_release(&b);
+}
+
+static void test_output_plain_and_heredoc(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	assert_int_equal(sc_report_gh_output(&b, "verdict", "pass", "D"), 0);
+	assert_int_equal(sc_report_gh_output(&b, "summary", "line 1\nline 2", "ghadelimiter_x"), 0);
+	assert_string_equal(b.ptr, "verdict=pass\nsummary<<ghadelimiter_x\nline 1\nline 2\nghadelimiter_x\n");
+	assert_int_equal(sc_report_gh_output(&b, "bad", "a\nghadelimiter_x\nb", "ghadelimiter_x"), SC_EINVAL);
+	assert_int_equal(sc_report_gh_output(&b, "bad name", "v", "D"), SC_EINVAL);
+	sc_buf_release(&b);
+}
+
+static void test_delimiter_is_random_hex(void **state)
+{
+	struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT;
+	(void)state;
+
+	sc_report_gh_delimiter(&a);
+	sc_report_gh_delimiter(&b);
+	assert_true(sc_starts_with(a.ptr, "ghadelimiter_"));
+	assert_int_equal(a.len, strlen("ghadelimiter_") + 32);
+	assert_int_equal(strspn(a.ptr + 13, "0123456789abcdef"), 32);
+	assert_string_not_equal(a.ptr, b.ptr);
+	sc_buf_release(&a);
+	sc_buf_release(&b);
+}
+
+static void test_annotations_are_capped(void **state)
+{
+	struct sc_results r;
+	struct sc_buf b = SC_BUF_INIT;
+	size_t lines = 0;
+	(void)state;
+
+	sc_results_init(&r);
+	r.gate.passed = false;
+	r.gate.failures = sc_xcalloc(15, sizeof(*r.gate.failures));
+	for (size_t i = 0; i < 15; i++) {
+		struct sc_buf s = SC_BUF_INIT;
+		sc_buf_printf(&s, "skills/s%zu", i);
+		r.gate.failures[i].skill = sc_buf_detach(&s, NULL);
+		r.gate.failures[i].rule = sc_xstrdup("pass_rate_drop");
+		r.gate.failures[i].message = sc_xstrdup("fell 50%\nbadly");
+		r.gate.nfailures++;
+	}
+	assert_int_equal(sc_report_gh_annotations(&b, &r), 15);
+	for (const char *p = b.ptr; (p = strstr(p, "::error ")); p++)
+		lines++;
+	assert_int_equal(lines, SC_REPORT_MAX_ANNOTATIONS);
+	assert_true(sc_starts_with(b.ptr, "::error file=skills/s0,title=skillci%3A skills/s0 regressed (pass_rate_drop)::fell 50%25%0Abadly\n"));
+	sc_results_release(&r);
+	sc_buf_release(&b);
+}
+
+static void test_xml_clean_replaces_forbidden_characters(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	sc_report_xml_clean(&b, "a\x01" "b\tc\xff" "d\xc3\xa9\xef\xbf\xbe");
+	assert_string_equal(b.ptr, "a\xef\xbf\xbd" "b\tc\xef\xbf\xbd" "d\xc3\xa9\xef\xbf\xbd");
+	sc_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape_data_and_properties),
+		cmocka_unit_test(test_output_plain_and_heredoc),
+		cmocka_unit_test(test_delimiter_is_random_hex),
+		cmocka_unit_test(test_annotations_are_capped),
+		cmocka_unit_test(test_xml_clean_replaces_forbidden_characters),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

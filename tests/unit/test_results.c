@@ -1,0 +1,191 @@
+/* Unit tests for runner/results.c: reading (nulls, errors with JSON paths,
+ * schema versions) and deterministic, sorted, atomic writing. */
+#include "unit.h"
+#include "results.h"
+
+#include <dirent.h>
+#include <math.h>
+
+static const char minimal[] =
+	"{\"schema\": \"skillci.results/1\", \"skillci_version\": \"0.1.0\",\n"
+	" \"run\": {\"id\": \"r1\", \"kind\": \"run\", \"complete\": false, \"models\": [\"m\"], \"runs\": 2,\n"
+	"         \"gpu\": {\"name\": \"H100\", \"driver\": \"550\", \"arch\": \"sm_90\", \"cc\": 9.0}},\n"
+	" \"skills\": [{\"path\": \"skills/a\", \"untested\": true, \"gate\": {\"passed\": false, \"reasons\": [\"x\"]}}],\n"
+	" \"units\": [{\"skill\": \"skills/a\", \"variant\": \"head\", \"model\": \"m\", \"test_id\": \"t\",\n"
+	"            \"verdict\": \"fail\", \"judge_score\": null, \"future_field\": [1, 2],\n"
+	"            \"kernel\": {\"verdict\": \"mismatch\", \"worst_index\": 7, \"speedup\": null, \"flags\": [\"f\"]}}],\n"
+	" \"aggregates\": [{\"skill\": \"skills/a\", \"variant\": \"head\", \"model\": \"m\", \"n\": 1, \"pass_rate\": 0}],\n"
+	" \"comparisons\": [{\"skill\": \"skills/a\", \"model\": \"m\", \"from\": \"base\", \"to\": \"head\", \"is_beneficial\": null}],\n"
+	" \"gate\": {\"passed\": false, \"exit_code\": 1, \"failures\": [{\"skill\": \"skills/a\", \"rule\": \"pass_rate_drop\"}]}}\n";
+
+static void test_parse_reads_fields_and_nulls(void **state)
+{
+	struct sc_results r;
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, minimal, strlen(minimal), "m.json"), 0);
+	assert_string_equal(r.run.id, "r1");
+	assert_false(r.run.complete);
+	assert_int_equal(r.run.runs, 2);
+	assert_true(r.run.has_gpu);
+	assert_string_equal(r.run.gpu.cc, "9.0");
+	assert_int_equal(r.nskills, 1);
+	assert_true(r.skills[0].untested);
+	assert_false(r.skills[0].gate_passed);
+	assert_string_equal(r.skills[0].gate_reasons[0], "x");
+	assert_int_equal(r.nunits, 1);
+	assert_true(isnan(r.units[0].judge_score));
+	assert_null(r.units[0].message);
+	assert_int_equal(r.units[0].test_line, SC_RESULTS_NULL_INT);
+	assert_non_null(r.units[0].kernel);
+	assert_int_equal(r.units[0].kernel->worst_index, 7);
+	assert_true(isnan(r.units[0].kernel->speedup));
+	assert_int_equal(r.units[0].kernel->registers, SC_RESULTS_NULL_INT);
+	assert_int_equal(r.aggregates[0].pass_rate, 0);
+	assert_true(isnan(r.aggregates[0].ci_low));
+	assert_int_equal(r.comparisons[0].is_beneficial, -1);
+	assert_int_equal(r.gate.nfailures, 1);
+	assert_string_equal(r.gate.failures[0].rule, "pass_rate_drop");
+	assert_non_null(sc_results_find_aggregate(&r, "skills/a", "head", "m"));
+	assert_null(sc_results_find_aggregate(&r, "skills/a", "base", "m"));
+	sc_results_release(&r);
+}
+
+/* Parses text, expecting failure with a message containing want. */
+static void expect_error(const char *json, int code, const char *want)
+{
+	struct sc_results r;
+	int err = sc_results_parse(&r, json, strlen(json), "bad.json");
+
+	assert_int_equal(err, code);
+	if (!strstr(sc_error_last(), want))
+		fail_msg("message '%s' lacks '%s'", sc_error_last(), want);
+	assert_int_equal(r.nunits, 0);
+}
+
+static void test_parse_errors_name_file_and_path(void **state)
+{
+	(void)state;
+	expect_error("{\"schema\": \"skillci.results/2\"}", SC_EINVAL,
+		     "results 'bad.json': schema 'skillci.results/2' is not supported");
+	expect_error("{\"schema\": \"other/1\"}", SC_EINVAL, "not a skillci results schema");
+	expect_error("{\"run\": {}}", SC_EINVAL, "$.schema: missing");
+	expect_error("{\"schema\": \"skillci.results/1\", \"units\": [{\"skill\": \"a\", \"variant\": \"head\", "
+		     "\"model\": \"m\", \"test_id\": \"t\", \"verdict\": 1}]}",
+		     SC_EINVAL, "results 'bad.json': $.units[0].verdict: expected a string");
+	expect_error("{\"schema\": \"skillci.results/1\", \"units\": [{\"skill\": \"a\", \"variant\": \"head\", "
+		     "\"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"pass\", \"run_index\": 1.5}]}",
+		     SC_EINVAL, "$.units[0].run_index: expected an integer");
+	expect_error("{\"schema\": \"skillci.results/1\", \"aggregates\": [{\"skill\": \"a\", \"variant\": \"head\", "
+		     "\"model\": \"m\"}, {\"skill\": \"a\", \"model\": \"m\"}]}",
+		     SC_EINVAL, "$.aggregates[1].variant: missing");
+	expect_error("{\"schema\": \"skillci.results/1\", \"units\": [{\"skill\": \"a\", \"variant\": \"head\", "
+		     "\"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"pass\", \"kernel\": {\"speedup\": \"fast\"}}]}",
+		     SC_EINVAL, "$.units[0].kernel.speedup: expected a number");
+	expect_error("{\"schema\": \"skillci.results/1\",\n\"run\": [", SC_EPARSE, "bad.json':2: malformed JSON");
+}
+
+static void test_minor_version_is_accepted(void **state)
+{
+	struct sc_results r;
+	const char *j = "{\"schema\": \"skillci.results/1.3\", \"new_top\": {}}";
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, j, strlen(j), "x"), 0);
+	sc_results_release(&r);
+}
+
+static void add_unit(struct sc_results *r, const char *skill, const char *variant, const char *test, int run)
+{
+	struct sc_results_unit *u;
+
+	r->units = sc_xrealloc(r->units, (r->nunits + 1) * sizeof(*r->units));
+	u = &r->units[r->nunits++];
+	sc_results_unit_init(u);
+	u->skill = sc_xstrdup(skill);
+	u->variant = sc_xstrdup(variant);
+	u->model = sc_xstrdup("m");
+	u->test_id = sc_xstrdup(test);
+	u->verdict = sc_xstrdup("pass");
+	u->run_index = run;
+	u->judge_score = 0.1;
+	u->latency_ms = 3000000000LL;
+}
+
+static void test_format_sorts_and_is_stable(void **state)
+{
+	struct sc_results r, back;
+	struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT;
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf path = SC_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	size_t files = 0;
+	(void)state;
+
+	sc_results_init(&r);
+	add_unit(&r, "skills/b", "head", "t", 0);
+	add_unit(&r, "skills/a", "head", "t", 1);
+	add_unit(&r, "skills/a", "baseline", "t", 0);
+	add_unit(&r, "skills/a", "head", "t", 0);
+	add_unit(&r, "skills/a", "base", "t", 0);
+	r.units[0].judge_score = 1.0 / 3.0;
+	sc_results_format(&a, &r);
+	/* Sorted by skill, model, variant (baseline, base, head), test, run. */
+	{
+		const char *p1 = strstr(a.ptr, "\"baseline\""), *p2 = strstr(a.ptr, "\"base\"");
+		const char *p3 = strstr(a.ptr, "\"skills/b\"");
+		assert_non_null(p1);
+		assert_non_null(p2);
+		assert_true(p1 < p2 && p2 < p3);
+	}
+	assert_non_null(strstr(a.ptr, "\"judge_score\":\t0.1,"));
+	assert_non_null(strstr(a.ptr, "\"latency_ms\":\t3000000000,"));
+	assert_non_null(strstr(a.ptr, "\"message\":\tnull"));
+	assert_int_equal(sc_results_parse(&back, a.ptr, a.len, "a"), 0);
+	assert_string_equal(back.units[0].variant, "baseline");
+	assert_string_equal(back.units[4].skill, "skills/b");
+	assert_true(back.units[4].judge_score == 1.0 / 3.0);  /* reads back to the same double */
+	sc_results_format(&b, &back);
+	assert_string_equal(a.ptr, b.ptr);
+
+	sc_path_join(&path, dir, "r.json");
+	assert_int_equal(sc_results_save(&r, path.ptr), 0);
+	sc_results_release(&back);
+	assert_int_equal(sc_results_load(&back, path.ptr), 0);
+	assert_int_equal(back.nunits, 5);
+	d = opendir(dir);
+	while ((e = readdir(d)))
+		files += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(files, 1);  /* no temp file left behind */
+
+	sc_results_release(&back);
+	sc_results_release(&r);
+	sc_buf_release(&a);
+	sc_buf_release(&b);
+	sc_rm_rf(dir);
+	sc_buf_release(&path);
+	free(dir);
+}
+
+static void test_load_names_missing_file(void **state)
+{
+	struct sc_results r;
+	(void)state;
+
+	assert_true(sc_results_load(&r, "/nonexistent/results.json") < 0);
+	assert_non_null(strstr(sc_error_last(), "/nonexistent/results.json"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_reads_fields_and_nulls),
+		cmocka_unit_test(test_parse_errors_name_file_and_path),
+		cmocka_unit_test(test_minor_version_is_accepted),
+		cmocka_unit_test(test_format_sorts_and_is_stable),
+		cmocka_unit_test(test_load_names_missing_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
