@@ -342,14 +342,17 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 	const char *const *globals;
 	size_t nglobals;
 	bool global_changed = false;
+	int64_t t0;
 	int err;
 
 	if (!opts)
 		opts = &no_opts;
 	globals = opts->global_files ? opts->global_files : default_globals;
 	nglobals = opts->global_files ? opts->nglobal : SC_ARRAY_SIZE(default_globals);
+	t0 = sc_now_ms();
 	if ((err = sc_git_diff(&changes, base, head)) < 0)
 		goto done;
+	sc_trace("git", "diff: %zu changed files in %lld ms", changes.n, (long long)(sc_now_ms() - t0));
 
 	/* Owners on each side; renames between two different skills are votes. */
 	for (size_t i = 0; i < changes.n; i++) {
@@ -403,6 +406,8 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 		nvotes = keep;
 	}
 	pair_renames(del, ndel, add, nadd, votes, nvotes);
+	sc_trace("git", "mapped to skills: %zu folders looked at, %zu deleted and %zu added "
+		 "candidates, at %lld ms", m.f.nall, ndel, nadd, (long long)(sc_now_ms() - t0));
 
 	for (size_t i = 0; i < m.f.nall; i++) {
 		struct folder *e = m.f.all[i];

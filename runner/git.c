@@ -29,6 +29,10 @@ int sc_git_global_init(void)
 {
 	if (git_libgit2_init() < 0)
 		return sc_error_set(SC_ERROR, "cannot initialise libgit2");
+	/* Trees are looked up again and again while mapping paths to skills;
+	 * libgit2 caches only trees under 4 KiB by default, so a folder with
+	 * thousands of skills would be parsed anew on every lookup. */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (int)GIT_OBJECT_TREE, (size_t)SC_GIT_TREE_CACHE_BYTES);
 	global_ready = 1;
 	return 0;
 }

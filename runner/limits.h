@@ -60,6 +60,7 @@
 #define SC_MAX_SYMLINK_TARGET    4096               /* bytes in a symlink's target */
 #define SC_MAX_DIFF_FILES        2000000            /* file changes read from one diff */
 #define SC_GIT_RENAME_LIMIT      1000               /* rename detection candidates */
+#define SC_GIT_TREE_CACHE_BYTES  (64 * 1024 * 1024) /* largest tree object kept in libgit2's cache */
 
 /* Reports (reporters/, runner/cmd-report.c) */
 #define SC_REPORT_MD_MESSAGE_MAX   1000        /* a unit's message in Markdown details */
