@@ -746,12 +746,18 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 			u->fixture_hash[0] = '\0';
 		if (u->fixture_hash[0])
 			ru->kernel->fixture_hash = sc_xstrdup(u->fixture_hash);
-		sc_buf_printf(&tmp, "%s+%s", SC_EVAL_HARNESS_VERSION,
-			      opt->kernel && opt->kernel->mode ? opt->kernel->mode : "none");
-		u->harness = sc_buf_detach(&tmp, NULL);
+		sc_buf_printf(&tmp, "%s+%s+turns%d", SC_EVAL_HARNESS_VERSION,
+			      opt->kernel && opt->kernel->mode ? opt->kernel->mode : "none",
+			      opt->max_turns);
 	} else {
-		u->harness = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
+		sc_buf_puts(&tmp, SC_EVAL_HARNESS_VERSION);
 	}
+	if (opt->judge_model) {
+		char rh[65];
+		sha_hex(rh, opt->judge_rubric ? opt->judge_rubric : default_rubric);
+		sc_buf_printf(&tmp, "+judge:%s:%.12s", opt->judge_model, rh);
+	}
+	u->harness = sc_buf_detach(&tmp, NULL);
 	ru->hashes.skill = strcmp(skill_hash, SC_STORE_NO_SKILL) ? sc_xstrdup(skill_hash) : NULL;
 	ru->hashes.test = sc_xstrdup(u->test_hash);
 	sha_hex(mh, model->name);

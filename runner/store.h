@@ -37,7 +37,7 @@ struct sc_store_key {
 	const char *fixture_hash;  /* pinned fixture hash, "" for text tests */
 	const char *model;         /* canonical model name */
 	const char *prompt_hash;   /* SHA-256 of the prompt template (eval.h) */
-	const char *harness;       /* harness version (+ mode for kernel tests) */
+	const char *harness;       /* harness version (+ kernel mode and turns, + judge) */
 	int run_index;
 };
 

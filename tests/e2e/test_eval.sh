@@ -153,6 +153,62 @@ run "$SKILLCI" eval "$T/skills/greeter" -m anthropic.other --store "$T/results.d
 expect_exit 0 "after the outage the eval succeeds"
 check "error units were asked again" test "$(fake_stat requests)" -eq 20
 
+# Kernel tests: a scripted wrong kernel gets the compiler's message back as
+# the next user turn, and the fixed answer compiles on turn 2. Without a
+# GPU the verdict is "skipped" (compiled), never "pass".
+if [ "${HAVE_CUDA:-}" = 1 ]; then
+	mkdir -p "$T/skills/kern"
+	printf -- '---\nname: kern\ndescription: Writes CUDA kernels.\n---\nWrite fast kernels.\n' > "$T/skills/kern/SKILL.md"
+	cat > "$T/skills/kern/skill_meta.json" <<'EOF'
+{"tests": [{"input": "Write the softmax kernel.", "fixture": "softmax"}]}
+EOF
+	python3 - "$SKILLCI_ROOT/fixtures/softmax/solution.cu" "$T/kscript.json" <<'EOF'
+import json, sys
+good = open(sys.argv[1]).read()
+bad = "```cuda\n__global__ void softmax(const float *x, float *y, int rows, int cols)\n{\n    int r = blockIdy.x;\n}\n```\n"
+json.dump({"rules": [
+    {"match": {"contains": "did not pass the check"},
+     "reply": {"text": "Fixed:\n```cuda\n" + good + "\n```\n", "usage": {"input": 300, "output": 200}}}],
+  "default": {"text": bad, "usage": {"input": 100, "output": 50}}}, open(sys.argv[2], "w"))
+EOF
+	fake_script "$T/kscript.json"
+	fake_reset
+	run "$SKILLCI" eval "$T/skills/kern" -m anthropic.kern-student --no-baseline --store "$T/k.db" \
+		--no-cache --fixtures "$SKILLCI_ROOT/fixtures" --allow-unpinned --compile-only --json "$T/k.json"
+	expect_exit 0 "kernel eval exits 0"
+	expect_out_contains "kernels (head): 1 units, 1 compiled, 0 failed to compile" "the fixed kernel compiled"
+	check "turn 2 carried the compiler message and the unit was not passed" python3 - "$FAKE_LOG" "$T/k.json" <<'EOF'
+import json, sys
+reqs = [json.loads(l)["body"] for l in open(sys.argv[1])]
+assert len(reqs) == 2, len(reqs)
+turn2 = reqs[1]["messages"]
+assert [m["role"] for m in turn2] == ["user", "assistant", "user"], turn2
+fb = turn2[2]["content"] if isinstance(turn2[2]["content"], str) else turn2[2]["content"][0]["text"]
+assert 'identifier "blockIdy" is undefined' in fb, fb
+u = json.load(open(sys.argv[2]))["units"][0]
+assert u["turns"] == 2 and u["verdict"] == "skipped", u
+assert u["kernel"]["verdict"] == "compiled" and u["kernel"]["compile"] == "ok", u["kernel"]
+assert u["tokens_in"] == 400 and u["tokens_out"] == 250, u
+EOF
+	fake_reset
+	run "$SKILLCI" eval "$T/skills/kern" -m anthropic.kern-student --no-baseline --store "$T/k.db" \
+		--no-cache --fixtures "$SKILLCI_ROOT/fixtures" --allow-unpinned --compile-only --max-turns 1
+	expect_exit 0 "one turn exits 0"
+	expect_out_contains "with skill ░░░░░░░░░░░░░░░░░░░░     0%" "with one turn the wrong kernel fails"
+	check "one turn sends one request" test "$(fake_stat requests)" -eq 1
+
+	# the oracle answers kernel tests with the fixture's reference solution
+	run "$SKILLCI" eval "$T/skills/kern" -m oracle.self --store "$T/k.db" --fixtures "$SKILLCI_ROOT/fixtures" \
+		--allow-unpinned --compile-only
+	expect_exit 0 "oracle kernel eval exits 0"
+	expect_out_contains "kernels (head): 1 units, 1 compiled" "oracle's kernel compiles"
+	expect_out_contains "skipped: 2" "compile-only never passes"
+	run "$SKILLCI" eval "$T/skills/kern" -m oracle.self --store "$T/k.db" --fixtures "$SKILLCI_ROOT/fixtures"
+	expect_exit 2 "an unpinned fixture is refused without --allow-unpinned"
+else
+	skip "kernel feedback loop" "not built with CUDA (no skillci-kernel worker)"
+fi
+
 # Usage and input errors -> exit 2.
 run "$SKILLCI" eval "$T/skills/greeter"
 expect_exit 2 "no model is a usage error"

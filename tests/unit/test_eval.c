@@ -411,7 +411,7 @@ static void test_kernel_feedback_fixes_on_turn_two(void **state)
 	key.fixture_hash = u->hashes.fixture;
 	key.model = "oracle.self";
 	key.prompt_hash = u->hashes.prompt;
-	key.harness = SC_EVAL_HARNESS_VERSION "+compile-only";
+	key.harness = SC_EVAL_HARNESS_VERSION "+compile-only+turns3";
 	key.run_index = 0;
 	assert_int_equal(sc_store_lookup_unit(store, &su, &key), 0);
 	assert_non_null(strstr(su.transcript, "identifier \\\"blockIdy\\\" is undefined"));
