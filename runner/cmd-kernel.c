@@ -175,7 +175,8 @@ int cmd_kernel(int argc, char **argv)
 		goto done;
 	}
 	if ((err = sc_kernelrun_worker_path(&worker)) < 0) {
-		rc = sc_cmd_fail(err);
+		sc_cmd_fail(err);
+		rc = SC_EXIT_INFRA;
 		goto done;
 	}
 

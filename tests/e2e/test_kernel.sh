@@ -1,0 +1,105 @@
+#!/bin/sh
+# End-to-end: skillci kernel and skillci fixtures through the sandboxed
+# worker. Here (no GPU) the verdict is "compiled" with correctness and speed
+# skipped; compile errors, refused includes, answers without the entry point
+# and unpinned fixtures fail with messages a person can act on.
+. tests/e2e/lib.sh
+
+R=$SKILLCI_ROOT
+FX="$T/fixtures"
+cp -r "$R/fixtures" "$FX"
+rm -f "$FX/fixtures.lock"
+
+if [ "${HAVE_CUDA:-}" != 1 ]; then
+	run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --allow-unpinned
+	expect_exit 3 "without CUDA, kernel exits 3"
+	expect_err_contains "not built with CUDA" "without CUDA, kernel says so"
+	skip "kernel checks" "not built with CUDA (no NVRTC at build time)"
+	done_testing
+	exit $?
+fi
+
+run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX"
+expect_exit 2 "an unpinned fixture is refused"
+expect_err_contains "not pinned in fixtures.lock" "the refusal says what to do"
+
+run "$SKILLCI" fixtures lock --fixtures "$FX"
+expect_exit 0 "fixtures lock pins every fixture"
+expect_out_contains "softmax" "lock lists softmax"
+expect_file "$FX/fixtures.lock" "fixtures.lock written"
+
+run "$SKILLCI" fixtures list --fixtures "$FX"
+expect_exit 0 "fixtures list"
+expect_out_contains "pinned" "list shows pin state"
+expect_out_lacks "unpinned" "every fixture pinned after lock"
+
+run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --cache "$T/cache"
+expect_exit 0 "a correct kernel compiles (exit 0 without a GPU)"
+expect_out_contains "COMPILED" "verdict compiled"
+expect_out_contains "correctness: skipped" "correctness reported as skipped, not passed"
+expect_out_contains "timing: skipped" "timing reported as skipped"
+expect_out_contains "registers" "compile records registers"
+expect_out_lacks "PASSED" "never reported as passed without a GPU"
+
+run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --cache "$T/cache"
+expect_out_contains "cached" "the second compile comes from the cubin cache"
+
+run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --json
+expect_exit 0 "--json"
+expect_out_contains '"verdict":	"compiled"' "json verdict"
+expect_out_contains '"network_namespace"' "json records the sandbox"
+expect_out_contains '"fixture_hash":	"' "json records the fixture hash"
+
+run "$SKILLCI" kernel softmax "$R/tests/kernels/syntax_error.cu" --fixtures "$FX"
+expect_exit 1 "a syntax error fails"
+expect_out_contains "candidate.cu(9): error" "with the compiler's line"
+
+run "$SKILLCI" kernel softmax "$R/tests/kernels/include_passwd.cu" --fixtures "$FX"
+expect_exit 1 "#include \"/etc/passwd\" fails"
+expect_out_contains "is not allowed" "the include is refused"
+expect_out_lacks "root:" "no line of /etc/passwd is quoted"
+expect_err_lacks "root:" "nor on stderr"
+
+run "$SKILLCI" kernel softmax "$R/tests/kernels/include_computed.cu" --fixtures "$FX"
+expect_exit 1 "a computed #include fails"
+expect_out_contains "computed #include" "named as computed"
+
+run "$SKILLCI" kernel softmax "$R/tests/kernels/half_precision.cu" --fixtures "$FX"
+expect_out_contains "precision_downcast" "the scan flags a half-precision downcast"
+
+printf 'Sure, here is an approach:\n\n```cuda\n__global__ void my_softmax(float* y) {}\n```\n' > "$T/answer.md"
+run "$SKILLCI" kernel softmax "$T/answer.md" --fixtures "$FX"
+expect_exit 2 "a Markdown answer without the entry point fails"
+expect_err_contains "no code block in the answer defines the kernel 'softmax'" "the message names the entry"
+
+{ printf 'Here it is.\n\n```cuda\n'; cat "$R/fixtures/softmax/solution.cu"; printf '```\n'; } > "$T/good.md"
+run "$SKILLCI" kernel softmax "$T/good.md" --fixtures "$FX"
+expect_exit 0 "a Markdown answer with the kernel compiles"
+expect_out_contains "COMPILED" "verdict compiled from Markdown"
+
+run "$SKILLCI" kernel nosuch "$R/fixtures/softmax/solution.cu" --fixtures "$FX"
+expect_exit 2 "unknown fixture"
+expect_err_contains "no fixture 'nosuch'" "names it"
+
+run env SKILLCI_KERNEL_WORKER=/nonexistent/skillci-kernel "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX"
+expect_exit 3 "a missing worker is an infrastructure failure"
+expect_err_contains "worker" "and says which"
+
+run "$SKILLCI" fixtures verify --fixtures "$FX"
+expect_exit 0 "fixtures verify: pins match and every baseline and solution compiles"
+expect_out_contains "compiles (no GPU: not run)" "verify says what it could not run"
+
+echo "// changed" >> "$FX/softmax/notes.md"
+run "$SKILLCI" fixtures verify --fixtures "$FX"
+expect_exit 1 "verify fails on a changed fixture"
+expect_out_contains "softmax        changed" "and names it"
+
+run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX"
+expect_exit 2 "a changed fixture is refused"
+expect_err_contains "changed since it was pinned" "with the reason"
+
+run "$SKILLCI" kernel --help
+expect_exit 0 "kernel --help"
+expect_out_contains "usage: skillci kernel FIXTURE FILE" "usage"
+
+done_testing
