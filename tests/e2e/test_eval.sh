@@ -136,6 +136,28 @@ expect_out_contains "greeter on oracle.self" "oracle section"
 expect_out_contains "[oracle self-test]" "oracle labelled"
 check "benchmark table has a row per model" sh -c "printf '%s\n' \"\$1\" | grep -E '^greeter +$M +20% +90% +\+70%' >/dev/null && printf '%s\n' \"\$1\" | grep -E '^greeter +oracle.self +100% +100% +\+0%' >/dev/null" _ "$OUT"
 
+# The judge: a pinned model scores each answer beside the hard verdict.
+cat > "$T/jscript.json" <<'EOF'
+{"rules": [{"match": {"model": "judge-model"}, "reply": {"text": "Reasonable.\nSCORE: 0.8", "usage": {"input": 5, "output": 5}}},
+           {"match": {"contains": "[S+]"}, "reply": {"text": "ANSWER-OK", "usage": {"input": 10, "output": 10}}}],
+ "default": {"text": "wrong", "usage": {"input": 10, "output": 10}}}
+EOF
+fake_script "$T/jscript.json"
+fake_reset
+run "$SKILLCI" eval "$T/skills/greeter" -m anthropic.judged --judge anthropic.judge-model --no-baseline \
+	--store "$T/results.db" --no-cache --json "$T/j.json"
+expect_exit 0 "eval with a judge exits 0"
+check "judge scores every answer, beside the verdict" python3 - "$T/j.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert all(u["judge_score"] == 0.8 for u in r["units"]), [u["judge_score"] for u in r["units"]]
+assert sorted(u["verdict"] for u in r["units"]).count("pass") == 9
+a = r["aggregates"][0]
+assert abs(a["judge_mean"] - 0.8) < 1e-12 and a["pass_rate"] == 0.9, a
+assert a["mean_tokens"] == 20, a   # judge tokens are not the student's
+EOF
+check "judge requests: one per answer (10) plus the 10 answers" test "$(fake_stat requests)" -eq 20
+
 # Infrastructure failures: a provider that refuses the key -> exit 3.
 cat > "$T/bad.json" <<'EOF'
 {"default": {"status": 401, "error_type": "authentication_error", "error_message": "invalid x-api-key"}}
