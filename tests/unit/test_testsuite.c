@@ -281,8 +281,6 @@ static void test_schema_errors_name_path_and_line(void **state)
 		  "tests[0].validator must be a string, found number", 1, "test-schema" },
 		{ "{\"tests\": [{\"input\": \"x\", \"fixture\": \"Soft Max\"}]}",
 		  "tests[0].fixture 'Soft Max' is not a fixture name", 1, "test-fixture" },
-		{ "{\"tests\": [{\"input\": \"x\"}]}",
-		  "tests[0] has nothing to check", 1, "test-schema" },
 		{ "{\"tests\": [{\"input\": \"\", \"fixture\": \"gemm\"}]}",
 		  "tests[0].input is empty", 1, "test-schema" },
 		{ "{\"metadata\": {\"test_pass_rate\": \"high\"}}",
@@ -447,6 +445,16 @@ static void test_no_tests_is_fine_and_unknown_fields_ignored(void **state)
 	assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(set.n, 1);
+	sc_test_set_release(&set);
+
+	/* a test with nothing to check always passes, as in upskill: a warning */
+	sc_test_write(dir, "skill_meta.json", "{\"tests\": [{\"input\": \"x\", \"expected\": {\"contains\": []}}]}");
+	assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
+	assert_int_equal(set.n, 1);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].sev, SC_SEV_WARNING);
+	assert_string_equal(d.items[0].code, "test-no-check");
+	assert_non_null(strstr(d.items[0].message, "tests[0] has nothing to check"));
 	assert_int_equal(sc_tests_load_skill(&set, "/nonexistent/skill", &d), SC_ENOTFOUND);
 	sc_test_set_release(&set);
 	sc_diags_release(&d);
