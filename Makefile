@@ -10,6 +10,7 @@
 #
 # Fragments in mk/*.mk add targets per area (kernel worker, fuzzing, ...).
 
+.DEFAULT_GOAL := all
 BUILD     ?= build
 CC        ?= cc
 CUDA_HOME ?= /usr/local/cuda
