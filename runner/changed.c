@@ -226,17 +226,11 @@ static bool is_skill_file(const char *path, const char *dir)
 }
 
 /*
- * Pairs skills that left the base with skills new at head. A pair is a
- * rename when the skill's tree is unchanged (an exact move), when its
- * SKILL.md was detected as moved, or when most of its changed files moved
- * there. Each skill takes part in one pair at most.
+ * Pairs skills that left the base with skills new at head whose tree is
+ * the same (an exact move). Each skill takes part in one pair at most.
  */
-static void pair_renames(struct folder **del, size_t ndel, struct folder **add, size_t nadd,
-			 struct vote *votes, size_t nvotes)
+static void pair_exact(struct folder **del, size_t ndel, struct folder **add, size_t nadd)
 {
-	struct tally *t = NULL;
-	size_t nt = 0, talloc = 0;
-
 	if (nadd > 1)
 		qsort(add, nadd, sizeof(*add), cmp_folder_tree);
 	for (size_t i = 0; i < ndel; i++) {
@@ -257,6 +251,18 @@ static void pair_renames(struct folder **del, size_t ndel, struct folder **add, 
 			}
 		}
 	}
+}
+
+/*
+ * Pairs the remaining skills by git's file renames between them: a pair is
+ * a rename when the skill's SKILL.md moved there, or when most of the
+ * skill's changed files did.
+ */
+static void pair_votes(struct vote *votes, size_t nvotes)
+{
+	struct tally *t = NULL;
+	size_t nt = 0, talloc = 0;
+
 	if (nvotes > 1)
 		qsort(votes, nvotes, sizeof(*votes), cmp_vote);
 	for (size_t i = 0; i < nvotes;) {
@@ -279,6 +285,59 @@ static void pair_renames(struct folder **del, size_t ndel, struct folder **add, 
 		}
 	}
 	free(t);
+}
+
+/*
+ * File renames between the skills still unpaired: git's rename detection
+ * run on their folders only (the whole tree when one is the root), which
+ * keeps it cheap on a large change. Each rename from a skill that left to
+ * a skill that is new is a vote.
+ */
+static int rename_votes(struct vote **out, size_t *nout, struct mapper *m, struct folder **del,
+			size_t ndel, struct folder **add, size_t nadd)
+{
+	struct sc_git_changes renames = SC_GIT_CHANGES_INIT;
+	const char **paths = NULL;
+	size_t npaths = 0, apaths = 0, avotes = 0, left_del = 0, left_add = 0;
+	bool whole = false;
+	int err = 0;
+
+	for (size_t i = 0; i < ndel + nadd; i++) {
+		struct folder *e = i < ndel ? del[i] : add[i - ndel];
+		if (e->paired)
+			continue;
+		if (i < ndel)
+			left_del++;
+		else
+			left_add++;
+		whole |= !*e->dir;
+		SC_GROW(paths, apaths, npaths + 1);
+		paths[npaths++] = e->dir;
+	}
+	if (!left_del || !left_add)
+		goto done;
+	if ((err = sc_git_diff(&renames, m->tree[0], m->tree[1], true, whole ? NULL : paths,
+			       whole ? 0 : npaths)) < 0)
+		goto done;
+	for (size_t i = 0; i < renames.n; i++) {
+		const struct sc_git_change *c = &renames.items[i];
+		struct folder *ob, *oh;
+		if (c->status != SC_GIT_RENAMED)
+			continue;
+		if ((err = find_owner(&ob, m, 0, c->old_path)) < 0 ||
+		    (err = find_owner(&oh, m, 1, c->new_path)) < 0)
+			goto done;
+		if (!ob || !oh || ob == oh || !ob->candidate || !oh->candidate || ob->paired ||
+		    oh->paired || !ob->probe[0].is_skill || oh->probe[0].is_skill)
+			continue;
+		SC_GROW(*out, avotes, *nout + 1);
+		(*out)[(*nout)++] = (struct vote){ ob, oh,
+			is_skill_file(c->old_path, ob->dir) && is_skill_file(c->new_path, oh->dir) };
+	}
+done:
+	free(paths);
+	sc_git_changes_release(&renames);
+	return err;
 }
 
 static bool is_link(unsigned mode)
@@ -338,7 +397,7 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 	struct folder **del = NULL, **add = NULL;
 	size_t ndel = 0, nadd = 0, adel = 0, aadd = 0;
 	struct vote *votes = NULL;
-	size_t nvotes = 0, avotes = 0;
+	size_t nvotes = 0;
 	const char *const *globals;
 	size_t nglobals;
 	bool global_changed = false;
@@ -350,7 +409,7 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 	globals = opts->global_files ? opts->global_files : default_globals;
 	nglobals = opts->global_files ? opts->nglobal : SC_ARRAY_SIZE(default_globals);
 	t0 = sc_now_ms();
-	if ((err = sc_git_diff(&changes, base, head)) < 0)
+	if ((err = sc_git_diff(&changes, base, head, false, NULL, 0)) < 0)
 		goto done;
 	sc_trace("git", "diff: %zu changed files in %lld ms", changes.n, (long long)(sc_now_ms() - t0));
 
@@ -371,11 +430,6 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 			ob->files[0]++;
 		if (oh)
 			oh->files[1]++;
-		if (c->status == SC_GIT_RENAMED && ob && oh && ob != oh) {
-			SC_GROW(votes, avotes, nvotes + 1);
-			votes[nvotes++] = (struct vote){ ob, oh,
-				is_skill_file(c->old_path, ob->dir) && is_skill_file(c->new_path, oh->dir) };
-		}
 	}
 
 	/* A skill touched on one side only is a deletion or an addition candidate. */
@@ -396,16 +450,10 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 			e->candidate = true;
 		}
 	}
-	{
-		size_t keep = 0;
-		for (size_t i = 0; i < nvotes; i++)
-			if (votes[i].from->candidate && votes[i].to->candidate &&
-			    votes[i].from->probe[0].is_skill && !votes[i].from->probe[1].is_skill &&
-			    votes[i].to->probe[1].is_skill && !votes[i].to->probe[0].is_skill)
-				votes[keep++] = votes[i];
-		nvotes = keep;
-	}
-	pair_renames(del, ndel, add, nadd, votes, nvotes);
+	pair_exact(del, ndel, add, nadd);
+	if ((err = rename_votes(&votes, &nvotes, &m, del, ndel, add, nadd)) < 0)
+		goto done;
+	pair_votes(votes, nvotes);
 	sc_trace("git", "mapped to skills: %zu folders looked at, %zu deleted and %zu added "
 		 "candidates, at %lld ms", m.f.nall, ndel, nadd, (long long)(sc_now_ms() - t0));
 

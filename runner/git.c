@@ -517,7 +517,132 @@ void sc_git_changes_release(struct sc_git_changes *list)
 	list->n = list->alloc = 0;
 }
 
-int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b)
+static void add_change(struct sc_git_changes *out, enum sc_git_status status,
+		       const char *old_path, unsigned old_mode, const char *new_path, unsigned new_mode)
+{
+	struct sc_git_change c = { status, NULL, NULL, old_mode, new_mode, 0 };
+
+	c.old_path = old_path ? sc_xstrdup(old_path) : NULL;
+	c.new_path = new_path ? sc_xstrdup(new_path) : NULL;
+	SC_GROW(out->items, out->alloc, out->n + 1);
+	out->items[out->n++] = c;
+}
+
+struct tree_walk {
+	git_repository *repo;
+	struct sc_git_changes *out;
+	struct sc_buf path;
+};
+
+/* git's tree order: names compared bytewise, a folder as if it ended in '/'. */
+static int entry_cmp(const git_tree_entry *x, const git_tree_entry *y)
+{
+	const char *a = git_tree_entry_name(x), *b = git_tree_entry_name(y);
+	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+	int c = memcmp(a, b, n);
+	unsigned ca, cb;
+
+	if (c)
+		return c;
+	ca = n < la ? (unsigned char)a[n] : git_tree_entry_type(x) == GIT_OBJECT_TREE ? '/' : 0;
+	cb = n < lb ? (unsigned char)b[n] : git_tree_entry_type(y) == GIT_OBJECT_TREE ? '/' : 0;
+	return (int)ca - (int)cb;
+}
+
+/* Regular file, symlink and submodule are the "types" of a type change. */
+static int type_class(unsigned mode)
+{
+	if (mode == GIT_FILEMODE_LINK)
+		return 1;
+	if (mode == GIT_FILEMODE_COMMIT)
+		return 2;
+	return 0;
+}
+
+static int walk_pair(struct tree_walk *w, const git_tree *ta, const git_tree *tb, int depth);
+
+/* One side of an entry that the other tree lacks: a file, or every file below a folder. */
+static int walk_one(struct tree_walk *w, const git_tree_entry *e, bool added, int depth)
+{
+	git_tree *t = NULL;
+	int err;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+		if (w->out->n >= SC_MAX_DIFF_FILES)
+			return sc_error_set(SC_ELIMIT, "diff has more than %d changed files", SC_MAX_DIFF_FILES);
+		if (added)
+			add_change(w->out, SC_GIT_ADDED, NULL, 0, w->path.ptr, git_tree_entry_filemode(e));
+		else
+			add_change(w->out, SC_GIT_DELETED, w->path.ptr, git_tree_entry_filemode(e), NULL, 0);
+		return 0;
+	}
+	if (git_tree_lookup(&t, w->repo, git_tree_entry_id(e)) < 0)
+		return git_fail(SC_EIO, "cannot read a folder");
+	err = added ? walk_pair(w, NULL, t, depth + 1) : walk_pair(w, t, NULL, depth + 1);
+	git_tree_free(t);
+	return err;
+}
+
+/*
+ * Walks two folders (either may be NULL, the empty folder) in git's tree
+ * order, as git's own tree diff does: equal subtrees are skipped without
+ * being read, so the cost follows the size of the change.
+ */
+static int walk_pair(struct tree_walk *w, const git_tree *ta, const git_tree *tb, int depth)
+{
+	size_t na = ta ? git_tree_entrycount(ta) : 0, nb = tb ? git_tree_entrycount(tb) : 0;
+	size_t i = 0, j = 0, keep = w->path.len;
+	int err = 0;
+
+	if (depth > SC_MAX_DIFF_DEPTH)
+		return sc_error_set(SC_ELIMIT, "'%s' is nested more than %d folders deep", w->path.ptr,
+				    SC_MAX_DIFF_DEPTH);
+	while (!err && (i < na || j < nb)) {
+		const git_tree_entry *ea = i < na ? git_tree_entry_byindex(ta, i) : NULL;
+		const git_tree_entry *eb = j < nb ? git_tree_entry_byindex(tb, j) : NULL;
+		int c = !ea ? 1 : !eb ? -1 : entry_cmp(ea, eb);
+		const git_tree_entry *e = c <= 0 ? ea : eb;
+
+		sc_buf_truncate(&w->path, keep);
+		if (keep)
+			sc_buf_putc(&w->path, '/');
+		sc_buf_puts(&w->path, git_tree_entry_name(e));
+		if (c < 0) {
+			err = walk_one(w, ea, false, depth);
+			i++;
+		} else if (c > 0) {
+			err = walk_one(w, eb, true, depth);
+			j++;
+		} else {
+			unsigned ma = git_tree_entry_filemode(ea), mb = git_tree_entry_filemode(eb);
+			i++;
+			j++;
+			if (git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)) && ma == mb)
+				continue;
+			if (git_tree_entry_type(ea) == GIT_OBJECT_TREE) {
+				git_tree *sa = NULL, *sb = NULL;
+				if (git_tree_lookup(&sa, w->repo, git_tree_entry_id(ea)) < 0 ||
+				    git_tree_lookup(&sb, w->repo, git_tree_entry_id(eb)) < 0)
+					err = git_fail(SC_EIO, "cannot read a folder");
+				else
+					err = walk_pair(w, sa, sb, depth + 1);
+				git_tree_free(sa);
+				git_tree_free(sb);
+			} else if (w->out->n >= SC_MAX_DIFF_FILES) {
+				err = sc_error_set(SC_ELIMIT, "diff has more than %d changed files",
+						   SC_MAX_DIFF_FILES);
+			} else {
+				add_change(w->out, type_class(ma) != type_class(mb) ? SC_GIT_TYPECHANGE
+						   : SC_GIT_MODIFIED, w->path.ptr, ma, w->path.ptr, mb);
+			}
+		}
+	}
+	sc_buf_truncate(&w->path, keep);
+	return err;
+}
+
+int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b,
+		bool renames, const char *const *paths, size_t npaths)
 {
 	git_diff_options dopts;
 	git_diff_find_options fopts;
@@ -525,11 +650,18 @@ int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git
 	size_t n;
 	int err = 0;
 
+	assert(a->repo == b->repo);
+	if (!renames) {
+		struct tree_walk w = { a->repo->repo, out, SC_BUF_INIT };
+		err = walk_pair(&w, a->tree, b->tree, 0);
+		sc_buf_release(&w.path);
+		return err;
+	}
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
-
-	assert(a->repo == b->repo);
-	dopts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	dopts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	dopts.pathspec.strings = (char **)paths;
+	dopts.pathspec.count = npaths;
 	if (git_diff_tree_to_tree(&diff, a->repo->repo, a->tree, b->tree, &dopts) < 0)
 		return git_fail(SC_EIO, "cannot diff trees");
 	fopts.flags = GIT_DIFF_FIND_RENAMES;

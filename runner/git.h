@@ -91,10 +91,14 @@ int sc_git_tree_open(struct sc_git_tree **out, struct sc_git_repo *repo, const c
 void sc_git_tree_free(struct sc_git_tree *tree);
 
 /*
- * Appends the file changes from tree a to tree b, with rename detection (a
- * moved file, edited or not, is one rename) and type changes.
+ * Appends the file changes from tree a to tree b, type changes included.
+ * Without renames, both trees are walked together and equal subtrees are
+ * skipped (fast; a moved file is a delete and an add). With renames,
+ * libgit2's diff with rename detection (a moved file, edited or not, is one
+ * rename), limited to the npaths folders or files in paths when npaths > 0.
  */
-int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b);
+int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b,
+		bool renames, const char *const *paths, size_t npaths);
 
 /*
  * What a folder of a tree is: whether it exists, whether it is a skill root

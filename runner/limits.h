@@ -61,6 +61,7 @@
 #define SC_MAX_DIFF_FILES        2000000            /* file changes read from one diff */
 #define SC_GIT_RENAME_LIMIT      1000               /* rename detection candidates */
 #define SC_GIT_TREE_CACHE_BYTES  (64 * 1024 * 1024) /* largest tree object kept in libgit2's cache */
+#define SC_MAX_DIFF_DEPTH        1024               /* folder levels walked in a tree diff */
 
 /* Reports (reporters/, runner/cmd-report.c) */
 #define SC_REPORT_MD_MESSAGE_MAX   1000        /* a unit's message in Markdown details */
