@@ -58,43 +58,74 @@ static void one_line(struct sc_buf *out, const char *s, size_t max)
 	}
 }
 
-/* The skill whose folder holds skill i most closely; -1 for a top one.
- * Skills are in walk order, so a parent comes before its children. */
-static ssize_t parent_of(const struct sc_skill_list *l, size_t i)
+/* True when skill a's folder holds skill b's folder. */
+static bool holds(const struct sc_skill *a, const struct sc_skill *b)
 {
-	const char *dir = l->items[i].rel_dir;
+	size_t n = strlen(a->rel_dir);
 
-	for (size_t j = i; j-- > 0;) {
-		const char *p = l->items[j].rel_dir;
-		size_t n = strlen(p);
-		if (!strcmp(p, "."))
-			return (ssize_t)j;
-		if (!strncmp(dir, p, n) && dir[n] == '/')
-			return (ssize_t)j;
-	}
-	return -1;
+	if (!strcmp(a->rel_dir, "."))
+		return strcmp(b->rel_dir, ".") != 0;
+	return !strncmp(b->rel_dir, a->rel_dir, n) && b->rel_dir[n] == '/';
 }
 
+/*
+ * The tree: each skill's parent is the nearest skill whose folder holds
+ * it. Skills come in walk order (a parent before what it holds), so a
+ * stack of open ancestors finds every parent in one pass; children are
+ * kept as first-child / next-sibling links (slot n is the top level).
+ */
 struct tree {
 	const struct sc_skill_list *list;
-	ssize_t *parent;
+	ssize_t *parent, *first, *next, *last;
 	bool verbose;
 };
+
+static void tree_build(struct tree *t)
+{
+	size_t n = t->list->n, depth = 0;
+	ssize_t *stack = sc_xcalloc(n + 1, sizeof(*stack));
+
+	t->parent = sc_xcalloc(n + 1, sizeof(*t->parent));
+	t->first = sc_xcalloc(n + 1, sizeof(*t->first));
+	t->last = sc_xcalloc(n + 1, sizeof(*t->last));
+	t->next = sc_xcalloc(n + 1, sizeof(*t->next));
+	for (size_t i = 0; i <= n; i++)
+		t->first[i] = t->last[i] = t->next[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_skill *s = &t->list->items[i];
+		size_t slot;
+
+		while (depth && !holds(&t->list->items[stack[depth - 1]], s))
+			depth--;
+		t->parent[i] = depth ? stack[depth - 1] : -1;
+		slot = depth ? (size_t)stack[depth - 1] : n;
+		if (t->last[slot] < 0)
+			t->first[slot] = (ssize_t)i;
+		else
+			t->next[t->last[slot]] = (ssize_t)i;
+		t->last[slot] = (ssize_t)i;
+		stack[depth++] = (ssize_t)i;
+	}
+	free(stack);
+}
+
+static void tree_release(struct tree *t)
+{
+	free(t->parent);
+	free(t->first);
+	free(t->last);
+	free(t->next);
+}
 
 static void print_skill(const struct tree *t, size_t i, const char *prefix, bool last);
 
 /* Prints the children of skill p (-1: top level) under prefix. */
 static void print_children(const struct tree *t, ssize_t p, const char *prefix)
 {
-	size_t n = t->list->n, count = 0, seen = 0;
+	size_t slot = p < 0 ? t->list->n : (size_t)p;
 
-	for (size_t i = 0; i < n; i++)
-		count += t->parent[i] == p && (p >= 0 || strcmp(t->list->items[i].rel_dir, ".") != 0);
-	for (size_t i = 0; i < n; i++) {
-		if (t->parent[i] != p || (p < 0 && !strcmp(t->list->items[i].rel_dir, ".")))
-			continue;
-		print_skill(t, i, prefix, ++seen == count);
-	}
+	for (ssize_t c = t->first[slot]; c >= 0; c = t->next[c])
+		print_skill(t, (size_t)c, prefix, t->next[c] < 0);
 }
 
 static void print_skill(const struct tree *t, size_t i, const char *prefix, bool last)
@@ -171,9 +202,7 @@ int cmd_list(int argc, char **argv)
 		goto done;
 	}
 	t.list = &list;
-	t.parent = sc_xcalloc(list.n + 1, sizeof(*t.parent));
-	for (size_t i = 0; i < list.n; i++)
-		t.parent[i] = parent_of(&list, i);
+	tree_build(&t);
 	printf("%s (%zu skill%s)\n", dir, list.n, list.n == 1 ? "" : "s");
 	/* A skill at DIR itself is the tree's single root. */
 	if (list.n && !strcmp(list.items[0].rel_dir, "."))
@@ -185,7 +214,7 @@ int cmd_list(int argc, char **argv)
 		fprintf(stderr, "note: %zu error%s in these skills; see 'skillci validate %s'\n", nerr,
 			nerr == 1 ? "" : "s", dir);
 done:
-	free(t.parent);
+	tree_release(&t);
 	sc_diags_release(&diags);
 	sc_skill_list_release(&list);
 	return rc;

@@ -642,13 +642,22 @@ void sc_skill_parse_md(struct sc_skill *skill, const char *data, size_t len,
 		len -= 3;
 	}
 	/* A copy with CRLF turned into LF; line numbers stay the same. */
-	for (size_t i = 0; i < len; i++) {
-		if (data[i] == '\r' && i + 1 < len && data[i + 1] == '\n') {
+	sc_buf_grow(&text, len);
+	for (size_t i = 0; i < len;) {
+		const char *cr = memchr(data + i, '\r', len - i);
+		size_t span = cr ? (size_t)(cr - data) - i : len - i;
+
+		sc_buf_put(&text, data + i, span);
+		i += span;
+		if (i >= len)
+			break;
+		if (i + 1 < len && data[i + 1] == '\n') {
 			if (!crlf++)
 				crlf_first = line_of(data, i);
-			continue;
+		} else {
+			sc_buf_putc(&text, '\r');
 		}
-		sc_buf_putc(&text, data[i]);
+		i++;
 	}
 	if (crlf)
 		sc_diags_add(diags, SC_SEV_WARNING, md_path, crlf_first, "crlf",
