@@ -631,11 +631,82 @@ static void test_ghevent_files(void **state)
 	sc_buf_release(&json);
 }
 
+/* Lines "S\tpath" (S = A, D, M, T) for every file change, sorted, as git prints them. */
+static void format_changes(struct sc_buf *out, const struct sc_git_changes *c)
+{
+	struct sc_buf lines = SC_BUF_INIT;
+	char **v = sc_xcalloc(c->n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sc_git_change *x = &c->items[i];
+		const char *code = x->status == SC_GIT_ADDED ? "A" : x->status == SC_GIT_DELETED ? "D"
+				 : x->status == SC_GIT_TYPECHANGE ? "T" : "M";
+		sc_buf_clear(&lines);
+		sc_buf_printf(&lines, "%s\t%s", code, x->new_path ? x->new_path : x->old_path);
+		v[i] = sc_buf_detach(&lines, NULL);
+	}
+	for (size_t i = 1; i < c->n; i++)  /* insertion sort: a handful of lines */
+		for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+			char *t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	sc_buf_clear(out);
+	for (size_t i = 0; i < c->n; i++) {
+		sc_buf_printf(out, "%s\n", v[i]);
+		free(v[i]);
+	}
+	free(v);
+	sc_buf_release(&lines);
+}
+
+static void test_tree_walk_matches_git_diff(void **state)
+{
+	struct fx *f = *state;
+	struct sc_git_changes changes = SC_GIT_CHANGES_INIT;
+	struct sc_git_tree *ta = NULL, *tb = NULL;
+	char a[SC_GIT_HEX_SIZE], b[SC_GIT_HEX_SIZE];
+	struct sc_buf got = SC_BUF_INIT, want = SC_BUF_INIT, cmd = SC_BUF_INIT;
+	FILE *p;
+	char line[512];
+
+	/* Names that sort differently as files and folders ("a", "a.txt", "a-b",
+	 * "a/"), a file that becomes a folder, a symlink, a mode change. */
+	sh(f->dir, "g init -q; mkdir -p a a-b x/y; echo 1 > a.txt; echo 2 > a/b; echo 3 > a-b/c; echo 4 > x/y/z;"
+		   "echo 5 > f; echo 6 > m.sh; echo 7 > l; g add -A; g commit -qm 1;"
+		   "echo 2b > a/b; rm -r a-b; echo 3 > a-b; rm f; mkdir f; echo 8 > f/inner; chmod +x m.sh;"
+		   "rm l; ln -s a.txt l; echo 9 > x/y/new; g add -A; g commit -qm 2");
+	assert_int_equal(sc_git_open(&f->repo, f->dir), 0);
+	assert_int_equal(sc_git_resolve(a, f->repo, "HEAD~1"), 0);
+	assert_int_equal(sc_git_resolve(b, f->repo, "HEAD"), 0);
+	assert_int_equal(sc_git_tree_open(&ta, f->repo, a), 0);
+	assert_int_equal(sc_git_tree_open(&tb, f->repo, b), 0);
+	assert_int_equal(sc_git_diff(&changes, ta, tb, false, NULL, 0), 0);
+	format_changes(&got, &changes);
+
+	sc_buf_printf(&cmd, "cd '%s' && git diff --no-renames --name-status HEAD~1 HEAD | LC_ALL=C sort", f->dir);
+	p = popen(cmd.ptr, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		sc_buf_puts(&want, line);
+	pclose(p);
+	assert_true(want.len > 0);
+	assert_string_equal(got.ptr, want.ptr);
+
+	sc_git_changes_release(&changes);
+	sc_git_tree_free(ta);
+	sc_git_tree_free(tb);
+	sc_buf_release(&got);
+	sc_buf_release(&want);
+	sc_buf_release(&cmd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_add_modify_delete),
+		T(test_tree_walk_matches_git_diff),
 		T(test_tree_id_is_git_tree),
 		T(test_rename_is_one_change),
 		T(test_rename_and_modify),
