@@ -489,6 +489,7 @@ static void test_materialize_keeps_modes_and_refuses_escapes(void **state)
 		   "head -c 3000 /dev/urandom > s/assets/blob.bin; printf '\\000\\001\\002' >> s/assets/blob.bin;"
 		   "echo r > s/references/r.md; ln -s ../r.md s/references/deep/up.md; ln -s references/r.md s/link.md;"
 		   "ln -s ../../etc/passwd s/escape; ln -s /etc/passwd s/absolute; ln -s deep/../../.. s/sneaky;"
+		   "ln -s deep/../r.md s/references/lexical;"
 		   "g add -A; g update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,s/sub;"
 		   "g commit -qm 1; cp s/assets/blob.bin expected.bin");
 	assert_int_equal(export_skill(f, "s", NULL, &diags, &dest), 0);
@@ -532,8 +533,11 @@ static void test_materialize_keeps_modes_and_refuses_escapes(void **state)
 	assert_true(diag_has(&diags, "symlink-escapes", "s/escape"));
 	assert_true(diag_has(&diags, "symlink-escapes", "s/absolute"));
 	assert_true(diag_has(&diags, "symlink-escapes", "s/sneaky"));
+	/* Inside by its text, but ".." after "deep" would leave through "deep" if
+	 * that were a symlink: refused as well. */
+	assert_true(diag_has(&diags, "symlink-escapes", "s/references/lexical"));
 	assert_true(diag_has(&diags, "submodule-skipped", "s/sub"));
-	assert_int_equal(diags.n, 4);
+	assert_int_equal(diags.n, 5);
 	assert_int_equal(sc_diags_count(&diags, SC_SEV_ERROR), 0);
 
 	sc_diags_release(&diags);
