@@ -49,14 +49,27 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 {
 	size_t alloc_units = head->nunits, alloc_aggs = head->naggregates;
 	size_t alloc_skills = head->nskills, alloc_cmp = head->ncomparisons;
-	size_t naggs_head = head->naggregates;
 
+	bool *take_unit = sc_xcalloc(base->nunits + 1, sizeof(bool));
+	bool *take_agg = sc_xcalloc(base->naggregates + 1, sizeof(bool));
+
+	/* Decide with head still sorted (binary-search lookups), then move. */
+	for (size_t i = 0; i < base->nunits; i++) {
+		const struct sc_results_unit *u = &base->units[i];
+		take_unit[i] = streq(u->variant, "head") ||
+			       (streq(u->variant, "baseline") && !head_has_baseline(head, u->skill, u->model));
+	}
+	for (size_t i = 0; i < base->naggregates; i++) {
+		const struct sc_results_aggregate *a = &base->aggregates[i];
+		take_agg[i] = streq(a->variant, "head") ||
+			      (streq(a->variant, "baseline") && !head_has_baseline(head, a->skill, a->model));
+	}
+	head->sorted = false;
+	base->sorted = false;
 	/* Units: base's head → base; base's baseline when head has none. */
 	for (size_t i = 0; i < base->nunits; i++) {
 		struct sc_results_unit *u = &base->units[i];
-		bool take = streq(u->variant, "head") ||
-			    (streq(u->variant, "baseline") && !head_has_baseline(head, u->skill, u->model));
-		if (!take)
+		if (!take_unit[i])
 			continue;
 		if (streq(u->variant, "head"))
 			set_str(&u->variant, "base");
@@ -71,9 +84,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 	}
 	for (size_t i = 0; i < base->naggregates; i++) {
 		struct sc_results_aggregate *a = &base->aggregates[i];
-		bool take = streq(a->variant, "head") ||
-			    (streq(a->variant, "baseline") && !head_has_baseline(head, a->skill, a->model));
-		if (!take)
+		if (!take_agg[i])
 			continue;
 		if (streq(a->variant, "head"))
 			set_str(&a->variant, "base");
@@ -81,15 +92,30 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		head->aggregates[head->naggregates++] = *a;
 		sc_results_aggregate_init(a);
 	}
-	/* Base → head comparisons, unpaired, where the head file has none. */
-	for (size_t i = 0; i < naggs_head; i++) {
-		const struct sc_results_aggregate *to = &head->aggregates[i], *from;
-		if (!streq(to->variant, "head"))
-			continue;
-		from = sc_results_find_aggregate(head, to->skill, "base", to->model);
-		if (from && !sc_results_find_comparison(head, to->skill, to->model, "base", "head"))
-			add_comparison(head, from, to, &alloc_cmp);
+	free(take_unit);
+	free(take_agg);
+	sc_results_sort(head);
+	/* Base → head comparisons, unpaired, where the head file has none:
+	 * found while every array is sorted, added afterwards. */
+	{
+		const struct sc_results_aggregate **pairs = sc_xcalloc(2 * head->naggregates + 2, sizeof(*pairs));
+		size_t npairs = 0;
+
+		for (size_t i = 0; i < head->naggregates; i++) {
+			const struct sc_results_aggregate *to = &head->aggregates[i], *from;
+			if (!streq(to->variant, "head"))
+				continue;
+			from = sc_results_find_aggregate(head, to->skill, "base", to->model);
+			if (from && !sc_results_find_comparison(head, to->skill, to->model, "base", "head")) {
+				pairs[2 * npairs] = from;
+				pairs[2 * npairs++ + 1] = to;
+			}
+		}
+		for (size_t i = 0; i < npairs; i++)
+			add_comparison(head, pairs[2 * i], pairs[2 * i + 1], &alloc_cmp);
+		free(pairs);
 	}
+	head->sorted = false;
 	/* Skills: deleted when only in base, added when only in head. */
 	for (size_t i = 0; i < head->nskills; i++) {
 		struct sc_results_skill *s = &head->skills[i];
@@ -108,6 +134,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		head->skills[head->nskills++] = *b;
 		memset(b, 0, sizeof(*b));
 	}
+	sc_results_sort(head);
 	set_str(&head->run.kind, "run");
 	if (!head->run.base_rev && base->run.head_rev)
 		set_str(&head->run.base_rev, base->run.head_rev);

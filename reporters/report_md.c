@@ -52,15 +52,19 @@ static int cmp_cstr(const void *pa, const void *pb)
 static const char **skill_models(const struct sc_results *r, const char *skill, size_t *n)
 {
 	const char **v = NULL;
-	size_t alloc = 0, k = 0, out = 0;
+	size_t alloc = 0, k = 0, out = 0, first = 0, count;
 
-	for (size_t i = 0; i < r->naggregates; i++)
+	/* Sorted results: only the skill's own ranges; else a full scan. */
+	count = r->sorted ? sc_results_aggregates_range(r, skill, &first) : r->naggregates;
+	for (size_t i = first; i < first + count; i++)
 		if (streq(r->aggregates[i].skill, skill)) {
 			SC_GROW(v, alloc, k + 1);
 			v[k++] = r->aggregates[i].model;
 		}
-	for (size_t i = 0; i < r->nunits; i++)
-		if (streq(r->units[i].skill, skill)) {
+	first = 0;
+	count = r->sorted ? sc_results_units_range(r, skill, NULL, NULL, &first) : r->nunits;
+	for (size_t i = first; i < first + count; i++)
+		if (streq(r->units[i].skill, skill) && (k == 0 || strcmp(v[k - 1], r->units[i].model))) {
 			SC_GROW(v, alloc, k + 1);
 			v[k++] = r->units[i].model;
 		}
@@ -569,9 +573,10 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 	const char *variant = detail_variant(r, row);
 	struct counts c = { 0, 0, 0, 0 };
 	struct sc_buf items = SC_BUF_INIT, head = SC_BUF_INIT;
-	size_t n = 0;
+	size_t n = 0, first = 0, count;
 
-	for (size_t i = 0; i < r->nunits; i++) {
+	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, variant, &first) : r->nunits;
+	for (size_t i = first; i < first + count; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (!streq(u->skill, row->skill->path) || !streq(u->model, row->model) ||
 		    !streq(u->variant, variant))

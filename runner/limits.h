@@ -64,6 +64,7 @@
 #define SC_MAX_DIFF_DEPTH        1024               /* folder levels walked in a tree diff */
 
 /* Reports (reporters/, runner/cmd-report.c) */
+#define SC_MAX_RESULTS_BYTES       (256 * 1024 * 1024) /* one results JSON file */
 #define SC_REPORT_MD_MESSAGE_MAX   1000        /* a unit's message in Markdown details */
 #define SC_REPORT_MD_LOG_MAX       4000        /* a compile log in Markdown details */
 #define SC_REPORT_MD_NOTE_RESERVE  512         /* room kept for the "details shortened" note */

@@ -642,6 +642,8 @@ done:
 	sc_buf_release(&rd.path);
 	if (err < 0)
 		sc_results_release(out);
+	else
+		sc_results_sort(out);
 	return err;
 }
 
@@ -651,7 +653,7 @@ int sc_results_load(struct sc_results *out, const char *path)
 	int err;
 
 	sc_results_init(out);
-	err = sc_read_file(&data, path, SC_MAX_JSON_BYTES);
+	err = sc_read_file(&data, path, SC_MAX_RESULTS_BYTES);
 	if (err == 0)
 		err = sc_results_parse(out, data.ptr, data.len, path);
 	sc_buf_release(&data);
@@ -671,41 +673,6 @@ int sc_results_variant_rank(const char *variant)
 	if (!strcmp(variant, "head"))
 		return 2;
 	return 3;
-}
-
-static bool eq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
-const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r, const char *path)
-{
-	for (size_t i = 0; i < r->nskills; i++)
-		if (eq(r->skills[i].path, path))
-			return &r->skills[i];
-	return NULL;
-}
-
-const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_results *r,
-		const char *skill, const char *variant, const char *model)
-{
-	for (size_t i = 0; i < r->naggregates; i++) {
-		const struct sc_results_aggregate *a = &r->aggregates[i];
-		if (eq(a->skill, skill) && eq(a->variant, variant) && eq(a->model, model))
-			return a;
-	}
-	return NULL;
-}
-
-const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
-		const char *skill, const char *model, const char *from, const char *to)
-{
-	for (size_t i = 0; i < r->ncomparisons; i++) {
-		const struct sc_results_comparison *c = &r->comparisons[i];
-		if (eq(c->skill, skill) && eq(c->model, model) && eq(c->from, from) && eq(c->to, to))
-			return c;
-	}
-	return NULL;
 }
 
 /* ---- writing ----------------------------------------------------------- */
@@ -1085,4 +1052,186 @@ int sc_results_save(const struct sc_results *r, const char *path)
 	err = sc_write_file_atomic(path, out.ptr, out.len);
 	sc_buf_release(&out);
 	return err;
+}
+
+/* ---- sorting and lookups --------------------------------------------- */
+
+/* Reorders base[0..n) (elements of size elem) as the sorted entries say. */
+static void permute(void *base, size_t n, size_t elem, const struct sorted *s)
+{
+	char *tmp = sc_xmalloc(n * elem + 1);
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(tmp + i * elem, s[i].item, elem);
+	memcpy(base, tmp, n * elem);
+	free(tmp);
+}
+
+void sc_results_sort(struct sc_results *r)
+{
+	struct sorted *s;
+
+	s = sort_items(r->skills, r->nskills, sizeof(*r->skills), cmp_skill);
+	permute(r->skills, r->nskills, sizeof(*r->skills), s);
+	free(s);
+	s = sort_items(r->units, r->nunits, sizeof(*r->units), cmp_unit);
+	permute(r->units, r->nunits, sizeof(*r->units), s);
+	free(s);
+	s = sort_items(r->aggregates, r->naggregates, sizeof(*r->aggregates), cmp_aggregate);
+	permute(r->aggregates, r->naggregates, sizeof(*r->aggregates), s);
+	free(s);
+	s = sort_items(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), cmp_comparison);
+	permute(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), s);
+	free(s);
+	r->sorted = true;
+}
+
+static bool eq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Variant keys compare by rank, then by name (unknown variants last). */
+static int cmp_variant(const char *a, const char *b)
+{
+	int c = sc_results_variant_rank(a) - sc_results_variant_rank(b);
+	return c ? c : cmp_str(a, b);
+}
+
+const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r, const char *path)
+{
+	size_t lo = 0, hi = r->nskills;
+
+	if (!r->sorted) {
+		for (size_t i = 0; i < r->nskills; i++)
+			if (eq(r->skills[i].path, path))
+				return &r->skills[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_str(r->skills[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nskills && eq(r->skills[lo].path, path) ? &r->skills[lo] : NULL;
+}
+
+/* Order of an aggregate against the key (skill, model, variant). */
+static int agg_key(const struct sc_results_aggregate *a, const char *skill, const char *model,
+		   const char *variant)
+{
+	int c;
+
+	if ((c = cmp_str(a->skill, skill)) || !model || (c = cmp_str(a->model, model)) || !variant)
+		return c;
+	return cmp_variant(a->variant, variant);
+}
+
+const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_results *r,
+		const char *skill, const char *variant, const char *model)
+{
+	size_t lo = 0, hi = r->naggregates;
+
+	if (!r->sorted) {
+		for (size_t i = 0; i < r->naggregates; i++) {
+			const struct sc_results_aggregate *a = &r->aggregates[i];
+			if (eq(a->skill, skill) && eq(a->variant, variant) && eq(a->model, model))
+				return a;
+		}
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (agg_key(&r->aggregates[mid], skill, model, variant) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->naggregates && !agg_key(&r->aggregates[lo], skill, model, variant)
+	       ? &r->aggregates[lo] : NULL;
+}
+
+static int cmp_key(const struct sc_results_comparison *c, const char *skill, const char *model,
+		   const char *from, const char *to)
+{
+	int d;
+
+	if ((d = cmp_str(c->skill, skill)) || (d = cmp_str(c->model, model)) ||
+	    (d = cmp_variant(c->from, from)))
+		return d;
+	return cmp_variant(c->to, to);
+}
+
+const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
+		const char *skill, const char *model, const char *from, const char *to)
+{
+	size_t lo = 0, hi = r->ncomparisons;
+
+	if (!r->sorted) {
+		for (size_t i = 0; i < r->ncomparisons; i++) {
+			const struct sc_results_comparison *c = &r->comparisons[i];
+			if (eq(c->skill, skill) && eq(c->model, model) && eq(c->from, from) && eq(c->to, to))
+				return c;
+		}
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_key(&r->comparisons[mid], skill, model, from, to) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ncomparisons && !cmp_key(&r->comparisons[lo], skill, model, from, to)
+	       ? &r->comparisons[lo] : NULL;
+}
+
+/* Order of a unit against a key prefix (NULL parts match anything). */
+static int unit_key(const struct sc_results_unit *u, const char *skill, const char *model,
+		    const char *variant)
+{
+	int c;
+
+	if ((c = cmp_str(u->skill, skill)) || !model || (c = cmp_str(u->model, model)) || !variant)
+		return c;
+	return cmp_variant(u->variant, variant);
+}
+
+size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
+			      const char *variant, size_t *first)
+{
+	size_t lo = 0, hi = r->nunits, end;
+
+	assert(r->sorted);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (unit_key(&r->units[mid], skill, model, variant) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < r->nunits && !unit_key(&r->units[end], skill, model, variant); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first)
+{
+	size_t lo = 0, hi = r->naggregates, end;
+
+	assert(r->sorted);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_str(r->aggregates[mid].skill, skill) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < r->naggregates && eq(r->aggregates[end].skill, skill); end++)
+		;
+	*first = lo;
+	return end - lo;
 }

@@ -153,6 +153,10 @@ struct sc_results {
 	size_t ncomparisons;
 	struct sc_results_gate gate;
 	struct sc_results_totals totals;
+	/* True while skills, units, aggregates and comparisons are in the
+	 * documented order (set by load and sc_results_sort); lookups then
+	 * use binary search. Code that edits the arrays clears it or sorts. */
+	bool sorted;
 };
 
 /* Sets every field to its empty/null value (no allocation). */
@@ -185,6 +189,9 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r);
 /* sc_results_format() written atomically to path. */
 int sc_results_save(const struct sc_results *r, const char *path);
 
+/* Puts every array in the documented order (stable) and sets r->sorted. */
+void sc_results_sort(struct sc_results *r);
+
 /* Variant order: baseline 0, base 1, head 2, anything else 3. */
 int sc_results_variant_rank(const char *variant);
 
@@ -194,5 +201,13 @@ const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_res
 		const char *skill, const char *variant, const char *model);
 const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
 		const char *skill, const char *model, const char *from, const char *to);
+/*
+ * Ranges of a sorted r (r->sorted must be set): the units of skill (and
+ * model, and variant, when not NULL), and the aggregates of skill. Return
+ * the count and set *first to the index of the first.
+ */
+size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
+			      const char *variant, size_t *first);
+size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first);
 
 #endif

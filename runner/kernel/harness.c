@@ -79,7 +79,7 @@ void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist 
 void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
 			size_t n, double atol, double rtol)
 {
-	double mean = 0, maxabs = 0;
+	double mean = 0;
 	size_t nfinite = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -105,8 +105,6 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 				err = isfinite(g) ? fabs(g - w) : INFINITY;
 				bad = !(err <= limit);
 				mean += w;
-				if (fabs(w) > maxabs)
-					maxabs = fabs(w);
 				nfinite++;
 			}
 			if (bad && bits == SC_HARNESS_POISON_F32)
@@ -144,7 +142,6 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 		}
 		out->constant_passes = all;
 	}
-	(void)maxabs;
 }
 
 /* ---- statistics ---- */
@@ -422,8 +419,9 @@ static int launch_and_wait(struct sc_device *d, const struct sc_kernel_handle *k
 }
 
 /*
- * Downloads outputs, guards and inputs of one instance and judges them.
- * Fills out (reason, message, worst) on failure; returns true when good.
+ * Downloads guards, inputs and outputs of one instance and judges them:
+ * *good is false with out's reason, message and worst set on a failure.
+ * Returns negative only when a copy from the device fails.
  */
 static int judge(struct sc_check_result *out, struct sc_device *d, const struct sc_spec *spec,
 		 struct instance *in, const struct sc_size_set *size, size_t size_index, size_t dist,
@@ -779,7 +777,6 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, const str
 	goto done;
 fail:
 	if (err < 0 && reason != SC_REASON_NONE) {
-		(void)0;
 		out->reason = reason;
 		out->device_lost = true;
 		set_msg(out->message, sizeof(out->message), "during timing: %s", sc_error_last());
