@@ -120,6 +120,8 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		return sc_cmd_usage_error("report", "unexpected argument '%s'", rest[optind]);
 	if (!o->results)
 		return sc_cmd_usage_error("report", "a results JSON file is required");
+	if (o->history && !o->html)
+		return sc_cmd_usage_error("report", "--history needs --html DIR (the index page goes there)");
 	return 0;
 }
 
@@ -333,9 +335,6 @@ int cmd_report(int argc, char **argv)
 			goto done;
 		if ((rc = write_index(o.html, &r, &o)))
 			goto done;
-	} else if (o.history) {
-		rc = sc_cmd_usage_error("report", "--history needs --html DIR (the index page goes there)");
-		goto done;
 	}
 	if (o.json && (err = sc_results_save(&r, o.json)) < 0) {
 		rc = sc_cmd_fail(SC_EIO);

@@ -165,6 +165,9 @@ run "$SKILLCI" report "$T/trunc.json"
 expect_exit 2 "malformed JSON exits 2"
 run "$SKILLCI" report
 expect_exit 2 "no results file is a usage error"
+run "$SKILLCI" report "$IN/pr.json" --history "$IN/eval.json" --markdown "$T/h.md"
+expect_exit 2 "--history without --html is a usage error"
+if [ -f "$T/h.md" ]; then _tap not-ok "a usage error writes no report"; else _tap ok "a usage error writes no report"; fi
 run "$SKILLCI" report "$IN/pr.json" --frobnicate
 expect_exit 2 "an unknown option is a usage error"
 run "$SKILLCI" report "$IN/pr.json" --junit /proc/nonexistent/dir/r.xml
