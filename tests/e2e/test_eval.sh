@@ -227,6 +227,25 @@ EOF
 	expect_out_contains "skipped: 2" "compile-only never passes"
 	run "$SKILLCI" eval "$T/skills/kern" -m oracle.self --store "$T/k.db" --fixtures "$SKILLCI_ROOT/fixtures"
 	expect_exit 2 "an unpinned fixture is refused without --allow-unpinned"
+	# with a GPU the fixed kernel is checked for real: it passes on turn 2
+	if [ -e /dev/nvidiactl ] || [ -e /proc/driver/nvidia/version ]; then
+		fake_script "$T/kscript.json"
+		fake_reset
+		run "$SKILLCI" eval "$T/skills/kern" -m anthropic.kern-student --no-baseline --store "$T/k.db" \
+			--no-cache --fixtures "$SKILLCI_ROOT/fixtures" --allow-unpinned --json "$T/kg.json"
+		expect_exit 0 "GPU kernel eval exits 0"
+		check "on a GPU the fixed kernel passes on turn 2 with a speedup" python3 - "$T/kg.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+u = r["units"][0]
+assert r["run"]["mode"] == "gpu", r["run"]
+assert u["turns"] == 2 and u["verdict"] == "pass", u
+assert u["kernel"]["verdict"] == "passed" and u["kernel"]["speedup"] > 0, u["kernel"]
+assert r["aggregates"][0]["pass_rate"] == 1 and r["aggregates"][0]["speedup_geomean"] > 0
+EOF
+	else
+		skip "kernel passes on turn 2 on a GPU" "no GPU on this machine"
+	fi
 else
 	skip "kernel feedback loop" "not built with CUDA (no skillci-kernel worker)"
 fi
