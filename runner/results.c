@@ -1059,8 +1059,11 @@ int sc_results_save(const struct sc_results *r, const char *path)
 /* Reorders base[0..n) (elements of size elem) as the sorted entries say. */
 static void permute(void *base, size_t n, size_t elem, const struct sorted *s)
 {
-	char *tmp = sc_xmalloc(n * elem + 1);
+	char *tmp;
 
+	if (n == 0)
+		return;
+	tmp = sc_xmalloc(n * elem);
 	for (size_t i = 0; i < n; i++)
 		memcpy(tmp + i * elem, s[i].item, elem);
 	memcpy(base, tmp, n * elem);
