@@ -5,6 +5,7 @@
 #include "results.h"
 #include "report_fmt.h"
 #include "report_md.h"
+#include "report_combine.h"
 
 #include <math.h>
 
@@ -166,6 +167,62 @@ static void test_layouts_and_banners(void **state)
 	sc_buf_release(&again);
 }
 
+/* A single-run results file with one aggregate per skill (head). */
+static void single_run(struct sc_results *r, const char *const *skills, size_t n, double rate)
+{
+	sc_results_init(r);
+	r->run.kind = sc_xstrdup("eval");
+	r->skills = sc_xcalloc(n, sizeof(*r->skills));
+	r->aggregates = sc_xcalloc(n, sizeof(*r->aggregates));
+	for (size_t i = 0; i < n; i++) {
+		struct sc_results_aggregate *a = &r->aggregates[r->naggregates++];
+		r->skills[r->nskills].path = sc_xstrdup(skills[i]);
+		r->skills[r->nskills].status = sc_xstrdup("unchanged");
+		r->skills[r->nskills++].gate_passed = true;
+		sc_results_aggregate_init(a);
+		a->skill = sc_xstrdup(skills[i]);
+		a->variant = sc_xstrdup("head");
+		a->model = sc_xstrdup("m");
+		a->n = 4;
+		a->pass_rate = rate;
+		a->mean_tokens = rate * 1000;
+	}
+	sc_results_sort(r);
+}
+
+static void test_combine_marks_added_deleted_and_diffs(void **state)
+{
+	static const char *const base_skills[] = { "skills/b", "skills/a" };
+	static const char *const head_skills[] = { "skills/c", "skills/b" };
+	struct sc_results base, head;
+	const struct sc_results_comparison *c;
+	struct sc_buf md = SC_BUF_INIT;
+	(void)state;
+
+	single_run(&base, base_skills, 2, 0.25);
+	single_run(&head, head_skills, 2, 0.75);
+	assert_int_equal(sc_report_combine(&head, &base), 0);
+	assert_true(head.sorted);
+	assert_string_equal(sc_results_find_skill(&head, "skills/a")->status, "deleted");
+	assert_string_equal(sc_results_find_skill(&head, "skills/b")->status, "modified");
+	assert_string_equal(sc_results_find_skill(&head, "skills/c")->status, "added");
+	assert_non_null(sc_results_find_aggregate(&head, "skills/a", "base", "m"));
+	assert_null(sc_results_find_aggregate(&head, "skills/a", "head", "m"));
+	c = sc_results_find_comparison(&head, "skills/b", "m", "base", "head");
+	assert_non_null(c);
+	assert_true(fabs(c->pass_rate_delta - 0.5) < 1e-9);
+	assert_true(fabs(c->tokens_delta_pct - 200.0) < 1e-9);
+	assert_int_equal(c->paired_n, 0);
+	assert_null(sc_results_find_comparison(&head, "skills/c", "m", "base", "head"));
+	sc_report_md_full(&md, &head);
+	assert_non_null(strstr(md.ptr, "| <code>skills/b</code> | <code>m</code> | 25% → 75% | +50 pts (unpaired) |"));
+	assert_non_null(strstr(md.ptr, "<code>skills/a</code> 🗑️ deleted"));
+	assert_non_null(strstr(md.ptr, "<code>skills/c</code> 🆕 new"));
+	sc_results_release(&base);
+	sc_results_release(&head);
+	sc_buf_release(&md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_number_formats),
 		cmocka_unit_test(test_300_skills_fit_and_keep_every_row),
 		cmocka_unit_test(test_layouts_and_banners),
+		cmocka_unit_test(test_combine_marks_added_deleted_and_diffs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
