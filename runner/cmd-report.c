@@ -353,6 +353,16 @@ int cmd_report(int argc, char **argv)
 		struct sc_md_options mo = { SC_REPORT_MD_COMMENT_LIMIT - 1 - sizeof(SC_GITHUB_MARKER), full_report };
 		sc_buf_clear(&buf);
 		sc_report_md(&buf, &r, &mo);
+		if (buf.len > mo.max_bytes) {
+			/* Even the summary table is over GitHub's limit (thousands of
+			 * changed skills): post the verdict and say where the rest is. */
+			sc_buf_clear(&buf);
+			sc_buf_puts(&buf, "## skillci report\n\n");
+			sc_buf_puts(&buf, r.gate.passed ? "✅ **" : "❌ **");
+			sc_report_verdict_text(&buf, &r);
+			sc_buf_puts(&buf, ".**\n\nThe summary table is too long for a comment; see the job's step "
+					  "summary or the HTML report.\n");
+		}
 		rc = post_comment(buf.ptr);
 	}
 done:

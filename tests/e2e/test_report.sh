@@ -262,6 +262,27 @@ if grep -q '"page=2' "$GH_LOG" || grep -q 'page=2' "$GH_LOG"; then _tap ok "comm
 if grep -q '"method": "PATCH", "path": "/repos/example/skills/issues/comments/' "$GH_LOG"; then _tap ok "the update is a PATCH of the same comment"; else _tap not-ok "the update is a PATCH of the same comment"; fi
 gh_stop
 
+python3 - "$T/huge.json" <<'EOF2'
+import json, sys
+M = "m"
+skills = [{"path": "skills/s%04d" % i, "status": "modified", "gate": {"passed": True, "reasons": []}} for i in range(1500)]
+aggs = [{"skill": s["path"], "variant": v, "model": M, "n": 2, "passed": 1, "pass_rate": 0.5} for s in skills for v in ("base", "head")]
+json.dump({"schema": "skillci.results/1", "run": {"kind": "run", "models": [M], "runs": 1},
+           "skills": skills, "aggregates": aggs, "gate": {"passed": True, "exit_code": 0}}, open(sys.argv[1], "w"))
+EOF2
+gh_start
+comment "$T/huge.json" --markdown "$T/huge.md"
+expect_exit 0 "--comment with a summary table over the limit exits 0"
+len=$(curl -s "$GH_URL/_fake/comments" | python3 -c "import json,sys; print(max(len(c['body']) for c in json.load(sys.stdin)))")
+if [ "$len" -lt 65536 ] && curl -s "$GH_URL/_fake/comments" | grep -q "too long for a comment"; then
+	_tap ok "a summary over the limit becomes a short comment pointing at the full report ($len characters)"
+else
+	_tap not-ok "a summary over the limit becomes a short comment pointing at the full report" "$len"
+fi
+rows=$(grep -c '^| <code>skills/s' "$T/huge.md")
+if [ "$rows" -eq 1500 ]; then _tap ok "--markdown still keeps every summary row"; else _tap not-ok "--markdown still keeps every summary row" "$rows"; fi
+gh_stop
+
 gh_start --forbid
 comment "$IN/pr.json"
 expect_exit 0 "403 from a fork's token exits 0"
