@@ -343,7 +343,8 @@ struct kernel_env {
 	struct sc_buf worker;
 	const char *arch;
 	char cache[4096];     /* absolute: the worker runs in its own folder */
-	bool compile_only;
+	bool compile_only;    /* --compile-only: asked for, even with a GPU */
+	bool gpu;             /* a GPU is there and may be used */
 	int wall_s;
 };
 
@@ -427,7 +428,7 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	}
 	{
 		struct sc_kernel_job kj = { fx->dir, fx->name, fx->hash, src.ptr, src.len,
-					    !env->compile_only, env->compile_only, env->arch,
+					    env->gpu, env->compile_only, env->arch,
 					    env->cache[0] ? env->cache : NULL, 5, 10000 };
 		if ((err = sc_kernel_job_json(&job, &kj)) < 0)
 			goto done;
@@ -544,8 +545,7 @@ static int kernel_setup(struct sc_eval_kernel_ops *ops, const struct sc_eval_ker
 	}
 	if ((err = sc_kernelrun_worker_path(&env->worker)) < 0)
 		return err;
-	if (!env->compile_only)
-		env->compile_only = !have_gpu();
+	env->gpu = !env->compile_only && have_gpu();
 	{
 		const char *dir = ".skillci/cache/kernels";
 		if (sc_mkdir_p(dir) < 0 || !realpath(dir, env->cache))
@@ -554,7 +554,7 @@ static int kernel_setup(struct sc_eval_kernel_ops *ops, const struct sc_eval_ker
 	ops->check = kernel_check;
 	ops->reference = kernel_reference;
 	ops->fixture_hash = kernel_hash;
-	ops->mode = env->compile_only ? "compile-only" : "gpu";
+	ops->mode = env->gpu ? "gpu" : "compile-only";
 	ops->payload = env;
 	*use = ops;
 	return 0;
