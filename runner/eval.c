@@ -415,8 +415,8 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 
 	if (resp->from_cache)
 		c->cache_hits++;
-	else if (!resp->oracle)
-		c->requests++;
+	else if (resp->attempts > 0)
+		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
@@ -456,8 +456,8 @@ static void on_judge(struct sc_chat_response *resp, void *payload)
 
 	if (resp->from_cache)
 		c->cache_hits++;
-	else if (!resp->oracle)
-		c->requests++;
+	else if (resp->attempts > 0)
+		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
 	if (resp->error_class == SC_CHAT_OK && resp->text)
 		ru_of(u)->judge_score = sc_eval_parse_score(resp->text);
 	unit_done(u);

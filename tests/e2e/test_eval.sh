@@ -116,6 +116,19 @@ run $EVAL --no-reuse
 expect_out_contains "units: 40 (40 evaluated, 0 reused), requests: 0, cache hits: 40" "--no-reuse answers from the response cache"
 check "still no request to the fake" test "$(fake_stat requests)" -eq 0
 
+# --offline answers from the response cache only: a filled cache gives the
+# same numbers without a request; an empty one gives infrastructure errors.
+fake_script "$T/script.json"
+fake_reset
+run $EVAL --no-reuse --offline
+expect_exit 0 "--offline with a filled cache exits 0"
+expect_out_contains "with skill ██████████████████░░    90%" "--offline gives the same numbers"
+check "--offline makes no request" test "$(fake_stat requests)" -eq 0
+run "$SKILLCI" eval "$T/skills/greeter" -m $M --store "$T/results.db" --cache "$T/empty-cache" --offline --no-reuse
+expect_exit 3 "--offline with an empty cache exits 3"
+expect_out_contains "units: 20 (20 evaluated, 0 reused), requests: 0, cache hits: 0, errors: 20" "every unit is an error without a cached answer"
+check "still no request" test "$(fake_stat requests)" -eq 0
+
 # Context files are appended to the input as upskill does.
 mkdir -p "$T/skills/ctx"
 printf -- '---\nname: ctx\ndescription: Reads files.\n---\nRead the file.\n' > "$T/skills/ctx/SKILL.md"
