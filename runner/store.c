@@ -16,6 +16,8 @@
 struct sc_store {
 	sqlite3 *db;
 	char *path;
+	sqlite3_stmt *lookup;  /* prepared once, reset for each unit */
+	sqlite3_stmt *insert;
 };
 
 static const char *const schema_sql =
@@ -193,6 +195,8 @@ void sc_store_free(struct sc_store *store)
 {
 	if (!store)
 		return;
+	sqlite3_finalize(store->lookup);
+	sqlite3_finalize(store->insert);
 	sqlite3_close(store->db);
 	free(store->path);
 	free(store);
@@ -261,12 +265,14 @@ int sc_store_put_run(struct sc_store *store, const struct sc_store_run *r)
 
 int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct sc_store_unit *u)
 {
-	sqlite3_stmt *st = NULL;
-	int err, i = 1;
+	sqlite3_stmt *st;
+	int err, i = 1, rc;
 
-	if ((err = prepare(store, &st, "INSERT INTO units (" UNIT_COLUMNS ") VALUES"
+	if (!store->insert &&
+	    (err = prepare(store, &store->insert, "INSERT INTO units (" UNIT_COLUMNS ") VALUES"
 			   " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
 		return err;
+	st = store->insert;
 	bind_text(st, i++, u->skill);
 	bind_text(st, i++, u->skill_name);
 	bind_text(st, i++, u->variant);
@@ -300,7 +306,11 @@ int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct s
 	bind_real(st, i++, u->speedup);
 	bind_text(st, i++, u->transcript);
 	bind_text(st, i++, run_id);
-	return step_done(store, st, "insert unit");
+	rc = sqlite3_step(st);
+	err = rc == SQLITE_DONE ? 0 : db_fail(store, "insert unit");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return err;
 }
 
 /* Fills u from a row selected with UNIT_COLUMNS. */
@@ -344,15 +354,17 @@ static void read_unit(struct sc_store_unit *u, sqlite3_stmt *st)
 int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 			 const struct sc_store_key *key)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	int err, rc;
 
 	sc_store_unit_init(out);
-	if ((err = prepare(store, &st, "SELECT " UNIT_COLUMNS " FROM units WHERE"
+	if (!store->lookup &&
+	    (err = prepare(store, &store->lookup, "SELECT " UNIT_COLUMNS " FROM units WHERE"
 			   " skill_hash = ? AND test_hash = ? AND fixture_hash = ? AND model = ?"
 			   " AND prompt_hash = ? AND harness = ? AND run_index = ?"
 			   " AND verdict <> 'error' ORDER BY id DESC LIMIT 1")) < 0)
 		return err;
+	st = store->lookup;
 	bind_text(st, 1, key->skill_hash);
 	bind_text(st, 2, key->test_hash);
 	bind_text(st, 3, key->fixture_hash ? key->fixture_hash : "");
@@ -370,7 +382,8 @@ int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 	} else {
 		err = db_fail(store, "look up unit");
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 	return err;
 }
 
