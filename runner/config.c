@@ -896,6 +896,7 @@ const char *sc_cache_mode_name(enum sc_cache_mode mode)
 	case SC_CACHE_USE: return "use";
 	case SC_CACHE_REFRESH: return "refresh";
 	case SC_CACHE_OFF: return "off";
+	case SC_CACHE_OFFLINE: return "offline";
 	}
 	return "?";
 }

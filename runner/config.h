@@ -21,11 +21,10 @@
 
 struct sc_diags;
 
-enum sc_cache_mode {
-	SC_CACHE_USE,      /* answer from the cache when possible, store new responses */
-	SC_CACHE_REFRESH,  /* always ask the model, overwrite the cache */
-	SC_CACHE_OFF,      /* neither read nor write */
-};
+/* enum sc_cache_mode comes from provider.h (one definition, so a command can
+ * include both headers): the file sets use, refresh or off; offline is a
+ * command-line mode only. */
+#include "provider.h"
 
 /* Requests in flight for one provider ("anthropic", "openai", "generic", "oracle"). */
 struct sc_config_limit {

@@ -82,6 +82,7 @@ void sc_eval_options_init(struct sc_eval_options *opt)
 	opt->temperature = -1.0;
 	opt->reuse = true;
 	opt->kind = "eval";
+	opt->store_aggregates = true;
 }
 
 void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
@@ -635,7 +636,7 @@ static int save_to_store(struct ctx *c)
 		if (err < 0)
 			goto done;
 	}
-	for (size_t i = 0; i < r->naggregates; i++) {
+	for (size_t i = 0; c->opt->store_aggregates && i < r->naggregates; i++) {
 		const struct sc_results_aggregate *a = &r->aggregates[i];
 		struct sc_store_aggregate sa;
 		const char *name = NULL;
@@ -911,6 +912,11 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 				bool base = opt->baseline && v == 0;
 				for (size_t t = 0; t < es->tests->n; t++) {
 					for (int r = 0; r < opt->runs; r++) {
+						if (opt->select &&
+						    !opt->select(es->path, base ? "baseline" : es->variant,
+								 models[m].name, es->tests->items[t].id, r,
+								 opt->select_payload))
+							continue;
 						plan_unit(&c, &c.units[idx], idx, es,
 							  base ? "baseline" : es->variant, &models[m],
 							  &es->tests->items[t], r,
@@ -924,6 +930,8 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 			}
 		}
 	}
+	out->nunits = idx;  /* fewer than total when opt->select left units out */
+	c.nunits = idx;
 	sc_sha256_final(&plan, digest);
 	sc_hex(&hex, digest, sizeof(digest));
 	out->run.plan_hash = sc_buf_detach(&hex, NULL);

@@ -104,6 +104,16 @@ struct sc_eval_options {
 	const char *kind;           /* "eval" (default) or "run" */
 	sc_eval_progress_cb progress;
 	void *payload;
+	/* Optional (NULL: every unit): called for each unit while planning;
+	 * a unit for which it returns false is left out of the run (a shard,
+	 * or one batch of `run`). model is the canonical name. */
+	bool (*select)(const char *skill, const char *variant, const char *model,
+		       const char *test_id, int run_index, void *select_payload);
+	void *select_payload;
+	/* Write the run's aggregates to the store with its units (default
+	 * true); false when the caller evaluates a run in several calls and
+	 * writes the aggregates of the whole run itself. */
+	bool store_aggregates;
 };
 
 void sc_eval_options_init(struct sc_eval_options *opt);
