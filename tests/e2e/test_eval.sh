@@ -129,6 +129,18 @@ expect_exit 3 "--offline with an empty cache exits 3"
 expect_out_contains "units: 20 (20 evaluated, 0 reused), requests: 0, cache hits: 0, errors: 20" "every unit is an error without a cached answer"
 check "still no request" test "$(fake_stat requests)" -eq 0
 
+# Two evaluations writing one store at the same time.
+fake_script "$T/script.json"
+"$SKILLCI" eval "$T/skills/greeter" -m anthropic.par-one --store "$T/par.db" --no-cache > "$T/p1.out" 2>&1 &
+p1=$!
+"$SKILLCI" eval "$T/skills/greeter" -m anthropic.par-two --store "$T/par.db" --no-cache > "$T/p2.out" 2>&1 &
+p2=$!
+wait $p1; rc1=$?
+wait $p2; rc2=$?
+check "two concurrent evals on one store both succeed" test "$rc1$rc2" = 00
+run "$SKILLCI" runs --store "$T/par.db" --csv "$T/par.csv"
+check "the store holds both runs' aggregates" test "$(grep -c ',greeter,anthropic.par-' "$T/par.csv")" -eq 4
+
 # Context files are appended to the input as upskill does.
 mkdir -p "$T/skills/ctx"
 printf -- '---\nname: ctx\ndescription: Reads files.\n---\nRead the file.\n' > "$T/skills/ctx/SKILL.md"
