@@ -384,6 +384,23 @@ static void test_geometry_limits(void **state)
 	assert_non_null(strstr(sc_error_last(), "launch.block[0]"));
 }
 
+/* Where there is no driver, opening CUDA says "compile-only", not a crash. */
+static void test_cuda_open_without_gpu(void **state)
+{
+	struct sc_device *dev = NULL;
+	int err = sc_device_cuda_open(&dev);
+	(void)state;
+	if (err == 0) {
+		assert_string_equal(dev->kind, "cuda");
+		assert_true(dev->info.l2_bytes > 0);
+		dev->close(dev);
+		skip();
+	}
+	assert_int_equal(err, SC_ENOSYS);
+	assert_null(dev);
+	assert_true(sc_starts_with(sc_error_last(), "no GPU: compile-only"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_timing_roofline_ceiling),
 		cmocka_unit_test(test_revalidation_catches_first_calls_cheat),
 		cmocka_unit_test(test_geometry_limits),
+		cmocka_unit_test(test_cuda_open_without_gpu),
 	};
 	return cmocka_run_group_tests_name("kernel_harness", tests, setup, teardown);
 }
