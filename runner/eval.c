@@ -912,6 +912,13 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 				bool base = opt->baseline && v == 0;
 				for (size_t t = 0; t < es->tests->n; t++) {
 					for (int r = 0; r < opt->runs; r++) {
+						/* the plan hash covers every unit, so all
+						 * shards of one plan share it */
+						char th[65];
+						sc_test_hash(th, &es->tests->items[t]);
+						sc_sha256_update(&plan, th, 64);
+						sc_sha256_update(&plan, base ? "b" : "s", 1);
+						sc_sha256_update(&plan, models[m].name, strlen(models[m].name) + 1);
 						if (opt->select &&
 						    !opt->select(es->path, base ? "baseline" : es->variant,
 								 models[m].name, es->tests->items[t].id, r,
@@ -922,8 +929,6 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 							  &es->tests->items[t], r,
 							  base ? NULL : systems[s].ptr,
 							  base ? SC_STORE_NO_SKILL : skill_hashes[s]);
-						sc_sha256_update(&plan, c.units[idx].test_hash, 64);
-						sc_sha256_update(&plan, base ? "b" : "s", 1);
 						idx++;
 					}
 				}

@@ -302,6 +302,54 @@ static void test_run_with_oracle_then_reuse(void **state)
 	free(dir);
 }
 
+
+static bool only_run_one(const char *skill, const char *variant, const char *model,
+			 const char *test_id, int run_index, void *payload)
+{
+	(void)skill; (void)variant; (void)model; (void)test_id; (void)payload;
+	return run_index == 1;
+}
+
+static void test_selected_units_share_the_plan_hash(void **state)
+{
+	char *dir = make_skill("{\"tests\": [{\"input\": \"one\", \"expected\": {\"contains\": [\"a\"]}}]}");
+	struct loaded l;
+	struct sc_client *client = NULL;
+	struct sc_client_options copt;
+	struct sc_eval_options opt;
+	struct sc_eval_skill es;
+	struct sc_results all, part;
+	const char *models[] = { "oracle.self" };
+	(void)state;
+
+	load(&l, dir);
+	sc_client_options_init(&copt);
+	assert_int_equal(sc_client_new(&client, &copt), 0);
+	sc_eval_options_init(&opt);
+	opt.models = models;
+	opt.nmodels = 1;
+	opt.runs = 2;
+	opt.client = client;
+	es.path = "skills/demo";
+	es.variant = "head";
+	es.skill = &l.skill;
+	es.tests = &l.tests;
+	assert_int_equal(sc_eval_run(&all, &es, 1, &opt), 0);
+	opt.select = only_run_one;
+	assert_int_equal(sc_eval_run(&part, &es, 1, &opt), 0);
+	assert_int_equal(all.nunits, 4);
+	assert_int_equal(part.nunits, 2);
+	for (size_t i = 0; i < part.nunits; i++)
+		assert_int_equal(part.units[i].run_index, 1);
+	assert_string_equal(all.run.plan_hash, part.run.plan_hash);
+	sc_results_release(&all);
+	sc_results_release(&part);
+	sc_client_free(client);
+	unload(&l);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 /* Kernel harness double: fails to compile on the first call of each unit
  * with a compiler message, compiles (no GPU) afterwards. */
 struct fake_kernel {
@@ -464,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_hand_built_units),
 		cmocka_unit_test(test_aggregate_kernel_speed),
 		cmocka_unit_test(test_run_with_oracle_then_reuse),
+		cmocka_unit_test(test_selected_units_share_the_plan_hash),
 		cmocka_unit_test(test_kernel_feedback_fixes_on_turn_two),
 		cmocka_unit_test(test_kernel_out_of_turns_fails),
 		cmocka_unit_test(test_kernel_without_harness_is_skipped),
