@@ -6,6 +6,7 @@
  */
 #include "common.h"
 #include "cmd.h"
+#include "config.h"
 #include "diag.h"
 #include "eval.h"
 #include "extract.h"
@@ -32,7 +33,7 @@ static void usage(FILE *f)
 		"usage: skillci eval DIR... -m MODEL... [--runs N] [--no-baseline] [--tests FILE]\n"
 		"                    [--max-turns N] [--judge MODEL] [--offline] [--store PATH]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--json FILE]\n"
-		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [-v]\n"
+		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
 		"\n"
 		"Evaluates each skill folder with and without the skill on every model.\n"
 		"\n"
@@ -54,6 +55,8 @@ static void usage(FILE *f)
 		"  --arch ARCH          GPU architecture for kernel tests (default sm_90)\n"
 		"  --compile-only       check kernels without a GPU even when one is present\n"
 		"  --allow-unpinned     accept fixtures missing from or changed since fixtures.lock\n"
+		"  --config FILE        configuration (default: ./skillci.yml and ./upskill.config.yaml\n"
+		"                       when present); flags override it\n"
 		"  -v, --verbose        per-test lines\n"
 		"\n"
 		"exit: 0 done, 2 bad usage or input, 3 infrastructure failure (too many\n"
@@ -589,7 +592,7 @@ int cmd_eval(int argc, char **argv)
 {
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_FIXTURES, O_ARCH,
-	       O_COMPILE_ONLY, O_UNPINNED };
+	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -609,15 +612,20 @@ int cmd_eval(int argc, char **argv)
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
 		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
+		{ "config", required_argument, NULL, O_CONFIG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *models[MAX_MODELS];
 	size_t nmodels = 0, nskills = 0;
-	const char *tests_file = NULL, *store_path = SC_STORE_DEFAULT_PATH, *json_path = NULL;
-	const char *judge = NULL, *rubric_file = NULL, *cache_dir = ".skillci/cache";
-	bool offline = false, verbose = false, tty = isatty(2);
+	const char *tests_file = NULL, *store_path = NULL, *json_path = NULL, *config_path = NULL;
+	const char *judge = NULL, *rubric_file = NULL, *cache_dir = NULL;
+	bool offline = false, verbose = false, tty = isatty(2), no_cache = false;
+	bool runs_set = false, turns_set = false, fixtures_set = false, arch_set = false;
+	struct sc_config cfg;
+	struct sc_diags cdiags = SC_DIAGS_INIT;
+	double max_error_share = SC_EVAL_MAX_ERROR_SHARE;
 	struct sc_eval_options opt;
 	struct sc_client_options copt;
 	struct sc_client *client = NULL;
@@ -635,6 +643,7 @@ int cmd_eval(int argc, char **argv)
 
 	sc_eval_options_init(&opt);
 	sc_results_init(&res);
+	memset(&cfg, 0, sizeof(cfg));  /* filled by sc_config_load() below */
 	memset(&kops, 0, sizeof(kops));
 	memset(&kenv, 0, sizeof(kenv));
 	sc_buf_init(&kenv.worker);
@@ -655,12 +664,15 @@ int cmd_eval(int argc, char **argv)
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > 1000)
 				return sc_cmd_usage_error("eval", "'%s' is not a number from 1 to 1000", optarg);
-			if (c == O_RUNS)
+			if (c == O_RUNS) {
 				opt.runs = (int)v;
-			else if (c == O_MAX_TURNS)
+				runs_set = true;
+			} else if (c == O_MAX_TURNS) {
 				opt.max_turns = (int)v;
-			else
+				turns_set = true;
+			} else {
 				concurrency = (int)v;
+			}
 			break;
 		}
 		case O_NO_BASELINE: opt.baseline = false; break;
@@ -670,17 +682,19 @@ int cmd_eval(int argc, char **argv)
 		case O_JSON: json_path = optarg; break;
 		case O_JUDGE: judge = optarg; break;
 		case O_RUBRIC: rubric_file = optarg; break;
-		case O_CACHE: cache_dir = optarg; break;
-		case O_NO_CACHE: cache_dir = NULL; break;
+		case O_CACHE: cache_dir = optarg; no_cache = false; break;
+		case O_NO_CACHE: no_cache = true; break;
 		case O_NO_REUSE: opt.reuse = false; break;
-		case O_FIXTURES: kenv.fixtures_dir = optarg; break;
+		case O_FIXTURES: kenv.fixtures_dir = optarg; fixtures_set = true; break;
 		case O_ARCH:
 			if (strncmp(optarg, "sm_", 3) || strlen(optarg) > 8)
 				return sc_cmd_usage_error("eval", "--arch must be a real architecture such as sm_90");
 			kenv.arch = optarg;
+			arch_set = true;
 			break;
 		case O_COMPILE_ONLY: kenv.compile_only = true; break;
 		case O_UNPINNED: allow_unpinned = true; break;
+		case O_CONFIG: config_path = optarg; break;
 		case 'v': verbose = true; sc_log_set_level(SC_LOG_DEBUG); break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
 		default: return sc_cmd_usage_error("eval", "unknown option");
@@ -688,10 +702,53 @@ int cmd_eval(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return sc_cmd_usage_error("eval", "name at least one skill folder");
+
+	/* skillci.yml / upskill.config.yaml in the current folder, under the flags */
+	err = sc_config_load(&cfg, ".", config_path, &cdiags);
+	sc_diags_sort(&cdiags);
+	for (size_t i = 0; i < cdiags.n; i++) {
+		struct sc_buf line = SC_BUF_INIT;
+		sc_diag_format(&line, &cdiags.items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+		sc_buf_release(&line);
+	}
+	if (err < 0 || sc_diags_count(&cdiags, SC_SEV_ERROR)) {
+		rc = err < 0 ? sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err) : SC_EXIT_USAGE;
+		goto done;
+	}
+	for (size_t i = 0; nmodels == 0 && i < cfg.models.n && i < MAX_MODELS; i++)
+		models[i] = cfg.models.items[i];
 	if (nmodels == 0)
-		return sc_cmd_usage_error("eval", "name at least one model with -m");
-	if (offline && !cache_dir)
-		return sc_cmd_usage_error("eval", "--offline needs the response cache");
+		nmodels = cfg.models.n < MAX_MODELS ? cfg.models.n : MAX_MODELS;
+	if (nmodels == 0) {
+		rc = sc_cmd_usage_error("eval", "name at least one model with -m (or 'models' in skillci.yml)");
+		goto done;
+	}
+	if (!runs_set)
+		opt.runs = cfg.runs;
+	if (!turns_set && cfg.max_turns > 1)
+		opt.max_turns = cfg.max_turns;  /* the config's default (1) keeps eval's 3 */
+	if (!store_path)
+		store_path = cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
+	if (!cache_dir && !no_cache && cfg.cache_mode != SC_CACHE_OFF)
+		cache_dir = cfg.cache_dir ? cfg.cache_dir : SC_DEFAULT_CACHE_DIR;
+	if (no_cache)
+		cache_dir = NULL;
+	if (!fixtures_set && cfg.fixtures_dir)
+		kenv.fixtures_dir = cfg.fixtures_dir;
+	if (!arch_set && cfg.arch)
+		kenv.arch = cfg.arch;
+	if (cfg.kernel_timeout_s >= 1)
+		kenv.wall_s = (int)cfg.kernel_timeout_s;
+	if (!judge)
+		judge = cfg.judge_model;
+	if (!rubric_file && cfg.judge_rubric)
+		sc_buf_sets(&rubric, cfg.judge_rubric);
+	max_error_share = cfg.gate.error_share;
+	if (offline && !cache_dir) {
+		rc = sc_cmd_usage_error("eval", "--offline needs the response cache");
+		goto done;
+	}
 	if (rubric_file && (err = sc_read_file(&rubric, rubric_file, SC_MAX_CONFIG_BYTES)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
@@ -715,7 +772,12 @@ int cmd_eval(int argc, char **argv)
 
 	sc_client_options_init(&copt);
 	copt.cache_dir = cache_dir;
-	copt.cache_mode = offline ? SC_CACHE_OFFLINE : SC_CACHE_USE;
+	copt.cache_mode = offline ? SC_CACHE_OFFLINE
+			: cfg.cache_mode == SC_CACHE_REFRESH ? SC_CACHE_REFRESH : SC_CACHE_USE;
+	if (cfg.request_timeout_s > 0)
+		copt.timeout_ms = (int64_t)(cfg.request_timeout_s * 1000.0);
+	if (!concurrency && cfg.concurrency > 0)
+		copt.max_total = cfg.concurrency;
 	if (concurrency) {
 		copt.max_total = concurrency;
 		copt.max_per_provider = concurrency;
@@ -776,7 +838,7 @@ int cmd_eval(int argc, char **argv)
 					res.units[i].message ? res.units[i].message : "infrastructure error");
 				break;
 			}
-		if (share > SC_EVAL_MAX_ERROR_SHARE) {
+		if (share > max_error_share) {
 			fprintf(stderr, "error: %lld of %lld units failed for infrastructure reasons\n",
 				(long long)res.totals.errors, (long long)res.totals.units);
 			rc = SC_EXIT_INFRA;
@@ -798,5 +860,7 @@ done:
 	sc_buf_release(&rubric);
 	sc_fixture_list_release(&kenv.fixtures);
 	sc_buf_release(&kenv.worker);
+	sc_config_release(&cfg);
+	sc_diags_release(&cdiags);
 	return rc;
 }

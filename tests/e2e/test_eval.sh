@@ -141,6 +141,29 @@ check "two concurrent evals on one store both succeed" test "$rc1$rc2" = 00
 run "$SKILLCI" runs --store "$T/par.db" --csv "$T/par.csv"
 check "the store holds both runs' aggregates" test "$(grep -c ',greeter,anthropic.par-' "$T/par.csv")" -eq 4
 
+# skillci.yml in the current folder supplies models, runs and the store;
+# flags override it; a bad value is a usage error naming file and line.
+fake_script "$T/script.json"
+mkdir -p "$T/cfg"
+cat > "$T/cfg/skillci.yml" <<'EOF'
+version: 1
+models: [anthropic.cfg-model]
+runs: 2
+store: cfg.db
+cache:
+  mode: off
+EOF
+run sh -c "cd '$T/cfg' && '$SKILLCI' eval '$T/skills/greeter'"
+expect_exit 0 "eval takes models and runs from skillci.yml"
+expect_out_contains "greeter on anthropic.cfg-model (10 tests x 2 runs)" "config's model and runs used"
+expect_file "$T/cfg/cfg.db" "config's store used"
+run sh -c "cd '$T/cfg' && '$SKILLCI' eval '$T/skills/greeter' -m anthropic.flag-model --runs 1"
+expect_out_contains "greeter on anthropic.flag-model (10 tests x 1 runs)" "flags override the config"
+printf 'version: 1\nruns: many\n' > "$T/cfg/bad.yml"
+run sh -c "cd '$T/cfg' && '$SKILLCI' eval '$T/skills/greeter' --config bad.yml"
+expect_exit 2 "a bad config value exits 2"
+expect_err_contains "bad.yml:2" "the finding names file and line"
+
 # Context files are appended to the input as upskill does.
 mkdir -p "$T/skills/ctx"
 printf -- '---\nname: ctx\ndescription: Reads files.\n---\nRead the file.\n' > "$T/skills/ctx/SKILL.md"
