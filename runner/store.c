@@ -403,6 +403,38 @@ int sc_store_count_units(struct sc_store *store, int64_t *out)
 	return err;
 }
 
+int sc_store_each_unit(struct sc_store *store, const struct sc_store_unit_filter *filter,
+		       sc_store_unit_cb cb, void *payload)
+{
+	static const struct sc_store_unit_filter none = { NULL, NULL, NULL, false };
+	const struct sc_store_unit_filter *f = filter ? filter : &none;
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	if ((err = prepare(store, &st, "SELECT " UNIT_COLUMNS " FROM units WHERE"
+			   " (?1 IS NULL OR skill = ?1 OR skill_name = ?1)"
+			   " AND (?2 IS NULL OR model = ?2) AND (?3 IS NULL OR run_id = ?3)"
+			   " AND (?4 = 0 OR verdict = 'pass') ORDER BY id")) < 0)
+		return err;
+	bind_text(st, 1, f->skill);
+	bind_text(st, 2, f->model);
+	bind_text(st, 3, f->run_id);
+	sqlite3_bind_int(st, 4, f->passing ? 1 : 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct sc_store_unit u;
+		sc_store_unit_init(&u);
+		read_unit(&u, st);
+		err = cb(&u, payload);
+		sc_store_unit_release(&u);
+		if (err < 0)
+			break;
+	}
+	if (err == 0 && rc != SQLITE_DONE)
+		err = db_fail(store, "read units");
+	sqlite3_finalize(st);
+	return err;
+}
+
 int sc_store_put_aggregate(struct sc_store *store, const char *run_id,
 			   const struct sc_store_aggregate *a)
 {

@@ -136,6 +136,25 @@ int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 /* Number of rows in units (all runs); for tests and `runs`. */
 int sc_store_count_units(struct sc_store *store, int64_t *out);
 
+/* Which units sc_store_each_unit() reads; NULL / false: no condition. */
+struct sc_store_unit_filter {
+	const char *skill;    /* skill path or skill name */
+	const char *model;    /* canonical model name */
+	const char *run_id;
+	bool passing;         /* verdict "pass" only */
+};
+
+/* Called once per unit; returning a negative SC_E* stops the walk with it. */
+typedef int (*sc_store_unit_cb)(const struct sc_store_unit *u, void *payload);
+
+/*
+ * Calls cb for every stored unit matching filter (NULL: all), oldest
+ * first, with run_id filled. The unit is valid during the call only.
+ * Returns 0, cb's error, or SC_E* on a database failure. (export)
+ */
+int sc_store_each_unit(struct sc_store *store, const struct sc_store_unit_filter *filter,
+		       sc_store_unit_cb cb, void *payload);
+
 /*
  * History: every aggregate of every run, oldest first, optionally only for
  * one skill (path or name) and one model (NULL: all). *out is a new array
