@@ -726,8 +726,8 @@ int cmd_eval(int argc, char **argv)
 	}
 	if (!runs_set)
 		opt.runs = cfg.runs;
-	if (!turns_set && cfg.max_turns > 1)
-		opt.max_turns = cfg.max_turns;  /* the config's default (1) keeps eval's 3 */
+	if (!turns_set)
+		opt.max_turns = cfg.max_turns;
 	if (!store_path)
 		store_path = cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
 	if (!cache_dir && !no_cache && cfg.cache_mode != SC_CACHE_OFF)

@@ -737,7 +737,7 @@ void sc_config_defaults(struct sc_config *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->runs = 1;
-	out->max_turns = 1;
+	out->max_turns = 3;
 	out->fixtures_dir = sc_xstrdup(SC_DEFAULT_FIXTURES_DIR);
 	out->arch = sc_xstrdup(SC_DEFAULT_ARCH);
 	out->skills_dir = sc_xstrdup(SC_DEFAULT_SKILLS_DIR);

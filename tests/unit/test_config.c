@@ -72,7 +72,7 @@ static void test_defaults(void **state)
 	assert_null(cfg.upskill_path);
 	assert_int_equal(cfg.models.n, 0);
 	assert_int_equal(cfg.runs, 1);
-	assert_int_equal(cfg.max_turns, 1);
+	assert_int_equal(cfg.max_turns, 3);
 	assert_string_equal(cfg.arch, "sm_90");
 	assert_string_equal(cfg.fixtures_dir, "fixtures");
 	assert_string_equal(cfg.store_path, ".skillci/results.db");
