@@ -25,6 +25,8 @@ int cmd_eval(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_fixtures(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Prints "error: MESSAGE" for the current sc_error_last() and returns the
  * exit code for err (2 for input errors, 3 for infrastructure). */

@@ -77,4 +77,17 @@
 #define SC_GITHUB_TIMEOUT_MS       (30 * 1000) /* one GitHub REST call */
 #define SC_MAX_EVENT_BYTES         (4 * 1024 * 1024) /* $GITHUB_EVENT_PATH */
 
+/* generate and export (runner/generate.c, runner/export.c) */
+#define SC_GEN_MAX_TRACE_BYTES   (8 * 1024 * 1024)  /* a trace file read whole */
+#define SC_GEN_TRACE_PROMPT_BYTES (200 * 1024)      /* trace text put in the teacher's prompt */
+#define SC_GEN_MAX_ANSWER_BYTES  (4 * 1024 * 1024)  /* a teacher answer parsed for JSON */
+#define SC_GEN_MAX_REFERENCES    32                 /* references/ files from one answer */
+#define SC_GEN_MAX_FILE_BYTES    (256 * 1024)       /* one reference, script or the body */
+#define SC_GEN_MAX_CASES         50                 /* generated tests kept */
+#define SC_GEN_MAX_FAILURES      5                  /* failure descriptions sent to refine */
+#define SC_GEN_FAILURE_TEXT      300                /* bytes of input or error in one */
+#define SC_GEN_MAX_TOKENS        8192               /* teacher answer length */
+#define SC_GEN_MAX_REFINE        20                 /* largest --max-refine */
+#define SC_EXPORT_MAX_UNITS      10000000           /* units read from a store by export */
+
 #endif

@@ -23,6 +23,8 @@ static const struct sc_command commands[] = {
 	{ "runs", cmd_runs, "history of evaluations from the results store" },
 	{ "kernel", cmd_kernel, "check one CUDA kernel against a fixture: compile, verify, time" },
 	{ "fixtures", cmd_fixtures, "list, verify or re-pin the kernel fixtures" },
+	{ "generate", cmd_generate, "a teacher model writes a skill and its tests, evaluates and refines it" },
+	{ "export", cmd_export, "stored transcripts as chat-format JSONL for fine-tuning" },
 };
 
 static void print_usage(FILE *f)
