@@ -1286,8 +1286,7 @@ static void fixture_title(struct sc_buf *out, const char *fixtures_dir, const ch
 {
 	struct sc_buf path = SC_BUF_INIT, text = SC_BUF_INIT;
 
-	sc_path_join(&path, fixtures_dir, name);
-	sc_path_join(&path, path.ptr, "prompt.md");
+	sc_buf_printf(&path, "%s/%s/prompt.md", fixtures_dir, name);
 	if (sc_read_file(&text, path.ptr, SC_MAX_FILE_BYTES) == 0) {
 		const char *p = text.ptr;
 		while (*p == '\n' || *p == '#' || *p == ' ')
@@ -1323,8 +1322,7 @@ static void list_fixtures(struct gen *g, struct sc_strlist *lines)
 		if (e->d_name[0] == '.')
 			continue;
 		sc_buf_clear(&p);
-		sc_path_join(&p, g->opt->fixtures_dir, e->d_name);
-		sc_path_join(&p, p.ptr, "spec.json");
+		sc_buf_printf(&p, "%s/%s/spec.json", g->opt->fixtures_dir, e->d_name);
 		if (stat(p.ptr, &st) == 0 && S_ISREG(st.st_mode))
 			sc_strlist_add(&names, e->d_name);
 	}
@@ -1348,8 +1346,7 @@ static int fixture_prompt(struct sc_buf *out, const char *fixtures_dir, const ch
 	struct sc_buf path = SC_BUF_INIT;
 	int err;
 
-	sc_path_join(&path, fixtures_dir, name);
-	sc_path_join(&path, path.ptr, "prompt.md");
+	sc_buf_printf(&path, "%s/%s/prompt.md", fixtures_dir, name);
 	err = sc_read_file(out, path.ptr, SC_MAX_CONTEXT_FILE_BYTES);
 	if (err == SC_ENOTFOUND)
 		err = sc_error_set(SC_EINVAL, "no fixture '%s' in '%s' (no prompt.md)", name,
@@ -1701,6 +1698,7 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 			struct sc_results res;
 			struct sc_test_set tests = SC_TEST_SET_INIT;
 			struct sc_buf line = SC_BUF_INIT;
+			struct sc_strlist failures = { 0 };
 			bool best;
 
 			sc_buf_clear(&tmp);
@@ -1721,6 +1719,12 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 				progress(&g, "  %s: %s%s", att.scores[m].model, line.ptr,
 					 att.scores[m].is_beneficial == 1 ? " OK" : " not good enough");
 			}
+			/* the failures, while res is still this version's */
+			for (size_t m = 0; m < att.nscores; m++) {
+				bool target = opt->nstudents ? m > 0 || att.nscores == 1 : true;
+				if (target && att.scores[m].is_beneficial != 1)
+					sc_gen_failures(&failures, &res, att.scores[m].model, &tests);
+			}
 			best = out->nattempts == 0 ||
 			       sc_gen_attempt_better(&att, &out->attempts[out->kept]);
 			out->attempts = sc_xrealloc(out->attempts,
@@ -1735,6 +1739,7 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 				sc_results_init(&res);
 			}
 			if (att.beneficial || attempt >= limit) {
+				sc_strlist_release(&failures);
 				if (!att.beneficial)
 					progress(&g, "  stopping after %d refinement%s", attempt,
 						 attempt == 1 ? "" : "s");
@@ -1745,24 +1750,14 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 				sc_buf_release(&line);
 				break;
 			}
-			{
-				struct sc_strlist failures = { 0 };
-				for (size_t m = 0; m < att.nscores; m++) {
-					bool target = opt->nstudents ? m > 0 || att.nscores == 1 : true;
-					if (target && att.scores[m].is_beneficial != 1)
-						sc_gen_failures(&failures, &res, att.scores[m].model,
-								&tests);
-				}
-				if (!failures.n)
-					sc_strlist_add(&failures, "The skill gave no lift over no skill "
-							     "on these tests; make it more specific "
-							     "and actionable.");
-				progress(&g, "Refining...");
-				sc_buf_clear(&prompt);
-				sc_gen_prompt_refine(&prompt, &cur, &failures,
-						     g.required_name ? g.required_name : cur.name);
-				sc_strlist_release(&failures);
-			}
+			if (!failures.n)
+				sc_strlist_add(&failures, "The skill gave no lift over no skill on these "
+					       "tests; make it more specific and actionable.");
+			progress(&g, "Refining...");
+			sc_buf_clear(&prompt);
+			sc_gen_prompt_refine(&prompt, &cur, &failures,
+					     g.required_name ? g.required_name : cur.name);
+			sc_strlist_release(&failures);
 			sc_results_release(&res);
 			sc_test_set_release(&tests);
 			sc_buf_release(&line);
