@@ -90,4 +90,11 @@
 #define SC_GEN_MAX_REFINE        20                 /* largest --max-refine */
 #define SC_EXPORT_MAX_UNITS      10000000           /* units read from a store by export */
 
+/* skillci run and merge (runner/cmd-run.c, cmd-merge.c, plan.c) */
+#define SC_MAX_SHARDS            10000   /* --shard K/N: largest N */
+#define SC_MAX_RUN_UNITS         10000000 /* units in one plan */
+#define SC_MAX_MERGE_FILES       10000   /* shard files given to merge */
+#define SC_MAX_JOBS              64      /* --jobs: evaluation workers */
+#define SC_RUN_BATCH_UNITS       16      /* default units per batch (one worker) */
+
 #endif

@@ -1,0 +1,244 @@
+# skillci run end to end: a temporary skill repository with a base commit
+# and several head commits, evaluated against the fake model server
+# (tests/fakes/fake_models.py). The fake answers by markers in the system
+# prompt, so a skill's SKILL.md decides whether its answers are right:
+#
+#   alpha  base "ALPHA-HALF": right only on tests marked [easy] (2 of 4)
+#          head "ALPHA-GOOD": right on all 4           -> a gain, gate passes
+#   beta   base "BETA-GOOD": right on all 4
+#          head "BETA-BROKEN": wrong on all 4          -> a regression, gate fails
+#   eps    new at head "EPS-SKILL": right on all 2     -> better than no skill
+#   delta  deleted at head; notest added without tests; gamma unchanged
+#
+# Without a skill (baseline) every answer is wrong.
+. tests/e2e/lib.sh
+. tests/fakes/fake.sh
+
+R="$T/repo"
+mkdir -p "$R"
+git -C "$R" init -q -b main
+git -C "$R" config user.email ci@example.com
+git -C "$R" config user.name ci
+
+skill() {  # skill NAME MARKER NTESTS
+	mkdir -p "$R/skills/$1"
+	cat > "$R/skills/$1/SKILL.md" <<EOF
+---
+name: $1
+description: Answers $1 questions with the $1 word.
+---
+# $1
+
+$2: always answer with the word ok-$1.
+EOF
+	python3 - "$R/skills/$1/skill_meta.json" "$1" "$3" <<'EOF'
+import json, sys
+path, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+tests = [{"input": "Q%d about %s %s" % (i, name, "[easy]" if i <= n // 2 else "[hard]"),
+          "expected": {"contains": ["ok-" + name]}} for i in range(1, n + 1)]
+json.dump({"tests": tests}, open(path, "w"), indent=1)
+EOF
+}
+commit() { git -C "$R" add -A && git -C "$R" commit -q -m "$1" && git -C "$R" rev-parse HEAD; }
+
+skill alpha ALPHA-HALF 4
+skill beta BETA-GOOD 4
+skill gamma GAMMA 2
+skill delta DELTA 2
+BASE=$(commit base)
+sed -i 's/ALPHA-HALF/ALPHA-GOOD/' "$R/skills/alpha/SKILL.md"
+IMPROVE=$(commit "improve alpha")
+git -C "$R" checkout -q "$BASE"
+sed -i 's/BETA-GOOD/BETA-BROKEN/' "$R/skills/beta/SKILL.md"
+BREAK=$(commit "break beta")
+git -C "$R" checkout -q "$BASE"
+sed -i 's/ALPHA-HALF/ALPHA-GOOD/' "$R/skills/alpha/SKILL.md"
+sed -i 's/BETA-GOOD/BETA-BROKEN/' "$R/skills/beta/SKILL.md"
+git -C "$R" rm -q -r skills/delta
+skill eps EPS-SKILL 2
+mkdir -p "$R/skills/notest"
+printf -- '---\nname: notest\ndescription: A skill without tests.\n---\n# notest\n' > "$R/skills/notest/SKILL.md"
+BOTH=$(commit "improve alpha, break beta, delete delta, add eps and notest")
+git -C "$R" checkout -q main
+
+cat > "$T/script.json" <<'EOF'
+{
+  "rules": [
+    {"match": {"system": "ALPHA-GOOD"}, "reply": {"text": "ok-alpha", "usage": {"input": 100, "output": 10}}},
+    {"match": {"system": "ALPHA-HALF", "contains": "[easy]"}, "reply": {"text": "ok-alpha", "usage": {"input": 100, "output": 10}}},
+    {"match": {"system": "BETA-GOOD"}, "reply": {"text": "ok-beta", "usage": {"input": 100, "output": 10}}},
+    {"match": {"system": "EPS-SKILL"}, "reply": {"text": "ok-eps", "usage": {"input": 100, "output": 10}}}
+  ],
+  "default": {"text": "no idea", "usage": {"input": 100, "output": 10}}
+}
+EOF
+fake_start "$T/script.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-run-secret
+unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY
+M=anthropic.fake-student
+cd "$T" || exit 1
+RUN="$SKILLCI run --repo $R -m $M --no-cache"
+
+# ---- a PR that improves a skill passes and shows the gain ------------------
+run $RUN --base "$BASE" --head "$IMPROVE" --store "$T/s1.db" --markdown "$T/r1/report.md" \
+	--junit "$T/r1/junit.xml" --json "$T/r1/results.json" --html "$T/r1/html"
+expect_exit 0 "a PR that improves a skill passes"
+expect_file "$T/r1/report.md" "the Markdown report is written"
+expect_file "$T/r1/html/report.html" "the HTML report is written"
+check "the Markdown shows base 50% -> head 100% for alpha" \
+	grep -q 'alpha.*50%.*100%' "$T/r1/report.md"
+check "the results say alpha gained 50 points base -> head" python3 -c "
+import json; r = json.load(open('$T/r1/results.json'))
+c = [c for c in r['comparisons'] if c['skill'] == 'skills/alpha' and c['from'] == 'base' and c['to'] == 'head'][0]
+assert abs(c['pass_rate_delta'] - 0.5) < 1e-9, c
+assert r['gate']['passed'] and r['run']['complete'] and [s['path'] for s in r['skills']] == ['skills/alpha']
+assert len(r['units']) == 12, len(r['units'])"
+check "every unit was one model request" test "$(fake_stat requests)" -eq 12
+check "no API key in reports or output" sh -c "! grep -rq sk-test-run-secret '$T/r1' '$T/.out' '$T/.err'"
+
+# ---- the same PR again: everything comes from the store --------------------
+fake_reset
+run $RUN --base "$BASE" --head "$IMPROVE" --store "$T/s1.db" --json "$T/r1b.json" \
+	--markdown "$T/r1b.md" --junit "$T/r1b.xml" --html "$T/r1b"
+expect_exit 0 "the second run of the same PR passes"
+check "the second run makes no model request" test "$(fake_stat requests)" -eq 0
+check "the second run reuses all 12 units" python3 -c "
+import json; r = json.load(open('$T/r1b.json')); assert r['totals']['reused'] == 12, r['totals']"
+
+# ---- a PR that breaks a skill fails, names it, JUnit marks the failures ----
+run $RUN --base "$BASE" --head "$BREAK" --store "$T/s2.db" --markdown "$T/r2/report.md" \
+	--junit "$T/r2/junit.xml" --json "$T/r2/results.json" --html "$T/r2/html"
+expect_exit 1 "a PR that breaks a skill fails the gate"
+expect_err_contains "skills/beta" "the failure names the broken skill"
+expect_err_contains "pass_rate_drop" "the failure names the rule"
+check "the Markdown names beta" grep -q beta "$T/r2/report.md"
+check "JUnit marks beta's head failures" python3 -c "
+import xml.etree.ElementTree as ET
+root = ET.parse('$T/r2/junit.xml').getroot()
+n = 0
+for s in root.iter('testsuite'):
+    if 'beta' in s.get('name') and 'head' in s.get('name'):
+        n += len(s.findall('testcase/failure'))
+assert n == 4, n"
+
+# ---- 4 shards merged give the same results as one run -----------------------
+strip() {  # strip FILE: results without run ids, times, wall clock and latencies
+	python3 -c "
+import json, sys; r = json.load(open(sys.argv[1]))
+for k in ('id', 'started_at', 'finished_at'): r['run'].pop(k, None)
+r['totals'].pop('wall_ms', None)
+for u in r['units']: u.pop('latency_ms', None)
+print(json.dumps(r, indent=1, sort_keys=True))" "$1"
+}
+run $RUN --base "$BASE" --head "$BOTH" --store "$T/whole.db" --json "$T/whole.json" \
+	--markdown "$T/whole.md" --junit "$T/whole.xml" --html "$T/whole"
+expect_exit 1 "the unsharded run of the mixed PR fails on beta"
+check "deleted, new and untested skills are listed" python3 -c "
+import json; r = json.load(open('$T/whole.json'))
+st = {s['path']: (s['status'], s['untested']) for s in r['skills']}
+assert st['skills/delta'] == ('deleted', False), st
+assert st['skills/eps'] == ('added', False), st
+assert st['skills/notest'] == ('added', True), st
+assert not [u for u in r['units'] if u['skill'] in ('skills/delta', 'skills/notest')]
+assert not [u for u in r['units'] if u['skill'] == 'skills/eps' and u['variant'] == 'base']
+assert r['skills'][[s['path'] for s in r['skills']].index('skills/eps')]['gate']['passed']"
+for k in 1 2 3 4; do
+	run $RUN --base "$BASE" --head "$BOTH" --store "$T/shard$k.db" --shard "$k/4" \
+		--json "$T/shard$k.json" --markdown "$T/shard$k.md" --junit "$T/shard$k.xml" --html "$T/shard$k"
+	expect_exit 0 "shard $k/4 exits 0 (the gate is merge's)"
+done
+check "the shards split the units without overlap" python3 -c "
+import json
+ns = [len(json.load(open('$T/shard%d.json' % k))['units']) for k in (1, 2, 3, 4)]
+assert sum(ns) == len(json.load(open('$T/whole.json'))['units']) and min(ns) > 0, ns"
+run $SKILLCI merge "$T/shard3.json" "$T/shard1.json" "$T/shard4.json" "$T/shard2.json" \
+	--json "$T/merged.json" --markdown "$T/merged.md" --junit "$T/merged.xml" --html "$T/merged"
+expect_exit 1 "merge applies the gate: beta fails"
+strip "$T/whole.json" > "$T/whole.norm"
+strip "$T/merged.json" > "$T/merged.norm"
+expect_same "$T/whole.norm" "$T/merged.norm" "4 merged shards equal one unsharded run"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --json "$T/m3.json"
+expect_exit 2 "merge refuses a missing shard"
+run $SKILLCI merge "$T/shard1.json" "$T/shard1.json" "$T/shard3.json" "$T/shard4.json" --json "$T/m4.json"
+expect_exit 2 "merge refuses a shard given twice"
+expect_err_contains "given twice" "and says so"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" "$T/r2/results.json" --json "$T/m5.json"
+expect_exit 2 "merge refuses a file of another plan"
+
+# ---- SIGTERM mid-run: incomplete reports, then a rerun that resumes ----------
+python3 - "$T/script.json" "$T/slow.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for r in s["rules"]: r["reply"]["latency_ms"] = 150
+s["default"]["latency_ms"] = 150
+json.dump(s, open(sys.argv[2], "w"))
+EOF
+fake_script "$T/slow.json"
+fake_reset
+$RUN --base "$BASE" --head "$BOTH" --store "$T/sig.db" --batch 2 --json "$T/sig.json" \
+	--markdown "$T/sig.md" --junit "$T/sig.xml" --html "$T/sig" > "$T/sig.out" 2> "$T/sig.err" &
+pid=$!
+i=0
+while [ "$(fake_stat requests)" -lt 4 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $pid
+wait $pid
+RC=$? OUT=$(cat "$T/sig.out") ERR=$(cat "$T/sig.err")
+expect_exit 3 "SIGTERM mid-run exits 3"
+expect_err_contains "interrupted by SIGTERM" "and says it was interrupted"
+check "the interrupted results are valid and marked incomplete" python3 -c "
+import json; r = json.load(open('$T/sig.json'))
+assert r['run']['complete'] is False and 'SIGTERM' in r['run']['incomplete_reason'], r['run']
+assert 0 < len(r['units']) < 28, len(r['units'])"
+check "the interrupted Markdown says incomplete" grep -qi incomplete "$T/sig.md"
+check "the interrupted JUnit is well-formed XML" python3 -c "
+import xml.etree.ElementTree as ET; ET.parse('$T/sig.xml')"
+first=$(fake_stat requests)
+run $RUN --base "$BASE" --head "$BOTH" --store "$T/sig.db" --json "$T/sig2.json" \
+	--markdown "$T/sig2.md" --junit "$T/sig2.xml" --html "$T/sig2"
+expect_exit 1 "the rerun completes (and fails on beta)"
+check "the rerun repeats no finished unit" python3 -c "
+import json
+r = json.load(open('$T/sig2.json'))
+log = [json.loads(l) for l in open('$FAKE_LOG')]
+asked = [(str(e['body'].get('system')), json.dumps(e['body']['messages'])) for e in log if e['path'] == '/v1/messages']
+assert len(asked) == len(set(asked)) == 28, (len(asked), len(set(asked)))
+assert r['run']['complete'] and r['totals']['reused'] == $first, (r['totals'], $first)"
+fake_script "$T/script.json"
+
+# ---- no changed skill: a clean pass that says so ---------------------------
+run $RUN --base "$BASE" --head "$BASE" --store "$T/s3.db" --json "$T/none.json" \
+	--markdown "$T/none.md" --junit "$T/none.xml" --html "$T/none"
+expect_exit 0 "no changed skill is a clean pass"
+check "the report says no skill changed" grep -qi "no .*skill.*changed\|no changed skill" "$T/none.md"
+
+# ---- a model server that stays down: exit 3 with the cause ------------------
+run env ANTHROPIC_BASE_URL=http://127.0.0.1:9 $RUN --base "$BASE" --head "$IMPROVE" \
+	--store "$T/s4.db" --retries 0 --json "$T/down.json" --markdown "$T/down.md" \
+	--junit "$T/down.xml" --html "$T/down"
+expect_exit 3 "a model server that stays down exits 3"
+expect_err_contains "infrastructure" "it says the units failed for infrastructure reasons"
+expect_err_contains "127.0.0.1" "and names the cause"
+
+# ---- GitHub Actions: revisions from the event, outputs -----------------------
+printf '{"pull_request": {"number": 7, "base": {"sha": "%s"}, "head": {"sha": "%s"}}}' \
+	"$BASE" "$BREAK" > "$T/event.json"
+: > "$T/gh_output"; : > "$T/gh_summary"
+run env GITHUB_ACTIONS=true GITHUB_EVENT_PATH="$T/event.json" GITHUB_OUTPUT="$T/gh_output" \
+	GITHUB_STEP_SUMMARY="$T/gh_summary" $RUN --store "$T/s2.db" --json "$T/gh.json" \
+	--markdown "$T/gh.md" --junit "$T/gh.xml" --html "$T/gh"
+expect_exit 1 "in Actions the revisions come from the event"
+check "the outputs say the gate failed" grep -q '^verdict=fail' "$T/gh_output"
+expect_out_contains "::error" "an annotation marks the regressed skill"
+
+# ---- usage ---------------------------------------------------------------------
+run $SKILLCI run --repo "$R" --shard 5/4 -m $M
+expect_exit 2 "--shard 5/4 is bad usage"
+run env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX $SKILLCI run --repo "$R" --shard auto -m $M
+expect_exit 2 "--shard auto without an index is bad usage"
+run $SKILLCI run --repo "$T/nowhere" -m $M
+expect_exit 2 "a missing repository is bad input"
+run $SKILLCI run --help
+expect_exit 0 "--help"
+expect_out_contains "--shard K/N" "--help lists --shard"
+
+done_testing
