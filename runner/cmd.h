@@ -27,6 +27,8 @@ int cmd_kernel(int argc, char **argv);
 int cmd_fixtures(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* Prints "error: MESSAGE" for the current sc_error_last() and returns the
  * exit code for err (2 for input errors, 3 for infrastructure). */

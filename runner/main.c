@@ -14,6 +14,8 @@ static int cmd_version(int argc, char **argv);
 static const struct sc_command commands[] = {
 	{ "help", cmd_help, "show help for a command" },
 	{ "version", cmd_version, "print the version" },
+	{ "run", cmd_run, "the PR check: evaluate changed skills at base and head, report, gate" },
+	{ "merge", cmd_merge, "merge shard results into one results JSON, reports and gate" },
 	{ "changed", cmd_changed, "list the skills changed between two revisions" },
 	{ "validate", cmd_validate, "check skills against the Agent Skills rules" },
 	{ "list", cmd_list, "show a tree of skills with their descriptions" },
