@@ -176,11 +176,8 @@ static int on_unit(const struct sc_store_unit *u, void *payload)
 		w->st->below_speedup++;
 		return 0;
 	}
-	if (strcmp(u->skill_hash, SC_STORE_NO_SKILL)) {
+	if (strcmp(u->skill_hash, SC_STORE_NO_SKILL))
 		system = system_for(w, u->skill, u->skill_hash);
-		if (!system)
-			w->st->no_system++;
-	}
 	err = sc_export_unit_line(w->out, u, system);
 	if (err == SC_ENOTFOUND) {
 		sc_error_clear();
@@ -190,6 +187,8 @@ static int on_unit(const struct sc_store_unit *u, void *payload)
 	if (err < 0)
 		return err;
 	w->st->written++;
+	if (!system && strcmp(u->skill_hash, SC_STORE_NO_SKILL))
+		w->st->no_system++;
 	if (w->st->read > SC_EXPORT_MAX_UNITS)
 		return sc_error_set(SC_ELIMIT, "more than %d units to export; narrow it with "
 				    "--skill or --model", SC_EXPORT_MAX_UNITS);
