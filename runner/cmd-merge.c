@@ -328,7 +328,26 @@ int cmd_merge(int argc, char **argv)
 		goto done;
 	}
 	merge_into(&res, sh, order, n);
-	gate_rc = sc_gate_apply(&res, &cfg.gate);
+	{
+		/* Failures the numbers cannot show (an invalid SKILL.md) are in
+		 * every shard's gate: keep them across the recomputation. */
+		struct sc_results_gate kept = res.gate;
+		memset(&res.gate, 0, sizeof(res.gate));
+		gate_rc = sc_gate_apply(&res, &cfg.gate);
+		for (size_t i = 0; i < kept.nfailures; i++)
+			if (streq(kept.failures[i].rule, "skill_invalid"))
+				gate_rc = sc_gate_add(&res, kept.failures[i].skill,
+						      kept.failures[i].model && *kept.failures[i].model
+						      ? kept.failures[i].model : NULL,
+						      kept.failures[i].rule, kept.failures[i].message);
+		for (size_t i = 0; i < kept.nfailures; i++) {
+			free(kept.failures[i].skill);
+			free(kept.failures[i].model);
+			free(kept.failures[i].rule);
+			free(kept.failures[i].message);
+		}
+		free(kept.failures);
+	}
 	sc_results_sort(&res);
 
 	junit = o.junit ? o.junit : cfg.report_junit;

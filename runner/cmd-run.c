@@ -21,6 +21,7 @@
 #include "diag.h"
 #include "eval.h"
 #include "gate.h"
+#include "kernelops.h"
 #include "ghevent.h"
 #include "git.h"
 #include "plan.h"
@@ -46,7 +47,8 @@ static const char usage_text[] =
 	"                   [--runs N] [--fixtures DIR] [--junit F] [--markdown F] [--html DIR]\n"
 	"                   [--json F] [--comment] [--shard K/N|auto] [--shard-count N]\n"
 	"                   [--offline] [--jobs N] [--store PATH] [--cache DIR] [--no-cache]\n"
-	"                   [--no-reuse] [--retries N] [--batch N] [-v]\n"
+	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
+	"                   [--allow-unpinned] [-v]\n"
 	"\n"
 	"The PR check: evaluates the skills changed between two revisions without the\n"
 	"skill (baseline), at the base and at the head revision, writes the reports and\n"
@@ -73,6 +75,8 @@ static const char usage_text[] =
 	"  --cache DIR       response cache (default: skillci.yml, else .skillci/cache); --no-cache\n"
 	"  --no-reuse        evaluate every unit even when the store has it\n"
 	"  --retries N       retries per model request after the first try (default 5)\n"
+	"  --compile-only    check kernels without a GPU even when one is present\n"
+	"  --allow-unpinned  accept fixtures missing from or changed since fixtures.lock\n"
 	"  -v, --verbose     one line per unit\n"
 	"\n"
 	"With GITHUB_ACTIONS=true the revisions come from $GITHUB_EVENT_PATH and the\n"
@@ -86,7 +90,7 @@ struct run_opts {
 	const char *models[MAX_MODELS];
 	size_t nmodels;
 	int runs, jobs, batch, retries, shard_count;
-	bool comment, offline, no_cache, no_reuse, verbose;
+	bool comment, offline, no_cache, no_reuse, verbose, compile_only, allow_unpinned;
 };
 
 /* One side of a changed skill: its head (with the baseline) or its base. */
@@ -97,6 +101,7 @@ struct side {
 	char hash[65];
 	bool baseline;      /* evaluate the baseline with this side (head) */
 	bool loaded;
+	char *invalid;      /* the first error in its SKILL.md, or NULL */
 };
 
 /* Units of one side evaluated by one sc_eval_run() call. */
@@ -147,7 +152,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 {
 	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
 	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
-	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH };
+	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED };
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "base", required_argument, NULL, O_BASE },
@@ -171,6 +176,8 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
 		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "batch", required_argument, NULL, O_BATCH },
+		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
+		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -213,6 +220,8 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_NO_REUSE: o->no_reuse = true; break;
 		case O_RETRIES: rc = parse_int_opt(&o->retries, optarg, 0, 20, "--retries"); break;
 		case O_BATCH: rc = parse_int_opt(&o->batch, optarg, 1, 100000, "--batch"); break;
+		case O_COMPILE_ONLY: o->compile_only = true; break;
+		case O_UNPINNED: o->allow_unpinned = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default: return sc_cmd_usage_error("run", "unknown option");
@@ -332,8 +341,28 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 		goto done;
 	if ((err = sc_git_materialize(tree, rel, dir.ptr, NULL, diags)) < 0)
 		goto done;
-	if ((err = sc_skill_load(&s->skill, dir.ptr, diags, 0)) < 0)
-		goto done;
+	{
+		struct sc_diags mine = SC_DIAGS_INIT;
+		err = sc_skill_load(&s->skill, dir.ptr, &mine, 0);
+		sc_diags_sort(&mine);
+		for (size_t i = 0; i < mine.n; i++) {
+			const struct sc_diag *d = &mine.items[i];
+			/* findings name the written-out file: show the repository path */
+			sc_buf_clear(&sub);
+			sc_path_join(&sub, shown_path, d->file + (strlen(d->file) > dir.len &&
+								   !strncmp(d->file, dir.ptr, dir.len)
+								   ? dir.len + 1 : 0));
+			if (d->sev == SC_SEV_ERROR && !s->invalid) {
+				struct sc_buf m = SC_BUF_INIT;
+				sc_buf_printf(&m, "%s:%zu: %s", sub.ptr, d->line, d->message);
+				s->invalid = sc_buf_detach(&m, NULL);
+			}
+			sc_diags_add(diags, d->sev, sub.ptr, d->line, d->code, "%s", d->message);
+		}
+		sc_diags_release(&mine);
+		if (err < 0)
+			goto done;
+	}
 	if ((err = sc_tests_load_skill(&s->tests, dir.ptr, diags)) < 0)
 		goto done;
 	man = sc_config_find_skill(cfg, *rel ? rel : ".");
@@ -714,7 +743,9 @@ int cmd_run(int argc, char **argv)
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
 	const char *repo_root = ".", *store_path, *cache_dir, *junit, *markdown, *json;
 	char *html = NULL, *run_id = NULL;
-	bool progress_ready = false, signals_on = false, stopped = false;
+	bool progress_ready = false, signals_on = false, stopped = false, kops_ready = false;
+	struct sc_kernelops kops;
+	const struct sc_eval_kernel_ops *kernel = NULL;
 	int shard_k = 1, shard_n = 1, rc = 0, err = 0, gate_rc = 0;
 	int64_t t0 = sc_now_ms();
 
@@ -781,9 +812,17 @@ int cmd_run(int argc, char **argv)
 	/* Flags override the config. */
 	if (o.runs)
 		cfg.runs = o.runs;
-	if (o.fixtures) {
+	{
+		/* --fixtures is relative to the current folder, the config's to the
+		 * repository root; either way the plan uses an absolute path. */
+		char real[4096];
+		sc_buf_clear(&tmp);
+		if (o.fixtures || cfg.fixtures_dir[0] == '/')
+			sc_buf_puts(&tmp, o.fixtures ? o.fixtures : cfg.fixtures_dir);
+		else
+			sc_path_join(&tmp, repo_root, cfg.fixtures_dir);
 		free(cfg.fixtures_dir);
-		cfg.fixtures_dir = sc_xstrdup(o.fixtures);
+		cfg.fixtures_dir = sc_xstrdup(realpath(tmp.ptr, real) ? real : tmp.ptr);
 	}
 	if (o.nmodels == 0) {
 		for (size_t i = 0; i < cfg.models.n && o.nmodels < MAX_MODELS; i++)
@@ -851,6 +890,20 @@ int cmd_run(int argc, char **argv)
 	}
 	print_diags(&diags);
 	sc_diags_release(&diags);
+	{
+		const struct sc_test_set **sets = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*sets));
+		size_t nsets = 0;
+		for (size_t i = 0; i < 2 * changed.n; i++)
+			if (sides[i].loaded)
+				sets[nsets++] = &sides[i].tests;
+		sc_kernelops_init(&kops, cfg.fixtures_dir, cfg.arch, o.compile_only,
+				  cfg.kernel_timeout_s > 0 ? (int)cfg.kernel_timeout_s : 300);
+		kops_ready = true;
+		err = sc_kernelops_setup(&kops, &kernel, sets, nsets, o.allow_unpinned);
+		free(sets);
+		if (err < 0)
+			goto fail;
+	}
 
 	/* The plan: every unit of every shard, then this shard's batches. */
 	for (size_t i = 0; i < 2 * changed.n; i++) {
@@ -919,7 +972,7 @@ int cmd_run(int argc, char **argv)
 	tmpl.judge_model = cfg.judge_model;
 	tmpl.judge_rubric = cfg.judge_rubric;
 	tmpl.reuse = !o.no_reuse;
-	tmpl.kernel = NULL;
+	tmpl.kernel = kernel;
 	tmpl.run_id = run_id;
 	tmpl.kind = "run";
 	tmpl.store_aggregates = false;
@@ -1005,6 +1058,13 @@ int cmd_run(int argc, char **argv)
 	res.totals.cache_hits = w.cache_hits;
 	res.totals.wall_ms = sc_now_ms() - t0;
 	gate_rc = sc_gate_apply(&res, &cfg.gate);
+	for (size_t i = 0; i < changed.n; i++)
+		if (sides[2 * i].invalid) {
+			sc_buf_clear(&tmp);
+			sc_buf_printf(&tmp, "the head SKILL.md breaks the Agent Skills rules: %s",
+				      sides[2 * i].invalid);
+			gate_rc = sc_gate_add(&res, changed.items[i].path, NULL, "skill_invalid", tmp.ptr);
+		}
 	sc_results_sort(&res);
 
 	/* Store, results JSON, reports. */
@@ -1050,9 +1110,10 @@ int cmd_run(int argc, char **argv)
 		rc = SC_EXIT_OK;
 	} else {
 		for (size_t i = 0; i < res.gate.nfailures; i++)
-			fprintf(stderr, "gate: %s %s: %s [%s]\n", res.gate.failures[i].skill,
-				res.gate.failures[i].model, res.gate.failures[i].message,
-				res.gate.failures[i].rule);
+			fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
+				res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
+				res.gate.failures[i].model ? res.gate.failures[i].model : "",
+				res.gate.failures[i].message, res.gate.failures[i].rule);
 		rc = gate_rc;
 	}
 	goto done;
@@ -1064,10 +1125,13 @@ done:
 		sc_signals_restore();
 	if (progress_ready)
 		sc_progress_release(&progress);
+	if (kops_ready)
+		sc_kernelops_release(&kops);
 	if (workdir.len)
 		sc_rm_rf(workdir.ptr);
 	for (size_t i = 0; sides && i < 2 * changed.n; i++) {
 		sc_skill_release(&sides[i].skill);
+		free(sides[i].invalid);
 		sc_test_set_release(&sides[i].tests);
 	}
 	free(sides);

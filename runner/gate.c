@@ -190,3 +190,22 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 			r->gate.exit_code = 3;
 	return (int)r->gate.exit_code;
 }
+
+int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
+		const char *message)
+{
+	struct sc_results_skill *s = NULL;
+
+	for (size_t i = 0; i < r->nskills; i++)
+		if (!strcmp(r->skills[i].path, skill))
+			s = &r->skills[i];
+	add_failure(r, s, model, rule, "%s", message);
+	if (!s) {
+		free(r->gate.failures[r->gate.nfailures - 1].skill);
+		r->gate.failures[r->gate.nfailures - 1].skill = sc_xstrdup(skill);
+	}
+	r->gate.passed = false;
+	if (r->gate.exit_code != 3)
+		r->gate.exit_code = 1;
+	return (int)r->gate.exit_code;
+}

@@ -19,6 +19,8 @@
  *                               savings
  *   error_share                 infrastructure errors over the share of all
  *                               units: exit 3
+ *   skill_invalid               (added by the command with sc_gate_add) the
+ *                               head SKILL.md breaks the Agent Skills rules
  *
  * Deleted and untested skills pass (they are reported, not judged).
  */
@@ -33,5 +35,14 @@ struct sc_config_gate;
  * too many infrastructure errors (which wins over 1).
  */
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g);
+
+/*
+ * Adds one failure found outside the numbers (rule "skill_invalid": the
+ * head SKILL.md has errors) to r's gate and to the skill's reasons (skill
+ * is a path in r->skills; model may be NULL). Returns the new exit code
+ * (1, or 3 when it already was).
+ */
+int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
+		const char *message);
 
 #endif

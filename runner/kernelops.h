@@ -1,0 +1,50 @@
+#ifndef SC_KERNELOPS_H
+#define SC_KERNELOPS_H
+/*
+ * The kernel harness as the evaluation core needs it (struct
+ * sc_eval_kernel_ops in eval.h), backed by the fixtures folder and the
+ * sandboxed kernel worker: extraction, compile and (with a GPU) checks
+ * and timing, the fixture's reference solution for the oracle, and the
+ * pinned fixture hash. Thread-safe once set up: each check runs its own
+ * worker process.
+ *
+ * Ownership: struct sc_kernelops owns the fixture list and the worker
+ * path; fixtures_dir and arch are borrowed and must outlive it.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "eval.h"
+#include "fixture.h"
+
+struct sc_test_set;
+
+struct sc_kernelops {
+	struct sc_eval_kernel_ops ops;
+	struct sc_fixture_list fixtures;
+	const char *fixtures_dir;
+	struct sc_buf worker;
+	const char *arch;
+	char cache[4096];     /* absolute: the worker runs in its own folder */
+	bool compile_only;    /* asked for, even with a GPU */
+	bool gpu;             /* a GPU is there and may be used */
+	int wall_s;
+};
+
+/* Fills the settings; allocates nothing. */
+void sc_kernelops_init(struct sc_kernelops *k, const char *fixtures_dir, const char *arch,
+		       bool compile_only, int wall_s);
+/*
+ * When any test of sets is a kernel test: lists the fixtures, checks that
+ * each one named exists and is pinned (unless allow_unpinned) and finds
+ * the worker; *use then points at k->ops. *use is NULL when there is no
+ * kernel test or this build has no CUDA (kernel tests are then skipped
+ * with a reason). SC_EINVAL naming the test for a missing or unpinned
+ * fixture.
+ */
+int sc_kernelops_setup(struct sc_kernelops *k, const struct sc_eval_kernel_ops **use,
+		       const struct sc_test_set *const *sets, size_t nsets, bool allow_unpinned);
+void sc_kernelops_release(struct sc_kernelops *k);
+
+#endif
