@@ -100,7 +100,8 @@ bounded() {
 	_pre=""
 	if [ "$have_strace" = 1 ]; then
 		TRACE="$T/trace.$_bname"
-		_pre="strace -f -qq -e trace=open,openat,execve -o $TRACE"
+		# LeakSanitizer cannot run under ptrace: leaks are checked elsewhere
+		_pre="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=open,openat,execve -o $TRACE"
 	fi
 	if [ "$have_time" = 1 ]; then
 		(ulimit -t $CPU_CAP; cd "$R" && /usr/bin/time -f '%M' -o "$T/.rss" $_pre "$@") > "$T/.out" 2> "$T/.err"

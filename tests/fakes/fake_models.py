@@ -20,7 +20,9 @@ Script (JSON; every field optional):
                    "api": "anthropic",         # or "openai"
                    "system": "<skill",         # substring of the system prompt
                    "nth": [1, 2],              # only these matches of this rule (1-based)
-                   "first": 2},                # shorthand for nth 1..N
+                   "first": 2,                 # shorthand for nth 1..N
+                   "within_s": 60,             # only this long after the script was loaded
+                   "chance": 0.1},             # only this share of requests (script "seed")
          "reply": REPLY}
       ]
     }
@@ -37,7 +39,11 @@ Script (JSON; every field optional):
       "fault": null,                 # "malformed" (200 with bad JSON), "truncate"
                                      # (Content-Length larger than the body, then
                                      # close), "drip" (one byte every drip_ms),
-                                     # "reset" (close with RST, no response)
+                                     # "reset" (close with RST, no response),
+                                     # "invalid_utf8" (each INVALID_UTF8 in the
+                                     # answer sent as the raw bytes ff fe c3 28,
+                                     # which are not UTF-8),
+                                     # "die" (the server exits without answering)
       "drip_ms": 200,
       "raw_usage": null              # usage object sent verbatim instead
     }
@@ -63,6 +69,8 @@ import argparse
 import email.utils
 import hashlib
 import json
+import os
+import random
 import socket
 import struct
 import sys
@@ -79,6 +87,8 @@ STATE = {
     "by_path": {},
     "rule_counts": {},
     "log": None,
+    "script_time": 0.0,
+    "rng": None,
 }
 
 SECRET_HEADERS = ("x-api-key", "authorization")
@@ -112,6 +122,13 @@ def system_text(body):
     return ""
 
 
+def set_script(script):
+    STATE["script"] = script
+    STATE["rule_counts"] = {}
+    STATE["script_time"] = time.time()
+    STATE["rng"] = random.Random(script.get("seed", 1))
+
+
 def pick_reply(api, body):
     script = STATE["script"]
     model = body.get("model", "") if isinstance(body, dict) else ""
@@ -132,6 +149,10 @@ def pick_reply(api, body):
         if "first" in m and count > m["first"]:
             continue
         if "nth" in m and count not in m["nth"]:
+            continue
+        if "within_s" in m and time.time() - STATE["script_time"] > m["within_s"]:
+            continue
+        if "chance" in m and STATE["rng"].random() >= m["chance"]:
             continue
         return rule.get("reply", {})
     return script.get("default", {})
@@ -180,8 +201,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.path == "/_fake/script":
             with LOCK:
-                STATE["script"] = json.loads(raw or b"{}")
-                STATE["rule_counts"] = {}
+                set_script(json.loads(raw or b"{}"))
             self.send_json(200, {"ok": True})
             return
         if self.path == "/v1/messages":
@@ -223,6 +243,8 @@ class Handler(BaseHTTPRequestHandler):
         if reply.get("latency_ms"):
             time.sleep(reply["latency_ms"] / 1000.0)
         fault = reply.get("fault")
+        if fault == "die":
+            os._exit(0)
         if fault == "reset":
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
@@ -268,6 +290,8 @@ class Handler(BaseHTTPRequestHandler):
                                 "finish_reason": "stop"}],
                    "usage": reply.get("raw_usage", usage)}
         data = json.dumps(obj).encode()
+        if fault == "invalid_utf8":
+            data = data.replace(b"INVALID_UTF8", b"\xff\xfe\xc3(")
         if fault == "malformed":
             data = b'{"id": "broken", "content": [ {"type": "text", "text": "unterminated'
         if fault == "truncate":
@@ -318,9 +342,10 @@ def main():
     ap.add_argument("--port-file")
     ap.add_argument("--log")
     args = ap.parse_args()
+    set_script({})
     if args.script:
         with open(args.script) as f:
-            STATE["script"] = json.load(f)
+            set_script(json.load(f))
     STATE["log"] = args.log
     if args.log:
         open(args.log, "w").close()
@@ -330,7 +355,6 @@ def main():
         tmp = args.port_file + ".tmp"
         with open(tmp, "w") as f:
             f.write("%d\n" % port)
-        import os
         os.rename(tmp, args.port_file)
     print(port, flush=True)
     try:
