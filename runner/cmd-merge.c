@@ -378,9 +378,10 @@ int cmd_merge(int argc, char **argv)
 	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
 		junit, markdown, html, json);
 	for (size_t i = 0; i < res.gate.nfailures; i++)
-		fprintf(stderr, "gate: %s %s: %s [%s]\n", res.gate.failures[i].skill,
-			res.gate.failures[i].model, res.gate.failures[i].message,
-			res.gate.failures[i].rule);
+		fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
+			res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
+			res.gate.failures[i].model ? res.gate.failures[i].model : "",
+			res.gate.failures[i].message, res.gate.failures[i].rule);
 	rc = gate_rc;
 done:
 	for (size_t i = 0; sh && i < n; i++)
