@@ -6,7 +6,7 @@
 #include <time.h>
 
 void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
-			const struct sc_chat_request *req)
+			const struct sc_chat_request *req, const char *server)
 {
 	cJSON *root = cJSON_CreateObject(), *msgs;
 	char *json;
@@ -14,6 +14,8 @@ void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 	cJSON_AddNumberToObject(root, "v", 1);
 	cJSON_AddStringToObject(root, "provider", sc_provider_name(model->kind));
 	cJSON_AddStringToObject(root, "model", model->id);
+	if (server)
+		cJSON_AddStringToObject(root, "server", server);
 	if (model->effort)
 		cJSON_AddStringToObject(root, "effort", model->effort);
 	else
@@ -45,11 +47,11 @@ void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 }
 
 void sc_cache_key(char out[SC_SHA256_HEX_LEN + 1], const struct sc_model *model,
-		  const struct sc_chat_request *req)
+		  const struct sc_chat_request *req, const char *server)
 {
 	struct sc_buf canon = SC_BUF_INIT;
 
-	sc_cache_canonical(&canon, model, req);
+	sc_cache_canonical(&canon, model, req, server);
 	sc_sha256_hex(out, canon.ptr, canon.len);
 	sc_buf_release(&canon);
 }

@@ -137,6 +137,22 @@ static void set_limit(int res, rlim_t v)
 }
 
 /* The child after fork: sandbox, then exec the worker. Never returns. */
+/*
+ * AddressSanitizer reserves terabytes of shadow address space, so a worker
+ * built with it (make asan) cannot start under RLIMIT_AS. Such builds are
+ * for tests only; they run the worker without that one limit.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define ADDRESS_LIMIT_WORKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ADDRESS_LIMIT_WORKS 0
+#endif
+#endif
+#ifndef ADDRESS_LIMIT_WORKS
+#define ADDRESS_LIMIT_WORKS 1
+#endif
+
 static _Noreturn void child(const char *worker, const char *tmpdir, int in_fd, int out_fd, int err_fd,
 			    int status_fd, const struct sc_kernelrun_limits *lim)
 {
@@ -159,7 +175,7 @@ static _Noreturn void child(const char *worker, const char *tmpdir, int in_fd, i
 	set_limit(RLIMIT_CPU, (rlim_t)(lim->cpu_s > 0 ? lim->cpu_s : lim->wall_s) + 5);
 	set_limit(RLIMIT_FSIZE, (rlim_t)256 << 20);
 	set_limit(RLIMIT_NOFILE, 256);
-	if (lim->limit_as)
+	if (lim->limit_as && ADDRESS_LIMIT_WORKS)
 		set_limit(RLIMIT_AS, (rlim_t)4 << 30);
 	argv[0] = (char *)"skillci-kernel";
 	argv[1] = NULL;
@@ -347,7 +363,7 @@ void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_resu
 	cJSON_AddBoolToObject(sb, "network_namespace", r->netns);
 	cJSON_AddBoolToObject(sb, "empty_environment", true);
 	cJSON_AddNumberToObject(sb, "wall_limit_s", lim->wall_s);
-	cJSON_AddBoolToObject(sb, "address_space_limit", lim->limit_as);
+	cJSON_AddBoolToObject(sb, "address_space_limit", lim->limit_as && ADDRESS_LIMIT_WORKS);
 	cJSON_AddItemToObject(root, "sandbox", sb);
 	text = cJSON_Print(root);
 	sc_buf_clear(out);

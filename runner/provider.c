@@ -454,7 +454,8 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	sc_buf_init(&j->body);
 	j->submitted_ms = sc_now_ms();
 	if (c->opt.cache_mode != SC_CACHE_OFF && model.kind != SC_PROVIDER_ORACLE)
-		sc_cache_key(j->key, &j->model, &j->req);
+		sc_cache_key(j->key, &j->model, &j->req,
+			     model.kind == SC_PROVIDER_GENERIC ? j->prov->url : NULL);
 	j->prov->stats.requests++;
 	c->unchecked++;
 	enqueue_tail(c, j);

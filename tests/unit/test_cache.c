@@ -21,7 +21,27 @@ static void key_of(char out[SC_SHA256_HEX_LEN + 1], const char *model, const cha
 				       .temperature = -1 };
 
 	assert_int_equal(sc_model_parse(&m, model), 0);
-	sc_cache_key(out, &m, &req);
+	sc_cache_key(out, &m, &req, NULL);
+	sc_model_release(&m);
+}
+
+/* Two generic servers may serve different models under one name: their
+ * endpoints keep their answers apart; global providers ignore the URL. */
+static void test_generic_server_is_part_of_the_key(void **state)
+{
+	char a[65], b[65], c[65];
+	struct sc_model m;
+	struct sc_chat_message msg = { SC_CHAT_USER, "p" };
+	struct sc_chat_request req = { .model = "generic.llama", .messages = &msg,
+				       .nmessages = 1, .temperature = -1 };
+	(void)state;
+
+	assert_int_equal(sc_model_parse(&m, "generic.llama"), 0);
+	sc_cache_key(a, &m, &req, "http://127.0.0.1:8000/v1/chat/completions");
+	sc_cache_key(b, &m, &req, "http://127.0.0.1:8001/v1/chat/completions");
+	sc_cache_key(c, &m, &req, "http://127.0.0.1:8000/v1/chat/completions");
+	assert_string_not_equal(a, b);
+	assert_string_equal(a, c);
 	sc_model_release(&m);
 }
 
@@ -330,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_follow_the_request),
+		cmocka_unit_test(test_generic_server_is_part_of_the_key),
 		cmocka_unit_test(test_put_get_and_what_is_skipped),
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_client_cache_modes),
