@@ -1,0 +1,92 @@
+# skillci merge: shard results of one `skillci run --shard K/N` plan joined
+# into one results JSON, reports and gate, and every way a set of files can
+# fail to be one whole plan. The student is the oracle self-test, which
+# answers each test with its reference answer (expected_output): the head
+# commit makes two of the four reference answers wrong, a 50-point drop.
+. tests/e2e/lib.sh
+
+R="$T/repo"
+mkdir -p "$R/skills/s"
+printf -- '---\nname: s\ndescription: Answers with the magic word.\n---\n# s\n\nSay ok.\n' \
+	> "$R/skills/s/SKILL.md"
+meta() {  # meta WRONG: skill_meta.json with WRONG of 4 reference answers lacking "ok"
+	python3 -c '
+import json, sys
+wrong = int(sys.argv[2])
+tests = [{"input": "question %d" % i, "expected": {"contains": ["ok"]},
+          "expected_output": "no" if i < wrong else "ok"} for i in range(4)]
+json.dump({"tests": tests}, open(sys.argv[1], "w"))' "$R/skills/s/skill_meta.json" "$1"
+}
+g() { git -C "$R" -c user.email=t@skillci.invalid -c user.name=t "$@"; }
+meta 0
+g init -q -b main && g add -A && g commit -q -m base
+BASE=$(g rev-parse HEAD)
+meta 2
+g commit -q -a -m "two wrong reference answers"
+HEAD=$(g rev-parse HEAD)
+cd "$T" || exit 1
+
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m oracle.self"
+for k in 1 2 3; do
+	run $RUN --shard "$k/3" --store "$T/s$k.db" --json "$T/shard$k.json" \
+		--markdown "$T/shard$k.md" --junit "$T/shard$k.xml" --html "$T/shard$k"
+	expect_exit 0 "shard $k/3 runs"
+done
+check "a shard says it is one part of a sharded run" python3 -c "
+import json; r = json.load(open('$T/shard2.json'))['run']
+assert r['shard'] == {'index': 2, 'count': 3} and not r['complete'] and r['incomplete_reason'].startswith('shard 2/3'), r"
+
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --json "$T/m.json" \
+	--markdown "$T/m.md" --junit "$T/m.xml" --html "$T/m"
+expect_exit 1 "the merged gate fails on the 50-point drop"
+expect_err_contains "pass_rate_drop" "and names the rule"
+check "the merged results are one complete run of 12 units" python3 -c "
+import json; r = json.load(open('$T/m.json'))
+assert r['run']['complete'] and r['run']['shard'] == {'index': 1, 'count': 1}, r['run']
+assert len(r['units']) == 12 and r['totals']['units'] == 12, len(r['units'])
+a = {(x['variant']): x['pass_rate'] for x in r['aggregates']}
+assert a == {'baseline': 0.5, 'base': 1.0, 'head': 0.5}, a"
+expect_file "$T/m/report.html" "merge writes the HTML report"
+
+printf 'gate:\n  pass_rate_drop_points: 60\n' > "$T/lenient.yml"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --config "$T/lenient.yml" \
+	--json "$T/m2.json" --markdown "$T/m2.md" --junit "$T/m2.xml" --html "$T/m2"
+expect_exit 0 "merge takes the gate thresholds from --config"
+
+# A unit moved into another shard's file.
+python3 -c "
+import json
+a, b = json.load(open('$T/shard1.json')), json.load(open('$T/shard2.json'))
+b['units'].append(a['units'].pop())
+json.dump(a, open('$T/moved1.json', 'w')); json.dump(b, open('$T/moved2.json', 'w'))"
+run $SKILLCI merge "$T/moved1.json" "$T/moved2.json" "$T/shard3.json" --json "$T/x.json"
+expect_exit 2 "a unit in the wrong shard file is refused"
+expect_err_contains "belongs to shard" "and the message says where it belongs"
+
+# An interrupted shard.
+python3 -c "
+import json
+a = json.load(open('$T/shard3.json'))
+a['run']['incomplete_reason'] = 'interrupted by SIGTERM: 1 of 4 units evaluated'
+json.dump(a, open('$T/cut3.json', 'w'))"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/cut3.json" --json "$T/x.json"
+expect_exit 2 "an interrupted shard is refused"
+expect_err_contains "rerun that shard" "and says what to do"
+
+# Another plan: the same PR with two runs per test.
+run $RUN --runs 2 --shard 3/3 --store "$T/other.db" --json "$T/other3.json" \
+	--markdown "$T/o.md" --junit "$T/o.xml" --html "$T/o"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/other3.json" --json "$T/x.json"
+expect_exit 2 "a shard of another plan is refused"
+expect_err_contains "another plan" "and the message says so"
+
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" "$T/shard3.json" --json "$T/x.json"
+expect_exit 2 "more files than shards is refused"
+run $SKILLCI merge "$T/nowhere.json" --json "$T/x.json"
+expect_exit 2 "a missing file is bad input"
+run $SKILLCI merge
+expect_exit 2 "no file is bad usage"
+run $SKILLCI merge --help
+expect_exit 0 "--help"
+
+done_testing
