@@ -20,6 +20,7 @@ struct transfer {
 	void *payload;
 	int64_t started_ms;
 	bool too_large;
+	struct sc_buf secrets;  /* credential header values, NUL-separated; kept only when tracing */
 	struct transfer *prev, *next;  /* the loop's list of running transfers */
 };
 
@@ -81,6 +82,7 @@ static void transfer_free(struct transfer *t)
 		curl_easy_cleanup(t->easy);
 	curl_slist_free_all(t->headers);
 	sc_buf_release(&t->res.body);
+	sc_buf_release(&t->secrets);
 	free(t);
 }
 
@@ -139,6 +141,52 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 	return n;
 }
 
+/*
+ * Keeps the values of the request's credential headers (a "Bearer " prefix
+ * dropped) in t->secrets when HTTP tracing is on, so a response that echoes
+ * a key back can be traced with the key masked.
+ */
+static void keep_secrets(struct transfer *t, const struct sc_http_spec *spec)
+{
+	if (!sc_trace_on("http"))
+		return;
+	for (size_t i = 0; i < spec->nheaders; i++) {
+		const char *h = spec->headers[i];
+		const char *colon = strchr(h, ':'), *v;
+		if (!colon || !sc_http_header_is_secret(h, (size_t)(colon - h)))
+			continue;
+		for (v = colon + 1; *v == ' '; v++)
+			;
+		if (!strncasecmp(v, "Bearer ", 7))
+			v += 7;
+		if (strlen(v) >= 4)
+			sc_buf_put(&t->secrets, v, strlen(v) + 1);
+	}
+}
+
+/* Traces "< BODY" (the first 2000 bytes) with every kept secret masked. */
+static void trace_response_body(const struct transfer *t)
+{
+	struct sc_buf body = SC_BUF_INIT, out = SC_BUF_INIT;
+
+	sc_buf_put(&body, t->res.body.ptr, t->res.body.len);
+	for (size_t off = 0; off < t->secrets.len; off += strlen(t->secrets.ptr + off) + 1) {
+		const char *key = t->secrets.ptr + off, *p, *hit;
+		size_t klen = strlen(key);
+		sc_buf_clear(&out);
+		for (p = body.ptr; (hit = memmem(p, body.len - (size_t)(p - body.ptr), key, klen)); p = hit + klen) {
+			sc_buf_put(&out, p, (size_t)(hit - p));
+			sc_buf_puts(&out, "[masked]");
+		}
+		sc_buf_put(&out, p, body.len - (size_t)(p - body.ptr));
+		sc_buf_clear(&body);
+		sc_buf_put(&body, out.ptr, out.len);
+	}
+	sc_trace("http", "< %.*s", (int)(body.len > 2000 ? 2000 : body.len), body.ptr);
+	sc_buf_release(&out);
+	sc_buf_release(&body);
+}
+
 /* Prints a request with credential header values masked. */
 static void trace_request(const struct sc_http_spec *spec)
 {
@@ -169,6 +217,7 @@ int sc_http_start(struct sc_http *h, const struct sc_http_spec *spec,
 	CURLMcode mc;
 
 	sc_buf_init(&t->res.body);
+	sc_buf_init(&t->secrets);
 	t->cb = cb;
 	t->payload = payload;
 	t->easy = curl_easy_init();
@@ -185,6 +234,7 @@ int sc_http_start(struct sc_http *h, const struct sc_http_spec *spec,
 	/* curl adds "Expect: 100-continue" to large POSTs; servers answer faster without. */
 	t->headers = curl_slist_append(t->headers, "Expect:");
 	trace_request(spec);
+	keep_secrets(t, spec);
 
 	curl_easy_setopt(t->easy, CURLOPT_URL, spec->url);
 	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
@@ -264,8 +314,7 @@ static void finish(struct sc_http *h, CURL *easy, CURLcode rc)
 		 (long long)t->res.elapsed_ms, t->res.error[0] ? " error: " : "", t->res.error,
 		 t->res.retry_after[0] ? " retry-after: " : "", t->res.retry_after);
 	if (sc_trace_on("http") && t->res.body.len)
-		sc_trace("http", "< %.*s", (int)(t->res.body.len > 2000 ? 2000 : t->res.body.len),
-			 t->res.body.ptr);
+		trace_response_body(t);
 	t->cb(&t->res, t->payload);
 	transfer_free(t);
 }

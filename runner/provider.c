@@ -646,8 +646,13 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 		else if (wait > c->opt.retry_after_max_ms)
 			wait = c->opt.retry_after_max_ms;
 		if (now + wait - j->submitted_ms <= c->opt.deadline_ms) {
-			sc_trace("http", "retry %d of '%s' in %lld ms after %s", j->resp.attempts,
-				 j->model.name, (long long)wait, detail.ptr);
+			if (sc_trace_on("http")) {
+				char *shown = sc_xstrdup(detail.ptr);
+				scrub(c, &shown);  /* the provider may echo the key */
+				sc_trace("http", "retry %d of '%s' in %lld ms after %s", j->resp.attempts,
+					 j->model.name, (long long)wait, shown);
+				free(shown);
+			}
 			j->resp.backoff_ms += wait;
 			j->not_before_ms = now + wait;
 			p->stats.retries++;
