@@ -28,7 +28,7 @@
 
 static const char usage_text[] =
 	"usage: skillci merge SHARD.json... [--config F] [--junit F] [--markdown F] [--html DIR]\n"
-	"                     [--json F] [--comment]\n"
+	"                     [--json F] [--report-dir DIR] [--comment]\n"
 	"\n"
 	"Merges the results of every shard of one sharded run (skillci run --shard K/N)\n"
 	"into one results JSON, renders the reports and applies the gate.\n"
@@ -36,25 +36,27 @@ static const char usage_text[] =
 	"  --config F     gate thresholds and report paths (default ./skillci.yml when present)\n"
 	"  --junit F, --markdown F, --html DIR, --json F\n"
 	"                 report paths (default: skillci.yml reports:, else .skillci/report/)\n"
+	"  --report-dir DIR  folder for the reports not named one by one\n"
 	"  --comment      create or update the sticky PR comment (GitHub Actions)\n"
 	"\n"
 	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage or shards that are not one\n"
 	"whole plan, 3 a report could not be written or too many infrastructure errors.\n";
 
 struct merge_opts {
-	const char *config, *junit, *markdown, *html, *json;
+	const char *config, *junit, *markdown, *html, *json, *report_dir;
 	bool comment;
 };
 
 static int parse_args(struct merge_opts *o, int argc, char **argv)
 {
-	enum { O_CONFIG = 256, O_JUNIT, O_MARKDOWN, O_HTML, O_JSON, O_COMMENT };
+	enum { O_CONFIG = 256, O_JUNIT, O_MARKDOWN, O_HTML, O_JSON, O_COMMENT, O_REPORT_DIR };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "junit", required_argument, NULL, O_JUNIT },
 		{ "markdown", required_argument, NULL, O_MARKDOWN },
 		{ "html", required_argument, NULL, O_HTML },
 		{ "json", required_argument, NULL, O_JSON },
+		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -69,6 +71,7 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 		case O_MARKDOWN: o->markdown = optarg; break;
 		case O_HTML: o->html = optarg; break;
 		case O_JSON: o->json = optarg; break;
+		case O_REPORT_DIR: o->report_dir = optarg; break;
 		case O_COMMENT: o->comment = true; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default: return sc_cmd_usage_error("merge", "unknown option");
@@ -284,6 +287,7 @@ int cmd_merge(int argc, char **argv)
 	const char *junit, *markdown, *json;
 	char *html = NULL;
 	char *args[16];
+	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	int rc, err, nargs = 0, gate_rc;
 
 	memset(&o, 0, sizeof(o));
@@ -350,10 +354,15 @@ int cmd_merge(int argc, char **argv)
 	}
 	sc_results_sort(&res);
 
-	junit = o.junit ? o.junit : cfg.report_junit;
-	markdown = o.markdown ? o.markdown : cfg.report_markdown;
-	json = o.json ? o.json : cfg.report_json;
-	html = html_dir(o.html ? o.html : cfg.report_html);
+	if (o.report_dir) {
+		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
+		sc_path_join(&rdir[1], o.report_dir, "report.md");
+		sc_path_join(&rdir[2], o.report_dir, "results.json");
+	}
+	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg.report_junit;
+	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg.report_markdown;
+	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
+	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
 	parent_dir(junit);
 	parent_dir(markdown);
 	parent_dir(json);
@@ -391,6 +400,8 @@ done:
 	sc_results_release(&res);
 	sc_config_release(&cfg);
 	sc_diags_release(&diags);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
+		sc_buf_release(&rdir[i]);
 	free(html);
 	return rc;
 }

@@ -45,7 +45,8 @@
 static const char usage_text[] =
 	"usage: skillci run [--repo R] [--base A] [--head B] [--config F] [-m MODEL...]\n"
 	"                   [--runs N] [--fixtures DIR] [--junit F] [--markdown F] [--html DIR]\n"
-	"                   [--json F] [--comment] [--shard K/N|auto] [--shard-count N]\n"
+	"                   [--json F] [--report-dir DIR] [--comment] [--shard K/N|auto]\n"
+	"                   [--shard-count N]\n"
 	"                   [--offline] [--jobs N] [--store PATH] [--cache DIR] [--no-cache]\n"
 	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
 	"                   [--allow-unpinned] [-v]\n"
@@ -64,6 +65,7 @@ static const char usage_text[] =
 	"  --fixtures DIR    kernel fixtures folder (default: skillci.yml, else fixtures)\n"
 	"  --junit F, --markdown F, --html DIR, --json F\n"
 	"                    report paths (default: skillci.yml reports:, else .skillci/report/)\n"
+	"  --report-dir DIR  folder for the reports not named one by one\n"
 	"  --comment         create or update the sticky PR comment (GitHub Actions)\n"
 	"  --shard K/N       evaluate shard K of N (units split by a stable hash of their id);\n"
 	"                    'auto' reads a Slurm array or Kubernetes Indexed Job index\n"
@@ -86,7 +88,7 @@ static const char usage_text[] =
 
 struct run_opts {
 	const char *repo, *base, *head, *config, *fixtures, *junit, *markdown, *html, *json;
-	const char *store, *cache, *shard;
+	const char *store, *cache, *shard, *report_dir;
 	const char *models[MAX_MODELS];
 	size_t nmodels;
 	int runs, jobs, batch, retries, shard_count;
@@ -152,7 +154,8 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 {
 	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
 	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
-	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED };
+	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
+	       O_REPORT_DIR };
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "base", required_argument, NULL, O_BASE },
@@ -165,6 +168,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "markdown", required_argument, NULL, O_MARKDOWN },
 		{ "html", required_argument, NULL, O_HTML },
 		{ "json", required_argument, NULL, O_JSON },
+		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "shard", required_argument, NULL, O_SHARD },
 		{ "shard-count", required_argument, NULL, O_SHARD_COUNT },
@@ -207,6 +211,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_MARKDOWN: o->markdown = optarg; break;
 		case O_HTML: o->html = optarg; break;
 		case O_JSON: o->json = optarg; break;
+		case O_REPORT_DIR: o->report_dir = optarg; break;
 		case O_COMMENT: o->comment = true; break;
 		case O_SHARD: o->shard = optarg; break;
 		case O_SHARD_COUNT:
@@ -740,6 +745,7 @@ int cmd_run(int argc, char **argv)
 	struct sc_results res;
 	struct sc_buf workdir = SC_BUF_INIT, tmp = SC_BUF_INIT, plan_extra = SC_BUF_INIT;
 	struct sc_buf config_dir = SC_BUF_INIT;
+	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
 	const char *repo_root = ".", *store_path, *cache_dir, *junit, *markdown, *json;
 	char *html = NULL, *run_id = NULL;
@@ -839,10 +845,15 @@ int cmd_run(int argc, char **argv)
 	store_path = o.store ? o.store : cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
 	cache_dir = o.no_cache || cfg.cache_mode == SC_CACHE_OFF ? NULL
 		    : o.cache ? o.cache : cfg.cache_dir;
-	junit = o.junit ? o.junit : cfg.report_junit;
-	markdown = o.markdown ? o.markdown : cfg.report_markdown;
-	json = o.json ? o.json : cfg.report_json;
-	html = html_dir(o.html ? o.html : cfg.report_html);
+	if (o.report_dir) {
+		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
+		sc_path_join(&rdir[1], o.report_dir, "report.md");
+		sc_path_join(&rdir[2], o.report_dir, "results.json");
+	}
+	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg.report_junit;
+	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg.report_markdown;
+	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
+	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
 
 	/* Changed skills; fixtures and test files named in the manifest mark their skill. */
 	for (size_t i = 0; i < cfg.nskills; i++)
@@ -1168,6 +1179,8 @@ done:
 	sc_buf_release(&tmp);
 	sc_buf_release(&plan_extra);
 	sc_buf_release(&config_dir);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
+		sc_buf_release(&rdir[i]);
 	free(html);
 	free(run_id);
 	return rc;
