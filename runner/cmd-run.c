@@ -106,11 +106,16 @@ struct side {
 	char *invalid;      /* the first error in its SKILL.md, or NULL */
 };
 
-/* Units of one side evaluated by one sc_eval_run() call. */
+/*
+ * Units evaluated by one sc_eval_run() call: head sides (with their
+ * baseline units) or base sides, of one or more skills.
+ */
 struct batch {
-	size_t side;
+	bool head;          /* head sides and the baseline, else base sides */
 	const char **ids;   /* sorted, borrowed from the plan */
 	size_t n;
+	size_t *sides;      /* the sides its units belong to, each once */
+	size_t nsides;
 };
 
 /* What the workers share. */
@@ -470,6 +475,7 @@ static void *worker(void *payload)
 	struct work *w = payload;
 	struct sc_client *client = NULL;
 	struct sc_store *store = NULL;
+	struct sc_eval_skill *es = NULL;
 	int err;
 
 	if ((err = sc_client_new(&client, w->copt)) < 0 ||
@@ -499,13 +505,16 @@ static void *worker(void *payload)
 		opt = *w->tmpl;
 		opt.client = client;
 		opt.store = store;
-		opt.baseline = w->sides[b->side].baseline;
+		opt.baseline = b->head;
 		opt.select = in_batch;
 		opt.select_payload = b;
 		opt.progress = on_unit;
 		opt.payload = w;
 		sc_progress_batch(w->progress, b->n, true);
-		err = sc_eval_run(&r, &w->sides[b->side].es, 1, &opt);
+		es = sc_xrealloc(es, b->nsides * sizeof(*es));
+		for (size_t i = 0; i < b->nsides; i++)
+			es[i] = w->sides[b->sides[i]].es;
+		err = sc_eval_run(&r, es, b->nsides, &opt);
 		if (err < 0) {
 			pthread_mutex_lock(&w->lock);
 			if (!w->fatal) {
@@ -523,6 +532,7 @@ static void *worker(void *payload)
 		sc_results_release(&r);
 	}
 done:
+	free(es);
 	sc_store_free(store);
 	sc_client_free(client);
 	return NULL;
@@ -736,7 +746,8 @@ int cmd_run(int argc, char **argv)
 	struct side *sides = NULL;   /* 2 per changed skill: head, base */
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct batch *batches = NULL;
-	size_t nbatches = 0, batches_alloc = 0, nextra = 0, mine = 0, *open_batch = NULL;
+	size_t nbatches = 0, batches_alloc = 0, nextra = 0, mine = 0;
+	size_t open_batch[2] = { SIZE_MAX, SIZE_MAX };
 	struct sc_model *models = NULL;
 	struct sc_eval_options tmpl;
 	struct sc_client_options copt;
@@ -949,28 +960,35 @@ int cmd_run(int argc, char **argv)
 	if ((err = sc_plan_finish(&plan, plan_extra.ptr)) < 0)
 		goto fail;
 	/* One pass over the plan (sorted by id, so each skill's units are
-	 * together): each of this shard's units joins its side's open batch. */
-	open_batch = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*open_batch));
-	for (size_t i = 0; i < 2 * changed.n; i++)
-		open_batch[i] = SIZE_MAX;
+	 * together): each of this shard's units joins the open batch of its
+	 * kind (head and baseline, or base), which fills across skills. */
 	for (size_t u = 0; u < plan.n; u++) {
 		const struct sc_plan_unit *pu = &plan.units[u];
 		size_t si = side_of(&changed, pu->skill, pu->variant);
+		int kind = (int)(si & 1);  /* 0 head, 1 base */
 		struct batch *cur;
 		if (si == SIZE_MAX || !sides[si].loaded)
 			continue;
 		if (shard_n > 1 && sc_plan_shard_of(pu->id, shard_n) != shard_k)
 			continue;
-		if (open_batch[si] == SIZE_MAX || batches[open_batch[si]].n == (size_t)o.batch) {
+		if (open_batch[kind] == SIZE_MAX || batches[open_batch[kind]].n == (size_t)o.batch) {
 			SC_GROW(batches, batches_alloc, nbatches + 1);
-			open_batch[si] = nbatches;
+			open_batch[kind] = nbatches;
 			cur = &batches[nbatches++];
-			cur->side = si;
+			memset(cur, 0, sizeof(*cur));
+			cur->head = kind == 0;
 			cur->ids = sc_xcalloc((size_t)o.batch, sizeof(*cur->ids));
-			cur->n = 0;
+			cur->sides = sc_xcalloc((size_t)o.batch, sizeof(*cur->sides));
 		}
-		cur = &batches[open_batch[si]];
+		cur = &batches[open_batch[kind]];
 		cur->ids[cur->n++] = pu->id;  /* in sorted order, as bsearch needs */
+		{
+			size_t j = 0;
+			while (j < cur->nsides && cur->sides[j] != si)
+				j++;
+			if (j == cur->nsides)
+				cur->sides[cur->nsides++] = si;
+		}
 		mine++;
 	}
 
@@ -1146,10 +1164,11 @@ done:
 		sc_test_set_release(&sides[i].tests);
 	}
 	free(sides);
-	for (size_t i = 0; i < nbatches; i++)
+	for (size_t i = 0; i < nbatches; i++) {
 		free(batches[i].ids);
+		free(batches[i].sides);
+	}
 	free(batches);
-	free(open_batch);
 	for (size_t i = 0; i < nextra; i++)
 		free((char *)extra[i].prefix);
 	free(extra);
