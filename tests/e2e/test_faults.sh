@@ -5,8 +5,8 @@
 # (JSON parses, JUnit XML is well-formed), no finished unit is lost or
 # counted twice, and the exit code says what happened.
 #
-# The PR check (`skillci run`) drives the same evaluation core and store;
-# these cases go through `skillci eval`, which every build has.
+# Each fault is played through `skillci eval` and then through the PR
+# check, `skillci run`, which commits finished batches as it goes.
 #
 # "429 for a minute" is scaled down: the fake's rule "within_s" answers 429
 # for the first RATE_S seconds after its script is loaded (3 s here), each
@@ -198,6 +198,124 @@ EOF
 else
 	skip "killed kernel worker" "not built with CUDA (no skillci-kernel worker)"
 fi
+
+# ---- the same faults during the PR check (skillci run) ----
+# A repository whose one skill changes between base and head: each run
+# plans baseline, base and head units (3 x NTESTS); batches of units are
+# committed to the store as they finish.
+RUNITS=$((NTESTS * 3))
+G="$T/repo"
+mkdir -p "$G/skills"
+git init -q "$G"
+cp -R "$T/skills/s1" "$G/skills/s1"
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+git -C "$G" add -A
+git -C "$G" commit -qm base
+printf '\nAlways answer ok.\n' >> "$G/skills/s1/SKILL.md"
+git -C "$G" commit -qam head
+RUN="$SKILLCI run --repo $G --base HEAD~1 --head HEAD -m anthropic.fault-model --retries 1"
+reports() {  # reports PREFIX NAME: every report is a whole file
+	json_ok "$1.json" "$2: results JSON is whole"
+	check "$2: JUnit XML is well-formed" xmllint --noout "$1.xml"
+	check "$2: the Markdown report is whole UTF-8" python3 -c "open('$1.md', encoding='utf-8').read()"
+	check "$2: report.html is whole" grep -q '</html>' "$1-html/report.html"
+}
+ROUT() {  # report flags for PREFIX
+	echo "--json $1.json --junit $1.xml --markdown $1.md --html $1-html"
+}
+# account_run NAME: for a run's RUNITS units ("N reused" and "N cache
+# hits" from the last progress line): nothing reused from the store or
+# answered from the cache is asked again (requests the fake saw <= the
+# rest). The units themselves are checked by runits_ok.
+account_run() {
+	_last=$(printf '%s\n' "$ERR" | grep '^progress:' | tail -n 1)
+	reused=$(printf '%s\n' "$_last" | sed -n 's/.* \([0-9]*\) reused.*/\1/p')
+	cached=$(printf '%s\n' "$_last" | sed -n 's/.* \([0-9]*\) cache hits.*/\1/p')
+	asked=$(fake_stat requests)
+	reused=${reused:-0} cached=${cached:-0}
+	check "$1: asked $asked <= $RUNITS units - reused $reused - cached $cached" \
+		test "$asked" -le "$((RUNITS - reused - cached))"
+}
+cat > "$T/runits.py" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = [(u["skill"], u["variant"], u["test_id"], u["run_index"], u["model"]) for u in d["units"]]
+assert len(keys) == len(set(keys)), "a unit is counted twice"
+assert len(keys) == int(sys.argv[2]), (len(keys), sys.argv[2])
+bad = [u for u in d["units"] if u.get("error_class") or u["verdict"] == "error"]
+assert not bad, bad[:2]
+EOF
+runits_ok() {  # runits_ok FILE NAME: every planned unit once, none an error
+	check "$2" python3 "$T/runits.py" "$1" $RUNITS
+}
+
+# invalid UTF-8
+fake_start "$T/utf8.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL"
+run $RUN --store "$T/run-utf8.db" --no-cache $(ROUT "$T/run-utf8")
+expect_exit 0 "run, invalid UTF-8 answers: gate passes (exit 0)"
+reports "$T/run-utf8" "run, invalid UTF-8 answers"
+store_ok "$T/run-utf8.db" "run, invalid UTF-8 answers: the store passes integrity_check"
+fake_stop
+
+# 429s for RATE_S seconds (default retries)
+fake_start "$T/429.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL"
+run "$SKILLCI" run --repo "$G" --base HEAD~1 --head HEAD -m anthropic.fault-model --store "$T/run-429.db" \
+	--no-cache $(ROUT "$T/run-429")
+expect_exit 0 "run, 429s for ${RATE_S}s: waits them out, gate passes (exit 0)"
+runits_ok "$T/run-429.json" "run, 429s: every unit once, none an error"
+check "run, 429s: the server did answer 429" test "$(fake_stat requests)" -gt $RUNITS
+fake_stop
+
+# the server dies mid-run, then a rerun against a live one on the same port
+fake_start "$T/die.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL"
+run $RUN --store "$T/run-die.db" --cache "$T/run-die-cache" $(ROUT "$T/run-die")
+expect_exit 3 "run, server dies: exit 3 (infrastructure)"
+expect_err_contains "failed for infrastructure reasons" "run, server dies: says why"
+reports "$T/run-die" "run, server dies"
+check "run, server dies: results JSON records the failed gate with exit code 3" python3 -c "
+import json; g = json.load(open('$T/run-die.json'))['gate']; assert g['exit_code'] == 3 and not g['passed'], g"
+store_ok "$T/run-die.db" "run, server dies: the store passes integrity_check"
+FAKE_PID=""
+rm -f "$T/port3"
+python3 "$SKILLCI_ROOT/tests/fakes/fake_models.py" --port "$FAKE_PORT" --port-file "$T/port3" > /dev/null 2>&1 &
+FAKE_PID=$!
+i=0
+while [ ! -s "$T/port3" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+run $RUN --store "$T/run-die.db" --cache "$T/run-die-cache" $(ROUT "$T/run-die2")
+expect_exit 0 "run, rerun after the server died: gate passes (exit 0)"
+runits_ok "$T/run-die2.json" "run, rerun: every unit once, none an error"
+account_run "run, rerun after the server died"
+reports "$T/run-die2" "run, rerun"
+fake_stop
+
+# SIGKILL of skillci run mid-run, then a rerun
+fake_start "$T/slow.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL"
+$RUN --store "$T/run-kill.db" --cache "$T/run-kill-cache" $(ROUT "$T/run-kill") > "$T/run-kill.out" 2>&1 &
+pid=$!
+i=0
+while [ "$(fake_stat requests)" -lt 60 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -KILL $pid 2>/dev/null
+{ wait $pid; } 2> /dev/null
+krc=$?
+check "run, SIGKILL: skillci was killed mid-run (status 137)" test "$krc" -eq 137
+for f in run-kill.json run-kill.xml run-kill.md; do
+	check "run, SIGKILL: no half-written $f" sh -c "! test -e '$T/$f'"
+done
+if [ -e "$T/run-kill.db" ]; then store_ok "$T/run-kill.db" "run, SIGKILL: the store passes integrity_check"
+else _tap ok "run, SIGKILL: no store yet"; fi
+fake_reset
+fake_script "$T/fast.json"
+run $RUN --store "$T/run-kill.db" --cache "$T/run-kill-cache" $(ROUT "$T/run-kill2")
+expect_exit 0 "run, rerun after SIGKILL: gate passes (exit 0)"
+runits_ok "$T/run-kill2.json" "run, rerun after SIGKILL: every unit once, none an error"
+account_run "run, rerun after SIGKILL"
+check "run, rerun after SIGKILL: work finished before the kill was kept" test "$((reused + cached))" -ge 1
+store_ok "$T/run-kill.db" "run, rerun after SIGKILL: the store passes integrity_check"
+fake_stop
 
 check "the planted API key is in no file written" sh -c "! grep -rqa -- '$KEY' '$T' --exclude=test_faults.sh"
 

@@ -238,7 +238,7 @@ check "nothing named by a '..' entry was written anywhere" sh -c "! find '$T' -n
 if "$SKILLCI" run --help > /dev/null 2>&1; then
 	R=$G
 	bounded run "$SKILLCI" run --base "$A" --head "$B" -m oracle.self --store "$T/run.db" --no-cache \
-		--report-dir "$T/run-report"
+		--json "$T/run.json" --junit "$T/run.xml" --markdown "$T/run.md" --html "$T/run-html"
 	expect_contained run
 	case "$RC" in 0|1|2) _tap ok "run over a hostile tree: a gate or input verdict (exit $RC)" ;;
 	*) _tap not-ok "run over a hostile tree: a gate or input verdict" "$(_detail)" ;; esac
