@@ -9,9 +9,7 @@
 #include "config.h"
 #include "diag.h"
 #include "eval.h"
-#include "extract.h"
-#include "fixture.h"
-#include "kernelrun.h"
+#include "kernelops.h"
 #include "provider.h"
 #include "results.h"
 #include "skill.h"
@@ -19,7 +17,6 @@
 #include "store.h"
 #include "testsuite.h"
 
-#include <cJSON.h>
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>
@@ -337,232 +334,6 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 	}
 }
 
-/* ---- the kernel harness for the evaluation core ------------------------- */
-
-/* What the kernel checks share: the fixtures, the worker, the settings. */
-struct kernel_env {
-	struct sc_fixture_list fixtures;
-	const char *fixtures_dir;
-	struct sc_buf worker;
-	const char *arch;
-	char cache[4096];     /* absolute: the worker runs in its own folder */
-	bool compile_only;    /* --compile-only: asked for, even with a GPU */
-	bool gpu;             /* a GPU is there and may be used */
-	int wall_s;
-};
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(it) ? it->valuestring : "";
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
-}
-
-/* The entry point named by fixtures/NAME/spec.json, into out. */
-static int fixture_entry(struct sc_buf *out, const struct sc_fixture *fx)
-{
-	struct sc_buf path = SC_BUF_INIT, text = SC_BUF_INIT;
-	cJSON *spec = NULL;
-	int err;
-
-	sc_path_join(&path, fx->dir, "spec.json");
-	if ((err = sc_read_file(&text, path.ptr, SC_MAX_JSON_BYTES)) < 0)
-		goto done;
-	spec = cJSON_ParseWithLength(text.ptr, text.len);
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(spec, "entry")))
-		err = sc_error_set(SC_EPARSE, "%s: no \"entry\"", path.ptr);
-	else
-		sc_buf_sets(out, jstr(spec, "entry"));
-done:
-	cJSON_Delete(spec);
-	sc_buf_release(&path);
-	sc_buf_release(&text);
-	return err;
-}
-
-/* The worker's verdict and reason as the evaluation's kernel verdict. */
-static const char *map_verdict(const char *verdict, const char *reason)
-{
-	if (!strcmp(verdict, "passed") || !strcmp(verdict, "compiled"))
-		return verdict;
-	if (!strcmp(verdict, "flagged") || !strcmp(reason, "include_refused"))
-		return "refused";
-	if (!strcmp(reason, "compile_error") || !strcmp(reason, "bad_tunable") ||
-	    !strcmp(reason, "load"))
-		return "compile_failed";
-	if (!strcmp(reason, "no_entry"))
-		return "no_code";
-	if (!strcmp(reason, "timeout"))
-		return "timeout";
-	if (!strcmp(reason, "crashed"))
-		return "crashed";
-	return "mismatch";
-}
-
-/* Extracts the kernel from an answer, runs it in the sandboxed worker and
- * turns the worker's result into out. An answer without the kernel is a
- * "no_code" verdict (sent back to the model), not an error. */
-static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
-			void *payload)
-{
-	struct kernel_env *env = payload;
-	const struct sc_fixture *fx = sc_fixture_find(&env->fixtures, fixture);
-	struct sc_buf entry = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT, result = SC_BUF_INIT;
-	struct sc_kernelrun_result run;
-	struct sc_kernelrun_limits lim;
-	cJSON *r = NULL, *c, *corr, *t;
-	int err;
-
-	memset(&run, 0, sizeof(run));
-	if (!fx)
-		return sc_error_set(SC_ENOTFOUND, "no fixture '%s' in '%s'", fixture, env->fixtures_dir);
-	if ((err = fixture_entry(&entry, fx)) < 0)
-		goto done;
-	if (sc_extract_kernel(&src, answer, strlen(answer), entry.ptr, false, NULL) < 0) {
-		out->verdict = sc_xstrdup("no_code");
-		out->message = sc_xstrdup(sc_error_last());
-		sc_error_clear();
-		goto done;
-	}
-	{
-		struct sc_kernel_job kj = { fx->dir, fx->name, fx->hash, src.ptr, src.len,
-					    env->gpu, env->compile_only, env->arch,
-					    env->cache[0] ? env->cache : NULL, 5, 10000 };
-		if ((err = sc_kernel_job_json(&job, &kj)) < 0)
-			goto done;
-	}
-	lim.wall_s = env->wall_s;
-	lim.cpu_s = env->wall_s;
-	lim.limit_as = env->compile_only;
-	if ((err = sc_kernelrun(&run, env->worker.ptr, job.ptr, &lim)) < 0)
-		goto done;
-	sc_kernelrun_result_json(&result, &run, &lim);
-	r = cJSON_Parse(result.ptr);
-	if (!r) {
-		err = sc_error_set(SC_EGPU, "kernel worker wrote no result for fixture '%s'", fixture);
-		goto done;
-	}
-	if (!strcmp(jstr(r, "verdict"), "error")) {
-		err = sc_error_set(SC_EGPU, "kernel worker: %s", jstr(r, "message"));
-		goto done;
-	}
-	out->verdict = sc_xstrdup(map_verdict(jstr(r, "verdict"), jstr(r, "reason")));
-	out->message = sc_xstrdup(jstr(r, "message"));
-	c = cJSON_GetObjectItemCaseSensitive(r, "compile");
-	out->compiled = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "ok"));
-	if (*jstr(c, "log"))
-		out->compile_log = sc_xstrdup(jstr(c, "log"));
-	if (!isnan(jnum(c, "registers")))
-		out->registers = (int)jnum(c, "registers");
-	corr = cJSON_GetObjectItemCaseSensitive(r, "correctness");
-	out->max_abs_error = jnum(cJSON_GetObjectItemCaseSensitive(corr, "worst"), "error");
-	t = cJSON_GetObjectItemCaseSensitive(r, "timing");
-	if (cJSON_IsObject(t) && strcmp(jstr(t, "status"), "skipped") && jnum(t, "speedup") > 0)
-		out->speedup = jnum(t, "speedup");
-done:
-	cJSON_Delete(r);
-	sc_kernelrun_result_release(&run);
-	sc_buf_release(&entry);
-	sc_buf_release(&src);
-	sc_buf_release(&job);
-	sc_buf_release(&result);
-	return err;
-}
-
-/* The oracle's answer for a kernel test: the fixture's reference solution. */
-static int kernel_reference(struct sc_buf *out, const char *fixture, void *payload)
-{
-	struct kernel_env *env = payload;
-	const struct sc_fixture *fx = sc_fixture_find(&env->fixtures, fixture);
-	struct sc_buf path = SC_BUF_INIT, src = SC_BUF_INIT;
-	int err;
-
-	if (!fx)
-		return sc_error_set(SC_ENOTFOUND, "no fixture '%s'", fixture);
-	sc_path_join(&path, fx->dir, "solution.cu");
-	if ((err = sc_read_file(&src, path.ptr, SC_MAX_FILE_BYTES)) == 0)
-		sc_buf_printf(out, "```cuda\n%s\n```\n", src.ptr);
-	sc_buf_release(&path);
-	sc_buf_release(&src);
-	return err;
-}
-
-static int kernel_hash(char out[65], const char *fixture, void *payload)
-{
-	struct kernel_env *env = payload;
-	const struct sc_fixture *fx = sc_fixture_find(&env->fixtures, fixture);
-
-	if (!fx)
-		return sc_error_set(SC_ENOTFOUND, "no fixture '%s'", fixture);
-	memcpy(out, fx->hash, SC_SHA256_HEX_LEN + 1);
-	return 0;
-}
-
-/* True when this machine has an NVIDIA GPU the worker can use. */
-static bool have_gpu(void)
-{
-	return access("/dev/nvidiactl", F_OK) == 0 || access("/proc/driver/nvidia/version", F_OK) == 0;
-}
-
-/*
- * Sets up the kernel harness when any test is a kernel test: every fixture
- * named must exist and be pinned (unless allow_unpinned). Returns 0 with
- * *ops NULL when there is nothing to check or no worker in this build.
- */
-static int kernel_setup(struct sc_eval_kernel_ops *ops, const struct sc_eval_kernel_ops **use,
-			struct kernel_env *env, const struct sc_test_set *sets, size_t nsets,
-			bool allow_unpinned)
-{
-	bool any = false;
-	int err;
-
-	*use = NULL;
-	for (size_t s = 0; s < nsets; s++)
-		for (size_t t = 0; t < sets[s].n; t++)
-			any |= sets[s].items[t].fixture != NULL;
-	if (!any)
-		return 0;
-	if ((err = sc_fixture_list(&env->fixtures, env->fixtures_dir)) < 0)
-		return err;
-	for (size_t s = 0; s < nsets; s++)
-		for (size_t t = 0; t < sets[s].n; t++) {
-			const char *name = sets[s].items[t].fixture;
-			const struct sc_fixture *fx;
-			if (!name)
-				continue;
-			if (!(fx = sc_fixture_find(&env->fixtures, name)))
-				return sc_error_set(SC_EINVAL, "%s:%zu: no fixture '%s' in '%s'",
-						    sets[s].items[t].source, sets[s].items[t].line, name,
-						    env->fixtures_dir);
-			if ((err = sc_fixture_require_pinned(fx, allow_unpinned)) < 0)
-				return SC_EINVAL;
-		}
-	if (!sc_kernelrun_available()) {
-		sc_log(SC_LOG_WARN, "not built with CUDA: kernel tests are skipped");
-		return 0;
-	}
-	if ((err = sc_kernelrun_worker_path(&env->worker)) < 0)
-		return err;
-	env->gpu = !env->compile_only && have_gpu();
-	{
-		const char *dir = ".skillci/cache/kernels";
-		if (sc_mkdir_p(dir) < 0 || !realpath(dir, env->cache))
-			env->cache[0] = '\0';
-	}
-	ops->check = kernel_check;
-	ops->reference = kernel_reference;
-	ops->fixture_hash = kernel_hash;
-	ops->mode = env->gpu ? "gpu" : "compile-only";
-	ops->payload = env;
-	*use = ops;
-	return 0;
-}
-
 /* Loads one skill and its tests; findings go to stderr. */
 static int load_skill(struct sc_skill *skill, struct sc_test_set *tests, const char *dir,
 		      const char *tests_file)
@@ -635,8 +406,8 @@ int cmd_eval(int argc, char **argv)
 	struct sc_eval_skill *es = NULL;
 	struct sc_results res;
 	struct sc_buf rubric = SC_BUF_INIT;
-	struct sc_eval_kernel_ops kops;
-	struct kernel_env kenv;
+	struct sc_kernelops kenv;
+	const struct sc_test_set **set_ptrs = NULL;
 	bool allow_unpinned = false;
 	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0;
 	char *end;
@@ -644,12 +415,7 @@ int cmd_eval(int argc, char **argv)
 	sc_eval_options_init(&opt);
 	sc_results_init(&res);
 	memset(&cfg, 0, sizeof(cfg));  /* filled by sc_config_load() below */
-	memset(&kops, 0, sizeof(kops));
-	memset(&kenv, 0, sizeof(kenv));
-	sc_buf_init(&kenv.worker);
-	kenv.fixtures_dir = "fixtures";
-	kenv.arch = "sm_90";
-	kenv.wall_s = 300;
+	sc_kernelops_init(&kenv, "fixtures", "sm_90", false, 300);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "m:t:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -796,7 +562,10 @@ int cmd_eval(int argc, char **argv)
 	opt.judge_rubric = rubric.len ? rubric.ptr : NULL;
 	opt.client = client;
 	opt.store = store;
-	if ((err = kernel_setup(&kops, &opt.kernel, &kenv, sets, nskills, allow_unpinned)) < 0) {
+	set_ptrs = sc_xcalloc(nskills, sizeof(*set_ptrs));
+	for (size_t i = 0; i < nskills; i++)
+		set_ptrs[i] = &sets[i];
+	if ((err = sc_kernelops_setup(&kenv, &opt.kernel, set_ptrs, nskills, allow_unpinned)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
@@ -858,8 +627,8 @@ done:
 	sc_store_free(store);
 	sc_client_free(client);
 	sc_buf_release(&rubric);
-	sc_fixture_list_release(&kenv.fixtures);
-	sc_buf_release(&kenv.worker);
+	free(set_ptrs);
+	sc_kernelops_release(&kenv);
 	sc_config_release(&cfg);
 	sc_diags_release(&cdiags);
 	return rc;

@@ -3,7 +3,7 @@
  * answer's kernel is extracted, run in the sandboxed worker
  * (runner/kernelrun.h) and its result turned into the evaluation's
  * verdict; the oracle's answer is the fixture's reference solution. Used
- * by `skillci run`; the same steps as `skillci eval`'s.
+ * by `skillci eval`, `skillci run` and `skillci generate`.
  */
 #include "common.h"
 #include "eval.h"
