@@ -65,7 +65,7 @@ void sc_cache_path(struct sc_buf *out, const char *dir, const char *key)
 static int64_t get_count(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
 int sc_cache_get(const char *dir, const char *key, struct sc_chat_response *resp)

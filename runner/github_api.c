@@ -114,7 +114,8 @@ static int scan_page(long long *found_id, int *count, const struct sc_buf *page,
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(c, "body");
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
 		(*count)++;
-		if (!*found_id && cJSON_IsString(b) && cJSON_IsNumber(id) && strstr(b->valuestring, marker))
+		if (!*found_id && cJSON_IsString(b) && cJSON_IsNumber(id) && id->valuedouble >= 1 &&
+		    id->valuedouble < 9e18 && strstr(b->valuestring, marker))
 			*found_id = (long long)id->valuedouble;
 	}
 	cJSON_Delete(arr);
@@ -175,7 +176,8 @@ int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment
 	} else {
 		cJSON *o = cJSON_ParseWithLength(resp.ptr, resp.len);
 		const cJSON *id = o ? cJSON_GetObjectItemCaseSensitive(o, "id") : NULL;
-		*comment_id = cJSON_IsNumber(id) ? (long long)id->valuedouble : 0;
+		*comment_id = cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < 9e18 ?
+			      (long long)id->valuedouble : 0;
 		cJSON_Delete(o);
 	}
 	*outcome = found ? SC_GITHUB_UPDATED : SC_GITHUB_CREATED;
@@ -211,7 +213,7 @@ int sc_github_event_pr(long long *out, const char *event_path)
 	if (!cJSON_IsNumber(num) && cJSON_IsObject(issue) &&
 	    cJSON_GetObjectItemCaseSensitive(issue, "pull_request"))
 		num = cJSON_GetObjectItemCaseSensitive(issue, "number");
-	if (!cJSON_IsNumber(num) || num->valuedouble < 1) {
+	if (!cJSON_IsNumber(num) || num->valuedouble < 1 || num->valuedouble >= 9e18) {
 		err = sc_error_set(SC_ENOTFOUND, "event file '%s' is not about a pull request", event_path);
 		goto done;
 	}

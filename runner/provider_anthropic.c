@@ -55,7 +55,7 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 static int64_t get_count(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
 /* Joins the text blocks (thinking blocks are not part of the answer). */

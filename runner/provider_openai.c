@@ -63,7 +63,7 @@ static void build_generic(struct sc_buf *out, const struct sc_model *model,
 static int64_t get_count(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
 static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)

@@ -529,7 +529,8 @@ static int own_id(struct loader *ld, const cJSON *obj, const char *path, struct 
 		sc_buf_sets(out, v->valuestring);
 		return 1;
 	}
-	if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble) {
+	if (cJSON_IsNumber(v) && v->valuedouble > -9e15 && v->valuedouble < 9e15 &&
+	    v->valuedouble == (double)(long long)v->valuedouble) {
 		sc_buf_clear(out);
 		sc_buf_printf(out, "%lld", (long long)v->valuedouble);
 		return 1;

@@ -114,6 +114,27 @@ static void test_put_get_and_what_is_skipped(void **state)
 	assert_int_equal(back.cache_creation_tokens, 44);
 	free(back.text);
 
+	/* a count past int64 in an entry reads as 0 (the cast was undefined) */
+	{
+		struct sc_buf data = SC_BUF_INIT, edited = SC_BUF_INIT;
+		const char *at;
+		sc_cache_path(&path, dir, key);
+		assert_int_equal(sc_read_file(&data, path.ptr, 1 << 20), 0);
+		at = strstr(data.ptr, ":11");
+		assert_non_null(at);
+		sc_buf_put(&edited, data.ptr, (size_t)(at - data.ptr));
+		sc_buf_puts(&edited, ":1e300");
+		sc_buf_puts(&edited, at + 3);
+		assert_int_equal(sc_write_file_atomic(path.ptr, edited.ptr, edited.len), 0);
+		memset(&back, 0, sizeof(back));
+		assert_int_equal(sc_cache_get(dir, key, &back), 0);
+		assert_int_equal(back.input_tokens, 0);
+		assert_int_equal(back.output_tokens, 22);
+		free(back.text);
+		sc_buf_release(&edited);
+		sc_buf_release(&data);
+	}
+
 	/* a corrupt entry is a miss, not an error */
 	sc_cache_path(&path, dir, key);
 	assert_int_equal(sc_write_file_atomic(path.ptr, "{\"key\":", 7), 0);

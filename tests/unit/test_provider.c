@@ -186,6 +186,28 @@ static void test_parse_responses(void **state)
 	sc_buf_release(&msg);
 }
 
+/* Token counts past int64 are no counts (found by tests/fuzz/fuzz_anthropic:
+ * the cast was undefined behaviour). */
+static void test_parse_huge_counts(void **state)
+{
+	struct sc_chat_response r;
+	const char *a = "{\"content\":[],\"usage\":{\"input_tokens\":1e300,\"output_tokens\":9.3e18}}";
+	const char *o = "{\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+			"\"usage\":{\"prompt_tokens\":1e300,\"completion_tokens\":2}}";
+	(void)state;
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_anthropic.parse_ok(&r, a, strlen(a)), 0);
+	assert_int_equal(r.input_tokens, 0);
+	assert_int_equal(r.output_tokens, 0);
+	free(r.text);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_openai.parse_ok(&r, o, strlen(o)), 0);
+	assert_int_equal(r.input_tokens, 0);
+	assert_int_equal(r.output_tokens, 2);
+	free(r.text);
+}
+
 static void test_limiter_halves_and_recovers(void **state)
 {
 	struct sc_limiter l;
@@ -244,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_anthropic_body_multi_turn),
 		cmocka_unit_test(test_openai_body_multi_turn),
 		cmocka_unit_test(test_parse_responses),
+		cmocka_unit_test(test_parse_huge_counts),
 		cmocka_unit_test(test_limiter_halves_and_recovers),
 		cmocka_unit_test(test_oracle_answers_reference),
 	};

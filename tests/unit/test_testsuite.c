@@ -529,6 +529,33 @@ static void test_load_file_detects_format(void **state)
 	free(dir);
 }
 
+/* An "id" number too large for an integer is a type error (found by
+ * tests/fuzz/fuzz_tests: the cast to long long was undefined behaviour). */
+static void test_huge_numeric_id(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_test_set set = SC_TEST_SET_INIT;
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_buf path = SC_BUF_INIT;
+	(void)state;
+
+	sc_test_write(dir, "evals.json",
+		      "{\"skill_name\": \"x\", \"evals\": [\n"
+		      "{\"id\": 4444444444444444444444444444444444444444444444444444444444444444444444444444444441,"
+		      " \"prompt\": \"p\", \"expected_output\": \"o\"},\n"
+		      "{\"id\": 7, \"prompt\": \"q\", \"expected_output\": \"o\"}]}\n");
+	sc_path_join(&path, dir, "evals.json");
+	assert_int_equal(sc_tests_load_file(&set, path.ptr, dir, &d), 0);
+	expect_error(&d, "a non-empty string or an integer", 2, NULL);
+	assert_int_equal(set.n, 1);
+	assert_non_null(strstr(set.items[0].id, "7"));
+	sc_test_set_release(&set);
+	sc_diags_release(&d);
+	sc_buf_release(&path);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 static void load_one(struct sc_test_set *set, const char *dir, const char *json)
 {
 	struct sc_diags d = SC_DIAGS_INIT;
@@ -721,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_no_tests_is_fine_and_unknown_fields_ignored),
 		cmocka_unit_test(test_duplicate_ids_and_limits),
 		cmocka_unit_test(test_load_file_detects_format),
+		cmocka_unit_test(test_huge_numeric_id),
 		cmocka_unit_test(test_hash_tracks_content_not_position),
 		cmocka_unit_test(test_oracle_answers),
 		cmocka_unit_test(test_manifest_tests_and_fixtures),
