@@ -9,6 +9,7 @@
 #include "common.h"
 #include "cmd.h"
 #include "generate.h"
+#include "kernelops.h"
 #include "provider.h"
 #include "skill.h"
 #include "store.h"
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		"                         skill must be beneficial on every student\n"
 		"  --fixture NAME         kernel tests: use these fixtures (repeat for several)\n"
 		"  --fixtures DIR         kernel fixtures the teacher may pick from (default fixtures)\n"
+		"  --compile-only         check kernels without a GPU even when one is present\n"
+		"  --allow-unpinned       accept fixtures missing from or changed since fixtures.lock\n"
 		"  -o, --output DIR       where to save (default skills/NAME); its last part is\n"
 		"                         the skill's name\n"
 		"  --no-eval              write the skill only: no tests, no evaluation\n"
@@ -141,7 +144,7 @@ static void print_summary(const struct sc_gen_result *r)
 int cmd_generate(int argc, char **argv)
 {
 	enum { O_TESTGEN = 256, O_EVAL_MODEL, O_FIXTURE, O_FIXTURES, O_NO_EVAL, O_MAX_REFINE,
-	       O_RUNS, O_STORE, O_CACHE, O_NO_CACHE };
+	       O_RUNS, O_STORE, O_CACHE, O_NO_CACHE, O_COMPILE_ONLY, O_ALLOW_UNPINNED };
 	static const struct option longopts[] = {
 		{ "example", required_argument, NULL, 'e' },
 		{ "from", required_argument, NULL, 'f' },
@@ -157,6 +160,8 @@ int cmd_generate(int argc, char **argv)
 		{ "store", required_argument, NULL, O_STORE },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
+		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
+		{ "allow-unpinned", no_argument, NULL, O_ALLOW_UNPINNED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,11 +172,14 @@ int cmd_generate(int argc, char **argv)
 	struct sc_client_options copt;
 	struct sc_client *client = NULL;
 	struct sc_store *store = NULL;
+	struct sc_kernelops kops;
+	bool compile_only = false, allow_unpinned = false;
 	struct sc_model check;
 	int c, err, rc = SC_EXIT_OK;
 	char *end;
 
 	sc_gen_options_init(&opt);
+	sc_kernelops_init(&kops, "fixtures", "sm_90", false, 300);
 	sc_gen_result_init(&res);
 	opt.teacher = "sonnet";
 	opt.examples = examples;
@@ -214,6 +222,8 @@ int cmd_generate(int argc, char **argv)
 		case O_STORE: store_path = optarg; break;
 		case O_CACHE: cache_dir = optarg; break;
 		case O_NO_CACHE: cache_dir = NULL; break;
+		case O_COMPILE_ONLY: compile_only = true; break;
+		case O_ALLOW_UNPINNED: allow_unpinned = true; break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
 		default: return sc_cmd_usage_error("generate", "unknown option");
 		}
@@ -253,6 +263,14 @@ int cmd_generate(int argc, char **argv)
 		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
 		goto done;
 	}
+	kops.fixtures_dir = opt.fixtures_dir ? opt.fixtures_dir : "fixtures";
+	kops.compile_only = compile_only;
+	if (!opt.no_eval &&
+	    (err = sc_kernelops_setup_names(&kops, &opt.kernel, opt.fixtures, opt.nfixtures,
+					    allow_unpinned)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
 	opt.client = client;
 	opt.store = store;
 	opt.progress = progress_line;
@@ -266,6 +284,7 @@ int cmd_generate(int argc, char **argv)
 	if (store && res.evaluated && res.results.run.id)
 		fprintf(stderr, "evaluations stored in %s\n", sc_store_path(store));
 done:
+	sc_kernelops_release(&kops);
 	sc_gen_result_release(&res);
 	sc_store_free(store);
 	sc_client_free(client);

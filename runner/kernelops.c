@@ -189,10 +189,37 @@ static bool have_gpu(void)
 	return access("/dev/nvidiactl", F_OK) == 0 || access("/proc/driver/nvidia/version", F_OK) == 0;
 }
 
+/* Finds the worker and fills env->ops; *use is left NULL in a build
+ * without CUDA (kernel tests are then skipped with that reason). */
+static int finish_setup(struct sc_kernelops *env, const struct sc_eval_kernel_ops **use)
+{
+	struct sc_eval_kernel_ops *ops = &env->ops;
+	int err;
+
+	if (!sc_kernelrun_available()) {
+		sc_log(SC_LOG_WARN, "not built with CUDA: kernel tests are skipped");
+		return 0;
+	}
+	if ((err = sc_kernelrun_worker_path(&env->worker)) < 0)
+		return err;
+	env->gpu = !env->compile_only && have_gpu();
+	{
+		const char *dir = ".skillci/cache/kernels";
+		if (sc_mkdir_p(dir) < 0 || !realpath(dir, env->cache))
+			env->cache[0] = '\0';
+	}
+	ops->check = kernel_check;
+	ops->reference = kernel_reference;
+	ops->fixture_hash = kernel_hash;
+	ops->mode = env->gpu ? "gpu" : "compile-only";
+	ops->payload = env;
+	*use = ops;
+	return 0;
+}
+
 int sc_kernelops_setup(struct sc_kernelops *env, const struct sc_eval_kernel_ops **use,
 		       const struct sc_test_set *const *sets, size_t nsets, bool allow_unpinned)
 {
-	struct sc_eval_kernel_ops *ops = &env->ops;
 	bool any = false;
 	int err;
 
@@ -217,25 +244,30 @@ int sc_kernelops_setup(struct sc_kernelops *env, const struct sc_eval_kernel_ops
 			if ((err = sc_fixture_require_pinned(fx, allow_unpinned)) < 0)
 				return SC_EINVAL;
 		}
-	if (!sc_kernelrun_available()) {
-		sc_log(SC_LOG_WARN, "not built with CUDA: kernel tests are skipped");
-		return 0;
+	return finish_setup(env, use);
+}
+
+int sc_kernelops_setup_names(struct sc_kernelops *env, const struct sc_eval_kernel_ops **use,
+			     const char *const *names, size_t nnames, bool allow_unpinned)
+{
+	int err;
+
+	*use = NULL;
+	if ((err = sc_fixture_list(&env->fixtures, env->fixtures_dir)) < 0)
+		return nnames ? err : 0;
+	for (size_t i = 0; i < nnames; i++) {
+		const struct sc_fixture *fx = sc_fixture_find(&env->fixtures, names[i]);
+		if (!fx)
+			return sc_error_set(SC_EINVAL, "no fixture '%s' in '%s'", names[i],
+					    env->fixtures_dir);
+		if ((err = sc_fixture_require_pinned(fx, allow_unpinned)) < 0)
+			return SC_EINVAL;
 	}
-	if ((err = sc_kernelrun_worker_path(&env->worker)) < 0)
-		return err;
-	env->gpu = !env->compile_only && have_gpu();
-	{
-		const char *dir = ".skillci/cache/kernels";
-		if (sc_mkdir_p(dir) < 0 || !realpath(dir, env->cache))
-			env->cache[0] = '\0';
-	}
-	ops->check = kernel_check;
-	ops->reference = kernel_reference;
-	ops->fixture_hash = kernel_hash;
-	ops->mode = env->gpu ? "gpu" : "compile-only";
-	ops->payload = env;
-	*use = ops;
-	return 0;
+	if (nnames == 0)
+		for (size_t i = 0; i < env->fixtures.n; i++)
+			if ((err = sc_fixture_require_pinned(&env->fixtures.items[i], allow_unpinned)) < 0)
+				return SC_EINVAL;
+	return finish_setup(env, use);
 }
 
 void sc_kernelops_init(struct sc_kernelops *env, const char *fixtures_dir, const char *arch,

@@ -45,6 +45,15 @@ void sc_kernelops_init(struct sc_kernelops *k, const char *fixtures_dir, const c
  */
 int sc_kernelops_setup(struct sc_kernelops *k, const struct sc_eval_kernel_ops **use,
 		       const struct sc_test_set *const *sets, size_t nsets, bool allow_unpinned);
+/*
+ * The same for callers that know fixture names rather than tests
+ * (`generate`, whose tests are written later): each named fixture must
+ * exist and be pinned; with no names, every fixture in the folder may be
+ * picked, so each must be pinned, and a missing fixtures folder leaves
+ * *use NULL (a task with no kernels).
+ */
+int sc_kernelops_setup_names(struct sc_kernelops *k, const struct sc_eval_kernel_ops **use,
+			     const char *const *names, size_t nnames, bool allow_unpinned);
 void sc_kernelops_release(struct sc_kernelops *k);
 
 #endif

@@ -239,7 +239,20 @@ mkdir -p "$T/fx"
 cp -r "$SKILLCI_ROOT/fixtures/softmax" "$SKILLCI_ROOT/fixtures/transpose" "$T/fx/"
 fake_reset
 run $GEN "write fast CUDA softmax kernels" --fixtures "$T/fx" --fixture transpose --max-refine 0 -o "$T/out11/magic-words"
+expect_exit 2 "copied fixtures are not pinned: refused"
+expect_err_contains "transpose" "the refusal names the fixture"
+run $GEN "write fast CUDA softmax kernels" --fixtures "$T/fx" --allow-unpinned --fixture transpose --max-refine 0 -o "$T/out11/magic-words"
 expect_exit 0 "generate with --fixture exits 0"
+# The students answer "wrong" (no code): the kernel harness, not a skip,
+# must have judged their kernel units.
+if [ -z "${HAVE_CUDA:-}" ]; then
+	skip "kernel units go through the kernel harness" "not built with CUDA"
+elif ! command -v sqlite3 > /dev/null; then
+	skip "kernel units go through the kernel harness" "no sqlite3 command"
+else
+	check "kernel units go through the kernel harness" test "$(sqlite3 "$T/r4.db" \
+		"SELECT DISTINCT error_class FROM units WHERE fixture = 'transpose'")" = no_code
+fi
 check "--fixture forces a kernel test with the fixture's prompt" python3 - out11/magic-words "$T/fx/transpose/prompt.md" <<'EOF'
 import json, sys
 t = json.load(open(sys.argv[1] + "/skill_meta.json"))["tests"]
@@ -258,7 +271,7 @@ cat > "$T/s7.json" <<EOF
 EOF
 fake_script "$T/s7.json"
 fake_reset
-run $GEN "write fast CUDA softmax kernels" --fixtures "$T/fx" --max-refine 0 -o "$T/out12/magic-words"
+run $GEN "write fast CUDA softmax kernels" --fixtures "$T/fx" --allow-unpinned --max-refine 0 -o "$T/out12/magic-words"
 expect_exit 0 "the teacher picks fixtures for a kernel task"
 check "the test prompt lists the fixtures" grep -q 'softmax: Row softmax (fp32)' "$FAKE_LOG"
 check "an unknown fixture is sent back, the listed one kept" python3 -c "
