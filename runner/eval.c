@@ -770,6 +770,15 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 	ru->verdict = sc_xstrdup("error");
 
 	sc_eval_user_message(&user, t);
+	/* A kernel test's own input says what to write; the fixture's prompt
+	 * gives the exact signature, launch geometry, tolerance and
+	 * environment (the model cannot pass without them). It is added
+	 * unless the input already is that prompt (as generate writes it). */
+	if (t->fixture && opt->kernel && opt->kernel->prompt &&
+	    opt->kernel->prompt(&tmp, t->fixture, opt->kernel->payload) == 0 && tmp.len &&
+	    !strstr(user.ptr, tmp.ptr))
+		sc_buf_printf(&user, "\n\n%s", tmp.ptr);
+	sc_buf_clear(&tmp);
 	add_msg(u, "user", user.ptr);
 	if (u->oracle_model) {
 		if (t->fixture) {

@@ -74,6 +74,8 @@ struct sc_eval_kernel_ops {
 		     void *payload);
 	/* Appends the fixture's reference solution (the oracle's answer). */
 	int (*reference)(struct sc_buf *out, const char *fixture, void *payload);
+	/* Appends the fixture's task prompt (prompt.md); may be NULL. */
+	int (*prompt)(struct sc_buf *out, const char *fixture, void *payload);
 	/* Writes the fixture's pinned hash (64 hex + NUL). */
 	int (*fixture_hash)(char out[65], const char *fixture, void *payload);
 	const char *mode;     /* "gpu" or "compile-only"; part of the reuse key */

@@ -172,6 +172,23 @@ static int kernel_reference(struct sc_buf *out, const char *fixture, void *paylo
 	return err;
 }
 
+/* The fixture's task prompt (prompt.md): signature, geometry, tolerance
+ * and the environment the kernel is compiled in. */
+static int kernel_prompt(struct sc_buf *out, const char *fixture, void *payload)
+{
+	struct sc_kernelops *env = payload;
+	const struct sc_fixture *fx = sc_fixture_find(&env->fixtures, fixture);
+	struct sc_buf path = SC_BUF_INIT;
+	int err;
+
+	if (!fx)
+		return sc_error_set(SC_ENOTFOUND, "no fixture '%s'", fixture);
+	sc_path_join(&path, fx->dir, "prompt.md");
+	err = sc_read_file(out, path.ptr, SC_MAX_CONTEXT_FILE_BYTES);
+	sc_buf_release(&path);
+	return err;
+}
+
 static int kernel_hash(char out[65], const char *fixture, void *payload)
 {
 	struct sc_kernelops *env = payload;
@@ -210,6 +227,7 @@ static int finish_setup(struct sc_kernelops *env, const struct sc_eval_kernel_op
 	}
 	ops->check = kernel_check;
 	ops->reference = kernel_reference;
+	ops->prompt = kernel_prompt;
 	ops->fixture_hash = kernel_hash;
 	ops->mode = env->gpu ? "gpu" : "compile-only";
 	ops->payload = env;

@@ -252,12 +252,16 @@ EOF
 		--no-cache --fixtures "$T/fixtures" --allow-unpinned $CO --json "$T/k.json"
 	expect_exit 0 "kernel eval exits 0"
 	expect_out_contains "kernels (head): 1 units, 1 compiled, 0 failed to compile" "the fixed kernel compiled"
-	check "turn 2 carried the compiler message and the unit was not passed" python3 - "$FAKE_LOG" "$T/k.json" <<'EOF'
+	check "turn 2 carried the compiler message and the unit was not passed" python3 - "$FAKE_LOG" "$T/k.json" "$T/fixtures/softmax/prompt.md" <<'EOF'
 import json, sys
 reqs = [json.loads(l)["body"] for l in open(sys.argv[1])]
 assert len(reqs) == 2, len(reqs)
 turn2 = reqs[1]["messages"]
 assert [m["role"] for m in turn2] == ["user", "assistant", "user"], turn2
+first = reqs[0]["messages"][0]["content"]
+first = first if isinstance(first, str) else first[0]["text"]
+prompt = open(sys.argv[3]).read()
+assert first.startswith("Write the softmax kernel.") and prompt in first, first[:200]
 fb = turn2[2]["content"] if isinstance(turn2[2]["content"], str) else turn2[2]["content"][0]["text"]
 assert 'identifier "blockIdy" is undefined' in fb, fb
 u = json.load(open(sys.argv[2]))["units"][0]

@@ -400,7 +400,9 @@ static void run_kernel(struct fake_kernel *fk, int max_turns, struct sc_results 
 	struct sc_client *client = NULL;
 	struct sc_client_options copt;
 	struct sc_eval_options opt;
-	struct sc_eval_kernel_ops ops = { fake_check, fake_reference, fake_hash, "compile-only", fk };
+	struct sc_eval_kernel_ops ops = { .check = fake_check, .reference = fake_reference,
+					  .fixture_hash = fake_hash, .mode = "compile-only",
+					  .payload = fk };
 	struct sc_eval_skill es;
 	const char *models[] = { "oracle.self" };
 
