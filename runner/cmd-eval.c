@@ -576,6 +576,7 @@ int cmd_eval(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
+	sc_kernelops_describe(&kenv, &res.run);
 
 	for (size_t s = 0; s < res.nskills; s++)
 		for (size_t m = 0; m < nmodels; m++) {

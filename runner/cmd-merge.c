@@ -126,6 +126,23 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 			return sc_error_set(SC_EINVAL, "'%s' is one of %lld shards, '%s' one of %lld",
 					    files[i], (long long)run->shard_count, files[0],
 					    (long long)count);
+		for (size_t j = 0; j < i; j++) {
+			const struct sc_results_run *o = &sh[j].run;
+			if (run->fixtures_lock && o->fixtures_lock &&
+			    strcmp(run->fixtures_lock, o->fixtures_lock))
+				return sc_error_set(SC_EINVAL, "'%s' and '%s' used different fixtures "
+						    "(fixtures.lock %.12s vs %.12s): results compare only "
+						    "on the same pinned fixtures", files[j], files[i],
+						    o->fixtures_lock, run->fixtures_lock);
+			if (run->has_gpu && o->has_gpu &&
+			    (!streq(run->gpu.name, o->gpu.name) || !streq(run->gpu.driver, o->gpu.driver)))
+				return sc_error_set(SC_EINVAL, "'%s' ran on %s (driver %s) but '%s' on %s "
+						    "(driver %s): timings compare only on one GPU and driver",
+						    files[j], o->gpu.name ? o->gpu.name : "?",
+						    o->gpu.driver ? o->gpu.driver : "?", files[i],
+						    run->gpu.name ? run->gpu.name : "?",
+						    run->gpu.driver ? run->gpu.driver : "?");
+		}
 		if (run->shard_index < 1 || run->shard_index > count)
 			return sc_error_set(SC_EINVAL, "'%s': shard index %lld is out of range", files[i],
 					    (long long)run->shard_index);
@@ -238,6 +255,14 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 		if (s->run.mode && strcmp(s->run.mode, "none") &&
 		    (!out->run.mode || !strcmp(out->run.mode, "none")))
 			set_str(&out->run.mode, s->run.mode);
+		if (!out->run.fixtures_lock && s->run.fixtures_lock)
+			set_str(&out->run.fixtures_lock, s->run.fixtures_lock);
+		if (!out->run.has_gpu && s->run.has_gpu) {
+			out->run.has_gpu = true;
+			out->run.gpu = s->run.gpu;
+			memset(&s->run.gpu, 0, sizeof(s->run.gpu));
+			s->run.has_gpu = false;
+		}
 	}
 	out->nunits = at;
 	free(out->run.id);

@@ -1073,6 +1073,8 @@ int cmd_run(int argc, char **argv)
 	res.run.shard_count = shard_n;
 	res.run.plan_hash = sc_xstrdup(plan.hash);
 	res.run.mode = sc_xstrdup(w.mode ? w.mode : "none");
+	if (kops_ready)
+		sc_kernelops_describe(&kops, &res.run);
 	res.skills = sc_xcalloc(changed.n ? changed.n : 1, sizeof(*res.skills));
 	res.nskills = changed.n;
 	for (size_t i = 0; i < changed.n; i++)

@@ -11,12 +11,14 @@
 #include "fixture.h"
 #include "kernelops.h"
 #include "kernelrun.h"
+#include "results.h"
 #include "sha256.h"
 #include "testsuite.h"
 
 #include <cJSON.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
 
 /* What the kernel checks share: the fixtures, the worker, the settings. */
@@ -87,6 +89,24 @@ static const char *map_verdict(const char *verdict, const char *reason)
 /* Extracts the kernel from an answer, runs it in the sandboxed worker and
  * turns the worker's result into out. An answer without the kernel is a
  * "no_code" verdict (sent back to the model), not an error. */
+/* Keeps the first GPU a worker reported (name, driver), for the run's
+ * record: results are compared only on the same GPU and driver. */
+static void note_device(struct sc_kernelops *env, const cJSON *dev)
+{
+	double driver = jnum(dev, "driver");
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "gpu")) || !*jstr(dev, "name"))
+		return;
+	pthread_mutex_lock(&env->lock);
+	if (!env->gpu_name[0]) {
+		snprintf(env->gpu_name, sizeof(env->gpu_name), "%s", jstr(dev, "name"));
+		if (!isnan(driver))  /* the driver API's 1000*major + 10*minor */
+			snprintf(env->gpu_driver, sizeof(env->gpu_driver), "%d.%d",
+				 (int)driver / 1000, ((int)driver % 1000) / 10);
+	}
+	pthread_mutex_unlock(&env->lock);
+}
+
 static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
 			void *payload)
 {
@@ -144,6 +164,7 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	t = cJSON_GetObjectItemCaseSensitive(r, "timing");
 	if (cJSON_IsObject(t) && strcmp(jstr(t, "status"), "skipped") && jnum(t, "speedup") > 0)
 		out->speedup = jnum(t, "speedup");
+	note_device(env, cJSON_GetObjectItemCaseSensitive(r, "device"));
 done:
 	cJSON_Delete(r);
 	sc_kernelrun_result_release(&run);
@@ -221,6 +242,14 @@ static int finish_setup(struct sc_kernelops *env, const struct sc_eval_kernel_op
 		return err;
 	env->gpu = !env->compile_only && have_gpu();
 	{
+		struct sc_buf path = SC_BUF_INIT, lock = SC_BUF_INIT;
+		sc_path_join(&path, env->fixtures_dir, "fixtures.lock");
+		if (sc_read_file(&lock, path.ptr, SC_MAX_JSON_BYTES) == 0)
+			sc_sha256_hex(env->lock_hash, lock.ptr, lock.len);
+		sc_buf_release(&path);
+		sc_buf_release(&lock);
+	}
+	{
 		const char *dir = ".skillci/cache/kernels";
 		if (sc_mkdir_p(dir) < 0 || !realpath(dir, env->cache))
 			env->cache[0] = '\0';
@@ -297,10 +326,28 @@ void sc_kernelops_init(struct sc_kernelops *env, const char *fixtures_dir, const
 	env->arch = arch;
 	env->compile_only = compile_only;
 	env->wall_s = wall_s;
+	pthread_mutex_init(&env->lock, NULL);
+}
+
+void sc_kernelops_describe(struct sc_kernelops *env, struct sc_results_run *run)
+{
+	if (!env->ops.check)
+		return;  /* no kernel test was checked */
+	if (!run->fixtures_lock && env->lock_hash[0])
+		run->fixtures_lock = sc_xstrdup(env->lock_hash);
+	pthread_mutex_lock(&env->lock);
+	if (!run->has_gpu && env->gpu_name[0]) {
+		run->has_gpu = true;
+		run->gpu.name = sc_xstrdup(env->gpu_name);
+		run->gpu.driver = env->gpu_driver[0] ? sc_xstrdup(env->gpu_driver) : NULL;
+		run->gpu.arch = sc_xstrdup(env->arch);
+	}
+	pthread_mutex_unlock(&env->lock);
 }
 
 void sc_kernelops_release(struct sc_kernelops *env)
 {
 	sc_fixture_list_release(&env->fixtures);
 	sc_buf_release(&env->worker);
+	pthread_mutex_destroy(&env->lock);
 }

@@ -11,6 +11,7 @@
  * Ownership: struct sc_kernelops owns the fixture list and the worker
  * path; fixtures_dir and arch are borrowed and must outlive it.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -30,7 +31,13 @@ struct sc_kernelops {
 	bool compile_only;    /* asked for, even with a GPU */
 	bool gpu;             /* a GPU is there and may be used */
 	int wall_s;
+	char lock_hash[65];   /* SHA-256 of fixtures.lock, "" when none */
+	pthread_mutex_t lock; /* guards what the checks record below */
+	char gpu_name[128];   /* the first GPU a worker reported */
+	char gpu_driver[32];
 };
+
+struct sc_results_run;
 
 /* Fills the settings; allocates nothing. */
 void sc_kernelops_init(struct sc_kernelops *k, const char *fixtures_dir, const char *arch,
@@ -54,6 +61,12 @@ int sc_kernelops_setup(struct sc_kernelops *k, const struct sc_eval_kernel_ops *
  */
 int sc_kernelops_setup_names(struct sc_kernelops *k, const struct sc_eval_kernel_ops **use,
 			     const char *const *names, size_t nnames, bool allow_unpinned);
+/*
+ * Records in run what results are compared on: the fixtures.lock hash and
+ * the GPU (name, driver, arch) the workers used, when kernel tests ran.
+ * Fields already set are kept.
+ */
+void sc_kernelops_describe(struct sc_kernelops *k, struct sc_results_run *run);
 void sc_kernelops_release(struct sc_kernelops *k);
 
 #endif

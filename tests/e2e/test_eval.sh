@@ -284,6 +284,16 @@ EOF
 	expect_out_contains "skipped: 2" "compile-only never passes"
 	run "$SKILLCI" eval "$T/skills/kern" -m oracle.self --store "$T/k.db" --fixtures "$T/fixtures"
 	expect_exit 2 "an unpinned fixture is refused without --allow-unpinned"
+	# the pinned fixtures: the run records the fixtures.lock it was checked against
+	run "$SKILLCI" eval "$T/skills/kern" -m oracle.self --no-baseline --store "$T/k.db" \
+		--fixtures "$SKILLCI_ROOT/fixtures" $CO --json "$T/kl.json"
+	expect_exit 0 "oracle kernel eval on the pinned fixtures exits 0"
+	check "the results name the fixtures.lock the kernels were checked against" python3 - \
+		"$T/kl.json" "$SKILLCI_ROOT/fixtures/fixtures.lock" <<'EOF'
+import hashlib, json, sys
+r = json.load(open(sys.argv[1]))["run"]
+assert r["fixtures_lock"] == hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest(), r
+EOF
 	# with a GPU the fixed kernel is checked for real: it passes on turn 2
 	if [ -e /dev/nvidiactl ] || [ -e /proc/driver/nvidia/version ]; then
 		fake_script "$T/kscript.json"

@@ -73,6 +73,35 @@ run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/cut3.json" --json "$T/x
 expect_exit 2 "an interrupted shard is refused"
 expect_err_contains "rerun that shard" "and says what to do"
 
+# Shards that ran on another GPU or driver, or other pinned fixtures, do not
+# compare: refused by name. The same GPU everywhere is kept in the merge.
+python3 -c "
+import json
+for k in (1, 2, 3):
+    a = json.load(open('$T/shard%d.json' % k))
+    a['run']['gpu'] = {'name': 'NVIDIA H200', 'driver': '13.0', 'arch': 'sm_90', 'cc': None}
+    a['run']['fixtures_lock'] = 'ab' * 32
+    if k == 3:
+        json.dump(a, open('$T/lock3.json', 'w'))
+        a['run']['fixtures_lock'] = 'cd' * 32
+        json.dump(a, open('$T/otherlock3.json', 'w'))
+        a['run']['fixtures_lock'] = 'ab' * 32
+        a['run']['gpu']['driver'] = '12.8'
+        json.dump(a, open('$T/othergpu3.json', 'w'))
+    else:
+        json.dump(a, open('$T/lock%d.json' % k, 'w'))"
+run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/lock3.json" --json "$T/gpu.json"
+expect_exit 1 "shards on one GPU with one fixtures.lock merge"
+check "the merged run keeps the GPU and the fixtures lock" python3 -c "
+import json; r = json.load(open('$T/gpu.json'))['run']
+assert r['gpu']['name'] == 'NVIDIA H200' and r['fixtures_lock'] == 'ab' * 32, r"
+run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/otherlock3.json" --json "$T/x.json"
+expect_exit 2 "shards with other pinned fixtures are refused"
+expect_err_contains "different fixtures" "and the message says why"
+run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/othergpu3.json" --json "$T/x.json"
+expect_exit 2 "shards on another driver are refused"
+expect_err_contains "driver 12.8" "and the message names it"
+
 # Another plan: the same PR with two runs per test.
 run $RUN --runs 2 --shard 3/3 --store "$T/other.db" --json "$T/other3.json" \
 	--markdown "$T/o.md" --junit "$T/o.xml" --html "$T/o"
