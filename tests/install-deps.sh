@@ -5,7 +5,8 @@
 set -eu
 pkgs="build-essential pkg-config libgit2-dev libcurl4-openssl-dev libcjson-dev
 libyaml-dev libxml2-dev libxml2-utils libcmark-gfm-dev
-libcmark-gfm-extensions-dev libsqlite3-dev libcmocka-dev python3 git"
+libcmark-gfm-extensions-dev libsqlite3-dev libcmocka-dev python3 git
+clang sqlite3 strace"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -61,6 +61,27 @@ static int get_num(const struct ctx *c, const cJSON *obj, const char *key, const
 	return SC_EINVAL;
 }
 
+/* A tunable's field: a number small enough to be an int64 (fractions are
+ * truncated); *out keeps its value when the field is absent. */
+static int get_tunable(const struct ctx *c, const cJSON *obj, const char *key, const char *path,
+		       int64_t *out, bool required)
+{
+	double d = (double)*out;
+	int err = get_num(c, obj, key, path, &d, required);
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (err < 0)
+		return err;
+	if (d > -1e15 && d < 1e15) {
+		*out = (int64_t)d;
+		return 0;
+	}
+	sc_buf_printf(&b, "%s.%s", path, key);
+	bad(c, b.ptr, "expected an integer of at most 15 digits");
+	sc_buf_release(&b);
+	return SC_EINVAL;
+}
+
 static bool is_ident(const char *s)
 {
 	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
@@ -350,7 +371,6 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 	cJSON_ArrayForEach(e, it) {
 		struct sc_tunable *t;
 		char p[96];
-		double d;
 		if (s->ntunables == SC_SPEC_MAX_TUNABLES)
 			return bad(c, "$.tunables", "too many tunables");
 		snprintf(p, sizeof(p), "$.tunables.%s", e->string);
@@ -358,21 +378,14 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 			return bad(c, p, "expected NAME: {default, min, max}");
 		t = &s->tunables[s->ntunables++];
 		t->name = sc_xstrdup(e->string);
-		if ((err = get_num(c, e, "default", p, &d, true)) < 0)
+		if ((err = get_tunable(c, e, "default", p, &t->def, true)) < 0)
 			return err;
-		t->def = (int64_t)d;
-		d = (double)t->def;
-		if ((err = get_num(c, e, "min", p, &d, false)) < 0)
+		t->min = t->max = t->def;
+		t->multiple_of = 1;
+		if ((err = get_tunable(c, e, "min", p, &t->min, false)) < 0 ||
+		    (err = get_tunable(c, e, "max", p, &t->max, false)) < 0 ||
+		    (err = get_tunable(c, e, "multiple_of", p, &t->multiple_of, false)) < 0)
 			return err;
-		t->min = (int64_t)d;
-		d = (double)t->def;
-		if ((err = get_num(c, e, "max", p, &d, false)) < 0)
-			return err;
-		t->max = (int64_t)d;
-		d = 1;
-		if ((err = get_num(c, e, "multiple_of", p, &d, false)) < 0)
-			return err;
-		t->multiple_of = (int64_t)d;
 		if (t->multiple_of < 1 || t->min > t->def || t->def > t->max || t->def % t->multiple_of)
 			return bad(c, p, "needs min <= default <= max and default a multiple of multiple_of");
 	}

@@ -115,6 +115,11 @@ static void test_spec_errors_name_file_and_path(void **state)
 	assert_non_null(strstr(sc_error_last(), "$.sizes.correctness[1].n"));
 	assert_int_equal(parse_edit("\"default\":128", "\"default\":100"), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "$.tunables.B"));
+	/* found by tests/fuzz/fuzz_spec: the cast of 1e70 to int64 was undefined */
+	assert_int_equal(parse_edit("\"max\":512", "\"max\":2.1e70"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tunables.B.max: expected an integer of at most 15 digits"));
+	assert_int_equal(parse_edit("\"default\":128", "\"default\":-1e300"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tunables.B.default: expected an integer"));
 	assert_int_equal(parse_edit("{\"name\":\"t\"", "{\"name\":\"T x\""), SC_EINVAL);
 	assert_int_equal(parse_edit("\"flops\":\"n\",", ""), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "$.flops"));
