@@ -317,6 +317,30 @@ check "run, rerun after SIGKILL: work finished before the kill was kept" test "$
 store_ok "$T/run-kill.db" "run, rerun after SIGKILL: the store passes integrity_check"
 fake_stop
 
+# a full disk under the store, then under the reports of a finished run
+mkdir -p "$T/rfull"
+if mount -t tmpfs -o size=1m skillci-rfull "$T/rfull" 2> /dev/null; then
+	trap 'umount "$T/rfull" 2>/dev/null; umount "$T/full" 2>/dev/null; fake_stop; rm -rf "$T"' EXIT
+	fake_start "$T/fast.json" || exit 1
+	export ANTHROPIC_BASE_URL="$FAKE_URL"
+	dd if=/dev/zero of="$T/rfull/filler" bs=1k count=1024 2> /dev/null
+	run $RUN --store "$T/rfull/r.db" --no-cache $(ROUT "$T/rfull/r")
+	expect_exit 3 "run, disk full under the store: exit 3"
+	expect_err_contains "database or disk is full" "run, disk full under the store: says so"
+	rm -f "$T/rfull/filler"
+	run $RUN --store "$T/run-full.db" --no-cache $(ROUT "$T/rfull/r")
+	expect_exit 0 "run, space again: the reports are written"
+	dd if=/dev/zero of="$T/rfull/filler" bs=1k count=2048 2> /dev/null
+	run $RUN --store "$T/run-full.db" --no-cache $(ROUT "$T/rfull/r")
+	expect_exit 3 "run, disk full under the reports: exit 3"
+	expect_err_contains "No space left on device" "run, disk full under the reports: says so"
+	reports "$T/rfull/r" "run, disk full under the reports: the previous reports are still whole"
+	fake_stop
+	umount "$T/rfull"
+else
+	skip "run, disk full" "cannot mount a size-limited tmpfs here (needs root and CAP_SYS_ADMIN)"
+fi
+
 check "the planted API key is in no file written" sh -c "! grep -rqa -- '$KEY' '$T' --exclude=test_faults.sh"
 
 done_testing
