@@ -40,7 +40,7 @@ $(REFS_TABLE): FORCE
 $(REFS_TABLE_OBJ): $(REFS_TABLE)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-.PHONY: FORCE gpu-bundle
+.PHONY: FORCE gpu-bundle gpu-eval-bundle
 FORCE:
 
 # ---- unit tests (tests/unit/kernel/test_*.c) ----
@@ -88,6 +88,20 @@ gpu-bundle: $(BUILD)/runner/kernel/worker.o $(BUILD)/runner/kernel/nvrtc.o $(KER
 	cp -r tests/kernels $(GPU_BUNDLE)/tests/kernels
 	cp scripts/gpu-check.sh $(GPU_BUNDLE)/gpu-check.sh
 	@echo "bundle ready: $(GPU_BUNDLE)/ (run: cd $(GPU_BUNDLE) && sh gpu-check.sh)"
+
+# gpu-bundle/ also carries skillci itself with the shared libraries it
+# needs beyond glibc, CUDA and libstdc++ (xz-compressed, about 16 MB), so
+# that `skillci eval` runs on a GPU box without the -dev packages:
+# OUT=DIR sh gpu-bundle/gpu-eval.sh from the repository root.
+gpu-eval-bundle: gpu-bundle $(SKILLCI)
+	rm -rf $(GPU_BUNDLE)/libs && mkdir -p $(GPU_BUNDLE)/libs/lib
+	cp $(SKILLCI) $(GPU_BUNDLE)/libs/skillci
+	for l in $$(ldd $(SKILLCI) | awk '/=>/ {print $$3}' | sort -u); do \
+	  case $$(basename $$l) in libc.so*|libm.so*|libpthread*|libdl.so*|ld-linux*|libstdc++*|libgcc_s*) ;; \
+	  *) cp -L $$l $(GPU_BUNDLE)/libs/lib/ ;; esac; done
+	tar cJf $(GPU_BUNDLE)/skillci-libs.tar.xz -C $(GPU_BUNDLE)/libs . && rm -rf $(GPU_BUNDLE)/libs
+	cp scripts/gpu-eval.sh $(GPU_BUNDLE)/gpu-eval.sh
+	@echo "bundle ready: run OUT=DIR sh $(GPU_BUNDLE)/gpu-eval.sh from the repository root"
 
 $(BUILD)/tests/unit/kernel/%.o: CPPFLAGS += -iquote tests/unit
 
