@@ -23,7 +23,6 @@
 #include "results.h"
 
 #include <getopt.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -189,27 +188,6 @@ done:
 	return err;
 }
 
-static char *new_run_id(void)
-{
-	struct sc_buf b = SC_BUF_INIT;
-	unsigned char rnd[4];
-	FILE *f = fopen("/dev/urandom", "rb");
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (!f || fread(rnd, 1, sizeof(rnd), f) != sizeof(rnd)) {
-		uint32_t v = (uint32_t)sc_now_ns() ^ ((uint32_t)getpid() << 16);
-		memcpy(rnd, &v, sizeof(rnd));
-	}
-	if (f)
-		fclose(f);
-	gmtime_r(&t, &tm);
-	sc_buf_printf(&b, "%04d%02d%02dT%02d%02d%02dZ-", tm.tm_year + 1900, tm.tm_mon + 1,
-		      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-	sc_hex(&b, rnd, sizeof(rnd));
-	return sc_buf_detach(&b, NULL);
-}
-
 /* Replaces *dst with a copy of s. */
 static void set_str(char **dst, const char *s)
 {
@@ -227,7 +205,7 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 {
 	size_t total = 0, at = 0;
 	int64_t requests = 0, cache_hits = 0, wall = 0;
-	char *id = new_run_id();
+	char *id = sc_eval_new_run_id();
 
 	for (size_t i = 0; i < n; i++) {
 		total += sh[i].nunits;

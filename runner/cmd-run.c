@@ -37,7 +37,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_MODELS 64
@@ -561,35 +560,6 @@ static void run_batches(struct work *w, int jobs)
 
 /* ---- results ------------------------------------------------------------- */
 
-static char *now_iso(void)
-{
-	struct sc_buf b = SC_BUF_INIT;
-	sc_time_iso8601(&b, (int64_t)time(NULL));
-	return sc_buf_detach(&b, NULL);
-}
-
-/* "20261130T150000Z-1a2b3c4d", as eval names its runs. */
-static char *new_run_id(void)
-{
-	struct sc_buf b = SC_BUF_INIT;
-	unsigned char rnd[4];
-	FILE *f = fopen("/dev/urandom", "rb");
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (!f || fread(rnd, 1, sizeof(rnd), f) != sizeof(rnd)) {
-		uint32_t v = (uint32_t)sc_now_ns() ^ ((uint32_t)getpid() << 16);
-		memcpy(rnd, &v, sizeof(rnd));
-	}
-	if (f)
-		fclose(f);
-	gmtime_r(&t, &tm);
-	sc_buf_printf(&b, "%04d%02d%02dT%02d%02d%02dZ-", tm.tm_year + 1900, tm.tm_mon + 1,
-		      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-	sc_hex(&b, rnd, sizeof(rnd));
-	return sc_buf_detach(&b, NULL);
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? sc_xstrdup(s) : NULL;
@@ -623,61 +593,21 @@ static int store_run(const char *path, const struct sc_results *r, const char *j
 		     bool aggregates)
 {
 	struct sc_store *st = NULL;
-	struct sc_store_run run;
-	struct sc_buf models = SC_BUF_INIT;
 	int err;
 
 	if ((err = sc_store_open(&st, path)) < 0)
 		return err;
-	for (size_t i = 0; i < r->run.nmodels; i++)
-		sc_buf_printf(&models, "%s%s", i ? "," : "", r->run.models[i]);
-	memset(&run, 0, sizeof(run));
-	run.id = r->run.id;
-	run.kind = "run";
-	run.started_at = r->run.started_at;
-	run.finished_at = r->run.finished_at;
-	run.complete = r->run.complete;
-	run.models = models.ptr;
-	run.runs = (int)r->run.runs;
-	run.oracle = r->run.oracle;
-	run.results_path = json_path;
 	if ((err = sc_store_begin(st)) < 0)
 		goto done;
-	if ((err = sc_store_put_run(st, &run)) < 0)
+	if ((err = sc_eval_store_put_run(st, r, "run", json_path)) < 0)
 		goto done;
-	for (size_t i = 0; aggregates && i < r->naggregates; i++) {
-		const struct sc_results_aggregate *a = &r->aggregates[i];
-		const struct sc_results_skill *s = sc_results_find_skill(r, a->skill);
-		struct sc_store_aggregate sa;
-		sc_store_aggregate_init(&sa);
-		sa.skill = a->skill;
-		sa.skill_name = s ? s->name : NULL;
-		sa.variant = a->variant;
-		sa.model = a->model;
-		sa.n = (int)a->n;
-		sa.passed = (int)a->passed;
-		sa.failed = (int)a->failed;
-		sa.errors = (int)a->errors;
-		sa.skipped = (int)a->skipped;
-		sa.pass_rate = a->pass_rate;
-		sa.ci_low = a->ci_low;
-		sa.ci_high = a->ci_high;
-		sa.mean_tokens = a->mean_tokens;
-		sa.mean_turns = a->mean_turns;
-		sa.speedup_geomean = a->speedup_geomean;
-		sa.fast_1 = a->fast_1;
-		sa.fast_1_5 = a->fast_1_5;
-		sa.fast_2 = a->fast_2;
-		sa.judge_mean = a->judge_mean;
-		if ((err = sc_store_put_aggregate(st, r->run.id, &sa)) < 0)
-			goto done;
-	}
+	if (aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0)
+		goto done;
 	err = sc_store_commit(st);
 done:
 	if (err < 0)
 		sc_store_rollback(st);
 	sc_store_free(st);
-	sc_buf_release(&models);
 	return err;
 }
 
@@ -797,7 +727,7 @@ int cmd_run(int argc, char **argv)
 	if ((err = sc_git_tree_open(&thead, repo, head_rev)) < 0 ||
 	    (err = sc_git_tree_open(&tbase, repo, base_rev[0] ? base_rev : NULL)) < 0)
 		goto fail;
-	run_id = new_run_id();
+	run_id = sc_eval_new_run_id();
 	sc_buf_printf(&workdir, ".skillci/work/%s", run_id);
 	if (!repo_root) {
 		/* A clone has no work tree: the config comes from the head commit. */
@@ -1030,7 +960,7 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	sc_signals_install();
 	signals_on = true;
-	res.run.started_at = now_iso();
+	res.run.started_at = sc_eval_now_iso();
 	run_batches(&w, o.jobs);
 	sc_progress_finish(&progress);
 	stopped = sc_signals_stop_requested();
@@ -1046,7 +976,7 @@ int cmd_run(int argc, char **argv)
 	res.harness_version = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
 	res.run.id = sc_xstrdup(run_id);
 	res.run.kind = sc_xstrdup("run");
-	res.run.finished_at = now_iso();
+	res.run.finished_at = sc_eval_now_iso();
 	res.run.complete = !stopped && shard_n == 1;
 	if (stopped) {
 		sc_buf_clear(&tmp);

@@ -599,11 +599,9 @@ static void to_store(struct sc_store_unit *su, const struct unit *u, const char 
 	su->transcript = transcript;
 }
 
-/* Writes the run, its new units and its aggregates in one transaction. */
-static int save_to_store(struct ctx *c)
+int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const char *kind,
+			  const char *results_path)
 {
-	struct sc_store *st = c->opt->store;
-	struct sc_results *r = c->out;
 	struct sc_store_run run;
 	struct sc_buf models = SC_BUF_INIT;
 	int err;
@@ -612,40 +610,30 @@ static int save_to_store(struct ctx *c)
 		sc_buf_printf(&models, "%s%s", i ? "," : "", r->run.models[i]);
 	memset(&run, 0, sizeof(run));
 	run.id = r->run.id;
-	run.kind = r->run.kind;
+	run.kind = kind ? kind : r->run.kind;
 	run.started_at = r->run.started_at;
 	run.finished_at = r->run.finished_at;
 	run.complete = r->run.complete;
 	run.models = models.ptr;
 	run.runs = (int)r->run.runs;
 	run.oracle = r->run.oracle;
-	if ((err = sc_store_begin(st)) < 0)
-		goto done;
-	if ((err = sc_store_put_run(st, &run)) < 0)
-		goto done;
-	for (size_t i = 0; i < c->nunits; i++) {
-		struct unit *u = &c->units[i];
-		struct sc_store_unit su;
-		char *tr;
-		if (!u->evaluated)
-			continue;
-		tr = cJSON_PrintUnformatted(u->transcript);
-		to_store(&su, u, u->es->skill->name, c->prompt_hash, tr);
-		err = sc_store_put_unit(st, r->run.id, &su);
-		free(tr);
-		if (err < 0)
-			goto done;
-	}
-	for (size_t i = 0; c->opt->store_aggregates && i < r->naggregates; i++) {
+	run.results_path = results_path;
+	err = sc_store_put_run(st, &run);
+	sc_buf_release(&models);
+	return err;
+}
+
+int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r)
+{
+	for (size_t i = 0; i < r->naggregates; i++) {
 		const struct sc_results_aggregate *a = &r->aggregates[i];
+		const struct sc_results_skill *s = sc_results_find_skill(r, a->skill);
 		struct sc_store_aggregate sa;
-		const char *name = NULL;
-		for (size_t s = 0; s < r->nskills; s++)
-			if (!strcmp(r->skills[s].path, a->skill))
-				name = r->skills[s].name;
+		int err;
+
 		sc_store_aggregate_init(&sa);
 		sa.skill = a->skill;
-		sa.skill_name = (char *)name;
+		sa.skill_name = s ? s->name : NULL;
 		sa.variant = a->variant;
 		sa.model = a->model;
 		sa.n = (int)a->n;
@@ -664,19 +652,47 @@ static int save_to_store(struct ctx *c)
 		sa.fast_2 = a->fast_2;
 		sa.judge_mean = a->judge_mean;
 		if ((err = sc_store_put_aggregate(st, r->run.id, &sa)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Writes the run, its new units and its aggregates in one transaction. */
+static int save_to_store(struct ctx *c)
+{
+	struct sc_store *st = c->opt->store;
+	struct sc_results *r = c->out;
+	int err;
+
+	if ((err = sc_store_begin(st)) < 0)
+		goto done;
+	if ((err = sc_eval_store_put_run(st, r, NULL, NULL)) < 0)
+		goto done;
+	for (size_t i = 0; i < c->nunits; i++) {
+		struct unit *u = &c->units[i];
+		struct sc_store_unit su;
+		char *tr;
+		if (!u->evaluated)
+			continue;
+		tr = cJSON_PrintUnformatted(u->transcript);
+		to_store(&su, u, u->es->skill->name, c->prompt_hash, tr);
+		err = sc_store_put_unit(st, r->run.id, &su);
+		free(tr);
+		if (err < 0)
 			goto done;
 	}
+	if (c->opt->store_aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0)
+		goto done;
 	err = sc_store_commit(st);
 done:
 	if (err < 0)
 		sc_store_rollback(st);
-	sc_buf_release(&models);
 	return err;
 }
 
 /* ---- the run ------------------------------------------------------------- */
 
-static char *now_iso(void)
+char *sc_eval_now_iso(void)
 {
 	struct sc_buf b = SC_BUF_INIT;
 	sc_time_iso8601(&b, (int64_t)time(NULL));
@@ -684,7 +700,7 @@ static char *now_iso(void)
 }
 
 /* "20261130T150000Z-1a2b3c4d": the start time and 32 random bits. */
-static char *new_run_id(void)
+char *sc_eval_new_run_id(void)
 {
 	struct sc_buf b = SC_BUF_INIT;
 	unsigned char rnd[4] = { 0 };
@@ -873,10 +889,10 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	out->run.id = sc_xstrdup(opt->run_id ? opt->run_id : "");
 	if (!opt->run_id) {
 		free(out->run.id);
-		out->run.id = new_run_id();
+		out->run.id = sc_eval_new_run_id();
 	}
 	out->run.kind = sc_xstrdup(opt->kind ? opt->kind : "eval");
-	out->run.started_at = now_iso();
+	out->run.started_at = sc_eval_now_iso();
 	out->run.models = sc_xcalloc(opt->nmodels, sizeof(char *));
 	out->run.nmodels = opt->nmodels;
 	for (size_t m = 0; m < opt->nmodels; m++) {
@@ -970,7 +986,7 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	if (opt->client && (err = sc_client_run(opt->client)) < 0)
 		goto done;
 
-	out->run.finished_at = now_iso();
+	out->run.finished_at = sc_eval_now_iso();
 	sc_eval_aggregate(out);
 	out->totals.requests = c.requests;
 	out->totals.cache_hits = c.cache_hits;

@@ -154,4 +154,18 @@ double sc_eval_parse_score(const char *reply);
 
 void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k);
 
+/* A new run id, "20261130T150000Z-1a2b3c4d" (start time, 32 random bits),
+ * and the current time as ISO-8601 UTC; the caller frees both. */
+char *sc_eval_new_run_id(void);
+char *sc_eval_now_iso(void);
+/*
+ * The store rows of a results run, inside the caller's transaction:
+ * sc_eval_store_put_run() writes the run (kind overrides r->run.kind when
+ * not NULL; results_path may be NULL), sc_eval_store_put_aggregates() its
+ * aggregates.
+ */
+int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const char *kind,
+			  const char *results_path);
+int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r);
+
 #endif
