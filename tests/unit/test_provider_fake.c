@@ -274,11 +274,12 @@ static void test_concurrency_bounds(void **state)
 	struct many m;
 	(void)state;
 
-	/* total bound */
+	/* total bound. Each answer takes 150 ms, long enough that every
+	 * slot fills even on a loaded machine ("and it is used" below). */
 	test_options(&o);
 	o.max_total = 6;
 	o.max_per_provider = 16;
-	fake_script(&F, "{\"default\":{\"latency_ms\":40}}");
+	fake_script(&F, "{\"default\":{\"latency_ms\":150}}");
 	run_many(&o, two, 2, 60, &m, &c);
 	assert_int_equal(m.ok, 60);
 	assert_true(fake_stat(&F, "max_in_flight") <= 6);
@@ -289,7 +290,7 @@ static void test_concurrency_bounds(void **state)
 	/* per-provider bound, total larger */
 	o.max_total = 64;
 	o.max_per_provider = 4;
-	fake_script(&F, "{\"default\":{\"latency_ms\":40}}");
+	fake_script(&F, "{\"default\":{\"latency_ms\":150}}");
 	run_many(&o, one, 1, 40, &m, &c);
 	assert_true(fake_stat(&F, "max_in_flight") <= 4);
 	assert_int_equal(fake_stat(&F, "max_in_flight"), 4);
@@ -300,7 +301,7 @@ static void test_concurrency_bounds(void **state)
 
 	/* two providers, each bounded: together at most 2 x 3 */
 	o.max_per_provider = 3;
-	fake_script(&F, "{\"default\":{\"latency_ms\":40}}");
+	fake_script(&F, "{\"default\":{\"latency_ms\":150}}");
 	run_many(&o, two, 2, 60, &m, &c);
 	assert_true(fake_stat(&F, "max_in_flight") <= 6);
 	sc_client_stats(c, SC_PROVIDER_OPENAI, &st);
