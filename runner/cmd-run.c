@@ -103,6 +103,7 @@ struct side {
 	bool baseline;      /* evaluate the baseline with this side (head) */
 	bool loaded;
 	char *invalid;      /* the first error in its SKILL.md, or NULL */
+	bool unreadable;    /* invalid says why the side could not be read at all */
 };
 
 /*
@@ -392,6 +393,34 @@ done:
 	return err;
 }
 
+/*
+ * A side the pull request made unreadable (an unsafe name in its git tree,
+ * a file past a limit, a broken test file) fails that skill alone: the
+ * reason is kept for the gate (head) or reported (base) and the other
+ * skills are still checked. Returns 0 for such an input error, or err
+ * itself for anything else (disk, git, memory), which stops the run.
+ */
+static int side_unreadable(struct side *s, int err, const char *path, const char *side_name,
+			   struct sc_diags *diags)
+{
+	struct sc_buf m = SC_BUF_INIT;
+
+	if (err != SC_EUNSAFE && err != SC_ELIMIT && err != SC_EINVAL && err != SC_EPARSE &&
+	    err != SC_ENOTFOUND)
+		return err;
+	sc_diags_add(diags, SC_SEV_ERROR, path, 0, "skill-unreadable",
+		     "the %s side cannot be read, so it is not evaluated: %s", side_name,
+		     sc_error_last());
+	if (!s->invalid) {
+		sc_buf_printf(&m, "%s (%s): %s", path, side_name, sc_error_last());
+		s->invalid = sc_buf_detach(&m, NULL);
+	}
+	s->loaded = false;
+	s->unreadable = true;
+	sc_error_clear();
+	return 0;
+}
+
 /* The side (2 * skill index, + 1 for base) a planned unit belongs to, by
  * binary search in the changed list (sorted by path); SIZE_MAX when none. */
 static size_t side_of(const struct sc_changed *changed, const char *skill, const char *variant)
@@ -584,7 +613,8 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 	rs->base_tree = dup_or_null(cs->base_tree);
 	rs->head_tree = dup_or_null(cs->head_tree);
 	rs->tests = head->loaded ? (int64_t)head->tests.n : 0;
-	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0;
+	/* an unreadable head is a gate failure, not an untested skill */
+	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
 	rs->gate_passed = true;
 }
 
@@ -832,12 +862,14 @@ int cmd_run(int argc, char **argv)
 		b->es.variant = "base";
 		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
 		    (err = load_side(h, thead, cs->path, workdir.ptr, "head", cs->path, &cfg,
-				     repo_root, &diags)) < 0)
+				     repo_root, &diags)) < 0 &&
+		    (err = side_unreadable(h, err, cs->path, "head", &diags)) < 0)
 			goto fail;
 		if (cs->status != SC_CHANGE_DELETED && cs->status != SC_CHANGE_ADDED &&
 		    cs->base_tree[0] &&
 		    (err = load_side(b, tbase, cs->old_path ? cs->old_path : cs->path, workdir.ptr,
-				     "base", cs->path, &cfg, repo_root, &diags)) < 0)
+				     "base", cs->path, &cfg, repo_root, &diags)) < 0 &&
+		    (err = side_unreadable(b, err, cs->path, "base", &diags)) < 0)
 			goto fail;
 	}
 	print_diags(&diags);
@@ -1022,7 +1054,9 @@ int cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < changed.n; i++)
 		if (sides[2 * i].invalid) {
 			sc_buf_clear(&tmp);
-			sc_buf_printf(&tmp, "the head SKILL.md breaks the Agent Skills rules: %s",
+			sc_buf_printf(&tmp, sides[2 * i].unreadable
+				      ? "the head cannot be read, so it was not evaluated: %s"
+				      : "the head SKILL.md breaks the Agent Skills rules: %s",
 				      sides[2 * i].invalid);
 			gate_rc = sc_gate_add(&res, changed.items[i].path, NULL, "skill_invalid", tmp.ptr);
 		}

@@ -240,8 +240,19 @@ if "$SKILLCI" run --help > /dev/null 2>&1; then
 	bounded run "$SKILLCI" run --base "$A" --head "$B" -m oracle.self --store "$T/run.db" --no-cache \
 		--json "$T/run.json" --junit "$T/run.xml" --markdown "$T/run.md" --html "$T/run-html"
 	expect_contained run
-	expect_exit 2 "run over a tree with a '..' entry: refused as bad input (exit 2)"
+	expect_exit 1 "run over a tree with a '..' entry: that skill fails the gate (exit 1)"
 	expect_err_contains "refusing unsafe name '..'" "run: says why it refused the '..' entry"
+	check "run: the unreadable skill fails the gate by name; the others are still checked" \
+		python3 - "$T/run.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = {(x["skill"], x["rule"]): x["message"] for x in r["gate"]["failures"]}
+assert "cannot be read" in f[("skills/evil", "skill_invalid")], f
+assert "refusing unsafe name '..'" in f[("skills/evil", "skill_invalid")], f
+assert ("skills/foo", "skill_invalid") in f, f  # checked: its name is not its folder's
+s = {x["path"]: x for x in r["skills"]}
+assert not s["skills/evil"]["untested"], s["skills/evil"]
+EOF
 	check "run: nothing named by a '..' entry was written" sh -c "! find '$T' -name escaped | grep -q ."
 	R=$R_SAVE
 else
