@@ -5,11 +5,6 @@
 
 #include <math.h>
 
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 static void set_str(char **field, const char *value)
 {
 	free(*field);
@@ -56,13 +51,13 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 	/* Decide with head still sorted (binary-search lookups), then move. */
 	for (size_t i = 0; i < base->nunits; i++) {
 		const struct sc_results_unit *u = &base->units[i];
-		take_unit[i] = streq(u->variant, "head") ||
-			       (streq(u->variant, "baseline") && !head_has_baseline(head, u->skill, u->model));
+		take_unit[i] = sc_streq(u->variant, "head") ||
+			       (sc_streq(u->variant, "baseline") && !head_has_baseline(head, u->skill, u->model));
 	}
 	for (size_t i = 0; i < base->naggregates; i++) {
 		const struct sc_results_aggregate *a = &base->aggregates[i];
-		take_agg[i] = streq(a->variant, "head") ||
-			      (streq(a->variant, "baseline") && !head_has_baseline(head, a->skill, a->model));
+		take_agg[i] = sc_streq(a->variant, "head") ||
+			      (sc_streq(a->variant, "baseline") && !head_has_baseline(head, a->skill, a->model));
 	}
 	head->sorted = false;
 	base->sorted = false;
@@ -71,7 +66,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		struct sc_results_unit *u = &base->units[i];
 		if (!take_unit[i])
 			continue;
-		if (streq(u->variant, "head"))
+		if (sc_streq(u->variant, "head"))
 			set_str(&u->variant, "base");
 		SC_GROW(head->units, alloc_units, head->nunits + 1);
 		head->units[head->nunits++] = *u;
@@ -86,7 +81,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		struct sc_results_aggregate *a = &base->aggregates[i];
 		if (!take_agg[i])
 			continue;
-		if (streq(a->variant, "head"))
+		if (sc_streq(a->variant, "head"))
 			set_str(&a->variant, "base");
 		SC_GROW(head->aggregates, alloc_aggs, head->naggregates + 1);
 		head->aggregates[head->naggregates++] = *a;
@@ -103,7 +98,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 
 		for (size_t i = 0; i < head->naggregates; i++) {
 			const struct sc_results_aggregate *to = &head->aggregates[i], *from;
-			if (!streq(to->variant, "head"))
+			if (!sc_streq(to->variant, "head"))
 				continue;
 			from = sc_results_find_aggregate(head, to->skill, "base", to->model);
 			if (from && !sc_results_find_comparison(head, to->skill, to->model, "base", "head")) {
@@ -122,7 +117,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		const struct sc_results_skill *b = sc_results_find_skill(base, s->path);
 		if (!b)
 			set_str(&s->status, "added");
-		else if (!s->status || streq(s->status, "unchanged"))
+		else if (!s->status || sc_streq(s->status, "unchanged"))
 			set_str(&s->status, "modified");
 	}
 	for (size_t i = 0; i < base->nskills; i++) {

@@ -35,11 +35,6 @@ void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
 	}
 }
 
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
 		       const char *model, const char *rule, const char *message)
 {
@@ -79,7 +74,7 @@ size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 		if (s->gate_passed)
 			continue;
 		for (size_t f = 0; f < r->gate.nfailures && !listed; f++)
-			listed = streq(r->gate.failures[f].skill, s->path);
+			listed = sc_streq(r->gate.failures[f].skill, s->path);
 		if (listed)
 			continue;
 		for (size_t k = 0; k < s->ngate_reasons; k++)
@@ -131,7 +126,7 @@ static void pooled_rate(struct sc_buf *out, const struct sc_results *r, const ch
 
 	sc_buf_clear(out);
 	for (size_t i = 0; i < r->naggregates; i++)
-		if (streq(r->aggregates[i].variant, variant)) {
+		if (sc_streq(r->aggregates[i].variant, variant)) {
 			passed += r->aggregates[i].passed;
 			n += r->aggregates[i].n;
 		}

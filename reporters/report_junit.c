@@ -136,11 +136,6 @@ static void jw_elem_text(struct jw *j, const char *name, const char *text)
 	jw_end(j);
 }
 
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 static int cmp_unit_ptr(const void *pa, const void *pb)
 {
 	const struct sc_results_unit *a = *(const struct sc_results_unit *const *)pa;
@@ -199,7 +194,7 @@ static void failure_body(struct sc_buf *out, const struct sc_results_unit *u)
 
 	if (u->message)
 		sc_buf_printf(out, "%s\n", u->message);
-	if (k && !isnan(k->max_abs_error) && streq(k->verdict, "mismatch")) {
+	if (k && !isnan(k->max_abs_error) && sc_streq(k->verdict, "mismatch")) {
 		sc_buf_printf(out, "worst mismatch: |error| %.6g", k->max_abs_error);
 		if (k->worst_index != SC_RESULTS_NULL_INT)
 			sc_buf_printf(out, " at index %lld", (long long)k->worst_index);
@@ -226,16 +221,16 @@ static void write_case(struct jw *j, const struct sc_results *r, const struct sc
 		jw_attrf(j, "line", "%lld", (long long)(u->test_line != SC_RESULTS_NULL_INT ? u->test_line : 1));
 	}
 	sc_buf_clear(&b);
-	if (streq(u->verdict, "fail") || streq(u->verdict, "error")) {
-		jw_start(j, streq(u->verdict, "fail") ? "failure" : "error");
-		jw_attr(j, "type", u->error_class ? u->error_class : streq(u->verdict, "fail") ? "wrong_answer" : "error", SIZE_MAX);
+	if (sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error")) {
+		jw_start(j, sc_streq(u->verdict, "fail") ? "failure" : "error");
+		jw_attr(j, "type", u->error_class ? u->error_class : sc_streq(u->verdict, "fail") ? "wrong_answer" : "error", SIZE_MAX);
 		jw_attr(j, "message", u->message ? u->message : u->verdict, SC_REPORT_JUNIT_MESSAGE_MAX);
 		failure_body(&b, u);
 		jw_text(j, b.ptr);
 		jw_end(j);
-	} else if (!streq(u->verdict, "pass")) {
+	} else if (!sc_streq(u->verdict, "pass")) {
 		const char *why = u->message;
-		if (!why && u->kernel && streq(u->kernel->verdict, "compiled"))
+		if (!why && u->kernel && sc_streq(u->kernel->verdict, "compiled"))
 			why = "no GPU: compiled only";
 		jw_start(j, "skipped");
 		jw_attr(j, "message", why ? why : "skipped", SC_REPORT_JUNIT_MESSAGE_MAX);
@@ -280,10 +275,10 @@ static void write_suite(struct jw *j, const struct sc_results *r, const struct s
 	int64_t ms = 0, tin = 0, tout = 0, turns = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		failures += streq(units[i]->verdict, "fail");
-		errors += streq(units[i]->verdict, "error");
-		skipped += !streq(units[i]->verdict, "fail") && !streq(units[i]->verdict, "error") &&
-			   !streq(units[i]->verdict, "pass");
+		failures += sc_streq(units[i]->verdict, "fail");
+		errors += sc_streq(units[i]->verdict, "error");
+		skipped += !sc_streq(units[i]->verdict, "fail") && !sc_streq(units[i]->verdict, "error") &&
+			   !sc_streq(units[i]->verdict, "pass");
 		ms += units[i]->latency_ms > 0 ? units[i]->latency_ms : 0;
 		tin += units[i]->tokens_in;
 		tout += units[i]->tokens_out;
@@ -353,8 +348,8 @@ int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct
 	}
 	for (size_t i = 0; i < r->nunits; i++) {
 		units[i] = &r->units[i];
-		failures += streq(r->units[i].verdict, "fail");
-		errors += streq(r->units[i].verdict, "error");
+		failures += sc_streq(r->units[i].verdict, "fail");
+		errors += sc_streq(r->units[i].verdict, "error");
 		ms += r->units[i].latency_ms > 0 ? r->units[i].latency_ms : 0;
 	}
 	qsort(units, r->nunits, sizeof(*units), cmp_unit_ptr);

@@ -29,11 +29,6 @@ static bool is_eval(const struct sc_results *r)
 	return r->run.kind && !strcmp(r->run.kind, "eval");
 }
 
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 static int cmp_skill_ptr(const void *pa, const void *pb)
 {
 	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
@@ -57,14 +52,14 @@ static const char **skill_models(const struct sc_results *r, const char *skill, 
 	/* Sorted results: only the skill's own ranges; else a full scan. */
 	count = r->sorted ? sc_results_aggregates_range(r, skill, &first) : r->naggregates;
 	for (size_t i = first; i < first + count; i++)
-		if (streq(r->aggregates[i].skill, skill)) {
+		if (sc_streq(r->aggregates[i].skill, skill)) {
 			SC_GROW(v, alloc, k + 1);
 			v[k++] = r->aggregates[i].model;
 		}
 	first = 0;
 	count = r->sorted ? sc_results_units_range(r, skill, NULL, NULL, &first) : r->nunits;
 	for (size_t i = first; i < first + count; i++)
-		if (streq(r->units[i].skill, skill) && (k == 0 || strcmp(v[k - 1], r->units[i].model))) {
+		if (sc_streq(r->units[i].skill, skill) && (k == 0 || strcmp(v[k - 1], r->units[i].model))) {
 			SC_GROW(v, alloc, k + 1);
 			v[k++] = r->units[i].model;
 		}
@@ -105,7 +100,7 @@ static void collect_rows(struct rows *rows, const struct sc_results *r)
 			rows->untested[rows->nuntested++] = s;
 			continue;
 		}
-		if (!is_eval(r) && streq(s->status, "unchanged"))
+		if (!is_eval(r) && sc_streq(s->status, "unchanged"))
 			continue;
 		models = skill_models(r, s->path, &nmodels);
 		for (size_t m = 0; m < nmodels; m++) {
@@ -134,7 +129,7 @@ static size_t count_regressed(const struct sc_results *r, struct sc_buf *names, 
 		const struct sc_results_skill *s = &r->skills[i];
 		bool failed = !s->gate_passed;
 		for (size_t f = 0; !failed && f < r->gate.nfailures; f++)
-			failed = streq(r->gate.failures[f].skill, s->path);
+			failed = sc_streq(r->gate.failures[f].skill, s->path);
 		if (!failed)
 			continue;
 		if (names && n < max_names) {
@@ -154,7 +149,7 @@ static size_t count_changed(const struct sc_results *r)
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->nskills; i++)
-		if (is_eval(r) || !streq(r->skills[i].status, "unchanged"))
+		if (is_eval(r) || !sc_streq(r->skills[i].status, "unchanged"))
 			n++;
 	return n;
 }
@@ -165,7 +160,7 @@ static void count_beneficial(const struct sc_results *r, size_t *helped, size_t 
 	*helped = *pairs = 0;
 	for (size_t i = 0; i < r->ncomparisons; i++) {
 		const struct sc_results_comparison *c = &r->comparisons[i];
-		if (!streq(c->from, "baseline") || !streq(c->to, "head"))
+		if (!sc_streq(c->from, "baseline") || !sc_streq(c->to, "head"))
 			continue;
 		(*pairs)++;
 		if (c->is_beneficial == 1)
@@ -213,13 +208,13 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 {
 	size_t nrules = 0;
 
-	if (streq(row->skill->status, "deleted") && !is_eval(r)) {
+	if (sc_streq(row->skill->status, "deleted") && !is_eval(r)) {
 		sc_buf_puts(out, "—");
 		return;
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (!streq(f->skill, row->skill->path) || (f->model && !streq(f->model, row->model)))
+		if (!sc_streq(f->skill, row->skill->path) || (f->model && !sc_streq(f->model, row->model)))
 			continue;
 		sc_buf_puts(out, nrules++ ? ", " : "❌ ");
 		sc_report_md_text(out, f->rule);
@@ -327,7 +322,7 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 	const struct sc_results_aggregate *none = sc_results_find_aggregate(r, path, "baseline", row->model);
 	const struct sc_results_comparison *bh = sc_results_find_comparison(r, path, row->model, "base", "head");
 	const struct sc_results_comparison *lh = sc_results_find_comparison(r, path, row->model, "baseline", "head");
-	bool added = streq(row->skill->status, "added"), deleted = streq(row->skill->status, "deleted");
+	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
 	double lift;
 
 	sc_buf_puts(out, "| ");
@@ -456,11 +451,11 @@ struct counts {
 
 static const char *verdict_icon(const char *verdict)
 {
-	if (streq(verdict, "pass"))
+	if (sc_streq(verdict, "pass"))
 		return "✅";
-	if (streq(verdict, "fail"))
+	if (sc_streq(verdict, "fail"))
 		return "❌";
-	if (streq(verdict, "error"))
+	if (sc_streq(verdict, "error"))
 		return "⚠️";
 	return "⏭️";
 }
@@ -511,7 +506,7 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
 		sc_report_md_text(out, tmp.ptr);
 		sc_buf_clear(&tmp);
-	} else if (k && streq(u->verdict, "skipped") && streq(k->verdict, "compiled")) {
+	} else if (k && sc_streq(u->verdict, "skipped") && sc_streq(k->verdict, "compiled")) {
 		sc_buf_puts(out, ": no GPU: compiled only");
 	}
 	sc_buf_putc(out, '\n');
@@ -528,7 +523,7 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 			sc_buf_puts(out, " — **suspect: above the roofline ceiling**");
 		sc_buf_putc(out, '\n');
 	}
-	if (!isnan(k->max_abs_error) && !streq(k->verdict, "passed")) {
+	if (!isnan(k->max_abs_error) && !sc_streq(k->verdict, "passed")) {
 		sc_buf_printf(out, "  - worst mismatch: |error| %.3g", k->max_abs_error);
 		if (k->worst_index != SC_RESULTS_NULL_INT)
 			sc_buf_printf(out, " at index %lld", (long long)k->worst_index);
@@ -543,7 +538,7 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 		}
 		sc_buf_putc(out, '\n');
 	}
-	if (k->compile_log && *k->compile_log && streq(k->compile, "failed")) {
+	if (k->compile_log && *k->compile_log && sc_streq(k->compile, "failed")) {
 		sc_buf_puts(out, "\n  compile log:\n\n");
 		sc_report_trim(&tmp, k->compile_log, SC_REPORT_MD_LOG_MAX);
 		sc_report_md_fence(&fence, "text", tmp.ptr);
@@ -559,7 +554,7 @@ done:
  * deleted skill. */
 static const char *detail_variant(const struct sc_results *r, const struct row *row)
 {
-	if (!is_eval(r) && streq(row->skill->status, "deleted"))
+	if (!is_eval(r) && sc_streq(row->skill->status, "deleted"))
 		return "base";
 	return "head";
 }
@@ -578,15 +573,15 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, variant, &first) : r->nunits;
 	for (size_t i = first; i < first + count; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		if (!streq(u->skill, row->skill->path) || !streq(u->model, row->model) ||
-		    !streq(u->variant, variant))
+		if (!sc_streq(u->skill, row->skill->path) || !sc_streq(u->model, row->model) ||
+		    !sc_streq(u->variant, variant))
 			continue;
 		n++;
-		if (streq(u->verdict, "pass"))
+		if (sc_streq(u->verdict, "pass"))
 			c.passed++;
-		else if (streq(u->verdict, "fail"))
+		else if (sc_streq(u->verdict, "fail"))
 			c.failed++;
-		else if (streq(u->verdict, "error"))
+		else if (sc_streq(u->verdict, "error"))
 			c.errors++;
 		else
 			c.skipped++;
@@ -598,7 +593,7 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 	sc_report_md_code(&head, row->skill->name ? row->skill->name : row->skill->path);
 	sc_buf_puts(&head, " · ");
 	sc_report_md_code(&head, row->model);
-	sc_buf_printf(&head, " (%s): ", streq(variant, "base") ? "base" : is_eval(r) ? "with skill" : "head");
+	sc_buf_printf(&head, " (%s): ", sc_streq(variant, "base") ? "base" : is_eval(r) ? "with skill" : "head");
 	count_summary(&head, &c);
 
 	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, items.ptr);

@@ -35,11 +35,6 @@ static void bar(struct sc_buf *out, double rate)
 		sc_buf_puts(out, i < full ? "█" : "░");
 }
 
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 static int cmp_agg(const void *pa, const void *pb)
 {
 	const struct sc_results_aggregate *a = *(const struct sc_results_aggregate *const *)pa;
@@ -56,7 +51,7 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 {
 	const char *label = a->variant;
 
-	if (eval && streq(a->variant, "head"))
+	if (eval && sc_streq(a->variant, "head"))
 		label = "with skill";
 	sc_buf_printf(out, "  %-10s ", label);
 	bar(out, a->pass_rate);

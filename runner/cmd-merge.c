@@ -83,16 +83,6 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 /*
  * Checks that the shards make one whole plan (see the file comment) and
  * returns, in order[k-1], the index of the file holding shard k.
@@ -114,9 +104,9 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 		order[i] = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_run *run = &sh[i].run;
-		if (!streq(run->kind, "run"))
+		if (!sc_streq(run->kind, "run"))
 			return sc_error_set(SC_EINVAL, "'%s' is not the results of skillci run", files[i]);
-		if (!streq(run->plan_hash, sh[0].run.plan_hash))
+		if (!sc_streq(run->plan_hash, sh[0].run.plan_hash))
 			return sc_error_set(SC_EINVAL, "'%s' belongs to another plan (plan_hash %.12s, "
 					    "'%s' has %.12s)", files[i],
 					    run->plan_hash ? run->plan_hash : "none", files[0],
@@ -134,7 +124,7 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 						    "on the same pinned fixtures", files[j], files[i],
 						    o->fixtures_lock, run->fixtures_lock);
 			if (run->has_gpu && o->has_gpu &&
-			    (!streq(run->gpu.name, o->gpu.name) || !streq(run->gpu.driver, o->gpu.driver)))
+			    (!sc_streq(run->gpu.name, o->gpu.name) || !sc_streq(run->gpu.driver, o->gpu.driver)))
 				return sc_error_set(SC_EINVAL, "'%s' ran on %s (driver %s) but '%s' on %s "
 						    "(driver %s): timings compare only on one GPU and driver",
 						    files[j], o->gpu.name ? o->gpu.name : "?",
@@ -174,7 +164,7 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 			}
 			ids[nids++] = sc_buf_detach(&id, NULL);
 		}
-	qsort(ids, nids, sizeof(*ids), cmp_str);
+	qsort(ids, nids, sizeof(*ids), sc_strcmp_qsort);
 	for (size_t i = 1; i < nids; i++)
 		if (!strcmp(ids[i - 1], ids[i])) {
 			err = sc_error_set(SC_EINVAL, "unit '%s' is in more than one shard file", ids[i]);
@@ -342,7 +332,7 @@ int cmd_merge(int argc, char **argv)
 		memset(&res.gate, 0, sizeof(res.gate));
 		gate_rc = sc_gate_apply(&res, &cfg.gate);
 		for (size_t i = 0; i < kept.nfailures; i++)
-			if (streq(kept.failures[i].rule, "skill_invalid"))
+			if (sc_streq(kept.failures[i].rule, "skill_invalid"))
 				gate_rc = sc_gate_add(&res, kept.failures[i].skill,
 						      kept.failures[i].model && *kept.failures[i].model
 						      ? kept.failures[i].model : NULL,

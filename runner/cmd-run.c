@@ -442,11 +442,6 @@ static size_t side_of(const struct sc_changed *changed, const char *skill, const
 
 /* ---- the workers --------------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* sc_eval_options.select: is this unit in the batch? */
 static bool in_batch(const char *skill, const char *variant, const char *model, const char *test_id,
 		     int run_index, void *payload)
@@ -458,7 +453,7 @@ static bool in_batch(const char *skill, const char *variant, const char *model, 
 
 	sc_plan_unit_id(&id, skill, variant, model, test_id, run_index);
 	key = id.ptr;
-	found = bsearch(&key, b->ids, b->n, sizeof(*b->ids), cmp_str) != NULL;
+	found = bsearch(&key, b->ids, b->n, sizeof(*b->ids), sc_strcmp_qsort) != NULL;
 	sc_buf_release(&id);
 	return found;
 }

@@ -9,11 +9,6 @@
 
 #define FIXTURE_MAX_FILES 256
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool valid_name(const char *s)
 {
 	if (!*s || *s == '-' || strlen(s) > 64)
@@ -92,7 +87,7 @@ int sc_fixture_hash(char out[SC_SHA256_HEX_LEN + 1], const char *dir)
 
 	if ((err = collect(&files, &n, &alloc, dir, "", 0)) < 0)
 		goto done;
-	qsort(files, n, sizeof(*files), cmp_str);
+	qsort(files, n, sizeof(*files), sc_strcmp_qsort);
 	sc_sha256_init(&h);
 	for (size_t i = 0; i < n; i++) {
 		char size[32];

@@ -771,11 +771,6 @@ static void add_skip(struct sc_skill_list *list, const char *path, const char *r
 	s->reason = sc_xstrdup(reason);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* True when path (resolved) lies inside the root's real path. */
 static bool inside_root(const struct walker *w, const char *real)
 {
@@ -900,7 +895,7 @@ static int read_names(struct walker *w, const char *path, char ***names_out, siz
 	}
 	closedir(d);
 	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_str);
+		qsort(names, n, sizeof(*names), sc_strcmp_qsort);
 	*names_out = names;
 	*n_out = n;
 	return 0;
@@ -908,7 +903,7 @@ static int read_names(struct walker *w, const char *path, char ***names_out, siz
 
 static bool has_entry(char **names, size_t n, const char *name)
 {
-	return n && bsearch(&name, names, n, sizeof(*names), cmp_str) != NULL;
+	return n && bsearch(&name, names, n, sizeof(*names), sc_strcmp_qsort) != NULL;
 }
 
 /*

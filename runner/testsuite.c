@@ -946,11 +946,6 @@ static int load_path(struct loader *ld, const char *full, const char *display,
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The names of the JSON files in skill_dir/tests, sorted. */
 static void list_suites(struct loader *ld, const char *skill_dir, struct sc_strlist *out)
 {
@@ -979,7 +974,7 @@ static void list_suites(struct loader *ld, const char *skill_dir, struct sc_strl
 	}
 	closedir(d);
 	if (out->n > 1)
-		qsort(out->items, out->n, sizeof(*out->items), cmp_str);
+		qsort(out->items, out->n, sizeof(*out->items), sc_strcmp_qsort);
 done:
 	sc_buf_release(&dir);
 	sc_buf_release(&full);

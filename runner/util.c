@@ -80,6 +80,16 @@ bool sc_starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+bool sc_streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+int sc_strcmp_qsort(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 bool sc_ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);

@@ -24,6 +24,10 @@ void sc_grow_array(void **array, size_t *alloc, size_t need, size_t elem);
 	sc_grow_array((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
 
 bool sc_starts_with(const char *s, const char *prefix);
+/* Equal strings; false when either is NULL. */
+bool sc_streq(const char *a, const char *b);
+/* qsort() comparator for an array of char pointers. */
+int sc_strcmp_qsort(const void *a, const void *b);
 bool sc_ends_with(const char *s, const char *suffix);
 
 /*

@@ -99,6 +99,21 @@ static void test_paths(void **state)
 	sc_buf_release(&b);
 }
 
+static void test_string_helpers(void **state)
+{
+	const char *v[] = { "pear", "apple", "fig" };
+	(void)state;
+
+	assert_true(sc_streq("a", "a"));
+	assert_false(sc_streq("a", "b"));
+	assert_false(sc_streq(NULL, "a"));
+	assert_false(sc_streq(NULL, NULL));
+	qsort(v, 3, sizeof(*v), sc_strcmp_qsort);
+	assert_string_equal(v[0], "apple");
+	assert_string_equal(v[1], "fig");
+	assert_string_equal(v[2], "pear");
+}
+
 static void test_sha256_known_vectors(void **state)
 {
 	char hex[SC_SHA256_HEX_LEN + 1];
@@ -160,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_error_wrap_keeps_cause),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_string_helpers),
 		cmocka_unit_test(test_sha256_known_vectors),
 		cmocka_unit_test(test_atomic_write_and_capped_read),
 	};
