@@ -25,19 +25,39 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 SC_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-CPPFLAGS += -D_GNU_SOURCE -iquote runner -iquote reporters -DSC_VERSION='"$(SC_VERSION)"'
+CPPFLAGS += -D_GNU_SOURCE -DSC_VERSION='"$(SC_VERSION)"'
 CFLAGS   := $(WARN) $(OPT) $(SAN) -MMD -MP
+
+# Include paths per layer (docs/architecture.md): core headers are named
+# bare ("buf.h"), every other part by its folder ("skills/skill.h",
+# "reporters/report_md.h"). Core and the kernel worker see only their own
+# folders, so an include across the boundary fails to build; the library,
+# the commands and the tests see everything. scripts/layers.sh checks the
+# finer rules (reporters read only results and core, the library never
+# includes a command or a reporter).
+CORE_INC   := -iquote runner/core
+KERNEL_INC := -iquote runner/core -iquote runner/kernel
+LIB_INC    := -iquote runner/core -iquote runner -iquote .
+INC        := $(LIB_INC)
 LDFLAGS  += $(SAN)
 LDLIBS   += $(PKG_LIBS) -lm -lpthread
 
 HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/nvrtc.h && echo 1)
 
-# Orchestrator sources: everything in runner/ and reporters/ but the
-# kernel worker's own folder. main.c is kept out of the library so the unit
-# tests can link against every module.
-LIB_SRC  := $(filter-out runner/main.c,$(wildcard runner/*.c reporters/*.c))
+# runner/core/ is shared by both programs (libc and cJSON only):
+# libskillci-core.a. The orchestrator's library, libskillci.a, is every
+# other part of runner/ and reporters/, without the commands (runner/cmd/)
+# and the kernel worker (runner/kernel/); the unit tests link the two
+# archives, the skillci program adds the commands.
+CORE_SRC := $(wildcard runner/core/*.c)
+CORE_OBJS := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_A   := $(BUILD)/libskillci-core.a
+LIB_PARTS := $(filter-out runner/core/ runner/cmd/ runner/kernel/,$(sort $(dir $(wildcard runner/*/*.c))))
+LIB_SRC  := $(wildcard $(LIB_PARTS:%=%*.c) reporters/*.c)
 LIB_OBJS := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libskillci.a
+CMD_SRC  := $(wildcard runner/cmd/*.c)
+CMD_OBJS := $(CMD_SRC:%.c=$(BUILD)/%.o)
 SKILLCI  := $(BUILD)/skillci
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -54,16 +74,22 @@ all: programs
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(INC) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(CORE_OBJS): INC := $(CORE_INC)
+
+$(CORE_A): $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(SKILLCI): $(BUILD)/runner/main.o $(LIB_A)
+$(SKILLCI): $(CMD_OBJS) $(LIB_A) $(CORE_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/unit.o $(LIB_A)
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/unit.o $(LIB_A) $(CORE_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 programs: $(PROGRAMS)
@@ -92,4 +118,4 @@ bench: programs
 clean:
 	rm -rf build build-asan build-fuzz
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/runner/main.d $(UNIT_BINS:=.d)
+-include $(CORE_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_BINS:=.d)

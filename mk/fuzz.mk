@@ -35,12 +35,13 @@ check-fuzz: fuzz
 # worker's own objects, not the orchestrator library (the same common
 # objects as KERNEL_COMMON in mk/kernel.mk, which is read after this file).
 $(BUILD)/fuzz/fuzz_spec: $(BUILD)/tests/fuzz/fuzz_spec.o $(BUILD)/runner/kernel/spec.o \
-			 $(BUILD)/runner/kernel/expr.o \
-			 $(addprefix $(BUILD)/runner/,buf.o error.o log.o util.o sha256.o)
+			 $(BUILD)/runner/kernel/expr.o $(CORE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(KERNEL_LIBS)
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_A)
+$(BUILD)/tests/fuzz/fuzz_spec.o: INC := $(KERNEL_INC)
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_A) $(CORE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 

@@ -4,5 +4,5 @@
 BENCH_PROVIDERS := $(BUILD)/tests/bench/bench_providers
 PROGRAMS += $(BENCH_PROVIDERS)
 
-$(BENCH_PROVIDERS): $(BUILD)/tests/bench/bench_providers.o $(LIB_A)
+$(BENCH_PROVIDERS): $(BUILD)/tests/bench/bench_providers.o $(LIB_A) $(CORE_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,6 +1,6 @@
 /* Escaping and number formats shared by the reporters (report_fmt.h). */
 #include "common.h"
-#include "report_fmt.h"
+#include "reporters/report_fmt.h"
 
 #include <math.h>
 

@@ -1,8 +1,8 @@
 /* GitHub Actions workflow commands, outputs and summary (report_github.h). */
 #include "common.h"
-#include "report_github.h"
-#include "report_md.h"
-#include "results.h"
+#include "reporters/report_github.h"
+#include "reporters/report_md.h"
+#include "results/results.h"
 
 #include <fcntl.h>
 #include <math.h>

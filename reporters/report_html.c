@@ -4,9 +4,9 @@
  * plain SVG written here, so the pages need no script and no network.
  */
 #include "common.h"
-#include "report_html.h"
-#include "markdown.h"
-#include "results.h"
+#include "reporters/report_html.h"
+#include "format/markdown.h"
+#include "results/results.h"
 
 #include <math.h>
 

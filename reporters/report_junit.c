@@ -3,9 +3,9 @@
  * that includes libxml2 headers.
  */
 #include "common.h"
-#include "report_junit.h"
-#include "report_fmt.h"
-#include "results.h"
+#include "reporters/report_junit.h"
+#include "reporters/report_fmt.h"
+#include "results/results.h"
 
 #include <math.h>
 #include <libxml/xmlwriter.h>

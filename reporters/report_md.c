@@ -5,9 +5,9 @@
  * size bound.
  */
 #include "common.h"
-#include "report_md.h"
-#include "report_fmt.h"
-#include "results.h"
+#include "reporters/report_md.h"
+#include "reporters/report_fmt.h"
+#include "results/results.h"
 
 #include <math.h>
 

@@ -1,9 +1,9 @@
 /* Terminal summary (report_term.h). */
 #include "common.h"
-#include "report_term.h"
-#include "report_fmt.h"
-#include "report_md.h"
-#include "results.h"
+#include "reporters/report_term.h"
+#include "reporters/report_fmt.h"
+#include "reporters/report_md.h"
+#include "results/results.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -5,7 +5,7 @@
  * statistics and speedups are exact and repeatable in tests.
  */
 #include "common.h"
-#include "kernel/device.h"
+#include "device.h"
 
 #define CPU_MAX_KERNELS 32
 

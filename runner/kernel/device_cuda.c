@@ -6,7 +6,7 @@
  * the ABI of the versioned symbols (_v2) the driver exports.
  */
 #include "common.h"
-#include "kernel/device.h"
+#include "device.h"
 
 #include <dlfcn.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 /* The spec expression evaluator: a recursive-descent parser over int64. */
 #include "common.h"
-#include "kernel/expr.h"
+#include "expr.h"
 
 #include <ctype.h>
 

@@ -4,7 +4,7 @@
  * launch; inputs are checksummed before and after.
  */
 #include "common.h"
-#include "kernel/harness.h"
+#include "harness.h"
 #include "sha256.h"
 
 #include <math.h>

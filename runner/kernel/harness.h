@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/device.h"
-#include "kernel/spec.h"
+#include "device.h"
+#include "spec.h"
 
 #define SC_HARNESS_VERSION "1"
 #define SC_HARNESS_GUARD_BYTES 4096         /* canary bytes on each side of a buffer */

@@ -1,6 +1,6 @@
 /* NVRTC wrapper (nvrtc.h). */
 #include "common.h"
-#include "kernel/nvrtc.h"
+#include "nvrtc.h"
 #include "sha256.h"
 
 #include <nvrtc.h>

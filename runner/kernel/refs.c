@@ -1,6 +1,6 @@
 /* Lookup in the generated table of CPU references. */
 #include "common.h"
-#include "kernel/refs.h"
+#include "refs.h"
 
 sc_ref_fn sc_ref_lookup(const char *fixture)
 {

@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 
-#include "kernel/fixture_ref.h"
+#include "fixture_ref.h"
 
 struct sc_ref_entry {
 	const char *fixture;  /* folder name, e.g. "bias-gelu" */

@@ -5,7 +5,7 @@
  * string does not count. Each logical line remembers its first physical line.
  */
 #include "common.h"
-#include "kernel/scan.h"
+#include "scan.h"
 
 #include <ctype.h>
 

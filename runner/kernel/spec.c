@@ -1,6 +1,6 @@
 /* spec.json parsing with cJSON; every message names the file and JSON path. */
 #include "common.h"
-#include "kernel/spec.h"
+#include "spec.h"
 
 #include <cJSON.h>
 #include <ctype.h>

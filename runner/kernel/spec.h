@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "kernel/expr.h"
-#include "kernel/fixture_ref.h"
+#include "expr.h"
+#include "fixture_ref.h"
 
 #define SC_SPEC_MAX_VARS      8
 #define SC_SPEC_MAX_TUNABLES  8

@@ -7,12 +7,12 @@
  * one; 2 for a bad job, 3 when it could not run at all.
  */
 #include "common.h"
-#include "kernel/device.h"
-#include "kernel/harness.h"
-#include "kernel/nvrtc.h"
-#include "kernel/refs.h"
-#include "kernel/scan.h"
-#include "kernel/spec.h"
+#include "device.h"
+#include "harness.h"
+#include "nvrtc.h"
+#include "refs.h"
+#include "scan.h"
+#include "spec.h"
 
 #include <cJSON.h>
 #include <getopt.h>

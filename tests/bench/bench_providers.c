@@ -8,8 +8,8 @@
  *   bench_providers MODEL N CONCURRENCY
  */
 #include "common.h"
-#include "http.h"
-#include "provider.h"
+#include "net/http.h"
+#include "providers/provider.h"
 
 #include <sys/resource.h>
 

@@ -5,7 +5,7 @@
  * upskill.config.yaml at the repository root.
  */
 #include "fuzz.h"
-#include "config.h"
+#include "pipeline/config.h"
 #include "diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
  * must define that entry (the function's promise).
  */
 #include "fuzz.h"
-#include "extract.h"
+#include "kernelrun/extract.h"
 
 static const char *const entries[] = { "softmax", "k", "gemm", "reduce_sum" };
 

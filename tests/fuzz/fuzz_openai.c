@@ -4,7 +4,7 @@
  * counts, and an error body into the provider's message.
  */
 #include "fuzz.h"
-#include "provider.h"
+#include "providers/provider.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

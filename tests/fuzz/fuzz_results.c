@@ -5,7 +5,7 @@
  * wrote).
  */
 #include "fuzz.h"
-#include "results.h"
+#include "results/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 #include "diag.h"
-#include "skill.h"
+#include "skills/skill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
  * shape and scalar's value.
  */
 #include "fuzz.h"
-#include "kernel/spec.h"
+#include "spec.h"
 
 static void eval_all(const struct sc_spec *spec, const struct sc_size_set *size,
 		     const struct sc_tunable_values *tun)

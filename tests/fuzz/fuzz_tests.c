@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 #include "diag.h"
-#include "testsuite.h"
+#include "skills/testsuite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
  * responses, send one prompt through a fresh client. Include after
  * fake_server.h.
  */
-#include "provider.h"
+#include "providers/provider.h"
 
 #define KEY_ANTHROPIC "sk-ant-PLANTED-0123456789abcdef"
 #define KEY_OPENAI    "sk-oai-PLANTED-fedcba9876543210"

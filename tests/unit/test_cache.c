@@ -2,10 +2,10 @@
  * what is never stored, two processes at once, and the cache modes of the
  * client (use, refresh, off, offline) against the fake model server. */
 #include "unit.h"
-#include "cache.h"
+#include "providers/cache.h"
 #include "fake_server.h"
 #include "provider_test.h"
-#include "http.h"
+#include "net/http.h"
 
 #include <dirent.h>
 

@@ -2,7 +2,7 @@
  * and ranges with file:line, unknown keys, upskill.config.yaml mapping and
  * precedence. */
 #include "unit.h"
-#include "config.h"
+#include "pipeline/config.h"
 #include "diag.h"
 
 #include <unistd.h>

@@ -3,15 +3,15 @@
  * loop with a test double for the kernel harness (oracle provider, so no
  * network is involved). */
 #include "unit.h"
-#include "eval.h"
-#include "provider.h"
-#include "results.h"
-#include "skill.h"
-#include "stats.h"
-#include "store.h"
-#include "testsuite.h"
+#include "eval/eval.h"
+#include "providers/provider.h"
+#include "results/results.h"
+#include "skills/skill.h"
+#include "eval/stats.h"
+#include "results/store.h"
+#include "skills/testsuite.h"
 #include "diag.h"
-#include "http.h"
+#include "net/http.h"
 #include "sha256.h"
 
 #include <math.h>

@@ -1,9 +1,9 @@
 /* Unit tests for the gate (runner/gate.c): each rule of DESIGN.md's
  * default gate, on results built by hand, with thresholds from config. */
 #include "unit.h"
-#include "config.h"
-#include "gate.h"
-#include "results.h"
+#include "pipeline/config.h"
+#include "pipeline/gate.h"
+#include "results/results.h"
 
 #include <math.h>
 

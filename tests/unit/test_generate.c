@@ -3,9 +3,9 @@
  * upskill writes them, traces, failure descriptions, keeping the best. */
 #include "unit.h"
 #include "diag.h"
-#include "generate.h"
-#include "results.h"
-#include "skill.h"
+#include "teacher/generate.h"
+#include "results/results.h"
+#include "skills/skill.h"
 
 #include <math.h>
 

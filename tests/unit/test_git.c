@@ -4,10 +4,10 @@
  * committer and dates), then checks what skillci reads from it.
  */
 #include "unit.h"
-#include "changed.h"
+#include "git/changed.h"
 #include "diag.h"
-#include "ghevent.h"
-#include "git.h"
+#include "git/ghevent.h"
+#include "git/git.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
  * backoff with jitter, credential masking, and real transfers against the
  * fake model server on loopback (status, body, headers, faults). */
 #include "unit.h"
-#include "http.h"
+#include "net/http.h"
 #include "fake_server.h"
 
 #include <time.h>

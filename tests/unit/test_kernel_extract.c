@@ -5,9 +5,9 @@
  * crash handling).
  */
 #include "unit.h"
-#include "extract.h"
-#include "fixture.h"
-#include "kernelrun.h"
+#include "kernelrun/extract.h"
+#include "kernelrun/fixture.h"
+#include "kernelrun/kernelrun.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

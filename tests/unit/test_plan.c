@@ -1,7 +1,7 @@
 /* Unit tests for the plan of `skillci run`: unit ids, the stable shard
  * split, the plan hash and --shard parsing (runner/plan.c). */
 #include "unit.h"
-#include "plan.h"
+#include "pipeline/plan.h"
 #include "sha256.h"
 
 static void test_unit_id_names_every_field(void **state)

@@ -1,8 +1,8 @@
 /* Unit tests for the progress line of `skillci run` (runner/progress.c) and
  * its stop flag on SIGINT/SIGTERM (runner/signals.c). */
 #include "unit.h"
-#include "progress.h"
-#include "signals.h"
+#include "pipeline/progress.h"
+#include "pipeline/signals.h"
 
 #include <signal.h>
 

@@ -1,7 +1,7 @@
 /* Unit tests for model names, request bodies, response parsing and the
  * adaptive concurrency limiter (no network). */
 #include "unit.h"
-#include "provider.h"
+#include "providers/provider.h"
 
 #include <cjson/cJSON.h>
 

@@ -5,7 +5,7 @@
 #include "unit.h"
 #include "fake_server.h"
 #include "provider_test.h"
-#include "http.h"
+#include "net/http.h"
 
 static struct fake F;
 

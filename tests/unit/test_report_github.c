@@ -2,9 +2,9 @@
  * and the JUnit text cleaner: workflow-command escaping, $GITHUB_OUTPUT
  * syntax, the annotation cap. */
 #include "unit.h"
-#include "results.h"
-#include "report_github.h"
-#include "report_junit.h"
+#include "results/results.h"
+#include "reporters/report_github.h"
+#include "reporters/report_junit.h"
 
 static void test_escape_data_and_properties(void **state)
 {

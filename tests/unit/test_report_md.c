@@ -2,10 +2,10 @@
  * escaping helpers (report_fmt.c): escaping, fences, layouts, order and
  * the 65,536-character bound. */
 #include "unit.h"
-#include "results.h"
-#include "report_fmt.h"
-#include "report_md.h"
-#include "report_combine.h"
+#include "results/results.h"
+#include "reporters/report_fmt.h"
+#include "reporters/report_md.h"
+#include "results/combine.h"
 
 #include <math.h>
 

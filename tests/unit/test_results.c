@@ -1,7 +1,7 @@
 /* Unit tests for runner/results.c: reading (nulls, errors with JSON paths,
  * schema versions) and deterministic, sorted, atomic writing. */
 #include "unit.h"
-#include "results.h"
+#include "results/results.h"
 
 #include <dirent.h>
 #include <math.h>

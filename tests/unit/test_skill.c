@@ -2,7 +2,7 @@
  * matter, encodings, body, links) and discovery. */
 #include "unit.h"
 #include "diag.h"
-#include "skill.h"
+#include "skills/skill.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 /* Unit tests for runner/store.c: schema, reuse lookups by key, history,
  * and two processes writing one store at once. */
 #include "unit.h"
-#include "store.h"
+#include "results/store.h"
 
 #include <math.h>
 #include <sys/wait.h>

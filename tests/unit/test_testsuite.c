@@ -3,7 +3,7 @@
  * hashing and the oracle's answers. */
 #include "unit.h"
 #include "diag.h"
-#include "testsuite.h"
+#include "skills/testsuite.h"
 
 #include <unistd.h>
 

@@ -6,10 +6,10 @@
  * on the softmax fixture's spec and CPU reference.
  */
 #include "unit.h"
-#include "kernel/device.h"
-#include "kernel/harness.h"
-#include "kernel/refs.h"
-#include "kernel/spec.h"
+#include "device.h"
+#include "harness.h"
+#include "refs.h"
+#include "spec.h"
 
 #include <math.h>
 

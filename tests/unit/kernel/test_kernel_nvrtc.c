@@ -5,8 +5,8 @@
  * are cached; ptxas' register/spill/shared numbers are parsed.
  */
 #include "unit.h"
-#include "kernel/nvrtc.h"
-#include "kernel/spec.h"
+#include "nvrtc.h"
+#include "spec.h"
 
 #include <dirent.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /* The static scan: include refusals before compiling, and flags. */
 #include "unit.h"
-#include "kernel/scan.h"
+#include "scan.h"
 
 #include <dirent.h>
 

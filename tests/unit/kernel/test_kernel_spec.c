@@ -1,8 +1,8 @@
 /* Fixture specs (spec.json), spec expressions and tunable overrides. */
 #include "unit.h"
-#include "kernel/expr.h"
-#include "kernel/refs.h"
-#include "kernel/spec.h"
+#include "expr.h"
+#include "refs.h"
+#include "spec.h"
 
 #include <dirent.h>
 #include <unistd.h>

@@ -1,0 +1,206 @@
+/*
+ * skillci ask: one request to a model, for trying a provider by hand and
+ * for end-to-end tests. Prints the answer on stdout and one line of token
+ * counts on stderr. Exit 0 on an answer, 2 for bad usage or a bad model
+ * name or missing key, 3 when the provider fails.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "providers/cache.h"
+#include "providers/provider.h"
+
+#include <getopt.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: skillci ask -m MODEL [options] PROMPT\n"
+	"\n"
+	"Sends one prompt (\"-\" reads it from standard input) to MODEL and prints\n"
+	"the answer; token counts go to standard error.\n"
+	"\n"
+	"  -m, --model MODEL      PROVIDER.MODEL[.EFFORT] or haiku, sonnet, opus\n"
+	"  -s, --system TEXT      system prompt\n"
+	"      --max-tokens N     answer budget (default 4096)\n"
+	"      --temperature T    sampling temperature (default: the provider's)\n"
+	"      --run N            run index: a different cached sample per N (default 0)\n"
+	"      --cache MODE       use, refresh, off or offline (default use)\n"
+	"      --cache-dir DIR    response cache (default $SKILLCI_CACHE_DIR or\n"
+	"                         ~/.cache/skillci/responses)\n"
+	"      --offline          answer from the cache only; a miss is an error\n"
+	"      --reference TEXT   the reference answer the oracle provider returns\n"
+	"      --timeout SEC      per attempt (default 600)\n"
+	"      --attempts N       tries per request (default 6)\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Keys and endpoints come from ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,\n"
+	"OPENAI_API_KEY, OPENAI_API_BASE, GENERIC_BASE_URL, GENERIC_API_KEY.\n"
+	"Exit codes: 0 answered, 2 bad usage, model name or missing key,\n"
+	"3 provider failure.\n";
+
+struct ask_result {
+	int exit_code;
+};
+
+static void on_answer(struct sc_chat_response *resp, void *payload)
+{
+	struct ask_result *r = payload;
+
+	if (resp->error_class != SC_CHAT_OK) {
+		fprintf(stderr, "error: %s\n", resp->error);
+		r->exit_code = resp->error_class == SC_CHAT_CONFIG ? SC_EXIT_USAGE : SC_EXIT_INFRA;
+		return;
+	}
+	fputs(resp->text, stdout);
+	if (!*resp->text || resp->text[strlen(resp->text) - 1] != '\n')
+		fputc('\n', stdout);
+	fprintf(stderr, "tokens: input %lld, output %lld, cache read %lld, cache write %lld; "
+		"%d attempt%s, %lld ms%s%s\n",
+		(long long)resp->input_tokens, (long long)resp->output_tokens,
+		(long long)resp->cache_read_tokens, (long long)resp->cache_creation_tokens,
+		resp->attempts, resp->attempts == 1 ? "" : "s", (long long)resp->latency_ms,
+		resp->from_cache ? ", from cache" : "", resp->oracle ? ", oracle (no model)" : "");
+	r->exit_code = SC_EXIT_OK;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_ask(int argc, char **argv)
+{
+	enum { O_MAX = 256, O_TEMP, O_RUN, O_CACHE, O_CACHE_DIR, O_OFFLINE, O_REF, O_TIMEOUT, O_ATTEMPTS };
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "system", required_argument, NULL, 's' },
+		{ "max-tokens", required_argument, NULL, O_MAX },
+		{ "temperature", required_argument, NULL, O_TEMP },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "cache", required_argument, NULL, O_CACHE },
+		{ "cache-dir", required_argument, NULL, O_CACHE_DIR },
+		{ "offline", no_argument, NULL, O_OFFLINE },
+		{ "reference", required_argument, NULL, O_REF },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "attempts", required_argument, NULL, O_ATTEMPTS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sc_client_options copt;
+	struct sc_chat_request req;
+	struct sc_chat_message msg;
+	struct sc_client *client = NULL;
+	struct sc_buf prompt = SC_BUF_INIT, cache_dir = SC_BUF_INIT;
+	struct ask_result result = { SC_EXIT_INFRA };
+	const char *model = NULL;
+	int c, err, rc = SC_EXIT_OK;
+	long v;
+
+	sc_client_options_init(&copt);
+	copt.cache_mode = SC_CACHE_USE;
+	memset(&req, 0, sizeof(req));
+	req.temperature = -1;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "m:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': model = optarg; break;
+		case 's': req.system = optarg; break;
+		case O_MAX:
+			if (parse_int(optarg, 1, 1000000, &v) < 0)
+				return sc_cmd_usage_error("ask", "--max-tokens wants a positive number, not '%s'", optarg);
+			req.max_tokens = (int)v;
+			break;
+		case O_TEMP: {
+			char *end;
+			req.temperature = strtod(optarg, &end);
+			if (end == optarg || *end || req.temperature < 0 || req.temperature > 2)
+				return sc_cmd_usage_error("ask", "--temperature wants a number from 0 to 2, not '%s'", optarg);
+			break;
+		}
+		case O_RUN:
+			if (parse_int(optarg, 0, 1000000, &v) < 0)
+				return sc_cmd_usage_error("ask", "--run wants a number, not '%s'", optarg);
+			req.run_index = (int)v;
+			break;
+		case O_CACHE:
+			if (sc_cache_mode_parse(&copt.cache_mode, optarg) < 0)
+				return sc_cmd_usage_error("ask", "%s", sc_error_last());
+			break;
+		case O_CACHE_DIR: sc_buf_sets(&cache_dir, optarg); break;
+		case O_OFFLINE: copt.cache_mode = SC_CACHE_OFFLINE; break;
+		case O_REF: req.oracle_answer = optarg; break;
+		case O_TIMEOUT:
+			if (parse_int(optarg, 1, 86400, &v) < 0)
+				return sc_cmd_usage_error("ask", "--timeout wants seconds, not '%s'", optarg);
+			copt.timeout_ms = v * 1000;
+			break;
+		case O_ATTEMPTS:
+			if (parse_int(optarg, 1, 100, &v) < 0)
+				return sc_cmd_usage_error("ask", "--attempts wants a number from 1 to 100, not '%s'", optarg);
+			copt.max_attempts = (int)v;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return SC_EXIT_OK;
+		default:
+			return sc_cmd_usage_error("ask", "bad option");
+		}
+	}
+	if (!model)
+		return sc_cmd_usage_error("ask", "no model; give one with -m MODEL");
+	if (optind != argc - 1)
+		return sc_cmd_usage_error("ask", "give exactly one PROMPT (\"-\" for standard input)");
+	if (!strcmp(argv[optind], "-")) {
+		if (sc_buf_put_capped(&prompt, "", 0, 1) < 0) { /* keeps the buffer empty */ }
+		for (;;) {
+			char chunk[4096];
+			size_t n = fread(chunk, 1, sizeof(chunk), stdin);
+			if (n && sc_buf_put_capped(&prompt, chunk, n, SC_MAX_JSON_BYTES) < 0) {
+				rc = sc_cmd_usage_error("ask", "the prompt on standard input is larger than %d bytes", SC_MAX_JSON_BYTES);
+				goto done;
+			}
+			if (n < sizeof(chunk))
+				break;
+		}
+	} else {
+		sc_buf_sets(&prompt, argv[optind]);
+	}
+	if (!cache_dir.len)
+		sc_cache_default_dir(&cache_dir);
+	copt.cache_dir = cache_dir.ptr;
+	msg.role = SC_CHAT_USER;
+	msg.content = prompt.ptr;
+	req.model = model;
+	req.messages = &msg;
+	req.nmessages = 1;
+	req.label = "ask";
+
+	err = sc_client_new(&client, &copt);
+	if (err < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	err = sc_client_submit(client, &req, on_answer, &result);
+	if (err < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	err = sc_client_run(client);
+	if (err < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	rc = result.exit_code;
+done:
+	sc_client_free(client);
+	sc_buf_release(&prompt);
+	sc_buf_release(&cache_dir);
+	return rc;
+}

@@ -1,0 +1,636 @@
+/*
+ * skillci eval DIR... -m MODEL...: evaluate skills in place, with and
+ * without the skill, on one or more models (upskill `eval` parity), and
+ * print upskill-style bars with 95% Wilson intervals, the token line, the
+ * paired significance test, and a benchmark table for several models.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "pipeline/config.h"
+#include "diag.h"
+#include "eval/eval.h"
+#include "kernelrun/kernelops.h"
+#include "providers/provider.h"
+#include "results/results.h"
+#include "skills/skill.h"
+#include "eval/stats.h"
+#include "results/store.h"
+#include "skills/testsuite.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <unistd.h>
+
+#define BAR_WIDTH 20
+#define MAX_MODELS 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skillci eval DIR... -m MODEL... [--runs N] [--no-baseline] [--tests FILE]\n"
+		"                    [--max-turns N] [--judge MODEL] [--offline] [--store PATH]\n"
+		"                    [--no-reuse] [--cache DIR] [--no-cache] [--json FILE]\n"
+		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
+		"\n"
+		"Evaluates each skill folder with and without the skill on every model.\n"
+		"\n"
+		"  -m, --model MODEL    model to evaluate (repeat for several): PROVIDER.MODEL[.EFFORT],\n"
+		"                       haiku, sonnet, opus, or oracle.self (self-test)\n"
+		"  --runs N             runs per test (default 1)\n"
+		"  --no-baseline        do not evaluate without the skill\n"
+		"  -t, --tests FILE     test file to use instead of the skill's own tests\n"
+		"  --max-turns N        model turns for kernel tests (default 3)\n"
+		"  --judge MODEL        score every answer 0-1 with this model (beside the verdict)\n"
+		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
+		"  --offline            answer from the response cache only\n"
+		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
+		"  --store PATH         results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"  --no-reuse           evaluate every unit even when the store has it\n"
+		"  --concurrency N      requests in flight (default: the client's)\n"
+		"  --json FILE          write the results JSON (docs/results-json.md)\n"
+		"  --fixtures DIR       kernel fixtures (default fixtures)\n"
+		"  --arch ARCH          GPU architecture for kernel tests (default sm_90)\n"
+		"  --compile-only       check kernels without a GPU even when one is present\n"
+		"  --allow-unpinned     accept fixtures missing from or changed since fixtures.lock\n"
+		"  --config FILE        configuration (default: ./skillci.yml and ./upskill.config.yaml\n"
+		"                       when present); flags override it\n"
+		"  -v, --verbose        per-test lines\n"
+		"\n"
+		"exit: 0 done, 2 bad usage or input, 3 infrastructure failure (too many\n"
+		"provider errors, store or network failure).\n");
+}
+
+/* Renders a 0-1 value as a bar of BAR_WIDTH cells (upskill's _render_bar). */
+static void bar(struct sc_buf *out, double v)
+{
+	int filled;
+
+	if (isnan(v))
+		v = 0.0;
+	v = v < 0 ? 0 : v > 1 ? 1 : v;
+	filled = (int)lround(v * BAR_WIDTH);
+	for (int i = 0; i < BAR_WIDTH; i++)
+		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
+}
+
+/* "40%", or "-" when absent; rounds like Python's :.0% format. */
+static void pct(struct sc_buf *out, double v)
+{
+	if (isnan(v))
+		sc_buf_puts(out, "-");
+	else
+		sc_buf_printf(out, "%.0f%%", v * 100.0);
+}
+
+/* A signed percentage: "+40%", "-10%". */
+static void spct(struct sc_buf *out, double v)
+{
+	if (isnan(v))
+		sc_buf_puts(out, "-");
+	else
+		sc_buf_printf(out, "%s%.0f%%", v >= 0 ? "+" : "-", fabs(v) * 100.0);
+}
+
+struct totals {
+	int64_t tokens;
+	size_t units;
+};
+
+/* Tokens summed over the non-error units of (skill, variant, model). */
+static struct totals token_total(const struct sc_results *r, const char *skill,
+				 const char *variant, const char *model)
+{
+	struct totals t = { 0, 0 };
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (strcmp(u->skill, skill) || strcmp(u->variant, variant) || strcmp(u->model, model) ||
+		    !strcmp(u->verdict, "error"))
+			continue;
+		t.tokens += u->tokens_in + u->tokens_out;
+		t.units++;
+	}
+	return t;
+}
+
+static void print_rate_line(const char *label, const struct sc_results_aggregate *a,
+			    const char *suffix)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	sc_buf_printf(&b, "  %-10s ", label);
+	bar(&b, a->pass_rate);
+	sc_buf_puts(&b, "  ");
+	{
+		struct sc_buf p = SC_BUF_INIT;
+		pct(&p, a->pass_rate);
+		sc_buf_printf(&b, "%5s", p.ptr);
+		sc_buf_release(&p);
+	}
+	if (a->n) {
+		sc_buf_puts(&b, "  [95% CI ");
+		pct(&b, a->ci_low);
+		sc_buf_puts(&b, "\u2013");
+		pct(&b, a->ci_high);
+		sc_buf_printf(&b, ", n=%lld]", (long long)a->n);
+	} else {
+		sc_buf_puts(&b, "  [no pass/fail units]");
+	}
+	if (suffix && *suffix)
+		sc_buf_printf(&b, "  %s", suffix);
+	printf("%s\n", b.ptr);
+	sc_buf_release(&b);
+}
+
+/* Per-test lines (-v): passes out of runs for each variant. */
+static void print_tests(const struct sc_results *r, const char *skill, const char *model,
+			bool baseline)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		int bp = 0, bn = 0, sp = 0, sn = 0;
+		bool first = true;
+		if (strcmp(u->skill, skill) || strcmp(u->model, model))
+			continue;
+		/* print each test once, at its first unit */
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(r->units[j].skill, skill) && !strcmp(r->units[j].model, model) &&
+			    !strcmp(r->units[j].test_id, u->test_id))
+				first = false;
+		if (!first)
+			continue;
+		for (size_t j = 0; j < r->nunits; j++) {
+			const struct sc_results_unit *w = &r->units[j];
+			bool base;
+			if (strcmp(w->skill, skill) || strcmp(w->model, model) || strcmp(w->test_id, u->test_id))
+				continue;
+			base = !strcmp(w->variant, "baseline");
+			(base ? &bn : &sn)[0]++;
+			if (!strcmp(w->verdict, "pass"))
+				(base ? &bp : &sp)[0]++;
+		}
+		shown++;
+		if (baseline)
+			printf("  %zu. %-40.40s  %d/%d base  %d/%d skill\n", shown, u->test_name, bp, bn, sp, sn);
+		else
+			printf("  %zu. %-40.40s  %d/%d skill\n", shown, u->test_name, sp, sn);
+		for (size_t j = 0; j < r->nunits; j++) {
+			const struct sc_results_unit *w = &r->units[j];
+			if (strcmp(w->skill, skill) || strcmp(w->model, model) ||
+			    strcmp(w->test_id, u->test_id) || !w->message)
+				continue;
+			printf("       %s run %lld: %s: %s\n", w->variant, (long long)w->run_index,
+			       w->verdict, w->message);
+		}
+	}
+	if (shown)
+		printf("\n");
+}
+
+/* Kernel line: compile-only counts, or speed figures with a GPU. */
+static void print_kernels(const struct sc_results *r, const char *skill, const char *variant,
+			  const char *model, const struct sc_results_aggregate *a)
+{
+	int compiled = 0, failed = 0, total = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (!u->kernel || strcmp(u->skill, skill) || strcmp(u->variant, variant) ||
+		    strcmp(u->model, model))
+			continue;
+		total++;
+		if (u->kernel->compile && !strcmp(u->kernel->compile, "ok"))
+			compiled++;
+		else if (u->kernel->compile)
+			failed++;
+	}
+	if (!total)
+		return;
+	printf("  kernels (%s): %d units, %d compiled, %d failed to compile", variant, total,
+	       compiled, failed);
+	if (!strcmp(r->run.mode, "gpu") && !isnan(a->speedup_geomean))
+		printf(", speedup geomean %.2fx, fast_1 %.0f%%, fast_2 %.0f%%", a->speedup_geomean,
+		       a->fast_1 * 100, isnan(a->fast_2) ? 0 : a->fast_2 * 100);
+	else if (strcmp(r->run.mode, "gpu"))
+		printf(" (%s: correctness and speed not checked)", r->run.mode);
+	printf("\n");
+}
+
+static void print_skill_model(const struct sc_results *r, const struct sc_results_skill *s,
+			      const char *model, bool baseline, bool verbose, int runs)
+{
+	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
+	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "baseline", model);
+	const struct sc_results_comparison *c = sc_results_find_comparison(r, s->path, model,
+									  "baseline", "head");
+	struct sc_buf suffix = SC_BUF_INIT;
+
+	printf("%s on %s (%lld tests x %d runs)%s\n", s->name, model, (long long)s->tests, runs,
+	       r->run.oracle ? "  [oracle self-test]" : "");
+	if (!head) {
+		printf("  untested: no tests found\n\n");
+		return;
+	}
+	if (verbose)
+		print_tests(r, s->path, model, baseline);
+	if (baseline && base && c) {
+		print_rate_line("baseline", base, NULL);
+		if (c->paired_n == 0) {
+			sc_buf_puts(&suffix, "(no paired pass/fail units)");
+		} else {
+			sc_buf_puts(&suffix, "(");
+			spct(&suffix, c->skill_lift);
+			sc_buf_printf(&suffix, ", McNemar p=%.4g, %s", c->p_value,
+				      c->significant ? "significant" : "not significant");
+			sc_buf_puts(&suffix, ")");
+		}
+		print_rate_line("with skill", head, suffix.ptr);
+		{
+			struct totals bt = token_total(r, s->path, "baseline", model);
+			struct totals ht = token_total(r, s->path, "head", model);
+			if (bt.tokens > 0) {
+				double sv = sc_stats_token_savings((double)ht.tokens, (double)bt.tokens);
+				printf("\n  tokens: %lld \u2192 %lld  (%s%.0f%%)\n", (long long)bt.tokens,
+				       (long long)ht.tokens, sv >= 0 ? "-" : "+", fabs(sv) * 100.0);
+			}
+		}
+		print_kernels(r, s->path, "baseline", model, base);
+		print_kernels(r, s->path, "head", model, head);
+		if (c->paired_n == 0)
+			printf("\n  Recommendation: none (no pass/fail results to compare)\n");
+		else if (c->is_beneficial == 1)
+			printf("\n  Recommendation: keep skill\n");
+		else
+			printf("\n  Recommendation: skill may not be beneficial\n");
+	} else {
+		struct totals ht = token_total(r, s->path, "head", model);
+		print_rate_line("with skill", head, NULL);
+		printf("  tokens: %lld\n", (long long)ht.tokens);
+		print_kernels(r, s->path, "head", model, head);
+	}
+	printf("\n");
+	sc_buf_release(&suffix);
+}
+
+/* The benchmark table: one row per skill x model. */
+static void print_table(const struct sc_results *r, bool baseline)
+{
+	printf("%-24s %-32s %9s %9s %7s %8s %9s\n", "skill", "model", "baseline", "skill",
+	       "lift", "p", "tokens");
+	for (size_t s = 0; s < r->nskills; s++) {
+		for (size_t m = 0; m < r->run.nmodels; m++) {
+			const struct sc_results_aggregate *head = NULL, *base = NULL;
+			const struct sc_results_comparison *c = NULL;
+			struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT, l = SC_BUF_INIT, t = SC_BUF_INIT;
+			const char *model = NULL;
+			/* find the canonical name used by the units */
+			for (size_t i = 0; i < r->naggregates; i++) {
+				const struct sc_results_aggregate *ag = &r->aggregates[i];
+				struct sc_model pm;
+				if (strcmp(ag->skill, r->skills[s].path))
+					continue;
+				if (sc_model_parse(&pm, r->run.models[m]) == 0) {
+					if (!strcmp(pm.name, ag->model))
+						model = ag->model;
+					sc_model_release(&pm);
+				}
+			}
+			if (!model)
+				continue;
+			head = sc_results_find_aggregate(r, r->skills[s].path, "head", model);
+			base = sc_results_find_aggregate(r, r->skills[s].path, "baseline", model);
+			c = sc_results_find_comparison(r, r->skills[s].path, model, "baseline", "head");
+			pct(&a, base ? base->pass_rate : NAN);
+			pct(&b, head ? head->pass_rate : NAN);
+			spct(&l, c ? c->skill_lift : NAN);
+			spct(&t, c ? -c->token_savings : NAN);
+			printf("%-24.24s %-32.32s %9s %9s %7s %8.4g %9s\n", r->skills[s].name, model,
+			       baseline ? a.ptr : "-", b.ptr, l.ptr, c ? c->p_value : NAN, t.ptr);
+			sc_buf_release(&a);
+			sc_buf_release(&b);
+			sc_buf_release(&l);
+			sc_buf_release(&t);
+		}
+	}
+	printf("\n");
+}
+
+/* Progress on stderr, on a terminal only (plain logs stay clean). */
+static void progress(size_t done, size_t total, const char *skill, const char *variant,
+		     const char *model, const char *test_name, const char *verdict, bool reused,
+		     void *payload)
+{
+	bool tty = *(bool *)payload;
+
+	if (tty) {
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, skill, variant, model);
+		if (done == total)
+			fprintf(stderr, "\r\033[K");
+	} else {
+		sc_log(SC_LOG_DEBUG, "[%zu/%zu] %s %s %s '%s': %s%s", done, total, skill, variant,
+		       model, test_name, verdict, reused ? " (reused)" : "");
+	}
+}
+
+/* Loads one skill and its tests; findings go to stderr. */
+static int load_skill(struct sc_skill *skill, struct sc_test_set *tests, const char *dir,
+		      const char *tests_file)
+{
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf line = SC_BUF_INIT;
+	int err;
+
+	err = sc_skill_load(skill, dir, &diags, 0);
+	if (err == 0)
+		err = tests_file ? sc_tests_load_file(tests, tests_file, dir, &diags)
+				 : sc_tests_load_skill(tests, dir, &diags);
+	sc_diags_sort(&diags);
+	for (size_t i = 0; i < diags.n; i++) {
+		sc_buf_clear(&line);
+		sc_diag_format(&line, &diags.items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	if (err == 0 && tests_file && sc_diags_count(&diags, SC_SEV_ERROR) && tests->n == 0)
+		err = sc_error_set(SC_EINVAL, "no usable test in '%s'", tests_file);
+	sc_diags_release(&diags);
+	sc_buf_release(&line);
+	return err;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
+	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_FIXTURES, O_ARCH,
+	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG };
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "no-baseline", no_argument, NULL, O_NO_BASELINE },
+		{ "tests", required_argument, NULL, 't' },
+		{ "max-turns", required_argument, NULL, O_MAX_TURNS },
+		{ "offline", no_argument, NULL, O_OFFLINE },
+		{ "store", required_argument, NULL, O_STORE },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "judge", required_argument, NULL, O_JUDGE },
+		{ "rubric", required_argument, NULL, O_RUBRIC },
+		{ "cache", required_argument, NULL, O_CACHE },
+		{ "no-cache", no_argument, NULL, O_NO_CACHE },
+		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
+		{ "concurrency", required_argument, NULL, O_CONC },
+		{ "fixtures", required_argument, NULL, O_FIXTURES },
+		{ "arch", required_argument, NULL, O_ARCH },
+		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
+		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *models[MAX_MODELS];
+	size_t nmodels = 0, nskills = 0;
+	const char *tests_file = NULL, *store_path = NULL, *json_path = NULL, *config_path = NULL;
+	const char *judge = NULL, *rubric_file = NULL, *cache_dir = NULL;
+	bool offline = false, verbose = false, tty = isatty(2), no_cache = false;
+	bool runs_set = false, turns_set = false, fixtures_set = false, arch_set = false;
+	struct sc_config cfg;
+	struct sc_diags cdiags = SC_DIAGS_INIT;
+	double max_error_share = SC_EVAL_MAX_ERROR_SHARE;
+	struct sc_eval_options opt;
+	struct sc_client_options copt;
+	struct sc_client *client = NULL;
+	struct sc_store *store = NULL;
+	struct sc_skill *skills = NULL;
+	struct sc_test_set *sets = NULL;
+	struct sc_eval_skill *es = NULL;
+	struct sc_results res;
+	struct sc_buf rubric = SC_BUF_INIT;
+	struct sc_kernelops kenv;
+	const struct sc_test_set **set_ptrs = NULL;
+	bool allow_unpinned = false;
+	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0;
+	char *end;
+
+	sc_eval_options_init(&opt);
+	sc_results_init(&res);
+	memset(&cfg, 0, sizeof(cfg));  /* filled by sc_config_load() below */
+	sc_kernelops_init(&kenv, "fixtures", "sm_90", false, 300);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "m:t:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (nmodels == MAX_MODELS)
+				return sc_cmd_usage_error("eval", "at most %d models", MAX_MODELS);
+			models[nmodels++] = optarg;
+			break;
+		case O_RUNS:
+		case O_MAX_TURNS:
+		case O_CONC: {
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 1000)
+				return sc_cmd_usage_error("eval", "'%s' is not a number from 1 to 1000", optarg);
+			if (c == O_RUNS) {
+				opt.runs = (int)v;
+				runs_set = true;
+			} else if (c == O_MAX_TURNS) {
+				opt.max_turns = (int)v;
+				turns_set = true;
+			} else {
+				concurrency = (int)v;
+			}
+			break;
+		}
+		case O_NO_BASELINE: opt.baseline = false; break;
+		case 't': tests_file = optarg; break;
+		case O_OFFLINE: offline = true; break;
+		case O_STORE: store_path = optarg; break;
+		case O_JSON: json_path = optarg; break;
+		case O_JUDGE: judge = optarg; break;
+		case O_RUBRIC: rubric_file = optarg; break;
+		case O_CACHE: cache_dir = optarg; no_cache = false; break;
+		case O_NO_CACHE: no_cache = true; break;
+		case O_NO_REUSE: opt.reuse = false; break;
+		case O_FIXTURES: kenv.fixtures_dir = optarg; fixtures_set = true; break;
+		case O_ARCH:
+			if (strncmp(optarg, "sm_", 3) || strlen(optarg) > 8)
+				return sc_cmd_usage_error("eval", "--arch must be a real architecture such as sm_90");
+			kenv.arch = optarg;
+			arch_set = true;
+			break;
+		case O_COMPILE_ONLY: kenv.compile_only = true; break;
+		case O_UNPINNED: allow_unpinned = true; break;
+		case O_CONFIG: config_path = optarg; break;
+		case 'v': verbose = true; sc_log_set_level(SC_LOG_DEBUG); break;
+		case 'h': usage(stdout); return SC_EXIT_OK;
+		default: return sc_cmd_usage_error("eval", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return sc_cmd_usage_error("eval", "name at least one skill folder");
+
+	/* skillci.yml / upskill.config.yaml in the current folder, under the flags */
+	err = sc_config_load(&cfg, ".", config_path, &cdiags);
+	sc_diags_sort(&cdiags);
+	for (size_t i = 0; i < cdiags.n; i++) {
+		struct sc_buf line = SC_BUF_INIT;
+		sc_diag_format(&line, &cdiags.items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+		sc_buf_release(&line);
+	}
+	if (err < 0 || sc_diags_count(&cdiags, SC_SEV_ERROR)) {
+		rc = err < 0 ? sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err) : SC_EXIT_USAGE;
+		goto done;
+	}
+	for (size_t i = 0; nmodels == 0 && i < cfg.models.n && i < MAX_MODELS; i++)
+		models[i] = cfg.models.items[i];
+	if (nmodels == 0)
+		nmodels = cfg.models.n < MAX_MODELS ? cfg.models.n : MAX_MODELS;
+	if (nmodels == 0) {
+		rc = sc_cmd_usage_error("eval", "name at least one model with -m (or 'models' in skillci.yml)");
+		goto done;
+	}
+	if (!runs_set)
+		opt.runs = cfg.runs;
+	if (!turns_set)
+		opt.max_turns = cfg.max_turns;
+	if (!store_path)
+		store_path = cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
+	if (!cache_dir && !no_cache && cfg.cache_mode != SC_CACHE_OFF)
+		cache_dir = cfg.cache_dir ? cfg.cache_dir : SC_DEFAULT_CACHE_DIR;
+	if (no_cache)
+		cache_dir = NULL;
+	if (!fixtures_set && cfg.fixtures_dir)
+		kenv.fixtures_dir = cfg.fixtures_dir;
+	if (!arch_set && cfg.arch)
+		kenv.arch = cfg.arch;
+	if (cfg.kernel_timeout_s >= 1)
+		kenv.wall_s = (int)cfg.kernel_timeout_s;
+	if (!judge)
+		judge = cfg.judge_model;
+	if (!rubric_file && cfg.judge_rubric)
+		sc_buf_sets(&rubric, cfg.judge_rubric);
+	max_error_share = cfg.gate.error_share;
+	if (offline && !cache_dir) {
+		rc = sc_cmd_usage_error("eval", "--offline needs the response cache");
+		goto done;
+	}
+	if (rubric_file && (err = sc_read_file(&rubric, rubric_file, SC_MAX_CONFIG_BYTES)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+
+	nskills = (size_t)(argc - optind);
+	skills = sc_xcalloc(nskills, sizeof(*skills));
+	sets = sc_xcalloc(nskills, sizeof(*sets));
+	es = sc_xcalloc(nskills, sizeof(*es));
+	for (size_t i = 0; i < nskills; i++) {
+		const char *dir = argv[optind + (int)i];
+		if ((err = load_skill(&skills[i], &sets[i], dir, tests_file)) < 0) {
+			rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+			goto done;
+		}
+		es[i].path = dir;
+		es[i].variant = "head";
+		es[i].skill = &skills[i];
+		es[i].tests = &sets[i];
+	}
+
+	sc_client_options_init(&copt);
+	copt.cache_dir = cache_dir;
+	copt.cache_mode = offline ? SC_CACHE_OFFLINE
+			: cfg.cache_mode == SC_CACHE_REFRESH ? SC_CACHE_REFRESH : SC_CACHE_USE;
+	if (cfg.request_timeout_s > 0)
+		copt.timeout_ms = (int64_t)(cfg.request_timeout_s * 1000.0);
+	if (!concurrency && cfg.concurrency > 0)
+		copt.max_total = cfg.concurrency;
+	if (concurrency) {
+		copt.max_total = concurrency;
+		copt.max_per_provider = concurrency;
+	}
+	if ((err = sc_client_new(&client, &copt)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	if ((err = sc_store_open(&store, store_path)) < 0) {
+		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
+		goto done;
+	}
+	opt.models = models;
+	opt.nmodels = nmodels;
+	opt.judge_model = judge;
+	opt.judge_rubric = rubric.len ? rubric.ptr : NULL;
+	opt.client = client;
+	opt.store = store;
+	set_ptrs = sc_xcalloc(nskills, sizeof(*set_ptrs));
+	for (size_t i = 0; i < nskills; i++)
+		set_ptrs[i] = &sets[i];
+	if ((err = sc_kernelops_setup(&kenv, &opt.kernel, set_ptrs, nskills, allow_unpinned)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	opt.progress = progress;
+	opt.payload = &tty;
+	err = sc_eval_run(&res, es, nskills, &opt);
+	if (err < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	sc_kernelops_describe(&kenv, &res.run);
+
+	for (size_t s = 0; s < res.nskills; s++)
+		for (size_t m = 0; m < nmodels; m++) {
+			struct sc_model pm;
+			if (sc_model_parse(&pm, models[m]) < 0)
+				continue;
+			print_skill_model(&res, &res.skills[s], pm.name, opt.baseline, verbose, opt.runs);
+			sc_model_release(&pm);
+		}
+	if (nmodels > 1 || nskills > 1)
+		print_table(&res, opt.baseline);
+	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld, cache hits: %lld, "
+	       "errors: %lld, skipped: %lld\n",
+	       (long long)res.totals.units, (long long)res.totals.evaluated,
+	       (long long)res.totals.reused, (long long)res.totals.requests,
+	       (long long)res.totals.cache_hits, (long long)res.totals.errors,
+	       (long long)res.totals.skipped);
+	fprintf(stderr, "run %s stored in %s\n", res.run.id, sc_store_path(store));
+
+	if (json_path && (err = sc_results_save(&res, json_path)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	if (res.totals.errors > 0) {
+		double share = (double)res.totals.errors / (double)res.totals.units;
+		for (size_t i = 0; i < res.nunits; i++)
+			if (!strcmp(res.units[i].verdict, "error")) {
+				fprintf(stderr, "error: %s: %s\n", res.units[i].test_name,
+					res.units[i].message ? res.units[i].message : "infrastructure error");
+				break;
+			}
+		if (share > max_error_share) {
+			fprintf(stderr, "error: %lld of %lld units failed for infrastructure reasons\n",
+				(long long)res.totals.errors, (long long)res.totals.units);
+			rc = SC_EXIT_INFRA;
+		}
+	}
+done:
+	sc_results_release(&res);
+	for (size_t i = 0; i < nskills; i++) {
+		if (skills)
+			sc_skill_release(&skills[i]);
+		if (sets)
+			sc_test_set_release(&sets[i]);
+	}
+	free(skills);
+	free(sets);
+	free(es);
+	sc_store_free(store);
+	sc_client_free(client);
+	sc_buf_release(&rubric);
+	free(set_ptrs);
+	sc_kernelops_release(&kenv);
+	sc_config_release(&cfg);
+	sc_diags_release(&cdiags);
+	return rc;
+}

@@ -1,0 +1,122 @@
+/*
+ * skillci export -o FILE.jsonl: stored transcripts as chat-format JSONL
+ * for fine-tuning (export.h, docs/generate.md), written atomically.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "results/export.h"
+#include "providers/provider.h"
+#include "results/store.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <sys/stat.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skillci export -o FILE.jsonl [--passing] [--min-speedup X] [-s SKILL]\n"
+		"                      [-m MODEL] [--run ID] [--store PATH]\n"
+		"\n"
+		"Writes the stored transcripts as chat-format JSONL, one unit a line:\n"
+		"{\"messages\": [system, user, assistant, ...], \"metadata\": {verdict, tokens,\n"
+		"speedup, fixture_hash, skill, model, ...}}.\n"
+		"\n"
+		"  -o, --output FILE    the JSONL file (written atomically)\n"
+		"  --passing            only units that passed\n"
+		"  --min-speedup X      only kernel units at least X times faster than the baseline\n"
+		"  -s, --skill SKILL    only this skill (path or name)\n"
+		"  -m, --model MODEL    only this model\n"
+		"  --run ID             only units evaluated by this run\n"
+		"  --store PATH         results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"\n"
+		"exit: 0 written, 2 bad usage or no store, 3 the store or the file failed.\n");
+}
+
+int cmd_export(int argc, char **argv)
+{
+	enum { O_PASSING = 256, O_MIN_SPEEDUP, O_RUN, O_STORE };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "passing", no_argument, NULL, O_PASSING },
+		{ "min-speedup", required_argument, NULL, O_MIN_SPEEDUP },
+		{ "skill", required_argument, NULL, 's' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "store", required_argument, NULL, O_STORE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out_path = NULL, *store_path = SC_STORE_DEFAULT_PATH, *model = NULL;
+	struct sc_export_options opt;
+	struct sc_export_stats st;
+	struct sc_store *store = NULL;
+	struct sc_model pm;
+	struct sc_buf data = SC_BUF_INIT;
+	struct stat sb;
+	int c, err, rc = SC_EXIT_OK;
+	char *end;
+
+	sc_export_options_init(&opt);
+	memset(&pm, 0, sizeof(pm));
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:s:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out_path = optarg; break;
+		case O_PASSING: opt.passing = true; break;
+		case O_MIN_SPEEDUP:
+			opt.min_speedup = strtod(optarg, &end);
+			if (*end || !*optarg || !(opt.min_speedup > 0) || isinf(opt.min_speedup))
+				return sc_cmd_usage_error("export", "--min-speedup needs a positive "
+							  "number, not '%s'", optarg);
+			break;
+		case 's': opt.skill = optarg; break;
+		case 'm': model = optarg; break;
+		case O_RUN: opt.run_id = optarg; break;
+		case O_STORE: store_path = optarg; break;
+		case 'h': usage(stdout); return SC_EXIT_OK;
+		default: return sc_cmd_usage_error("export", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return sc_cmd_usage_error("export", "unexpected argument '%s'", argv[optind]);
+	if (!out_path)
+		return sc_cmd_usage_error("export", "name the output file with -o FILE.jsonl");
+	if (model) {
+		if (sc_model_parse(&pm, model) < 0)
+			return sc_cmd_usage_error("export", "%s", sc_error_last());
+		opt.model = pm.name;
+	}
+	/* export reads; it never creates an empty store by mistake */
+	if (stat(store_path, &sb) != 0) {
+		fprintf(stderr, "error: no results store '%s'; evaluate first or name one with "
+			"--store\n", store_path);
+		rc = SC_EXIT_USAGE;
+		goto done;
+	}
+	if ((err = sc_store_open(&store, store_path)) < 0) {
+		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
+		goto done;
+	}
+	if ((err = sc_export_jsonl(&data, store, &opt, &st)) < 0) {
+		rc = sc_cmd_fail(err == SC_ELIMIT ? SC_EINVAL : SC_EIO);
+		goto done;
+	}
+	if ((err = sc_write_file_atomic(out_path, data.ptr, data.len)) < 0) {
+		rc = sc_cmd_fail(SC_EIO);
+		goto done;
+	}
+	printf("exported %zu unit%s to %s\n", st.written, st.written == 1 ? "" : "s", out_path);
+	if (st.no_answer || st.below_speedup)
+		printf("left out: %zu without an answer, %zu below --min-speedup\n", st.no_answer,
+		       st.below_speedup);
+	if (st.no_system)
+		fprintf(stderr, "warning: %zu unit%s written without the system prompt: the skill "
+			"folder changed or is gone since they were evaluated\n", st.no_system,
+			st.no_system == 1 ? "" : "s");
+done:
+	sc_buf_release(&data);
+	sc_model_release(&pm);
+	sc_store_free(store);
+	return rc;
+}

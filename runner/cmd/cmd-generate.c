@@ -1,0 +1,292 @@
+/*
+ * skillci generate TASK: a teacher model writes a skill and its tests
+ * (from the task, a trace or an existing skill), skillci evaluates it on
+ * the teacher and each student with and without the skill, refines it
+ * while it is not beneficial, and saves the best version as upskill does
+ * (docs/generate.md). Progress goes to stderr; the summary (upskill's
+ * bars, the token lines, "Saved to ...") to stdout.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "teacher/generate.h"
+#include "kernelrun/kernelops.h"
+#include "providers/provider.h"
+#include "skills/skill.h"
+#include "results/store.h"
+
+#include <getopt.h>
+#include <math.h>
+
+#define BAR_WIDTH 20
+#define MAX_LIST 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skillci generate TASK [-e EXAMPLE...] [-f|--from TRACE.md|TRACE.json|SKILL_DIR]\n"
+		"                        [-m TEACHER] [--test-gen-model M] [--eval-model STUDENT...]\n"
+		"                        [--fixture NAME...] [-o DIR] [--no-eval] [--max-refine N]\n"
+		"\n"
+		"A teacher model writes a skill for TASK and tests for it, skillci evaluates it\n"
+		"with and without the skill on the teacher and each student, refines it while it\n"
+		"is not beneficial, and saves the best version (SKILL.md, references/,\n"
+		"skill_meta.json) as upskill does.\n"
+		"\n"
+		"  -e, --example TEXT     an input -> output example (repeat for several)\n"
+		"  -f, --from PATH        a trace of an agent's work (Markdown, or a JSON/JSONL\n"
+		"                         transcript) to distil, or a skill folder to improve\n"
+		"  -m, --model TEACHER    the teacher (default sonnet)\n"
+		"  --test-gen-model M     model that writes the tests (default: the teacher)\n"
+		"  --eval-model STUDENT   also evaluate on this model (repeat for several); the\n"
+		"                         skill must be beneficial on every student\n"
+		"  --fixture NAME         kernel tests: use these fixtures (repeat for several)\n"
+		"  --fixtures DIR         kernel fixtures the teacher may pick from (default fixtures)\n"
+		"  --compile-only         check kernels without a GPU even when one is present\n"
+		"  --allow-unpinned       accept fixtures missing from or changed since fixtures.lock\n"
+		"  -o, --output DIR       where to save (default skills/NAME); its last part is\n"
+		"                         the skill's name\n"
+		"  --no-eval              write the skill only: no tests, no evaluation\n"
+		"  --max-refine N         refinements while not beneficial (default 3, 0-%d)\n"
+		"  --runs N               evaluation runs per test (default 1)\n"
+		"  --store PATH           results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"  --cache DIR            response cache (default .skillci/cache); --no-cache: none\n"
+		"\n"
+		"exit: 0 saved, 2 bad usage or input, 3 the teacher or a student could not be\n"
+		"reached, or the teacher gave no usable answer after one retry.\n",
+		SC_GEN_MAX_REFINE);
+}
+
+static void progress_line(const char *line, void *payload)
+{
+	SC_UNUSED(payload);
+	fprintf(stderr, "%s\n", line);
+}
+
+static void bar(struct sc_buf *out, double v)
+{
+	int filled;
+
+	v = isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
+	filled = (int)lround(v * BAR_WIDTH);
+	for (int i = 0; i < BAR_WIDTH; i++)
+		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
+}
+
+/* upskill's lift string: "+70%", "-10%", "+0%". */
+static void lift_str(struct sc_buf *out, double lift)
+{
+	lift = isnan(lift) ? 0 : lift;
+	sc_buf_printf(out, "%s%.0f%%", lift >= 0 ? "+" : "-", fabs(lift) * 100);
+}
+
+/* The bars for one model, indented as upskill does (two spaces more with several). */
+static void print_score(const struct sc_gen_score *s, const char *ind)
+{
+	struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT, l = SC_BUF_INIT;
+
+	bar(&a, s->baseline_rate);
+	bar(&b, s->skill_rate);
+	lift_str(&l, s->lift);
+	printf("%sbaseline   %s  %4.0f%%\n", ind, a.ptr,
+	       isnan(s->baseline_rate) ? 0 : s->baseline_rate * 100);
+	printf("%swith skill %s  %4.0f%%  (%s)\n", ind, b.ptr,
+	       isnan(s->skill_rate) ? 0 : s->skill_rate * 100, l.ptr);
+	if (s->baseline_tokens > 0) {
+		double savings = 1.0 - (double)s->skill_tokens / (double)s->baseline_tokens;
+		printf("\n%stokens: %lld \u2192 %lld  (%s%.0f%%)\n", ind, (long long)s->baseline_tokens,
+		       (long long)s->skill_tokens, savings >= 0 ? "-" : "+", fabs(savings) * 100);
+	}
+	sc_buf_release(&a);
+	sc_buf_release(&b);
+	sc_buf_release(&l);
+}
+
+/* upskill's summary: name, description, files with token estimates, bars. */
+static void print_summary(const struct sc_gen_result *r)
+{
+	const struct sc_gen_draft *d = &r->skill;
+
+	printf("\n  %s\n  %s\n\n", d->name, d->description);
+	printf("  %-21s ~%zu tokens\n", "SKILL.md", sc_skill_estimate_tokens(d->body, strlen(d->body)));
+	for (size_t i = 0; i < d->nrefs; i++) {
+		struct sc_buf n = SC_BUF_INIT;
+		sc_buf_printf(&n, "references/%s", d->refs[i].name);
+		printf("  %-21s ~%zu tokens\n", n.ptr,
+		       sc_skill_estimate_tokens(d->refs[i].content, strlen(d->refs[i].content)));
+		sc_buf_release(&n);
+	}
+	for (size_t i = 0; i < d->nscripts; i++)
+		printf("  scripts/%s  (exec only)\n", d->scripts[i].name);
+	if (r->evaluated) {
+		const struct sc_gen_attempt *k = &r->attempts[r->kept];
+		printf("\n");
+		if (k->nscores == 1) {
+			print_score(&k->scores[0], "  ");
+		} else {
+			for (size_t m = 0; m < k->nscores; m++) {
+				printf("  %s%s\n", k->scores[m].model, m == 0 ? " (teacher)" : "");
+				print_score(&k->scores[m], "    ");
+				if (m + 1 < k->nscores)
+					printf("\n");
+			}
+		}
+		printf("\n  %zu test%s, version %zu of %zu kept, %s\n", r->cases.n,
+		       r->cases.n == 1 ? "" : "s", r->kept + 1, r->nattempts,
+		       k->beneficial ? "beneficial" : "not beneficial on every model");
+	}
+	printf("  teacher: %lld request%s (%lld retr%s), tokens %lld in, %lld out\n",
+	       (long long)r->teacher_requests, r->teacher_requests == 1 ? "" : "s",
+	       (long long)r->teacher_retries, r->teacher_retries == 1 ? "y" : "ies",
+	       (long long)r->teacher_tokens_in, (long long)r->teacher_tokens_out);
+	printf("\nSaved to %s\n", r->dir);
+}
+
+int cmd_generate(int argc, char **argv)
+{
+	enum { O_TESTGEN = 256, O_EVAL_MODEL, O_FIXTURE, O_FIXTURES, O_NO_EVAL, O_MAX_REFINE,
+	       O_RUNS, O_STORE, O_CACHE, O_NO_CACHE, O_COMPILE_ONLY, O_ALLOW_UNPINNED };
+	static const struct option longopts[] = {
+		{ "example", required_argument, NULL, 'e' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "test-gen-model", required_argument, NULL, O_TESTGEN },
+		{ "eval-model", required_argument, NULL, O_EVAL_MODEL },
+		{ "fixture", required_argument, NULL, O_FIXTURE },
+		{ "fixtures", required_argument, NULL, O_FIXTURES },
+		{ "no-eval", no_argument, NULL, O_NO_EVAL },
+		{ "max-refine", required_argument, NULL, O_MAX_REFINE },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "store", required_argument, NULL, O_STORE },
+		{ "cache", required_argument, NULL, O_CACHE },
+		{ "no-cache", no_argument, NULL, O_NO_CACHE },
+		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
+		{ "allow-unpinned", no_argument, NULL, O_ALLOW_UNPINNED },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *examples[MAX_LIST], *students[MAX_LIST], *fixtures[MAX_LIST];
+	const char *store_path = SC_STORE_DEFAULT_PATH, *cache_dir = ".skillci/cache";
+	struct sc_gen_options opt;
+	struct sc_gen_result res;
+	struct sc_client_options copt;
+	struct sc_client *client = NULL;
+	struct sc_store *store = NULL;
+	struct sc_kernelops kops;
+	bool compile_only = false, allow_unpinned = false;
+	struct sc_model check;
+	int c, err, rc = SC_EXIT_OK;
+	char *end;
+
+	sc_gen_options_init(&opt);
+	sc_kernelops_init(&kops, "fixtures", "sm_90", false, 300);
+	sc_gen_result_init(&res);
+	opt.teacher = "sonnet";
+	opt.examples = examples;
+	opt.students = students;
+	opt.fixtures = fixtures;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "e:f:m:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+		case O_EVAL_MODEL:
+		case O_FIXTURE: {
+			const char **list = c == 'e' ? examples : c == O_FIXTURE ? fixtures : students;
+			size_t *n = c == 'e' ? &opt.nexamples : c == O_FIXTURE ? &opt.nfixtures
+									   : &opt.nstudents;
+			if (*n == MAX_LIST)
+				return sc_cmd_usage_error("generate", "at most %d of each list",
+							  MAX_LIST);
+			list[(*n)++] = optarg;
+			break;
+		}
+		case 'f': opt.from = optarg; break;
+		case 'm': opt.teacher = optarg; break;
+		case 'o': opt.out_dir = optarg; break;
+		case O_TESTGEN: opt.test_gen_model = optarg; break;
+		case O_FIXTURES: opt.fixtures_dir = optarg; break;
+		case O_NO_EVAL: opt.no_eval = true; break;
+		case O_MAX_REFINE:
+		case O_RUNS: {
+			long v = strtol(optarg, &end, 10);
+			long lo = c == O_RUNS ? 1 : 0, hi = c == O_RUNS ? 100 : SC_GEN_MAX_REFINE;
+			if (*end || !*optarg || v < lo || v > hi)
+				return sc_cmd_usage_error("generate", "'%s' is not a number from %ld to %ld",
+							  optarg, lo, hi);
+			if (c == O_RUNS)
+				opt.runs = (int)v;
+			else
+				opt.max_refine = (int)v;
+			break;
+		}
+		case O_STORE: store_path = optarg; break;
+		case O_CACHE: cache_dir = optarg; break;
+		case O_NO_CACHE: cache_dir = NULL; break;
+		case O_COMPILE_ONLY: compile_only = true; break;
+		case O_ALLOW_UNPINNED: allow_unpinned = true; break;
+		case 'h': usage(stdout); return SC_EXIT_OK;
+		default: return sc_cmd_usage_error("generate", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return sc_cmd_usage_error("generate", "name the TASK to write a skill for");
+	if (optind + 1 < argc)
+		return sc_cmd_usage_error("generate", "one TASK only; quote it (\"%s %s ...\")",
+					  argv[optind], argv[optind + 1]);
+	opt.task = argv[optind];
+	/* model names are checked before anything is asked */
+	{
+		const char *names[2 + MAX_LIST];
+		size_t n = 0;
+		names[n++] = opt.teacher;
+		if (opt.test_gen_model)
+			names[n++] = opt.test_gen_model;
+		for (size_t i = 0; i < opt.nstudents; i++)
+			names[n++] = students[i];
+		for (size_t i = 0; i < n; i++) {
+			if (sc_model_parse(&check, names[i]) < 0)
+				return sc_cmd_usage_error("generate", "%s", sc_error_last());
+			sc_model_release(&check);
+		}
+	}
+	if (opt.no_eval && (opt.nstudents || opt.nfixtures))
+		fprintf(stderr, "warning: --no-eval: --eval-model and --fixture are not used\n");
+
+	sc_client_options_init(&copt);
+	copt.cache_dir = cache_dir;
+	copt.cache_mode = SC_CACHE_USE;
+	if ((err = sc_client_new(&client, &copt)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	if (!opt.no_eval && (err = sc_store_open(&store, store_path)) < 0) {
+		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
+		goto done;
+	}
+	kops.fixtures_dir = opt.fixtures_dir ? opt.fixtures_dir : "fixtures";
+	kops.compile_only = compile_only;
+	if (!opt.no_eval &&
+	    (err = sc_kernelops_setup_names(&kops, &opt.kernel, opt.fixtures, opt.nfixtures,
+					    allow_unpinned)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	opt.client = client;
+	opt.store = store;
+	opt.progress = progress_line;
+	err = sc_generate(&res, &opt);
+	if (err < 0) {
+		fprintf(stderr, "error: %s\n", sc_error_last());
+		rc = err == SC_EPARSE || err == SC_EAUTH ? SC_EXIT_INFRA : sc_error_exit_code(err);
+		goto done;
+	}
+	print_summary(&res);
+	if (store && res.evaluated && res.results.run.id)
+		fprintf(stderr, "evaluations stored in %s\n", sc_store_path(store));
+done:
+	sc_kernelops_release(&kops);
+	sc_gen_result_release(&res);
+	sc_store_free(store);
+	sc_client_free(client);
+	return rc;
+}

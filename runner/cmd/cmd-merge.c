@@ -1,0 +1,400 @@
+/*
+ * skillci merge SHARD.json...: joins the results of the shards of one
+ * sharded `skillci run` (docs/run.md, "Shards") into one results JSON,
+ * renders the reports and applies the gate, as the unsharded run would
+ * have.
+ *
+ * It refuses files that do not make one whole plan: another plan hash or
+ * shard count, a shard missing or given twice, a shard that was
+ * interrupted, a unit that is not in the shard its id hashes to, a unit
+ * given twice.
+ *
+ * Exit codes: 0 the gate passed, 1 it failed, 2 bad usage or shards that
+ * do not belong together, 3 a report could not be written or too many
+ * infrastructure errors.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "pipeline/config.h"
+#include "diag.h"
+#include "eval/eval.h"
+#include "pipeline/gate.h"
+#include "pipeline/plan.h"
+#include "results/results.h"
+
+#include <getopt.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: skillci merge SHARD.json... [--config F] [--junit F] [--markdown F] [--html DIR]\n"
+	"                     [--json F] [--report-dir DIR] [--comment]\n"
+	"\n"
+	"Merges the results of every shard of one sharded run (skillci run --shard K/N)\n"
+	"into one results JSON, renders the reports and applies the gate.\n"
+	"\n"
+	"  --config F     gate thresholds and report paths (default ./skillci.yml when present)\n"
+	"  --junit F, --markdown F, --html DIR, --json F\n"
+	"                 report paths (default: skillci.yml reports:, else .skillci/report/)\n"
+	"  --report-dir DIR  folder for the reports not named one by one\n"
+	"  --comment      create or update the sticky PR comment (GitHub Actions)\n"
+	"\n"
+	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage or shards that are not one\n"
+	"whole plan, 3 a report could not be written or too many infrastructure errors.\n";
+
+struct merge_opts {
+	const char *config, *junit, *markdown, *html, *json, *report_dir;
+	bool comment;
+};
+
+static int parse_args(struct merge_opts *o, int argc, char **argv)
+{
+	enum { O_CONFIG = 256, O_JUNIT, O_MARKDOWN, O_HTML, O_JSON, O_COMMENT, O_REPORT_DIR };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "junit", required_argument, NULL, O_JUNIT },
+		{ "markdown", required_argument, NULL, O_MARKDOWN },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
+		{ "comment", no_argument, NULL, O_COMMENT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_CONFIG: o->config = optarg; break;
+		case O_JUNIT: o->junit = optarg; break;
+		case O_MARKDOWN: o->markdown = optarg; break;
+		case O_HTML: o->html = optarg; break;
+		case O_JSON: o->json = optarg; break;
+		case O_REPORT_DIR: o->report_dir = optarg; break;
+		case O_COMMENT: o->comment = true; break;
+		case 'h': fputs(usage_text, stdout); return 1;
+		default: return sc_cmd_usage_error("merge", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return sc_cmd_usage_error("merge", "name the shard results files");
+	if (argc - optind > SC_MAX_MERGE_FILES)
+		return sc_cmd_usage_error("merge", "at most %d shard files", SC_MAX_MERGE_FILES);
+	return 0;
+}
+
+/*
+ * Checks that the shards make one whole plan (see the file comment) and
+ * returns, in order[k-1], the index of the file holding shard k.
+ * SC_EINVAL naming the file and what is wrong.
+ */
+static int check_shards(size_t *order, struct sc_results *sh, char *const *files, size_t n)
+{
+	int64_t count = sh[0].run.shard_count;
+	struct sc_buf id = SC_BUF_INIT;
+	char **ids = NULL;
+	size_t nids = 0, total = 0;
+	int err = 0;
+
+	if (count < 1 || (size_t)count != n)
+		return sc_error_set(SC_EINVAL, "'%s' is shard %lld of %lld, but %zu files were given: "
+				    "merge needs every shard once", files[0],
+				    (long long)sh[0].run.shard_index, (long long)count, n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_results_run *run = &sh[i].run;
+		if (!sc_streq(run->kind, "run"))
+			return sc_error_set(SC_EINVAL, "'%s' is not the results of skillci run", files[i]);
+		if (!sc_streq(run->plan_hash, sh[0].run.plan_hash))
+			return sc_error_set(SC_EINVAL, "'%s' belongs to another plan (plan_hash %.12s, "
+					    "'%s' has %.12s)", files[i],
+					    run->plan_hash ? run->plan_hash : "none", files[0],
+					    sh[0].run.plan_hash ? sh[0].run.plan_hash : "none");
+		if (run->shard_count != count)
+			return sc_error_set(SC_EINVAL, "'%s' is one of %lld shards, '%s' one of %lld",
+					    files[i], (long long)run->shard_count, files[0],
+					    (long long)count);
+		for (size_t j = 0; j < i; j++) {
+			const struct sc_results_run *o = &sh[j].run;
+			if (run->fixtures_lock && o->fixtures_lock &&
+			    strcmp(run->fixtures_lock, o->fixtures_lock))
+				return sc_error_set(SC_EINVAL, "'%s' and '%s' used different fixtures "
+						    "(fixtures.lock %.12s vs %.12s): results compare only "
+						    "on the same pinned fixtures", files[j], files[i],
+						    o->fixtures_lock, run->fixtures_lock);
+			if (run->has_gpu && o->has_gpu &&
+			    (!sc_streq(run->gpu.name, o->gpu.name) || !sc_streq(run->gpu.driver, o->gpu.driver)))
+				return sc_error_set(SC_EINVAL, "'%s' ran on %s (driver %s) but '%s' on %s "
+						    "(driver %s): timings compare only on one GPU and driver",
+						    files[j], o->gpu.name ? o->gpu.name : "?",
+						    o->gpu.driver ? o->gpu.driver : "?", files[i],
+						    run->gpu.name ? run->gpu.name : "?",
+						    run->gpu.driver ? run->gpu.driver : "?");
+		}
+		if (run->shard_index < 1 || run->shard_index > count)
+			return sc_error_set(SC_EINVAL, "'%s': shard index %lld is out of range", files[i],
+					    (long long)run->shard_index);
+		if (order[run->shard_index - 1] != SIZE_MAX)
+			return sc_error_set(SC_EINVAL, "shard %lld is given twice ('%s' and '%s')",
+					    (long long)run->shard_index,
+					    files[order[run->shard_index - 1]], files[i]);
+		order[run->shard_index - 1] = i;
+		if (!run->complete && count > 1 && run->incomplete_reason &&
+		    !sc_starts_with(run->incomplete_reason, "shard "))
+			return sc_error_set(SC_EINVAL, "'%s' (shard %lld) is incomplete: %s; rerun that "
+					    "shard (it resumes from its store)", files[i],
+					    (long long)run->shard_index, run->incomplete_reason);
+		total += sh[i].nunits;
+	}
+	ids = sc_xcalloc(total ? total : 1, sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		for (size_t u = 0; u < sh[i].nunits; u++) {
+			const struct sc_results_unit *un = &sh[i].units[u];
+			int want;
+			sc_buf_clear(&id);
+			sc_plan_unit_id(&id, un->skill, un->variant, un->model, un->test_id,
+					(int)un->run_index);
+			want = sc_plan_shard_of(id.ptr, (int)count);
+			if (want != sh[i].run.shard_index) {
+				err = sc_error_set(SC_EINVAL, "'%s': unit '%s' belongs to shard %d, not %lld",
+						   files[i], id.ptr, want,
+						   (long long)sh[i].run.shard_index);
+				goto done;
+			}
+			ids[nids++] = sc_buf_detach(&id, NULL);
+		}
+	qsort(ids, nids, sizeof(*ids), sc_strcmp_qsort);
+	for (size_t i = 1; i < nids; i++)
+		if (!strcmp(ids[i - 1], ids[i])) {
+			err = sc_error_set(SC_EINVAL, "unit '%s' is in more than one shard file", ids[i]);
+			goto done;
+		}
+done:
+	for (size_t i = 0; i < nids; i++)
+		free(ids[i]);
+	free(ids);
+	sc_buf_release(&id);
+	return err;
+}
+
+/* Replaces *dst with a copy of s. */
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s ? sc_xstrdup(s) : NULL;
+}
+
+/*
+ * Builds the merged results in out from the shards (taken in shard order;
+ * their units are moved out): the first shard's frame, every unit, the
+ * earliest start and latest finish, summed request counts, then fresh
+ * aggregates and comparisons.
+ */
+static void merge_into(struct sc_results *out, struct sc_results *sh, const size_t *order, size_t n)
+{
+	size_t total = 0, at = 0;
+	int64_t requests = 0, cache_hits = 0, wall = 0;
+	char *id = sc_eval_new_run_id();
+
+	for (size_t i = 0; i < n; i++) {
+		total += sh[i].nunits;
+		requests += sh[i].totals.requests;
+		cache_hits += sh[i].totals.cache_hits;
+		if (sh[i].totals.wall_ms > wall)
+			wall = sh[i].totals.wall_ms;
+	}
+	*out = sh[order[0]];
+	sc_results_init(&sh[order[0]]);
+	sh[order[0]].nunits = 0;
+	out->units = sc_xrealloc(out->units, (total ? total : 1) * sizeof(*out->units));
+	at = out->nunits;
+	for (size_t k = 1; k < n; k++) {
+		struct sc_results *s = &sh[order[k]];
+		memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
+		at += s->nunits;
+		s->nunits = 0;
+		if (s->run.started_at && out->run.started_at &&
+		    strcmp(s->run.started_at, out->run.started_at) < 0)
+			set_str(&out->run.started_at, s->run.started_at);
+		if (s->run.finished_at && out->run.finished_at &&
+		    strcmp(s->run.finished_at, out->run.finished_at) > 0)
+			set_str(&out->run.finished_at, s->run.finished_at);
+		if (s->run.mode && strcmp(s->run.mode, "none") &&
+		    (!out->run.mode || !strcmp(out->run.mode, "none")))
+			set_str(&out->run.mode, s->run.mode);
+		if (!out->run.fixtures_lock && s->run.fixtures_lock)
+			set_str(&out->run.fixtures_lock, s->run.fixtures_lock);
+		if (!out->run.has_gpu && s->run.has_gpu) {
+			out->run.has_gpu = true;
+			out->run.gpu = s->run.gpu;
+			memset(&s->run.gpu, 0, sizeof(s->run.gpu));
+			s->run.has_gpu = false;
+		}
+	}
+	out->nunits = at;
+	free(out->run.id);
+	out->run.id = id;
+	out->run.complete = true;
+	set_str(&out->run.incomplete_reason, NULL);
+	out->run.shard_index = 1;
+	out->run.shard_count = 1;
+	out->sorted = false;
+	sc_results_sort(out);
+	sc_eval_aggregate(out);
+	out->totals.requests = requests;
+	out->totals.cache_hits = cache_hits;
+	out->totals.wall_ms = wall;
+}
+
+static char *html_dir(const char *path)
+{
+	const char *slash;
+
+	if (!sc_ends_with(path, ".html"))
+		return sc_xstrdup(path);
+	slash = strrchr(path, '/');
+	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
+}
+
+/* Creates the folder a file path is in. */
+static void parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (!slash)
+		return;
+	dir = sc_xstrndup(path, (size_t)(slash - path));
+	sc_mkdir_p(dir);
+	free(dir);
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge_opts o;
+	struct sc_config cfg;
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_results *sh = NULL, res;
+	size_t n = 0, *order = NULL;
+	const char *junit, *markdown, *json;
+	char *html = NULL;
+	char *args[16];
+	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
+	int rc, err, nargs = 0, gate_rc;
+
+	memset(&o, 0, sizeof(o));
+	sc_config_defaults(&cfg);
+	sc_results_init(&res);
+	if ((rc = parse_args(&o, argc, argv))) {
+		sc_config_release(&cfg);
+		return rc == 1 ? 0 : rc;
+	}
+	sc_config_release(&cfg);
+	err = sc_config_load(&cfg, ".", o.config, &diags);
+	if (diags.n) {
+		struct sc_buf line = SC_BUF_INIT;
+		for (size_t i = 0; i < diags.n; i++) {
+			sc_buf_clear(&line);
+			sc_diag_format(&line, &diags.items[i]);
+			fprintf(stderr, "%s\n", line.ptr);
+		}
+		sc_buf_release(&line);
+	}
+	if (err < 0) {
+		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+		goto done;
+	}
+	if (sc_diags_count(&diags, SC_SEV_ERROR)) {
+		fprintf(stderr, "error: the configuration has errors (above)\n");
+		rc = SC_EXIT_USAGE;
+		goto done;
+	}
+	n = (size_t)(argc - optind);
+	sh = sc_xcalloc(n, sizeof(*sh));
+	order = sc_xcalloc(n, sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		sc_results_init(&sh[i]);
+	for (size_t i = 0; i < n; i++)
+		if ((err = sc_results_load(&sh[i], argv[optind + (int)i])) < 0) {
+			rc = sc_cmd_fail(err == SC_ENOTFOUND || err == SC_EIO ? SC_EINVAL : err);
+			goto done;
+		}
+	if ((err = check_shards(order, sh, argv + optind, n)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	merge_into(&res, sh, order, n);
+	{
+		/* Failures the numbers cannot show (an invalid SKILL.md) are in
+		 * every shard's gate: keep them across the recomputation. */
+		struct sc_results_gate kept = res.gate;
+		memset(&res.gate, 0, sizeof(res.gate));
+		gate_rc = sc_gate_apply(&res, &cfg.gate);
+		for (size_t i = 0; i < kept.nfailures; i++)
+			if (sc_streq(kept.failures[i].rule, "skill_invalid"))
+				gate_rc = sc_gate_add(&res, kept.failures[i].skill,
+						      kept.failures[i].model && *kept.failures[i].model
+						      ? kept.failures[i].model : NULL,
+						      kept.failures[i].rule, kept.failures[i].message);
+		for (size_t i = 0; i < kept.nfailures; i++) {
+			free(kept.failures[i].skill);
+			free(kept.failures[i].model);
+			free(kept.failures[i].rule);
+			free(kept.failures[i].message);
+		}
+		free(kept.failures);
+	}
+	sc_results_sort(&res);
+
+	if (o.report_dir) {
+		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
+		sc_path_join(&rdir[1], o.report_dir, "report.md");
+		sc_path_join(&rdir[2], o.report_dir, "results.json");
+	}
+	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg.report_junit;
+	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg.report_markdown;
+	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
+	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
+	parent_dir(junit);
+	parent_dir(markdown);
+	parent_dir(json);
+	if ((err = sc_results_save(&res, json)) < 0) {
+		rc = sc_cmd_fail(SC_EIO);
+		goto done;
+	}
+	args[nargs++] = (char *)"report";
+	args[nargs++] = (char *)json;
+	args[nargs++] = (char *)"--junit";
+	args[nargs++] = (char *)junit;
+	args[nargs++] = (char *)"--markdown";
+	args[nargs++] = (char *)markdown;
+	args[nargs++] = (char *)"--html";
+	args[nargs++] = html;
+	if (o.comment)
+		args[nargs++] = (char *)"--comment";
+	args[nargs] = NULL;
+	fflush(stdout);
+	if ((rc = cmd_report(nargs, args)))
+		goto done;
+	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
+		junit, markdown, html, json);
+	for (size_t i = 0; i < res.gate.nfailures; i++)
+		fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
+			res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
+			res.gate.failures[i].model ? res.gate.failures[i].model : "",
+			res.gate.failures[i].message, res.gate.failures[i].rule);
+	rc = gate_rc;
+done:
+	for (size_t i = 0; sh && i < n; i++)
+		sc_results_release(&sh[i]);
+	free(sh);
+	free(order);
+	sc_results_release(&res);
+	sc_config_release(&cfg);
+	sc_diags_release(&diags);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
+		sc_buf_release(&rdir[i]);
+	free(html);
+	return rc;
+}

@@ -1,0 +1,1167 @@
+/*
+ * skillci run: the PR check (docs/run.md). Finds the skills changed
+ * between two revisions, writes each one's base and head trees out of the
+ * object database, loads their tests, plans the work units (baseline,
+ * base, head × models × tests × runs), keeps this shard's units, reuses
+ * what the results store holds and evaluates the rest in batches on
+ * --jobs workers, then aggregates, applies the gate and renders every
+ * report through `skillci report`.
+ *
+ * SIGINT/SIGTERM: no new batch starts, the batches in flight finish (their
+ * units reach the store), the reports are written marked incomplete and
+ * the exit code is 3; a rerun reuses every finished unit.
+ *
+ * Exit codes: 0 the gate passed, 1 it failed, 2 bad usage, config or
+ * input, 3 infrastructure (provider down, too many errors, interrupted).
+ */
+#include "common.h"
+#include "git/changed.h"
+#include "cmd/cmd.h"
+#include "pipeline/config.h"
+#include "diag.h"
+#include "eval/eval.h"
+#include "pipeline/gate.h"
+#include "kernelrun/kernelops.h"
+#include "git/ghevent.h"
+#include "git/git.h"
+#include "pipeline/plan.h"
+#include "pipeline/progress.h"
+#include "providers/provider.h"
+#include "results/results.h"
+#include "sha256.h"
+#include "pipeline/signals.h"
+#include "skills/skill.h"
+#include "results/store.h"
+#include "skills/testsuite.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#define MAX_MODELS 64
+
+static const char usage_text[] =
+	"usage: skillci run [--repo R] [--base A] [--head B] [--config F] [-m MODEL...]\n"
+	"                   [--runs N] [--fixtures DIR] [--junit F] [--markdown F] [--html DIR]\n"
+	"                   [--json F] [--report-dir DIR] [--comment] [--shard K/N|auto]\n"
+	"                   [--shard-count N]\n"
+	"                   [--offline] [--jobs N] [--store PATH] [--cache DIR] [--no-cache]\n"
+	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
+	"                   [--allow-unpinned] [-v]\n"
+	"\n"
+	"The PR check: evaluates the skills changed between two revisions without the\n"
+	"skill (baseline), at the base and at the head revision, writes the reports and\n"
+	"applies the gate.\n"
+	"\n"
+	"  --repo R          repository path or URL (default .)\n"
+	"  --base A          base revision (default: the event's, else origin/HEAD, origin/main,\n"
+	"                    main or master); the merge base of A and B is compared\n"
+	"  --head B          head revision (default: the event's, else HEAD)\n"
+	"  --config F        configuration (default skillci.yml in the repository)\n"
+	"  -m, --model M     student model (repeat); default: models in skillci.yml\n"
+	"  --runs N          runs per test (default: skillci.yml, else 1)\n"
+	"  --fixtures DIR    kernel fixtures folder (default: skillci.yml, else fixtures)\n"
+	"  --junit F, --markdown F, --html DIR, --json F\n"
+	"                    report paths (default: skillci.yml reports:, else .skillci/report/)\n"
+	"  --report-dir DIR  folder for the reports not named one by one\n"
+	"  --comment         create or update the sticky PR comment (GitHub Actions)\n"
+	"  --shard K/N       evaluate shard K of N (units split by a stable hash of their id);\n"
+	"                    'auto' reads a Slurm array or Kubernetes Indexed Job index\n"
+	"  --shard-count N   number of shards for --shard auto in an Indexed Job\n"
+	"  --offline         answer from the response cache only\n"
+	"  --jobs N          evaluation workers, each with its own batch of units (default 1)\n"
+	"  --batch N         units per batch (default 16)\n"
+	"  --store PATH      results store (default: skillci.yml, else .skillci/results.db)\n"
+	"  --cache DIR       response cache (default: skillci.yml, else .skillci/cache); --no-cache\n"
+	"  --no-reuse        evaluate every unit even when the store has it\n"
+	"  --retries N       retries per model request after the first try (default 5)\n"
+	"  --compile-only    check kernels without a GPU even when one is present\n"
+	"  --allow-unpinned  accept fixtures missing from or changed since fixtures.lock\n"
+	"  -v, --verbose     one line per unit\n"
+	"\n"
+	"With GITHUB_ACTIONS=true the revisions come from $GITHUB_EVENT_PATH and the\n"
+	"reports also go to the step summary, outputs and annotations.\n"
+	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage/config/input,\n"
+	"3 infrastructure failure or interrupted (reports are then marked incomplete).\n";
+
+struct run_opts {
+	const char *repo, *base, *head, *config, *fixtures, *junit, *markdown, *html, *json;
+	const char *store, *cache, *shard, *report_dir;
+	const char *models[MAX_MODELS];
+	size_t nmodels;
+	int runs, jobs, batch, retries, shard_count;
+	bool comment, offline, no_cache, no_reuse, verbose, compile_only, allow_unpinned;
+};
+
+/* One side of a changed skill: its head (with the baseline) or its base. */
+struct side {
+	struct sc_eval_skill es;
+	struct sc_skill skill;
+	struct sc_test_set tests;
+	char hash[65];
+	bool baseline;      /* evaluate the baseline with this side (head) */
+	bool loaded;
+	char *invalid;      /* the first error in its SKILL.md, or NULL */
+	bool unreadable;    /* invalid says why the side could not be read at all */
+};
+
+/*
+ * Units evaluated by one sc_eval_run() call: head sides (with their
+ * baseline units) or base sides, of one or more skills.
+ */
+struct batch {
+	bool head;          /* head sides and the baseline, else base sides */
+	const char **ids;   /* sorted, borrowed from the plan */
+	size_t n;
+	size_t *sides;      /* the sides its units belong to, each once */
+	size_t nsides;
+};
+
+/* What the workers share. */
+struct work {
+	struct side *sides;
+	struct batch *batches;
+	size_t nbatches, next;
+	const struct sc_eval_options *tmpl;
+	const struct sc_client_options *copt;
+	const char *store_path;
+	struct sc_progress *progress;
+	bool verbose;
+	pthread_mutex_t lock;
+	/* collected */
+	struct sc_results_unit *units;
+	size_t nunits, units_alloc;
+	int64_t requests, cache_hits;
+	char *mode;         /* kernel mode seen ("gpu", "compile-only") */
+	int fatal;          /* first error of sc_eval_run, 0 when none */
+	char *fatal_msg;
+};
+
+/* ---- options ------------------------------------------------------------- */
+
+static int parse_int_opt(int *out, const char *arg, int lo, int hi, const char *name)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || !*arg || v < lo || v > hi)
+		return sc_cmd_usage_error("run", "%s '%s' must be a number from %d to %d", name, arg,
+					  lo, hi);
+	*out = (int)v;
+	return 0;
+}
+
+/* Returns 0 to go on, 1 after --help, or an exit code. */
+static int parse_args(struct run_opts *o, int argc, char **argv)
+{
+	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
+	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
+	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
+	       O_REPORT_DIR };
+	static const struct option longopts[] = {
+		{ "repo", required_argument, NULL, O_REPO },
+		{ "base", required_argument, NULL, O_BASE },
+		{ "head", required_argument, NULL, O_HEAD },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "model", required_argument, NULL, 'm' },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "fixtures", required_argument, NULL, O_FIXTURES },
+		{ "junit", required_argument, NULL, O_JUNIT },
+		{ "markdown", required_argument, NULL, O_MARKDOWN },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
+		{ "comment", no_argument, NULL, O_COMMENT },
+		{ "shard", required_argument, NULL, O_SHARD },
+		{ "shard-count", required_argument, NULL, O_SHARD_COUNT },
+		{ "offline", no_argument, NULL, O_OFFLINE },
+		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "store", required_argument, NULL, O_STORE },
+		{ "cache", required_argument, NULL, O_CACHE },
+		{ "no-cache", no_argument, NULL, O_NO_CACHE },
+		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
+		{ "retries", required_argument, NULL, O_RETRIES },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
+		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	o->repo = ".";
+	o->jobs = 1;
+	o->batch = SC_RUN_BATCH_UNITS;
+	o->retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "m:vh", longopts, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case 'm':
+			if (o->nmodels == MAX_MODELS)
+				return sc_cmd_usage_error("run", "at most %d models", MAX_MODELS);
+			o->models[o->nmodels++] = optarg;
+			break;
+		case O_REPO: o->repo = optarg; break;
+		case O_BASE: o->base = optarg; break;
+		case O_HEAD: o->head = optarg; break;
+		case O_CONFIG: o->config = optarg; break;
+		case O_RUNS: rc = parse_int_opt(&o->runs, optarg, 1, 1000, "--runs"); break;
+		case O_FIXTURES: o->fixtures = optarg; break;
+		case O_JUNIT: o->junit = optarg; break;
+		case O_MARKDOWN: o->markdown = optarg; break;
+		case O_HTML: o->html = optarg; break;
+		case O_JSON: o->json = optarg; break;
+		case O_REPORT_DIR: o->report_dir = optarg; break;
+		case O_COMMENT: o->comment = true; break;
+		case O_SHARD: o->shard = optarg; break;
+		case O_SHARD_COUNT:
+			rc = parse_int_opt(&o->shard_count, optarg, 1, SC_MAX_SHARDS, "--shard-count");
+			break;
+		case O_OFFLINE: o->offline = true; break;
+		case O_JOBS: rc = parse_int_opt(&o->jobs, optarg, 1, SC_MAX_JOBS, "--jobs"); break;
+		case O_STORE: o->store = optarg; break;
+		case O_CACHE: o->cache = optarg; break;
+		case O_NO_CACHE: o->no_cache = true; break;
+		case O_NO_REUSE: o->no_reuse = true; break;
+		case O_RETRIES: rc = parse_int_opt(&o->retries, optarg, 0, 20, "--retries"); break;
+		case O_BATCH: rc = parse_int_opt(&o->batch, optarg, 1, 100000, "--batch"); break;
+		case O_COMPILE_ONLY: o->compile_only = true; break;
+		case O_UNPINNED: o->allow_unpinned = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': fputs(usage_text, stdout); return 1;
+		default: return sc_cmd_usage_error("run", "unknown option");
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return sc_cmd_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (o->offline && o->no_cache)
+		return sc_cmd_usage_error("run", "--offline needs the response cache");
+	return 0;
+}
+
+/* ---- revisions ----------------------------------------------------------- */
+
+static bool in_actions(void)
+{
+	const char *v = getenv("GITHUB_ACTIONS");
+	return v && !strcmp(v, "true");
+}
+
+/*
+ * Resolves the two commits to compare: flags first, then the GitHub event
+ * (in Actions), then HEAD against the default branch. The base is the
+ * merge base of the two when there is one (what a pull request shows).
+ * base_out is "" when there is no base (a first push).
+ */
+static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char head_out[SC_GIT_HEX_SIZE],
+			struct sc_git_repo *repo, const struct run_opts *o)
+{
+	struct sc_ghevent ev = SC_GHEVENT_INIT;
+	const char *base = o->base, *head = o->head;
+	char b[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE];
+	int err = 0;
+
+	base_out[0] = '\0';
+	if ((!base || !head) && in_actions() && getenv("GITHUB_EVENT_PATH")) {
+		if ((err = sc_ghevent_read(&ev, getenv("GITHUB_EVENT_PATH"))) < 0)
+			goto done;
+		if (!head)
+			head = ev.head;
+		if (!base && !ev.base) {
+			err = sc_git_resolve(head_out, repo, head);
+			goto done;  /* first push: every skill is new */
+		}
+		if (!base)
+			base = ev.base;
+	}
+	if (!head)
+		head = "HEAD";
+	if ((err = sc_git_resolve(head_out, repo, head)) < 0)
+		goto done;
+	if (!base) {
+		static const char *const tries[] = { "origin/HEAD", "origin/main", "main", "master" };
+		for (size_t i = 0; i < SC_ARRAY_SIZE(tries) && !base; i++)
+			if (sc_git_resolve(b, repo, tries[i]) == 0 && strcmp(b, head_out))
+				base = tries[i];
+		sc_error_clear();
+		if (!base) {
+			err = sc_error_set(SC_EINVAL, "no base revision: give --base (the default "
+					   "branch was not found or is the head itself)");
+			goto done;
+		}
+	}
+	if ((err = sc_git_resolve(b, repo, base)) < 0)
+		goto done;
+	if (sc_git_merge_base(mb, repo, b, head_out) == 0)
+		memcpy(base_out, mb, SC_GIT_HEX_SIZE);
+	else
+		memcpy(base_out, b, SC_GIT_HEX_SIZE);
+	sc_error_clear();
+done:
+	sc_ghevent_release(&ev);
+	return err;
+}
+
+/* ---- skills and tests ---------------------------------------------------- */
+
+/* Prints findings to stderr; returns the number of errors. */
+static size_t print_diags(struct sc_diags *d)
+{
+	struct sc_buf line = SC_BUF_INIT;
+	size_t errors = sc_diags_count(d, SC_SEV_ERROR);
+
+	sc_diags_sort(d);
+	for (size_t i = 0; i < d->n; i++) {
+		sc_buf_clear(&line);
+		sc_diag_format(&line, &d->items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	sc_buf_release(&line);
+	return errors;
+}
+
+/*
+ * Writes one side of a changed skill (the folder at git_path in tree) to
+ * root/side_name/git_path and loads the skill and its tests (the skill's
+ * own test files, then the manifest's). Returns 0 or an error; findings
+ * go to diags.
+ */
+static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_path,
+		     const char *root, const char *side_name, const char *shown_path,
+		     const struct sc_config *cfg, const char *repo_root, struct sc_diags *diags)
+{
+	struct sc_buf dir = SC_BUF_INIT, sub = SC_BUF_INIT;
+	const char *rel = strcmp(git_path, ".") ? git_path : "";
+	const struct sc_config_skill *man;
+	int err;
+
+	sc_path_join(&sub, root, side_name);
+	if (*rel)
+		sc_path_join(&dir, sub.ptr, rel);
+	else
+		sc_buf_sets(&dir, sub.ptr);
+	if ((err = sc_mkdir_p(dir.ptr)) < 0)
+		goto done;
+	if ((err = sc_git_materialize(tree, rel, dir.ptr, NULL, diags)) < 0)
+		goto done;
+	{
+		struct sc_diags mine = SC_DIAGS_INIT;
+		err = sc_skill_load(&s->skill, dir.ptr, &mine, 0);
+		sc_diags_sort(&mine);
+		for (size_t i = 0; i < mine.n; i++) {
+			const struct sc_diag *d = &mine.items[i];
+			/* findings name the written-out file: show the repository path */
+			sc_buf_clear(&sub);
+			sc_path_join(&sub, shown_path, d->file + (strlen(d->file) > dir.len &&
+								   !strncmp(d->file, dir.ptr, dir.len)
+								   ? dir.len + 1 : 0));
+			if (d->sev == SC_SEV_ERROR && !s->invalid) {
+				struct sc_buf m = SC_BUF_INIT;
+				sc_buf_printf(&m, "%s:%zu: %s", sub.ptr, d->line, d->message);
+				s->invalid = sc_buf_detach(&m, NULL);
+			}
+			sc_diags_add(diags, d->sev, sub.ptr, d->line, d->code, "%s", d->message);
+		}
+		sc_diags_release(&mine);
+		if (err < 0)
+			goto done;
+	}
+	if ((err = sc_tests_load_skill(&s->tests, dir.ptr, diags)) < 0)
+		goto done;
+	man = sc_config_find_skill(cfg, *rel ? rel : ".");
+	if (man && (err = sc_tests_load_manifest(&s->tests, &man->tests, &man->fixtures, repo_root,
+						 cfg->fixtures_dir, dir.ptr,
+						 cfg->path ? cfg->path : SC_CONFIG_FILE, man->line,
+						 diags)) < 0)
+		goto done;
+	if ((err = sc_eval_skill_hash(s->hash, &s->skill)) < 0)
+		goto done;
+	s->es.path = shown_path;
+	s->es.skill = &s->skill;
+	s->es.tests = &s->tests;
+	s->loaded = true;
+done:
+	sc_buf_release(&dir);
+	sc_buf_release(&sub);
+	return err;
+}
+
+/*
+ * A side the pull request made unreadable (an unsafe name in its git tree,
+ * a file past a limit, a broken test file) fails that skill alone: the
+ * reason is kept for the gate (head) or reported (base) and the other
+ * skills are still checked. Returns 0 for such an input error, or err
+ * itself for anything else (disk, git, memory), which stops the run.
+ */
+static int side_unreadable(struct side *s, int err, const char *path, const char *side_name,
+			   struct sc_diags *diags)
+{
+	struct sc_buf m = SC_BUF_INIT;
+
+	if (err != SC_EUNSAFE && err != SC_ELIMIT && err != SC_EINVAL && err != SC_EPARSE &&
+	    err != SC_ENOTFOUND)
+		return err;
+	sc_diags_add(diags, SC_SEV_ERROR, path, 0, "skill-unreadable",
+		     "the %s side cannot be read, so it is not evaluated: %s", side_name,
+		     sc_error_last());
+	if (!s->invalid) {
+		sc_buf_printf(&m, "%s (%s): %s", path, side_name, sc_error_last());
+		s->invalid = sc_buf_detach(&m, NULL);
+	}
+	s->loaded = false;
+	s->unreadable = true;
+	sc_error_clear();
+	return 0;
+}
+
+/* The side (2 * skill index, + 1 for base) a planned unit belongs to, by
+ * binary search in the changed list (sorted by path); SIZE_MAX when none. */
+static size_t side_of(const struct sc_changed *changed, const char *skill, const char *variant)
+{
+	size_t lo = 0, hi = changed->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(changed->items[mid].path, skill);
+		if (c == 0)
+			return 2 * mid + (strcmp(variant, "base") == 0);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/* ---- the workers --------------------------------------------------------- */
+
+/* sc_eval_options.select: is this unit in the batch? */
+static bool in_batch(const char *skill, const char *variant, const char *model, const char *test_id,
+		     int run_index, void *payload)
+{
+	const struct batch *b = payload;
+	struct sc_buf id = SC_BUF_INIT;
+	const char *key;
+	bool found;
+
+	sc_plan_unit_id(&id, skill, variant, model, test_id, run_index);
+	key = id.ptr;
+	found = bsearch(&key, b->ids, b->n, sizeof(*b->ids), sc_strcmp_qsort) != NULL;
+	sc_buf_release(&id);
+	return found;
+}
+
+struct unit_cb {
+	struct work *w;
+};
+
+static void on_unit(size_t done, size_t total, const char *skill, const char *variant,
+		    const char *model, const char *test_name, const char *verdict, bool reused,
+		    void *payload)
+{
+	struct work *w = payload;
+
+	SC_UNUSED(done);
+	SC_UNUSED(total);
+	sc_progress_unit(w->progress, reused, !strcmp(verdict, "error"));
+	if (w->verbose)
+		sc_log(SC_LOG_INFO, "%s %s %s '%s': %s%s", skill, variant, model, test_name, verdict,
+		       reused ? " (reused)" : "");
+}
+
+/* Moves the units of one batch's results into the shared list. */
+static void collect(struct work *w, struct sc_results *r)
+{
+	pthread_mutex_lock(&w->lock);
+	SC_GROW(w->units, w->units_alloc, w->nunits + r->nunits);
+	memcpy(w->units + w->nunits, r->units, r->nunits * sizeof(*r->units));
+	w->nunits += r->nunits;
+	r->nunits = 0;  /* moved: the release frees only the array */
+	w->requests += r->totals.requests;
+	w->cache_hits += r->totals.cache_hits;
+	if (r->run.mode && strcmp(r->run.mode, "none") && !w->mode)
+		w->mode = sc_xstrdup(r->run.mode);
+	pthread_mutex_unlock(&w->lock);
+	sc_progress_cache_hits(w->progress, (size_t)r->totals.cache_hits);
+}
+
+/* Takes batches until none is left or a stop was asked for. */
+static void *worker(void *payload)
+{
+	struct work *w = payload;
+	struct sc_client *client = NULL;
+	struct sc_store *store = NULL;
+	struct sc_eval_skill *es = NULL;
+	int err;
+
+	if ((err = sc_client_new(&client, w->copt)) < 0 ||
+	    (err = sc_store_open(&store, w->store_path)) < 0) {
+		pthread_mutex_lock(&w->lock);
+		if (!w->fatal) {
+			w->fatal = err;
+			w->fatal_msg = sc_xstrdup(sc_error_last());
+		}
+		pthread_mutex_unlock(&w->lock);
+		sc_signals_request_stop(-1);
+		goto done;
+	}
+	for (;;) {
+		struct batch *b;
+		struct sc_eval_options opt;
+		struct sc_results r;
+
+		pthread_mutex_lock(&w->lock);
+		if (sc_signals_stop_requested() || w->next == w->nbatches) {
+			pthread_mutex_unlock(&w->lock);
+			break;
+		}
+		b = &w->batches[w->next++];
+		pthread_mutex_unlock(&w->lock);
+
+		opt = *w->tmpl;
+		opt.client = client;
+		opt.store = store;
+		opt.baseline = b->head;
+		opt.select = in_batch;
+		opt.select_payload = b;
+		opt.progress = on_unit;
+		opt.payload = w;
+		sc_progress_batch(w->progress, b->n, true);
+		es = sc_xrealloc(es, b->nsides * sizeof(*es));
+		for (size_t i = 0; i < b->nsides; i++)
+			es[i] = w->sides[b->sides[i]].es;
+		err = sc_eval_run(&r, es, b->nsides, &opt);
+		if (err < 0) {
+			pthread_mutex_lock(&w->lock);
+			if (!w->fatal) {
+				w->fatal = err;
+				w->fatal_msg = sc_xstrdup(sc_error_last());
+			}
+			pthread_mutex_unlock(&w->lock);
+			sc_progress_batch(w->progress, b->n, false);
+			sc_results_release(&r);
+			sc_signals_request_stop(-1);
+			break;
+		}
+		sc_progress_batch(w->progress, b->n - r.nunits, false);
+		collect(w, &r);
+		sc_results_release(&r);
+	}
+done:
+	free(es);
+	sc_store_free(store);
+	sc_client_free(client);
+	return NULL;
+}
+
+/* Runs the batches on jobs workers (the calling thread when jobs is 1). */
+static void run_batches(struct work *w, int jobs)
+{
+	pthread_t th[SC_MAX_JOBS];
+	int started = 0;
+
+	if (jobs <= 1 || w->nbatches <= 1) {
+		worker(w);
+		return;
+	}
+	for (int i = 0; i < jobs && (size_t)i < w->nbatches; i++) {
+		if (pthread_create(&th[started], NULL, worker, w) != 0)
+			break;
+		started++;
+	}
+	if (!started)
+		worker(w);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? sc_xstrdup(s) : NULL;
+}
+
+/* The results entry of one changed skill. */
+static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skill *cs,
+		       const struct side *head, const struct side *base)
+{
+	const struct side *any = head->loaded ? head : base;
+	struct sc_buf md = SC_BUF_INIT;
+
+	rs->path = sc_xstrdup(cs->path);
+	rs->name = sc_xstrdup(any && any->loaded && any->skill.name ? any->skill.name : cs->name);
+	rs->status = sc_xstrdup(sc_change_status_name(cs->status));
+	rs->old_path = dup_or_null(cs->old_path);
+	if (strcmp(cs->path, "."))
+		sc_path_join(&md, cs->path, cs->lowercase ? "skill.md" : "SKILL.md");
+	else
+		sc_buf_puts(&md, cs->lowercase ? "skill.md" : "SKILL.md");
+	rs->skill_md = sc_buf_detach(&md, NULL);
+	rs->base_tree = dup_or_null(cs->base_tree);
+	rs->head_tree = dup_or_null(cs->head_tree);
+	rs->tests = head->loaded ? (int64_t)head->tests.n : 0;
+	/* an unreadable head is a gate failure, not an untested skill */
+	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
+	rs->gate_passed = true;
+}
+
+/* Writes the run row and, for a whole finished run, its aggregates. */
+static int store_run(const char *path, const struct sc_results *r, const char *json_path,
+		     bool aggregates)
+{
+	struct sc_store *st = NULL;
+	int err;
+
+	if ((err = sc_store_open(&st, path)) < 0)
+		return err;
+	if ((err = sc_store_begin(st)) < 0)
+		goto done;
+	if ((err = sc_eval_store_put_run(st, r, "run", json_path)) < 0)
+		goto done;
+	if (aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0)
+		goto done;
+	err = sc_store_commit(st);
+done:
+	if (err < 0)
+		sc_store_rollback(st);
+	sc_store_free(st);
+	return err;
+}
+
+/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
+static char *html_dir(const char *path)
+{
+	const char *slash;
+
+	if (!sc_ends_with(path, ".html"))
+		return sc_xstrdup(path);
+	slash = strrchr(path, '/');
+	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
+}
+
+/*
+ * Renders every report from the saved results JSON through `skillci
+ * report` (the same code, the same files). Returns its exit code.
+ */
+static int render_reports(const char *json, const char *junit, const char *markdown,
+			  const char *html, bool comment)
+{
+	char *args[16];
+	int n = 0;
+
+	args[n++] = (char *)"report";
+	args[n++] = (char *)json;
+	if (junit) {
+		args[n++] = (char *)"--junit";
+		args[n++] = (char *)junit;
+	}
+	if (markdown) {
+		args[n++] = (char *)"--markdown";
+		args[n++] = (char *)markdown;
+	}
+	if (html) {
+		args[n++] = (char *)"--html";
+		args[n++] = (char *)html;
+	}
+	if (comment)
+		args[n++] = (char *)"--comment";
+	args[n] = NULL;
+	fflush(stdout);
+	return cmd_report(n, args);
+}
+
+/* The first infrastructure error among the units, as the cause to print. */
+static const struct sc_results_unit *first_error(const struct sc_results *r)
+{
+	for (size_t i = 0; i < r->nunits; i++)
+		if (!strcmp(r->units[i].verdict, "error"))
+			return &r->units[i];
+	return NULL;
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	struct sc_config cfg;
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_git_repo *repo = NULL;
+	struct sc_git_tree *tbase = NULL, *thead = NULL;
+	struct sc_changed changed = SC_CHANGED_INIT;
+	struct sc_changed_extra *extra = NULL;
+	struct side *sides = NULL;   /* 2 per changed skill: head, base */
+	struct sc_plan plan = SC_PLAN_INIT;
+	struct batch *batches = NULL;
+	size_t nbatches = 0, batches_alloc = 0, nextra = 0, mine = 0;
+	size_t open_batch[2] = { SIZE_MAX, SIZE_MAX };
+	struct sc_model *models = NULL;
+	struct sc_eval_options tmpl;
+	struct sc_client_options copt;
+	struct sc_progress progress;
+	struct work w;
+	struct sc_results res;
+	struct sc_buf workdir = SC_BUF_INIT, tmp = SC_BUF_INIT, plan_extra = SC_BUF_INIT;
+	struct sc_buf config_dir = SC_BUF_INIT;
+	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
+	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
+	const char *repo_root = ".", *store_path, *cache_dir, *junit, *markdown, *json;
+	char *html = NULL, *run_id = NULL;
+	bool progress_ready = false, signals_on = false, stopped = false, kops_ready = false;
+	struct sc_kernelops kops;
+	const struct sc_eval_kernel_ops *kernel = NULL;
+	int shard_k = 1, shard_n = 1, rc = 0, err = 0, gate_rc = 0;
+	int64_t t0 = sc_now_ms();
+
+	memset(&o, 0, sizeof(o));
+	memset(&w, 0, sizeof(w));
+	sc_config_defaults(&cfg);
+	sc_results_init(&res);
+	pthread_mutex_init(&w.lock, NULL);
+	if ((rc = parse_args(&o, argc, argv))) {
+		rc = rc == 1 ? 0 : rc;
+		goto done;
+	}
+	if (o.verbose)
+		sc_log_set_level(SC_LOG_DEBUG);
+	if (o.shard && sc_plan_parse_shard(&shard_k, &shard_n, o.shard, o.shard_count) < 0) {
+		rc = sc_cmd_usage_error("run", "%s", sc_error_last());
+		goto done;
+	}
+
+	/* The repository, its config and the two revisions. */
+	if (sc_git_is_url(o.repo)) {
+		err = sc_git_clone_or_fetch(&repo, o.repo, ".skillci/repos");
+		repo_root = NULL;
+	} else {
+		err = sc_git_open(&repo, o.repo);
+		repo_root = o.repo;
+	}
+	if (err < 0)
+		goto fail;
+	if ((err = resolve_revs(base_rev, head_rev, repo, &o)) < 0)
+		goto fail;
+	if ((err = sc_git_tree_open(&thead, repo, head_rev)) < 0 ||
+	    (err = sc_git_tree_open(&tbase, repo, base_rev[0] ? base_rev : NULL)) < 0)
+		goto fail;
+	run_id = sc_eval_new_run_id();
+	sc_buf_printf(&workdir, ".skillci/work/%s", run_id);
+	if (!repo_root) {
+		/* A clone has no work tree: the config comes from the head commit. */
+		struct sc_buf blob = SC_BUF_INIT;
+		sc_path_join(&config_dir, workdir.ptr, "config");
+		if ((err = sc_mkdir_p(config_dir.ptr)) < 0)
+			goto fail;
+		if (sc_git_read_blob(&blob, thead, SC_CONFIG_FILE, SC_MAX_CONFIG_BYTES) == 0) {
+			sc_path_join(&tmp, config_dir.ptr, SC_CONFIG_FILE);
+			err = sc_write_file_atomic(tmp.ptr, blob.ptr, blob.len);
+		}
+		sc_error_clear();
+		sc_buf_release(&blob);
+		if (err < 0)
+			goto fail;
+		repo_root = config_dir.ptr;
+	}
+	sc_config_release(&cfg);
+	err = sc_config_load(&cfg, repo_root, o.config, &diags);
+	if (print_diags(&diags) && err == 0) {
+		rc = SC_EXIT_USAGE;
+		fprintf(stderr, "error: the configuration has errors (above)\n");
+		goto done;
+	}
+	sc_diags_release(&diags);
+	if (err < 0)
+		goto fail;
+
+	/* Flags override the config. */
+	if (o.runs)
+		cfg.runs = o.runs;
+	{
+		/* --fixtures is relative to the current folder, the config's to the
+		 * repository root; either way the plan uses an absolute path. */
+		char real[4096];
+		sc_buf_clear(&tmp);
+		if (o.fixtures || cfg.fixtures_dir[0] == '/')
+			sc_buf_puts(&tmp, o.fixtures ? o.fixtures : cfg.fixtures_dir);
+		else
+			sc_path_join(&tmp, repo_root, cfg.fixtures_dir);
+		free(cfg.fixtures_dir);
+		cfg.fixtures_dir = sc_xstrdup(realpath(tmp.ptr, real) ? real : tmp.ptr);
+	}
+	if (o.nmodels == 0) {
+		for (size_t i = 0; i < cfg.models.n && o.nmodels < MAX_MODELS; i++)
+			o.models[o.nmodels++] = cfg.models.items[i];
+	}
+	if (o.nmodels == 0) {
+		rc = sc_cmd_usage_error("run", "name a model with -m or list models: in skillci.yml");
+		goto done;
+	}
+	models = sc_xcalloc(o.nmodels, sizeof(*models));
+	for (size_t i = 0; i < o.nmodels; i++)
+		if ((err = sc_model_parse(&models[i], o.models[i])) < 0)
+			goto fail;
+	store_path = o.store ? o.store : cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
+	cache_dir = o.no_cache || cfg.cache_mode == SC_CACHE_OFF ? NULL
+		    : o.cache ? o.cache : cfg.cache_dir;
+	if (o.report_dir) {
+		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
+		sc_path_join(&rdir[1], o.report_dir, "report.md");
+		sc_path_join(&rdir[2], o.report_dir, "results.json");
+	}
+	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg.report_junit;
+	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg.report_markdown;
+	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
+	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
+
+	/* Changed skills; fixtures and test files named in the manifest mark their skill. */
+	for (size_t i = 0; i < cfg.nskills; i++)
+		nextra += cfg.skills[i].fixtures.n + cfg.skills[i].tests.n;
+	extra = sc_xcalloc(nextra ? nextra : 1, sizeof(*extra));
+	nextra = 0;
+	for (size_t i = 0; i < cfg.nskills; i++) {
+		for (size_t f = 0; f < cfg.skills[i].fixtures.n; f++) {
+			sc_buf_clear(&tmp);
+			sc_path_join(&tmp, cfg.fixtures_dir, cfg.skills[i].fixtures.items[f]);
+			extra[nextra].prefix = sc_buf_detach(&tmp, NULL);
+			extra[nextra++].skill_path = cfg.skills[i].skill;
+		}
+		for (size_t f = 0; f < cfg.skills[i].tests.n; f++) {
+			extra[nextra].prefix = sc_xstrdup(cfg.skills[i].tests.items[f]);
+			extra[nextra++].skill_path = cfg.skills[i].skill;
+		}
+	}
+	{
+		struct sc_changed_opts copts;
+		memset(&copts, 0, sizeof(copts));
+		copts.extra = extra;
+		copts.nextra = nextra;
+		if ((err = sc_changed_compute(&changed, tbase, thead, sc_git_name(repo), &copts)) < 0)
+			goto fail;
+	}
+
+	/* Write out and load both sides of every changed skill. */
+	sides = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*sides));
+	for (size_t i = 0; i < changed.n; i++) {
+		const struct sc_changed_skill *cs = &changed.items[i];
+		struct side *h = &sides[2 * i], *b = &sides[2 * i + 1];
+		h->es.variant = "head";
+		h->baseline = true;
+		b->es.variant = "base";
+		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
+		    (err = load_side(h, thead, cs->path, workdir.ptr, "head", cs->path, &cfg,
+				     repo_root, &diags)) < 0 &&
+		    (err = side_unreadable(h, err, cs->path, "head", &diags)) < 0)
+			goto fail;
+		if (cs->status != SC_CHANGE_DELETED && cs->status != SC_CHANGE_ADDED &&
+		    cs->base_tree[0] &&
+		    (err = load_side(b, tbase, cs->old_path ? cs->old_path : cs->path, workdir.ptr,
+				     "base", cs->path, &cfg, repo_root, &diags)) < 0 &&
+		    (err = side_unreadable(b, err, cs->path, "base", &diags)) < 0)
+			goto fail;
+	}
+	print_diags(&diags);
+	sc_diags_release(&diags);
+	{
+		const struct sc_test_set **sets = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*sets));
+		size_t nsets = 0;
+		for (size_t i = 0; i < 2 * changed.n; i++)
+			if (sides[i].loaded)
+				sets[nsets++] = &sides[i].tests;
+		sc_kernelops_init(&kops, cfg.fixtures_dir, cfg.arch, o.compile_only,
+				  cfg.kernel_timeout_s > 0 ? (int)cfg.kernel_timeout_s : 300);
+		kops_ready = true;
+		err = sc_kernelops_setup(&kops, &kernel, sets, nsets, o.allow_unpinned);
+		free(sets);
+		if (err < 0)
+			goto fail;
+	}
+
+	/* The plan: every unit of every shard, then this shard's batches. */
+	for (size_t i = 0; i < 2 * changed.n; i++) {
+		const struct side *s = &sides[i], *h = &sides[i & ~(size_t)1];
+		if (!s->loaded || !h->loaded || h->tests.n == 0)
+			continue;  /* deleted, or untested at head */
+		for (size_t m = 0; m < o.nmodels; m++)
+			for (size_t t = 0; t < s->tests.n; t++) {
+				char th[65];
+				sc_test_hash(th, &s->tests.items[t]);
+				for (int r = 0; r < cfg.runs; r++) {
+					sc_buf_clear(&tmp);
+					sc_buf_printf(&tmp, "%s|%s", s->hash, th);
+					sc_plan_add(&plan, s->es.path, s->es.variant, models[m].name,
+						    s->tests.items[t].id, r, tmp.ptr);
+					if (s->baseline) {
+						sc_buf_clear(&tmp);
+						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
+						sc_plan_add(&plan, s->es.path, "baseline", models[m].name,
+							    s->tests.items[t].id, r, tmp.ptr);
+					}
+				}
+			}
+	}
+	if (plan.n > SC_MAX_RUN_UNITS) {
+		err = sc_error_set(SC_ELIMIT, "the plan has %zu units, more than %d", plan.n,
+				   SC_MAX_RUN_UNITS);
+		goto fail;
+	}
+	sc_buf_printf(&plan_extra, "runs=%d;turns=%d;harness=%s;judge=%s", cfg.runs, cfg.max_turns,
+		      SC_EVAL_HARNESS_VERSION, cfg.judge_model ? cfg.judge_model : "");
+	if ((err = sc_plan_finish(&plan, plan_extra.ptr)) < 0)
+		goto fail;
+	/* One pass over the plan (sorted by id, so each skill's units are
+	 * together): each of this shard's units joins the open batch of its
+	 * kind (head and baseline, or base), which fills across skills. */
+	for (size_t u = 0; u < plan.n; u++) {
+		const struct sc_plan_unit *pu = &plan.units[u];
+		size_t si = side_of(&changed, pu->skill, pu->variant);
+		int kind = (int)(si & 1);  /* 0 head, 1 base */
+		struct batch *cur;
+		if (si == SIZE_MAX || !sides[si].loaded)
+			continue;
+		if (shard_n > 1 && sc_plan_shard_of(pu->id, shard_n) != shard_k)
+			continue;
+		if (open_batch[kind] == SIZE_MAX || batches[open_batch[kind]].n == (size_t)o.batch) {
+			SC_GROW(batches, batches_alloc, nbatches + 1);
+			open_batch[kind] = nbatches;
+			cur = &batches[nbatches++];
+			memset(cur, 0, sizeof(*cur));
+			cur->head = kind == 0;
+			cur->ids = sc_xcalloc((size_t)o.batch, sizeof(*cur->ids));
+			cur->sides = sc_xcalloc((size_t)o.batch, sizeof(*cur->sides));
+		}
+		cur = &batches[open_batch[kind]];
+		cur->ids[cur->n++] = pu->id;  /* in sorted order, as bsearch needs */
+		{
+			size_t j = 0;
+			while (j < cur->nsides && cur->sides[j] != si)
+				j++;
+			if (j == cur->nsides)
+				cur->sides[cur->nsides++] = si;
+		}
+		mine++;
+	}
+
+	/* Evaluate. */
+	sc_eval_options_init(&tmpl);
+	tmpl.models = o.models;
+	tmpl.nmodels = o.nmodels;
+	tmpl.runs = cfg.runs;
+	tmpl.max_turns = cfg.max_turns;
+	tmpl.judge_model = cfg.judge_model;
+	tmpl.judge_rubric = cfg.judge_rubric;
+	tmpl.reuse = !o.no_reuse;
+	tmpl.kernel = kernel;
+	tmpl.run_id = run_id;
+	tmpl.kind = "run";
+	tmpl.store_aggregates = false;
+	sc_client_options_init(&copt);
+	copt.cache_dir = cache_dir;
+	copt.cache_mode = o.offline ? SC_CACHE_OFFLINE : cfg.cache_mode;
+	copt.max_total = cfg.concurrency;
+	copt.max_attempts = o.retries + 1;
+	if (cfg.request_timeout_s > 0)
+		copt.timeout_ms = (int64_t)(cfg.request_timeout_s * 1000);
+	sc_progress_init(&progress, stderr, isatty(STDERR_FILENO) && !in_actions(), mine);
+	progress_ready = true;
+	w.sides = sides;
+	w.batches = batches;
+	w.nbatches = nbatches;
+	w.tmpl = &tmpl;
+	w.copt = &copt;
+	w.store_path = store_path;
+	w.progress = &progress;
+	w.verbose = o.verbose;
+	fprintf(stderr, "skillci run: %zu changed skill%s, %zu units in the plan%s", changed.n,
+		changed.n == 1 ? "" : "s", plan.n, shard_n > 1 ? "" : "\n");
+	if (shard_n > 1)
+		fprintf(stderr, ", %zu in shard %d/%d\n", mine, shard_k, shard_n);
+	if (cache_dir && (err = sc_mkdir_p(cache_dir)) < 0)
+		goto fail;
+	sc_signals_install();
+	signals_on = true;
+	res.run.started_at = sc_eval_now_iso();
+	run_batches(&w, o.jobs);
+	sc_progress_finish(&progress);
+	stopped = sc_signals_stop_requested();
+	if (w.fatal) {
+		sc_error_set(w.fatal, "%s", w.fatal_msg ? w.fatal_msg : "evaluation failed");
+		err = w.fatal;
+		goto fail;
+	}
+
+	/* The results model. */
+	res.schema = sc_xstrdup(SC_RESULTS_SCHEMA);
+	res.skillci_version = sc_xstrdup(SC_VERSION);
+	res.harness_version = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
+	res.run.id = sc_xstrdup(run_id);
+	res.run.kind = sc_xstrdup("run");
+	res.run.finished_at = sc_eval_now_iso();
+	res.run.complete = !stopped && shard_n == 1;
+	if (stopped) {
+		sc_buf_clear(&tmp);
+		sc_buf_printf(&tmp, "interrupted by %s: %zu of %zu units evaluated",
+			      sc_signals_name(sc_signals_which()), w.nunits, mine);
+		res.run.incomplete_reason = sc_buf_detach(&tmp, NULL);
+	} else if (shard_n > 1) {
+		sc_buf_clear(&tmp);
+		sc_buf_printf(&tmp, "shard %d/%d of a sharded run: merge every shard with skillci merge",
+			      shard_k, shard_n);
+		res.run.incomplete_reason = sc_buf_detach(&tmp, NULL);
+	}
+	res.run.repo = sc_xstrdup(o.repo);
+	res.run.base_rev = dup_or_null(base_rev);
+	res.run.head_rev = sc_xstrdup(head_rev);
+	res.run.models = sc_xcalloc(o.nmodels, sizeof(char *));
+	res.run.nmodels = o.nmodels;
+	for (size_t m = 0; m < o.nmodels; m++) {
+		res.run.models[m] = sc_xstrdup(o.models[m]);
+		res.run.oracle |= models[m].kind == SC_PROVIDER_ORACLE;
+	}
+	res.run.runs = cfg.runs;
+	res.run.shard_index = shard_k;
+	res.run.shard_count = shard_n;
+	res.run.plan_hash = sc_xstrdup(plan.hash);
+	res.run.mode = sc_xstrdup(w.mode ? w.mode : "none");
+	if (kops_ready)
+		sc_kernelops_describe(&kops, &res.run);
+	res.skills = sc_xcalloc(changed.n ? changed.n : 1, sizeof(*res.skills));
+	res.nskills = changed.n;
+	for (size_t i = 0; i < changed.n; i++)
+		fill_skill(&res.skills[i], &changed.items[i], &sides[2 * i], &sides[2 * i + 1]);
+	res.units = w.units;
+	res.nunits = w.nunits;
+	w.units = NULL;
+	w.nunits = 0;
+	sc_results_sort(&res);
+	sc_eval_aggregate(&res);
+	res.totals.requests = w.requests;
+	res.totals.cache_hits = w.cache_hits;
+	res.totals.wall_ms = sc_now_ms() - t0;
+	gate_rc = sc_gate_apply(&res, &cfg.gate);
+	for (size_t i = 0; i < changed.n; i++)
+		if (sides[2 * i].invalid) {
+			sc_buf_clear(&tmp);
+			sc_buf_printf(&tmp, sides[2 * i].unreadable
+				      ? "the head cannot be read, so it was not evaluated: %s"
+				      : "the head SKILL.md breaks the Agent Skills rules: %s",
+				      sides[2 * i].invalid);
+			gate_rc = sc_gate_add(&res, changed.items[i].path, NULL, "skill_invalid", tmp.ptr);
+		}
+	sc_results_sort(&res);
+
+	/* Store, results JSON, reports. */
+	if ((err = store_run(store_path, &res, json, res.run.complete)) < 0)
+		goto fail;
+	if (json) {
+		struct sc_buf dir = SC_BUF_INIT;
+		const char *slash = strrchr(json, '/');
+		if (slash) {
+			sc_buf_put(&dir, json, (size_t)(slash - json));
+			sc_mkdir_p(dir.ptr);
+		}
+		sc_buf_release(&dir);
+	}
+	for (const char *const *p = (const char *const[]){ junit, markdown, NULL }; *p; p++) {
+		const char *slash = strrchr(*p, '/');
+		if (slash) {
+			sc_buf_clear(&tmp);
+			sc_buf_put(&tmp, *p, (size_t)(slash - *p));
+			sc_mkdir_p(tmp.ptr);
+		}
+	}
+	if ((err = sc_results_save(&res, json)) < 0)
+		goto fail;
+	if ((rc = render_reports(json, junit, markdown, html, o.comment)))
+		goto done;
+	fprintf(stderr, "reports: %s, %s, %s/report.html, %s\n", junit, markdown, html, json);
+
+	if (stopped) {
+		fprintf(stderr, "error: %s; the reports are marked incomplete and a rerun resumes "
+			"from the store\n", res.run.incomplete_reason);
+		rc = SC_EXIT_INFRA;
+	} else if (gate_rc == SC_EXIT_INFRA) {
+		const struct sc_results_unit *e = first_error(&res);
+		fprintf(stderr, "error: %s\n", res.gate.failures[res.gate.nfailures - 1].message);
+		if (e)
+			fprintf(stderr, "error: first failure: %s %s '%s': %s\n", e->skill, e->model,
+				e->test_name, e->message ? e->message : "infrastructure error");
+		rc = SC_EXIT_INFRA;
+	} else if (shard_n > 1) {
+		fprintf(stderr, "shard %d/%d done: the gate is decided by skillci merge\n", shard_k,
+			shard_n);
+		rc = SC_EXIT_OK;
+	} else {
+		for (size_t i = 0; i < res.gate.nfailures; i++)
+			fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
+				res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
+				res.gate.failures[i].model ? res.gate.failures[i].model : "",
+				res.gate.failures[i].message, res.gate.failures[i].rule);
+		rc = gate_rc;
+	}
+	goto done;
+
+fail:
+	rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+done:
+	if (signals_on)
+		sc_signals_restore();
+	if (progress_ready)
+		sc_progress_release(&progress);
+	if (kops_ready)
+		sc_kernelops_release(&kops);
+	if (workdir.len)
+		sc_rm_rf(workdir.ptr);
+	for (size_t i = 0; sides && i < 2 * changed.n; i++) {
+		sc_skill_release(&sides[i].skill);
+		free(sides[i].invalid);
+		sc_test_set_release(&sides[i].tests);
+	}
+	free(sides);
+	for (size_t i = 0; i < nbatches; i++) {
+		free(batches[i].ids);
+		free(batches[i].sides);
+	}
+	free(batches);
+	for (size_t i = 0; i < nextra; i++)
+		free((char *)extra[i].prefix);
+	free(extra);
+	for (size_t i = 0; models && i < o.nmodels; i++)
+		sc_model_release(&models[i]);
+	free(models);
+	if (w.units) {
+		/* units collected but never handed to res (an early failure) */
+		struct sc_results left;
+		sc_results_init(&left);
+		left.units = w.units;
+		left.nunits = w.nunits;
+		sc_results_release(&left);
+	}
+	free(w.mode);
+	free(w.fatal_msg);
+	pthread_mutex_destroy(&w.lock);
+	sc_results_release(&res);
+	sc_plan_release(&plan);
+	sc_changed_release(&changed);
+	sc_git_tree_free(tbase);
+	sc_git_tree_free(thead);
+	sc_git_free(repo);
+	sc_config_release(&cfg);
+	sc_diags_release(&diags);
+	sc_buf_release(&workdir);
+	sc_buf_release(&tmp);
+	sc_buf_release(&plan_extra);
+	sc_buf_release(&config_dir);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
+		sc_buf_release(&rdir[i]);
+	free(html);
+	free(run_id);
+	return rc;
+}

@@ -1,0 +1,322 @@
+/*
+ * skillci runs: history from the results store, as upskill's `runs`: per
+ * model, bars of the latest baseline and with-skill numbers for each skill;
+ * the skill x model matrix; every run in time order; --csv writes every
+ * aggregate of every run.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "results/store.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <unistd.h>
+
+#define BAR_WIDTH 20
+
+enum metric { M_SUCCESS, M_TOKENS, M_SPEEDUP };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skillci runs [-s SKILL] [-m MODEL] [--metric success|tokens|speedup]\n"
+		"                    [--csv FILE] [--store PATH]\n"
+		"\n"
+		"Shows the evaluation history kept in the results store.\n"
+		"\n"
+		"  -s, --skill SKILL    only this skill (path or name)\n"
+		"  -m, --model MODEL    only this model (canonical name)\n"
+		"  --metric M           success (pass rate, default), tokens (mean per unit) or\n"
+		"                       speedup (kernel geomean)\n"
+		"  --csv FILE           also write every aggregate of every run as CSV\n"
+		"  --store PATH         results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"\n"
+		"exit: 0 done, 2 bad usage or no store, 3 store failure.\n");
+}
+
+static double value_of(const struct sc_store_aggregate *a, enum metric m)
+{
+	switch (m) {
+	case M_TOKENS: return a->mean_tokens;
+	case M_SPEEDUP: return a->speedup_geomean;
+	default: return a->pass_rate;
+	}
+}
+
+static void fmt_value(struct sc_buf *out, double v, enum metric m)
+{
+	if (isnan(v))
+		sc_buf_puts(out, "-");
+	else if (m == M_SUCCESS)
+		sc_buf_printf(out, "%.0f%%", v * 100.0);
+	else if (m == M_TOKENS)
+		sc_buf_printf(out, "%.0f", v);
+	else
+		sc_buf_printf(out, "%.2fx", v);
+}
+
+static void bar(struct sc_buf *out, double v, double scale)
+{
+	int filled = 0;
+
+	if (!isnan(v) && scale > 0) {
+		double f = v / scale;
+		f = f < 0 ? 0 : f > 1 ? 1 : f;
+		filled = (int)lround(f * BAR_WIDTH);
+	}
+	for (int i = 0; i < BAR_WIDTH; i++)
+		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
+}
+
+/* The newest point for (skill, model, variant), or NULL. */
+static const struct sc_store_point *latest(const struct sc_store_point *p, size_t n,
+					   const char *skill, const char *model, const char *variant)
+{
+	const struct sc_store_point *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].agg.skill, skill) && !strcmp(p[i].agg.model, model) &&
+		    !strcmp(p[i].agg.variant, variant))
+			best = &p[i];  /* points are oldest first */
+	return best;
+}
+
+/* Distinct values of one field, in first-seen order. */
+static size_t distinct(const char **out, size_t max, const struct sc_store_point *p, size_t n,
+		       bool model)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = model ? p[i].agg.model : p[i].agg.skill;
+		bool seen = false;
+		for (size_t j = 0; j < k; j++)
+			seen |= !strcmp(out[j], v);
+		if (!seen && k < max)
+			out[k++] = v;
+	}
+	return k;
+}
+
+static const char *skill_label(const struct sc_store_point *p, size_t n, const char *skill)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].agg.skill, skill) && p[i].agg.skill_name)
+			return p[i].agg.skill_name;
+	return skill;
+}
+
+static void csv_field(struct sc_buf *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		sc_buf_puts(out, s);
+		return;
+	}
+	sc_buf_putc(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			sc_buf_putc(out, '"');
+		sc_buf_putc(out, *s);
+	}
+	sc_buf_putc(out, '"');
+}
+
+static void csv_num(struct sc_buf *out, double v)
+{
+	sc_buf_putc(out, ',');
+	if (!isnan(v))
+		sc_buf_printf(out, "%.17g", v);
+}
+
+static int write_csv(const char *path, const struct sc_store_point *p, size_t n)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	int err;
+
+	sc_buf_puts(&b, "run_id,finished_at,skill,skill_name,model,variant,n,passed,failed,errors,"
+		    "skipped,pass_rate,ci_low,ci_high,mean_tokens,mean_turns,speedup_geomean,"
+		    "fast_1,fast_1_5,fast_2,judge_mean\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_store_aggregate *a = &p[i].agg;
+		csv_field(&b, p[i].run_id);
+		sc_buf_putc(&b, ',');
+		csv_field(&b, p[i].finished_at);
+		sc_buf_putc(&b, ',');
+		csv_field(&b, a->skill);
+		sc_buf_putc(&b, ',');
+		csv_field(&b, a->skill_name);
+		sc_buf_putc(&b, ',');
+		csv_field(&b, a->model);
+		sc_buf_putc(&b, ',');
+		csv_field(&b, a->variant);
+		sc_buf_printf(&b, ",%d,%d,%d,%d,%d", a->n, a->passed, a->failed, a->errors, a->skipped);
+		csv_num(&b, a->pass_rate);
+		csv_num(&b, a->ci_low);
+		csv_num(&b, a->ci_high);
+		csv_num(&b, a->mean_tokens);
+		csv_num(&b, a->mean_turns);
+		csv_num(&b, a->speedup_geomean);
+		csv_num(&b, a->fast_1);
+		csv_num(&b, a->fast_1_5);
+		csv_num(&b, a->fast_2);
+		csv_num(&b, a->judge_mean);
+		sc_buf_putc(&b, '\n');
+	}
+	err = sc_write_file_atomic(path, b.ptr, b.len);
+	sc_buf_release(&b);
+	return err;
+}
+
+static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
+{
+	const char *skills[256], *models[64];
+	size_t ns = distinct(skills, SC_ARRAY_SIZE(skills), p, n, false);
+	size_t nm = distinct(models, SC_ARRAY_SIZE(models), p, n, true);
+	double scale = m == M_SUCCESS ? 1.0 : 0.0;
+	static const char *const variants[] = { "baseline", "base", "head" };
+	static const char *const labels[] = { "baseline", "base", "with skill" };
+
+	if (m != M_SUCCESS)
+		for (size_t i = 0; i < n; i++) {
+			double v = value_of(&p[i].agg, m);
+			if (!isnan(v) && v > scale)
+				scale = v;
+		}
+
+	/* Per-model bars of the latest numbers. */
+	for (size_t j = 0; j < nm; j++) {
+		printf("%s\n", models[j]);
+		for (size_t i = 0; i < ns; i++) {
+			bool first = true;
+			for (size_t v = 0; v < SC_ARRAY_SIZE(variants); v++) {
+				const struct sc_store_point *pt = latest(p, n, skills[i], models[j], variants[v]);
+				struct sc_buf line = SC_BUF_INIT, val = SC_BUF_INIT;
+				if (!pt)
+					continue;
+				fmt_value(&val, value_of(&pt->agg, m), m);
+				sc_buf_printf(&line, "  %-24.24s %-10s ",
+					      first ? skill_label(p, n, skills[i]) : "", labels[v]);
+				bar(&line, value_of(&pt->agg, m), scale);
+				sc_buf_printf(&line, "  %6s", val.ptr);
+				if (m == M_SUCCESS && pt->agg.n)
+					sc_buf_printf(&line, "  [%.0f%%\u2013%.0f%%]", pt->agg.ci_low * 100,
+						      pt->agg.ci_high * 100);
+				printf("%s\n", line.ptr);
+				first = false;
+				sc_buf_release(&line);
+				sc_buf_release(&val);
+			}
+		}
+		printf("\n");
+	}
+
+	/* The matrix: latest with-skill value (baseline in brackets). */
+	printf("%-24s", "skill \\ model");
+	for (size_t j = 0; j < nm; j++)
+		printf(" %-22.22s", models[j]);
+	printf("\n");
+	for (size_t i = 0; i < ns; i++) {
+		printf("%-24.24s", skill_label(p, n, skills[i]));
+		for (size_t j = 0; j < nm; j++) {
+			const struct sc_store_point *h = latest(p, n, skills[i], models[j], "head");
+			const struct sc_store_point *b = latest(p, n, skills[i], models[j], "baseline");
+			struct sc_buf cell = SC_BUF_INIT;
+			fmt_value(&cell, h ? value_of(&h->agg, m) : NAN, m);
+			if (b) {
+				sc_buf_puts(&cell, " (");
+				fmt_value(&cell, value_of(&b->agg, m), m);
+				sc_buf_puts(&cell, ")");
+			}
+			printf(" %-22s", cell.ptr);
+			sc_buf_release(&cell);
+		}
+		printf("\n");
+	}
+	printf("(with skill; baseline in brackets; latest run)\n\n");
+
+	/* Every run, oldest first. */
+	printf("%-26s %-20s %-24s %-24s %-8s %8s %6s\n", "run", "finished", "skill", "model",
+	       "variant", "value", "n");
+	for (size_t i = 0; i < n; i++) {
+		struct sc_buf val = SC_BUF_INIT;
+		fmt_value(&val, value_of(&p[i].agg, m), m);
+		printf("%-26s %-20s %-24.24s %-24.24s %-8s %8s %6d\n", p[i].run_id,
+		       p[i].finished_at ? p[i].finished_at : "-", skill_label(p, n, p[i].agg.skill),
+		       p[i].agg.model, p[i].agg.variant, val.ptr, p[i].agg.n);
+		sc_buf_release(&val);
+	}
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "skill", required_argument, NULL, 's' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "metric", required_argument, NULL, 'M' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "store", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *skill = NULL, *model = NULL, *csv = NULL, *store_path = SC_STORE_DEFAULT_PATH;
+	enum metric m = M_SUCCESS;
+	struct sc_store *store = NULL;
+	struct sc_store_point *pts = NULL;
+	size_t n = 0;
+	int c, err, rc = SC_EXIT_OK;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "s:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': skill = optarg; break;
+		case 'm': model = optarg; break;
+		case 'c': csv = optarg; break;
+		case 'S': store_path = optarg; break;
+		case 'M':
+			if (!strcmp(optarg, "success"))
+				m = M_SUCCESS;
+			else if (!strcmp(optarg, "tokens"))
+				m = M_TOKENS;
+			else if (!strcmp(optarg, "speedup"))
+				m = M_SPEEDUP;
+			else
+				return sc_cmd_usage_error("runs", "unknown metric '%s' (success, tokens, speedup)",
+							  optarg);
+			break;
+		case 'h': usage(stdout); return SC_EXIT_OK;
+		default: return sc_cmd_usage_error("runs", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return sc_cmd_usage_error("runs", "unexpected argument '%s'", argv[optind]);
+	if (access(store_path, F_OK) != 0) {
+		fprintf(stderr, "error: no results store at '%s'; run 'skillci eval' first or name one "
+			"with --store\n", store_path);
+		return SC_EXIT_USAGE;
+	}
+	if ((err = sc_store_open(&store, store_path)) < 0) {
+		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
+		goto done;
+	}
+	if ((err = sc_store_history(store, &pts, &n, skill, model)) < 0) {
+		rc = sc_cmd_fail(SC_EIO);
+		goto done;
+	}
+	if (n == 0)
+		printf("no runs%s%s%s%s in '%s'\n", skill ? " for skill " : "", skill ? skill : "",
+		       model ? " on model " : "", model ? model : "", store_path);
+	else
+		print_views(pts, n, m);
+	if (csv && (err = write_csv(csv, pts, n)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
+	if (csv)
+		fprintf(stderr, "wrote %zu rows to %s\n", n, csv);
+done:
+	sc_store_points_free(pts, n);
+	sc_store_free(store);
+	return rc;
+}

@@ -1,0 +1,107 @@
+/*
+ * skillci: continuous integration for agent skills. main() sets up every
+ * library once, then dispatches to the subcommand named on the command
+ * line through the table below.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "git/git.h"
+#include "net/http.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct sc_command commands[] = {
+	{ "help", cmd_help, "show help for a command" },
+	{ "version", cmd_version, "print the version" },
+	{ "run", cmd_run, "the PR check: evaluate changed skills at base and head, report, gate" },
+	{ "merge", cmd_merge, "merge shard results into one results JSON, reports and gate" },
+	{ "changed", cmd_changed, "list the skills changed between two revisions" },
+	{ "validate", cmd_validate, "check skills against the Agent Skills rules" },
+	{ "list", cmd_list, "show a tree of skills with their descriptions" },
+	{ "ask", cmd_ask, "send one prompt to a model; print the answer and token counts" },
+	{ "report", cmd_report, "render JUnit, Markdown, HTML and GitHub reports from results JSON" },
+	{ "eval", cmd_eval, "evaluate skills with and without the skill on models" },
+	{ "runs", cmd_runs, "history of evaluations from the results store" },
+	{ "kernel", cmd_kernel, "check one CUDA kernel against a fixture: compile, verify, time" },
+	{ "fixtures", cmd_fixtures, "list, verify or re-pin the kernel fixtures" },
+	{ "generate", cmd_generate, "a teacher model writes a skill and its tests, evaluates and refines it" },
+	{ "export", cmd_export, "stored transcripts as chat-format JSONL for fine-tuning" },
+};
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, "usage: skillci [--version] [--help] <command> [<args>]\n\n"
+		   "continuous integration for agent skills\n\ncommands:\n");
+	for (size_t i = 0; i < SC_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'skillci help <command>' or 'skillci <command> --help' for a command's options.\n"
+		   "exit codes: 0 success, 1 a gate failed, 2 bad usage/config/input,\n"
+		   "3 infrastructure failure.\n");
+}
+
+static const struct sc_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < SC_ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	SC_UNUSED(argc);
+	SC_UNUSED(argv);
+	printf("skillci %s\n", SC_VERSION);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct sc_command *c;
+	char *sub[3];
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_usage(stdout);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "error: unknown command '%s'; see 'skillci --help'\n", argv[1]);
+		return SC_EXIT_USAGE;
+	}
+	sub[0] = argv[1];
+	sub[1] = (char *)"--help";
+	sub[2] = NULL;
+	return c->fn(2, sub);
+}
+
+int main(int argc, char **argv)
+{
+	const struct sc_command *c;
+	int rc;
+
+	sc_log_init_from_env();
+	if (argc < 2) {
+		print_usage(stderr);
+		return SC_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return sc_cmd_finish(cmd_help(1, argv + 1));
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return sc_cmd_finish(cmd_version(1, argv + 1));
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "error: unknown command '%s'; see 'skillci --help'\n", argv[1]);
+		return SC_EXIT_USAGE;
+	}
+	if (sc_http_global_init() < 0) {
+		fprintf(stderr, "error: %s\n", sc_error_last());
+		return SC_EXIT_INFRA;
+	}
+	if (sc_git_global_init() < 0) { fprintf(stderr, "error: %s\n", sc_error_last()); return SC_EXIT_INFRA; }
+	rc = c->fn(argc - 1, argv + 1);
+	sc_git_global_shutdown();
+	sc_http_global_shutdown();
+	return sc_cmd_finish(rc);
+}

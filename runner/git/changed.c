@@ -1,0 +1,541 @@
+/*
+ * Changed skills between two trees (see changed.h). Only the folders above
+ * changed paths are looked at, each once per side through a small hash
+ * table, so the work grows with the size of the change, not of the
+ * repository; the whole head tree is walked only when every skill is
+ * wanted (a config change, --all).
+ */
+#include "common.h"
+#include "git/changed.h"
+
+/* One folder seen while mapping, with what each side's tree holds there. */
+struct folder {
+	char *dir;                    /* repo-relative, "" for the root */
+	struct sc_git_probe probe[2]; /* 0: base, 1: head */
+	bool probed[2];
+	size_t files[2];              /* changed files it owns on each side */
+	bool candidate;               /* in the added/deleted pairing */
+	struct folder *paired;        /* rename partner */
+	long result;                  /* index in the output, -1 when none */
+};
+
+struct folders {
+	struct folder **slots;
+	size_t cap, n;
+	struct folder **all;  /* insertion order */
+	size_t nall, alloc;
+};
+
+struct mapper {
+	struct sc_git_tree *tree[2];
+	struct folders f;
+	struct sc_changed *out;
+	const char *repo_name;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static void folders_grow(struct folders *f)
+{
+	size_t cap = f->cap ? f->cap * 2 : 256;
+	struct folder **slots = sc_xcalloc(cap, sizeof(*slots));
+
+	for (size_t i = 0; i < f->nall; i++) {
+		size_t j = hash_str(f->all[i]->dir) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = f->all[i];
+	}
+	free(f->slots);
+	f->slots = slots;
+	f->cap = cap;
+}
+
+/* The folder entry for dir (len bytes of it), created on first use. */
+static struct folder *folder_get(struct folders *f, const char *dir, size_t len)
+{
+	struct folder *e;
+	size_t j;
+	char *key = sc_xstrndup(dir, len);
+
+	if ((f->n + 1) * 10 > f->cap * 7)
+		folders_grow(f);
+	j = hash_str(key) & (f->cap - 1);
+	while (f->slots[j]) {
+		if (!strcmp(f->slots[j]->dir, key)) {
+			free(key);
+			return f->slots[j];
+		}
+		j = (j + 1) & (f->cap - 1);
+	}
+	e = sc_xcalloc(1, sizeof(*e));
+	e->dir = key;
+	e->result = -1;
+	f->slots[j] = e;
+	f->n++;
+	SC_GROW(f->all, f->alloc, f->nall + 1);
+	f->all[f->nall++] = e;
+	return e;
+}
+
+static void folders_release(struct folders *f)
+{
+	for (size_t i = 0; i < f->nall; i++) {
+		free(f->all[i]->dir);
+		free(f->all[i]);
+	}
+	free(f->all);
+	free(f->slots);
+}
+
+/* What side's tree holds at folder e, looked up once. */
+static int probe(struct mapper *m, struct folder *e, int side, const struct sc_git_probe **out)
+{
+	int err;
+
+	if (!e->probed[side]) {
+		if ((err = sc_git_probe(&e->probe[side], m->tree[side], e->dir)) < 0)
+			return err;
+		e->probed[side] = true;
+	}
+	*out = &e->probe[side];
+	return 0;
+}
+
+/*
+ * The skill that owns path on one side: the nearest folder above it that
+ * holds a SKILL.md. *owner is NULL when no skill owns it.
+ */
+static int find_owner(struct folder **owner, struct mapper *m, int side, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	int err;
+
+	*owner = NULL;
+	for (;;) {
+		struct folder *e = folder_get(&m->f, path, len);
+		const struct sc_git_probe *p;
+		if ((err = probe(m, e, side, &p)) < 0)
+			return err;
+		if (p->is_skill) {
+			*owner = e;
+			return 0;
+		}
+		if (len == 0)
+			return 0;
+		while (len > 0 && path[len - 1] != '/')
+			len--;
+		if (len > 0)
+			len--;  /* drop the slash */
+	}
+}
+
+static const char *display_path(const char *dir)
+{
+	return *dir ? dir : ".";
+}
+
+/* Adds (or returns) the output entry for folder e with the given status. */
+static struct sc_changed_skill *result_for(struct mapper *m, struct folder *e,
+					   enum sc_change_status status)
+{
+	struct sc_changed_skill *s;
+	const char *base;
+
+	if (e->result >= 0)
+		return &m->out->items[e->result];
+	SC_GROW(m->out->items, m->out->alloc, m->out->n + 1);
+	s = &m->out->items[m->out->n];
+	memset(s, 0, sizeof(*s));
+	e->result = (long)m->out->n++;
+	s->status = status;
+	s->path = sc_xstrdup(display_path(e->dir));
+	base = strrchr(e->dir, '/');
+	s->name = sc_xstrdup(base ? base + 1 : *e->dir ? e->dir : m->repo_name);
+	if (e->probed[0] && e->probe[0].is_skill && status != SC_CHANGE_ADDED)
+		memcpy(s->base_tree, e->probe[0].tree, SC_GIT_HEX_SIZE);
+	if (e->probed[1] && e->probe[1].is_skill && status != SC_CHANGE_DELETED) {
+		memcpy(s->head_tree, e->probe[1].tree, SC_GIT_HEX_SIZE);
+		s->lowercase = e->probe[1].lowercase;
+	} else if (e->probed[0]) {
+		s->lowercase = e->probe[0].lowercase;
+	}
+	return s;
+}
+
+struct vote {
+	struct folder *from, *to;
+	bool skill_md;   /* the skill file itself moved */
+};
+
+static int cmp_vote(const void *a, const void *b)
+{
+	const struct vote *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+struct tally {
+	struct folder *from, *to;
+	size_t count;
+	bool skill_md;
+};
+
+static int cmp_tally(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->skill_md != y->skill_md)
+		return x->skill_md ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->from->dir, y->from->dir);
+}
+
+static int cmp_folder_tree(const void *a, const void *b)
+{
+	const struct folder *x = *(struct folder *const *)a, *y = *(struct folder *const *)b;
+	int c = strcmp(x->probe[1].tree, y->probe[1].tree);
+
+	return c ? c : strcmp(x->dir, y->dir);
+}
+
+static bool is_skill_file(const char *path, const char *dir)
+{
+	const char *rest = path;
+	size_t n = strlen(dir);
+
+	if (n) {
+		if (strncmp(path, dir, n) || path[n] != '/')
+			return false;
+		rest = path + n + 1;
+	}
+	return !strcmp(rest, "SKILL.md") || !strcmp(rest, "skill.md");
+}
+
+/*
+ * Pairs skills that left the base with skills new at head whose tree is
+ * the same (an exact move). Each skill takes part in one pair at most.
+ */
+static void pair_exact(struct folder **del, size_t ndel, struct folder **add, size_t nadd)
+{
+	if (nadd > 1)
+		qsort(add, nadd, sizeof(*add), cmp_folder_tree);
+	for (size_t i = 0; i < ndel; i++) {
+		size_t lo = 0, hi = nadd;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			int c = strcmp(add[mid]->probe[1].tree, del[i]->probe[0].tree);
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nadd && !strcmp(add[lo]->probe[1].tree, del[i]->probe[0].tree); lo++) {
+			if (!add[lo]->paired) {
+				add[lo]->paired = del[i];
+				del[i]->paired = add[lo];
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Pairs the remaining skills by git's file renames between them: a pair is
+ * a rename when the skill's SKILL.md moved there, or when most of the
+ * skill's changed files did.
+ */
+static void pair_votes(struct vote *votes, size_t nvotes)
+{
+	struct tally *t = NULL;
+	size_t nt = 0, talloc = 0;
+
+	if (nvotes > 1)
+		qsort(votes, nvotes, sizeof(*votes), cmp_vote);
+	for (size_t i = 0; i < nvotes;) {
+		size_t j = i;
+		bool md = false;
+		while (j < nvotes && votes[j].from == votes[i].from && votes[j].to == votes[i].to)
+			md |= votes[j++].skill_md;
+		SC_GROW(t, talloc, nt + 1);
+		t[nt++] = (struct tally){ votes[i].from, votes[i].to, j - i, md };
+		i = j;
+	}
+	if (nt > 1)
+		qsort(t, nt, sizeof(*t), cmp_tally);
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i].from->paired || t[i].to->paired)
+			continue;
+		if (t[i].skill_md || t[i].count * 2 > t[i].from->files[0]) {
+			t[i].from->paired = t[i].to;
+			t[i].to->paired = t[i].from;
+		}
+	}
+	free(t);
+}
+
+/*
+ * File renames between the skills still unpaired: git's rename detection
+ * run on their folders only (the whole tree when one is the root), which
+ * keeps it cheap on a large change. Each rename from a skill that left to
+ * a skill that is new is a vote.
+ */
+static int rename_votes(struct vote **out, size_t *nout, struct mapper *m, struct folder **del,
+			size_t ndel, struct folder **add, size_t nadd)
+{
+	struct sc_git_changes renames = SC_GIT_CHANGES_INIT;
+	const char **paths = NULL;
+	size_t npaths = 0, apaths = 0, avotes = 0, left_del = 0, left_add = 0;
+	bool whole = false;
+	int err = 0;
+
+	for (size_t i = 0; i < ndel + nadd; i++) {
+		struct folder *e = i < ndel ? del[i] : add[i - ndel];
+		if (e->paired)
+			continue;
+		if (i < ndel)
+			left_del++;
+		else
+			left_add++;
+		whole |= !*e->dir;
+		SC_GROW(paths, apaths, npaths + 1);
+		paths[npaths++] = e->dir;
+	}
+	if (!left_del || !left_add)
+		goto done;
+	if ((err = sc_git_diff(&renames, m->tree[0], m->tree[1], true, whole ? NULL : paths,
+			       whole ? 0 : npaths)) < 0)
+		goto done;
+	for (size_t i = 0; i < renames.n; i++) {
+		const struct sc_git_change *c = &renames.items[i];
+		struct folder *ob, *oh;
+		if (c->status != SC_GIT_RENAMED)
+			continue;
+		if ((err = find_owner(&ob, m, 0, c->old_path)) < 0 ||
+		    (err = find_owner(&oh, m, 1, c->new_path)) < 0)
+			goto done;
+		if (!ob || !oh || ob == oh || !ob->candidate || !oh->candidate || ob->paired ||
+		    oh->paired || !ob->probe[0].is_skill || oh->probe[0].is_skill)
+			continue;
+		SC_GROW(*out, avotes, *nout + 1);
+		(*out)[(*nout)++] = (struct vote){ ob, oh,
+			is_skill_file(c->old_path, ob->dir) && is_skill_file(c->new_path, oh->dir) };
+	}
+done:
+	free(paths);
+	sc_git_changes_release(&renames);
+	return err;
+}
+
+static bool is_link(unsigned mode)
+{
+	return mode == SC_GIT_MODE_LINK;
+}
+
+static bool path_under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	while (n > 0 && prefix[n - 1] == '/')
+		n--;
+	if (n == 0)
+		return true;
+	return !strncmp(path, prefix, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Marks every skill at head (the config changed, or --all) with reason/status. */
+static int mark_all_at_head(struct mapper *m, unsigned reason, enum sc_change_status status)
+{
+	struct sc_git_skills skills = SC_GIT_SKILLS_INIT;
+	int err;
+
+	if ((err = sc_git_list_skills(&skills, m->tree[1])) < 0)
+		goto done;
+	for (size_t i = 0; i < skills.n; i++) {
+		struct folder *e = folder_get(&m->f, skills.items[i].path, strlen(skills.items[i].path));
+		const struct sc_git_probe *p;
+		struct sc_changed_skill *s;
+		if ((err = probe(m, e, 0, &p)) < 0 || (err = probe(m, e, 1, &p)) < 0)
+			goto done;
+		s = result_for(m, e, status);
+		s->reasons |= reason;
+	}
+done:
+	sc_git_skills_release(&skills);
+	return err;
+}
+
+static int cmp_result(const void *a, const void *b)
+{
+	return strcmp(((const struct sc_changed_skill *)a)->path,
+		      ((const struct sc_changed_skill *)b)->path);
+}
+
+static const char *const default_globals[] = {
+	"skillci.yml", "skillci.yaml", ".skillci.yml", "upskill.config.yaml",
+};
+
+int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct sc_git_tree *head,
+		       const char *repo_name, const struct sc_changed_opts *opts)
+{
+	static const struct sc_changed_opts no_opts;
+	struct sc_git_changes changes = SC_GIT_CHANGES_INIT;
+	struct mapper m = { { base, head }, { NULL, 0, 0, NULL, 0, 0 }, out, repo_name };
+	struct folder **del = NULL, **add = NULL;
+	size_t ndel = 0, nadd = 0, adel = 0, aadd = 0;
+	struct vote *votes = NULL;
+	size_t nvotes = 0;
+	const char *const *globals;
+	size_t nglobals;
+	bool global_changed = false;
+	int64_t t0;
+	int err;
+
+	if (!opts)
+		opts = &no_opts;
+	globals = opts->global_files ? opts->global_files : default_globals;
+	nglobals = opts->global_files ? opts->nglobal : SC_ARRAY_SIZE(default_globals);
+	t0 = sc_now_ms();
+	if ((err = sc_git_diff(&changes, base, head, false, NULL, 0)) < 0)
+		goto done;
+	sc_trace("git", "diff: %zu changed files in %lld ms", changes.n, (long long)(sc_now_ms() - t0));
+
+	/* Owners on each side; renames between two different skills are votes. */
+	for (size_t i = 0; i < changes.n; i++) {
+		const struct sc_git_change *c = &changes.items[i];
+		struct folder *ob = NULL, *oh = NULL;
+
+		for (size_t g = 0; g < nglobals; g++)
+			if ((c->old_path && !strcmp(c->old_path, globals[g])) ||
+			    (c->new_path && !strcmp(c->new_path, globals[g])))
+				global_changed = true;
+		if (c->old_path && (err = find_owner(&ob, &m, 0, c->old_path)) < 0)
+			goto done;
+		if (c->new_path && (err = find_owner(&oh, &m, 1, c->new_path)) < 0)
+			goto done;
+		if (ob)
+			ob->files[0]++;
+		if (oh)
+			oh->files[1]++;
+	}
+
+	/* A skill touched on one side only is a deletion or an addition candidate. */
+	for (size_t i = 0; i < m.f.nall; i++) {
+		struct folder *e = m.f.all[i];
+		const struct sc_git_probe *pb, *ph;
+		if (!e->files[0] && !e->files[1])
+			continue;
+		if ((err = probe(&m, e, 0, &pb)) < 0 || (err = probe(&m, e, 1, &ph)) < 0)
+			goto done;
+		if (pb->is_skill && !ph->is_skill) {
+			SC_GROW(del, adel, ndel + 1);
+			del[ndel++] = e;
+			e->candidate = true;
+		} else if (!pb->is_skill && ph->is_skill) {
+			SC_GROW(add, aadd, nadd + 1);
+			add[nadd++] = e;
+			e->candidate = true;
+		}
+	}
+	pair_exact(del, ndel, add, nadd);
+	if ((err = rename_votes(&votes, &nvotes, &m, del, ndel, add, nadd)) < 0)
+		goto done;
+	pair_votes(votes, nvotes);
+	sc_trace("git", "mapped to skills: %zu folders looked at, %zu deleted and %zu added "
+		 "candidates, at %lld ms", m.f.nall, ndel, nadd, (long long)(sc_now_ms() - t0));
+
+	for (size_t i = 0; i < m.f.nall; i++) {
+		struct folder *e = m.f.all[i];
+		struct sc_changed_skill *s;
+		if (!e->files[0] && !e->files[1])
+			continue;
+		if (e->candidate && e->probe[0].is_skill && e->paired)
+			continue;  /* listed under its new path */
+		if (e->candidate && e->paired) {
+			s = result_for(&m, e, SC_CHANGE_RENAMED);
+			s->old_path = sc_xstrdup(display_path(e->paired->dir));
+			memcpy(s->base_tree, e->paired->probe[0].tree, SC_GIT_HEX_SIZE);
+			s->files = e->files[1] + e->paired->files[0];
+		} else if (e->candidate) {
+			s = result_for(&m, e, e->probe[0].is_skill ? SC_CHANGE_DELETED : SC_CHANGE_ADDED);
+			s->files = e->files[0] + e->files[1];
+		} else {
+			bool type = is_link(e->probe[0].skill_md_mode) != is_link(e->probe[1].skill_md_mode);
+			s = result_for(&m, e, type ? SC_CHANGE_TYPECHANGE : SC_CHANGE_MODIFIED);
+			s->files = e->files[0] > e->files[1] ? e->files[0] : e->files[1];
+		}
+		s->reasons |= SC_CHANGED_FILES;
+	}
+
+	if (global_changed && (err = mark_all_at_head(&m, SC_CHANGED_CONFIG, SC_CHANGE_MODIFIED)) < 0)
+		goto done;
+
+	/* Extra prefixes: a changed path under one marks its skill, if at head. */
+	for (size_t x = 0; x < opts->nextra; x++) {
+		const struct sc_changed_extra *ex = &opts->extra[x];
+		for (size_t i = 0; i < changes.n; i++) {
+			const struct sc_git_change *c = &changes.items[i];
+			if ((c->old_path && path_under(c->old_path, ex->prefix)) ||
+			    (c->new_path && path_under(c->new_path, ex->prefix))) {
+				const char *sp = strcmp(ex->skill_path, ".") ? ex->skill_path : "";
+				struct folder *e = folder_get(&m.f, sp, strlen(sp));
+				const struct sc_git_probe *p;
+				if ((err = probe(&m, e, 0, &p)) < 0 || (err = probe(&m, e, 1, &p)) < 0)
+					goto done;
+				if (p->is_skill)
+					result_for(&m, e, SC_CHANGE_MODIFIED)->reasons |= SC_CHANGED_EXTRA;
+				break;
+			}
+		}
+	}
+
+	if (opts->all && (err = mark_all_at_head(&m, 0, SC_CHANGE_UNCHANGED)) < 0)
+		goto done;
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_result);
+done:
+	free(del);
+	free(add);
+	free(votes);
+	folders_release(&m.f);
+	sc_git_changes_release(&changes);
+	return err;
+}
+
+void sc_changed_release(struct sc_changed *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		free(list->items[i].path);
+		free(list->items[i].old_path);
+		free(list->items[i].name);
+	}
+	free(list->items);
+	list->items = NULL;
+	list->n = list->alloc = 0;
+}
+
+const char *sc_change_status_name(enum sc_change_status status)
+{
+	switch (status) {
+	case SC_CHANGE_ADDED: return "added";
+	case SC_CHANGE_MODIFIED: return "modified";
+	case SC_CHANGE_DELETED: return "deleted";
+	case SC_CHANGE_RENAMED: return "renamed";
+	case SC_CHANGE_TYPECHANGE: return "typechange";
+	case SC_CHANGE_UNCHANGED: return "unchanged";
+	}
+	return "?";
+}

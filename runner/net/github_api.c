@@ -1,0 +1,225 @@
+/* GitHub REST calls for the sticky pull-request comment (github_api.h). */
+#include "common.h"
+#include "net/github_api.h"
+#include "net/http.h"
+
+#include <cjson/cJSON.h>
+
+bool sc_github_repo_ok(const char *repo)
+{
+	size_t slashes = 0, seg = 0;
+
+	if (!repo || !*repo)
+		return false;
+	for (const char *p = repo; *p; p++) {
+		if (*p == '/') {
+			if (!seg || ++slashes > 1)
+				return false;
+			seg = 0;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '_' || *p == '-'))
+			return false;
+		seg++;
+	}
+	return slashes == 1 && seg > 0;
+}
+
+/*
+ * One call: method on api_url + path with the JSON body (or none). The
+ * status lands in *status and the response body in out. 0 when any
+ * response arrived.
+ */
+static int call(struct sc_buf *out, long *status, const struct sc_github *gh, const char *method,
+		const char *path, const char *body)
+{
+	struct sc_buf url = SC_BUF_INIT, auth = SC_BUF_INIT;
+	struct sc_http_result res;
+	const char *headers[5];
+	struct sc_http_spec spec;
+	size_t base_len = strlen(gh->api_url);
+	int err;
+
+	while (base_len && gh->api_url[base_len - 1] == '/')
+		base_len--;
+	sc_buf_put(&url, gh->api_url, base_len);
+	sc_buf_puts(&url, path);
+	sc_buf_printf(&auth, "Authorization: Bearer %s", gh->token);
+	headers[0] = auth.ptr;
+	headers[1] = "Accept: application/vnd.github+json";
+	headers[2] = "X-GitHub-Api-Version: 2022-11-28";
+	headers[3] = "Content-Type: application/json";
+	memset(&spec, 0, sizeof(spec));
+	spec.url = url.ptr;
+	spec.headers = headers;
+	spec.nheaders = 4;
+	spec.body = body;
+	spec.body_len = body ? strlen(body) : 0;
+	spec.connect_timeout_ms = SC_GITHUB_TIMEOUT_MS;
+	spec.timeout_ms = SC_GITHUB_TIMEOUT_MS;
+	memset(&res, 0, sizeof(res));
+	err = sc_http_request(&res, method, &spec);
+	if (err == 0) {
+		*status = res.status;
+		sc_buf_put(out, res.body.ptr, res.body.len);
+	}
+	sc_buf_release(&res.body);
+	/* The header held the token: clear it before freeing. */
+	memset(auth.ptr, 0, auth.len);
+	sc_buf_release(&auth);
+	sc_buf_release(&url);
+	return err;
+}
+
+/* Turns an unexpected status into an error naming the call (never the token). */
+static int status_error(long status, const char *method, const char *path, const struct sc_buf *body)
+{
+	cJSON *j = cJSON_ParseWithLength(body->ptr, body->len);
+	const cJSON *m = j ? cJSON_GetObjectItemCaseSensitive(j, "message") : NULL;
+	int code = (status == 401 || status == 403) ? SC_EAUTH : SC_ENET;
+
+	sc_error_set(code, "GitHub API: %s %s returned HTTP %ld%s%s", method, path, status,
+		     cJSON_IsString(m) ? ": " : "", cJSON_IsString(m) ? m->valuestring : "");
+	cJSON_Delete(j);
+	return code;
+}
+
+static char *comment_json(const char *body)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddStringToObject(o, "body", body);
+	s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		sc_die("out of memory");
+	return s;
+}
+
+/* Looks for marker in one page of comments; sets *found_id, *count. */
+static int scan_page(long long *found_id, int *count, const struct sc_buf *page, const char *marker,
+		     const char *path)
+{
+	cJSON *arr = cJSON_ParseWithLength(page->ptr, page->len);
+	const cJSON *c;
+
+	*count = 0;
+	if (!cJSON_IsArray(arr)) {
+		cJSON_Delete(arr);
+		return sc_error_set(SC_EPARSE, "GitHub API: GET %s: expected a JSON array of comments", path);
+	}
+	cJSON_ArrayForEach(c, arr) {
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(c, "body");
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+		(*count)++;
+		if (!*found_id && cJSON_IsString(b) && cJSON_IsNumber(id) && id->valuedouble >= 1 &&
+		    id->valuedouble < 9e18 && strstr(b->valuestring, marker))
+			*found_id = (long long)id->valuedouble;
+	}
+	cJSON_Delete(arr);
+	return 0;
+}
+
+int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment_id,
+			     const struct sc_github *gh, long long pr, const char *marker,
+			     const char *body)
+{
+	struct sc_buf path = SC_BUF_INIT, resp = SC_BUF_INIT;
+	char *json = NULL;
+	long long found = 0;
+	long status = 0;
+	int err = 0, count = 0;
+
+	*comment_id = 0;
+	if (!sc_github_repo_ok(gh->repo))
+		return sc_error_set(SC_EINVAL, "GITHUB_REPOSITORY '%s' is not owner/name", gh->repo ? gh->repo : "");
+	for (int page = 1; page <= SC_GITHUB_MAX_PAGES && !found; page++) {
+		sc_buf_clear(&path);
+		sc_buf_clear(&resp);
+		sc_buf_printf(&path, "/repos/%s/issues/%lld/comments?per_page=100&page=%d", gh->repo, pr, page);
+		if ((err = call(&resp, &status, gh, "GET", path.ptr, NULL)) < 0)
+			goto done;
+		if (status == 403) {
+			*outcome = SC_GITHUB_FORBIDDEN;
+			goto done;
+		}
+		if (status != 200) {
+			err = status_error(status, "GET", path.ptr, &resp);
+			goto done;
+		}
+		if ((err = scan_page(&found, &count, &resp, marker, path.ptr)) < 0)
+			goto done;
+		if (count < 100)
+			break;
+	}
+	json = comment_json(body);
+	sc_buf_clear(&path);
+	sc_buf_clear(&resp);
+	if (found)
+		sc_buf_printf(&path, "/repos/%s/issues/comments/%lld", gh->repo, found);
+	else
+		sc_buf_printf(&path, "/repos/%s/issues/%lld/comments", gh->repo, pr);
+	if ((err = call(&resp, &status, gh, found ? "PATCH" : "POST", path.ptr, json)) < 0)
+		goto done;
+	if (status == 403) {
+		*outcome = SC_GITHUB_FORBIDDEN;
+		goto done;
+	}
+	if (status != (found ? 200 : 201)) {
+		err = status_error(status, found ? "PATCH" : "POST", path.ptr, &resp);
+		goto done;
+	}
+	if (found) {
+		*comment_id = found;
+	} else {
+		cJSON *o = cJSON_ParseWithLength(resp.ptr, resp.len);
+		const cJSON *id = o ? cJSON_GetObjectItemCaseSensitive(o, "id") : NULL;
+		*comment_id = cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < 9e18 ?
+			      (long long)id->valuedouble : 0;
+		cJSON_Delete(o);
+	}
+	*outcome = found ? SC_GITHUB_UPDATED : SC_GITHUB_CREATED;
+done:
+	cJSON_free(json);
+	sc_buf_release(&path);
+	sc_buf_release(&resp);
+	return err;
+}
+
+int sc_github_event_pr(long long *out, const char *event_path)
+{
+	struct sc_buf data = SC_BUF_INIT;
+	cJSON *root = NULL;
+	const cJSON *pr, *issue, *num = NULL;
+	int err;
+
+	*out = 0;
+	if ((err = sc_read_file(&data, event_path, SC_MAX_EVENT_BYTES)) < 0)
+		goto done;
+	root = cJSON_ParseWithLength(data.ptr, data.len);
+	if (!cJSON_IsObject(root)) {
+		err = sc_error_set(SC_EPARSE, "event file '%s': malformed JSON", event_path);
+		goto done;
+	}
+	pr = cJSON_GetObjectItemCaseSensitive(root, "pull_request");
+	if (cJSON_IsObject(pr))
+		num = cJSON_GetObjectItemCaseSensitive(pr, "number");
+	if (!cJSON_IsNumber(num) && cJSON_IsObject(pr))
+		num = cJSON_GetObjectItemCaseSensitive(root, "number");
+	/* issue_comment on a pull request: issue.number, issue.pull_request set. */
+	issue = cJSON_GetObjectItemCaseSensitive(root, "issue");
+	if (!cJSON_IsNumber(num) && cJSON_IsObject(issue) &&
+	    cJSON_GetObjectItemCaseSensitive(issue, "pull_request"))
+		num = cJSON_GetObjectItemCaseSensitive(issue, "number");
+	if (!cJSON_IsNumber(num) || num->valuedouble < 1 || num->valuedouble >= 9e18) {
+		err = sc_error_set(SC_ENOTFOUND, "event file '%s' is not about a pull request", event_path);
+		goto done;
+	}
+	*out = (long long)num->valuedouble;
+done:
+	cJSON_Delete(root);
+	sc_buf_release(&data);
+	return err;
+}

@@ -1,0 +1,933 @@
+/*
+ * skillci.yml and upskill.config.yaml (docs/config.md). Both are parsed
+ * with the YAML wrapper into a node tree with lines; a table of keys per
+ * map dispatches each value to a small handler that checks its type and
+ * range. A wrong value is an error and leaves the default in place; an
+ * unknown key is a warning.
+ */
+#include "common.h"
+#include "pipeline/config.h"
+#include "diag.h"
+#include "format/yaml.h"
+
+#include <stdarg.h>
+#include <sys/stat.h>
+
+struct ctx {
+	struct sc_config *cfg;
+	struct sc_diags *diags;
+	const char *file;
+	/* upskill.config.yaml: where "eval_model" and "model" were seen */
+	char *up_eval_model;
+	char *up_model;
+};
+
+typedef void (*handler_fn)(struct ctx *c, const struct sc_yaml_node *v, const char *key);
+
+struct key {
+	const char *name;
+	handler_fn fn;     /* NULL: known, read by nobody (accepted quietly) */
+};
+
+static void report(struct ctx *c, enum sc_severity sev, const struct sc_yaml_node *at,
+		   const char *code, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void report(struct ctx *c, enum sc_severity sev, const struct sc_yaml_node *at,
+		   const char *code, const char *fmt, ...)
+{
+	struct sc_buf msg = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	sc_diags_add(c->diags, sev, c->file, at ? at->line : 0, code, "%s", msg.ptr);
+	sc_buf_release(&msg);
+}
+
+static void type_error(struct ctx *c, const struct sc_yaml_node *v, const char *key,
+		       const char *want)
+{
+	report(c, SC_SEV_ERROR, v, "config-type", "'%s' must be %s, found %s", key, want,
+	       sc_yaml_type_name(v));
+}
+
+static void key_join(struct sc_buf *out, const char *prefix, const char *name)
+{
+	sc_buf_sets(out, prefix);
+	if (out->len)
+		sc_buf_putc(out, '.');
+	sc_buf_puts(out, name);
+}
+
+/* ---- typed values ----------------------------------------------------- */
+
+/* A string: a scalar that is not null, a number or a boolean unless quoted. */
+static bool get_str(struct ctx *c, const struct sc_yaml_node *v, const char *key, char **out)
+{
+	const char *t = sc_yaml_type_name(v);
+	if (strcmp(t, "string") != 0 || !v->value[0]) {
+		type_error(c, v, key, "a non-empty string");
+		return false;
+	}
+	free(*out);
+	*out = sc_xstrdup(v->value);
+	return true;
+}
+
+static bool get_int(struct ctx *c, const struct sc_yaml_node *v, const char *key, long min,
+		    long max, int *out)
+{
+	const char *want = min == 1 ? "a positive integer" : "a non-negative integer";
+	char *end;
+	long n;
+
+	if (!sc_yaml_is_number(v)) {
+		type_error(c, v, key, want);
+		return false;
+	}
+	errno = 0;
+	n = strtol(v->value, &end, 10);
+	if (*end || errno) {
+		report(c, SC_SEV_ERROR, v, "config-type", "'%s' must be %s, found '%s'", key, want,
+		       v->value);
+		return false;
+	}
+	if (n < min || n > max) {
+		report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be between %ld and %ld, found %ld",
+		       key, min, max, n);
+		return false;
+	}
+	*out = (int)n;
+	return true;
+}
+
+/* A number in [min, max] (max < 0: no upper bound); strict_min excludes min. */
+static bool get_num(struct ctx *c, const struct sc_yaml_node *v, const char *key, double min,
+		    bool strict_min, double max, double *out)
+{
+	double x;
+
+	if (!sc_yaml_is_number(v)) {
+		type_error(c, v, key, "a number");
+		return false;
+	}
+	x = strtod(v->value, NULL);
+	if (x != x || x < min || (strict_min && x == min) || (max >= 0 && x > max)) {
+		if (max >= 0)
+			report(c, SC_SEV_ERROR, v, "config-value",
+			       "'%s' must be %s %g and at most %g, found %s", key,
+			       strict_min ? "above" : "at least", min, max, v->value);
+		else
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be %s %g, found %s",
+			       key, strict_min ? "above" : "at least", min, v->value);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+static bool get_bool(struct ctx *c, const struct sc_yaml_node *v, const char *key, bool *out)
+{
+	int b;
+	if (!sc_yaml_is_bool(v, &b)) {
+		type_error(c, v, key, "true or false");
+		return false;
+	}
+	*out = b != 0;
+	return true;
+}
+
+/* A list of strings; a single string stands for a list of one. */
+static bool get_strlist(struct ctx *c, const struct sc_yaml_node *v, const char *key,
+			size_t max, struct sc_strlist *out)
+{
+	struct sc_strlist l = { 0 };
+	struct sc_buf k = SC_BUF_INIT;
+
+	if (v->kind == SC_YAML_SCALAR && !strcmp(sc_yaml_type_name(v), "string") && v->value[0]) {
+		sc_strlist_release(out);
+		sc_strlist_add(out, v->value);
+		return true;
+	}
+	if (v->kind != SC_YAML_SEQ) {
+		type_error(c, v, key, "a list of strings");
+		return false;
+	}
+	if (sc_yaml_count(v) > max) {
+		report(c, SC_SEV_ERROR, v, "config-value", "'%s' has %zu items, more than %zu", key,
+		       sc_yaml_count(v), max);
+		return false;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		const struct sc_yaml_node *item = sc_yaml_seq_item(v, i);
+		char *s = NULL;
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "%s[%zu]", key, i);
+		if (!get_str(c, item, k.ptr, &s)) {
+			sc_strlist_release(&l);
+			sc_buf_release(&k);
+			return false;
+		}
+		sc_strlist_add(&l, s);
+		free(s);
+	}
+	sc_buf_release(&k);
+	sc_strlist_release(out);
+	*out = l;
+	return true;
+}
+
+/* A path that must stay inside the repository (manifest entries). */
+static bool get_rel_path(struct ctx *c, const struct sc_yaml_node *v, const char *key, char **out)
+{
+	char *s = NULL;
+	if (!get_str(c, v, key, &s))
+		return false;
+	if (!sc_path_is_safe_relative(s)) {
+		report(c, SC_SEV_ERROR, v, "config-path",
+		       "'%s' must be a relative path inside the repository, found '%s'", key, s);
+		free(s);
+		return false;
+	}
+	free(*out);
+	*out = s;
+	return true;
+}
+
+static bool name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+			return false;
+	return true;
+}
+
+/* ---- maps ------------------------------------------------------------- */
+
+static void h_version(struct ctx *c, const struct sc_yaml_node *v, const char *key);
+
+/* For a key of upskill.config.yaml written in skillci.yml: the skillci key. */
+static const char *upskill_hint(const char *prefix, const struct key *keys, const char *name)
+{
+	static const char *const to_models[] = { "eval_model", "model", "skill_generation_model" };
+	if (prefix[0] || keys[0].fn != h_version)
+		return NULL;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(to_models); i++)
+		if (!strcmp(name, to_models[i]))
+			return "an upskill.config.yaml key; skillci.yml lists student models in 'models'";
+	return NULL;
+}
+
+/*
+ * Walks the pairs of map (a node at key `prefix`, "" for the top level),
+ * calling each known key's handler with its full dotted name; unknown keys
+ * warn, duplicate keys are errors.
+ */
+static void walk_map(struct ctx *c, const struct sc_yaml_node *map, const char *prefix,
+		     const struct key *keys, size_t nkeys)
+{
+	struct sc_buf full = SC_BUF_INIT;
+
+	if (map->kind != SC_YAML_MAP) {
+		if (!prefix[0] && sc_yaml_is_null(map))
+			return;  /* an empty file */
+		type_error(c, map, prefix[0] ? prefix : "the file's top level", "a map");
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(map); i++) {
+		const struct sc_yaml_node *k = sc_yaml_map_key(map, i);
+		const struct sc_yaml_node *v = sc_yaml_map_value(map, i);
+		const struct key *found = NULL;
+		bool dup = false;
+
+		if (k->kind != SC_YAML_SCALAR) {
+			report(c, SC_SEV_ERROR, k, "config-type", "keys must be plain names, found a %s",
+			       sc_yaml_type_name(k));
+			continue;
+		}
+		for (size_t j = 0; j < i && !dup; j++) {
+			const struct sc_yaml_node *pk = sc_yaml_map_key(map, j);
+			dup = pk->kind == SC_YAML_SCALAR && !strcmp(pk->value, k->value);
+		}
+		key_join(&full, prefix, k->value);
+		if (dup) {
+			report(c, SC_SEV_ERROR, k, "config-duplicate-key", "duplicate key '%s'", full.ptr);
+			continue;
+		}
+		for (size_t j = 0; j < nkeys; j++)
+			if (!strcmp(keys[j].name, k->value))
+				found = &keys[j];
+		if (!found) {
+			const char *hint = upskill_hint(prefix, keys, k->value);
+			report(c, SC_SEV_WARNING, k, "config-unknown-key", "unknown key '%s'; ignored%s%s%s",
+			       full.ptr, hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
+			continue;
+		}
+		if (found->fn)
+			found->fn(c, v, full.ptr);
+	}
+	sc_buf_release(&full);
+}
+
+/* ---- skillci.yml handlers --------------------------------------------- */
+
+static void h_version(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	int n = 0;
+	if (get_int(c, v, key, 1, 1000, &n) && n != 1)
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'version' %d is not supported by this skillci (it reads version 1)", n);
+}
+
+static void h_models(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_strlist(c, v, key, SC_MAX_CONFIG_MODELS, &c->cfg->models);
+}
+
+static void h_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 1000, &c->cfg->runs);
+}
+
+static void h_max_turns(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 100, &c->cfg->max_turns);
+}
+
+static void h_fixtures(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->fixtures_dir);
+}
+
+static void h_skills_dir(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->skills_dir);
+}
+
+static void h_arch(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	char *s = NULL;
+	const char *p;
+	size_t digits;
+
+	if (!get_str(c, v, key, &s))
+		return;
+	p = sc_starts_with(s, "sm_") ? s + 3 : sc_starts_with(s, "compute_") ? s + 8 : NULL;
+	digits = p ? strspn(p, "0123456789") : 0;
+	if (digits < 2 || (p[digits] && strcmp(p + digits, "a") != 0)) {
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'%s' must be a GPU architecture such as sm_90, found '%s'", key, s);
+		free(s);
+		return;
+	}
+	free(c->cfg->arch);
+	c->cfg->arch = s;
+}
+
+static void h_per_provider(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const char *const known[] = { "anthropic", "openai", "generic", "oracle" };
+	struct sc_config *cfg = c->cfg;
+	struct sc_buf k = SC_BUF_INIT;
+
+	if (v->kind != SC_YAML_MAP) {
+		type_error(c, v, key, "a map of provider to limit");
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		const struct sc_yaml_node *name = sc_yaml_map_key(v, i);
+		int n = 0;
+		bool ok = false;
+
+		if (name->kind != SC_YAML_SCALAR)
+			continue;
+		key_join(&k, key, name->value);
+		for (size_t j = 0; j < SC_ARRAY_SIZE(known); j++)
+			ok |= !strcmp(name->value, known[j]);
+		if (!ok) {
+			report(c, SC_SEV_WARNING, name, "config-unknown-key",
+			       "unknown provider '%s' (anthropic, openai, generic, oracle); ignored",
+			       k.ptr);
+			continue;
+		}
+		if (!get_int(c, sc_yaml_map_value(v, i), k.ptr, 1, 10000, &n))
+			continue;
+		for (size_t j = 0; j < cfg->nprovider_limits; j++) {
+			if (!strcmp(cfg->provider_limits[j].provider, name->value)) {
+				cfg->provider_limits[j].limit = n;
+				ok = false;
+			}
+		}
+		if (ok) {
+			SC_GROW(cfg->provider_limits, cfg->provider_limits_alloc,
+				cfg->nprovider_limits + 1);
+			cfg->provider_limits[cfg->nprovider_limits].provider = sc_xstrdup(name->value);
+			cfg->provider_limits[cfg->nprovider_limits++].limit = n;
+		}
+	}
+	sc_buf_release(&k);
+}
+
+static void h_total(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 10000, &c->cfg->concurrency);
+}
+
+static void h_concurrency(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = { { "total", h_total }, { "per_provider", h_per_provider } };
+	if (v->kind == SC_YAML_SCALAR) {
+		h_total(c, v, key);
+		return;
+	}
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_timeout_request(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, true, -1, &c->cfg->request_timeout_s);
+}
+
+static void h_timeout_kernel(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, true, -1, &c->cfg->kernel_timeout_s);
+}
+
+static void h_timeouts(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "request", h_timeout_request }, { "kernel", h_timeout_kernel },
+	};
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_cache_dir(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->cache_dir);
+}
+
+static void h_cache_mode(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	int b;
+	/* YAML 1.1 reads a plain "off" as a boolean: take it as the mode */
+	if (sc_yaml_is_bool(v, &b) && !b && !strcasecmp(v->value, "off")) {
+		c->cfg->cache_mode = SC_CACHE_OFF;
+		return;
+	}
+	if (strcmp(sc_yaml_type_name(v), "string") != 0) {
+		type_error(c, v, key, "one of use, refresh, off");
+		return;
+	}
+	if (!strcmp(v->value, "use"))
+		c->cfg->cache_mode = SC_CACHE_USE;
+	else if (!strcmp(v->value, "refresh"))
+		c->cfg->cache_mode = SC_CACHE_REFRESH;
+	else if (!strcmp(v->value, "off"))
+		c->cfg->cache_mode = SC_CACHE_OFF;
+	else
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'%s' must be one of use, refresh, off, found '%s'", key, v->value);
+}
+
+static void h_cache(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = { { "dir", h_cache_dir }, { "mode", h_cache_mode } };
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_store_path(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->store_path);
+}
+
+static void h_store(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = { { "path", h_store_path } };
+	if (v->kind == SC_YAML_SCALAR)
+		h_store_path(c, v, key);
+	else
+		walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_judge_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->judge_model);
+}
+
+static void h_judge_rubric(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->judge_rubric);
+}
+
+static void h_judge(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = { { "model", h_judge_model }, { "rubric", h_judge_rubric } };
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_g_points(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, 100, &c->cfg->gate.pass_rate_drop_points);
+}
+
+static void h_g_alpha(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double a = 0;
+	if (get_num(c, v, key, 0, true, 1, &a)) {
+		if (a >= 1)
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be below 1, found %s",
+			       key, v->value);
+		else
+			c->cfg->gate.alpha = a;
+	}
+}
+
+static void h_g_tokens(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, -1, &c->cfg->gate.tokens_rise_pct);
+}
+
+static void h_g_speedup(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, 1, &c->cfg->gate.speedup_drop_ratio);
+}
+
+static void h_g_judge(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, 1, &c->cfg->gate.judge_drop);
+}
+
+static void h_g_errors(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, 1, &c->cfg->gate.error_share);
+}
+
+static void h_g_lift(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.require_lift);
+}
+
+static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "pass_rate_drop_points", h_g_points }, { "alpha", h_g_alpha },
+		{ "tokens_rise_pct", h_g_tokens },       { "speedup_drop_ratio", h_g_speedup },
+		{ "judge_drop", h_g_judge },             { "error_share", h_g_errors },
+		{ "require_lift", h_g_lift },
+	};
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+/* One manifest entry: {skill: PATH, tests: [FILES], fixtures: [NAMES]}. */
+static void manifest_entry(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_config_skill e;
+	struct sc_buf k = SC_BUF_INIT;
+	const struct sc_yaml_node *x;
+	bool bad = false;
+
+	memset(&e, 0, sizeof(e));
+	e.line = v->line;
+	if (v->kind != SC_YAML_MAP) {
+		type_error(c, v, key, "a map with 'skill', 'tests' and 'fixtures'");
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		const struct sc_yaml_node *name = sc_yaml_map_key(v, i);
+		if (name->kind == SC_YAML_SCALAR && strcmp(name->value, "skill") &&
+		    strcmp(name->value, "tests") && strcmp(name->value, "fixtures")) {
+			key_join(&k, key, name->value);
+			report(c, SC_SEV_WARNING, name, "config-unknown-key",
+			       "unknown key '%s'; ignored", k.ptr);
+		}
+	}
+	x = sc_yaml_map_get(v, "skill");
+	key_join(&k, key, "skill");
+	if (!x) {
+		report(c, SC_SEV_ERROR, v, "config-type", "'%s' is missing", k.ptr);
+		bad = true;
+	} else if (!get_rel_path(c, x, k.ptr, &e.skill)) {
+		bad = true;
+	}
+	if ((x = sc_yaml_map_get(v, "tests"))) {
+		key_join(&k, key, "tests");
+		if (!get_strlist(c, x, k.ptr, SC_MAX_TEST_SUITE_FILES, &e.tests)) {
+			bad = true;
+		} else {
+			for (size_t i = 0; i < e.tests.n; i++) {
+				if (!sc_path_is_safe_relative(e.tests.items[i])) {
+					report(c, SC_SEV_ERROR, x, "config-path",
+					       "'%s' must list relative paths inside the repository, found '%s'",
+					       k.ptr, e.tests.items[i]);
+					bad = true;
+				}
+			}
+		}
+	}
+	if ((x = sc_yaml_map_get(v, "fixtures"))) {
+		key_join(&k, key, "fixtures");
+		if (!get_strlist(c, x, k.ptr, SC_MAX_MANIFEST_SKILLS, &e.fixtures)) {
+			bad = true;
+		} else {
+			for (size_t i = 0; i < e.fixtures.n; i++) {
+				if (!name_ok(e.fixtures.items[i])) {
+					report(c, SC_SEV_ERROR, x, "config-value",
+					       "'%s': '%s' is not a fixture name (lowercase letters, digits, '-' and '_')",
+					       k.ptr, e.fixtures.items[i]);
+					bad = true;
+				}
+			}
+		}
+	}
+	sc_buf_release(&k);
+	if (bad) {
+		free(e.skill);
+		sc_strlist_release(&e.tests);
+		sc_strlist_release(&e.fixtures);
+		return;
+	}
+	SC_GROW(c->cfg->skills, c->cfg->skills_alloc, c->cfg->nskills + 1);
+	c->cfg->skills[c->cfg->nskills++] = e;
+}
+
+static void h_skills(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_buf k = SC_BUF_INIT;
+
+	if (v->kind != SC_YAML_SEQ) {
+		type_error(c, v, key, "a list of {skill, tests, fixtures} entries");
+		return;
+	}
+	if (sc_yaml_count(v) > SC_MAX_MANIFEST_SKILLS) {
+		report(c, SC_SEV_ERROR, v, "config-value", "'%s' has more than %d entries", key,
+		       SC_MAX_MANIFEST_SKILLS);
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "%s[%zu]", key, i);
+		manifest_entry(c, sc_yaml_seq_item(v, i), k.ptr);
+	}
+	sc_buf_release(&k);
+}
+
+static void h_r_junit(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->report_junit);
+}
+
+static void h_r_markdown(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->report_markdown);
+}
+
+static void h_r_html(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->report_html);
+}
+
+static void h_r_json(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->report_json);
+}
+
+static void set_report_paths(struct sc_config *cfg, const char *dir)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	char **slots[] = { &cfg->report_junit, &cfg->report_markdown, &cfg->report_html,
+			   &cfg->report_json };
+	static const char *const names[] = { "junit.xml", "report.md", "report.html", "results.json" };
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(names); i++) {
+		sc_path_join(&b, dir, names[i]);
+		free(*slots[i]);
+		*slots[i] = sc_xstrdup(b.ptr);
+	}
+	sc_buf_release(&b);
+}
+
+static void h_reports(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "dir", NULL }, { "junit", h_r_junit }, { "markdown", h_r_markdown },
+		{ "html", h_r_html }, { "json", h_r_json },
+	};
+	const struct sc_yaml_node *dir;
+	struct sc_buf k = SC_BUF_INIT;
+	char *d = NULL;
+
+	/* the folder first, so the paths named one by one win over it */
+	if (v->kind == SC_YAML_MAP && (dir = sc_yaml_map_get(v, "dir"))) {
+		key_join(&k, key, "dir");
+		if (get_str(c, dir, k.ptr, &d))
+			set_report_paths(c->cfg, d);
+		free(d);
+		sc_buf_release(&k);
+	}
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static const struct key skillci_keys[] = {
+	{ "version", h_version },       { "models", h_models },
+	{ "runs", h_runs },             { "max_turns", h_max_turns },
+	{ "fixtures", h_fixtures },     { "arch", h_arch },
+	{ "skills_dir", h_skills_dir }, { "concurrency", h_concurrency },
+	{ "timeouts", h_timeouts },     { "cache", h_cache },
+	{ "store", h_store },           { "judge", h_judge },
+	{ "gate", h_gate },             { "skills", h_skills },
+	{ "reports", h_reports },
+};
+
+/* ---- upskill.config.yaml handlers ------------------------------------- */
+
+static void u_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	if (get_str(c, v, key, &c->cfg->generate_model)) {
+		free(c->up_model);
+		c->up_model = sc_xstrdup(v->value);
+	}
+}
+
+static void u_eval_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	if (sc_yaml_is_null(v))
+		return;  /* upskill: "defaults to skill_generation_model" */
+	get_str(c, v, key, &c->up_eval_model);
+}
+
+static void u_test_gen_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	if (!sc_yaml_is_null(v))
+		get_str(c, v, key, &c->cfg->test_gen_model);
+}
+
+static void u_runs_dir(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->runs_dir);
+}
+
+static void u_refine(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 0, 100, &c->cfg->max_refine_attempts);
+}
+
+static void u_auto_eval(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	bool b;
+	get_bool(c, v, key, &b);
+}
+
+static const struct key upskill_keys[] = {
+	{ "model", u_model },
+	{ "skill_generation_model", u_model },
+	{ "eval_model", u_eval_model },
+	{ "test_gen_model", u_test_gen_model },
+	{ "skills_dir", h_skills_dir },
+	{ "runs_dir", u_runs_dir },
+	{ "max_refine_attempts", u_refine },
+	{ "auto_eval", u_auto_eval },
+	{ "fastagent_config", NULL },  /* FastAgent's own settings: not used */
+};
+
+/* ---- loading ---------------------------------------------------------- */
+
+void sc_config_defaults(struct sc_config *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->runs = 1;
+	out->max_turns = 3;
+	out->fixtures_dir = sc_xstrdup(SC_DEFAULT_FIXTURES_DIR);
+	out->arch = sc_xstrdup(SC_DEFAULT_ARCH);
+	out->skills_dir = sc_xstrdup(SC_DEFAULT_SKILLS_DIR);
+	out->concurrency = SC_PROVIDER_MAX_TOTAL;
+	out->request_timeout_s = SC_PROVIDER_TIMEOUT_MS / 1000.0;
+	out->kernel_timeout_s = 60;
+	out->cache_dir = sc_xstrdup(SC_DEFAULT_CACHE_DIR);
+	out->cache_mode = SC_CACHE_USE;
+	out->store_path = sc_xstrdup(SC_DEFAULT_STORE_PATH);
+	out->gate.pass_rate_drop_points = 5;
+	out->gate.alpha = 0.05;
+	out->gate.tokens_rise_pct = 20;
+	out->gate.speedup_drop_ratio = 0.1;
+	out->gate.judge_drop = 0.1;
+	out->gate.error_share = 0.1;
+	out->gate.require_lift = true;
+	set_report_paths(out, SC_DEFAULT_REPORT_DIR);
+	out->generate_model = sc_xstrdup(SC_DEFAULT_GENERATE_MODEL);
+	out->max_refine_attempts = 2;
+	out->runs_dir = sc_xstrdup(SC_DEFAULT_RUNS_DIR);
+}
+
+/*
+ * Reads and parses one file and walks its top level with keys. A YAML
+ * syntax error becomes one finding at its line. Returns 0, SC_ENOTFOUND
+ * when the file is missing, or another read error (also a finding).
+ */
+static int load_one(struct ctx *c, const char *path, const struct key *keys, size_t nkeys)
+{
+	struct sc_yaml_node *root = NULL;
+	struct sc_buf data = SC_BUF_INIT;
+	int err;
+
+	c->file = path;
+	err = sc_read_file(&data, path, SC_MAX_CONFIG_BYTES);
+	if (err == SC_ENOTFOUND)
+		goto done;
+	if (err < 0) {
+		sc_diags_add(c->diags, SC_SEV_ERROR, path, 0,
+			     err == SC_ELIMIT ? "config-limit" : "config-read", "%s", sc_error_last());
+		goto done;
+	}
+	if (!sc_utf8_check(data.ptr, data.len, NULL)) {
+		sc_diags_add(c->diags, SC_SEV_ERROR, path, 0, "config-yaml", "invalid UTF-8");
+		goto done;
+	}
+	if (sc_yaml_parse(&root, data.ptr, data.len, path, 0) < 0) {
+		/* the wrapper's message is "file:line[:col]: problem" */
+		const char *m = sc_error_last(), *rest = m;
+		size_t line = 0, n = strlen(path);
+		if (!strncmp(m, path, n) && m[n] == ':') {
+			char *end;
+			line = strtoul(m + n + 1, &end, 10);
+			if (*end == ':' && end[1] >= '0' && end[1] <= '9')
+				(void)strtoul(end + 1, &end, 10);
+			rest = end;
+			if (*rest == ':')
+				rest++;
+			while (*rest == ' ')
+				rest++;
+		}
+		sc_diags_add(c->diags, SC_SEV_ERROR, path, line, "config-yaml", "%s", rest);
+		goto done;
+	}
+	walk_map(c, root, "", keys, nkeys);
+done:
+	sc_yaml_free(root);
+	sc_buf_release(&data);
+	return err;
+}
+
+/* root/name, or just name for the current folder, as a user would type it. */
+static void in_root(struct sc_buf *out, const char *root, const char *name)
+{
+	if (!root || !strcmp(root, ".") || !root[0])
+		sc_buf_sets(out, name);
+	else
+		sc_path_join(out, root, name);
+}
+
+int sc_config_load(struct sc_config *out, const char *repo_root, const char *explicit_path,
+		   struct sc_diags *diags)
+{
+	struct sc_buf path = SC_BUF_INIT;
+	struct ctx c;
+	int err = 0;
+
+	sc_config_defaults(out);
+	memset(&c, 0, sizeof(c));
+	c.cfg = out;
+	c.diags = diags;
+
+	in_root(&path, repo_root, SC_UPSKILL_CONFIG_FILE);
+	if (load_one(&c, path.ptr, upskill_keys, SC_ARRAY_SIZE(upskill_keys)) != SC_ENOTFOUND) {
+		out->upskill_path = sc_xstrdup(path.ptr);
+		/* upskill evaluates on eval_model, else on the generation model */
+		if (c.up_eval_model || c.up_model) {
+			sc_strlist_release(&out->models);
+			sc_strlist_add(&out->models, c.up_eval_model ? c.up_eval_model : c.up_model);
+		}
+	}
+
+	if (explicit_path) {
+		sc_buf_sets(&path, explicit_path);
+	} else {
+		in_root(&path, repo_root, SC_CONFIG_FILE);
+	}
+	err = load_one(&c, path.ptr, skillci_keys, SC_ARRAY_SIZE(skillci_keys));
+	if (err == SC_ENOTFOUND && explicit_path) {
+		err = sc_error_set(SC_ENOTFOUND, "config file '%s' does not exist", explicit_path);
+		goto done;
+	}
+	if (err != SC_ENOTFOUND)
+		out->path = sc_xstrdup(path.ptr);
+	err = err == SC_ENOTFOUND || err == SC_ELIMIT || err == 0 ? 0 : err;
+done:
+	free(c.up_eval_model);
+	free(c.up_model);
+	sc_buf_release(&path);
+	return err;
+}
+
+const struct sc_config_skill *sc_config_find_skill(const struct sc_config *cfg, const char *rel_dir)
+{
+	size_t n = strlen(rel_dir);
+
+	while (n > 1 && rel_dir[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < cfg->nskills; i++) {
+		const char *s = cfg->skills[i].skill;
+		size_t m = strlen(s);
+		while (m > 1 && s[m - 1] == '/')
+			m--;
+		if (sc_starts_with(s, "./")) {
+			s += 2;
+			m -= 2;
+		}
+		if (m == n && !strncmp(s, rel_dir, n))
+			return &cfg->skills[i];
+	}
+	return NULL;
+}
+
+int sc_config_provider_limit(const struct sc_config *cfg, const char *provider)
+{
+	for (size_t i = 0; i < cfg->nprovider_limits; i++)
+		if (!strcmp(cfg->provider_limits[i].provider, provider))
+			return cfg->provider_limits[i].limit < cfg->concurrency ?
+			       cfg->provider_limits[i].limit : cfg->concurrency;
+	return SC_PROVIDER_MAX_EACH < cfg->concurrency ? SC_PROVIDER_MAX_EACH : cfg->concurrency;
+}
+
+const char *sc_cache_mode_name(enum sc_cache_mode mode)
+{
+	switch (mode) {
+	case SC_CACHE_USE: return "use";
+	case SC_CACHE_REFRESH: return "refresh";
+	case SC_CACHE_OFF: return "off";
+	case SC_CACHE_OFFLINE: return "offline";
+	}
+	return "?";
+}
+
+void sc_config_release(struct sc_config *cfg)
+{
+	free(cfg->path);
+	free(cfg->upskill_path);
+	sc_strlist_release(&cfg->models);
+	free(cfg->fixtures_dir);
+	free(cfg->arch);
+	free(cfg->skills_dir);
+	for (size_t i = 0; i < cfg->nprovider_limits; i++)
+		free(cfg->provider_limits[i].provider);
+	free(cfg->provider_limits);
+	free(cfg->cache_dir);
+	free(cfg->store_path);
+	free(cfg->judge_model);
+	free(cfg->judge_rubric);
+	for (size_t i = 0; i < cfg->nskills; i++) {
+		free(cfg->skills[i].skill);
+		sc_strlist_release(&cfg->skills[i].tests);
+		sc_strlist_release(&cfg->skills[i].fixtures);
+	}
+	free(cfg->skills);
+	free(cfg->report_junit);
+	free(cfg->report_markdown);
+	free(cfg->report_html);
+	free(cfg->report_json);
+	free(cfg->generate_model);
+	free(cfg->test_gen_model);
+	free(cfg->runs_dir);
+	memset(cfg, 0, sizeof(*cfg));
+}

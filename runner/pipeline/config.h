@@ -1,0 +1,133 @@
+#ifndef SC_CONFIG_H
+#define SC_CONFIG_H
+/*
+ * Configuration (docs/config.md): skillci.yml at the repository root (or
+ * the file named by --config), plus the keys of upskill's
+ * upskill.config.yaml that mean the same thing. Precedence, highest first:
+ * command-line flags (applied by each command after loading), --config or
+ * skillci.yml, upskill.config.yaml, built-in defaults.
+ *
+ * Unknown keys are warnings, wrong types errors, both with file:line, in a
+ * struct sc_diags. Values are checked here (ranges, names, safe paths) so a
+ * command can use them as they are.
+ *
+ * Ownership: struct sc_config owns every string and array in it;
+ * sc_config_release() frees them. const char * parameters are borrowed.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "skills/testsuite.h"  /* struct sc_strlist */
+
+struct sc_diags;
+
+/* enum sc_cache_mode comes from provider.h (one definition, so a command can
+ * include both headers): the file sets use, refresh or off; offline is a
+ * command-line mode only. */
+#include "providers/provider.h"
+
+/* Requests in flight for one provider ("anthropic", "openai", "generic", "oracle"). */
+struct sc_config_limit {
+	char *provider;
+	int limit;
+};
+
+/* One entry of the "skills" manifest: extra tests and fixtures for a skill. */
+struct sc_config_skill {
+	char *skill;                 /* folder, relative to the repository root */
+	struct sc_strlist tests;     /* test files, relative to the repository root */
+	struct sc_strlist fixtures;  /* fixture names */
+	size_t line;                 /* where the entry starts in the config file */
+};
+
+/* Gate thresholds (DESIGN.md, Evaluation). */
+struct sc_config_gate {
+	double pass_rate_drop_points;  /* fail when head is lower by more than this (points) */
+	double alpha;                  /* significance level of the paired test */
+	double tokens_rise_pct;        /* fail when mean tokens rise more than this, pass rate flat or worse */
+	double speedup_drop_ratio;     /* fail when the speedup geomean falls by more than this ratio */
+	double judge_drop;             /* fail when the judge score falls by more than this */
+	double error_share;            /* exit 3 when infrastructure errors exceed this share */
+	bool require_lift;             /* a new skill must beat no skill */
+};
+
+struct sc_config {
+	char *path;              /* skillci.yml read, or NULL */
+	char *upskill_path;      /* upskill.config.yaml read, or NULL */
+
+	struct sc_strlist models;  /* student models, in order; empty: the command decides */
+	int runs;                /* runs per test (>= 1) */
+	int max_turns;           /* turns per test, feedback turns included (>= 1) */
+	char *fixtures_dir;      /* kernel fixtures folder */
+	char *arch;              /* GPU arch for NVRTC, "sm_90" */
+	char *skills_dir;        /* where skills live ("skills") */
+
+	int concurrency;         /* requests in flight, all providers */
+	struct sc_config_limit *provider_limits;
+	size_t nprovider_limits, provider_limits_alloc;
+
+	double request_timeout_s;  /* one model request */
+	double kernel_timeout_s;   /* one candidate in the kernel worker */
+
+	char *cache_dir;
+	enum sc_cache_mode cache_mode;
+	char *store_path;        /* results database */
+
+	char *judge_model;       /* NULL: no judge */
+	char *judge_rubric;      /* NULL: the built-in rubric */
+
+	struct sc_config_gate gate;
+
+	struct sc_config_skill *skills;  /* manifest entries */
+	size_t nskills, skills_alloc;
+
+	char *report_junit;      /* report paths */
+	char *report_markdown;
+	char *report_html;
+	char *report_json;
+
+	/* upskill keys kept for `generate` */
+	char *generate_model;     /* upskill "model" / "skill_generation_model" */
+	char *test_gen_model;     /* upskill "test_gen_model" */
+	int max_refine_attempts;  /* upskill "max_refine_attempts" */
+	char *runs_dir;           /* upskill "runs_dir" */
+};
+
+/* Built-in defaults. */
+#define SC_CONFIG_FILE          "skillci.yml"
+#define SC_UPSKILL_CONFIG_FILE  "upskill.config.yaml"
+#define SC_DEFAULT_GENERATE_MODEL "sonnet"  /* upskill's default */
+#define SC_DEFAULT_ARCH         "sm_90"
+#define SC_DEFAULT_FIXTURES_DIR "fixtures"
+#define SC_DEFAULT_SKILLS_DIR   "skills"
+#define SC_DEFAULT_CACHE_DIR    ".skillci/cache"
+#define SC_DEFAULT_STORE_PATH   ".skillci/results.db"
+#define SC_DEFAULT_REPORT_DIR   ".skillci/report"
+#define SC_DEFAULT_RUNS_DIR     "runs"
+
+/* Fills out with the built-in defaults only (no files read). */
+void sc_config_defaults(struct sc_config *out);
+
+/*
+ * Loads the configuration for the repository at repo_root: defaults, then
+ * repo_root/upskill.config.yaml if it exists, then explicit_path (when not
+ * NULL; it must exist) or repo_root/skillci.yml if it exists. Findings go to
+ * diags. Returns 0 (even with findings: check diags for errors),
+ * SC_ENOTFOUND when explicit_path does not exist, or SC_EIO / SC_ELIMIT
+ * when a file cannot be read. out is filled by the call; release it even
+ * on error.
+ */
+int sc_config_load(struct sc_config *out, const char *repo_root, const char *explicit_path,
+		   struct sc_diags *diags);
+
+/* The manifest entry for the skill folder rel_dir (relative to the root), or NULL. */
+const struct sc_config_skill *sc_config_find_skill(const struct sc_config *cfg, const char *rel_dir);
+
+/* Per-provider limit, or the overall concurrency when none is set. */
+int sc_config_provider_limit(const struct sc_config *cfg, const char *provider);
+
+const char *sc_cache_mode_name(enum sc_cache_mode mode);
+
+void sc_config_release(struct sc_config *cfg);
+
+#endif

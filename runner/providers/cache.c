@@ -1,0 +1,178 @@
+/* Response cache on disk: see cache.h. */
+#include "common.h"
+#include "providers/cache.h"
+
+#include <cjson/cJSON.h>
+#include <time.h>
+
+void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
+			const struct sc_chat_request *req, const char *server)
+{
+	cJSON *root = cJSON_CreateObject(), *msgs;
+	char *json;
+
+	cJSON_AddNumberToObject(root, "v", 1);
+	cJSON_AddStringToObject(root, "provider", sc_provider_name(model->kind));
+	cJSON_AddStringToObject(root, "model", model->id);
+	if (server)
+		cJSON_AddStringToObject(root, "server", server);
+	if (model->effort)
+		cJSON_AddStringToObject(root, "effort", model->effort);
+	else
+		cJSON_AddNullToObject(root, "effort");
+	if (req->system && *req->system)
+		cJSON_AddStringToObject(root, "system", req->system);
+	else
+		cJSON_AddNullToObject(root, "system");
+	msgs = cJSON_AddArrayToObject(root, "messages");
+	for (size_t i = 0; i < req->nmessages; i++) {
+		cJSON *pair = cJSON_CreateArray();
+		cJSON_AddItemToArray(pair, cJSON_CreateString(
+			req->messages[i].role == SC_CHAT_ASSISTANT ? "assistant" : "user"));
+		cJSON_AddItemToArray(pair, cJSON_CreateString(req->messages[i].content));
+		cJSON_AddItemToArray(msgs, pair);
+	}
+	cJSON_AddNumberToObject(root, "max_tokens", req->max_tokens > 0 ? req->max_tokens : 4096);
+	if (req->temperature >= 0)
+		cJSON_AddNumberToObject(root, "temperature", req->temperature);
+	else
+		cJSON_AddNullToObject(root, "temperature");
+	cJSON_AddNumberToObject(root, "run", req->run_index);
+	json = cJSON_PrintUnformatted(root);
+	if (!json)
+		sc_die("out of memory");
+	sc_buf_puts(out, json);
+	cJSON_free(json);
+	cJSON_Delete(root);
+}
+
+void sc_cache_key(char out[SC_SHA256_HEX_LEN + 1], const struct sc_model *model,
+		  const struct sc_chat_request *req, const char *server)
+{
+	struct sc_buf canon = SC_BUF_INIT;
+
+	sc_cache_canonical(&canon, model, req, server);
+	sc_sha256_hex(out, canon.ptr, canon.len);
+	sc_buf_release(&canon);
+}
+
+void sc_cache_path(struct sc_buf *out, const char *dir, const char *key)
+{
+	sc_buf_clear(out);
+	sc_buf_printf(out, "%s/%.2s/%s.json", dir, key, key);
+}
+
+static int64_t get_count(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
+}
+
+int sc_cache_get(const char *dir, const char *key, struct sc_chat_response *resp)
+{
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT;
+	cJSON *root = NULL;
+	const cJSON *k, *text, *usage;
+	int err = SC_ENOTFOUND;
+
+	sc_cache_path(&path, dir, key);
+	if (sc_read_file(&data, path.ptr, SC_MAX_CACHE_ENTRY_BYTES) < 0) {
+		sc_error_clear();
+		goto done;
+	}
+	root = cJSON_ParseWithLength(data.ptr, data.len);
+	k = cJSON_GetObjectItemCaseSensitive(root, "key");
+	text = cJSON_GetObjectItemCaseSensitive(root, "text");
+	if (!cJSON_IsString(k) || strcmp(k->valuestring, key) || !cJSON_IsString(text) ||
+	    !*text->valuestring) {
+		sc_trace("http", "cache entry '%s' is corrupt; ignored", path.ptr);
+		goto done;
+	}
+	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
+	free(resp->text);
+	resp->text = sc_xstrdup(text->valuestring);
+	resp->input_tokens = get_count(usage, "input_tokens");
+	resp->output_tokens = get_count(usage, "output_tokens");
+	resp->cache_read_tokens = get_count(usage, "cache_read_tokens");
+	resp->cache_creation_tokens = get_count(usage, "cache_creation_tokens");
+	resp->from_cache = true;
+	err = 0;
+done:
+	cJSON_Delete(root);
+	sc_buf_release(&data);
+	sc_buf_release(&path);
+	if (err < 0)
+		return sc_error_set(SC_ENOTFOUND, "no cached answer for '%s'", key);
+	return 0;
+}
+
+int sc_cache_put(const char *dir, const char *key, const struct sc_model *model,
+		 const struct sc_chat_response *resp)
+{
+	struct sc_buf path = SC_BUF_INIT, when = SC_BUF_INIT;
+	cJSON *root = NULL, *usage;
+	char *json = NULL, *slash;
+	int err = 0;
+
+	if (resp->error || resp->error_class != SC_CHAT_OK || !resp->text || !*resp->text ||
+	    resp->oracle)
+		return 0;
+	root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "key", key);
+	cJSON_AddStringToObject(root, "model", model->name);
+	sc_time_iso8601(&when, (int64_t)time(NULL));
+	cJSON_AddStringToObject(root, "created", when.ptr);
+	cJSON_AddStringToObject(root, "text", resp->text);
+	usage = cJSON_AddObjectToObject(root, "usage");
+	cJSON_AddNumberToObject(usage, "input_tokens", (double)resp->input_tokens);
+	cJSON_AddNumberToObject(usage, "output_tokens", (double)resp->output_tokens);
+	cJSON_AddNumberToObject(usage, "cache_read_tokens", (double)resp->cache_read_tokens);
+	cJSON_AddNumberToObject(usage, "cache_creation_tokens", (double)resp->cache_creation_tokens);
+	json = cJSON_PrintUnformatted(root);
+	if (!json)
+		sc_die("out of memory");
+	sc_cache_path(&path, dir, key);
+	slash = strrchr(path.ptr, '/');
+	*slash = '\0';
+	err = sc_mkdir_p(path.ptr);
+	*slash = '/';
+	if (err < 0)
+		goto done;
+	err = sc_write_file_atomic(path.ptr, json, strlen(json));
+done:
+	cJSON_free(json);
+	cJSON_Delete(root);
+	sc_buf_release(&when);
+	sc_buf_release(&path);
+	return err;
+}
+
+void sc_cache_default_dir(struct sc_buf *out)
+{
+	const char *v;
+
+	sc_buf_clear(out);
+	if ((v = getenv("SKILLCI_CACHE_DIR")) && *v)
+		sc_buf_puts(out, v);
+	else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+		sc_buf_printf(out, "%s/skillci/responses", v);
+	else if ((v = getenv("HOME")) && *v)
+		sc_buf_printf(out, "%s/.cache/skillci/responses", v);
+	else
+		sc_buf_puts(out, ".skillci-cache");
+}
+
+int sc_cache_mode_parse(enum sc_cache_mode *out, const char *s)
+{
+	static const struct { const char *name; enum sc_cache_mode mode; } modes[] = {
+		{ "use", SC_CACHE_USE }, { "refresh", SC_CACHE_REFRESH },
+		{ "off", SC_CACHE_OFF }, { "offline", SC_CACHE_OFFLINE },
+	};
+	for (size_t i = 0; i < SC_ARRAY_SIZE(modes); i++) {
+		if (!strcmp(s, modes[i].name)) {
+			*out = modes[i].mode;
+			return 0;
+		}
+	}
+	return sc_error_set(SC_EINVAL, "unknown cache mode '%s' (use, refresh, off or offline)", s);
+}

@@ -1,0 +1,799 @@
+/*
+ * Model names, the request scheduler and the adaptive concurrency limiter.
+ * The wire formats live in provider_anthropic.c and provider_openai.c, the
+ * oracle in provider_oracle.c, the transport in http.c, the cache in
+ * cache.c.
+ *
+ * Scheduling: every submitted request becomes a job in one FIFO queue. The
+ * run loop starts queued jobs while the total bound and the job's provider
+ * limit allow and the job's retry time has come, then polls the HTTP loop.
+ * A finished attempt is either completed (callback, then freed) or put back
+ * at the front of the queue with a retry time: Retry-After when the server
+ * sent one, else exponential backoff with full jitter.
+ */
+#include "common.h"
+#include "providers/provider.h"
+#include "providers/cache.h"
+#include "net/http.h"
+
+#include <ctype.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const provider_names[SC_PROVIDER_COUNT] = {
+	"anthropic", "openai", "generic", "oracle",
+};
+
+static const struct { const char *alias, *id; } aliases[] = {
+	{ "haiku", "claude-haiku-4-5" },
+	{ "sonnet", "claude-sonnet-4-5" },
+	{ "opus", "claude-opus-4-5" },
+};
+
+/* Effort words and the Anthropic thinking budget each one maps to. */
+static const struct { const char *word; int budget; } efforts[] = {
+	{ "minimal", 1024 }, { "low", 2048 }, { "medium", 8192 },
+	{ "high", 16384 }, { "xhigh", 32768 }, { "max", 64000 },
+};
+
+const char *sc_provider_name(enum sc_provider_kind kind)
+{
+	return kind < SC_PROVIDER_COUNT ? provider_names[kind] : "unknown";
+}
+
+int sc_provider_thinking_budget(const char *effort)
+{
+	if (!effort)
+		return 0;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(efforts); i++)
+		if (!strcmp(effort, efforts[i].word))
+			return efforts[i].budget;
+	return 0;
+}
+
+static bool is_effort(const char *s)
+{
+	return sc_provider_thinking_budget(s) > 0;
+}
+
+const char *sc_chat_error_name(enum sc_chat_error e)
+{
+	static const char *const names[] = {
+		"ok", "bad_request", "auth", "rate_limited", "server", "network",
+		"timeout", "parse", "offline", "config",
+	};
+	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
+}
+
+void sc_model_release(struct sc_model *m)
+{
+	free(m->id);
+	free(m->effort);
+	free(m->name);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Model ids may hold dots ("gpt-4.1"); only a last segment that is an
+ * effort word is taken as the effort. */
+int sc_model_parse(struct sc_model *out, const char *name)
+{
+	const char *dot, *rest, *last;
+	char *prov = NULL;
+	struct sc_buf canon = SC_BUF_INIT;
+	int kind = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!name || !*name)
+		return sc_error_set(SC_EINVAL, "empty model name (expected PROVIDER.MODEL[.EFFORT] or haiku, sonnet, opus)");
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '"' || *p == '\\' || (unsigned char)*p >= 0x7f)
+			return sc_error_set(SC_EINVAL, "model name '%s' has a character that is not allowed", name);
+	dot = strchr(name, '.');
+	prov = dot ? sc_xstrndup(name, (size_t)(dot - name)) : sc_xstrdup(name);
+	rest = dot ? dot + 1 : "";
+	for (size_t i = 0; i < SC_ARRAY_SIZE(aliases); i++) {
+		if (!strcmp(prov, aliases[i].alias)) {
+			if (*rest && !is_effort(rest)) {
+				free(prov);
+				return sc_error_set(SC_EINVAL, "model name '%s': '%s' is not an effort (minimal, low, medium, high, xhigh, max)", name, rest);
+			}
+			out->kind = SC_PROVIDER_ANTHROPIC;
+			out->id = sc_xstrdup(aliases[i].id);
+			out->effort = *rest ? sc_xstrdup(rest) : NULL;
+			goto named;
+		}
+	}
+	for (int i = 0; i < SC_PROVIDER_COUNT; i++)
+		if (!strcmp(prov, provider_names[i]))
+			kind = i;
+	if (kind < 0) {
+		sc_error_set(SC_EINVAL, "unknown provider '%s' in model name '%s' (anthropic, openai, generic, oracle, or haiku, sonnet, opus)", prov, name);
+		free(prov);
+		return SC_EINVAL;
+	}
+	out->kind = (enum sc_provider_kind)kind;
+	if (!*rest && kind != SC_PROVIDER_ORACLE) {
+		free(prov);
+		return sc_error_set(SC_EINVAL, "model name '%s' has no model (expected %s.MODEL[.EFFORT])", name, provider_names[kind]);
+	}
+	last = strrchr(rest, '.');
+	if (last && is_effort(last + 1)) {
+		out->id = sc_xstrndup(rest, (size_t)(last - rest));
+		out->effort = sc_xstrdup(last + 1);
+	} else if (is_effort(rest) && kind != SC_PROVIDER_ORACLE) {
+		free(prov);
+		return sc_error_set(SC_EINVAL, "model name '%s' has an effort but no model", name);
+	} else {
+		out->id = sc_xstrdup(*rest ? rest : "reference");
+	}
+	if (!*out->id || out->id[strlen(out->id) - 1] == '.') {
+		free(prov);
+		sc_model_release(out);
+		return sc_error_set(SC_EINVAL, "model name '%s' has an empty model", name);
+	}
+named:
+	sc_buf_printf(&canon, "%s.%s", provider_names[out->kind], out->id);
+	if (out->effort)
+		sc_buf_printf(&canon, ".%s", out->effort);
+	out->name = sc_buf_detach(&canon, NULL);
+	free(prov);
+	return 0;
+}
+
+void sc_limiter_init(struct sc_limiter *l, int max, int strikes_needed, int raise_after)
+{
+	memset(l, 0, sizeof(*l));
+	l->max = l->limit = max > 0 ? max : 1;
+	l->strikes_needed = strikes_needed > 0 ? strikes_needed : 1;
+	l->raise_after = raise_after > 0 ? raise_after : 1;
+}
+
+/* A 429 for a request sent under an older limit says nothing about the
+ * current one, so only current-epoch 429s count as strikes. */
+bool sc_limiter_on_429(struct sc_limiter *l, int epoch)
+{
+	l->streak = 0;
+	if (epoch != l->epoch)
+		return false;
+	if (++l->strikes < l->strikes_needed)
+		return false;
+	l->strikes = 0;
+	if (l->limit <= 1)
+		return false;
+	l->limit /= 2;
+	l->epoch++;
+	return true;
+}
+
+bool sc_limiter_on_success(struct sc_limiter *l)
+{
+	l->strikes = 0;
+	if (l->limit >= l->max)
+		return false;
+	if (++l->streak < l->raise_after)
+		return false;
+	l->streak = 0;
+	l->limit++;
+	l->epoch++;
+	return true;
+}
+
+void sc_client_options_init(struct sc_client_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_total = SC_PROVIDER_MAX_TOTAL;
+	o->max_per_provider = SC_PROVIDER_MAX_EACH;
+	o->max_attempts = SC_PROVIDER_MAX_ATTEMPTS;
+	o->deadline_ms = SC_PROVIDER_DEADLINE_MS;
+	o->timeout_ms = SC_PROVIDER_TIMEOUT_MS;
+	o->connect_timeout_ms = SC_PROVIDER_CONNECT_MS;
+	o->low_speed_time_s = SC_PROVIDER_LOW_SPEED_S;
+	o->low_speed_limit = 1;
+	o->backoff_base_ms = SC_PROVIDER_BACKOFF_MS;
+	o->backoff_max_ms = SC_PROVIDER_BACKOFF_MAX_MS;
+	o->retry_after_max_ms = SC_PROVIDER_RETRY_AFTER_MAX_MS;
+	o->strikes_429 = SC_PROVIDER_429_STRIKES;
+	o->raise_after = SC_PROVIDER_RAISE_AFTER;
+	o->cache_mode = SC_CACHE_OFF;
+}
+
+struct provider_state {
+	bool configured;       /* environment read */
+	char *key;             /* NULL for a keyless generic server */
+	char *url;             /* full endpoint URL */
+	struct sc_limiter limiter;
+	int in_flight;
+	struct sc_provider_stats stats;
+};
+
+struct job {
+	struct job *prev, *next;           /* in the queue */
+	struct job *rprev, *rnext;         /* in the running list, during an attempt */
+	struct sc_client *client;
+	struct sc_model model;
+	struct provider_state *prov;
+	struct sc_chat_request req;        /* deep copy */
+	struct sc_chat_message *messages;  /* owned copies */
+	sc_chat_cb cb;
+	void *payload;
+	char key[SC_SHA256_HEX_LEN + 1];   /* cache key, "" when not cached */
+	bool cache_checked;
+	struct sc_buf body;                /* built once, reused by retries */
+	int64_t submitted_ms, not_before_ms;
+	int epoch;
+	struct sc_chat_response resp;
+};
+
+struct sc_client {
+	struct sc_client_options opt;
+	char *cache_dir;
+	struct sc_http *http;
+	struct provider_state prov[SC_PROVIDER_COUNT];
+	struct job *head, *tail;           /* queued jobs (waiting to start or retry) */
+	struct job *running;               /* jobs with an attempt in flight */
+	int in_flight;
+	size_t unchecked;                  /* queued jobs not yet tried locally */
+	bool dirty;                        /* jobs were queued since dispatch began */
+	uint64_t rng;
+};
+
+int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
+{
+	struct sc_client *c = sc_xcalloc(1, sizeof(*c));
+	int err;
+
+	c->opt = *opt;
+	if (c->opt.max_total < 1)
+		c->opt.max_total = 1;
+	if (c->opt.max_per_provider < 1)
+		c->opt.max_per_provider = 1;
+	if (c->opt.max_attempts < 1)
+		c->opt.max_attempts = 1;
+	c->cache_dir = opt->cache_dir ? sc_xstrdup(opt->cache_dir) : NULL;
+	if (!c->cache_dir)
+		c->opt.cache_mode = SC_CACHE_OFF;
+	c->opt.cache_dir = c->cache_dir;
+	c->rng = opt->seed ? opt->seed : ((uint64_t)sc_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
+	for (int i = 0; i < SC_PROVIDER_COUNT; i++) {
+		int max = c->opt.max_per_provider < c->opt.max_total ? c->opt.max_per_provider
+								    : c->opt.max_total;
+		sc_limiter_init(&c->prov[i].limiter, max, c->opt.strikes_429, c->opt.raise_after);
+		c->prov[i].stats.limit = c->prov[i].stats.min_limit = max;
+	}
+	err = sc_http_new(&c->http, c->opt.max_total);
+	if (err < 0) {
+		free(c->cache_dir);
+		free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	sc_model_release(&j->model);
+	for (size_t i = 0; i < j->req.nmessages; i++)
+		free((char *)j->messages[i].content);
+	free(j->messages);
+	free((char *)j->req.model);
+	free((char *)j->req.system);
+	free((char *)j->req.oracle_answer);
+	free((char *)j->req.label);
+	sc_buf_release(&j->body);
+	free(j->resp.text);
+	free(j->resp.error);
+	free(j);
+}
+
+void sc_client_free(struct sc_client *c)
+{
+	if (!c)
+		return;
+	sc_http_free(c->http);  /* drops running attempts without callbacks */
+	while (c->running) {
+		struct job *j = c->running;
+		c->running = j->rnext;
+		job_free(j);
+	}
+	while (c->head) {
+		struct job *j = c->head;
+		c->head = j->next;
+		job_free(j);
+	}
+	for (int i = 0; i < SC_PROVIDER_COUNT; i++) {
+		free(c->prov[i].key);
+		free(c->prov[i].url);
+	}
+	free(c->cache_dir);
+	free(c);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? sc_xstrdup(s) : NULL;
+}
+
+/* Base URL without trailing slashes, followed by path. */
+static char *join_url(const char *base, const char *path)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	sc_buf_puts(&b, base);
+	while (b.len && b.ptr[b.len - 1] == '/')
+		sc_buf_truncate(&b, b.len - 1);
+	sc_buf_puts(&b, path);
+	return sc_buf_detach(&b, NULL);
+}
+
+static const struct sc_provider_wire *wire_for(enum sc_provider_kind kind)
+{
+	switch (kind) {
+	case SC_PROVIDER_ANTHROPIC: return &sc_wire_anthropic;
+	case SC_PROVIDER_OPENAI: return &sc_wire_openai;
+	case SC_PROVIDER_GENERIC: return &sc_wire_generic;
+	default: return NULL;
+	}
+}
+
+/* Reads a provider's key and base URL from the environment, once. */
+static int configure(struct provider_state *p, enum sc_provider_kind kind)
+{
+	const char *key = NULL, *base = NULL, *key_var = NULL;
+
+	if (p->configured)
+		return 0;
+	switch (kind) {
+	case SC_PROVIDER_ANTHROPIC:
+		key_var = "ANTHROPIC_API_KEY";
+		key = getenv(key_var);
+		base = getenv("ANTHROPIC_BASE_URL");
+		if (!base || !*base)
+			base = "https://api.anthropic.com";
+		break;
+	case SC_PROVIDER_OPENAI:
+		key_var = "OPENAI_API_KEY";
+		key = getenv(key_var);
+		base = getenv("OPENAI_API_BASE");
+		if (!base || !*base)
+			base = "https://api.openai.com/v1";
+		break;
+	case SC_PROVIDER_GENERIC:
+		key = getenv("GENERIC_API_KEY");
+		base = getenv("GENERIC_BASE_URL");
+		if (!base || !*base)
+			return sc_error_set(SC_EINVAL, "GENERIC_BASE_URL is not set (the OpenAI-compatible server, e.g. http://localhost:8000/v1)");
+		break;
+	default:
+		p->configured = true;
+		return 0;
+	}
+	if (key_var && (!key || !*key))
+		return sc_error_set(SC_EINVAL, "%s is not set (needed for %s models)", key_var,
+				    sc_provider_name(kind));
+	p->key = key && *key ? sc_xstrdup(key) : NULL;
+	p->url = join_url(base, wire_for(kind)->path);
+	p->configured = true;
+	return 0;
+}
+
+static void enqueue_tail(struct sc_client *c, struct job *j)
+{
+	j->next = NULL;
+	j->prev = c->tail;
+	if (c->tail)
+		c->tail->next = j;
+	else
+		c->head = j;
+	c->tail = j;
+}
+
+static void enqueue_head(struct sc_client *c, struct job *j)
+{
+	j->prev = NULL;
+	j->next = c->head;
+	if (c->head)
+		c->head->prev = j;
+	else
+		c->tail = j;
+	c->head = j;
+}
+
+static void dequeue(struct sc_client *c, struct job *j)
+{
+	if (j->prev)
+		j->prev->next = j->next;
+	else
+		c->head = j->next;
+	if (j->next)
+		j->next->prev = j->prev;
+	else
+		c->tail = j->prev;
+	j->prev = j->next = NULL;
+}
+
+int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
+		     sc_chat_cb cb, void *payload)
+{
+	struct job *j;
+	struct sc_model model;
+	int err;
+
+	err = sc_model_parse(&model, req->model);
+	if (err < 0)
+		return err;
+	if (req->nmessages == 0 || !req->messages) {
+		sc_error_set(SC_EINVAL, "a request to '%s' has no messages", model.name);
+		sc_model_release(&model);
+		return SC_EINVAL;
+	}
+	err = configure(&c->prov[model.kind], model.kind);
+	if (err < 0) {
+		sc_model_release(&model);
+		return err;
+	}
+	j = sc_xcalloc(1, sizeof(*j));
+	j->client = c;
+	j->cb = cb;
+	j->payload = payload;
+	j->model = model;
+	j->prov = &c->prov[model.kind];
+	j->req = *req;
+	j->req.model = sc_xstrdup(req->model);
+	j->req.system = dup_or_null(req->system);
+	j->req.oracle_answer = dup_or_null(req->oracle_answer);
+	j->req.label = dup_or_null(req->label);
+	j->messages = sc_xcalloc(req->nmessages, sizeof(*j->messages));
+	for (size_t i = 0; i < req->nmessages; i++) {
+		j->messages[i].role = req->messages[i].role;
+		j->messages[i].content = sc_xstrdup(req->messages[i].content ? req->messages[i].content : "");
+	}
+	j->req.messages = j->messages;
+	sc_buf_init(&j->body);
+	j->submitted_ms = sc_now_ms();
+	if (c->opt.cache_mode != SC_CACHE_OFF && model.kind != SC_PROVIDER_ORACLE)
+		sc_cache_key(j->key, &j->model, &j->req,
+			     model.kind == SC_PROVIDER_GENERIC ? j->prov->url : NULL);
+	j->prov->stats.requests++;
+	c->unchecked++;
+	enqueue_tail(c, j);
+	c->dirty = true;
+	return 0;
+}
+
+/* Replaces every occurrence of a configured key in msg with "[redacted]". */
+static void scrub(struct sc_client *c, char **msg)
+{
+	for (int i = 0; i < SC_PROVIDER_COUNT; i++) {
+		const char *key = c->prov[i].key;
+		size_t klen = key ? strlen(key) : 0;
+		struct sc_buf out = SC_BUF_INIT;
+		const char *p, *hit;
+
+		if (klen < 4 || !*msg || !strstr(*msg, key))
+			continue;
+		for (p = *msg; (hit = strstr(p, key)); p = hit + klen) {
+			sc_buf_put(&out, p, (size_t)(hit - p));
+			sc_buf_puts(&out, "[redacted]");
+		}
+		sc_buf_puts(&out, p);
+		free(*msg);
+		*msg = sc_buf_detach(&out, NULL);
+	}
+}
+
+/* Sets the job's error: "PROVIDER model 'ID' [test 'T']: DETAIL". */
+static void set_error(struct job *j, enum sc_chat_error cls, const char *detail)
+{
+	struct sc_buf m = SC_BUF_INIT;
+
+	sc_buf_printf(&m, "%s model '%s'", sc_provider_name(j->model.kind), j->model.id);
+	if (j->req.label)
+		sc_buf_printf(&m, " (test '%s', run %d)", j->req.label, j->req.run_index);
+	sc_buf_printf(&m, ": %s", detail);
+	free(j->resp.error);
+	j->resp.error = sc_buf_detach(&m, NULL);
+	free(j->resp.text);
+	j->resp.text = NULL;
+	j->resp.error_class = cls;
+	scrub(j->client, &j->resp.error);
+}
+
+/* Runs the callback and frees the job. The job is in no list. */
+static void complete(struct sc_client *c, struct job *j)
+{
+	struct provider_state *p = j->prov;
+
+	j->resp.latency_ms = sc_now_ms() - j->submitted_ms;
+	if (j->resp.error_class != SC_CHAT_OK) {
+		p->stats.failures++;
+		if (!j->resp.error)
+			set_error(j, j->resp.error_class, "failed");
+	} else if (!j->resp.text) {
+		j->resp.text = sc_xstrdup("");
+	}
+	if (j->resp.error_class == SC_CHAT_OK && !j->resp.from_cache && j->key[0] &&
+	    (c->opt.cache_mode == SC_CACHE_USE || c->opt.cache_mode == SC_CACHE_REFRESH)) {
+		if (sc_cache_put(c->cache_dir, j->key, &j->model, &j->resp) < 0)
+			sc_trace("http", "cannot store a cached answer: %s", sc_error_last());
+	}
+	j->cb(&j->resp, j->payload);
+	job_free(j);
+}
+
+static void on_attempt_done(struct sc_http_result *res, void *payload);
+
+static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
+{
+	const char *headers[SC_HTTP_MAX_HEADERS];
+	struct sc_buf auth = SC_BUF_INIT;
+	struct sc_http_spec spec;
+	struct provider_state *p = j->prov;
+	int64_t left = c->opt.deadline_ms - (now - j->submitted_ms);
+	size_t n = 0;
+	int err;
+
+	if (!j->body.len)
+		wire_for(j->model.kind)->build_body(&j->body, &j->model, &j->req);
+	headers[n++] = "Content-Type: application/json";
+	if (j->model.kind == SC_PROVIDER_ANTHROPIC) {
+		sc_buf_printf(&auth, "x-api-key: %s", p->key);
+		headers[n++] = auth.ptr;
+		headers[n++] = "anthropic-version: 2023-06-01";
+	} else if (p->key) {
+		sc_buf_printf(&auth, "Authorization: Bearer %s", p->key);
+		headers[n++] = auth.ptr;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.url = p->url;
+	spec.headers = headers;
+	spec.nheaders = n;
+	spec.body = j->body.ptr;
+	spec.body_len = j->body.len;
+	spec.connect_timeout_ms = c->opt.connect_timeout_ms;
+	spec.timeout_ms = c->opt.timeout_ms < left ? c->opt.timeout_ms : left;
+	if (spec.timeout_ms < 1)
+		spec.timeout_ms = 1;
+	spec.low_speed_limit = c->opt.low_speed_limit > 0 ? c->opt.low_speed_limit : 1;
+	spec.low_speed_time_s = c->opt.low_speed_time_s;
+	err = sc_http_start(c->http, &spec, on_attempt_done, j);
+	/* the header holding the key is wiped before its memory is freed */
+	if (auth.len)
+		memset(auth.ptr, 0, auth.len);
+	sc_buf_release(&auth);
+	if (err < 0)
+		return err;
+	j->resp.attempts++;
+	j->epoch = p->limiter.epoch;
+	j->rprev = NULL;
+	j->rnext = c->running;
+	if (c->running)
+		c->running->rprev = j;
+	c->running = j;
+	p->stats.http_attempts++;
+	p->in_flight++;
+	c->in_flight++;
+	if (p->in_flight > p->stats.max_in_flight)
+		p->stats.max_in_flight = p->in_flight;
+	return 0;
+}
+
+static void note_limit(struct provider_state *p, bool lowered, bool raised)
+{
+	p->stats.limit = p->limiter.limit;
+	if (p->limiter.limit < p->stats.min_limit)
+		p->stats.min_limit = p->limiter.limit;
+	p->stats.decreases += lowered;
+	p->stats.increases += raised;
+}
+
+/* Classifies one finished attempt; completes the job or queues a retry. */
+static void on_attempt_done(struct sc_http_result *res, void *payload)
+{
+	struct job *j = payload;
+	struct sc_client *c = j->client;
+	struct provider_state *p = j->prov;
+	const struct sc_provider_wire *wire = wire_for(j->model.kind);
+	struct sc_buf detail = SC_BUF_INIT;
+	enum sc_chat_error cls = SC_CHAT_OK;
+	bool retry = false;
+	int64_t now = sc_now_ms(), wait = -1;
+
+	p->in_flight--;
+	c->in_flight--;
+	if (j->rprev)
+		j->rprev->rnext = j->rnext;
+	else
+		c->running = j->rnext;
+	if (j->rnext)
+		j->rnext->rprev = j->rprev;
+	j->rprev = j->rnext = NULL;
+	j->resp.http_status = (int)res->status;
+	if (res->fail != SC_HTTP_FAIL_NONE) {
+		cls = res->fail == SC_HTTP_FAIL_TIMEOUT ? SC_CHAT_TIMEOUT : SC_CHAT_NETWORK;
+		retry = res->fail != SC_HTTP_FAIL_TOO_LARGE;
+		sc_buf_printf(&detail, "%s", res->error);
+	} else if (res->status >= 200 && res->status < 300) {
+		if (wire->parse_ok(&j->resp, res->body.ptr, res->body.len) < 0) {
+			cls = SC_CHAT_PARSE;
+			sc_buf_printf(&detail, "HTTP %ld: %s", res->status, sc_error_last());
+		}
+	} else {
+		sc_buf_printf(&detail, "HTTP %ld", res->status);
+		sc_buf_puts(&detail, ": ");
+		if (!wire->parse_error(&detail, res->body.ptr, res->body.len))
+			sc_buf_puts(&detail, res->body.len ? "(no error message in the response body)"
+							   : "(empty response body)");
+		if (sc_http_status_retryable(res->status)) {
+			cls = res->status == 429 ? SC_CHAT_RATE_LIMITED : SC_CHAT_SERVER;
+			retry = true;
+			wait = sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
+		} else {
+			cls = (res->status == 401 || res->status == 403) ? SC_CHAT_AUTH : SC_CHAT_BAD_REQUEST;
+		}
+	}
+	if (res->status == 429)
+		note_limit(p, sc_limiter_on_429(&p->limiter, j->epoch), false);
+	else if (cls == SC_CHAT_OK)
+		note_limit(p, false, sc_limiter_on_success(&p->limiter));
+
+	if (retry && j->resp.attempts < c->opt.max_attempts) {
+		if (wait < 0)
+			wait = sc_http_backoff_ms(j->resp.attempts, c->opt.backoff_base_ms,
+						  c->opt.backoff_max_ms, &c->rng);
+		else if (wait > c->opt.retry_after_max_ms)
+			wait = c->opt.retry_after_max_ms;
+		if (now + wait - j->submitted_ms <= c->opt.deadline_ms) {
+			if (sc_trace_on("http")) {
+				char *shown = sc_xstrdup(detail.ptr);
+				scrub(c, &shown);  /* the provider may echo the key */
+				sc_trace("http", "retry %d of '%s' in %lld ms after %s", j->resp.attempts,
+					 j->model.name, (long long)wait, shown);
+				free(shown);
+			}
+			j->resp.backoff_ms += wait;
+			j->not_before_ms = now + wait;
+			p->stats.retries++;
+			enqueue_head(c, j);
+			sc_buf_release(&detail);
+			return;
+		}
+		{
+			struct sc_buf d = SC_BUF_INIT;
+			sc_buf_printf(&d, "deadline of %lld ms reached after %d attempts; last: %s",
+				      (long long)c->opt.deadline_ms, j->resp.attempts, detail.ptr);
+			set_error(j, cls == SC_CHAT_NETWORK ? SC_CHAT_TIMEOUT : cls, d.ptr);
+			sc_buf_release(&d);
+		}
+	} else if (cls != SC_CHAT_OK) {
+		if (retry) {
+			struct sc_buf d = SC_BUF_INIT;
+			sc_buf_printf(&d, "gave up after %d attempts; last: %s", j->resp.attempts, detail.ptr);
+			set_error(j, cls, d.ptr);
+			sc_buf_release(&d);
+		} else {
+			set_error(j, cls, detail.ptr);
+		}
+	} else {
+		j->resp.error_class = SC_CHAT_OK;
+	}
+	sc_buf_release(&detail);
+	complete(c, j);
+}
+
+/* Answers a job without HTTP when it can: oracle, cache hit, offline miss. */
+static bool answer_locally(struct sc_client *c, struct job *j)
+{
+	if (j->model.kind == SC_PROVIDER_ORACLE) {
+		c->unchecked--;
+		sc_oracle_answer(&j->resp, &j->req);
+		if (j->resp.error_class != SC_CHAT_OK) {
+			char *msg = j->resp.error;
+			j->resp.error = NULL;
+			set_error(j, SC_CHAT_CONFIG, msg + strlen("oracle: "));
+			free(msg);
+		}
+		return true;
+	}
+	if (j->cache_checked)
+		return false;
+	j->cache_checked = true;
+	c->unchecked--;
+	if (!j->key[0])
+		return false;
+	if (c->opt.cache_mode == SC_CACHE_USE || c->opt.cache_mode == SC_CACHE_OFFLINE) {
+		if (sc_cache_get(c->cache_dir, j->key, &j->resp) == 0) {
+			j->prov->stats.cache_hits++;
+			return true;
+		}
+		sc_error_clear();
+	}
+	if (c->opt.cache_mode == SC_CACHE_OFFLINE) {
+		struct sc_buf d = SC_BUF_INIT;
+		sc_buf_printf(&d, "no cached answer in '%s' and offline mode forbids a request "
+			      "(run once without --offline to fill the cache)", c->cache_dir);
+		set_error(j, SC_CHAT_OFFLINE, d.ptr);
+		sc_buf_release(&d);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Starts what may start now. Returns the time of the earliest pending
+ * retry (or INT64_MAX), so the loop knows how long it may sleep.
+ */
+static int64_t dispatch(struct sc_client *c, int *err)
+{
+	int64_t now = sc_now_ms(), wake = INT64_MAX;
+	struct job *j = c->head, *next;
+
+	c->dirty = false;
+	while (j) {
+		next = j->next;
+		if (answer_locally(c, j)) {
+			dequeue(c, j);
+			complete(c, j);  /* callbacks only append jobs; next stays valid */
+			j = next;
+			continue;
+		}
+		if (c->in_flight >= c->opt.max_total) {
+			/* full: only local answers (cache, oracle) can still go */
+			if (!c->unchecked)
+				break;
+			j = next;
+			continue;
+		}
+		if (j->not_before_ms > now) {
+			if (j->not_before_ms < wake)
+				wake = j->not_before_ms;
+		} else if (j->prov->in_flight < j->prov->limiter.limit) {
+			dequeue(c, j);
+			if ((*err = start_attempt(c, j, now)) < 0) {
+				enqueue_head(c, j);
+				return wake;
+			}
+		}
+		j = next;
+	}
+	if (c->dirty)
+		wake = now;  /* jobs submitted by callbacks: look again at once */
+	return wake;
+}
+
+int sc_client_run(struct sc_client *c)
+{
+	int err = 0;
+
+	for (;;) {
+		int64_t wake = dispatch(c, &err), now;
+		int timeout;
+
+		if (err < 0)
+			return err;
+		if (!c->head && c->in_flight == 0 && sc_http_in_flight(c->http) == 0)
+			return 0;
+		now = sc_now_ms();
+		timeout = 1000;
+		if (wake != INT64_MAX)
+			timeout = wake <= now ? 0 : (wake - now < 1000 ? (int)(wake - now) : 1000);
+		if (c->in_flight == 0) {
+			/* nothing running: sleep until the next retry is due */
+			if (c->head && timeout > 0)
+				poll(NULL, 0, timeout);
+			continue;
+		}
+		err = sc_http_poll(c->http, timeout);
+		if (err < 0)
+			return err;
+	}
+}
+
+void sc_client_stats(const struct sc_client *c, enum sc_provider_kind kind,
+		     struct sc_provider_stats *out)
+{
+	*out = c->prov[kind].stats;
+	out->limit = c->prov[kind].limiter.limit;
+}

@@ -1,0 +1,113 @@
+/*
+ * Anthropic Messages API: POST {base}/v1/messages with x-api-key and
+ * anthropic-version headers (set by provider.c). Body: model, max_tokens,
+ * optional system, messages, temperature and, for an EFFORT, extended
+ * thinking with a token budget (added on top of max_tokens so the answer
+ * keeps its own budget; temperature is then left out, as the API needs).
+ * Response: the text blocks of content[], usage.input_tokens,
+ * output_tokens, cache_read_input_tokens, cache_creation_input_tokens.
+ * Error body: {"type":"error","error":{"type":...,"message":...}}.
+ */
+#include "common.h"
+#include "providers/provider.h"
+
+#include <cjson/cJSON.h>
+
+static const char *role_name(enum sc_chat_role r)
+{
+	return r == SC_CHAT_ASSISTANT ? "assistant" : "user";
+}
+
+static void build_body(struct sc_buf *out, const struct sc_model *model,
+		       const struct sc_chat_request *req)
+{
+	cJSON *root = cJSON_CreateObject(), *msgs, *m;
+	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
+	int budget = sc_provider_thinking_budget(model->effort);
+	char *json;
+
+	cJSON_AddStringToObject(root, "model", model->id);
+	cJSON_AddNumberToObject(root, "max_tokens", (double)max_tokens + budget);
+	if (req->system && *req->system)
+		cJSON_AddStringToObject(root, "system", req->system);
+	msgs = cJSON_AddArrayToObject(root, "messages");
+	for (size_t i = 0; i < req->nmessages; i++) {
+		m = cJSON_CreateObject();
+		cJSON_AddStringToObject(m, "role", role_name(req->messages[i].role));
+		cJSON_AddStringToObject(m, "content", req->messages[i].content);
+		cJSON_AddItemToArray(msgs, m);
+	}
+	if (budget > 0) {
+		cJSON *t = cJSON_AddObjectToObject(root, "thinking");
+		cJSON_AddStringToObject(t, "type", "enabled");
+		cJSON_AddNumberToObject(t, "budget_tokens", budget);
+	} else if (req->temperature >= 0) {
+		cJSON_AddNumberToObject(root, "temperature", req->temperature);
+	}
+	json = cJSON_PrintUnformatted(root);
+	if (!json)
+		sc_die("out of memory");
+	sc_buf_puts(out, json);
+	cJSON_free(json);
+	cJSON_Delete(root);
+}
+
+static int64_t get_count(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
+}
+
+/* Joins the text blocks (thinking blocks are not part of the answer). */
+static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	const cJSON *content, *block, *usage;
+	struct sc_buf text = SC_BUF_INIT;
+	int err = 0;
+
+	content = root ? cJSON_GetObjectItemCaseSensitive(root, "content") : NULL;
+	if (!cJSON_IsArray(content)) {
+		err = sc_error_set(SC_EPARSE, "anthropic response is not a Messages API answer (no content array)");
+		goto done;
+	}
+	cJSON_ArrayForEach(block, content) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(block, "type");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(block, "text");
+		if (cJSON_IsString(type) && !strcmp(type->valuestring, "text") && cJSON_IsString(t))
+			sc_buf_puts(&text, t->valuestring);
+	}
+	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
+	resp->input_tokens = get_count(usage, "input_tokens");
+	resp->output_tokens = get_count(usage, "output_tokens");
+	resp->cache_read_tokens = get_count(usage, "cache_read_input_tokens");
+	resp->cache_creation_tokens = get_count(usage, "cache_creation_input_tokens");
+	free(resp->text);
+	resp->text = sc_buf_detach(&text, NULL);
+done:
+	sc_buf_release(&text);
+	cJSON_Delete(root);
+	return err;
+}
+
+static bool parse_error(struct sc_buf *out, const char *body, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	const cJSON *e = root ? cJSON_GetObjectItemCaseSensitive(root, "error") : NULL;
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+	bool found = false;
+
+	if (cJSON_IsString(msg)) {
+		if (cJSON_IsString(type))
+			sc_buf_printf(out, "%s: ", type->valuestring);
+		sc_buf_puts(out, msg->valuestring);
+		found = true;
+	}
+	cJSON_Delete(root);
+	return found;
+}
+
+const struct sc_provider_wire sc_wire_anthropic = {
+	build_body, "/v1/messages", parse_ok, parse_error,
+};

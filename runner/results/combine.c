@@ -1,0 +1,137 @@
+/* Folding a base results file into a head results file (report_combine.h). */
+#include "common.h"
+#include "results/combine.h"
+#include "results/results.h"
+
+#include <math.h>
+
+static void set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? sc_xstrdup(value) : NULL;
+}
+
+static bool head_has_baseline(const struct sc_results *head, const char *skill, const char *model)
+{
+	return sc_results_find_aggregate(head, skill, "baseline", model) != NULL;
+}
+
+static void add_comparison(struct sc_results *head, const struct sc_results_aggregate *from,
+			   const struct sc_results_aggregate *to, size_t *alloc)
+{
+	struct sc_results_comparison *c;
+
+	SC_GROW(head->comparisons, *alloc, head->ncomparisons + 1);
+	c = &head->comparisons[head->ncomparisons++];
+	sc_results_comparison_init(c);
+	c->skill = sc_xstrdup(to->skill);
+	c->model = sc_xstrdup(to->model);
+	c->from = sc_xstrdup("base");
+	c->to = sc_xstrdup("head");
+	c->from_pass_rate = from->pass_rate;
+	c->to_pass_rate = to->pass_rate;
+	if (!isnan(from->pass_rate) && !isnan(to->pass_rate))
+		c->pass_rate_delta = to->pass_rate - from->pass_rate;
+	if (!isnan(from->mean_tokens) && !isnan(to->mean_tokens) && from->mean_tokens > 0)
+		c->tokens_delta_pct = (to->mean_tokens - from->mean_tokens) / from->mean_tokens * 100.0;
+	if (!isnan(from->speedup_geomean) && !isnan(to->speedup_geomean) && from->speedup_geomean > 0)
+		c->speedup_ratio = to->speedup_geomean / from->speedup_geomean;
+	if (!isnan(from->judge_mean) && !isnan(to->judge_mean))
+		c->judge_delta = to->judge_mean - from->judge_mean;
+}
+
+int sc_report_combine(struct sc_results *head, struct sc_results *base)
+{
+	size_t alloc_units = head->nunits, alloc_aggs = head->naggregates;
+	size_t alloc_skills = head->nskills, alloc_cmp = head->ncomparisons;
+
+	bool *take_unit = sc_xcalloc(base->nunits + 1, sizeof(bool));
+	bool *take_agg = sc_xcalloc(base->naggregates + 1, sizeof(bool));
+
+	/* Decide with head still sorted (binary-search lookups), then move. */
+	for (size_t i = 0; i < base->nunits; i++) {
+		const struct sc_results_unit *u = &base->units[i];
+		take_unit[i] = sc_streq(u->variant, "head") ||
+			       (sc_streq(u->variant, "baseline") && !head_has_baseline(head, u->skill, u->model));
+	}
+	for (size_t i = 0; i < base->naggregates; i++) {
+		const struct sc_results_aggregate *a = &base->aggregates[i];
+		take_agg[i] = sc_streq(a->variant, "head") ||
+			      (sc_streq(a->variant, "baseline") && !head_has_baseline(head, a->skill, a->model));
+	}
+	head->sorted = false;
+	base->sorted = false;
+	/* Units: base's head → base; base's baseline when head has none. */
+	for (size_t i = 0; i < base->nunits; i++) {
+		struct sc_results_unit *u = &base->units[i];
+		if (!take_unit[i])
+			continue;
+		if (sc_streq(u->variant, "head"))
+			set_str(&u->variant, "base");
+		SC_GROW(head->units, alloc_units, head->nunits + 1);
+		head->units[head->nunits++] = *u;
+		sc_results_unit_init(u);
+		u->skill = sc_xstrdup("");
+		u->variant = sc_xstrdup("moved");
+		u->model = sc_xstrdup("");
+		u->test_id = sc_xstrdup("");
+		u->verdict = sc_xstrdup("");
+	}
+	for (size_t i = 0; i < base->naggregates; i++) {
+		struct sc_results_aggregate *a = &base->aggregates[i];
+		if (!take_agg[i])
+			continue;
+		if (sc_streq(a->variant, "head"))
+			set_str(&a->variant, "base");
+		SC_GROW(head->aggregates, alloc_aggs, head->naggregates + 1);
+		head->aggregates[head->naggregates++] = *a;
+		sc_results_aggregate_init(a);
+	}
+	free(take_unit);
+	free(take_agg);
+	sc_results_sort(head);
+	/* Base → head comparisons, unpaired, where the head file has none:
+	 * found while every array is sorted, added afterwards. */
+	{
+		const struct sc_results_aggregate **pairs = sc_xcalloc(2 * head->naggregates + 2, sizeof(*pairs));
+		size_t npairs = 0;
+
+		for (size_t i = 0; i < head->naggregates; i++) {
+			const struct sc_results_aggregate *to = &head->aggregates[i], *from;
+			if (!sc_streq(to->variant, "head"))
+				continue;
+			from = sc_results_find_aggregate(head, to->skill, "base", to->model);
+			if (from && !sc_results_find_comparison(head, to->skill, to->model, "base", "head")) {
+				pairs[2 * npairs] = from;
+				pairs[2 * npairs++ + 1] = to;
+			}
+		}
+		for (size_t i = 0; i < npairs; i++)
+			add_comparison(head, pairs[2 * i], pairs[2 * i + 1], &alloc_cmp);
+		free(pairs);
+	}
+	head->sorted = false;
+	/* Skills: deleted when only in base, added when only in head. */
+	for (size_t i = 0; i < head->nskills; i++) {
+		struct sc_results_skill *s = &head->skills[i];
+		const struct sc_results_skill *b = sc_results_find_skill(base, s->path);
+		if (!b)
+			set_str(&s->status, "added");
+		else if (!s->status || sc_streq(s->status, "unchanged"))
+			set_str(&s->status, "modified");
+	}
+	for (size_t i = 0; i < base->nskills; i++) {
+		struct sc_results_skill *b = &base->skills[i];
+		if (sc_results_find_skill(head, b->path))
+			continue;
+		set_str(&b->status, "deleted");
+		SC_GROW(head->skills, alloc_skills, head->nskills + 1);
+		head->skills[head->nskills++] = *b;
+		memset(b, 0, sizeof(*b));
+	}
+	sc_results_sort(head);
+	set_str(&head->run.kind, "run");
+	if (!head->run.base_rev && base->run.head_rev)
+		set_str(&head->run.base_rev, base->run.head_rev);
+	return 0;
+}

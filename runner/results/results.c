@@ -1,0 +1,1240 @@
+/*
+ * Results JSON (docs/results-json.md): load into struct sc_results, save
+ * back deterministically. No evaluation logic lives here.
+ */
+#include "common.h"
+#include "results/results.h"
+
+#include <math.h>
+#include <cjson/cJSON.h>
+
+/* ---- init / release ---------------------------------------------------- */
+
+void sc_results_kernel_init(struct sc_results_kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->max_abs_error = NAN;
+	k->worst_index = k->registers = k->spills = k->shared_bytes = SC_RESULTS_NULL_INT;
+	k->candidate_ms = k->baseline_ms = k->candidate_iqr_ms = NAN;
+	k->speedup = k->pct_of_peak = NAN;
+}
+
+void sc_results_unit_init(struct sc_results_unit *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->judge_score = NAN;
+	u->test_line = SC_RESULTS_NULL_INT;
+}
+
+void sc_results_aggregate_init(struct sc_results_aggregate *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->pass_rate = a->ci_low = a->ci_high = NAN;
+	a->mean_tokens = a->mean_turns = a->speedup_geomean = NAN;
+	a->fast_1 = a->fast_1_5 = a->fast_2 = a->judge_mean = NAN;
+}
+
+void sc_results_comparison_init(struct sc_results_comparison *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->from_pass_rate = c->to_pass_rate = c->pass_rate_delta = NAN;
+	c->p_value = c->tokens_delta_pct = c->speedup_ratio = NAN;
+	c->judge_delta = c->skill_lift = c->token_savings = NAN;
+	c->is_beneficial = -1;
+}
+
+void sc_results_init(struct sc_results *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->run.complete = true;
+	r->run.shard_index = r->run.shard_count = 1;
+	r->gate.passed = true;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void kernel_free(struct sc_results_kernel *k)
+{
+	if (!k)
+		return;
+	free(k->fixture);
+	free(k->fixture_hash);
+	free(k->compile);
+	free(k->compile_log);
+	free(k->verdict);
+	free_strv(k->flags, k->nflags);
+	free(k);
+}
+
+void sc_results_release(struct sc_results *r)
+{
+	struct sc_results_run *run = &r->run;
+
+	free(r->schema);
+	free(r->skillci_version);
+	free(r->harness_version);
+	free(run->id); free(run->kind); free(run->started_at); free(run->finished_at);
+	free(run->incomplete_reason); free(run->repo); free(run->base_rev); free(run->head_rev);
+	free_strv(run->models, run->nmodels);
+	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
+	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
+	for (size_t i = 0; i < r->nskills; i++) {
+		struct sc_results_skill *s = &r->skills[i];
+		free(s->path); free(s->name); free(s->status); free(s->old_path);
+		free(s->skill_md); free(s->base_tree); free(s->head_tree);
+		free_strv(s->gate_reasons, s->ngate_reasons);
+	}
+	free(r->skills);
+	for (size_t i = 0; i < r->nunits; i++) {
+		struct sc_results_unit *u = &r->units[i];
+		struct sc_results_hashes *h = &u->hashes;
+		free(u->skill); free(u->variant); free(u->model); free(u->test_id);
+		free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
+		free(u->message); free(u->test_file);
+		kernel_free(u->kernel);
+		free(h->skill); free(h->test); free(h->model); free(h->prompt);
+		free(h->harness); free(h->fixture);
+	}
+	free(r->units);
+	for (size_t i = 0; i < r->naggregates; i++) {
+		free(r->aggregates[i].skill); free(r->aggregates[i].variant);
+		free(r->aggregates[i].model);
+	}
+	free(r->aggregates);
+	for (size_t i = 0; i < r->ncomparisons; i++) {
+		struct sc_results_comparison *c = &r->comparisons[i];
+		free(c->skill); free(c->model); free(c->from); free(c->to);
+	}
+	free(r->comparisons);
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		struct sc_results_gate_failure *f = &r->gate.failures[i];
+		free(f->skill); free(f->model); free(f->rule); free(f->message);
+	}
+	free(r->gate.failures);
+	sc_results_init(r);
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* Reader state: the file name for messages and the JSON path of the
+ * object being read ("$.units[3]"). */
+struct rd {
+	const char *name;
+	struct sc_buf path;
+};
+
+static int rd_fail(struct rd *rd, const char *key, const char *what)
+{
+	if (key)
+		return sc_error_set(SC_EINVAL, "results '%s': %s.%s: %s", rd->name, rd->path.ptr, key, what);
+	return sc_error_set(SC_EINVAL, "results '%s': %s: %s", rd->name, rd->path.ptr, what);
+}
+
+/* Looks key up in obj; NULL when absent or JSON null. */
+static const cJSON *rd_get(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return (v && !cJSON_IsNull(v)) ? v : NULL;
+}
+
+static int rd_str(struct rd *rd, const cJSON *obj, const char *key, char **out, bool required)
+{
+	const cJSON *v = rd_get(obj, key);
+
+	if (!v) {
+		if (required)
+			return rd_fail(rd, key, "missing (a string is required)");
+		return 0;
+	}
+	if (!cJSON_IsString(v))
+		return rd_fail(rd, key, "expected a string");
+	*out = sc_xstrdup(v->valuestring);
+	return 0;
+}
+
+static int rd_num(struct rd *rd, const cJSON *obj, const char *key, double *out)
+{
+	const cJSON *v = rd_get(obj, key);
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v))
+		return rd_fail(rd, key, "expected a number");
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int rd_int(struct rd *rd, const cJSON *obj, const char *key, int64_t *out)
+{
+	const cJSON *v = rd_get(obj, key);
+	double d;
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v))
+		return rd_fail(rd, key, "expected an integer");
+	d = v->valuedouble;
+	if (d != floor(d) || d < -9007199254740992.0 || d > 9007199254740992.0)
+		return rd_fail(rd, key, "expected an integer");
+	*out = (int64_t)d;
+	return 0;
+}
+
+static int rd_bool(struct rd *rd, const cJSON *obj, const char *key, bool *out)
+{
+	const cJSON *v = rd_get(obj, key);
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsBool(v))
+		return rd_fail(rd, key, "expected true or false");
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+static int rd_tribool(struct rd *rd, const cJSON *obj, const char *key, int *out)
+{
+	bool b = false;
+	int err;
+
+	*out = -1;
+	if (!rd_get(obj, key))
+		return 0;
+	if ((err = rd_bool(rd, obj, key, &b)) < 0)
+		return err;
+	*out = b;
+	return 0;
+}
+
+static int rd_strv(struct rd *rd, const cJSON *obj, const char *key, char ***out, size_t *n)
+{
+	const cJSON *v = rd_get(obj, key), *e;
+	size_t i = 0;
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsArray(v))
+		return rd_fail(rd, key, "expected an array of strings");
+	*n = (size_t)cJSON_GetArraySize(v);
+	*out = sc_xcalloc(*n ? *n : 1, sizeof(char *));
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e)) {
+			*n = i;
+			return rd_fail(rd, key, "expected an array of strings");
+		}
+		(*out)[i++] = sc_xstrdup(e->valuestring);
+	}
+	return 0;
+}
+
+/* Checks that key (when present) is an object; *out is NULL when absent. */
+static int rd_obj(struct rd *rd, const cJSON *obj, const char *key, const cJSON **out)
+{
+	const cJSON *v = rd_get(obj, key);
+
+	*out = NULL;
+	if (v && !cJSON_IsObject(v))
+		return rd_fail(rd, key, "expected an object");
+	*out = v;
+	return 0;
+}
+
+/* Enters "path.key" (or "path.key[i]" when i >= 0); returns the old length. */
+static size_t rd_enter(struct rd *rd, const char *key, long i)
+{
+	size_t old = rd->path.len;
+
+	if (key)
+		sc_buf_printf(&rd->path, ".%s", key);
+	if (i >= 0)
+		sc_buf_printf(&rd->path, "[%ld]", i);
+	return old;
+}
+
+#define TRY(x) do { if ((err = (x)) < 0) goto done; } while (0)
+
+static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
+{
+	const cJSON *shard, *gpu;
+	int err = 0;
+
+	TRY(rd_str(rd, o, "id", &run->id, false));
+	TRY(rd_str(rd, o, "kind", &run->kind, false));
+	TRY(rd_str(rd, o, "started_at", &run->started_at, false));
+	TRY(rd_str(rd, o, "finished_at", &run->finished_at, false));
+	TRY(rd_bool(rd, o, "complete", &run->complete));
+	TRY(rd_str(rd, o, "incomplete_reason", &run->incomplete_reason, false));
+	TRY(rd_str(rd, o, "repo", &run->repo, false));
+	TRY(rd_str(rd, o, "base_rev", &run->base_rev, false));
+	TRY(rd_str(rd, o, "head_rev", &run->head_rev, false));
+	TRY(rd_strv(rd, o, "models", &run->models, &run->nmodels));
+	TRY(rd_int(rd, o, "runs", &run->runs));
+	TRY(rd_obj(rd, o, "shard", &shard));
+	if (shard) {
+		size_t old = rd_enter(rd, "shard", -1);
+		err = rd_int(rd, shard, "index", &run->shard_index);
+		if (!err)
+			err = rd_int(rd, shard, "count", &run->shard_count);
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			goto done;
+	}
+	TRY(rd_str(rd, o, "plan_hash", &run->plan_hash, false));
+	TRY(rd_bool(rd, o, "oracle", &run->oracle));
+	TRY(rd_str(rd, o, "mode", &run->mode, false));
+	TRY(rd_obj(rd, o, "gpu", &gpu));
+	if (gpu) {
+		size_t old = rd_enter(rd, "gpu", -1);
+		const cJSON *cc = rd_get(gpu, "cc");
+		run->has_gpu = true;
+		err = rd_str(rd, gpu, "name", &run->gpu.name, false);
+		if (!err)
+			err = rd_str(rd, gpu, "driver", &run->gpu.driver, false);
+		if (!err)
+			err = rd_str(rd, gpu, "arch", &run->gpu.arch, false);
+		/* Compute capability: "9.0" or 9.0; kept as text. */
+		if (!err && cc && cJSON_IsNumber(cc)) {
+			struct sc_buf b = SC_BUF_INIT;
+			sc_buf_printf(&b, "%.1f", cc->valuedouble);
+			run->gpu.cc = sc_buf_detach(&b, NULL);
+		} else if (!err) {
+			err = rd_str(rd, gpu, "cc", &run->gpu.cc, false);
+		}
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			goto done;
+	}
+	TRY(rd_str(rd, o, "fixtures_lock", &run->fixtures_lock, false));
+done:
+	return err;
+}
+
+static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
+{
+	const cJSON *gate;
+	int err = 0;
+
+	s->gate_passed = true;
+	TRY(rd_str(rd, o, "path", &s->path, true));
+	TRY(rd_str(rd, o, "name", &s->name, false));
+	TRY(rd_str(rd, o, "status", &s->status, false));
+	TRY(rd_str(rd, o, "old_path", &s->old_path, false));
+	TRY(rd_str(rd, o, "skill_md", &s->skill_md, false));
+	TRY(rd_str(rd, o, "base_tree", &s->base_tree, false));
+	TRY(rd_str(rd, o, "head_tree", &s->head_tree, false));
+	TRY(rd_int(rd, o, "tests", &s->tests));
+	TRY(rd_bool(rd, o, "untested", &s->untested));
+	TRY(rd_obj(rd, o, "gate", &gate));
+	if (gate) {
+		size_t old = rd_enter(rd, "gate", -1);
+		err = rd_bool(rd, gate, "passed", &s->gate_passed);
+		if (!err)
+			err = rd_strv(rd, gate, "reasons", &s->gate_reasons, &s->ngate_reasons);
+		sc_buf_truncate(&rd->path, old);
+	}
+done:
+	return err;
+}
+
+static int read_kernel(struct rd *rd, const cJSON *o, struct sc_results_kernel *k)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "fixture", &k->fixture, false));
+	TRY(rd_str(rd, o, "fixture_hash", &k->fixture_hash, false));
+	TRY(rd_str(rd, o, "compile", &k->compile, false));
+	TRY(rd_str(rd, o, "compile_log", &k->compile_log, false));
+	TRY(rd_str(rd, o, "verdict", &k->verdict, false));
+	TRY(rd_num(rd, o, "max_abs_error", &k->max_abs_error));
+	TRY(rd_int(rd, o, "worst_index", &k->worst_index));
+	TRY(rd_int(rd, o, "registers", &k->registers));
+	TRY(rd_int(rd, o, "spills", &k->spills));
+	TRY(rd_int(rd, o, "shared_bytes", &k->shared_bytes));
+	TRY(rd_num(rd, o, "candidate_ms", &k->candidate_ms));
+	TRY(rd_num(rd, o, "baseline_ms", &k->baseline_ms));
+	TRY(rd_num(rd, o, "candidate_iqr_ms", &k->candidate_iqr_ms));
+	TRY(rd_num(rd, o, "speedup", &k->speedup));
+	TRY(rd_num(rd, o, "pct_of_peak", &k->pct_of_peak));
+	TRY(rd_bool(rd, o, "suspect", &k->suspect));
+	TRY(rd_strv(rd, o, "flags", &k->flags, &k->nflags));
+done:
+	return err;
+}
+
+static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
+{
+	const cJSON *kernel, *hashes;
+	int err = 0;
+
+	TRY(rd_str(rd, o, "skill", &u->skill, true));
+	TRY(rd_str(rd, o, "variant", &u->variant, true));
+	TRY(rd_str(rd, o, "model", &u->model, true));
+	TRY(rd_str(rd, o, "test_id", &u->test_id, true));
+	TRY(rd_str(rd, o, "test_name", &u->test_name, false));
+	TRY(rd_int(rd, o, "run_index", &u->run_index));
+	TRY(rd_str(rd, o, "kind", &u->kind, false));
+	TRY(rd_str(rd, o, "verdict", &u->verdict, true));
+	TRY(rd_str(rd, o, "error_class", &u->error_class, false));
+	TRY(rd_str(rd, o, "message", &u->message, false));
+	TRY(rd_int(rd, o, "tokens_in", &u->tokens_in));
+	TRY(rd_int(rd, o, "tokens_out", &u->tokens_out));
+	TRY(rd_int(rd, o, "turns", &u->turns));
+	TRY(rd_int(rd, o, "latency_ms", &u->latency_ms));
+	TRY(rd_num(rd, o, "judge_score", &u->judge_score));
+	TRY(rd_bool(rd, o, "reused", &u->reused));
+	TRY(rd_str(rd, o, "test_file", &u->test_file, false));
+	TRY(rd_int(rd, o, "test_line", &u->test_line));
+	TRY(rd_obj(rd, o, "kernel", &kernel));
+	if (kernel) {
+		size_t old = rd_enter(rd, "kernel", -1);
+		u->kernel = sc_xmalloc(sizeof(*u->kernel));
+		sc_results_kernel_init(u->kernel);
+		err = read_kernel(rd, kernel, u->kernel);
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			goto done;
+	}
+	TRY(rd_obj(rd, o, "hashes", &hashes));
+	if (hashes) {
+		struct sc_results_hashes *h = &u->hashes;
+		size_t old = rd_enter(rd, "hashes", -1);
+		if (!(err = rd_str(rd, hashes, "skill", &h->skill, false)) &&
+		    !(err = rd_str(rd, hashes, "test", &h->test, false)) &&
+		    !(err = rd_str(rd, hashes, "model", &h->model, false)) &&
+		    !(err = rd_str(rd, hashes, "prompt", &h->prompt, false)) &&
+		    !(err = rd_str(rd, hashes, "harness", &h->harness, false)))
+			err = rd_str(rd, hashes, "fixture", &h->fixture, false);
+		sc_buf_truncate(&rd->path, old);
+	}
+done:
+	return err;
+}
+
+static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggregate *a)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "skill", &a->skill, true));
+	TRY(rd_str(rd, o, "variant", &a->variant, true));
+	TRY(rd_str(rd, o, "model", &a->model, true));
+	TRY(rd_int(rd, o, "n", &a->n));
+	TRY(rd_int(rd, o, "passed", &a->passed));
+	TRY(rd_int(rd, o, "failed", &a->failed));
+	TRY(rd_int(rd, o, "errors", &a->errors));
+	TRY(rd_int(rd, o, "skipped", &a->skipped));
+	TRY(rd_num(rd, o, "pass_rate", &a->pass_rate));
+	TRY(rd_num(rd, o, "ci_low", &a->ci_low));
+	TRY(rd_num(rd, o, "ci_high", &a->ci_high));
+	TRY(rd_num(rd, o, "mean_tokens", &a->mean_tokens));
+	TRY(rd_num(rd, o, "mean_turns", &a->mean_turns));
+	TRY(rd_num(rd, o, "speedup_geomean", &a->speedup_geomean));
+	TRY(rd_num(rd, o, "fast_1", &a->fast_1));
+	TRY(rd_num(rd, o, "fast_1_5", &a->fast_1_5));
+	TRY(rd_num(rd, o, "fast_2", &a->fast_2));
+	TRY(rd_num(rd, o, "judge_mean", &a->judge_mean));
+done:
+	return err;
+}
+
+static int read_comparison(struct rd *rd, const cJSON *o, struct sc_results_comparison *c)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "skill", &c->skill, true));
+	TRY(rd_str(rd, o, "model", &c->model, true));
+	TRY(rd_str(rd, o, "from", &c->from, true));
+	TRY(rd_str(rd, o, "to", &c->to, true));
+	TRY(rd_int(rd, o, "paired_n", &c->paired_n));
+	TRY(rd_num(rd, o, "from_pass_rate", &c->from_pass_rate));
+	TRY(rd_num(rd, o, "to_pass_rate", &c->to_pass_rate));
+	TRY(rd_num(rd, o, "pass_rate_delta", &c->pass_rate_delta));
+	TRY(rd_int(rd, o, "to_only", &c->to_only));
+	TRY(rd_int(rd, o, "from_only", &c->from_only));
+	TRY(rd_num(rd, o, "p_value", &c->p_value));
+	TRY(rd_bool(rd, o, "significant", &c->significant));
+	TRY(rd_num(rd, o, "tokens_delta_pct", &c->tokens_delta_pct));
+	TRY(rd_num(rd, o, "speedup_ratio", &c->speedup_ratio));
+	TRY(rd_num(rd, o, "judge_delta", &c->judge_delta));
+	TRY(rd_num(rd, o, "skill_lift", &c->skill_lift));
+	TRY(rd_num(rd, o, "token_savings", &c->token_savings));
+	TRY(rd_tribool(rd, o, "is_beneficial", &c->is_beneficial));
+done:
+	return err;
+}
+
+static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
+{
+	const cJSON *arr, *e;
+	size_t i = 0;
+	int err = 0;
+
+	TRY(rd_bool(rd, o, "passed", &g->passed));
+	TRY(rd_int(rd, o, "exit_code", &g->exit_code));
+	TRY(rd_num(rd, o, "error_share", &g->error_share));
+	if (isnan(g->error_share))
+		g->error_share = 0;
+	arr = rd_get(o, "failures");
+	if (!arr)
+		goto done;
+	if (!cJSON_IsArray(arr)) {
+		err = rd_fail(rd, "failures", "expected an array");
+		goto done;
+	}
+	g->failures = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*g->failures));
+	cJSON_ArrayForEach(e, arr) {
+		struct sc_results_gate_failure *f = &g->failures[i];
+		size_t old = rd_enter(rd, "failures", (long)i);
+		g->nfailures = ++i;
+		if (!cJSON_IsObject(e))
+			err = rd_fail(rd, NULL, "expected an object");
+		if (!err && !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
+		    !(err = rd_str(rd, e, "model", &f->model, false)) &&
+		    !(err = rd_str(rd, e, "rule", &f->rule, true)))
+			err = rd_str(rd, e, "message", &f->message, false);
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			goto done;
+	}
+done:
+	return err;
+}
+
+static int read_totals(struct rd *rd, const cJSON *o, struct sc_results_totals *t)
+{
+	int err = 0;
+
+	TRY(rd_int(rd, o, "units", &t->units));
+	TRY(rd_int(rd, o, "evaluated", &t->evaluated));
+	TRY(rd_int(rd, o, "reused", &t->reused));
+	TRY(rd_int(rd, o, "cache_hits", &t->cache_hits));
+	TRY(rd_int(rd, o, "requests", &t->requests));
+	TRY(rd_int(rd, o, "tokens_in", &t->tokens_in));
+	TRY(rd_int(rd, o, "tokens_out", &t->tokens_out));
+	TRY(rd_int(rd, o, "passed", &t->passed));
+	TRY(rd_int(rd, o, "failed", &t->failed));
+	TRY(rd_int(rd, o, "errors", &t->errors));
+	TRY(rd_int(rd, o, "skipped", &t->skipped));
+	TRY(rd_int(rd, o, "wall_ms", &t->wall_ms));
+done:
+	return err;
+}
+
+/*
+ * Reads the array at root[key] into *out (an array of elem-sized
+ * elements), calling init then fn for each object. Absent is empty.
+ */
+static int read_array(struct rd *rd, const cJSON *root, const char *key, void **out,
+		      size_t *n, size_t elem, void (*init)(void *),
+		      int (*fn)(struct rd *, const cJSON *, void *))
+{
+	const cJSON *arr = rd_get(root, key), *e;
+	size_t i = 0;
+	int err = 0;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return rd_fail(rd, key, "expected an array");
+	*out = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, elem);
+	cJSON_ArrayForEach(e, arr) {
+		void *item = (char *)*out + i * elem;
+		size_t old = rd_enter(rd, key, (long)i);
+		init(item);
+		*n = ++i;
+		err = cJSON_IsObject(e) ? fn(rd, e, item) : rd_fail(rd, NULL, "expected an object");
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static void init_skill(void *p) { memset(p, 0, sizeof(struct sc_results_skill)); }
+static void init_unit(void *p) { sc_results_unit_init(p); }
+static void init_aggregate(void *p) { sc_results_aggregate_init(p); }
+static void init_comparison(void *p) { sc_results_comparison_init(p); }
+static int fn_skill(struct rd *rd, const cJSON *o, void *p) { return read_skill(rd, o, p); }
+static int fn_unit(struct rd *rd, const cJSON *o, void *p) { return read_unit(rd, o, p); }
+static int fn_aggregate(struct rd *rd, const cJSON *o, void *p) { return read_aggregate(rd, o, p); }
+static int fn_comparison(struct rd *rd, const cJSON *o, void *p) { return read_comparison(rd, o, p); }
+
+/*
+ * Checks the schema string: "skillci.results/1" or a minor revision
+ * "skillci.results/1.N". Any other major version is refused by name.
+ */
+static int check_schema(struct rd *rd, const char *schema)
+{
+	const char *ver;
+
+	if (!sc_starts_with(schema, SC_RESULTS_SCHEMA_PREFIX))
+		return sc_error_set(SC_EINVAL, "results '%s': $.schema: '%s' is not a skillci results schema",
+				    rd->name, schema);
+	ver = schema + strlen(SC_RESULTS_SCHEMA_PREFIX);
+	if (!strcmp(ver, "1") || (sc_starts_with(ver, "1.") && ver[2] >= '0' && ver[2] <= '9'))
+		return 0;
+	return sc_error_set(SC_EINVAL, "results '%s': schema '%s' is not supported; this skillci "
+			    "reads %s (upgrade skillci to read it)", rd->name, schema, SC_RESULTS_SCHEMA);
+}
+
+int sc_results_parse(struct sc_results *out, const char *json, size_t len, const char *name)
+{
+	struct rd rd = { name, SC_BUF_INIT };
+	cJSON *root = NULL;
+	const cJSON *o;
+	int err = 0;
+
+	sc_results_init(out);
+	sc_buf_puts(&rd.path, "$");
+	root = cJSON_ParseWithLength(json, len);
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t line = 1;
+		for (const char *p = json; at && p < at && p < json + len; p++)
+			line += *p == '\n';
+		err = sc_error_set(SC_EPARSE, "results '%s':%zu: malformed JSON", name, line);
+		goto done;
+	}
+	if (!cJSON_IsObject(root)) {
+		err = rd_fail(&rd, NULL, "expected an object");
+		goto done;
+	}
+	TRY(rd_str(&rd, root, "schema", &out->schema, true));
+	TRY(check_schema(&rd, out->schema));
+	TRY(rd_str(&rd, root, "skillci_version", &out->skillci_version, false));
+	TRY(rd_str(&rd, root, "harness_version", &out->harness_version, false));
+	TRY(rd_obj(&rd, root, "run", &o));
+	if (o) {
+		size_t old = rd_enter(&rd, "run", -1);
+		err = read_run(&rd, o, &out->run);
+		sc_buf_truncate(&rd.path, old);
+		if (err < 0)
+			goto done;
+	}
+	TRY(read_array(&rd, root, "skills", (void **)&out->skills, &out->nskills,
+		       sizeof(*out->skills), init_skill, fn_skill));
+	TRY(read_array(&rd, root, "units", (void **)&out->units, &out->nunits,
+		       sizeof(*out->units), init_unit, fn_unit));
+	TRY(read_array(&rd, root, "aggregates", (void **)&out->aggregates, &out->naggregates,
+		       sizeof(*out->aggregates), init_aggregate, fn_aggregate));
+	TRY(read_array(&rd, root, "comparisons", (void **)&out->comparisons, &out->ncomparisons,
+		       sizeof(*out->comparisons), init_comparison, fn_comparison));
+	TRY(rd_obj(&rd, root, "gate", &o));
+	if (o) {
+		size_t old = rd_enter(&rd, "gate", -1);
+		err = read_gate(&rd, o, &out->gate);
+		sc_buf_truncate(&rd.path, old);
+		if (err < 0)
+			goto done;
+	}
+	TRY(rd_obj(&rd, root, "totals", &o));
+	if (o) {
+		size_t old = rd_enter(&rd, "totals", -1);
+		err = read_totals(&rd, o, &out->totals);
+		sc_buf_truncate(&rd.path, old);
+	}
+done:
+	cJSON_Delete(root);
+	sc_buf_release(&rd.path);
+	if (err < 0)
+		sc_results_release(out);
+	else
+		sc_results_sort(out);
+	return err;
+}
+
+int sc_results_load(struct sc_results *out, const char *path)
+{
+	struct sc_buf data = SC_BUF_INIT;
+	int err;
+
+	sc_results_init(out);
+	err = sc_read_file(&data, path, SC_MAX_RESULTS_BYTES);
+	if (err == 0)
+		err = sc_results_parse(out, data.ptr, data.len, path);
+	sc_buf_release(&data);
+	return err;
+}
+
+/* ---- lookups ----------------------------------------------------------- */
+
+int sc_results_variant_rank(const char *variant)
+{
+	if (!variant)
+		return 3;
+	if (!strcmp(variant, "baseline"))
+		return 0;
+	if (!strcmp(variant, "base"))
+		return 1;
+	if (!strcmp(variant, "head"))
+		return 2;
+	return 3;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* Sort entries: a pointer plus the original index as the last tie-break,
+ * so equal keys keep their input order and the output is deterministic. */
+struct sorted {
+	const void *item;
+	size_t index;
+};
+
+static int cmp_skill(const void *pa, const void *pb)
+{
+	const struct sorted *a = pa, *b = pb;
+	int c = cmp_str(((const struct sc_results_skill *)a->item)->path,
+			((const struct sc_results_skill *)b->item)->path);
+	return c ? c : cmp_i64((int64_t)a->index, (int64_t)b->index);
+}
+
+static int cmp_unit(const void *pa, const void *pb)
+{
+	const struct sorted *sa = pa, *sb = pb;
+	const struct sc_results_unit *a = sa->item, *b = sb->item;
+	int c;
+
+	if ((c = cmp_str(a->skill, b->skill)) || (c = cmp_str(a->model, b->model)) ||
+	    (c = sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant)) ||
+	    (c = cmp_str(a->variant, b->variant)) || (c = cmp_str(a->test_id, b->test_id)) ||
+	    (c = cmp_i64(a->run_index, b->run_index)))
+		return c;
+	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
+}
+
+static int cmp_aggregate(const void *pa, const void *pb)
+{
+	const struct sorted *sa = pa, *sb = pb;
+	const struct sc_results_aggregate *a = sa->item, *b = sb->item;
+	int c;
+
+	if ((c = cmp_str(a->skill, b->skill)) || (c = cmp_str(a->model, b->model)) ||
+	    (c = sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant)) ||
+	    (c = cmp_str(a->variant, b->variant)))
+		return c;
+	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
+}
+
+static int cmp_comparison(const void *pa, const void *pb)
+{
+	const struct sorted *sa = pa, *sb = pb;
+	const struct sc_results_comparison *a = sa->item, *b = sb->item;
+	int c;
+
+	if ((c = cmp_str(a->skill, b->skill)) || (c = cmp_str(a->model, b->model)) ||
+	    (c = sc_results_variant_rank(a->from) - sc_results_variant_rank(b->from)) ||
+	    (c = cmp_str(a->from, b->from)) ||
+	    (c = sc_results_variant_rank(a->to) - sc_results_variant_rank(b->to)) ||
+	    (c = cmp_str(a->to, b->to)))
+		return c;
+	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
+}
+
+static struct sorted *sort_items(const void *base, size_t n, size_t elem,
+				 int (*cmp)(const void *, const void *))
+{
+	struct sorted *s = sc_xcalloc(n ? n : 1, sizeof(*s));
+
+	for (size_t i = 0; i < n; i++) {
+		s[i].item = (const char *)base + i * elem;
+		s[i].index = i;
+	}
+	qsort(s, n, sizeof(*s), cmp);
+	return s;
+}
+
+static void add_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_num(cJSON *o, const char *key, double d)
+{
+	if (isnan(d) || isinf(d))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, d);
+}
+
+static void add_int(cJSON *o, const char *key, int64_t v)
+{
+	if (v == SC_RESULTS_NULL_INT)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+static void add_bool(cJSON *o, const char *key, bool b)
+{
+	cJSON_AddBoolToObject(o, key, b);
+}
+
+static void add_strv(cJSON *o, const char *key, char *const *v, size_t n)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, key);
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(v[i] ? v[i] : ""));
+}
+
+static void write_run(cJSON *root, const struct sc_results_run *run)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "run"), *shard, *gpu;
+
+	add_str(o, "id", run->id);
+	add_str(o, "kind", run->kind);
+	add_str(o, "started_at", run->started_at);
+	add_str(o, "finished_at", run->finished_at);
+	add_bool(o, "complete", run->complete);
+	add_str(o, "incomplete_reason", run->incomplete_reason);
+	add_str(o, "repo", run->repo);
+	add_str(o, "base_rev", run->base_rev);
+	add_str(o, "head_rev", run->head_rev);
+	add_strv(o, "models", run->models, run->nmodels);
+	add_int(o, "runs", run->runs);
+	shard = cJSON_AddObjectToObject(o, "shard");
+	add_int(shard, "index", run->shard_index);
+	add_int(shard, "count", run->shard_count);
+	add_str(o, "plan_hash", run->plan_hash);
+	add_bool(o, "oracle", run->oracle);
+	add_str(o, "mode", run->mode);
+	if (run->has_gpu) {
+		gpu = cJSON_AddObjectToObject(o, "gpu");
+		add_str(gpu, "name", run->gpu.name);
+		add_str(gpu, "driver", run->gpu.driver);
+		add_str(gpu, "arch", run->gpu.arch);
+		add_str(gpu, "cc", run->gpu.cc);
+	} else {
+		cJSON_AddNullToObject(o, "gpu");
+	}
+	add_str(o, "fixtures_lock", run->fixtures_lock);
+}
+
+static void write_skill(cJSON *arr, const struct sc_results_skill *s)
+{
+	cJSON *o = cJSON_CreateObject(), *gate;
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "path", s->path);
+	add_str(o, "name", s->name);
+	add_str(o, "status", s->status);
+	add_str(o, "old_path", s->old_path);
+	add_str(o, "skill_md", s->skill_md);
+	add_str(o, "base_tree", s->base_tree);
+	add_str(o, "head_tree", s->head_tree);
+	add_int(o, "tests", s->tests);
+	add_bool(o, "untested", s->untested);
+	gate = cJSON_AddObjectToObject(o, "gate");
+	add_bool(gate, "passed", s->gate_passed);
+	add_strv(gate, "reasons", s->gate_reasons, s->ngate_reasons);
+}
+
+static void write_unit(cJSON *arr, const struct sc_results_unit *u)
+{
+	cJSON *o = cJSON_CreateObject(), *h;
+	const struct sc_results_kernel *k = u->kernel;
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "skill", u->skill);
+	add_str(o, "variant", u->variant);
+	add_str(o, "model", u->model);
+	add_str(o, "test_id", u->test_id);
+	add_str(o, "test_name", u->test_name);
+	add_int(o, "run_index", u->run_index);
+	add_str(o, "kind", u->kind);
+	add_str(o, "verdict", u->verdict);
+	add_str(o, "error_class", u->error_class);
+	add_str(o, "message", u->message);
+	add_int(o, "tokens_in", u->tokens_in);
+	add_int(o, "tokens_out", u->tokens_out);
+	add_int(o, "turns", u->turns);
+	add_int(o, "latency_ms", u->latency_ms);
+	add_num(o, "judge_score", u->judge_score);
+	add_bool(o, "reused", u->reused);
+	if (k) {
+		cJSON *ko = cJSON_AddObjectToObject(o, "kernel");
+		add_str(ko, "fixture", k->fixture);
+		add_str(ko, "fixture_hash", k->fixture_hash);
+		add_str(ko, "compile", k->compile);
+		add_str(ko, "compile_log", k->compile_log);
+		add_str(ko, "verdict", k->verdict);
+		add_num(ko, "max_abs_error", k->max_abs_error);
+		add_int(ko, "worst_index", k->worst_index);
+		add_int(ko, "registers", k->registers);
+		add_int(ko, "spills", k->spills);
+		add_int(ko, "shared_bytes", k->shared_bytes);
+		add_num(ko, "candidate_ms", k->candidate_ms);
+		add_num(ko, "baseline_ms", k->baseline_ms);
+		add_num(ko, "candidate_iqr_ms", k->candidate_iqr_ms);
+		add_num(ko, "speedup", k->speedup);
+		add_num(ko, "pct_of_peak", k->pct_of_peak);
+		add_bool(ko, "suspect", k->suspect);
+		add_strv(ko, "flags", k->flags, k->nflags);
+	} else {
+		cJSON_AddNullToObject(o, "kernel");
+	}
+	h = cJSON_AddObjectToObject(o, "hashes");
+	add_str(h, "skill", u->hashes.skill);
+	add_str(h, "test", u->hashes.test);
+	add_str(h, "model", u->hashes.model);
+	add_str(h, "prompt", u->hashes.prompt);
+	add_str(h, "harness", u->hashes.harness);
+	add_str(h, "fixture", u->hashes.fixture);
+	add_str(o, "test_file", u->test_file);
+	add_int(o, "test_line", u->test_line);
+}
+
+static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "skill", a->skill);
+	add_str(o, "variant", a->variant);
+	add_str(o, "model", a->model);
+	add_int(o, "n", a->n);
+	add_int(o, "passed", a->passed);
+	add_int(o, "failed", a->failed);
+	add_int(o, "errors", a->errors);
+	add_int(o, "skipped", a->skipped);
+	add_num(o, "pass_rate", a->pass_rate);
+	add_num(o, "ci_low", a->ci_low);
+	add_num(o, "ci_high", a->ci_high);
+	add_num(o, "mean_tokens", a->mean_tokens);
+	add_num(o, "mean_turns", a->mean_turns);
+	add_num(o, "speedup_geomean", a->speedup_geomean);
+	add_num(o, "fast_1", a->fast_1);
+	add_num(o, "fast_1_5", a->fast_1_5);
+	add_num(o, "fast_2", a->fast_2);
+	add_num(o, "judge_mean", a->judge_mean);
+}
+
+static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "skill", c->skill);
+	add_str(o, "model", c->model);
+	add_str(o, "from", c->from);
+	add_str(o, "to", c->to);
+	add_int(o, "paired_n", c->paired_n);
+	add_num(o, "from_pass_rate", c->from_pass_rate);
+	add_num(o, "to_pass_rate", c->to_pass_rate);
+	add_num(o, "pass_rate_delta", c->pass_rate_delta);
+	add_int(o, "to_only", c->to_only);
+	add_int(o, "from_only", c->from_only);
+	add_num(o, "p_value", c->p_value);
+	add_bool(o, "significant", c->significant);
+	add_num(o, "tokens_delta_pct", c->tokens_delta_pct);
+	add_num(o, "speedup_ratio", c->speedup_ratio);
+	add_num(o, "judge_delta", c->judge_delta);
+	add_num(o, "skill_lift", c->skill_lift);
+	add_num(o, "token_savings", c->token_savings);
+	if (c->is_beneficial < 0)
+		cJSON_AddNullToObject(o, "is_beneficial");
+	else
+		add_bool(o, "is_beneficial", c->is_beneficial != 0);
+}
+
+static void write_gate(cJSON *root, const struct sc_results_gate *g)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "gate"), *arr;
+
+	add_bool(o, "passed", g->passed);
+	add_int(o, "exit_code", g->exit_code);
+	arr = cJSON_AddArrayToObject(o, "failures");
+	for (size_t i = 0; i < g->nfailures; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, f);
+		add_str(f, "skill", g->failures[i].skill);
+		add_str(f, "model", g->failures[i].model);
+		add_str(f, "rule", g->failures[i].rule);
+		add_str(f, "message", g->failures[i].message);
+	}
+	add_num(o, "error_share", g->error_share);
+}
+
+static void write_totals(cJSON *root, const struct sc_results_totals *t)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "totals");
+
+	add_int(o, "units", t->units);
+	add_int(o, "evaluated", t->evaluated);
+	add_int(o, "reused", t->reused);
+	add_int(o, "cache_hits", t->cache_hits);
+	add_int(o, "requests", t->requests);
+	add_int(o, "tokens_in", t->tokens_in);
+	add_int(o, "tokens_out", t->tokens_out);
+	add_int(o, "passed", t->passed);
+	add_int(o, "failed", t->failed);
+	add_int(o, "errors", t->errors);
+	add_int(o, "skipped", t->skipped);
+	add_int(o, "wall_ms", t->wall_ms);
+}
+
+/*
+ * Builds the document with cJSON (key order fixed by the calls above,
+ * arrays sorted here) and prints it formatted. cJSON prints integral
+ * numbers plainly and others with 15 significant digits, or 17 when 15 do
+ * not read back to the same double: the same bytes on every run.
+ */
+void sc_results_format(struct sc_buf *out, const struct sc_results *r)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	struct sorted *s;
+	char *text;
+
+	add_str(root, "schema", r->schema ? r->schema : SC_RESULTS_SCHEMA);
+	add_str(root, "skillci_version", r->skillci_version);
+	add_str(root, "harness_version", r->harness_version);
+	write_run(root, &r->run);
+
+	arr = cJSON_AddArrayToObject(root, "skills");
+	s = sort_items(r->skills, r->nskills, sizeof(*r->skills), cmp_skill);
+	for (size_t i = 0; i < r->nskills; i++)
+		write_skill(arr, s[i].item);
+	free(s);
+
+	arr = cJSON_AddArrayToObject(root, "units");
+	s = sort_items(r->units, r->nunits, sizeof(*r->units), cmp_unit);
+	for (size_t i = 0; i < r->nunits; i++)
+		write_unit(arr, s[i].item);
+	free(s);
+
+	arr = cJSON_AddArrayToObject(root, "aggregates");
+	s = sort_items(r->aggregates, r->naggregates, sizeof(*r->aggregates), cmp_aggregate);
+	for (size_t i = 0; i < r->naggregates; i++)
+		write_aggregate(arr, s[i].item);
+	free(s);
+
+	arr = cJSON_AddArrayToObject(root, "comparisons");
+	s = sort_items(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), cmp_comparison);
+	for (size_t i = 0; i < r->ncomparisons; i++)
+		write_comparison(arr, s[i].item);
+	free(s);
+
+	write_gate(root, &r->gate);
+	write_totals(root, &r->totals);
+
+	text = cJSON_Print(root);
+	if (!text)
+		sc_die("out of memory formatting results JSON");
+	sc_buf_puts(out, text);
+	sc_buf_putc(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(root);
+}
+
+int sc_results_save(const struct sc_results *r, const char *path)
+{
+	struct sc_buf out = SC_BUF_INIT;
+	int err;
+
+	sc_results_format(&out, r);
+	err = sc_write_file_atomic(path, out.ptr, out.len);
+	sc_buf_release(&out);
+	return err;
+}
+
+/* ---- sorting and lookups --------------------------------------------- */
+
+/* Reorders base[0..n) (elements of size elem) as the sorted entries say. */
+static void permute(void *base, size_t n, size_t elem, const struct sorted *s)
+{
+	char *tmp;
+
+	if (n == 0)
+		return;
+	tmp = sc_xmalloc(n * elem);
+	for (size_t i = 0; i < n; i++)
+		memcpy(tmp + i * elem, s[i].item, elem);
+	memcpy(base, tmp, n * elem);
+	free(tmp);
+}
+
+void sc_results_sort(struct sc_results *r)
+{
+	struct sorted *s;
+
+	s = sort_items(r->skills, r->nskills, sizeof(*r->skills), cmp_skill);
+	permute(r->skills, r->nskills, sizeof(*r->skills), s);
+	free(s);
+	s = sort_items(r->units, r->nunits, sizeof(*r->units), cmp_unit);
+	permute(r->units, r->nunits, sizeof(*r->units), s);
+	free(s);
+	s = sort_items(r->aggregates, r->naggregates, sizeof(*r->aggregates), cmp_aggregate);
+	permute(r->aggregates, r->naggregates, sizeof(*r->aggregates), s);
+	free(s);
+	s = sort_items(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), cmp_comparison);
+	permute(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), s);
+	free(s);
+	r->sorted = true;
+}
+
+static bool eq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Variant keys compare by rank, then by name (unknown variants last). */
+static int cmp_variant(const char *a, const char *b)
+{
+	int c = sc_results_variant_rank(a) - sc_results_variant_rank(b);
+	return c ? c : cmp_str(a, b);
+}
+
+const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r, const char *path)
+{
+	size_t lo = 0, hi = r->nskills;
+
+	if (!r->sorted) {
+		for (size_t i = 0; i < r->nskills; i++)
+			if (eq(r->skills[i].path, path))
+				return &r->skills[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_str(r->skills[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nskills && eq(r->skills[lo].path, path) ? &r->skills[lo] : NULL;
+}
+
+/* Order of an aggregate against the key (skill, model, variant). */
+static int agg_key(const struct sc_results_aggregate *a, const char *skill, const char *model,
+		   const char *variant)
+{
+	int c;
+
+	if ((c = cmp_str(a->skill, skill)) || !model || (c = cmp_str(a->model, model)) || !variant)
+		return c;
+	return cmp_variant(a->variant, variant);
+}
+
+const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_results *r,
+		const char *skill, const char *variant, const char *model)
+{
+	size_t lo = 0, hi = r->naggregates;
+
+	if (!r->sorted) {
+		for (size_t i = 0; i < r->naggregates; i++) {
+			const struct sc_results_aggregate *a = &r->aggregates[i];
+			if (eq(a->skill, skill) && eq(a->variant, variant) && eq(a->model, model))
+				return a;
+		}
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (agg_key(&r->aggregates[mid], skill, model, variant) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->naggregates && !agg_key(&r->aggregates[lo], skill, model, variant)
+	       ? &r->aggregates[lo] : NULL;
+}
+
+static int cmp_key(const struct sc_results_comparison *c, const char *skill, const char *model,
+		   const char *from, const char *to)
+{
+	int d;
+
+	if ((d = cmp_str(c->skill, skill)) || (d = cmp_str(c->model, model)) ||
+	    (d = cmp_variant(c->from, from)))
+		return d;
+	return cmp_variant(c->to, to);
+}
+
+const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
+		const char *skill, const char *model, const char *from, const char *to)
+{
+	size_t lo = 0, hi = r->ncomparisons;
+
+	if (!r->sorted) {
+		for (size_t i = 0; i < r->ncomparisons; i++) {
+			const struct sc_results_comparison *c = &r->comparisons[i];
+			if (eq(c->skill, skill) && eq(c->model, model) && eq(c->from, from) && eq(c->to, to))
+				return c;
+		}
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_key(&r->comparisons[mid], skill, model, from, to) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ncomparisons && !cmp_key(&r->comparisons[lo], skill, model, from, to)
+	       ? &r->comparisons[lo] : NULL;
+}
+
+/* Order of a unit against a key prefix (NULL parts match anything). */
+static int unit_key(const struct sc_results_unit *u, const char *skill, const char *model,
+		    const char *variant)
+{
+	int c;
+
+	if ((c = cmp_str(u->skill, skill)) || !model || (c = cmp_str(u->model, model)) || !variant)
+		return c;
+	return cmp_variant(u->variant, variant);
+}
+
+size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
+			      const char *variant, size_t *first)
+{
+	size_t lo = 0, hi = r->nunits, end;
+
+	assert(r->sorted);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (unit_key(&r->units[mid], skill, model, variant) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < r->nunits && !unit_key(&r->units[end], skill, model, variant); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first)
+{
+	size_t lo = 0, hi = r->naggregates, end;
+
+	assert(r->sorted);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_str(r->aggregates[mid].skill, skill) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < r->naggregates && eq(r->aggregates[end].skill, skill); end++)
+		;
+	*first = lo;
+	return end - lo;
+}

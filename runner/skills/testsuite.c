@@ -1,0 +1,1256 @@
+/*
+ * Test files of a skill: upskill's skill_meta.json and {"cases"} suites,
+ * bare test lists, Agent Skills evals/evals.json, and skillci's "fixture"
+ * field (docs/tests-format.md). cJSON parses; because it keeps no
+ * positions, a small scanner walks the same text in the same order and
+ * records where each value starts, so every finding gets a line.
+ */
+#include "common.h"
+#include "diag.h"
+#include "sha256.h"
+#include "skills/testsuite.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+/* ---- string lists ---------------------------------------------------- */
+
+void sc_strlist_add(struct sc_strlist *l, const char *s)
+{
+	SC_GROW(l->items, l->alloc, l->n + 1);
+	l->items[l->n++] = sc_xstrdup(s);
+}
+
+void sc_strlist_release(struct sc_strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = l->alloc = 0;
+}
+
+/* ---- positions of JSON values ----------------------------------------- */
+
+struct json_pos {
+	const cJSON *node;
+	size_t offset;
+	size_t line;
+};
+
+struct json_index {
+	struct json_pos *items;
+	size_t n, alloc;
+};
+
+static void skip_ws(const char *s, size_t len, size_t *i)
+{
+	while (*i < len && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\n' || s[*i] == '\r'))
+		(*i)++;
+}
+
+static void skip_string(const char *s, size_t len, size_t *i)
+{
+	(*i)++;  /* opening quote */
+	while (*i < len && s[*i] != '"') {
+		if (s[*i] == '\\')
+			(*i)++;
+		(*i)++;
+	}
+	if (*i < len)
+		(*i)++;
+}
+
+/*
+ * Records the start offset of the value at *i and of every value inside it,
+ * in document order (parents before children), which is the order a
+ * pre-order walk of cJSON's tree visits the nodes. Only called on text
+ * cJSON accepted; depth is bounded by cJSON's own nesting limit.
+ */
+static void scan_value(struct json_index *ix, const char *s, size_t len, size_t *i)
+{
+	skip_ws(s, len, i);
+	if (*i >= len)
+		return;
+	SC_GROW(ix->items, ix->alloc, ix->n + 1);
+	ix->items[ix->n].node = NULL;
+	ix->items[ix->n++].offset = *i;
+	if (s[*i] == '{' || s[*i] == '[') {
+		char close = s[*i] == '{' ? '}' : ']';
+		bool object = s[*i] == '{';
+		(*i)++;
+		for (;;) {
+			skip_ws(s, len, i);
+			if (*i >= len || s[*i] == close)
+				break;
+			if (object) {
+				skip_string(s, len, i);
+				skip_ws(s, len, i);
+				if (*i < len && s[*i] == ':')
+					(*i)++;
+			}
+			scan_value(ix, s, len, i);
+			skip_ws(s, len, i);
+			if (*i < len && s[*i] == ',')
+				(*i)++;
+			else
+				break;
+		}
+		skip_ws(s, len, i);
+		if (*i < len)
+			(*i)++;
+	} else if (s[*i] == '"') {
+		skip_string(s, len, i);
+	} else {
+		while (*i < len && !strchr(",]} \t\r\n", s[*i]))
+			(*i)++;
+	}
+}
+
+static void pair_nodes(struct json_index *ix, const cJSON *node, size_t *k)
+{
+	if (*k < ix->n)
+		ix->items[(*k)++].node = node;
+	for (const cJSON *c = node->child; c; c = c->next)
+		pair_nodes(ix, c, k);
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const struct json_pos *x = a, *y = b;
+	uintptr_t p = (uintptr_t)x->node, q = (uintptr_t)y->node;
+	return p < q ? -1 : p > q;
+}
+
+static void index_build(struct json_index *ix, const cJSON *root, const char *s, size_t len,
+			size_t start)
+{
+	size_t i = start, k = 0, line = 1, at = 0;
+
+	scan_value(ix, s, len, &i);
+	pair_nodes(ix, root, &k);
+	ix->n = k;
+	for (size_t j = 0; j < ix->n; j++) {  /* offsets increase with j */
+		for (; at < ix->items[j].offset; at++)
+			line += s[at] == '\n';
+		ix->items[j].line = line;
+	}
+	qsort(ix->items, ix->n, sizeof(*ix->items), cmp_pos);
+}
+
+static size_t index_line(const struct json_index *ix, const cJSON *node)
+{
+	struct json_pos key = { node, 0, 0 }, *hit;
+	if (!node || !ix->n)
+		return 0;
+	hit = bsearch(&key, ix->items, ix->n, sizeof(*ix->items), cmp_pos);
+	return hit ? hit->line : 0;
+}
+
+static size_t offset_line(const char *s, size_t off)
+{
+	size_t line = 1;
+	for (size_t i = 0; i < off; i++)
+		line += s[i] == '\n';
+	return line;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+struct loader {
+	struct sc_test_set *set;
+	struct sc_diags *diags;
+	const char *skill_dir;
+	char *skill_real;          /* realpath of skill_dir, or NULL */
+	const char *display;       /* file name in findings */
+	const char *source;        /* file name in ids */
+	struct json_index ix;
+	bool limit_reported;
+};
+
+static const char *json_type(const cJSON *v)
+{
+	if (!v)
+		return "nothing";
+	if (cJSON_IsString(v))
+		return "string";
+	if (cJSON_IsNumber(v))
+		return "number";
+	if (cJSON_IsBool(v))
+		return "boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "list";
+	if (cJSON_IsObject(v))
+		return "object";
+	return "invalid value";
+}
+
+static void finding(struct loader *ld, enum sc_severity sev, const cJSON *at, const char *code,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void finding(struct loader *ld, enum sc_severity sev, const cJSON *at, const char *code,
+		    const char *fmt, ...)
+{
+	struct sc_buf msg = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	sc_diags_add(ld->diags, sev, ld->display, index_line(&ld->ix, at), code, "%s", msg.ptr);
+	sc_buf_release(&msg);
+}
+
+/* "must be a string, found number" for the value at path. */
+static void type_error(struct loader *ld, const cJSON *v, const char *path, const char *want)
+{
+	finding(ld, SC_SEV_ERROR, v, "test-schema", "%s must be %s, found %s", path, want,
+		json_type(v));
+}
+
+static void path_child(struct sc_buf *out, const char *path, const char *key)
+{
+	sc_buf_sets(out, path);
+	if (out->len)
+		sc_buf_putc(out, '.');
+	sc_buf_puts(out, key);
+}
+
+/* Optional string member: absent and null are fine (*out stays NULL). */
+static int opt_string(struct loader *ld, const cJSON *obj, const char *key, const char *path,
+		      char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	struct sc_buf p = SC_BUF_INIT;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v)) {
+		path_child(&p, path, key);
+		type_error(ld, v, p.ptr, "a string");
+		sc_buf_release(&p);
+		return -1;
+	}
+	free(*out);
+	*out = sc_xstrdup(v->valuestring);
+	return 0;
+}
+
+/*
+ * A list of strings (or, when allow_single, one string standing for a list
+ * of one, as upskill's expected.contains allows) appended to out.
+ */
+static int string_list(struct loader *ld, const cJSON *v, const char *path, bool allow_single,
+		       struct sc_strlist *out)
+{
+	const cJSON *item;
+	size_t i = 0;
+
+	if (allow_single && cJSON_IsString(v)) {
+		sc_strlist_add(out, v->valuestring);
+		return 0;
+	}
+	if (!cJSON_IsArray(v)) {
+		type_error(ld, v, path, "a list of strings");
+		return -1;
+	}
+	cJSON_ArrayForEach(item, v) {
+		if (!cJSON_IsString(item)) {
+			finding(ld, SC_SEV_ERROR, item, "test-schema",
+				"%s must be a list of strings, found %s at [%zu]", path,
+				json_type(item), i);
+			return -1;
+		}
+		i++;
+	}
+	cJSON_ArrayForEach(item, v)
+		sc_strlist_add(out, item->valuestring);
+	return 0;
+}
+
+static bool fixture_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 64 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return false;
+	}
+	return true;
+}
+
+static bool is_text(const char *data, size_t len)
+{
+	return memchr(data, '\0', len) == NULL && sc_utf8_check(data, len, NULL);
+}
+
+static struct sc_test_file *add_file(struct sc_test *t, const char *name)
+{
+	struct sc_test_file *f;
+	SC_GROW(t->files, t->files_alloc, t->nfiles + 1);
+	f = &t->files[t->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->name = sc_xstrdup(name);
+	return f;
+}
+
+/*
+ * A context file named by path: it must be a safe relative path that,
+ * symlinks resolved, stays inside the skill folder, and a regular file no
+ * larger than SC_MAX_CONTEXT_FILE_BYTES. Nothing outside is ever opened.
+ */
+static int context_path(struct loader *ld, struct sc_test *t, const cJSON *v, const char *path)
+{
+	struct sc_buf full = SC_BUF_INIT, data = SC_BUF_INIT;
+	char real[PATH_MAX];
+	struct sc_test_file *f;
+	size_t rl;
+	int err = -1;
+
+	if (!sc_path_is_safe_relative(v->valuestring)) {
+		finding(ld, SC_SEV_ERROR, v, "test-path",
+			"%s '%s' is not a relative path inside the skill folder; refused", path,
+			v->valuestring);
+		goto done;
+	}
+	sc_path_join(&full, ld->skill_dir, v->valuestring);
+	if (!realpath(full.ptr, real)) {
+		finding(ld, SC_SEV_ERROR, v, "test-file", "%s '%s' does not exist", path,
+			v->valuestring);
+		goto done;
+	}
+	rl = ld->skill_real ? strlen(ld->skill_real) : 0;
+	if (!ld->skill_real || strncmp(real, ld->skill_real, rl) != 0 ||
+	    (real[rl] != '/' && strcmp(ld->skill_real, "/") != 0)) {
+		finding(ld, SC_SEV_ERROR, v, "test-path",
+			"%s '%s' leads outside the skill folder (symlink); refused", path,
+			v->valuestring);
+		goto done;
+	}
+	if (sc_read_file(&data, real, SC_MAX_CONTEXT_FILE_BYTES) < 0) {
+		finding(ld, SC_SEV_ERROR, v, "test-file", "%s: %s", path, sc_error_last());
+		goto done;
+	}
+	f = add_file(t, v->valuestring);
+	f->size = data.len;
+	sc_sha256_hex(f->sha256, data.ptr, data.len);
+	if (is_text(data.ptr, data.len))
+		f->content = sc_buf_detach(&data, NULL);
+	err = 0;
+done:
+	sc_buf_release(&full);
+	sc_buf_release(&data);
+	return err;
+}
+
+/* "files": a list of paths, or upskill's {"name": "content"} map. */
+static int context_files(struct loader *ld, struct sc_test *t, const cJSON *files,
+			 const char *path)
+{
+	struct sc_buf p = SC_BUF_INIT;
+	const cJSON *item;
+	size_t i = 0;
+	int err = 0;
+
+	if (!files || cJSON_IsNull(files))
+		return 0;
+	if (!cJSON_IsArray(files) && !cJSON_IsObject(files)) {
+		type_error(ld, files, path, "a list of paths or a map of name to content");
+		return -1;
+	}
+	if ((size_t)cJSON_GetArraySize(files) > SC_MAX_TEST_CONTEXT_FILES) {
+		finding(ld, SC_SEV_ERROR, files, "test-limit", "%s has %d files, more than %d",
+			path, cJSON_GetArraySize(files), SC_MAX_TEST_CONTEXT_FILES);
+		return -1;
+	}
+	cJSON_ArrayForEach(item, files) {
+		if (cJSON_IsArray(files)) {
+			sc_buf_clear(&p);
+			sc_buf_printf(&p, "%s[%zu]", path, i);
+			if (!cJSON_IsString(item)) {
+				type_error(ld, item, p.ptr, "a path (string)");
+				err = -1;
+			} else if (context_path(ld, t, item, p.ptr) < 0) {
+				err = -1;
+			}
+		} else {
+			path_child(&p, path, item->string);
+			if (!cJSON_IsString(item)) {
+				type_error(ld, item, p.ptr, "a string (the file's content)");
+				err = -1;
+			} else if (!sc_path_is_safe_relative(item->string)) {
+				finding(ld, SC_SEV_ERROR, item, "test-path",
+					"%s: file name '%s' is not a safe relative path; refused",
+					path, item->string);
+				err = -1;
+			} else if (strlen(item->valuestring) > SC_MAX_CONTEXT_FILE_BYTES) {
+				finding(ld, SC_SEV_ERROR, item, "test-limit",
+					"%s is larger than %d bytes", p.ptr,
+					SC_MAX_CONTEXT_FILE_BYTES);
+				err = -1;
+			} else {
+				struct sc_test_file *f = add_file(t, item->string);
+				f->content = sc_xstrdup(item->valuestring);
+				f->size = strlen(f->content);
+				f->inline_content = true;
+				sc_sha256_hex(f->sha256, f->content, f->size);
+			}
+		}
+		i++;
+	}
+	sc_buf_release(&p);
+	return err;
+}
+
+/* upskill's "verifiers": [{"type": "contains", "values"|"value"|"contains": ...}]. */
+static int verifiers(struct loader *ld, struct sc_test *t, const cJSON *list, const char *path)
+{
+	static const char *const keys[] = { "values", "value", "contains", "text" };
+	struct sc_buf p = SC_BUF_INIT, q = SC_BUF_INIT;
+	const cJSON *v;
+	size_t i = 0;
+	int err = 0;
+
+	if (!list || cJSON_IsNull(list))
+		return 0;
+	if (!cJSON_IsArray(list)) {
+		type_error(ld, list, path, "a list of verifiers");
+		return -1;
+	}
+	cJSON_ArrayForEach(v, list) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(v, "type");
+		bool found = false;
+
+		sc_buf_clear(&p);
+		sc_buf_printf(&p, "%s[%zu]", path, i++);
+		if (!cJSON_IsObject(v)) {
+			type_error(ld, v, p.ptr, "an object");
+			err = -1;
+			continue;
+		}
+		path_child(&q, p.ptr, "type");
+		if (!cJSON_IsString(type)) {
+			type_error(ld, type, q.ptr, "a string");
+			err = -1;
+			continue;
+		}
+		if (strcmp(type->valuestring, "contains") != 0) {
+			finding(ld, SC_SEV_WARNING, type, "test-verifier",
+				"%s '%s' is not supported (only 'contains'); ignored", q.ptr,
+				type->valuestring);
+			continue;
+		}
+		for (size_t k = 0; k < SC_ARRAY_SIZE(keys); k++) {
+			const cJSON *val = cJSON_GetObjectItemCaseSensitive(v, keys[k]);
+			if (!val)
+				continue;
+			found = true;
+			path_child(&q, p.ptr, keys[k]);
+			if (string_list(ld, val, q.ptr, true, &t->contains) < 0)
+				err = -1;
+		}
+		if (!found) {
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s of type 'contains' has no 'values' or 'value'", p.ptr);
+			err = -1;
+		}
+	}
+	sc_buf_release(&p);
+	sc_buf_release(&q);
+	return err;
+}
+
+static void test_release(struct sc_test *t)
+{
+	free(t->id);
+	free(t->source);
+	free(t->json_path);
+	free(t->input);
+	sc_strlist_release(&t->contains);
+	sc_strlist_release(&t->expectations);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		free(t->files[i].name);
+		free(t->files[i].content);
+	}
+	free(t->files);
+	free(t->validator);
+	free(t->output_file);
+	free(t->validator_config);
+	free(t->fixture);
+	free(t->expected_output);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The validator_config object: flat, values strings, numbers or booleans. */
+static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v,
+			    const char *path)
+{
+	const cJSON *item;
+	struct sc_buf p = SC_BUF_INIT;
+	char *text;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsObject(v)) {
+		type_error(ld, v, path, "an object");
+		return -1;
+	}
+	cJSON_ArrayForEach(item, v) {
+		if (!cJSON_IsString(item) && !cJSON_IsNumber(item) && !cJSON_IsBool(item)) {
+			path_child(&p, path, item->string);
+			type_error(ld, item, p.ptr, "a string, number or boolean");
+			sc_buf_release(&p);
+			return -1;
+		}
+	}
+	text = cJSON_PrintUnformatted(v);
+	if (!text)
+		sc_die("out of memory");
+	t->validator_config = sc_xstrdup(text);
+	cJSON_free(text);
+	return 0;
+}
+
+/* The id a test carries itself ("id" in cases and evals), as text. */
+static int own_id(struct loader *ld, const cJSON *obj, const char *path, struct sc_buf *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	struct sc_buf p = SC_BUF_INIT;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsString(v) && v->valuestring[0]) {
+		sc_buf_sets(out, v->valuestring);
+		return 1;
+	}
+	if (cJSON_IsNumber(v) && v->valuedouble > -9e15 && v->valuedouble < 9e15 &&
+	    v->valuedouble == (double)(long long)v->valuedouble) {
+		sc_buf_clear(out);
+		sc_buf_printf(out, "%lld", (long long)v->valuedouble);
+		return 1;
+	}
+	path_child(&p, path, "id");
+	type_error(ld, v, p.ptr, "a non-empty string or an integer");
+	sc_buf_release(&p);
+	return -1;
+}
+
+/*
+ * Reads one test object at json path `path` into a new test of the set.
+ * Every problem is reported; a test with an error is dropped.
+ */
+static void load_test(struct loader *ld, const cJSON *obj, const char *path,
+		      enum sc_test_format format)
+{
+	const char *input_key = format == SC_TESTS_EVALS ? "prompt" : "input";
+	struct sc_test t;
+	struct sc_buf p = SC_BUF_INIT, id = SC_BUF_INIT;
+	const cJSON *v, *ctx, *exp;
+	bool bad = false;
+	int has_id;
+
+	memset(&t, 0, sizeof(t));
+	if (!cJSON_IsObject(obj)) {
+		type_error(ld, obj, path, "an object");
+		return;
+	}
+	if (ld->set->n >= SC_MAX_TESTS_PER_SKILL) {
+		if (!ld->limit_reported)
+			finding(ld, SC_SEV_ERROR, obj, "test-limit",
+				"more than %d tests; the rest are ignored", SC_MAX_TESTS_PER_SKILL);
+		ld->limit_reported = true;
+		return;
+	}
+	t.format = format;
+	t.line = index_line(&ld->ix, obj);
+	t.source = sc_xstrdup(ld->source);
+	t.json_path = sc_xstrdup(path);
+
+	v = cJSON_GetObjectItemCaseSensitive(obj, input_key);
+	path_child(&p, path, input_key);
+	if (!v) {
+		finding(ld, SC_SEV_ERROR, obj, "test-schema", "%s is missing", p.ptr);
+		bad = true;
+	} else if (!cJSON_IsString(v)) {
+		type_error(ld, v, p.ptr, "a string");
+		bad = true;
+	} else if (!v->valuestring[0]) {
+		finding(ld, SC_SEV_ERROR, v, "test-schema", "%s is empty", p.ptr);
+		bad = true;
+	} else {
+		t.input = sc_xstrdup(v->valuestring);
+	}
+
+	/* upskill: context.files; evals.json: files */
+	ctx = cJSON_GetObjectItemCaseSensitive(obj, "context");
+	if (ctx && !cJSON_IsNull(ctx)) {
+		path_child(&p, path, "context");
+		if (!cJSON_IsObject(ctx)) {
+			type_error(ld, ctx, p.ptr, "an object");
+			bad = true;
+		} else {
+			path_child(&p, path, "context.files");
+			if (context_files(ld, &t, cJSON_GetObjectItemCaseSensitive(ctx, "files"),
+					  p.ptr) < 0)
+				bad = true;
+		}
+	}
+	path_child(&p, path, "files");
+	if (context_files(ld, &t, cJSON_GetObjectItemCaseSensitive(obj, "files"), p.ptr) < 0)
+		bad = true;
+
+	exp = cJSON_GetObjectItemCaseSensitive(obj, "expected");
+	if (exp && !cJSON_IsNull(exp)) {
+		path_child(&p, path, "expected");
+		if (!cJSON_IsObject(exp)) {
+			type_error(ld, exp, p.ptr, "an object");
+			bad = true;
+		} else if ((v = cJSON_GetObjectItemCaseSensitive(exp, "contains")) &&
+			   !cJSON_IsNull(v)) {
+			path_child(&p, path, "expected.contains");
+			if (string_list(ld, v, p.ptr, true, &t.contains) < 0)
+				bad = true;
+		}
+	}
+	path_child(&p, path, "verifiers");
+	if (verifiers(ld, &t, cJSON_GetObjectItemCaseSensitive(obj, "verifiers"), p.ptr) < 0)
+		bad = true;
+	for (size_t i = 0; i < t.contains.n; i++) {
+		if (!t.contains.items[i][0]) {
+			finding(ld, SC_SEV_WARNING, obj, "test-empty-contains",
+				"%s: an empty 'contains' string matches every answer", path);
+			break;
+		}
+	}
+
+	static const char *const list_keys[] = { "expectations", "assertions" };
+	for (size_t k = 0; k < SC_ARRAY_SIZE(list_keys); k++) {
+		v = cJSON_GetObjectItemCaseSensitive(obj, list_keys[k]);
+		if (!v || cJSON_IsNull(v))
+			continue;
+		path_child(&p, path, list_keys[k]);
+		if (string_list(ld, v, p.ptr, false, &t.expectations) < 0)
+			bad = true;
+	}
+
+	if (opt_string(ld, obj, "validator", path, &t.validator) < 0 ||
+	    opt_string(ld, obj, "output_file", path, &t.output_file) < 0 ||
+	    opt_string(ld, obj, "expected_output", path, &t.expected_output) < 0 ||
+	    opt_string(ld, obj, "fixture", path, &t.fixture) < 0)
+		bad = true;
+	path_child(&p, path, "validator_config");
+	if (validator_config(ld, &t, cJSON_GetObjectItemCaseSensitive(obj, "validator_config"),
+			     p.ptr) < 0)
+		bad = true;
+	if (t.output_file && !sc_path_is_safe_relative(t.output_file)) {
+		path_child(&p, path, "output_file");
+		finding(ld, SC_SEV_ERROR, cJSON_GetObjectItemCaseSensitive(obj, "output_file"),
+			"test-path", "%s '%s' is not a safe relative path; refused", p.ptr,
+			t.output_file);
+		bad = true;
+	}
+	if (t.fixture && !fixture_name_ok(t.fixture)) {
+		path_child(&p, path, "fixture");
+		finding(ld, SC_SEV_ERROR, cJSON_GetObjectItemCaseSensitive(obj, "fixture"),
+			"test-fixture",
+			"%s '%s' is not a fixture name (lowercase letters, digits, '-' and '_')",
+			p.ptr, t.fixture);
+		bad = true;
+	}
+	if (!bad && !t.fixture && !t.validator && !t.contains.n && !t.expectations.n &&
+	    !t.expected_output) {
+		finding(ld, SC_SEV_WARNING, obj, "test-no-check",
+			"%s has nothing to check, so it always passes: give expected.contains, "
+			"verifiers, a validator or a fixture", path);
+	}
+
+	has_id = own_id(ld, obj, path, &id);
+	if (has_id < 0)
+		bad = true;
+	if (has_id <= 0)
+		sc_buf_sets(&id, path);
+	sc_buf_clear(&p);
+	sc_buf_printf(&p, "%s#%s", ld->source, id.ptr);
+	t.id = sc_buf_detach(&p, NULL);
+	sc_buf_release(&id);
+
+	if (bad) {
+		test_release(&t);
+		return;
+	}
+	SC_GROW(ld->set->items, ld->set->alloc, ld->set->n + 1);
+	ld->set->items[ld->set->n++] = t;
+}
+
+static void load_tests_array(struct loader *ld, const cJSON *arr, const char *key,
+			     enum sc_test_format format)
+{
+	struct sc_buf p = SC_BUF_INIT;
+	const cJSON *item;
+	size_t i = 0;
+
+	if (!arr || cJSON_IsNull(arr))
+		return;
+	if (!cJSON_IsArray(arr)) {
+		type_error(ld, arr, key, "a list of tests");
+		return;
+	}
+	cJSON_ArrayForEach(item, arr) {
+		sc_buf_clear(&p);
+		sc_buf_printf(&p, "%s[%zu]", key, i++);
+		load_test(ld, item, p.ptr, format);
+	}
+	sc_buf_release(&p);
+}
+
+static void load_metadata(struct loader *ld, const cJSON *md)
+{
+	struct sc_skill_meta *m = &ld->set->meta;
+	const cJSON *rate;
+
+	if (!md || cJSON_IsNull(md))
+		return;
+	if (!cJSON_IsObject(md)) {
+		type_error(ld, md, "metadata", "an object");
+		return;
+	}
+	m->present = true;
+	opt_string(ld, md, "version", "metadata", &m->version);
+	opt_string(ld, md, "generated_by", "metadata", &m->generated_by);
+	opt_string(ld, md, "generated_at", "metadata", &m->generated_at);
+	opt_string(ld, md, "source_task", "metadata", &m->source_task);
+	opt_string(ld, md, "license", "metadata", &m->license);
+	opt_string(ld, md, "compatibility", "metadata", &m->compatibility);
+	rate = cJSON_GetObjectItemCaseSensitive(md, "test_pass_rate");
+	if (rate && !cJSON_IsNull(rate)) {
+		if (!cJSON_IsNumber(rate)) {
+			type_error(ld, rate, "metadata.test_pass_rate", "a number");
+		} else if (rate->valuedouble < 0 || rate->valuedouble > 1) {
+			finding(ld, SC_SEV_ERROR, rate, "test-schema",
+				"metadata.test_pass_rate must be between 0 and 1, found %g",
+				rate->valuedouble);
+		} else {
+			m->has_test_pass_rate = true;
+			m->test_pass_rate = rate->valuedouble;
+		}
+	}
+}
+
+struct id_ref {
+	const char *id;
+	size_t index;
+};
+
+static int cmp_id_ref(const void *a, const void *b)
+{
+	const struct id_ref *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Tests first..n of the set came from one file: a test whose id an
+ * earlier test of the file already has is reported and removed. Sorting
+ * keeps this O(n log n) for files with thousands of tests.
+ */
+static void drop_duplicate_ids(struct loader *ld, size_t first)
+{
+	struct sc_test_set *set = ld->set;
+	size_t n = set->n - first, kept = first;
+	struct id_ref *refs;
+	bool *dup;
+
+	if (n < 2)
+		return;
+	refs = sc_xcalloc(n, sizeof(*refs));
+	dup = sc_xcalloc(n, sizeof(*dup));
+	for (size_t i = 0; i < n; i++) {
+		refs[i].id = set->items[first + i].id;
+		refs[i].index = first + i;
+	}
+	qsort(refs, n, sizeof(*refs), cmp_id_ref);
+	for (size_t i = 1, run = 0; i < n; i++) {
+		if (strcmp(refs[i].id, refs[run].id) != 0) {
+			run = i;
+			continue;
+		}
+		{
+			const struct sc_test *t = &set->items[refs[i].index];
+			const struct sc_test *o = &set->items[refs[run].index];
+			sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, t->line, "test-duplicate-id",
+				     "%s: id '%s' is used by %s too", t->json_path,
+				     strchr(t->id, '#') + 1, o->json_path);
+		}
+		dup[refs[i].index - first] = true;
+	}
+	for (size_t i = first; i < set->n; i++) {
+		if (dup[i - first])
+			test_release(&set->items[i]);
+		else
+			set->items[kept++] = set->items[i];
+	}
+	set->n = kept;
+	free(refs);
+	free(dup);
+}
+
+enum expect { EXPECT_ANY, EXPECT_META, EXPECT_SUITE, EXPECT_EVALS };
+
+/*
+ * Parses the JSON text of one file and loads what it holds. expect says
+ * which file this is: skill_meta.json (tests are optional), a suite in
+ * tests/ (a file with no tests in it is skipped with a warning), evals.json,
+ * or anything (`--tests FILE`).
+ */
+static void load_text(struct loader *ld, const char *text, size_t len, enum expect expect)
+{
+	const char *end = NULL;
+	cJSON *root = NULL;
+	size_t start = 0, bad = 0, first;
+
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+		start = 3;
+	if (!sc_utf8_check(text + start, len - start, &bad)) {
+		sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, offset_line(text, start + bad),
+			     "test-json", "invalid UTF-8 at byte %zu", start + bad);
+		return;
+	}
+	if (memchr(text, '\0', len)) {
+		size_t off = (size_t)((const char *)memchr(text, '\0', len) - text);
+		sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, offset_line(text, off),
+			     "test-json", "invalid JSON: NUL byte at byte %zu", off);
+		return;
+	}
+	root = cJSON_ParseWithLengthOpts(text + start, len - start, &end, 0);
+	if (root && end) {  /* only whitespace may follow the value */
+		size_t i = (size_t)(end - text);
+		skip_ws(text, len, &i);
+		if (i < len) {
+			cJSON_Delete(root);
+			root = NULL;
+			end = text + i;
+		}
+	}
+	if (!root) {
+		size_t off = end ? (size_t)(end - text) : len, rest;
+		const char *what = "syntax error";
+		if (off > len)
+			off = len;
+		rest = off;
+		skip_ws(text, len, &rest);
+		if (rest >= len) {
+			what = "unexpected end of file";
+			off = len;
+		}
+		sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, offset_line(text, off),
+			     "test-json", "invalid JSON: %s", what);
+		return;
+	}
+	index_build(&ld->ix, root, text, len, start);
+	first = ld->set->n;
+
+	if (cJSON_IsArray(root) && (expect == EXPECT_ANY || expect == EXPECT_SUITE)) {
+		load_tests_array(ld, root, "", SC_TESTS_LIST);
+	} else if (!cJSON_IsObject(root)) {
+		finding(ld, SC_SEV_ERROR, root, "test-schema",
+			"the file must hold a JSON object%s, found %s",
+			expect == EXPECT_ANY || expect == EXPECT_SUITE ? " or a list of tests" : "",
+			json_type(root));
+	} else if (expect == EXPECT_META) {
+		load_metadata(ld, cJSON_GetObjectItemCaseSensitive(root, "metadata"));
+		load_tests_array(ld, cJSON_GetObjectItemCaseSensitive(root, "tests"), "tests",
+				 SC_TESTS_SKILL_META);
+	} else if (expect == EXPECT_EVALS ||
+		   (expect == EXPECT_ANY && cJSON_HasObjectItem(root, "evals"))) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "skill_name");
+		if (name && !cJSON_IsNull(name) && !cJSON_IsString(name))
+			type_error(ld, name, "skill_name", "a string");
+		else if (cJSON_IsString(name) && !ld->set->evals_skill_name)
+			ld->set->evals_skill_name = sc_xstrdup(name->valuestring);
+		if (!cJSON_HasObjectItem(root, "evals"))
+			finding(ld, SC_SEV_ERROR, root, "test-schema", "evals is missing");
+		load_tests_array(ld, cJSON_GetObjectItemCaseSensitive(root, "evals"), "evals",
+				 SC_TESTS_EVALS);
+	} else if (cJSON_HasObjectItem(root, "cases")) {
+		load_tests_array(ld, cJSON_GetObjectItemCaseSensitive(root, "cases"), "cases",
+				 SC_TESTS_CASES);
+	} else if (cJSON_HasObjectItem(root, "tests")) {
+		load_metadata(ld, cJSON_GetObjectItemCaseSensitive(root, "metadata"));
+		load_tests_array(ld, cJSON_GetObjectItemCaseSensitive(root, "tests"), "tests",
+				 SC_TESTS_SKILL_META);
+	} else if (expect == EXPECT_SUITE) {
+		finding(ld, SC_SEV_WARNING, root, "test-not-suite",
+			"no \"cases\", \"tests\" or \"evals\" here: not a test suite, ignored");
+	} else {
+		finding(ld, SC_SEV_ERROR, root, "test-schema",
+			"not a test file: expected \"tests\", \"cases\", \"evals\" or a list of tests");
+	}
+	drop_duplicate_ids(ld, first);
+	cJSON_Delete(root);
+	free(ld->ix.items);
+	memset(&ld->ix, 0, sizeof(ld->ix));
+}
+
+/* True when path, symlinks resolved, lies inside the skill folder. */
+static bool inside_skill(const struct loader *ld, const char *path)
+{
+	char real[PATH_MAX];
+	size_t rl;
+
+	if (!ld->skill_real || !realpath(path, real))
+		return false;
+	rl = strlen(ld->skill_real);
+	return !strncmp(real, ld->skill_real, rl) &&
+	       (real[rl] == '/' || !strcmp(ld->skill_real, "/"));
+}
+
+/*
+ * Reads and loads the test file at full. A file of the skill itself
+ * (inside) that is a symlink leading out of the skill folder is refused
+ * unread; a file named on the command line is read where it is.
+ */
+static int load_path(struct loader *ld, const char *full, const char *display,
+		     const char *source, enum expect expect, bool inside)
+{
+	struct sc_buf data = SC_BUF_INIT;
+	struct stat st;
+	int err;
+
+	ld->display = display;
+	ld->source = source;
+	if (inside && lstat(full, &st) == 0 && !inside_skill(ld, full)) {
+		sc_diags_add(ld->diags, SC_SEV_ERROR, display, 0, "test-path",
+			     "'%s' leads outside the skill folder (symlink); not read", source);
+		return SC_EUNSAFE;
+	}
+	err = sc_read_file(&data, full, SC_MAX_JSON_BYTES);
+	if (err < 0) {
+		if (err != SC_ENOTFOUND)
+			sc_diags_add(ld->diags, SC_SEV_ERROR, display, 0,
+				     err == SC_ELIMIT ? "test-limit" : "test-file", "%s",
+				     sc_error_last());
+		sc_buf_release(&data);
+		return err;
+	}
+	sc_strlist_add(&ld->set->sources, source);
+	load_text(ld, data.ptr, data.len, expect);
+	sc_buf_release(&data);
+	return 0;
+}
+
+/* The names of the JSON files in skill_dir/tests, sorted. */
+static void list_suites(struct loader *ld, const char *skill_dir, struct sc_strlist *out)
+{
+	struct sc_buf dir = SC_BUF_INIT, full = SC_BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	sc_path_join(&dir, skill_dir, "tests");
+	d = opendir(dir.ptr);
+	if (!d)
+		goto done;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.' || !sc_ends_with(de->d_name, ".json"))
+			continue;
+		sc_path_join(&full, dir.ptr, de->d_name);
+		if (lstat(full.ptr, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;  /* symlinks to suites are not followed */
+		if (out->n >= SC_MAX_TEST_SUITE_FILES) {
+			sc_diags_add(ld->diags, SC_SEV_WARNING, dir.ptr, 0, "test-limit",
+				     "more than %d test suites; the rest are ignored",
+				     SC_MAX_TEST_SUITE_FILES);
+			break;
+		}
+		sc_strlist_add(out, de->d_name);
+	}
+	closedir(d);
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), sc_strcmp_qsort);
+done:
+	sc_buf_release(&dir);
+	sc_buf_release(&full);
+}
+
+static void loader_init(struct loader *ld, struct sc_test_set *set, const char *skill_dir,
+			struct sc_diags *diags)
+{
+	char real[PATH_MAX];
+	memset(ld, 0, sizeof(*ld));
+	ld->set = set;
+	ld->diags = diags;
+	ld->skill_dir = skill_dir;
+	ld->skill_real = realpath(skill_dir, real) ? sc_xstrdup(real) : NULL;
+}
+
+int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct sc_diags *diags)
+{
+	struct sc_buf full = SC_BUF_INIT, rel = SC_BUF_INIT, shown = SC_BUF_INIT;
+	struct sc_strlist suites = { 0 };
+	struct loader ld;
+	struct stat st;
+	int err = 0;
+
+	if (stat(skill_dir, &st) < 0)
+		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO,
+				    "cannot open skill folder '%s': %s", skill_dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return sc_error_set(SC_EINVAL, "'%s' is not a folder", skill_dir);
+	loader_init(&ld, out, skill_dir, diags);
+
+	sc_path_join(&full, skill_dir, "skill_meta.json");
+	load_path(&ld, full.ptr, full.ptr, "skill_meta.json", EXPECT_META, true);
+
+	list_suites(&ld, skill_dir, &suites);
+	for (size_t i = 0; i < suites.n; i++) {
+		sc_buf_clear(&rel);
+		sc_buf_printf(&rel, "tests/%s", suites.items[i]);
+		sc_path_join(&full, skill_dir, rel.ptr);
+		sc_buf_sets(&shown, full.ptr);
+		load_path(&ld, full.ptr, shown.ptr, rel.ptr, EXPECT_SUITE, true);
+	}
+
+	sc_path_join(&full, skill_dir, "evals/evals.json");
+	load_path(&ld, full.ptr, full.ptr, "evals/evals.json", EXPECT_EVALS, true);
+
+	sc_strlist_release(&suites);
+	sc_buf_release(&full);
+	sc_buf_release(&rel);
+	sc_buf_release(&shown);
+	free(ld.skill_real);
+	return err;
+}
+
+int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *skill_dir,
+		       struct sc_diags *diags)
+{
+	struct sc_buf base = SC_BUF_INIT;
+	const char *source = path;
+	struct loader ld;
+	struct stat st;
+	size_t n;
+	int err;
+
+	if (stat(path, &st) < 0)
+		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO,
+				    "cannot open test file '%s': %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return sc_error_set(SC_EINVAL, "test file '%s' is not a regular file", path);
+	if ((uint64_t)st.st_size > SC_MAX_JSON_BYTES)
+		return sc_error_set(SC_ELIMIT, "test file '%s' is %lld bytes, more than the limit of %d",
+				    path, (long long)st.st_size, SC_MAX_JSON_BYTES);
+	if (!skill_dir) {  /* context files are then resolved beside the test file */
+		const char *slash = strrchr(path, '/');
+		if (slash)
+			sc_buf_put(&base, path, (size_t)(slash - path) + (slash == path));
+		else
+			sc_buf_puts(&base, ".");
+		skill_dir = base.ptr;
+	}
+	n = strlen(skill_dir);
+	while (n > 1 && skill_dir[n - 1] == '/')
+		n--;
+	if (!strncmp(path, skill_dir, n) && path[n] == '/' && strcmp(skill_dir, "."))
+		source = path + n + 1;
+	loader_init(&ld, out, skill_dir, diags);
+	err = load_path(&ld, path, path, source, EXPECT_ANY, false);
+	free(ld.skill_real);
+	sc_buf_release(&base);
+	return err == SC_ENOTFOUND ? err : 0;
+}
+
+/* fixtures_dir/name/prompt.md, with fixtures_dir under repo_root unless absolute. */
+static void fixture_prompt_path(struct sc_buf *out, const char *repo_root,
+				const char *fixtures_dir, const char *name)
+{
+	struct sc_buf rel = SC_BUF_INIT;
+
+	sc_buf_printf(&rel, "%s/prompt.md", name);
+	if (fixtures_dir[0] == '/' || !repo_root || !strcmp(repo_root, "."))
+		sc_path_join(out, fixtures_dir, rel.ptr);
+	else {
+		struct sc_buf dir = SC_BUF_INIT;
+		sc_path_join(&dir, repo_root, fixtures_dir);
+		sc_path_join(out, dir.ptr, rel.ptr);
+		sc_buf_release(&dir);
+	}
+	sc_buf_release(&rel);
+}
+
+int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *test_files,
+			   const struct sc_strlist *fixtures, const char *repo_root,
+			   const char *fixtures_dir, const char *skill_dir,
+			   const char *config_file, size_t line, struct sc_diags *diags)
+{
+	struct sc_buf full = SC_BUF_INIT, prompt = SC_BUF_INIT, id = SC_BUF_INIT;
+
+	for (size_t i = 0; test_files && i < test_files->n; i++) {
+		const char *rel = test_files->items[i];
+		if (!sc_path_is_safe_relative(rel)) {
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-path",
+				     "manifest test file '%s' is not a relative path inside the "
+				     "repository; refused", rel);
+			continue;
+		}
+		sc_path_join(&full, repo_root ? repo_root : ".", rel);
+		if (sc_tests_load_file(out, full.ptr, skill_dir, diags) == SC_ENOTFOUND)
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-file",
+				     "manifest test file '%s' does not exist", rel);
+	}
+	for (size_t i = 0; fixtures && i < fixtures->n; i++) {
+		const char *name = fixtures->items[i];
+		struct sc_test t;
+		bool used = false;
+		int err;
+
+		for (size_t k = 0; k < out->n && !used; k++)
+			used = out->items[k].fixture && !strcmp(out->items[k].fixture, name);
+		if (used)
+			continue;
+		if (!fixture_name_ok(name)) {
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-fixture",
+				     "'%s' is not a fixture name", name);
+			continue;
+		}
+		if (out->n >= SC_MAX_TESTS_PER_SKILL)
+			break;
+		fixture_prompt_path(&full, repo_root, fixtures_dir ? fixtures_dir : "fixtures", name);
+		sc_buf_clear(&prompt);
+		err = sc_read_file(&prompt, full.ptr, SC_MAX_CONTEXT_FILE_BYTES);
+		if (err < 0 || !prompt.len || !is_text(prompt.ptr, prompt.len)) {
+			sc_diags_add(diags, SC_SEV_ERROR, config_file, line, "test-fixture",
+				     "fixture '%s' has no usable prompt: %s", name,
+				     err < 0 ? sc_error_last() : "empty or not UTF-8 text");
+			continue;
+		}
+		memset(&t, 0, sizeof(t));
+		sc_buf_clear(&id);
+		sc_buf_printf(&id, "%s#fixture:%s", config_file, name);
+		t.id = sc_xstrdup(id.ptr);
+		t.source = sc_xstrdup(config_file);
+		sc_buf_clear(&id);
+		sc_buf_printf(&id, "fixtures[%s]", name);
+		t.json_path = sc_xstrdup(id.ptr);
+		t.line = line;
+		t.format = SC_TESTS_CASES;
+		t.input = sc_xstrdup(prompt.ptr);
+		t.fixture = sc_xstrdup(name);
+		SC_GROW(out->items, out->alloc, out->n + 1);
+		out->items[out->n++] = t;
+	}
+	sc_buf_release(&full);
+	sc_buf_release(&prompt);
+	sc_buf_release(&id);
+	return 0;
+}
+
+void sc_test_set_release(struct sc_test_set *set)
+{
+	struct sc_skill_meta *m = &set->meta;
+
+	for (size_t i = 0; i < set->n; i++)
+		test_release(&set->items[i]);
+	free(set->items);
+	free(m->version);
+	free(m->generated_by);
+	free(m->generated_at);
+	free(m->source_task);
+	free(m->license);
+	free(m->compatibility);
+	free(set->evals_skill_name);
+	sc_strlist_release(&set->sources);
+	memset(set, 0, sizeof(*set));
+}
+
+bool sc_test_is_kernel(const struct sc_test *t)
+{
+	return t->fixture != NULL;
+}
+
+/* ---- hashing and the oracle answer ------------------------------------ */
+
+static void hash_field(struct sc_sha256 *ctx, const char *tag, const char *s)
+{
+	char head[64];
+	int n;
+
+	if (!s)
+		n = snprintf(head, sizeof(head), "%s:-;", tag);
+	else
+		n = snprintf(head, sizeof(head), "%s:%zu:", tag, strlen(s));
+	sc_sha256_update(ctx, head, (size_t)n);
+	if (s)
+		sc_sha256_update(ctx, s, strlen(s));
+}
+
+static void hash_list(struct sc_sha256 *ctx, const char *tag, const struct sc_strlist *l)
+{
+	char head[64];
+	int n = snprintf(head, sizeof(head), "%s#%zu;", tag, l->n);
+
+	sc_sha256_update(ctx, head, (size_t)n);
+	for (size_t i = 0; i < l->n; i++)
+		hash_field(ctx, "item", l->items[i]);
+}
+
+void sc_test_hash(char out[65], const struct sc_test *t)
+{
+	unsigned char digest[SC_SHA256_LEN];
+	struct sc_buf hex = SC_BUF_INIT;
+	struct sc_sha256 ctx;
+	char head[64];
+	int n;
+
+	sc_sha256_init(&ctx);
+	hash_field(&ctx, "skillci-test", "1");
+	hash_field(&ctx, "input", t->input);
+	hash_list(&ctx, "contains", &t->contains);
+	hash_list(&ctx, "expectations", &t->expectations);
+	n = snprintf(head, sizeof(head), "files#%zu;", t->nfiles);
+	sc_sha256_update(&ctx, head, (size_t)n);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		hash_field(&ctx, "name", t->files[i].name);
+		hash_field(&ctx, "sha256", t->files[i].sha256);
+	}
+	hash_field(&ctx, "validator", t->validator);
+	hash_field(&ctx, "output_file", t->output_file);
+	hash_field(&ctx, "validator_config", t->validator_config);
+	hash_field(&ctx, "fixture", t->fixture);
+	hash_field(&ctx, "expected_output", t->expected_output);
+	sc_sha256_final(&ctx, digest);
+	sc_hex(&hex, digest, sizeof(digest));
+	memcpy(out, hex.ptr, SC_SHA256_HEX_LEN + 1);
+	sc_buf_release(&hex);
+}
+
+int sc_tests_oracle_answer(const struct sc_test *t, struct sc_buf *out)
+{
+	if (t->fixture)
+		return sc_error_set(SC_EINVAL,
+				    "test '%s' is a kernel test: its answer is the reference "
+				    "solution of fixture '%s'", t->id, t->fixture);
+	if (t->expected_output) {
+		sc_buf_puts(out, t->expected_output);
+		return 0;
+	}
+	if (!t->contains.n) {
+		sc_buf_puts(out, "This test defines no reference answer.");
+		return 0;
+	}
+	sc_buf_puts(out, "This reference answer contains ");
+	for (size_t i = 0; i < t->contains.n; i++) {
+		if (i)
+			sc_buf_puts(out, i + 1 == t->contains.n ? " and " : ", ");
+		sc_buf_printf(out, "\"%s\"", t->contains.items[i]);
+	}
+	sc_buf_putc(out, '.');
+	return 0;
+}
