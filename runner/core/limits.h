@@ -63,7 +63,7 @@
 #define SC_GIT_TREE_CACHE_BYTES  (64 * 1024 * 1024) /* largest tree object kept in libgit2's cache */
 #define SC_MAX_DIFF_DEPTH        1024               /* folder levels walked in a tree diff */
 
-/* Reports (reporters/, runner/cmd-report.c) */
+/* Reports (reporters/, runner/cmd/cmd-report.c) */
 #define SC_MAX_RESULTS_BYTES       (256 * 1024 * 1024) /* one results JSON file */
 #define SC_REPORT_MD_MESSAGE_MAX   1000        /* a unit's message in Markdown details */
 #define SC_REPORT_MD_LOG_MAX       4000        /* a compile log in Markdown details */
@@ -90,7 +90,7 @@
 #define SC_GEN_MAX_REFINE        20                 /* largest --max-refine */
 #define SC_EXPORT_MAX_UNITS      10000000           /* units read from a store by export */
 
-/* skillci run and merge (runner/cmd-run.c, cmd-merge.c, plan.c) */
+/* skillci run and merge (runner/cmd/cmd-run.c, cmd-merge.c, pipeline/plan.c) */
 #define SC_MAX_SHARDS            10000   /* --shard K/N: largest N */
 #define SC_MAX_RUN_UNITS         10000000 /* units in one plan */
 #define SC_MAX_MERGE_FILES       10000   /* shard files given to merge */
