@@ -6,3 +6,6 @@ PROGRAMS += $(BENCH_PROVIDERS)
 
 $(BENCH_PROVIDERS): $(BUILD)/tests/bench/bench_providers.o $(LIB_A) $(CORE_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# header dependencies (-MMD), so a changed header rebuilds the driver
+-include $(BUILD)/tests/bench/bench_providers.d

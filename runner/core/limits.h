@@ -45,12 +45,14 @@
 #define SC_PROVIDER_RETRY_AFTER_MAX_MS (5 * 60 * 1000) /* longest Retry-After obeyed */
 #define SC_PROVIDER_429_STRIKES    2      /* 429s in a row before halving concurrency */
 #define SC_PROVIDER_RAISE_AFTER    8      /* successes before concurrency + 1 */
+#define SC_AZURE_API_VERSION       "2024-10-21" /* Azure OpenAI data-plane GA version */
 
 /* Test files and config (testsuite.c, config.c) */
 #define SC_MAX_TESTS_PER_SKILL   10000  /* tests loaded for one skill, all files together */
 #define SC_MAX_TEST_SUITE_FILES  256    /* JSON suites read from a skill's tests/ folder */
 #define SC_MAX_TEST_CONTEXT_FILES 64    /* context files of one test */
 #define SC_MAX_CONFIG_MODELS     64     /* models listed in skillci.yml */
+#define SC_MAX_ENDPOINTS         32     /* named provider endpoints in skillci.yml */
 #define SC_MAX_MANIFEST_SKILLS   10000  /* entries in skillci.yml "skills" */
 
 /* Git: changed skills and skill trees written out of the object database */

@@ -17,6 +17,7 @@ struct ctx {
 	struct sc_config *cfg;
 	struct sc_diags *diags;
 	const char *file;
+	const struct sc_yaml_node *root;  /* the file's top level */
 	/* upskill.config.yaml: where "eval_model" and "model" were seen */
 	char *up_eval_model;
 	char *up_model;
@@ -326,9 +327,24 @@ static void h_arch(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 	c->cfg->arch = s;
 }
 
+/* True when name is a provider a limit can apply to: a built-in one or an
+ * endpoint of this file's "providers" map. */
+static bool limit_target_known(struct ctx *c, const char *name)
+{
+	const struct sc_yaml_node *prov = c->root ? sc_yaml_map_get(c->root, "providers") : NULL;
+
+	if (sc_provider_find(name) >= 0)
+		return true;
+	for (size_t i = 0; prov && prov->kind == SC_YAML_MAP && i < sc_yaml_count(prov); i++) {
+		const struct sc_yaml_node *k = sc_yaml_map_key(prov, i);
+		if (k->kind == SC_YAML_SCALAR && !strcmp(k->value, name))
+			return true;
+	}
+	return false;
+}
+
 static void h_per_provider(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	static const char *const known[] = { "anthropic", "openai", "generic", "oracle" };
 	struct sc_config *cfg = c->cfg;
 	struct sc_buf k = SC_BUF_INIT;
 
@@ -339,17 +355,16 @@ static void h_per_provider(struct ctx *c, const struct sc_yaml_node *v, const ch
 	for (size_t i = 0; i < sc_yaml_count(v); i++) {
 		const struct sc_yaml_node *name = sc_yaml_map_key(v, i);
 		int n = 0;
-		bool ok = false;
+		bool ok;
 
 		if (name->kind != SC_YAML_SCALAR)
 			continue;
 		key_join(&k, key, name->value);
-		for (size_t j = 0; j < SC_ARRAY_SIZE(known); j++)
-			ok |= !strcmp(name->value, known[j]);
+		ok = limit_target_known(c, name->value);
 		if (!ok) {
 			report(c, SC_SEV_WARNING, name, "config-unknown-key",
-			       "unknown provider '%s' (anthropic, openai, generic, oracle); ignored",
-			       k.ptr);
+			       "unknown provider '%s' (a built-in provider or one named under "
+			       "'providers'); ignored", k.ptr);
 			continue;
 		}
 		if (!get_int(c, sc_yaml_map_value(v, i), k.ptr, 1, 10000, &n))
@@ -669,6 +684,159 @@ static void h_reports(struct ctx *c, const struct sc_yaml_node *v, const char *k
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
 
+/* An environment variable name: letters, digits and '_', not starting with a digit. */
+static bool env_name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 128 || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
+static bool alias_name(const char *name)
+{
+	for (size_t i = 0; i < sc_alias_count(); i++) {
+		const char *a, *t;
+		sc_alias_get(i, &a, &t);
+		if (!strcmp(a, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One named endpoint: {wire: openai|anthropic, base_url: URL,
+ * api_key_env: VAR}. A literal api_key is refused: keys stay in the
+ * environment (CI secrets), never in a file a pull request can read.
+ */
+static void endpoint_entry(struct ctx *c, const struct sc_yaml_node *name,
+			   const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_config_endpoint e;
+	struct sc_buf k = SC_BUF_INIT;
+	const struct sc_yaml_node *x;
+	bool bad = false;
+
+	memset(&e, 0, sizeof(e));
+	e.line = name->line;
+	if (v->kind != SC_YAML_MAP) {
+		type_error(c, v, key, "a map with 'wire', 'base_url' and 'api_key_env'");
+		return;
+	}
+	if (!name_ok(name->value) || name->value[0] < 'a' || name->value[0] > 'z') {
+		report(c, SC_SEV_ERROR, name, "config-value", "'%s': an endpoint name is lowercase "
+		       "letters, digits, '-' and '_', starting with a letter", key);
+		return;
+	}
+	if (sc_provider_find(name->value) >= 0 && sc_provider_find(name->value) < SC_PROVIDER_BUILTINS) {
+		report(c, SC_SEV_ERROR, name, "config-value", "'%s': '%s' is a built-in provider; "
+		       "give the endpoint another name", key, name->value);
+		return;
+	}
+	if (alias_name(name->value)) {
+		report(c, SC_SEV_ERROR, name, "config-value", "'%s': '%s' is a model alias; give "
+		       "the endpoint another name", key, name->value);
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		const struct sc_yaml_node *n = sc_yaml_map_key(v, i);
+		if (n->kind != SC_YAML_SCALAR)
+			continue;
+		key_join(&k, key, n->value);
+		if (!strcmp(n->value, "api_key")) {
+			report(c, SC_SEV_ERROR, n, "config-secret", "'%s': keys do not belong in the "
+			       "configuration; name the environment variable that holds it with "
+			       "'api_key_env'", k.ptr);
+			bad = true;
+		} else if (strcmp(n->value, "wire") && strcmp(n->value, "base_url") &&
+			   strcmp(n->value, "api_key_env")) {
+			report(c, SC_SEV_WARNING, n, "config-unknown-key", "unknown key '%s'; ignored",
+			       k.ptr);
+		}
+	}
+	key_join(&k, key, "wire");
+	if (!(x = sc_yaml_map_get(v, "wire"))) {
+		report(c, SC_SEV_ERROR, v, "config-type", "'%s' is missing (openai or anthropic)", k.ptr);
+		bad = true;
+	} else if (get_str(c, x, k.ptr, &e.wire) && strcmp(e.wire, "openai") &&
+		   strcmp(e.wire, "anthropic")) {
+		report(c, SC_SEV_ERROR, x, "config-value", "'%s' must be openai or anthropic, found "
+		       "'%s'", k.ptr, e.wire);
+		bad = true;
+	} else if (!e.wire) {
+		bad = true;
+	}
+	key_join(&k, key, "base_url");
+	if (!(x = sc_yaml_map_get(v, "base_url"))) {
+		report(c, SC_SEV_ERROR, v, "config-type", "'%s' is missing", k.ptr);
+		bad = true;
+	} else if (get_str(c, x, k.ptr, &e.base_url) && !sc_provider_url_ok(e.base_url)) {
+		report(c, SC_SEV_ERROR, x, "config-value", "'%s' must be an http:// or https:// URL, "
+		       "found '%s'", k.ptr, e.base_url);
+		bad = true;
+	} else if (!e.base_url) {
+		bad = true;
+	}
+	key_join(&k, key, "api_key_env");
+	if ((x = sc_yaml_map_get(v, "api_key_env")) && !sc_yaml_is_null(x)) {
+		if (!get_str(c, x, k.ptr, &e.api_key_env)) {
+			bad = true;
+		} else if (!env_name_ok(e.api_key_env)) {
+			report(c, SC_SEV_ERROR, x, "config-value", "'%s' must be an environment "
+			       "variable name, found '%s'", k.ptr, e.api_key_env);
+			bad = true;
+		}
+	}
+	sc_buf_release(&k);
+	if (!bad && c->cfg->nendpoints >= SC_MAX_ENDPOINTS) {
+		report(c, SC_SEV_ERROR, name, "config-value", "more than %d endpoints under "
+		       "'providers'", SC_MAX_ENDPOINTS);
+		bad = true;
+	}
+	if (bad) {
+		free(e.wire);
+		free(e.base_url);
+		free(e.api_key_env);
+		return;
+	}
+	e.name = sc_xstrdup(name->value);
+	/* a later file (skillci.yml over --config's defaults) replaces an entry */
+	for (size_t i = 0; i < c->cfg->nendpoints; i++) {
+		struct sc_config_endpoint *o = &c->cfg->endpoints[i];
+		if (!strcmp(o->name, e.name)) {
+			free(o->name);
+			free(o->wire);
+			free(o->base_url);
+			free(o->api_key_env);
+			*o = e;
+			return;
+		}
+	}
+	SC_GROW(c->cfg->endpoints, c->cfg->endpoints_alloc, c->cfg->nendpoints + 1);
+	c->cfg->endpoints[c->cfg->nendpoints++] = e;
+}
+
+static void h_providers(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_buf k = SC_BUF_INIT;
+
+	if (v->kind != SC_YAML_MAP) {
+		type_error(c, v, key, "a map of endpoint name to {wire, base_url, api_key_env}");
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		const struct sc_yaml_node *name = sc_yaml_map_key(v, i);
+		if (name->kind != SC_YAML_SCALAR)
+			continue;
+		key_join(&k, key, name->value);
+		endpoint_entry(c, name, sc_yaml_map_value(v, i), k.ptr);
+	}
+	sc_buf_release(&k);
+}
+
 static const struct key skillci_keys[] = {
 	{ "version", h_version },       { "models", h_models },
 	{ "runs", h_runs },             { "max_turns", h_max_turns },
@@ -677,7 +845,7 @@ static const struct key skillci_keys[] = {
 	{ "timeouts", h_timeouts },     { "cache", h_cache },
 	{ "store", h_store },           { "judge", h_judge },
 	{ "gate", h_gate },             { "skills", h_skills },
-	{ "reports", h_reports },
+	{ "reports", h_reports },       { "providers", h_providers },
 };
 
 /* ---- upskill.config.yaml handlers ------------------------------------- */
@@ -719,6 +887,12 @@ static void u_auto_eval(struct ctx *c, const struct sc_yaml_node *v, const char 
 	get_bool(c, v, key, &b);
 }
 
+static void u_fastagent(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	if (!sc_yaml_is_null(v))
+		get_rel_path(c, v, key, &c->cfg->fastagent_config);
+}
+
 static const struct key upskill_keys[] = {
 	{ "model", u_model },
 	{ "skill_generation_model", u_model },
@@ -728,8 +902,122 @@ static const struct key upskill_keys[] = {
 	{ "runs_dir", u_runs_dir },
 	{ "max_refine_attempts", u_refine },
 	{ "auto_eval", u_auto_eval },
-	{ "fastagent_config", NULL },  /* FastAgent's own settings: not used */
+	{ "fastagent_config", u_fastagent },
 };
+
+/* ---- fastagent.config.yaml --------------------------------------------- */
+
+/* fast-agent's "api_key: <your-api-key-here>" placeholder means no key. */
+#define FASTAGENT_KEY_HINT "<your-api-key-here>"
+
+/*
+ * A value of fastagent.config.yaml: fast-agent substitutes ${VAR} (and
+ * ${VAR:default}) from the environment. Returns a new string or NULL.
+ */
+static char *fastagent_value(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n > 3 && v[0] == '$' && v[1] == '{' && v[n - 1] == '}') {
+		char *name = sc_xstrndup(v + 2, n - 3), *colon = strchr(name, ':'), *out = NULL;
+		const char *env;
+		if (colon)
+			*colon = '\0';
+		env = getenv(name);
+		if (env && *env)
+			out = sc_xstrdup(env);
+		else if (colon && colon[1])
+			out = sc_xstrdup(colon + 1);
+		free(name);
+		return out;
+	}
+	return *v && strcmp(v, FASTAGENT_KEY_HINT) ? sc_xstrdup(v) : NULL;
+}
+
+/*
+ * The provider blocks of fast-agent's settings: for each built-in provider
+ * (hf also as "huggingface"), base_url and api_key. Every other key is
+ * fast-agent's own (mcp, logger, default_model, ...) and is not read.
+ */
+static void fastagent_walk(struct ctx *c, const struct sc_yaml_node *root)
+{
+	struct sc_buf k = SC_BUF_INIT;
+
+	if (root->kind != SC_YAML_MAP)
+		return;
+	for (size_t i = 0; i < sc_yaml_count(root); i++) {
+		const struct sc_yaml_node *name = sc_yaml_map_key(root, i);
+		const struct sc_yaml_node *v = sc_yaml_map_value(root, i);
+		const char *prov;
+		struct sc_config_provider_file f;
+		const struct sc_yaml_node *x;
+		int kind;
+
+		if (name->kind != SC_YAML_SCALAR)
+			continue;
+		prov = !strcmp(name->value, "huggingface") ? "hf" : name->value;
+		kind = sc_provider_find(prov);
+		if (kind < 0 || kind >= SC_PROVIDER_BUILTINS || kind == SC_PROVIDER_ORACLE ||
+		    v->kind != SC_YAML_MAP)
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.line = name->line;
+		if ((x = sc_yaml_map_get(v, "base_url")) && !sc_yaml_is_null(x)) {
+			key_join(&k, name->value, "base_url");
+			if (get_str(c, x, k.ptr, &f.base_url)) {
+				char *val = fastagent_value(f.base_url);
+				free(f.base_url);
+				f.base_url = val;
+				if (val && !sc_provider_url_ok(val)) {
+					report(c, SC_SEV_ERROR, x, "config-value", "'%s' must be an http:// "
+					       "or https:// URL, found '%s'", k.ptr, val);
+					free(f.base_url);
+					f.base_url = NULL;
+				}
+			}
+		}
+		if ((x = sc_yaml_map_get(v, "api_key")) && !sc_yaml_is_null(x)) {
+			key_join(&k, name->value, "api_key");
+			if (get_str(c, x, k.ptr, &f.api_key)) {
+				char *val = fastagent_value(f.api_key);
+				free(f.api_key);
+				f.api_key = val;
+			}
+		}
+		if (!f.base_url && !f.api_key)
+			continue;
+		f.provider = sc_xstrdup(prov);
+		SC_GROW(c->cfg->provider_files, c->cfg->provider_files_alloc,
+			c->cfg->nprovider_files + 1);
+		c->cfg->provider_files[c->cfg->nprovider_files++] = f;
+	}
+	sc_buf_release(&k);
+}
+
+int sc_config_apply_providers(const struct sc_config *cfg)
+{
+	int err;
+
+	for (size_t i = 0; i < cfg->nprovider_files; i++) {
+		const struct sc_config_provider_file *f = &cfg->provider_files[i];
+		if ((err = sc_providers_set_file_defaults(sc_provider_find(f->provider), f->base_url,
+							  f->api_key)) < 0)
+			return sc_error_set(err, "%s:%zu: %s", cfg->fastagent_path ? cfg->fastagent_path
+				: SC_FASTAGENT_CONFIG_FILE, f->line, sc_error_last());
+	}
+	for (size_t i = 0; i < cfg->nendpoints; i++) {
+		const struct sc_config_endpoint *e = &cfg->endpoints[i];
+		struct sc_endpoint ep;
+		ep.name = e->name;
+		ep.wire = !strcmp(e->wire, "anthropic") ? SC_WIRE_ANTHROPIC : SC_WIRE_OPENAI;
+		ep.base_url = e->base_url;
+		ep.key_env = e->api_key_env;
+		if ((err = sc_providers_add_endpoint(&ep)) < 0)
+			return sc_error_set(err, "%s:%zu: %s", cfg->path ? cfg->path : SC_CONFIG_FILE,
+					    e->line, sc_error_last());
+	}
+	return 0;
+}
 
 /* ---- loading ---------------------------------------------------------- */
 
@@ -765,7 +1053,8 @@ void sc_config_defaults(struct sc_config *out)
  * syntax error becomes one finding at its line. Returns 0, SC_ENOTFOUND
  * when the file is missing, or another read error (also a finding).
  */
-static int load_one(struct ctx *c, const char *path, const struct key *keys, size_t nkeys)
+static int load_one(struct ctx *c, const char *path, const struct key *keys, size_t nkeys,
+		    void (*walk)(struct ctx *, const struct sc_yaml_node *))
 {
 	struct sc_yaml_node *root = NULL;
 	struct sc_buf data = SC_BUF_INIT;
@@ -802,7 +1091,12 @@ static int load_one(struct ctx *c, const char *path, const struct key *keys, siz
 		sc_diags_add(c->diags, SC_SEV_ERROR, path, line, "config-yaml", "%s", rest);
 		goto done;
 	}
-	walk_map(c, root, "", keys, nkeys);
+	c->root = root;
+	if (walk)
+		walk(c, root);
+	else
+		walk_map(c, root, "", keys, nkeys);
+	c->root = NULL;
 done:
 	sc_yaml_free(root);
 	sc_buf_release(&data);
@@ -831,7 +1125,7 @@ int sc_config_load(struct sc_config *out, const char *repo_root, const char *exp
 	c.diags = diags;
 
 	in_root(&path, repo_root, SC_UPSKILL_CONFIG_FILE);
-	if (load_one(&c, path.ptr, upskill_keys, SC_ARRAY_SIZE(upskill_keys)) != SC_ENOTFOUND) {
+	if (load_one(&c, path.ptr, upskill_keys, SC_ARRAY_SIZE(upskill_keys), NULL) != SC_ENOTFOUND) {
 		out->upskill_path = sc_xstrdup(path.ptr);
 		/* upskill evaluates on eval_model, else on the generation model */
 		if (c.up_eval_model || c.up_model) {
@@ -840,12 +1134,29 @@ int sc_config_load(struct sc_config *out, const char *repo_root, const char *exp
 		}
 	}
 
+	/*
+	 * fast-agent's provider settings, where upskill's harness reads them:
+	 * fastagent_config when that file exists, else fastagent.config.yaml
+	 * (upskill's effective_fastagent_config)
+	 */
+	err = SC_ENOTFOUND;
+	if (out->fastagent_config) {
+		in_root(&path, repo_root, out->fastagent_config);
+		err = load_one(&c, path.ptr, NULL, 0, fastagent_walk);
+	}
+	if (err == SC_ENOTFOUND) {
+		in_root(&path, repo_root, SC_FASTAGENT_CONFIG_FILE);
+		err = load_one(&c, path.ptr, NULL, 0, fastagent_walk);
+	}
+	if (err != SC_ENOTFOUND)
+		out->fastagent_path = sc_xstrdup(path.ptr);
+
 	if (explicit_path) {
 		sc_buf_sets(&path, explicit_path);
 	} else {
 		in_root(&path, repo_root, SC_CONFIG_FILE);
 	}
-	err = load_one(&c, path.ptr, skillci_keys, SC_ARRAY_SIZE(skillci_keys));
+	err = load_one(&c, path.ptr, skillci_keys, SC_ARRAY_SIZE(skillci_keys), NULL);
 	if (err == SC_ENOTFOUND && explicit_path) {
 		err = sc_error_set(SC_ENOTFOUND, "config file '%s' does not exist", explicit_path);
 		goto done;
@@ -905,6 +1216,24 @@ void sc_config_release(struct sc_config *cfg)
 {
 	free(cfg->path);
 	free(cfg->upskill_path);
+	free(cfg->fastagent_path);
+	free(cfg->fastagent_config);
+	for (size_t i = 0; i < cfg->nendpoints; i++) {
+		free(cfg->endpoints[i].name);
+		free(cfg->endpoints[i].wire);
+		free(cfg->endpoints[i].base_url);
+		free(cfg->endpoints[i].api_key_env);
+	}
+	free(cfg->endpoints);
+	for (size_t i = 0; i < cfg->nprovider_files; i++) {
+		free(cfg->provider_files[i].provider);
+		free(cfg->provider_files[i].base_url);
+		if (cfg->provider_files[i].api_key) {
+			memset(cfg->provider_files[i].api_key, 0, strlen(cfg->provider_files[i].api_key));
+			free(cfg->provider_files[i].api_key);
+		}
+	}
+	free(cfg->provider_files);
 	sc_strlist_release(&cfg->models);
 	free(cfg->fixtures_dir);
 	free(cfg->arch);

@@ -3,9 +3,17 @@
 /*
  * Configuration (docs/config.md): skillci.yml at the repository root (or
  * the file named by --config), plus the keys of upskill's
- * upskill.config.yaml that mean the same thing. Precedence, highest first:
- * command-line flags (applied by each command after loading), --config or
- * skillci.yml, upskill.config.yaml, built-in defaults.
+ * upskill.config.yaml that mean the same thing and the provider blocks of
+ * fast-agent's fastagent.config.yaml (generic: {base_url, api_key}, ...).
+ * Precedence, highest first: command-line flags (applied by each command
+ * after loading), --config or skillci.yml, upskill.config.yaml, built-in
+ * defaults; a provider's environment variables win over
+ * fastagent.config.yaml.
+ *
+ * Named provider endpoints (skillci.yml "providers") and the fast-agent
+ * provider settings reach the model layer only through
+ * sc_config_apply_providers(), which a command calls with the trusted
+ * configuration it loaded (in a PR check: the base revision's).
  *
  * Unknown keys are warnings, wrong types errors, both with file:line, in a
  * struct sc_diags. Values are checked here (ranges, names, safe paths) so a
@@ -32,6 +40,23 @@ struct sc_config_limit {
 	int limit;
 };
 
+/* A named endpoint: providers: {NAME: {wire, base_url, api_key_env}}. */
+struct sc_config_endpoint {
+	char *name;
+	char *wire;          /* "openai" or "anthropic" */
+	char *base_url;
+	char *api_key_env;   /* NULL: requests carry no key */
+	size_t line;
+};
+
+/* A provider block of fastagent.config.yaml (generic:, openai:, hf:, ...). */
+struct sc_config_provider_file {
+	char *provider;      /* built-in provider name */
+	char *base_url;      /* NULL when not set */
+	char *api_key;       /* NULL when not set; a ${VAR} reference is resolved */
+	size_t line;
+};
+
 /* One entry of the "skills" manifest: extra tests and fixtures for a skill. */
 struct sc_config_skill {
 	char *skill;                 /* folder, relative to the repository root */
@@ -54,6 +79,7 @@ struct sc_config_gate {
 struct sc_config {
 	char *path;              /* skillci.yml read, or NULL */
 	char *upskill_path;      /* upskill.config.yaml read, or NULL */
+	char *fastagent_path;    /* fastagent.config.yaml read, or NULL */
 
 	struct sc_strlist models;  /* student models, in order; empty: the command decides */
 	int runs;                /* runs per test (>= 1) */
@@ -78,6 +104,11 @@ struct sc_config {
 
 	struct sc_config_gate gate;
 
+	struct sc_config_endpoint *endpoints;  /* "providers" */
+	size_t nendpoints, endpoints_alloc;
+	struct sc_config_provider_file *provider_files;  /* fastagent.config.yaml */
+	size_t nprovider_files, provider_files_alloc;
+
 	struct sc_config_skill *skills;  /* manifest entries */
 	size_t nskills, skills_alloc;
 
@@ -91,11 +122,13 @@ struct sc_config {
 	char *test_gen_model;     /* upskill "test_gen_model" */
 	int max_refine_attempts;  /* upskill "max_refine_attempts" */
 	char *runs_dir;           /* upskill "runs_dir" */
+	char *fastagent_config;   /* upskill "fastagent_config", relative to the root */
 };
 
 /* Built-in defaults. */
 #define SC_CONFIG_FILE          "skillci.yml"
 #define SC_UPSKILL_CONFIG_FILE  "upskill.config.yaml"
+#define SC_FASTAGENT_CONFIG_FILE "fastagent.config.yaml"
 #define SC_DEFAULT_GENERATE_MODEL "sonnet"  /* upskill's default */
 #define SC_DEFAULT_ARCH         "sm_90"
 #define SC_DEFAULT_FIXTURES_DIR "fixtures"
@@ -110,8 +143,10 @@ void sc_config_defaults(struct sc_config *out);
 
 /*
  * Loads the configuration for the repository at repo_root: defaults, then
- * repo_root/upskill.config.yaml if it exists, then explicit_path (when not
- * NULL; it must exist) or repo_root/skillci.yml if it exists. Findings go to
+ * repo_root/upskill.config.yaml if it exists, then fastagent.config.yaml
+ * (upskill's fastagent_config, else repo_root/fastagent.config.yaml) if it
+ * exists, then explicit_path (when not NULL; it must exist) or
+ * repo_root/skillci.yml if it exists. Findings go to
  * diags. Returns 0 (even with findings: check diags for errors),
  * SC_ENOTFOUND when explicit_path does not exist, or SC_EIO / SC_ELIMIT
  * when a file cannot be read. out is filled by the call; release it even
@@ -122,6 +157,14 @@ int sc_config_load(struct sc_config *out, const char *repo_root, const char *exp
 
 /* The manifest entry for the skill folder rel_dir (relative to the root), or NULL. */
 const struct sc_config_skill *sc_config_find_skill(const struct sc_config *cfg, const char *rel_dir);
+
+/*
+ * Registers the configuration's named endpoints and fastagent.config.yaml
+ * provider settings with the model layer (provider.h), so model names
+ * such as lab.qwen3-coder resolve. Call it once, with the trusted
+ * configuration only. SC_EINVAL with a message naming the file and line.
+ */
+int sc_config_apply_providers(const struct sc_config *cfg);
 
 /* Per-provider limit, or the overall concurrency when none is set. */
 int sc_config_provider_limit(const struct sc_config *cfg, const char *provider);

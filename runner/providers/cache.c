@@ -20,6 +20,11 @@ void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddStringToObject(root, "effort", model->effort);
 	else
 		cJSON_AddNullToObject(root, "effort");
+	/* settings added later appear only when set, so older keys stay valid */
+	if (model->budget)
+		cJSON_AddNumberToObject(root, "budget", model->budget);
+	if (model->top_p >= 0)
+		cJSON_AddNumberToObject(root, "top_p", model->top_p);
 	if (req->system && *req->system)
 		cJSON_AddStringToObject(root, "system", req->system);
 	else

@@ -2,9 +2,10 @@
 #define SC_CACHE_H
 /*
  * Response cache on disk. An entry is keyed by the SHA-256 of the
- * canonical request JSON: provider, model id, effort, system prompt,
- * messages, max_tokens, temperature and run index (never a key or a base
- * URL), so `--runs 3` keeps three samples and a rerun is free. Entries are
+ * canonical request JSON: provider, model id, effort (and a thinking
+ * budget or top_p when the model name sets them), system prompt,
+ * messages, max_tokens, temperature and run index (never a key; a base
+ * URL only where model names are local to a server), so `--runs 3` keeps three samples and a rerun is free. Entries are
  * files DIR/xx/KEY.json written atomically (temp file + rename), so two
  * processes may share a folder: a reader sees a whole entry or none.
  * Errors and empty answers are never stored.
@@ -15,9 +16,9 @@
 
 /*
  * The canonical request JSON the key is computed over (appended to out).
- * server is the endpoint URL of a `generic` server, whose model names are
- * local to it (two servers may both serve "llama"); NULL for providers
- * whose model ids are global.
+ * server is the endpoint URL of a provider whose model names are local to
+ * it (generic servers, named endpoints, Azure deployments: two servers may
+ * both serve "llama"); NULL for providers whose model ids are global.
  */
 void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 			const struct sc_chat_request *req, const char *server);

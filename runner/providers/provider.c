@@ -1,8 +1,8 @@
 /*
- * Model names, the request scheduler and the adaptive concurrency limiter.
- * The wire formats live in provider_anthropic.c and provider_openai.c, the
- * oracle in provider_oracle.c, the transport in http.c, the cache in
- * cache.c.
+ * The request scheduler and the adaptive concurrency limiter. The provider
+ * table and model names live in models.c, the wire formats in
+ * provider_anthropic.c and provider_openai.c, the oracle in
+ * provider_oracle.c, the transport in http.c, the cache in cache.c.
  *
  * Scheduling: every submitted request becomes a job in one FIFO queue. The
  * run loop starts queued jobs while the total bound and the job's provider
@@ -21,42 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const provider_names[SC_PROVIDER_COUNT] = {
-	"anthropic", "openai", "generic", "oracle",
-};
-
-static const struct { const char *alias, *id; } aliases[] = {
-	{ "haiku", "claude-haiku-4-5" },
-	{ "sonnet", "claude-sonnet-4-5" },
-	{ "opus", "claude-opus-4-5" },
-};
-
-/* Effort words and the Anthropic thinking budget each one maps to. */
-static const struct { const char *word; int budget; } efforts[] = {
-	{ "minimal", 1024 }, { "low", 2048 }, { "medium", 8192 },
-	{ "high", 16384 }, { "xhigh", 32768 }, { "max", 64000 },
-};
-
-const char *sc_provider_name(enum sc_provider_kind kind)
-{
-	return kind < SC_PROVIDER_COUNT ? provider_names[kind] : "unknown";
-}
-
-int sc_provider_thinking_budget(const char *effort)
-{
-	if (!effort)
-		return 0;
-	for (size_t i = 0; i < SC_ARRAY_SIZE(efforts); i++)
-		if (!strcmp(effort, efforts[i].word))
-			return efforts[i].budget;
-	return 0;
-}
-
-static bool is_effort(const char *s)
-{
-	return sc_provider_thinking_budget(s) > 0;
-}
-
 const char *sc_chat_error_name(enum sc_chat_error e)
 {
 	static const char *const names[] = {
@@ -64,81 +28,6 @@ const char *sc_chat_error_name(enum sc_chat_error e)
 		"timeout", "parse", "offline", "config",
 	};
 	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
-}
-
-void sc_model_release(struct sc_model *m)
-{
-	free(m->id);
-	free(m->effort);
-	free(m->name);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Model ids may hold dots ("gpt-4.1"); only a last segment that is an
- * effort word is taken as the effort. */
-int sc_model_parse(struct sc_model *out, const char *name)
-{
-	const char *dot, *rest, *last;
-	char *prov = NULL;
-	struct sc_buf canon = SC_BUF_INIT;
-	int kind = -1;
-
-	memset(out, 0, sizeof(*out));
-	if (!name || !*name)
-		return sc_error_set(SC_EINVAL, "empty model name (expected PROVIDER.MODEL[.EFFORT] or haiku, sonnet, opus)");
-	for (const char *p = name; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == '"' || *p == '\\' || (unsigned char)*p >= 0x7f)
-			return sc_error_set(SC_EINVAL, "model name '%s' has a character that is not allowed", name);
-	dot = strchr(name, '.');
-	prov = dot ? sc_xstrndup(name, (size_t)(dot - name)) : sc_xstrdup(name);
-	rest = dot ? dot + 1 : "";
-	for (size_t i = 0; i < SC_ARRAY_SIZE(aliases); i++) {
-		if (!strcmp(prov, aliases[i].alias)) {
-			if (*rest && !is_effort(rest)) {
-				free(prov);
-				return sc_error_set(SC_EINVAL, "model name '%s': '%s' is not an effort (minimal, low, medium, high, xhigh, max)", name, rest);
-			}
-			out->kind = SC_PROVIDER_ANTHROPIC;
-			out->id = sc_xstrdup(aliases[i].id);
-			out->effort = *rest ? sc_xstrdup(rest) : NULL;
-			goto named;
-		}
-	}
-	for (int i = 0; i < SC_PROVIDER_COUNT; i++)
-		if (!strcmp(prov, provider_names[i]))
-			kind = i;
-	if (kind < 0) {
-		sc_error_set(SC_EINVAL, "unknown provider '%s' in model name '%s' (anthropic, openai, generic, oracle, or haiku, sonnet, opus)", prov, name);
-		free(prov);
-		return SC_EINVAL;
-	}
-	out->kind = (enum sc_provider_kind)kind;
-	if (!*rest && kind != SC_PROVIDER_ORACLE) {
-		free(prov);
-		return sc_error_set(SC_EINVAL, "model name '%s' has no model (expected %s.MODEL[.EFFORT])", name, provider_names[kind]);
-	}
-	last = strrchr(rest, '.');
-	if (last && is_effort(last + 1)) {
-		out->id = sc_xstrndup(rest, (size_t)(last - rest));
-		out->effort = sc_xstrdup(last + 1);
-	} else if (is_effort(rest) && kind != SC_PROVIDER_ORACLE) {
-		free(prov);
-		return sc_error_set(SC_EINVAL, "model name '%s' has an effort but no model", name);
-	} else {
-		out->id = sc_xstrdup(*rest ? rest : "reference");
-	}
-	if (!*out->id || out->id[strlen(out->id) - 1] == '.') {
-		free(prov);
-		sc_model_release(out);
-		return sc_error_set(SC_EINVAL, "model name '%s' has an empty model", name);
-	}
-named:
-	sc_buf_printf(&canon, "%s.%s", provider_names[out->kind], out->id);
-	if (out->effort)
-		sc_buf_printf(&canon, ".%s", out->effort);
-	out->name = sc_buf_detach(&canon, NULL);
-	free(prov);
-	return 0;
 }
 
 void sc_limiter_init(struct sc_limiter *l, int max, int strikes_needed, int raise_after)
@@ -200,8 +89,9 @@ void sc_client_options_init(struct sc_client_options *o)
 
 struct provider_state {
 	bool configured;       /* environment read */
-	char *key;             /* NULL for a keyless generic server */
-	char *url;             /* full endpoint URL */
+	char *key;             /* NULL for a keyless server */
+	char *base;            /* base URL, no trailing slash */
+	char *api_version;     /* Azure's api-version */
 	struct sc_limiter limiter;
 	int in_flight;
 	struct sc_provider_stats stats;
@@ -213,6 +103,7 @@ struct job {
 	struct sc_client *client;
 	struct sc_model model;
 	struct provider_state *prov;
+	char *url;                         /* the endpoint this request goes to */
 	struct sc_chat_request req;        /* deep copy */
 	struct sc_chat_message *messages;  /* owned copies */
 	sc_chat_cb cb;
@@ -229,7 +120,7 @@ struct sc_client {
 	struct sc_client_options opt;
 	char *cache_dir;
 	struct sc_http *http;
-	struct provider_state prov[SC_PROVIDER_COUNT];
+	struct provider_state prov[SC_PROVIDER_MAX];
 	struct job *head, *tail;           /* queued jobs (waiting to start or retry) */
 	struct job *running;               /* jobs with an attempt in flight */
 	int in_flight;
@@ -255,7 +146,7 @@ int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
 		c->opt.cache_mode = SC_CACHE_OFF;
 	c->opt.cache_dir = c->cache_dir;
 	c->rng = opt->seed ? opt->seed : ((uint64_t)sc_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
-	for (int i = 0; i < SC_PROVIDER_COUNT; i++) {
+	for (int i = 0; i < SC_PROVIDER_MAX; i++) {
 		int max = c->opt.max_per_provider < c->opt.max_total ? c->opt.max_per_provider
 								    : c->opt.max_total;
 		sc_limiter_init(&c->prov[i].limiter, max, c->opt.strikes_429, c->opt.raise_after);
@@ -276,6 +167,7 @@ static void job_free(struct job *j)
 	if (!j)
 		return;
 	sc_model_release(&j->model);
+	free(j->url);
 	for (size_t i = 0; i < j->req.nmessages; i++)
 		free((char *)j->messages[i].content);
 	free(j->messages);
@@ -304,9 +196,10 @@ void sc_client_free(struct sc_client *c)
 		c->head = j->next;
 		job_free(j);
 	}
-	for (int i = 0; i < SC_PROVIDER_COUNT; i++) {
+	for (int i = 0; i < SC_PROVIDER_MAX; i++) {
 		free(c->prov[i].key);
-		free(c->prov[i].url);
+		free(c->prov[i].base);
+		free(c->prov[i].api_version);
 	}
 	free(c->cache_dir);
 	free(c);
@@ -317,66 +210,109 @@ static char *dup_or_null(const char *s)
 	return s ? sc_xstrdup(s) : NULL;
 }
 
-/* Base URL without trailing slashes, followed by path. */
-static char *join_url(const char *base, const char *path)
+static const struct sc_provider_wire *wire_for(int kind)
 {
-	struct sc_buf b = SC_BUF_INIT;
-	sc_buf_puts(&b, base);
-	while (b.len && b.ptr[b.len - 1] == '/')
-		sc_buf_truncate(&b, b.len - 1);
-	sc_buf_puts(&b, path);
-	return sc_buf_detach(&b, NULL);
+	const struct sc_provider_info *p = sc_provider_get(kind);
+	if (!p)
+		return NULL;
+	return p->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic :
+	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai : NULL;
 }
 
-static const struct sc_provider_wire *wire_for(enum sc_provider_kind kind)
+/* The first of a provider's variables that is set and not empty, or NULL. */
+static const char *first_env(const char *const vars[3], const char **which)
 {
-	switch (kind) {
-	case SC_PROVIDER_ANTHROPIC: return &sc_wire_anthropic;
-	case SC_PROVIDER_OPENAI: return &sc_wire_openai;
-	case SC_PROVIDER_GENERIC: return &sc_wire_generic;
-	default: return NULL;
+	for (int i = 0; i < 3 && vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v) {
+			if (which)
+				*which = vars[i];
+			return v;
+		}
 	}
+	return NULL;
 }
 
-/* Reads a provider's key and base URL from the environment, once. */
-static int configure(struct provider_state *p, enum sc_provider_kind kind)
+/* "A or B" of a provider's variables, for messages. */
+static void env_names(struct sc_buf *out, const char *const vars[3])
 {
-	const char *key = NULL, *base = NULL, *key_var = NULL;
+	for (int i = 0; i < 3 && vars[i]; i++)
+		sc_buf_printf(out, "%s%s", i ? " or " : "", vars[i]);
+}
+
+/*
+ * Reads a provider's key and base URL, once: its variables first, then
+ * fastagent.config.yaml's settings (built-in providers) or the trusted
+ * configuration (named endpoints), then the table's default.
+ */
+static int configure(struct provider_state *p, int kind)
+{
+	const struct sc_provider_info *info = sc_provider_get(kind);
+	const char *key, *base, *from = NULL;
+	struct sc_buf names = SC_BUF_INIT, b = SC_BUF_INIT;
+	int err = 0;
 
 	if (p->configured)
 		return 0;
-	switch (kind) {
-	case SC_PROVIDER_ANTHROPIC:
-		key_var = "ANTHROPIC_API_KEY";
-		key = getenv(key_var);
-		base = getenv("ANTHROPIC_BASE_URL");
-		if (!base || !*base)
-			base = "https://api.anthropic.com";
-		break;
-	case SC_PROVIDER_OPENAI:
-		key_var = "OPENAI_API_KEY";
-		key = getenv(key_var);
-		base = getenv("OPENAI_API_BASE");
-		if (!base || !*base)
-			base = "https://api.openai.com/v1";
-		break;
-	case SC_PROVIDER_GENERIC:
-		key = getenv("GENERIC_API_KEY");
-		base = getenv("GENERIC_BASE_URL");
-		if (!base || !*base)
-			return sc_error_set(SC_EINVAL, "GENERIC_BASE_URL is not set (the OpenAI-compatible server, e.g. http://localhost:8000/v1)");
-		break;
-	default:
+	if (info->wire == SC_WIRE_NONE) {
 		p->configured = true;
 		return 0;
 	}
-	if (key_var && (!key || !*key))
-		return sc_error_set(SC_EINVAL, "%s is not set (needed for %s models)", key_var,
-				    sc_provider_name(kind));
+	base = first_env(info->base_env, &from);
+	if (!base)
+		base = sc_provider_file_base(kind);
+	if (!base)
+		base = info->base_url;
+	if (!base) {
+		env_names(&names, info->base_env);
+		err = sc_error_set(SC_EINVAL, "%s is not set (the base URL of %s models, e.g. "
+				   "https://RESOURCE.openai.azure.com)", names.ptr, info->name);
+		goto done;
+	}
+	if (!sc_provider_url_ok(base)) {
+		err = sc_error_set(SC_EINVAL, "%s%s'%s' is not an http:// or https:// URL (base URL "
+				   "of %s models)", from ? from : "", from ? " " : "", base, info->name);
+		goto done;
+	}
+	key = first_env(info->key_env, NULL);
+	if (!key && kind < SC_PROVIDER_BUILTINS)
+		key = sc_provider_file_key(kind);
+	if (!key && !info->key_optional) {
+		env_names(&names, info->key_env);
+		err = sc_error_set(SC_EINVAL, "%s is not set (needed for %s models)", names.ptr,
+				   info->name);
+		goto done;
+	}
 	p->key = key && *key ? sc_xstrdup(key) : NULL;
-	p->url = join_url(base, wire_for(kind)->path);
+	sc_buf_puts(&b, base);
+	while (b.len && b.ptr[b.len - 1] == '/')
+		sc_buf_truncate(&b, b.len - 1);
+	p->base = sc_buf_detach(&b, NULL);
+	if (info->azure) {
+		const char *vars[3] = { "AZURE_API_VERSION", "OPENAI_API_VERSION", NULL };
+		const char *v = first_env(vars, NULL);
+		p->api_version = sc_xstrdup(v ? v : SC_AZURE_API_VERSION);
+	}
 	p->configured = true;
-	return 0;
+done:
+	sc_buf_release(&names);
+	sc_buf_release(&b);
+	return err;
+}
+
+/* The URL a request for model goes to. */
+static char *endpoint_url(const struct provider_state *p, const struct sc_model *m)
+{
+	const struct sc_provider_info *info = sc_provider_get(m->kind);
+	struct sc_buf b = SC_BUF_INIT;
+
+	sc_buf_puts(&b, p->base);
+	if (info->azure)
+		sc_buf_printf(&b, "/openai/deployments/%s/chat/completions?api-version=%s", m->id,
+			      p->api_version);
+	else
+		sc_buf_puts(&b, wire_for(m->kind)->path);
+	return sc_buf_detach(&b, NULL);
 }
 
 static void enqueue_tail(struct sc_client *c, struct job *j)
@@ -434,13 +370,20 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 		sc_model_release(&model);
 		return err;
 	}
+	/* settings written in the model name win over the caller's defaults */
 	j = sc_xcalloc(1, sizeof(*j));
+	j->req = *req;
+	if (model.temperature >= 0)
+		j->req.temperature = model.temperature;
+	if (model.max_tokens > 0)
+		j->req.max_tokens = model.max_tokens;
 	j->client = c;
 	j->cb = cb;
 	j->payload = payload;
 	j->model = model;
 	j->prov = &c->prov[model.kind];
-	j->req = *req;
+	if (j->prov->base)
+		j->url = endpoint_url(j->prov, &j->model);
 	j->req.model = sc_xstrdup(req->model);
 	j->req.system = dup_or_null(req->system);
 	j->req.oracle_answer = dup_or_null(req->oracle_answer);
@@ -455,7 +398,7 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	j->submitted_ms = sc_now_ms();
 	if (c->opt.cache_mode != SC_CACHE_OFF && model.kind != SC_PROVIDER_ORACLE)
 		sc_cache_key(j->key, &j->model, &j->req,
-			     model.kind == SC_PROVIDER_GENERIC ? j->prov->url : NULL);
+			     sc_provider_get(model.kind)->local_names ? j->url : NULL);
 	j->prov->stats.requests++;
 	c->unchecked++;
 	enqueue_tail(c, j);
@@ -466,7 +409,7 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 /* Replaces every occurrence of a configured key in msg with "[redacted]". */
 static void scrub(struct sc_client *c, char **msg)
 {
-	for (int i = 0; i < SC_PROVIDER_COUNT; i++) {
+	for (int i = 0; i < SC_PROVIDER_MAX; i++) {
 		const char *key = c->prov[i].key;
 		size_t klen = key ? strlen(key) : 0;
 		struct sc_buf out = SC_BUF_INIT;
@@ -531,6 +474,7 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	struct sc_buf auth = SC_BUF_INIT;
 	struct sc_http_spec spec;
 	struct provider_state *p = j->prov;
+	const struct sc_provider_info *info = sc_provider_get(j->model.kind);
 	int64_t left = c->opt.deadline_ms - (now - j->submitted_ms);
 	size_t n = 0;
 	int err;
@@ -538,16 +482,17 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	if (!j->body.len)
 		wire_for(j->model.kind)->build_body(&j->body, &j->model, &j->req);
 	headers[n++] = "Content-Type: application/json";
-	if (j->model.kind == SC_PROVIDER_ANTHROPIC) {
-		sc_buf_printf(&auth, "x-api-key: %s", p->key);
-		headers[n++] = auth.ptr;
-		headers[n++] = "anthropic-version: 2023-06-01";
-	} else if (p->key) {
-		sc_buf_printf(&auth, "Authorization: Bearer %s", p->key);
+	if (p->key) {
+		if (!strcmp(info->key_header, "Authorization"))
+			sc_buf_printf(&auth, "Authorization: Bearer %s", p->key);
+		else
+			sc_buf_printf(&auth, "%s: %s", info->key_header, p->key);
 		headers[n++] = auth.ptr;
 	}
+	for (int i = 0; i < 3 && info->headers[i]; i++)
+		headers[n++] = info->headers[i];
 	memset(&spec, 0, sizeof(spec));
-	spec.url = p->url;
+	spec.url = j->url;
 	spec.headers = headers;
 	spec.nheaders = n;
 	spec.body = j->body.ptr;
@@ -791,9 +736,12 @@ int sc_client_run(struct sc_client *c)
 	}
 }
 
-void sc_client_stats(const struct sc_client *c, enum sc_provider_kind kind,
-		     struct sc_provider_stats *out)
+void sc_client_stats(const struct sc_client *c, int kind, struct sc_provider_stats *out)
 {
+	if (kind < 0 || kind >= SC_PROVIDER_MAX) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
 	*out = c->prov[kind].stats;
 	out->limit = c->prov[kind].limiter.limit;
 }

@@ -3,11 +3,14 @@
 /*
  * Model providers and the request scheduler.
  *
- * Model names follow upskill: PROVIDER.MODEL[.EFFORT] with PROVIDER one of
- * anthropic, openai, generic (any OpenAI-compatible server) and oracle
- * (the self-test provider), plus the aliases haiku, sonnet and opus
- * (optionally with .EFFORT). EFFORT is one of minimal, low, medium, high,
- * xhigh, max.
+ * Model names follow upskill and fast-agent (docs/providers.md):
+ * PROVIDER.MODEL[.EFFORT][?reasoning=R&temperature=T&top_p=P&max_tokens=N],
+ * or an alias from one table (haiku, sonnet, opus, gpt-4.1, o3-mini, kimi,
+ * ...; `skillci help models` lists them). PROVIDER is one of the built-in
+ * providers of one table (anthropic, openai, azure, google, hf, openrouter,
+ * deepseek, xai, groq, generic, oracle) or an endpoint named in the trusted
+ * configuration and registered with sc_providers_add_endpoint(). EFFORT is
+ * one of minimal, low, medium, high, xhigh, max.
  *
  * A struct sc_client owns one HTTP loop (runner/http.c), the response
  * cache (runner/cache.c) and the concurrency bounds. Callers submit any
@@ -16,35 +19,131 @@
  * submitted from callbacks, as a multi-turn evaluation does) to completion.
  * Nothing here prints, apart from SKILLCI_TRACE=http tracing.
  *
- * API keys are read from the environment when the client is created, sent
- * only in request headers, and scrubbed from every error message.
+ * API keys are read from the environment when a provider is first used,
+ * sent only in request headers, and scrubbed from every error message.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "buf.h"
+#include "limits.h"
 
+/* The two request formats every provider speaks one of. */
+enum sc_wire_format {
+	SC_WIRE_NONE,        /* the oracle: no HTTP */
+	SC_WIRE_ANTHROPIC,   /* Anthropic Messages: POST {base}/v1/messages */
+	SC_WIRE_OPENAI,      /* OpenAI chat completions: POST {base}/chat/completions */
+};
+
+/* How a reasoning effort is sent. */
+enum sc_effort_style {
+	SC_EFFORT_THINKING,          /* Anthropic: "thinking": {type, budget_tokens} */
+	SC_EFFORT_REASONING_EFFORT,  /* OpenAI: "reasoning_effort": "high" */
+	SC_EFFORT_REASONING_OBJECT,  /* OpenRouter: "reasoning": {"effort"|"max_tokens"} */
+	SC_EFFORT_UNSUPPORTED,       /* no reasoning setting (DeepSeek: pick the model) */
+};
+
+/*
+ * The built-in providers, in table order. Endpoints named in the
+ * configuration get the indexes from SC_PROVIDER_BUILTINS up.
+ */
 enum sc_provider_kind {
 	SC_PROVIDER_ANTHROPIC,
 	SC_PROVIDER_OPENAI,
+	SC_PROVIDER_AZURE,
+	SC_PROVIDER_GOOGLE,
+	SC_PROVIDER_HF,
+	SC_PROVIDER_OPENROUTER,
+	SC_PROVIDER_DEEPSEEK,
+	SC_PROVIDER_XAI,
+	SC_PROVIDER_GROQ,
 	SC_PROVIDER_GENERIC,
 	SC_PROVIDER_ORACLE,
-	SC_PROVIDER_COUNT
+	SC_PROVIDER_BUILTINS
 };
+
+#define SC_PROVIDER_MAX (SC_PROVIDER_BUILTINS + SC_MAX_ENDPOINTS)
+
+/* One row of the provider table (docs/providers.md cites each field). */
+struct sc_provider_info {
+	const char *name;              /* "openrouter": the PROVIDER of a model name */
+	const char *title;             /* "OpenRouter" */
+	enum sc_wire_format wire;
+	const char *base_url;          /* default base URL; NULL: must be configured */
+	const char *base_env[3];       /* variables overriding base_url, first set wins */
+	const char *key_env[3];        /* key variables, first set wins; none: no key */
+	bool key_optional;             /* a request goes without a key when none is set */
+	const char *key_header;        /* "x-api-key", "api-key"; "Authorization": Bearer */
+	const char *headers[3];        /* fixed extra headers ("X-Title: skillci") */
+	const char *max_tokens_field;  /* "max_tokens" or "max_completion_tokens" */
+	enum sc_effort_style effort;
+	bool local_names;              /* model names are local to the endpoint (cache key has its URL) */
+	bool azure;                    /* {base}/openai/deployments/MODEL/chat/completions?api-version= */
+	bool endpoint;                 /* named in the configuration, not built in */
+};
+
+/* The provider at index kind (built-in or named endpoint), or NULL. */
+const struct sc_provider_info *sc_provider_get(int kind);
+/* Built-in providers plus registered endpoints. */
+int sc_provider_count(void);
+/* The index of the provider called name, or -1. */
+int sc_provider_find(const char *name);
+/* Its name, "unknown" for a bad index. */
+const char *sc_provider_name(int kind);
+
+/* A named endpoint from the trusted configuration. Strings are borrowed. */
+struct sc_endpoint {
+	const char *name;        /* "lab": models are lab.MODEL */
+	enum sc_wire_format wire;
+	const char *base_url;    /* http:// or https:// */
+	const char *key_env;     /* variable holding the key; NULL: no key */
+};
+
+/*
+ * Registers a named endpoint for this process (copied). SC_EINVAL when the
+ * name is taken by a built-in provider, an alias or another endpoint, is
+ * not lowercase letters, digits, '-' and '_', or when the table is full.
+ */
+int sc_providers_add_endpoint(const struct sc_endpoint *e);
+/*
+ * Settings from fastagent.config.yaml for a built-in provider: a base URL
+ * and a key used when the provider's variables set none (either may be
+ * NULL). Copied.
+ */
+int sc_providers_set_file_defaults(int kind, const char *base_url, const char *api_key);
+/* Forgets every endpoint and file setting (tests). */
+void sc_providers_reset(void);
+/* The scheduler's view of those file settings: NULL when none. */
+const char *sc_provider_file_base(int kind);
+const char *sc_provider_file_key(int kind);
+/* True for an http:// or https:// URL with a host and no blanks or quotes. */
+bool sc_provider_url_ok(const char *url);
+
+/* The alias table: name and the model string it stands for. */
+size_t sc_alias_count(void);
+void sc_alias_get(size_t i, const char **name, const char **target);
 
 /* A parsed model name. Strings are owned; release with sc_model_release(). */
 struct sc_model {
-	enum sc_provider_kind kind;
-	char *id;       /* the provider's model id, alias resolved: "claude-haiku-4-5" */
-	char *effort;   /* "high", or NULL */
-	char *name;     /* canonical PROVIDER.MODEL[.EFFORT] */
+	int kind;            /* enum sc_provider_kind, or an endpoint's index */
+	char *id;            /* the provider's model id, alias resolved: "claude-haiku-4-5" */
+	char *effort;        /* minimal..max, "none", "on" (provider default), or NULL */
+	int budget;          /* thinking tokens from ?reasoning=N; 0: none */
+	double temperature;  /* ?temperature=; < 0: not set */
+	double top_p;        /* ?top_p=; < 0: not set */
+	int max_tokens;      /* ?max_tokens=; 0: not set */
+	char *name;          /* canonical PROVIDER.MODEL[.EFFORT][?settings] */
+	char *alias;         /* the alias it came from, or NULL */
 };
 
-/* Parses a model name; SC_EINVAL with a message naming it when malformed. */
+/*
+ * Parses a model name; SC_EINVAL with a message naming it when malformed,
+ * and for an unknown provider or alias a message listing the known ones
+ * and the closest match.
+ */
 int sc_model_parse(struct sc_model *out, const char *name);
 void sc_model_release(struct sc_model *model);
-const char *sc_provider_name(enum sc_provider_kind kind);
 
 /* Anthropic thinking budget for an effort word, 0 when none (docs/providers.md). */
 int sc_provider_thinking_budget(const char *effort);
@@ -152,8 +251,8 @@ int sc_client_submit(struct sc_client *client, const struct sc_chat_request *req
 		     sc_chat_cb cb, void *payload);
 /* Runs until every submitted request has completed. 0 or SC_ENET. */
 int sc_client_run(struct sc_client *client);
-void sc_client_stats(const struct sc_client *client, enum sc_provider_kind kind,
-		     struct sc_provider_stats *out);
+/* kind: a provider index (zeroes for a bad one). */
+void sc_client_stats(const struct sc_client *client, int kind, struct sc_provider_stats *out);
 
 /*
  * Adaptive concurrency for one provider: halve the limit after `strikes`
@@ -171,14 +270,15 @@ bool sc_limiter_on_success(struct sc_limiter *l);
 
 /*
  * The wire format of each API, for the scheduler and for tests. A body is
- * built from a parsed model and a request; a 2xx body is parsed into resp
+ * built from a parsed model and a request, shaped by the model's provider
+ * (max tokens field, reasoning effort); a 2xx body is parsed into resp
  * (text and token counts); an error body yields the provider's message.
  */
 struct sc_provider_wire {
 	/* Appends the JSON request body to out. */
 	void (*build_body)(struct sc_buf *out, const struct sc_model *model,
 			   const struct sc_chat_request *req);
-	/* Path appended to the base URL ("/v1/messages"). */
+	/* Path appended to the base URL ("/v1/messages"; Azure builds its own). */
 	const char *path;
 	int (*parse_ok)(struct sc_chat_response *resp, const char *body, size_t len);
 	/* Appends "type: message" (or what the body has) to out; false when none. */
@@ -186,8 +286,7 @@ struct sc_provider_wire {
 };
 
 extern const struct sc_provider_wire sc_wire_anthropic;
-extern const struct sc_provider_wire sc_wire_openai;
-extern const struct sc_provider_wire sc_wire_generic;
+extern const struct sc_provider_wire sc_wire_openai;  /* every OpenAI-compatible provider */
 
 /* The oracle's answer: copies req->oracle_answer into resp, or a config error. */
 void sc_oracle_answer(struct sc_chat_response *resp, const struct sc_chat_request *req);

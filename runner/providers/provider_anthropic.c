@@ -1,9 +1,10 @@
 /*
  * Anthropic Messages API: POST {base}/v1/messages with x-api-key and
  * anthropic-version headers (set by provider.c). Body: model, max_tokens,
- * optional system, messages, temperature and, for an EFFORT, extended
- * thinking with a token budget (added on top of max_tokens so the answer
- * keeps its own budget; temperature is then left out, as the API needs).
+ * optional system, messages, temperature, top_p and, for an EFFORT or a
+ * ?reasoning=N budget, extended thinking with a token budget (added on top
+ * of max_tokens so the answer keeps its own budget; temperature and top_p
+ * are then left out, as the API needs).
  * Response: the text blocks of content[], usage.input_tokens,
  * output_tokens, cache_read_input_tokens, cache_creation_input_tokens.
  * Error body: {"type":"error","error":{"type":...,"message":...}}.
@@ -23,8 +24,11 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 {
 	cJSON *root = cJSON_CreateObject(), *msgs, *m;
 	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
-	int budget = sc_provider_thinking_budget(model->effort);
+	int budget = model->budget ? model->budget : sc_provider_thinking_budget(model->effort);
 	char *json;
+
+	if (budget == 0 && model->effort && !strcmp(model->effort, "on"))
+		budget = sc_provider_thinking_budget("medium");
 
 	cJSON_AddStringToObject(root, "model", model->id);
 	cJSON_AddNumberToObject(root, "max_tokens", (double)max_tokens + budget);
@@ -41,8 +45,11 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		cJSON *t = cJSON_AddObjectToObject(root, "thinking");
 		cJSON_AddStringToObject(t, "type", "enabled");
 		cJSON_AddNumberToObject(t, "budget_tokens", budget);
-	} else if (req->temperature >= 0) {
-		cJSON_AddNumberToObject(root, "temperature", req->temperature);
+	} else {
+		if (req->temperature >= 0)
+			cJSON_AddNumberToObject(root, "temperature", req->temperature);
+		if (model->top_p >= 0)
+			cJSON_AddNumberToObject(root, "top_p", model->top_p);
 	}
 	json = cJSON_PrintUnformatted(root);
 	if (!json)

@@ -1,22 +1,47 @@
 /*
- * OpenAI chat completions, also used for `generic` OpenAI-compatible
- * servers (vLLM, llama.cpp server, Ollama, routers): POST
- * {base}/chat/completions with Authorization: Bearer (set by provider.c).
+ * OpenAI chat completions, spoken by every provider of the table but
+ * Anthropic (OpenAI, Azure, Gemini's compatible endpoint, the Hugging Face
+ * router, OpenRouter, DeepSeek, xAI, Groq, generic servers and named
+ * endpoints): POST {base}/chat/completions, headers set by provider.c.
  * Body: model, messages with the system prompt as the first message, the
- * answer budget as max_completion_tokens (openai) or max_tokens (generic,
- * which older servers understand), temperature, and reasoning_effort for an
- * EFFORT. Response: choices[0].message.content, usage.prompt_tokens,
- * completion_tokens, prompt_tokens_details.cached_tokens. Error body:
- * {"error":{"message":...,"type":...}} (some servers send a bare string).
+ * answer budget under the provider's field (max_completion_tokens or
+ * max_tokens, which older servers understand), temperature, top_p, and the
+ * reasoning setting as the provider takes it: "reasoning_effort": "high",
+ * or OpenRouter's "reasoning": {"effort": "high"} / {"max_tokens": N} /
+ * {"enabled": true}. Response: choices[0].message.content,
+ * usage.prompt_tokens, completion_tokens, prompt_tokens_details.cached_tokens.
+ * Error body: {"error":{"message":...,"type":...}} (some servers send a
+ * bare string).
  */
 #include "common.h"
 #include "providers/provider.h"
 
 #include <cjson/cJSON.h>
 
-static void build(struct sc_buf *out, const struct sc_model *model,
-		  const struct sc_chat_request *req, const char *max_name)
+/* The reasoning setting, as the provider takes it. */
+static void add_reasoning(cJSON *root, const struct sc_model *model,
+			  const struct sc_provider_info *p)
 {
+	if (!model->effort && !model->budget)
+		return;
+	if (p->effort == SC_EFFORT_REASONING_OBJECT) {
+		cJSON *r = cJSON_AddObjectToObject(root, "reasoning");
+		if (model->budget)
+			cJSON_AddNumberToObject(r, "max_tokens", model->budget);
+		else if (!strcmp(model->effort, "on"))
+			cJSON_AddTrueToObject(r, "enabled");
+		else
+			cJSON_AddStringToObject(r, "effort", model->effort);
+	} else if (p->effort == SC_EFFORT_REASONING_EFFORT && strcmp(model->effort, "on")) {
+		/* "on" leaves the model's default; every other word is sent as is */
+		cJSON_AddStringToObject(root, "reasoning_effort", model->effort);
+	}
+}
+
+static void build_body(struct sc_buf *out, const struct sc_model *model,
+		       const struct sc_chat_request *req)
+{
+	const struct sc_provider_info *p = sc_provider_get(model->kind);
 	cJSON *root = cJSON_CreateObject(), *msgs, *m;
 	char *json;
 
@@ -35,29 +60,19 @@ static void build(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddStringToObject(m, "content", req->messages[i].content);
 		cJSON_AddItemToArray(msgs, m);
 	}
-	cJSON_AddNumberToObject(root, max_name, req->max_tokens > 0 ? req->max_tokens : 4096);
+	cJSON_AddNumberToObject(root, p->max_tokens_field,
+				req->max_tokens > 0 ? req->max_tokens : 4096);
 	if (req->temperature >= 0)
 		cJSON_AddNumberToObject(root, "temperature", req->temperature);
-	if (model->effort)
-		cJSON_AddStringToObject(root, "reasoning_effort", model->effort);
+	if (model->top_p >= 0)
+		cJSON_AddNumberToObject(root, "top_p", model->top_p);
+	add_reasoning(root, model, p);
 	json = cJSON_PrintUnformatted(root);
 	if (!json)
 		sc_die("out of memory");
 	sc_buf_puts(out, json);
 	cJSON_free(json);
 	cJSON_Delete(root);
-}
-
-static void build_openai(struct sc_buf *out, const struct sc_model *model,
-			 const struct sc_chat_request *req)
-{
-	build(out, model, req, "max_completion_tokens");
-}
-
-static void build_generic(struct sc_buf *out, const struct sc_model *model,
-			  const struct sc_chat_request *req)
-{
-	build(out, model, req, "max_tokens");
 }
 
 static int64_t get_count(const cJSON *obj, const char *name)
@@ -123,9 +138,5 @@ static bool parse_error(struct sc_buf *out, const char *body, size_t len)
 }
 
 const struct sc_provider_wire sc_wire_openai = {
-	build_openai, "/chat/completions", parse_ok, parse_error,
-};
-
-const struct sc_provider_wire sc_wire_generic = {
-	build_generic, "/chat/completions", parse_ok, parse_error,
+	build_body, "/chat/completions", parse_ok, parse_error,
 };

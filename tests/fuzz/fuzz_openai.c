@@ -1,6 +1,6 @@
 /*
  * OpenAI chat completion (and generic OpenAI-compatible) response bodies through the wire parser the
- * scheduler uses (sc_wire_openai; sc_wire_generic shares it): a 2xx body into text and token
+ * scheduler uses (sc_wire_openai, shared by every OpenAI-compatible provider): a 2xx body into text and token
  * counts, and an error body into the provider's message.
  */
 #include "fuzz.h"

@@ -39,8 +39,10 @@ static void expect_line(const struct sc_diags *d, const char *text)
 	sc_buf_release(&b);
 }
 
-/* Loads the config of a scratch repo holding the given files (NULL: none). */
-static int load(struct sc_config *cfg, struct sc_diags *d, const char *skillci, const char *upskill)
+/* Loads the config of a scratch repo holding the given files (NULL: none),
+ * fastagent.config.yaml included. */
+static int load3(struct sc_config *cfg, struct sc_diags *d, const char *skillci,
+		 const char *upskill, const char *fastagent)
 {
 	char *dir = sc_test_mkdtemp();
 	char cwd[4096];
@@ -50,6 +52,8 @@ static int load(struct sc_config *cfg, struct sc_diags *d, const char *skillci, 
 		sc_test_write(dir, "skillci.yml", skillci);
 	if (upskill)
 		sc_test_write(dir, "upskill.config.yaml", upskill);
+	if (fastagent)
+		sc_test_write(dir, "fastagent.config.yaml", fastagent);
 	/* run from the repo so findings name "skillci.yml" as a user sees it */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(dir), 0);
@@ -58,6 +62,11 @@ static int load(struct sc_config *cfg, struct sc_diags *d, const char *skillci, 
 	sc_rm_rf(dir);
 	free(dir);
 	return err;
+}
+
+static int load(struct sc_config *cfg, struct sc_diags *d, const char *skillci, const char *upskill)
+{
+	return load3(cfg, d, skillci, upskill, NULL);
 }
 
 static void test_defaults(void **state)
@@ -389,6 +398,140 @@ static void test_example_manifest(void **state)
 	sc_diags_release(&d);
 }
 
+
+/* Named endpoints: parsed, checked, registered only by apply. */
+static void test_provider_endpoints(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_model m;
+	(void)state;
+
+	sc_providers_reset();
+	assert_int_equal(load(&cfg, &d,
+			      "providers:\n"
+			      "  lab:\n"
+			      "    wire: openai\n"
+			      "    base_url: http://gpu-box:8000/v1\n"
+			      "    api_key_env: LAB_KEY\n"
+			      "  claude-proxy: {wire: anthropic, base_url: 'https://proxy.example/anthropic'}\n"
+			      "concurrency:\n"
+			      "  per_provider: {lab: 4, hf: 8}\n", NULL), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(cfg.nendpoints, 2);
+	assert_string_equal(cfg.endpoints[0].name, "lab");
+	assert_string_equal(cfg.endpoints[0].wire, "openai");
+	assert_string_equal(cfg.endpoints[0].base_url, "http://gpu-box:8000/v1");
+	assert_string_equal(cfg.endpoints[0].api_key_env, "LAB_KEY");
+	assert_null(cfg.endpoints[1].api_key_env);
+	assert_int_equal(cfg.nprovider_limits, 2);
+	/* loading registers nothing: only the trusted config applied does */
+	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder"), SC_EINVAL);
+	assert_int_equal(sc_config_apply_providers(&cfg), 0);
+	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder"), 0);
+	assert_string_equal(m.name, "lab.qwen3-coder");
+	sc_model_release(&m);
+	assert_int_equal(sc_model_parse(&m, "claude-proxy.claude-x.high"), 0);
+	assert_int_equal(sc_provider_get(m.kind)->wire, SC_WIRE_ANTHROPIC);
+	sc_model_release(&m);
+	sc_config_release(&cfg);
+	sc_providers_reset();
+
+	assert_int_equal(load(&cfg, &d,
+			      "providers:\n"
+			      "  openai: {wire: openai, base_url: http://x/v1}\n"
+			      "  kimi: {wire: openai, base_url: http://x/v1}\n"
+			      "  lab: {wire: grpc, base_url: http://x/v1}\n"
+			      "  lab2: {wire: openai, base_url: 'file:///etc/passwd'}\n"
+			      "  lab3: {wire: openai, base_url: http://x/v1, api_key: sk-live-123}\n"
+			      "  lab4: {wire: openai, base_url: http://x/v1, api_key_env: 'A B'}\n"
+			      "  lab5: {base_url: http://x/v1, colour: red}\n"
+			      "  Lab6: {wire: openai, base_url: http://x/v1}\n", NULL), 0);
+	expect_line(&d, "skillci.yml:2: error: 'providers.openai': 'openai' is a built-in provider");
+	expect_line(&d, "skillci.yml:3: error: 'providers.kimi': 'kimi' is a model alias");
+	expect_line(&d, "skillci.yml:4: error: 'providers.lab.wire' must be openai or anthropic, found 'grpc'");
+	expect_line(&d, "skillci.yml:5: error: 'providers.lab2.base_url' must be an http:// or https:// URL");
+	expect_line(&d, "skillci.yml:6: error: 'providers.lab3.api_key': keys do not belong in the configuration");
+	expect_line(&d, "skillci.yml:7: error: 'providers.lab4.api_key_env' must be an environment variable name");
+	expect_line(&d, "skillci.yml:8: error: 'providers.lab5.wire' is missing");
+	expect_line(&d, "skillci.yml:8: warning: unknown key 'providers.lab5.colour'");
+	expect_line(&d, "skillci.yml:9: error: 'providers.Lab6': an endpoint name is lowercase");
+	/* the literal key is never echoed back */
+	for (size_t i = 0; i < d.n; i++)
+		assert_null(strstr(d.items[i].message, "sk-live-123"));
+	assert_int_equal(cfg.nendpoints, 0);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+}
+
+/* fast-agent's generic: block, as upskill's fastagent.config.yaml has it. */
+static void test_fastagent_generic(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	sc_providers_reset();
+	setenv("SC_TEST_HF", "hf_from_env", 1);
+	assert_int_equal(load3(&cfg, &d, NULL, "model: sonnet\n",
+			       "# FastAgent Configuration for upskill\n"
+			       "default_model: sonnet\n"
+			       "generic:\n"
+			       "  api_key: \"local\"\n"
+			       "  base_url: \"http://localhost:11434/v1\"\n"
+			       "huggingface:\n"
+			       "  api_key: ${SC_TEST_HF}\n"
+			       "openai:\n"
+			       "  api_key: <your-api-key-here>\n"
+			       "mcp_timeline:\n"
+			       "  steps: 20\n"
+			       "logger: {show_chat: true}\n"), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);  /* fast-agent's own keys are not ours to warn about */
+	assert_string_equal(cfg.fastagent_path, "fastagent.config.yaml");
+	assert_int_equal(cfg.nprovider_files, 2);
+	assert_string_equal(cfg.provider_files[0].provider, "generic");
+	assert_string_equal(cfg.provider_files[0].base_url, "http://localhost:11434/v1");
+	assert_string_equal(cfg.provider_files[0].api_key, "local");
+	assert_int_equal(cfg.provider_files[0].line, 3);
+	assert_string_equal(cfg.provider_files[1].provider, "hf");
+	assert_string_equal(cfg.provider_files[1].api_key, "hf_from_env");
+	assert_int_equal(sc_config_apply_providers(&cfg), 0);
+	assert_string_equal(sc_provider_file_base(SC_PROVIDER_GENERIC), "http://localhost:11434/v1");
+	assert_string_equal(sc_provider_file_key(SC_PROVIDER_GENERIC), "local");
+	assert_null(sc_provider_file_key(SC_PROVIDER_OPENAI));
+	sc_config_release(&cfg);
+	sc_providers_reset();
+	unsetenv("SC_TEST_HF");
+
+	/* upskill's fastagent_config names the file; a bad URL is an error there */
+	{
+		char *dir = sc_test_mkdtemp();
+		char cwd[4096];
+		sc_test_write(dir, "upskill.config.yaml", "fastagent_config: conf/fa.yaml\n");
+		{
+			struct sc_buf p = SC_BUF_INIT;
+			sc_path_join(&p, dir, "conf");
+			assert_int_equal(sc_mkdir_p(p.ptr), 0);
+			sc_buf_release(&p);
+		}
+		sc_test_write(dir, "conf/fa.yaml", "generic:\n  base_url: localhost:11434\n");
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(dir), 0);
+		assert_int_equal(sc_config_load(&cfg, ".", NULL, &d), 0);
+		assert_int_equal(chdir(cwd), 0);
+		assert_string_equal(cfg.fastagent_path, "conf/fa.yaml");
+		expect_line(&d, "conf/fa.yaml:2: error: 'generic.base_url' must be an http:// or https:// URL");
+		sc_config_release(&cfg);
+		sc_rm_rf(dir);
+		free(dir);
+	}
+	sc_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +543,8 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_short_forms),
 		cmocka_unit_test(test_example_manifest),
+		cmocka_unit_test(test_provider_endpoints),
+		cmocka_unit_test(test_fastagent_generic),
 	};
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

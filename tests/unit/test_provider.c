@@ -126,9 +126,208 @@ static void test_openai_body_multi_turn(void **state)
 	assert_null(cJSON_GetObjectItem(root, "temperature"));
 	cJSON_Delete(root);
 
-	root = build(&sc_wire_generic, "generic.qwen", &req);
+	root = build(&sc_wire_openai, "generic.qwen", &req);
 	assert_int_equal(cJSON_GetObjectItem(root, "max_tokens")->valueint, 77);
 	assert_null(cJSON_GetObjectItem(root, "max_completion_tokens"));
+	cJSON_Delete(root);
+}
+
+/* Aliases, routes, settings and the canonical spelling of each. */
+static void test_model_strings(void **state)
+{
+	static const struct { const char *in, *canon; int kind; const char *id; } ok[] = {
+		{ "kimi", "hf.moonshotai/Kimi-K2-Instruct-0905:groq", SC_PROVIDER_HF,
+		  "moonshotai/Kimi-K2-Instruct-0905:groq" },
+		{ "kimi:together", "hf.moonshotai/Kimi-K2-Instruct-0905:together", SC_PROVIDER_HF,
+		  "moonshotai/Kimi-K2-Instruct-0905:together" },
+		{ "gpt-4.1", "openai.gpt-4.1", SC_PROVIDER_OPENAI, "gpt-4.1" },
+		{ "gpt-4.1.high", "openai.gpt-4.1.high", SC_PROVIDER_OPENAI, "gpt-4.1" },
+		{ "o3-mini", "openai.o3-mini", SC_PROVIDER_OPENAI, "o3-mini" },
+		{ "gpt-4o", "openai.gpt-4o", SC_PROVIDER_OPENAI, "gpt-4o" },
+		{ "openai/gpt-4.1", "openai.gpt-4.1", SC_PROVIDER_OPENAI, "gpt-4.1" },
+		{ "sonnet.high", "anthropic.claude-sonnet-4-5.high", SC_PROVIDER_ANTHROPIC,
+		  "claude-sonnet-4-5" },
+		/* ?reasoning=EFFORT is the same model as .EFFORT */
+		{ "sonnet?reasoning=high", "anthropic.claude-sonnet-4-5.high", SC_PROVIDER_ANTHROPIC,
+		  "claude-sonnet-4-5" },
+		{ "haiku?reasoning=4096", "anthropic.claude-haiku-4-5?reasoning=4096",
+		  SC_PROVIDER_ANTHROPIC, "claude-haiku-4-5" },
+		{ "haiku?reasoning=off", "anthropic.claude-haiku-4-5?reasoning=none",
+		  SC_PROVIDER_ANTHROPIC, "claude-haiku-4-5" },
+		{ "generic.llama3.2:latest", "generic.llama3.2:latest", SC_PROVIDER_GENERIC,
+		  "llama3.2:latest" },
+		{ "hf.Qwen/Qwen3-8B:nebius?temperature=0.6&top_p=0.95&reasoning=on",
+		  "hf.Qwen/Qwen3-8B:nebius?reasoning=on&temperature=0.6&top_p=0.95", SC_PROVIDER_HF,
+		  "Qwen/Qwen3-8B:nebius" },
+		{ "openrouter.anthropic/claude-sonnet-4.5", "openrouter.anthropic/claude-sonnet-4.5",
+		  SC_PROVIDER_OPENROUTER, "anthropic/claude-sonnet-4.5" },
+		{ "google.gemini-2.5-flash.low", "google.gemini-2.5-flash.low", SC_PROVIDER_GOOGLE,
+		  "gemini-2.5-flash" },
+		{ "gemini25pro", "google.gemini-2.5-pro", SC_PROVIDER_GOOGLE, "gemini-2.5-pro" },
+		{ "deepseek", "deepseek.deepseek-chat", SC_PROVIDER_DEEPSEEK, "deepseek-chat" },
+		{ "deepseek.deepseek-reasoner", "deepseek.deepseek-reasoner", SC_PROVIDER_DEEPSEEK,
+		  "deepseek-reasoner" },
+		{ "grok-3-mini.high", "xai.grok-3-mini.high", SC_PROVIDER_XAI, "grok-3-mini" },
+		{ "groq.openai/gpt-oss-20b?max_tokens=900", "groq.openai/gpt-oss-20b?max_tokens=900",
+		  SC_PROVIDER_GROQ, "openai/gpt-oss-20b" },
+		{ "azure.my-gpt4o", "azure.my-gpt4o", SC_PROVIDER_AZURE, "my-gpt4o" },
+		{ "oracle.self", "oracle.self", SC_PROVIDER_ORACLE, "self" },
+	};
+	static const struct { const char *in, *says; } bad[] = {
+		{ "sonet", "did you mean 'sonnet'?" },
+		{ "antropic.claude-x", "did you mean 'anthropic.claude-x'?" },
+		{ "gpt-4.2-turbo-x", "providers: anthropic, openai, azure" },
+		{ "qwerty.x", "aliases: haiku" },
+		{ "deepseek.deepseek-chat.high", "takes no reasoning setting" },
+		{ "groq.x?reasoning=4096", "needs an Anthropic or OpenRouter model" },
+		{ "haiku?reasoning=100", "at least 1024" },
+		{ "openai.o3.high?reasoning=low", "sets the reasoning twice" },
+		{ "haiku?colour=red", "unknown setting 'colour'" },
+		{ "haiku?temperature=hot", "temperature 'hot'" },
+		{ "haiku?reasoning=lots", "reasoning 'lots'" },
+		{ "azure.a/b", "not an Azure deployment name" },
+		{ "?reasoning=high", "no model before" },
+	};
+	struct sc_model m;
+	(void)state;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(ok); i++) {
+		int err = sc_model_parse(&m, ok[i].in);
+		if (err)
+			fail_msg("'%s': %s", ok[i].in, sc_error_last());
+		assert_string_equal(m.name, ok[i].canon);
+		assert_int_equal(m.kind, ok[i].kind);
+		assert_string_equal(m.id, ok[i].id);
+		sc_model_release(&m);
+		/* the canonical name parses to itself */
+		assert_int_equal(sc_model_parse(&m, ok[i].canon), 0);
+		assert_string_equal(m.name, ok[i].canon);
+		sc_model_release(&m);
+	}
+	assert_int_equal(sc_model_parse(&m, "kimi"), 0);
+	assert_string_equal(m.alias, "kimi");
+	sc_model_release(&m);
+	assert_int_equal(sc_model_parse(&m, "hf.x/y?temperature=0.5&top_p=0.9&max_tokens=12"), 0);
+	assert_true(m.temperature == 0.5 && m.top_p == 0.9 && m.max_tokens == 12);
+	sc_model_release(&m);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(bad); i++) {
+		assert_int_equal(sc_model_parse(&m, bad[i].in), SC_EINVAL);
+		if (!strstr(sc_error_last(), bad[i].says))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].in, sc_error_last(), bad[i].says);
+	}
+}
+
+/* Named endpoints resolve only once registered, and cannot shadow anything. */
+static void test_endpoints(void **state)
+{
+	struct sc_endpoint lab = { "lab", SC_WIRE_OPENAI, "http://127.0.0.1:9/v1", "LAB_KEY" };
+	struct sc_endpoint bad;
+	struct sc_model m;
+	(void)state;
+
+	sc_providers_reset();
+	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "unknown provider 'lab'"));
+	assert_int_equal(sc_providers_add_endpoint(&lab), 0);
+	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder.high"), 0);
+	assert_int_equal(m.kind, SC_PROVIDER_BUILTINS);
+	assert_string_equal(m.name, "lab.qwen3-coder.high");
+	assert_true(sc_provider_get(m.kind)->local_names);
+	assert_string_equal(sc_provider_get(m.kind)->key_env[0], "LAB_KEY");
+	sc_model_release(&m);
+	/* the closest match includes endpoints */
+	assert_int_equal(sc_model_parse(&m, "labb.x"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "did you mean 'lab.x'?"));
+	assert_non_null(strstr(sc_error_last(), "generic, oracle, lab;"));
+
+	assert_int_equal(sc_providers_add_endpoint(&lab), SC_EINVAL);  /* twice */
+	bad = lab;
+	bad.name = "openai";
+	assert_int_equal(sc_providers_add_endpoint(&bad), SC_EINVAL);
+	bad.name = "kimi";
+	assert_int_equal(sc_providers_add_endpoint(&bad), SC_EINVAL);
+	bad.name = "Lab2";
+	assert_int_equal(sc_providers_add_endpoint(&bad), SC_EINVAL);
+	bad.name = "lab2";
+	bad.base_url = "ftp://x";
+	assert_int_equal(sc_providers_add_endpoint(&bad), SC_EINVAL);
+	bad.base_url = "http://x";
+	bad.wire = SC_WIRE_NONE;
+	assert_int_equal(sc_providers_add_endpoint(&bad), SC_EINVAL);
+	sc_providers_reset();
+	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder"), SC_EINVAL);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Each provider's body: the max tokens field and the reasoning setting. */
+static void test_provider_bodies(void **state)
+{
+	static const struct { const char *model, *max_field, *effort_field, *effort; } cases[] = {
+		{ "openai.o3-mini.high", "max_completion_tokens", "reasoning_effort", "high" },
+		{ "azure.dep.low", "max_completion_tokens", "reasoning_effort", "low" },
+		{ "groq.qwen/qwen3-32b.medium", "max_completion_tokens", "reasoning_effort", "medium" },
+		{ "google.gemini-2.5-flash.high", "max_tokens", "reasoning_effort", "high" },
+		{ "hf.org/m:prov.low", "max_tokens", "reasoning_effort", "low" },
+		{ "xai.grok-3-mini.high", "max_tokens", "reasoning_effort", "high" },
+		{ "generic.qwen?reasoning=none", "max_tokens", "reasoning_effort", "none" },
+		{ "deepseek.deepseek-chat", "max_tokens", NULL, NULL },
+		{ "openai.gpt-4.1?reasoning=on", "max_completion_tokens", NULL, NULL },
+	};
+	struct sc_chat_request req = { .messages = turns, .nmessages = 1, .max_tokens = 321,
+				       .temperature = -1 };
+	cJSON *root, *r;
+	(void)state;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(cases); i++) {
+		root = build(&sc_wire_openai, cases[i].model, &req);
+		if (!cJSON_GetObjectItem(root, cases[i].max_field))
+			fail_msg("%s: no %s", cases[i].model, cases[i].max_field);
+		assert_int_equal(cJSON_GetObjectItem(root, cases[i].max_field)->valueint, 321);
+		assert_int_equal(cJSON_GetArraySize(root), cases[i].effort ? 4 : 3);
+		if (cases[i].effort)
+			assert_string_equal(jstr(root, cases[i].effort_field), cases[i].effort);
+		else
+			assert_null(cJSON_GetObjectItem(root, "reasoning_effort"));
+		cJSON_Delete(root);
+	}
+	/* the router's own ids go through as written */
+	root = build(&sc_wire_openai, "kimi", &req);
+	assert_string_equal(jstr(root, "model"), "moonshotai/Kimi-K2-Instruct-0905:groq");
+	cJSON_Delete(root);
+	/* OpenRouter's reasoning object: effort, a token budget, or on */
+	root = build(&sc_wire_openai, "openrouter.deepseek/deepseek-r1?reasoning=high", &req);
+	r = cJSON_GetObjectItem(root, "reasoning");
+	assert_string_equal(jstr(r, "effort"), "high");
+	assert_null(cJSON_GetObjectItem(root, "reasoning_effort"));
+	cJSON_Delete(root);
+	root = build(&sc_wire_openai, "openrouter.anthropic/claude-sonnet-4.5?reasoning=2048", &req);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "reasoning"), "max_tokens")->valueint,
+			 2048);
+	cJSON_Delete(root);
+	root = build(&sc_wire_openai, "openrouter.x/y?reasoning=on", &req);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "reasoning"), "enabled")));
+	cJSON_Delete(root);
+	/* settings in the name: top_p is sent; temperature comes through the request */
+	root = build(&sc_wire_openai, "hf.a/b?top_p=0.95", &req);
+	assert_true(cJSON_GetObjectItem(root, "top_p")->valuedouble == 0.95);
+	cJSON_Delete(root);
+	/* Anthropic: an explicit budget, and on as the medium budget */
+	root = build(&sc_wire_anthropic, "haiku?reasoning=3000", &req);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "thinking"), "budget_tokens")->valueint,
+			 3000);
+	assert_int_equal(cJSON_GetObjectItem(root, "max_tokens")->valueint, 321 + 3000);
+	cJSON_Delete(root);
+	root = build(&sc_wire_anthropic, "haiku?reasoning=on", &req);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "thinking"), "budget_tokens")->valueint,
+			 sc_provider_thinking_budget("medium"));
+	cJSON_Delete(root);
+	root = build(&sc_wire_anthropic, "haiku?reasoning=off", &req);
+	assert_null(cJSON_GetObjectItem(root, "thinking"));
 	cJSON_Delete(root);
 }
 
@@ -265,6 +464,9 @@ int main(void)
 		cmocka_unit_test(test_model_names),
 		cmocka_unit_test(test_anthropic_body_multi_turn),
 		cmocka_unit_test(test_openai_body_multi_turn),
+		cmocka_unit_test(test_model_strings),
+		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_provider_bodies),
 		cmocka_unit_test(test_parse_responses),
 		cmocka_unit_test(test_parse_huge_counts),
 		cmocka_unit_test(test_limiter_halves_and_recovers),
