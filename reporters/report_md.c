@@ -637,6 +637,12 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 		if (i)
 			sc_buf_puts(out, ", ");
 		sc_report_md_code(out, run->models[i]);
+		/* an alias or a short name shows what it resolved to */
+		if (i < run->nresolved_models && run->resolved_models[i] &&
+		    strcmp(run->resolved_models[i], run->models[i])) {
+			sc_buf_puts(out, " → ");
+			sc_report_md_code(out, run->resolved_models[i]);
+		}
 	}
 	if (!run->nmodels)
 		sc_buf_puts(out, "—");

@@ -6,6 +6,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "pipeline/config.h"
 #include "providers/cache.h"
 #include "providers/provider.h"
 
@@ -18,7 +19,9 @@ static const char usage[] =
 	"Sends one prompt (\"-\" reads it from standard input) to MODEL and prints\n"
 	"the answer; token counts go to standard error.\n"
 	"\n"
-	"  -m, --model MODEL      PROVIDER.MODEL[.EFFORT] or haiku, sonnet, opus\n"
+	"  -m, --model MODEL      PROVIDER.MODEL[.EFFORT][?reasoning=R&temperature=T], an\n"
+	"                         alias (haiku, sonnet, gpt-4.1, kimi, ...) or an endpoint of\n"
+	"                         skillci.yml's providers; 'skillci help models' lists them\n"
 	"  -s, --system TEXT      system prompt\n"
 	"      --max-tokens N     answer budget (default 4096)\n"
 	"      --temperature T    sampling temperature (default: the provider's)\n"
@@ -30,10 +33,12 @@ static const char usage[] =
 	"      --reference TEXT   the reference answer the oracle provider returns\n"
 	"      --timeout SEC      per attempt (default 600)\n"
 	"      --attempts N       tries per request (default 6)\n"
+	"      --config FILE      configuration with named endpoints (default ./skillci.yml,\n"
+	"                         ./upskill.config.yaml, ./fastagent.config.yaml when present)\n"
 	"  -h, --help             this help\n"
 	"\n"
-	"Keys and endpoints come from ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,\n"
-	"OPENAI_API_KEY, OPENAI_API_BASE, GENERIC_BASE_URL, GENERIC_API_KEY.\n"
+	"Keys and base URLs come from each provider's variables (ANTHROPIC_API_KEY,\n"
+	"OPENAI_API_KEY, HF_TOKEN, GENERIC_BASE_URL, ...; docs/providers.md).\n"
 	"Exit codes: 0 answered, 2 bad usage, model name or missing key,\n"
 	"3 provider failure.\n";
 
@@ -77,7 +82,8 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 int cmd_ask(int argc, char **argv)
 {
-	enum { O_MAX = 256, O_TEMP, O_RUN, O_CACHE, O_CACHE_DIR, O_OFFLINE, O_REF, O_TIMEOUT, O_ATTEMPTS };
+	enum { O_MAX = 256, O_TEMP, O_RUN, O_CACHE, O_CACHE_DIR, O_OFFLINE, O_REF, O_TIMEOUT, O_ATTEMPTS,
+	       O_CONFIG };
 	static const struct option opts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "system", required_argument, NULL, 's' },
@@ -90,6 +96,7 @@ int cmd_ask(int argc, char **argv)
 		{ "reference", required_argument, NULL, O_REF },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "attempts", required_argument, NULL, O_ATTEMPTS },
+		{ "config", required_argument, NULL, O_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -99,10 +106,14 @@ int cmd_ask(int argc, char **argv)
 	struct sc_client *client = NULL;
 	struct sc_buf prompt = SC_BUF_INIT, cache_dir = SC_BUF_INIT;
 	struct ask_result result = { SC_EXIT_INFRA };
-	const char *model = NULL;
+	const char *model = NULL, *config_path = NULL;
+	struct sc_config cfg;
+	struct sc_model pm;
 	int c, err, rc = SC_EXIT_OK;
 	long v;
 
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&pm, 0, sizeof(pm));
 	sc_client_options_init(&copt);
 	copt.cache_mode = SC_CACHE_USE;
 	memset(&req, 0, sizeof(req));
@@ -146,6 +157,7 @@ int cmd_ask(int argc, char **argv)
 				return sc_cmd_usage_error("ask", "--attempts wants a number from 1 to 100, not '%s'", optarg);
 			copt.max_attempts = (int)v;
 			break;
+		case O_CONFIG: config_path = optarg; break;
 		case 'h':
 			fputs(usage, stdout);
 			return SC_EXIT_OK;
@@ -157,6 +169,15 @@ int cmd_ask(int argc, char **argv)
 		return sc_cmd_usage_error("ask", "no model; give one with -m MODEL");
 	if (optind != argc - 1)
 		return sc_cmd_usage_error("ask", "give exactly one PROMPT (\"-\" for standard input)");
+	/* named endpoints and fast-agent's provider settings of the folder's configuration */
+	if ((rc = sc_cmd_load_providers(&cfg, config_path)) != SC_EXIT_OK)
+		goto done;
+	if (sc_model_parse(&pm, model) < 0) {
+		rc = sc_cmd_usage_error("ask", "%s", sc_error_last());
+		goto done;
+	}
+	if (strcmp(pm.name, model))
+		fprintf(stderr, "model: %s\n", pm.name);
 	if (!strcmp(argv[optind], "-")) {
 		if (sc_buf_put_capped(&prompt, "", 0, 1) < 0) { /* keeps the buffer empty */ }
 		for (;;) {
@@ -202,5 +223,7 @@ done:
 	sc_client_free(client);
 	sc_buf_release(&prompt);
 	sc_buf_release(&cache_dir);
+	sc_model_release(&pm);
+	sc_config_release(&cfg);
 	return rc;
 }

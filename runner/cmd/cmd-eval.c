@@ -16,8 +16,10 @@
 #include "eval/stats.h"
 #include "results/store.h"
 #include "skills/testsuite.h"
+#include "teacher/generate.h"
 
 #include <getopt.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -28,17 +30,25 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skillci eval DIR... -m MODEL... [--runs N] [--no-baseline] [--tests FILE]\n"
+		"                    [--generate-tests] [--test-gen-model MODEL]\n"
 		"                    [--max-turns N] [--judge MODEL] [--offline] [--store PATH]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--json FILE]\n"
 		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
 		"\n"
-		"Evaluates each skill folder with and without the skill on every model.\n"
+		"Evaluates each skill folder with and without the skill on every model. DIR may\n"
+		"also name a skill in skills_dir (upskill.config.yaml, skillci.yml).\n"
 		"\n"
-		"  -m, --model MODEL    model to evaluate (repeat for several): PROVIDER.MODEL[.EFFORT],\n"
-		"                       haiku, sonnet, opus, or oracle.self (self-test)\n"
+		"  -m, --model MODEL    model to evaluate (repeat for several): PROVIDER.MODEL[.EFFORT]\n"
+		"                       [?reasoning=R&temperature=T], an alias (haiku, sonnet, gpt-4.1,\n"
+		"                       kimi, ...), an endpoint of skillci.yml's providers (lab.MODEL),\n"
+		"                       or oracle.self (self-test); 'skillci help models' lists them\n"
 		"  --runs N             runs per test (default 1)\n"
 		"  --no-baseline        do not evaluate without the skill\n"
 		"  -t, --tests FILE     test file to use instead of the skill's own tests\n"
+		"  --generate-tests     a skill without tests gets tests written by the test\n"
+		"                       generation model first, saved in its skill_meta.json\n"
+		"  --test-gen-model M   that model (default: test_gen_model, else\n"
+		"                       skill_generation_model of upskill.config.yaml, else sonnet)\n"
 		"  --max-turns N        model turns for kernel tests (default 3)\n"
 		"  --judge MODEL        score every answer 0-1 with this model (beside the verdict)\n"
 		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
@@ -219,7 +229,8 @@ static void print_kernels(const struct sc_results *r, const char *skill, const c
 }
 
 static void print_skill_model(const struct sc_results *r, const struct sc_results_skill *s,
-			      const char *model, bool baseline, bool verbose, int runs)
+			      const char *model, const char *requested, bool baseline, bool verbose,
+			      int runs)
 {
 	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "baseline", model);
@@ -227,10 +238,15 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 									  "baseline", "head");
 	struct sc_buf suffix = SC_BUF_INIT;
 
-	printf("%s on %s (%lld tests x %d runs)%s\n", s->name, model, (long long)s->tests, runs,
+	printf("%s on %s", s->name, model);
+	if (strcmp(requested, model))
+		printf(" (%s)", requested);
+	printf(" (%lld tests x %d runs)%s\n", (long long)s->tests, runs,
 	       r->run.oracle ? "  [oracle self-test]" : "");
 	if (!head) {
-		printf("  untested: no tests found\n\n");
+		printf("  untested: no tests found (add tests to %s/skill_meta.json, pass --tests FILE,\n"
+		       "  or --generate-tests to have the test generation model write them)\n\n",
+		       s->path);
 		return;
 	}
 	if (verbose)
@@ -277,7 +293,12 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 /* The benchmark table: one row per skill x model. */
 static void print_table(const struct sc_results *r, bool baseline)
 {
-	printf("%-24s %-32s %9s %9s %7s %8s %9s\n", "skill", "model", "baseline", "skill",
+	int w = 32;  /* the model column fits the longest resolved name */
+
+	for (size_t i = 0; i < r->naggregates; i++)
+		if ((int)strlen(r->aggregates[i].model) > w)
+			w = strlen(r->aggregates[i].model) < 96 ? (int)strlen(r->aggregates[i].model) : 96;
+	printf("%-24s %-*s %9s %9s %7s %8s %9s\n", "skill", w, "model", "baseline", "skill",
 	       "lift", "p", "tokens");
 	for (size_t s = 0; s < r->nskills; s++) {
 		for (size_t m = 0; m < r->run.nmodels; m++) {
@@ -306,7 +327,7 @@ static void print_table(const struct sc_results *r, bool baseline)
 			pct(&b, head ? head->pass_rate : NAN);
 			spct(&l, c ? c->skill_lift : NAN);
 			spct(&t, c ? -c->token_savings : NAN);
-			printf("%-24.24s %-32.32s %9s %9s %7s %8.4g %9s\n", r->skills[s].name, model,
+			printf("%-24.24s %-*.*s %9s %9s %7s %8.4g %9s\n", r->skills[s].name, w, w, model,
 			       baseline ? a.ptr : "-", b.ptr, l.ptr, c ? c->p_value : NAN, t.ptr);
 			sc_buf_release(&a);
 			sc_buf_release(&b);
@@ -359,11 +380,89 @@ static int load_skill(struct sc_skill *skill, struct sc_test_set *tests, const c
 	return err;
 }
 
+/* Loads a skill's tests again (after --generate-tests wrote them). */
+static int load_tests_only(struct sc_test_set *tests, const char *dir)
+{
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf line = SC_BUF_INIT;
+	int err = sc_tests_load_skill(tests, dir, &diags);
+
+	for (size_t i = 0; i < diags.n; i++) {
+		sc_buf_clear(&line);
+		sc_diag_format(&line, &diags.items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	if (err == 0 && tests->n == 0)
+		err = sc_error_set(SC_EINVAL, "the tests written for '%s' could not be loaded", dir);
+	sc_diags_release(&diags);
+	sc_buf_release(&line);
+	return err;
+}
+
+/*
+ * The folder of a skill argument: the path as given when it exists, else
+ * NAME inside skills_dir when that holds a skill (upskill keeps skills in
+ * skills_dir). Returns a new string.
+ */
+static char *skill_dir(const char *arg, const char *skills_dir)
+{
+	struct sc_buf b = SC_BUF_INIT, md = SC_BUF_INIT;
+	struct stat st;
+
+	if (stat(arg, &st) == 0 || !skills_dir || strchr(arg, '/'))
+		return sc_xstrdup(arg);
+	sc_path_join(&b, skills_dir, arg);
+	sc_path_join(&md, b.ptr, "SKILL.md");
+	if (stat(md.ptr, &st) != 0) {
+		sc_buf_release(&b);
+		sc_buf_release(&md);
+		return sc_xstrdup(arg);
+	}
+	sc_buf_release(&md);
+	return sc_buf_detach(&b, NULL);
+}
+
+static void gen_progress(const char *line, void *payload)
+{
+	SC_UNUSED(payload);
+	fprintf(stderr, "%s\n", line);
+}
+
+/*
+ * --generate-tests for a skill without tests: the test generation model
+ * writes them from the skill's description (as upskill does), they are
+ * saved in its skill_meta.json and loaded again.
+ */
+static int write_tests(const struct sc_skill *skill, struct sc_test_set *tests, const char *dir,
+		       const char *model, struct sc_client *client, const char *fixtures_dir)
+{
+	struct sc_gen_options gopt;
+	struct sc_gen_result gres;
+	int err;
+
+	sc_gen_options_init(&gopt);
+	gopt.teacher = model;
+	gopt.test_gen_model = model;
+	gopt.client = client;
+	gopt.fixtures_dir = fixtures_dir;
+	gopt.progress = gen_progress;
+	err = sc_gen_tests_for_skill(&gres, &gopt, dir, skill->description);
+	if (err == 0) {
+		fprintf(stderr, "test generation: %lld request%s, %lld tokens in, %lld out\n",
+			(long long)gres.teacher_requests, gres.teacher_requests == 1 ? "" : "s",
+			(long long)gres.teacher_tokens_in, (long long)gres.teacher_tokens_out);
+		sc_test_set_release(tests);
+		err = load_tests_only(tests, dir);
+	}
+	sc_gen_result_release(&gres);
+	return err;
+}
+
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_FIXTURES, O_ARCH,
-	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG };
+	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -384,6 +483,8 @@ int cmd_eval(int argc, char **argv)
 		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
 		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
 		{ "config", required_argument, NULL, O_CONFIG },
+		{ "generate-tests", no_argument, NULL, O_GEN_TESTS },
+		{ "test-gen-model", required_argument, NULL, O_TEST_GEN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -391,8 +492,10 @@ int cmd_eval(int argc, char **argv)
 	const char *models[MAX_MODELS];
 	size_t nmodels = 0, nskills = 0;
 	const char *tests_file = NULL, *store_path = NULL, *json_path = NULL, *config_path = NULL;
-	const char *judge = NULL, *rubric_file = NULL, *cache_dir = NULL;
+	const char *judge = NULL, *rubric_file = NULL, *cache_dir = NULL, *test_gen = NULL;
 	bool offline = false, verbose = false, tty = isatty(2), no_cache = false;
+	bool generate_tests = false;
+	char **dirs = NULL;
 	bool runs_set = false, turns_set = false, fixtures_set = false, arch_set = false;
 	struct sc_config cfg;
 	struct sc_diags cdiags = SC_DIAGS_INIT;
@@ -461,6 +564,8 @@ int cmd_eval(int argc, char **argv)
 		case O_COMPILE_ONLY: kenv.compile_only = true; break;
 		case O_UNPINNED: allow_unpinned = true; break;
 		case O_CONFIG: config_path = optarg; break;
+		case O_GEN_TESTS: generate_tests = true; break;
+		case O_TEST_GEN: test_gen = optarg; break;
 		case 'v': verbose = true; sc_log_set_level(SC_LOG_DEBUG); break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
 		default: return sc_cmd_usage_error("eval", "unknown option");
@@ -482,6 +587,11 @@ int cmd_eval(int argc, char **argv)
 		rc = err < 0 ? sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err) : SC_EXIT_USAGE;
 		goto done;
 	}
+	/* named endpoints and fast-agent's provider settings, from the configuration loaded */
+	if ((err = sc_config_apply_providers(&cfg)) < 0) {
+		rc = sc_cmd_fail(err);
+		goto done;
+	}
 	for (size_t i = 0; nmodels == 0 && i < cfg.models.n && i < MAX_MODELS; i++)
 		models[i] = cfg.models.items[i];
 	if (nmodels == 0)
@@ -489,6 +599,29 @@ int cmd_eval(int argc, char **argv)
 	if (nmodels == 0) {
 		rc = sc_cmd_usage_error("eval", "name at least one model with -m (or 'models' in skillci.yml)");
 		goto done;
+	}
+	/* every name is checked before any request is made */
+	for (size_t m = 0; m < nmodels; m++) {
+		struct sc_model pm;
+		if (sc_model_parse(&pm, models[m]) < 0) {
+			rc = sc_cmd_usage_error("eval", "%s", sc_error_last());
+			goto done;
+		}
+		sc_model_release(&pm);
+	}
+	if (!test_gen)
+		test_gen = cfg.test_gen_model ? cfg.test_gen_model : cfg.generate_model;
+	if (generate_tests) {
+		struct sc_model pm;
+		if (tests_file) {
+			rc = sc_cmd_usage_error("eval", "--generate-tests and --tests exclude each other");
+			goto done;
+		}
+		if (sc_model_parse(&pm, test_gen) < 0) {
+			rc = sc_cmd_usage_error("eval", "test generation model: %s", sc_error_last());
+			goto done;
+		}
+		sc_model_release(&pm);
 	}
 	if (!runs_set)
 		opt.runs = cfg.runs;
@@ -520,22 +653,6 @@ int cmd_eval(int argc, char **argv)
 		goto done;
 	}
 
-	nskills = (size_t)(argc - optind);
-	skills = sc_xcalloc(nskills, sizeof(*skills));
-	sets = sc_xcalloc(nskills, sizeof(*sets));
-	es = sc_xcalloc(nskills, sizeof(*es));
-	for (size_t i = 0; i < nskills; i++) {
-		const char *dir = argv[optind + (int)i];
-		if ((err = load_skill(&skills[i], &sets[i], dir, tests_file)) < 0) {
-			rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
-			goto done;
-		}
-		es[i].path = dir;
-		es[i].variant = "head";
-		es[i].skill = &skills[i];
-		es[i].tests = &sets[i];
-	}
-
 	sc_client_options_init(&copt);
 	copt.cache_dir = cache_dir;
 	copt.cache_mode = offline ? SC_CACHE_OFFLINE
@@ -552,6 +669,34 @@ int cmd_eval(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
+
+	nskills = (size_t)(argc - optind);
+	skills = sc_xcalloc(nskills, sizeof(*skills));
+	sets = sc_xcalloc(nskills, sizeof(*sets));
+	es = sc_xcalloc(nskills, sizeof(*es));
+	dirs = sc_xcalloc(nskills, sizeof(*dirs));
+	for (size_t i = 0; i < nskills; i++) {
+		dirs[i] = skill_dir(argv[optind + (int)i], cfg.skills_dir);
+		if ((err = load_skill(&skills[i], &sets[i], dirs[i], tests_file)) < 0) {
+			rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+			goto done;
+		}
+		if (generate_tests && sets[i].n == 0) {
+			if ((err = write_tests(&skills[i], &sets[i], dirs[i], test_gen, client,
+					       kenv.fixtures_dir)) < 0) {
+				rc = sc_cmd_fail(err);
+				goto done;
+			}
+		} else if (sets[i].n == 0) {
+			fprintf(stderr, "warning: %s: no tests (skill_meta.json, evals/evals.json, tests/); "
+				"--generate-tests has %s write them\n", dirs[i], test_gen);
+		}
+		es[i].path = dirs[i];
+		es[i].variant = "head";
+		es[i].skill = &skills[i];
+		es[i].tests = &sets[i];
+	}
+
 	if ((err = sc_store_open(&store, store_path)) < 0) {
 		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
 		goto done;
@@ -583,7 +728,8 @@ int cmd_eval(int argc, char **argv)
 			struct sc_model pm;
 			if (sc_model_parse(&pm, models[m]) < 0)
 				continue;
-			print_skill_model(&res, &res.skills[s], pm.name, opt.baseline, verbose, opt.runs);
+			print_skill_model(&res, &res.skills[s], pm.name, models[m], opt.baseline, verbose,
+					  opt.runs);
 			sc_model_release(&pm);
 		}
 	if (nmodels > 1 || nskills > 1)
@@ -625,6 +771,9 @@ done:
 	free(skills);
 	free(sets);
 	free(es);
+	for (size_t i = 0; dirs && i < nskills; i++)
+		free(dirs[i]);
+	free(dirs);
 	sc_store_free(store);
 	sc_client_free(client);
 	sc_buf_release(&rubric);

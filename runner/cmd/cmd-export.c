@@ -4,6 +4,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "pipeline/config.h"
 #include "results/export.h"
 #include "providers/provider.h"
 #include "results/store.h"
@@ -52,6 +53,7 @@ int cmd_export(int argc, char **argv)
 	struct sc_export_stats st;
 	struct sc_store *store = NULL;
 	struct sc_model pm;
+	struct sc_config cfg;
 	struct sc_buf data = SC_BUF_INIT;
 	struct stat sb;
 	int c, err, rc = SC_EXIT_OK;
@@ -59,6 +61,7 @@ int cmd_export(int argc, char **argv)
 
 	sc_export_options_init(&opt);
 	memset(&pm, 0, sizeof(pm));
+	memset(&cfg, 0, sizeof(cfg));
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:s:m:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -83,8 +86,13 @@ int cmd_export(int argc, char **argv)
 	if (!out_path)
 		return sc_cmd_usage_error("export", "name the output file with -o FILE.jsonl");
 	if (model) {
-		if (sc_model_parse(&pm, model) < 0)
-			return sc_cmd_usage_error("export", "%s", sc_error_last());
+		/* the folder's named endpoints, so their models' names parse */
+		if ((rc = sc_cmd_load_providers(&cfg, NULL)) != SC_EXIT_OK)
+			goto done;
+		if (sc_model_parse(&pm, model) < 0) {
+			rc = sc_cmd_usage_error("export", "%s", sc_error_last());
+			goto done;
+		}
 		opt.model = pm.name;
 	}
 	/* export reads; it never creates an empty store by mistake */
@@ -118,5 +126,6 @@ done:
 	sc_buf_release(&data);
 	sc_model_release(&pm);
 	sc_store_free(store);
+	sc_config_release(&cfg);
 	return rc;
 }

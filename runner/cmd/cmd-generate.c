@@ -8,6 +8,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "pipeline/config.h"
 #include "teacher/generate.h"
 #include "kernelrun/kernelops.h"
 #include "providers/provider.h"
@@ -35,15 +36,18 @@ static void usage(FILE *f)
 		"  -e, --example TEXT     an input -> output example (repeat for several)\n"
 		"  -f, --from PATH        a trace of an agent's work (Markdown, or a JSON/JSONL\n"
 		"                         transcript) to distil, or a skill folder to improve\n"
-		"  -m, --model TEACHER    the teacher (default sonnet)\n"
-		"  --test-gen-model M     model that writes the tests (default: the teacher)\n"
+		"  -m, --model TEACHER    the teacher (default: skill_generation_model of\n"
+		"                         upskill.config.yaml, else sonnet)\n"
+		"  --test-gen-model M     model that writes the tests (default: test_gen_model,\n"
+		"                         else the teacher)\n"
 		"  --eval-model STUDENT   also evaluate on this model (repeat for several); the\n"
 		"                         skill must be beneficial on every student\n"
 		"  --fixture NAME         kernel tests: use these fixtures (repeat for several)\n"
 		"  --fixtures DIR         kernel fixtures the teacher may pick from (default fixtures)\n"
 		"  --compile-only         check kernels without a GPU even when one is present\n"
 		"  --allow-unpinned       accept fixtures missing from or changed since fixtures.lock\n"
-		"  -o, --output DIR       where to save (default skills/NAME); its last part is\n"
+		"  -o, --output DIR       where to save (default SKILLS_DIR/NAME, skills_dir of the\n"
+		"                         configuration, else skills); its last part is\n"
 		"                         the skill's name\n"
 		"  --no-eval              write the skill only: no tests, no evaluation\n"
 		"  --max-refine N         refinements while not beneficial (default 3, 0-%d)\n"
@@ -173,11 +177,13 @@ int cmd_generate(int argc, char **argv)
 	struct sc_client *client = NULL;
 	struct sc_store *store = NULL;
 	struct sc_kernelops kops;
-	bool compile_only = false, allow_unpinned = false;
+	bool compile_only = false, allow_unpinned = false, teacher_set = false;
 	struct sc_model check;
+	struct sc_config cfg;
 	int c, err, rc = SC_EXIT_OK;
 	char *end;
 
+	memset(&cfg, 0, sizeof(cfg));
 	sc_gen_options_init(&opt);
 	sc_kernelops_init(&kops, "fixtures", "sm_90", false, 300);
 	sc_gen_result_init(&res);
@@ -201,7 +207,7 @@ int cmd_generate(int argc, char **argv)
 			break;
 		}
 		case 'f': opt.from = optarg; break;
-		case 'm': opt.teacher = optarg; break;
+		case 'm': opt.teacher = optarg; teacher_set = true; break;
 		case 'o': opt.out_dir = optarg; break;
 		case O_TESTGEN: opt.test_gen_model = optarg; break;
 		case O_FIXTURES: opt.fixtures_dir = optarg; break;
@@ -234,6 +240,14 @@ int cmd_generate(int argc, char **argv)
 		return sc_cmd_usage_error("generate", "one TASK only; quote it (\"%s %s ...\")",
 					  argv[optind], argv[optind + 1]);
 	opt.task = argv[optind];
+	/* upskill.config.yaml's models, skillci.yml's endpoints, fastagent.config.yaml's providers */
+	if ((rc = sc_cmd_load_providers(&cfg, NULL)) != SC_EXIT_OK)
+		goto done;
+	if (!teacher_set && cfg.generate_model)
+		opt.teacher = cfg.generate_model;
+	if (!opt.test_gen_model)
+		opt.test_gen_model = cfg.test_gen_model;
+	opt.skills_dir = cfg.skills_dir;
 	/* model names are checked before anything is asked */
 	{
 		const char *names[2 + MAX_LIST];
@@ -244,8 +258,10 @@ int cmd_generate(int argc, char **argv)
 		for (size_t i = 0; i < opt.nstudents; i++)
 			names[n++] = students[i];
 		for (size_t i = 0; i < n; i++) {
-			if (sc_model_parse(&check, names[i]) < 0)
-				return sc_cmd_usage_error("generate", "%s", sc_error_last());
+			if (sc_model_parse(&check, names[i]) < 0) {
+				rc = sc_cmd_usage_error("generate", "%s", sc_error_last());
+				goto done;
+			}
 			sc_model_release(&check);
 		}
 	}
@@ -288,5 +304,6 @@ done:
 	sc_gen_result_release(&res);
 	sc_store_free(store);
 	sc_client_free(client);
+	sc_config_release(&cfg);
 	return rc;
 }

@@ -780,6 +780,13 @@ int cmd_run(int argc, char **argv)
 	sc_diags_release(&diags);
 	if (err < 0)
 		goto fail;
+	/*
+	 * Named endpoints and fast-agent's provider settings come from the
+	 * configuration loaded above and from nothing else: the file the check
+	 * trusts for policy decides which servers get requests and keys.
+	 */
+	if ((err = sc_config_apply_providers(&cfg)) < 0)
+		goto fail;
 
 	/* Flags override the config. */
 	if (o.runs)
@@ -1020,9 +1027,11 @@ int cmd_run(int argc, char **argv)
 	res.run.base_rev = dup_or_null(base_rev);
 	res.run.head_rev = sc_xstrdup(head_rev);
 	res.run.models = sc_xcalloc(o.nmodels, sizeof(char *));
-	res.run.nmodels = o.nmodels;
+	res.run.resolved_models = sc_xcalloc(o.nmodels, sizeof(char *));
+	res.run.nmodels = res.run.nresolved_models = o.nmodels;
 	for (size_t m = 0; m < o.nmodels; m++) {
 		res.run.models[m] = sc_xstrdup(o.models[m]);
+		res.run.resolved_models[m] = sc_xstrdup(models[m].name);
 		res.run.oracle |= models[m].kind == SC_PROVIDER_ORACLE;
 	}
 	res.run.runs = cfg.runs;

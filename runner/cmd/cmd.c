@@ -1,6 +1,8 @@
-/* Helpers shared by the cmd-*.c files: error printing and exit codes. */
+/* Helpers shared by the cmd-*.c files: error printing, exit codes, provider settings. */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "diag.h"
+#include "pipeline/config.h"
 
 #include <stdarg.h>
 
@@ -30,4 +32,29 @@ int sc_cmd_finish(int code)
 		return SC_EXIT_INFRA;
 	}
 	return code;
+}
+
+int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path)
+{
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf line = SC_BUF_INIT;
+	int err, rc = SC_EXIT_OK;
+
+	err = sc_config_load(cfg, ".", config_path, &diags);
+	for (size_t i = 0; i < diags.n; i++) {
+		if (diags.items[i].sev != SC_SEV_ERROR)
+			continue;
+		sc_buf_clear(&line);
+		sc_diag_format(&line, &diags.items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	if (err < 0)
+		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+	else if (sc_diags_count(&diags, SC_SEV_ERROR))
+		rc = SC_EXIT_USAGE;
+	else if ((err = sc_config_apply_providers(cfg)) < 0)
+		rc = sc_cmd_fail(err);
+	sc_diags_release(&diags);
+	sc_buf_release(&line);
+	return rc;
 }

@@ -35,6 +35,19 @@ int cmd_merge(int argc, char **argv);
 int sc_cmd_fail(int err);
 /* Prints "usage: ..." hint for a bad option and returns SC_EXIT_USAGE. */
 int sc_cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct sc_config;
+/*
+ * For commands that only need the folder's provider settings (ask,
+ * generate, export): loads the configuration of the current folder (or
+ * config_path), prints its errors, and registers its named endpoints and
+ * fastagent.config.yaml providers. Returns 0 or an exit code. cfg is filled
+ * (release it even on failure).
+ */
+int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path);
+
+/* Prints the provider table and the aliases (`skillci help models`). */
+int sc_cmd_help_models(void);
+
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 

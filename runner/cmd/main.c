@@ -35,7 +35,8 @@ static void print_usage(FILE *f)
 		   "continuous integration for agent skills\n\ncommands:\n");
 	for (size_t i = 0; i < SC_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'skillci help <command>' or 'skillci <command> --help' for a command's options.\n"
+	fprintf(f, "\n'skillci help <command>' or 'skillci <command> --help' for a command's options;\n"
+		   "'skillci help models' for the providers and model aliases.\n"
 		   "exit codes: 0 success, 1 a gate failed, 2 bad usage/config/input,\n"
 		   "3 infrastructure failure.\n");
 }
@@ -65,6 +66,8 @@ static int cmd_help(int argc, char **argv)
 		print_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "models"))
+		return sc_cmd_help_models();
 	c = find_command(argv[1]);
 	if (!c) {
 		fprintf(stderr, "error: unknown command '%s'; see 'skillci --help'\n", argv[1]);

@@ -894,9 +894,11 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	out->run.kind = sc_xstrdup(opt->kind ? opt->kind : "eval");
 	out->run.started_at = sc_eval_now_iso();
 	out->run.models = sc_xcalloc(opt->nmodels, sizeof(char *));
-	out->run.nmodels = opt->nmodels;
+	out->run.resolved_models = sc_xcalloc(opt->nmodels, sizeof(char *));
+	out->run.nmodels = out->run.nresolved_models = opt->nmodels;
 	for (size_t m = 0; m < opt->nmodels; m++) {
 		out->run.models[m] = sc_xstrdup(opt->models[m]);
+		out->run.resolved_models[m] = sc_xstrdup(models[m].name);
 		if (models[m].kind == SC_PROVIDER_ORACLE)
 			out->run.oracle = true;
 	}

@@ -81,6 +81,7 @@ void sc_results_release(struct sc_results *r)
 	free(run->id); free(run->kind); free(run->started_at); free(run->finished_at);
 	free(run->incomplete_reason); free(run->repo); free(run->base_rev); free(run->head_rev);
 	free_strv(run->models, run->nmodels);
+	free_strv(run->resolved_models, run->nresolved_models);
 	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
 	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
 	for (size_t i = 0; i < r->nskills; i++) {
@@ -273,6 +274,11 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 	TRY(rd_str(rd, o, "base_rev", &run->base_rev, false));
 	TRY(rd_str(rd, o, "head_rev", &run->head_rev, false));
 	TRY(rd_strv(rd, o, "models", &run->models, &run->nmodels));
+	TRY(rd_strv(rd, o, "resolved_models", &run->resolved_models, &run->nresolved_models));
+	if (run->nresolved_models && run->nresolved_models != run->nmodels) {
+		err = rd_fail(rd, "resolved_models", "expected one name per model");
+		goto done;
+	}
 	TRY(rd_int(rd, o, "runs", &run->runs));
 	TRY(rd_obj(rd, o, "shard", &shard));
 	if (shard) {
@@ -808,6 +814,8 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 	add_str(o, "base_rev", run->base_rev);
 	add_str(o, "head_rev", run->head_rev);
 	add_strv(o, "models", run->models, run->nmodels);
+	if (run->nresolved_models)
+		add_strv(o, "resolved_models", run->resolved_models, run->nresolved_models);
 	add_int(o, "runs", run->runs);
 	shard = cJSON_AddObjectToObject(o, "shard");
 	add_int(shard, "index", run->shard_index);

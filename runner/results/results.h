@@ -31,8 +31,10 @@ struct sc_results_run {
 	char *incomplete_reason;
 	char *repo;
 	char *base_rev, *head_rev;
-	char **models;
+	char **models;            /* as given: "kimi", "lab.qwen3-coder" */
 	size_t nmodels;
+	char **resolved_models;   /* parallel to models: the canonical name each resolved to */
+	size_t nresolved_models;  /* nmodels, or 0 when the file has none */
 	int64_t runs;
 	int64_t shard_index, shard_count;
 	char *plan_hash;

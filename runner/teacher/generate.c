@@ -1572,6 +1572,93 @@ static void base_name(struct sc_buf *out, const char *p)
 	sc_buf_put(out, s, (size_t)(p + n - s));
 }
 
+/* Writes cases as the "tests" of dir/skill_meta.json, keeping the rest of an existing file. */
+static int save_tests(const char *dir, const struct sc_gen_cases *cases, const char *model,
+		      const char *task)
+{
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT, gen = SC_BUF_INIT, when = SC_BUF_INIT;
+	cJSON *root = NULL, *fresh = NULL;
+	struct sc_gen_meta meta;
+	int err;
+
+	sc_path_join(&path, dir, "skill_meta.json");
+	memset(&meta, 0, sizeof(meta));
+	sc_time_iso8601(&when, (int64_t)time(NULL));
+	meta.generated_by = model;
+	meta.generated_at = when.ptr;
+	meta.source_task = task;
+	sc_gen_meta_json(&gen, &meta, cases);
+	err = sc_read_file(&data, path.ptr, SC_MAX_JSON_BYTES);
+	if (err == SC_ENOTFOUND) {
+		sc_error_clear();
+		err = sc_write_file_atomic(path.ptr, gen.ptr, gen.len);
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	root = cJSON_ParseWithLength(data.ptr, data.len);
+	fresh = cJSON_Parse(gen.ptr);
+	if (!cJSON_IsObject(root)) {
+		err = sc_error_set(SC_EINVAL, "'%s' is not a JSON object; the generated tests were not "
+				   "saved (fix or remove it)", path.ptr);
+		goto done;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "tests");
+	cJSON_AddItemToObject(root, "tests", cJSON_DetachItemFromObjectCaseSensitive(fresh, "tests"));
+	sc_buf_clear(&data);
+	py_json(&data, root, 0);
+	sc_buf_putc(&data, '\n');
+	err = sc_write_file_atomic(path.ptr, data.ptr, data.len);
+done:
+	cJSON_Delete(root);
+	cJSON_Delete(fresh);
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+	sc_buf_release(&gen);
+	sc_buf_release(&when);
+	return err;
+}
+
+int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_options *opt,
+			   const char *skill_dir, const char *task)
+{
+	struct gen g;
+	struct sc_strlist fixture_lines = { 0 };
+	struct sc_buf prompt = SC_BUF_INIT;
+	struct sc_model tm;
+	const char *model = opt->test_gen_model ? opt->test_gen_model : opt->teacher;
+	int err;
+
+	sc_gen_result_init(out);
+	memset(&g, 0, sizeof(g));
+	g.opt = opt;
+	g.out = out;
+	if (!model || (err = sc_model_parse(&tm, model)) < 0)
+		return model ? err : sc_error_set(SC_EINVAL, "no model to write tests with");
+	if (!task || !*task) {
+		sc_model_release(&tm);
+		return sc_error_set(SC_EINVAL, "skill '%s' has no description to write tests from",
+				    skill_dir);
+	}
+	out->dir = sc_xstrdup(skill_dir);
+	list_fixtures(&g, &fixture_lines);
+	progress(&g, "Generating test cases for %s with %s...", skill_dir, tm.name);
+	sc_gen_prompt_tests(&prompt, task, &fixture_lines);
+	if ((err = teacher_json(&g, WANT_TESTS, model, prompt.ptr, &out->cases)) < 0)
+		goto done;
+	if ((err = settle_fixtures(&g, &out->cases)) < 0)
+		goto done;
+	if ((err = save_tests(skill_dir, &out->cases, tm.name, task)) < 0)
+		goto done;
+	progress(&g, "Generated %zu test cases; saved in %s/skill_meta.json", out->cases.n, skill_dir);
+done:
+	sc_strlist_release(&g.known_fixtures);
+	sc_strlist_release(&fixture_lines);
+	sc_buf_release(&prompt);
+	sc_model_release(&tm);
+	return err;
+}
+
 int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 {
 	struct gen g;
@@ -1651,7 +1738,7 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 		goto done;
 	if (!opt->out_dir) {
 		sc_buf_clear(&tmp);
-		sc_buf_printf(&tmp, "skills/%s", cur.name);
+		sc_path_join(&tmp, opt->skills_dir ? opt->skills_dir : "skills", cur.name);
 		out->dir = sc_xstrdup(tmp.ptr);
 		/* refinements keep the name, so the folder stays right */
 		sc_buf_sets(&req, cur.name);

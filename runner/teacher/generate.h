@@ -166,7 +166,8 @@ struct sc_gen_options {
 	const char *const *fixtures;     /* --fixture: forced kernel tests */
 	size_t nfixtures;
 	const char *fixtures_dir;        /* default "fixtures" */
-	const char *out_dir;             /* NULL: skills/NAME */
+	const char *out_dir;             /* NULL: SKILLS_DIR/NAME */
+	const char *skills_dir;          /* NULL: "skills" */
 	bool no_eval;
 	int max_refine;                  /* refinements after the first evaluation */
 	int max_tokens;                  /* teacher answers; 0: SC_GEN_MAX_TOKENS */
@@ -220,6 +221,20 @@ void sc_gen_cases_release(struct sc_gen_cases *c);
  * ties keep the earlier version.
  */
 bool sc_gen_attempt_better(const struct sc_gen_attempt *a, const struct sc_gen_attempt *b);
+
+/*
+ * upskill's test generation for an existing skill (`eval --generate-tests`
+ * on a skill without tests): asks opt->test_gen_model (else opt->teacher)
+ * for tests of task (the skill's description), once more when the answer
+ * cannot be used; kernel tests get their fixture's prompt (opt->fixtures_dir).
+ * Saves them into skill_dir/skill_meta.json: an existing file keeps every
+ * other key and gets "tests"; a new one is written as upskill writes it.
+ * out->cases holds the tests and out's teacher counters the use; out is
+ * initialised here. Returns 0, SC_EPARSE (unusable answers), SC_EINVAL,
+ * SC_ENET/SC_EAUTH, or SC_EIO when saving fails.
+ */
+int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_options *opt,
+			   const char *skill_dir, const char *task);
 
 /*
  * The whole of `generate`: writes, validates, tests, evaluates, refines and

@@ -7,10 +7,14 @@
 #   fake_stat max_in_flight           # prints one counter from /_fake/stats
 #   fake_script "$T/other.json"       # replace the script
 #   fake_reset                        # zero counters and the request log
+#   fake_req -1 path body.model       # fields of a logged request (fake_log.py)
+#   fake_mask "$KEY"                  # what the log holds for a key
 #   fake_stop                         # also done at exit by fake_start's trap
 #
 # Each fake gets its own folder under ${T:-/tmp}; the request log is
-# $FAKE_LOG (JSONL, keys hashed).
+# $FAKE_LOG (JSONL, keys hashed). Calling fake_start again starts another
+# fake (FAKE_URL and FAKE_LOG then name the newest; save them first); every
+# fake started is stopped at exit.
 
 _fake_root=$(cd "$(dirname "${SKILLCI_ROOT:-.}/tests/fakes/fake_models.py")" && pwd)
 
@@ -25,6 +29,7 @@ fake_start() {  # fake_start [SCRIPT]
 			--log "$FAKE_LOG" > /dev/null 2> "$_fdir/stderr" &
 	fi
 	FAKE_PID=$!
+	_FAKE_PIDS="${_FAKE_PIDS:-} $FAKE_PID"
 	_i=0
 	while [ ! -s "$_fdir/port" ]; do
 		_i=$((_i + 1))
@@ -41,12 +46,13 @@ fake_start() {  # fake_start [SCRIPT]
 	export FAKE_URL FAKE_PORT FAKE_PID FAKE_LOG
 }
 
-fake_stop() {
-	if [ -n "${FAKE_PID:-}" ]; then
-		kill "$FAKE_PID" 2>/dev/null
-		wait "$FAKE_PID" 2>/dev/null
-		FAKE_PID=""
-	fi
+fake_stop() {  # stops every fake this shell started
+	for _p in ${_FAKE_PIDS:-} ${FAKE_PID:-}; do
+		kill "$_p" 2>/dev/null
+		wait "$_p" 2>/dev/null
+	done
+	_FAKE_PIDS=""
+	FAKE_PID=""
 }
 
 _fake_http() {  # _fake_http METHOD PATH [FILE]
@@ -60,6 +66,12 @@ _fake_http() {  # _fake_http METHOD PATH [FILE]
 fake_stats() { _fake_http GET /_fake/stats; }
 fake_reset() { _fake_http POST /_fake/reset > /dev/null; }
 fake_script() { _fake_http POST /_fake/script "$1" > /dev/null; }
+fake_req() {  # fake_req INDEX FIELD...: fields of a logged request of $FAKE_LOG
+	python3 "$_fake_root/fake_log.py" "$FAKE_LOG" "$@"
+}
+fake_mask() {  # fake_mask KEY: the log's stand-in for KEY
+	python3 "$_fake_root/fake_log.py" --mask "$1"
+}
 fake_stat() {  # fake_stat NAME: one number from /_fake/stats
 	fake_stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Fake model server for skillci tests: real HTTP on 127.0.0.1, python3
-standard library only. It speaks the Anthropic Messages API
-(POST /v1/messages) and OpenAI chat completions (POST /v1/chat/completions
-and /chat/completions).
+standard library only. It speaks the Anthropic Messages API (POST to any
+path ending in /messages: /v1/messages, /anthropic/v1/messages) and OpenAI
+chat completions (POST to any path ending in /chat/completions:
+/v1/chat/completions, /openai/v1/chat/completions, Azure's
+/openai/deployments/DEP/chat/completions?api-version=V), so one server can
+stand in for every provider, each under its own path prefix.
 
 Usage:
     fake_models.py [--script FILE] [--port-file FILE] [--log FILE] [--port N]
@@ -18,6 +21,7 @@ Script (JSON; every field optional):
         {"match": {"model": "claude-x",        # exact model id in the body
                    "contains": "hello",        # substring of the last user message
                    "api": "anthropic",         # or "openai"
+                   "path": "/hf/",             # substring of the request path
                    "system": "<skill",         # substring of the system prompt
                    "nth": [1, 2],              # only these matches of this rule (1-based)
                    "first": 2,                 # shorthand for nth 1..N
@@ -55,9 +59,13 @@ OpenAI prompt_tokens = input + cache_read + cache_creation,
 completion_tokens = output, prompt_tokens_details.cached_tokens =
 cache_read.
 
-Every request is appended to the JSONL log (--log): n, time, method, path,
-headers (x-api-key and authorization values replaced by
-"sha256:<12 hex>"), body (parsed JSON, or the raw text).
+Every request is appended to the JSONL log (--log): n, time, method, path
+(without the query), query (a map of the query parameters), api
+("anthropic" or "openai"), headers (names lowercased; the values of
+x-api-key, api-key and authorization replaced by "sha256:<12 hex>" of the
+key, a "Bearer " prefix dropped first, so a test can check which key came
+without the log holding it), key_present, body (parsed JSON, or the raw
+text).
 
 Admin endpoints:
     GET  /_fake/stats   {"requests": N, "in_flight": N, "max_in_flight": N,
@@ -76,6 +84,7 @@ import struct
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
@@ -91,11 +100,22 @@ STATE = {
     "rng": None,
 }
 
-SECRET_HEADERS = ("x-api-key", "authorization")
+SECRET_HEADERS = ("x-api-key", "api-key", "authorization")
 
 
 def mask(value):
+    if value.startswith("Bearer "):
+        value = value[len("Bearer "):]
     return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:12]
+
+
+def route(path):
+    """The API a path speaks, by its ending (any prefix), or None."""
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/chat/completions"):
+        return "openai"
+    return None
 
 
 def last_user(messages):
@@ -129,7 +149,7 @@ def set_script(script):
     STATE["rng"] = random.Random(script.get("seed", 1))
 
 
-def pick_reply(api, body):
+def pick_reply(api, body, path=""):
     script = STATE["script"]
     model = body.get("model", "") if isinstance(body, dict) else ""
     user = last_user(body.get("messages") if isinstance(body, dict) else None)
@@ -141,6 +161,8 @@ def pick_reply(api, body):
         if "contains" in m and m["contains"] not in user:
             continue
         if "api" in m and m["api"] != api:
+            continue
+        if "path" in m and m["path"] not in path:
             continue
         if "system" in m and m["system"] not in system:
             continue
@@ -204,18 +226,16 @@ class Handler(BaseHTTPRequestHandler):
                 set_script(json.loads(raw or b"{}"))
             self.send_json(200, {"ok": True})
             return
-        if self.path == "/v1/messages":
-            api = "anthropic"
-        elif self.path in ("/v1/chat/completions", "/chat/completions"):
-            api = "openai"
-        else:
-            self.send_json(404, {"error": {"type": "not_found_error", "message": "no route " + self.path}})
+        path, _, query = self.path.partition("?")
+        api = route(path)
+        if api is None:
+            self.send_json(404, {"error": {"type": "not_found_error", "message": "no route " + path}})
             return
         try:
             body = json.loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        key = self.headers.get("x-api-key") or ""
+        key = self.headers.get("x-api-key") or self.headers.get("api-key") or ""
         auth = self.headers.get("Authorization") or ""
         if auth.startswith("Bearer "):
             key = key or auth[len("Bearer "):]
@@ -224,15 +244,17 @@ class Handler(BaseHTTPRequestHandler):
             n = STATE["requests"]
             STATE["in_flight"] += 1
             STATE["max_in_flight"] = max(STATE["max_in_flight"], STATE["in_flight"])
-            STATE["by_path"][self.path] = STATE["by_path"].get(self.path, 0) + 1
-            reply = dict(pick_reply(api, body))
+            STATE["by_path"][path] = STATE["by_path"].get(path, 0) + 1
+            reply = dict(pick_reply(api, body, path))
             if STATE["log"]:
                 headers = {k.lower(): (mask(v) if k.lower() in SECRET_HEADERS else v)
                            for k, v in self.headers.items()}
+                params = {k: v[-1] for k, v in urllib.parse.parse_qs(query).items()}
                 with open(STATE["log"], "a") as f:
                     f.write(json.dumps({"n": n, "time": time.time(), "method": "POST",
-                                        "path": self.path, "headers": headers,
-                                        "key_present": bool(key), "body": body}) + "\n")
+                                        "path": path, "query": params, "api": api,
+                                        "headers": headers, "key_present": bool(key),
+                                        "body": body}) + "\n")
         try:
             self.answer(api, body, reply, n, key)
         finally:
