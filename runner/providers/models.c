@@ -563,7 +563,8 @@ static int unknown(const char *name, const char *prov)
 		near_prov = closest(prov, true, &dp);
 	near_all = closest(name, false, &da);
 	if (prov)
-		sc_buf_printf(&m, "unknown provider '%s' in model name '%s'", prov, name);
+		sc_buf_printf(&m, "unknown provider '%s' in model name '%s', which is no alias "
+			      "either", prov, name);
 	else
 		sc_buf_printf(&m, "unknown model '%s': not an alias, and not PROVIDER.MODEL", name);
 	if (near_prov && dp <= da)

@@ -1,0 +1,355 @@
+# Every provider of the table, end to end against the fake model server:
+# for each, the request path, the key header (hash of the planted key),
+# version and extra headers, the body as that provider expects it (model
+# name, max tokens field, reasoning setting) and the token counts parsed
+# from the answer; then three endpoints side by side in one eval (a named
+# endpoint of skillci.yml, a generic server, kimi on the Hugging Face
+# router), an upskill project folder evaluated as it is, --generate-tests,
+# the closest-match errors, and a scan of every output for the planted keys.
+. tests/e2e/lib.sh
+. tests/fakes/fake.sh
+
+cat > "$T/script.json" <<'JSON'
+{
+  "rules": [
+    {"match": {"system": "You generate test cases"},
+     "reply": {"text": "```json\n{\"cases\": [{\"input\": \"Release 2.1.0 of libfoo\", \"expected\": {\"contains\": [\"tag v2.1.0\", \"publish\"]}}, {\"input\": \"Release 0.9.1 of barlib\", \"expected\": {\"contains\": [\"tag v0.9.1\", \"publish\"]}}]}\n```",
+               "usage": {"input": 300, "output": 80}}},
+    {"match": {"system": "<skill", "contains": "Release 2.1.0"},
+     "reply": {"text": "1. bump 2. changelog 3. tag v2.1.0 4. build 5. publish 6. announce"}},
+    {"match": {"system": "<skill", "contains": "Release 0.9.1"},
+     "reply": {"text": "1. bump 2. changelog 3. tag v0.9.1 4. build 5. publish 6. announce"}},
+    {"match": {"system": "<skill", "contains": "PR 88"}, "reply": {"text": "### Fixed\n- Export CSV dates in the user's time zone (#88)"}},
+    {"match": {"system": "<skill", "contains": "issue 91"}, "reply": {"text": "### Added\n- Add --json to list (#91)"}},
+    {"match": {"system": "<skill", "contains": "PR 95"}, "reply": {"text": "### Changed\n- Move the config file (#95)"}},
+    {"match": {"system": "<skill"}, "reply": {"text": "ANSWER-OK"}},
+    {"match": {"contains": "ping"},
+     "reply": {"text": "fake answer to: {last_user}",
+               "usage": {"input": 11, "output": 7, "cache_read": 3, "cache_creation": 0}}}
+  ],
+  "default": {"text": "no idea", "usage": {"input": 20, "output": 5}}
+}
+JSON
+fake_start "$T/script.json" || exit 1
+F="$FAKE_URL"
+unset SKILLCI_TRACE GITHUB_ACTIONS
+all="$T/all-output"
+: > "$all"
+keep() { printf '%s\n%s\n' "$OUT" "$ERR" >> "$all"; }
+# no provider variable from the caller's environment may leak in
+for v in ANTHROPIC_BASE_URL ANTHROPIC_API_KEY OPENAI_BASE_URL OPENAI_API_BASE OPENAI_API_KEY \
+	AZURE_BASE_URL AZURE_OPENAI_ENDPOINT AZURE_OPENAI_API_KEY AZURE_API_KEY AZURE_API_VERSION \
+	OPENAI_API_VERSION GOOGLE_BASE_URL GOOGLE_API_KEY GEMINI_API_KEY HF_BASE_URL HF_TOKEN \
+	OPENROUTER_BASE_URL OPENROUTER_API_KEY DEEPSEEK_BASE_URL DEEPSEEK_API_KEY XAI_BASE_URL \
+	XAI_API_KEY GROQ_BASE_URL GROQ_API_KEY GENERIC_BASE_URL GENERIC_API_KEY; do
+	unset "$v"
+done
+
+# ---- one case per provider ---------------------------------------------------
+# provider | model | base variable | base path | key variable | request path |
+# key header | other header (name=value, or -) | body model | max tokens field=value |
+# reasoning field=value (or -)
+cat > "$T/cases" <<'EOF'
+anthropic|haiku.high|ANTHROPIC_BASE_URL|/anthropic|ANTHROPIC_API_KEY|/anthropic/v1/messages|x-api-key|anthropic-version=2023-06-01|claude-haiku-4-5|max_tokens=20480|thinking.budget_tokens=16384
+openai|o3-mini.high|OPENAI_BASE_URL|/openai/v1|OPENAI_API_KEY|/openai/v1/chat/completions|authorization|-|o3-mini|max_completion_tokens=4096|reasoning_effort=high
+azure|azure.gpt4o-prod.low|AZURE_OPENAI_ENDPOINT|/azure-res|AZURE_OPENAI_API_KEY|/azure-res/openai/deployments/gpt4o-prod/chat/completions|api-key|-|gpt4o-prod|max_completion_tokens=4096|reasoning_effort=low
+google|google.gemini-2.5-flash.medium|GOOGLE_BASE_URL|/v1beta/openai|GEMINI_API_KEY|/v1beta/openai/chat/completions|authorization|-|gemini-2.5-flash|max_tokens=4096|reasoning_effort=medium
+hf|kimi|HF_BASE_URL|/hf/v1|HF_TOKEN|/hf/v1/chat/completions|authorization|-|moonshotai/Kimi-K2-Instruct-0905:groq|max_tokens=4096|-
+openrouter|openrouter.deepseek/deepseek-r1?reasoning=high|OPENROUTER_BASE_URL|/openrouter/api/v1|OPENROUTER_API_KEY|/openrouter/api/v1/chat/completions|authorization|x-title=skillci|deepseek/deepseek-r1|max_tokens=4096|reasoning.effort=high
+deepseek|deepseek.deepseek-reasoner|DEEPSEEK_BASE_URL|/deepseek|DEEPSEEK_API_KEY|/deepseek/chat/completions|authorization|-|deepseek-reasoner|max_tokens=4096|-
+xai|grok-3-mini.high|XAI_BASE_URL|/xai/v1|XAI_API_KEY|/xai/v1/chat/completions|authorization|-|grok-3-mini|max_tokens=4096|reasoning_effort=high
+groq|groq.openai/gpt-oss-20b.low|GROQ_BASE_URL|/groq/openai/v1|GROQ_API_KEY|/groq/openai/v1/chat/completions|authorization|-|openai/gpt-oss-20b|max_completion_tokens=4096|reasoning_effort=low
+generic|generic.llama3.2:latest|GENERIC_BASE_URL|/ollama/v1|GENERIC_API_KEY|/ollama/v1/chat/completions|authorization|-|llama3.2:latest|max_tokens=4096|-
+EOF
+keys=""
+while IFS='|' read -r prov model bvar bpath kvar path kh other bmodel maxf effort; do
+	key="sk-PLANTED-$prov-4a7c19"
+	keys="$keys $key"
+	n0=$(fake_req --count)
+	run env "$bvar=$F$bpath" "$kvar=$key" "$SKILLCI" ask -m "$model" --cache off "ping $prov"
+	keep
+	expect_exit 0 "$prov: ask answers"
+	expect_out_contains "fake answer to: ping $prov" "$prov: the answer is printed"
+	expect_err_contains "tokens: input 11, output 7, cache read 3" "$prov: token counts parsed from its usage"
+	check "$prov: one request" test "$(fake_req --count)" -eq $((n0 + 1))
+	check "$prov: request path $path" test "$(fake_req -1 path)" = "$path"
+	check "$prov: the key goes in the $kh header" test "$(fake_req -1 "headers.$kh")" = "$(fake_mask "$key")"
+	for h in x-api-key api-key authorization; do
+		[ "$h" = "$kh" ] && continue
+		check "$prov: no $h header" test "$(fake_req -1 "headers.$h")" = "<missing>"
+	done
+	if [ "$other" != "-" ]; then
+		check "$prov: header ${other%%=*}" test "$(fake_req -1 "headers.${other%%=*}")" = "${other#*=}"
+	fi
+	check "$prov: body model '$bmodel'" test "$(fake_req -1 body.model)" = "$bmodel"
+	check "$prov: body ${maxf%%=*}" test "$(fake_req -1 "body.${maxf%%=*}")" = "${maxf#*=}"
+	if [ "$effort" = "-" ]; then
+		check "$prov: no reasoning field" sh -c "test \"\$(python3 '$_fake_root/fake_log.py' '$FAKE_LOG' -1 body.reasoning_effort body.thinking body.reasoning | sort -u)\" = '<missing>'"
+	else
+		check "$prov: reasoning ${effort%%=*}" test "$(fake_req -1 "body.${effort%%=*}")" = "${effort#*=}"
+	fi
+done < "$T/cases"
+
+# Azure's API version rides in the query; another can be asked for
+check "azure: api-version 2024-10-21 by default" sh -c "grep -q '\"api-version\": \"2024-10-21\"' '$FAKE_LOG'"
+run env AZURE_OPENAI_ENDPOINT="$F/azure-res" AZURE_API_KEY=sk-PLANTED-azure2-4a7c19 \
+	AZURE_API_VERSION=2025-01-01-preview "$SKILLCI" ask -m azure.o3-mini-dep --cache off "ping azure2"
+keep
+keys="$keys sk-PLANTED-azure2-4a7c19"
+expect_exit 0 "azure: AZURE_API_KEY (fast-agent's name) works too"
+check "azure: AZURE_API_VERSION sets the version" test "$(fake_req -1 query.api-version)" = "2025-01-01-preview"
+
+# generic without a key sends none; Google takes GOOGLE_API_KEY first
+run env GENERIC_BASE_URL="$F/ollama/v1" "$SKILLCI" ask -m generic.qwen3:8b --cache off "ping keyless"
+keep
+expect_exit 0 "generic: a keyless local server"
+check "generic: no Authorization without a key" test "$(fake_req -1 headers.authorization)" = "<missing>"
+run env GOOGLE_BASE_URL="$F/g" GOOGLE_API_KEY=sk-PLANTED-goog-4a7c19 GEMINI_API_KEY=sk-PLANTED-gem-4a7c19 \
+	"$SKILLCI" ask -m gemini25pro --cache off "ping google2"
+keep
+keys="$keys sk-PLANTED-goog-4a7c19 sk-PLANTED-gem-4a7c19"
+check "google: GOOGLE_API_KEY wins over GEMINI_API_KEY" \
+	test "$(fake_req -1 headers.authorization)" = "$(fake_mask sk-PLANTED-goog-4a7c19)"
+check "google: the alias gemini25pro" test "$(fake_req -1 body.model)" = "gemini-2.5-pro"
+
+# an alias's route can be changed (fast-agent: kimi:together); settings in the name
+run env HF_BASE_URL="$F/hf/v1" HF_TOKEN=sk-PLANTED-hf-4a7c19 "$SKILLCI" ask --cache off \
+	-m 'kimi:together?temperature=0.6&top_p=0.95' "ping route"
+keep
+expect_exit 0 "hf: kimi:together with settings"
+expect_err_contains "model: hf.moonshotai/Kimi-K2-Instruct-0905:together?temperature=0.6&top_p=0.95" \
+	"ask names the model the alias resolved to"
+check "hf: the route replaces the alias's" test "$(fake_req -1 body.model)" = "moonshotai/Kimi-K2-Instruct-0905:together"
+check "hf: temperature from the name" test "$(fake_req -1 body.temperature)" = "0.6"
+check "hf: top_p from the name" test "$(fake_req -1 body.top_p)" = "0.95"
+
+# a missing key names the variable; nothing is sent
+n0=$(fake_req --count)
+run env OPENROUTER_BASE_URL="$F/openrouter/api/v1" "$SKILLCI" ask -m openrouter.x/y --cache off "ping"
+expect_exit 2 "a missing key exits 2"
+expect_err_contains "OPENROUTER_API_KEY is not set" "the missing key's variable is named"
+check "nothing is sent without a key" test "$(fake_req --count)" -eq "$n0"
+run env AZURE_OPENAI_API_KEY=k "$SKILLCI" ask -m azure.dep --cache off "ping"
+expect_exit 2 "azure without an endpoint exits 2"
+expect_err_contains "AZURE_BASE_URL or AZURE_OPENAI_ENDPOINT is not set" "azure names its endpoint variables"
+
+# ---- unknown names: the known ones and the closest --------------------------
+run "$SKILLCI" ask -m sonet "hi"
+expect_exit 2 "an unknown alias exits 2"
+expect_err_contains "did you mean 'sonnet'?" "the closest alias is suggested"
+expect_err_contains "providers: anthropic, openai, azure, google, hf, openrouter, deepseek, xai, groq, generic, oracle" \
+	"the known providers are listed"
+expect_err_contains "aliases: haiku," "the known aliases are listed"
+run "$SKILLCI" ask -m openrouterr.x/y "hi"
+expect_exit 2 "an unknown provider exits 2"
+expect_err_contains "unknown provider 'openrouterr'" "the provider is named"
+expect_err_contains "did you mean 'openrouter.x/y'?" "the closest provider is suggested"
+run "$SKILLCI" eval "$T" -m gpt-4.1-turbo-x
+expect_exit 2 "eval refuses an unknown model before any work"
+expect_err_contains "'gpt-4.1-turbo-x'" "eval names the bad model"
+
+run "$SKILLCI" help models
+expect_exit 0 "help models"
+for p in anthropic openai azure google hf openrouter deepseek xai groq generic oracle; do
+	expect_out_contains "  $p " "help models lists $p"
+done
+expect_out_contains "kimi                   hf.moonshotai/Kimi-K2-Instruct-0905:groq" "help models resolves kimi"
+expect_out_contains "gpt-4.1                openai.gpt-4.1" "help models resolves gpt-4.1"
+expect_out_contains "o3-mini                openai.o3-mini" "help models resolves o3-mini"
+
+# ---- three endpoints side by side in one eval ---------------------------------
+A_URL=$F A_LOG=$FAKE_LOG
+A0=$(fake_req --count)
+fake_start "$T/script.json" || exit 1
+B_URL=$FAKE_URL B_LOG=$FAKE_LOG
+fake_start "$T/script.json" || exit 1
+C_URL=$FAKE_URL C_LOG=$FAKE_LOG
+P="$T/three"
+mkdir -p "$P/skills/greeter"
+printf -- '---\nname: greeter\ndescription: Greets with the magic word.\n---\n# Greeter\n\nAnswer with ANSWER-OK.\n' \
+	> "$P/skills/greeter/SKILL.md"
+cat > "$P/skills/greeter/skill_meta.json" <<'EOF'
+{"tests": [{"input": "say hello", "expected": {"contains": ["answer-ok"]}},
+           {"input": "say hi", "expected": {"contains": ["answer-ok"]}}]}
+EOF
+cat > "$P/skillci.yml" <<EOF
+version: 1
+providers:
+  lab:
+    wire: openai
+    base_url: $A_URL/lab/v1
+    api_key_env: LAB_KEY
+EOF
+cd "$P" || exit 1
+run env LAB_KEY=sk-PLANTED-lab-4a7c19 GENERIC_BASE_URL="$B_URL/v1" HF_BASE_URL="$C_URL/hf/v1" \
+	HF_TOKEN=sk-PLANTED-hf3-4a7c19 "$SKILLCI" eval skills/greeter -m lab.a -m generic.b -m kimi \
+	--json "$T/three.json" --store "$T/three.db" --no-cache
+keep
+keys="$keys sk-PLANTED-lab-4a7c19 sk-PLANTED-hf3-4a7c19"
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 0 "eval -m lab.a -m generic.b -m kimi"
+FAKE_LOG=$A_LOG
+check "lab: 4 requests to the named endpoint" test "$(fake_req --count)" -eq $((A0 + 4))
+check "lab: path under its base_url" test "$(fake_req -1 path)" = "/lab/v1/chat/completions"
+check "lab: model a" test "$(fake_req -1 body.model)" = "a"
+check "lab: its key from LAB_KEY" test "$(fake_req -1 headers.authorization)" = "$(fake_mask sk-PLANTED-lab-4a7c19)"
+FAKE_LOG=$B_LOG
+check "generic: 4 requests to GENERIC_BASE_URL" test "$(fake_req --count)" -eq 4
+check "generic: model b" test "$(fake_req -1 body.model)" = "b"
+check "generic: no key" test "$(fake_req -1 headers.authorization)" = "<missing>"
+FAKE_LOG=$C_LOG
+check "hf: 4 requests to the router" test "$(fake_req --count)" -eq 4
+check "hf: kimi as the router's id" test "$(fake_req -1 body.model)" = "moonshotai/Kimi-K2-Instruct-0905:groq"
+check "hf: HF_TOKEN" test "$(fake_req -1 headers.authorization)" = "$(fake_mask sk-PLANTED-hf3-4a7c19)"
+for m in lab.a generic.b hf.moonshotai/Kimi-K2-Instruct-0905:groq; do
+	check "the terminal table has a row for $m" sh -c "grep -q '^greeter  *$m  ' '$T/.out'"
+done
+expect_out_contains "greeter on hf.moonshotai/Kimi-K2-Instruct-0905:groq (kimi)" "the alias and its model are shown"
+check "results JSON: models as given and as resolved" python3 - "$T/three.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["run"]["models"] == ["lab.a", "generic.b", "kimi"], r["run"]["models"]
+assert r["run"]["resolved_models"] == ["lab.a", "generic.b", "hf.moonshotai/Kimi-K2-Instruct-0905:groq"], r["run"]
+models = sorted({a["model"] for a in r["aggregates"]})
+assert models == ["generic.b", "hf.moonshotai/Kimi-K2-Instruct-0905:groq", "lab.a"], models
+for a in r["aggregates"]:
+    if a["variant"] == "head":
+        assert a["pass_rate"] == 1.0, a
+EOF
+run "$SKILLCI" report "$T/three.json" --markdown "$T/three.md"
+expect_exit 0 "the report renders"
+for m in lab.a generic.b hf.moonshotai/Kimi-K2-Instruct-0905:groq; do
+	check "the Markdown has a row for $m" grep -qF "| <code>greeter</code> | <code>$m</code> |" "$T/three.md"
+done
+check "the Markdown footer shows kimi's resolved name" \
+	grep -qF '<code>kimi</code> → <code>hf.moonshotai/Kimi-K2-Instruct-0905:groq</code>' "$T/three.md"
+
+# a named endpoint's key is redacted from error messages like any other
+cat > "$T/echo.json" <<'EOF'
+{"default": {"status": 401, "error_type": "authentication_error", "error_message": "bad key", "echo_key": true}}
+EOF
+FAKE_LOG=$A_LOG
+fake_script_to() { curl -s -X POST --data-binary "@$2" -H 'Content-Type: application/json' "$1/_fake/script" > /dev/null; }
+fake_script_to "$A_URL" "$T/echo.json"
+cd "$P" || exit 1
+run env LAB_KEY=sk-PLANTED-lab-4a7c19 "$SKILLCI" ask -m lab.a --cache off "ping"
+keep
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 3 "a 401 from a named endpoint exits 3"
+expect_err_contains "[redacted]" "the echoed endpoint key is redacted"
+
+# ---- an upskill project folder, evaluated as it is ---------------------------
+U="$T/upskill"
+cp -r "$SKILLCI_ROOT/tests/data/upskill-project" "$U"
+FAKE_LOG=$B_LOG
+n0=$(fake_req --count)
+cd "$U" || exit 1
+# as upskill's fastagent.config.yaml says: GENERIC_BASE_URL overrides its base_url
+run env GENERIC_BASE_URL="$B_URL/v1" "$SKILLCI" eval skills/changelog-entry \
+	--json "$T/up.json" --store "$T/up.db" --cache "$T/up-cache"
+keep
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 0 "an upskill project evaluates without edits"
+expect_out_contains "changelog-entry on generic.llama3.2:latest (3 tests x 1 runs)" \
+	"eval_model of upskill.config.yaml is the model"
+expect_out_contains "with skill ████████████████████   100%" "the skill's tests pass with the skill"
+expect_out_contains "baseline   ░░░░░░░░░░░░░░░░░░░░     0%" "and fail without it"
+check "6 requests (3 tests, with and without the skill)" test "$(fake_req --count)" -eq $((n0 + 6))
+check "the model id from upskill.config.yaml" test "$(fake_req -1 body.model)" = "llama3.2:latest"
+check "the key from fastagent.config.yaml's generic block" \
+	test "$(fake_req -1 headers.authorization)" = "$(fake_mask local)"
+check "the project folder is unchanged" diff -r "$SKILLCI_ROOT/tests/data/upskill-project" "$U"
+# a skill named by its folder in skills_dir
+cd "$U" || exit 1
+run env GENERIC_BASE_URL="$B_URL/v1" "$SKILLCI" eval changelog-entry --store "$T/up.db" --no-cache --no-reuse
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 0 "a skill named inside skills_dir"
+expect_out_contains "changelog-entry on generic.llama3.2:latest" "skills_dir/NAME is evaluated"
+
+# a skill without tests: the message says how to get them
+cd "$U" || exit 1
+run env GENERIC_BASE_URL="$B_URL/v1" "$SKILLCI" eval skills/release-checklist --store "$T/up.db" --no-cache
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 0 "a skill without tests is reported, not failed"
+expect_out_contains "untested: no tests found" "untested is said"
+expect_out_contains "--generate-tests" "the message names --generate-tests"
+expect_err_contains "--generate-tests has generic.qwen3:8b write them" "the test generation model is named"
+
+# --generate-tests: upskill's test_gen_model writes tests, they are saved, then evaluated
+n0=$(fake_req --count)
+cd "$U" || exit 1
+run env GENERIC_BASE_URL="$B_URL/v1" "$SKILLCI" eval skills/release-checklist --generate-tests \
+	--store "$T/up.db" --no-cache --json "$T/gen.json"
+keep
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 0 "eval --generate-tests"
+expect_err_contains "Generating test cases for skills/release-checklist with generic.qwen3:8b" \
+	"the test generation model is upskill's test_gen_model"
+expect_err_contains "Generated 2 test cases; saved in skills/release-checklist/skill_meta.json" "the tests are saved"
+check "the test request went to qwen3:8b" test "$(fake_req "$n0" body.model)" = "qwen3:8b"
+check "skill_meta.json holds the generated tests in upskill's format" python3 - "$U/skills/release-checklist/skill_meta.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["metadata"]["generated_by"] == "generic.qwen3:8b", m["metadata"]
+assert [t["input"] for t in m["tests"]] == ["Release 2.1.0 of libfoo", "Release 0.9.1 of barlib"], m
+assert m["tests"][0]["expected"]["contains"] == ["tag v2.1.0", "publish"]
+assert "validator" in m["tests"][0] and "output_file" in m["tests"][0]
+EOF
+expect_out_contains "release-checklist on generic.llama3.2:latest (2 tests x 1 runs)" "the new tests are evaluated"
+expect_out_contains "with skill ████████████████████   100%" "and pass with the skill"
+check "1 + 4 requests (tests, then 2 tests x 2 variants)" test "$(fake_req --count)" -eq $((n0 + 5))
+# with tests in place a second --generate-tests asks nothing more of the test model
+n0=$(fake_req --count)
+cd "$U" || exit 1
+run env GENERIC_BASE_URL="$B_URL/v1" "$SKILLCI" eval skills/release-checklist --generate-tests \
+	--store "$T/up.db" --no-cache --no-reuse
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 0 "a skill with tests is evaluated as it is"
+check "no test request the second time" test "$(fake_req --count)" -eq $((n0 + 4))
+run "$SKILLCI" eval "$U/skills/release-checklist" --generate-tests -m oracle --tests "$T/x.json"
+expect_exit 2 "--generate-tests with --tests is a usage error"
+
+# ---- an endpoint only the pull request names is never used ------------------
+# The base revision's skillci.yml names no endpoint; the head adds one
+# pointing at a server of its choosing. Policy comes from the trusted side
+# (the base revision), so `-m evil.x` must be refused and nothing sent there.
+R="$T/repo"
+mkdir -p "$R/skills/greeter"
+git -C "$R" init -q -b main
+git -C "$R" config user.email ci@example.com
+git -C "$R" config user.name ci
+cp "$P/skills/greeter/SKILL.md" "$P/skills/greeter/skill_meta.json" "$R/skills/greeter/"
+printf 'version: 1\n' > "$R/skillci.yml"
+git -C "$R" add -A && git -C "$R" commit -q -m base
+BASE=$(git -C "$R" rev-parse HEAD)
+printf 'version: 1\nproviders:\n  evil: {wire: openai, base_url: %s/evil/v1, api_key_env: HF_TOKEN}\n' \
+	"$C_URL" > "$R/skillci.yml"
+printf '\nAlso say hello.\n' >> "$R/skills/greeter/SKILL.md"
+git -C "$R" add -A && git -C "$R" commit -q -m "head adds an endpoint"
+HEAD_REV=$(git -C "$R" rev-parse HEAD)
+FAKE_LOG=$C_LOG
+n0=$(fake_req --count)
+cd "$T" || exit 1
+run env HF_TOKEN=sk-PLANTED-evil-4a7c19 "$SKILLCI" run --repo "$R" --base "$BASE" --head "$HEAD_REV" \
+	-m evil.x --no-cache --store "$T/evil.db" --report-dir "$T/evil-report"
+keep
+cd "$SKILLCI_ROOT" || exit 1
+keys="$keys sk-PLANTED-evil-4a7c19"
+# The configuration of a PR check is read from the base revision once the
+# trust boundary lands; until then these two are TAP TODO cases.
+todo() {  # todo NAME COMMAND...: a case expected to fail for now
+	_n=$((_n + 1))
+	if "$@" > "$T/.chk" 2>&1; then echo "ok $_n - $1 # TODO config from the base revision"
+	else echo "not ok $_n - $1 # TODO config from the base revision"; fi
+}
+todo "a head-only endpoint is refused (exit 2)" test "$RC" -eq 2
+todo "nothing is sent to a head-only endpoint" test "$(fake_req --count)" -eq "$n0"
+
+# ---- no planted key anywhere --------------------------------------------------
+for k in $keys; do
+	check "planted key ${k%-4a7c19} never printed" sh -c "! grep -q -- '$k' '$all'"
+	check "planted key ${k%-4a7c19} not in reports or results" sh -c "! grep -rq -- '$k' '$T'/three.json '$T'/three.md '$T'/up.json '$T'/gen.json '$U'"
+	check "planted key ${k%-4a7c19} not in the request logs" sh -c "! grep -q -- '$k' '$A_LOG' '$B_LOG' '$C_LOG'"
+done
+
+done_testing
