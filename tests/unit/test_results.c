@@ -83,6 +83,27 @@ static void test_parse_errors_name_file_and_path(void **state)
 		     "\"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"pass\", \"kernel\": {\"speedup\": \"fast\"}}]}",
 		     SC_EINVAL, "$.units[0].kernel.speedup: expected a number");
 	expect_error("{\"schema\": \"skillci.results/1\",\n\"run\": [", SC_EPARSE, "bad.json':2: malformed JSON");
+	expect_error("{\"schema\": \"skillci.results/1\", \"run\": {\"models\": [\"kimi\", \"haiku\"], "
+		     "\"resolved_models\": [\"hf.x\"]}}", SC_EINVAL,
+		     "$.run.resolved_models: expected one name per model");
+}
+
+/* The names models resolved to are read back beside the names given. */
+static void test_resolved_models(void **state)
+{
+	struct sc_results r;
+	const char *j = "{\"schema\": \"skillci.results/1\", \"run\": {\"models\": [\"kimi\", \"lab.a\"], "
+			"\"resolved_models\": [\"hf.moonshotai/Kimi-K2-Instruct-0905:groq\", \"lab.a\"]}}";
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, j, strlen(j), "x"), 0);
+	assert_int_equal(r.run.nresolved_models, 2);
+	assert_string_equal(r.run.resolved_models[0], "hf.moonshotai/Kimi-K2-Instruct-0905:groq");
+	sc_results_release(&r);
+	/* files from before the field have none */
+	assert_int_equal(sc_results_parse(&r, minimal, strlen(minimal), "m.json"), 0);
+	assert_int_equal(r.run.nresolved_models, 0);
+	sc_results_release(&r);
 }
 
 static void test_minor_version_is_accepted(void **state)
@@ -184,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_parse_reads_fields_and_nulls),
 		cmocka_unit_test(test_parse_errors_name_file_and_path),
 		cmocka_unit_test(test_minor_version_is_accepted),
+		cmocka_unit_test(test_resolved_models),
 		cmocka_unit_test(test_format_sorts_and_is_stable),
 		cmocka_unit_test(test_load_names_missing_file),
 	};
