@@ -8,6 +8,8 @@
 #include "git/git.h"
 #include "net/http.h"
 
+#include <signal.h>
+
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 
@@ -85,6 +87,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	sc_log_init_from_env();
+	/* A worker or server that closes its end while we write must be an
+	 * EPIPE the caller handles (a kernel worker that died early), never a
+	 * signal that kills the whole run. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		print_usage(stderr);
 		return SC_EXIT_USAGE;
