@@ -4,6 +4,7 @@
 #include "diag.h"
 #include "pipeline/config.h"
 
+#include <signal.h>
 #include <stdarg.h>
 
 int sc_cmd_fail(int err)
@@ -28,6 +29,13 @@ int sc_cmd_usage_error(const char *cmd, const char *fmt, ...)
 int sc_cmd_finish(int code)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
+		/* The reader went away (skillci ... | head): end as any tool
+		 * would, by SIGPIPE, which main() ignores only so that a dead
+		 * kernel worker is an EPIPE. */
+		if (errno == EPIPE) {
+			signal(SIGPIPE, SIG_DFL);
+			raise(SIGPIPE);
+		}
 		fprintf(stderr, "error: cannot write to standard output: %s\n", strerror(errno));
 		return SC_EXIT_INFRA;
 	}

@@ -28,4 +28,16 @@ for cmd in $("$SKILLCI" --help | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'); do
 	expect_exit 0 "help $cmd exits 0"
 done
 
+# A reader that has gone away (skillci ... | head): the command ends by
+# SIGPIPE, as other tools do, with no error message. The read end of the
+# pipe is closed before skillci writes, so every write is EPIPE.
+check "a closed stdout pipe ends the command by SIGPIPE, silently" python3 -c '
+import os, signal, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "help", "models"], stdout=w, stderr=subprocess.PIPE)
+assert p.returncode == -signal.SIGPIPE, p.returncode
+assert p.stderr == b"", p.stderr
+' "$SKILLCI"
+
 done_testing
