@@ -109,3 +109,40 @@ void sc_sha256_hex(char out[SC_SHA256_HEX_LEN + 1], const void *data, size_t len
 	}
 	out[SC_SHA256_HEX_LEN] = '\0';
 }
+
+void sc_hmac_sha256(unsigned char out[SC_SHA256_LEN], const void *key, size_t key_len,
+		    const struct sc_hmac_part *parts, size_t n)
+{
+	unsigned char k[64], pad[64], inner[SC_SHA256_LEN];
+	struct sc_sha256 ctx;
+
+	memset(k, 0, sizeof(k));
+	if (key_len > sizeof(k)) {
+		sc_sha256_init(&ctx);
+		sc_sha256_update(&ctx, key, key_len);
+		sc_sha256_final(&ctx, k);
+	} else if (key_len) {
+		memcpy(k, key, key_len);
+	}
+	for (size_t i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	sc_sha256_init(&ctx);
+	sc_sha256_update(&ctx, pad, 64);
+	for (size_t i = 0; i < n; i++)
+		sc_sha256_update(&ctx, parts[i].data, parts[i].len);
+	sc_sha256_final(&ctx, inner);
+	for (size_t i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	sc_sha256_init(&ctx);
+	sc_sha256_update(&ctx, pad, 64);
+	sc_sha256_update(&ctx, inner, sizeof(inner));
+	sc_sha256_final(&ctx, out);
+}
+
+int sc_digest_equal(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	unsigned char d = 0;
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}

@@ -23,4 +23,17 @@ void sc_sha256_final(struct sc_sha256 *ctx, unsigned char out[SC_SHA256_LEN]);
 /* One-shot: hex digest of data into out (65 bytes with the NUL). */
 void sc_sha256_hex(char out[SC_SHA256_HEX_LEN + 1], const void *data, size_t len);
 
+/*
+ * HMAC-SHA256 (RFC 2104) of the concatenation of n parts under key: a
+ * message authentication code only a holder of the key can compute.
+ */
+struct sc_hmac_part {
+	const void *data;
+	size_t len;
+};
+void sc_hmac_sha256(unsigned char out[SC_SHA256_LEN], const void *key, size_t key_len,
+		    const struct sc_hmac_part *parts, size_t n);
+/* Constant-time comparison of two digests. */
+int sc_digest_equal(const unsigned char *a, const unsigned char *b, size_t n);
+
 #endif

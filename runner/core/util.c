@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -347,6 +348,37 @@ void sc_time_iso8601(struct sc_buf *out, int64_t unix_seconds)
 	gmtime_r(&t, &tm);
 	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	sc_buf_puts(out, s);
+}
+
+void sc_random_bytes(void *out, size_t n)
+{
+	unsigned char *p = out;
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = getrandom(p + got, n - got, 0);
+		if (r > 0) {
+			got += (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	if (got < n) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		while (fd >= 0 && got < n) {
+			ssize_t r = read(fd, p + got, n - got);
+			if (r <= 0 && !(r < 0 && errno == EINTR))
+				break;
+			if (r > 0)
+				got += (size_t)r;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (got < n)
+		sc_die("no random source (getrandom and /dev/urandom both failed)");
 }
 
 void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n)

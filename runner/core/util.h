@@ -63,6 +63,13 @@ int64_t sc_now_ns(void);
 /* Writes an ISO-8601 UTC timestamp ("2026-11-30T14:33:12Z") into out. */
 void sc_time_iso8601(struct sc_buf *out, int64_t unix_seconds);
 
+/*
+ * n bytes from the kernel's random source (getrandom, else /dev/urandom):
+ * seeds and nonces that nothing outside this process can predict. Dies
+ * when neither is available (a machine without one cannot keep secrets).
+ */
+void sc_random_bytes(void *out, size_t n);
+
 /* Lowercase hex of n bytes into out (appended). */
 void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n);
 

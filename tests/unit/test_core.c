@@ -139,6 +139,38 @@ static void test_sha256_known_vectors(void **state)
 	sc_buf_release(&b);
 }
 
+/* RFC 4231 test cases 1 and 6 (a key longer than the block), and the
+ * random source: two draws differ. */
+static void test_hmac_and_random(void **state)
+{
+	unsigned char key[131], d[SC_SHA256_LEN], r1[16], r2[16];
+	const char *msg6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+	struct sc_hmac_part p1 = { "Hi There", 8 }, p6 = { msg6, strlen(msg6) };
+	struct sc_hmac_part split[2] = { { "Hi ", 3 }, { "There", 5 } };
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	memset(key, 0x0b, 20);
+	sc_hmac_sha256(d, key, 20, &p1, 1);
+	sc_hex(&b, d, sizeof(d));
+	assert_string_equal(b.ptr, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	sc_hmac_sha256(d, key, 20, split, 2);
+	sc_buf_clear(&b);
+	sc_hex(&b, d, sizeof(d));
+	assert_string_equal(b.ptr, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	memset(key, 0xaa, sizeof(key));
+	sc_hmac_sha256(d, key, sizeof(key), &p6, 1);
+	sc_buf_clear(&b);
+	sc_hex(&b, d, sizeof(d));
+	assert_string_equal(b.ptr, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+	assert_true(sc_digest_equal(d, d, sizeof(d)));
+	sc_random_bytes(r1, sizeof(r1));
+	sc_random_bytes(r2, sizeof(r2));
+	assert_memory_not_equal(r1, r2, sizeof(r1));
+	assert_false(sc_digest_equal(r1, r2, sizeof(r1)));
+	sc_buf_release(&b);
+}
+
 static void test_atomic_write_and_capped_read(void **state)
 {
 	char dir[] = "/tmp/skillci-test-XXXXXX";
@@ -177,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_string_helpers),
 		cmocka_unit_test(test_sha256_known_vectors),
+		cmocka_unit_test(test_hmac_and_random),
 		cmocka_unit_test(test_atomic_write_and_capped_read),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
