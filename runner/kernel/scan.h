@@ -2,12 +2,19 @@
 #define SC_KERNEL_SCAN_H
 /*
  * The static scan of a candidate's CUDA source, run before anything is
- * compiled. Refusals: any #include (or #include_next, #import, #embed,
- * __has_include, computed `#include MACRO`, digraph/trigraph spellings)
- * other than <cuda_fp16.h> and <cuda_bf16.h> — NVRTC would open the file
- * and quote it in its log. Flags: stream creation, host/device heap
- * allocation, printf, file-scope __device__ state (static caches), precision
- * downcasts to half/bf16 on an fp32 fixture, inline PTX, clock reads.
+ * compiled, over the source as the C++17 preprocessor tokenizes it (raw
+ * strings, line splices, digit separators, digraphs). Refusals
+ * ("include_refused"): any #include (or #include_next, #import, #embed,
+ * computed `#include MACRO`, digraph/trigraph spellings) other than
+ * <cuda_fp16.h> and <cuda_bf16.h>, __has_include/__has_embed however
+ * spelled (token pasting too), a pragma naming an include — NVRTC would
+ * open the file, quote it or say whether it exists. Refusals
+ * ("source_refused"): #line and line markers (they hide the candidate's own
+ * diagnostics), and what cannot be read for sure (a malformed raw string,
+ * a splice inside one, a NUL byte). Flags: stream creation, host/device
+ * heap allocation, printf, file-scope __device__ state (static caches),
+ * precision downcasts to half/bf16 on an fp32 fixture, inline PTX, clock
+ * reads.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,6 +33,7 @@ struct sc_scan_flag {
 struct sc_scan {
 	struct sc_scan_flag flags[SC_SCAN_MAX_FLAGS];
 	size_t nflags;
+	const char *refusal;  /* on SC_EUNSAFE: "include_refused" or "source_refused" (static) */
 };
 
 /*

@@ -45,6 +45,82 @@ static void test_refuses_includes(void **state)
 	assert_non_null(strstr(sc_error_last(), "only <cuda_fp16.h> and <cuda_bf16.h>"));
 	assert_int_equal(scan("#define F <x>\n#include F\n", &s), SC_EUNSAFE);
 	assert_non_null(strstr(sc_error_last(), "computed"));
+	assert_string_equal(s.refusal, "include_refused");
+}
+
+/*
+ * The probes a scan that reads text rather than tokens misses: each was
+ * checked against NVRTC 13 (it opens or tests the file in every case).
+ */
+static void test_refuses_what_a_text_scan_misses(void **state)
+{
+	static const char *const bad[] = {
+		/* a raw string that a text scan takes for the start of a comment */
+		"__device__ const char* s = R\"x(\" /* )x\";\n#include \"/etc/passwd\"\n*/\n",
+		"__device__ const char* s = u8R\"(\" /* )\";\n#include \"/etc/passwd\"\n*/\n",
+		/* the numeric-file leak: a number through a diagnostic */
+		"template<int N> struct Show;\nShow<\n#include \"/proc/sys/kernel/pid_max\"\n> s;\n",
+		/* an existence oracle outside #if, and spelled by token pasting */
+		"__device__ int z[__has_include(\"/root/.ssh/id_rsa\") ? 1 : -1];\n",
+		"#define CAT(a,b) a##b\n__device__ int z[CAT(__has_,include)(\"/etc/shadow\") ? 1 : -1];\n",
+		"#define CAT(a,b) a%:%:b\n#define X CAT(__h, as_include)\n#if X(\"/etc/shadow\")\n#endif\n",
+		"#if __has_embed(\"/etc/passwd\")\n#endif\n",
+		/* a digraph, and a comment that ends on the directive's line */
+		"%:   include \"/etc/passwd\"\n",
+		"/* x\n */ #include \"/etc/passwd\"\n",
+		/* NVRTC reads 0'1'/ then * as a number and a comment, the standard as a
+		 * number and a character literal: refused under either reading */
+		"__device__ int a = 0'1'/*';\n#include \"/etc/passwd\"\n// */\n",
+		/* a lone CR ends a line comment for the scan (stricter than NVRTC) */
+		"__device__ int a; // x\r#include \"/etc/passwd\"\n",
+		"_Pragma(\"include_alias(\\\"a.h\\\", \\\"/etc/passwd\\\")\")\n#include \"a.h\"\n",
+		"#pragma include_alias(\"a.h\", \"/etc/passwd\")\n",
+	};
+	static const char *const unreadable[] = {
+		"#line 1 \"other.cu\"\nint x = ;\n",
+		"# 7 \"other.cu\"\nint x = ;\n",
+		"  %: line 3\n",
+		"__device__ const char* s = R\"a b(x)a b\";\n",             /* space in the delimiter */
+		"__device__ const char* s = R\"(x\\\n)\";\n",               /* a splice inside */
+		"__device__ const char* s = R\"0123456789abcdefg(x)0123456789abcdefg\";\n",  /* 17 chars */
+		"__device__ const char* s = R\"(never closed\n#include \"/etc/passwd\"\n",
+	};
+	struct sc_scan s;
+	(void)state;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(bad); i++) {
+		if (scan(bad[i], &s) != SC_EUNSAFE)
+			fail_msg("not refused: %s", bad[i]);
+		if (strcmp(s.refusal, "include_refused"))
+			fail_msg("refused as %s, not include_refused: %s", s.refusal, bad[i]);
+	}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(unreadable); i++) {
+		if (scan(unreadable[i], &s) != SC_EUNSAFE)
+			fail_msg("not refused: %s", unreadable[i]);
+		if (strcmp(s.refusal, "source_refused"))
+			fail_msg("refused as %s, not source_refused: %s", s.refusal, unreadable[i]);
+	}
+	assert_int_equal(scan("int a;\n#line 9\n", &s), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "line 2: #line is not allowed"));
+	assert_int_equal(scan(bad[0], &s), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "line 2: #include \"/etc/passwd\""));
+}
+
+/* Raw strings, separators and pasting that NVRTC also reads as harmless. */
+static void test_reads_tokens_like_the_compiler(void **state)
+{
+	struct sc_scan s;
+	(void)state;
+	/* an include inside a raw string spanning lines is text, not a directive */
+	assert_int_equal(scan("__device__ const char* s = R\"doc(\n#include \"/etc/passwd\"\n)doc\";\n"
+			      "extern \"C\" __global__ void k(float* y) { y[0] = 1'000.5f; }\n", &s), 0);
+	/* FOOR"..." is an identifier then an ordinary string, not a raw string */
+	assert_int_equal(scan("#define FOOR\n__device__ const char* t = FOOR\"x(\";\n#define A 1\n", &s), 0);
+	/* pasting identifiers that cannot spell __has_include */
+	assert_int_equal(scan("#define CAT(a,b) a##b\n__device__ float CAT(v,0), CAT(v,1);\n", &s), 0);
+	/* flags on the line after a multi-line raw string keep their own line */
+	assert_int_equal(scan("__device__ const char* s = R\"(a\nb)\";\n__device__ float c[4];\n", &s), 0);
+	assert_true(has_flag(&s, "device_state", 3));
+	assert_int_equal(scan("#pragma unroll\n_Pragma(\"unroll\")\n", &s), 0);
 }
 
 static void test_allows_what_is_offered(void **state)
@@ -141,6 +217,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuses_includes),
+		cmocka_unit_test(test_refuses_what_a_text_scan_misses),
+		cmocka_unit_test(test_reads_tokens_like_the_compiler),
 		cmocka_unit_test(test_allows_what_is_offered),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_planted_kernels),
