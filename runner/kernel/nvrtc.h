@@ -6,6 +6,13 @@
  * and the tunables as macros, keeps the log (filtered to the candidate's
  * own lines), parses ptxas' register/spill/shared-memory report, and caches
  * cubins on disk by SHA-256 of (source, options, arch, NVRTC version).
+ *
+ * Confined compiles run NVRTC in a child process jailed by confine.h, so
+ * the compiler cannot open any host file but the toolkit's include folder.
+ * Cache entries are verified before use: each records the SHA-256 of (key,
+ * cubin) and, when a cache key (a secret) is given, an HMAC over (key,
+ * cubin, ptxas numbers, log); an entry that fails is recompiled and
+ * rewritten, and the result says so.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +31,9 @@ struct sc_nvrtc_defines {
 
 struct sc_compiled {
 	bool ok;
+	bool confined;         /* NVRTC ran in the jail */
+	char confine_why[256]; /* why not, when it did not */
+	char cache_note[256];  /* "" or why a cached entry was rejected */
 	char *cubin;           /* owned */
 	size_t cubin_len;
 	char *log;             /* owned; compiler messages about the candidate only */
@@ -34,15 +44,23 @@ struct sc_compiled {
 	char version[16];      /* NVRTC version "13.0" */
 };
 
+struct sc_nvrtc_opts {
+	const char *arch;                     /* "sm_90" */
+	const struct sc_nvrtc_defines *defs;  /* tunables; may be NULL */
+	const char *include_dir;              /* toolkit include folder, or NULL */
+	const char *cache_dir;                /* NULL: no cache */
+	const unsigned char *cache_key;       /* HMAC key for cache entries; NULL: SHA-256 only */
+	size_t cache_key_len;
+	bool confine;                         /* jail NVRTC (falls back, saying why, where not permitted) */
+};
+
 /*
- * Compiles src for arch ("sm_90") with the include folder of the toolkit
- * (for <cuda_fp16.h>/<cuda_bf16.h>; the scan has refused every other
- * include). cache_dir may be NULL. A compile error is not a failure of this
- * function: it returns 0 with out->ok false and the log. Returns negative
- * only when NVRTC itself fails.
+ * Compiles src with o (the include folder is for <cuda_fp16.h> and
+ * <cuda_bf16.h>; the scan has refused every other include). A compile
+ * error is not a failure of this function: it returns 0 with out->ok false
+ * and the log. Returns negative only when NVRTC itself fails.
  */
-int sc_nvrtc_compile(struct sc_compiled *out, const char *src, size_t len, const char *arch,
-		     const struct sc_nvrtc_defines *defs, const char *include_dir, const char *cache_dir);
+int sc_nvrtc_compile(struct sc_compiled *out, const char *src, size_t len, const struct sc_nvrtc_opts *o);
 void sc_compiled_release(struct sc_compiled *c);
 /* "13.0" */
 void sc_nvrtc_version(char *out, size_t cap);

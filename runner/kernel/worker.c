@@ -30,6 +30,8 @@ struct job {
 	char *arch;
 	char *include_dir;
 	char *cache_dir;
+	unsigned char *cache_key;  /* decoded "cache_key" (hex): HMAC key of cubin cache entries */
+	size_t cache_key_len;
 	bool compile_only;
 	bool timing;
 	int seeds;
@@ -47,6 +49,7 @@ static void job_release(struct job *j)
 	free(j->arch);
 	free(j->include_dir);
 	free(j->cache_dir);
+	free(j->cache_key);
 }
 
 static char *jstr(const cJSON *o, const char *k, const char *def)
@@ -90,6 +93,20 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	j->seeds = jint(root, "seeds", 5);
 	j->timeout_ms = jint(root, "timeout_ms", 10000);
 	j->max_sizes = jint(root, "max_sizes", 0);
+	{
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "cache_key");
+		if (cJSON_IsString(k) && *k->valuestring) {
+			size_t n = strlen(k->valuestring) / 2;
+			j->cache_key = sc_xmalloc(n + 1);
+			j->cache_key_len = 0;
+			for (size_t i = 0; i < n; i++) {
+				unsigned v;
+				if (sscanf(k->valuestring + 2 * i, "%2x", &v) != 1)
+					break;
+				j->cache_key[j->cache_key_len++] = (unsigned char)v;
+			}
+		}
+	}
 	spec = cJSON_GetObjectItemCaseSensitive(root, "spec");
 	if (!j->candidate) {
 		err = sc_error_set(SC_EINVAL, "job: \"candidate\" (the CUDA source) is missing");
@@ -115,6 +132,13 @@ static cJSON *compile_json(const struct sc_compiled *c, const char *arch)
 	cJSON_AddStringToObject(o, "arch", arch);
 	cJSON_AddStringToObject(o, "nvrtc", c->version);
 	cJSON_AddBoolToObject(o, "cached", c->cached);
+	if (c->cache_note[0])
+		cJSON_AddStringToObject(o, "cache_note", c->cache_note);
+	if (!c->cached) {
+		cJSON_AddBoolToObject(o, "confined", c->confined);
+		if (!c->confined)
+			cJSON_AddStringToObject(o, "confine_why", c->confine_why);
+	}
 	cJSON_AddNumberToObject(o, "ms", c->ms);
 	cJSON_AddStringToObject(o, "key", c->key);
 	if (c->ok) {
@@ -150,6 +174,20 @@ static void set_verdict(cJSON *r, const char *verdict, const char *reason, const
 	cJSON_ReplaceItemInObject(r, "message", cJSON_CreateString(message));
 }
 
+/* The first line of a compile log that reports an error (a warning may
+ * come first); the first line when none says "error". */
+static const char *first_error(const char *log)
+{
+	for (const char *p = log; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *e = memmem(p, n, "error", 5);
+		if (e && (memmem(p, n, ": error", 7) || memmem(p, n, "catastrophic error", 18)))
+			return p;
+		p += n + (p[n] == '\n');
+	}
+	return log;
+}
+
 static bool has_entry(const struct sc_compiled *c, const char *entry)
 {
 	size_t n = strlen(entry) + 1;
@@ -161,6 +199,7 @@ static int compile(struct sc_compiled *out, const struct job *j, const char *src
 		   const struct sc_tunable_values *tun)
 {
 	struct sc_nvrtc_defines defs;
+	struct sc_nvrtc_opts o = { j->arch, &defs, j->include_dir, j->cache_dir, j->cache_key, j->cache_key_len, true };
 
 	memset(&defs, 0, sizeof(defs));
 	for (size_t i = 0; i < j->spec.ntunables && i < 8; i++) {
@@ -168,7 +207,7 @@ static int compile(struct sc_compiled *out, const struct job *j, const char *src
 		defs.value[i] = tun->v[i];
 		defs.n++;
 	}
-	return sc_nvrtc_compile(out, src, strlen(src), j->arch, &defs, j->include_dir, j->cache_dir);
+	return sc_nvrtc_compile(out, src, strlen(src), &o);
 }
 
 static cJSON *check_json(const struct sc_check_result *c, const struct job *j)
@@ -231,7 +270,7 @@ static void run_job(cJSON *r, struct job *j)
 	/* 1. Static scan: refusals before anything reaches NVRTC. */
 	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), true);
 	if (err < 0) {
-		set_verdict(r, "failed", "include_refused", sc_error_last());
+		set_verdict(r, "failed", scan.refusal ? scan.refusal : "include_refused", sc_error_last());
 		return;
 	}
 	flags = cJSON_AddArrayToObject(r, "scan");
@@ -259,7 +298,7 @@ static void run_job(cJSON *r, struct job *j)
 	}
 	cJSON_AddItemToObject(r, "compile", compile_json(&cc, j->arch));
 	if (!cc.ok) {
-		const char *first = cc.log;
+		const char *first = first_error(cc.log);
 		size_t n = strcspn(first, "\n");
 		snprintf(msg, sizeof(msg), "compile error: %.*s", (int)(n < 1500 ? n : 1500), first);
 		set_verdict(r, "failed", "compile_error", msg);
@@ -299,8 +338,13 @@ static void run_job(cJSON *r, struct job *j)
 		cJSON_AddStringToObject(s, "reason", sc_error_last());
 		snprintf(msg, sizeof(msg), "compiled for %s (%d registers, %d bytes spilled); correctness and speed not checked: %s%s",
 			 j->arch, cc.registers, cc.spill_stores, sc_error_last(),
-			 flag_error ? "; the static scan flagged the source" : "");
-		set_verdict(r, "compiled", err == SC_ENOSYS ? "no_gpu" : "gpu_error", msg);
+			 flag_error ? "; but the static scan flagged the source (see scan)" : "");
+		/* An error-severity flag fails without a GPU too: the flag does
+		 * not depend on running the kernel. */
+		if (flag_error)
+			set_verdict(r, "flagged", "scan", msg);
+		else
+			set_verdict(r, "compiled", err == SC_ENOSYS ? "no_gpu" : "gpu_error", msg);
 		goto done;
 	}
 	cJSON_AddStringToObject(devj, "name", dev->info.name);

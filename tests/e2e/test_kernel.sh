@@ -66,6 +66,24 @@ expect_out_contains "computed #include" "named as computed"
 
 run "$SKILLCI" kernel softmax "$R/tests/kernels/half_precision.cu" --fixtures "$FX"
 expect_out_contains "precision_downcast" "the scan flags a half-precision downcast"
+expect_exit 1 "an error-severity scan flag fails without a GPU too (exit 1)"
+expect_out_contains "FLAGGED (scan)" "verdict flagged, not compiled"
+
+run "$SKILLCI" kernel softmax "$R/tests/kernels/raw_string_include.cu" --fixtures "$FX"
+expect_exit 1 "an include hidden behind a raw string fails"
+expect_out_contains "include_refused" "refused by the tokenizer"
+expect_out_lacks "root:" "no line of /etc/passwd is quoted"
+
+printf '#pragma skillci_no_such_pragma\nextern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)\n{\n    y[0] = x[0]\n}\n' > "$T/warn_then_error.cu"
+run "$SKILLCI" kernel softmax "$T/warn_then_error.cu" --fixtures "$FX"
+expect_exit 1 "a compile error after a warning fails"
+expect_out_contains "compile error: candidate.cu(5): error" "the message quotes the error, not the warning before it"
+
+printf '#line 1 "other.cu"\nextern "C" __global__ void softmax(const float* x, float* y, int rows, int cols) { y[0] = }\n' > "$T/line.cu"
+run "$SKILLCI" kernel softmax "$T/line.cu" --fixtures "$FX"
+expect_exit 1 "#line is refused"
+expect_out_contains "source_refused" "as a source refusal"
+expect_out_contains "#line is not allowed" "saying why"
 
 printf 'Sure, here is an approach:\n\n```cuda\n__global__ void my_softmax(float* y) {}\n```\n' > "$T/answer.md"
 run "$SKILLCI" kernel softmax "$T/answer.md" --fixtures "$FX"

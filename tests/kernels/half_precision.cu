@@ -3,7 +3,7 @@
 // it happens to pass, flagged rather than passed.
 // expect-scan: precision_downcast
 // expect-gpu: failed|flagged mismatch|scan
-// expect-cpu: compiled no_gpu
+// expect-cpu: flagged scan
 #include <cuda_fp16.h>
 
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)

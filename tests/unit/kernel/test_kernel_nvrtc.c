@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "nvrtc.h"
+#include "sha256.h"
 #include "spec.h"
 
 #include <dirent.h>
@@ -14,6 +15,14 @@
 static const char *include_dir(void)
 {
 	return access("/usr/local/cuda/include/cuda_fp16.h", R_OK) == 0 ? "/usr/local/cuda/include" : NULL;
+}
+
+/* Compiles for sm_90, unconfined unless confine. */
+static int compile(struct sc_compiled *c, const char *src, const struct sc_nvrtc_defines *defs,
+		   const char *inc, const char *cache_dir, bool confine)
+{
+	struct sc_nvrtc_opts o = { "sm_90", defs, inc, cache_dir, NULL, 0, confine };
+	return sc_nvrtc_compile(c, src, strlen(src), &o);
 }
 
 static void compile_file(const char *dir, const char *file, const struct sc_spec *spec)
@@ -31,7 +40,7 @@ static void compile_file(const char *dir, const char *file, const struct sc_spec
 		defs.value[i] = tun.v[i];
 		defs.n++;
 	}
-	assert_int_equal(sc_nvrtc_compile(&c, src.ptr, src.len, "sm_90", &defs, include_dir(), NULL), 0);
+	assert_int_equal(compile(&c, src.ptr, &defs, include_dir(), NULL, false), 0);
 	if (!c.ok)
 		fail_msg("%s does not compile:\n%s", path.ptr, c.log);
 	assert_true(c.cubin_len > 0);
@@ -74,7 +83,7 @@ static void test_syntax_error_has_candidate_line(void **state)
 	const char *src = "extern \"C\" __global__ void k(float* y)\n{\n    float v = y[0]\n    y[1] = v;\n}\n";
 	struct sc_compiled c;
 	(void)state;
-	assert_int_equal(sc_nvrtc_compile(&c, src, strlen(src), "sm_90", NULL, NULL, NULL), 0);
+	assert_int_equal(compile(&c, src, NULL, NULL, NULL, false), 0);
 	assert_false(c.ok);
 	/* the prelude does not shift lines: the error is on line 4 */
 	assert_non_null(strstr(c.log, SC_NVRTC_SOURCE_NAME "(4): error"));
@@ -89,7 +98,7 @@ static void test_prelude_constants(void **state)
 			  "  y[5] = __shfl_xor_sync(0xffffffff, y[6], 1);\n}\n";
 	struct sc_compiled c;
 	(void)state;
-	assert_int_equal(sc_nvrtc_compile(&c, src, strlen(src), "sm_90", NULL, NULL, NULL), 0);
+	assert_int_equal(compile(&c, src, NULL, NULL, NULL, false), 0);
 	if (!c.ok)
 		fail_msg("%s", c.log);
 	sc_compiled_release(&c);
@@ -125,7 +134,7 @@ static void test_line_directive_cannot_leak(void **state)
 	const char *src = "#line 1 \"/etc/hostname\"\nthis is not cuda\n";
 	struct sc_compiled c;
 	(void)state;
-	assert_int_equal(sc_nvrtc_compile(&c, src, strlen(src), "sm_90", NULL, NULL, NULL), 0);
+	assert_int_equal(compile(&c, src, NULL, NULL, NULL, false), 0);
 	assert_false(c.ok);
 	assert_null(strstr(c.log, "/etc/hostname"));
 	assert_null(strstr(c.log, "this is not cuda"));
@@ -141,13 +150,13 @@ static void test_cache_and_ptxas(void **state)
 	char *dir = sc_test_mkdtemp();
 	(void)state;
 
-	assert_int_equal(sc_nvrtc_compile(&a, src, strlen(src), "sm_90", &defs, NULL, dir), 0);
+	assert_int_equal(compile(&a, src, &defs, NULL, dir, false), 0);
 	assert_true(a.ok);
 	assert_false(a.cached);
 	assert_int_equal(a.shared_bytes, 128 * 4);
 	assert_true(a.registers > 0);
 	assert_int_equal(a.spill_stores, 0);
-	assert_int_equal(sc_nvrtc_compile(&b, src, strlen(src), "sm_90", &defs, NULL, dir), 0);
+	assert_int_equal(compile(&b, src, &defs, NULL, dir, false), 0);
 	assert_true(b.cached);
 	assert_int_equal(a.cubin_len, b.cubin_len);
 	assert_memory_equal(a.cubin, b.cubin, a.cubin_len);
@@ -155,7 +164,7 @@ static void test_cache_and_ptxas(void **state)
 	assert_int_equal(b.shared_bytes, a.shared_bytes);
 	/* A different tunable is a different key. */
 	defs.value[0] = 256;
-	assert_int_equal(sc_nvrtc_compile(&c, src, strlen(src), "sm_90", &defs, NULL, dir), 0);
+	assert_int_equal(compile(&c, src, &defs, NULL, dir, false), 0);
 	assert_false(c.cached);
 	assert_string_not_equal(a.key, c.key);
 	assert_int_equal(c.shared_bytes, 256 * 4);
@@ -164,6 +173,194 @@ static void test_cache_and_ptxas(void **state)
 	sc_compiled_release(&c);
 	sc_rm_rf(dir);
 	free(dir);
+}
+
+/* Swaps the bytes of two files. */
+static void swap_files(const char *a, const char *b)
+{
+	struct sc_buf x = SC_BUF_INIT, y = SC_BUF_INIT;
+	assert_int_equal(sc_read_file(&x, a, 1 << 24), 0);
+	assert_int_equal(sc_read_file(&y, b, 1 << 24), 0);
+	assert_int_equal(sc_write_file_atomic(a, y.ptr, y.len), 0);
+	assert_int_equal(sc_write_file_atomic(b, x.ptr, x.len), 0);
+	sc_buf_release(&x);
+	sc_buf_release(&y);
+}
+
+/*
+ * A cache entry replaced by another kernel's cubin is not loaded: the
+ * SHA-256 recorded at write time catches a swapped .cubin; a cache key (a
+ * secret) catches an entry rewritten whole, .info included.
+ */
+static void test_cache_rejects_swapped_entry(void **state)
+{
+	const char *sa = "extern \"C\" __global__ void k(float* y) { y[threadIdx.x] = 1.0f; }\n";
+	const char *sb = "extern \"C\" __global__ void k(float* y) { y[threadIdx.x] = 2.0f; }\n";
+	static const unsigned char key1[] = "runner-one-secret", key2[] = "runner-two-secret";
+	struct sc_nvrtc_opts o = { "sm_90", NULL, NULL, NULL, NULL, 0, false };
+	struct sc_compiled a, b, again;
+	struct sc_buf pa = SC_BUF_INIT, pb = SC_BUF_INIT, ia = SC_BUF_INIT, ib = SC_BUF_INIT;
+	char *dir = sc_test_mkdtemp();
+	(void)state;
+
+	o.cache_dir = dir;
+	assert_int_equal(sc_nvrtc_compile(&a, sa, strlen(sa), &o), 0);
+	assert_int_equal(sc_nvrtc_compile(&b, sb, strlen(sb), &o), 0);
+	assert_true(a.ok && b.ok);
+	assert_memory_not_equal(a.cubin, b.cubin, a.cubin_len < b.cubin_len ? a.cubin_len : b.cubin_len);
+	sc_buf_printf(&pa, "%s/%s.cubin", dir, a.key);
+	sc_buf_printf(&pb, "%s/%s.cubin", dir, b.key);
+	sc_buf_printf(&ia, "%s/%s.info", dir, a.key);
+	sc_buf_printf(&ib, "%s/%s.info", dir, b.key);
+
+	/* The .cubin files swapped: A's entry is not loaded, A is recompiled. */
+	swap_files(pa.ptr, pb.ptr);
+	assert_int_equal(sc_nvrtc_compile(&again, sa, strlen(sa), &o), 0);
+	assert_false(again.cached);
+	assert_non_null(strstr(again.cache_note, "rejected"));
+	assert_non_null(strstr(again.cache_note, "SHA-256"));
+	assert_int_equal(again.cubin_len, a.cubin_len);
+	assert_memory_equal(again.cubin, a.cubin, a.cubin_len);
+	sc_compiled_release(&again);
+	/* ... and the entry was rewritten: the next compile is cached, clean. */
+	assert_int_equal(sc_nvrtc_compile(&again, sa, strlen(sa), &o), 0);
+	assert_true(again.cached);
+	assert_string_equal(again.cache_note, "");
+	sc_compiled_release(&again);
+
+	/* With a cache key: an entry written under another key is refused. */
+	o.cache_key = key1;
+	o.cache_key_len = sizeof(key1) - 1;
+	assert_int_equal(sc_nvrtc_compile(&again, sa, strlen(sa), &o), 0);
+	assert_false(again.cached);  /* written without a key */
+	assert_non_null(strstr(again.cache_note, "without this runner's cache key"));
+	sc_compiled_release(&again);
+	assert_int_equal(sc_nvrtc_compile(&again, sa, strlen(sa), &o), 0);
+	assert_true(again.cached);
+	sc_compiled_release(&again);
+	o.cache_key = key2;
+	o.cache_key_len = sizeof(key2) - 1;
+	assert_int_equal(sc_nvrtc_compile(&again, sa, strlen(sa), &o), 0);
+	assert_false(again.cached);
+	assert_non_null(strstr(again.cache_note, "HMAC"));
+	sc_compiled_release(&again);
+
+	/* A forger who rewrites both files of A's entry with B's cubin and a
+	 * correct SHA-256, but cannot compute the HMAC, is refused too. */
+	{
+		struct sc_buf info = SC_BUF_INIT, cub = SC_BUF_INIT, forged = SC_BUF_INIT, sumin = SC_BUF_INIT;
+		char sum[65];
+		const char *nl;
+		assert_int_equal(sc_read_file(&info, ia.ptr, 1 << 20), 0);
+		assert_int_equal(sc_read_file(&cub, pb.ptr, 1 << 24), 0);  /* pb holds A's old cubin: use B's fresh one */
+		sc_buf_clear(&cub);
+		sc_buf_put(&cub, b.cubin, b.cubin_len);
+		sc_buf_puts(&sumin, a.key);
+		sc_buf_put(&sumin, cub.ptr, cub.len);
+		sc_sha256_hex(sum, sumin.ptr, sumin.len);
+		nl = strchr(info.ptr, '\n');
+		sc_buf_printf(&forged, "skillci-cubin 2 %s %064d%s", sum, 0, nl);
+		assert_int_equal(sc_write_file_atomic(pa.ptr, cub.ptr, cub.len), 0);
+		assert_int_equal(sc_write_file_atomic(ia.ptr, forged.ptr, forged.len), 0);
+		assert_int_equal(sc_nvrtc_compile(&again, sa, strlen(sa), &o), 0);
+		assert_false(again.cached);
+		assert_non_null(strstr(again.cache_note, "HMAC"));
+		assert_memory_equal(again.cubin, a.cubin, a.cubin_len);
+		sc_compiled_release(&again);
+		sc_buf_release(&info);
+		sc_buf_release(&cub);
+		sc_buf_release(&forged);
+		sc_buf_release(&sumin);
+	}
+	sc_compiled_release(&a);
+	sc_compiled_release(&b);
+	sc_buf_release(&pa);
+	sc_buf_release(&pb);
+	sc_buf_release(&ia);
+	sc_buf_release(&ib);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/*
+ * The jail: NVRTC run confined cannot open, quote or test the existence of
+ * a host file, even when the scan is bypassed (this test calls the
+ * compiler directly), while the toolkit headers stay usable. Unconfined,
+ * the same sources reach the files, which shows the probes are real.
+ */
+static void test_confined_compiler_cannot_open_host_files(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf secret = SC_BUF_INIT, num = SC_BUF_INIT, src = SC_BUF_INIT;
+	struct sc_compiled c;
+	(void)state;
+
+	sc_buf_printf(&secret, "%s/secret.h", dir);
+	sc_buf_printf(&num, "%s/num.txt", dir);
+	assert_int_equal(sc_write_file_atomic(secret.ptr, "#error LEAKED_SECRET_TEXT\n", 26), 0);
+	assert_int_equal(sc_write_file_atomic(num.ptr, "4242\n", 5), 0);
+
+	/* #include of an existing file */
+	sc_buf_printf(&src, "#include \"%s\"\n", secret.ptr);
+	assert_int_equal(compile(&c, src.ptr, NULL, include_dir(), NULL, true), 0);
+	if (!c.confined) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s", c.confine_why);
+		sc_compiled_release(&c);
+		sc_rm_rf(dir);
+		free(dir);
+		sc_buf_release(&secret);
+		sc_buf_release(&num);
+		sc_buf_release(&src);
+		fprintf(stderr, "# no jail here: %s\n", why);
+		skip();
+	}
+	assert_false(c.ok);
+	assert_non_null(strstr(c.log, "cannot open source file"));
+	assert_null(strstr(c.log, "LEAKED_SECRET_TEXT"));
+	sc_compiled_release(&c);
+	assert_int_equal(compile(&c, src.ptr, NULL, include_dir(), NULL, false), 0);
+	assert_false(c.ok);
+	assert_null(strstr(c.log, "cannot open source file"));  /* unconfined: it was opened */
+	sc_compiled_release(&c);
+
+	/* a number leaked through a diagnostic */
+	sc_buf_clear(&src);
+	sc_buf_printf(&src, "template<int N> struct Show;\n__device__ Show<\n#include \"%s\"\n> s;\n", num.ptr);
+	assert_int_equal(compile(&c, src.ptr, NULL, include_dir(), NULL, true), 0);
+	assert_false(c.ok);
+	assert_null(strstr(c.log, "4242"));
+	sc_compiled_release(&c);
+	assert_int_equal(compile(&c, src.ptr, NULL, include_dir(), NULL, false), 0);
+	assert_non_null(strstr(c.log, "4242"));
+	sc_compiled_release(&c);
+
+	/* an existence oracle: compiles only where the file exists */
+	sc_buf_clear(&src);
+	sc_buf_printf(&src, "__device__ int z[__has_include(\"%s\") ? 1 : -1];\n", secret.ptr);
+	assert_int_equal(compile(&c, src.ptr, NULL, include_dir(), NULL, true), 0);
+	assert_false(c.ok);
+	assert_true(c.confined);
+	sc_compiled_release(&c);
+	assert_int_equal(compile(&c, src.ptr, NULL, include_dir(), NULL, false), 0);
+	assert_true(c.ok);
+	sc_compiled_release(&c);
+
+	/* the offered headers still work in the jail */
+	if (include_dir()) {
+		const char *h = "#include <cuda_fp16.h>\nextern \"C\" __global__ void k(float* y) { y[0] = __half2float(__float2half(y[1])); }\n";
+		assert_int_equal(compile(&c, h, NULL, include_dir(), NULL, true), 0);
+		if (!c.ok)
+			fail_msg("%s", c.log);
+		assert_true(c.confined);
+		assert_true(c.cubin_len > 0);
+		sc_compiled_release(&c);
+	}
+	sc_rm_rf(dir);
+	free(dir);
+	sc_buf_release(&secret);
+	sc_buf_release(&num);
+	sc_buf_release(&src);
 }
 
 static void test_parse_ptxas_text(void **state)
@@ -190,6 +387,8 @@ int main(void)
 		cmocka_unit_test(test_line_directive_cannot_leak),
 		cmocka_unit_test(test_cache_and_ptxas),
 		cmocka_unit_test(test_parse_ptxas_text),
+		cmocka_unit_test(test_cache_rejects_swapped_entry),
+		cmocka_unit_test(test_confined_compiler_cannot_open_host_files),
 	};
 	return cmocka_run_group_tests_name("kernel_nvrtc", tests, NULL, NULL);
 }
