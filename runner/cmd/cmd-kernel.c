@@ -52,6 +52,7 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(r, "device");
 	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(r, "sandbox");
+	const cJSON *ko = cJSON_GetObjectItemCaseSensitive(r, "kernel_output");
 	char up[16];
 	size_t i;
 
@@ -99,6 +100,20 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 	}
 	if (cJSON_IsObject(dev) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "gpu")))
 		printf("  device: %s, driver %.0f\n", str(dev, "name"), num(dev, "driver"));
+	if (cJSON_IsObject(ko)) {
+		const char *text = str(ko, "text");
+		int lines = 0;
+		printf("  kernel output (%.0f bytes of device printf%s; never parsed):\n", num(ko, "bytes"),
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ko, "truncated")) ? ", shown truncated" : "");
+		while (*text && lines < 10) {
+			size_t n = strcspn(text, "\n");
+			printf("    | %.*s\n", (int)(n < 200 ? n : 200), text);
+			text += n + (text[n] == '\n');
+			lines++;
+		}
+		if (*text)
+			printf("    | ...\n");
+	}
 	if (cJSON_IsObject(sb))
 		printf("  sandbox: empty environment, wall limit %.0f s, network namespace %s\n", num(sb, "wall_limit_s"),
 		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sb, "network_namespace")) ? "yes" : "no (not permitted here)");

@@ -3,8 +3,15 @@
  * stdin, --job FILE, or built from --fixture/--candidate options), checks
  * one candidate: scan, compile with NVRTC, and with a GPU verify against
  * the CPU reference and time against the baseline. Writes one JSON result
- * to stdout (docs/kernels.md describes it) and exits 0 whenever it wrote
- * one; 2 for a bad job, 3 when it could not run at all.
+ * (docs/kernels.md describes it) on the result descriptor and exits 0
+ * whenever it wrote one; 2 for a bad job, 3 when it could not run at all.
+ *
+ * The result descriptor is --result-fd N (the orchestrator passes 3), or a
+ * private copy of stdout made before anything runs, after which fd 1
+ * points at stderr: a kernel's device printf goes to fd 1 at the next
+ * synchronize, and must never share the stream the result is read from.
+ * A job's "nonce" is echoed in the result so the orchestrator can tell it
+ * from anything else written there.
  */
 #include "common.h"
 #include "device.h"
@@ -24,6 +31,7 @@
 struct job {
 	char *fixture;          /* name for the reference lookup */
 	char *fixture_hash;
+	char *nonce;            /* echoed in the result */
 	struct sc_spec spec;
 	char *candidate;
 	char *baseline;         /* NULL: no timing */
@@ -43,6 +51,7 @@ static void job_release(struct job *j)
 {
 	free(j->fixture);
 	free(j->fixture_hash);
+	free(j->nonce);
 	sc_spec_release(&j->spec);
 	free(j->candidate);
 	free(j->baseline);
@@ -83,6 +92,7 @@ static int job_parse(struct job *j, const char *text, size_t len)
 		return sc_error_set(SC_EPARSE, "job: malformed JSON");
 	j->fixture = jstr(root, "fixture", NULL);
 	j->fixture_hash = jstr(root, "fixture_hash", "");
+	j->nonce = jstr(root, "nonce", NULL);
 	j->candidate = jstr(root, "candidate", NULL);
 	j->baseline = jstr(root, "baseline", NULL);
 	j->arch = jstr(root, "arch", "sm_90");
@@ -495,6 +505,7 @@ static void usage(FILE *f)
 		"                      [--arch sm_90] [--compile-only] [--cache DIR] [--include DIR]\n"
 		"                      [--seeds N] [--timeout-ms N] [--brief]\n"
 		"       skillci-kernel --list-refs\n"
+		"       [--result-fd N]   write the result there (default: stdout, with fd 1 sent to stderr)\n"
 		"Checks one CUDA kernel candidate and prints one JSON result.\n");
 }
 
@@ -514,6 +525,7 @@ int main(int argc, char **argv)
 		{ "no-timing", no_argument, NULL, 'n' },
 		{ "list-refs", no_argument, NULL, 'l' },
 		{ "brief", no_argument, NULL, 'B' },
+		{ "result-fd", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -522,8 +534,9 @@ int main(int argc, char **argv)
 	const char *jobfile = NULL, *fixture = NULL, *cand = NULL, *base = NULL;
 	cJSON *r = NULL;
 	char *out = NULL;
-	int c, rc = SC_EXIT_OK, err = 0;
+	int c, rc = SC_EXIT_OK, err = 0, result_fd = -1;
 	bool brief = false;
+	FILE *res = NULL;
 
 	memset(&j, 0, sizeof(j));
 	j.seeds = 5;
@@ -543,6 +556,7 @@ int main(int argc, char **argv)
 		case 'o': j.compile_only = true; break;
 		case 'n': j.timing = false; break;
 		case 'B': brief = true; break;
+		case 'R': result_fd = atoi(optarg); break;
 		case 'l':
 			for (size_t i = 0; i < sc_ref_count; i++)
 				printf("%s\n", sc_ref_table[i].fixture);
@@ -599,22 +613,38 @@ int main(int argc, char **argv)
 		err = sc_error_set(SC_EINVAL, "seeds must be 1..100 and the timeout positive");
 		goto done;
 	}
+	/* The result descriptor, before anything can print to fd 1. */
+	if (result_fd < 0) {
+		fflush(stdout);
+		if ((result_fd = dup(1)) < 0 || dup2(2, 1) < 0) {
+			err = sc_error_set(SC_EIO, "cannot set up the result descriptor: %s", strerror(errno));
+			goto done;
+		}
+	}
+	if (result_fd <= 2 || !(res = fdopen(result_fd, "w"))) {
+		err = sc_error_set(SC_EINVAL, "--result-fd %d: not an open descriptor above 2", result_fd);
+		goto done;
+	}
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "harness_version", SC_HARNESS_VERSION);
 	cJSON_AddStringToObject(r, "verdict", "error");
 	cJSON_AddStringToObject(r, "reason", "");
 	cJSON_AddStringToObject(r, "message", "");
+	if (j.nonce)
+		cJSON_AddStringToObject(r, "nonce", j.nonce);
 	if (!j.include_dir && access(SC_CUDA_INCLUDE "/cuda_fp16.h", R_OK) == 0)
 		j.include_dir = sc_xstrdup(SC_CUDA_INCLUDE);
 	run_job(r, &j);
 	out = brief ? brief_line(r) : cJSON_Print(r);
-	if (fputs(out, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+	if (fputs(out, res) == EOF || fputc('\n', res) == EOF || fflush(res) != 0)
 		rc = SC_EXIT_INFRA;
 done:
 	if (err < 0) {
 		fprintf(stderr, "skillci-kernel: error: %s\n", sc_error_last());
 		rc = sc_error_exit_code(err);
 	}
+	if (res)
+		fclose(res);
 	free(out);
 	cJSON_Delete(r);
 	job_release(&j);

@@ -72,7 +72,7 @@ static const char *map_verdict(const char *verdict, const char *reason)
 {
 	if (!strcmp(verdict, "passed") || !strcmp(verdict, "compiled"))
 		return verdict;
-	if (!strcmp(verdict, "flagged") || !strcmp(reason, "include_refused"))
+	if (!strcmp(verdict, "flagged") || !strcmp(reason, "include_refused") || !strcmp(reason, "source_refused"))
 		return "refused";
 	if (!strcmp(reason, "compile_error") || !strcmp(reason, "bad_tunable") ||
 	    !strcmp(reason, "load"))
@@ -81,7 +81,7 @@ static const char *map_verdict(const char *verdict, const char *reason)
 		return "no_code";
 	if (!strcmp(reason, "timeout"))
 		return "timeout";
-	if (!strcmp(reason, "crashed"))
+	if (!strcmp(reason, "crashed") || !strcmp(reason, "bad_result"))
 		return "crashed";
 	return "mismatch";
 }

@@ -12,8 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define KERNELRUN_MAX_OUT (16 * 1024 * 1024)
+#define KERNELRUN_MAX_RESULT (16 * 1024 * 1024)
+#define KERNELRUN_MAX_OUT (64 * 1024)   /* the worker's stdout: device printf */
 #define KERNELRUN_MAX_ERR (64 * 1024)
+#define KERNELRUN_SHOW_OUT 4096         /* of it, shown in the result */
+#define KERNELRUN_RESULT_FD 3
 
 bool sc_kernelrun_available(void)
 {
@@ -83,6 +86,13 @@ int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job)
 	cJSON_AddStringToObject(root, "arch", job->arch ? job->arch : "sm_90");
 	if (job->cache_dir)
 		cJSON_AddStringToObject(root, "cache_dir", job->cache_dir);
+	if (job->cache_dir && getenv("SKILLCI_CACHE_KEY") && *getenv("SKILLCI_CACHE_KEY")) {
+		const char *k = getenv("SKILLCI_CACHE_KEY");
+		struct sc_buf hex = SC_BUF_INIT;
+		sc_hex(&hex, (const unsigned char *)k, strlen(k));
+		cJSON_AddStringToObject(root, "cache_key", hex.ptr);
+		sc_buf_release(&hex);
+	}
 	cJSON_AddBoolToObject(root, "compile_only", job->compile_only);
 	cJSON_AddBoolToObject(root, "timing", job->timing);
 	cJSON_AddNumberToObject(root, "seeds", job->seeds > 0 ? job->seeds : 5);
@@ -154,9 +164,9 @@ static void set_limit(int res, rlim_t v)
 #endif
 
 static _Noreturn void child(const char *worker, const char *tmpdir, int in_fd, int out_fd, int err_fd,
-			    int status_fd, const struct sc_kernelrun_limits *lim)
+			    int res_fd, int status_fd, const struct sc_kernelrun_limits *lim)
 {
-	char *argv[2];
+	char *argv[4];
 	char *envp[1] = { NULL };
 	char netns;
 
@@ -164,10 +174,13 @@ static _Noreturn void child(const char *worker, const char *tmpdir, int in_fd, i
 	dup2(in_fd, 0);
 	dup2(out_fd, 1);
 	dup2(err_fd, 2);
+	if (res_fd != KERNELRUN_RESULT_FD)
+		dup2(res_fd, KERNELRUN_RESULT_FD);
+	fcntl(KERNELRUN_RESULT_FD, F_SETFD, 0);  /* kept across execve */
 	netns = enter_netns() ? '1' : '0';
 	(void)!write(status_fd, &netns, 1);
 	/* Close everything else we may have inherited. */
-	for (int fd = 3; fd < 1024; fd++)
+	for (int fd = KERNELRUN_RESULT_FD + 1; fd < 1024; fd++)
 		close(fd);
 	if (chdir(tmpdir) != 0)
 		_exit(126);
@@ -178,33 +191,68 @@ static _Noreturn void child(const char *worker, const char *tmpdir, int in_fd, i
 	if (lim->limit_as && ADDRESS_LIMIT_WORKS)
 		set_limit(RLIMIT_AS, (rlim_t)4 << 30);
 	argv[0] = (char *)"skillci-kernel";
-	argv[1] = NULL;
+	argv[1] = (char *)"--result-fd";
+	argv[2] = (char *)"3";
+	argv[3] = NULL;
 	execve(worker, argv, envp);
 	_exit(127);
+}
+
+/* The job with this run's nonce added, into out. */
+static int job_with_nonce(struct sc_buf *out, const char *job, const char *nonce)
+{
+	cJSON *root = cJSON_Parse(job);
+	char *text;
+
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return sc_error_set(SC_EINVAL, "kernel job: malformed JSON");
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "nonce");
+	cJSON_AddStringToObject(root, "nonce", nonce);
+	text = cJSON_PrintUnformatted(root);
+	sc_buf_sets(out, text);
+	free(text);
+	cJSON_Delete(root);
+	return 0;
 }
 
 int sc_kernelrun(struct sc_kernelrun_result *out, const char *worker, const char *job,
 		 const struct sc_kernelrun_limits *lim)
 {
-	int in[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 }, ps[2] = { -1, -1 };
+	int in[2] = { -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pr[2] = { -1, -1 }, ps[2] = { -1, -1 };
 	char tmpl[] = "/tmp/skillci-kernel.XXXXXX";
 	const char *tmpdir = NULL;
-	size_t job_len = strlen(job), written = 0;
+	struct sc_buf jobn = SC_BUF_INIT;
+	size_t written = 0;
 	int64_t deadline;
 	pid_t pid = -1;
 	int status = 0, err = 0, wall = lim->wall_s > 0 ? lim->wall_s : 300;
 	char netns = '0';
+	unsigned char rnd[16];
 
 	memset(out, 0, sizeof(*out));
+	out->result = sc_xcalloc(1, sizeof(struct sc_buf));
 	out->out = sc_xcalloc(1, sizeof(struct sc_buf));
 	out->err = sc_xcalloc(1, sizeof(struct sc_buf));
+	sc_buf_init(out->result);
 	sc_buf_init(out->out);
 	sc_buf_init(out->err);
+	sc_random_bytes(rnd, sizeof(rnd));
+	{
+		struct sc_buf hex = SC_BUF_INIT;
+		sc_hex(&hex, rnd, sizeof(rnd));
+		memcpy(out->nonce, hex.ptr, sizeof(out->nonce));
+		sc_buf_release(&hex);
+	}
+	if ((err = job_with_nonce(&jobn, job, out->nonce)) < 0)
+		goto done;
 	if (!(tmpdir = mkdtemp(tmpl))) {
 		err = sc_error_set(SC_EIO, "cannot create a temp folder for the kernel worker: %s", strerror(errno));
 		goto done;
 	}
-	if (pipe2(in, O_CLOEXEC) || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || pipe2(ps, O_CLOEXEC)) {
+	if (pipe2(in, O_CLOEXEC) || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || pipe2(pr, O_CLOEXEC) ||
+	    pipe2(ps, O_CLOEXEC)) {
 		err = sc_error_set(SC_EIO, "pipe: %s", strerror(errno));
 		goto done;
 	}
@@ -214,12 +262,13 @@ int sc_kernelrun(struct sc_kernelrun_result *out, const char *worker, const char
 		goto done;
 	}
 	if (pid == 0)
-		child(worker, tmpdir, in[0], po[1], pe[1], ps[1], lim);
+		child(worker, tmpdir, in[0], po[1], pe[1], pr[1], ps[1], lim);
 	close(in[0]);
 	close(po[1]);
 	close(pe[1]);
+	close(pr[1]);
 	close(ps[1]);
-	in[0] = po[1] = pe[1] = ps[1] = -1;
+	in[0] = po[1] = pe[1] = pr[1] = ps[1] = -1;
 	if (read(ps[0], &netns, 1) != 1)
 		netns = '0';
 	out->netns = netns == '1';
@@ -227,11 +276,13 @@ int sc_kernelrun(struct sc_kernelrun_result *out, const char *worker, const char
 
 	deadline = sc_now_ms() + (int64_t)wall * 1000;
 	for (;;) {
-		struct pollfd fds[3];
+		struct pollfd fds[4];
 		int nf = 0, timeout = (int)(deadline - sc_now_ms());
 		char buf[65536];
 		ssize_t n;
 
+		if (pr[0] >= 0)
+			fds[nf++] = (struct pollfd){ pr[0], POLLIN, 0 };
 		if (po[0] >= 0)
 			fds[nf++] = (struct pollfd){ po[0], POLLIN, 0 };
 		if (pe[0] >= 0)
@@ -257,10 +308,10 @@ int sc_kernelrun(struct sc_kernelrun_result *out, const char *worker, const char
 			if (!fds[i].revents)
 				continue;
 			if (fds[i].fd == in[1]) {
-				n = write(in[1], job + written, job_len - written);
+				n = write(in[1], jobn.ptr + written, jobn.len - written);
 				if (n > 0)
 					written += (size_t)n;
-				if ((n < 0 && errno != EAGAIN) || written == job_len) {
+				if ((n < 0 && errno != EAGAIN) || written == jobn.len) {
 					close(in[1]);
 					in[1] = -1;
 				}
@@ -269,17 +320,26 @@ int sc_kernelrun(struct sc_kernelrun_result *out, const char *worker, const char
 			n = read(fds[i].fd, buf, sizeof(buf));
 			if (n <= 0) {
 				close(fds[i].fd);
-				if (fds[i].fd == po[0])
+				if (fds[i].fd == pr[0])
+					pr[0] = -1;
+				else if (fds[i].fd == po[0])
 					po[0] = -1;
 				else
 					pe[0] = -1;
 				continue;
 			}
-			if (fds[i].fd == po[0]) {
-				if (sc_buf_put_capped(out->out, buf, (size_t)n, KERNELRUN_MAX_OUT) < 0) {
+			if (fds[i].fd == pr[0]) {
+				if (sc_buf_put_capped(out->result, buf, (size_t)n, KERNELRUN_MAX_RESULT) < 0) {
 					kill(-pid, SIGKILL);
 					kill(pid, SIGKILL);
 				}
+			} else if (fds[i].fd == po[0]) {
+				/* Kept up to the cap, drained always: a kernel that
+				 * prints without end must not block its worker. */
+				out->out_total += (size_t)n;
+				if (out->out->len < KERNELRUN_MAX_OUT)
+					sc_buf_put(out->out, buf, (size_t)n < KERNELRUN_MAX_OUT - out->out->len
+						   ? (size_t)n : KERNELRUN_MAX_OUT - out->out->len);
 			} else if (out->err->len < KERNELRUN_MAX_ERR) {
 				sc_buf_put(out->err, buf, (size_t)n);
 			}
@@ -300,15 +360,21 @@ done:
 		if (in[i] >= 0) close(in[i]);
 		if (po[i] >= 0) close(po[i]);
 		if (pe[i] >= 0) close(pe[i]);
+		if (pr[i] >= 0) close(pr[i]);
 		if (ps[i] >= 0) close(ps[i]);
 	}
 	if (tmpdir)
 		sc_rm_rf(tmpdir);
+	sc_buf_release(&jobn);
 	return err;
 }
 
 void sc_kernelrun_result_release(struct sc_kernelrun_result *r)
 {
+	if (r->result) {
+		sc_buf_release(r->result);
+		free(r->result);
+	}
 	if (r->out) {
 		sc_buf_release(r->out);
 		free(r->out);
@@ -320,33 +386,96 @@ void sc_kernelrun_result_release(struct sc_kernelrun_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * The worker's result when it is believable: exactly one JSON object on the
+ * result descriptor (whitespace around it allowed) with a string verdict
+ * and this run's nonce. Returns the parsed object (the nonce removed), or
+ * NULL with *why set when something was there but is not believed.
+ */
+static cJSON *believe(const struct sc_kernelrun_result *r, const char **why)
+{
+	const char *end = NULL;
+	cJSON *root;
+	const cJSON *nonce;
+
+	*why = NULL;
+	if (!r->result->len)
+		return NULL;
+	root = cJSON_ParseWithLengthOpts(r->result->ptr, r->result->len, &end, false);
+	if (!root) {
+		*why = "the result is not valid JSON";
+		return NULL;
+	}
+	while (end && end < r->result->ptr + r->result->len && strchr(" \t\r\n", *end))
+		end++;
+	nonce = cJSON_GetObjectItemCaseSensitive(root, "nonce");
+	if (!end || end != r->result->ptr + r->result->len)
+		*why = "the result channel held more than one JSON document";
+	else if (!cJSON_IsObject(root) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "verdict")))
+		*why = "the result has no verdict";
+	else if (!cJSON_IsString(nonce) || strcmp(nonce->valuestring, r->nonce))
+		*why = "the result does not carry this run's nonce";
+	if (*why) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "nonce");
+	return root;
+}
+
+/* The first bytes of what the worker printed (device printf), made safe
+ * for JSON and reports: printable ASCII, tabs and newlines only. */
+static cJSON *output_json(const struct sc_kernelrun_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct sc_buf b = SC_BUF_INIT;
+	size_t n = r->out->len < KERNELRUN_SHOW_OUT ? r->out->len : KERNELRUN_SHOW_OUT;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)r->out->ptr[i];
+		sc_buf_putc(&b, (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ? (char)c : '?');
+	}
+	cJSON_AddNumberToObject(o, "bytes", (double)r->out_total);
+	cJSON_AddBoolToObject(o, "truncated", r->out_total > n);
+	cJSON_AddStringToObject(o, "text", b.ptr);
+	sc_buf_release(&b);
+	return o;
+}
+
 void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_result *r,
 			      const struct sc_kernelrun_limits *lim)
 {
 	cJSON *root = NULL, *sb;
+	const char *why = NULL;
 	char *text;
-	const cJSON *v;
 
-	if (!r->timed_out && r->exit_code == 0 && r->out->len)
-		root = cJSON_ParseWithLength(r->out->ptr, r->out->len);
-	v = cJSON_GetObjectItemCaseSensitive(root, "verdict");
-	if (!cJSON_IsString(v)) {
+	if (!r->timed_out && r->exit_code == 0)
+		root = believe(r, &why);
+	else if (r->result->len)
+		(void)believe(r, &why);  /* not used, but a forged one is named */
+	if (!root) {
 		struct sc_buf msg = SC_BUF_INIT;
-		const char *reason;
-		cJSON_Delete(root);
+		const char *reason, *verdict;
 		root = cJSON_CreateObject();
 		if (r->timed_out) {
 			reason = "timeout";
+			verdict = "failed";
 			sc_buf_printf(&msg, "the kernel worker ran past its wall-clock limit of %d s and was killed (a hung kernel?)",
 				      lim->wall_s);
 		} else if (r->exit_code < 0) {
 			reason = "crashed";
+			verdict = "failed";
 			sc_buf_printf(&msg, "the kernel worker was killed by signal %d (%s)", r->signal, strsignal(r->signal));
+		} else if (why) {
+			reason = "bad_result";
+			verdict = "failed";
+			sc_buf_printf(&msg, "the kernel worker's result was not believed: %s", why);
 		} else {
 			reason = "crashed";
+			verdict = "error";
 			sc_buf_printf(&msg, "the kernel worker exited with status %d without a result", r->exit_code);
 		}
-		if (r->err->len) {
+		if (r->err->len && !why) {
 			struct sc_buf tail = SC_BUF_INIT;
 			size_t from = r->err->len > 300 ? r->err->len - 300 : 0;
 			sc_buf_put(&tail, r->err->ptr + from, r->err->len - from);
@@ -354,11 +483,13 @@ void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_resu
 			sc_buf_printf(&msg, ": %s", tail.ptr);
 			sc_buf_release(&tail);
 		}
-		cJSON_AddStringToObject(root, "verdict", r->timed_out || r->exit_code < 0 ? "failed" : "error");
+		cJSON_AddStringToObject(root, "verdict", verdict);
 		cJSON_AddStringToObject(root, "reason", reason);
 		cJSON_AddStringToObject(root, "message", msg.ptr);
 		sc_buf_release(&msg);
 	}
+	if (r->out_total)
+		cJSON_AddItemToObject(root, "kernel_output", output_json(r));
 	sb = cJSON_CreateObject();
 	cJSON_AddBoolToObject(sb, "network_namespace", r->netns);
 	cJSON_AddBoolToObject(sb, "empty_environment", true);

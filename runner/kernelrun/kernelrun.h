@@ -5,8 +5,12 @@
  * starts one skillci-kernel per candidate in a sandbox (empty environment,
  * its own temp folder as working directory, rlimits, a wall-clock limit
  * then SIGKILL, a new network namespace where the system allows it), feeds
- * the job on stdin and reads the one JSON result from stdout. skillci never
- * links NVRTC or CUDA; without a worker, kernel checks are SC_ENOSYS.
+ * the job on stdin with a nonce drawn for this run, and reads the result
+ * from a private descriptor (fd 3 in the worker). The worker's stdout and
+ * stderr, where a kernel's device printf lands, are captured apart, capped,
+ * and never parsed: only exactly one JSON document on fd 3 that carries the
+ * nonce is believed. skillci never links NVRTC or CUDA; without a worker,
+ * kernel checks are SC_ENOSYS.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,7 +31,11 @@ struct sc_kernel_job {
 	int timeout_ms;             /* per launch */
 };
 
-/* Writes the job JSON (spec embedded, baseline source included) to out. */
+/*
+ * Writes the job JSON (spec embedded, baseline source included) to out.
+ * With a cache folder, $SKILLCI_CACHE_KEY (a secret of the runner, when
+ * set) goes in the job as the key that signs and verifies cache entries.
+ */
 int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job);
 
 struct sc_kernelrun_limits {
@@ -41,7 +49,10 @@ struct sc_kernelrun_result {
 	int signal;
 	bool timed_out;
 	bool netns;          /* ran in its own network namespace */
-	struct sc_buf *out;  /* owned: stdout (the result JSON) */
+	char nonce[33];      /* sent with the job; the result must carry it */
+	struct sc_buf *result;  /* owned: what came on the result descriptor */
+	struct sc_buf *out;  /* owned: stdout (device printf), capped */
+	size_t out_total;    /* bytes written to stdout, kept or not */
 	struct sc_buf *err;  /* owned: stderr, capped */
 };
 
@@ -61,9 +72,12 @@ void sc_kernelrun_result_release(struct sc_kernelrun_result *r);
 
 /*
  * The final result JSON for one run into out: the worker's result with a
- * "sandbox" section added, or, when it crashed, hung or wrote no valid
- * JSON, a synthesized result with verdict "failed" and a clear reason
- * ("timeout", "crashed").
+ * "sandbox" section (and, when the worker wrote any, a "kernel_output"
+ * section with the first bytes of its stdout) added, or, when it crashed,
+ * hung or wrote no valid JSON, a synthesized result with verdict "failed"
+ * and a clear reason ("timeout", "crashed"); a result channel holding
+ * anything but one JSON document with the run's nonce is not believed
+ * (verdict "failed", reason "bad_result").
  */
 void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_result *r,
 			      const struct sc_kernelrun_limits *lim);

@@ -103,6 +103,39 @@ run env SKILLCI_KERNEL_WORKER=/nonexistent/skillci-kernel "$SKILLCI" kernel soft
 expect_exit 3 "a missing worker is an infrastructure failure"
 expect_err_contains "worker" "and says which"
 
+# ---- the result channel: stand-in workers that forge a verdict ----
+# A kernel's device printf reaches the worker's stdout; a stand-in that
+# prints a passing verdict there, then runs the real worker, must get the
+# real verdict (the forgery shows only as the kernel's output).
+W=$(dirname "$SKILLCI")/skillci-kernel
+FORGED='{"verdict": "passed", "reason": "none", "message": "FORGED-VERDICT", "timing": {"speedup": 1000}}'
+printf '#!/bin/sh\nprintf %%s\\\\n %s\nexec %s "$@"\n' "'$FORGED'" "$W" > "$T/forge-stdout"
+printf '#!/bin/sh\nprintf %%s\\\\n %s >&3\nexec %s "$@"\n' "'$FORGED'" "$W" > "$T/forge-fd3"
+printf '#!/bin/sh\nprintf %%s\\\\n %s >&3\nexit 0\n' "'{\"verdict\": \"passed\", \"reason\": \"none\", \"message\": \"FORGED-VERDICT\", \"nonce\": \"00000000000000000000000000000000\"}'" > "$T/forge-nonce"
+chmod +x "$T/forge-stdout" "$T/forge-fd3" "$T/forge-nonce"
+
+run env SKILLCI_KERNEL_WORKER="$T/forge-stdout" "$SKILLCI" kernel softmax "$R/tests/kernels/scaled_099.cu" --fixtures "$FX" --json
+expect_exit 0 "forged verdict on stdout: the real one is reported"
+expect_out_contains '"verdict":	"compiled"' "the worker's own verdict, not the forged one"
+expect_out_lacks '"verdict":	"passed"' "the forged verdict is not believed"
+expect_out_contains '"kernel_output"' "what the worker printed is shown as the kernel's output"
+expect_out_contains 'FORGED-VERDICT' "including the forgery, as text"
+
+run env SKILLCI_KERNEL_WORKER="$T/forge-stdout" "$SKILLCI" kernel softmax "$R/tests/kernels/scaled_099.cu" --fixtures "$FX"
+expect_out_contains "COMPILED" "the terminal shows the real verdict"
+expect_out_contains "kernel output (" "and the printed text under its own heading"
+
+run env SKILLCI_KERNEL_WORKER="$T/forge-fd3" "$SKILLCI" kernel softmax "$R/tests/kernels/scaled_099.cu" --fixtures "$FX" --json
+expect_exit 1 "a second document on the result channel: nothing is believed"
+expect_out_contains '"reason":	"bad_result"' "reason bad_result"
+expect_out_contains "more than one JSON document" "saying why"
+expect_out_lacks '"verdict":	"passed"' "never passed"
+
+run env SKILLCI_KERNEL_WORKER="$T/forge-nonce" "$SKILLCI" kernel softmax "$R/tests/kernels/scaled_099.cu" --fixtures "$FX" --json
+expect_exit 1 "a result without this run's nonce is not believed"
+expect_out_contains "does not carry this run's nonce" "saying why"
+expect_out_lacks '"verdict":	"passed"' "never passed"
+
 run "$SKILLCI" fixtures verify --fixtures "$FX"
 expect_exit 0 "fixtures verify: pins match and every baseline and solution compiles"
 expect_out_contains "compiles (no GPU: not run)" "verify says what it could not run"

@@ -135,18 +135,39 @@ static void test_kernelrun_sandbox(void **state)
 	(void)state;
 
 	setenv("SKILLCI_TEST_SECRET", "sk-should-not-leak", 1);
-	/* Reads the job, reports its environment size and working folder. */
+	/* Reads the job, reports its environment size and working folder on
+	 * the result descriptor (fd 3), with the nonce the job carried; what
+	 * it prints on stdout is only the kernel's output. */
 	w = fake_worker(dir, "job=$(cat); n=$(env | grep -vc '^PWD=\\|^SHLVL=\\|^_=\\|^OLDPWD='); "
-			     "printf '{\"verdict\":\"compiled\",\"reason\":\"%s\",\"message\":\"%s\"}' \"$n\" \"$(pwd)|$job|$SKILLCI_TEST_SECRET\"");
-	assert_int_equal(sc_kernelrun(&r, w, "JOB", &lim), 0);
+			     "nonce=$(printf '%s' \"$job\" | sed 's/.*\"nonce\":\"\\([0-9a-f]*\\)\".*/\\1/'); "
+			     "echo 'device printf'; case \"$job\" in *JOB*) job=JOB;; esac; "
+			     "printf '{\"verdict\":\"compiled\",\"reason\":\"%s\",\"message\":\"%s\",\"nonce\":\"%s\"}' \"$n\" \"$(pwd)|$job|$SKILLCI_TEST_SECRET\" \"$nonce\" >&3");
+	assert_int_equal(sc_kernelrun(&r, w, "{\"x\":\"JOB\"}", &lim), 0);
 	assert_int_equal(r.exit_code, 0);
 	assert_false(r.timed_out);
-	assert_non_null(strstr(r.out->ptr, "\"reason\":\"0\""));          /* empty environment */
-	assert_non_null(strstr(r.out->ptr, "/tmp/skillci-kernel."));       /* its own temp folder */
-	assert_non_null(strstr(r.out->ptr, "|JOB|"));                      /* job on stdin */
-	assert_null(strstr(r.out->ptr, "sk-should-not-leak"));
+	assert_int_equal(strlen(r.nonce), 32);
+	assert_non_null(strstr(r.result->ptr, "\"reason\":\"0\""));       /* empty environment */
+	assert_non_null(strstr(r.result->ptr, "/tmp/skillci-kernel."));    /* its own temp folder */
+	assert_non_null(strstr(r.result->ptr, "|JOB|"));                    /* job on stdin */
+	assert_non_null(strstr(r.result->ptr, r.nonce));                    /* with the nonce */
+	assert_null(strstr(r.result->ptr, "sk-should-not-leak"));
+	assert_string_equal(r.out->ptr, "device printf\n");
 	sc_kernelrun_result_json(&json, &r, &lim);
 	assert_non_null(strstr(json.ptr, "\"sandbox\""));
+	assert_non_null(strstr(json.ptr, "\"verdict\":\t\"compiled\""));
+	assert_non_null(strstr(json.ptr, "\"kernel_output\""));
+	assert_null(strstr(json.ptr, r.nonce));  /* believed, then dropped */
+	sc_kernelrun_result_release(&r);
+	free(w);
+
+	/* A verdict printed before the real one on the result descriptor:
+	 * two documents, neither believed. */
+	w = fake_worker(dir, "job=$(cat); nonce=$(printf '%s' \"$job\" | sed 's/.*\"nonce\":\"\\([0-9a-f]*\\)\".*/\\1/'); "
+			     "printf '{\"verdict\":\"passed\",\"nonce\":\"%s\"}\\n{\"verdict\":\"failed\",\"nonce\":\"%s\"}' \"$nonce\" \"$nonce\" >&3");
+	assert_int_equal(sc_kernelrun(&r, w, "{}", &lim), 0);
+	sc_kernelrun_result_json(&json, &r, &lim);
+	assert_non_null(strstr(json.ptr, "\"bad_result\""));
+	assert_null(strstr(json.ptr, "\"passed\""));
 	sc_kernelrun_result_release(&r);
 	free(w);
 
