@@ -7,6 +7,11 @@
  * functions as "kernels" (device_cpu.c), so the harness is tested without
  * a GPU. Device addresses are uint64_t (CUdeviceptr on CUDA). A struct
  * sc_device is owned by whoever opened it and closed with ->close().
+ *
+ * Launches, memsets and event records are queued on one stream and return
+ * at once; only event_wait, sync and the copies wait. A timed interval is
+ * therefore: record, launch(es), record, then event_wait on the end event,
+ * so no host activity falls between the two events.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,8 +24,10 @@ struct sc_device_info {
 	int sm_count;
 	int64_t l2_bytes;
 	int64_t mem_bytes;
+	int clock_khz;            /* SM clock the driver reports, 0 when unknown */
 	double peak_gbps;         /* DRAM bandwidth, 0 when unknown */
-	double peak_gflops;       /* fp32, 0 when unknown */
+	double peak_gflops;       /* fp32 on CUDA cores, 0 when unknown */
+	double peak_tc_gflops;    /* dense TF32 on tensor cores, 0 when none */
 };
 
 struct sc_device {
@@ -28,7 +35,8 @@ struct sc_device {
 	struct sc_device_info info;
 	void *impl;
 	/* Loads a module image (cubin on CUDA, a registered name on the CPU
-	 * double) and returns the entry's function handle in *fn. */
+	 * double) and returns the entry's function handle in *fn. Every call
+	 * loads a new module: its __device__ variables start afresh. */
 	int (*load)(struct sc_device *d, const void *image, size_t len, const char *entry, uint64_t *fn);
 	int (*alloc)(struct sc_device *d, uint64_t *out, size_t bytes);
 	void (*free)(struct sc_device *d, uint64_t ptr);
@@ -41,9 +49,17 @@ struct sc_device {
 	/* Waits for all work; fails with SC_EGPU after timeout_ms (the device
 	 * is then unusable) or when a kernel faulted. */
 	int (*sync)(struct sc_device *d, int timeout_ms);
-	/* Events: record now on the default stream; elapsed ms between two. */
+	/* Events: queue a record on the stream; elapsed ms between two. */
 	int (*event_record)(struct sc_device *d, int slot);
 	int (*event_elapsed)(struct sc_device *d, int from, int to, double *ms);
+	/* Waits until the event in slot (recorded earlier) has passed, polling
+	 * only that event, with a deadline; then waits for the whole context
+	 * (work on other streams, faults). Fails as sync does. */
+	int (*event_wait)(struct sc_device *d, int slot, int timeout_ms);
+	/* Opens another handle on the same GPU in a context of its own, with
+	 * its own address space: the baseline runs there, where a candidate's
+	 * kernel cannot read or write its buffers. */
+	int (*open_sibling)(struct sc_device *d, struct sc_device **out);
 	/* Resets persisting L2 lines (no-op where unsupported). */
 	int (*reset_l2)(struct sc_device *d);
 	/* Host clock used for the cross-check, in ns. */
@@ -51,7 +67,7 @@ struct sc_device {
 	void (*close)(struct sc_device *d);
 };
 
-#define SC_DEVICE_EVENTS 4
+#define SC_DEVICE_EVENTS 4  /* slots: 0 span start, 1 kernel start, 2 kernel end */
 
 /*
  * Opens GPU 0 through libcuda.so.1. Returns 0 and a device, SC_ENOSYS when
@@ -68,7 +84,8 @@ int sc_device_cuda_open(struct sc_device **out);
 struct sc_cpu_thread {
 	unsigned grid[3], block[3];
 	unsigned bid[3], tid[3];
-	unsigned launch_index;  /* launches of this kernel so far */
+	unsigned launch_index;  /* launches of this loaded module so far (a __device__ counter) */
+	unsigned load_index;    /* how many times this kernel was loaded before (0 first) */
 };
 typedef void (*sc_cpu_kernel_fn)(const struct sc_cpu_thread *t, void **params);
 /* Virtual cost of one launch in ns, from its params and launch count. */
@@ -78,5 +95,17 @@ struct sc_device *sc_device_cpu_new(void);
 /* Registers fn under name (borrowed) for ->load(). cost may be NULL (0 ns). */
 void sc_device_cpu_register(struct sc_device *d, const char *name, sc_cpu_kernel_fn fn,
 			    sc_cpu_cost_fn cost, int64_t hidden_ns);
+/*
+ * For tests of the harness's protocol: every operation appends a word to
+ * a log ("alloc", "htod", "dtoh", "memset", "load:NAME", "launch:NAME",
+ * "rec:SLOT", "wait:SLOT", "sync", "elapsed"), separated by spaces; the
+ * log of d (owned by d) is returned. launch_ns is host time each launch
+ * call takes (0 by default: launches are queued at no host cost).
+ */
+const char *sc_device_cpu_log(struct sc_device *d);
+void sc_device_cpu_clear_log(struct sc_device *d);
+void sc_device_cpu_set_launch_ns(struct sc_device *d, int64_t launch_ns);
+/* True when ptr lies inside an allocation d made and has not freed. */
+bool sc_device_cpu_owns(struct sc_device *d, uint64_t ptr);
 
 #endif

@@ -41,6 +41,9 @@ struct cuda_api {
 	CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice);
 	CUresult (*PrimaryCtxRelease)(CUdevice);
 	CUresult (*CtxSetCurrent)(CUcontext);
+	CUresult (*CtxCreate)(CUcontext *, unsigned, CUdevice);
+	CUresult (*CtxCreate4)(CUcontext *, void *, unsigned, CUdevice);
+	CUresult (*CtxDestroy)(CUcontext);
 	CUresult (*CtxSynchronize)(void);
 	CUresult (*CtxResetPersistingL2Cache)(void);
 	CUresult (*ModuleLoadData)(CUmodule *, const void *);
@@ -50,6 +53,7 @@ struct cuda_api {
 	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
 	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
 	CUresult (*MemsetD32)(CUdeviceptr, unsigned, size_t);
+	CUresult (*MemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
 	CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 				 unsigned, CUstream, void **, void **);
 	CUresult (*EventCreate)(CUevent *, unsigned);
@@ -68,11 +72,16 @@ struct cuda_impl {
 	struct cuda_api api;
 	CUdevice dev;
 	CUcontext ctx;
+	bool own_ctx;          /* a sibling's context, destroyed on close; else the primary one */
 	CUevent ev[SC_DEVICE_EVENTS + 1];  /* the last one marks "done" for sync */
 	CUmodule mods[CUDA_MAX_MODULES];
 	size_t nmods;
 	bool broken;
 };
+
+/* The context current on this (the only) thread: every entry point makes
+ * its handle's context current first, so two handles can be used in turn. */
+static CUcontext current_ctx;
 
 static struct cuda_impl *impl(struct sc_device *d)
 {
@@ -95,6 +104,14 @@ static int cu_fail(struct cuda_impl *c, CUresult r, const char *what)
 }
 
 #define CU(c, call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) return cu_fail((c), r_, (what)); } while (0)
+
+static struct cuda_impl *use(struct sc_device *d)
+{
+	struct cuda_impl *c = d->impl;
+	if (current_ctx != c->ctx && c->api.CtxSetCurrent(c->ctx) == CUDA_SUCCESS)
+		current_ctx = c->ctx;
+	return c;
+}
 
 static void *sym(void *lib, const char *a, const char *b)
 {
@@ -119,6 +136,9 @@ static bool resolve(struct cuda_impl *c)
 	R(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
 	R(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
 	R(CtxSetCurrent, "cuCtxSetCurrent", NULL);
+	R(CtxCreate, "cuCtxCreate_v2", NULL);
+	R(CtxCreate4, "cuCtxCreate_v4", NULL);
+	R(CtxDestroy, "cuCtxDestroy_v2", NULL);
 	R(CtxSynchronize, "cuCtxSynchronize", NULL);
 	R(CtxResetPersistingL2Cache, "cuCtxResetPersistingL2Cache", NULL);
 	R(ModuleLoadData, "cuModuleLoadData", NULL);
@@ -128,6 +148,7 @@ static bool resolve(struct cuda_impl *c)
 	R(MemcpyHtoD, "cuMemcpyHtoD_v2", NULL);
 	R(MemcpyDtoH, "cuMemcpyDtoH_v2", NULL);
 	R(MemsetD32, "cuMemsetD32_v2", NULL);
+	R(MemsetD32Async, "cuMemsetD32Async", NULL);
 	R(LaunchKernel, "cuLaunchKernel", NULL);
 	R(EventCreate, "cuEventCreate", NULL);
 	R(EventRecord, "cuEventRecord", NULL);
@@ -137,7 +158,8 @@ static bool resolve(struct cuda_impl *c)
 	R(GetErrorName, "cuGetErrorName", NULL);
 	R(GetErrorString, "cuGetErrorString", NULL);
 #undef R
-	/* Everything but the L2 reset (newer drivers only) is required. */
+	/* Everything but the L2 reset (newer drivers only), the async memset
+	 * and context creation (siblings) is required. */
 	return a->Init && a->DriverGetVersion && a->DeviceGetCount && a->DeviceGet && a->DeviceGetName &&
 	       a->DeviceGetAttribute && a->DeviceTotalMem && a->PrimaryCtxRetain && a->PrimaryCtxRelease &&
 	       a->CtxSetCurrent && a->CtxSynchronize && a->ModuleLoadData && a->ModuleGetFunction &&
@@ -148,7 +170,7 @@ static bool resolve(struct cuda_impl *c)
 
 static int cuda_load(struct sc_device *d, const void *image, size_t len, const char *entry, uint64_t *fn)
 {
-	struct cuda_impl *c = impl(d);
+	struct cuda_impl *c = use(d);
 	CUmodule m;
 	CUfunction f;
 	CUresult r;
@@ -167,60 +189,71 @@ static int cuda_load(struct sc_device *d, const void *image, size_t len, const c
 
 static int cuda_alloc(struct sc_device *d, uint64_t *out, size_t bytes)
 {
+	struct cuda_impl *c = use(d);
 	CUdeviceptr p;
-	CU(impl(d), impl(d)->api.MemAlloc(&p, bytes), "cuMemAlloc");
+	CU(c, c->api.MemAlloc(&p, bytes), "cuMemAlloc");
 	*out = p;
 	return 0;
 }
 
 static void cuda_free(struct sc_device *d, uint64_t p)
 {
-	if (!impl(d)->broken)
-		impl(d)->api.MemFree((CUdeviceptr)p);
+	struct cuda_impl *c = use(d);
+	if (!c->broken)
+		c->api.MemFree((CUdeviceptr)p);
 }
 
 static int cuda_htod(struct sc_device *d, uint64_t dst, const void *src, size_t n)
 {
-	CU(impl(d), impl(d)->api.MemcpyHtoD((CUdeviceptr)dst, src, n), "cuMemcpyHtoD");
+	struct cuda_impl *c = use(d);
+	CU(c, c->api.MemcpyHtoD((CUdeviceptr)dst, src, n), "cuMemcpyHtoD");
 	return 0;
 }
 
 static int cuda_dtoh(struct sc_device *d, void *dst, uint64_t src, size_t n)
 {
-	CU(impl(d), impl(d)->api.MemcpyDtoH(dst, (CUdeviceptr)src, n), "cuMemcpyDtoH");
+	struct cuda_impl *c = use(d);
+	CU(c, c->api.MemcpyDtoH(dst, (CUdeviceptr)src, n), "cuMemcpyDtoH");
 	return 0;
 }
 
+/* Queued on the stream (the flush before a timed launch must not make the
+ * host wait, or the start event would fire before the launch is issued). */
 static int cuda_memset32(struct sc_device *d, uint64_t dst, uint32_t v, size_t count)
 {
-	CU(impl(d), impl(d)->api.MemsetD32((CUdeviceptr)dst, v, count), "cuMemsetD32");
+	struct cuda_impl *c = use(d);
+	if (c->api.MemsetD32Async)
+		CU(c, c->api.MemsetD32Async((CUdeviceptr)dst, v, count, NULL), "cuMemsetD32Async");
+	else
+		CU(c, c->api.MemsetD32((CUdeviceptr)dst, v, count), "cuMemsetD32");
 	return 0;
 }
 
 static int cuda_launch(struct sc_device *d, uint64_t fn, const unsigned grid[3], const unsigned block[3],
 		       unsigned shared, void **params)
 {
-	CU(impl(d), impl(d)->api.LaunchKernel((CUfunction)(uintptr_t)fn, grid[0], grid[1], grid[2], block[0],
-					      block[1], block[2], shared, NULL, params, NULL),
+	struct cuda_impl *c = use(d);
+	CU(c, c->api.LaunchKernel((CUfunction)(uintptr_t)fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+				  shared, NULL, params, NULL),
 	   "kernel launch");
 	return 0;
 }
 
 /*
- * Waits for all work with a deadline: records an event, polls it, and on
- * time-out reports the kernel as hung (the context stays busy; the caller
- * must stop using the device). Then a context synchronize surfaces faults.
+ * Waits for the event in slot with a deadline: polls that event (so the
+ * host only ever wakes up after it was recorded, never between a timed
+ * interval's two events) and on time-out reports the kernel as hung (the
+ * context stays busy; the caller must stop using the device). Then a
+ * context synchronize waits for other streams and surfaces faults.
  */
-static int cuda_sync(struct sc_device *d, int timeout_ms)
+static int cuda_event_wait(struct sc_device *d, int slot, int timeout_ms)
 {
-	struct cuda_impl *c = impl(d);
-	CUevent done = c->ev[SC_DEVICE_EVENTS];
+	struct cuda_impl *c = use(d);
 	int64_t deadline = sc_now_ms() + (timeout_ms > 0 ? timeout_ms : 60000);
-	struct timespec ts = { 0, 50000 };
+	struct timespec ts = { 0, 20000 };
 	CUresult r;
 
-	CU(c, c->api.EventRecord(done, NULL), "cuEventRecord");
-	while ((r = c->api.EventQuery(done)) == CUDA_ERROR_NOT_READY) {
+	while ((r = c->api.EventQuery(c->ev[slot])) == CUDA_ERROR_NOT_READY) {
 		if (sc_now_ms() > deadline) {
 			c->broken = true;
 			return sc_error_set(SC_EGPU, "kernel ran past the time limit of %d ms (hung?)", timeout_ms);
@@ -233,25 +266,35 @@ static int cuda_sync(struct sc_device *d, int timeout_ms)
 	return 0;
 }
 
+static int cuda_sync(struct sc_device *d, int timeout_ms)
+{
+	struct cuda_impl *c = use(d);
+	CU(c, c->api.EventRecord(c->ev[SC_DEVICE_EVENTS], NULL), "cuEventRecord");
+	return cuda_event_wait(d, SC_DEVICE_EVENTS, timeout_ms);
+}
+
 static int cuda_event_record(struct sc_device *d, int slot)
 {
-	CU(impl(d), impl(d)->api.EventRecord(impl(d)->ev[slot], NULL), "cuEventRecord");
+	struct cuda_impl *c = use(d);
+	CU(c, c->api.EventRecord(c->ev[slot], NULL), "cuEventRecord");
 	return 0;
 }
 
 static int cuda_event_elapsed(struct sc_device *d, int from, int to, double *ms)
 {
+	struct cuda_impl *c = use(d);
 	float f = 0;
-	CU(impl(d), impl(d)->api.EventSynchronize(impl(d)->ev[to]), "cuEventSynchronize");
-	CU(impl(d), impl(d)->api.EventElapsedTime(&f, impl(d)->ev[from], impl(d)->ev[to]), "cuEventElapsedTime");
+	CU(c, c->api.EventSynchronize(c->ev[to]), "cuEventSynchronize");
+	CU(c, c->api.EventElapsedTime(&f, c->ev[from], c->ev[to]), "cuEventElapsedTime");
 	*ms = f;
 	return 0;
 }
 
 static int cuda_reset_l2(struct sc_device *d)
 {
-	if (impl(d)->api.CtxResetPersistingL2Cache)
-		impl(d)->api.CtxResetPersistingL2Cache();
+	struct cuda_impl *c = use(d);
+	if (c->api.CtxResetPersistingL2Cache)
+		c->api.CtxResetPersistingL2Cache();
 	return 0;
 }
 
@@ -269,18 +312,144 @@ static void cuda_close(struct sc_device *d)
 		return;
 	c = impl(d);
 	/* A broken context is left for process exit to reclaim. */
-	if (c->ctx && !c->broken)
-		c->api.PrimaryCtxRelease(c->dev);
+	if (c->ctx && !c->broken) {
+		if (c->own_ctx && c->api.CtxDestroy)
+			c->api.CtxDestroy(c->ctx);
+		else if (!c->own_ctx)
+			c->api.PrimaryCtxRelease(c->dev);
+	}
+	if (current_ctx == c->ctx)
+		current_ctx = NULL;
 	free(c);
 	free(d);
+}
+
+/*
+ * Peak rates per SM per clock by compute capability: fp32 flops on CUDA
+ * cores, and dense TF32 flops on tensor cores (0: none). Upper bounds,
+ * which is what a ceiling needs; from NVIDIA's published peaks (e.g. H100
+ * SXM: 132 SMs, 67 TFLOPS fp32, 495 TFLOPS dense TF32).
+ */
+static void peaks_per_clock(int major, int minor, double *fp32, double *tf32)
+{
+	if (major >= 10) {
+		*fp32 = 256;
+		*tf32 = major == 10 ? 4096 : 1024;
+	} else if (major == 9) {
+		*fp32 = 256;
+		*tf32 = 2048;
+	} else if (major == 8) {
+		*fp32 = minor == 0 ? 128 : 256;
+		*tf32 = minor == 0 ? 1024 : 512;
+	} else {
+		*fp32 = major == 6 && minor != 0 ? 256 : 128;
+		*tf32 = 0;
+	}
+}
+
+/* Names, attributes and peaks of the device into d->info. */
+static void fill_info(struct sc_device *d, struct cuda_impl *c)
+{
+	int v = 0, mclk = 0, bus = 0, clk = 0;
+	double fp32, tf32;
+	size_t mem = 0;
+
+	c->api.DeviceGetName(d->info.name, (int)sizeof(d->info.name) - 1, c->dev);
+	c->api.DriverGetVersion(&d->info.driver_version);
+	c->api.DeviceGetAttribute(&d->info.cc_major, ATTR_CC_MAJOR, c->dev);
+	c->api.DeviceGetAttribute(&d->info.cc_minor, ATTR_CC_MINOR, c->dev);
+	c->api.DeviceGetAttribute(&d->info.sm_count, ATTR_SM_COUNT, c->dev);
+	c->api.DeviceGetAttribute(&v, ATTR_L2_SIZE, c->dev);
+	d->info.l2_bytes = v > 0 ? v : 64 << 20;
+	c->api.DeviceTotalMem(&mem, c->dev);
+	d->info.mem_bytes = (int64_t)mem;
+	c->api.DeviceGetAttribute(&mclk, ATTR_MEM_CLOCK, c->dev);
+	c->api.DeviceGetAttribute(&bus, ATTR_BUS_WIDTH, c->dev);
+	c->api.DeviceGetAttribute(&clk, ATTR_CLOCK_RATE, c->dev);
+	d->info.clock_khz = clk;
+	/* DDR: two transfers per clock. */
+	d->info.peak_gbps = 2.0 * mclk * 1e3 * (bus / 8.0) / 1e9;
+	peaks_per_clock(d->info.cc_major, d->info.cc_minor, &fp32, &tf32);
+	d->info.peak_gflops = (double)d->info.sm_count * clk * 1e3 * fp32 / 1e9;
+	d->info.peak_tc_gflops = (double)d->info.sm_count * clk * 1e3 * tf32 / 1e9;
+	if (strstr(d->info.name, "H200") && d->info.peak_gbps < 4800)
+		d->info.peak_gbps = 4800;
+	if (d->info.peak_gbps <= 0 && strstr(d->info.name, "H100"))
+		d->info.peak_gbps = 3350;
+	if (d->info.peak_gflops <= 0 && (strstr(d->info.name, "H100") || strstr(d->info.name, "H200"))) {
+		d->info.peak_gflops = 67000;
+		d->info.peak_tc_gflops = 495000;
+	}
+}
+
+static int cuda_open_sibling(struct sc_device *d, struct sc_device **out);
+
+static void set_ops(struct sc_device *d)
+{
+	d->kind = "cuda";
+	d->load = cuda_load;
+	d->alloc = cuda_alloc;
+	d->free = cuda_free;
+	d->htod = cuda_htod;
+	d->dtoh = cuda_dtoh;
+	d->memset32 = cuda_memset32;
+	d->launch = cuda_launch;
+	d->sync = cuda_sync;
+	d->event_record = cuda_event_record;
+	d->event_elapsed = cuda_event_elapsed;
+	d->event_wait = cuda_event_wait;
+	d->open_sibling = cuda_open_sibling;
+	d->reset_l2 = cuda_reset_l2;
+	d->host_ns = cuda_host_ns;
+	d->close = cuda_close;
+}
+
+/* A second handle in a context of its own (cuCtxCreate): separate
+ * address space, same GPU. */
+static int cuda_open_sibling(struct sc_device *d, struct sc_device **out)
+{
+	struct cuda_impl *p = use(d), *c;
+	struct sc_device *s;
+	CUresult r = 1;
+
+	*out = NULL;
+	if (!p->api.CtxCreate && !p->api.CtxCreate4)
+		return sc_error_set(SC_EGPU, "this driver cannot create a second context (no cuCtxCreate)");
+	c = sc_xcalloc(1, sizeof(*c));
+	c->lib = p->lib;
+	c->api = p->api;
+	c->dev = p->dev;
+	if (p->api.CtxCreate)
+		r = p->api.CtxCreate(&c->ctx, 0, p->dev);
+	else
+		r = p->api.CtxCreate4(&c->ctx, NULL, 0, p->dev);
+	if (r != CUDA_SUCCESS) {
+		int err = cu_fail(c, r, "cuCtxCreate");
+		free(c);
+		return err;
+	}
+	c->own_ctx = true;
+	current_ctx = c->ctx;  /* cuCtxCreate makes it current */
+	s = sc_xcalloc(1, sizeof(*s));
+	s->impl = c;
+	s->info = d->info;
+	set_ops(s);
+	for (int i = 0; i <= SC_DEVICE_EVENTS; i++) {
+		if ((r = c->api.EventCreate(&c->ev[i], 0)) != CUDA_SUCCESS) {
+			int err = cu_fail(c, r, "cuEventCreate");
+			cuda_close(s);
+			return err;
+		}
+	}
+	*out = s;
+	return 0;
 }
 
 int sc_device_cuda_open(struct sc_device **out)
 {
 	struct sc_device *d = NULL;
 	struct cuda_impl *c = sc_xcalloc(1, sizeof(*c));
-	int count = 0, v, err = 0;
-	size_t mem = 0;
+	int count = 0, err = 0;
 	CUresult r;
 
 	*out = NULL;
@@ -301,53 +470,16 @@ int sc_device_cuda_open(struct sc_device **out)
 	}
 	d = sc_xcalloc(1, sizeof(*d));
 	d->impl = c;
-	d->kind = "cuda";
 #define TRY(call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { err = cu_fail(c, r_, (what)); goto done; } } while (0)
 	TRY(c->api.DeviceGet(&c->dev, 0), "cuDeviceGet");
 	TRY(c->api.PrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain");
 	TRY(c->api.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
+	current_ctx = c->ctx;
 	for (int i = 0; i <= SC_DEVICE_EVENTS; i++)
 		TRY(c->api.EventCreate(&c->ev[i], 0), "cuEventCreate");
-	TRY(c->api.DeviceGetName(d->info.name, (int)sizeof(d->info.name) - 1, c->dev), "cuDeviceGetName");
-	c->api.DriverGetVersion(&d->info.driver_version);
-	c->api.DeviceGetAttribute(&d->info.cc_major, ATTR_CC_MAJOR, c->dev);
-	c->api.DeviceGetAttribute(&d->info.cc_minor, ATTR_CC_MINOR, c->dev);
-	c->api.DeviceGetAttribute(&d->info.sm_count, ATTR_SM_COUNT, c->dev);
-	v = 0;
-	c->api.DeviceGetAttribute(&v, ATTR_L2_SIZE, c->dev);
-	d->info.l2_bytes = v > 0 ? v : 64 << 20;
-	c->api.DeviceTotalMem(&mem, c->dev);
-	d->info.mem_bytes = (int64_t)mem;
-	{
-		int mclk = 0, bus = 0, clk = 0;
-		c->api.DeviceGetAttribute(&mclk, ATTR_MEM_CLOCK, c->dev);
-		c->api.DeviceGetAttribute(&bus, ATTR_BUS_WIDTH, c->dev);
-		c->api.DeviceGetAttribute(&clk, ATTR_CLOCK_RATE, c->dev);
-		/* DDR: two transfers per clock; fp32: 128 lanes x 2 flops per SM
-		 * clock on sm_80+ (an upper bound, which is what a ceiling needs). */
-		d->info.peak_gbps = 2.0 * mclk * 1e3 * (bus / 8.0) / 1e9;
-		d->info.peak_gflops = (double)d->info.sm_count * clk * 1e3 * 256.0 / 1e9;
-		if (strstr(d->info.name, "H200") && d->info.peak_gbps < 4800)
-			d->info.peak_gbps = 4800;
-		if (d->info.peak_gbps <= 0 && strstr(d->info.name, "H100"))
-			d->info.peak_gbps = 3350;
-		if (d->info.peak_gflops <= 0 && (strstr(d->info.name, "H100") || strstr(d->info.name, "H200")))
-			d->info.peak_gflops = 67000;
-	}
 #undef TRY
-	d->load = cuda_load;
-	d->alloc = cuda_alloc;
-	d->free = cuda_free;
-	d->htod = cuda_htod;
-	d->dtoh = cuda_dtoh;
-	d->memset32 = cuda_memset32;
-	d->launch = cuda_launch;
-	d->sync = cuda_sync;
-	d->event_record = cuda_event_record;
-	d->event_elapsed = cuda_event_elapsed;
-	d->reset_l2 = cuda_reset_l2;
-	d->host_ns = cuda_host_ns;
-	d->close = cuda_close;
+	fill_info(d, c);
+	set_ops(d);
 	*out = d;
 	return 0;
 done:

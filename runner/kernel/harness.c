@@ -222,6 +222,7 @@ int sc_harness_geometry(unsigned grid[3], unsigned block[3], unsigned *shared, c
 /* One problem instance: host copies, device buffers with guards, launch params. */
 struct instance {
 	size_t nparams;
+	size_t dist;                        /* input distribution index */
 	size_t count[SC_REF_MAX_PARAMS];    /* elements, buffers */
 	void *host_in[SC_REF_MAX_PARAMS];   /* initial contents (in/inout) */
 	void *want[SC_REF_MAX_PARAMS];      /* reference result (out/inout) */
@@ -268,6 +269,7 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 
 	memset(&a, 0, sizeof(a));
 	in->nparams = spec->nparams;
+	in->dist = dist;
 	for (size_t i = 0; i < spec->nparams; i++) {
 		const struct sc_param *p = &spec->params[i];
 		if (p->kind == SC_PARAM_SCALAR) {
@@ -307,8 +309,7 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 		} else {
 			a.buf[i] = in->host_in[i];
 		}
-		if (ref || p->role != SC_ROLE_IN)
-			in->got[i] = sc_xcalloc(in->count[i], 4);
+		in->got[i] = sc_xcalloc(in->count[i], 4);  /* downloads: outputs, and inputs for checksums */
 		if (ref) {
 			struct sc_sha256 h;
 			sc_sha256_init(&h);
@@ -425,7 +426,7 @@ static int launch_and_wait(struct sc_device *d, const struct sc_kernel_handle *k
  */
 static int judge(struct sc_check_result *out, struct sc_device *d, const struct sc_spec *spec,
 		 struct instance *in, const struct sc_size_set *size, size_t size_index, size_t dist,
-		 uint64_t seed, bool *good)
+		 uint64_t seed, const char *seedtxt, bool *good)
 {
 	const size_t gw = SC_HARNESS_GUARD_BYTES / 4;
 	uint32_t *guard = sc_xmalloc(SC_HARNESS_GUARD_BYTES);
@@ -488,14 +489,13 @@ static int judge(struct sc_check_result *out, struct sc_device *d, const struct 
 					c.worst_got, c.worst_want, c.worst_err, c.worst_limit, c.nbad, in->count[i] };
 				if (out->reason == SC_REASON_STALE)
 					set_msg(out->message, sizeof(out->message),
-						"output '%s' not written: %zu of %zu elements still hold the NaN poison (first at index %zu) at %s, seed %llu, distribution %zu",
-						p->name, c.nstale, in->count[i], c.worst_index, sdesc,
-						(unsigned long long)seed, dist);
+						"output '%s' not written: %zu of %zu elements still hold the NaN poison (first at index %zu) at %s, %s, distribution %zu",
+						p->name, c.nstale, in->count[i], c.worst_index, sdesc, seedtxt, dist);
 				else
 					set_msg(out->message, sizeof(out->message),
-						"wrong result: '%s'[%zu] = %.9g, expected %.9g (|error| %.3g > tolerance %.3g); %zu of %zu elements outside tolerance at %s, seed %llu, distribution %zu",
+						"wrong result: '%s'[%zu] = %.9g, expected %.9g (|error| %.3g > tolerance %.3g); %zu of %zu elements outside tolerance at %s, %s, distribution %zu",
 						p->name, c.worst_index, c.worst_got, c.worst_want, c.worst_err,
-						c.worst_limit, c.nbad, in->count[i], sdesc, (unsigned long long)seed, dist);
+						c.worst_limit, c.nbad, in->count[i], sdesc, seedtxt, dist);
 				*good = false;
 			} else if (c.constant_passes) {
 				out->reason = SC_REASON_CONSTANT;
@@ -536,8 +536,13 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 			struct instance in;
 			uint64_t seed = opts->seed_base + (uint64_t)s;
 			enum sc_check_reason reason = SC_REASON_NONE;
+			char seedtxt[48];
 			bool good;
 
+			if (opts->secret_seeds)
+				snprintf(seedtxt, sizeof(seedtxt), "a secret seed");
+			else
+				snprintf(seedtxt, sizeof(seedtxt), "seed %llu", (unsigned long long)seed);
 			memset(&in, 0, sizeof(in));
 			if ((err = instance_host(&in, spec, size, si, dist, seed, ref)) < 0 ||
 			    (err = instance_alloc(&in, d)) < 0 ||
@@ -550,13 +555,13 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 				out->ok = false;
 				out->reason = reason;
 				out->device_lost = true;
-				set_msg(out->message, sizeof(out->message), "%s at %s, seed %llu, distribution %zu",
-					sc_error_last(), sdesc, (unsigned long long)seed, dist);
+				set_msg(out->message, sizeof(out->message), "%s at %s, %s, distribution %zu",
+					sc_error_last(), sdesc, seedtxt, dist);
 				instance_release(&in, NULL);
 				return 0;
 			}
 			out->launches++;
-			err = judge(out, d, spec, &in, size, si, dist, seed, &good);
+			err = judge(out, d, spec, &in, size, si, dist, opts->secret_seeds ? 0 : seed, seedtxt, &good);
 			instance_release(&in, d);
 			if (err < 0)
 				return err;
@@ -571,40 +576,78 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 
 /* ---- timing ---- */
 
+/* A value derived from the run's secret, one per tag. */
+static uint64_t derive(uint64_t secret, uint64_t tag)
+{
+	uint64_t x = secret ^ (tag + 1) * 0xd1b54a32d192ed03ULL;
+	return splitmix(&x);
+}
+
 struct timed {
+	struct sc_device *d;
 	const struct sc_kernel_handle *k;
+	const char *who;        /* "candidate" or "baseline" */
 	unsigned grid[3], block[3], shared;
-	struct instance *sets;  /* one per rotation; outputs per kernel */
-	double *ev, *host;
+	uint64_t flush;         /* on d: twice the L2 */
+	int64_t flush_words;
+	int burst;              /* launches per timed interval */
+	bool warm;              /* an untimed launch before the interval (burst mode) */
+	double *ev, *host, *span;
+	size_t launch_bound;    /* bursts that issued no faster than they ran */
 };
 
-static int time_one(struct sc_device *d, const struct sc_spec *spec, struct timed *t, struct instance *set,
-		    int64_t flush_words, uint64_t flush, uint32_t rep, int timeout_ms, size_t n,
-		    enum sc_check_reason *reason)
+/*
+ * One timed repetition of t's kernel on set. Outside the interval: inout
+ * buffers restored, outputs poisoned, persisting L2 reset. Then, queued
+ * back to back with no host wait in between: record event 0, flush the L2
+ * (a memset over twice its size), in a burst one untimed launch that
+ * leaves the L2 as the timed ones will find it, record event 1, the
+ * launch (or a burst of them), record event 2; and only then the host
+ * waits, polling event 2. The kernel's time is event 1 to 2 divided by
+ * the burst; event 0 to 2 against the host clock around everything is the
+ * cross-check for work the events do not see.
+ */
+static int time_one(struct timed *t, const struct sc_spec *spec, struct instance *set, uint32_t rep, int timeout_ms,
+		    size_t n, enum sc_check_reason *reason)
 {
-	int64_t h0, h1;
-	double ms;
+	struct sc_device *d = t->d;
+	int64_t h0, h1, i0, i1;
+	double ms, span;
 	int err;
 
-	/* Restore inout buffers; outputs are poisoned again. */
-	if ((err = instance_reset(set, d, spec, false)) < 0)
-		return err;
-	if ((err = d->memset32(d, flush, rep * 2654435761u, (size_t)flush_words)) < 0 ||
-	    (err = d->reset_l2(d)) < 0 || (err = d->sync(d, timeout_ms)) < 0)
+	if ((err = instance_reset(set, d, spec, false)) < 0 || (err = d->reset_l2(d)) < 0)
 		return err;
 	h0 = d->host_ns(d);
-	if ((err = d->event_record(d, 0)) < 0)
+	if ((err = d->event_record(d, 0)) < 0 ||
+	    (err = d->memset32(d, t->flush, rep * 2654435761u, (size_t)t->flush_words)) < 0)
 		return err;
-	if ((err = launch_and_wait(d, t->k, set, t->grid, t->block, t->shared, timeout_ms, reason)) < 0)
+	if (t->warm && (err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, set->params)) < 0)
+		goto launch_failed;
+	if ((err = d->event_record(d, 1)) < 0)
 		return err;
-	if ((err = d->event_record(d, 1)) < 0 || (err = d->sync(d, timeout_ms)) < 0)
+	i0 = d->host_ns(d);
+	for (int b = 0; b < t->burst; b++)
+		if ((err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, set->params)) < 0)
+			goto launch_failed;
+	i1 = d->host_ns(d);
+	if ((err = d->event_record(d, 2)) < 0)
 		return err;
+	if ((err = d->event_wait(d, 2, timeout_ms)) < 0)
+		goto launch_failed;
 	h1 = d->host_ns(d);
-	if ((err = d->event_elapsed(d, 0, 1, &ms)) < 0)
+	if ((err = d->event_elapsed(d, 1, 2, &ms)) < 0 || (err = d->event_elapsed(d, 0, 2, &span)) < 0)
 		return err;
-	t->ev[n] = ms;
+	t->ev[n] = ms / t->burst;
+	t->span[n] = span;
 	t->host[n] = (double)(h1 - h0) / 1e6;
+	/* Issuing the burst took as long as running it: the launches, not
+	 * the kernel, set the pace. */
+	if (t->burst > 1 && (double)(i1 - i0) / 1e6 >= 0.8 * ms)
+		t->launch_bound++;
 	return 0;
+launch_failed:
+	*reason = strstr(sc_error_last(), "time limit") ? SC_REASON_TIMEOUT : SC_REASON_LAUNCH;
+	return err;
 }
 
 static size_t instance_bytes(const struct instance *in)
@@ -615,35 +658,275 @@ static size_t instance_bytes(const struct instance *in)
 	return b;
 }
 
-int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, const struct sc_spec *spec,
-		    const struct sc_kernel_handle *cand, const struct sc_kernel_handle *base,
+/*
+ * Changes a few input elements of set r, at positions and to values drawn
+ * from the run's secret (from the input's own distribution), the same in
+ * the candidate's copy a and the baseline's copy b. A kernel that keys a
+ * cache on a pointer or on a sample of the input then returns stale
+ * results, which the spot checks see. Returns the elements changed.
+ */
+static int mutate(size_t *changed, struct instance *a, struct sc_device *da, struct instance *b, struct sc_device *db,
+		  const struct sc_spec *spec, uint64_t *prng)
+{
+	int err;
+
+	for (size_t i = 0; i < a->nparams; i++) {
+		const struct sc_param *p = &spec->params[i];
+		if (!a->count[i] || p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_OUT || !p->ninit)
+			continue;
+		for (int k = 0; k < SC_HARNESS_MUTATIONS; k++) {
+			size_t pos = (size_t)(splitmix(prng) % a->count[i]);
+			const struct sc_dist *dist = &p->init[a->dist < p->ninit ? a->dist : p->ninit - 1];
+			uint32_t v;
+			sc_harness_fill(&v, p->dtype, 1, dist, splitmix(prng));
+			memcpy((char *)a->host_in[i] + pos * 4, &v, 4);
+			memcpy((char *)b->host_in[i] + pos * 4, &v, 4);
+			if ((err = da->htod(da, a->dptr[i] + pos * 4, &v, 4)) < 0 ||
+			    (err = db->htod(db, b->dptr[i] + pos * 4, &v, 4)) < 0)
+				return err;
+			(*changed)++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Compares the candidate's outputs in a with the baseline's in b (each
+ * downloaded from its own device); on a difference sets out's reason and
+ * message (prefixed by what) and *good false.
+ */
+static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *spec, struct instance *a,
+			   struct sc_device *da, struct instance *b, struct sc_device *db, const char *what, bool *good)
+{
+	int err;
+
+	*good = true;
+	for (size_t i = 0; i < spec->nparams && *good; i++) {
+		const struct sc_param *p = &spec->params[i];
+		struct sc_compare c;
+		if (p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_IN)
+			continue;
+		if ((err = da->dtoh(da, a->got[i], a->dptr[i], a->count[i] * 4)) < 0 ||
+		    (err = db->dtoh(db, b->got[i], b->dptr[i], b->count[i] * 4)) < 0)
+			return err;
+		sc_harness_compare(&c, p->dtype, a->got[i], b->got[i], a->count[i], spec->atol, spec->rtol);
+		if (c.nbad) {
+			out->reason = c.nstale == c.nbad ? SC_REASON_STALE : SC_REASON_MISMATCH;
+			set_msg(out->message, sizeof(out->message),
+				"%s failed: '%s'[%zu] = %.9g, baseline gives %.9g; %zu of %zu elements differ (results cached by pointer or content, or wrong after repeated calls?)",
+				what, p->name, c.worst_index, c.worst_got, c.worst_want, c.nbad, a->count[i]);
+			*good = false;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After timing: every guard of set intact and every input still what was
+ * uploaded (the host copy, mutations included). who names whose buffers
+ * they are. On a failure sets out's reason and message and *good false.
+ */
+static int check_integrity(struct sc_timing_result *out, struct sc_device *d, const struct sc_spec *spec,
+			   struct instance *set, const char *who, bool *good)
+{
+	const size_t gw = SC_HARNESS_GUARD_BYTES / 4;
+	uint32_t *guard = sc_xmalloc(SC_HARNESS_GUARD_BYTES);
+	int err = 0;
+
+	*good = true;
+	for (size_t i = 0; i < set->nparams && *good; i++) {
+		const struct sc_param *p = &spec->params[i];
+		if (!set->count[i])
+			continue;
+		for (int side = 0; side < 2 && *good; side++) {
+			uint64_t at = side ? set->dptr[i] + set->count[i] * 4 : set->base[i];
+			if ((err = d->dtoh(d, guard, at, SC_HARNESS_GUARD_BYTES)) < 0)
+				goto done;
+			for (size_t w = 0; w < gw && *good; w++)
+				if (guard[w] != SC_HARNESS_CANARY) {
+					out->reason = SC_REASON_OUT_OF_BOUNDS;
+					set_msg(out->message, sizeof(out->message),
+						"during timing, memory %s the %s's buffer '%s' was written (out of bounds)",
+						side ? "past the end of" : "before", who, p->name);
+					*good = false;
+				}
+		}
+		if (!*good || p->role != SC_ROLE_IN)
+			continue;
+		if ((err = d->dtoh(d, set->got[i], set->dptr[i], set->count[i] * 4)) < 0)
+			goto done;
+		if (memcmp(set->got[i], set->host_in[i], set->count[i] * 4)) {
+			size_t first = 0;
+			while (first < set->count[i] &&
+			       !memcmp((char *)set->got[i] + first * 4, (char *)set->host_in[i] + first * 4, 4))
+				first++;
+			out->reason = SC_REASON_INPUT_MODIFIED;
+			set_msg(out->message, sizeof(out->message),
+				"during timing, the %s's input '%s' changed (first changed element %zu); inputs are read-only",
+				who, p->name, first);
+			*good = false;
+		}
+	}
+done:
+	free(guard);
+	return err;
+}
+
+static bool shares_address(const struct instance *a, const struct instance *sets, int nsets)
+{
+	for (int r = 0; r < nsets; r++)
+		for (size_t i = 0; i < a->nparams; i++)
+			for (size_t j = 0; j < sets[r].nparams; j++)
+				if (a->count[i] && sets[r].count[j] && a->dptr[i] == sets[r].dptr[j])
+					return true;
+	return false;
+}
+
+/*
+ * The re-validation on fresh state: the candidate's module loaded again
+ * (its __device__ variables back to their initial values), new buffers
+ * allocated while the timing buffers are still held (so at new
+ * addresses), inputs from a secret seed, at the timing size; the output
+ * must match the baseline's on the same inputs.
+ */
+static int fresh_revalidation(struct sc_timing_result *out, struct timed *t, const struct sc_spec *spec,
+			      struct instance sets[2][SC_HARNESS_MAX_ROTATIONS], int rot, uint64_t secret,
+			      int timeout_ms, enum sc_check_reason *reason, bool *good)
+{
+	struct sc_kernel_handle fresh = *t[0].k;
+	struct instance f[2];
+	int err;
+
+	*good = true;
+	memset(f, 0, sizeof(f));
+	if (t[0].k->image &&
+	    (err = t[0].d->load(t[0].d, t[0].k->image, t[0].k->image_len, t[0].k->entry, &fresh.fn)) < 0)
+		return err;
+	if ((err = instance_host(&f[0], spec, &spec->timing, SIZE_MAX, (size_t)(secret % spec->ndists),
+				 derive(secret, 0x5eed), NULL)) < 0)
+		goto done;
+	instance_copy_host(&f[1], &f[0]);
+	for (int w = 0; w < 2; w++) {
+		if ((err = instance_alloc(&f[w], t[w].d)) < 0 || (err = instance_reset(&f[w], t[w].d, spec, true)) < 0)
+			goto done;
+		instance_bind_scalars(&f[w], spec);
+	}
+	out->fresh_addresses = !shares_address(&f[0], sets[0], rot);
+	for (int w = 0; w < 2; w++) {
+		const struct sc_kernel_handle *k = w ? t[1].k : &fresh;
+		if ((err = launch_and_wait(t[w].d, k, &f[w], t[w].grid, t[w].block, t[w].shared, timeout_ms, reason)) < 0)
+			goto done;
+	}
+	if ((err = check_integrity(out, t[0].d, spec, &f[0], "candidate", good)) < 0 || !*good)
+		goto done;
+	err = compare_outputs(out, spec, &f[0], t[0].d, &f[1], t[1].d,
+			      "re-validation on fresh state (module reloaded, new buffers, secret inputs)", good);
+done:
+	instance_release(&f[0], *reason == SC_REASON_NONE ? t[0].d : NULL);
+	instance_release(&f[1], *reason == SC_REASON_NONE ? t[1].d : NULL);
+	return err;
+}
+
+/* Stats, speedup, rates and the roofline of a finished timing. */
+static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n, const struct sc_device_info *info)
+{
+	struct sc_timing_side *side[2] = { &out->cand, &out->base };
+	double secs, tmin_bw = 0, tmin = 0, tmin32 = 0;
+
+	for (int w = 0; w < 2; w++) {
+		sc_stats_compute(&side[w]->ev, t[w].ev, n);
+		sc_stats_compute(&side[w]->host, t[w].host, n);
+		sc_stats_compute(&side[w]->span, t[w].span, n);
+		side[w]->burst = t[w].burst;
+		side[w]->launch_bound = t[w].launch_bound * 2 > n;
+	}
+	out->reps = n;
+	out->speedup = out->cand.ev.median > 0 ? out->base.ev.median / out->cand.ev.median : INFINITY;
+	if (out->cand.ev.median <= 0)
+		return;
+	/* Achieved rates and the roofline: the least time the work can take,
+	 * with fp32 CUDA cores, and with the faster of those and tensor cores. */
+	secs = out->cand.ev.median / 1e3;
+	out->cand_gbps = out->bytes / secs / 1e9;
+	out->cand_gflops = out->flops / secs / 1e9;
+	if (info->peak_gbps > 0)
+		tmin_bw = out->bytes / (info->peak_gbps * 1e9);
+	tmin32 = tmin = tmin_bw;
+	if (info->peak_gflops > 0 && out->flops / (info->peak_gflops * 1e9) > tmin32)
+		tmin32 = out->flops / (info->peak_gflops * 1e9);
+	{
+		double peak = info->peak_tc_gflops > info->peak_gflops ? info->peak_tc_gflops : info->peak_gflops;
+		if (peak > 0 && out->flops / (peak * 1e9) > tmin)
+			tmin = out->flops / (peak * 1e9);
+	}
+	if (tmin32 > 0) {
+		out->pct_peak = 100.0 * tmin32 / secs;
+		out->ceiling_fp32 = out->base.ev.median / 1e3 / tmin32;
+	}
+	if (tmin > 0)
+		out->ceiling = out->base.ev.median / 1e3 / tmin;
+	if (out->ceiling > 0 && out->speedup > out->ceiling) {
+		out->suspect = true;
+		set_msg(out->suspect_why, sizeof(out->suspect_why),
+			"speedup %.2fx is above the roofline ceiling %.2fx (DRAM bandwidth and tensor-core peak): the kernel cannot have done the work",
+			out->speedup, out->ceiling);
+	} else if (out->ceiling_fp32 > 0 && out->speedup > out->ceiling_fp32) {
+		out->beyond_fp32 = true;
+		set_msg(out->note, sizeof(out->note),
+			"speedup %.2fx is above what fp32 CUDA cores allow (%.2fx): tensor cores (e.g. 3xTF32) can do that; suspect otherwise",
+			out->speedup, out->ceiling_fp32);
+	}
+	if (out->cand.host.median > out->cand.span.median * 1.5 + 0.2) {
+		out->suspect = true;
+		set_msg(out->suspect_why, sizeof(out->suspect_why),
+			"events measured %.3f ms but the host clock %.3f ms: work the events do not see (a side stream?)",
+			out->cand.span.median, out->cand.host.median);
+	}
+	if (out->cand.launch_bound)
+		set_msg(out->note, sizeof(out->note),
+			"the kernel is shorter than a launch: its bursts ran as fast as they were issued, so %.4f ms is an upper bound",
+			out->cand.ev.median);
+}
+
+int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc_device *bd,
+		    const struct sc_spec *spec, const struct sc_kernel_handle *cand, const struct sc_kernel_handle *base,
 		    const struct sc_timing_opts_run *opts)
 {
 	struct timed t[2];
-	struct instance sets[2][4];
+	struct instance sets[2][SC_HARNESS_MAX_ROTATIONS];
 	struct sc_expr_var vars[SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES];
-	size_t nv;
+	size_t nv, n = 0, nwarm;
 	int rot, maxrep = spec->topts.max_reps, err = 0;
-	int64_t flush_words, budget, start, fl = 0, by = 0;
-	uint64_t flush = 0;
-	size_t n = 0, per_set;
-	double *scratch = NULL;
+	int64_t budget, start, fl = 0, by = 0;
+	uint64_t secret = opts->secret, prng;
+	double *scratch = NULL, probe[2] = { 0, 0 };
+	double below = opts->burst_below_ms > 0 ? opts->burst_below_ms : SC_HARNESS_BURST_BELOW_MS;
+	double target = opts->burst_target_ms > 0 ? opts->burst_target_ms : SC_HARNESS_BURST_TARGET_MS;
 	enum sc_check_reason reason = SC_REASON_NONE;
+	bool good = true;
+	size_t per_set;
 
 	memset(out, 0, sizeof(*out));
 	memset(sets, 0, sizeof(sets));
 	memset(t, 0, sizeof(t));
-	t[0].k = cand;
-	t[1].k = base;
+	if (!bd)
+		bd = d;
+	if (!secret)
+		sc_random_bytes(&secret, sizeof(secret));
+	prng = derive(secret, 0x6d75);
+	nwarm = (size_t)(spec->topts.warmup > 2 ? spec->topts.warmup : 2);
+	t[0] = (struct timed){ .d = d, .k = cand, .who = "candidate", .burst = 1 };
+	t[1] = (struct timed){ .d = bd, .k = base, .who = "baseline", .burst = 1 };
 	for (int w = 0; w < 2; w++) {
 		if (sc_harness_geometry(t[w].grid, t[w].block, &t[w].shared, spec, &spec->timing, &t[w].k->tun) < 0) {
 			out->reason = SC_REASON_CONFIG;
 			set_msg(out->message, sizeof(out->message), "invalid launch of the %s at the timing size: %s",
-				w ? "baseline" : "candidate", sc_error_last());
+				t[w].who, sc_error_last());
 			return 0;
 		}
-		t[w].ev = sc_xcalloc((size_t)maxrep, sizeof(double));
-		t[w].host = sc_xcalloc((size_t)maxrep, sizeof(double));
+		t[w].ev = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
+		t[w].host = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
+		t[w].span = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
 	}
 	nv = sc_spec_vars(vars, spec, &spec->timing, NULL);
 	if ((err = sc_spec_eval(&fl, spec->flops, "flops", vars, nv)) < 0 ||
@@ -652,50 +935,96 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, const str
 	out->flops = (double)fl;
 	out->bytes = (double)by;
 
-	/* Input sets to rotate among, as many as fit the budget (1..4). */
-	if ((err = instance_host(&sets[0][0], spec, &spec->timing, SIZE_MAX, 0, 1000, NULL)) < 0)
+	/* Input sets to rotate among, as many as fit the budget (1..4), each
+	 * side with one more for the fresh re-validation; seeds are secret. */
+	if ((err = instance_host(&sets[0][0], spec, &spec->timing, SIZE_MAX, 0, derive(secret, 0), NULL)) < 0)
 		goto done;
 	per_set = instance_bytes(&sets[0][0]);
 	budget = opts->mem_budget ? opts->mem_budget : d->info.mem_bytes / 2;
 	rot = opts->rotations ? opts->rotations : 2;
-	while (rot > 1 && (int64_t)per_set * 2 * rot > budget)
+	if (rot > SC_HARNESS_MAX_ROTATIONS)
+		rot = SC_HARNESS_MAX_ROTATIONS;
+	while (rot > 1 && (int64_t)per_set * (rot + 1) + 2 * d->info.l2_bytes > budget)
 		rot--;
 	instance_release(&sets[0][0], NULL);
 	for (int r = 0; r < rot; r++) {
 		/* Both kernels see the same inputs in set r: generate once, copy. */
-		if ((err = instance_host(&sets[0][r], spec, &spec->timing, SIZE_MAX,
-					 (size_t)r % spec->ndists, 1000 + (uint64_t)r, NULL)) < 0)
+		if ((err = instance_host(&sets[0][r], spec, &spec->timing, SIZE_MAX, (size_t)r % spec->ndists,
+					 derive(secret, 1 + (uint64_t)r), NULL)) < 0)
 			goto done;
 		instance_copy_host(&sets[1][r], &sets[0][r]);
 		for (int w = 0; w < 2; w++) {
-			if ((err = instance_alloc(&sets[w][r], d)) < 0 ||
-			    (err = instance_reset(&sets[w][r], d, spec, true)) < 0)
+			if ((err = instance_alloc(&sets[w][r], t[w].d)) < 0 ||
+			    (err = instance_reset(&sets[w][r], t[w].d, spec, true)) < 0)
 				goto done;
 			instance_bind_scalars(&sets[w][r], spec);
 		}
 	}
-	flush_words = 2 * d->info.l2_bytes / 4;
-	if (flush_words < 1024)
-		flush_words = 1024;
-	if ((err = d->alloc(d, &flush, (size_t)flush_words * 4)) < 0)
-		goto done;
+	for (int w = 0; w < 2; w++) {
+		t[w].flush_words = 2 * t[w].d->info.l2_bytes / 4;
+		if (t[w].flush_words < 1024)
+			t[w].flush_words = 1024;
+		if ((err = t[w].d->alloc(t[w].d, &t[w].flush, (size_t)t[w].flush_words * 4)) < 0)
+			goto done;
+	}
 
-	for (int i = 0; i < spec->topts.warmup; i++)
+	/* Warm-up, one flushed launch at a time; its times decide whether
+	 * the pair is timed in bursts (both kernels alike, so the speedup
+	 * compares like with like). */
+	for (size_t i = 0; i < nwarm; i++)
 		for (int w = 0; w < 2; w++)
-			if ((err = time_one(d, spec, &t[w], &sets[w][i % rot], flush_words, flush, (uint32_t)i,
-					    opts->timeout_ms, 0, &reason)) < 0)
+			if ((err = time_one(&t[w], spec, &sets[w][i % (size_t)rot], (uint32_t)i, opts->timeout_ms, i,
+					    &reason)) < 0)
 				goto fail;
+	scratch = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
+	for (int w = 0; w < 2; w++) {
+		memcpy(scratch, t[w].ev + 1, (nwarm - 1) * sizeof(double));
+		qsort(scratch, nwarm - 1, sizeof(double), cmp_double);
+		probe[w] = scratch[(nwarm - 1) / 2];
+	}
+	if ((probe[0] < probe[1] ? probe[0] : probe[1]) < below) {
+		out->burst = true;
+		for (int w = 0; w < 2; w++) {
+			t[w].warm = true;
+			t[w].burst = probe[w] > 0 ? (int)fmin(SC_HARNESS_BURST_MAX, fmax(1, ceil(target / probe[w])))
+						  : SC_HARNESS_BURST_MAX;
+		}
+	}
 
-	scratch = sc_xcalloc((size_t)maxrep, sizeof(double));
 	start = d->host_ns(d);
 	for (n = 0; n < (size_t)maxrep;) {
+		size_t r = n % (size_t)rot;
+		if ((err = mutate(&out->mutations, &sets[0][r], t[0].d, &sets[1][r], t[1].d, spec, &prng)) < 0)
+			goto done;
 		for (int j = 0; j < 2; j++) {
 			int w = (n % 2) ? 1 - j : j;  /* alternate who goes first */
-			if ((err = time_one(d, spec, &t[w], &sets[w][n % (size_t)rot], flush_words, flush,
-					    (uint32_t)n, opts->timeout_ms, n, &reason)) < 0)
+			if ((err = time_one(&t[w], spec, &sets[w][r], (uint32_t)n, opts->timeout_ms, n, &reason)) < 0)
 				goto fail;
 		}
 		n++;
+		/* A secret sample of repetitions is checked against the
+		 * baseline right away, on the outputs the timed launches left. */
+		if (splitmix(&prng) % SC_HARNESS_SPOT_EVERY == 0) {
+			out->spot_checks++;
+			if ((err = compare_outputs(out, spec, &sets[0][r], t[0].d, &sets[1][r], t[1].d,
+						   "a check during timing", &good)) < 0)
+				goto done;
+			/* A difference may come from changed inputs: say so
+			 * when it does, it is the more precise reason. */
+			for (int w = 0; w < 2 && !good; w++) {
+				bool intact;
+				struct sc_timing_result tmp = *out;
+				if ((err = check_integrity(&tmp, t[w].d, spec, &sets[w][r], t[w].who, &intact)) < 0)
+					goto done;
+				if (!intact) {
+					out->reason = tmp.reason;
+					memcpy(out->message, tmp.message, sizeof(out->message));
+					break;
+				}
+			}
+			if (!good)
+				break;
+		}
 		if (n >= (size_t)spec->topts.min_reps) {
 			struct sc_stats a, b;
 			memcpy(scratch, t[0].ev, n * sizeof(double));
@@ -710,70 +1039,27 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, const str
 				break;
 		}
 	}
-	out->reps = n;
-	sc_stats_compute(&out->cand.ev, t[0].ev, n);
-	sc_stats_compute(&out->cand.host, t[0].host, n);
-	sc_stats_compute(&out->base.ev, t[1].ev, n);
-	sc_stats_compute(&out->base.host, t[1].host, n);
-	out->speedup = out->cand.ev.median > 0 ? out->base.ev.median / out->cand.ev.median : INFINITY;
+	summarise(out, t, n, &d->info);
+	if (!good)
+		goto done;
 
-	/* Achieved rates and the roofline: the least time the work can take. */
-	if (out->cand.ev.median > 0) {
-		double secs = out->cand.ev.median / 1e3, tmin = 0;
-		out->cand_gbps = out->bytes / secs / 1e9;
-		out->cand_gflops = out->flops / secs / 1e9;
-		if (d->info.peak_gbps > 0)
-			tmin = out->bytes / (d->info.peak_gbps * 1e9);
-		if (d->info.peak_gflops > 0 && out->flops / (d->info.peak_gflops * 1e9) > tmin)
-			tmin = out->flops / (d->info.peak_gflops * 1e9);
-		if (tmin > 0) {
-			out->pct_peak = 100.0 * tmin / secs;
-			out->ceiling = out->base.ev.median / 1e3 / tmin;
-		}
-	}
-	if (out->ceiling > 0 && out->speedup > out->ceiling) {
-		out->suspect = true;
-		set_msg(out->suspect_why, sizeof(out->suspect_why),
-			"speedup %.2fx is above the roofline ceiling %.2fx (%.0f%% of peak): the kernel cannot have done the work",
-			out->speedup, out->ceiling, out->pct_peak);
-	}
-	if (out->cand.host.median > out->cand.ev.median * 1.5 + 0.2) {
-		out->suspect = true;
-		set_msg(out->suspect_why, sizeof(out->suspect_why),
-			"events measured %.3f ms but the host clock %.3f ms: work the events do not see (a side stream?)",
-			out->cand.ev.median, out->cand.host.median);
-	}
-
-	/* Re-validate: after all those calls, the candidate's output on each
-	 * input set must still match the baseline's. */
-	for (int r = 0; r < rot; r++) {
-		for (int w = 0; w < 2; w++) {
-			if ((err = instance_reset(&sets[w][r], d, spec, true)) < 0)
+	/* Every guard and input of both sides (nothing outside the
+	 * candidate's outputs may have changed), then the outputs of the
+	 * last repetition. */
+	for (int w = 0; w < 2 && good; w++)
+		for (int r = 0; r < rot && good; r++)
+			if ((err = check_integrity(out, t[w].d, spec, &sets[w][r], t[w].who, &good)) < 0)
 				goto done;
-			if (launch_and_wait(d, t[w].k, &sets[w][r], t[w].grid, t[w].block, t[w].shared,
-					    opts->timeout_ms, &reason) < 0)
-				goto fail;
-		}
-		for (size_t i = 0; i < spec->nparams; i++) {
-			struct sc_compare c;
-			const struct sc_param *p = &spec->params[i];
-			if (p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_IN)
-				continue;
-			if ((err = d->dtoh(d, sets[0][r].got[i], sets[0][r].dptr[i], sets[0][r].count[i] * 4)) < 0 ||
-			    (err = d->dtoh(d, sets[1][r].got[i], sets[1][r].dptr[i], sets[1][r].count[i] * 4)) < 0)
-				goto done;
-			sc_harness_compare(&c, p->dtype, sets[0][r].got[i], sets[1][r].got[i], sets[0][r].count[i],
-					   spec->atol, spec->rtol);
-			if (c.nbad) {
-				out->reason = c.nstale == c.nbad ? SC_REASON_STALE : SC_REASON_MISMATCH;
-				set_msg(out->message, sizeof(out->message),
-					"re-validation after timing failed: '%s'[%zu] = %.9g, baseline gives %.9g; %zu of %zu elements differ (results cached or wrong after repeated calls?)",
-					p->name, c.worst_index, c.worst_got, c.worst_want, c.nbad, sets[0][r].count[i]);
-				goto done;
-			}
-		}
-	}
-	out->ok = true;
+	if (!good)
+		goto done;
+	out->spot_checks++;
+	if ((err = compare_outputs(out, spec, &sets[0][(n - 1) % (size_t)rot], t[0].d,
+				   &sets[1][(n - 1) % (size_t)rot], t[1].d, "the check after the last repetition",
+				   &good)) < 0 || !good)
+		goto done;
+	if ((err = fresh_revalidation(out, t, spec, sets, rot, secret, opts->timeout_ms, &reason, &good)) < 0)
+		goto fail;
+	out->ok = good;
 	goto done;
 fail:
 	if (err < 0 && reason != SC_REASON_NONE) {
@@ -784,13 +1070,14 @@ fail:
 	}
 done:
 	for (int w = 0; w < 2; w++) {
-		for (int r = 0; r < 4; r++)
-			instance_release(&sets[w][r], out->device_lost ? NULL : d);
+		for (int r = 0; r < SC_HARNESS_MAX_ROTATIONS; r++)
+			instance_release(&sets[w][r], out->device_lost ? NULL : t[w].d);
+		if (t[w].flush && !out->device_lost)
+			t[w].d->free(t[w].d, t[w].flush);
 		free(t[w].ev);
 		free(t[w].host);
+		free(t[w].span);
 	}
-	if (flush && !out->device_lost)
-		d->free(d, flush);
 	free(scratch);
 	return err;
 }

@@ -4,10 +4,13 @@
  * The kernel harness: seeded inputs, launch geometry, correctness checks
  * against the CPU reference (NaN poison, guard canaries, input checksums,
  * near-constant rejection) and interleaved timing of a candidate against
- * the baseline (warm-up, L2 flush, rotated inputs, events cross-checked
- * with the host clock, stop at a target relative standard error, median and
- * IQR, speedup, roofline ceiling, re-validation). It speaks only to the
- * device layer (device.h), never to CUDA or NVRTC. Pure: no printing.
+ * the baseline (warm-up, L2 flush, rotated inputs mutated between
+ * repetitions, events around the launch alone, bursts for short kernels,
+ * a host-clock cross-check, stop at a target relative standard error,
+ * median and IQR, speedup, roofline ceilings, secret spot checks against
+ * the baseline, guards and inputs of both sides checked afterwards, and a
+ * re-validation on fresh state). It speaks only to the device layer
+ * (device.h), never to CUDA or NVRTC. Pure: no printing.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,11 +24,22 @@
 #define SC_HARNESS_POISON_F32 0x7fc0dead    /* a quiet NaN written over outputs */
 #define SC_HARNESS_POISON_INT 0xdeadbeefu
 #define SC_HARNESS_CANARY 0xcafef00du
+#define SC_HARNESS_MAX_ROTATIONS 4          /* input sets timed in turn */
+#define SC_HARNESS_MUTATIONS 4              /* elements changed per input buffer between repetitions */
+#define SC_HARNESS_SPOT_EVERY 8             /* about one repetition in this many is checked */
+#define SC_HARNESS_BURST_BELOW_MS 0.03      /* shorter kernels are timed in bursts */
+#define SC_HARNESS_BURST_TARGET_MS 0.5      /* a burst lasts about this long */
+#define SC_HARNESS_BURST_MAX 1000           /* launches in one burst at most */
 
 /* A loaded kernel and the tunable values it is launched with. */
 struct sc_kernel_handle {
 	uint64_t fn;
 	struct sc_tunable_values tun;
+	/* The module it came from (borrowed), so a fresh copy can be loaded
+	 * for the re-validation after timing; image NULL: no reload. */
+	const void *image;
+	size_t image_len;
+	const char *entry;
 };
 
 /* Where a comparison went worst. */
@@ -88,6 +102,7 @@ struct sc_check_opts {
 	uint64_t seed_base;
 	int timeout_ms;       /* per launch */
 	size_t max_sizes;     /* check only the first max_sizes sets; 0 = all */
+	bool secret_seeds;    /* seeds are never shown: messages say "a secret seed", worst.seed is 0 */
 };
 
 struct sc_check_result {
@@ -112,37 +127,54 @@ struct sc_timing_opts_run {
 	int timeout_ms;
 	int rotations;        /* input sets rotated among; 0 = choose */
 	int64_t mem_budget;   /* bytes the timing buffers may use; 0 = half the device */
+	uint64_t secret;      /* seeds of inputs, mutations and spot checks; 0 = drawn here */
+	double burst_below_ms;   /* 0: SC_HARNESS_BURST_BELOW_MS */
+	double burst_target_ms;  /* 0: SC_HARNESS_BURST_TARGET_MS */
 };
 
 struct sc_timing_side {
-	struct sc_stats ev;    /* event times, ms */
-	struct sc_stats host;  /* host clock, ms */
+	struct sc_stats ev;    /* the kernel: event times per launch, ms */
+	struct sc_stats host;  /* host clock around the whole repetition, ms */
+	struct sc_stats span;  /* events around the same span (flush included), ms */
+	int burst;             /* launches per timed interval (1: one flushed launch) */
+	bool launch_bound;     /* bursts ran as fast as they were issued */
 };
 
 struct sc_timing_result {
-	bool ok;               /* ran and re-validated */
+	bool ok;               /* ran, and every check during and after it passed */
 	enum sc_check_reason reason;
 	bool device_lost;
 	struct sc_timing_side cand, base;
 	size_t reps;
 	bool converged;        /* both under target RSE */
+	bool burst;            /* timed in bursts (warm L2) instead of single flushed launches */
 	double speedup;        /* base median / cand median */
 	double flops, bytes;
-	double cand_gbps, cand_gflops, pct_peak;
-	double ceiling;        /* the most speedup the roofline allows */
-	bool suspect;          /* speedup above the ceiling, or events disagree with the host clock */
+	double cand_gbps, cand_gflops, pct_peak;  /* pct of the fp32 roofline */
+	double ceiling;        /* the most speedup the roofline allows (DRAM, tensor-core peak) */
+	double ceiling_fp32;   /* the same with fp32 CUDA cores as the compute peak */
+	bool beyond_fp32;      /* above ceiling_fp32, within ceiling: a note, not a failure */
+	bool suspect;          /* above the ceiling, or events disagree with the host clock */
 	char suspect_why[256];
+	char note[256];        /* beyond_fp32 or launch-bound, for a person */
+	size_t spot_checks;    /* times the outputs were compared with the baseline's during/after timing */
+	size_t mutations;      /* input elements changed between repetitions */
+	bool fresh_addresses;  /* the fresh re-validation ran at addresses the timing never used */
 	char message[1024];
 };
 
 /*
- * Times cand against base on the timing size, interleaved, and compares
- * cand's last output with base's (re-validation). Returns 0 when the
- * timing ran (out->ok), negative for infrastructure failures.
+ * Times cand (on d) against base (on bd, a sibling context: the candidate
+ * cannot reach the baseline's buffers; bd may be d) on the timing size,
+ * interleaved, then checks: outputs of a secret sample of repetitions and
+ * of the last one against the baseline's, every guard and input of both
+ * sides, and a re-validation on fresh state (cand reloaded from its image,
+ * new buffers, a secret seed). Returns 0 when the timing ran (out->ok
+ * says whether every check passed), negative for infrastructure failures.
  */
-int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, const struct sc_spec *spec,
-		    const struct sc_kernel_handle *cand, const struct sc_kernel_handle *base,
-		    const struct sc_timing_opts_run *opts);
+int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc_device *bd,
+		    const struct sc_spec *spec, const struct sc_kernel_handle *cand,
+		    const struct sc_kernel_handle *base, const struct sc_timing_opts_run *opts);
 
 /* Launch geometry of spec for size and tunables; SC_EINVAL when outside the device limits. */
 int sc_harness_geometry(unsigned grid[3], unsigned block[3], unsigned *shared, const struct sc_spec *spec,

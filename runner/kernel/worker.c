@@ -173,6 +173,9 @@ static cJSON *stats_json(const struct sc_timing_side *s)
 	cJSON_AddNumberToObject(o, "min_ms", s->ev.min);
 	cJSON_AddNumberToObject(o, "rse", s->ev.rse);
 	cJSON_AddNumberToObject(o, "reps", (double)s->ev.n);
+	cJSON_AddNumberToObject(o, "burst", s->burst);
+	cJSON_AddBoolToObject(o, "launch_bound", s->launch_bound);
+	cJSON_AddNumberToObject(o, "span_median_ms", s->span.median);
 	cJSON_AddNumberToObject(o, "host_median_ms", s->host.median);
 	return o;
 }
@@ -262,7 +265,7 @@ static void run_job(cJSON *r, struct job *j)
 	struct sc_scan scan;
 	struct sc_tunable_values ctun, btun;
 	struct sc_compiled cc, bc;
-	struct sc_device *dev = NULL;
+	struct sc_device *dev = NULL, *bdev = NULL;
 	struct sc_kernel_handle ck, bk;
 	struct sc_check_result chk;
 	cJSON *flags, *tun, *devj;
@@ -363,6 +366,8 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddNumberToObject(devj, "l2_bytes", (double)dev->info.l2_bytes);
 	cJSON_AddNumberToObject(devj, "peak_gbps", dev->info.peak_gbps);
 	cJSON_AddNumberToObject(devj, "peak_gflops", dev->info.peak_gflops);
+	cJSON_AddNumberToObject(devj, "peak_tc_gflops", dev->info.peak_tc_gflops);
+	cJSON_AddNumberToObject(devj, "clock_khz", dev->info.clock_khz);
 	if (!ref) {
 		snprintf(msg, sizeof(msg), "no CPU reference for fixture '%s' in this worker", j->fixture);
 		set_verdict(r, "error", "no_reference", msg);
@@ -370,6 +375,9 @@ static void run_job(cJSON *r, struct job *j)
 	}
 	memset(&ck, 0, sizeof(ck));
 	ck.tun = ctun;
+	ck.image = cc.cubin;
+	ck.image_len = cc.cubin_len;
+	ck.entry = j->spec.entry;
 	if (dev->load(dev, cc.cubin, cc.cubin_len, j->spec.entry, &ck.fn) < 0) {
 		set_verdict(r, "failed", "load", sc_error_last());
 		goto done;
@@ -377,7 +385,7 @@ static void run_job(cJSON *r, struct job *j)
 
 	/* 4. Correctness on every size, distribution and seed. */
 	{
-		struct sc_check_opts o = { j->seeds, 1, j->timeout_ms, (size_t)j->max_sizes };
+		struct sc_check_opts o = { j->seeds, 1, j->timeout_ms, (size_t)j->max_sizes, false };
 		if ((err = sc_harness_check(&chk, dev, &j->spec, &ck, ref, &o)) < 0) {
 			set_verdict(r, "error", "gpu", sc_error_last());
 			goto done;
@@ -389,26 +397,37 @@ static void run_job(cJSON *r, struct job *j)
 		}
 	}
 
-	/* 5. Timing against the baseline, then re-validation with new seeds. */
+	/* 5. Timing against the baseline (in a context of its own), then the
+	 * correctness check again on a freshly loaded module with a secret
+	 * seed. */
 	if (j->timing && j->baseline) {
 		struct sc_timing_result tr;
-		struct sc_timing_opts_run to = { j->timeout_ms, 0, 0 };
+		struct sc_timing_opts_run to = { j->timeout_ms, 0, 0, 0, 0, 0 };
 		struct sc_check_result again;
-		struct sc_check_opts o = { 1, 7919, j->timeout_ms, 0 };
+		struct sc_check_opts o = { 1, 0, j->timeout_ms, 0, true };
+		struct sc_kernel_handle fresh = ck;
 		cJSON *t;
 
+		sc_random_bytes(&to.secret, sizeof(to.secret));
+		sc_random_bytes(&o.seed_base, sizeof(o.seed_base));
 		memset(&bk, 0, sizeof(bk));
 		bk.tun = btun;
-		if (dev->load(dev, bc.cubin, bc.cubin_len, j->spec.entry, &bk.fn) < 0) {
+		bk.image = bc.cubin;
+		bk.image_len = bc.cubin_len;
+		bk.entry = j->spec.entry;
+		if (dev->open_sibling(dev, &bdev) < 0 ||
+		    bdev->load(bdev, bc.cubin, bc.cubin_len, j->spec.entry, &bk.fn) < 0) {
 			set_verdict(r, "error", "baseline", sc_error_last());
 			goto done;
 		}
-		if ((err = sc_harness_time(&tr, dev, &j->spec, &ck, &bk, &to)) < 0) {
+		if ((err = sc_harness_time(&tr, dev, bdev, &j->spec, &ck, &bk, &to)) < 0) {
 			set_verdict(r, "error", "gpu", sc_error_last());
 			goto done;
 		}
 		t = cJSON_AddObjectToObject(r, "timing");
 		cJSON_AddStringToObject(t, "status", tr.ok ? "done" : "failed");
+		cJSON_AddStringToObject(t, "method", tr.burst ? "burst" : "single");
+		cJSON_AddStringToObject(t, "l2", tr.burst ? "warm" : "flushed");
 		cJSON_AddItemToObject(t, "candidate", stats_json(&tr.cand));
 		cJSON_AddItemToObject(t, "baseline", stats_json(&tr.base));
 		cJSON_AddNumberToObject(t, "speedup", isfinite(tr.speedup) ? tr.speedup : 0);
@@ -417,15 +436,23 @@ static void run_job(cJSON *r, struct job *j)
 		cJSON_AddNumberToObject(t, "gflops", tr.cand_gflops);
 		cJSON_AddNumberToObject(t, "pct_peak", tr.pct_peak);
 		cJSON_AddNumberToObject(t, "ceiling", tr.ceiling);
+		cJSON_AddNumberToObject(t, "ceiling_fp32", tr.ceiling_fp32);
+		cJSON_AddBoolToObject(t, "beyond_fp32", tr.beyond_fp32);
 		cJSON_AddBoolToObject(t, "suspect", tr.suspect);
 		if (tr.suspect)
 			cJSON_AddStringToObject(t, "suspect_why", tr.suspect_why);
+		if (tr.note[0])
+			cJSON_AddStringToObject(t, "note", tr.note);
+		cJSON_AddNumberToObject(t, "spot_checks", (double)tr.spot_checks);
+		cJSON_AddNumberToObject(t, "input_mutations", (double)tr.mutations);
+		cJSON_AddBoolToObject(t, "fresh_addresses", tr.fresh_addresses);
 		if (!tr.ok) {
 			set_verdict(r, "failed", tr.reason == SC_REASON_MISMATCH || tr.reason == SC_REASON_STALE
 					   ? "revalidation" : sc_check_reason_name(tr.reason), tr.message);
 			goto done;
 		}
-		if ((err = sc_harness_check(&again, dev, &j->spec, &ck, ref, &o)) < 0) {
+		if (dev->load(dev, cc.cubin, cc.cubin_len, j->spec.entry, &fresh.fn) < 0 ||
+		    (err = sc_harness_check(&again, dev, &j->spec, &fresh, ref, &o)) < 0) {
 			set_verdict(r, "error", "gpu", sc_error_last());
 			goto done;
 		}
@@ -439,8 +466,9 @@ static void run_job(cJSON *r, struct job *j)
 			set_verdict(r, "flagged", "suspect_timing", msg);
 			goto done;
 		}
-		snprintf(msg, sizeof(msg), "correct on %zu checks; %.3f ms vs baseline %.3f ms: %.2fx speedup (%.0f%% of peak)",
-			 chk.launches, tr.cand.ev.median, tr.base.ev.median, tr.speedup, tr.pct_peak);
+		snprintf(msg, sizeof(msg), "correct on %zu checks; %.4f ms vs baseline %.4f ms: %.2fx speedup (%.0f%% of peak)%s%s",
+			 chk.launches, tr.cand.ev.median, tr.base.ev.median, tr.speedup, tr.pct_peak,
+			 tr.note[0] ? "; note: " : "", tr.note);
 	} else {
 		snprintf(msg, sizeof(msg), "correct on %zu checks (not timed)", chk.launches);
 	}
@@ -452,6 +480,8 @@ static void run_job(cJSON *r, struct job *j)
 		set_verdict(r, "passed", "none", msg);
 	}
 done:
+	if (bdev)
+		bdev->close(bdev);
 	if (dev)
 		dev->close(dev);
 	sc_compiled_release(&cc);
@@ -459,7 +489,8 @@ done:
 }
 
 /* One tab-separated line for scripts: verdict, reason, speedup, candidate
- * and baseline median ms, scan flags (comma-separated), message. */
+ * and baseline median ms, scan flags (comma-separated), message, candidate
+ * and baseline RSE, timing method, repetitions. */
 static char *brief_line(const cJSON *r)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -483,6 +514,18 @@ static char *brief_line(const cJSON *r)
 	sc_buf_printf(&b, "%s\t", first ? "-" : "");
 	for (const char *m = cJSON_GetObjectItemCaseSensitive(r, "message")->valuestring; *m; m++)
 		sc_buf_putc(&b, *m == '\t' || *m == '\n' ? ' ' : *m);
+	/* then: candidate RSE, baseline RSE, method, repetitions */
+	if (cJSON_IsNumber(sp)) {
+		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(t, "candidate");
+		const cJSON *tb = cJSON_GetObjectItemCaseSensitive(t, "baseline");
+		const cJSON *cr = cJSON_GetObjectItemCaseSensitive(tc, "rse"), *br = cJSON_GetObjectItemCaseSensitive(tb, "rse");
+		const cJSON *me = cJSON_GetObjectItemCaseSensitive(t, "method"), *re = cJSON_GetObjectItemCaseSensitive(tc, "reps");
+		sc_buf_printf(&b, "\t%.4f\t%.4f\t%s\t%.0f", cJSON_IsNumber(cr) ? cr->valuedouble : 0,
+			      cJSON_IsNumber(br) ? br->valuedouble : 0, cJSON_IsString(me) ? me->valuestring : "-",
+			      cJSON_IsNumber(re) ? re->valuedouble : 0);
+	} else {
+		sc_buf_puts(&b, "\t-\t-\t-\t-");
+	}
 	return sc_buf_detach(&b, NULL);
 }
 
