@@ -168,9 +168,10 @@ struct sc_timing_result {
  * cannot reach the baseline's buffers; bd may be d) on the timing size,
  * interleaved, then checks: outputs of a secret sample of repetitions and
  * of the last one against the baseline's, every guard and input of both
- * sides, and a re-validation on fresh state (cand reloaded from its image,
- * new buffers, a secret seed). Returns 0 when the timing ran (out->ok
- * says whether every check passed), negative for infrastructure failures.
+ * sides, a re-validation with new inputs in the same buffers, and one on
+ * fresh state (cand reloaded from its image, new buffers, a secret seed).
+ * Returns 0 when the timing ran (out->ok says whether every check
+ * passed), negative for infrastructure failures.
  */
 int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc_device *bd,
 		    const struct sc_spec *spec, const struct sc_kernel_handle *cand,

@@ -529,6 +529,128 @@ static char *brief_line(const cJSON *r)
 	return sc_buf_detach(&b, NULL);
 }
 
+/* The calibration's spec: spin(out, cycles, measure), one thread. */
+static const char spin_spec[] =
+	"{\"name\": \"spin\", \"version\": 1, \"description\": \"calibrated clock64 spin\", \"entry\": \"spin\","
+	" \"size_vars\": [\"cycles\"],"
+	" \"params\": [{\"name\": \"out\", \"kind\": \"buffer\", \"type\": \"int32\", \"role\": \"out\", \"shape\": \"2\"},"
+	"  {\"name\": \"cycles\", \"kind\": \"scalar\", \"type\": \"int32\", \"value\": \"cycles\"},"
+	"  {\"name\": \"measure\", \"kind\": \"scalar\", \"type\": \"int32\", \"value\": \"0\"}],"
+	" \"sizes\": {\"correctness\": [{\"cycles\": 1000}], \"timing\": {\"cycles\": 1000}},"
+	" \"launch\": {\"grid\": [1, 1, 1], \"block\": [1, 1, 1]},"
+	" \"tolerance\": {\"atol\": 0, \"rtol\": 0}, \"flops\": \"0\", \"bytes\": \"8\","
+	" \"timing\": {\"warmup\": 5, \"min_reps\": 20, \"max_reps\": 300, \"target_rse\": 0.005, \"max_seconds\": 5}}";
+
+/*
+ * --calibrate: times the clock64() spin kernel of file (tests/kernels/
+ * clock_spin.cu) with the harness at each target in us_list (microseconds,
+ * comma-separated) and prints one tab-separated line per target: target
+ * us, cycles, the driver's clock MHz, the clock the kernel measured
+ * (cycles over %globaltimer ns) MHz, expected ms at each clock, the
+ * harness's median ms, its RSE, repetitions, method, burst, the deviation
+ * from cycles / measured clock in percent, and "ok" within 5%. Returns an
+ * exit code: 0 all within 5%, 1 not, 3 no GPU.
+ */
+static int calibrate(FILE *res, const char *file, const char *us_list, const char *arch, const char *include_dir)
+{
+	struct sc_buf src = SC_BUF_INIT;
+	struct sc_compiled cc;
+	struct sc_nvrtc_opts no = { arch, NULL, include_dir, NULL, NULL, 0, true };
+	struct sc_device *dev = NULL, *bdev = NULL;
+	struct sc_kernel_handle k, b;
+	struct sc_spec sp;
+	int rc = 0, err;
+	bool spec_ok = false;
+
+	memset(&cc, 0, sizeof(cc));
+	if ((err = sc_read_file(&src, file, WORKER_MAX_SOURCE)) < 0 ||
+	    (err = sc_nvrtc_compile(&cc, src.ptr, src.len, &no)) < 0) {
+		fprintf(stderr, "skillci-kernel: error: %s\n", sc_error_last());
+		rc = SC_EXIT_INFRA;
+		goto done;
+	}
+	if (!cc.ok) {
+		fprintf(stderr, "skillci-kernel: error: '%s' does not compile:\n%s\n", file, cc.log);
+		rc = SC_EXIT_USAGE;
+		goto done;
+	}
+	if ((err = sc_device_cuda_open(&dev)) < 0 || (err = dev->open_sibling(dev, &bdev)) < 0) {
+		fprintf(stderr, "skillci-kernel: calibration needs a GPU: %s\n", sc_error_last());
+		rc = SC_EXIT_INFRA;
+		goto done;
+	}
+	if (dev->info.clock_khz <= 0) {
+		fprintf(stderr, "skillci-kernel: the driver reports no SM clock\n");
+		rc = SC_EXIT_INFRA;
+		goto done;
+	}
+	if ((err = sc_spec_parse(&sp, spin_spec, strlen(spin_spec), "calibration")) < 0)
+		goto fail;
+	spec_ok = true;
+	memset(&k, 0, sizeof(k));
+	memset(&b, 0, sizeof(b));
+	k.image = b.image = cc.cubin;
+	k.image_len = b.image_len = cc.cubin_len;
+	k.entry = b.entry = "spin";
+	if ((err = dev->load(dev, cc.cubin, cc.cubin_len, "spin", &k.fn)) < 0 ||
+	    (err = bdev->load(bdev, cc.cubin, cc.cubin_len, "spin", &b.fn)) < 0)
+		goto fail;
+	fprintf(res, "# %s, driver clock %d MHz\n", dev->info.name, dev->info.clock_khz / 1000);
+	for (const char *p = us_list; *p;) {
+		struct sc_timing_result tr;
+		struct sc_timing_opts_run to = { 10000, 2, 0, 0, 0, 0 };
+		double us = strtod(p, NULL), want, want_k, mhz_k = 0, dev_pct;
+		int32_t got[2] = { 0, 0 }, cycles, measure = 1;
+		uint64_t out = 0;
+		unsigned one[3] = { 1, 1, 1 };
+		void *params[3];
+
+		cycles = (int32_t)(us * dev->info.clock_khz / 1000.0);
+		sp.timing.v[0] = cycles;
+		if ((err = sc_harness_time(&tr, dev, bdev, &sp, &k, &b, &to)) < 0)
+			goto fail;
+		if (!tr.ok) {
+			fprintf(stderr, "skillci-kernel: calibration at %g us failed: %s\n", us, tr.message);
+			rc = 1;
+			break;
+		}
+		/* The clock the kernel ran at: cycles over %globaltimer. */
+		params[0] = &out;
+		params[1] = &cycles;
+		params[2] = &measure;
+		if ((err = dev->alloc(dev, &out, 8)) < 0 || (err = dev->launch(dev, k.fn, one, one, 0, params)) < 0 ||
+		    (err = dev->sync(dev, 10000)) < 0 || (err = dev->dtoh(dev, got, out, 8)) < 0)
+			goto fail;
+		dev->free(dev, out);
+		if (got[1] > 0)
+			mhz_k = (double)got[0] / got[1] * 1e3;
+		want = cycles / (double)dev->info.clock_khz;
+		want_k = mhz_k > 0 ? cycles / (mhz_k * 1e3) : want;
+		dev_pct = 100.0 * (tr.cand.ev.median - want_k) / want_k;
+		fprintf(res, "%g\t%d\t%.0f\t%.0f\t%.6f\t%.6f\t%.6f\t%.4f\t%zu\t%s\t%d\t%+.2f\t%s\n", us, cycles,
+			dev->info.clock_khz / 1000.0, mhz_k, want, want_k, tr.cand.ev.median, tr.cand.ev.rse, tr.reps,
+			tr.burst ? "burst" : "single", tr.cand.burst, dev_pct, fabs(dev_pct) <= 5.0 ? "ok" : "OFF");
+		if (fabs(dev_pct) > 5.0)
+			rc = 1;
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	goto done;
+fail:
+	fprintf(stderr, "skillci-kernel: calibration: %s\n", sc_error_last());
+	rc = SC_EXIT_INFRA;
+done:
+	if (spec_ok)
+		sc_spec_release(&sp);
+	if (bdev)
+		bdev->close(bdev);
+	if (dev)
+		dev->close(dev);
+	sc_compiled_release(&cc);
+	sc_buf_release(&src);
+	return rc;
+}
+
 static int read_all(struct sc_buf *out, FILE *f, size_t cap)
 {
 	char tmp[65536];
@@ -548,6 +670,7 @@ static void usage(FILE *f)
 		"                      [--arch sm_90] [--compile-only] [--cache DIR] [--include DIR]\n"
 		"                      [--seeds N] [--timeout-ms N] [--brief]\n"
 		"       skillci-kernel --list-refs\n"
+		"       skillci-kernel --calibrate tests/kernels/clock_spin.cu [--us 10,100,1000]\n"
 		"       [--result-fd N]   write the result there (default: stdout, with fd 1 sent to stderr)\n"
 		"Checks one CUDA kernel candidate and prints one JSON result.\n");
 }
@@ -569,12 +692,14 @@ int main(int argc, char **argv)
 		{ "list-refs", no_argument, NULL, 'l' },
 		{ "brief", no_argument, NULL, 'B' },
 		{ "result-fd", required_argument, NULL, 'R' },
+		{ "calibrate", required_argument, NULL, 'K' },
+		{ "us", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct job j;
 	struct sc_buf text = SC_BUF_INIT, path = SC_BUF_INIT;
-	const char *jobfile = NULL, *fixture = NULL, *cand = NULL, *base = NULL;
+	const char *jobfile = NULL, *fixture = NULL, *cand = NULL, *base = NULL, *spin = NULL, *us = "10,100,1000";
 	cJSON *r = NULL;
 	char *out = NULL;
 	int c, rc = SC_EXIT_OK, err = 0, result_fd = -1;
@@ -600,6 +725,8 @@ int main(int argc, char **argv)
 		case 'n': j.timing = false; break;
 		case 'B': brief = true; break;
 		case 'R': result_fd = atoi(optarg); break;
+		case 'K': spin = optarg; break;
+		case 'U': us = optarg; break;
 		case 'l':
 			for (size_t i = 0; i < sc_ref_count; i++)
 				printf("%s\n", sc_ref_table[i].fixture);
@@ -607,6 +734,16 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return SC_EXIT_USAGE;
 		}
+	}
+	if (spin) {
+		fflush(stdout);
+		if ((result_fd = dup(1)) < 0 || dup2(2, 1) < 0 || !(res = fdopen(result_fd, "w")))
+			return SC_EXIT_INFRA;
+		rc = calibrate(res, spin, us, j.arch ? j.arch : "sm_90",
+			       j.include_dir ? j.include_dir : (access(SC_CUDA_INCLUDE "/cuda_fp16.h", R_OK) == 0 ? SC_CUDA_INCLUDE : NULL));
+		fclose(res);
+		job_release(&j);
+		return rc;
 	}
 	if (fixture) {
 		const char *slash;

@@ -136,6 +136,75 @@ expect_exit 1 "a result without this run's nonce is not believed"
 expect_out_contains "does not carry this run's nonce" "saying why"
 expect_out_lacks '"verdict":	"passed"' "never passed"
 
+# ---- every include probe is refused, and nothing outside is opened ----
+# Each probe goes through skillci kernel exactly as a model's answer does;
+# the worker is run under strace (by a stand-in that execs it), and every
+# path a file system call of the worker names must lie in a folder it may
+# use: its own libraries and the toolkit. The probed files never appear.
+P="$T/probes"
+mkdir -p "$P"
+cp "$R/tests/kernels/include_passwd.cu" "$R/tests/kernels/raw_string_include.cu" "$R/tests/kernels/include_computed.cu" "$P/"
+printf 'template<int N> struct Show;\n__device__ Show<\n#include "/proc/sys/kernel/pid_max"\n> s;\n' > "$P/number_leak.cu"
+printf '#include "/root/.ssh/id_rsa"\n' > "$P/exists_oracle.cu"
+printf '#if __has_include("/etc/shadow")\n#error yes\n#endif\n' > "$P/has_include_if.cu"
+printf '__device__ int z[__has_include("/etc/shadow") ? 1 : -1];\n' > "$P/has_include_expr.cu"
+printf '#define CAT(a,b) a##b\n__device__ int z[CAT(__has_,include)("/etc/shadow") ? 1 : -1];\n' > "$P/has_include_pasted.cu"
+printf '%%:include "/etc/passwd"\n' > "$P/digraph.cu"
+printf '#inc\\\nlude "/etc/passwd"\n' > "$P/splice.cu"
+printf '#embed "/etc/passwd"\n' > "$P/embed.cu"
+if command -v strace >/dev/null 2>&1; then
+	for probe in "$P"/*.cu; do
+		n=$(basename "$probe" .cu)
+		printf '#!/bin/sh\nexec %s -f -qq -e trace=%%file -o %s %s "$@"\n' "$(command -v strace)" "$P/$n.trace" "$W" > "$P/traced-worker"
+		chmod +x "$P/traced-worker"
+		run env SKILLCI_KERNEL_WORKER="$P/traced-worker" "$SKILLCI" kernel softmax "$probe" --fixtures "$FX" --json
+		expect_exit 1 "probe $n fails"
+		expect_out_contains '"reason":	"include_refused"' "probe $n ends as include_refused"
+		check "probe $n: strace shows no file touched outside the allowed folders" python3 - "$P/$n.trace" "$W" <<'EOF'
+import re, sys
+trace, worker = sys.argv[1], sys.argv[2]
+allowed = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/etc/ld.so.cache", "/etc/ld.so.preload",
+           "/usr/local/cuda", "/proc/self/", "/sys/devices/system/cpu", worker)
+probed = ("/etc/passwd", "/etc/shadow", "/root/.ssh", "/proc/sys/kernel/pid_max")
+text = open(trace).read()
+assert "execve(" in text, "strace saw nothing"
+bad = []
+for line in text.splitlines():
+    m = re.search(r'^\d+\s+(\w+)\((?:AT_FDCWD, |\d+, )?"([^"]*)"', line)
+    if not m or m.group(2) == "":
+        continue
+    if any(p in line for p in probed) or not m.group(2).startswith(allowed):
+        bad.append(line)
+assert not bad, "\n".join(bad[:10])
+EOF
+	done
+	# A candidate that compiles: NVRTC runs in a child whose root is the
+	# jail (chroot after the mounts), where even the worker's own folder
+	# is not there.
+	printf '#!/bin/sh\nexec %s -f -qq -e trace=%%file -o %s %s "$@"\n' "$(command -v strace)" "$P/ok.trace" "$W" > "$P/traced-worker"
+	run env SKILLCI_KERNEL_WORKER="$P/traced-worker" "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --json --cache "$P/fresh-cache"
+	expect_exit 0 "a correct kernel compiles under strace"
+	expect_out_contains '"confined":	true' "the result says NVRTC ran confined"
+	check "strace: the compiler's process chroots into the jail and cannot see the worker's folder" python3 - "$P/ok.trace" <<'EOF'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+jailed = {l.split()[0] for l in lines if 'chroot(".")' in l and l.rstrip().endswith("= 0")}
+assert jailed, "no process chrooted"
+for pid in jailed:
+    mine = [l for l in lines if l.split()[0] == pid]
+    after = mine[[i for i, l in enumerate(mine) if 'chroot(".")' in l][0] + 1:]
+    tmp = [l for l in after if '"/tmp/skillci-kernel.' in l]
+    assert tmp and all("ENOENT" in l for l in tmp), tmp
+EOF
+else
+	skip "strace of the include probes" "strace is not installed (apt-get install strace)"
+fi
+
+# ---- every planted kernel, through the worker, as gpu-check runs them ----
+run sh "$R/scripts/gpu-check.sh" --compile-only --worker "$W" --root "$R"
+expect_exit 0 "gpu-check --compile-only: every planted kernel and fixture as its expect-cpu line says"
+expect_out_contains "0 unexpected" "no unexpected verdict or missing scan flag"
+
 run "$SKILLCI" fixtures verify --fixtures "$FX"
 expect_exit 0 "fixtures verify: pins match and every baseline and solution compiles"
 expect_out_contains "compiles (no GPU: not run)" "verify says what it could not run"
