@@ -205,6 +205,15 @@ run sh "$R/scripts/gpu-check.sh" --compile-only --worker "$W" --root "$R"
 expect_exit 0 "gpu-check --compile-only: every planted kernel and fixture as its expect-cpu line says"
 expect_out_contains "0 unexpected" "no unexpected verdict or missing scan flag"
 
+# A prompt that names the half-precision headers says that using them on a
+# float32 fixture is flagged (the scan makes it an error there).
+for pr in "$R"/fixtures/*/prompt.md; do
+	if grep -q 'cuda_fp16.h' "$pr"; then
+		check "$(basename "$(dirname "$pr")"): the prompt says half precision is flagged on a float32 fixture" \
+			grep -q 'is flagged and the answer does not pass' "$pr"
+	fi
+done
+
 run "$SKILLCI" fixtures verify --fixtures "$FX"
 expect_exit 0 "fixtures verify: pins match and every baseline and solution compiles"
 expect_out_contains "compiles (no GPU: not run)" "verify says what it could not run"

@@ -862,6 +862,202 @@ static void test_timing_calibrated_spin(void **state)
 	sc_spec_release(&sp);
 }
 
+
+/* ---- layernorm: the fixture's inputs against catastrophic cancellation ----
+ *
+ * CPU versions of three kernels for fixtures/layernorm with BLOCK = 256,
+ * summing in float32 in the order the CUDA kernels do: the solution
+ * (per-thread partial sums over float4 groups where the row allows, a
+ * warp butterfly and one slot per warp, two-pass variance), the baseline
+ * (strided partial sums and a shared-memory tree, two-pass), and the
+ * one-pass variance E[x^2] - mean^2 the fixture must reject. Thread 0 of a
+ * block does its row.
+ */
+#define LN_B 256
+#define LN_X(p) ((const float *)(uintptr_t)*(uint64_t *)(p)[0])
+#define LN_G(p) ((const float *)(uintptr_t)*(uint64_t *)(p)[1])
+#define LN_BETA(p) ((const float *)(uintptr_t)*(uint64_t *)(p)[2])
+#define LN_Y(p) ((float *)(uintptr_t)*(uint64_t *)(p)[3])
+#define LN_COLS(p) (*(int *)(p)[5])
+
+static float ln_butterfly(float *l)  /* 32 lanes, __shfl_xor_sync 16..1; lane 0's value */
+{
+	for (int o = 16; o > 0; o >>= 1) {
+		float t[32];
+		for (int i = 0; i < 32; i++)
+			t[i] = l[i] + l[i ^ o];
+		memcpy(l, t, sizeof(t));
+	}
+	return l[0];
+}
+
+static float ln_block_sum(const float *v)
+{
+	float sh[32], l[32];
+	for (int w = 0; w < LN_B / 32; w++) {
+		memcpy(l, v + 32 * w, sizeof(l));
+		sh[w] = ln_butterfly(l);
+	}
+	for (int i = 0; i < 32; i++)
+		l[i] = i < LN_B / 32 ? sh[i] : 0.0f;
+	return ln_butterfly(l);
+}
+
+static float ln_tree_sum(const float *v)
+{
+	float r[LN_B];
+	memcpy(r, v, sizeof(r));
+	for (int st = 512; st > 0; st >>= 1)
+		for (int t = 0; t < st; t++)
+			if (t + st < LN_B)
+				r[t] += r[t + st];
+	return r[0];
+}
+
+enum ln_kind { LN_SOLUTION, LN_BASELINE, LN_ONE_PASS };
+
+static void ln_row(void **p, size_t row, enum ln_kind kind)
+{
+	int cols = LN_COLS(p), n4 = cols >> 2;
+	const float *x = LN_X(p) + row * (size_t)cols, *g = LN_G(p), *b = LN_BETA(p);
+	float *y = LN_Y(p) + row * (size_t)cols;
+	float s[LN_B], q[LN_B], inv = 1.0f / (float)cols, mean, var, rstd;
+	bool vec = kind != LN_BASELINE && (cols & 3) == 0 && n4 <= LN_B * 8;
+
+	for (int t = 0; t < LN_B; t++) {
+		float a = 0, c2 = 0;
+		if (vec) {
+			for (int k = 0; k < 8; k++) {
+				int i = t + k * LN_B;
+				if (i < n4) {
+					const float *v = x + 4 * i;
+					a += (v[0] + v[1]) + (v[2] + v[3]);
+					c2 += (v[0] * v[0] + v[1] * v[1]) + (v[2] * v[2] + v[3] * v[3]);
+				}
+			}
+		} else {
+			for (int c = t; c < cols; c += LN_B) {
+				a += x[c];
+				c2 += x[c] * x[c];
+			}
+		}
+		s[t] = a;
+		q[t] = c2;
+	}
+	mean = kind == LN_BASELINE ? ln_tree_sum(s) / (float)cols : ln_block_sum(s) * inv;
+	if (kind == LN_ONE_PASS) {
+		var = ln_block_sum(q) * inv - mean * mean;
+	} else {
+		for (int t = 0; t < LN_B; t++) {
+			float a = 0;
+			if (vec) {
+				for (int k = 0; k < 8; k++) {
+					int i = t + k * LN_B;
+					if (i < n4) {
+						const float *v = x + 4 * i;
+						float d0 = v[0] - mean, d1 = v[1] - mean, d2 = v[2] - mean, d3 = v[3] - mean;
+						a += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+					}
+				}
+			} else {
+				for (int c = t; c < cols; c += LN_B)
+					a += (x[c] - mean) * (x[c] - mean);
+			}
+			q[t] = a;
+		}
+		var = kind == LN_BASELINE ? ln_tree_sum(q) / (float)cols : ln_block_sum(q) * inv;
+	}
+	rstd = 1.0f / sqrtf(var + 1e-5f);
+	for (int c = 0; c < cols; c++)
+		y[c] = (x[c] - mean) * rstd * g[c] + b[c];
+}
+
+static void k_ln_solution(const struct sc_cpu_thread *t, void **p) { if (!t->tid[0]) ln_row(p, t->bid[0], LN_SOLUTION); }
+static void k_ln_baseline(const struct sc_cpu_thread *t, void **p) { if (!t->tid[0]) ln_row(p, t->bid[0], LN_BASELINE); }
+static void k_ln_one_pass(const struct sc_cpu_thread *t, void **p) { if (!t->tid[0]) ln_row(p, t->bid[0], LN_ONE_PASS); }
+
+/* Kernel fn on correctness size si of the layernorm fixture, under input
+ * distribution dist only, seeds seed..seed+n-1: the check's result (its
+ * max_ratio is the worst error over tolerance; for a failure, that of the
+ * first failing seed). */
+static struct sc_check_result ln_check(sc_cpu_kernel_fn fn, size_t dist, size_t si, int seed, int n)
+{
+	struct sc_spec ln, one;
+	struct sc_device *dev = sc_device_cpu_new();
+	struct sc_kernel_handle k;
+	struct sc_check_opts o = { n, (uint64_t)seed, 1000, 0, false };
+	struct sc_check_result r;
+
+	assert_int_equal(sc_spec_load(&ln, "fixtures/layernorm/spec.json"), 0);
+	one = ln;  /* borrowed strings; only counts and sizes change */
+	for (size_t i = 0; i < one.nparams; i++)
+		if (one.params[i].ninit > dist) {
+			one.params[i].init[0] = one.params[i].init[dist];
+			one.params[i].ninit = 1;
+		}
+	one.ndists = 1;
+	one.correctness[0] = ln.correctness[si];
+	one.ncorrectness = 1;
+	sc_device_cpu_register(dev, "ln", fn, NULL, 0);
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(dev->load(dev, "ln", 2, "layernorm", &k.fn), 0);
+	k.tun.v[0] = LN_B;
+	assert_int_equal(sc_harness_check(&r, dev, &one, &k, sc_ref_lookup("layernorm"), &o), 0);
+	dev->close(dev);
+	sc_spec_release(&ln);
+	return r;
+}
+
+/*
+ * fixtures/layernorm's offset distribution (normal, mean 1000, std 10)
+ * fails the one-pass variance decisively, at every correctness size, while
+ * float32 two-pass kernels keep a wide margin. (With the earlier
+ * normal(300, 10) the one-pass kernel failed by about 1x the tolerance.)
+ */
+static void test_layernorm_inputs_reject_one_pass_variance(void **state)
+{
+	struct sc_spec ln;
+	size_t off = 0, nsizes;
+	double worst_ok = 0, least_bad = INFINITY;
+	(void)state;
+
+	assert_int_equal(sc_spec_load(&ln, "fixtures/layernorm/spec.json"), 0);
+	while (off < ln.params[0].ninit &&
+	       !(ln.params[0].init[off].kind == SC_DIST_NORMAL && ln.params[0].init[off].a >= 1000))
+		off++;
+	assert_true(off < ln.params[0].ninit);  /* the spec has it */
+	assert_true(ln.params[0].init[off].b <= 10);
+	nsizes = ln.ncorrectness;
+	sc_spec_release(&ln);
+
+	fprintf(stderr, "# layernorm, x ~ normal(1000, 10), 5 seeds: error / tolerance per size\n"
+			"#   size  solution  baseline  one-pass (worst of 5 seeds)\n");
+	for (size_t si = 0; si < nsizes; si++) {
+		struct sc_check_result sol = ln_check(k_ln_solution, off, si, 1, 5);
+		struct sc_check_result base = ln_check(k_ln_baseline, off, si, 1, 5);
+		double bad = 0;
+		int fails = 0;
+		for (int seed = 1; seed <= 5; seed++) {  /* one at a time: the worst, not the first */
+			struct sc_check_result naive = ln_check(k_ln_one_pass, off, si, seed, 1);
+			bad = fmax(bad, naive.max_ratio);
+			fails += !naive.ok;
+		}
+		fprintf(stderr, "#   %4zu  %8.3f  %8.3f  %8.2f (fails on %d of 5 seeds)\n", si, sol.max_ratio, base.max_ratio,
+			bad, fails);
+		assert_true(sol.ok && base.ok);
+		assert_true(fails > 0);
+		worst_ok = fmax(worst_ok, fmax(sol.max_ratio, base.max_ratio));
+		least_bad = fmin(least_bad, bad);
+	}
+	fprintf(stderr, "# two-pass kernels within %.2fx of the tolerance; one-pass over it by %.1fx or more at every size\n",
+		worst_ok, least_bad);
+	assert_true(worst_ok < 0.5);
+	assert_true(least_bad > 5.0);
+	/* on centred inputs the one-pass kernel passes: the offset
+	 * distribution is what catches it */
+	assert_true(ln_check(k_ln_one_pass, 0, 1, 1, 5).ok);
+}
+
 static void test_geometry_limits(void **state)
 {
 	unsigned g[3], b[3], sh;
@@ -921,6 +1117,7 @@ int main(void)
 		cmocka_unit_test(test_check_hides_secret_seeds),
 		cmocka_unit_test(test_roofline_fp32_and_tensor_ceilings),
 		cmocka_unit_test(test_timing_calibrated_spin),
+		cmocka_unit_test(test_layernorm_inputs_reject_one_pass_variance),
 		cmocka_unit_test(test_geometry_limits),
 		cmocka_unit_test(test_cuda_open_without_gpu),
 	};
