@@ -71,6 +71,10 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "cached")) ? "cached" : "compiled now");
 		else
 			printf("  compiler log:\n%s\n", str(c, "log"));
+		if (*str(c, "cache_note"))
+			printf("  cache: %s\n", str(c, "cache_note"));
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "confined")))
+			printf("  compiler jail: none (%s)\n", str(c, "confine_why"));
 	}
 	cJSON_ArrayForEach(f, scan)
 		printf("  scan: line %.0f: %s (%s): %s\n", num(f, "line"), str(f, "kind"), str(f, "severity"),

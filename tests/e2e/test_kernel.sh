@@ -103,6 +103,21 @@ run env SKILLCI_KERNEL_WORKER=/nonexistent/skillci-kernel "$SKILLCI" kernel soft
 expect_exit 3 "a missing worker is an infrastructure failure"
 expect_err_contains "worker" "and says which"
 
+# ---- the cubin cache is verified: signed with SKILLCI_CACHE_KEY ----
+run env SKILLCI_CACHE_KEY=runner-secret-one "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --cache "$T/kc" --json
+expect_exit 0 "a compile with a cache key"
+run env SKILLCI_CACHE_KEY=runner-secret-one "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --cache "$T/kc" --json
+expect_out_contains '"cached":	true' "the same key loads the signed entry"
+check "the cache key itself is in no cache file" sh -c "! grep -rqa -e runner-secret-one -e $(printf runner-secret-one | od -An -tx1 | tr -d ' \n') '$T/kc'"
+run env SKILLCI_CACHE_KEY=runner-secret-two "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --cache "$T/kc" --json
+expect_out_lacks '"cached":	true' "another key does not load it"
+expect_out_contains "HMAC does not verify" "and says why"
+for f in "$T"/kc/*.cubin; do cp "$R/fixtures/fixtures.lock" "$f"; done
+run env SKILLCI_CACHE_KEY=runner-secret-two "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX" --cache "$T/kc"
+expect_exit 0 "a swapped cubin is recompiled, not loaded"
+expect_out_contains "compiled now" "compiled anew"
+expect_out_contains "cache: cached cubin" "and the terminal says the entry was rejected"
+
 # ---- the result channel: stand-in workers that forge a verdict ----
 # A kernel's device printf reaches the worker's stdout; a stand-in that
 # prints a passing verdict there, then runs the real worker, must get the

@@ -10,8 +10,9 @@ ANTHROPIC_KEY=sk-ant-api03-PLANTED-a1b2c3d4e5f6
 OPENAI_KEY=sk-proj-PLANTED-0f9e8d7c6b5a
 GH_TOKEN=ghs_PLANTEDtoken1234567890abcdef
 GIT_TOKEN=ghp_PLANTEDgittoken0987654321
+CACHE_KEY=PLANTED-cubin-cache-key-5a5a5a
 export ANTHROPIC_API_KEY=$ANTHROPIC_KEY OPENAI_API_KEY=$OPENAI_KEY GITHUB_TOKEN=$GH_TOKEN \
-	SKILLCI_GIT_TOKEN=$GIT_TOKEN HOME="$T/home"
+	SKILLCI_GIT_TOKEN=$GIT_TOKEN SKILLCI_CACHE_KEY=$CACHE_KEY HOME="$T/home"
 mkdir -p "$HOME" "$T/w/skills/s1"
 W="$T/w"
 printf -- '---\nname: s1\ndescription: A skill for secret tests.\n---\nAnswer ok.\n' > "$W/skills/s1/SKILL.md"
@@ -24,7 +25,8 @@ EOF
 # every command's streams are kept here, beside the files it writes in $W
 keep() { cat "$T/.out" "$T/.err" >> "$W/streams.log"; }
 no_secret() {  # no_secret NAME: no planted value in anything under $W
-	_hits=$(grep -rla -e "$ANTHROPIC_KEY" -e "$OPENAI_KEY" -e "$GH_TOKEN" -e "$GIT_TOKEN" "$W" 2> /dev/null)
+	_hits=$(grep -rla -e "$ANTHROPIC_KEY" -e "$OPENAI_KEY" -e "$GH_TOKEN" -e "$GIT_TOKEN" -e "$CACHE_KEY" \
+		-e "$(printf '%s' "$CACHE_KEY" | od -An -tx1 | tr -d ' \n')" "$W" 2> /dev/null)
 	if [ -z "$_hits" ]; then _tap ok "$1"; else _tap not-ok "$1" "planted secret found in: $_hits"; fi
 }
 
