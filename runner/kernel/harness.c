@@ -1044,7 +1044,7 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 		n++;
 		/* A secret sample of repetitions is checked against the
 		 * baseline right away, on the outputs the timed launches left. */
-		if (splitmix(&prng) % SC_HARNESS_SPOT_EVERY == 0) {
+		if (splitmix(&prng) % SC_HARNESS_SPOT_EVERY == 0 && out->spot_checks < SC_HARNESS_SPOT_MAX) {
 			out->spot_checks++;
 			if ((err = compare_outputs(out, spec, &sets[0][r], t[0].d, &sets[1][r], t[1].d,
 						   "a check during timing", &good)) < 0)

@@ -26,7 +26,8 @@
 #define SC_HARNESS_CANARY 0xcafef00du
 #define SC_HARNESS_MAX_ROTATIONS 4          /* input sets timed in turn */
 #define SC_HARNESS_MUTATIONS 4              /* elements changed per input buffer between repetitions */
-#define SC_HARNESS_SPOT_EVERY 8             /* about one repetition in this many is checked */
+#define SC_HARNESS_SPOT_EVERY 8             /* about one repetition in this many is checked ... */
+#define SC_HARNESS_SPOT_MAX 4               /* ... up to this many during the loop (each downloads both outputs) */
 #define SC_HARNESS_BURST_BELOW_MS 0.03      /* shorter kernels are timed in bursts */
 #define SC_HARNESS_BURST_TARGET_MS 0.5      /* a burst lasts about this long */
 #define SC_HARNESS_BURST_MAX 1000           /* launches in one burst at most */
