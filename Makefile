@@ -20,7 +20,7 @@ WARN := -std=c11 -Wall -Wextra -Wpedantic -Wstrict-prototypes \
         -Wmissing-prototypes -Wvla -Wwrite-strings -Wshadow -Wformat=2 \
         -fno-common -Werror
 OPT      ?= -O2 -g
-PKGS     := libgit2 libcurl libcjson yaml-0.1 libxml-2.0 libcmark-gfm sqlite3
+PKGS     := libgit2 libcurl libcjson yaml-0.1 libxml-2.0 libcmark-gfm sqlite3 libpq
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 SC_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)

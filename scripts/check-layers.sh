@@ -50,7 +50,8 @@ wrapper() {
 	yaml.h) echo runner/format/yaml.c ;;
 	cmark-gfm*) echo runner/format/markdown.c ;;
 	libxml/*) echo reporters/report_junit.c ;;
-	sqlite3.h) echo runner/results/store.c ;;
+	sqlite3.h) echo runner/results/store_sqlite.c ;;
+	libpq-fe.h|libpq/*) echo runner/results/store_pg.c ;;
 	nvrtc.h) echo runner/kernel/nvrtc.c ;;
 	cuda.h|cuda_runtime*.h) echo runner/kernel/device_cuda.c ;;
 	*) echo "" ;;

@@ -53,6 +53,30 @@ match() {
 	return 1
 }
 
+# A PostgreSQL server for the store suites (tests/pg.sh), started once
+# and stopped at the end, when a selected suite needs one and none was
+# given (SKILLCI_TEST_PG_HOST). Without the server binaries the suites
+# skip their PostgreSQL cases with the reason in SKILLCI_TEST_PG_SKIP.
+wants_pg=""
+for s in test_store test_fleet; do match "$s" && wants_pg=1; done
+if [ -n "$wants_pg" ] && [ -z "${SKILLCI_TEST_PG_HOST:-}" ]; then
+	. "$here/pg.sh"
+	SKILLCI_TEST_PG_SKIP=$(pg_skip_reason)
+	if [ -z "$SKILLCI_TEST_PG_SKIP" ]; then
+		if pg_start 2> "$logs/postgresql.log"; then
+			pg_export
+			trap 'pg_stop' EXIT
+			trap 'exit 130' INT TERM
+		else
+			SKILLCI_TEST_PG_SKIP="the test server did not start (see $logs/postgresql.log)"
+			echo "--- postgresql: $SKILLCI_TEST_PG_SKIP"
+		fi
+	else
+		echo "--- postgresql: $SKILLCI_TEST_PG_SKIP; its store tests skip"
+	fi
+	export SKILLCI_TEST_PG_SKIP
+fi
+
 for bin in "$@"; do
 	name=$(basename "$bin")
 	match "$name" || continue

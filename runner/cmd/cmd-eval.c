@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: skillci eval DIR... -m MODEL... [--runs N] [--no-baseline] [--tests FILE]\n"
 		"                    [--generate-tests] [--test-gen-model MODEL]\n"
-		"                    [--max-turns N] [--judge MODEL] [--offline] [--store PATH]\n"
+		"                    [--max-turns N] [--judge MODEL] [--offline] [--store LOCATION]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--json FILE]\n"
 		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
 		"\n"
@@ -54,7 +54,8 @@ static void usage(FILE *f)
 		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
 		"  --offline            answer from the response cache only\n"
 		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
-		"  --store PATH         results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
+		"                       $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
 		"  --no-reuse           evaluate every unit even when the store has it\n"
 		"  --concurrency N      requests in flight (default: the client's)\n"
 		"  --json FILE          write the results JSON (docs/results-json.md)\n"
@@ -627,8 +628,7 @@ int cmd_eval(int argc, char **argv)
 		opt.runs = cfg.runs;
 	if (!turns_set)
 		opt.max_turns = cfg.max_turns;
-	if (!store_path)
-		store_path = cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
+	store_path = sc_store_location(store_path, cfg.store_path);
 	if (!cache_dir && !no_cache && cfg.cache_mode != SC_CACHE_OFF)
 		cache_dir = cfg.cache_dir ? cfg.cache_dir : SC_DEFAULT_CACHE_DIR;
 	if (no_cache)
@@ -669,6 +669,10 @@ int cmd_eval(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
+	/* The store before any request (--generate-tests asks a model): one
+	 * that cannot be reached stops here, exit 3. */
+	if ((rc = sc_cmd_open_store(&store, store_path, false)))
+		goto done;
 
 	nskills = (size_t)(argc - optind);
 	skills = sc_xcalloc(nskills, sizeof(*skills));
@@ -695,11 +699,6 @@ int cmd_eval(int argc, char **argv)
 		es[i].variant = "head";
 		es[i].skill = &skills[i];
 		es[i].tests = &sets[i];
-	}
-
-	if ((err = sc_store_open(&store, store_path)) < 0) {
-		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
-		goto done;
 	}
 	opt.models = models;
 	opt.nmodels = nmodels;

@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skillci export -o FILE.jsonl [--passing] [--min-speedup X] [-s SKILL]\n"
-		"                      [-m MODEL] [--run ID] [--store PATH]\n"
+		"                      [-m MODEL] [--run ID] [--store LOCATION]\n"
 		"\n"
 		"Writes the stored transcripts as chat-format JSONL, one unit a line:\n"
 		"{\"messages\": [system, user, assistant, ...], \"metadata\": {verdict, tokens,\n"
@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  -s, --skill SKILL    only this skill (path or name)\n"
 		"  -m, --model MODEL    only this model\n"
 		"  --run ID             only units evaluated by this run\n"
-		"  --store PATH         results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
+		"                       $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
 		"\n"
 		"exit: 0 written, 2 bad usage or no store, 3 the store or the file failed.\n");
 }
@@ -48,14 +49,13 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out_path = NULL, *store_path = SC_STORE_DEFAULT_PATH, *model = NULL;
+	const char *out_path = NULL, *store_path = NULL, *model = NULL;
 	struct sc_export_options opt;
 	struct sc_export_stats st;
 	struct sc_store *store = NULL;
 	struct sc_model pm;
 	struct sc_config cfg;
 	struct sc_buf data = SC_BUF_INIT;
-	struct stat sb;
 	int c, err, rc = SC_EXIT_OK;
 	char *end;
 
@@ -96,16 +96,8 @@ int cmd_export(int argc, char **argv)
 		opt.model = pm.name;
 	}
 	/* export reads; it never creates an empty store by mistake */
-	if (stat(store_path, &sb) != 0) {
-		fprintf(stderr, "error: no results store '%s'; evaluate first or name one with "
-			"--store\n", store_path);
-		rc = SC_EXIT_USAGE;
+	if ((rc = sc_cmd_open_store(&store, sc_store_location(store_path, NULL), true)))
 		goto done;
-	}
-	if ((err = sc_store_open(&store, store_path)) < 0) {
-		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
-		goto done;
-	}
 	if ((err = sc_export_jsonl(&data, store, &opt, &st)) < 0) {
 		rc = sc_cmd_fail(err == SC_ELIMIT ? SC_EINVAL : SC_EIO);
 		goto done;

@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"  --no-eval              write the skill only: no tests, no evaluation\n"
 		"  --max-refine N         refinements while not beneficial (default 3, 0-%d)\n"
 		"  --runs N               evaluation runs per test (default 1)\n"
-		"  --store PATH           results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"  --store LOCATION       results store: a SQLite file or postgresql://… (default\n"
+		"                         $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
 		"  --cache DIR            response cache (default .skillci/cache); --no-cache: none\n"
 		"\n"
 		"exit: 0 saved, 2 bad usage or input, 3 the teacher or a student could not be\n"
@@ -170,7 +171,7 @@ int cmd_generate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *examples[MAX_LIST], *students[MAX_LIST], *fixtures[MAX_LIST];
-	const char *store_path = SC_STORE_DEFAULT_PATH, *cache_dir = ".skillci/cache";
+	const char *store_path = NULL, *cache_dir = ".skillci/cache";
 	struct sc_gen_options opt;
 	struct sc_gen_result res;
 	struct sc_client_options copt;
@@ -275,10 +276,9 @@ int cmd_generate(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	if (!opt.no_eval && (err = sc_store_open(&store, store_path)) < 0) {
-		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
+	store_path = sc_store_location(store_path, NULL);
+	if (!opt.no_eval && (rc = sc_cmd_open_store(&store, store_path, false)))
 		goto done;
-	}
 	kops.fixtures_dir = opt.fixtures_dir ? opt.fixtures_dir : "fixtures";
 	kops.compile_only = compile_only;
 	if (!opt.no_eval &&

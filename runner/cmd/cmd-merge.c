@@ -2,7 +2,9 @@
  * skillci merge SHARD.json...: joins the results of the shards of one
  * sharded `skillci run` (docs/run.md, "Shards") into one results JSON,
  * renders the reports and applies the gate, as the unsharded run would
- * have.
+ * have. `skillci merge --run ID` takes the shards from the results store
+ * instead (each shard stores its results there, docs/store.md), and
+ * stores the merged run with its aggregates under ID.
  *
  * It refuses files that do not make one whole plan: another plan hash or
  * shard count, a shard missing or given twice, a shard that was
@@ -21,6 +23,7 @@
 #include "pipeline/gate.h"
 #include "pipeline/plan.h"
 #include "results/results.h"
+#include "results/store.h"
 
 #include <getopt.h>
 #include <unistd.h>
@@ -28,10 +31,15 @@
 static const char usage_text[] =
 	"usage: skillci merge SHARD.json... [--config F] [--junit F] [--markdown F] [--html DIR]\n"
 	"                     [--json F] [--report-dir DIR] [--comment]\n"
+	"       skillci merge --run ID [--store LOCATION] [options as above]\n"
 	"\n"
 	"Merges the results of every shard of one sharded run (skillci run --shard K/N)\n"
 	"into one results JSON, renders the reports and applies the gate.\n"
 	"\n"
+	"  --run ID       take the shards of run ID (skillci run --run-id ID) from the results\n"
+	"                 store instead of files, and store the merged run there\n"
+	"  --store LOCATION  results store: a SQLite file or postgresql://… (default\n"
+	"                 $SKILLCI_STORE, else skillci.yml, else .skillci/results.db)\n"
 	"  --config F     gate thresholds and report paths (default ./skillci.yml when present)\n"
 	"  --junit F, --markdown F, --html DIR, --json F\n"
 	"                 report paths (default: skillci.yml reports:, else .skillci/report/)\n"
@@ -42,13 +50,14 @@ static const char usage_text[] =
 	"whole plan, 3 a report could not be written or too many infrastructure errors.\n";
 
 struct merge_opts {
-	const char *config, *junit, *markdown, *html, *json, *report_dir;
+	const char *config, *junit, *markdown, *html, *json, *report_dir, *run_id, *store;
 	bool comment;
 };
 
 static int parse_args(struct merge_opts *o, int argc, char **argv)
 {
-	enum { O_CONFIG = 256, O_JUNIT, O_MARKDOWN, O_HTML, O_JSON, O_COMMENT, O_REPORT_DIR };
+	enum { O_CONFIG = 256, O_JUNIT, O_MARKDOWN, O_HTML, O_JSON, O_COMMENT, O_REPORT_DIR,
+	       O_RUN, O_STORE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "junit", required_argument, NULL, O_JUNIT },
@@ -57,6 +66,8 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 		{ "json", required_argument, NULL, O_JSON },
 		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
 		{ "comment", no_argument, NULL, O_COMMENT },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "store", required_argument, NULL, O_STORE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,12 +83,21 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 		case O_JSON: o->json = optarg; break;
 		case O_REPORT_DIR: o->report_dir = optarg; break;
 		case O_COMMENT: o->comment = true; break;
+		case O_RUN: o->run_id = optarg; break;
+		case O_STORE: o->store = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default: return sc_cmd_usage_error("merge", "unknown option");
 		}
 	}
+	if (o->run_id && optind < argc)
+		return sc_cmd_usage_error("merge", "give shard files or --run ID, not both");
+	if (o->store && !o->run_id)
+		return sc_cmd_usage_error("merge", "--store goes with --run ID");
+	if (o->run_id)
+		return 0;
 	if (optind >= argc)
-		return sc_cmd_usage_error("merge", "name the shard results files");
+		return sc_cmd_usage_error("merge", "name the shard results files, or --run ID to "
+					  "take them from the results store");
 	if (argc - optind > SC_MAX_MERGE_FILES)
 		return sc_cmd_usage_error("merge", "at most %d shard files", SC_MAX_MERGE_FILES);
 	return 0;
@@ -187,15 +207,17 @@ static void set_str(char **dst, const char *s)
 
 /*
  * Builds the merged results in out from the shards (taken in shard order;
- * their units are moved out): the first shard's frame, every unit, the
+ * their units are moved out), with the id run_id (NULL: a new one): the
+ * first shard's frame, every unit, the
  * earliest start and latest finish, summed request counts, then fresh
  * aggregates and comparisons.
  */
-static void merge_into(struct sc_results *out, struct sc_results *sh, const size_t *order, size_t n)
+static void merge_into(struct sc_results *out, struct sc_results *sh, const size_t *order, size_t n,
+		       const char *run_id)
 {
 	size_t total = 0, at = 0;
 	int64_t requests = 0, cache_hits = 0, wall = 0;
-	char *id = sc_eval_new_run_id();
+	char *id = run_id ? sc_xstrdup(run_id) : sc_eval_new_run_id();
 
 	for (size_t i = 0; i < n; i++) {
 		total += sh[i].nunits;
@@ -247,6 +269,70 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 	out->totals.wall_ms = wall;
 }
 
+/* The shards of one run read from the store, as results and labels. */
+struct stored {
+	struct sc_store *store;
+	struct sc_results *sh;
+	char **labels;
+	size_t n, alloc, labels_alloc;
+};
+
+static int on_shard(const struct sc_store_shard *s, void *payload)
+{
+	struct stored *st = payload;
+	struct sc_buf label = SC_BUF_INIT;
+	int err;
+
+	if (st->n == SC_MAX_MERGE_FILES)
+		return sc_error_set(SC_ELIMIT, "run '%s' has more than %d shards", s->run_id,
+				    SC_MAX_MERGE_FILES);
+	SC_GROW(st->sh, st->alloc, st->n + 1);
+	SC_GROW(st->labels, st->labels_alloc, st->n + 1);
+	sc_buf_printf(&label, "store '%s' run '%s' shard %d/%d", sc_store_path(st->store), s->run_id,
+		      s->shard_index, s->shard_count);
+	sc_results_init(&st->sh[st->n]);
+	err = sc_results_parse(&st->sh[st->n], s->results, strlen(s->results), label.ptr);
+	st->labels[st->n++] = sc_buf_detach(&label, NULL);
+	return err;
+}
+
+/*
+ * Reads the shards of run_id from the store. SC_ENOTFOUND when it has
+ * none; SC_EINVAL naming the missing shards when some are not there.
+ */
+static int load_stored(struct stored *st, const char *run_id)
+{
+	struct sc_buf missing = SC_BUF_INIT;
+	int64_t count;
+	int err;
+
+	if ((err = sc_store_each_shard(st->store, run_id, on_shard, st)) < 0)
+		return err == SC_ENOTFOUND || err == SC_EPARSE ? SC_EINVAL : err;
+	if (st->n == 0)
+		return sc_error_set(SC_ENOTFOUND, "store '%s' holds no shard of run '%s': run each "
+				    "shard with --shard K/N --run-id %s and this store",
+				    sc_store_path(st->store), run_id, run_id);
+	count = st->sh[0].run.shard_count;
+	if (count >= 1 && (size_t)count != st->n) {
+		size_t listed = 0;
+		for (int64_t k = 1; k <= count && listed < 10; k++) {
+			bool have = false;
+			for (size_t i = 0; i < st->n && !have; i++)
+				have = st->sh[i].run.shard_index == k;
+			if (!have) {
+				sc_buf_printf(&missing, "%s%lld", listed ? ", " : "", (long long)k);
+				listed++;
+			}
+		}
+		err = sc_error_set(SC_EINVAL, "store '%s' holds %zu of the %lld shards of run '%s'%s%s; "
+				   "run the missing ones (--run-id %s) and merge again",
+				   sc_store_path(st->store), st->n, (long long)count, run_id,
+				   missing.len ? ": missing " : "", missing.ptr, run_id);
+	}
+	sc_buf_release(&missing);
+	return err;
+}
+
 static char *html_dir(const char *path)
 {
 	const char *slash;
@@ -276,6 +362,9 @@ int cmd_merge(int argc, char **argv)
 	struct sc_config cfg;
 	struct sc_diags diags = SC_DIAGS_INIT;
 	struct sc_results *sh = NULL, res;
+	struct stored stored;
+	struct sc_store *store = NULL;
+	char *const *labels;
 	size_t n = 0, *order = NULL;
 	const char *junit, *markdown, *json;
 	char *html = NULL;
@@ -284,6 +373,7 @@ int cmd_merge(int argc, char **argv)
 	int rc, err, nargs = 0, gate_rc;
 
 	memset(&o, 0, sizeof(o));
+	memset(&stored, 0, sizeof(stored));
 	sc_config_defaults(&cfg);
 	sc_results_init(&res);
 	if ((rc = parse_args(&o, argc, argv))) {
@@ -310,21 +400,37 @@ int cmd_merge(int argc, char **argv)
 		rc = SC_EXIT_USAGE;
 		goto done;
 	}
-	n = (size_t)(argc - optind);
-	sh = sc_xcalloc(n, sizeof(*sh));
-	order = sc_xcalloc(n, sizeof(*order));
-	for (size_t i = 0; i < n; i++)
-		sc_results_init(&sh[i]);
-	for (size_t i = 0; i < n; i++)
-		if ((err = sc_results_load(&sh[i], argv[optind + (int)i])) < 0) {
-			rc = sc_cmd_fail(err == SC_ENOTFOUND || err == SC_EIO ? SC_EINVAL : err);
+	if (o.run_id) {
+		/* the shards' results from the store */
+		if ((rc = sc_cmd_open_store(&store, sc_store_location(o.store, cfg.store_path), true)))
+			goto done;
+		stored.store = store;
+		err = load_stored(&stored, o.run_id);
+		n = stored.n;
+		sh = stored.sh;
+		labels = stored.labels;
+		if (err < 0) {
+			rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
 			goto done;
 		}
-	if ((err = check_shards(order, sh, argv + optind, n)) < 0) {
+	} else {
+		n = (size_t)(argc - optind);
+		sh = sc_xcalloc(n, sizeof(*sh));
+		for (size_t i = 0; i < n; i++)
+			sc_results_init(&sh[i]);
+		for (size_t i = 0; i < n; i++)
+			if ((err = sc_results_load(&sh[i], argv[optind + (int)i])) < 0) {
+				rc = sc_cmd_fail(err == SC_ENOTFOUND || err == SC_EIO ? SC_EINVAL : err);
+				goto done;
+			}
+		labels = argv + optind;
+	}
+	order = sc_xcalloc(n ? n : 1, sizeof(*order));
+	if ((err = check_shards(order, sh, labels, n)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	merge_into(&res, sh, order, n);
+	merge_into(&res, sh, order, n, o.run_id);
 	{
 		/* Failures the numbers cannot show (an invalid SKILL.md) are in
 		 * every shard's gate: keep them across the recomputation. */
@@ -363,6 +469,17 @@ int cmd_merge(int argc, char **argv)
 		rc = sc_cmd_fail(SC_EIO);
 		goto done;
 	}
+	if (store) {
+		/* the merged run joins the history: its row and aggregates */
+		if ((err = sc_store_begin(store)) < 0 ||
+		    (err = sc_eval_store_put_run(store, &res, "run", json)) < 0 ||
+		    (err = sc_eval_store_put_aggregates(store, &res)) < 0 ||
+		    (err = sc_store_commit(store)) < 0) {
+			sc_store_rollback(store);
+			rc = sc_cmd_fail(SC_EIO);
+			goto done;
+		}
+	}
 	args[nargs++] = (char *)"report";
 	args[nargs++] = (char *)json;
 	args[nargs++] = (char *)"--junit";
@@ -389,6 +506,10 @@ done:
 	for (size_t i = 0; sh && i < n; i++)
 		sc_results_release(&sh[i]);
 	free(sh);
+	for (size_t i = 0; i < stored.n; i++)
+		free(stored.labels[i]);
+	free(stored.labels);
+	sc_store_free(store);
 	free(order);
 	sc_results_release(&res);
 	sc_config_release(&cfg);

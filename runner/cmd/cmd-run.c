@@ -34,6 +34,7 @@
 #include "results/store.h"
 #include "skills/testsuite.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -45,8 +46,8 @@ static const char usage_text[] =
 	"usage: skillci run [--repo R] [--base A] [--head B] [--config F] [-m MODEL...]\n"
 	"                   [--runs N] [--fixtures DIR] [--junit F] [--markdown F] [--html DIR]\n"
 	"                   [--json F] [--report-dir DIR] [--comment] [--shard K/N|auto]\n"
-	"                   [--shard-count N]\n"
-	"                   [--offline] [--jobs N] [--store PATH] [--cache DIR] [--no-cache]\n"
+	"                   [--shard-count N] [--run-id ID]\n"
+	"                   [--offline] [--jobs N] [--store LOCATION] [--cache DIR] [--no-cache]\n"
 	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
 	"                   [--allow-unpinned] [-v]\n"
 	"\n"
@@ -69,10 +70,15 @@ static const char usage_text[] =
 	"  --shard K/N       evaluate shard K of N (units split by a stable hash of their id);\n"
 	"                    'auto' reads a Slurm array or Kubernetes Indexed Job index\n"
 	"  --shard-count N   number of shards for --shard auto in an Indexed Job\n"
+	"  --run-id ID       the run's id, shared by every shard of one sharded run so that\n"
+	"                    'skillci merge --run ID' joins them from the store (default: new;\n"
+	"                    a sharded run takes gh-$GITHUB_RUN_ID in GitHub Actions and\n"
+	"                    slurm-$SLURM_ARRAY_JOB_ID in a Slurm array)\n"
 	"  --offline         answer from the response cache only\n"
 	"  --jobs N          evaluation workers, each with its own batch of units (default 1)\n"
 	"  --batch N         units per batch (default 16)\n"
-	"  --store PATH      results store (default: skillci.yml, else .skillci/results.db)\n"
+	"  --store LOCATION  results store: a SQLite file or postgresql://… (default:\n"
+	"                    $SKILLCI_STORE, else skillci.yml, else .skillci/results.db)\n"
 	"  --cache DIR       response cache (default: skillci.yml, else .skillci/cache); --no-cache\n"
 	"  --no-reuse        evaluate every unit even when the store has it\n"
 	"  --retries N       retries per model request after the first try (default 5)\n"
@@ -87,7 +93,7 @@ static const char usage_text[] =
 
 struct run_opts {
 	const char *repo, *base, *head, *config, *fixtures, *junit, *markdown, *html, *json;
-	const char *store, *cache, *shard, *report_dir;
+	const char *store, *cache, *shard, *report_dir, *run_id;
 	const char *models[MAX_MODELS];
 	size_t nmodels;
 	int runs, jobs, batch, retries, shard_count;
@@ -154,13 +160,30 @@ static int parse_int_opt(int *out, const char *arg, int lo, int hi, const char *
 	return 0;
 }
 
+#define RUN_ID_MAX 128
+
+/* A run id: it names the run in the store and in reports. */
+static bool valid_run_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > RUN_ID_MAX)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+static bool in_actions(void);
+
 /* Returns 0 to go on, 1 after --help, or an exit code. */
 static int parse_args(struct run_opts *o, int argc, char **argv)
 {
 	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
 	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
 	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
-	       O_REPORT_DIR };
+	       O_REPORT_DIR, O_RUN_ID };
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "base", required_argument, NULL, O_BASE },
@@ -177,6 +200,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "shard", required_argument, NULL, O_SHARD },
 		{ "shard-count", required_argument, NULL, O_SHARD_COUNT },
+		{ "run-id", required_argument, NULL, O_RUN_ID },
 		{ "offline", no_argument, NULL, O_OFFLINE },
 		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "store", required_argument, NULL, O_STORE },
@@ -222,6 +246,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_SHARD_COUNT:
 			rc = parse_int_opt(&o->shard_count, optarg, 1, SC_MAX_SHARDS, "--shard-count");
 			break;
+		case O_RUN_ID: o->run_id = optarg; break;
 		case O_OFFLINE: o->offline = true; break;
 		case O_JOBS: rc = parse_int_opt(&o->jobs, optarg, 1, SC_MAX_JOBS, "--jobs"); break;
 		case O_STORE: o->store = optarg; break;
@@ -243,7 +268,32 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		return sc_cmd_usage_error("run", "unexpected argument '%s'", argv[optind]);
 	if (o->offline && o->no_cache)
 		return sc_cmd_usage_error("run", "--offline needs the response cache");
+	if (o->run_id && !valid_run_id(o->run_id))
+		return sc_cmd_usage_error("run", "--run-id '%s' must be 1 to %d letters, digits, '.', "
+					  "'_' or '-'", o->run_id, RUN_ID_MAX);
 	return 0;
+}
+
+/*
+ * The id of this run: --run-id, else for a sharded run the id its CI
+ * system gives every shard of one job (GitHub Actions: the workflow run;
+ * Slurm: the array job), else a new one. Returns a new string.
+ */
+static char *choose_run_id(const struct run_opts *o, int shard_n)
+{
+	const char *v;
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (o->run_id)
+		return sc_xstrdup(o->run_id);
+	if (shard_n > 1 && in_actions() && (v = getenv("GITHUB_RUN_ID")) && *v)
+		sc_buf_printf(&b, "gh-%s", v);
+	else if (shard_n > 1 && (v = getenv("SLURM_ARRAY_JOB_ID")) && *v)
+		sc_buf_printf(&b, "slurm-%s", v);
+	if (b.len && valid_run_id(b.ptr))
+		return sc_buf_detach(&b, NULL);
+	sc_buf_release(&b);
+	return sc_eval_new_run_id();
 }
 
 /* ---- revisions ----------------------------------------------------------- */
@@ -613,26 +663,40 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 	rs->gate_passed = true;
 }
 
-/* Writes the run row and, for a whole finished run, its aggregates. */
-static int store_run(const char *path, const struct sc_results *r, const char *json_path,
-		     bool aggregates)
+/*
+ * Writes, in one transaction, the run row and: for a whole finished run,
+ * its aggregates; for one shard of a sharded run, the shard's results
+ * JSON, so that `skillci merge --run ID` can join the shards from the
+ * store.
+ */
+static int store_run(struct sc_store *st, const struct sc_results *r, const char *json_path)
 {
-	struct sc_store *st = NULL;
+	struct sc_buf doc = SC_BUF_INIT;
 	int err;
 
-	if ((err = sc_store_open(&st, path)) < 0)
-		return err;
 	if ((err = sc_store_begin(st)) < 0)
-		goto done;
+		return err;
 	if ((err = sc_eval_store_put_run(st, r, "run", json_path)) < 0)
 		goto done;
-	if (aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0)
+	if (r->run.complete && (err = sc_eval_store_put_aggregates(st, r)) < 0)
 		goto done;
+	if (r->run.shard_count > 1) {
+		struct sc_store_shard sh;
+		sc_results_format(&doc, r);
+		sh.run_id = r->run.id;
+		sh.shard_index = (int)r->run.shard_index;
+		sh.shard_count = (int)r->run.shard_count;
+		sh.plan_hash = r->run.plan_hash;
+		sh.results = doc.ptr;
+		sh.stored_at = r->run.finished_at;
+		if ((err = sc_store_put_shard(st, &sh)) < 0)
+			goto done;
+	}
 	err = sc_store_commit(st);
 done:
 	if (err < 0)
 		sc_store_rollback(st);
-	sc_store_free(st);
+	sc_buf_release(&doc);
 	return err;
 }
 
@@ -695,6 +759,7 @@ int cmd_run(int argc, char **argv)
 	struct sc_config cfg;
 	struct sc_diags diags = SC_DIAGS_INIT;
 	struct sc_git_repo *repo = NULL;
+	struct sc_store *store = NULL;
 	struct sc_git_tree *tbase = NULL, *thead = NULL;
 	struct sc_changed changed = SC_CHANGED_INIT;
 	struct sc_changed_extra *extra = NULL;
@@ -752,8 +817,14 @@ int cmd_run(int argc, char **argv)
 	if ((err = sc_git_tree_open(&thead, repo, head_rev)) < 0 ||
 	    (err = sc_git_tree_open(&tbase, repo, base_rev[0] ? base_rev : NULL)) < 0)
 		goto fail;
-	run_id = sc_eval_new_run_id();
-	sc_buf_printf(&workdir, ".skillci/work/%s", run_id);
+	run_id = choose_run_id(&o, shard_n);
+	{
+		/* The work folder is this process's own, even when shards on
+		 * one machine share the run id. */
+		char *mine_id = sc_eval_new_run_id();
+		sc_buf_printf(&workdir, ".skillci/work/%s", mine_id);
+		free(mine_id);
+	}
 	if (!repo_root) {
 		/* A clone has no work tree: the config comes from the head commit. */
 		struct sc_buf blob = SC_BUF_INIT;
@@ -815,7 +886,11 @@ int cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < o.nmodels; i++)
 		if ((err = sc_model_parse(&models[i], o.models[i])) < 0)
 			goto fail;
-	store_path = o.store ? o.store : cfg.store_path ? cfg.store_path : SC_STORE_DEFAULT_PATH;
+	store_path = sc_store_location(o.store, cfg.store_path);
+	/* The store is reached before any work: a database that is down
+	 * fails the run now (exit 3), before a single paid request. */
+	if ((rc = sc_cmd_open_store(&store, store_path, false)))
+		goto done;
 	cache_dir = o.no_cache || cfg.cache_mode == SC_CACHE_OFF ? NULL
 		    : o.cache ? o.cache : cfg.cache_dir;
 	if (o.report_dir) {
@@ -1067,7 +1142,7 @@ int cmd_run(int argc, char **argv)
 	sc_results_sort(&res);
 
 	/* Store, results JSON, reports. */
-	if ((err = store_run(store_path, &res, json, res.run.complete)) < 0)
+	if ((err = store_run(store, &res, json)) < 0)
 		goto fail;
 	if (json) {
 		struct sc_buf dir = SC_BUF_INIT;
@@ -1162,6 +1237,7 @@ done:
 	sc_git_tree_free(tbase);
 	sc_git_tree_free(thead);
 	sc_git_free(repo);
+	sc_store_free(store);
 	sc_config_release(&cfg);
 	sc_diags_release(&diags);
 	sc_buf_release(&workdir);

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skillci runs [-s SKILL] [-m MODEL] [--metric success|tokens|speedup]\n"
-		"                    [--csv FILE] [--store PATH]\n"
+		"                    [--csv FILE] [--store LOCATION]\n"
 		"\n"
 		"Shows the evaluation history kept in the results store.\n"
 		"\n"
@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  --metric M           success (pass rate, default), tokens (mean per unit) or\n"
 		"                       speedup (kernel geomean)\n"
 		"  --csv FILE           also write every aggregate of every run as CSV\n"
-		"  --store PATH         results store (default " SC_STORE_DEFAULT_PATH ")\n"
+		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
+		"                       $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
 		"\n"
 		"exit: 0 done, 2 bad usage or no store, 3 store failure.\n");
 }
@@ -260,7 +261,7 @@ int cmd_runs(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *skill = NULL, *model = NULL, *csv = NULL, *store_path = SC_STORE_DEFAULT_PATH;
+	const char *skill = NULL, *model = NULL, *csv = NULL, *store_path = NULL;
 	enum metric m = M_SUCCESS;
 	struct sc_store *store = NULL;
 	struct sc_store_point *pts = NULL;
@@ -291,22 +292,16 @@ int cmd_runs(int argc, char **argv)
 	}
 	if (optind < argc)
 		return sc_cmd_usage_error("runs", "unexpected argument '%s'", argv[optind]);
-	if (access(store_path, F_OK) != 0) {
-		fprintf(stderr, "error: no results store at '%s'; run 'skillci eval' first or name one "
-			"with --store\n", store_path);
-		return SC_EXIT_USAGE;
-	}
-	if ((err = sc_store_open(&store, store_path)) < 0) {
-		rc = sc_cmd_fail(err == SC_EINVAL ? err : SC_EIO);
+	store_path = sc_store_location(store_path, NULL);
+	if ((rc = sc_cmd_open_store(&store, store_path, true)))
 		goto done;
-	}
 	if ((err = sc_store_history(store, &pts, &n, skill, model)) < 0) {
 		rc = sc_cmd_fail(SC_EIO);
 		goto done;
 	}
 	if (n == 0)
 		printf("no runs%s%s%s%s in '%s'\n", skill ? " for skill " : "", skill ? skill : "",
-		       model ? " on model " : "", model ? model : "", store_path);
+		       model ? " on model " : "", model ? model : "", sc_store_path(store));
 	else
 		print_views(pts, n, m);
 	if (csv && (err = write_csv(csv, pts, n)) < 0) {

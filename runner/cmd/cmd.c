@@ -3,6 +3,7 @@
 #include "cmd/cmd.h"
 #include "diag.h"
 #include "pipeline/config.h"
+#include "results/store.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -65,4 +66,18 @@ int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path)
 	sc_diags_release(&diags);
 	sc_buf_release(&line);
 	return rc;
+}
+
+int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing)
+{
+	int err = existing ? sc_store_open_existing(out, location) : sc_store_open(out, location);
+
+	if (err == SC_ENOTFOUND) {
+		fprintf(stderr, "error: %s; evaluate first (skillci eval or run) or name one with "
+			"--store or $%s\n", sc_error_last(), SC_STORE_ENV);
+		return SC_EXIT_USAGE;
+	}
+	if (err < 0)
+		return sc_cmd_fail(err == SC_EINVAL ? SC_EINVAL : SC_EIO);
+	return 0;
 }

@@ -29,6 +29,7 @@ int cmd_generate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 
 /* Prints "error: MESSAGE" for the current sc_error_last() and returns the
  * exit code for err (2 for input errors, 3 for infrastructure). */
@@ -48,6 +49,15 @@ int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path);
 /* Prints the provider table and the aliases (`skillci help models`). */
 int sc_cmd_help_models(void);
 
+struct sc_store;
+/*
+ * Opens the results store at location for command cmd (sc_store_open(),
+ * or sc_store_open_existing() when existing) and returns 0, or prints the
+ * error and returns the exit code: 2 for a missing store (existing), a
+ * location with a password or a newer schema; 3 when the database fails
+ * or cannot be reached.
+ */
+int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing);
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 

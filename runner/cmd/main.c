@@ -25,6 +25,7 @@ static const struct sc_command commands[] = {
 	{ "report", cmd_report, "render JUnit, Markdown, HTML and GitHub reports from results JSON" },
 	{ "eval", cmd_eval, "evaluate skills with and without the skill on models" },
 	{ "runs", cmd_runs, "history of evaluations from the results store" },
+	{ "store", cmd_store, "results store: info, copy between SQLite and PostgreSQL" },
 	{ "kernel", cmd_kernel, "check one CUDA kernel against a fixture: compile, verify, time" },
 	{ "fixtures", cmd_fixtures, "list, verify or re-pin the kernel fixtures" },
 	{ "generate", cmd_generate, "a teacher model writes a skill and its tests, evaluates and refines it" },

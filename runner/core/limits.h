@@ -99,4 +99,14 @@
 #define SC_MAX_JOBS              64      /* --jobs: evaluation workers */
 #define SC_RUN_BATCH_UNITS       16      /* default units per batch (one worker) */
 
+/* the results store (runner/results/store*.c) */
+#define SC_STORE_BUSY_TIMEOUT_MS  30000   /* SQLite: wait for another writer */
+#define SC_STORE_CONNECT_TIMEOUT_S 10     /* PostgreSQL: connect_timeout unless given */
+#define SC_STORE_STATEMENT_TIMEOUT_MS 30000 /* PostgreSQL: statement_timeout unless set */
+#define SC_STORE_RECONNECT_MS     60000   /* PostgreSQL: keep retrying a lost connection */
+#define SC_STORE_TIMEOUT_TRIES    3       /* tries of a statement that timed out */
+#define SC_STORE_CONFLICT_TRIES   10      /* tries after a deadlock or serialization failure */
+#define SC_STORE_MAX_PARAMS       32      /* parameters of one store statement */
+#define SC_STORE_COPY_BATCH       500     /* rows per transaction in store copy */
+
 #endif

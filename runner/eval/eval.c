@@ -810,9 +810,13 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 	return err;
 }
 
-/* Decides a unit without asking a model: reused from the store, or a
- * kernel test with no harness to check it. Returns true when decided. */
-static bool decide_early(struct ctx *c, struct unit *u)
+/*
+ * Decides a unit without asking a model: reused from the store, or a
+ * kernel test with no harness to check it. Returns 1 when decided, 0 when
+ * a model must be asked, or the store's error (a store that cannot be
+ * read must not turn into paid requests).
+ */
+static int decide_early(struct ctx *c, struct unit *u)
 {
 	const struct sc_eval_options *opt = c->opt;
 	struct sc_results_unit *ru = ru_of(u);
@@ -820,22 +824,26 @@ static bool decide_early(struct ctx *c, struct unit *u)
 	if (opt->store && opt->reuse) {
 		struct sc_store_key key;
 		struct sc_store_unit su;
+		int err;
 		key_of(&key, u, c->prompt_hash);
-		if (sc_store_lookup_unit(opt->store, &su, &key) == 0) {
+		err = sc_store_lookup_unit(opt->store, &su, &key);
+		if (err == 0) {
 			from_store(ru, &su);
 			sc_store_unit_release(&su);
 			unit_done(u);
-			return true;
+			return 1;
 		}
 		sc_store_unit_release(&su);
+		if (err != SC_ENOTFOUND)
+			return err;
 		sc_error_clear();
 	}
 	if (u->test->fixture && (!opt->kernel || !opt->kernel->check)) {
 		set_verdict(u, "skipped", NULL, "kernel harness not available in this build");
 		unit_done(u);
-		return true;
+		return 1;
 	}
-	return false;
+	return 0;
 }
 
 static void unit_release(struct unit *u)
@@ -971,12 +979,19 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 				   : opt->kernel && opt->kernel->mode ? opt->kernel->mode
 				   : "compile-only");
 
-	/* Reuse, then ask. */
+	/* Reuse (every lookup before the first request), then ask. */
+	for (size_t i = 0; i < c.nunits; i++) {
+		int decided = decide_early(&c, &c.units[i]);
+		if (decided < 0) {
+			err = decided;
+			goto done;
+		}
+		c.units[i].evaluated = decided == 0;
+	}
 	for (size_t i = 0; i < c.nunits; i++) {
 		struct unit *u = &c.units[i];
-		if (decide_early(&c, u))
+		if (!u->evaluated)
 			continue;
-		u->evaluated = true;
 		u->t0 = sc_now_ms();
 		if (!opt->client) {
 			err = sc_error_set(SC_EINVAL, "no model client for the evaluation");

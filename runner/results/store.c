@@ -1,405 +1,433 @@
 /*
- * The SQLite results store (see store.h). Every statement is prepared with
- * bound parameters; every write runs inside BEGIN IMMEDIATE so that
- * concurrent skillci processes queue behind SQLite's write lock (with a
- * busy timeout) instead of failing.
+ * The results store, backend-neutral part (see store.h, store_backend.h):
+ * chooses the backend from the location, turns records into rows of typed
+ * values and back, and copies one store into another. The SQL is in
+ * store_sqlite.c and store_pg.c.
  */
 #include "common.h"
 #include "results/store.h"
+#include "results/store_backend.h"
 
 #include <math.h>
-#include <sqlite3.h>
-#include <time.h>
+#include <stdlib.h>
 
-#define BUSY_TIMEOUT_MS 30000
+#define T SC_STORE_TEXT
+#define I SC_STORE_INT
+#define R SC_STORE_REAL
 
-struct sc_store {
-	sqlite3 *db;
-	char *path;
-	sqlite3_stmt *lookup;  /* prepared once, reset for each unit */
-	sqlite3_stmt *insert;
+static const enum sc_store_type unit_types[SC_STORE_UNIT_NCOLS] = {
+	T, T, T, T, T, T, I, T,        /* skill .. kind */
+	T, T, T, T, T,                 /* hashes */
+	T, T, T,                       /* verdict, error_class, message */
+	I, I, I, I, R,                 /* tokens_in .. judge_score */
+	T, T, T, T, R, I, R,           /* fixture .. speedup */
+	T, T,                          /* transcript, run_id */
 };
+static const enum sc_store_type run_types[SC_STORE_RUN_NCOLS] = { T, T, T, T, I, T, I, I, T };
+static const enum sc_store_type aggregate_types[SC_STORE_AGGREGATE_NCOLS] = {
+	T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
+};
+static const enum sc_store_type shard_types[SC_STORE_SHARD_NCOLS] = { T, I, I, T, T, T };
+static const enum sc_store_type history_types[SC_STORE_AGGREGATE_NCOLS + 2] = {
+	T, T, T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
+};
+static const enum sc_store_type count_types[1] = { I };
 
-static const char *const schema_sql =
-	"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS runs ("
-	"  id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT, finished_at TEXT,"
-	"  complete INTEGER NOT NULL DEFAULT 1, models TEXT, runs INTEGER,"
-	"  oracle INTEGER NOT NULL DEFAULT 0, results_path TEXT);"
-	"CREATE TABLE IF NOT EXISTS units ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,"
-	"  skill TEXT NOT NULL, skill_name TEXT, variant TEXT NOT NULL, model TEXT NOT NULL,"
-	"  test_id TEXT NOT NULL, test_name TEXT, run_index INTEGER NOT NULL, kind TEXT NOT NULL,"
-	"  skill_hash TEXT NOT NULL, test_hash TEXT NOT NULL, fixture_hash TEXT NOT NULL,"
-	"  prompt_hash TEXT NOT NULL, harness TEXT NOT NULL,"
-	"  verdict TEXT NOT NULL, error_class TEXT, message TEXT,"
-	"  tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL, turns INTEGER NOT NULL,"
-	"  latency_ms INTEGER NOT NULL, judge_score REAL,"
-	"  fixture TEXT, compile TEXT, kernel_verdict TEXT, compile_log TEXT,"
-	"  max_abs_error REAL, registers INTEGER, speedup REAL, transcript TEXT,"
-	"  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
-	"CREATE INDEX IF NOT EXISTS units_key ON units"
-	"  (skill_hash, test_hash, fixture_hash, model, prompt_hash, harness, run_index);"
-	"CREATE INDEX IF NOT EXISTS units_run ON units (run_id);"
-	"CREATE TABLE IF NOT EXISTS aggregates ("
-	"  run_id TEXT NOT NULL, skill TEXT NOT NULL, skill_name TEXT, variant TEXT NOT NULL,"
-	"  model TEXT NOT NULL, n INTEGER, passed INTEGER, failed INTEGER, errors INTEGER,"
-	"  skipped INTEGER, pass_rate REAL, ci_low REAL, ci_high REAL, mean_tokens REAL,"
-	"  mean_turns REAL, speedup_geomean REAL, fast_1 REAL, fast_1_5 REAL, fast_2 REAL,"
-	"  judge_mean REAL, PRIMARY KEY (run_id, skill, variant, model));";
+#undef T
+#undef I
+#undef R
 
-/* Turns the database's current error into ours, naming the store. */
-static int db_fail(struct sc_store *s, const char *what)
+/* ---- values --------------------------------------------------------------- */
+
+static void v_text(struct sc_store_value *v, const char *s)
 {
-	int code = sqlite3_errcode(s->db);
-	int err = (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_BUSY ||
-		   code == SQLITE_LOCKED) ? SC_EIO : SC_ERROR;
-
-	return sc_error_set(err, "store '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	memset(v, 0, sizeof(*v));
+	v->type = s ? SC_STORE_TEXT : SC_STORE_NULL;
+	v->text = s;
 }
 
-static int exec_sql(struct sc_store *s, const char *sql, const char *what)
+static void v_int(struct sc_store_value *v, int64_t i)
 {
-	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return db_fail(s, what);
-	return 0;
+	memset(v, 0, sizeof(*v));
+	v->type = SC_STORE_INT;
+	v->i = i;
 }
 
-static int prepare(struct sc_store *s, sqlite3_stmt **st, const char *sql)
+/* NaN and infinities are stored as NULL. */
+static void v_real(struct sc_store_value *v, double d)
 {
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return db_fail(s, "prepare");
-	return 0;
+	memset(v, 0, sizeof(*v));
+	v->type = isnan(d) || isinf(d) ? SC_STORE_NULL : SC_STORE_REAL;
+	v->d = d;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
+static char *c_text(const struct sc_store_value *v)
 {
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	return v->type == SC_STORE_TEXT && v->text ? sc_xstrdup(v->text) : NULL;
+}
+
+static int64_t c_int(const struct sc_store_value *v)
+{
+	return v->type == SC_STORE_INT ? v->i : 0;
+}
+
+static double c_real(const struct sc_store_value *v)
+{
+	return v->type == SC_STORE_REAL ? v->d : NAN;
+}
+
+static void unit_values(struct sc_store_value *v, const char *run_id, const struct sc_store_unit *u)
+{
+	int i = 0;
+
+	v_text(&v[i++], u->skill);
+	v_text(&v[i++], u->skill_name);
+	v_text(&v[i++], u->variant);
+	v_text(&v[i++], u->model);
+	v_text(&v[i++], u->test_id);
+	v_text(&v[i++], u->test_name);
+	v_int(&v[i++], u->run_index);
+	v_text(&v[i++], u->kind);
+	v_text(&v[i++], u->skill_hash);
+	v_text(&v[i++], u->test_hash);
+	v_text(&v[i++], u->fixture_hash ? u->fixture_hash : "");
+	v_text(&v[i++], u->prompt_hash);
+	v_text(&v[i++], u->harness);
+	v_text(&v[i++], u->verdict);
+	v_text(&v[i++], u->error_class);
+	v_text(&v[i++], u->message);
+	v_int(&v[i++], u->tokens_in);
+	v_int(&v[i++], u->tokens_out);
+	v_int(&v[i++], u->turns);
+	v_int(&v[i++], u->latency_ms);
+	v_real(&v[i++], u->judge_score);
+	v_text(&v[i++], u->fixture);
+	v_text(&v[i++], u->compile);
+	v_text(&v[i++], u->kernel_verdict);
+	v_text(&v[i++], u->compile_log);
+	v_real(&v[i++], u->max_abs_error);
+	if (u->registers >= 0)
+		v_int(&v[i++], u->registers);
 	else
-		sqlite3_bind_null(st, i);
+		v_text(&v[i++], NULL);
+	v_real(&v[i++], u->speedup);
+	v_text(&v[i++], u->transcript);
+	v_text(&v[i++], run_id);
+	assert(i == SC_STORE_UNIT_NCOLS);
 }
 
-static void bind_real(sqlite3_stmt *st, int i, double v)
+/* Fills u (initialised) from UNIT_COLUMNS. */
+static void unit_from(struct sc_store_unit *u, const struct sc_store_value *c)
 {
-	if (isnan(v) || isinf(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
+	int i = 0;
+
+	u->skill = c_text(&c[i++]);
+	u->skill_name = c_text(&c[i++]);
+	u->variant = c_text(&c[i++]);
+	u->model = c_text(&c[i++]);
+	u->test_id = c_text(&c[i++]);
+	u->test_name = c_text(&c[i++]);
+	u->run_index = (int)c_int(&c[i++]);
+	u->kind = c_text(&c[i++]);
+	u->skill_hash = c_text(&c[i++]);
+	u->test_hash = c_text(&c[i++]);
+	u->fixture_hash = c_text(&c[i++]);
+	u->prompt_hash = c_text(&c[i++]);
+	u->harness = c_text(&c[i++]);
+	u->verdict = c_text(&c[i++]);
+	u->error_class = c_text(&c[i++]);
+	u->message = c_text(&c[i++]);
+	u->tokens_in = c_int(&c[i++]);
+	u->tokens_out = c_int(&c[i++]);
+	u->turns = (int)c_int(&c[i++]);
+	u->latency_ms = c_int(&c[i++]);
+	u->judge_score = c_real(&c[i++]);
+	u->fixture = c_text(&c[i++]);
+	u->compile = c_text(&c[i++]);
+	u->kernel_verdict = c_text(&c[i++]);
+	u->compile_log = c_text(&c[i++]);
+	u->max_abs_error = c_real(&c[i++]);
+	u->registers = c[i].type == SC_STORE_INT ? (int)c[i].i : -1;
+	i++;
+	u->speedup = c_real(&c[i++]);
+	u->transcript = c_text(&c[i++]);
+	u->run_id = c_text(&c[i++]);
 }
 
-static char *col_text(sqlite3_stmt *st, int i)
+/* Fills a from AGGREGATE_COLUMNS without run_id (c points at skill). */
+static void aggregate_from(struct sc_store_aggregate *a, const struct sc_store_value *c)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? sc_xstrdup((const char *)t) : NULL;
+	int i = 0;
+
+	a->skill = c_text(&c[i++]);
+	a->skill_name = c_text(&c[i++]);
+	a->variant = c_text(&c[i++]);
+	a->model = c_text(&c[i++]);
+	a->n = (int)c_int(&c[i++]);
+	a->passed = (int)c_int(&c[i++]);
+	a->failed = (int)c_int(&c[i++]);
+	a->errors = (int)c_int(&c[i++]);
+	a->skipped = (int)c_int(&c[i++]);
+	a->pass_rate = c_real(&c[i++]);
+	a->ci_low = c_real(&c[i++]);
+	a->ci_high = c_real(&c[i++]);
+	a->mean_tokens = c_real(&c[i++]);
+	a->mean_turns = c_real(&c[i++]);
+	a->speedup_geomean = c_real(&c[i++]);
+	a->fast_1 = c_real(&c[i++]);
+	a->fast_1_5 = c_real(&c[i++]);
+	a->fast_2 = c_real(&c[i++]);
+	a->judge_mean = c_real(&c[i++]);
 }
 
-static double col_real(sqlite3_stmt *st, int i)
+/* ---- locations and opening ----------------------------------------------- */
+
+bool sc_store_is_postgres(const char *location)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return NAN;
-	return sqlite3_column_double(st, i);
+	return location && (sc_starts_with(location, "postgresql://") ||
+			    sc_starts_with(location, "postgres://"));
 }
 
-/* Reads the schema version; creates tables in a fresh store. */
-static int init_schema(struct sc_store *s)
+int sc_store_check_location(const char *location)
 {
-	sqlite3_stmt *st = NULL;
-	int err, version = 0, rc;
-
-	if ((err = sc_store_begin(s)) < 0)
-		return err;
-	if ((err = exec_sql(s, schema_sql, "create schema")) < 0)
-		goto done;
-	if ((err = prepare(s, &st, "SELECT max(version) FROM schema_version")) < 0)
-		goto done;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (version > SC_STORE_SCHEMA_VERSION) {
-		err = sc_error_set(SC_EINVAL,
-				   "store '%s' has schema version %d, newer than this skillci's %d; "
-				   "upgrade skillci or use another --store",
-				   s->path, version, SC_STORE_SCHEMA_VERSION);
-		goto done;
-	}
-	if (version == 0 &&
-	    (err = exec_sql(s, "INSERT INTO schema_version VALUES (1)", "set schema version")) < 0)
-		goto done;
-	err = sc_store_commit(s);
-done:
-	if (err < 0)
-		sc_store_rollback(s);
-	return err;
+	if (!location || !*location)
+		return sc_error_set(SC_EINVAL, "the store location is empty");
+	return sc_store_is_postgres(location) ? sc_store_pg_check(location) : 0;
 }
 
-/*
- * Switches the store to WAL mode. Two processes opening a fresh store at
- * once can both try to convert it; SQLite then answers "locked" without
- * calling the busy handler, so this retries for up to the busy timeout.
- */
-static int set_wal(struct sc_store *s)
+const char *sc_store_location(const char *flag, const char *configured)
 {
-	const struct timespec pause = { 0, 10 * 1000 * 1000 };
-	int rc = SQLITE_OK;
+	const char *env = getenv(SC_STORE_ENV);
 
-	for (int waited = 0; waited < BUSY_TIMEOUT_MS; waited += 10) {
-		rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
-		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-			break;
-		nanosleep(&pause, NULL);
-	}
-	if (rc != SQLITE_OK)
-		return db_fail(s, "set WAL mode");
-	return exec_sql(s, "PRAGMA synchronous=NORMAL", "set synchronous mode");
+	if (flag)
+		return flag;
+	if (env && *env)
+		return env;
+	return configured ? configured : SC_STORE_DEFAULT_PATH;
 }
 
-int sc_store_open(struct sc_store **out, const char *path)
+int sc_store_newer_schema(const char *display, int version)
 {
-	struct sc_store *s;
-	struct sc_buf dir = SC_BUF_INIT;
-	const char *slash = strrchr(path, '/');
+	return sc_error_set(SC_EINVAL,
+			    "store '%s' has schema version %d, newer than this skillci's %d; "
+			    "upgrade skillci or use another --store", display, version,
+			    SC_STORE_SCHEMA_VERSION);
+}
+
+static int open_store(struct sc_store **out, const char *location, bool must_exist)
+{
 	int err;
 
 	*out = NULL;
-	if (slash && slash != path) {
-		sc_buf_put(&dir, path, (size_t)(slash - path));
-		err = sc_mkdir_p(dir.ptr);
-		sc_buf_release(&dir);
-		if (err < 0)
-			return err;
-	}
-	s = sc_xcalloc(1, sizeof(*s));
-	s->path = sc_xstrdup(path);
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		err = sc_error_set(SC_EIO, "cannot open store '%s': %s", path,
-				   s->db ? sqlite3_errmsg(s->db) : "out of memory");
-		goto done;
-	}
-	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-	if ((err = set_wal(s)) < 0)
-		goto done;
-	if ((err = init_schema(s)) < 0)
-		goto done;
-	*out = s;
-	s = NULL;
-done:
-	sc_store_free(s);
-	return err;
+	if ((err = sc_store_check_location(location)) < 0)
+		return err;
+	if (sc_store_is_postgres(location))
+		return sc_store_pg_open(out, location);
+	return sc_store_sqlite_open(out, location, must_exist);
+}
+
+int sc_store_open(struct sc_store **out, const char *location)
+{
+	return open_store(out, location, false);
+}
+
+int sc_store_open_existing(struct sc_store **out, const char *location)
+{
+	return open_store(out, location, true);
 }
 
 void sc_store_free(struct sc_store *store)
 {
-	if (!store)
-		return;
-	sqlite3_finalize(store->lookup);
-	sqlite3_finalize(store->insert);
-	sqlite3_close(store->db);
-	free(store->path);
-	free(store);
+	if (store)
+		store->ops->close(store);
 }
 
 const char *sc_store_path(const struct sc_store *store)
 {
-	return store->path;
+	return store->display;
 }
+
+const char *sc_store_backend(const struct sc_store *store)
+{
+	return store->ops->name;
+}
+
+/* ---- transactions and writes --------------------------------------------- */
 
 int sc_store_begin(struct sc_store *store)
 {
-	return exec_sql(store, "BEGIN IMMEDIATE", "begin transaction");
+	return store->ops->begin(store);
 }
 
 int sc_store_commit(struct sc_store *store)
 {
-	return exec_sql(store, "COMMIT", "commit");
+	return store->ops->commit(store);
 }
 
 void sc_store_rollback(struct sc_store *store)
 {
-	if (!sqlite3_get_autocommit(store->db))
-		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* Steps a write statement to completion and finalizes it. */
-static int step_done(struct sc_store *s, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-	int err = 0;
-
-	if (rc != SQLITE_DONE)
-		err = db_fail(s, what);
-	sqlite3_finalize(st);
-	return err;
+	store->ops->rollback(store);
 }
 
 int sc_store_put_run(struct sc_store *store, const struct sc_store_run *r)
 {
-	sqlite3_stmt *st = NULL;
-	int err;
+	struct sc_store_value v[SC_STORE_RUN_NCOLS];
+	int i = 0;
 
-	if ((err = prepare(store, &st,
-			   "INSERT OR REPLACE INTO runs (id, kind, started_at, finished_at,"
-			   " complete, models, runs, oracle, results_path)"
-			   " VALUES (?,?,?,?,?,?,?,?,?)")) < 0)
-		return err;
-	bind_text(st, 1, r->id);
-	bind_text(st, 2, r->kind);
-	bind_text(st, 3, r->started_at);
-	bind_text(st, 4, r->finished_at);
-	sqlite3_bind_int(st, 5, r->complete);
-	bind_text(st, 6, r->models);
-	sqlite3_bind_int(st, 7, r->runs);
-	sqlite3_bind_int(st, 8, r->oracle);
-	bind_text(st, 9, r->results_path);
-	return step_done(store, st, "insert run");
+	v_text(&v[i++], r->id);
+	v_text(&v[i++], r->kind);
+	v_text(&v[i++], r->started_at);
+	v_text(&v[i++], r->finished_at);
+	v_int(&v[i++], r->complete);
+	v_text(&v[i++], r->models);
+	v_int(&v[i++], r->runs);
+	v_int(&v[i++], r->oracle);
+	v_text(&v[i++], r->results_path);
+	return store->ops->write(store, SC_ST_PUT_RUN, v, SC_ARRAY_SIZE(v));
 }
-
-#define UNIT_COLUMNS \
-	"skill, skill_name, variant, model, test_id, test_name, run_index, kind," \
-	" skill_hash, test_hash, fixture_hash, prompt_hash, harness, verdict, error_class," \
-	" message, tokens_in, tokens_out, turns, latency_ms, judge_score, fixture, compile," \
-	" kernel_verdict, compile_log, max_abs_error, registers, speedup, transcript, run_id"
 
 int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct sc_store_unit *u)
 {
-	sqlite3_stmt *st;
-	int err, i = 1, rc;
+	struct sc_store_value v[SC_STORE_UNIT_NCOLS];
 
-	if (!store->insert &&
-	    (err = prepare(store, &store->insert, "INSERT INTO units (" UNIT_COLUMNS ") VALUES"
-			   " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
-		return err;
-	st = store->insert;
-	bind_text(st, i++, u->skill);
-	bind_text(st, i++, u->skill_name);
-	bind_text(st, i++, u->variant);
-	bind_text(st, i++, u->model);
-	bind_text(st, i++, u->test_id);
-	bind_text(st, i++, u->test_name);
-	sqlite3_bind_int(st, i++, u->run_index);
-	bind_text(st, i++, u->kind);
-	bind_text(st, i++, u->skill_hash);
-	bind_text(st, i++, u->test_hash);
-	bind_text(st, i++, u->fixture_hash ? u->fixture_hash : "");
-	bind_text(st, i++, u->prompt_hash);
-	bind_text(st, i++, u->harness);
-	bind_text(st, i++, u->verdict);
-	bind_text(st, i++, u->error_class);
-	bind_text(st, i++, u->message);
-	sqlite3_bind_int64(st, i++, u->tokens_in);
-	sqlite3_bind_int64(st, i++, u->tokens_out);
-	sqlite3_bind_int(st, i++, u->turns);
-	sqlite3_bind_int64(st, i++, u->latency_ms);
-	bind_real(st, i++, u->judge_score);
-	bind_text(st, i++, u->fixture);
-	bind_text(st, i++, u->compile);
-	bind_text(st, i++, u->kernel_verdict);
-	bind_text(st, i++, u->compile_log);
-	bind_real(st, i++, u->max_abs_error);
-	if (u->registers >= 0)
-		sqlite3_bind_int(st, i++, u->registers);
-	else
-		sqlite3_bind_null(st, i++);
-	bind_real(st, i++, u->speedup);
-	bind_text(st, i++, u->transcript);
-	bind_text(st, i++, run_id);
-	rc = sqlite3_step(st);
-	err = rc == SQLITE_DONE ? 0 : db_fail(store, "insert unit");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return err;
+	unit_values(v, run_id, u);
+	return store->ops->write(store, SC_ST_PUT_UNIT, v, SC_ARRAY_SIZE(v));
 }
 
-/* Fills u from a row selected with UNIT_COLUMNS. */
-static void read_unit(struct sc_store_unit *u, sqlite3_stmt *st)
+int sc_store_put_aggregate(struct sc_store *store, const char *run_id,
+			   const struct sc_store_aggregate *a)
 {
+	struct sc_store_value v[SC_STORE_AGGREGATE_NCOLS];
 	int i = 0;
 
-	u->skill = col_text(st, i++);
-	u->skill_name = col_text(st, i++);
-	u->variant = col_text(st, i++);
-	u->model = col_text(st, i++);
-	u->test_id = col_text(st, i++);
-	u->test_name = col_text(st, i++);
-	u->run_index = sqlite3_column_int(st, i++);
-	u->kind = col_text(st, i++);
-	u->skill_hash = col_text(st, i++);
-	u->test_hash = col_text(st, i++);
-	u->fixture_hash = col_text(st, i++);
-	u->prompt_hash = col_text(st, i++);
-	u->harness = col_text(st, i++);
-	u->verdict = col_text(st, i++);
-	u->error_class = col_text(st, i++);
-	u->message = col_text(st, i++);
-	u->tokens_in = sqlite3_column_int64(st, i++);
-	u->tokens_out = sqlite3_column_int64(st, i++);
-	u->turns = sqlite3_column_int(st, i++);
-	u->latency_ms = sqlite3_column_int64(st, i++);
-	u->judge_score = col_real(st, i++);
-	u->fixture = col_text(st, i++);
-	u->compile = col_text(st, i++);
-	u->kernel_verdict = col_text(st, i++);
-	u->compile_log = col_text(st, i++);
-	u->max_abs_error = col_real(st, i++);
-	u->registers = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i);
-	i++;
-	u->speedup = col_real(st, i++);
-	u->transcript = col_text(st, i++);
-	u->run_id = col_text(st, i++);
+	v_text(&v[i++], run_id);
+	v_text(&v[i++], a->skill);
+	v_text(&v[i++], a->skill_name);
+	v_text(&v[i++], a->variant);
+	v_text(&v[i++], a->model);
+	v_int(&v[i++], a->n);
+	v_int(&v[i++], a->passed);
+	v_int(&v[i++], a->failed);
+	v_int(&v[i++], a->errors);
+	v_int(&v[i++], a->skipped);
+	v_real(&v[i++], a->pass_rate);
+	v_real(&v[i++], a->ci_low);
+	v_real(&v[i++], a->ci_high);
+	v_real(&v[i++], a->mean_tokens);
+	v_real(&v[i++], a->mean_turns);
+	v_real(&v[i++], a->speedup_geomean);
+	v_real(&v[i++], a->fast_1);
+	v_real(&v[i++], a->fast_1_5);
+	v_real(&v[i++], a->fast_2);
+	v_real(&v[i++], a->judge_mean);
+	return store->ops->write(store, SC_ST_PUT_AGGREGATE, v, SC_ARRAY_SIZE(v));
+}
+
+int sc_store_put_shard(struct sc_store *store, const struct sc_store_shard *sh)
+{
+	struct sc_store_value v[SC_STORE_SHARD_NCOLS];
+	int i = 0;
+
+	v_text(&v[i++], sh->run_id);
+	v_int(&v[i++], sh->shard_index);
+	v_int(&v[i++], sh->shard_count);
+	v_text(&v[i++], sh->plan_hash);
+	v_text(&v[i++], sh->results);
+	v_text(&v[i++], sh->stored_at);
+	return store->ops->write(store, SC_ST_PUT_SHARD, v, SC_ARRAY_SIZE(v));
+}
+
+/* ---- reads ---------------------------------------------------------------- */
+
+static int on_lookup(const struct sc_store_value *c, size_t n, void *payload)
+{
+	struct sc_store_unit *u = payload;
+
+	SC_UNUSED(n);
+	sc_store_unit_release(u);
+	unit_from(u, c);
+	u->reused = true;
+	return 0;
 }
 
 int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 			 const struct sc_store_key *key)
 {
-	sqlite3_stmt *st;
-	int err, rc;
+	struct sc_store_value p[7];
+	int err;
 
 	sc_store_unit_init(out);
-	if (!store->lookup &&
-	    (err = prepare(store, &store->lookup, "SELECT " UNIT_COLUMNS " FROM units WHERE"
-			   " skill_hash = ? AND test_hash = ? AND fixture_hash = ? AND model = ?"
-			   " AND prompt_hash = ? AND harness = ? AND run_index = ?"
-			   " AND verdict <> 'error' ORDER BY id DESC LIMIT 1")) < 0)
+	v_text(&p[0], key->skill_hash);
+	v_text(&p[1], key->test_hash);
+	v_text(&p[2], key->fixture_hash ? key->fixture_hash : "");
+	v_text(&p[3], key->model);
+	v_text(&p[4], key->prompt_hash);
+	v_text(&p[5], key->harness);
+	v_int(&p[6], key->run_index);
+	err = store->ops->query(store, SC_ST_LOOKUP_UNIT, p, SC_ARRAY_SIZE(p), unit_types,
+				SC_STORE_UNIT_NCOLS, on_lookup, out);
+	if (err < 0)
 		return err;
-	st = store->lookup;
-	bind_text(st, 1, key->skill_hash);
-	bind_text(st, 2, key->test_hash);
-	bind_text(st, 3, key->fixture_hash ? key->fixture_hash : "");
-	bind_text(st, 4, key->model);
-	bind_text(st, 5, key->prompt_hash);
-	bind_text(st, 6, key->harness);
-	sqlite3_bind_int(st, 7, key->run_index);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		read_unit(out, st);
-		out->reused = true;
-		err = 0;
-	} else if (rc == SQLITE_DONE) {
-		err = SC_ENOTFOUND;
-	} else {
-		err = db_fail(store, "look up unit");
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return err;
+	return out->verdict ? 0 : SC_ENOTFOUND;
+}
+
+static int on_count(const struct sc_store_value *c, size_t n, void *payload)
+{
+	SC_UNUSED(n);
+	*(int64_t *)payload = c_int(&c[0]);
+	return 0;
+}
+
+static int count(struct sc_store *store, enum sc_store_stmt st, int64_t *out)
+{
+	*out = 0;
+	return store->ops->query(store, st, NULL, 0, count_types, 1, on_count, out);
 }
 
 int sc_store_count_units(struct sc_store *store, int64_t *out)
 {
-	sqlite3_stmt *st = NULL;
+	return count(store, SC_ST_COUNT_UNITS, out);
+}
+
+int sc_store_counts(struct sc_store *store, struct sc_store_counts *out)
+{
 	int err;
 
-	*out = 0;
-	if ((err = prepare(store, &st, "SELECT count(*) FROM units")) < 0)
+	memset(out, 0, sizeof(*out));
+	if ((err = count(store, SC_ST_COUNT_RUNS, &out->runs)) < 0 ||
+	    (err = count(store, SC_ST_COUNT_UNITS, &out->units)) < 0 ||
+	    (err = count(store, SC_ST_COUNT_AGGREGATES, &out->aggregates)) < 0 ||
+	    (err = count(store, SC_ST_COUNT_SHARDS, &out->shards)) < 0)
 		return err;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else
-		err = db_fail(store, "count units");
-	sqlite3_finalize(st);
+	return 0;
+}
+
+int sc_store_schema_version(struct sc_store *store, int *out)
+{
+	int64_t v = 0;
+	int err = store->ops->query(store, SC_ST_SCHEMA_VERSION, NULL, 0, count_types, 1,
+				    on_count, &v);
+
+	*out = (int)v;
+	return err;
+}
+
+struct each_unit {
+	sc_store_unit_cb cb;
+	void *payload;
+};
+
+static int on_unit(const struct sc_store_value *c, size_t n, void *payload)
+{
+	struct each_unit *e = payload;
+	struct sc_store_unit u;
+	int err;
+
+	SC_UNUSED(n);
+	sc_store_unit_init(&u);
+	unit_from(&u, c);
+	err = e->cb(&u, e->payload);
+	sc_store_unit_release(&u);
 	return err;
 }
 
@@ -408,141 +436,239 @@ int sc_store_each_unit(struct sc_store *store, const struct sc_store_unit_filter
 {
 	static const struct sc_store_unit_filter none = { NULL, NULL, NULL, false };
 	const struct sc_store_unit_filter *f = filter ? filter : &none;
-	sqlite3_stmt *st = NULL;
-	int err, rc;
+	struct each_unit e = { cb, payload };
+	struct sc_store_value p[4];
 
-	if ((err = prepare(store, &st, "SELECT " UNIT_COLUMNS " FROM units WHERE"
-			   " (?1 IS NULL OR skill = ?1 OR skill_name = ?1)"
-			   " AND (?2 IS NULL OR model = ?2) AND (?3 IS NULL OR run_id = ?3)"
-			   " AND (?4 = 0 OR verdict = 'pass') ORDER BY id")) < 0)
-		return err;
-	bind_text(st, 1, f->skill);
-	bind_text(st, 2, f->model);
-	bind_text(st, 3, f->run_id);
-	sqlite3_bind_int(st, 4, f->passing ? 1 : 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct sc_store_unit u;
-		sc_store_unit_init(&u);
-		read_unit(&u, st);
-		err = cb(&u, payload);
-		sc_store_unit_release(&u);
-		if (err < 0)
-			break;
-	}
-	if (err == 0 && rc != SQLITE_DONE)
-		err = db_fail(store, "read units");
-	sqlite3_finalize(st);
+	v_text(&p[0], f->skill);
+	v_text(&p[1], f->model);
+	v_text(&p[2], f->run_id);
+	v_int(&p[3], f->passing ? 1 : 0);
+	return store->ops->query(store, SC_ST_EACH_UNIT, p, SC_ARRAY_SIZE(p), unit_types,
+				 SC_STORE_UNIT_NCOLS, on_unit, &e);
+}
+
+struct each_run {
+	sc_store_run_cb cb;
+	void *payload;
+};
+
+static int on_run(const struct sc_store_value *c, size_t n, void *payload)
+{
+	struct each_run *e = payload;
+	struct sc_store_run r;
+
+	SC_UNUSED(n);
+	r.id = c[0].text;
+	r.kind = c[1].text;
+	r.started_at = c[2].text;
+	r.finished_at = c[3].text;
+	r.complete = c_int(&c[4]) != 0;
+	r.models = c[5].text;
+	r.runs = (int)c_int(&c[6]);
+	r.oracle = c_int(&c[7]) != 0;
+	r.results_path = c[8].text;
+	return e->cb(&r, e->payload);
+}
+
+int sc_store_each_run(struct sc_store *store, sc_store_run_cb cb, void *payload)
+{
+	struct each_run e = { cb, payload };
+
+	return store->ops->query(store, SC_ST_EACH_RUN, NULL, 0, run_types, SC_STORE_RUN_NCOLS,
+				 on_run, &e);
+}
+
+struct each_aggregate {
+	sc_store_aggregate_cb cb;
+	void *payload;
+};
+
+static int on_aggregate(const struct sc_store_value *c, size_t n, void *payload)
+{
+	struct each_aggregate *e = payload;
+	struct sc_store_aggregate a;
+	int err;
+
+	SC_UNUSED(n);
+	sc_store_aggregate_init(&a);
+	aggregate_from(&a, c + 1);
+	err = e->cb(c[0].text, &a, e->payload);
+	sc_store_aggregate_release(&a);
 	return err;
 }
 
-int sc_store_put_aggregate(struct sc_store *store, const char *run_id,
-			   const struct sc_store_aggregate *a)
+int sc_store_each_aggregate(struct sc_store *store, sc_store_aggregate_cb cb, void *payload)
 {
-	sqlite3_stmt *st = NULL;
-	int err, i = 1;
+	struct each_aggregate e = { cb, payload };
 
-	if ((err = prepare(store, &st,
-			   "INSERT OR REPLACE INTO aggregates (run_id, skill, skill_name, variant,"
-			   " model, n, passed, failed, errors, skipped, pass_rate, ci_low, ci_high,"
-			   " mean_tokens, mean_turns, speedup_geomean, fast_1, fast_1_5, fast_2,"
-			   " judge_mean) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) < 0)
-		return err;
-	bind_text(st, i++, run_id);
-	bind_text(st, i++, a->skill);
-	bind_text(st, i++, a->skill_name);
-	bind_text(st, i++, a->variant);
-	bind_text(st, i++, a->model);
-	sqlite3_bind_int(st, i++, a->n);
-	sqlite3_bind_int(st, i++, a->passed);
-	sqlite3_bind_int(st, i++, a->failed);
-	sqlite3_bind_int(st, i++, a->errors);
-	sqlite3_bind_int(st, i++, a->skipped);
-	bind_real(st, i++, a->pass_rate);
-	bind_real(st, i++, a->ci_low);
-	bind_real(st, i++, a->ci_high);
-	bind_real(st, i++, a->mean_tokens);
-	bind_real(st, i++, a->mean_turns);
-	bind_real(st, i++, a->speedup_geomean);
-	bind_real(st, i++, a->fast_1);
-	bind_real(st, i++, a->fast_1_5);
-	bind_real(st, i++, a->fast_2);
-	bind_real(st, i++, a->judge_mean);
-	return step_done(store, st, "insert aggregate");
+	return store->ops->query(store, SC_ST_EACH_AGGREGATE, NULL, 0, aggregate_types,
+				 SC_STORE_AGGREGATE_NCOLS, on_aggregate, &e);
+}
+
+struct each_shard {
+	sc_store_shard_cb cb;
+	void *payload;
+};
+
+static int on_shard(const struct sc_store_value *c, size_t n, void *payload)
+{
+	struct each_shard *e = payload;
+	struct sc_store_shard s;
+
+	SC_UNUSED(n);
+	s.run_id = c[0].text;
+	s.shard_index = (int)c_int(&c[1]);
+	s.shard_count = (int)c_int(&c[2]);
+	s.plan_hash = c[3].text;
+	s.results = c[4].text ? c[4].text : "";
+	s.stored_at = c[5].text;
+	return e->cb(&s, e->payload);
+}
+
+int sc_store_each_shard(struct sc_store *store, const char *run_id, sc_store_shard_cb cb,
+			void *payload)
+{
+	struct each_shard e = { cb, payload };
+	struct sc_store_value p[1];
+
+	v_text(&p[0], run_id);
+	return store->ops->query(store, SC_ST_EACH_SHARD, p, 1, shard_types, SC_STORE_SHARD_NCOLS,
+				 on_shard, &e);
+}
+
+struct history {
+	struct sc_store_point *pts;
+	size_t n, alloc;
+};
+
+static int on_point(const struct sc_store_value *c, size_t n, void *payload)
+{
+	struct history *h = payload;
+	struct sc_store_point *p;
+
+	SC_UNUSED(n);
+	SC_GROW(h->pts, h->alloc, h->n + 1);
+	p = &h->pts[h->n++];
+	p->run_id = c_text(&c[0]);
+	p->started_at = c_text(&c[1]);
+	p->finished_at = c_text(&c[2]);
+	sc_store_aggregate_init(&p->agg);
+	aggregate_from(&p->agg, c + 3);
+	return 0;
 }
 
 int sc_store_history(struct sc_store *store, struct sc_store_point **out, size_t *n,
 		     const char *skill, const char *model)
 {
-	sqlite3_stmt *st = NULL;
-	struct sc_store_point *pts = NULL;
-	size_t count = 0, alloc = 0;
-	int err, rc;
+	struct history h = { NULL, 0, 0 };
+	struct sc_store_value p[2];
+	int err;
 
 	*out = NULL;
 	*n = 0;
-	if ((err = prepare(store, &st,
-			   "SELECT a.run_id, r.finished_at, a.skill, a.skill_name, a.variant, a.model,"
-			   " a.n, a.passed, a.failed, a.errors, a.skipped, a.pass_rate, a.ci_low,"
-			   " a.ci_high, a.mean_tokens, a.mean_turns, a.speedup_geomean, a.fast_1,"
-			   " a.fast_1_5, a.fast_2, a.judge_mean"
-			   " FROM aggregates a JOIN runs r ON r.id = a.run_id"
-			   " WHERE (?1 IS NULL OR a.skill = ?1 OR a.skill_name = ?1)"
-			   "   AND (?2 IS NULL OR a.model = ?2)"
-			   " ORDER BY r.finished_at, r.rowid, a.skill, a.model,"
-			   "   CASE a.variant WHEN 'baseline' THEN 0 WHEN 'base' THEN 1 ELSE 2 END")) < 0)
+	v_text(&p[0], skill);
+	v_text(&p[1], model);
+	err = store->ops->query(store, SC_ST_HISTORY, p, 2, history_types,
+				SC_ARRAY_SIZE(history_types), on_point, &h);
+	if (err < 0) {
+		sc_store_points_free(h.pts, h.n);
 		return err;
-	bind_text(st, 1, skill);
-	bind_text(st, 2, model);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct sc_store_point *p;
-		struct sc_store_aggregate *a;
-		int i = 0;
-
-		SC_GROW(pts, alloc, count + 1);
-		p = &pts[count++];
-		a = &p->agg;
-		p->run_id = col_text(st, i++);
-		p->finished_at = col_text(st, i++);
-		a->skill = col_text(st, i++);
-		a->skill_name = col_text(st, i++);
-		a->variant = col_text(st, i++);
-		a->model = col_text(st, i++);
-		a->n = sqlite3_column_int(st, i++);
-		a->passed = sqlite3_column_int(st, i++);
-		a->failed = sqlite3_column_int(st, i++);
-		a->errors = sqlite3_column_int(st, i++);
-		a->skipped = sqlite3_column_int(st, i++);
-		a->pass_rate = col_real(st, i++);
-		a->ci_low = col_real(st, i++);
-		a->ci_high = col_real(st, i++);
-		a->mean_tokens = col_real(st, i++);
-		a->mean_turns = col_real(st, i++);
-		a->speedup_geomean = col_real(st, i++);
-		a->fast_1 = col_real(st, i++);
-		a->fast_1_5 = col_real(st, i++);
-		a->fast_2 = col_real(st, i++);
-		a->judge_mean = col_real(st, i++);
 	}
-	if (rc != SQLITE_DONE) {
-		err = db_fail(store, "read history");
-		sc_store_points_free(pts, count);
-	} else {
-		*out = pts;
-		*n = count;
-	}
-	sqlite3_finalize(st);
-	return err;
+	*out = h.pts;
+	*n = h.n;
+	return 0;
 }
 
 void sc_store_points_free(struct sc_store_point *points, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(points[i].run_id);
+		free(points[i].started_at);
 		free(points[i].finished_at);
 		sc_store_aggregate_release(&points[i].agg);
 	}
 	free(points);
 }
+
+/* ---- copy ----------------------------------------------------------------- */
+
+struct copy {
+	struct sc_store *to;
+	struct sc_store_copy_stats *st;
+	size_t in_tx;  /* rows written in the open transaction */
+};
+
+/* Counts one row; commits and begins again every SC_STORE_COPY_BATCH rows. */
+static int copy_row(struct copy *c, int err)
+{
+	if (err < 0)
+		return err;
+	if (++c->in_tx < SC_STORE_COPY_BATCH)
+		return 0;
+	c->in_tx = 0;
+	if ((err = sc_store_commit(c->to)) < 0)
+		return err;
+	return sc_store_begin(c->to);
+}
+
+static int copy_run(const struct sc_store_run *r, void *payload)
+{
+	struct copy *c = payload;
+
+	c->st->runs++;
+	return copy_row(c, sc_store_put_run(c->to, r));
+}
+
+static int copy_unit(const struct sc_store_unit *u, void *payload)
+{
+	struct copy *c = payload;
+
+	c->st->units++;
+	return copy_row(c, sc_store_put_unit(c->to, u->run_id, u));
+}
+
+static int copy_aggregate(const char *run_id, const struct sc_store_aggregate *a, void *payload)
+{
+	struct copy *c = payload;
+
+	c->st->aggregates++;
+	return copy_row(c, sc_store_put_aggregate(c->to, run_id, a));
+}
+
+static int copy_shard(const struct sc_store_shard *s, void *payload)
+{
+	struct copy *c = payload;
+
+	c->st->shards++;
+	return copy_row(c, sc_store_put_shard(c->to, s));
+}
+
+int sc_store_copy(struct sc_store *to, struct sc_store *from, struct sc_store_copy_stats *stats)
+{
+	struct copy c = { to, stats, 0 };
+	int64_t before = 0, after = 0;
+	int err;
+
+	memset(stats, 0, sizeof(*stats));
+	if ((err = sc_store_count_units(to, &before)) < 0)
+		return err;
+	if ((err = sc_store_begin(to)) < 0)
+		return err;
+	if ((err = sc_store_each_run(from, copy_run, &c)) < 0 ||
+	    (err = sc_store_each_unit(from, NULL, copy_unit, &c)) < 0 ||
+	    (err = sc_store_each_aggregate(from, copy_aggregate, &c)) < 0 ||
+	    (err = sc_store_each_shard(from, NULL, copy_shard, &c)) < 0 ||
+	    (err = sc_store_commit(to)) < 0) {
+		sc_store_rollback(to);
+		return err;
+	}
+	if ((err = sc_store_count_units(to, &after)) < 0)
+		return err;
+	stats->new_units = after - before;
+	return 0;
+}
+
+/* ---- records -------------------------------------------------------------- */
 
 void sc_store_unit_init(struct sc_store_unit *u)
 {

@@ -1,0 +1,113 @@
+/*
+ * skillci store: commands on the results store itself (docs/store.md).
+ *
+ *   skillci store info [LOCATION]   backend, schema version, row counts
+ *   skillci store copy FROM TO      every run, unit, aggregate and shard
+ *                                   result of FROM into TO
+ *
+ * A location is a SQLite file or a PostgreSQL URI; either side of copy
+ * may be either backend, so history moves from one box's SQLite file to
+ * the fleet's PostgreSQL and back.
+ */
+#include "common.h"
+#include "cmd/cmd.h"
+#include "results/store.h"
+
+#include <getopt.h>
+
+static const char usage_text[] =
+	"usage: skillci store info [LOCATION]\n"
+	"       skillci store copy FROM TO\n"
+	"\n"
+	"Commands on the results store. A location is a SQLite file or a PostgreSQL URI\n"
+	"(postgresql://host/db?sslmode=…); the password comes from PGPASSWORD, ~/.pgpass\n"
+	"or a service file (PGSERVICE), never from the location.\n"
+	"\n"
+	"  info [LOCATION]  the backend, schema version and number of runs, units,\n"
+	"                   aggregates and shard results (default: $" SC_STORE_ENV ", else\n"
+	"                   " SC_STORE_DEFAULT_PATH ")\n"
+	"  copy FROM TO     copies every run, unit, aggregate and shard result of FROM into\n"
+	"                   TO (created, or brought to this skillci's schema); units whose\n"
+	"                   key TO holds already are kept, so a second copy changes nothing\n"
+	"\n"
+	"exit codes: 0 done, 2 bad usage, a missing store, a location with a password or a\n"
+	"newer schema, 3 the database failed or cannot be reached.\n";
+
+static int store_info(const char *location)
+{
+	struct sc_store *st = NULL;
+	struct sc_store_counts n;
+	int rc, err, version = 0;
+
+	if ((rc = sc_cmd_open_store(&st, location, true)))
+		return rc;
+	if ((err = sc_store_schema_version(st, &version)) < 0 ||
+	    (err = sc_store_counts(st, &n)) < 0) {
+		rc = sc_cmd_fail(SC_EIO);
+		goto done;
+	}
+	printf("store: %s\nbackend: %s\nschema version: %d\nruns: %lld\nunits: %lld\n"
+	       "aggregates: %lld\nshard results: %lld\n", sc_store_path(st), sc_store_backend(st),
+	       version, (long long)n.runs, (long long)n.units, (long long)n.aggregates,
+	       (long long)n.shards);
+done:
+	sc_store_free(st);
+	return rc;
+}
+
+static int store_copy(const char *from_loc, const char *to_loc)
+{
+	struct sc_store *from = NULL, *to = NULL;
+	struct sc_store_copy_stats stats;
+	int rc, err;
+
+	if (!strcmp(from_loc, to_loc))
+		return sc_cmd_usage_error("store", "FROM and TO are the same store");
+	if ((rc = sc_cmd_open_store(&from, from_loc, true)) ||
+	    (rc = sc_cmd_open_store(&to, to_loc, false)))
+		goto done;
+	if ((err = sc_store_copy(to, from, &stats)) < 0) {
+		rc = sc_cmd_fail(SC_EIO);
+		goto done;
+	}
+	printf("copied %lld runs, %lld units (%lld new), %lld aggregates and %lld shard results "
+	       "from %s to %s\n", (long long)stats.runs, (long long)stats.units,
+	       (long long)stats.new_units, (long long)stats.aggregates, (long long)stats.shards,
+	       sc_store_path(from), sc_store_path(to));
+done:
+	sc_store_free(from);
+	sc_store_free(to);
+	return rc;
+}
+
+int cmd_store(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	/* "+": options end at the subcommand */
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return SC_EXIT_OK;
+		}
+		return sc_cmd_usage_error("store", "unknown option");
+	}
+	if (optind >= argc)
+		return sc_cmd_usage_error("store", "name a subcommand: info or copy");
+	if (!strcmp(argv[optind], "info")) {
+		if (argc - optind > 2)
+			return sc_cmd_usage_error("store", "info takes at most one location");
+		return store_info(sc_store_location(argc - optind == 2 ? argv[optind + 1] : NULL, NULL));
+	}
+	if (!strcmp(argv[optind], "copy")) {
+		if (argc - optind != 3)
+			return sc_cmd_usage_error("store", "copy takes two locations: FROM TO");
+		return store_copy(argv[optind + 1], argv[optind + 2]);
+	}
+	return sc_cmd_usage_error("store", "unknown subcommand '%s' (info, copy)", argv[optind]);
+}
