@@ -236,7 +236,7 @@ typedef int (*sc_store_shard_cb)(const struct sc_store_shard *s, void *payload);
  */
 int sc_store_each_unit(struct sc_store *store, const struct sc_store_unit_filter *filter,
 		       sc_store_unit_cb cb, void *payload);
-/* Every run row, by finished_at then id. */
+/* Every run row, by finished_at, then in the order they were first stored. */
 int sc_store_each_run(struct sc_store *store, sc_store_run_cb cb, void *payload);
 /* Every aggregate of every run, by run, skill, variant, model. */
 int sc_store_each_aggregate(struct sc_store *store, sc_store_aggregate_cb cb, void *payload);

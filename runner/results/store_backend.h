@@ -124,14 +124,16 @@ enum sc_store_stmt {
 			       * under that key unless its verdict is "error" */
 	SC_ST_EACH_UNIT,      /* params skill (path or name), model, run_id (each NULL: any),
 			       * passing (0/1); columns UNIT_COLUMNS, by id */
-	SC_ST_EACH_RUN,       /* columns RUN_COLUMNS, by finished_at (NULL first), id */
+	SC_ST_EACH_RUN,       /* columns RUN_COLUMNS, by finished_at (NULL first), then in
+			       * the order the runs were first stored */
 	SC_ST_EACH_AGGREGATE, /* columns AGGREGATE_COLUMNS, by run_id, skill, variant, model */
 	SC_ST_EACH_SHARD,     /* params run_id (NULL: any); columns SHARD_COLUMNS,
 			       * by run_id, shard_index */
 	SC_ST_HISTORY,        /* params skill (path or name), model (NULL: any); columns
 			       * run_id, started_at, finished_at, then AGGREGATE_COLUMNS
-			       * without run_id; by finished_at (NULL first), run id,
-			       * skill, model, variant (baseline, base, head) */
+			       * without run_id; by finished_at (NULL first), the order
+			       * runs were first stored, skill, model, variant
+			       * (baseline, base, head) */
 	SC_ST_COUNT_RUNS,     /* column count(*) */
 	SC_ST_COUNT_UNITS,
 	SC_ST_COUNT_AGGREGATES,

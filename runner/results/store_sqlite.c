@@ -24,7 +24,9 @@ struct store_sqlite {
  * The schema, one entry per version: entry v-1 takes a store from version
  * v-1 to v. Version 1 is the schema of skillci before PostgreSQL; version
  * 2 makes the unit key unique (keeping, of the rows with one key, the
- * newest that is not an error, as lookups did) and adds run_shards.
+ * newest that is not an error, as lookups did) and adds run_shards. Runs
+ * of one finished_at are in insertion order: the rowid here, runs.seq in
+ * PostgreSQL.
  */
 static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE IF NOT EXISTS runs ("
@@ -92,7 +94,7 @@ static const char *const sql[SC_ST__COUNT] = {
 	" AND (?2 IS NULL OR model = ?2) AND (?3 IS NULL OR run_id = ?3)"
 	" AND (?4 = 0 OR verdict = 'pass') ORDER BY id",
 	[SC_ST_EACH_RUN] =
-	"SELECT " SC_STORE_RUN_COLUMNS " FROM runs ORDER BY finished_at NULLS FIRST, id",
+	"SELECT " SC_STORE_RUN_COLUMNS " FROM runs ORDER BY finished_at NULLS FIRST, rowid",
 	[SC_ST_EACH_AGGREGATE] =
 	"SELECT " SC_STORE_AGGREGATE_COLUMNS " FROM aggregates"
 	" ORDER BY run_id, skill, variant, model",
@@ -107,7 +109,7 @@ static const char *const sql[SC_ST__COUNT] = {
 	" FROM aggregates a JOIN runs r ON r.id = a.run_id"
 	" WHERE (?1 IS NULL OR a.skill = ?1 OR a.skill_name = ?1)"
 	"   AND (?2 IS NULL OR a.model = ?2)"
-	" ORDER BY r.finished_at NULLS FIRST, r.id, a.skill, a.model,"
+	" ORDER BY r.finished_at NULLS FIRST, r.rowid, a.skill, a.model,"
 	"   CASE a.variant WHEN 'baseline' THEN 0 WHEN 'base' THEN 1 ELSE 2 END",
 	[SC_ST_COUNT_RUNS] = "SELECT count(*) FROM runs",
 	[SC_ST_COUNT_UNITS] = "SELECT count(*) FROM units",

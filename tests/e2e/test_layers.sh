@@ -41,7 +41,9 @@ plant runner/pipeline/gate.c '#include "kernel/harness.h"' \
 plant runner/format/yaml.c '#include "results/results.h"' \
 	"a format wrapper including results" 'format may not include results'
 plant runner/skills/skill.c '#include <sqlite3.h>' \
-	"SQLite outside its wrapper" 'only runner/results/store.c may include <sqlite3.h>'
+	"SQLite outside its wrapper" 'only runner/results/store_sqlite.c may include <sqlite3.h>'
+plant runner/results/store.c '#include <libpq-fe.h>' \
+	"libpq outside its wrapper (even in the store)" 'only runner/results/store_pg.c may include <libpq-fe.h>'
 plant runner/eval/eval.c '  #  include "cmd/cmd.h"' \
 	"a spaced include" 'eval may not include cmd'
 plant runner/eval/eval.c '%:include "cmd/cmd.h"' \

@@ -336,7 +336,7 @@ static void test_history_orders_runs_and_filters(void **state)
 	assert_int_equal(sc_store_begin(s), 0);
 	put_run(s, "r2", "2026-01-02T00:00:00Z");
 	put_run(s, "r1", "2026-01-01T00:00:00Z");
-	put_run(s, "R0", "2026-01-01T00:00:00Z");  /* same time: by id, bytes ("R" < "r") */
+	put_run(s, "r0", "2026-01-01T00:00:00Z");  /* same time: in the order stored */
 	sc_store_aggregate_init(&a);
 	a.skill = (char *)"skills/demo";
 	a.skill_name = (char *)"demo";
@@ -353,7 +353,7 @@ static void test_history_orders_runs_and_filters(void **state)
 	a.pass_rate = 0.5;
 	assert_int_equal(sc_store_put_aggregate(s, "r1", &a), 0);
 	a.pass_rate = 0.25;
-	assert_int_equal(sc_store_put_aggregate(s, "R0", &a), 0);
+	assert_int_equal(sc_store_put_aggregate(s, "r0", &a), 0);
 	a.model = (char *)"m2";
 	a.pass_rate = 0.5;
 	assert_int_equal(sc_store_put_aggregate(s, "r1", &a), 0);
@@ -361,9 +361,10 @@ static void test_history_orders_runs_and_filters(void **state)
 
 	assert_int_equal(sc_store_history(s, &pts, &n, NULL, "m1"), 0);
 	assert_int_equal(n, 4);
-	assert_string_equal(pts[0].run_id, "R0");   /* oldest first, then by id */
-	assert_string_equal(pts[1].run_id, "r1");
-	assert_true(pts[1].agg.pass_rate == 0.5);
+	assert_string_equal(pts[0].run_id, "r1");   /* oldest first, then as stored */
+	assert_string_equal(pts[1].run_id, "r0");
+	assert_true(pts[0].agg.pass_rate == 0.5);
+	assert_true(pts[1].agg.pass_rate == 0.25);
 	assert_string_equal(pts[1].started_at, "2026-01-01T00:00:00Z");
 	assert_string_equal(pts[2].agg.variant, "baseline");  /* variant order */
 	assert_string_equal(pts[3].agg.variant, "head");
