@@ -488,6 +488,10 @@ int cmd_merge(int argc, char **argv)
 	args[nargs++] = (char *)markdown;
 	args[nargs++] = (char *)"--html";
 	args[nargs++] = html;
+	if (store) {
+		args[nargs++] = (char *)"--store";
+		args[nargs++] = (char *)sc_store_location(o.store, cfg.store_path);
+	}
 	if (o.comment)
 		args[nargs++] = (char *)"--comment";
 	args[nargs] = NULL;

@@ -20,6 +20,7 @@
 #include "reporters/report_junit.h"
 #include "reporters/report_md.h"
 #include "reporters/report_term.h"
+#include "results/store.h"
 
 #include <getopt.h>
 #include <unistd.h>
@@ -27,7 +28,8 @@
 static const char usage[] =
 	"usage: skillci report RESULTS.json [--base BASE.json] [--junit FILE] [--markdown FILE]\n"
 	"                      [--markdown-full FILE] [--html DIR] [--json FILE]\n"
-	"                      [--history R.json...] [--comment] [--junit-file-attrs]\n"
+	"                      [--history R.json...] [--store LOCATION] [--comment]\n"
+	"                      [--junit-file-attrs]\n"
 	"\n"
 	"Renders reports from results JSON; evaluates nothing.\n"
 	"\n"
@@ -39,6 +41,8 @@ static const char usage[] =
 	"  --html DIR           DIR/report.html (self-contained) and DIR/index.html (history charts)\n"
 	"  --json FILE          the results as read (and combined with --base), normalised\n"
 	"  --history FILES...   more results files whose aggregates make the history on index.html\n"
+	"  --store LOCATION     also the history of these skills from the results store (a SQLite\n"
+	"                       file or postgresql://…): every stored run's aggregates\n"
 	"  --comment            create or update the sticky PR comment (GITHUB_TOKEN,\n"
 	"                       GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_API_URL)\n"
 	"\n"
@@ -49,14 +53,14 @@ static const char usage[] =
 	"3 a report could not be written or GitHub could not be reached.\n";
 
 struct opts {
-	const char *results, *base, *junit, *markdown, *markdown_full, *html, *json;
+	const char *results, *base, *junit, *markdown, *markdown_full, *html, *json, *store;
 	bool comment, file_attrs, history;
 	const char **history_files;
 	size_t nhistory;
 };
 
 enum { OPT_BASE = 256, OPT_JUNIT, OPT_MARKDOWN, OPT_MARKDOWN_FULL, OPT_HTML, OPT_JSON,
-       OPT_COMMENT, OPT_FILE_ATTRS };
+       OPT_COMMENT, OPT_FILE_ATTRS, OPT_STORE };
 
 /*
  * Parses the command line. --history takes every following argument up to
@@ -74,6 +78,7 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "comment", no_argument, NULL, OPT_COMMENT },
 		{ "junit-file-attrs", no_argument, NULL, OPT_FILE_ATTRS },
+		{ "store", required_argument, NULL, OPT_STORE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +113,7 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_COMMENT: o->comment = true; break;
 		case OPT_FILE_ATTRS: o->file_attrs = true; break;
+		case OPT_STORE: o->store = optarg; break;
 		case ':':
 			return sc_cmd_usage_error("report", "option '%s' needs a value", rest[optind - 1]);
 		default:
@@ -122,6 +128,8 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		return sc_cmd_usage_error("report", "a results JSON file is required");
 	if (o->history && !o->html)
 		return sc_cmd_usage_error("report", "--history needs --html DIR (the index page goes there)");
+	if (o->store && !o->html)
+		return sc_cmd_usage_error("report", "--store needs --html DIR (the index page goes there)");
 	return 0;
 }
 
@@ -230,13 +238,64 @@ done:
 	return rc;
 }
 
-/* Builds DIR/index.html from the history of r and the --history files. */
+/* True when run_id is r's or one of the n files' run. */
+static bool known_run(const char *run_id, const struct sc_results *r,
+		      const struct sc_results *more, size_t n)
+{
+	if (sc_streq(run_id, r->run.id))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (sc_streq(run_id, more[i].run.id))
+			return true;
+	return false;
+}
+
+/*
+ * Adds to the history the stored aggregates of the skills in r (a run
+ * given as a file too counts once: the file's). The points borrow from
+ * *stored (free with sc_store_points_free()).
+ */
+static int add_store_history(struct sc_history_point **points, size_t *n, size_t *alloc,
+			     struct sc_store_point **stored, size_t *nstored, const char *location,
+			     const struct sc_results *r, const struct sc_results *more, size_t nmore)
+{
+	struct sc_store *st = NULL;
+	int rc, err;
+
+	if ((rc = sc_cmd_open_store(&st, location, true)))
+		return rc;
+	err = sc_store_history(st, stored, nstored, NULL, NULL);
+	sc_store_free(st);
+	if (err < 0)
+		return sc_cmd_fail(SC_EIO);
+	for (size_t i = 0; i < *nstored && *n < SC_REPORT_MAX_HISTORY; i++) {
+		const struct sc_store_point *sp = &(*stored)[i];
+		struct sc_history_point *p;
+		if (!sc_results_find_skill(r, sp->agg.skill) ||
+		    known_run(sp->run_id, r, more, nmore))
+			continue;
+		SC_GROW(*points, *alloc, *n + 1);
+		p = &(*points)[(*n)++];
+		p->skill = sp->agg.skill;
+		p->model = sp->agg.model;
+		p->variant = sp->agg.variant;
+		p->run_id = sp->run_id;
+		p->time = sp->started_at ? sp->started_at : sp->finished_at ? sp->finished_at : "";
+		p->pass_rate = sp->agg.pass_rate;
+		p->speedup = sp->agg.speedup_geomean;
+	}
+	return 0;
+}
+
+/* Builds DIR/index.html from the history of r, the --history files and
+ * the --store. */
 static int write_index(const char *dir, const struct sc_results *r, const struct opts *o)
 {
 	struct sc_results *more = sc_xcalloc(o->nhistory + 1, sizeof(*more));
 	struct sc_history_point *points = NULL;
+	struct sc_store_point *stored = NULL;
 	struct sc_buf page = SC_BUF_INIT, path = SC_BUF_INIT;
-	size_t n = 0, alloc = 0, loaded = 0;
+	size_t n = 0, alloc = 0, loaded = 0, nstored = 0;
 	int rc = 0, err;
 
 	for (size_t i = 0; i < o->nhistory; i++) {
@@ -251,6 +310,9 @@ static int write_index(const char *dir, const struct sc_results *r, const struct
 		sc_report_history_add(&points, &n, &alloc, &more[i]);
 	}
 	sc_report_history_add(&points, &n, &alloc, r);
+	if (o->store && (rc = add_store_history(&points, &n, &alloc, &stored, &nstored, o->store, r,
+						more, loaded)))
+		goto done;
 	sc_report_html_index(&page, points, n, "report.html");
 	sc_path_join(&path, dir, "index.html");
 	rc = write_report(path.ptr, &page);
@@ -259,6 +321,7 @@ done:
 		sc_results_release(&more[i]);
 	free(more);
 	free(points);
+	sc_store_points_free(stored, nstored);
 	sc_buf_release(&page);
 	sc_buf_release(&path);
 	return rc;

@@ -716,7 +716,7 @@ static char *html_dir(const char *path)
  * report` (the same code, the same files). Returns its exit code.
  */
 static int render_reports(const char *json, const char *junit, const char *markdown,
-			  const char *html, bool comment)
+			  const char *html, bool comment, const char *store)
 {
 	char *args[16];
 	int n = 0;
@@ -734,6 +734,11 @@ static int render_reports(const char *json, const char *junit, const char *markd
 	if (html) {
 		args[n++] = (char *)"--html";
 		args[n++] = (char *)html;
+		if (store) {
+			/* the history charts of index.html come from the store */
+			args[n++] = (char *)"--store";
+			args[n++] = (char *)store;
+		}
 	}
 	if (comment)
 		args[n++] = (char *)"--comment";
@@ -1163,7 +1168,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((err = sc_results_save(&res, json)) < 0)
 		goto fail;
-	if ((rc = render_reports(json, junit, markdown, html, o.comment)))
+	if ((rc = render_reports(json, junit, markdown, html, o.comment, store_path)))
 		goto done;
 	fprintf(stderr, "reports: %s, %s, %s/report.html, %s\n", junit, markdown, html, json);
 

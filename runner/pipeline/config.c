@@ -9,6 +9,7 @@
 #include "pipeline/config.h"
 #include "diag.h"
 #include "format/yaml.h"
+#include "results/store.h"
 
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -452,9 +453,22 @@ static void h_cache(struct ctx *c, const struct sc_yaml_node *v, const char *key
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
 
+/* A SQLite path or a PostgreSQL URI; one with a password is an error here,
+ * at its line, and is not kept. */
 static void h_store_path(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_str(c, v, key, &c->cfg->store_path);
+	char *loc = NULL;
+
+	if (!get_str(c, v, key, &loc))
+		return;
+	if (sc_store_check_location(loc) < 0) {
+		report(c, SC_SEV_ERROR, v, "config-value", "'%s': %s", key, sc_error_last());
+		sc_error_clear();
+		free(loc);
+		return;
+	}
+	free(c->cfg->store_path);
+	c->cfg->store_path = loc;
 }
 
 static void h_store(struct ctx *c, const struct sc_yaml_node *v, const char *key)
