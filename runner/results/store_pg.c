@@ -673,10 +673,21 @@ static int migrate(struct store_pg *s)
 	if (exec_cmd(s, "BEGIN", "begin transaction", &err) != F_NONE)
 		return err;
 	if (exec_cmd(s, "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK ")", "lock the schema",
-		     &err) != F_NONE ||
-	    exec_cmd(s, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
-		     "create schema", &err) != F_NONE)
+		     &err) != F_NONE)
 		goto done;
+	/* CREATE … IF NOT EXISTS would need the CREATE privilege even when the
+	 * table is there: a role that may only read and write is fine once
+	 * the schema is current. */
+	res = PQexec(s->conn, "SELECT to_regclass('schema_version') IS NULL");
+	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		fail(s, res, "read schema version", &err);
+		goto done;
+	}
+	if (!strcmp(PQgetvalue(res, 0, 0), "t") &&
+	    exec_cmd(s, "CREATE TABLE schema_version (version INTEGER NOT NULL)", "create schema",
+		     &err) != F_NONE)
+		goto done;
+	PQclear(res);
 	res = PQexec(s->conn, sql[SC_ST_SCHEMA_VERSION]);
 	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
 		fail(s, res, "read schema version", &err);

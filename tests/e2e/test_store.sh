@@ -153,6 +153,11 @@ expect_exit 0 "PGPASSWORD from the environment connects over TCP"
 pg_sql fleet "SELECT r.*, u.* FROM runs r JOIN units u ON u.run_id = r.id" > "$T/fleet-rows.txt"
 check "the password is in no output, report or store row" sh -c \
 	"test -s '$T/fleet-rows.txt' && ! grep -q fleet-secret '$T/.out' '$T/.err' '$T/tcp.json' '$T/fleet-rows.txt'"
+pg_sql "$DB" "GRANT USAGE ON SCHEMA public TO fleet; GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO fleet; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO fleet" > /dev/null
+run env PGPASSWORD=fleet-secret "$SKILLCI" eval skills/greeter -m $M --runs 2 --no-cache \
+	--store "$(pg_tcp_url "$DB" fleet)"
+expect_exit 0 "a role that may only read and write (no CREATE) uses a current store"
+expect_out_contains "(0 evaluated, 24 reused)" "and reuses what is there"
 printf '127.0.0.1:%s:fleet:fleet:fleet-secret\n' "$PG_PORT" > "$T/pgpass"
 chmod 600 "$T/pgpass"
 printf '[ci-fleet]\nhost=127.0.0.1\nport=%s\ndbname=fleet\nuser=fleet\n' "$PG_PORT" > "$T/pg_service.conf"

@@ -643,7 +643,7 @@ static void test_copy_between_backends(void **state)
 	assert_int_equal(sc_store_open(&sa, a.location), 0);
 	assert_int_equal(sc_store_begin(sa), 0);
 	for (int r = 0; r < 3; r++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof(id), "r%d", r);
 		put_run(sa, id, r == 1 ? "2026-01-02T00:00:00Z" : "2026-01-01T00:00:00Z");
 		sc_store_aggregate_init(&agg);
