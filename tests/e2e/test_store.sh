@@ -202,6 +202,34 @@ wait "$holder" 2>/dev/null
 run "$SKILLCI" eval skills/greeter -m $M --runs 4 --store "$PG" --no-cache
 expect_exit 0 "with the lock gone the same eval runs"
 
+# ---- the connection cut at chosen points ---------------------------------------------
+# A proxy between skillci and the server (tests/fakes/tcp_cut.py) cuts the
+# connection once: in the middle of the units' transaction, right after
+# COMMIT reached the server (its answer lost), during a lookup. Each time
+# skillci reconnects, sends again, and the store ends with every unit,
+# the run and its aggregates exactly once.
+cut_case() {  # cut_case NAME PATTERN NTH WHEN
+	cdb=$(printf "cut_%s_%s" "$1" "$$" | tr - _)
+	pg_sql postgres "CREATE DATABASE $cdb OWNER fleet" > /dev/null
+	rm -f "$T/cut.port" "$T/cut.log"
+	python3 "$SKILLCI_ROOT/tests/fakes/tcp_cut.py" --target "$PG_PORT" --port-file "$T/cut.port" \
+		--pattern "$2" --nth "$3" --when "$4" --log "$T/cut.log" &
+	cut_pid=$!
+	for _ in $(seq 1 100); do [ -s "$T/cut.port" ] && break; sleep 0.05; done
+	run env PGPASSWORD=fleet-secret "$SKILLCI" eval skills/greeter -m $M --no-cache \
+		--store "postgresql://fleet@127.0.0.1:$(cat "$T/cut.port")/$cdb"
+	kill "$cut_pid" 2>/dev/null
+	wait "$cut_pid" 2>/dev/null
+	expect_exit 0 "$1: the eval finishes"
+	check "$1: the connection was cut" grep -q cut "$T/cut.log"
+	expect_err_contains "reconnecting" "$1: skillci reconnected"
+	check "$1: 12 units, 1 run, 2 aggregates, each once" test \
+		"$(pg_sql "$cdb" "SELECT (SELECT count(*) FROM units) || ' ' || (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM aggregates)")" = "12 1 2"
+}
+cut_case mid-transaction 'skillci_1\x00' 3 before
+cut_case commit-answer-lost 'COMMIT\x00' 2 after
+cut_case during-a-lookup 'skillci_4\x00' 2 before
+
 # ---- merge --run names what is missing ------------------------------------------------
 run "$SKILLCI" merge --run nosuch --store "$PG"
 expect_exit 2 "merge --run of a run the store does not have"
