@@ -11,8 +11,9 @@ Every connection is relayed to 127.0.0.1:PORT. In the client's stream the
 N-th occurrence (counted over all connections) of TEXT (Python escapes,
 e.g. 'COMMIT\\x00') triggers the cut, once: "before" closes both sides
 without sending the chunk that holds it (the server never sees it);
-"after" sends the chunk to the server and closes both sides at once, so
-the server acts on it but the client never gets the answer. Later
+"after" closes the client's side, then sends the chunk to the server and
+closes that side too, so the server acts on it but the client never gets
+the answer. Later
 connections are relayed untouched. The log gets one line: "cut" when the
 cut was made.
 """
@@ -43,6 +44,12 @@ def pipe(src, dst, watch, args, both):
                         if STATE["seen"] >= args.nth:
                             STATE["cut"] = True
                             if args.when == "after":
+                                # the client first, so that no answer can
+                                # reach it; then the server gets the chunk
+                                try:
+                                    src.shutdown(socket.SHUT_RDWR)
+                                except OSError:
+                                    pass
                                 dst.sendall(data)
                             if args.log:
                                 with open(args.log, "a") as f:
