@@ -644,6 +644,7 @@ int cmd_eval(int argc, char **argv)
 	if (!rubric_file && cfg.judge_rubric)
 		sc_buf_sets(&rubric, cfg.judge_rubric);
 	max_error_share = cfg.gate.error_share;
+	opt.alpha = cfg.gate.alpha;
 	if (offline && !cache_dir) {
 		rc = sc_cmd_usage_error("eval", "--offline needs the response cache");
 		goto done;

@@ -210,10 +210,10 @@ static void set_str(char **dst, const char *s)
  * their units are moved out), with the id run_id (NULL: a new one): the
  * first shard's frame, every unit, the
  * earliest start and latest finish, summed request counts, then fresh
- * aggregates and comparisons.
+ * aggregates and comparisons (significance at alpha).
  */
 static void merge_into(struct sc_results *out, struct sc_results *sh, const size_t *order, size_t n,
-		       const char *run_id)
+		       const char *run_id, double alpha)
 {
 	size_t total = 0, at = 0;
 	int64_t requests = 0, cache_hits = 0, wall = 0;
@@ -263,7 +263,7 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 	out->run.shard_count = 1;
 	out->sorted = false;
 	sc_results_sort(out);
-	sc_eval_aggregate(out);
+	sc_eval_aggregate(out, alpha);
 	out->totals.requests = requests;
 	out->totals.cache_hits = cache_hits;
 	out->totals.wall_ms = wall;
@@ -430,28 +430,10 @@ int cmd_merge(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	merge_into(&res, sh, order, n, o.run_id);
-	{
-		/* Failures the numbers cannot show (an invalid SKILL.md) are in
-		 * every shard's gate: keep them across the recomputation. */
-		struct sc_results_gate kept = res.gate;
-		memset(&res.gate, 0, sizeof(res.gate));
-		gate_rc = sc_gate_apply(&res, &cfg.gate);
-		for (size_t i = 0; i < kept.nfailures; i++)
-			if (sc_streq(kept.failures[i].rule, "skill_invalid"))
-				gate_rc = sc_gate_add(&res, kept.failures[i].skill,
-						      kept.failures[i].model && *kept.failures[i].model
-						      ? kept.failures[i].model : NULL,
-						      kept.failures[i].rule, kept.failures[i].message);
-		for (size_t i = 0; i < kept.nfailures; i++) {
-			free(kept.failures[i].skill);
-			free(kept.failures[i].model);
-			free(kept.failures[i].rule);
-			free(kept.failures[i].message);
-		}
-		free(kept.failures);
-	}
-	sc_results_sort(&res);
+	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);
+	/* The skills' findings come with every shard: the validity check is
+	 * decided again from them, like every other check. */
+	gate_rc = sc_gate_apply(&res, &cfg.gate);
 
 	if (o.report_dir) {
 		sc_path_join(&rdir[0], o.report_dir, "junit.xml");

@@ -20,6 +20,7 @@
 #include "pipeline/config.h"
 #include "diag.h"
 #include "eval/eval.h"
+#include "pipeline/findings.h"
 #include "pipeline/gate.h"
 #include "kernelrun/kernelops.h"
 #include "git/ghevent.h"
@@ -108,8 +109,8 @@ struct side {
 	char hash[65];
 	bool baseline;      /* evaluate the baseline with this side (head) */
 	bool loaded;
-	char *invalid;      /* the first error in its SKILL.md, or NULL */
-	bool unreadable;    /* invalid says why the side could not be read at all */
+	struct sc_diags findings;  /* its own: SKILL.md, test files, writing it out; repo paths */
+	bool unreadable;    /* the side could not be read at all (a finding says why) */
 };
 
 /*
@@ -385,11 +386,12 @@ static size_t print_diags(struct sc_diags *d)
  */
 static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_path,
 		     const char *root, const char *side_name, const char *shown_path,
-		     const struct sc_config *cfg, const char *repo_root, struct sc_diags *diags)
+		     const struct sc_config *cfg, const char *repo_root)
 {
 	struct sc_buf dir = SC_BUF_INIT, sub = SC_BUF_INIT;
 	const char *rel = strcmp(git_path, ".") ? git_path : "";
 	const struct sc_config_skill *man;
+	struct sc_diags mine = SC_DIAGS_INIT;
 	int err;
 
 	sc_path_join(&sub, root, side_name);
@@ -399,37 +401,17 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 		sc_buf_sets(&dir, sub.ptr);
 	if ((err = sc_mkdir_p(dir.ptr)) < 0)
 		goto done;
-	if ((err = sc_git_materialize(tree, rel, dir.ptr, NULL, diags)) < 0)
+	if ((err = sc_git_materialize(tree, rel, dir.ptr, NULL, &mine)) < 0)
 		goto done;
-	{
-		struct sc_diags mine = SC_DIAGS_INIT;
-		err = sc_skill_load(&s->skill, dir.ptr, &mine, 0);
-		sc_diags_sort(&mine);
-		for (size_t i = 0; i < mine.n; i++) {
-			const struct sc_diag *d = &mine.items[i];
-			/* findings name the written-out file: show the repository path */
-			sc_buf_clear(&sub);
-			sc_path_join(&sub, shown_path, d->file + (strlen(d->file) > dir.len &&
-								   !strncmp(d->file, dir.ptr, dir.len)
-								   ? dir.len + 1 : 0));
-			if (d->sev == SC_SEV_ERROR && !s->invalid) {
-				struct sc_buf m = SC_BUF_INIT;
-				sc_buf_printf(&m, "%s:%zu: %s", sub.ptr, d->line, d->message);
-				s->invalid = sc_buf_detach(&m, NULL);
-			}
-			sc_diags_add(diags, d->sev, sub.ptr, d->line, d->code, "%s", d->message);
-		}
-		sc_diags_release(&mine);
-		if (err < 0)
-			goto done;
-	}
-	if ((err = sc_tests_load_skill(&s->tests, dir.ptr, diags)) < 0)
+	if ((err = sc_skill_load(&s->skill, dir.ptr, &mine, 0)) < 0)
+		goto done;
+	if ((err = sc_tests_load_skill(&s->tests, dir.ptr, &mine)) < 0)
 		goto done;
 	man = sc_config_find_skill(cfg, *rel ? rel : ".");
 	if (man && (err = sc_tests_load_manifest(&s->tests, &man->tests, &man->fixtures, repo_root,
 						 cfg->fixtures_dir, dir.ptr,
 						 cfg->path ? cfg->path : SC_CONFIG_FILE, man->line,
-						 diags)) < 0)
+						 &mine)) < 0)
 		goto done;
 	if ((err = sc_eval_skill_hash(s->hash, &s->skill)) < 0)
 		goto done;
@@ -438,6 +420,20 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 	s->es.tests = &s->tests;
 	s->loaded = true;
 done:
+	/* Findings name the written-out files: show the repository path (the
+	 * head's for both sides, so the two sides compare). */
+	for (size_t i = 0; i < mine.n; i++) {
+		const struct sc_diag *d = &mine.items[i];
+		bool inside = strlen(d->file) > dir.len && !strncmp(d->file, dir.ptr, dir.len) &&
+			      d->file[dir.len] == '/';
+		sc_buf_clear(&sub);
+		if (inside)
+			sc_path_join(&sub, shown_path, d->file + dir.len + 1);
+		else
+			sc_buf_sets(&sub, d->file);
+		sc_diags_add(&s->findings, d->sev, sub.ptr, d->line, d->code, "%s", d->message);
+	}
+	sc_diags_release(&mine);
 	sc_buf_release(&dir);
 	sc_buf_release(&sub);
 	return err;
@@ -450,21 +446,13 @@ done:
  * skills are still checked. Returns 0 for such an input error, or err
  * itself for anything else (disk, git, memory), which stops the run.
  */
-static int side_unreadable(struct side *s, int err, const char *path, const char *side_name,
-			   struct sc_diags *diags)
+static int side_unreadable(struct side *s, int err, const char *path)
 {
-	struct sc_buf m = SC_BUF_INIT;
-
 	if (err != SC_EUNSAFE && err != SC_ELIMIT && err != SC_EINVAL && err != SC_EPARSE &&
 	    err != SC_ENOTFOUND)
 		return err;
-	sc_diags_add(diags, SC_SEV_ERROR, path, 0, "skill-unreadable",
-		     "the %s side cannot be read, so it is not evaluated: %s", side_name,
-		     sc_error_last());
-	if (!s->invalid) {
-		sc_buf_printf(&m, "%s (%s): %s", path, side_name, sc_error_last());
-		s->invalid = sc_buf_detach(&m, NULL);
-	}
+	sc_diags_add(&s->findings, SC_SEV_ERROR, path, 0, "skill-unreadable",
+		     "the skill cannot be read, so it is not evaluated: %s", sc_error_last());
 	s->loaded = false;
 	s->unreadable = true;
 	sc_error_clear();
@@ -944,18 +932,32 @@ int cmd_run(int argc, char **argv)
 		b->es.variant = "base";
 		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
 		    (err = load_side(h, thead, cs->path, workdir.ptr, "head", cs->path, &cfg,
-				     repo_root, &diags)) < 0 &&
-		    (err = side_unreadable(h, err, cs->path, "head", &diags)) < 0)
+				     repo_root)) < 0 &&
+		    (err = side_unreadable(h, err, cs->path)) < 0)
 			goto fail;
 		if (cs->status != SC_CHANGE_DELETED && cs->status != SC_CHANGE_ADDED &&
 		    cs->base_tree[0] &&
 		    (err = load_side(b, tbase, cs->old_path ? cs->old_path : cs->path, workdir.ptr,
-				     "base", cs->path, &cfg, repo_root, &diags)) < 0 &&
-		    (err = side_unreadable(b, err, cs->path, "base", &diags)) < 0)
+				     "base", cs->path, &cfg, repo_root)) < 0 &&
+		    (err = side_unreadable(b, err, cs->path)) < 0)
 			goto fail;
 	}
-	print_diags(&diags);
-	sc_diags_release(&diags);
+	/* The results entry of each changed skill, its findings compared
+	 * across the sides and printed with their side and state. */
+	res.skills = sc_xcalloc(changed.n ? changed.n : 1, sizeof(*res.skills));
+	res.nskills = changed.n;
+	for (size_t i = 0; i < changed.n; i++) {
+		struct sc_results_skill *rs = &res.skills[i];
+		const struct side *h = &sides[2 * i], *b = &sides[2 * i + 1];
+		fill_skill(rs, &changed.items[i], h, b);
+		sc_findings_compare(rs, b->loaded || b->unreadable ? &b->findings : NULL,
+				    &h->findings);
+		for (size_t f = 0; f < rs->nfindings; f++) {
+			sc_buf_clear(&tmp);
+			sc_findings_format(&tmp, &rs->findings[f]);
+			fprintf(stderr, "%s\n", tmp.ptr);
+		}
+	}
 	{
 		const struct sc_test_set **sets = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*sets));
 		size_t nsets = 0;
@@ -1121,30 +1123,16 @@ int cmd_run(int argc, char **argv)
 	res.run.mode = sc_xstrdup(w.mode ? w.mode : "none");
 	if (kops_ready)
 		sc_kernelops_describe(&kops, &res.run);
-	res.skills = sc_xcalloc(changed.n ? changed.n : 1, sizeof(*res.skills));
-	res.nskills = changed.n;
-	for (size_t i = 0; i < changed.n; i++)
-		fill_skill(&res.skills[i], &changed.items[i], &sides[2 * i], &sides[2 * i + 1]);
 	res.units = w.units;
 	res.nunits = w.nunits;
 	w.units = NULL;
 	w.nunits = 0;
 	sc_results_sort(&res);
-	sc_eval_aggregate(&res);
+	sc_eval_aggregate(&res, cfg.gate.alpha);
 	res.totals.requests = w.requests;
 	res.totals.cache_hits = w.cache_hits;
 	res.totals.wall_ms = sc_now_ms() - t0;
 	gate_rc = sc_gate_apply(&res, &cfg.gate);
-	for (size_t i = 0; i < changed.n; i++)
-		if (sides[2 * i].invalid) {
-			sc_buf_clear(&tmp);
-			sc_buf_printf(&tmp, sides[2 * i].unreadable
-				      ? "the head cannot be read, so it was not evaluated: %s"
-				      : "the head SKILL.md breaks the Agent Skills rules: %s",
-				      sides[2 * i].invalid);
-			gate_rc = sc_gate_add(&res, changed.items[i].path, NULL, "skill_invalid", tmp.ptr);
-		}
-	sc_results_sort(&res);
 
 	/* Store, results JSON, reports. */
 	if ((err = store_run(store, &res, json)) < 0)
@@ -1210,7 +1198,7 @@ done:
 		sc_rm_rf(workdir.ptr);
 	for (size_t i = 0; sides && i < 2 * changed.n; i++) {
 		sc_skill_release(&sides[i].skill);
-		free(sides[i].invalid);
+		sc_diags_release(&sides[i].findings);
 		sc_test_set_release(&sides[i].tests);
 	}
 	free(sides);

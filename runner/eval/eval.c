@@ -9,6 +9,7 @@
 #include "common.h"
 #include "eval/eval.h"
 #include "providers/provider.h"
+#include "results/compare.h"
 #include "results/results.h"
 #include "sha256.h"
 #include "skills/skill.h"
@@ -83,6 +84,7 @@ void sc_eval_options_init(struct sc_eval_options *opt)
 	opt->reuse = true;
 	opt->kind = "eval";
 	opt->store_aggregates = true;
+	opt->alpha = SC_COMPARE_DEFAULT_ALPHA;
 }
 
 void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
@@ -1004,7 +1006,7 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 		goto done;
 
 	out->run.finished_at = sc_eval_now_iso();
-	sc_eval_aggregate(out);
+	sc_eval_aggregate(out, opt->alpha);
 	out->totals.requests = c.requests;
 	out->totals.cache_hits = c.cache_hits;
 	out->totals.wall_ms = sc_now_ms() - t_start;
@@ -1112,12 +1114,15 @@ static const struct sc_results_aggregate *find_agg(const struct sc_results *r, c
 	return NULL;
 }
 
-/* Pairs the units of from and to by (test_id, run_index) and fills c. */
+/*
+ * Pairs the units of from and to by (test_id, run_index) and fills c
+ * through the one comparison code path (results/compare.h) at alpha.
+ */
 static void compare_one(struct sc_results_comparison *c, const struct sc_results *r,
 			const struct sc_results_aggregate *from,
-			const struct sc_results_aggregate *to)
+			const struct sc_results_aggregate *to, double alpha)
 {
-	size_t n = 0, fp = 0, tp = 0, from_only = 0, to_only = 0;
+	struct sc_compare_pairs pairs = { 0, 0, 0, 0, 0 };
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *a = &r->units[i];
@@ -1131,45 +1136,27 @@ static void compare_one(struct sc_results_comparison *c, const struct sc_results
 				continue;
 			ap = !strcmp(a->verdict, "pass");
 			bp = !strcmp(b->verdict, "pass");
-			n++;
-			fp += ap;
-			tp += bp;
-			from_only += ap && !bp;
-			to_only += bp && !ap;
+			pairs.n++;
+			pairs.from_pass += ap;
+			pairs.to_pass += bp;
+			pairs.from_only += ap && !bp;
+			pairs.to_only += bp && !ap;
 			break;
 		}
 	}
-	c->paired_n = (int64_t)n;
-	c->to_only = (int64_t)to_only;
-	c->from_only = (int64_t)from_only;
-	if (n) {
-		c->from_pass_rate = (double)fp / (double)n;
-		c->to_pass_rate = (double)tp / (double)n;
-		c->pass_rate_delta = c->to_pass_rate - c->from_pass_rate;
-		c->p_value = sc_stats_mcnemar_p(from_only, to_only);
-		c->significant = c->p_value < 0.05;
-	}
-	if (!isnan(from->mean_tokens) && !isnan(to->mean_tokens) && from->mean_tokens > 0)
-		c->tokens_delta_pct = (to->mean_tokens - from->mean_tokens) / from->mean_tokens * 100.0;
-	if (!isnan(from->speedup_geomean) && !isnan(to->speedup_geomean))
-		c->speedup_ratio = to->speedup_geomean / from->speedup_geomean;
-	if (!isnan(from->judge_mean) && !isnan(to->judge_mean))
-		c->judge_delta = to->judge_mean - from->judge_mean;
-	if (!strcmp(from->variant, "baseline") && n) {
-		c->skill_lift = sc_stats_skill_lift(c->to_pass_rate, c->from_pass_rate);
-		c->token_savings = sc_stats_token_savings(isnan(to->mean_tokens) ? 0 : to->mean_tokens,
-							  isnan(from->mean_tokens) ? 0 : from->mean_tokens);
-		c->is_beneficial = sc_stats_is_beneficial(c->skill_lift, c->token_savings);
-	}
+	sc_compare_fill(c, from, to, &pairs, alpha);
 }
 
-void sc_eval_aggregate(struct sc_results *r)
+void sc_eval_aggregate(struct sc_results *r, double alpha)
 {
 	static const char *const pairs[][2] = {
 		{ "baseline", "head" }, { "base", "head" }, { "baseline", "base" },
 	};
 	size_t alloc = 0, calloc_ = 0;
 	struct sc_results_totals *t = &r->totals;
+
+	r->run.alpha = sc_compare_alpha(alpha);
+	alpha = r->run.alpha;
 
 	for (size_t i = 0; i < r->naggregates; i++) {
 		free(r->aggregates[i].skill);
@@ -1234,7 +1221,7 @@ void sc_eval_aggregate(struct sc_results *r)
 			c->model = sc_xstrdup(to->model);
 			c->from = sc_xstrdup(from->variant);
 			c->to = sc_xstrdup(to->variant);
-			compare_one(c, r, from, to);
+			compare_one(c, r, from, to, alpha);
 			/* the array may have moved: re-find 'to' for the next pair */
 			to = &r->aggregates[i];
 		}

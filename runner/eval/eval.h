@@ -116,6 +116,9 @@ struct sc_eval_options {
 	 * true); false when the caller evaluates a run in several calls and
 	 * writes the aggregates of the whole run itself. */
 	bool store_aggregates;
+	/* Significance level of the paired comparisons (gate.alpha;
+	 * default SC_COMPARE_DEFAULT_ALPHA). */
+	double alpha;
 };
 
 void sc_eval_options_init(struct sc_eval_options *opt);
@@ -135,9 +138,11 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 
 /*
  * Recomputes r->aggregates, r->comparisons and r->totals (except wall_ms,
- * cache_hits and requests) from r->units. Pure: usable on merged results.
+ * cache_hits and requests) from r->units, judging significance at alpha
+ * (recorded as r->run.alpha; an unusable alpha means the default). Pure:
+ * usable on merged results.
  */
-void sc_eval_aggregate(struct sc_results *r);
+void sc_eval_aggregate(struct sc_results *r, double alpha);
 
 /* Builds the system prompt for a skill (the template filled in). */
 void sc_eval_system_prompt(struct sc_buf *out, const struct sc_skill *skill);

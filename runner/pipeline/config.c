@@ -538,13 +538,18 @@ static void h_g_lift(struct ctx *c, const struct sc_yaml_node *v, const char *ke
 	get_bool(c, v, key, &c->cfg->gate.require_lift);
 }
 
+static void h_g_existing(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.fail_on_existing);
+}
+
 static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	static const struct key keys[] = {
 		{ "pass_rate_drop_points", h_g_points }, { "alpha", h_g_alpha },
 		{ "tokens_rise_pct", h_g_tokens },       { "speedup_drop_ratio", h_g_speedup },
 		{ "judge_drop", h_g_judge },             { "error_share", h_g_errors },
-		{ "require_lift", h_g_lift },
+		{ "require_lift", h_g_lift },            { "fail_on_existing", h_g_existing },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }

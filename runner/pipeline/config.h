@@ -74,6 +74,7 @@ struct sc_config_gate {
 	double judge_drop;             /* fail when the judge score falls by more than this */
 	double error_share;            /* exit 3 when infrastructure errors exceed this share */
 	bool require_lift;             /* a new skill must beat no skill */
+	bool fail_on_existing;         /* errors already at base fail too (default: only new ones) */
 };
 
 struct sc_config {

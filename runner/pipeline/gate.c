@@ -1,56 +1,134 @@
 /*
- * The gate (see gate.h): one pass over the head aggregates of a results
- * model, a failure per broken rule, the verdict written back.
+ * The gate (see gate.h): one pass over the changed skills of a results
+ * model, every check recorded with its outcome and reason, a failure per
+ * broken rule, the verdict written back.
  */
 #include "common.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
+#include "results/compare.h"
 #include "results/results.h"
 
 #include <math.h>
 
-static void add_failure(struct sc_results *r, struct sc_results_skill *s, const char *model,
-			const char *rule, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+struct gate {
+	struct sc_results *r;
+	const struct sc_config_gate *g;
+	size_t checks_alloc;
+};
 
-/* Appends a failure to r->gate and its message to the skill's reasons. */
-static void add_failure(struct sc_results *r, struct sc_results_skill *s, const char *model,
-			const char *rule, const char *fmt, ...)
+static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *skill,
+		       const char *model, const char *check, const char *status, const char *rule,
+		       const char *file, int64_t line, const char *fmt, va_list ap)
 {
-	struct sc_results_gate_failure *f;
+	struct sc_results *r = gt->r;
+	struct sc_results_check *c;
 	struct sc_buf msg = SC_BUF_INIT;
-	va_list ap;
 
-	va_start(ap, fmt);
 	sc_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
-	r->gate.failures = sc_xrealloc(r->gate.failures,
-				       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
-	f = &r->gate.failures[r->gate.nfailures++];
-	f->skill = sc_xstrdup(s ? s->path : "");
-	f->model = sc_xstrdup(model ? model : "");
-	f->rule = sc_xstrdup(rule);
+	SC_GROW(r->gate.checks, gt->checks_alloc, r->gate.nchecks + 1);
+	c = &r->gate.checks[r->gate.nchecks++];
+	memset(c, 0, sizeof(*c));
+	c->skill = sc_xstrdup(skill);
+	c->model = sc_xstrdup(model ? model : "");
+	c->check = sc_xstrdup(check);
+	c->status = sc_xstrdup(status);
+	c->rule = rule ? sc_xstrdup(rule) : NULL;
+	c->file = file ? sc_xstrdup(file) : NULL;
+	c->line = line;
+	c->message = sc_buf_detach(&msg, NULL);
+	if (strcmp(status, "failed"))
+		return;
+	/* the failure behind it, and the skill's reasons */
+	{
+		struct sc_results_gate_failure *f;
+		r->gate.failures = sc_xrealloc(r->gate.failures,
+					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
+		f = &r->gate.failures[r->gate.nfailures++];
+		memset(f, 0, sizeof(*f));
+		f->skill = sc_xstrdup(skill);
+		f->model = sc_xstrdup(model ? model : "");
+		f->rule = sc_xstrdup(rule);
+		f->check = sc_xstrdup(check);
+		f->message = sc_xstrdup(c->message);
+		f->file = file ? sc_xstrdup(file) : NULL;
+		f->line = line;
+	}
 	if (s) {
 		struct sc_buf reason = SC_BUF_INIT;
-		sc_buf_printf(&reason, "%s%s%s", model ? model : "", model ? ": " : "", msg.ptr);
+		sc_buf_printf(&reason, "%s%s%s", model && *model ? model : "", model && *model ? ": " : "",
+			      c->message);
 		s->gate_reasons = sc_xrealloc(s->gate_reasons,
 					      (s->ngate_reasons + 1) * sizeof(*s->gate_reasons));
 		s->gate_reasons[s->ngate_reasons++] = sc_buf_detach(&reason, NULL);
 		s->gate_passed = false;
 	}
-	f->message = sc_buf_detach(&msg, NULL);
 }
 
-static void clear_gate(struct sc_results *r)
+static void record(struct gate *gt, struct sc_results_skill *s, const char *skill,
+		   const char *model, const char *check, const char *status, const char *rule,
+		   const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static void record(struct gate *gt, struct sc_results_skill *s, const char *skill,
+		   const char *model, const char *check, const char *status, const char *rule,
+		   const char *fmt, ...)
 {
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		free(r->gate.failures[i].skill);
-		free(r->gate.failures[i].model);
-		free(r->gate.failures[i].rule);
-		free(r->gate.failures[i].message);
-	}
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd_check(gt, s, skill, model, check, status, rule, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void skip(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		 const char *rule, const char *file, int64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd_check(gt, s, s->path, model, check, "passed", NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+static void skip(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd_check(gt, s, s->path, model, check, "skipped", NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		 const char *rule, const char *file, int64_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd_check(gt, s, s->path, model, check, "failed", rule, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void sc_gate_clear(struct sc_results *r)
+{
+	for (size_t i = 0; i < r->gate.nfailures; i++)
+		sc_results_failure_release(&r->gate.failures[i]);
 	free(r->gate.failures);
 	r->gate.failures = NULL;
 	r->gate.nfailures = 0;
+	for (size_t i = 0; i < r->gate.nchecks; i++)
+		sc_results_check_release(&r->gate.checks[i]);
+	free(r->gate.checks);
+	r->gate.checks = NULL;
+	r->gate.nchecks = 0;
 	for (size_t s = 0; s < r->nskills; s++) {
 		for (size_t i = 0; i < r->skills[s].ngate_reasons; i++)
 			free(r->skills[s].gate_reasons[i]);
@@ -59,30 +137,8 @@ static void clear_gate(struct sc_results *r)
 		r->skills[s].ngate_reasons = 0;
 		r->skills[s].gate_passed = true;
 	}
-}
-
-static const struct sc_results_aggregate *find_agg(const struct sc_results *r, const char *skill,
-						   const char *variant, const char *model)
-{
-	for (size_t i = 0; i < r->naggregates; i++) {
-		const struct sc_results_aggregate *a = &r->aggregates[i];
-		if (!strcmp(a->skill, skill) && !strcmp(a->variant, variant) && !strcmp(a->model, model))
-			return a;
-	}
-	return NULL;
-}
-
-static const struct sc_results_comparison *find_cmp(const struct sc_results *r, const char *skill,
-						    const char *model, const char *from,
-						    const char *to)
-{
-	for (size_t i = 0; i < r->ncomparisons; i++) {
-		const struct sc_results_comparison *c = &r->comparisons[i];
-		if (!strcmp(c->skill, skill) && !strcmp(c->model, model) && !strcmp(c->from, from) &&
-		    !strcmp(c->to, to))
-			return c;
-	}
-	return NULL;
+	r->gate.passed = true;
+	r->gate.exit_code = 0;
 }
 
 /* An aggregate with something to judge: at least one pass/fail unit. */
@@ -91,121 +147,334 @@ static bool judged(const struct sc_results_aggregate *a)
 	return a && a->n > 0 && !isnan(a->pass_rate);
 }
 
-/* The rules comparing head with base for one skill and model. */
-static void base_rules(struct sc_results *r, struct sc_results_skill *s, const char *model,
-		       const struct sc_results_aggregate *base,
-		       const struct sc_results_aggregate *head, const struct sc_config_gate *g)
+/* "60%" */
+static double pct(double rate)
 {
-	const struct sc_results_comparison *c = find_cmp(r, s->path, model, "base", "head");
-	double delta = head->pass_rate - base->pass_rate;
-	bool flat_or_worse = delta <= 1e-12;
-
-	if (c && c->paired_n > 0 && !isnan(c->p_value) && c->p_value < g->alpha && delta < 0)
-		add_failure(r, s, model, "pass_rate_significant_drop",
-			    "pass rate fell from %.0f%% to %.0f%% (paired p=%.3g < %.3g)",
-			    base->pass_rate * 100, head->pass_rate * 100, c->p_value, g->alpha);
-	else if (-delta * 100 > g->pass_rate_drop_points + 1e-9)
-		add_failure(r, s, model, "pass_rate_drop",
-			    "pass rate fell from %.0f%% to %.0f%% (%.0f points, more than %g)",
-			    base->pass_rate * 100, head->pass_rate * 100, -delta * 100,
-			    g->pass_rate_drop_points);
-	if (flat_or_worse && !isnan(base->mean_tokens) && !isnan(head->mean_tokens) &&
-	    base->mean_tokens > 0) {
-		double rise = (head->mean_tokens - base->mean_tokens) / base->mean_tokens * 100;
-		if (rise > g->tokens_rise_pct + 1e-9)
-			add_failure(r, s, model, "tokens_rise",
-				    "mean tokens rose %.0f%% (%.0f to %.0f, more than %g%%) with the pass "
-				    "rate flat or worse", rise, base->mean_tokens, head->mean_tokens,
-				    g->tokens_rise_pct);
-	}
-	if (!isnan(base->speedup_geomean) && !isnan(head->speedup_geomean) &&
-	    base->speedup_geomean > 0) {
-		double ratio = head->speedup_geomean / base->speedup_geomean;
-		if (ratio < 1 - g->speedup_drop_ratio - 1e-12)
-			add_failure(r, s, model, "speedup_drop",
-				    "kernel speedup geomean fell from %.2fx to %.2fx (ratio %.2f, below %.2f)",
-				    base->speedup_geomean, head->speedup_geomean, ratio,
-				    1 - g->speedup_drop_ratio);
-	}
-	if (flat_or_worse && !isnan(base->judge_mean) && !isnan(head->judge_mean) &&
-	    base->judge_mean - head->judge_mean > g->judge_drop + 1e-12)
-		add_failure(r, s, model, "judge_drop",
-			    "judge score fell from %.2f to %.2f (more than %.2f) with the pass rate flat "
-			    "or worse", base->judge_mean, head->judge_mean, g->judge_drop);
+	return rate * 100.0;
 }
 
-/* A new skill must do better than no skill (require_lift). */
-static void new_skill_rule(struct sc_results *r, struct sc_results_skill *s, const char *model,
-			   const struct sc_results_aggregate *baseline,
-			   const struct sc_results_aggregate *head)
+/* Why an aggregate has no pass rate: "no pass/fail units at head (4 skipped)". */
+static void no_rate(struct sc_buf *out, const char *side, const struct sc_results_aggregate *a)
+{
+	sc_buf_printf(out, "no pass/fail units at %s", side);
+	if (a && (a->skipped || a->errors)) {
+		sc_buf_puts(out, " (");
+		if (a->skipped)
+			sc_buf_printf(out, "%lld skipped", (long long)a->skipped);
+		if (a->skipped && a->errors)
+			sc_buf_puts(out, ", ");
+		if (a->errors)
+			sc_buf_printf(out, "%lld infrastructure error%s", (long long)a->errors,
+				      a->errors == 1 ? "" : "s");
+		sc_buf_puts(out, ")");
+	}
+}
+
+/* validity: the head's Agent Skills errors, new ones or (fail_on_existing) all. */
+static void check_validity(struct gate *gt, struct sc_results_skill *s)
+{
+	const struct sc_results_finding *first = NULL;
+	size_t fresh = 0, existing = 0, fixed = 0, failing = 0;
+
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		bool fails;
+		if (!sc_streq(f->severity, "error"))
+			continue;
+		fresh += sc_streq(f->state, "new");
+		existing += sc_streq(f->state, "existing");
+		fixed += sc_streq(f->state, "fixed");
+		fails = sc_streq(f->state, "new") ||
+			(gt->g->fail_on_existing && sc_streq(f->state, "existing"));
+		if (fails && !failing++)
+			first = f;
+	}
+	if (failing) {
+		struct sc_buf where = SC_BUF_INIT;
+		sc_buf_puts(&where, first->file ? first->file : s->path);
+		if (first->line > 0)
+			sc_buf_printf(&where, ":%lld", (long long)first->line);
+		fail(gt, s, NULL, "validity", "skill_invalid", first->file, first->line,
+		     "%s: %s%s%s%s (%s error at head%s)", where.ptr, first->message ? first->message : "",
+		     first->code && *first->code ? " [" : "", first->code ? first->code : "",
+		     first->code && *first->code ? "]" : "",
+		     sc_streq(first->state, "new") ? "a new" : "a pre-existing",
+		     failing > 1 ? "; more below" : "");
+		sc_buf_release(&where);
+		return;
+	}
+	if (existing)
+		pass(gt, s, NULL, "validity",
+		     "%zu pre-existing error%s at base and head, not failing (gate.fail_on_existing is "
+		     "false)%s", existing, existing == 1 ? "" : "s", fixed ? "; some errors fixed" : "");
+	else if (fixed)
+		pass(gt, s, NULL, "validity", "no errors at head; %zu error%s at base fixed", fixed,
+		     fixed == 1 ? "" : "s");
+	else
+		pass(gt, s, NULL, "validity", "no errors at head");
+}
+
+/* pass_rate: head against base, paired (significance at alpha) and in points. */
+static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const char *model,
+			    const struct sc_results_aggregate *base,
+			    const struct sc_results_aggregate *head)
+{
+	const struct sc_config_gate *g = gt->g;
+	const struct sc_results_comparison *c =
+		sc_results_find_comparison(gt->r, s->path, model, "base", "head");
+	double alpha = sc_compare_alpha(g->alpha);
+	double delta = head->pass_rate - base->pass_rate;
+	bool paired = c && c->paired_n > 0 && !isnan(c->p_value);
+	struct sc_buf how = SC_BUF_INIT;
+
+	if (paired)
+		sc_buf_printf(&how, "paired p=%.3g, %s at alpha %g", c->p_value,
+			      sc_compare_significant(c->p_value, alpha) ? "significant" : "not significant",
+			      alpha);
+	else
+		sc_buf_puts(&how, "no paired units, so no significance test");
+	if (paired && delta < 0 && sc_compare_significant(c->p_value, alpha))
+		fail(gt, s, model, "pass_rate", "pass_rate_significant_drop", NULL, 0,
+		     "pass rate fell from %.0f%% to %.0f%% (paired p=%.3g < alpha %g)", pct(base->pass_rate),
+		     pct(head->pass_rate), c->p_value, alpha);
+	else if (-delta * 100 > g->pass_rate_drop_points + 1e-9)
+		fail(gt, s, model, "pass_rate", "pass_rate_drop", NULL, 0,
+		     "pass rate fell from %.0f%% to %.0f%% (%.0f points, more than %g; %s)",
+		     pct(base->pass_rate), pct(head->pass_rate), -delta * 100, g->pass_rate_drop_points,
+		     how.ptr);
+	else
+		pass(gt, s, model, "pass_rate", "pass rate %.0f%% -> %.0f%% (%+.0f points; %s; limit -%g points)",
+		     pct(base->pass_rate), pct(head->pass_rate), delta * 100, how.ptr,
+		     g->pass_rate_drop_points);
+	sc_buf_release(&how);
+}
+
+/* lift: a new skill must do better than no skill (require_lift). */
+static void check_lift(struct gate *gt, struct sc_results_skill *s, const char *model,
+		       const struct sc_results_aggregate *baseline,
+		       const struct sc_results_aggregate *head)
 {
 	double lift = head->pass_rate - baseline->pass_rate;
 	bool savings = !isnan(baseline->mean_tokens) && !isnan(head->mean_tokens) &&
 		       head->mean_tokens < baseline->mean_tokens;
 
 	if (lift < -1e-12)
-		add_failure(r, s, model, "new_skill_no_better",
-			    "new skill passes %.0f%%, below %.0f%% without it",
-			    head->pass_rate * 100, baseline->pass_rate * 100);
+		fail(gt, s, model, "lift", "new_skill_no_better", NULL, 0,
+		     "new skill passes %.0f%%, below %.0f%% without it", pct(head->pass_rate),
+		     pct(baseline->pass_rate));
 	else if (lift <= 1e-12 && baseline->pass_rate < 1 - 1e-12 && !savings)
-		add_failure(r, s, model, "new_skill_no_better",
-			    "new skill passes %.0f%%, no better than without it, and saves no tokens",
-			    head->pass_rate * 100);
+		fail(gt, s, model, "lift", "new_skill_no_better",  NULL, 0,
+		     "new skill passes %.0f%%, no better than without it, and saves no tokens",
+		     pct(head->pass_rate));
+	else
+		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it%s",
+		     pct(head->pass_rate), pct(baseline->pass_rate),
+		     lift <= 1e-12 ? (savings ? ", with fewer tokens" : " (already 100%)") : "");
+}
+
+static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char *model,
+			 const struct sc_results_aggregate *base,
+			 const struct sc_results_aggregate *head)
+{
+	const struct sc_config_gate *g = gt->g;
+	double rise = sc_compare_pct_change(base->mean_tokens, head->mean_tokens);
+	bool flat_or_worse = !judged(base) || !judged(head) ||
+			     head->pass_rate - base->pass_rate <= 1e-12;
+
+	if (isnan(rise)) {
+		skip(gt, s, model, "tokens", "no mean token counts at base and head to compare");
+		return;
+	}
+	if (flat_or_worse && rise > g->tokens_rise_pct + 1e-9)
+		fail(gt, s, model, "tokens", "tokens_rise", NULL, 0,
+		     "mean tokens rose %.0f%% (%.0f to %.0f, more than %g%%) with the pass rate flat or "
+		     "worse", rise, base->mean_tokens, head->mean_tokens, g->tokens_rise_pct);
+	else
+		pass(gt, s, model, "tokens", "mean tokens %.0f -> %.0f (%+.0f%%; limit +%g%% %s)",
+		     base->mean_tokens, head->mean_tokens, rise, g->tokens_rise_pct,
+		     flat_or_worse ? "with the pass rate flat or worse"
+				   : "applies only when the pass rate is flat or worse; it rose");
+}
+
+static void check_speedup(struct gate *gt, struct sc_results_skill *s, const char *model,
+			  const struct sc_results_aggregate *base,
+			  const struct sc_results_aggregate *head)
+{
+	const struct sc_config_gate *g = gt->g;
+	double ratio = sc_compare_ratio(base->speedup_geomean, head->speedup_geomean);
+
+	if (isnan(ratio)) {
+		skip(gt, s, model, "speedup", "no kernel speedup at both base and head (no kernel tests, "
+		     "or none passed, or no GPU)");
+		return;
+	}
+	if (ratio < 1 - g->speedup_drop_ratio - 1e-12)
+		fail(gt, s, model, "speedup", "speedup_drop", NULL, 0,
+		     "kernel speedup geomean fell from %.2fx to %.2fx (ratio %.2f, below %.2f)",
+		     base->speedup_geomean, head->speedup_geomean, ratio, 1 - g->speedup_drop_ratio);
+	else
+		pass(gt, s, model, "speedup", "kernel speedup geomean %.2fx -> %.2fx (ratio %.2f, limit %.2f)",
+		     base->speedup_geomean, head->speedup_geomean, ratio, 1 - g->speedup_drop_ratio);
+}
+
+static void check_judge(struct gate *gt, struct sc_results_skill *s, const char *model,
+			const struct sc_results_aggregate *base,
+			const struct sc_results_aggregate *head)
+{
+	const struct sc_config_gate *g = gt->g;
+	bool flat_or_worse = !judged(base) || !judged(head) ||
+			     head->pass_rate - base->pass_rate <= 1e-12;
+
+	if (isnan(base->judge_mean) || isnan(head->judge_mean)) {
+		skip(gt, s, model, "judge", "no judge scores at base and head (no judge configured)");
+		return;
+	}
+	if (flat_or_worse && base->judge_mean - head->judge_mean > g->judge_drop + 1e-12)
+		fail(gt, s, model, "judge", "judge_drop", NULL, 0,
+		     "judge score fell from %.2f to %.2f (more than %.2f) with the pass rate flat or worse",
+		     base->judge_mean, head->judge_mean, g->judge_drop);
+	else
+		pass(gt, s, model, "judge", "judge score %.2f -> %.2f (limit -%.2f with the pass rate flat "
+		     "or worse)", base->judge_mean, head->judge_mean, g->judge_drop);
+}
+
+/* errors: the run's share of infrastructure errors, blamed on the pairs that have some. */
+static void check_errors(struct gate *gt, struct sc_results_skill *s, const char *model,
+			 bool share_failed)
+{
+	const struct sc_results *r = gt->r;
+	int64_t errors = 0, units = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model))
+			continue;
+		units++;
+		errors += sc_streq(u->verdict, "error");
+	}
+	if (share_failed && errors)
+		fail(gt, s, model, "errors", "error_share", NULL, 0,
+		     "%lld of %lld units failed for infrastructure reasons; the run has %.0f%% "
+		     "infrastructure errors, more than %.0f%%", (long long)errors, (long long)units,
+		     r->gate.error_share * 100, gt->g->error_share * 100);
+	else
+		pass(gt, s, model, "errors", "%lld of %lld units failed for infrastructure reasons "
+		     "(the run: %.0f%%, limit %.0f%%)", (long long)errors, (long long)units,
+		     r->gate.error_share * 100, gt->g->error_share * 100);
+}
+
+/* The checks of one changed skill and one model with head units. */
+static void check_model(struct gate *gt, struct sc_results_skill *s, const char *model,
+			bool share_failed)
+{
+	struct sc_results *r = gt->r;
+	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
+	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "base", model);
+	const struct sc_results_aggregate *baseline =
+		sc_results_find_aggregate(r, s->path, "baseline", model);
+	bool added = sc_streq(s->status, "added") || !base;
+	struct sc_buf why = SC_BUF_INIT;
+
+	if (added)
+		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
+		     "compares it with no skill)");
+	else if (!judged(head) || !judged(base)) {
+		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
+		skip(gt, s, model, "pass_rate", "%s", why.ptr);
+	} else
+		check_pass_rate(gt, s, model, base, head);
+	if (added) {
+		sc_buf_clear(&why);
+		if (!gt->g->require_lift)
+			skip(gt, s, model, "lift", "gate.require_lift is false");
+		else if (!judged(head) || !judged(baseline)) {
+			no_rate(&why, judged(head) ? "baseline (no skill)" : "head",
+				judged(head) ? baseline : head);
+			skip(gt, s, model, "lift", "%s", why.ptr);
+		} else
+			check_lift(gt, s, model, baseline, head);
+	}
+	if (base) {
+		check_tokens(gt, s, model, base, head);
+		check_speedup(gt, s, model, base, head);
+		check_judge(gt, s, model, base, head);
+	} else {
+		skip(gt, s, model, "tokens", "new skill: no base to compare with");
+		skip(gt, s, model, "speedup", "new skill: no base to compare with");
+		skip(gt, s, model, "judge", "new skill: no base to compare with");
+	}
+	check_errors(gt, s, model, share_failed);
+	sc_buf_release(&why);
 }
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 {
+	struct gate gt = { r, g, 0 };
 	int64_t errors = 0, units = (int64_t)r->nunits;
+	bool share_failed, blamed = false;
 
-	clear_gate(r);
-	for (size_t si = 0; si < r->nskills; si++) {
-		struct sc_results_skill *s = &r->skills[si];
-		if (s->untested || (s->status && !strcmp(s->status, "deleted")))
-			continue;
-		for (size_t i = 0; i < r->naggregates; i++) {
-			const struct sc_results_aggregate *head = &r->aggregates[i], *base, *baseline;
-			if (strcmp(head->skill, s->path) || strcmp(head->variant, "head") || !judged(head))
-				continue;
-			base = find_agg(r, s->path, "base", head->model);
-			baseline = find_agg(r, s->path, "baseline", head->model);
-			if (judged(base))
-				base_rules(r, s, head->model, base, head, g);
-			else if (s->status && !strcmp(s->status, "added") && g->require_lift &&
-				 judged(baseline))
-				new_skill_rule(r, s, head->model, baseline, head);
-		}
-	}
+	sc_gate_clear(r);
+	if (!r->sorted)
+		sc_results_sort(r);
 	for (size_t i = 0; i < r->nunits; i++)
 		errors += r->units[i].verdict && !strcmp(r->units[i].verdict, "error");
 	r->gate.error_share = units ? (double)errors / (double)units : 0.0;
-	if (units && r->gate.error_share > g->error_share + 1e-12)
-		add_failure(r, NULL, NULL, "error_share",
-			    "%lld of %lld units failed for infrastructure reasons (%.0f%%, more than %.0f%%)",
-			    (long long)errors, (long long)units, r->gate.error_share * 100,
-			    g->error_share * 100);
-	r->gate.passed = r->gate.nfailures == 0;
-	r->gate.exit_code = r->gate.passed ? 0 : 1;
+	share_failed = units && r->gate.error_share > g->error_share + 1e-12;
+
+	for (size_t si = 0; si < r->nskills; si++) {
+		struct sc_results_skill *s = &r->skills[si];
+		size_t first = 0, n;
+		if (sc_streq(s->status, "deleted") || sc_streq(s->status, "unchanged"))
+			continue;
+		check_validity(&gt, s);
+		if (s->untested)
+			continue;
+		n = sc_results_aggregates_range(r, s->path, &first);
+		for (size_t i = first; i < first + n; i++)
+			if (sc_streq(r->aggregates[i].variant, "head"))
+				check_model(&gt, s, r->aggregates[i].model, share_failed);
+	}
 	for (size_t i = 0; i < r->gate.nfailures; i++)
-		if (!strcmp(r->gate.failures[i].rule, "error_share"))
-			r->gate.exit_code = 3;
+		blamed |= sc_streq(r->gate.failures[i].rule, "error_share");
+	if (share_failed && !blamed) {
+		/* errors only where no check runs (a deleted skill's units, say):
+		 * still a failure, of the run as a whole */
+		struct sc_results_gate_failure *f;
+		r->gate.failures = sc_xrealloc(r->gate.failures,
+					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
+		f = &r->gate.failures[r->gate.nfailures++];
+		memset(f, 0, sizeof(*f));
+		f->skill = sc_xstrdup("");
+		f->model = sc_xstrdup("");
+		f->rule = sc_xstrdup("error_share");
+		f->check = sc_xstrdup("errors");
+		{
+			struct sc_buf m = SC_BUF_INIT;
+			sc_buf_printf(&m, "%lld of %lld units failed for infrastructure reasons (%.0f%%, "
+				      "more than %.0f%%)", (long long)errors, (long long)units,
+				      r->gate.error_share * 100, g->error_share * 100);
+			f->message = sc_buf_detach(&m, NULL);
+		}
+	}
+	r->gate.passed = r->gate.nfailures == 0;
+	r->gate.exit_code = r->gate.passed ? 0 : share_failed ? 3 : 1;
+	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }
 
 int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
 		const char *message)
 {
+	struct gate gt = { r, NULL, r->gate.nchecks };
 	struct sc_results_skill *s = NULL;
 
 	for (size_t i = 0; i < r->nskills; i++)
 		if (!strcmp(r->skills[i].path, skill))
 			s = &r->skills[i];
-	add_failure(r, s, model, rule, "%s", message);
-	if (!s) {
-		free(r->gate.failures[r->gate.nfailures - 1].skill);
-		r->gate.failures[r->gate.nfailures - 1].skill = sc_xstrdup(skill);
-	}
+	record(&gt, s, skill, model, sc_results_rule_check(rule), "failed", rule, "%s", message);
 	r->gate.passed = false;
 	if (r->gate.exit_code != 3)
 		r->gate.exit_code = 1;
+	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }

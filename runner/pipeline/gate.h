@@ -2,27 +2,34 @@
 #define SC_GATE_H
 /*
  * The gate of a PR check (DESIGN.md "Default gate", docs/run.md): reads the
- * aggregates and comparisons of a results model and writes its verdict
- * into the same model (r->gate and each skill's gate). Every threshold
- * comes from struct sc_config_gate (skillci.yml "gate:", defaults in
- * config.c). Rules, per changed skill and model:
+ * findings, aggregates and comparisons of a results model and writes its
+ * verdict into the same model: every check it made (r->gate.checks, what
+ * the JUnit shows, passed, failed or skipped with the reason), a failure
+ * per broken rule (r->gate.failures) and each skill's gate. Every
+ * threshold comes from struct sc_config_gate (skillci.yml "gate:",
+ * defaults in config.c). Checks and their rules, per changed skill (not
+ * deleted):
  *
- *   pass_rate_significant_drop  head below base, paired McNemar p < alpha
- *   pass_rate_drop              head below base by more than the points
- *   tokens_rise                 mean tokens up more than the percentage,
- *                               pass rate flat or worse
- *   speedup_drop                speedup geomean down by more than the ratio
- *   judge_drop                  judge score down by more than judge_drop,
- *                               pass rate flat or worse
- *   new_skill_no_better         an added skill (require_lift) below no skill,
- *                               or level with it (below 100%) and no token
- *                               savings
- *   error_share                 infrastructure errors over the share of all
- *                               units: exit 3
- *   skill_invalid               (added by the command with sc_gate_add) the
- *                               head SKILL.md breaks the Agent Skills rules
+ *   validity   skill_invalid               an error finding new at head (with
+ *                                          fail_on_existing, any at head)
+ * and per model with head units (not for untested skills):
+ *   pass_rate  pass_rate_significant_drop  head below base, paired McNemar
+ *                                          p < alpha (results/compare.h)
+ *              pass_rate_drop              head below base by more than the points
+ *   lift       new_skill_no_better         an added skill (require_lift) below no
+ *                                          skill, or level with it (below 100%)
+ *                                          and no token savings
+ *   tokens     tokens_rise                 mean tokens up more than the percentage,
+ *                                          pass rate flat or worse
+ *   speedup    speedup_drop                speedup geomean down by more than the ratio
+ *   judge      judge_drop                  judge score down by more than judge_drop,
+ *                                          pass rate flat or worse
+ *   errors     error_share                 the run's infrastructure errors over the
+ *                                          share of all units (exit 3); failed for
+ *                                          each skill and model that has errors
  *
- * Deleted and untested skills pass (they are reported, not judged).
+ * A check that has nothing to compare is skipped with the reason.
+ * Deleted skills have no check; untested ones only validity.
  */
 #include <stdbool.h>
 
@@ -30,17 +37,21 @@ struct sc_results;
 struct sc_config_gate;
 
 /*
- * Applies the gate to r: replaces r->gate, sets every skill's gate_passed
- * and gate_reasons. Returns the exit code: 0 passed, 1 a rule failed, 3
- * too many infrastructure errors (which wins over 1).
+ * Applies the gate to r: replaces r->gate (keeping error_share's
+ * definition: errors over all units), sets every skill's gate_passed and
+ * gate_reasons, and sorts r. Returns the exit code: 0 passed, 1 a rule
+ * failed, 3 too many infrastructure errors (which wins over 1).
  */
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g);
 
+/* Empties r's gate (no check, no failure, passed) and every skill's. */
+void sc_gate_clear(struct sc_results *r);
+
 /*
- * Adds one failure found outside the numbers (rule "skill_invalid": the
- * head SKILL.md has errors) to r's gate and to the skill's reasons (skill
- * is a path in r->skills; model may be NULL). Returns the new exit code
- * (1, or 3 when it already was).
+ * Adds one failure decided outside the gate's own checks to r's gate, as a
+ * failed check of the rule's check (sc_results_rule_check), and to the
+ * skill's reasons (skill is a path in r->skills; model may be NULL).
+ * Returns the new exit code (1, or 3 when it already was).
  */
 int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
 		const char *message);

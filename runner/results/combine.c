@@ -1,6 +1,7 @@
 /* Folding a base results file into a head results file (report_combine.h). */
 #include "common.h"
 #include "results/combine.h"
+#include "results/compare.h"
 #include "results/results.h"
 
 #include <math.h>
@@ -28,16 +29,8 @@ static void add_comparison(struct sc_results *head, const struct sc_results_aggr
 	c->model = sc_xstrdup(to->model);
 	c->from = sc_xstrdup("base");
 	c->to = sc_xstrdup("head");
-	c->from_pass_rate = from->pass_rate;
-	c->to_pass_rate = to->pass_rate;
-	if (!isnan(from->pass_rate) && !isnan(to->pass_rate))
-		c->pass_rate_delta = to->pass_rate - from->pass_rate;
-	if (!isnan(from->mean_tokens) && !isnan(to->mean_tokens) && from->mean_tokens > 0)
-		c->tokens_delta_pct = (to->mean_tokens - from->mean_tokens) / from->mean_tokens * 100.0;
-	if (!isnan(from->speedup_geomean) && !isnan(to->speedup_geomean) && from->speedup_geomean > 0)
-		c->speedup_ratio = to->speedup_geomean / from->speedup_geomean;
-	if (!isnan(from->judge_mean) && !isnan(to->judge_mean))
-		c->judge_delta = to->judge_mean - from->judge_mean;
+	/* two separate files: no pairs, so no p-value (compare.h) */
+	sc_compare_fill(c, from, to, NULL, head->run.alpha);
 }
 
 int sc_report_combine(struct sc_results *head, struct sc_results *base)

@@ -48,7 +48,60 @@ void sc_results_init(struct sc_results *r)
 	memset(r, 0, sizeof(*r));
 	r->run.complete = true;
 	r->run.shard_index = r->run.shard_count = 1;
+	r->run.alpha = NAN;
 	r->gate.passed = true;
+}
+
+void sc_results_finding_release(struct sc_results_finding *f)
+{
+	free(f->state); free(f->severity); free(f->code); free(f->file); free(f->message);
+	memset(f, 0, sizeof(*f));
+}
+
+void sc_results_check_release(struct sc_results_check *c)
+{
+	free(c->skill); free(c->model); free(c->check); free(c->status); free(c->rule);
+	free(c->message); free(c->file);
+	memset(c, 0, sizeof(*c));
+}
+
+void sc_results_failure_release(struct sc_results_gate_failure *f)
+{
+	free(f->skill); free(f->model); free(f->rule); free(f->message); free(f->check);
+	free(f->file);
+	memset(f, 0, sizeof(*f));
+}
+
+static const struct {
+	const char *rule, *check;
+} rule_checks[] = {
+	{ "skill_invalid", "validity" },
+	{ "pass_rate_significant_drop", "pass_rate" },
+	{ "pass_rate_drop", "pass_rate" },
+	{ "new_skill_no_better", "lift" },
+	{ "tokens_rise", "tokens" },
+	{ "speedup_drop", "speedup" },
+	{ "judge_drop", "judge" },
+	{ "error_share", "errors" },
+};
+
+const char *sc_results_rule_check(const char *rule)
+{
+	for (size_t i = 0; rule && i < SC_ARRAY_SIZE(rule_checks); i++)
+		if (!strcmp(rule_checks[i].rule, rule))
+			return rule_checks[i].check;
+	return rule ? rule : "";
+}
+
+int sc_results_check_rank(const char *check)
+{
+	static const char *const order[] = { "validity", "pass_rate", "lift", "tokens", "speedup",
+					     "judge", "errors" };
+
+	for (size_t i = 0; check && i < SC_ARRAY_SIZE(order); i++)
+		if (!strcmp(order[i], check))
+			return (int)i;
+	return (int)SC_ARRAY_SIZE(order);
 }
 
 static void free_strv(char **v, size_t n)
@@ -89,6 +142,9 @@ void sc_results_release(struct sc_results *r)
 		free(s->path); free(s->name); free(s->status); free(s->old_path);
 		free(s->skill_md); free(s->base_tree); free(s->head_tree);
 		free_strv(s->gate_reasons, s->ngate_reasons);
+		for (size_t f = 0; f < s->nfindings; f++)
+			sc_results_finding_release(&s->findings[f]);
+		free(s->findings);
 	}
 	free(r->skills);
 	for (size_t i = 0; i < r->nunits; i++) {
@@ -112,11 +168,12 @@ void sc_results_release(struct sc_results *r)
 		free(c->skill); free(c->model); free(c->from); free(c->to);
 	}
 	free(r->comparisons);
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		struct sc_results_gate_failure *f = &r->gate.failures[i];
-		free(f->skill); free(f->model); free(f->rule); free(f->message);
-	}
+	for (size_t i = 0; i < r->gate.nfailures; i++)
+		sc_results_failure_release(&r->gate.failures[i]);
 	free(r->gate.failures);
+	for (size_t i = 0; i < r->gate.nchecks; i++)
+		sc_results_check_release(&r->gate.checks[i]);
+	free(r->gate.checks);
 	sc_results_init(r);
 }
 
@@ -316,8 +373,48 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 			goto done;
 	}
 	TRY(rd_str(rd, o, "fixtures_lock", &run->fixtures_lock, false));
+	TRY(rd_num(rd, o, "alpha", &run->alpha));
 done:
 	return err;
+}
+
+static int read_finding(struct rd *rd, const cJSON *o, struct sc_results_finding *f)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "state", &f->state, true));
+	TRY(rd_str(rd, o, "severity", &f->severity, true));
+	TRY(rd_str(rd, o, "code", &f->code, false));
+	TRY(rd_str(rd, o, "file", &f->file, false));
+	TRY(rd_int(rd, o, "line", &f->line));
+	TRY(rd_str(rd, o, "message", &f->message, false));
+	if (f->line == SC_RESULTS_NULL_INT)
+		f->line = 0;
+done:
+	return err;
+}
+
+static int read_findings(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
+{
+	const cJSON *arr = rd_get(o, "findings"), *e;
+	size_t i = 0;
+	int err = 0;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return rd_fail(rd, "findings", "expected an array");
+	s->findings = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*s->findings));
+	cJSON_ArrayForEach(e, arr) {
+		size_t old = rd_enter(rd, "findings", (long)i);
+		s->nfindings = ++i;
+		err = cJSON_IsObject(e) ? read_finding(rd, e, &s->findings[i - 1])
+				       : rd_fail(rd, NULL, "expected an object");
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
@@ -335,6 +432,7 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 	TRY(rd_str(rd, o, "head_tree", &s->head_tree, false));
 	TRY(rd_int(rd, o, "tests", &s->tests));
 	TRY(rd_bool(rd, o, "untested", &s->untested));
+	TRY(read_findings(rd, o, s));
 	TRY(rd_obj(rd, o, "gate", &gate));
 	if (gate) {
 		size_t old = rd_enter(rd, "gate", -1);
@@ -473,6 +571,49 @@ done:
 	return err;
 }
 
+static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "skill", &c->skill, true));
+	TRY(rd_str(rd, o, "model", &c->model, false));
+	TRY(rd_str(rd, o, "check", &c->check, true));
+	TRY(rd_str(rd, o, "status", &c->status, true));
+	TRY(rd_str(rd, o, "rule", &c->rule, false));
+	TRY(rd_str(rd, o, "message", &c->message, false));
+	TRY(rd_str(rd, o, "file", &c->file, false));
+	TRY(rd_int(rd, o, "line", &c->line));
+	if (c->line == SC_RESULTS_NULL_INT)
+		c->line = 0;
+	if (!c->model)
+		c->model = sc_xstrdup("");
+done:
+	return err;
+}
+
+static int read_checks(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
+{
+	const cJSON *arr = rd_get(o, "checks"), *e;
+	size_t i = 0;
+	int err = 0;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return rd_fail(rd, "checks", "expected an array");
+	g->checks = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*g->checks));
+	cJSON_ArrayForEach(e, arr) {
+		size_t old = rd_enter(rd, "checks", (long)i);
+		g->nchecks = ++i;
+		err = cJSON_IsObject(e) ? read_check(rd, e, &g->checks[i - 1])
+				       : rd_fail(rd, NULL, "expected an object");
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 {
 	const cJSON *arr, *e;
@@ -500,12 +641,20 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 			err = rd_fail(rd, NULL, "expected an object");
 		if (!err && !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
 		    !(err = rd_str(rd, e, "model", &f->model, false)) &&
-		    !(err = rd_str(rd, e, "rule", &f->rule, true)))
-			err = rd_str(rd, e, "message", &f->message, false);
+		    !(err = rd_str(rd, e, "rule", &f->rule, true)) &&
+		    !(err = rd_str(rd, e, "message", &f->message, false)) &&
+		    !(err = rd_str(rd, e, "check", &f->check, false)) &&
+		    !(err = rd_str(rd, e, "file", &f->file, false)))
+			err = rd_int(rd, e, "line", &f->line);
+		if (!err && f->line == SC_RESULTS_NULL_INT)
+			f->line = 0;
+		if (!err && !f->check)
+			f->check = sc_xstrdup(sc_results_rule_check(f->rule));
 		sc_buf_truncate(&rd->path, old);
 		if (err < 0)
 			goto done;
 	}
+	TRY(read_checks(rd, o, g));
 done:
 	return err;
 }
@@ -750,6 +899,20 @@ static int cmp_comparison(const void *pa, const void *pb)
 	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
 }
 
+/* Checks by skill, then the whole skill's before a model's, model, check order. */
+static int cmp_check(const void *pa, const void *pb)
+{
+	const struct sorted *sa = pa, *sb = pb;
+	const struct sc_results_check *a = sa->item, *b = sb->item;
+	int c;
+
+	if ((c = cmp_str(a->skill, b->skill)) || (c = cmp_str(a->model, b->model)) ||
+	    (c = sc_results_check_rank(a->check) - sc_results_check_rank(b->check)) ||
+	    (c = cmp_str(a->check, b->check)))
+		return c;
+	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
+}
+
 static struct sorted *sort_items(const void *base, size_t n, size_t elem,
 				 int (*cmp)(const void *, const void *))
 {
@@ -833,11 +996,12 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 		cJSON_AddNullToObject(o, "gpu");
 	}
 	add_str(o, "fixtures_lock", run->fixtures_lock);
+	add_num(o, "alpha", run->alpha);
 }
 
 static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 {
-	cJSON *o = cJSON_CreateObject(), *gate;
+	cJSON *o = cJSON_CreateObject(), *gate, *findings;
 
 	cJSON_AddItemToArray(arr, o);
 	add_str(o, "path", s->path);
@@ -849,6 +1013,18 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 	add_str(o, "head_tree", s->head_tree);
 	add_int(o, "tests", s->tests);
 	add_bool(o, "untested", s->untested);
+	findings = cJSON_AddArrayToObject(o, "findings");
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		cJSON *fo = cJSON_CreateObject();
+		cJSON_AddItemToArray(findings, fo);
+		add_str(fo, "state", f->state);
+		add_str(fo, "severity", f->severity);
+		add_str(fo, "code", f->code);
+		add_str(fo, "file", f->file);
+		add_int(fo, "line", f->line > 0 ? f->line : SC_RESULTS_NULL_INT);
+		add_str(fo, "message", f->message);
+	}
 	gate = cJSON_AddObjectToObject(o, "gate");
 	add_bool(gate, "passed", s->gate_passed);
 	add_strv(gate, "reasons", s->gate_reasons, s->ngate_reasons);
@@ -965,6 +1141,7 @@ static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
 static void write_gate(cJSON *root, const struct sc_results_gate *g)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, "gate"), *arr;
+	struct sorted *s;
 
 	add_bool(o, "passed", g->passed);
 	add_int(o, "exit_code", g->exit_code);
@@ -976,8 +1153,27 @@ static void write_gate(cJSON *root, const struct sc_results_gate *g)
 		add_str(f, "model", g->failures[i].model);
 		add_str(f, "rule", g->failures[i].rule);
 		add_str(f, "message", g->failures[i].message);
+		add_str(f, "check", g->failures[i].check);
+		add_str(f, "file", g->failures[i].file);
+		add_int(f, "line", g->failures[i].line > 0 ? g->failures[i].line : SC_RESULTS_NULL_INT);
 	}
 	add_num(o, "error_share", g->error_share);
+	arr = cJSON_AddArrayToObject(o, "checks");
+	s = sort_items(g->checks, g->nchecks, sizeof(*g->checks), cmp_check);
+	for (size_t i = 0; i < g->nchecks; i++) {
+		const struct sc_results_check *c = s[i].item;
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, co);
+		add_str(co, "skill", c->skill);
+		add_str(co, "model", c->model);
+		add_str(co, "check", c->check);
+		add_str(co, "status", c->status);
+		add_str(co, "rule", c->rule);
+		add_str(co, "message", c->message);
+		add_str(co, "file", c->file);
+		add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
+	}
+	free(s);
 }
 
 static void write_totals(cJSON *root, const struct sc_results_totals *t)
@@ -1093,6 +1289,9 @@ void sc_results_sort(struct sc_results *r)
 	free(s);
 	s = sort_items(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), cmp_comparison);
 	permute(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), s);
+	free(s);
+	s = sort_items(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), cmp_check);
+	permute(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), s);
 	free(s);
 	r->sorted = true;
 }

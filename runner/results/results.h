@@ -43,6 +43,22 @@ struct sc_results_run {
 	bool has_gpu;
 	struct sc_results_gpu gpu;
 	char *fixtures_lock;
+	double alpha;             /* significance level of the comparisons; NAN: absent */
+};
+
+/*
+ * A finding of the Agent Skills rules (or of loading a side) compared
+ * across the two sides of a changed skill: "new" at head only (the pull
+ * request brought it), "existing" at base and at head, "fixed" at base
+ * only.
+ */
+struct sc_results_finding {
+	char *state;              /* new, existing, fixed */
+	char *severity;           /* error, warning */
+	char *code;               /* the rule, as validate names it */
+	char *file;               /* repository path (head's; base's for a fixed one) */
+	int64_t line;             /* 1-based, 0 when none */
+	char *message;
 };
 
 struct sc_results_skill {
@@ -56,6 +72,8 @@ struct sc_results_skill {
 	bool gate_passed;
 	char **gate_reasons;
 	size_t ngate_reasons;
+	struct sc_results_finding *findings;
+	size_t nfindings;
 };
 
 struct sc_results_kernel {
@@ -123,6 +141,24 @@ struct sc_results_comparison {
 
 struct sc_results_gate_failure {
 	char *skill, *model, *rule, *message;
+	char *check;              /* the check the rule belongs to (sc_results_rule_check) */
+	char *file;               /* where it is, when it has a place; else NULL */
+	int64_t line;             /* 1-based, 0 when none */
+};
+
+/*
+ * One check the gate made for a changed skill and model (model "" for a
+ * check of the whole skill): what a JUnit testcase shows. status "failed"
+ * exactly when a failure of r->gate names the same skill, model and check.
+ */
+struct sc_results_check {
+	char *skill, *model;
+	char *check;              /* validity, pass_rate, lift, tokens, speedup, judge, errors */
+	char *status;             /* passed, failed, skipped */
+	char *rule;               /* the rule that failed; NULL otherwise */
+	char *message;            /* what was compared, or why it failed or was skipped */
+	char *file;
+	int64_t line;
 };
 
 struct sc_results_gate {
@@ -131,6 +167,8 @@ struct sc_results_gate {
 	struct sc_results_gate_failure *failures;
 	size_t nfailures;
 	double error_share;
+	struct sc_results_check *checks;
+	size_t nchecks;
 };
 
 struct sc_results_totals {
@@ -193,6 +231,22 @@ int sc_results_save(const struct sc_results *r, const char *path);
 
 /* Puts every array in the documented order (stable) and sets r->sorted. */
 void sc_results_sort(struct sc_results *r);
+
+/*
+ * The check a gate rule belongs to: pass_rate_significant_drop and
+ * pass_rate_drop "pass_rate", tokens_rise "tokens", speedup_drop
+ * "speedup", judge_drop "judge", new_skill_no_better "lift", error_share
+ * "errors", skill_invalid "validity"; any other rule is its own check.
+ */
+const char *sc_results_rule_check(const char *rule);
+/* Check order in reports: validity, pass_rate, lift, tokens, speedup,
+ * judge, errors, then others. */
+int sc_results_check_rank(const char *check);
+
+/* Frees the strings of a finding, a check or a gate failure. */
+void sc_results_finding_release(struct sc_results_finding *f);
+void sc_results_check_release(struct sc_results_check *c);
+void sc_results_failure_release(struct sc_results_gate_failure *f);
 
 /* Variant order: baseline 0, base 1, head 2, anything else 3. */
 int sc_results_variant_rank(const char *variant);

@@ -167,7 +167,7 @@ static void test_aggregate_hand_built_units(void **state)
 	/* not counted in the pass rate: an error and a skip */
 	add_unit(&r, &alloc, "head", "t10", 0, "error", 0, 0, NAN);
 	add_unit(&r, &alloc, "head", "t11", 0, "skipped", 60, 30, NAN);
-	sc_eval_aggregate(&r);
+	sc_eval_aggregate(&r, 0.05);
 
 	b = sc_results_find_aggregate(&r, "skills/demo", "baseline", "m");
 	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
@@ -217,7 +217,7 @@ static void test_aggregate_kernel_speed(void **state)
 	add_unit(&r, &alloc, "head", "k1", 0, "pass", 1, 1, 8.0);
 	add_unit(&r, &alloc, "head", "k2", 0, "pass", 1, 1, 0.5);
 	add_unit(&r, &alloc, "head", "k3", 0, "fail", 1, 1, 3.0);  /* wrong: never fast */
-	sc_eval_aggregate(&r);
+	sc_eval_aggregate(&r, 0.05);
 	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
 	assert_close(h->speedup_geomean, 2.0, 1e-12);  /* cbrt(2 * 8 * 0.5) */
 	assert_close(h->fast_1, 0.5, 1e-15);   /* k0, k1 of 4 */
