@@ -1,6 +1,7 @@
 /* Escaping and number formats shared by the reporters (report_fmt.h). */
 #include "common.h"
 #include "reporters/report_fmt.h"
+#include "results/results.h"
 
 #include <math.h>
 
@@ -99,6 +100,17 @@ void sc_report_speedup(struct sc_buf *out, double x)
 		sc_buf_puts(out, "—");
 	else
 		sc_buf_printf(out, "%.2f×", x);
+}
+
+void sc_report_significance(struct sc_buf *out, const struct sc_results_comparison *c)
+{
+	if (!c || isnan(c->pass_rate_delta))
+		return;
+	if (c->paired_n == 0 || isnan(c->p_value))
+		sc_buf_puts(out, "unpaired");
+	else
+		sc_buf_printf(out, "%s, p=%.3f", c->significant ? "significant" : "not significant",
+			      c->p_value);
 }
 
 int sc_report_trim(struct sc_buf *out, const char *s, size_t max)

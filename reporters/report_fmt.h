@@ -11,6 +11,7 @@
 
 struct sc_buf;
 struct sc_results;
+struct sc_results_comparison;
 
 /* Appends s as inline Markdown text: HTML-special and Markdown-special
  * characters escaped, "|" safe inside table cells, line breaks and other
@@ -31,6 +32,14 @@ void sc_report_points(struct sc_buf *out, double delta);
 void sc_report_signed_pct(struct sc_buf *out, double pct);
 /* "2.10×" for a speedup; "—" for NAN. */
 void sc_report_speedup(struct sc_buf *out, double x);
+
+/*
+ * The significance of a pass-rate change, as every report words it, from
+ * the comparison (results/compare.h decided it at the run's alpha):
+ * "significant, p=0.031", "not significant, p=0.500", "unpaired" (two
+ * separate files: no test). Appends nothing for NULL or a NAN delta.
+ */
+void sc_report_significance(struct sc_buf *out, const struct sc_results_comparison *c);
 
 /* Copies at most max bytes of s into out, cut at a UTF-8 boundary; when
  * cut, a note "… [trimmed N bytes]" follows. Returns 1 when cut. */

@@ -36,17 +36,20 @@ void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
 }
 
 static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
-		       const char *model, const char *rule, const char *message)
+		       const char *model, const char *rule, const char *file, int64_t line,
+		       const char *message)
 {
 	struct sc_buf title = SC_BUF_INIT;
 
-	sc_buf_printf(&title, "skillci: %s regressed", s && s->name ? s->name : skill);
-	if (model)
+	sc_buf_printf(&title, "skillci: %s failed the gate", skill);
+	if (model && *model)
 		sc_buf_printf(&title, " on %s", model);
 	if (rule)
 		sc_buf_printf(&title, " (%s)", rule);
 	sc_buf_puts(out, "::error file=");
-	sc_report_gh_escape_property(out, s && s->skill_md ? s->skill_md : skill);
+	sc_report_gh_escape_property(out, file ? file : s && s->skill_md ? s->skill_md : skill);
+	if (line > 0)
+		sc_buf_printf(out, ",line=%lld", (long long)line);
 	sc_buf_puts(out, ",title=");
 	sc_report_gh_escape_property(out, title.ptr);
 	sc_buf_puts(out, "::");
@@ -61,10 +64,11 @@ size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (!f->skill)
+		if (!f->skill || !*f->skill)
 			continue;   /* run-wide (error_share): not about a file */
 		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->rule, f->message);
+			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->rule,
+				   f->file, f->line, f->message);
 	}
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];
@@ -80,7 +84,7 @@ size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 		for (size_t k = 0; k < s->ngate_reasons; k++)
 			sc_buf_printf(&why, "%s%s", k ? "\n" : "", s->gate_reasons[k]);
 		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, s, s->path, NULL, NULL, why.ptr);
+			annotation(out, s, s->path, NULL, NULL, NULL, 0, why.ptr);
 		sc_buf_release(&why);
 	}
 	return found;

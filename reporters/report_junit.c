@@ -136,26 +136,253 @@ static void jw_elem_text(struct jw *j, const char *name, const char *text)
 	jw_end(j);
 }
 
-static int cmp_unit_ptr(const void *pa, const void *pb)
-{
-	const struct sc_results_unit *a = *(const struct sc_results_unit *const *)pa;
-	const struct sc_results_unit *b = *(const struct sc_results_unit *const *)pb;
-	int c;
+/* ---- the document in memory ---------------------------------------------- */
 
-	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->model, b->model)) ||
-	    (c = sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant)) ||
-	    (c = strcmp(a->variant, b->variant)) || (c = strcmp(a->test_id, b->test_id)))
-		return c;
-	return (a->run_index > b->run_index) - (a->run_index < b->run_index);
+enum outcome { OUT_PASS, OUT_FAIL, OUT_ERROR, OUT_SKIP };
+
+struct jprop {
+	char *name, *value;
+};
+
+struct jprops {
+	struct jprop *v;
+	size_t n, alloc;
+};
+
+struct jcase {
+	char *name, *classname;
+	double time_s;
+	enum outcome out;
+	char *type, *message, *body;  /* the failure, error or skipped element */
+	struct sc_buf sysout;
+	char *file;                    /* for --junit-file-attrs */
+	int64_t line;
+	struct jprops props;           /* for --junit-file-attrs */
+};
+
+struct jsuite {
+	char *name, *file;
+	struct jprops props;
+	struct jcase *cases;
+	size_t n, alloc;
+};
+
+static void props_add(struct jprops *p, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void props_add(struct jprops *p, const char *name, const char *fmt, ...)
+{
+	struct sc_buf v = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&v, fmt, ap);
+	va_end(ap);
+	SC_GROW(p->v, p->alloc, p->n + 1);
+	p->v[p->n].name = sc_xstrdup(name);
+	p->v[p->n++].value = sc_buf_detach(&v, NULL);
 }
 
-static bool same_suite(const struct sc_results_unit *a, const struct sc_results_unit *b)
+static void props_num(struct jprops *p, const char *name, int decimals, double v)
 {
-	return !strcmp(a->skill, b->skill) && !strcmp(a->model, b->model) && !strcmp(a->variant, b->variant);
+	if (!isnan(v))
+		props_add(p, name, "%.*f", decimals, v);
 }
 
-/* "key=value" lines for a unit: what the properties would say, for
- * readers that show only system-out. */
+static void props_release(struct jprops *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].name);
+		free(p->v[i].value);
+	}
+	free(p->v);
+}
+
+static struct jcase *case_new(struct jsuite *s, const char *name, const char *classname)
+{
+	struct jcase *c;
+
+	SC_GROW(s->cases, s->alloc, s->n + 1);
+	c = &s->cases[s->n++];
+	memset(c, 0, sizeof(*c));
+	c->name = sc_xstrdup(name);
+	c->classname = sc_xstrdup(classname);
+	c->out = OUT_PASS;
+	return c;
+}
+
+/* Sets the case's outcome and its element's type, message and body. */
+static void case_set(struct jcase *c, enum outcome out, const char *type, const char *message,
+		     const char *body)
+{
+	c->out = out;
+	free(c->type);
+	free(c->message);
+	free(c->body);
+	c->type = type ? sc_xstrdup(type) : NULL;
+	c->message = message ? sc_xstrdup(message) : NULL;
+	c->body = body && *body ? sc_xstrdup(body) : NULL;
+}
+
+static void suite_release(struct jsuite *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct jcase *c = &s->cases[i];
+		free(c->name); free(c->classname); free(c->type); free(c->message); free(c->body);
+		free(c->file);
+		sc_buf_release(&c->sysout);
+		props_release(&c->props);
+	}
+	free(s->cases);
+	free(s->name);
+	free(s->file);
+	props_release(&s->props);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static bool is_eval(const struct sc_results *r)
+{
+	return sc_streq(r->run.kind, "eval");
+}
+
+/* "skills/x.anthropic_claude-haiku-4-5": the skill as the package and the
+ * model as the class of readers that split at the last dot (Jenkins). */
+static void classname(struct sc_buf *out, const char *skill, const char *model)
+{
+	sc_buf_clear(out);
+	sc_buf_puts(out, skill);
+	sc_buf_putc(out, '.');
+	if (!model || !*model) {
+		sc_buf_puts(out, "skill");
+		return;
+	}
+	for (const char *p = model; *p; p++)
+		sc_buf_putc(out, *p == '.' ? '_' : *p);
+}
+
+static const char *check_label(const char *check)
+{
+	static const struct { const char *check, *label; } labels[] = {
+		{ "validity", "gate: validity (Agent Skills rules)" },
+		{ "pass_rate", "gate: pass rate, base -> head" },
+		{ "lift", "gate: lift over no skill (new skill)" },
+		{ "tokens", "gate: mean tokens" },
+		{ "speedup", "gate: kernel speedup" },
+		{ "judge", "gate: judge score" },
+		{ "errors", "gate: infrastructure errors" },
+	};
+	for (size_t i = 0; i < SC_ARRAY_SIZE(labels); i++)
+		if (sc_streq(labels[i].check, check))
+			return labels[i].label;
+	return NULL;
+}
+
+/* Did the gate fail check for skill and model ("" for the whole skill)? */
+static bool check_failed(const struct sc_results *r, const char *skill, const char *model,
+			 const char *check)
+{
+	const struct sc_results_check *c = sc_results_find_check(r, skill, model, check);
+
+	if (c)
+		return sc_streq(c->status, "failed");
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (sc_streq(f->skill, skill) && !strcmp(f->model ? f->model : "", model ? model : "") &&
+		    sc_streq(f->check ? f->check : sc_results_rule_check(f->rule), check))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Where a failure is, in the forms test reporters read from a failure's
+ * body: "at FILE:LINE" (a path after a space: action-junit-report), and a
+ * Java-style frame "at skills.x.SKILL(SKILL.md:LINE)" (test-reporter
+ * matches it to the tracked file SKILL.md under skills/x).
+ */
+static void locator(struct sc_buf *out, const char *file, int64_t line)
+{
+	const char *slash;
+
+	if (!file || !*file || line <= 0)
+		return;
+	sc_buf_printf(out, "\nlocation: %s:%lld\n", file, (long long)line);
+	slash = strrchr(file, '/');
+	if (!slash)
+		return;
+	sc_buf_puts(out, "at ");
+	for (const char *p = file; p < slash; p++)
+		sc_buf_putc(out, *p == '/' ? '.' : *p);
+	sc_buf_putc(out, '.');
+	{
+		const char *base = slash + 1, *dot = strrchr(base, '.');
+		sc_buf_put(out, base, dot ? (size_t)(dot - base) : strlen(base));
+		sc_buf_printf(out, "(%s:%lld)\n", base, (long long)line);
+	}
+}
+
+/* The skill's findings as lines, with their state, for a failure's body. */
+static void findings_text(struct sc_buf *out, const struct sc_results_skill *s, bool errors_only)
+{
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		if (errors_only && !sc_streq(f->severity, "error"))
+			continue;
+		sc_buf_puts(out, f->file ? f->file : s->path);
+		if (f->line > 0)
+			sc_buf_printf(out, ":%lld", (long long)f->line);
+		sc_buf_printf(out, ": %s: %s", f->severity, f->message ? f->message : "");
+		if (f->code && *f->code)
+			sc_buf_printf(out, " [%s]", f->code);
+		sc_buf_printf(out, " (%s)\n", sc_streq(f->state, "new") ? "head, new"
+				       : sc_streq(f->state, "existing") ? "head, pre-existing: also at base"
+				       : "base, fixed at head");
+	}
+}
+
+/* One testcase for a check of the gate. */
+static void add_check_case(struct jsuite *js, const struct sc_results *r,
+			   const struct sc_results_skill *s, const char *model, const char *check,
+			   const char *status, const char *rule, const char *message, const char *file,
+			   int64_t line)
+{
+	struct sc_buf cn = SC_BUF_INIT, body = SC_BUF_INIT, name = SC_BUF_INIT;
+	const char *label = check_label(check);
+	struct jcase *c;
+
+	if (label)
+		sc_buf_puts(&name, label);
+	else
+		sc_buf_printf(&name, "gate: %s", check);
+	classname(&cn, s->path, model);
+	c = case_new(js, name.ptr, cn.ptr);
+	sc_buf_printf(&c->sysout, "check=%s\nstatus=%s\n", check, status);
+	if (rule)
+		sc_buf_printf(&c->sysout, "rule=%s\n", rule);
+	if (message)
+		sc_buf_printf(&c->sysout, "reason=%s\n", message);
+	c->file = sc_xstrdup(file ? file : s->skill_md ? s->skill_md : s->path);
+	c->line = line > 0 ? line : 1;
+	if (sc_streq(status, "failed")) {
+		sc_buf_printf(&body, "%s\n", message ? message : rule);
+		if (sc_streq(check, "validity")) {
+			sc_buf_puts(&body, "\nfindings:\n");
+			findings_text(&body, s, false);
+		}
+		locator(&body, file, line);
+		case_set(c, OUT_FAIL, rule, message ? message : rule, body.ptr);
+	} else if (sc_streq(status, "skipped")) {
+		case_set(c, OUT_SKIP, NULL, message ? message : "not applicable", NULL);
+	}
+	SC_UNUSED(r);
+	sc_buf_release(&cn);
+	sc_buf_release(&body);
+	sc_buf_release(&name);
+}
+
+/* "key=value" lines for a unit: what properties would say, for readers
+ * that show only system-out. */
 static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 {
 	const struct sc_results_kernel *k = u->kernel;
@@ -186,9 +413,9 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_puts(out, "suspect=true\n");
 }
 
-/* The body of a <failure>/<error>: the message, the worst mismatch and
- * the compile log. */
-static void failure_body(struct sc_buf *out, const struct sc_results_unit *u)
+/* The body of a unit's failure: the message, the worst mismatch and the
+ * compile log. */
+static void unit_body(struct sc_buf *out, const struct sc_results_unit *u)
 {
 	const struct sc_results_kernel *k = u->kernel;
 
@@ -204,172 +431,453 @@ static void failure_body(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_printf(out, "compile log:\n%s\n", k->compile_log);
 }
 
-static void write_case(struct jw *j, const struct sc_results *r, const struct sc_results_unit *u,
-		       const char *suite, const struct sc_junit_options *opt)
+/* The units of (skill, model, variant), sorted results or not. */
+static size_t units_of(const struct sc_results *r, const char *skill, const char *model,
+		       const char *variant, size_t *first)
 {
-	const struct sc_results_skill *s = sc_results_find_skill(r, u->skill);
-	struct sc_buf b = SC_BUF_INIT;
-
-	jw_start(j, "testcase");
-	sc_buf_printf(&b, "%s [run %lld]", u->test_name ? u->test_name : u->test_id, (long long)u->run_index);
-	jw_attr(j, "name", b.ptr, SIZE_MAX);
-	jw_attr(j, "classname", suite, SIZE_MAX);
-	jw_attrf(j, "time", "%.3f", (double)(u->latency_ms > 0 ? u->latency_ms : 0) / 1000.0);
-	if (opt && opt->file_attrs) {
-		const char *file = u->test_file ? u->test_file : s && s->skill_md ? s->skill_md : u->skill;
-		jw_attr(j, "file", file, SIZE_MAX);
-		jw_attrf(j, "line", "%lld", (long long)(u->test_line != SC_RESULTS_NULL_INT ? u->test_line : 1));
-	}
-	sc_buf_clear(&b);
-	if (sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error")) {
-		jw_start(j, sc_streq(u->verdict, "fail") ? "failure" : "error");
-		jw_attr(j, "type", u->error_class ? u->error_class : sc_streq(u->verdict, "fail") ? "wrong_answer" : "error", SIZE_MAX);
-		jw_attr(j, "message", u->message ? u->message : u->verdict, SC_REPORT_JUNIT_MESSAGE_MAX);
-		failure_body(&b, u);
-		jw_text(j, b.ptr);
-		jw_end(j);
-	} else if (!sc_streq(u->verdict, "pass")) {
-		const char *why = u->message;
-		if (!why && u->kernel && sc_streq(u->kernel->verdict, "compiled"))
-			why = "no GPU: compiled only";
-		jw_start(j, "skipped");
-		jw_attr(j, "message", why ? why : "skipped", SC_REPORT_JUNIT_MESSAGE_MAX);
-		jw_end(j);
-	}
-	sc_buf_clear(&b);
-	unit_out(&b, u);
-	jw_elem_text(j, "system-out", b.ptr);
-	jw_end(j);
-	sc_buf_release(&b);
+	if (r->sorted)
+		return sc_results_units_range(r, skill, model, variant, first);
+	*first = 0;
+	return r->nunits;
 }
 
-static void prop(struct jw *j, struct sc_buf *out, const char *name, const char *value)
+static const struct sc_results_unit *same_test(const struct sc_results *r,
+					       const struct sc_results_unit *u, const char *variant)
 {
-	jw_start(j, "property");
-	jw_attr(j, "name", name, SIZE_MAX);
-	jw_attr(j, "value", value, SC_REPORT_JUNIT_MESSAGE_MAX);
-	jw_end(j);
-	sc_buf_printf(out, "%s=%s\n", name, value);
-}
+	size_t first, n = units_of(r, u->skill, u->model, variant, &first);
 
-static void prop_num(struct jw *j, struct sc_buf *out, const char *name, int decimals, double v)
-{
-	struct sc_buf b = SC_BUF_INIT;
-
-	if (isnan(v))
-		return;
-	sc_buf_printf(&b, "%.*f", decimals, v);
-	prop(j, out, name, b.ptr);
-	sc_buf_release(&b);
-}
-
-/* One <testsuite> for units[0..n) (same skill, model and variant). */
-static void write_suite(struct jw *j, const struct sc_results *r, const struct sc_results_unit *const *units,
-			size_t n, const struct sc_junit_options *opt)
-{
-	const struct sc_results_unit *u0 = units[0];
-	const struct sc_results_skill *s = sc_results_find_skill(r, u0->skill);
-	const struct sc_results_aggregate *a = sc_results_find_aggregate(r, u0->skill, u0->variant, u0->model);
-	struct sc_buf name = SC_BUF_INIT, out = SC_BUF_INIT, num = SC_BUF_INIT;
-	size_t failures = 0, errors = 0, skipped = 0;
-	int64_t ms = 0, tin = 0, tout = 0, turns = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		failures += sc_streq(units[i]->verdict, "fail");
-		errors += sc_streq(units[i]->verdict, "error");
-		skipped += !sc_streq(units[i]->verdict, "fail") && !sc_streq(units[i]->verdict, "error") &&
-			   !sc_streq(units[i]->verdict, "pass");
-		ms += units[i]->latency_ms > 0 ? units[i]->latency_ms : 0;
-		tin += units[i]->tokens_in;
-		tout += units[i]->tokens_out;
-		turns += units[i]->turns;
+	for (size_t i = first; i < first + n; i++) {
+		const struct sc_results_unit *o = &r->units[i];
+		if (sc_streq(o->skill, u->skill) && sc_streq(o->model, u->model) &&
+		    sc_streq(o->variant, variant) && o->run_index == u->run_index &&
+		    sc_streq(o->test_id, u->test_id))
+			return o;
 	}
-	sc_buf_printf(&name, "%s · %s · %s", u0->skill, u0->model, u0->variant);
-	jw_start(j, "testsuite");
-	jw_attr(j, "name", name.ptr, SIZE_MAX);
-	jw_attrf(j, "tests", "%zu", n);
-	jw_attrf(j, "failures", "%zu", failures);
-	jw_attrf(j, "errors", "%zu", errors);
-	jw_attrf(j, "skipped", "%zu", skipped);
-	jw_attrf(j, "time", "%.3f", (double)ms / 1000.0);
-	if (r->run.started_at)
-		jw_attr(j, "timestamp", r->run.started_at, SIZE_MAX);
-	if (s && s->skill_md)
-		jw_attr(j, "file", s->skill_md, SIZE_MAX);
+	return NULL;
+}
 
-	jw_start(j, "properties");
-	prop(j, &out, "skill", u0->skill);
-	prop(j, &out, "model", u0->model);
-	prop(j, &out, "variant", u0->variant);
-	sc_buf_printf(&num, "%lld", (long long)tin);
-	prop(j, &out, "tokens_in", num.ptr);
-	sc_buf_clear(&num);
-	sc_buf_printf(&num, "%lld", (long long)tout);
-	prop(j, &out, "tokens_out", num.ptr);
-	sc_buf_clear(&num);
-	sc_buf_printf(&num, "%lld", (long long)turns);
-	prop(j, &out, "turns", num.ptr);
-	if (a) {
-		prop_num(j, &out, "pass_rate", 4, a->pass_rate);
-		prop_num(j, &out, "ci_low", 4, a->ci_low);
-		prop_num(j, &out, "ci_high", 4, a->ci_high);
-		prop_num(j, &out, "mean_tokens", 1, a->mean_tokens);
-		prop_num(j, &out, "mean_turns", 2, a->mean_turns);
-		prop_num(j, &out, "speedup", 3, a->speedup_geomean);
-		prop_num(j, &out, "judge_mean", 3, a->judge_mean);
+/*
+ * The head's per-test results of one skill and model: a failure only for
+ * a test that regressed (passed at base, fails at head) when the gate
+ * failed the pass rate; an error only for an infrastructure fault when the
+ * gate failed on errors; otherwise passed, or skipped with the outcome.
+ * The base's and the baseline's outcomes go into properties.
+ */
+static void add_test_cases(struct jsuite *js, const struct sc_results *r,
+			   const struct sc_results_skill *s, const char *model,
+			   const struct sc_junit_options *opt)
+{
+	const char *variant = is_eval(r) ? "head" : sc_streq(s->status, "deleted") ? "base" : "head";
+	bool rate_failed = check_failed(r, s->path, model, "pass_rate");
+	bool errors_failed = check_failed(r, s->path, model, "errors");
+	struct sc_buf cn = SC_BUF_INIT, name = SC_BUF_INIT, why = SC_BUF_INIT, body = SC_BUF_INIT;
+	size_t first, n = units_of(r, s->path, model, variant, &first);
+
+	classname(&cn, s->path, model);
+	for (size_t i = first; i < first + n; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		const struct sc_results_unit *b, *l;
+		struct jcase *c;
+		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model) ||
+		    !sc_streq(u->variant, variant))
+			continue;
+		b = is_eval(r) ? NULL : same_test(r, u, "base");
+		l = same_test(r, u, "baseline");
+		sc_buf_clear(&name);
+		sc_buf_printf(&name, "test: %s [run %lld]", u->test_name ? u->test_name : u->test_id,
+			      (long long)u->run_index);
+		c = case_new(js, name.ptr, cn.ptr);
+		c->time_s = (double)(u->latency_ms > 0 ? u->latency_ms : 0) / 1000.0;
+		c->file = sc_xstrdup(u->test_file ? u->test_file : s->skill_md ? s->skill_md : s->path);
+		c->line = u->test_line != SC_RESULTS_NULL_INT && u->test_line > 0 ? u->test_line : 1;
+		unit_out(&c->sysout, u);
+		props_add(&c->props, "head", "%s", u->verdict);
+		if (b) {
+			sc_buf_printf(&c->sysout, "base_verdict=%s\n", b->verdict);
+			props_add(&c->props, "base", "%s", b->verdict);
+		}
+		if (l) {
+			sc_buf_printf(&c->sysout, "baseline_verdict=%s\n", l->verdict);
+			props_add(&c->props, "baseline", "%s", l->verdict);
+		}
+		sc_buf_clear(&why);
+		sc_buf_clear(&body);
+		unit_body(&body, u);
+		if (sc_streq(u->verdict, "pass")) {
+			continue;
+		} else if (sc_streq(u->verdict, "fail")) {
+			bool regressed = b && sc_streq(b->verdict, "pass");
+			if (regressed && rate_failed) {
+				sc_buf_printf(&why, "regressed: passed at base, fails at head%s%s",
+					      u->message ? ": " : "", u->message ? u->message : "");
+				case_set(c, OUT_FAIL, "regressed", why.ptr, body.ptr);
+				continue;
+			}
+			if (is_eval(r))
+				sc_buf_puts(&why, "fails with the skill (eval has no gate on it; see the lift)");
+			else if (sc_streq(variant, "base"))
+				sc_buf_puts(&why, "failed at base (the skill is deleted at head)");
+			else if (regressed)
+				sc_buf_puts(&why, "fails at head after passing at base, within the gate's "
+					    "limits on the pass rate");
+			else if (b)
+				sc_buf_puts(&why, "fails at head, as at base: not a regression");
+			else
+				sc_buf_puts(&why, "fails at head; no base result to compare with");
+		} else if (sc_streq(u->verdict, "error")) {
+			if (errors_failed) {
+				case_set(c, OUT_ERROR, u->error_class ? u->error_class : "error",
+					 u->message ? u->message : "infrastructure error", body.ptr);
+				continue;
+			}
+			sc_buf_printf(&why, "infrastructure error, within the gate's error share%s%s",
+				      u->message ? ": " : "", u->message ? u->message : "");
+		} else {
+			const char *m = u->message;
+			if (!m && u->kernel && sc_streq(u->kernel->verdict, "compiled"))
+				m = "no GPU: compiled only";
+			sc_buf_puts(&why, m ? m : "skipped");
+		}
+		if (u->message && !sc_streq(u->verdict, "skipped") && !sc_streq(u->verdict, "error"))
+			sc_buf_printf(&why, ": %s", u->message);
+		case_set(c, OUT_SKIP, NULL, why.ptr, NULL);
+		SC_UNUSED(opt);
+	}
+	sc_buf_release(&cn);
+	sc_buf_release(&name);
+	sc_buf_release(&why);
+	sc_buf_release(&body);
+}
+
+/* Aggregates and per-test outcomes of the base and the baseline as suite properties. */
+static void side_props(struct jsuite *js, const struct sc_results *r, const char *skill,
+		       const char *model)
+{
+	static const char *const variants[] = { "baseline", "base", "head" };
+	struct sc_buf key = SC_BUF_INIT;
+
+	for (size_t v = 0; v < SC_ARRAY_SIZE(variants); v++) {
+		const struct sc_results_aggregate *a = sc_results_find_aggregate(r, skill, variants[v], model);
+		size_t first, n;
+		if (!a)
+			continue;
+		sc_buf_clear(&key);
+		sc_buf_printf(&key, "%s %s pass_rate", model, variants[v]);
+		if (!isnan(a->pass_rate))
+			props_add(&js->props, key.ptr, "%.4f (%lld of %lld)", a->pass_rate,
+				  (long long)a->passed, (long long)a->n);
+		sc_buf_clear(&key);
+		sc_buf_printf(&key, "%s %s mean_tokens", model, variants[v]);
+		props_num(&js->props, key.ptr, 1, a->mean_tokens);
+		sc_buf_clear(&key);
+		sc_buf_printf(&key, "%s %s speedup", model, variants[v]);
+		props_num(&js->props, key.ptr, 3, a->speedup_geomean);
+		sc_buf_clear(&key);
+		sc_buf_printf(&key, "%s %s judge_mean", model, variants[v]);
+		props_num(&js->props, key.ptr, 3, a->judge_mean);
+		if (!strcmp(variants[v], "head"))
+			continue;
+		n = units_of(r, skill, model, variants[v], &first);
+		for (size_t i = first; i < first + n; i++) {
+			const struct sc_results_unit *u = &r->units[i];
+			if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
+			    !sc_streq(u->variant, variants[v]))
+				continue;
+			sc_buf_clear(&key);
+			sc_buf_printf(&key, "%s %s %s [run %lld]", model, variants[v], u->test_id,
+				      (long long)u->run_index);
+			props_add(&js->props, key.ptr, "%s", u->verdict);
+		}
+	}
+	sc_buf_release(&key);
+}
+
+/* Sorted, unique models with units or aggregates for a skill (else the run's). */
+static size_t skill_models(const struct sc_results *r, const char *skill, const char ***out)
+{
+	const char **v = NULL;
+	size_t n = 0, alloc = 0, k = 0;
+
+	for (size_t i = 0; i < r->naggregates; i++)
+		if (sc_streq(r->aggregates[i].skill, skill)) {
+			SC_GROW(v, alloc, n + 1);
+			v[n++] = r->aggregates[i].model;
+		}
+	for (size_t i = 0; i < r->nunits; i++)
+		if (sc_streq(r->units[i].skill, skill)) {
+			SC_GROW(v, alloc, n + 1);
+			v[n++] = r->units[i].model;
+		}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), sc_strcmp_qsort);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(v[k - 1], v[i]))
+			v[k++] = v[i];
+	*out = v;
+	return k;
+}
+
+/* The suite of one skill: its checks, its tests, its properties. */
+static void build_skill(struct jsuite *js, const struct sc_results *r,
+			const struct sc_results_skill *s, const struct sc_junit_options *opt)
+{
+	const char **models = NULL;
+	size_t nmodels = skill_models(r, s->path, &models);
+	size_t fresh = 0, existing = 0, fixed = 0;
+	struct sc_buf cn = SC_BUF_INIT;
+
+	js->name = sc_xstrdup(s->path);
+	js->file = s->skill_md ? sc_xstrdup(s->skill_md) : NULL;
+	props_add(&js->props, "skill", "%s", s->path);
+	if (s->name)
+		props_add(&js->props, "name", "%s", s->name);
+	props_add(&js->props, "status", "%s", s->status ? s->status : "unknown");
+	if (s->old_path)
+		props_add(&js->props, "old_path", "%s", s->old_path);
+	if (!is_eval(r))
+		props_add(&js->props, "gate", "%s", s->gate_passed ? "passed" : "failed");
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		if (!sc_streq(f->severity, "error"))
+			continue;
+		fresh += sc_streq(f->state, "new");
+		existing += sc_streq(f->state, "existing");
+		fixed += sc_streq(f->state, "fixed");
+	}
+	if (s->nfindings) {
+		props_add(&js->props, "errors_new", "%zu", fresh);
+		props_add(&js->props, "errors_pre_existing", "%zu", existing);
+		props_add(&js->props, "errors_fixed", "%zu", fixed);
+	}
+
+	classname(&cn, s->path, NULL);
+	if (sc_streq(s->status, "deleted") && !is_eval(r)) {
+		struct jcase *c = case_new(js, "deleted at head", cn.ptr);
+		case_set(c, OUT_SKIP, NULL, "the pull request deletes this skill: not judged", NULL);
+	}
+	/* the gate's checks of the whole skill, then per model */
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *k = &r->gate.checks[i];
+		if (sc_streq(k->skill, s->path) && (!k->model || !*k->model))
+			add_check_case(js, r, s, NULL, k->check, k->status, k->rule, k->message, k->file,
+				       k->line);
+	}
+	/* failures recorded without a check (results written before checks were) */
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		const char *check = f->check ? f->check : sc_results_rule_check(f->rule);
+		if (!sc_streq(f->skill, s->path) ||
+		    sc_results_find_check(r, s->path, f->model ? f->model : "", check))
+			continue;
+		add_check_case(js, r, s, f->model, check, "failed", f->rule, f->message, f->file,
+			       f->line);
+	}
+	if (s->untested && !sc_streq(s->status, "deleted")) {
+		struct jcase *c = case_new(js, "tests", cn.ptr);
+		case_set(c, OUT_SKIP, NULL, "untested: no tests found at head (not counted as failed)", NULL);
+	}
+	for (size_t m = 0; m < nmodels; m++) {
+		for (size_t i = 0; i < r->gate.nchecks; i++) {
+			const struct sc_results_check *k = &r->gate.checks[i];
+			if (sc_streq(k->skill, s->path) && sc_streq(k->model, models[m]))
+				add_check_case(js, r, s, models[m], k->check, k->status, k->rule, k->message,
+					       k->file, k->line);
+		}
+		add_test_cases(js, r, s, models[m], opt);
+		side_props(js, r, s->path, models[m]);
 	}
 	if (r->run.mode)
-		prop(j, &out, "mode", r->run.mode);
+		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)
-		prop(j, &out, "oracle", "true (self-test: answers are reference solutions)");
-	jw_end(j);
+		props_add(&js->props, "oracle", "true (self-test: answers are reference solutions)");
+	free(models);
+	sc_buf_release(&cn);
+}
 
-	for (size_t i = 0; i < n; i++)
-		write_case(j, r, units[i], name.ptr, opt);
+/* The run's own suite: a failure of no skill, an interrupted or sharded run. */
+static void build_run(struct jsuite *js, const struct sc_results *r, size_t failed_cases)
+{
+	bool shard = r->run.shard_count > 1;
+
+	js->name = sc_xstrdup(is_eval(r) ? "skillci eval" : "skillci run");
+	if (r->run.id)
+		props_add(&js->props, "run", "%s", r->run.id);
+	props_add(&js->props, "gate", "%s", r->gate.passed ? "passed" : "failed");
+	props_add(&js->props, "exit_code", "%lld", (long long)r->gate.exit_code);
+	if (!isnan(r->run.alpha))
+		props_add(&js->props, "alpha", "%g", r->run.alpha);
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		struct jcase *c;
+		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
+			continue;
+		c = case_new(js, check_label(f->check) ? check_label(f->check) : f->rule, "skillci.run");
+		case_set(c, OUT_FAIL, f->rule, f->message ? f->message : f->rule, f->message);
+		failed_cases++;
+	}
+	if (!r->gate.passed && !failed_cases) {
+		/* a verdict with no failure to show: still a failure, never green */
+		struct jcase *c = case_new(js, "gate", "skillci.run");
+		case_set(c, OUT_FAIL, "gate", "the gate failed", "the results record a failed gate");
+	}
+	if (shard) {
+		struct sc_buf m = SC_BUF_INIT;
+		struct jcase *c = case_new(js, "gate", "skillci.run");
+		sc_buf_printf(&m, "shard %lld/%lld: skillci merge decides the gate",
+			      (long long)r->run.shard_index, (long long)r->run.shard_count);
+		case_set(c, OUT_SKIP, NULL, m.ptr, NULL);
+		sc_buf_release(&m);
+	} else if (!r->run.complete) {
+		struct jcase *c = case_new(js, "run complete", "skillci.run");
+		case_set(c, OUT_ERROR, "incomplete",
+			 r->run.incomplete_reason ? r->run.incomplete_reason : "the run did not finish",
+			 "the numbers cover only the units that finished; a rerun resumes from the store");
+	}
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static void write_props(struct jw *j, const struct jprops *p, struct sc_buf *out)
+{
+	jw_start(j, "properties");
+	for (size_t i = 0; i < p->n; i++) {
+		jw_start(j, "property");
+		jw_attr(j, "name", p->v[i].name, SIZE_MAX);
+		jw_attr(j, "value", p->v[i].value, SC_REPORT_JUNIT_MESSAGE_MAX);
+		jw_end(j);
+		if (out)
+			sc_buf_printf(out, "%s=%s\n", p->v[i].name, p->v[i].value);
+	}
+	jw_end(j);
+}
+
+static void write_case(struct jw *j, const struct jcase *c, const struct sc_junit_options *opt)
+{
+	static const char *const elem[] = { NULL, "failure", "error", "skipped" };
+
+	jw_start(j, "testcase");
+	jw_attr(j, "name", c->name, SIZE_MAX);
+	jw_attr(j, "classname", c->classname, SIZE_MAX);
+	jw_attrf(j, "time", "%.3f", c->time_s);
+	if (opt && opt->file_attrs && c->file) {
+		jw_attr(j, "file", c->file, SIZE_MAX);
+		jw_attrf(j, "line", "%lld", (long long)(c->line > 0 ? c->line : 1));
+	}
+	if (opt && opt->file_attrs && c->props.n)
+		write_props(j, &c->props, NULL);
+	if (c->out != OUT_PASS) {
+		jw_start(j, elem[c->out]);
+		if (c->type)
+			jw_attr(j, "type", c->type, SIZE_MAX);
+		jw_attr(j, "message", c->message ? c->message : "", SC_REPORT_JUNIT_MESSAGE_MAX);
+		if (c->body)
+			jw_text(j, c->body);
+		jw_end(j);
+	}
+	if (c->sysout.len)
+		jw_elem_text(j, "system-out", c->sysout.ptr);
+	jw_end(j);
+}
+
+struct counts {
+	size_t tests, failures, errors, skipped;
+	double time_s;
+};
+
+static struct counts count(const struct jsuite *s)
+{
+	struct counts k = { s->n, 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < s->n; i++) {
+		k.failures += s->cases[i].out == OUT_FAIL;
+		k.errors += s->cases[i].out == OUT_ERROR;
+		k.skipped += s->cases[i].out == OUT_SKIP;
+		k.time_s += s->cases[i].time_s;
+	}
+	return k;
+}
+
+static void write_suite(struct jw *j, const struct sc_results *r, const struct jsuite *s,
+			const struct sc_junit_options *opt)
+{
+	struct counts k = count(s);
+	struct sc_buf out = SC_BUF_INIT;
+
+	jw_start(j, "testsuite");
+	jw_attr(j, "name", s->name, SIZE_MAX);
+	jw_attrf(j, "tests", "%zu", k.tests);
+	jw_attrf(j, "failures", "%zu", k.failures);
+	jw_attrf(j, "errors", "%zu", k.errors);
+	jw_attrf(j, "skipped", "%zu", k.skipped);
+	jw_attrf(j, "time", "%.3f", k.time_s);
+	if (r->run.started_at)
+		jw_attr(j, "timestamp", r->run.started_at, SIZE_MAX);
+	if (s->file)
+		jw_attr(j, "file", s->file, SIZE_MAX);
+	write_props(j, &s->props, &out);
+	for (size_t i = 0; i < s->n; i++)
+		write_case(j, &s->cases[i], opt);
 	jw_elem_text(j, "system-out", out.ptr);
 	jw_end(j);
-	sc_buf_release(&name);
 	sc_buf_release(&out);
-	sc_buf_release(&num);
+}
+
+static int cmp_skill_ptr(const void *pa, const void *pb)
+{
+	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
+	const struct sc_results_skill *b = *(const struct sc_results_skill *const *)pb;
+	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
 }
 
 int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct sc_junit_options *opt)
 {
-	const struct sc_results_unit **units = sc_xcalloc(r->nunits + 1, sizeof(*units));
+	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
+	struct jsuite *suites = sc_xcalloc(r->nskills + 1, sizeof(*suites));
 	struct jw j = { NULL, SC_BUF_INIT, 0 };
 	xmlBufferPtr xb = xmlBufferCreate();
-	size_t failures = 0, errors = 0;
-	int64_t ms = 0;
+	struct counts total = { 0, 0, 0, 0, 0 };
+	size_t n = 0;
 	int err = 0;
+
+	for (size_t i = 0; i < r->nskills; i++)
+		skills[i] = &r->skills[i];
+	qsort(skills, r->nskills, sizeof(*skills), cmp_skill_ptr);
+	for (size_t i = 0; i < r->nskills; i++) {
+		if (!is_eval(r) && sc_streq(skills[i]->status, "unchanged"))
+			continue;
+		build_skill(&suites[n++], r, skills[i], opt);
+	}
+	for (size_t i = 0; i < n; i++)
+		total.failures += count(&suites[i]).failures;
+	build_run(&suites[n], r, total.failures);
+	if (suites[n].n)
+		n++;
+	else
+		suite_release(&suites[n]);
+	total.failures = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct counts k = count(&suites[i]);
+		total.tests += k.tests;
+		total.failures += k.failures;
+		total.errors += k.errors;
+		total.time_s += k.time_s;
+	}
 
 	if (!xb || !(j.w = xmlNewTextWriterMemory(xb, 0))) {
 		err = sc_error_set(SC_ERROR, "cannot create an XML writer");
 		goto done;
 	}
-	for (size_t i = 0; i < r->nunits; i++) {
-		units[i] = &r->units[i];
-		failures += sc_streq(r->units[i].verdict, "fail");
-		errors += sc_streq(r->units[i].verdict, "error");
-		ms += r->units[i].latency_ms > 0 ? r->units[i].latency_ms : 0;
-	}
-	qsort(units, r->nunits, sizeof(*units), cmp_unit_ptr);
-
 	jw_check(&j, xmlTextWriterSetIndent(j.w, 1));
 	jw_check(&j, xmlTextWriterSetIndentString(j.w, BAD_CAST "  "));
 	jw_check(&j, xmlTextWriterStartDocument(j.w, NULL, "UTF-8", NULL));
 	jw_start(&j, "testsuites");
 	jw_attr(&j, "name", r->run.oracle ? "skillci (oracle self-test)" : "skillci", SIZE_MAX);
-	jw_attrf(&j, "tests", "%zu", r->nunits);
-	jw_attrf(&j, "failures", "%zu", failures);
-	jw_attrf(&j, "errors", "%zu", errors);
-	jw_attrf(&j, "time", "%.3f", (double)ms / 1000.0);
-	for (size_t i = 0; i < r->nunits;) {
-		size_t k = i + 1;
-		while (k < r->nunits && same_suite(units[i], units[k]))
-			k++;
-		write_suite(&j, r, units + i, k - i, opt);
-		i = k;
-	}
+	jw_attrf(&j, "tests", "%zu", total.tests);
+	jw_attrf(&j, "failures", "%zu", total.failures);
+	jw_attrf(&j, "errors", "%zu", total.errors);
+	jw_attrf(&j, "time", "%.3f", total.time_s);
+	for (size_t i = 0; i < n; i++)
+		write_suite(&j, r, &suites[i], opt);
 	jw_end(&j);
 	jw_check(&j, xmlTextWriterEndDocument(j.w));
 	xmlFreeTextWriter(j.w);
@@ -385,6 +893,9 @@ done:
 	if (xb)
 		xmlBufferFree(xb);
 	sc_buf_release(&j.tmp);
-	free(units);
+	for (size_t i = 0; i < n; i++)
+		suite_release(&suites[i]);
+	free(suites);
+	free(skills);
 	return err;
 }

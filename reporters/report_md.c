@@ -1,32 +1,41 @@
 /*
  * The Markdown report (report_md.h). Built in three parts: the summary
- * (verdict, banners, table, untested skills), the details (one <details>
- * block per row) and the footer. Only the details are shortened to meet a
- * size bound.
+ * (verdict, banners, one table row per changed skill and model with the
+ * gate's verdict and reason), the details (one <details> block per row
+ * with units, one per skill with findings) and the footer. Only the
+ * details are shortened to meet a size bound.
  */
 #include "common.h"
 #include "reporters/report_md.h"
 #include "reporters/report_fmt.h"
+#include "results/compare.h"
 #include "results/results.h"
 
 #include <math.h>
 
-/* One summary row: a skill and a model. */
+/* One summary row: a skill and a model (NULL: the skill has no model
+ * results, e.g. deleted, untested or unreadable). */
 struct row {
 	const struct sc_results_skill *skill;
 	const char *model;
+	bool first;   /* the skill's first row */
 };
 
 struct rows {
 	struct row *v;
 	size_t n, alloc;
-	const struct sc_results_skill **untested;
-	size_t nuntested, untested_alloc;
+	const struct sc_results_skill **skills;   /* every listed skill, by path */
+	size_t nskills;
 };
 
 static bool is_eval(const struct sc_results *r)
 {
 	return r->run.kind && !strcmp(r->run.kind, "eval");
+}
+
+static bool is_shard(const struct sc_results *r)
+{
+	return r->run.shard_count > 1;
 }
 
 static int cmp_skill_ptr(const void *pa, const void *pb)
@@ -42,8 +51,7 @@ static int cmp_cstr(const void *pa, const void *pb)
 }
 
 /* The models that have aggregates (or units) for a skill, sorted and
- * unique; run.models when none has. Returns a malloc'd array of borrowed
- * strings. */
+ * unique. Returns a malloc'd array of borrowed strings. */
 static const char **skill_models(const struct sc_results *r, const char *skill, size_t *n)
 {
 	const char **v = NULL;
@@ -63,11 +71,6 @@ static const char **skill_models(const struct sc_results *r, const char *skill, 
 			SC_GROW(v, alloc, k + 1);
 			v[k++] = r->units[i].model;
 		}
-	if (k == 0)
-		for (size_t i = 0; i < r->run.nmodels; i++) {
-			SC_GROW(v, alloc, k + 1);
-			v[k++] = r->run.models[i];
-		}
 	if (k == 0) {
 		*n = 0;
 		return v;
@@ -80,8 +83,8 @@ static const char **skill_models(const struct sc_results *r, const char *skill, 
 	return v;
 }
 
-/* Collects the rows of the report: every skill × model, skipping skills
- * a PR did not change, and the untested skills apart. */
+/* Collects the rows of the report: every changed skill (every skill of an
+ * eval) × model, and one row for a skill with no model results. */
 static void collect_rows(struct rows *rows, const struct sc_results *r)
 {
 	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
@@ -95,63 +98,70 @@ static void collect_rows(struct rows *rows, const struct sc_results *r)
 		const char **models;
 		size_t nmodels;
 
-		if (s->untested) {
-			SC_GROW(rows->untested, rows->untested_alloc, rows->nuntested + 1);
-			rows->untested[rows->nuntested++] = s;
-			continue;
-		}
 		if (!is_eval(r) && sc_streq(s->status, "unchanged"))
 			continue;
+		skills[rows->nskills++] = s;
 		models = skill_models(r, s->path, &nmodels);
-		for (size_t m = 0; m < nmodels; m++) {
+		for (size_t m = 0; m < nmodels || m == 0; m++) {
 			SC_GROW(rows->v, rows->alloc, rows->n + 1);
 			rows->v[rows->n].skill = s;
-			rows->v[rows->n++].model = models[m];
+			rows->v[rows->n].model = m < nmodels ? models[m] : NULL;
+			rows->v[rows->n++].first = m == 0;
 		}
 		free(models);
 	}
-	free(skills);
+	rows->skills = skills;
 }
 
 static void rows_release(struct rows *rows)
 {
 	free(rows->v);
-	free(rows->untested);
+	free(rows->skills);
 }
 
-/* Distinct skills that failed the gate (by gate.failures or their own
- * gate object). */
-static size_t count_regressed(const struct sc_results *r, struct sc_buf *names, size_t max_names)
+/* Did skill s fail the gate (its own verdict or a failure naming it)? */
+static bool skill_failed(const struct sc_results *r, const struct sc_results_skill *s)
 {
-	size_t n = 0;
+	if (!s->gate_passed)
+		return true;
+	for (size_t f = 0; f < r->gate.nfailures; f++)
+		if (sc_streq(r->gate.failures[f].skill, s->path))
+			return true;
+	return false;
+}
+
+/* Counts of the changed skills by what happened to them. */
+struct kinds {
+	size_t changed, failed, evaluated, untested, deleted;
+};
+
+static struct kinds count_kinds(const struct sc_results *r, struct sc_buf *names, size_t max_names)
+{
+	struct kinds k = { 0, 0, 0, 0, 0 };
 
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];
-		bool failed = !s->gate_passed;
-		for (size_t f = 0; !failed && f < r->gate.nfailures; f++)
-			failed = sc_streq(r->gate.failures[f].skill, s->path);
-		if (!failed)
+		if (!is_eval(r) && sc_streq(s->status, "unchanged"))
 			continue;
-		if (names && n < max_names) {
-			if (n)
+		k.changed++;
+		if (sc_streq(s->status, "deleted"))
+			k.deleted++;
+		else if (s->untested)
+			k.untested++;
+		else
+			k.evaluated++;
+		if (!skill_failed(r, s))
+			continue;
+		if (names && k.failed < max_names) {
+			if (k.failed)
 				sc_buf_puts(names, ", ");
-			sc_buf_puts(names, s->name ? s->name : s->path);
+			sc_buf_puts(names, s->path);
 		}
-		n++;
+		k.failed++;
 	}
-	if (names && n > max_names)
-		sc_buf_printf(names, " and %zu more", n - max_names);
-	return n;
-}
-
-static size_t count_changed(const struct sc_results *r)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < r->nskills; i++)
-		if (is_eval(r) || !sc_streq(r->skills[i].status, "unchanged"))
-			n++;
-	return n;
+	if (names && k.failed > max_names)
+		sc_buf_printf(names, " and %zu more", k.failed - max_names);
+	return k;
 }
 
 /* Counts skill × model pairs where the skill helped (eval). */
@@ -171,12 +181,12 @@ static void count_beneficial(const struct sc_results *r, size_t *helped, size_t 
 void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 {
 	struct sc_buf names = SC_BUF_INIT;
-	size_t changed = count_changed(r), nmodels = r->run.nmodels;
-	size_t regressed = count_regressed(r, &names, 3);
+	struct kinds k = count_kinds(r, &names, 3);
+	size_t nmodels = r->run.nmodels;
 
 	if (!r->gate.passed && r->gate.exit_code == 3) {
-		sc_buf_printf(out, "too many infrastructure errors (%.0f%% of units); results are not conclusive",
-			      r->gate.error_share * 100.0);
+		sc_buf_printf(out, "gate failed: too many infrastructure errors (%.0f%% of units); "
+			      "results are not conclusive", r->gate.error_share * 100.0);
 	} else if (is_eval(r)) {
 		size_t helped, pairs;
 		count_beneficial(r, &helped, &pairs);
@@ -185,72 +195,134 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 				      r->gate.passed ? "eval passed" : "eval failed", helped, pairs);
 		else
 			sc_buf_printf(out, "%s: %zu skill%s evaluated with %zu model%s",
-				      r->gate.passed ? "eval passed" : "eval failed", changed,
-				      changed == 1 ? "" : "s", nmodels, nmodels == 1 ? "" : "s");
+				      r->gate.passed ? "eval passed" : "eval failed", k.changed,
+				      k.changed == 1 ? "" : "s", nmodels, nmodels == 1 ? "" : "s");
+	} else if (is_shard(r) && r->gate.passed) {
+		sc_buf_printf(out, "shard %lld/%lld of a sharded run: skillci merge decides the gate "
+			      "(%zu changed skill%s)", (long long)r->run.shard_index,
+			      (long long)r->run.shard_count, k.changed, k.changed == 1 ? "" : "s");
 	} else if (!r->gate.passed) {
-		if (regressed == 0)
-			regressed = 1;
-		sc_buf_printf(out, "gate failed: %zu of %zu changed skill%s regressed", regressed,
-			      changed, changed == 1 ? "" : "s");
+		sc_buf_printf(out, "gate failed: %zu of %zu changed skill%s failed", k.failed, k.changed,
+			      k.changed == 1 ? "" : "s");
 		if (names.len)
 			sc_buf_printf(out, " (%s)", names.ptr);
+		else
+			sc_buf_puts(out, " (the run as a whole)");
+	} else if (k.changed == 0) {
+		sc_buf_puts(out, "gate passed: no skill changed");
 	} else {
-		sc_buf_printf(out, "no regression: %zu changed skill%s evaluated with %zu model%s × %lld run%s",
-			      changed, changed == 1 ? "" : "s", nmodels, nmodels == 1 ? "" : "s",
-			      (long long)r->run.runs, r->run.runs == 1 ? "" : "s");
+		sc_buf_printf(out, "gate passed: %zu changed skill%s", k.changed, k.changed == 1 ? "" : "s");
+		if (k.evaluated)
+			sc_buf_printf(out, ", %zu evaluated with %zu model%s × %lld run%s", k.evaluated,
+				      nmodels, nmodels == 1 ? "" : "s", (long long)r->run.runs,
+				      r->run.runs == 1 ? "" : "s");
+		if (k.untested)
+			sc_buf_printf(out, ", %zu untested", k.untested);
+		if (k.deleted)
+			sc_buf_printf(out, ", %zu deleted", k.deleted);
 	}
 	sc_buf_release(&names);
 }
 
 /* ---- summary ----------------------------------------------------------- */
 
+static const char *check_name(const char *check)
+{
+	static const struct { const char *check, *name; } names[] = {
+		{ "validity", "validity" }, { "pass_rate", "pass rate" }, { "lift", "lift" },
+		{ "tokens", "tokens" }, { "speedup", "speedup" }, { "judge", "judge" },
+		{ "errors", "errors" },
+	};
+	for (size_t i = 0; i < SC_ARRAY_SIZE(names); i++)
+		if (sc_streq(names[i].check, check))
+			return names[i].name;
+	return check ? check : "gate";
+}
+
+/* Error findings of a skill by state. */
+static void count_findings(const struct sc_results_skill *s, size_t *fresh, size_t *existing,
+			   size_t *fixed)
+{
+	*fresh = *existing = *fixed = 0;
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		if (!sc_streq(f->severity, "error"))
+			continue;
+		*fresh += sc_streq(f->state, "new");
+		*existing += sc_streq(f->state, "existing");
+		*fixed += sc_streq(f->state, "fixed");
+	}
+}
+
+/* The gate cell: the verdict for the row and why. */
 static void cell_gate(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
-	size_t nrules = 0;
+	const struct sc_results_skill *s = row->skill;
+	struct sc_buf msg = SC_BUF_INIT;
+	size_t nfailed = 0, fresh, existing, fixed;
 
-	if (sc_streq(row->skill->status, "deleted") && !is_eval(r)) {
-		sc_buf_puts(out, "—");
+	if (sc_streq(s->status, "deleted")) {
+		sc_buf_puts(out, "— not judged: deleted at head");
 		return;
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (!sc_streq(f->skill, row->skill->path) || (f->model && !sc_streq(f->model, row->model)))
+		bool whole = !f->model || !*f->model;
+		if (!sc_streq(f->skill, s->path) || (!whole && !sc_streq(f->model, row->model)))
 			continue;
-		sc_buf_puts(out, nrules++ ? ", " : "❌ ");
+		sc_buf_puts(out, nfailed++ ? "; " : "❌ ");
+		sc_buf_puts(out, "**");
+		sc_report_md_text(out, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
+		sc_buf_puts(out, "** (");
 		sc_report_md_text(out, f->rule);
+		sc_buf_puts(out, "): ");
+		sc_buf_clear(&msg);
+		sc_report_trim(&msg, f->message ? f->message : "", SC_REPORT_MD_MESSAGE_MAX);
+		sc_report_md_text(out, msg.ptr);
 	}
-	if (nrules)
-		return;
-	if (!row->skill->gate_passed) {
+	if (!nfailed && !s->gate_passed) {
+		/* results written before failures named their check */
 		sc_buf_puts(out, "❌");
-		for (size_t i = 0; i < row->skill->ngate_reasons; i++) {
-			sc_buf_puts(out, i ? ", " : " ");
-			sc_report_md_text(out, row->skill->gate_reasons[i]);
+		for (size_t i = 0; i < s->ngate_reasons; i++) {
+			sc_buf_puts(out, i ? "; " : " ");
+			sc_report_md_text(out, s->gate_reasons[i]);
 		}
-		return;
+		nfailed++;
 	}
-	sc_buf_puts(out, "✅");
+	if (!nfailed) {
+		if (is_shard(r))
+			sc_buf_puts(out, "— decided by skillci merge");
+		else if (is_eval(r))
+			sc_buf_puts(out, "—");
+		else
+			sc_buf_puts(out, "✅ passed");
+		if (s->untested)
+			sc_buf_puts(out, " — untested: no tests found at head, not counted as failed");
+		else if (!row->model && !is_eval(r))
+			sc_buf_puts(out, " — nothing evaluated");
+	}
+	count_findings(s, &fresh, &existing, &fixed);
+	if (existing && (nfailed || row->first))
+		sc_buf_printf(out, " · %zu pre-existing error%s (also at base)", existing,
+			      existing == 1 ? "" : "s");
+	if (fixed && row->first)
+		sc_buf_printf(out, " · %zu error%s fixed", fixed, fixed == 1 ? "" : "s");
+	sc_buf_release(&msg);
 }
 
 static void cell_speedup(struct sc_buf *out, const struct sc_results_aggregate *from,
 			 const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
 {
 	double a = from ? from->speedup_geomean : NAN, b = to ? to->speedup_geomean : NAN;
-	double ratio = c ? c->speedup_ratio : NAN;
+	double ratio = c ? c->speedup_ratio : sc_compare_ratio(a, b);
 
 	if (isnan(a) && isnan(b)) {
 		sc_buf_puts(out, "—");
 		return;
 	}
-	if (isnan(ratio) && !isnan(a) && !isnan(b) && a > 0)
-		ratio = b / a;
-	if (!isnan(a) || !from) {
-		if (from) {
-			sc_report_speedup(out, a);
-			sc_buf_puts(out, " → ");
-		}
-	} else {
-		sc_buf_puts(out, "— → ");
+	if (from) {
+		sc_report_speedup(out, a);
+		sc_buf_puts(out, " → ");
 	}
 	sc_report_speedup(out, b);
 	if (!isnan(ratio)) {
@@ -260,76 +332,96 @@ static void cell_speedup(struct sc_buf *out, const struct sc_results_aggregate *
 	}
 }
 
-static void skill_label(struct sc_buf *out, const struct sc_results_skill *s, bool eval)
+/* The skill cell: its path (old → new for a rename). */
+static void cell_skill(struct sc_buf *out, const struct sc_results_skill *s, bool eval)
 {
-	sc_report_md_code(out, s->name ? s->name : s->path);
-	if (eval || !s->status)
-		return;
-	if (!strcmp(s->status, "added"))
-		sc_buf_puts(out, " 🆕 new");
-	else if (!strcmp(s->status, "deleted"))
-		sc_buf_puts(out, " 🗑️ deleted");
-	else if (!strcmp(s->status, "renamed") && s->old_path) {
-		sc_buf_puts(out, " (renamed from ");
+	if (!eval && sc_streq(s->status, "renamed") && s->old_path) {
 		sc_report_md_code(out, s->old_path);
-		sc_buf_puts(out, ")");
+		sc_buf_puts(out, " → ");
 	}
+	sc_report_md_code(out, s->path);
 }
 
-/* Pass-rate delta cell: paired comparison when there is one, else the
- * difference of the two aggregates marked unpaired. */
+/* The change cell: what the pull request did to the skill. */
+static void cell_change(struct sc_buf *out, const struct sc_results_skill *s)
+{
+	size_t fresh, existing, fixed;
+
+	if (sc_streq(s->status, "added"))
+		sc_buf_puts(out, "🆕 added");
+	else if (sc_streq(s->status, "deleted"))
+		sc_buf_puts(out, "🗑️ deleted");
+	else if (sc_streq(s->status, "renamed"))
+		sc_buf_puts(out, "🚚 renamed");
+	else if (s->status)
+		sc_report_md_text(out, s->status);
+	else
+		sc_buf_puts(out, "—");
+	count_findings(s, &fresh, &existing, &fixed);
+	if (fresh)
+		sc_buf_puts(out, ", ⛔ invalid");
+	if (s->untested && !sc_streq(s->status, "deleted"))
+		sc_buf_puts(out, ", untested");
+}
+
+/* Pass-rate delta cell: the comparison's delta and its significance. A
+ * skill compared across two files without a comparison gets one made the
+ * same way (results/compare.h), unpaired. */
 static void cell_delta(struct sc_buf *out, const struct sc_results_aggregate *from,
 		       const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
 {
-	double d = c ? c->pass_rate_delta : NAN;
+	struct sc_results_comparison tmp;
 
-	if (c && !isnan(d)) {
-		sc_report_points(out, d);
-		if (c->paired_n == 0 && isnan(c->p_value))
-			sc_buf_puts(out, " (unpaired)");
-		else if (c->significant && !isnan(c->p_value))
-			sc_buf_printf(out, " (significant, p=%.3f)", c->p_value);
-		else if (c->significant)
-			sc_buf_puts(out, " (significant)");
-		else
-			sc_buf_puts(out, " (not significant)");
+	if (!c && from && to) {
+		sc_results_comparison_init(&tmp);
+		sc_compare_fill(&tmp, from, to, NULL, NAN);
+		c = &tmp;
+	}
+	if (!c || isnan(c->pass_rate_delta)) {
+		sc_buf_puts(out, "—");
 		return;
 	}
-	if (from && to && !isnan(from->pass_rate) && !isnan(to->pass_rate)) {
-		sc_report_points(out, to->pass_rate - from->pass_rate);
-		sc_buf_puts(out, " (unpaired)");
-		return;
-	}
-	sc_buf_puts(out, "—");
+	sc_report_points(out, c->pass_rate_delta);
+	sc_buf_puts(out, " (");
+	sc_report_significance(out, c);
+	sc_buf_puts(out, ")");
 }
 
-static void tokens_delta(struct sc_buf *out, const struct sc_results_aggregate *from,
-			 const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
+static void cell_tokens(struct sc_buf *out, const struct sc_results_aggregate *from,
+			const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
 {
-	double pct = c ? c->tokens_delta_pct : NAN;
+	double pct = c ? c->tokens_delta_pct
+		     : from && to ? sc_compare_pct_change(from->mean_tokens, to->mean_tokens) : NAN;
 
-	if (isnan(pct) && from && to && !isnan(from->mean_tokens) && !isnan(to->mean_tokens) &&
-	    from->mean_tokens > 0)
-		pct = (to->mean_tokens - from->mean_tokens) / from->mean_tokens * 100.0;
 	sc_report_signed_pct(out, pct);
 }
 
 static void row_diff(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
-	const char *path = row->skill->path;
-	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, path, "base", row->model);
-	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, path, "head", row->model);
-	const struct sc_results_aggregate *none = sc_results_find_aggregate(r, path, "baseline", row->model);
-	const struct sc_results_comparison *bh = sc_results_find_comparison(r, path, row->model, "base", "head");
-	const struct sc_results_comparison *lh = sc_results_find_comparison(r, path, row->model, "baseline", "head");
+	const char *path = row->skill->path, *model = row->model;
+	const struct sc_results_aggregate *base = model ? sc_results_find_aggregate(r, path, "base", model) : NULL;
+	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, "head", model) : NULL;
+	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, "baseline", model) : NULL;
+	const struct sc_results_comparison *bh = model ? sc_results_find_comparison(r, path, model, "base", "head") : NULL;
+	const struct sc_results_comparison *lh = model ? sc_results_find_comparison(r, path, model, "baseline", "head") : NULL;
 	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
-	double lift;
 
 	sc_buf_puts(out, "| ");
-	skill_label(out, row->skill, false);
+	cell_skill(out, row->skill, false);
 	sc_buf_puts(out, " | ");
-	sc_report_md_code(out, row->model);
+	cell_change(out, row->skill);
 	sc_buf_puts(out, " | ");
+	if (model)
+		sc_report_md_code(out, model);
+	else
+		sc_buf_puts(out, "—");
+	sc_buf_puts(out, " | ");
+	if (!model) {
+		sc_buf_puts(out, "— | — | — | — | — | ");
+		cell_gate(out, r, row);
+		sc_buf_puts(out, " |\n");
+		return;
+	}
 	sc_report_pct(out, base ? base->pass_rate : NAN);
 	sc_buf_puts(out, " → ");
 	sc_report_pct(out, head ? head->pass_rate : NAN);
@@ -341,22 +433,25 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 	else
 		cell_delta(out, base, head, bh);
 	sc_buf_puts(out, " | ");
-	lift = lh ? lh->skill_lift : NAN;
-	if (isnan(lift) && lh)
-		lift = lh->pass_rate_delta;
-	if (isnan(lift) && none && head && !isnan(none->pass_rate) && !isnan(head->pass_rate))
-		lift = head->pass_rate - none->pass_rate;
-	sc_report_points(out, lift);
+	if (lh)
+		sc_report_points(out, lh->pass_rate_delta);
+	else if (none && head) {
+		struct sc_results_comparison tmp;
+		sc_results_comparison_init(&tmp);
+		sc_compare_fill(&tmp, none, head, NULL, NAN);
+		sc_report_points(out, tmp.pass_rate_delta);
+	} else
+		sc_buf_puts(out, "—");
 	sc_buf_puts(out, " | ");
 	if (added || deleted)
 		sc_buf_puts(out, "—");
 	else
-		tokens_delta(out, base, head, bh);
+		cell_tokens(out, base, head, bh);
 	sc_buf_puts(out, " | ");
 	if (deleted)
 		cell_speedup(out, NULL, base, NULL);
 	else
-		cell_speedup(out, added ? NULL : base, head, bh);
+		cell_speedup(out, added ? NULL : base, head, added ? NULL : bh);
 	sc_buf_puts(out, " | ");
 	cell_gate(out, r, row);
 	sc_buf_puts(out, " |\n");
@@ -364,15 +459,18 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 
 static void row_eval(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
-	const char *path = row->skill->path;
-	const struct sc_results_aggregate *none = sc_results_find_aggregate(r, path, "baseline", row->model);
-	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, path, "head", row->model);
-	const struct sc_results_comparison *c = sc_results_find_comparison(r, path, row->model, "baseline", "head");
+	const char *path = row->skill->path, *model = row->model;
+	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, "baseline", model) : NULL;
+	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, "head", model) : NULL;
+	const struct sc_results_comparison *c = model ? sc_results_find_comparison(r, path, model, "baseline", "head") : NULL;
 
 	sc_buf_puts(out, "| ");
-	skill_label(out, row->skill, true);
+	cell_skill(out, row->skill, true);
 	sc_buf_puts(out, " | ");
-	sc_report_md_code(out, row->model);
+	if (model)
+		sc_report_md_code(out, model);
+	else
+		sc_buf_puts(out, "—");
 	sc_buf_puts(out, " | ");
 	sc_report_pct(out, none ? none->pass_rate : NAN);
 	sc_buf_puts(out, " | ");
@@ -380,11 +478,13 @@ static void row_eval(struct sc_buf *out, const struct sc_results *r, const struc
 	sc_buf_puts(out, " | ");
 	cell_delta(out, none, head, c);
 	sc_buf_puts(out, " | ");
-	tokens_delta(out, none, head, c);
+	cell_tokens(out, none, head, c);
 	sc_buf_puts(out, " | ");
 	cell_speedup(out, none, head, c);
 	sc_buf_puts(out, " | ");
-	if (!c || c->is_beneficial < 0)
+	if (!model)
+		sc_buf_puts(out, row->skill->untested ? "untested: no tests found" : "—");
+	else if (!c || c->is_beneficial < 0)
 		sc_buf_puts(out, "—");
 	else
 		sc_buf_puts(out, c->is_beneficial ? "✅ helps" : "❌ no lift");
@@ -396,7 +496,7 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 	bool eval = is_eval(r);
 
 	sc_buf_puts(out, eval ? "## skillci eval\n\n" : "## skillci report\n\n");
-	sc_buf_puts(out, r->gate.passed ? "✅ **" : "❌ **");
+	sc_buf_puts(out, !r->gate.passed ? "❌ **" : is_shard(r) && !eval ? "⏳ **" : "✅ **");
 	{
 		struct sc_buf v = SC_BUF_INIT;
 		sc_report_verdict_text(&v, r);
@@ -423,22 +523,23 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 			sc_buf_puts(out, "| skill | model | no skill | with skill | lift | tokens Δ | speedup | verdict |\n"
 					 "|---|---|---|---|---|---|---|---|\n");
 		else
-			sc_buf_puts(out, "| skill | model | pass rate base → head | Δ | lift vs no skill | tokens Δ | speedup | gate |\n"
-					 "|---|---|---|---|---|---|---|---|\n");
+			sc_buf_puts(out, "| skill | change | model | pass rate base → head | Δ | lift vs no skill | tokens Δ | speedup | gate |\n"
+					 "|---|---|---|---|---|---|---|---|---|\n");
 		for (size_t i = 0; i < rows->n; i++)
 			(eval ? row_eval : row_diff)(out, r, &rows->v[i]);
 		sc_buf_putc(out, '\n');
-	} else {
-		sc_buf_puts(out, eval ? "No skill was evaluated.\n\n" : "No changed skill was evaluated.\n\n");
 	}
-	if (rows->nuntested) {
-		sc_buf_puts(out, "**Untested** (no tests found, not counted as failed): ");
-		for (size_t i = 0; i < rows->nuntested; i++) {
-			if (i)
-				sc_buf_puts(out, ", ");
-			sc_report_md_code(out, rows->untested[i]->name ? rows->untested[i]->name
-								: rows->untested[i]->path);
-		}
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
+			continue;
+		/* a failure of the run as a whole: no row holds it */
+		sc_buf_puts(out, "❌ **");
+		sc_report_md_text(out, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
+		sc_buf_puts(out, "** (");
+		sc_report_md_text(out, f->rule);
+		sc_buf_puts(out, "): ");
+		sc_report_md_text(out, f->message);
 		sc_buf_puts(out, "\n\n");
 	}
 }
@@ -570,6 +671,8 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 	struct sc_buf items = SC_BUF_INIT, head = SC_BUF_INIT;
 	size_t n = 0, first = 0, count;
 
+	if (!row->model)
+		return;
 	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, variant, &first) : r->nunits;
 	for (size_t i = first; i < first + count; i++) {
 		const struct sc_results_unit *u = &r->units[i];
@@ -590,7 +693,7 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 	if (n == 0)
 		goto done;
 	sc_buf_puts(&head, c.failed ? "❌ " : c.errors ? "⚠️ " : c.passed ? "✅ " : "⏭️ ");
-	sc_report_md_code(&head, row->skill->name ? row->skill->name : row->skill->path);
+	sc_report_md_code(&head, row->skill->path);
 	sc_buf_puts(&head, " · ");
 	sc_report_md_code(&head, row->model);
 	sc_buf_printf(&head, " (%s): ", sc_streq(variant, "base") ? "base" : is_eval(r) ? "with skill" : "head");
@@ -601,6 +704,53 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 done:
 	sc_buf_release(&items);
 	sc_buf_release(&head);
+}
+
+/* A skill's findings at base and head: one <details> block (full) and a
+ * one-line item (compact). Empty when it has none. */
+static void render_findings(struct sc_buf *full, struct sc_buf *compact,
+			    const struct sc_results_skill *s)
+{
+	struct sc_buf items = SC_BUF_INIT, head = SC_BUF_INIT, tmp = SC_BUF_INIT;
+	size_t fresh, existing, fixed, warnings = 0;
+
+	if (!s->nfindings)
+		return;
+	count_findings(s, &fresh, &existing, &fixed);
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		bool error = sc_streq(f->severity, "error");
+		warnings += !error && !sc_streq(f->state, "fixed");
+		sc_buf_printf(&items, "- %s ", sc_streq(f->state, "fixed") ? "✅ fixed"
+				    : !error ? "⚠️ warning"
+				    : sc_streq(f->state, "new") ? "❌ new error" : "⚠️ pre-existing error");
+		sc_buf_clear(&tmp);
+		sc_buf_puts(&tmp, f->file ? f->file : s->path);
+		if (f->line > 0)
+			sc_buf_printf(&tmp, ":%lld", (long long)f->line);
+		sc_report_md_code(&items, tmp.ptr);
+		sc_buf_puts(&items, ": ");
+		sc_buf_clear(&tmp);
+		sc_report_trim(&tmp, f->message ? f->message : "", SC_REPORT_MD_MESSAGE_MAX);
+		sc_report_md_text(&items, tmp.ptr);
+		if (f->code && *f->code) {
+			sc_buf_puts(&items, " (");
+			sc_report_md_code(&items, f->code);
+			sc_buf_puts(&items, ")");
+		}
+		sc_buf_puts(&items, sc_streq(f->state, "new") ? " — head only"
+				    : sc_streq(f->state, "existing") ? " — at base and head" : " — base only");
+		sc_buf_putc(&items, '\n');
+	}
+	sc_buf_puts(&head, fresh ? "❌ " : existing || warnings ? "⚠️ " : "✅ ");
+	sc_report_md_code(&head, s->path);
+	sc_buf_printf(&head, " findings: %zu new error%s, %zu pre-existing, %zu fixed, %zu warning%s",
+		      fresh, fresh == 1 ? "" : "s", existing, fixed, warnings, warnings == 1 ? "" : "s");
+	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, items.ptr);
+	sc_buf_printf(compact, "- %s\n", head.ptr);
+	sc_buf_release(&items);
+	sc_buf_release(&head);
+	sc_buf_release(&tmp);
 }
 
 /* ---- footer ------------------------------------------------------------ */
@@ -647,6 +797,7 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 	if (!run->nmodels)
 		sc_buf_puts(out, "—");
 	sc_buf_printf(out, " · %lld run%s per test", (long long)run->runs, run->runs == 1 ? "" : "s");
+	sc_buf_printf(out, " · significance at alpha %g", sc_compare_alpha(run->alpha));
 	if (run->shard_count > 1)
 		sc_buf_printf(out, " · shard %lld/%lld", (long long)run->shard_index, (long long)run->shard_count);
 	sc_buf_puts(out, " · skillci ");
@@ -681,6 +832,8 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 	for (size_t i = 0; i < rows.n; i++) {
 		sc_buf_clear(&full);
 		sc_buf_clear(&compact);
+		if (rows.v[i].first)
+			render_findings(&full, &compact, rows.v[i].skill);
 		render_details(&full, &compact, r, &rows.v[i]);
 		if (!full.len)
 			continue;

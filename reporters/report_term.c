@@ -46,6 +46,13 @@ static int cmp_agg(const void *pa, const void *pb)
 	return sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant);
 }
 
+static int cmp_skill_ptr(const void *pa, const void *pb)
+{
+	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
+	const struct sc_results_skill *b = *(const struct sc_results_skill *const *)pb;
+	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
+}
+
 /* One variant's line: "  head     ████████░░░░ 40%  (4/10, 1.85×)". */
 static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *a, bool eval)
 {
@@ -74,45 +81,126 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 	sc_buf_puts(out, ")\n");
 }
 
+/* The gate's verdict for a skill and model (NULL: the skill as a whole):
+ * "  gate: ✓ passed" or one "  gate: ✗ check (rule): message" per failure. */
+static void gate_lines(struct sc_buf *out, const struct sc_results *r,
+		       const struct sc_results_skill *s, const char *model, bool colour)
+{
+	size_t n = 0;
+	bool shard = r->run.shard_count > 1;
+
+	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+		return;
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		bool whole = !f->model || !*f->model;
+		if (!sc_streq(f->skill, s->path) || (!whole && model && !sc_streq(f->model, model)))
+			continue;
+		sc_buf_printf(out, "  gate: %s✗ %s (%s): %s%s\n", colour ? RED : "",
+			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule,
+			      f->message ? f->message : "", colour ? RESET : "");
+		n++;
+	}
+	if (!n && !s->gate_passed) {
+		for (size_t i = 0; i < s->ngate_reasons; i++)
+			sc_buf_printf(out, "  gate: %s✗ %s%s\n", colour ? RED : "", s->gate_reasons[i],
+				      colour ? RESET : "");
+		n = s->ngate_reasons + 1;
+	}
+	if (!n)
+		sc_buf_printf(out, "  gate: %s%s\n", shard ? "decided by skillci merge" : "✓ passed",
+			      s->untested ? " (untested: no tests found)" : "");
+}
+
 void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 {
 	const struct sc_results_aggregate **v = sc_xcalloc(r->naggregates + 1, sizeof(*v));
 	bool eval = r->run.kind && !strcmp(r->run.kind, "eval");
 	struct sc_buf verdict = SC_BUF_INIT;
+	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
 
 	if (r->run.oracle)
 		sc_buf_puts(out, "oracle self-test: answers are reference solutions, not a model's\n");
 	for (size_t i = 0; i < r->naggregates; i++)
 		v[i] = &r->aggregates[i];
 	qsort(v, r->naggregates, sizeof(*v), cmp_agg);
-	for (size_t i = 0; i < r->naggregates;) {
-		size_t k = i;
-		const struct sc_results_comparison *c;
+	for (size_t i = 0; i < r->nskills; i++)
+		skills[i] = &r->skills[i];
+	qsort(skills, r->nskills, sizeof(*skills), cmp_skill_ptr);
+	for (size_t si = 0; si < r->nskills; si++) {
+		const struct sc_results_skill *s = skills[si];
+		size_t nrows = 0;
 
-		sc_buf_printf(out, "%s%s%s · %s\n", colour ? BOLD : "", v[i]->skill, colour ? RESET : "", v[i]->model);
-		while (k < r->naggregates && !strcmp(v[k]->skill, v[i]->skill) && !strcmp(v[k]->model, v[i]->model))
-			variant_line(out, v[k++], eval);
-		c = sc_results_find_comparison(r, v[i]->skill, v[i]->model, eval ? "baseline" : "base", "head");
-		if (c && !isnan(c->pass_rate_delta)) {
-			sc_buf_printf(out, "  %s", eval ? "lift      " : "base→head ");
-			sc_report_points(out, c->pass_rate_delta);
-			sc_buf_puts(out, c->significant ? " (significant)" : " (not significant)");
-			if (!isnan(c->tokens_delta_pct)) {
-				sc_buf_puts(out, ", tokens ");
-				sc_report_signed_pct(out, c->tokens_delta_pct);
+		if (!eval && sc_streq(s->status, "unchanged"))
+			continue;
+		for (size_t i = 0; i < r->naggregates;) {
+			size_t k = i;
+			const struct sc_results_comparison *c;
+
+			while (k < r->naggregates && !strcmp(v[k]->skill, v[i]->skill) &&
+			       !strcmp(v[k]->model, v[i]->model))
+				k++;
+			if (strcmp(v[i]->skill, s->path)) {
+				i = k;
+				continue;
+			}
+			sc_buf_printf(out, "%s%s%s · %s", colour ? BOLD : "", s->path, colour ? RESET : "",
+				      v[i]->model);
+			if (!eval && s->status && nrows == 0) {
+				sc_buf_printf(out, " (%s", s->status);
+				if (sc_streq(s->status, "renamed") && s->old_path)
+					sc_buf_printf(out, " from %s", s->old_path);
+				sc_buf_puts(out, ")");
 			}
 			sc_buf_putc(out, '\n');
+			for (size_t a = i; a < k; a++)
+				variant_line(out, v[a], eval);
+			c = sc_results_find_comparison(r, v[i]->skill, v[i]->model, eval ? "baseline" : "base", "head");
+			if (c && !isnan(c->pass_rate_delta)) {
+				sc_buf_printf(out, "  %s", eval ? "lift      " : "base→head ");
+				sc_report_points(out, c->pass_rate_delta);
+				sc_buf_puts(out, " (");
+				sc_report_significance(out, c);
+				sc_buf_puts(out, ")");
+				if (!isnan(c->tokens_delta_pct)) {
+					sc_buf_puts(out, ", tokens ");
+					sc_report_signed_pct(out, c->tokens_delta_pct);
+				}
+				sc_buf_putc(out, '\n');
+			}
+			gate_lines(out, r, s, v[i]->model, colour);
+			nrows++;
+			i = k;
 		}
-		i = k;
+		if (nrows)
+			continue;
+		/* a changed skill with no model results: say what it is */
+		sc_buf_printf(out, "%s%s%s", colour ? BOLD : "", s->path, colour ? RESET : "");
+		if (sc_streq(s->status, "deleted"))
+			sc_buf_puts(out, ": deleted at head, not judged\n");
+		else if (s->untested)
+			sc_buf_printf(out, ": %s%suntested (no tests found)\n", eval ? "" : s->status ? s->status : "",
+				      eval || !s->status ? "" : ", ");
+		else
+			sc_buf_printf(out, ": %s%snothing evaluated\n", eval ? "" : s->status ? s->status : "",
+				      eval || !s->status ? "" : ", ");
+		if (!sc_streq(s->status, "deleted"))
+			gate_lines(out, r, s, NULL, colour);
 	}
-	for (size_t i = 0; i < r->nskills; i++)
-		if (r->skills[i].untested)
-			sc_buf_printf(out, "%s: untested (no tests found)\n", r->skills[i].path);
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
+			continue;
+		sc_buf_printf(out, "run: %s✗ %s (%s): %s%s\n", colour ? RED : "",
+			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule,
+			      f->message ? f->message : "", colour ? RESET : "");
+	}
 	sc_report_verdict_text(&verdict, r);
 	sc_buf_printf(out, "%s%s %s%s\n", colour ? (r->gate.passed ? GREEN : RED) : "",
 		      r->gate.passed ? "✓" : "✗", verdict.ptr, colour ? RESET : "");
 	if (!r->run.complete)
 		sc_buf_printf(out, "incomplete: %s\n", r->run.incomplete_reason ? r->run.incomplete_reason : "run interrupted");
 	sc_buf_release(&verdict);
+	free(skills);
 	free(v);
 }

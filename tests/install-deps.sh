@@ -2,13 +2,15 @@
 # Installs the Debian packages skillci needs, when any is missing. Run as
 # root (or with sudo available). The PostgreSQL server (postgresql) is for
 # the tests: make check starts a private one (tests/pg.sh) and runs the
-# store suites against it. CUDA is not installed here: it is found under
+# store suites against it. chromium (with an emoji font for the
+# screenshots) loads the HTML reports in tests/e2e/test_report.sh: that
+# test fails without it. CUDA is not installed here: it is found under
 # /usr/local/cuda (or $CUDA_HOME) when present, and optional.
 set -eu
 pkgs="build-essential pkg-config libgit2-dev libcurl4-openssl-dev libcjson-dev
 libyaml-dev libxml2-dev libxml2-utils libcmark-gfm-dev
 libcmark-gfm-extensions-dev libsqlite3-dev libpq-dev libcmocka-dev python3 git
-clang sqlite3 strace postgresql postgresql-client"
+clang sqlite3 strace postgresql postgresql-client chromium fonts-noto-color-emoji"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

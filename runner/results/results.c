@@ -1328,6 +1328,17 @@ const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r,
 	return lo < r->nskills && eq(r->skills[lo].path, path) ? &r->skills[lo] : NULL;
 }
 
+const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
+		const char *model, const char *check)
+{
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (eq(c->skill, skill) && !cmp_str(c->model, model) && eq(c->check, check))
+			return c;
+	}
+	return NULL;
+}
+
 /* Order of an aggregate against the key (skill, model, variant). */
 static int agg_key(const struct sc_results_aggregate *a, const char *skill, const char *model,
 		   const char *variant)

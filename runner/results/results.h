@@ -262,6 +262,9 @@ const struct sc_results_comparison *sc_results_find_comparison(const struct sc_r
  * model, and variant, when not NULL), and the aggregates of skill. Return
  * the count and set *first to the index of the first.
  */
+/* The gate's check of skill, model ("" for the whole skill) and check name. */
+const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
+		const char *model, const char *check);
 size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
 			      const char *variant, size_t *first);
 size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first);

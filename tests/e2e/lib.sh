@@ -10,6 +10,13 @@
 #
 # run() captures stdout in $OUT, stderr in $ERR and the status in $RC.
 # Scratch space: $T (a fresh folder removed at exit).
+#
+# Every `skillci run`, `merge` and `report` that run() starts and that
+# writes a JUnit is checked against the gate (tests/e2e/junit_gate.py): the
+# JUnit's failures are 0 if and only if the gate passed, and for run and
+# merge the exit code agrees. A disagreement is a failed case; done_testing
+# adds one case saying how many commands were checked. A command started
+# without run() is checked with junit_gate CMD... after it ends ($RC set).
 
 : "${SKILLCI:?SKILLCI must point at the skillci binary}"
 : "${SKILLCI_ROOT:=$(pwd)}"
@@ -17,6 +24,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/skillci-e2e.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 _n=0
 _fail=0
+_jchecked=0
 OUT="" ERR="" RC=0
 
 _tap() {  # _tap ok|not-ok NAME [DETAIL]
@@ -31,10 +39,23 @@ _tap() {  # _tap ok|not-ok NAME [DETAIL]
 }
 
 run() {
+	: > "$T/.run_start"
 	"$@" > "$T/.out" 2> "$T/.err"
 	RC=$?
 	OUT=$(cat "$T/.out")
 	ERR=$(cat "$T/.err")
+	junit_gate "$@"
+}
+
+junit_gate() {  # junit_gate CMD...: the JUnit of a finished command against its gate ($RC)
+	case " $* " in *" $SKILLCI "*) ;; *) return 0 ;; esac
+	[ -f "$T/.run_start" ] || : > "$T/.run_start"
+	if _jg=$(python3 "$SKILLCI_ROOT/tests/e2e/junit_gate.py" "$RC" "$T/.run_start" "$@" 2>&1); then
+		[ "$_jg" = checked ] && _jchecked=$((_jchecked + 1))
+	else
+		_tap not-ok "the JUnit's failures agree with the gate" "$_jg"
+	fi
+	return 0
 }
 
 _detail() {
@@ -74,6 +95,8 @@ skip() {  # skip NAME REASON
 # Starts the fake model server (tests/fakes/fake_models.py) on a free
 # loopback port with SCRIPT; sets FAKE_URL and FAKE_PID. Stopped at exit.
 done_testing() {
+	[ "$_jchecked" -gt 0 ] &&
+		_tap ok "JUnit failures = 0 exactly when the gate passed, in all $_jchecked commands that wrote one"
 	echo "1..$_n"
 	[ "$_fail" -eq 0 ]
 }

@@ -103,6 +103,7 @@ bounded() {
 		# LeakSanitizer cannot run under ptrace: leaks are checked elsewhere
 		_pre="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=open,openat,execve -o $TRACE"
 	fi
+	: > "$T/.run_start"
 	if [ "$have_time" = 1 ]; then
 		(ulimit -t $CPU_CAP; cd "$R" && /usr/bin/time -f '%M' -o "$T/.rss" $_pre "$@") > "$T/.out" 2> "$T/.err"
 		RC=$?
@@ -115,6 +116,7 @@ bounded() {
 	OUT=$(cat "$T/.out")
 	ERR=$(cat "$T/.err")
 	cat "$T/.out" "$T/.err" >> "$T/all-output"
+	junit_gate "$@"
 }
 
 # Checks shared by every command: bounded memory, no reads of the planted

@@ -112,14 +112,15 @@ expect_exit 1 "a PR that breaks a skill fails the gate"
 expect_err_contains "skills/beta" "the failure names the broken skill"
 expect_err_contains "pass_rate_drop" "the failure names the rule"
 check "the Markdown names beta" grep -q beta "$T/r2/report.md"
-check "JUnit marks beta's head failures" python3 -c "
+check "JUnit fails beta's pass-rate check and its 4 regressed tests, nothing else" python3 -c "
 import xml.etree.ElementTree as ET
 root = ET.parse('$T/r2/junit.xml').getroot()
-n = 0
-for s in root.iter('testsuite'):
-    if 'beta' in s.get('name') and 'head' in s.get('name'):
-        n += len(s.findall('testcase/failure'))
-assert n == 4, n"
+fails = [(s.get('name'), c.get('name'), c.find('failure').get('type'))
+         for s in root.iter('testsuite') for c in s.findall('testcase') if c.find('failure') is not None]
+assert all(s == 'skills/beta' for s, _, _ in fails), fails
+assert [(n, t) for _, n, t in fails if n.startswith('gate:')] == [('gate: pass rate, base -> head', 'pass_rate_drop')], fails
+assert [t for _, n, t in fails if n.startswith('test:')] == ['regressed'] * 4, fails
+assert int(root.get('failures')) == 5, root.get('failures')"
 
 # ---- 4 shards merged give the same results as one run -----------------------
 strip() {  # strip FILE: results without run ids, times, wall clock and latencies
@@ -180,6 +181,7 @@ json.dump(s, open(sys.argv[2], "w"))
 EOF
 fake_script "$T/slow.json"
 fake_reset
+: > "$T/.run_start"
 $RUN --base "$BASE" --head "$BOTH" --store "$T/sig.db" --batch 2 --json "$T/sig.json" \
 	--markdown "$T/sig.md" --junit "$T/sig.xml" --html "$T/sig" > "$T/sig.out" 2> "$T/sig.err" &
 pid=$!
@@ -188,6 +190,7 @@ while [ "$(fake_stat requests)" -lt 4 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i
 kill -TERM $pid
 wait $pid
 RC=$? OUT=$(cat "$T/sig.out") ERR=$(cat "$T/sig.err")
+junit_gate $RUN --json "$T/sig.json" --junit "$T/sig.xml"
 expect_exit 3 "SIGTERM mid-run exits 3"
 expect_err_contains "interrupted by SIGTERM" "and says it was interrupted"
 check "the interrupted results are valid and marked incomplete" python3 -c "
@@ -195,8 +198,11 @@ import json; r = json.load(open('$T/sig.json'))
 assert r['run']['complete'] is False and 'SIGTERM' in r['run']['incomplete_reason'], r['run']
 assert 0 < len(r['units']) < 28, len(r['units'])"
 check "the interrupted Markdown says incomplete" grep -qi incomplete "$T/sig.md"
-check "the interrupted JUnit is well-formed XML" python3 -c "
-import xml.etree.ElementTree as ET; ET.parse('$T/sig.xml')"
+check "the interrupted JUnit says so with an error, the run is not green" python3 -c "
+import xml.etree.ElementTree as ET; root = ET.parse('$T/sig.xml').getroot()
+errs = [c for c in root.iter('testcase') if c.find('error') is not None and c.get('name') == 'run complete']
+assert len(errs) == 1 and 'SIGTERM' in errs[0].find('error').get('message'), [c.get('name') for c in root.iter('testcase')]
+assert int(root.get('errors')) >= 1"
 first=$(fake_stat requests)
 run $RUN --base "$BASE" --head "$BOTH" --store "$T/sig.db" --json "$T/sig2.json" \
 	--markdown "$T/sig2.md" --junit "$T/sig2.xml" --html "$T/sig2"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Regenerates the expected reports in tests/golden/expected/ from the fixed
-# results files in tests/golden/inputs/. Run it on purpose only, after a
+# results files in tests/golden/inputs/ (rows.json comes from a real run:
+# tests/golden/make-rows.sh). Run it on purpose only, after a
 # deliberate change to a report's format, and review the diff before
 # committing: tests/e2e/test_report.sh compares against these files byte
 # for byte and never rewrites them.
@@ -30,8 +31,10 @@ golden_render() {
 }
 
 golden_render pr "$in/pr.json"
+golden_render rows "$in/rows.json"
 golden_render oracle "$in/oracle.json"
 golden_render eval "$in/eval.json"
 golden_render diff "$in/eval.json" --base "$in/eval-base.json" --history "$in/eval-base.json"
 "$skillci" report "$in/pr.json" --junit "$out/pr.file-attrs.xml" --junit-file-attrs > /dev/null
+"$skillci" report "$in/rows.json" --junit "$out/rows.file-attrs.xml" --junit-file-attrs > /dev/null
 echo "regenerated $(ls "$out" | wc -l) files in $out"

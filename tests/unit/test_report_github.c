@@ -69,7 +69,7 @@ static void test_annotations_are_capped(void **state)
 	for (const char *p = b.ptr; (p = strstr(p, "::error ")); p++)
 		lines++;
 	assert_int_equal(lines, SC_REPORT_MAX_ANNOTATIONS);
-	assert_true(sc_starts_with(b.ptr, "::error file=skills/s0,title=skillci%3A skills/s0 regressed (pass_rate_drop)::fell 50%25%0Abadly\n"));
+	assert_true(sc_starts_with(b.ptr, "::error file=skills/s0,title=skillci%3A skills/s0 failed the gate (pass_rate_drop)::fell 50%25%0Abadly\n"));
 	sc_results_release(&r);
 	sc_buf_release(&b);
 }

@@ -160,7 +160,7 @@ static void test_layouts_and_banners(void **state)
 	assert_non_null(strstr(b.ptr, "Oracle self-test"));
 	assert_non_null(strstr(b.ptr, "Incomplete run:** interrupted by SIGINT"));
 	assert_non_null(strstr(b.ptr, "❌ **gate failed"));
-	assert_non_null(strstr(b.ptr, "🆕 new"));
+	assert_non_null(strstr(b.ptr, "🆕 added"));
 	assert_non_null(strstr(b.ptr, "new skill"));
 	sc_results_release(&r);
 	sc_buf_release(&b);
@@ -215,9 +215,9 @@ static void test_combine_marks_added_deleted_and_diffs(void **state)
 	assert_int_equal(c->paired_n, 0);
 	assert_null(sc_results_find_comparison(&head, "skills/c", "m", "base", "head"));
 	sc_report_md_full(&md, &head);
-	assert_non_null(strstr(md.ptr, "| <code>skills/b</code> | <code>m</code> | 25% → 75% | +50 pts (unpaired) |"));
-	assert_non_null(strstr(md.ptr, "<code>skills/a</code> 🗑️ deleted"));
-	assert_non_null(strstr(md.ptr, "<code>skills/c</code> 🆕 new"));
+	assert_non_null(strstr(md.ptr, "| <code>skills/b</code> | modified | <code>m</code> | 25% → 75% | +50 pts (unpaired) |"));
+	assert_non_null(strstr(md.ptr, "| <code>skills/a</code> | 🗑️ deleted |"));
+	assert_non_null(strstr(md.ptr, "| <code>skills/c</code> | 🆕 added |"));
 	sc_results_release(&base);
 	sc_results_release(&head);
 	sc_buf_release(&md);

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Checks, after one skillci command of an end-to-end suite, that the JUnit
+it wrote tells the gate's story: the JUnit's total failures is 0 if and
+only if the gate passed.
+
+Usage: junit_gate.py RC MARKER ARG...
+
+ARG... is the command line as the suite ran it (it may start with env or
+a wrapper); the skillci binary is $SKILLCI. Only `run`, `merge` and
+`report` are looked at. MARKER is a file touched just before the command:
+a JUnit older than it was not written by this command and is ignored.
+
+The gate is the results JSON's: the one the command wrote (run, merge: its
+--json, else --report-dir/results.json, else .skillci/report/results.json)
+or the one it read (report: RESULTS.json, whose gate --base does not
+change). For run and merge, the exit code must agree too: 0 with no
+failure, 1 with some (3 is infrastructure: the JSON decides).
+
+Prints "checked" when it compared something, nothing when the command
+wrote no JUnit; exits 1 with the reason when they disagree.
+"""
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+VALUED = {
+    "run": {"--repo", "--base", "--head", "--config", "-m", "--model", "--runs", "--fixtures",
+            "--junit", "--markdown", "--html", "--json", "--report-dir", "--shard",
+            "--shard-count", "--jobs", "--batch", "--store", "--cache", "--retries"},
+    "merge": {"--config", "--junit", "--markdown", "--html", "--json", "--report-dir"},
+    "report": {"--base", "--junit", "--markdown", "--markdown-full", "--html", "--json"},
+}
+
+
+def parse(cmd, args):
+    opts, pos, i = {}, [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--history":
+            i += 1
+            while i < len(args) and not args[i].startswith("-"):
+                i += 1
+            continue
+        if a.startswith("--") and "=" in a:
+            k, v = a.split("=", 1)
+            opts[k] = v
+        elif a in VALUED[cmd] and i + 1 < len(args):
+            opts[a] = args[i + 1]
+            i += 1
+        elif not a.startswith("-"):
+            pos.append(a)
+        i += 1
+    return opts, pos
+
+
+def main():
+    rc, marker, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+    skillci = os.environ.get("SKILLCI", "")
+    at = next((i for i, a in enumerate(argv) if a == skillci or
+               (os.path.basename(a) == "skillci" and os.path.isfile(a))), None)
+    if at is None or at + 1 >= len(argv) or argv[at + 1] not in VALUED:
+        return 0
+    cmd = argv[at + 1]
+    opts, pos = parse(cmd, argv[at + 2:])
+    rdir = opts.get("--report-dir")
+    junit = opts.get("--junit") or (rdir and os.path.join(rdir, "junit.xml"))
+    if not junit and cmd != "report":
+        junit = ".skillci/report/junit.xml"
+    if not junit or not os.path.isfile(junit):
+        return 0
+    if os.path.getmtime(junit) < os.path.getmtime(marker):
+        return 0
+    if cmd == "report":
+        results = pos[0] if pos else None
+    else:
+        results = opts.get("--json") or (rdir and os.path.join(rdir, "results.json")) or \
+            ".skillci/report/results.json"
+    if not results or not os.path.isfile(results):
+        print("%s wrote %s but its results JSON %s is missing" % (cmd, junit, results))
+        return 1
+    root = ET.parse(junit).getroot()
+    failures = len(root.findall(".//failure"))
+    declared = int(root.get("failures", "0"))
+    r = json.load(open(results, encoding="utf-8"))
+    passed = r.get("gate", {}).get("passed", True)
+    problems = []
+    if declared != failures:
+        problems.append("testsuites failures=%d but %d <failure> elements" % (declared, failures))
+    if (failures == 0) != bool(passed):
+        problems.append("gate passed=%s in %s but the JUnit has %d failures" %
+                        (passed, results, failures))
+    if cmd in ("run", "merge") and rc in (0, 1) and (rc == 0) != (failures == 0):
+        problems.append("exit %d but the JUnit has %d failures" % (rc, failures))
+    if problems:
+        print("%s (%s): %s" % (" ".join(argv[at:at + 2]), junit, "; ".join(problems)))
+        return 1
+    print("checked")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
