@@ -241,6 +241,70 @@ expect_exit 1 "in Actions the revisions come from the event"
 check "the outputs say the gate failed" grep -q '^verdict=fail' "$T/gh_output"
 expect_out_contains "::error" "an annotation marks the regressed skill"
 
+# ---- the significance level is the config's, in every report --------------
+# A skill with 20 tests: at base 19 pass (q08 fails); at head q01-q07 fail
+# and q08 passes. 7 tests passed only at base, 1 only at head: the exact
+# McNemar p is 9/128 = 0.0703, a drop of 30 points (under the 50 allowed),
+# so only the significance rule can fail it. At alpha 0.1 it fails, at 0.05
+# it passes, and the gate, the terminal, the Markdown and the JUnit agree.
+python3 - "$T/sig-script.json" <<'EOF'
+import json, sys
+rules = [{"match": {"system": "SIG-HEAD", "contains": "q%02d?" % i}, "reply": {"text": "wrong"}} for i in range(1, 8)]
+rules.append({"match": {"system": "SIG-BASE", "contains": "q08?"}, "reply": {"text": "wrong"}})
+json.dump({"rules": rules, "default": {"text": "ok-sig", "usage": {"input": 50, "output": 5}}}, open(sys.argv[1], "w"))
+EOF
+fake_script "$T/sig-script.json"
+sig_repo() {  # sig_repo DIR ALPHA: a repository whose config sets gate.alpha
+	mkdir -p "$1/skills/sig"
+	git -C "$1" init -q -b main
+	git -C "$1" config user.email ci@example.com
+	git -C "$1" config user.name ci
+	printf 'gate:\n  alpha: %s\n  pass_rate_drop_points: 50\n' "$2" > "$1/skillci.yml"
+	printf -- '---\nname: sig\ndescription: Answers sig questions.\n---\n# sig\n\nSIG-BASE: answer ok-sig.\n' \
+		> "$1/skills/sig/SKILL.md"
+	python3 -c "
+import json
+json.dump({'tests': [{'input': 'q%02d?' % i, 'expected': {'contains': ['ok-sig']}} for i in range(1, 21)]},
+          open('$1/skills/sig/skill_meta.json', 'w'))"
+	git -C "$1" add -A && git -C "$1" commit -q -m base
+	sed -i 's/SIG-BASE/SIG-HEAD/' "$1/skills/sig/SKILL.md"
+	git -C "$1" commit -q -a -m head
+}
+for alpha in 0.1 0.05; do
+	sig_repo "$T/sig$alpha" "$alpha"
+	run $SKILLCI run --repo "$T/sig$alpha" --base HEAD~1 --head HEAD -m $M --no-cache \
+		--store "$T/sig$alpha.db" --report-dir "$T/sig$alpha-reports"
+	if [ "$alpha" = 0.1 ]; then
+		expect_exit 1 "alpha 0.1: a drop with p = 0.07 fails the gate"
+		expect_err_contains "gate: skills/sig $M: pass rate fell from 95% to 65% (paired p=0.0703 < alpha 0.1) [pass_rate_significant_drop]" \
+			"alpha 0.1: the gate line gives p and alpha"
+		expect_out_contains "base→head -30 pts (significant, p=0.070)" "alpha 0.1: the terminal says significant"
+		expect_out_contains "gate: ✗ pass_rate (pass_rate_significant_drop)" "alpha 0.1: the terminal gives the rule"
+		want_md='| -30 pts (significant, p=0.070) |' want_gate='❌ **pass rate** (pass\_rate\_significant\_drop)'
+		want_fail=8 significant=True
+	else
+		expect_exit 0 "alpha 0.05: the same drop (p = 0.07) passes"
+		expect_out_contains "base→head -30 pts (not significant, p=0.070)" "alpha 0.05: the terminal says not significant"
+		expect_out_contains "gate: ✓ passed" "alpha 0.05: the terminal says passed"
+		want_md='| -30 pts (not significant, p=0.070) |' want_gate='✅ passed' want_fail=0 significant=False
+	fi
+	check "alpha $alpha: the Markdown says the same" grep -qF "$want_md" "$T/sig$alpha-reports/report.md"
+	check "alpha $alpha: the Markdown row gives the gate's verdict" grep -qF "$want_gate" "$T/sig$alpha-reports/report.md"
+	check "alpha $alpha: the JUnit says the same" python3 -c "
+import json, xml.etree.ElementTree as ET
+root = ET.parse('$T/sig$alpha-reports/junit.xml').getroot()
+fails = [(c.get('name'), c.find('failure').get('type')) for c in root.iter('testcase') if c.find('failure') is not None]
+assert len(fails) == $want_fail, fails
+if fails:
+    assert ('gate: pass rate, base -> head', 'pass_rate_significant_drop') in fails, fails
+    assert sorted(n for n, t in fails if t == 'regressed') == ['test: q%02d? [run 0]' % i for i in range(1, 8)], fails
+r = json.load(open('$T/sig$alpha-reports/results.json'))
+c = [c for c in r['comparisons'] if c['from'] == 'base' and c['to'] == 'head'][0]
+assert abs(c['p_value'] - 9 / 128) < 1e-9 and c['significant'] is $significant, c
+assert r['run']['alpha'] == $alpha, r['run']"
+done
+fake_script "$T/script.json"
+
 # ---- usage ---------------------------------------------------------------------
 run $SKILLCI run --repo "$R" --shard 5/4 -m $M
 expect_exit 2 "--shard 5/4 is bad usage"
