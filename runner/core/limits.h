@@ -61,7 +61,8 @@
 #define SC_MAX_TREE_DEPTH        64                 /* folder levels in a written tree */
 #define SC_MAX_SYMLINK_TARGET    4096               /* bytes in a symlink's target */
 #define SC_MAX_DIFF_FILES        2000000            /* file changes read from one diff */
-#define SC_GIT_RENAME_LIMIT      1000               /* rename detection candidates */
+#define SC_GIT_RENAME_LIMIT      1000               /* files each side for similarity (git's diff.renameLimit) */
+#define SC_MAX_RENAME_BLOB_BYTES (16 * 1024 * 1024) /* a larger file is matched exactly only */
 #define SC_GIT_TREE_CACHE_BYTES  (64 * 1024 * 1024) /* largest tree object kept in libgit2's cache */
 #define SC_MAX_DIFF_DEPTH        1024               /* folder levels walked in a tree diff */
 

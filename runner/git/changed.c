@@ -7,6 +7,7 @@
  */
 #include "common.h"
 #include "git/changed.h"
+#include "git/similarity.h"
 
 /* One folder seen while mapping, with what each side's tree holds there. */
 struct folder {
@@ -17,6 +18,8 @@ struct folder {
 	bool candidate;               /* in the added/deleted pairing */
 	struct folder *paired;        /* rename partner */
 	long result;                  /* index in the output, -1 when none */
+	const char **rel;             /* changed files by path inside it (borrowed), for the count */
+	size_t nrel, rel_alloc;
 };
 
 struct folders {
@@ -89,6 +92,7 @@ static void folders_release(struct folders *f)
 {
 	for (size_t i = 0; i < f->nall; i++) {
 		free(f->all[i]->dir);
+		free(f->all[i]->rel);
 		free(f->all[i]);
 	}
 	free(f->all);
@@ -254,9 +258,10 @@ static void pair_exact(struct folder **del, size_t ndel, struct folder **add, si
 }
 
 /*
- * Pairs the remaining skills by git's file renames between them: a pair is
+ * Pairs skills by the file renames found between them (votes): a pair is
  * a rename when the skill's SKILL.md moved there, or when most of the
- * skill's changed files did.
+ * deleted skill's changed files did. Skills already paired keep their
+ * partner.
  */
 static void pair_votes(struct vote *votes, size_t nvotes)
 {
@@ -287,56 +292,293 @@ static void pair_votes(struct vote *votes, size_t nvotes)
 	free(t);
 }
 
-/*
- * File renames between the skills still unpaired: git's rename detection
- * run on their folders only (the whole tree when one is the root), which
- * keeps it cheap on a large change. Each rename from a skill that left to
- * a skill that is new is a vote.
- */
-static int rename_votes(struct vote **out, size_t *nout, struct mapper *m, struct folder **del,
-			size_t ndel, struct folder **add, size_t nadd)
+/* ---- file renames between skills, by git's rules ------------------------- */
+
+/* A file that left a deleted skill (a source) or came with an added one. */
+struct rfile {
+	struct folder *owner;
+	const char *path, *id;
+	unsigned mode;
+	int side;                       /* 0: source (base), 1: destination (head) */
+	bool skill_md;                  /* the owner's own SKILL.md */
+	bool used;                      /* matched to a file of the other side */
+	bool sized, loaded, comparable; /* comparable: a text blob within the size limit */
+	size_t size;
+	struct sc_similarity_sig sig;
+};
+
+struct rmatch {
+	struct rfile *src, *dst;
+	int score;
+	bool same_name;
+};
+
+static const char *base_name(const char *path)
 {
-	struct sc_git_changes renames = SC_GIT_CHANGES_INIT;
-	const char **paths = NULL;
-	size_t npaths = 0, apaths = 0, avotes = 0, left_del = 0, left_add = 0;
-	bool whole = false;
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static int cmp_rfile_id(const void *a, const void *b)
+{
+	const struct rfile *x = *(struct rfile *const *)a, *y = *(struct rfile *const *)b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : strcmp(x->path, y->path);
+}
+
+static int cmp_rmatch(const void *a, const void *b)
+{
+	const struct rmatch *x = a, *y = b;
+	int c;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->same_name != y->same_name)
+		return x->same_name ? -1 : 1;
+	if ((c = strcmp(x->dst->path, y->dst->path)))
+		return c;
+	return strcmp(x->src->path, y->src->path);
+}
+
+static bool is_blob_mode(unsigned mode)
+{
+	return mode != SC_GIT_MODE_GITLINK && mode != SC_GIT_MODE_TREE && mode != 0;
+}
+
+/* The empty blob: git does not pair empty files. */
+static const char empty_blob[] = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+static void vote_for(struct vote **votes, size_t *nvotes, size_t *alloc, const struct rfile *src,
+		     const struct rfile *dst)
+{
+	SC_GROW(*votes, *alloc, *nvotes + 1);
+	(*votes)[(*nvotes)++] = (struct vote){ src->owner, dst->owner, src->skill_md && dst->skill_md };
+}
+
+/*
+ * Exact renames: a destination whose blob a source has (git pairs these
+ * first, whatever the content, binary files included), preferring a
+ * source with the same file name.
+ */
+static void exact_renames(struct rfile **src, size_t nsrc, struct rfile **dst, size_t ndst,
+			  struct vote **votes, size_t *nvotes, size_t *valloc)
+{
+	if (nsrc > 1)
+		qsort(src, nsrc, sizeof(*src), cmp_rfile_id);
+	for (size_t d = 0; d < ndst; d++) {
+		struct rfile *best = NULL;
+		size_t lo = 0, hi = nsrc;
+		if (dst[d]->used || !strcmp(dst[d]->id, empty_blob))
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (strcmp(src[mid]->id, dst[d]->id) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nsrc && !strcmp(src[lo]->id, dst[d]->id); lo++) {
+			if (src[lo]->used)
+				continue;
+			if (!best || (!strcmp(base_name(src[lo]->path), base_name(dst[d]->path)) &&
+				      strcmp(base_name(best->path), base_name(dst[d]->path))))
+				best = src[lo];
+		}
+		if (best) {
+			best->used = dst[d]->used = true;
+			vote_for(votes, nvotes, valloc, best, dst[d]);
+		}
+	}
+}
+
+/* Size from the object header; content and signature only when compared. */
+static int rfile_size(struct mapper *m, struct rfile *f)
+{
+	int err;
+
+	if (f->sized)
+		return 0;
+	if ((err = sc_git_object_size(&f->size, m->tree[f->side], f->id)) < 0)
+		return err;
+	f->sized = true;
+	return 0;
+}
+
+static int rfile_load(struct mapper *m, struct rfile *f)
+{
+	struct sc_buf data = SC_BUF_INIT;
 	int err = 0;
 
-	for (size_t i = 0; i < ndel + nadd; i++) {
-		struct folder *e = i < ndel ? del[i] : add[i - ndel];
-		if (e->paired)
-			continue;
-		if (i < ndel)
-			left_del++;
-		else
-			left_add++;
-		whole |= !*e->dir;
-		SC_GROW(paths, apaths, npaths + 1);
-		paths[npaths++] = e->dir;
+	if (f->loaded)
+		return 0;
+	f->loaded = true;
+	if (f->size > SC_MAX_RENAME_BLOB_BYTES || f->mode == SC_GIT_MODE_LINK)
+		return 0;   /* too large, or a symlink: exact matches only, as git */
+	if ((err = sc_git_read_object(&data, m->tree[f->side], f->id, SC_MAX_RENAME_BLOB_BYTES)) < 0)
+		goto done;
+	if (sc_similarity_is_binary(data.ptr, data.len))
+		goto done;  /* binary: git's similarity is not for these; exact only */
+	sc_similarity_sig_init(&f->sig, data.ptr, data.len, true);
+	f->comparable = true;
+done:
+	sc_buf_release(&data);
+	return err;
+}
+
+/*
+ * Similar renames between the unmatched text files of src and dst, by
+ * git's score (similarity.h), best first: each file in one pair at most.
+ * Pairs whose sizes rule them out are not read; binary blobs are never
+ * compared. Past SC_GIT_RENAME_LIMIT files on a side nothing is compared
+ * (git's rename limit); *skipped says so.
+ */
+static int similar_renames(struct mapper *m, struct rfile **src, size_t nsrc, struct rfile **dst,
+			   size_t ndst, struct vote **votes, size_t *nvotes, size_t *valloc,
+			   bool *skipped)
+{
+	struct rmatch *cand = NULL;
+	size_t ncand = 0, calloc_ = 0, left_src = 0, left_dst = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < nsrc; i++)
+		left_src += !src[i]->used;
+	for (size_t i = 0; i < ndst; i++)
+		left_dst += !dst[i]->used;
+	if (!left_src || !left_dst)
+		return 0;
+	if (left_src > SC_GIT_RENAME_LIMIT || left_dst > SC_GIT_RENAME_LIMIT) {
+		*skipped = true;
+		return 0;
 	}
-	if (!left_del || !left_add)
-		goto done;
-	if ((err = sc_git_diff(&renames, m->tree[0], m->tree[1], true, whole ? NULL : paths,
-			       whole ? 0 : npaths)) < 0)
-		goto done;
-	for (size_t i = 0; i < renames.n; i++) {
-		const struct sc_git_change *c = &renames.items[i];
-		struct folder *ob, *oh;
-		if (c->status != SC_GIT_RENAMED)
+	for (size_t d = 0; d < ndst; d++) {
+		if (dst[d]->used || !is_blob_mode(dst[d]->mode) || dst[d]->mode == SC_GIT_MODE_LINK)
 			continue;
-		if ((err = find_owner(&ob, m, 0, c->old_path)) < 0 ||
-		    (err = find_owner(&oh, m, 1, c->new_path)) < 0)
+		if ((err = rfile_size(m, dst[d])) < 0)
 			goto done;
-		if (!ob || !oh || ob == oh || !ob->candidate || !oh->candidate || ob->paired ||
-		    oh->paired || !ob->probe[0].is_skill || oh->probe[0].is_skill)
+		for (size_t s = 0; s < nsrc; s++) {
+			int score;
+			if (src[s]->used || !is_blob_mode(src[s]->mode) || src[s]->mode == SC_GIT_MODE_LINK ||
+			    src[s]->owner == dst[d]->owner)
+				continue;
+			if ((err = rfile_size(m, src[s])) < 0)
+				goto done;
+			if (!src[s]->size || !dst[d]->size ||
+			    !sc_similarity_sizes_compatible(src[s]->size, dst[d]->size))
+				continue;
+			if ((err = rfile_load(m, dst[d])) < 0 || (err = rfile_load(m, src[s])) < 0)
+				goto done;
+			if (!dst[d]->comparable)
+				break;
+			if (!src[s]->comparable)
+				continue;
+			score = sc_similarity_score(&src[s]->sig, &dst[d]->sig);
+			if (score < SC_SIMILARITY_RENAME_PCT)
+				continue;
+			SC_GROW(cand, calloc_, ncand + 1);
+			cand[ncand++] = (struct rmatch){ src[s], dst[d], score,
+				!strcmp(base_name(src[s]->path), base_name(dst[d]->path)) };
+		}
+	}
+	if (ncand > 1)
+		qsort(cand, ncand, sizeof(*cand), cmp_rmatch);
+	for (size_t i = 0; i < ncand; i++) {
+		if (cand[i].src->used || cand[i].dst->used)
 			continue;
-		SC_GROW(*out, avotes, *nout + 1);
-		(*out)[(*nout)++] = (struct vote){ ob, oh,
-			is_skill_file(c->old_path, ob->dir) && is_skill_file(c->new_path, oh->dir) };
+		cand[i].src->used = cand[i].dst->used = true;
+		vote_for(votes, nvotes, valloc, cand[i].src, cand[i].dst);
 	}
 done:
-	free(paths);
-	sc_git_changes_release(&renames);
+	free(cand);
+	return err;
+}
+
+/*
+ * Pairs the skills that left the base with the skills new at head that
+ * are the same skill moved, by git's own rules for files: the SKILL.md
+ * moved (an exact rename, or git's similarity of 50% or more), or most of
+ * the skill's changed files moved (exact or similar). Binary blobs are
+ * matched exactly only, never read for similarity; files of skills that a
+ * SKILL.md already paired are not compared further.
+ */
+static int pair_renames(struct mapper *m, const struct sc_git_changes *changes)
+{
+	struct rfile *files = NULL, **src = NULL, **dst = NULL, **msrc = NULL, **mdst = NULL;
+	size_t nfiles = 0, falloc = 0, nsrc = 0, ndst = 0, nmsrc = 0, nmdst = 0;
+	struct vote *votes = NULL;
+	size_t nvotes = 0, valloc = 0;
+	bool skipped = false;
+	int err = 0;
+
+	for (size_t i = 0; i < changes->n; i++) {
+		const struct sc_git_change *c = &changes->items[i];
+		int side = c->status == SC_GIT_DELETED ? 0 : c->status == SC_GIT_ADDED ? 1 : -1;
+		const char *path = side == 0 ? c->old_path : c->new_path;
+		struct folder *o;
+		struct rfile *f;
+		if (side < 0)
+			continue;
+		if ((err = find_owner(&o, m, side, path)) < 0)
+			goto done;
+		if (!o || !o->candidate || o->paired || o->probe[0].is_skill != (side == 0))
+			continue;
+		SC_GROW(files, falloc, nfiles + 1);
+		f = &files[nfiles++];
+		memset(f, 0, sizeof(*f));
+		f->owner = o;
+		f->path = path;
+		f->id = side == 0 ? c->old_id : c->new_id;
+		f->mode = side == 0 ? c->old_mode : c->new_mode;
+		f->side = side;
+		f->skill_md = is_skill_file(path, o->dir);
+	}
+	if (!nfiles)
+		goto done;
+	src = sc_xcalloc(nfiles, sizeof(*src));
+	dst = sc_xcalloc(nfiles, sizeof(*dst));
+	msrc = sc_xcalloc(nfiles, sizeof(*msrc));
+	mdst = sc_xcalloc(nfiles, sizeof(*mdst));
+	for (size_t i = 0; i < nfiles; i++) {
+		struct rfile *f = &files[i];
+		if (f->side == 0)
+			src[nsrc++] = f;
+		else
+			dst[ndst++] = f;
+		if (f->skill_md && f->side == 0)
+			msrc[nmsrc++] = f;
+		else if (f->skill_md)
+			mdst[nmdst++] = f;
+	}
+	/* exact renames, then SKILL.md to SKILL.md by similarity */
+	exact_renames(src, nsrc, dst, ndst, &votes, &nvotes, &valloc);
+	if ((err = similar_renames(m, msrc, nmsrc, mdst, nmdst, &votes, &nvotes, &valloc,
+				   &skipped)) < 0)
+		goto done;
+	pair_votes(votes, nvotes);
+	/* the other files of skills still unpaired */
+	{
+		size_t k = 0, l = 0;
+		for (size_t i = 0; i < nsrc; i++)
+			if (!src[i]->owner->paired)
+				src[k++] = src[i];
+		for (size_t i = 0; i < ndst; i++)
+			if (!dst[i]->owner->paired)
+				dst[l++] = dst[i];
+		if ((err = similar_renames(m, src, k, dst, l, &votes, &nvotes, &valloc, &skipped)) < 0)
+			goto done;
+	}
+	pair_votes(votes, nvotes);
+	if (skipped)
+		sc_trace("git", "rename detection: more than %d files on a side, similar files not "
+			 "compared (exact renames only)", SC_GIT_RENAME_LIMIT);
+done:
+	for (size_t i = 0; i < nfiles; i++)
+		sc_similarity_sig_release(&files[i].sig);
+	free(files);
+	free(src);
+	free(dst);
+	free(msrc);
+	free(mdst);
+	free(votes);
 	return err;
 }
 
@@ -384,6 +626,56 @@ static int cmp_result(const void *a, const void *b)
 		      ((const struct sc_changed_skill *)b)->path);
 }
 
+/* Adds rel to the set of changed files of output entry e (its own list). */
+static void file_of(struct folder *e, const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	const char *rel = n && !strncmp(path, dir, n) && path[n] == '/' ? path + n + 1 : path;
+
+	SC_GROW(e->rel, e->rel_alloc, e->nrel + 1);
+	e->rel[e->nrel++] = rel;
+}
+
+/*
+ * Each listed skill's changed files, counted once: a file is named by its
+ * path inside the skill, so a renamed skill's moved file (deleted under
+ * the old folder, added under the new) is one file, as is a modified one.
+ */
+static int count_files(struct mapper *m, const struct sc_git_changes *changes)
+{
+	int err;
+
+	for (size_t i = 0; i < changes->n; i++) {
+		const struct sc_git_change *c = &changes->items[i];
+		for (int side = 0; side < 2; side++) {
+			const char *path = side ? c->new_path : c->old_path;
+			struct folder *o, *e;
+			if (!path)
+				continue;
+			if ((err = find_owner(&o, m, side, path)) < 0)
+				return err;
+			if (!o)
+				continue;
+			/* a skill that moved is listed under its head folder */
+			e = o->candidate && o->paired && o->probe[0].is_skill ? o->paired : o;
+			if (e->result < 0)
+				continue;
+			file_of(e, path, o->dir);
+		}
+	}
+	for (size_t i = 0; i < m->f.nall; i++) {
+		struct folder *e = m->f.all[i];
+		size_t k = 0;
+		if (e->result < 0 || !e->nrel)
+			continue;
+		qsort(e->rel, e->nrel, sizeof(*e->rel), sc_strcmp_qsort);
+		for (size_t j = 0; j < e->nrel; j++)
+			k += !j || strcmp(e->rel[j - 1], e->rel[j]);
+		m->out->items[e->result].files = k;
+	}
+	return 0;
+}
+
 static const char *const default_globals[] = {
 	"skillci.yml", "skillci.yaml", ".skillci.yml", "upskill.config.yaml",
 };
@@ -396,8 +688,6 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 	struct mapper m = { { base, head }, { NULL, 0, 0, NULL, 0, 0 }, out, repo_name };
 	struct folder **del = NULL, **add = NULL;
 	size_t ndel = 0, nadd = 0, adel = 0, aadd = 0;
-	struct vote *votes = NULL;
-	size_t nvotes = 0;
 	const char *const *globals;
 	size_t nglobals;
 	bool global_changed = false;
@@ -409,7 +699,7 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 	globals = opts->global_files ? opts->global_files : default_globals;
 	nglobals = opts->global_files ? opts->nglobal : SC_ARRAY_SIZE(default_globals);
 	t0 = sc_now_ms();
-	if ((err = sc_git_diff(&changes, base, head, false, NULL, 0)) < 0)
+	if ((err = sc_git_diff(&changes, base, head)) < 0)
 		goto done;
 	sc_trace("git", "diff: %zu changed files in %lld ms", changes.n, (long long)(sc_now_ms() - t0));
 
@@ -451,9 +741,8 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 		}
 	}
 	pair_exact(del, ndel, add, nadd);
-	if ((err = rename_votes(&votes, &nvotes, &m, del, ndel, add, nadd)) < 0)
+	if (ndel && nadd && (err = pair_renames(&m, &changes)) < 0)
 		goto done;
-	pair_votes(votes, nvotes);
 	sc_trace("git", "mapped to skills: %zu folders looked at, %zu deleted and %zu added "
 		 "candidates, at %lld ms", m.f.nall, ndel, nadd, (long long)(sc_now_ms() - t0));
 
@@ -468,17 +757,16 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 			s = result_for(&m, e, SC_CHANGE_RENAMED);
 			s->old_path = sc_xstrdup(display_path(e->paired->dir));
 			memcpy(s->base_tree, e->paired->probe[0].tree, SC_GIT_HEX_SIZE);
-			s->files = e->files[1] + e->paired->files[0];
 		} else if (e->candidate) {
 			s = result_for(&m, e, e->probe[0].is_skill ? SC_CHANGE_DELETED : SC_CHANGE_ADDED);
-			s->files = e->files[0] + e->files[1];
 		} else {
 			bool type = is_link(e->probe[0].skill_md_mode) != is_link(e->probe[1].skill_md_mode);
 			s = result_for(&m, e, type ? SC_CHANGE_TYPECHANGE : SC_CHANGE_MODIFIED);
-			s->files = e->files[0] > e->files[1] ? e->files[0] : e->files[1];
 		}
 		s->reasons |= SC_CHANGED_FILES;
 	}
+	if ((err = count_files(&m, &changes)) < 0)
+		goto done;
 
 	if (global_changed && (err = mark_all_at_head(&m, SC_CHANGED_CONFIG, SC_CHANGE_MODIFIED)) < 0)
 		goto done;
@@ -509,7 +797,6 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 done:
 	free(del);
 	free(add);
-	free(votes);
 	folders_release(&m.f);
 	sc_git_changes_release(&changes);
 	return err;

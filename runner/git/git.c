@@ -518,12 +518,23 @@ void sc_git_changes_release(struct sc_git_changes *list)
 }
 
 static void add_change(struct sc_git_changes *out, enum sc_git_status status,
-		       const char *old_path, unsigned old_mode, const char *new_path, unsigned new_mode)
+		       const char *old_path, const git_tree_entry *old_e, const char *new_path,
+		       const git_tree_entry *new_e)
 {
-	struct sc_git_change c = { status, NULL, NULL, old_mode, new_mode, 0 };
+	struct sc_git_change c;
 
+	memset(&c, 0, sizeof(c));
+	c.status = status;
 	c.old_path = old_path ? sc_xstrdup(old_path) : NULL;
 	c.new_path = new_path ? sc_xstrdup(new_path) : NULL;
+	if (old_e) {
+		c.old_mode = git_tree_entry_filemode(old_e);
+		git_oid_tostr(c.old_id, sizeof(c.old_id), git_tree_entry_id(old_e));
+	}
+	if (new_e) {
+		c.new_mode = git_tree_entry_filemode(new_e);
+		git_oid_tostr(c.new_id, sizeof(c.new_id), git_tree_entry_id(new_e));
+	}
 	SC_GROW(out->items, out->alloc, out->n + 1);
 	out->items[out->n++] = c;
 }
@@ -571,9 +582,9 @@ static int walk_one(struct tree_walk *w, const git_tree_entry *e, bool added, in
 		if (w->out->n >= SC_MAX_DIFF_FILES)
 			return sc_error_set(SC_ELIMIT, "diff has more than %d changed files", SC_MAX_DIFF_FILES);
 		if (added)
-			add_change(w->out, SC_GIT_ADDED, NULL, 0, w->path.ptr, git_tree_entry_filemode(e));
+			add_change(w->out, SC_GIT_ADDED, NULL, NULL, w->path.ptr, e);
 		else
-			add_change(w->out, SC_GIT_DELETED, w->path.ptr, git_tree_entry_filemode(e), NULL, 0);
+			add_change(w->out, SC_GIT_DELETED, w->path.ptr, e, NULL, NULL);
 		return 0;
 	}
 	if (git_tree_lookup(&t, w->repo, git_tree_entry_id(e)) < 0)
@@ -633,7 +644,7 @@ static int walk_pair(struct tree_walk *w, const git_tree *ta, const git_tree *tb
 						   SC_MAX_DIFF_FILES);
 			} else {
 				add_change(w->out, type_class(ma) != type_class(mb) ? SC_GIT_TYPECHANGE
-						   : SC_GIT_MODIFIED, w->path.ptr, ma, w->path.ptr, mb);
+						   : SC_GIT_MODIFIED, w->path.ptr, ea, w->path.ptr, eb);
 			}
 		}
 	}
@@ -641,67 +652,57 @@ static int walk_pair(struct tree_walk *w, const git_tree *ta, const git_tree *tb
 	return err;
 }
 
-int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b,
-		bool renames, const char *const *paths, size_t npaths)
+int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b)
 {
-	git_diff_options dopts;
-	git_diff_find_options fopts;
-	git_diff *diff = NULL;
-	size_t n;
-	int err = 0;
+	struct tree_walk w = { a->repo->repo, out, SC_BUF_INIT };
+	int err;
 
 	assert(a->repo == b->repo);
-	if (!renames) {
-		struct tree_walk w = { a->repo->repo, out, SC_BUF_INIT };
-		err = walk_pair(&w, a->tree, b->tree, 0);
-		sc_buf_release(&w.path);
-		return err;
-	}
-	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
-	git_diff_find_options_init(&fopts, GIT_DIFF_FIND_OPTIONS_VERSION);
-	dopts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-	dopts.pathspec.strings = (char **)paths;
-	dopts.pathspec.count = npaths;
-	if (git_diff_tree_to_tree(&diff, a->repo->repo, a->tree, b->tree, &dopts) < 0)
-		return git_fail(SC_EIO, "cannot diff trees");
-	fopts.flags = GIT_DIFF_FIND_RENAMES;
-	fopts.rename_limit = SC_GIT_RENAME_LIMIT;
-	if (git_diff_find_similar(diff, &fopts) < 0) {
-		err = git_fail(SC_EIO, "cannot detect renames");
-		goto done;
-	}
-	n = git_diff_num_deltas(diff);
-	if (n > SC_MAX_DIFF_FILES) {
-		err = sc_error_set(SC_ELIMIT, "diff has %zu changed files, more than %d", n,
-				   SC_MAX_DIFF_FILES);
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		struct sc_git_change c = { SC_GIT_MODIFIED, NULL, NULL, 0, 0, 0 };
+	err = walk_pair(&w, a->tree, b->tree, 0);
+	sc_buf_release(&w.path);
+	return err;
+}
 
-		switch (d->status) {
-		case GIT_DELTA_ADDED: c.status = SC_GIT_ADDED; break;
-		case GIT_DELTA_DELETED: c.status = SC_GIT_DELETED; break;
-		case GIT_DELTA_RENAMED: c.status = SC_GIT_RENAMED; break;
-		case GIT_DELTA_TYPECHANGE: c.status = SC_GIT_TYPECHANGE; break;
-		case GIT_DELTA_MODIFIED: c.status = SC_GIT_MODIFIED; break;
-		default: continue;  /* unmodified, copied (not asked for) */
-		}
-		if (c.status != SC_GIT_ADDED) {
-			c.old_path = sc_xstrdup(d->old_file.path);
-			c.old_mode = d->old_file.mode;
-		}
-		if (c.status != SC_GIT_DELETED) {
-			c.new_path = sc_xstrdup(d->new_file.path);
-			c.new_mode = d->new_file.mode;
-		}
-		c.similarity = c.status == SC_GIT_RENAMED ? (int)d->similarity : 0;
-		SC_GROW(out->items, out->alloc, out->n + 1);
-		out->items[out->n++] = c;
-	}
-done:
-	git_diff_free(diff);
+static int parse_oid(git_oid *oid, const char *id)
+{
+	if (git_oid_fromstr(oid, id) < 0)
+		return sc_error_set(SC_EINVAL, "'%s' is not an object id", id);
+	return 0;
+}
+
+int sc_git_object_size(size_t *out, struct sc_git_tree *tree, const char *id)
+{
+	git_odb *odb = NULL;
+	git_object_t type;
+	git_oid oid;
+	size_t len = 0;
+	int err;
+
+	if ((err = parse_oid(&oid, id)) < 0)
+		return err;
+	if (git_repository_odb(&odb, tree->repo->repo) < 0)
+		return git_fail(SC_EIO, "cannot open the object database");
+	if (git_odb_read_header(&len, &type, odb, &oid) < 0)
+		err = git_fail(SC_EIO, "cannot read object");
+	git_odb_free(odb);
+	*out = len;
+	return err;
+}
+
+int sc_git_read_object(struct sc_buf *out, struct sc_git_tree *tree, const char *id, size_t cap)
+{
+	git_blob *blob = NULL;
+	git_oid oid;
+	int err;
+
+	if ((err = parse_oid(&oid, id)) < 0)
+		return err;
+	if (git_blob_lookup(&blob, tree->repo->repo, &oid) < 0)
+		return git_fail(SC_EIO, "cannot read blob");
+	err = sc_buf_put_capped(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), cap);
+	if (err < 0)
+		err = sc_error_set(SC_ELIMIT, "blob %s is larger than %zu bytes", id, cap);
+	git_blob_free(blob);
 	return err;
 }
 

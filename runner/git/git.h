@@ -69,7 +69,8 @@ struct sc_git_change {
 	char *old_path;   /* owned; NULL for an added file */
 	char *new_path;   /* owned; NULL for a deleted file */
 	unsigned old_mode, new_mode;
-	int similarity;   /* renames: 0-100 */
+	char old_id[SC_GIT_HEX_SIZE];  /* blob (or gitlink) ids; "" where absent */
+	char new_id[SC_GIT_HEX_SIZE];
 };
 struct sc_git_changes {
 	struct sc_git_change *items;
@@ -91,14 +92,18 @@ int sc_git_tree_open(struct sc_git_tree **out, struct sc_git_repo *repo, const c
 void sc_git_tree_free(struct sc_git_tree *tree);
 
 /*
- * Appends the file changes from tree a to tree b, type changes included.
- * Without renames, both trees are walked together and equal subtrees are
- * skipped (fast; a moved file is a delete and an add). With renames,
- * libgit2's diff with rename detection (a moved file, edited or not, is one
- * rename), limited to the npaths folders or files in paths when npaths > 0.
+ * Appends the file changes from tree a to tree b, type changes included:
+ * both trees are walked together and equal subtrees are skipped, so the
+ * cost follows the size of the change. A moved file is a deletion and an
+ * addition (changed.c pairs the renames that matter: skills that moved).
  */
-int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b,
-		bool renames, const char *const *paths, size_t npaths);
+int sc_git_diff(struct sc_git_changes *out, struct sc_git_tree *a, struct sc_git_tree *b);
+
+/* The size of the object id (hex) names, from its header only (the
+ * content is not inflated for a loose object, nor read for a packed one). */
+int sc_git_object_size(size_t *out, struct sc_git_tree *tree, const char *id);
+/* Appends the blob id (hex) names to out; more than cap bytes is SC_ELIMIT. */
+int sc_git_read_object(struct sc_buf *out, struct sc_git_tree *tree, const char *id, size_t cap);
 
 /*
  * What a folder of a tree is: whether it exists, whether it is a skill root

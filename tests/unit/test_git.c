@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "git/ghevent.h"
 #include "git/git.h"
+#include "git/similarity.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -193,6 +194,137 @@ static void test_rename_and_modify(void **state)
 	expect(f, "other/b", SC_CHANGE_RENAMED, "skills/a");
 	s = find(f, "other/b");
 	assert_string_not_equal(s->base_tree, s->head_tree);
+}
+
+static void test_rename_counts_files_once(void **state)
+{
+	struct fx *f = *state;
+
+	/* two files moved: two changed files, not four */
+	sh(f->dir, "g init -q; skill skills/a; seq 1 100 > skills/a/data.txt; g add -A; g commit -qm 1;"
+		   "g mv skills/a skills/moved; g commit -qm 2;"
+		   "seq 1 90 > skills/moved/more.txt; g rm -q skills/moved/data.txt; mkdir -p other;"
+		   "g add -A; g mv skills/moved other/b; echo edit >> other/b/SKILL.md; g add -A; g commit -qm 3");
+	assert_int_equal(changed_between(f, "HEAD~2", "HEAD~1", true, NULL), 0);
+	expect(f, "skills/moved", SC_CHANGE_RENAMED, "skills/a");
+	assert_int_equal(find(f, "skills/moved")->files, 2);
+	/* moved with SKILL.md edited, data.txt deleted, more.txt added: 3 files */
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	expect(f, "other/b", SC_CHANGE_RENAMED, "skills/moved");
+	assert_int_equal(find(f, "other/b")->files, 3);
+	/* a modified skill: a file edited, one deleted, one added */
+	sh(f->dir, "echo x >> other/b/more.txt; echo y > other/b/new.txt; g rm -q other/b/SKILL.md;"
+		   "printf -- '---\\nname: b\\ndescription: d\\n---\\nbody\\n' > other/b/SKILL.md;"
+		   "echo z >> other/b/SKILL.md; g add -A; g commit -qm 4");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	expect(f, "other/b", SC_CHANGE_MODIFIED, NULL);
+	assert_int_equal(find(f, "other/b")->files, 3);
+}
+
+/* git's own verdict on a commit: "R", "D" or "A" for path (first letter of --name-status -M). */
+static char git_says(struct fx *f, const char *path)
+{
+	struct sc_buf cmd = SC_BUF_INIT, out = SC_BUF_INIT;
+	char c;
+
+	sc_buf_printf(&cmd, "git diff -M --name-status HEAD~1 HEAD | grep -F '%s' | head -n 1 | cut -c1", path);
+	sh_out(&out, f->dir, cmd.ptr);
+	c = out.len ? out.ptr[0] : '?';
+	sc_buf_release(&cmd);
+	sc_buf_release(&out);
+	return c;
+}
+
+static void test_rename_follows_git_rules(void **state)
+{
+	struct fx *f = *state;
+
+	/* Two small skills written from one template, one deleted and the other
+	 * added: different skills, and git says delete + add. */
+	sh(f->dir, "g init -q; mkdir -p skills/pdf-tools skills/keep;"
+		   "printf -- '---\\nname: pdf-tools\\ndescription: Extract text and tables from PDF files.\\n"
+		   "license: Apache-2.0\\n---\\n# PDF tools\\n\\nUse pdfplumber to read each page.\\n' > skills/pdf-tools/SKILL.md;"
+		   "skill skills/keep; g add -A; g commit -qm 1; g rm -rq skills/pdf-tools; mkdir -p skills/slack-gif;"
+		   "printf -- '---\\nname: slack-gif\\ndescription: Make animated GIFs sized for Slack messages.\\n"
+		   "license: Apache-2.0\\n---\\n# Slack GIFs\\n\\nUse Pillow to draw each frame.\\n' > skills/slack-gif/SKILL.md;"
+		   "g add -A; g commit -qm 2");
+	assert_int_equal(git_says(f, "skills/pdf-tools/SKILL.md"), 'D');
+	assert_int_equal(git_says(f, "skills/slack-gif/SKILL.md"), 'A');
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	expect(f, "skills/pdf-tools", SC_CHANGE_DELETED, NULL);
+	expect(f, "skills/slack-gif", SC_CHANGE_ADDED, NULL);
+
+	/* A skill moved with its SKILL.md edited but mostly the same: git says
+	 * rename, and so does skillci. */
+	sh(f->dir, "mkdir -p skills/docx; seq 1 60 | sed 's/^/Step: write paragraph /' > body.txt;"
+		   "{ printf -- '---\\nname: docx\\ndescription: Write Word files.\\n---\\n'; cat body.txt; } > skills/docx/SKILL.md;"
+		   "g add skills; g commit -qm 3; mkdir -p document-skills; g mv skills/docx document-skills/docx;"
+		   "seq 1 8 | sed 's/^/Note: new line /' >> document-skills/docx/SKILL.md; g add -A; g commit -qm 4");
+	assert_int_equal(git_says(f, "document-skills/docx/SKILL.md"), 'R');
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	expect(f, "document-skills/docx", SC_CHANGE_RENAMED, "skills/docx");
+
+	/* Moved with a binary file edited (a font) and SKILL.md unchanged: the
+	 * SKILL.md's exact rename pairs them; the binary is never compared. */
+	sh(f->dir, "mkdir -p skills/canvas/fonts; skill skills/canvas;"
+		   "head -c 300000 /dev/urandom > skills/canvas/fonts/a.ttf; g add -A; g commit -qm 5;"
+		   "mkdir -p art; g mv skills/canvas art/canvas; printf 'x' | dd of=art/canvas/fonts/a.ttf bs=1 seek=100 conv=notrunc;"
+		   "g add -A; g commit -qm 6");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	expect(f, "art/canvas", SC_CHANGE_RENAMED, "skills/canvas");
+	assert_int_equal(find(f, "art/canvas")->files, 2);
+}
+
+/*
+ * The similarity score against git's own (git diff -M10% --name-status
+ * prints it): text with lines added, lines changed, long lines cut at 64
+ * bytes, CRLF line ends, and a small template pair.
+ */
+static void test_similarity_matches_git_scores(void **state)
+{
+	static const char *const cases[] = { "grow", "every3", "long", "crlf", "template" };
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; mkdir -p a b;"
+		   "seq 1 100 > a/grow; { seq 1 100; seq 500 519; } > b/grow;"
+		   "seq 1 90 | sed 's/^/line /' > a/every3; seq 1 90 | sed 's/^/line /; 0~3s/$/ changed/' > b/every3;"
+		   "seq 1 40 | sed 's/$/ aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/' > a/long;"
+		   "seq 1 40 | sed 's/$/ aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab/' > b/long;"
+		   "seq 1 70 | sed 's/^/crlf /' > a/crlf; seq 1 70 | sed 's/^/crlf /; s/$/\\r/' > b/crlf;"
+		   "printf -- '---\\nname: one\\ndescription: First.\\n---\\n# One\\n\\nDo one thing.\\n' > a/template;"
+		   "printf -- '---\\nname: two\\ndescription: Second.\\n---\\n# Two\\n\\nDo two things.\\n' > b/template;"
+		   "mkdir -p r; for n in grow every3 long crlf template; do cp a/$n r/$n.src; done;"
+		   "g add r; g commit -qm 1; for n in grow every3 long crlf template; do g rm -q r/$n.src; cp b/$n r/$n.dst; done;"
+		   "g add r; g commit -qm 2");
+	for (size_t i = 0; i < SC_ARRAY_SIZE(cases); i++) {
+		struct sc_buf cmd = SC_BUF_INIT, out = SC_BUF_INIT, x = SC_BUF_INIT, y = SC_BUF_INIT;
+		struct sc_similarity_sig sa, sb;
+		int want = 0, got;
+
+		sc_buf_printf(&cmd, "git diff -M10%% --name-status HEAD~1 HEAD | grep 'r/%s.dst' | cut -f1", cases[i]);
+		sh_out(&out, f->dir, cmd.ptr);
+		if (out.len && out.ptr[0] == 'R')
+			want = atoi(out.ptr + 1);
+		sc_buf_clear(&cmd);
+		sc_buf_printf(&cmd, "%s/a/%s", f->dir, cases[i]);
+		assert_int_equal(sc_read_file(&x, cmd.ptr, 1 << 20), 0);
+		sc_buf_clear(&cmd);
+		sc_buf_printf(&cmd, "%s/b/%s", f->dir, cases[i]);
+		assert_int_equal(sc_read_file(&y, cmd.ptr, 1 << 20), 0);
+		sc_similarity_sig_init(&sa, x.ptr, x.len, !sc_similarity_is_binary(x.ptr, x.len));
+		sc_similarity_sig_init(&sb, y.ptr, y.len, !sc_similarity_is_binary(y.ptr, y.len));
+		got = sc_similarity_score(&sa, &sb);
+		if (got < 10)
+			got = 0;   /* under -M10% git prints no score */
+		if (got != want)
+			fail_msg("%s: skillci scores %d, git %d (%s)", cases[i], got, want, out.ptr);
+		sc_similarity_sig_release(&sa);
+		sc_similarity_sig_release(&sb);
+		sc_buf_release(&cmd);
+		sc_buf_release(&out);
+		sc_buf_release(&x);
+		sc_buf_release(&y);
+	}
 }
 
 static void test_nested_skills(void **state)
@@ -685,7 +817,7 @@ static void test_tree_walk_matches_git_diff(void **state)
 	assert_int_equal(sc_git_resolve(b, f->repo, "HEAD"), 0);
 	assert_int_equal(sc_git_tree_open(&ta, f->repo, a), 0);
 	assert_int_equal(sc_git_tree_open(&tb, f->repo, b), 0);
-	assert_int_equal(sc_git_diff(&changes, ta, tb, false, NULL, 0), 0);
+	assert_int_equal(sc_git_diff(&changes, ta, tb), 0);
 	format_changes(&got, &changes);
 
 	sc_buf_printf(&cmd, "cd '%s' && git diff --no-renames --name-status HEAD~1 HEAD | LC_ALL=C sort", f->dir);
@@ -714,6 +846,9 @@ int main(void)
 		T(test_tree_id_is_git_tree),
 		T(test_rename_is_one_change),
 		T(test_rename_and_modify),
+		T(test_rename_counts_files_once),
+		T(test_rename_follows_git_rules),
+		T(test_similarity_matches_git_scores),
 		T(test_nested_skills),
 		T(test_references_only),
 		T(test_config_marks_every_skill),
