@@ -1,18 +1,21 @@
 #ifndef SC_REPORT_JUNIT_H
 #define SC_REPORT_JUNIT_H
 /*
- * JUnit XML (DESIGN.md, Reports), written with libxml2; this is the only
- * file that includes libxml2. One <testsuite> per skill × model × variant,
- * one <testcase> per test and run: <failure> for a wrong answer, <error>
- * for an infrastructure fault, <skipped> with a reason. Suite properties
- * carry the aggregate (pass rate, mean tokens and turns, speedup geomean);
- * each case's tokens, turns and speedup are in its <system-out>, since
- * GitHub's JUnit readers ignore properties.
+ * JUnit XML (DESIGN.md, Reports; docs/reports.md), written with libxml2;
+ * this is the only file that includes libxml2. The JUnit is the gate's
+ * verdict: one <testsuite> per changed skill, a <testcase> per gate check
+ * (r->gate.checks) that fails exactly when the gate failed it, and one per
+ * head test and run that fails only when the test regressed and the gate
+ * failed the pass rate; other outcomes are passed or skipped with the
+ * reason, base and baseline outcomes are suite properties. The total of
+ * <failure> elements is 0 if and only if r->gate.passed. Tokens, turns and
+ * speedups are in <system-out> as key=value lines, since GitHub's JUnit
+ * readers ignore properties.
  *
  * By default the output validates against the Jenkins JUnit schema
  * (junit-10.xsd). With file_attrs, each <testcase> also gets file and line
- * attributes, which some readers use for annotations; that schema does not
- * allow them.
+ * attributes and its own properties, which some readers use; that schema
+ * does not allow them.
  */
 #include <stdbool.h>
 

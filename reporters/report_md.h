@@ -1,9 +1,11 @@
 #ifndef SC_REPORT_MD_H
 #define SC_REPORT_MD_H
 /*
- * The Markdown report (DESIGN.md, Reports): a verdict line, one summary row
- * per changed skill × model, untested skills, per-test details in
- * <details>, and a footer saying where and how the numbers were made.
+ * The Markdown report (DESIGN.md, Reports; docs/reports.md): a verdict
+ * line, one summary row per changed skill × model (one row for a skill
+ * with no results: deleted, untested, unreadable) holding the gate's
+ * verdict and reason for it, findings and per-test details in <details>,
+ * and a footer saying where and how the numbers were made.
  *
  * Two layouts, chosen by run.kind: "run" (a PR check) compares base → head
  * with the lift over no skill; "eval" (one revision) compares no skill
@@ -33,8 +35,9 @@ struct sc_md_options {
 void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct sc_md_options *opt);
 /* Appends the full report, never shortened. */
 void sc_report_md_full(struct sc_buf *out, const struct sc_results *r);
-/* A one-sentence verdict without Markdown ("no regression: ..."), for the
- * terminal and GitHub outputs. */
+/* A one-sentence verdict without Markdown ("gate passed: ...", "gate
+ * failed: 1 of 2 changed skills failed (skills/x)"), for the terminal and
+ * GitHub outputs. */
 void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r);
 
 #endif

@@ -1,8 +1,11 @@
 /* Unit tests for the gate (runner/gate.c): each rule of DESIGN.md's
  * default gate, on results built by hand, with thresholds from config. */
 #include "unit.h"
+#include "diag.h"
 #include "pipeline/config.h"
+#include "pipeline/findings.h"
 #include "pipeline/gate.h"
+#include "results/compare.h"
 #include "results/results.h"
 
 #include <math.h>
@@ -266,6 +269,191 @@ static void test_error_share_exits_3(void **state)
 	sc_results_release(&r);
 }
 
+static const struct sc_results_check *check_of(const struct sc_results *r, const char *skill,
+					       const char *model, const char *check)
+{
+	return sc_results_find_check(r, skill, model, check);
+}
+
+/* Every check is recorded with its outcome; a check fails exactly when a
+ * failure names it. */
+static void test_checks_recorded(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = defaults();
+	size_t failed = 0;
+	(void)state;
+
+	sc_results_init(&r);
+	add_skill(&r, "s", "modified", false);
+	add_agg(&r, "s", "base", 4, 4);
+	add_agg(&r, "s", "head", 2, 4);
+	add_cmp(&r, "s", 0.5);
+	add_skill(&r, "new", "added", false);
+	add_agg(&r, "new", "baseline", 1, 4);
+	add_agg(&r, "new", "head", 3, 4);
+	add_skill(&r, "gone", "deleted", false);
+	add_skill(&r, "bare", "modified", true);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_string_equal(check_of(&r, "s", "", "validity")->status, "passed");
+	assert_string_equal(check_of(&r, "s", "m", "pass_rate")->status, "failed");
+	assert_string_equal(check_of(&r, "s", "m", "pass_rate")->rule, "pass_rate_drop");
+	assert_string_equal(check_of(&r, "s", "m", "tokens")->status, "passed");
+	assert_string_equal(check_of(&r, "s", "m", "speedup")->status, "skipped");
+	assert_string_equal(check_of(&r, "s", "m", "judge")->status, "skipped");
+	assert_string_equal(check_of(&r, "s", "m", "errors")->status, "passed");
+	assert_null(check_of(&r, "s", "m", "lift"));
+	assert_string_equal(check_of(&r, "new", "m", "pass_rate")->status, "skipped");
+	assert_string_equal(check_of(&r, "new", "m", "lift")->status, "passed");
+	assert_null(check_of(&r, "gone", "", "validity"));
+	assert_string_equal(check_of(&r, "bare", "", "validity")->status, "passed");
+	assert_null(check_of(&r, "bare", "m", "pass_rate"));
+	for (size_t i = 0; i < r.gate.nchecks; i++) {
+		const struct sc_results_check *c = &r.gate.checks[i];
+		bool named = false;
+		for (size_t f = 0; f < r.gate.nfailures; f++)
+			named |= !strcmp(r.gate.failures[f].skill, c->skill) &&
+				 !strcmp(r.gate.failures[f].model, c->model) &&
+				 !strcmp(r.gate.failures[f].check, c->check);
+		assert_int_equal(named, !strcmp(c->status, "failed"));
+		failed += !strcmp(c->status, "failed");
+	}
+	assert_int_equal(failed, r.gate.nfailures);
+	sc_results_release(&r);
+}
+
+static void add_finding(struct sc_results_skill *s, const char *state, const char *sev,
+			const char *code, int64_t line)
+{
+	struct sc_results_finding *f;
+
+	s->findings = sc_xrealloc(s->findings, (s->nfindings + 1) * sizeof(*s->findings));
+	f = &s->findings[s->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->state = sc_xstrdup(state);
+	f->severity = sc_xstrdup(sev);
+	f->code = sc_xstrdup(code);
+	f->file = sc_xstrdup("skills/s/SKILL.md");
+	f->line = line;
+	f->message = sc_xstrdup("a problem");
+}
+
+/* Validity: a new error fails with its file and line; a pre-existing one
+ * only with fail_on_existing; fixed errors and new warnings pass. */
+static void test_validity_from_findings(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = defaults();
+	const struct sc_results_check *c;
+	(void)state;
+
+	sc_results_init(&r);
+	add_skill(&r, "old", "modified", true);
+	add_finding(&r.skills[0], "existing", "error", "description-too-long", 3);
+	add_finding(&r.skills[0], "fixed", "error", "link-missing", 9);
+	add_finding(&r.skills[0], "new", "warning", "body-long", 0);
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	c = check_of(&r, "old", "", "validity");
+	assert_string_equal(c->status, "passed");
+	assert_non_null(strstr(c->message, "1 pre-existing error"));
+	g.fail_on_existing = true;
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	c = check_of(&r, "old", "", "validity");
+	assert_string_equal(c->status, "failed");
+	assert_string_equal(c->rule, "skill_invalid");
+	assert_int_equal(c->line, 3);
+	assert_non_null(strstr(c->message, "a pre-existing error"));
+	g.fail_on_existing = false;
+	add_finding(&r.skills[0], "new", "error", "name-mismatch", 2);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "old", "skill_invalid"));
+	assert_string_equal(r.gate.failures[0].file, "skills/s/SKILL.md");
+	assert_int_equal(r.gate.failures[0].line, 2);
+	assert_true(sc_starts_with(r.gate.failures[0].message, "skills/s/SKILL.md:2: a problem [name-mismatch]"));
+	sc_results_release(&r);
+}
+
+/* Findings are matched across sides by severity, rule and file, not line. */
+static void test_findings_compare(void **state)
+{
+	struct sc_diags base = SC_DIAGS_INIT, head = SC_DIAGS_INIT;
+	struct sc_results_skill s;
+	struct sc_buf line = SC_BUF_INIT;
+	(void)state;
+
+	memset(&s, 0, sizeof(s));
+	sc_diags_add(&base, SC_SEV_ERROR, "x/SKILL.md", 3, "description-too-long", "long");
+	sc_diags_add(&base, SC_SEV_ERROR, "x/SKILL.md", 9, "link-missing", "gone");
+	sc_diags_add(&base, SC_SEV_ERROR, "x/SKILL.md", 10, "link-missing", "gone too");
+	sc_diags_add(&head, SC_SEV_ERROR, "x/SKILL.md", 4, "description-too-long", "longer");
+	sc_diags_add(&head, SC_SEV_ERROR, "x/SKILL.md", 12, "link-missing", "still gone");
+	sc_diags_add(&head, SC_SEV_ERROR, "x/SKILL.md", 2, "name-mismatch", "renamed");
+	sc_diags_add(&head, SC_SEV_WARNING, "x/SKILL.md", 3, "description-too-long", "a warning now");
+	sc_findings_compare(&s, &base, &head);
+	assert_int_equal(s.nfindings, 5);
+	assert_string_equal(s.findings[0].code, "name-mismatch");
+	assert_string_equal(s.findings[0].state, "new");
+	assert_string_equal(s.findings[1].code, "description-too-long");
+	assert_string_equal(s.findings[1].severity, "warning");
+	assert_string_equal(s.findings[1].state, "new");
+	assert_string_equal(s.findings[2].state, "existing");
+	assert_int_equal(s.findings[2].line, 4);
+	assert_string_equal(s.findings[3].state, "existing");
+	assert_int_equal(s.findings[3].line, 12);
+	assert_string_equal(s.findings[4].state, "fixed");
+	assert_int_equal(s.findings[4].line, 10);
+	sc_findings_format(&line, &s.findings[0]);
+	assert_string_equal(line.ptr, "x/SKILL.md:2: error: renamed [name-mismatch] (head, new)");
+	sc_buf_clear(&line);
+	sc_findings_format(&line, &s.findings[4]);
+	assert_string_equal(line.ptr, "x/SKILL.md:10: error: gone too [link-missing] (base, fixed at head)");
+	/* no base (an added skill): everything is new */
+	sc_findings_compare(&s, NULL, &head);
+	for (size_t i = 0; i < s.nfindings; i++)
+		assert_string_equal(s.findings[i].state, "new");
+	for (size_t i = 0; i < s.nfindings; i++)
+		sc_results_finding_release(&s.findings[i]);
+	free(s.findings);
+	sc_diags_release(&base);
+	sc_diags_release(&head);
+	sc_buf_release(&line);
+}
+
+/* One comparison path: significance at the given alpha, unpaired has none. */
+static void test_compare_at_alpha(void **state)
+{
+	struct sc_results_aggregate from, to;
+	struct sc_results_comparison c;
+	struct sc_compare_pairs pairs = { 20, 19, 13, 7, 1 };
+	(void)state;
+
+	sc_results_aggregate_init(&from);
+	sc_results_aggregate_init(&to);
+	from.variant = (char *)"base";
+	to.variant = (char *)"head";
+	from.pass_rate = 0.95;
+	to.pass_rate = 0.65;
+	from.mean_tokens = 100;
+	to.mean_tokens = 150;
+	sc_results_comparison_init(&c);
+	sc_compare_fill(&c, &from, &to, &pairs, 0.1);
+	assert_true(fabs(c.p_value - 9.0 / 128) < 1e-12);
+	assert_true(c.significant);
+	assert_true(fabs(c.pass_rate_delta + 0.3) < 1e-12);
+	assert_true(fabs(c.tokens_delta_pct - 50) < 1e-9);
+	sc_compare_fill(&c, &from, &to, &pairs, 0.05);
+	assert_false(c.significant);
+	assert_true(sc_compare_significant(0.0703, 0.1));
+	assert_false(sc_compare_significant(0.0703, 0.05));
+	assert_false(sc_compare_significant(NAN, 0.5));
+	assert_true(fabs(sc_compare_alpha(NAN) - SC_COMPARE_DEFAULT_ALPHA) < 1e-12);
+	sc_compare_fill(&c, &from, &to, NULL, 0.1);
+	assert_int_equal(c.paired_n, 0);
+	assert_true(isnan(c.p_value));
+	assert_false(c.significant);
+	assert_true(fabs(c.pass_rate_delta + 0.3) < 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +465,10 @@ int main(void)
 		cmocka_unit_test(test_new_skill_must_beat_no_skill),
 		cmocka_unit_test(test_deleted_and_untested_pass),
 		cmocka_unit_test(test_error_share_exits_3),
+		cmocka_unit_test(test_checks_recorded),
+		cmocka_unit_test(test_validity_from_findings),
+		cmocka_unit_test(test_findings_compare),
+		cmocka_unit_test(test_compare_at_alpha),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
