@@ -16,11 +16,17 @@ or the one it read (report: RESULTS.json, whose gate --base does not
 change). For run and merge, the exit code must agree too: 0 with no
 failure, 1 with some (3 is infrastructure: the JSON decides).
 
+It also validates the JUnit against the Jenkins schema (junit-10.xsd,
+the repository's copy) with xmllint, unless --junit-file-attrs asked for
+the attributes that schema lacks.
+
 Prints "checked" when it compared something, nothing when the command
 wrote no JUnit; exits 1 with the reason when they disagree.
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -92,6 +98,11 @@ def main():
                         (passed, results, failures))
     if cmd in ("run", "merge") and rc in (0, 1) and (rc == 0) != (failures == 0):
         problems.append("exit %d but the JUnit has %d failures" % (rc, failures))
+    xsd = os.path.join(os.environ.get("SKILLCI_ROOT", "."), "tests", "data", "junit-10.xsd")
+    if "--junit-file-attrs" not in argv and os.path.isfile(xsd) and shutil.which("xmllint"):
+        v = subprocess.run(["xmllint", "--noout", "--schema", xsd, junit], capture_output=True, text=True)
+        if v.returncode != 0:
+            problems.append("not valid against junit-10.xsd: " + v.stderr.strip()[-500:])
     if problems:
         print("%s (%s): %s" % (" ".join(argv[at:at + 2]), junit, "; ".join(problems)))
         return 1
