@@ -342,8 +342,7 @@ static void findings_text(struct sc_buf *out, const struct sc_results_skill *s, 
 }
 
 /* One testcase for a check of the gate. */
-static void add_check_case(struct jsuite *js, const struct sc_results *r,
-			   const struct sc_results_skill *s, const char *model, const char *check,
+static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, const char *model, const char *check,
 			   const char *status, const char *rule, const char *message, const char *file,
 			   int64_t line)
 {
@@ -375,7 +374,6 @@ static void add_check_case(struct jsuite *js, const struct sc_results *r,
 	} else if (sc_streq(status, "skipped")) {
 		case_set(c, OUT_SKIP, NULL, message ? message : "not applicable", NULL);
 	}
-	SC_UNUSED(r);
 	sc_buf_release(&cn);
 	sc_buf_release(&body);
 	sc_buf_release(&name);
@@ -464,8 +462,7 @@ static const struct sc_results_unit *same_test(const struct sc_results *r,
  * The base's and the baseline's outcomes go into properties.
  */
 static void add_test_cases(struct jsuite *js, const struct sc_results *r,
-			   const struct sc_results_skill *s, const char *model,
-			   const struct sc_junit_options *opt)
+			   const struct sc_results_skill *s, const char *model)
 {
 	const char *variant = is_eval(r) ? "head" : sc_streq(s->status, "deleted") ? "base" : "head";
 	bool rate_failed = check_failed(r, s->path, model, "pass_rate");
@@ -541,7 +538,6 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 		if (u->message && !sc_streq(u->verdict, "skipped") && !sc_streq(u->verdict, "error"))
 			sc_buf_printf(&why, ": %s", u->message);
 		case_set(c, OUT_SKIP, NULL, why.ptr, NULL);
-		SC_UNUSED(opt);
 	}
 	sc_buf_release(&cn);
 	sc_buf_release(&name);
@@ -619,7 +615,7 @@ static size_t skill_models(const struct sc_results *r, const char *skill, const 
 
 /* The suite of one skill: its checks, its tests, its properties. */
 static void build_skill(struct jsuite *js, const struct sc_results *r,
-			const struct sc_results_skill *s, const struct sc_junit_options *opt)
+			const struct sc_results_skill *s)
 {
 	const char **models = NULL;
 	size_t nmodels = skill_models(r, s->path, &models);
@@ -659,7 +655,7 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *k = &r->gate.checks[i];
 		if (sc_streq(k->skill, s->path) && (!k->model || !*k->model))
-			add_check_case(js, r, s, NULL, k->check, k->status, k->rule, k->message, k->file,
+			add_check_case(js, s, NULL, k->check, k->status, k->rule, k->message, k->file,
 				       k->line);
 	}
 	/* failures recorded without a check (results written before checks were) */
@@ -669,7 +665,7 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		if (!sc_streq(f->skill, s->path) ||
 		    sc_results_find_check(r, s->path, f->model ? f->model : "", check))
 			continue;
-		add_check_case(js, r, s, f->model, check, "failed", f->rule, f->message, f->file,
+		add_check_case(js, s, f->model, check, "failed", f->rule, f->message, f->file,
 			       f->line);
 	}
 	if (s->untested && !sc_streq(s->status, "deleted")) {
@@ -680,10 +676,10 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		for (size_t i = 0; i < r->gate.nchecks; i++) {
 			const struct sc_results_check *k = &r->gate.checks[i];
 			if (sc_streq(k->skill, s->path) && sc_streq(k->model, models[m]))
-				add_check_case(js, r, s, models[m], k->check, k->status, k->rule, k->message,
+				add_check_case(js, s, models[m], k->check, k->status, k->rule, k->message,
 					       k->file, k->line);
 		}
-		add_test_cases(js, r, s, models[m], opt);
+		add_test_cases(js, r, s, models[m]);
 		side_props(js, r, s->path, models[m]);
 	}
 	if (r->run.mode)
@@ -845,7 +841,7 @@ int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct
 	for (size_t i = 0; i < r->nskills; i++) {
 		if (!is_eval(r) && sc_streq(skills[i]->status, "unchanged"))
 			continue;
-		build_skill(&suites[n++], r, skills[i], opt);
+		build_skill(&suites[n++], r, skills[i]);
 	}
 	for (size_t i = 0; i < n; i++)
 		total.failures += count(&suites[i]).failures;

@@ -372,12 +372,15 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "base", model);
 	const struct sc_results_aggregate *baseline =
 		sc_results_find_aggregate(r, s->path, "baseline", model);
-	bool added = sc_streq(s->status, "added") || !base;
+	bool added = sc_streq(s->status, "added");
 	struct sc_buf why = SC_BUF_INIT;
 
 	if (added)
 		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
+	else if (!base)
+		skip(gt, s, model, "pass_rate", "no base results to compare with (the base has no "
+		     "tests, or could not be read)");
 	else if (!judged(head) || !judged(base)) {
 		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
 		skip(gt, s, model, "pass_rate", "%s", why.ptr);
@@ -399,9 +402,11 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		check_speedup(gt, s, model, base, head);
 		check_judge(gt, s, model, base, head);
 	} else {
-		skip(gt, s, model, "tokens", "new skill: no base to compare with");
-		skip(gt, s, model, "speedup", "new skill: no base to compare with");
-		skip(gt, s, model, "judge", "new skill: no base to compare with");
+		const char *why_not = added ? "new skill: no base to compare with"
+				      : "no base results to compare with";
+		skip(gt, s, model, "tokens", "%s", why_not);
+		skip(gt, s, model, "speedup", "%s", why_not);
+		skip(gt, s, model, "judge", "%s", why_not);
 	}
 	check_errors(gt, s, model, share_failed);
 	sc_buf_release(&why);
