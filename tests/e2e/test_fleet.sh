@@ -66,6 +66,7 @@ RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m $M --runs 2 --no-cache"
 
 # ---- four shards at once, each from its own working folder ----------------
 pids=""
+: > "$T/.run_start"
 for k in 1 2 3 4; do
 	mkdir -p "$T/w$k"
 	(cd "$T/w$k" && date +%s.%N > start &&
@@ -77,7 +78,9 @@ for p in $pids; do wait "$p"; done
 for k in 1 2 3 4; do
 	RC=$(cat "$T/w$k/rc") OUT=$(cat "$T/w$k/stdout") ERR=$(cat "$T/w$k/stderr")
 	expect_exit 0 "shard $k/4 writes the PostgreSQL store"
+	cd "$T/w$k" && junit_gate $RUN --shard "$k/4" --report-dir out
 done
+cd "$T" || exit 1
 check "the four shards ran at the same time" python3 - "$T" <<'EOF'
 import sys
 t = sys.argv[1]
@@ -153,6 +156,7 @@ cat > "$T/slow.json" <<'EOF'
 EOF
 fake_script "$T/slow.json"
 mkdir -p "$T/restart" && cd "$T/restart" || exit 1
+: > "$T/.run_start"
 $SKILLCI run --repo "$R" --base "$BASE" --head "$HEAD" -m $M --no-cache --store "$RSTORE" \
 	--batch 2 --report-dir out > stdout 2> stderr &
 pid=$!
@@ -167,6 +171,7 @@ alive=no
 kill -0 "$pid" 2>/dev/null && alive=yes
 wait "$pid"
 RC=$? OUT=$(cat stdout) ERR=$(cat stderr)
+junit_gate $SKILLCI run --report-dir out
 cd "$T" || exit 1
 check "the restart came in the middle of the run ($before of 24 units stored, still running)" \
 	test -n "$before" -a "${before:-99}" -lt 24 -a "$alive" = yes
