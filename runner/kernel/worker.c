@@ -281,7 +281,7 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddStringToObject(r, "arch", j->arch);
 
 	/* 1. Static scan: refusals before anything reaches NVRTC. */
-	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), true);
+	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), sc_spec_is_fp32(&j->spec));
 	if (err < 0) {
 		set_verdict(r, "failed", scan.refusal ? scan.refusal : "include_refused", sc_error_last());
 		return;
@@ -368,6 +368,7 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddNumberToObject(devj, "peak_gflops", dev->info.peak_gflops);
 	cJSON_AddNumberToObject(devj, "peak_tc_gflops", dev->info.peak_tc_gflops);
 	cJSON_AddNumberToObject(devj, "clock_khz", dev->info.clock_khz);
+	cJSON_AddNumberToObject(devj, "peak_tc16_gflops", dev->info.peak_tc16_gflops);
 	if (!ref) {
 		snprintf(msg, sizeof(msg), "no CPU reference for fixture '%s' in this worker", j->fixture);
 		set_verdict(r, "error", "no_reference", msg);

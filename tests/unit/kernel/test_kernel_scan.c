@@ -42,7 +42,7 @@ static void test_refuses_includes(void **state)
 	}
 	assert_int_equal(scan("int a;\n\n#include \"/etc/passwd\"\n", &s), SC_EUNSAFE);
 	assert_non_null(strstr(sc_error_last(), "line 3"));
-	assert_non_null(strstr(sc_error_last(), "only <cuda_fp16.h> and <cuda_bf16.h>"));
+	assert_non_null(strstr(sc_error_last(), "only <cuda_fp16.h>, <cuda_bf16.h> and <mma.h>"));
 	assert_int_equal(scan("#define F <x>\n#include F\n", &s), SC_EUNSAFE);
 	assert_non_null(strstr(sc_error_last(), "computed"));
 	assert_string_equal(s.refusal, "include_refused");
@@ -127,7 +127,12 @@ static void test_allows_what_is_offered(void **state)
 {
 	struct sc_scan s;
 	(void)state;
-	assert_int_equal(scan("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n", &s), 0);
+	assert_int_equal(scan("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <mma.h>\n", &s), 0);
+	/* Exactly those spellings: not the toolkit's inner files, not quoted. */
+	assert_int_equal(scan("#include <crt/mma.h>\n", &s), SC_EUNSAFE);
+	assert_int_equal(scan("#include \"mma.h\"\n", &s), SC_EUNSAFE);
+	assert_int_equal(scan("#include <mma.hpp>\n", &s), SC_EUNSAFE);
+	assert_int_equal(scan("#include <mma.h> x\n", &s), SC_EUNSAFE);
 	/* Not directives: in a string, in a comment, mid-line. */
 	assert_int_equal(scan("const char *s = \"#include <x>\";\n// #include \"/etc/passwd\"\n"
 			      "/*\n#include \"/etc/passwd\"\n*/\nint a; // x\n", &s), 0);
