@@ -8,8 +8,11 @@
 # size and distribution, SEEDS seeds). Prints one table; exits 1 on any
 # unexpected verdict, 3 when something cannot be built.
 #
-#   sh tests/emu/emu-check.sh [--seeds N] [--no-planted] [FIXTURE...]
+#   sh tests/emu/emu-check.sh [--seeds N] [--no-planted] [FIXTURE|DIR...]
 #
+# A FIXTURE is a name under fixtures/; a DIR a fixture folder of a skill
+# repository's own, whose reference the build compiled in (make
+# EXTRA_FIXTURES=...).
 # Run through `make emu-check` (EMU_ARGS="..." passes arguments), which
 # builds the objects it links first.
 set -u
@@ -29,11 +32,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 command -v "$cxx" >/dev/null 2>&1 || { echo "emu-check: no C++ compiler ($cxx)" >&2; exit 3; }
-objs="$build/tests/emu/emu_check.o $build/emu/emu_runtime.o"
-for o in "$build"/runner/kernel/*.o; do
-	case "$o" in */worker.o|*/nvrtc.o) ;; *) objs="$objs $o" ;; esac
-done
-objs="$objs $(ls "$build"/fixtures/*/reference.o) $build/kernel/refs_table.o $build/libskillci-core.a"
+# The objects to link: from make (EMU_OBJS, with any EXTRA_FIXTURES
+# references), else the build folder's.
+if [ -n "${EMU_OBJS:-}" ]; then
+	objs=""
+	for o in $EMU_OBJS; do case "$o" in /*) objs="$objs $o" ;; *) objs="$objs $root/$o" ;; esac; done
+else
+	objs="$build/tests/emu/emu_check.o $build/emu/emu_runtime.o"
+	for o in "$build"/runner/kernel/*.o; do
+		case "$o" in */worker.o|*/nvrtc.o) ;; *) objs="$objs $o" ;; esac
+	done
+	objs="$objs $(ls "$build"/fixtures/*/reference.o) $build/kernel/refs_table.o $build/libskillci-core.a"
+fi
 for o in $objs; do [ -f "$o" ] || { echo "emu-check: missing $o (make emu-deps)" >&2; exit 3; }; done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/skillci-emu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -81,7 +91,8 @@ check() {
 
 [ -n "$fixtures" ] || fixtures=$(cd "$root/fixtures" && ls -d */ | tr -d /)
 for f in $fixtures; do
-	dir="$root/fixtures/$f"
+	# a name in fixtures/, or a fixture folder of one's own (EXTRA_FIXTURES)
+	case "$f" in */*) dir=$(cd "$f" 2>/dev/null && pwd) || dir=$f; f=$(basename "$dir") ;; *) dir="$root/fixtures/$f" ;; esac
 	[ -f "$dir/spec.json" ] || { echo "emu-check: no fixture '$f'" >&2; exit 2; }
 	check "$f/baseline" "$dir" "$dir/baseline.cu" passed none
 	check "$f/solution" "$dir" "$dir/solution.cu" passed none
