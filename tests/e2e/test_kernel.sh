@@ -244,6 +244,20 @@ run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX"
 expect_exit 2 "a changed fixture is refused"
 expect_err_contains "changed since it was pinned" "with the reason"
 
+# bfloat16 fixtures: WMMA through <mma.h> is allowed and, in a bfloat16
+# fixture, not a precision downcast; a float16 accumulator is not flagged
+# either (it compiles; the GPU's tolerance check is what fails it).
+run "$SKILLCI" kernel gemm-bf16 "$R/fixtures/gemm-bf16/solution.cu" --fixtures "$FX" --json
+expect_exit 0 "the WMMA gemm-bf16 solution compiles"
+expect_out_contains '"verdict":	"compiled"' "compiled"
+expect_out_contains '"scan":	[]' "no scan flag on a bfloat16 fixture"
+expect_out_contains '"TILE_M":	128' "its tunables are applied"
+run "$SKILLCI" kernel attention-bf16 "$R/fixtures/attention-bf16/solution.cu" --fixtures "$FX"
+expect_exit 0 "the flash attention solution compiles"
+run "$SKILLCI" kernel gemm-bf16 "$R/tests/kernels/bf16_gemm_fp16_accum.cu" --fixtures "$FX"
+expect_exit 0 "the planted float16 accumulator compiles (it fails on a GPU)"
+expect_out_lacks "precision_downcast" "and is not flagged as a downcast"
+
 run "$SKILLCI" kernel --help
 expect_exit 0 "kernel --help"
 expect_out_contains "usage: skillci kernel FIXTURE FILE" "usage"
