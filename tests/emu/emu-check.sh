@@ -45,8 +45,13 @@ else
 	objs="$objs $(ls "$build"/fixtures/*/reference.o) $build/kernel/refs_table.o $build/libskillci-core.a"
 fi
 for o in $objs; do [ -f "$o" ] || { echo "emu-check: missing $o (make emu-deps)" >&2; exit 3; }; done
+# objects of an AddressSanitizer build (make asan) need its runtime too
+case "$objs" in *harness.o*)
+	for o in $objs; do case "$o" in */harness.o)
+		nm "$o" 2>/dev/null | grep -q __asan && flags="$flags -fsanitize=address" ;; esac; done ;;
+esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/skillci-emu.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${EMU_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 # A driver without a kernel, for --defines and --trampoline.
 printf 'extern "C" void emu_entry(void **p) { (void)p; __builtin_trap(); }\n' > "$tmp/none.cc"
@@ -75,8 +80,8 @@ check() {
 		else
 			# a subshell, so that a launch the emulation stops (abort) is
 			# reported here, not by the shell
-			line=$( ("$tmp/$tag" --fixture "$dir" --candidate "$k" --seeds "$seeds") 2>"$tmp/err")
-			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E 'emu:|runtime error' "$tmp/err" | head -c 200)"
+			line=$( ("$tmp/$tag" --fixture "$dir" --candidate "$k" --seeds "$seeds"; exit $?) 2>"$tmp/err")
+			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E "emu:|runtime error|ERROR" "$tmp/err" | head -c 200)"
 		fi
 	fi
 	v=$(printf '%s' "$line" | cut -f1) r=$(printf '%s' "$line" | cut -f2)

@@ -83,6 +83,14 @@ struct warp {
 };
 
 std::vector<thread> threads;
+/* frees the coroutine stacks at exit (destroyed before threads) */
+struct stacks_owner {
+	~stacks_owner()
+	{
+		for (auto &t : threads)
+			free(t.stack);
+	}
+} stacks_owner_;
 std::vector<warp> warps;
 #ifndef EMU_FAST_SWITCH
 ucontext_t sched;
