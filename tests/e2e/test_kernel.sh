@@ -224,9 +224,14 @@ expect_out_contains "0 unexpected" "no unexpected verdict or missing scan flag"
 
 # A prompt that names the half-precision headers says that using them on a
 # float32 fixture is flagged (the scan makes it an error there).
+# A bfloat16 fixture's prompt offers the three headers instead, <mma.h> too.
 for pr in "$R"/fixtures/*/prompt.md; do
-	if grep -q 'cuda_fp16.h' "$pr"; then
-		check "$(basename "$(dirname "$pr")"): the prompt says half precision is flagged on a float32 fixture" \
+	fx=$(basename "$(dirname "$pr")")
+	if grep -q '"type": "\(bfloat16\|float16\)"' "$(dirname "$pr")/spec.json"; then
+		check "$fx: the prompt of a bfloat16 fixture offers <cuda_bf16.h> and <mma.h>" \
+			grep -q 'The only headers you may #include are <cuda_fp16.h>, <cuda_bf16.h> and <mma.h>' "$pr"
+	elif grep -q 'cuda_fp16.h' "$pr"; then
+		check "$fx: the prompt says half precision is flagged on a float32 fixture" \
 			grep -q 'is flagged and the answer does not pass' "$pr"
 	fi
 done

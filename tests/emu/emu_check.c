@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	if (dev->load(dev, "emu", 3, spec.entry, &k.fn) < 0)
 		goto done;
 	{
-		struct sc_check_opts o = { seeds, 1, 10000, 0 };
+		struct sc_check_opts o = { .nseeds = seeds, .seed_base = 1, .timeout_ms = 10000 };
 		if (sc_harness_check(&r, dev, &spec, &k, ref, &o) < 0) {
 			fprintf(stderr, "emu_check: %s\n", sc_error_last());
 			goto done;
