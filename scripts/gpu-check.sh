@@ -126,11 +126,11 @@ printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s  %s\n
 if [ "$mode" = gpu ]; then pass="passed"; else pass="compiled"; fi
 # fixture_row NAME LINE FIXTURE [tensor]
 fixture_row() {
-	name=$1 line=$2 which=$3 unit=${4:-}
+	name=$1 line=$2 which=$3 funit=${4:-}
 	v=$(f 1 "$line") r=$(f 2 "$line") msg=$(f 7 "$line" | cut -c1-120)
 	gb=$(f 12 "$line") gf=$(f 13 "$line") pk=$(f 14 "$line") rate=-
 	if [ -n "$gb" ] && [ "$gb" != - ]; then
-		if [ "$unit" = tensor ]; then rate=$(awk "BEGIN{printf \"%.1f TFLOP/s\", $gf / 1000}")
+		if [ "$funit" = tensor ]; then rate=$(awk "BEGIN{printf \"%.1f TFLOP/s\", $gf / 1000}")
 		else rate="$gb GB/s"; fi
 	fi
 	set -- $(before "$which")
