@@ -10,7 +10,16 @@
 KERNEL_CORE_SRC := $(filter-out runner/kernel/worker.c runner/kernel/nvrtc.c,$(wildcard runner/kernel/*.c))
 KERNEL_CORE     := $(KERNEL_CORE_SRC:%.c=$(BUILD)/%.o)
 KERNEL_COMMON   := $(CORE_A)
+# EXTRA_FIXTURES=DIR compiles the references of a skill repository's own
+# fixtures (DIR/NAME/reference.c) into the worker too (docs/fixtures.md).
 FIXTURE_REFS    := $(sort $(wildcard fixtures/*/reference.c))
+ifneq ($(EXTRA_FIXTURES),)
+EXTRA_REFS      := $(sort $(wildcard $(abspath $(EXTRA_FIXTURES))/*/reference.c))
+$(if $(EXTRA_REFS),,$(error EXTRA_FIXTURES: no DIR/NAME/reference.c under '$(EXTRA_FIXTURES)'))
+$(foreach f,$(EXTRA_REFS),$(if $(wildcard fixtures/$(notdir $(patsubst %/,%,$(dir $(f))))/reference.c),\
+  $(error EXTRA_FIXTURES: '$(notdir $(patsubst %/,%,$(dir $(f))))' is also a built-in fixture; rename it)))
+FIXTURE_REFS    += $(EXTRA_REFS)
+endif
 REF_OBJS        := $(FIXTURE_REFS:%.c=$(BUILD)/%.o)
 REFS_TABLE      := $(BUILD)/kernel/refs_table.c
 REFS_TABLE_OBJ  := $(BUILD)/kernel/refs_table.o
@@ -110,3 +119,39 @@ $(BUILD)/tests/unit/kernel/%.o: INC := $(KERNEL_INC) -iquote tests/unit
 -include $(KERNEL_CORE:.o=.d) $(REF_OBJS:.o=.d) $(BUILD)/runner/kernel/worker.d $(BUILD)/runner/kernel/nvrtc.d \
 	 $(KUNIT_SRC:tests/unit/kernel/%.c=$(BUILD)/tests/unit/kernel/%.d)
 $(BUILD)/runner/kernel/worker.o: CPPFLAGS += -DSC_CUDA_INCLUDE='"$(CUDA_HOME)/include"'
+
+# ---- the CUDA emulation (tests/emu/) ----
+# Fixture kernels compiled for the host by the C++ compiler and run through
+# the real harness on the CPU double (tests/emu/cuda_emu.h says what it
+# models). Here for the object lists above.
+# `make emu-check` checks every fixture's baseline and solution and the
+# planted kernels this way (a few minutes); tests/e2e/test_emu.sh runs a
+# quick subset in `make check`.
+CXX          ?= g++
+EMU_DIR      := $(BUILD)/emu
+EMU_CHECK_O  := $(BUILD)/tests/emu/emu_check.o
+EMU_RT_O     := $(EMU_DIR)/emu_runtime.o
+EMU_CXXFLAGS := -std=c++17 -O2 -g -fno-strict-aliasing -Wall -Wno-unknown-pragmas -Wno-unused-function \
+		-fsanitize=undefined -fno-sanitize-recover=undefined
+EMU_DEPS     := $(EMU_CHECK_O) $(EMU_RT_O) $(KERNEL_CORE) $(REF_OBJS) $(REFS_TABLE_OBJ) $(KERNEL_COMMON)
+
+$(EMU_CHECK_O): INC := $(KERNEL_INC)
+-include $(EMU_CHECK_O:.o=.d)
+
+$(EMU_RT_O): tests/emu/emu_runtime.cc tests/emu/cuda_emu.h runner/kernel/device.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_CXXFLAGS) -I tests/emu -iquote runner/kernel -c $< -o $@
+
+.PHONY: emu-check emu-deps
+emu-deps: $(EMU_DEPS)
+
+# make check builds the emulation's objects when there is a C++ compiler
+# (tests/e2e/test_emu.sh skips without them).
+HAVE_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo 1)
+ifeq ($(HAVE_CXX),1)
+check: emu-deps
+endif
+
+emu-check: emu-deps
+	@BUILD=$(BUILD) CXX="$(CXX)" EMU_CXXFLAGS="$(EMU_CXXFLAGS)" KERNEL_LIBS="$(KERNEL_LIBS)" EMU_OBJS="$(EMU_DEPS)" \
+	  sh tests/emu/emu-check.sh $(EMU_ARGS)

@@ -8,12 +8,16 @@
 #  2. fixtures: the baseline and the solution must pass against the CPU
 #     reference on every size and seed, and the solution is timed against
 #     the baseline (it must be faster): median ms and relative standard
-#     error of each, the timing method, and the figures of the harness
+#     error of each, the timing method, the solution's achieved rate
+#     (TFLOP/s for a fixture held to the tensor-core peak, GB/s otherwise)
+#     and share of the roofline peak, and the figures of the harness
 #     before events were recorded around the launch alone (H200, 0.1 ms
 #     polling steps) for comparison;
 #  3. planted kernels in tests/kernels/: each must get the verdict and
 #     reason its "expect-gpu:" line names and fire the scan flags its
-#     "expect-scan:" line names.
+#     "expect-scan:" line names, checked against the fixture its
+#     "fixture:" line names (softmax when none): among them the float16
+#     accumulators and the unsafe softmax of the bfloat16 fixtures.
 #
 # Exits 1 on any unexpected result, 3 when the worker cannot run.
 #
@@ -66,7 +70,7 @@ row() {
 	note=""
 	[ "$fl" != "-" ] && [ -n "$fl" ] && note="scan: $fl; "
 	if [ "$ok" = yes ]; then note="${note}ok"; else bad=$((bad + 1)); note="${note}UNEXPECTED (wanted $ev/$er): $msg"; fi
-	printf '%-28s %-9s %-16s %s\n' "$name" "${v:-none}" "${r:-none}" "$note"
+	printf '%-34s %-9s %-16s %s\n' "$name" "${v:-none}" "${r:-none}" "$note"
 }
 
 # The worker writes its result on a descriptor of its own; device printf
@@ -117,26 +121,34 @@ before() {
 }
 echo
 echo "2. fixtures: baseline and solution correct; solution timed against the baseline"
-printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %10s %10s  %s\n' CHECK VERDICT REASON SPEEDUP SOL_MS SOL_RSE \
-	BASE_MS BASE_RSE METHOD REPS BEFORE_SOL BEFORE_BASE NOTE
+printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s  %s\n' CHECK VERDICT REASON SPEEDUP \
+	SOL_MS SOL_RSE BASE_MS BASE_RSE METHOD REPS RATE PEAK% BEFORE_SOL BEFORE_BASE NOTE
 if [ "$mode" = gpu ]; then pass="passed"; else pass="compiled"; fi
+# fixture_row NAME LINE FIXTURE [tensor]
 fixture_row() {
-	name=$1 line=$2 which=$3
+	name=$1 line=$2 which=$3 funit=${4:-}
 	v=$(f 1 "$line") r=$(f 2 "$line") msg=$(f 7 "$line" | cut -c1-120)
+	gb=$(f 12 "$line") gf=$(f 13 "$line") pk=$(f 14 "$line") rate=-
+	if [ -n "$gb" ] && [ "$gb" != - ]; then
+		if [ "$funit" = tensor ]; then rate=$(awk "BEGIN{printf \"%.1f TFLOP/s\", $gf / 1000}")
+		else rate="$gb GB/s"; fi
+	fi
 	set -- $(before "$which")
 	total=$((total + 1))
 	note=ok
 	if [ "$v" != "$pass" ]; then bad=$((bad + 1)); note="UNEXPECTED (wanted $pass): $msg"; fi
-	printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %10s %10s  %s\n' "$name" "${v:-none}" "${r:-none}" \
-		"$(f 3 "$line")" "$(f 4 "$line")" "$(f 8 "$line")" "$(f 5 "$line")" "$(f 9 "$line")" "$(f 10 "$line")" \
-		"$(f 11 "$line")" "$1" "$2" "$note"
+	printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s  %s\n' "$name" "${v:-none}" \
+		"${r:-none}" "$(f 3 "$line")" "$(f 4 "$line")" "$(f 8 "$line")" "$(f 5 "$line")" "$(f 9 "$line")" \
+		"$(f 10 "$line")" "$(f 11 "$line")" "$rate" "${pk:--}" "$1" "$2" "$note"
 }
 for dir in "$root"/fixtures/*/; do
 	fx=$(basename "$dir")
 	[ -f "$dir/spec.json" ] || continue
+	unit=""
+	grep -q '"peak": *"tensor"' "$dir/spec.json" && unit=tensor
 	fixture_row "$fx/baseline" "$(run_worker --fixture "$dir" --candidate "$dir/baseline.cu" --no-timing)" "-"
 	line=$(run_worker --fixture "$dir" --candidate "$dir/solution.cu" --baseline "$dir/baseline.cu")
-	fixture_row "$fx/solution" "$line" "$fx"
+	fixture_row "$fx/solution" "$line" "$fx" "$unit"
 	sp=$(f 3 "$line")
 	if [ "$mode" = gpu ] && [ "$sp" != "-" ] && awk "BEGIN{exit !($sp <= 1.0)}"; then
 		bad=$((bad + 1))
@@ -147,14 +159,16 @@ done
 # ---- 3. planted kernels ----
 echo
 echo "3. planted kernels (tests/kernels/): verdict, reason and scan flags"
-printf '%-28s %-9s %-16s %s\n' CHECK VERDICT REASON NOTE
+printf '%-34s %-9s %-16s %s\n' CHECK VERDICT REASON NOTE
 for k in "$root"/tests/kernels/*.cu; do
 	[ -f "$k" ] || continue
 	grep -q '^// calibrate:' "$k" && continue
 	if [ "$mode" = gpu ]; then key=expect-gpu; else key=expect-cpu; fi
 	exp=$(sed -n "s|^// $key: *||p" "$k" | head -n 1)
 	ev=${exp%% *} er=${exp#* }
-	line=$(run_worker --fixture "$root/fixtures/softmax" --candidate "$k" --baseline "$root/fixtures/softmax/baseline.cu")
+	pf=$(sed -n 's|^// fixture: *||p' "$k" | head -n 1)
+	pf=${pf:-softmax}
+	line=$(run_worker --fixture "$root/fixtures/$pf" --candidate "$k" --baseline "$root/fixtures/$pf/baseline.cu")
 	row "planted/$(basename "$k" .cu)" "$ev" "$er" "$line"
 	want=$(sed -n 's|^// expect-scan: *||p' "$k" | head -n 1)
 	for w in $want; do

@@ -28,6 +28,7 @@ struct sc_device_info {
 	double peak_gbps;         /* DRAM bandwidth, 0 when unknown */
 	double peak_gflops;       /* fp32 on CUDA cores, 0 when unknown */
 	double peak_tc_gflops;    /* dense TF32 on tensor cores, 0 when none */
+	double peak_tc16_gflops;  /* dense bf16/fp16 on tensor cores (fp32 accumulate), 0 when none */
 };
 
 struct sc_device {

@@ -87,11 +87,15 @@ static int cpu_load(struct sc_device *d, const void *image, size_t len, const ch
 	return sc_error_set(SC_ENOTFOUND, "no CPU kernel '%.*s'", (int)len, (const char *)image);
 }
 
+/* 256-byte aligned, as cudaMalloc's allocations are. */
 static int cpu_alloc(struct sc_device *d, uint64_t *out, size_t bytes)
 {
 	struct cpu_impl *c = impl(d);
+	void *p = aligned_alloc(256, bytes ? (bytes + 255) / 256 * 256 : 256);
 
-	*out = (uint64_t)(uintptr_t)sc_xmalloc(bytes ? bytes : 1);
+	if (!p)
+		return sc_error_set(SC_EGPU, "out of memory allocating %zu bytes", bytes);
+	*out = (uint64_t)(uintptr_t)p;
 	if (c->nallocs < CPU_MAX_ALLOCS)
 		c->allocs[c->nallocs++] = (struct cpu_alloc){ *out, bytes ? bytes : 1 };
 	note(d, "alloc");
@@ -282,6 +286,7 @@ struct sc_device *sc_device_cpu_new(void)
 	d->info.peak_gbps = 1000;
 	d->info.peak_gflops = 1000;
 	d->info.peak_tc_gflops = 8000;
+	d->info.peak_tc16_gflops = 16000;
 	d->load = cpu_load;
 	d->alloc = cpu_alloc;
 	d->free = cpu_free;

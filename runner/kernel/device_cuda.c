@@ -326,11 +326,14 @@ static void cuda_close(struct sc_device *d)
 
 /*
  * Peak rates per SM per clock by compute capability: fp32 flops on CUDA
- * cores, and dense TF32 flops on tensor cores (0: none). Upper bounds,
- * which is what a ceiling needs; from NVIDIA's published peaks (e.g. H100
- * SXM: 132 SMs, 67 TFLOPS fp32, 495 TFLOPS dense TF32).
+ * cores, dense TF32 flops on tensor cores (0: none), and dense bf16/fp16
+ * flops on tensor cores with fp32 accumulation (twice TF32 from sm_80 on;
+ * Volta and Turing have fp16 but no TF32). Upper bounds, which is what a
+ * ceiling needs; from NVIDIA's published peaks (e.g. H100/H200 SXM: 132
+ * SMs, 67 TFLOPS fp32, 495 TFLOPS dense TF32, 989 TFLOPS dense bf16 at
+ * the 1.83 GHz those figures assume).
  */
-static void peaks_per_clock(int major, int minor, double *fp32, double *tf32)
+static void peaks_per_clock(int major, int minor, double *fp32, double *tf32, double *tc16)
 {
 	if (major >= 10) {
 		*fp32 = 256;
@@ -345,13 +348,14 @@ static void peaks_per_clock(int major, int minor, double *fp32, double *tf32)
 		*fp32 = major == 6 && minor != 0 ? 256 : 128;
 		*tf32 = 0;
 	}
+	*tc16 = *tf32 > 0 ? 2 * *tf32 : major == 7 ? 1024 : 0;
 }
 
 /* Names, attributes and peaks of the device into d->info. */
 static void fill_info(struct sc_device *d, struct cuda_impl *c)
 {
 	int v = 0, mclk = 0, bus = 0, clk = 0;
-	double fp32, tf32;
+	double fp32, tf32, tc16;
 	size_t mem = 0;
 
 	c->api.DeviceGetName(d->info.name, (int)sizeof(d->info.name) - 1, c->dev);
@@ -369,9 +373,10 @@ static void fill_info(struct sc_device *d, struct cuda_impl *c)
 	d->info.clock_khz = clk;
 	/* DDR: two transfers per clock. */
 	d->info.peak_gbps = 2.0 * mclk * 1e3 * (bus / 8.0) / 1e9;
-	peaks_per_clock(d->info.cc_major, d->info.cc_minor, &fp32, &tf32);
+	peaks_per_clock(d->info.cc_major, d->info.cc_minor, &fp32, &tf32, &tc16);
 	d->info.peak_gflops = (double)d->info.sm_count * clk * 1e3 * fp32 / 1e9;
 	d->info.peak_tc_gflops = (double)d->info.sm_count * clk * 1e3 * tf32 / 1e9;
+	d->info.peak_tc16_gflops = (double)d->info.sm_count * clk * 1e3 * tc16 / 1e9;
 	if (strstr(d->info.name, "H200") && d->info.peak_gbps < 4800)
 		d->info.peak_gbps = 4800;
 	if (d->info.peak_gbps <= 0 && strstr(d->info.name, "H100"))
@@ -379,6 +384,7 @@ static void fill_info(struct sc_device *d, struct cuda_impl *c)
 	if (d->info.peak_gflops <= 0 && (strstr(d->info.name, "H100") || strstr(d->info.name, "H200"))) {
 		d->info.peak_gflops = 67000;
 		d->info.peak_tc_gflops = 495000;
+		d->info.peak_tc16_gflops = 989000;
 	}
 }
 

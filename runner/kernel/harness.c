@@ -4,6 +4,7 @@
  * launch; inputs are checksummed before and after.
  */
 #include "common.h"
+#include "half.h"
 #include "harness.h"
 #include "sha256.h"
 
@@ -67,6 +68,8 @@ void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist 
 		}
 		if (t == SC_DTYPE_F32)
 			f[i] = (float)v;
+		else if (sc_dtype_is_half(t))
+			sc_half_encode((uint16_t *)dst + i, t, &(float){ (float)v }, 1);
 		else if (t == SC_DTYPE_I32)
 			i32[i] = (int32_t)fmax(fmin(v, 2147483647.0), -2147483648.0);
 		else
@@ -87,11 +90,19 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 	for (size_t i = 0; i < n; i++) {
 		double g, w, err, limit, ratio;
 		bool bad;
-		if (t == SC_DTYPE_F32) {
-			uint32_t bits;
-			g = ((const float *)got)[i];
+		if (sc_dtype_is_float(t)) {
+			bool poisoned;
+			if (t == SC_DTYPE_F32) {
+				uint32_t bits;
+				g = ((const float *)got)[i];
+				memcpy(&bits, (const float *)got + i, 4);
+				poisoned = bits == SC_HARNESS_POISON_F32;
+			} else {
+				uint16_t h = ((const uint16_t *)got)[i];
+				g = t == SC_DTYPE_BF16 ? sc_bf16_to_f32(h) : sc_f16_to_f32(h);
+				poisoned = h == SC_HALF_POISON;
+			}
 			w = ((const float *)want)[i];
-			memcpy(&bits, (const float *)got + i, 4);
 			if (isnan(w)) {
 				bad = !isnan(g);
 				err = bad ? INFINITY : 0;
@@ -107,7 +118,7 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 				mean += w;
 				nfinite++;
 			}
-			if (bad && bits == SC_HARNESS_POISON_F32)
+			if (bad && poisoned)
 				out->nstale++;
 		} else {
 			uint32_t gb = ((const uint32_t *)got)[i], wb = ((const uint32_t *)want)[i];
@@ -133,7 +144,7 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 	}
 	/* Would a constant, the reference mean, pass too? Then the check
 	 * cannot tell a right kernel from one that writes a constant. */
-	if (t == SC_DTYPE_F32 && n >= 2 && nfinite == n) {
+	if (sc_dtype_is_float(t) && n >= 2 && nfinite == n) {
 		bool all = true;
 		mean /= (double)n;
 		for (size_t i = 0; i < n && all; i++) {
@@ -224,9 +235,10 @@ struct instance {
 	size_t nparams;
 	size_t dist;                        /* input distribution index */
 	size_t count[SC_REF_MAX_PARAMS];    /* elements, buffers */
-	void *host_in[SC_REF_MAX_PARAMS];   /* initial contents (in/inout) */
-	void *want[SC_REF_MAX_PARAMS];      /* reference result (out/inout) */
-	void *got[SC_REF_MAX_PARAMS];
+	size_t esize[SC_REF_MAX_PARAMS];    /* bytes per element */
+	void *host_in[SC_REF_MAX_PARAMS];   /* initial contents (in/inout), device layout */
+	void *want[SC_REF_MAX_PARAMS];      /* reference result (out/inout); float32 for half types */
+	void *got[SC_REF_MAX_PARAMS];       /* device layout */
 	unsigned char sum[SC_REF_MAX_PARAMS][SC_SHA256_LEN];
 	uint64_t base[SC_REF_MAX_PARAMS];   /* allocation (guard included) */
 	uint64_t dptr[SC_REF_MAX_PARAMS];   /* base + guard */
@@ -264,6 +276,7 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 	struct sc_expr_var vars[SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES];
 	size_t nv = sc_spec_vars(vars, spec, size, NULL);
 	struct sc_ref_args a;
+	float *view[SC_REF_MAX_PARAMS] = { 0 };
 	int64_t v;
 	int err;
 
@@ -297,11 +310,24 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 		if (v < 1 || v > ((int64_t)1 << 34))
 			return sc_error_set(SC_EINVAL, "buffer '%s' has %lld elements", p->name, (long long)v);
 		in->count[i] = (size_t)v;
-		in->host_in[i] = sc_xcalloc(in->count[i], 4);
+		in->esize[i] = sc_dtype_size(p->dtype);
+		if (p->role == SC_ROLE_SCRATCH)
+			continue;  /* device memory only; the reference never sees it */
+		in->host_in[i] = sc_xcalloc(in->count[i], in->esize[i]);
 		if (p->role != SC_ROLE_OUT)
 			sc_harness_fill(in->host_in[i], p->dtype, in->count[i],
 					&p->init[dist < p->ninit ? dist : p->ninit - 1], mix_seed(seed, i, dist, size_index));
-		if (p->role != SC_ROLE_IN && ref) {
+		if (ref && sc_dtype_is_half(p->dtype)) {
+			/* The reference works on float32 views of the rounded values. */
+			view[i] = sc_xcalloc(in->count[i], sizeof(float));
+			if (p->role != SC_ROLE_OUT)
+				sc_half_decode(view[i], p->dtype, in->host_in[i], in->count[i]);
+			a.buf[i] = view[i];
+			if (p->role != SC_ROLE_IN) {
+				in->want[i] = view[i];
+				view[i] = NULL;
+			}
+		} else if (p->role != SC_ROLE_IN && ref) {
 			in->want[i] = sc_xcalloc(in->count[i], 4);
 			if (p->role == SC_ROLE_INOUT)
 				memcpy(in->want[i], in->host_in[i], in->count[i] * 4);
@@ -309,11 +335,12 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 		} else {
 			a.buf[i] = in->host_in[i];
 		}
-		in->got[i] = sc_xcalloc(in->count[i], 4);  /* downloads: outputs, and inputs for checksums */
+		/* downloads: outputs, and inputs for checksums */
+		in->got[i] = sc_xcalloc(in->count[i], in->esize[i]);
 		if (ref) {
 			struct sc_sha256 h;
 			sc_sha256_init(&h);
-			sc_sha256_update(&h, in->host_in[i], in->count[i] * 4);
+			sc_sha256_update(&h, in->host_in[i], in->count[i] * in->esize[i]);
 			sc_sha256_final(&h, in->sum[i]);
 		}
 	}
@@ -322,6 +349,8 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 	a.nparams = spec->nparams;
 	if (ref)
 		ref(&a);
+	for (size_t i = 0; i < SC_REF_MAX_PARAMS; i++)
+		free(view[i]);
 	return 0;
 }
 
@@ -330,13 +359,34 @@ static void instance_copy_host(struct instance *dst, const struct instance *src)
 {
 	memcpy(dst, src, sizeof(*dst));
 	for (size_t i = 0; i < SC_REF_MAX_PARAMS; i++) {
-		dst->host_in[i] = src->host_in[i] ? sc_xmalloc(src->count[i] * 4) : NULL;
+		dst->host_in[i] = src->host_in[i] ? sc_xmalloc(src->count[i] * src->esize[i]) : NULL;
 		if (dst->host_in[i])
-			memcpy(dst->host_in[i], src->host_in[i], src->count[i] * 4);
-		dst->got[i] = src->got[i] ? sc_xcalloc(src->count[i], 4) : NULL;
+			memcpy(dst->host_in[i], src->host_in[i], src->count[i] * src->esize[i]);
+		dst->got[i] = src->got[i] ? sc_xcalloc(src->count[i], src->esize[i]) : NULL;
 		dst->want[i] = NULL;
 		dst->base[i] = dst->dptr[i] = 0;
 	}
+}
+
+/*
+ * Fills count 32-bit words at dst with value. A destination that is not
+ * 4-byte aligned (the tail guard of a half buffer with an odd element
+ * count) is written from a host copy, since a device memset needs
+ * alignment.
+ */
+static int fill32(struct sc_device *d, uint64_t dst, uint32_t value, size_t count)
+{
+	uint32_t *img;
+	int err;
+
+	if (dst % 4 == 0)
+		return d->memset32(d, dst, value, count);
+	img = sc_xmalloc(count * 4);
+	for (size_t i = 0; i < count; i++)
+		img[i] = value;
+	err = d->htod(d, dst, img, count * 4);
+	free(img);
+	return err;
 }
 
 /* Allocates device buffers with guards and fills the guards with the canary. */
@@ -348,15 +398,28 @@ static int instance_alloc(struct instance *in, struct sc_device *d)
 	for (size_t i = 0; i < in->nparams; i++) {
 		if (!in->count[i])
 			continue;
-		if ((err = d->alloc(d, &in->base[i], in->count[i] * 4 + 2 * SC_HARNESS_GUARD_BYTES)) < 0)
+		if ((err = d->alloc(d, &in->base[i], in->count[i] * in->esize[i] + 2 * SC_HARNESS_GUARD_BYTES)) < 0)
 			return err;
 		in->dptr[i] = in->base[i] + SC_HARNESS_GUARD_BYTES;
 		if ((err = d->memset32(d, in->base[i], SC_HARNESS_CANARY, gw)) < 0 ||
-		    (err = d->memset32(d, in->dptr[i] + in->count[i] * 4, SC_HARNESS_CANARY, gw)) < 0)
+		    (err = fill32(d, in->dptr[i] + in->count[i] * in->esize[i], SC_HARNESS_CANARY, gw)) < 0)
 			return err;
 		in->params[i] = &in->dptr[i];
 	}
 	return 0;
+}
+
+/* Writes the NaN poison (or the integer pattern) over a buffer of type t. */
+static int poison(struct sc_device *d, uint64_t dst, enum sc_dtype t, size_t count)
+{
+	uint16_t last = SC_HALF_POISON;
+	int err;
+
+	if (!sc_dtype_is_half(t))
+		return d->memset32(d, dst, t == SC_DTYPE_F32 ? SC_HARNESS_POISON_F32 : SC_HARNESS_POISON_INT, count);
+	if ((err = d->memset32(d, dst, SC_HALF_POISON << 16 | SC_HALF_POISON, count / 2)) < 0)
+		return err;
+	return count % 2 ? d->htod(d, dst + (count - 1) * 2, &last, 2) : 0;
 }
 
 /* Sets scalar params to point at the right storage (float or int). */
@@ -377,11 +440,10 @@ static int instance_reset(struct instance *in, struct sc_device *d, const struct
 		const struct sc_param *p = &spec->params[i];
 		if (!in->count[i] || (p->role == SC_ROLE_IN && !all_inputs))
 			continue;
-		if (p->role == SC_ROLE_OUT)
-			err = d->memset32(d, in->dptr[i], p->dtype == SC_DTYPE_F32 ? SC_HARNESS_POISON_F32
-										: SC_HARNESS_POISON_INT, in->count[i]);
+		if (p->role == SC_ROLE_OUT || p->role == SC_ROLE_SCRATCH)
+			err = poison(d, in->dptr[i], p->dtype, in->count[i]);
 		else
-			err = d->htod(d, in->dptr[i], in->host_in[i], in->count[i] * 4);
+			err = d->htod(d, in->dptr[i], in->host_in[i], in->count[i] * in->esize[i]);
 		if (err < 0)
 			return err;
 	}
@@ -440,7 +502,7 @@ static int judge(struct sc_check_result *out, struct sc_device *d, const struct 
 		if (!in->count[i])
 			continue;
 		for (int side = 0; side < 2 && *good; side++) {
-			uint64_t at = side ? in->dptr[i] + in->count[i] * 4 : in->base[i];
+			uint64_t at = side ? in->dptr[i] + in->count[i] * in->esize[i] : in->base[i];
 			if ((err = d->dtoh(d, guard, at, SC_HARNESS_GUARD_BYTES)) < 0)
 				goto done;
 			for (size_t w = 0; w < gw; w++)
@@ -456,18 +518,21 @@ static int judge(struct sc_check_result *out, struct sc_device *d, const struct 
 		}
 		if (!*good)
 			break;
-		if ((err = d->dtoh(d, in->got[i], in->dptr[i], in->count[i] * 4)) < 0)
+		if (p->role == SC_ROLE_SCRATCH)
+			continue;  /* only its guards are checked */
+		if ((err = d->dtoh(d, in->got[i], in->dptr[i], in->count[i] * in->esize[i])) < 0)
 			goto done;
 		if (p->role == SC_ROLE_IN) {
 			struct sc_sha256 h;
 			unsigned char sum[SC_SHA256_LEN];
+			size_t es = in->esize[i];
 			sc_sha256_init(&h);
-			sc_sha256_update(&h, in->got[i], in->count[i] * 4);
+			sc_sha256_update(&h, in->got[i], in->count[i] * es);
 			sc_sha256_final(&h, sum);
 			if (memcmp(sum, in->sum[i], SC_SHA256_LEN)) {
 				size_t first = 0;
 				while (first < in->count[i] &&
-				       !memcmp((char *)in->got[i] + first * 4, (char *)in->host_in[i] + first * 4, 4))
+				       !memcmp((char *)in->got[i] + first * es, (char *)in->host_in[i] + first * es, es))
 					first++;
 				out->reason = SC_REASON_INPUT_MODIFIED;
 				set_msg(out->message, sizeof(out->message),
@@ -654,7 +719,7 @@ static size_t instance_bytes(const struct instance *in)
 {
 	size_t b = 0;
 	for (size_t i = 0; i < in->nparams; i++)
-		b += in->count[i] * 4 + 2 * SC_HARNESS_GUARD_BYTES;
+		b += in->count[i] * in->esize[i] + 2 * SC_HARNESS_GUARD_BYTES;
 	return b;
 }
 
@@ -672,17 +737,19 @@ static int mutate(size_t *changed, struct instance *a, struct sc_device *da, str
 
 	for (size_t i = 0; i < a->nparams; i++) {
 		const struct sc_param *p = &spec->params[i];
-		if (!a->count[i] || p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_OUT || !p->ninit)
+		size_t es = a->esize[i];
+		if (!a->count[i] || p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_OUT || p->role == SC_ROLE_SCRATCH ||
+		    !p->ninit)
 			continue;
 		for (int k = 0; k < SC_HARNESS_MUTATIONS; k++) {
 			size_t pos = (size_t)(splitmix(prng) % a->count[i]);
 			const struct sc_dist *dist = &p->init[a->dist < p->ninit ? a->dist : p->ninit - 1];
 			uint32_t v;
 			sc_harness_fill(&v, p->dtype, 1, dist, splitmix(prng));
-			memcpy((char *)a->host_in[i] + pos * 4, &v, 4);
-			memcpy((char *)b->host_in[i] + pos * 4, &v, 4);
-			if ((err = da->htod(da, a->dptr[i] + pos * 4, &v, 4)) < 0 ||
-			    (err = db->htod(db, b->dptr[i] + pos * 4, &v, 4)) < 0)
+			memcpy((char *)a->host_in[i] + pos * es, &v, es);
+			memcpy((char *)b->host_in[i] + pos * es, &v, es);
+			if ((err = da->htod(da, a->dptr[i] + pos * es, &v, es)) < 0 ||
+			    (err = db->htod(db, b->dptr[i] + pos * es, &v, es)) < 0)
 				return err;
 			(*changed)++;
 		}
@@ -704,12 +771,21 @@ static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *s
 	for (size_t i = 0; i < spec->nparams && *good; i++) {
 		const struct sc_param *p = &spec->params[i];
 		struct sc_compare c;
-		if (p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_IN)
+		const void *want = b->got[i];
+		float *wide = NULL;
+		if (p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_IN || p->role == SC_ROLE_SCRATCH)
 			continue;
-		if ((err = da->dtoh(da, a->got[i], a->dptr[i], a->count[i] * 4)) < 0 ||
-		    (err = db->dtoh(db, b->got[i], b->dptr[i], b->count[i] * 4)) < 0)
+		if ((err = da->dtoh(da, a->got[i], a->dptr[i], a->count[i] * a->esize[i])) < 0 ||
+		    (err = db->dtoh(db, b->got[i], b->dptr[i], b->count[i] * b->esize[i])) < 0)
 			return err;
-		sc_harness_compare(&c, p->dtype, a->got[i], b->got[i], a->count[i], spec->atol, spec->rtol);
+		if (sc_dtype_is_half(p->dtype)) {
+			/* The baseline's output is the reference here: widen it. */
+			wide = sc_xmalloc(b->count[i] * sizeof(float));
+			sc_half_decode(wide, p->dtype, b->got[i], b->count[i]);
+			want = wide;
+		}
+		sc_harness_compare(&c, p->dtype, a->got[i], want, a->count[i], spec->atol, spec->rtol);
+		free(wide);
 		if (c.nbad) {
 			out->reason = c.nstale == c.nbad ? SC_REASON_STALE : SC_REASON_MISMATCH;
 			set_msg(out->message, sizeof(out->message),
@@ -739,7 +815,7 @@ static int check_integrity(struct sc_timing_result *out, struct sc_device *d, co
 		if (!set->count[i])
 			continue;
 		for (int side = 0; side < 2 && *good; side++) {
-			uint64_t at = side ? set->dptr[i] + set->count[i] * 4 : set->base[i];
+			uint64_t at = side ? set->dptr[i] + set->count[i] * set->esize[i] : set->base[i];
 			if ((err = d->dtoh(d, guard, at, SC_HARNESS_GUARD_BYTES)) < 0)
 				goto done;
 			for (size_t w = 0; w < gw && *good; w++)
@@ -753,12 +829,12 @@ static int check_integrity(struct sc_timing_result *out, struct sc_device *d, co
 		}
 		if (!*good || p->role != SC_ROLE_IN)
 			continue;
-		if ((err = d->dtoh(d, set->got[i], set->dptr[i], set->count[i] * 4)) < 0)
+		if ((err = d->dtoh(d, set->got[i], set->dptr[i], set->count[i] * set->esize[i])) < 0)
 			goto done;
-		if (memcmp(set->got[i], set->host_in[i], set->count[i] * 4)) {
-			size_t first = 0;
+		if (memcmp(set->got[i], set->host_in[i], set->count[i] * set->esize[i])) {
+			size_t first = 0, es = set->esize[i];
 			while (first < set->count[i] &&
-			       !memcmp((char *)set->got[i] + first * 4, (char *)set->host_in[i] + first * 4, 4))
+			       !memcmp((char *)set->got[i] + first * es, (char *)set->host_in[i] + first * es, es))
 				first++;
 			out->reason = SC_REASON_INPUT_MODIFIED;
 			set_msg(out->message, sizeof(out->message),
@@ -849,7 +925,7 @@ static int pointer_revalidation(struct sc_timing_result *out, struct timed *t, c
 		for (int w = 0; w < 2; w++) {
 			for (size_t i = 0; i < fresh.nparams; i++)
 				if (fresh.host_in[i] && sets[w][r].host_in[i])
-					memcpy(sets[w][r].host_in[i], fresh.host_in[i], fresh.count[i] * 4);
+					memcpy(sets[w][r].host_in[i], fresh.host_in[i], fresh.count[i] * fresh.esize[i]);
 			if ((err = instance_reset(&sets[w][r], t[w].d, spec, true)) < 0)
 				break;
 		}
@@ -867,8 +943,13 @@ static int pointer_revalidation(struct sc_timing_result *out, struct timed *t, c
 	return 0;
 }
 
-/* Stats, speedup, rates and the roofline of a finished timing. */
-static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n, const struct sc_device_info *info)
+/*
+ * Stats, speedup, rates and the roofline of a finished timing. peak is the
+ * spec's: a "tensor" fixture (bfloat16/float16) is held to the dense
+ * bf16/fp16 tensor-core rate, and its share of peak is of that roofline.
+ */
+static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n, const struct sc_device_info *info,
+		      enum sc_peak peak_kind)
 {
 	struct sc_timing_side *side[2] = { &out->cand, &out->base };
 	double secs, tmin_bw = 0, tmin = 0, tmin32 = 0;
@@ -896,10 +977,16 @@ static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n,
 		tmin32 = out->flops / (info->peak_gflops * 1e9);
 	{
 		double peak = info->peak_tc_gflops > info->peak_gflops ? info->peak_tc_gflops : info->peak_gflops;
+		if (peak_kind == SC_PEAK_TENSOR && info->peak_tc16_gflops > peak)
+			peak = info->peak_tc16_gflops;
 		if (peak > 0 && out->flops / (peak * 1e9) > tmin)
 			tmin = out->flops / (peak * 1e9);
 	}
-	if (tmin32 > 0) {
+	if (peak_kind == SC_PEAK_TENSOR) {
+		/* tensor cores are the point here: no fp32 note */
+		if (tmin > 0)
+			out->pct_peak = 100.0 * tmin / secs;
+	} else if (tmin32 > 0) {
 		out->pct_peak = 100.0 * tmin32 / secs;
 		out->ceiling_fp32 = out->base.ev.median / 1e3 / tmin32;
 	}
@@ -1079,7 +1166,7 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 				break;
 		}
 	}
-	summarise(out, t, n, &d->info);
+	summarise(out, t, n, &d->info, spec->peak);
 	if (!good)
 		goto done;
 

@@ -69,12 +69,15 @@ struct sc_compare {
  * Compares n elements of got with want: floats pass when |got-want| <=
  * atol + rtol*|want|, a NaN/Inf in want needs the same in got, a NaN/Inf in
  * got where want is finite fails; integers must be equal. Elements still
- * holding the poison pattern count as stale.
+ * holding the poison pattern count as stale. got holds elements of type t;
+ * want holds float32 for the float types (a bfloat16/float16 result is
+ * widened to float32 and compared with the float32 reference), t otherwise.
  */
 void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
 			size_t n, double atol, double rtol);
 
-/* Fills n elements with distribution dist from a generator seeded by seed. */
+/* Fills n elements of type t with distribution dist from a generator seeded
+ * by seed; bfloat16/float16 values are drawn as float32, then rounded. */
 void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist *dist, uint64_t seed);
 
 /* Order statistics and spread of n samples (x is sorted in place). */
@@ -151,7 +154,7 @@ struct sc_timing_result {
 	bool burst;            /* timed in bursts (warm L2) instead of single flushed launches */
 	double speedup;        /* base median / cand median */
 	double flops, bytes;
-	double cand_gbps, cand_gflops, pct_peak;  /* pct of the fp32 roofline */
+	double cand_gbps, cand_gflops, pct_peak;  /* pct of the fp32 roofline (of the tensor-core one for a "tensor" spec) */
 	double ceiling;        /* the most speedup the roofline allows (DRAM, tensor-core peak) */
 	double ceiling_fp32;   /* the same with fp32 CUDA cores as the compute peak */
 	bool beyond_fp32;      /* above ceiling_fp32, within ceiling: a note, not a failure */

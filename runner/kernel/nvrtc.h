@@ -55,10 +55,11 @@ struct sc_nvrtc_opts {
 };
 
 /*
- * Compiles src with o (the include folder is for <cuda_fp16.h> and
- * <cuda_bf16.h>; the scan has refused every other include). A compile
- * error is not a failure of this function: it returns 0 with out->ok false
- * and the log. Returns negative only when NVRTC itself fails.
+ * Compiles src with o (the include folder is for <cuda_fp16.h>,
+ * <cuda_bf16.h>, <mma.h> and the toolkit headers they include; the scan
+ * has refused every other include). A compile error is not a failure of
+ * this function: it returns 0 with out->ok false and the log. Returns
+ * negative only when NVRTC itself fails.
  */
 int sc_nvrtc_compile(struct sc_compiled *out, const char *src, size_t len, const struct sc_nvrtc_opts *o);
 void sc_compiled_release(struct sc_compiled *c);

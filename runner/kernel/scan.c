@@ -344,7 +344,10 @@ static const char *skip_ws(const char *p)
 	return p;
 }
 
-#define ONLY_HEADERS "only <cuda_fp16.h> and <cuda_bf16.h> may be included"
+/* The only headers a candidate may include (docs/kernels.md): the toolkit's
+ * half-precision types and the warp matrix (WMMA) API of <mma.h>. */
+static const char *const allowed_includes[] = { "<cuda_fp16.h>", "<cuda_bf16.h>", "<mma.h>" };
+#define ONLY_HEADERS "only <cuda_fp16.h>, <cuda_bf16.h> and <mma.h> may be included"
 
 /* Checks one logical line for a refused directive; returns SC_EUNSAFE to refuse. */
 static int check_directive(const struct lline *l, const char **kind)
@@ -388,9 +391,11 @@ static int check_directive(const struct lline *l, const char **kind)
 		return 0;
 	*kind = "include_refused";
 	p = skip_ws(p);
-	if (wl == 7 && (!strncmp(p, "<cuda_fp16.h>", 13) || !strncmp(p, "<cuda_bf16.h>", 13)) &&
-	    *skip_ws(p + 13) == '\0')
-		return 0;
+	for (size_t k = 0; wl == 7 && k < SC_ARRAY_SIZE(allowed_includes); k++) {
+		size_t n = strlen(allowed_includes[k]);
+		if (!strncmp(p, allowed_includes[k], n) && *skip_ws(p + n) == '\0')
+			return 0;
+	}
 	if (*p != '<' && *p != '"')
 		return sc_error_set(SC_EUNSAFE,
 				    "line %zu: computed #%.*s (a macro, not a file name) is not allowed; " ONLY_HEADERS,
@@ -511,7 +516,8 @@ static void flag_line(struct sc_scan *out, const struct lline *l, bool fp32, siz
 	if (fp32)
 		for (size_t k = 0; k < SC_ARRAY_SIZE(lowp_words); k++)
 			if (has_word(code, lowp_words[k]) ||
-			    (k == 0 && (strstr(code, "cuda_fp16.h") || strstr(code, "cuda_bf16.h"))))
+			    (k == 0 && (strstr(code, "cuda_fp16.h") || strstr(code, "cuda_bf16.h") ||
+					strstr(code, "<mma.h>"))))
 				add_flag(out, "precision_downcast", SC_SCAN_ERROR, l->line, l->raw.ptr);
 	/* File-scope __device__ / __managed__ variables: state that lives
 	 * across launches (caches, call counters). Brace depth tells file

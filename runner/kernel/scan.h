@@ -6,7 +6,7 @@
  * strings, line splices, digit separators, digraphs). Refusals
  * ("include_refused"): any #include (or #include_next, #import, #embed,
  * computed `#include MACRO`, digraph/trigraph spellings) other than
- * <cuda_fp16.h> and <cuda_bf16.h>, __has_include/__has_embed however
+ * <cuda_fp16.h>, <cuda_bf16.h> and <mma.h>, __has_include/__has_embed however
  * spelled (token pasting too), a pragma naming an include — NVRTC would
  * open the file, quote it or say whether it exists. Refusals
  * ("source_refused"): #line and line markers (they hide the candidate's own
@@ -38,9 +38,9 @@ struct sc_scan {
 
 /*
  * Scans src. Returns 0 with flags in *out, or SC_EUNSAFE ("line 3:
- * #include \"/etc/passwd\" is not allowed; only <cuda_fp16.h> and
- * <cuda_bf16.h> may be included") for a refused include. fp32 says the
- * fixture is fp32 (half/bf16 use is then an error flag).
+ * #include \"/etc/passwd\" is not allowed; only <cuda_fp16.h>,
+ * <cuda_bf16.h> and <mma.h> may be included") for a refused include. fp32
+ * says the fixture is fp32 (half/bf16/tf32/WMMA use is then an error flag).
  */
 int sc_scan_source(struct sc_scan *out, const char *src, size_t len, bool fp32);
 

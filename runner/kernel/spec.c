@@ -151,27 +151,33 @@ static int parse_param(const struct ctx *c, const cJSON *p, size_t idx, struct s
 		out->dtype = SC_DTYPE_I32;
 	else if (!strcmp(it->valuestring, "uint32"))
 		out->dtype = SC_DTYPE_U32;
+	else if (!strcmp(it->valuestring, "bfloat16"))
+		out->dtype = SC_DTYPE_BF16;
+	else if (!strcmp(it->valuestring, "float16"))
+		out->dtype = SC_DTYPE_F16;
 	else
-		return bad(c, path, "\"type\" must be float32, int32 or uint32");
+		return bad(c, path, "\"type\" must be float32, bfloat16, float16, int32 or uint32");
 	it = cJSON_GetObjectItemCaseSensitive(p, "kind");
 	if (cJSON_IsString(it) && !strcmp(it->valuestring, "buffer")) {
 		const cJSON *init, *d;
 		out->kind = SC_PARAM_BUFFER;
 		it = cJSON_GetObjectItemCaseSensitive(p, "role");
 		if (!cJSON_IsString(it))
-			return bad(c, path, "buffer needs \"role\" (in, out, inout)");
+			return bad(c, path, "buffer needs \"role\" (in, out, inout, scratch)");
 		if (!strcmp(it->valuestring, "in"))
 			out->role = SC_ROLE_IN;
 		else if (!strcmp(it->valuestring, "out"))
 			out->role = SC_ROLE_OUT;
 		else if (!strcmp(it->valuestring, "inout"))
 			out->role = SC_ROLE_INOUT;
+		else if (!strcmp(it->valuestring, "scratch"))
+			out->role = SC_ROLE_SCRATCH;
 		else
-			return bad(c, path, "\"role\" must be in, out or inout");
+			return bad(c, path, "\"role\" must be in, out, inout or scratch");
 		if ((err = get_expr(c, p, "shape", path, &out->shape, true)) < 0)
 			return err;
 		init = cJSON_GetObjectItemCaseSensitive(p, "init");
-		if (out->role != SC_ROLE_OUT) {
+		if (out->role == SC_ROLE_IN || out->role == SC_ROLE_INOUT) {
 			if (!cJSON_IsArray(init) || cJSON_GetArraySize(init) < 1)
 				return bad(c, path, "input buffer needs a non-empty \"init\" list");
 			cJSON_ArrayForEach(d, init) {
@@ -186,7 +192,7 @@ static int parse_param(const struct ctx *c, const cJSON *p, size_t idx, struct s
 		}
 	} else if (cJSON_IsString(it) && !strcmp(it->valuestring, "scalar")) {
 		out->kind = SC_PARAM_SCALAR;
-		if (out->dtype == SC_DTYPE_U32)
+		if (out->dtype != SC_DTYPE_I32 && out->dtype != SC_DTYPE_F32)
 			return bad(c, path, "scalars are int32 or float32");
 		it = cJSON_GetObjectItemCaseSensitive(p, "value");
 		if (out->dtype == SC_DTYPE_F32 && cJSON_IsNumber(it)) {
@@ -208,11 +214,11 @@ static int parse_sizes(const struct ctx *c, const struct sc_spec *s, const cJSON
 		return bad(c, path, "expected an object of size variables");
 	for (size_t i = 0; i < s->nsize_vars; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, s->size_vars[i]);
-		if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e12 ||
+		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e12 ||
 		    v->valuedouble != floor(v->valuedouble)) {
 			char p2[128];
 			snprintf(p2, sizeof(p2), "%s.%s", path, s->size_vars[i]);
-			return bad(c, p2, "expected a positive integer");
+			return bad(c, p2, "expected a non-negative integer");
 		}
 		out->v[i] = (int64_t)v->valuedouble;
 	}
@@ -228,6 +234,24 @@ static int get_int(const struct ctx *c, const cJSON *obj, const char *key, const
 	if (d < 0 || d > 1e6 || d != floor(d))
 		return bad(c, path, "expected a small non-negative integer");
 	*out = (int)d;
+	return 0;
+}
+
+/* "peak": "fp32" or "tensor"; without it, tensor when a buffer is
+ * bfloat16 or float16 (their flops run on tensor cores), else fp32. */
+static int parse_peak(const struct ctx *c, const cJSON *root, struct sc_spec *s)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "peak");
+
+	s->peak = sc_spec_is_fp32(s) ? SC_PEAK_FP32 : SC_PEAK_TENSOR;
+	if (!it)
+		return 0;
+	if (cJSON_IsString(it) && !strcmp(it->valuestring, "fp32"))
+		s->peak = SC_PEAK_FP32;
+	else if (cJSON_IsString(it) && !strcmp(it->valuestring, "tensor"))
+		s->peak = SC_PEAK_TENSOR;
+	else
+		return bad(c, "$.peak", "expected \"fp32\" or \"tensor\"");
 	return 0;
 }
 
@@ -315,7 +339,8 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 		s->nparams++;
 	}
 	for (i = 0; i < s->nparams; i++)
-		if (s->params[i].kind == SC_PARAM_BUFFER && s->params[i].role != SC_ROLE_IN)
+		if (s->params[i].kind == SC_PARAM_BUFFER &&
+		    (s->params[i].role == SC_ROLE_OUT || s->params[i].role == SC_ROLE_INOUT))
 			break;
 	if (i == s->nparams)
 		return bad(c, "$.params", "no out or inout buffer");
@@ -400,6 +425,8 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 		return bad(c, "$.tolerance", "atol and rtol must be >= 0");
 	if ((err = get_expr(c, root, "flops", "$", &s->flops, true)) < 0 ||
 	    (err = get_expr(c, root, "bytes", "$", &s->bytes, true)) < 0)
+		return err;
+	if ((err = parse_peak(c, root, s)) < 0)
 		return err;
 
 	s->topts.warmup = 5;
@@ -547,5 +574,21 @@ int sc_spec_tunables(struct sc_tunable_values *out, const struct sc_spec *spec, 
 
 const char *sc_dtype_name(enum sc_dtype t)
 {
-	return t == SC_DTYPE_F32 ? "float32" : t == SC_DTYPE_I32 ? "int32" : "uint32";
+	switch (t) {
+	case SC_DTYPE_F32: return "float32";
+	case SC_DTYPE_I32: return "int32";
+	case SC_DTYPE_U32: return "uint32";
+	case SC_DTYPE_BF16: return "bfloat16";
+	case SC_DTYPE_F16: return "float16";
+	}
+	return "unknown";
+}
+
+bool sc_spec_is_fp32(const struct sc_spec *spec)
+{
+	for (size_t i = 0; i < spec->nparams; i++)
+		if (spec->params[i].kind == SC_PARAM_BUFFER &&
+		    (spec->params[i].dtype == SC_DTYPE_BF16 || spec->params[i].dtype == SC_DTYPE_F16))
+			return false;
+	return true;
 }

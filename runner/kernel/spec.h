@@ -19,8 +19,13 @@
 #define SC_SPEC_MAX_SIZES     32
 
 enum sc_param_kind { SC_PARAM_BUFFER, SC_PARAM_SCALAR };
-enum sc_dtype { SC_DTYPE_F32, SC_DTYPE_I32, SC_DTYPE_U32 };
-enum sc_role { SC_ROLE_IN, SC_ROLE_OUT, SC_ROLE_INOUT };
+enum sc_dtype { SC_DTYPE_F32, SC_DTYPE_I32, SC_DTYPE_U32, SC_DTYPE_BF16, SC_DTYPE_F16 };
+/* scratch: device memory for the kernel's own use, poisoned before every
+ * launch and never compared (only its guards are checked). */
+enum sc_role { SC_ROLE_IN, SC_ROLE_OUT, SC_ROLE_INOUT, SC_ROLE_SCRATCH };
+/* The arithmetic rate the roofline holds a fixture's flops to: the GPU's
+ * fp32 rate, or its dense bf16/fp16 tensor-core rate. */
+enum sc_peak { SC_PEAK_FP32, SC_PEAK_TENSOR };
 enum sc_dist_kind { SC_DIST_UNIFORM, SC_DIST_NORMAL, SC_DIST_INT_UNIFORM };
 
 struct sc_dist {
@@ -72,6 +77,7 @@ struct sc_spec {
 	size_t ntunables;
 	double atol, rtol;
 	char *flops, *bytes;
+	enum sc_peak peak;  /* "peak"; default tensor when a buffer is bfloat16/float16 */
 	struct sc_timing_opts topts;
 	size_t ndists;  /* most init entries of any input: distribution count */
 };
@@ -109,7 +115,11 @@ int sc_spec_eval(int64_t *out, const char *expr, const char *what,
  */
 int sc_spec_tunables(struct sc_tunable_values *out, const struct sc_spec *spec, const char *source);
 
-/* "float32", "int32", "uint32". */
+/* "float32", "int32", "uint32", "bfloat16", "float16". */
 const char *sc_dtype_name(enum sc_dtype t);
+
+/* True when no buffer of spec is bfloat16 or float16: half-precision
+ * arithmetic in a candidate is then a precision downcast. */
+bool sc_spec_is_fp32(const struct sc_spec *spec);
 
 #endif

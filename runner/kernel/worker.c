@@ -281,7 +281,7 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddStringToObject(r, "arch", j->arch);
 
 	/* 1. Static scan: refusals before anything reaches NVRTC. */
-	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), true);
+	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), sc_spec_is_fp32(&j->spec));
 	if (err < 0) {
 		set_verdict(r, "failed", scan.refusal ? scan.refusal : "include_refused", sc_error_last());
 		return;
@@ -368,6 +368,7 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddNumberToObject(devj, "peak_gflops", dev->info.peak_gflops);
 	cJSON_AddNumberToObject(devj, "peak_tc_gflops", dev->info.peak_tc_gflops);
 	cJSON_AddNumberToObject(devj, "clock_khz", dev->info.clock_khz);
+	cJSON_AddNumberToObject(devj, "peak_tc16_gflops", dev->info.peak_tc16_gflops);
 	if (!ref) {
 		snprintf(msg, sizeof(msg), "no CPU reference for fixture '%s' in this worker", j->fixture);
 		set_verdict(r, "error", "no_reference", msg);
@@ -490,7 +491,8 @@ done:
 
 /* One tab-separated line for scripts: verdict, reason, speedup, candidate
  * and baseline median ms, scan flags (comma-separated), message, candidate
- * and baseline RSE, timing method, repetitions. */
+ * and baseline RSE, timing method, repetitions, then the candidate's GB/s,
+ * GFLOP/s and % of the roofline peak ("-" where not timed). */
 static char *brief_line(const cJSON *r)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -514,17 +516,21 @@ static char *brief_line(const cJSON *r)
 	sc_buf_printf(&b, "%s\t", first ? "-" : "");
 	for (const char *m = cJSON_GetObjectItemCaseSensitive(r, "message")->valuestring; *m; m++)
 		sc_buf_putc(&b, *m == '\t' || *m == '\n' ? ' ' : *m);
-	/* then: candidate RSE, baseline RSE, method, repetitions */
+	/* then: candidate RSE, baseline RSE, method, repetitions, GB/s, GFLOP/s, % of peak */
 	if (cJSON_IsNumber(sp)) {
 		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(t, "candidate");
 		const cJSON *tb = cJSON_GetObjectItemCaseSensitive(t, "baseline");
 		const cJSON *cr = cJSON_GetObjectItemCaseSensitive(tc, "rse"), *br = cJSON_GetObjectItemCaseSensitive(tb, "rse");
 		const cJSON *me = cJSON_GetObjectItemCaseSensitive(t, "method"), *re = cJSON_GetObjectItemCaseSensitive(tc, "reps");
+		const cJSON *gb = cJSON_GetObjectItemCaseSensitive(t, "gbps"), *gf = cJSON_GetObjectItemCaseSensitive(t, "gflops");
+		const cJSON *pk = cJSON_GetObjectItemCaseSensitive(t, "pct_peak");
 		sc_buf_printf(&b, "\t%.4f\t%.4f\t%s\t%.0f", cJSON_IsNumber(cr) ? cr->valuedouble : 0,
 			      cJSON_IsNumber(br) ? br->valuedouble : 0, cJSON_IsString(me) ? me->valuestring : "-",
 			      cJSON_IsNumber(re) ? re->valuedouble : 0);
+		sc_buf_printf(&b, "\t%.1f\t%.1f\t%.1f", cJSON_IsNumber(gb) ? gb->valuedouble : 0,
+			      cJSON_IsNumber(gf) ? gf->valuedouble : 0, cJSON_IsNumber(pk) ? pk->valuedouble : 0);
 	} else {
-		sc_buf_puts(&b, "\t-\t-\t-\t-");
+		sc_buf_puts(&b, "\t-\t-\t-\t-\t-\t-\t-");
 	}
 	return sc_buf_detach(&b, NULL);
 }

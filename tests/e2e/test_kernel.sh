@@ -224,9 +224,14 @@ expect_out_contains "0 unexpected" "no unexpected verdict or missing scan flag"
 
 # A prompt that names the half-precision headers says that using them on a
 # float32 fixture is flagged (the scan makes it an error there).
+# A bfloat16 fixture's prompt offers the three headers instead, <mma.h> too.
 for pr in "$R"/fixtures/*/prompt.md; do
-	if grep -q 'cuda_fp16.h' "$pr"; then
-		check "$(basename "$(dirname "$pr")"): the prompt says half precision is flagged on a float32 fixture" \
+	fx=$(basename "$(dirname "$pr")")
+	if grep -q '"type": "\(bfloat16\|float16\)"' "$(dirname "$pr")/spec.json"; then
+		check "$fx: the prompt of a bfloat16 fixture offers <cuda_bf16.h> and <mma.h>" \
+			grep -q 'The only headers you may #include are <cuda_fp16.h>, <cuda_bf16.h> and <mma.h>' "$pr"
+	elif grep -q 'cuda_fp16.h' "$pr"; then
+		check "$fx: the prompt says half precision is flagged on a float32 fixture" \
 			grep -q 'is flagged and the answer does not pass' "$pr"
 	fi
 done
@@ -243,6 +248,20 @@ expect_out_contains "softmax        changed" "and names it"
 run "$SKILLCI" kernel softmax "$R/fixtures/softmax/solution.cu" --fixtures "$FX"
 expect_exit 2 "a changed fixture is refused"
 expect_err_contains "changed since it was pinned" "with the reason"
+
+# bfloat16 fixtures: WMMA through <mma.h> is allowed and, in a bfloat16
+# fixture, not a precision downcast; a float16 accumulator is not flagged
+# either (it compiles; the GPU's tolerance check is what fails it).
+run "$SKILLCI" kernel gemm-bf16 "$R/fixtures/gemm-bf16/solution.cu" --fixtures "$FX" --json
+expect_exit 0 "the WMMA gemm-bf16 solution compiles"
+expect_out_contains '"verdict":	"compiled"' "compiled"
+expect_out_contains '"scan":	[]' "no scan flag on a bfloat16 fixture"
+expect_out_contains '"TILE_M":	128' "its tunables are applied"
+run "$SKILLCI" kernel attention-bf16 "$R/fixtures/attention-bf16/solution.cu" --fixtures "$FX"
+expect_exit 0 "the flash attention solution compiles"
+run "$SKILLCI" kernel gemm-bf16 "$R/tests/kernels/bf16_gemm_fp16_accum.cu" --fixtures "$FX"
+expect_exit 0 "the planted float16 accumulator compiles (it fails on a GPU)"
+expect_out_lacks "precision_downcast" "and is not flagged as a downcast"
 
 run "$SKILLCI" kernel --help
 expect_exit 0 "kernel --help"

@@ -1,6 +1,7 @@
 // Planted: correct softmax, but block 0 also writes past the end of y.
 // expect-scan:
 // expect-gpu: failed out_of_bounds
+// expect-emu: failed out_of_bounds
 // expect-cpu: compiled no_gpu
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
 {

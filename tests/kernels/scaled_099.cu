@@ -1,6 +1,7 @@
 // Planted: 0.99 times the right answer (outside rtol 1e-4).
 // expect-scan:
 // expect-gpu: failed mismatch
+// expect-emu: failed mismatch
 // expect-cpu: compiled no_gpu
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
 {

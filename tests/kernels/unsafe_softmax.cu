@@ -2,6 +2,7 @@
 // the normal(0, 1000) inputs and the row becomes inf/inf = NaN.
 // expect-scan:
 // expect-gpu: failed mismatch
+// expect-emu: failed mismatch
 // expect-cpu: compiled no_gpu
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
 {

@@ -1,6 +1,7 @@
 // Planted: forgets to normalise (no division by the row sum).
 // expect-scan:
 // expect-gpu: failed mismatch
+// expect-emu: failed mismatch
 // expect-cpu: compiled no_gpu
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
 {

@@ -1,6 +1,7 @@
 // Planted: computes the right answer, then zeroes its input row.
 // expect-scan:
 // expect-gpu: failed input_modified
+// expect-emu: failed input_modified
 // expect-cpu: compiled no_gpu
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
 {

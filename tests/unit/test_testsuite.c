@@ -654,6 +654,11 @@ static void test_example_skills(void **state)
 {
 	static const char *const fixtures[] = {
 		"softmax", "layernorm", "rmsnorm", "bias-gelu", "reduce-sum", "transpose", "gemm", "histogram",
+		"softmax-bf16", "rmsnorm-bf16", "rope-bf16", "geglu-bf16", "adaln-bf16", "gemm-bf16", "attention-bf16",
+	};
+	/* the kernels of today's models: the example skill's tests name each one */
+	static const char *const covered[] = {
+		"softmax-bf16", "rmsnorm-bf16", "rope-bf16", "geglu-bf16", "adaln-bf16", "gemm-bf16", "attention-bf16",
 	};
 	struct sc_test_set set = SC_TEST_SET_INIT;
 	struct sc_diags d = SC_DIAGS_INIT;
@@ -667,10 +672,21 @@ static void test_example_skills(void **state)
 	assert_true(set.n >= 4);
 	for (size_t i = 0; i < set.n; i++) {
 		bool known = false;
+		struct sc_buf spec = SC_BUF_INIT;
 		assert_true(sc_test_is_kernel(&set.items[i]));
 		for (size_t k = 0; k < SC_ARRAY_SIZE(fixtures); k++)
 			known |= !strcmp(set.items[i].fixture, fixtures[k]);
 		assert_true(known);
+		sc_buf_printf(&spec, "fixtures/%s/spec.json", set.items[i].fixture);
+		assert_int_equal(access(spec.ptr, R_OK), 0);  /* names a fixture that exists */
+		sc_buf_release(&spec);
+	}
+	for (size_t k = 0; k < SC_ARRAY_SIZE(covered); k++) {
+		bool found = false;
+		for (size_t i = 0; i < set.n; i++)
+			found |= !strcmp(set.items[i].fixture, covered[k]);
+		if (!found)
+			fail_msg("skills/cuda-kernels has no test for fixture '%s'", covered[k]);
 	}
 	sc_test_set_release(&set);
 

@@ -1,8 +1,10 @@
 /* The static scan: include refusals before compiling, and flags. */
 #include "unit.h"
 #include "scan.h"
+#include "spec.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 static int scan(const char *src, struct sc_scan *s)
 {
@@ -42,7 +44,7 @@ static void test_refuses_includes(void **state)
 	}
 	assert_int_equal(scan("int a;\n\n#include \"/etc/passwd\"\n", &s), SC_EUNSAFE);
 	assert_non_null(strstr(sc_error_last(), "line 3"));
-	assert_non_null(strstr(sc_error_last(), "only <cuda_fp16.h> and <cuda_bf16.h>"));
+	assert_non_null(strstr(sc_error_last(), "only <cuda_fp16.h>, <cuda_bf16.h> and <mma.h>"));
 	assert_int_equal(scan("#define F <x>\n#include F\n", &s), SC_EUNSAFE);
 	assert_non_null(strstr(sc_error_last(), "computed"));
 	assert_string_equal(s.refusal, "include_refused");
@@ -127,7 +129,12 @@ static void test_allows_what_is_offered(void **state)
 {
 	struct sc_scan s;
 	(void)state;
-	assert_int_equal(scan("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n", &s), 0);
+	assert_int_equal(scan("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <mma.h>\n", &s), 0);
+	/* Exactly those spellings: not the toolkit's inner files, not quoted. */
+	assert_int_equal(scan("#include <crt/mma.h>\n", &s), SC_EUNSAFE);
+	assert_int_equal(scan("#include \"mma.h\"\n", &s), SC_EUNSAFE);
+	assert_int_equal(scan("#include <mma.hpp>\n", &s), SC_EUNSAFE);
+	assert_int_equal(scan("#include <mma.h> x\n", &s), SC_EUNSAFE);
 	/* Not directives: in a string, in a comment, mid-line. */
 	assert_int_equal(scan("const char *s = \"#include <x>\";\n// #include \"/etc/passwd\"\n"
 			      "/*\n#include \"/etc/passwd\"\n*/\nint a; // x\n", &s), 0);
@@ -191,7 +198,24 @@ static void test_planted_kernels(void **state)
 		assert_non_null(exp);
 		sscanf(exp + 15, "%255[^\n]", want);
 		refuse = strstr(src.ptr, "include_refused");
-		err = scan(src.ptr, &s);
+		/* scanned as the worker scans it: against the fixture it names */
+		{
+			const char *fx = strstr(src.ptr, "// fixture:");
+			bool fp32 = true;
+			if (fx) {
+				char name[64] = "";
+				struct sc_buf sp = SC_BUF_INIT;
+				struct sc_spec spec;
+				sscanf(fx + 11, " %63s", name);
+				sc_buf_printf(&sp, "fixtures/%s/spec.json", name);
+				if (sc_spec_load(&spec, sp.ptr) < 0)
+					fail_msg("%s: %s", e->d_name, sc_error_last());
+				fp32 = sc_spec_is_fp32(&spec);
+				sc_spec_release(&spec);
+				sc_buf_release(&sp);
+			}
+			err = sc_scan_source(&s, src.ptr, src.len, fp32);
+		}
 		if (refuse) {
 			assert_int_equal(err, SC_EUNSAFE);
 		} else {
@@ -213,6 +237,54 @@ static void test_planted_kernels(void **state)
 	assert_true(n >= 9);
 }
 
+/* Every fixture's baseline and solution scans clean against its own spec:
+ * WMMA and bfloat16 in a bfloat16 fixture are not a downcast. */
+static void test_fixture_kernels_scan_clean(void **state)
+{
+	DIR *d = opendir("fixtures");
+	struct dirent *e;
+	int n = 0;
+	(void)state;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		struct sc_buf sp = SC_BUF_INIT;
+		struct sc_spec spec;
+		if (e->d_name[0] == '.')
+			continue;
+		sc_buf_printf(&sp, "fixtures/%s/spec.json", e->d_name);
+		if (access(sp.ptr, F_OK) == 0) {
+			assert_int_equal(sc_spec_load(&spec, sp.ptr), 0);
+			for (int k = 0; k < 2; k++) {
+				struct sc_buf path = SC_BUF_INIT, src = SC_BUF_INIT;
+				struct sc_scan s;
+				sc_buf_printf(&path, "fixtures/%s/%s", e->d_name, k ? "solution.cu" : "baseline.cu");
+				assert_int_equal(sc_read_file(&src, path.ptr, 1 << 20), 0);
+				assert_int_equal(sc_scan_source(&s, src.ptr, src.len, sc_spec_is_fp32(&spec)), 0);
+				for (size_t i = 0; i < s.nflags; i++)
+					if (s.flags[i].severity == SC_SCAN_ERROR)
+						fail_msg("%s: flag %s at line %zu", path.ptr, s.flags[i].kind, s.flags[i].line);
+				sc_buf_release(&path);
+				sc_buf_release(&src);
+				n++;
+			}
+			sc_spec_release(&spec);
+		}
+		sc_buf_release(&sp);
+	}
+	closedir(d);
+	assert_true(n >= 30);
+	/* the same WMMA solution in a float32 fixture would be flagged */
+	{
+		struct sc_buf src = SC_BUF_INIT;
+		struct sc_scan s;
+		assert_int_equal(sc_read_file(&src, "fixtures/gemm-bf16/solution.cu", 1 << 20), 0);
+		assert_int_equal(sc_scan_source(&s, src.ptr, src.len, true), 0);
+		assert_true(has_flag(&s, "precision_downcast", 0));
+		sc_buf_release(&src);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_reads_tokens_like_the_compiler),
 		cmocka_unit_test(test_allows_what_is_offered),
 		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_fixture_kernels_scan_clean),
 		cmocka_unit_test(test_planted_kernels),
 	};
 	return cmocka_run_group_tests_name("kernel_scan", tests, NULL, NULL);

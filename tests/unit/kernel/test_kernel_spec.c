@@ -111,8 +111,11 @@ static void test_spec_errors_name_file_and_path(void **state)
 	assert_non_null(strstr(sc_error_last(), "$.params[0].init[0]"));
 	assert_int_equal(parse_edit("ceil_div(n,B)", "ceil_div(m,B)"), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "unknown name 'm'"));
+	assert_int_equal(parse_edit("{\"n\":17}", "{\"n\":-1}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.sizes.correctness[1].n: expected a non-negative integer"));
+	/* 0 is a size (a flag such as causal), but no buffer may be empty */
 	assert_int_equal(parse_edit("{\"n\":17}", "{\"n\":0}"), SC_EINVAL);
-	assert_non_null(strstr(sc_error_last(), "$.sizes.correctness[1].n"));
+	assert_non_null(strstr(sc_error_last(), "$.params[0].shape: evaluates to 0"));
 	assert_int_equal(parse_edit("\"default\":128", "\"default\":100"), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "$.tunables.B"));
 	/* found by tests/fuzz/fuzz_spec: the cast of 1e70 to int64 was undefined */
@@ -125,6 +128,70 @@ static void test_spec_errors_name_file_and_path(void **state)
 	assert_non_null(strstr(sc_error_last(), "$.flops"));
 	assert_int_equal(parse_edit("\"tolerance\"", "tolerance"), SC_EPARSE);
 	assert_non_null(strstr(sc_error_last(), "t/spec.json:1: malformed JSON"));
+}
+
+/* Replaces the first from in b with to (from must occur). */
+static void replace_first(struct sc_buf *b, const char *from, const char *to)
+{
+	struct sc_buf n = SC_BUF_INIT;
+	const char *at = strstr(b->ptr, from);
+
+	assert_non_null(at);
+	sc_buf_put(&n, b->ptr, (size_t)(at - b->ptr));
+	sc_buf_puts(&n, to);
+	sc_buf_puts(&n, at + strlen(from));
+	sc_buf_release(b);
+	*b = n;
+}
+
+/* bfloat16/float16 buffers, scratch buffers and the roofline's peak. */
+static void test_half_types_scratch_and_peak(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	struct sc_spec s;
+	const char *at;
+	(void)state;
+
+	assert_int_equal(sc_spec_parse(&s, good, strlen(good), "t/spec.json"), 0);
+	assert_true(sc_spec_is_fp32(&s));
+	assert_int_equal(s.peak, SC_PEAK_FP32);
+	sc_spec_release(&s);
+
+	/* x bfloat16, y float16, plus a scratch buffer: tensor peak by default */
+	at = strstr(good, "{\"name\":\"eps\"");
+	sc_buf_put(&b, good, (size_t)(at - good));
+	sc_buf_puts(&b, "{\"name\":\"w\",\"kind\":\"buffer\",\"type\":\"float32\",\"role\":\"scratch\",\"shape\":\"2*n\"},");
+	sc_buf_puts(&b, at);
+	replace_first(&b, "\"type\":\"float32\",\"role\":\"in\"", "\"type\":\"bfloat16\",\"role\":\"in\"");
+	replace_first(&b, "\"type\":\"float32\",\"role\":\"out\"", "\"type\":\"float16\",\"role\":\"out\"");
+	assert_int_equal(sc_spec_parse(&s, b.ptr, b.len, "t/spec.json"), 0);
+	assert_int_equal(s.params[0].dtype, SC_DTYPE_BF16);
+	assert_int_equal(s.params[1].dtype, SC_DTYPE_F16);
+	assert_int_equal(s.params[2].role, SC_ROLE_SCRATCH);
+	assert_string_equal(sc_dtype_name(s.params[0].dtype), "bfloat16");
+	assert_string_equal(sc_dtype_name(s.params[1].dtype), "float16");
+	assert_false(sc_spec_is_fp32(&s));
+	assert_int_equal(s.peak, SC_PEAK_TENSOR);
+	sc_spec_release(&s);
+
+	/* "peak" overrides the default */
+	replace_first(&b, "\"flops\"", "\"peak\":\"fp32\",\"flops\"");
+	assert_int_equal(sc_spec_parse(&s, b.ptr, b.len, "t/spec.json"), 0);
+	assert_int_equal(s.peak, SC_PEAK_FP32);
+	sc_spec_release(&s);
+	replace_first(&b, "\"peak\":\"fp32\"", "\"peak\":\"fp64\"");
+	assert_int_equal(sc_spec_parse(&s, b.ptr, b.len, "t/spec.json"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "t/spec.json: $.peak: expected \"fp32\" or \"tensor\""));
+	sc_buf_release(&b);
+
+	/* half scalars do not exist; an unknown role is named */
+	assert_int_equal(parse_edit("\"type\":\"float32\",\"value\":0.5", "\"type\":\"bfloat16\",\"value\":0.5"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.params[2]: scalars are int32 or float32"));
+	assert_int_equal(parse_edit("\"role\":\"out\"", "\"role\":\"temp\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "must be in, out, inout or scratch"));
+	/* a scratch buffer is not an output */
+	assert_int_equal(parse_edit("\"role\":\"out\"", "\"role\":\"scratch\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "no out or inout buffer"));
 }
 
 static void test_tunable_overrides(void **state)
@@ -183,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_expr_errors),
 		cmocka_unit_test(test_spec_parses),
 		cmocka_unit_test(test_spec_errors_name_file_and_path),
+		cmocka_unit_test(test_half_types_scratch_and_peak),
 		cmocka_unit_test(test_tunable_overrides),
 		cmocka_unit_test(test_every_fixture_spec),
 	};

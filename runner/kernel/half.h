@@ -1,0 +1,42 @@
+#ifndef SC_KERNEL_HALF_H
+#define SC_KERNEL_HALF_H
+/*
+ * Element types of fixture buffers and the half-precision conversions the
+ * harness needs (docs/fixtures.md, "Buffer types"). bfloat16 and float16
+ * buffers hold 16-bit elements on the device; inputs are generated in
+ * float32 and rounded to the type (round to nearest, ties to even), the CPU
+ * reference reads and writes float32 views of them, and outputs are
+ * compared after widening to float32. Pure functions, no allocation.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+/* A NaN in both bfloat16 and float16 (exponent all ones, mantissa not
+ * zero): written over half-precision outputs before each launch. */
+#define SC_HALF_POISON 0x7fd1u
+
+/* Bytes per element: 2 for bfloat16/float16, 4 otherwise. */
+size_t sc_dtype_size(enum sc_dtype t);
+/* bfloat16 or float16. */
+bool sc_dtype_is_half(enum sc_dtype t);
+/* float32, bfloat16 or float16: compared with a tolerance, not exactly. */
+bool sc_dtype_is_float(enum sc_dtype t);
+
+/* float32 -> bfloat16, round to nearest even; NaN stays a quiet NaN,
+ * values past the largest bfloat16 become infinity. */
+uint16_t sc_bf16_from_f32(float f);
+float sc_bf16_to_f32(uint16_t h);
+/* float32 -> IEEE binary16, round to nearest even, with subnormals;
+ * |f| >= 65520 becomes infinity. */
+uint16_t sc_f16_from_f32(float f);
+float sc_f16_to_f32(uint16_t h);
+
+/* n elements of type t (a half type) at src widened into dst. */
+void sc_half_decode(float *dst, enum sc_dtype t, const void *src, size_t n);
+/* n floats rounded to t (a half type) into dst. */
+void sc_half_encode(void *dst, enum sc_dtype t, const float *src, size_t n);
+
+#endif

@@ -1,0 +1,115 @@
+#!/bin/sh
+# The fixtures' kernels on the CPU, through the CUDA emulation: each
+# baseline.cu and solution.cu (and each kernel in tests/kernels/ and
+# tests/emu/cases/ with an "expect-emu:" line, run against the fixture its
+# "fixture:" line names) is compiled for the host by the C++ compiler
+# with tests/emu/cuda_emu.h, and checked by emu_check against the fixture's
+# CPU reference with the real harness on the CPU double (every correctness
+# size and distribution, SEEDS seeds). Prints one table; exits 1 on any
+# unexpected verdict, 3 when something cannot be built.
+#
+#   sh tests/emu/emu-check.sh [--seeds N] [--no-planted] [FIXTURE|DIR...]
+#
+# A FIXTURE is a name under fixtures/; a DIR a fixture folder of a skill
+# repository's own, whose reference the build compiled in (make
+# EXTRA_FIXTURES=...).
+# Run through `make emu-check` (EMU_ARGS="..." passes arguments), which
+# builds the objects it links first.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-build}
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+cxx=${CXX:-g++}
+flags=${EMU_CXXFLAGS:--std=c++17 -O2 -g -fno-strict-aliasing -Wno-unknown-pragmas -fsanitize=undefined -fno-sanitize-recover=undefined}
+libs=${KERNEL_LIBS:--lcjson -ldl -lm -lpthread}
+seeds=2 planted=yes fixtures=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seeds) seeds=$2; shift 2 ;;
+	--no-planted) planted=no; shift ;;
+	-*) echo "usage: $0 [--seeds N] [--no-planted] [FIXTURE...]" >&2; exit 2 ;;
+	*) fixtures="$fixtures $1"; shift ;;
+	esac
+done
+command -v "$cxx" >/dev/null 2>&1 || { echo "emu-check: no C++ compiler ($cxx)" >&2; exit 3; }
+# The objects to link: from make (EMU_OBJS, with any EXTRA_FIXTURES
+# references), else the build folder's.
+if [ -n "${EMU_OBJS:-}" ]; then
+	objs=""
+	for o in $EMU_OBJS; do case "$o" in /*) objs="$objs $o" ;; *) objs="$objs $root/$o" ;; esac; done
+else
+	objs="$build/tests/emu/emu_check.o $build/emu/emu_runtime.o"
+	for o in "$build"/runner/kernel/*.o; do
+		case "$o" in */worker.o|*/nvrtc.o) ;; *) objs="$objs $o" ;; esac
+	done
+	objs="$objs $(ls "$build"/fixtures/*/reference.o) $build/kernel/refs_table.o $build/libskillci-core.a"
+fi
+for o in $objs; do [ -f "$o" ] || { echo "emu-check: missing $o (make emu-deps)" >&2; exit 3; }; done
+# objects of an AddressSanitizer build (make asan) need its runtime too
+case "$objs" in *harness.o*)
+	for o in $objs; do case "$o" in */harness.o)
+		nm "$o" 2>/dev/null | grep -q __asan && flags="$flags -fsanitize=address" ;; esac; done ;;
+esac
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/skillci-emu.XXXXXX")
+trap '[ -n "${EMU_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+
+# A driver without a kernel, for --defines and --trampoline.
+printf 'extern "C" void emu_entry(void **p) { (void)p; __builtin_trap(); }\n' > "$tmp/none.cc"
+# shellcheck disable=SC2086
+$cxx $flags -o "$tmp/tool" "$tmp/none.cc" $objs $libs 2>"$tmp/err" ||
+	{ cat "$tmp/err" >&2; echo "emu-check: cannot link the driver" >&2; exit 3; }
+
+bad=0 total=0 start=$(date +%s)
+printf '%-32s %-8s %-16s %6s %5s %5s  %s\n' CHECK VERDICT REASON RATIO RUNS SECS NOTE
+
+# check NAME FIXTURE_DIR KERNEL EXPECTED_VERDICT EXPECTED_REASON
+check() {
+	name=$1 dir=$2 k=$3 ev=$4 er=$5
+	total=$((total + 1))
+	t0=$(date +%s)
+	tag=$(echo "$name" | tr '/' '_')
+	line=""
+	if ! defs=$("$tmp/tool" --fixture "$dir" --candidate "$k" --defines 2>"$tmp/err") ||
+	   ! "$tmp/tool" --fixture "$dir" --trampoline > "$tmp/$tag.tramp.cc" 2>>"$tmp/err"; then
+		line="error	build	-	-	$(head -c 200 "$tmp/err" | tr '\n\t' '  ')"
+	else
+		# shellcheck disable=SC2086
+		if ! $cxx $flags $defs -I "$root/tests/emu/include" -include "$root/tests/emu/cuda_emu.h" \
+		     -x c++ "$k" -x c++ "$tmp/$tag.tramp.cc" -x none $objs $libs -o "$tmp/$tag" 2>"$tmp/err"; then
+			line="error	build	-	-	$(grep -m1 -E "error|undefined" "$tmp/err" | head -c 200)"
+		else
+			# a subshell, so that a launch the emulation stops (abort) is
+			# reported here, not by the shell
+			line=$( ("$tmp/$tag" --fixture "$dir" --candidate "$k" --seeds "$seeds"; exit $?) 2>"$tmp/err")
+			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E "emu:|runtime error|ERROR" "$tmp/err" | head -c 200)"
+		fi
+	fi
+	v=$(printf '%s' "$line" | cut -f1) r=$(printf '%s' "$line" | cut -f2)
+	ratio=$(printf '%s' "$line" | cut -f3) runs=$(printf '%s' "$line" | cut -f4)
+	msg=$(printf '%s' "$line" | cut -f5 | cut -c1-160)
+	note=ok
+	case "|$ev|" in *"|$v|"*) case "|$er|" in *"|$r|"*|"|*|") ;; *) note="UNEXPECTED (wanted $ev/$er): $msg" ;; esac ;;
+	*) note="UNEXPECTED (wanted $ev/$er): $msg" ;; esac
+	[ "$note" = ok ] || bad=$((bad + 1))
+	printf '%-32s %-8s %-16s %6s %5s %5s  %s\n' "$name" "$v" "$r" "$ratio" "$runs" "$(( $(date +%s) - t0 ))" "$note"
+}
+
+[ -n "$fixtures" ] || fixtures=$(cd "$root/fixtures" && ls -d */ | tr -d /)
+for f in $fixtures; do
+	# a name in fixtures/, or a fixture folder of one's own (EXTRA_FIXTURES)
+	case "$f" in */*) dir=$(cd "$f" 2>/dev/null && pwd) || dir=$f; f=$(basename "$dir") ;; *) dir="$root/fixtures/$f" ;; esac
+	[ -f "$dir/spec.json" ] || { echo "emu-check: no fixture '$f'" >&2; exit 2; }
+	check "$f/baseline" "$dir" "$dir/baseline.cu" passed none
+	check "$f/solution" "$dir" "$dir/solution.cu" passed none
+done
+if [ "$planted" = yes ]; then
+	for k in "$root"/tests/kernels/*.cu "$root"/tests/emu/cases/*.cu; do
+		exp=$(sed -n 's|^// expect-emu: *||p' "$k" | head -n 1)
+		[ -n "$exp" ] || continue
+		f=$(sed -n 's|^// fixture: *||p' "$k" | head -n 1)
+		case "$k" in */tests/emu/cases/*) kind=emu ;; *) kind=planted ;; esac
+		check "$kind/$(basename "$k" .cu)" "$root/fixtures/${f:-softmax}" "$k" "${exp%% *}" "${exp#* }"
+	done
+fi
+echo "$total checks, $bad unexpected, $(( $(date +%s) - start )) s"
+[ "$bad" -eq 0 ]

@@ -1,0 +1,2 @@
+/* cuda_bf16.h for the CUDA emulation: everything is in cuda_emu.h, force-included. */
+#include "../cuda_emu.h"

@@ -1,0 +1,29 @@
+// Planted: softmax-bf16 without subtracting the row maximum: exp overflows
+// on the normal(0, 1000) inputs and the row becomes inf/inf = NaN.
+// fixture: softmax-bf16
+// expect-scan:
+// expect-gpu: failed mismatch
+// expect-emu: failed mismatch
+// expect-cpu: compiled no_gpu
+#include <cuda_bf16.h>
+
+extern "C" __global__ void softmax_bf16(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols)
+{
+    __shared__ float red[1024];
+    const int row = blockIdx.x, tid = threadIdx.x;
+    const __nv_bfloat16* xr = x + (size_t)row * cols;
+    __nv_bfloat16* yr = y + (size_t)row * cols;
+
+    float s = 0.0f;
+    for (int c = tid; c < cols; c += blockDim.x)
+        s += expf(__bfloat162float(xr[c]));
+    red[tid] = s;
+    __syncthreads();
+    for (int stride = 512; stride > 0; stride >>= 1) {
+        if (tid < stride && tid + stride < (int)blockDim.x)
+            red[tid] += red[tid + stride];
+        __syncthreads();
+    }
+    for (int c = tid; c < cols; c += blockDim.x)
+        yr[c] = __float2bfloat16(expf(__bfloat162float(xr[c])) / red[0]);
+}

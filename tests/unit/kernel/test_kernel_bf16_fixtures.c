@@ -1,0 +1,486 @@
+/*
+ * The bfloat16 fixtures' tolerances, measured on the CPU double. For each
+ * fixture, a C "kernel" that does what a correct CUDA kernel does (float32
+ * math and accumulation in the order a block would use, one rounding to
+ * bfloat16 at the end, and for attention the bfloat16 P of a flash kernel)
+ * must pass on every size, distribution and seed with room to spare; a
+ * kernel that accumulates its long sums in float16 (or skips the softmax
+ * maximum) must fail. The worst error/tolerance ratios are printed: they
+ * are the measurements docs/fixtures.md and each fixture's notes.md cite.
+ */
+#include "unit.h"
+#include "device.h"
+#include "half.h"
+#include "harness.h"
+#include "refs.h"
+#include "spec.h"
+
+#include <math.h>
+
+#define BUF16(p, k) ((uint16_t *)(uintptr_t)*(uint64_t *)(p)[k])
+#define BUF32(p, k) ((float *)(uintptr_t)*(uint64_t *)(p)[k])
+#define INT(p, k) (*(int *)(p)[k])
+
+static float bf(uint16_t h) { return sc_bf16_to_f32(h); }
+static uint16_t to_bf(float f) { return sc_bf16_from_f32(f); }
+/* One float16 rounding: what a float16 register or accumulator holds. */
+static float h16(double v) { return sc_f16_to_f32(sc_f16_from_f32((float)v)); }
+
+/* Block-style reduction: nthreads threads each sum a strided slice, then a
+ * tree; acc16 rounds every partial and every step to float16. */
+static float block_sum_n(const float *v, int n, bool acc16, int nthreads)
+{
+	float part[1024];
+
+	for (int t = 0; t < nthreads; t++) {
+		float s = 0;
+		for (int c = t; c < n; c += nthreads)
+			s = acc16 ? h16((double)s + v[c]) : s + v[c];
+		part[t] = s;
+	}
+	for (int w = nthreads / 2; w > 0; w /= 2)
+		for (int t = 0; t < w; t++)
+			part[t] = acc16 ? h16((double)part[t] + part[t + w]) : part[t] + part[t + w];
+	return part[0];
+}
+
+/* A block of 256 threads, the fixtures' default BLOCK. */
+static float block_sum(const float *v, int n, bool acc16)
+{
+	return block_sum_n(v, n, acc16, 256);
+}
+
+static bool first_thread(const struct sc_cpu_thread *t)
+{
+	return t->tid[0] == 0 && t->tid[1] == 0 && t->tid[2] == 0;
+}
+
+/* ---- softmax-bf16: x, y, rows, cols; grid (rows), one row per block ---- */
+
+static void softmax_row(const struct sc_cpu_thread *t, void **p, bool acc16, bool safe, int nthreads)
+{
+	int cols = INT(p, 3);
+	const uint16_t *x = BUF16(p, 0) + (size_t)t->bid[0] * cols;
+	uint16_t *y = BUF16(p, 1) + (size_t)t->bid[0] * cols;
+	float *e, m = -INFINITY, sum;
+
+	if (!first_thread(t))
+		return;
+	e = sc_xmalloc((size_t)cols * sizeof(float));
+	for (int c = 0; c < cols && safe; c++)
+		m = fmaxf(m, bf(x[c]));
+	if (!safe)
+		m = 0;
+	for (int c = 0; c < cols; c++)
+		e[c] = expf(bf(x[c]) - m);
+	sum = block_sum_n(e, cols, acc16, nthreads);
+	for (int c = 0; c < cols; c++)
+		y[c] = to_bf(e[c] / sum);
+	free(e);
+}
+
+static void softmax_good(const struct sc_cpu_thread *t, void **p) { softmax_row(t, p, false, true, 256); }
+/* float16 partial sums in a warp per row: 32 serial chains per row */
+static void softmax_fp16(const struct sc_cpu_thread *t, void **p) { softmax_row(t, p, true, true, 32); }
+/* float16 partial sums over a block of 256, then a float16 tree */
+static void softmax_fp16_block(const struct sc_cpu_thread *t, void **p) { softmax_row(t, p, true, true, 256); }
+static void softmax_unsafe(const struct sc_cpu_thread *t, void **p) { softmax_row(t, p, false, false, 256); }
+
+/* ---- rmsnorm-bf16: x, w, y, rows, cols ---- */
+
+static void rmsnorm_row(const struct sc_cpu_thread *t, void **p, bool acc16)
+{
+	int cols = INT(p, 4);
+	const uint16_t *x = BUF16(p, 0) + (size_t)t->bid[0] * cols, *w = BUF16(p, 1);
+	uint16_t *y = BUF16(p, 2) + (size_t)t->bid[0] * cols;
+	float *sq, r;
+
+	if (first_thread(t)) {
+		sq = sc_xmalloc((size_t)cols * sizeof(float));
+		for (int c = 0; c < cols; c++)
+			sq[c] = acc16 ? h16((double)bf(x[c]) * bf(x[c])) : bf(x[c]) * bf(x[c]);
+		r = 1.0f / sqrtf(block_sum(sq, cols, acc16) / (float)cols + 1e-6f);
+		for (int c = 0; c < cols; c++)
+			y[c] = to_bf(bf(x[c]) * r * bf(w[c]));
+		free(sq);
+	}
+}
+
+static void rmsnorm_good(const struct sc_cpu_thread *t, void **p) { rmsnorm_row(t, p, false); }
+static void rmsnorm_fp16(const struct sc_cpu_thread *t, void **p) { rmsnorm_row(t, p, true); }
+
+/* ---- adaln-bf16: x, scale, shift, y, batch, tokens, dim; grid (batch*tokens) ---- */
+
+static void adaln_row(const struct sc_cpu_thread *t, void **p, bool acc16)
+{
+	int tokens = INT(p, 5), dim = INT(p, 6);
+	size_t row = t->bid[0], b = row / (size_t)tokens;
+	const uint16_t *x = BUF16(p, 0) + row * dim, *sc = BUF16(p, 1) + b * dim, *sh = BUF16(p, 2) + b * dim;
+	uint16_t *y = BUF16(p, 3) + row * dim;
+	float *v, mean, rstd;
+
+	if (first_thread(t)) {
+		v = sc_xmalloc((size_t)dim * sizeof(float));
+		for (int c = 0; c < dim; c++)
+			v[c] = bf(x[c]);
+		mean = block_sum(v, dim, acc16) / (float)dim;
+		for (int c = 0; c < dim; c++)
+			v[c] = (bf(x[c]) - mean) * (bf(x[c]) - mean);
+		rstd = 1.0f / sqrtf(block_sum(v, dim, acc16) / (float)dim + 1e-6f);
+		for (int c = 0; c < dim; c++)
+			y[c] = to_bf((bf(x[c]) - mean) * rstd * (1.0f + bf(sc[c])) + bf(sh[c]));
+		free(v);
+	}
+}
+
+static void adaln_good(const struct sc_cpu_thread *t, void **p) { adaln_row(t, p, false); }
+static void adaln_fp16(const struct sc_cpu_thread *t, void **p) { adaln_row(t, p, true); }
+
+/* ---- rope-bf16: x, cos, sin, y, batch, seq, heads, hd; one pair per thread (ELEMS 2) ---- */
+
+static void rope_good(const struct sc_cpu_thread *t, void **p)
+{
+	size_t pair = (size_t)t->bid[0] * t->block[0] + t->tid[0];
+	int seq = INT(p, 5), heads = INT(p, 6), hd = INT(p, 7);
+	size_t npairs = (size_t)INT(p, 4) * seq * heads * hd / 2;
+	const uint16_t *x = BUF16(p, 0);
+	uint16_t *y = BUF16(p, 3);
+	size_t i, s;
+	float x0, x1, c, sn;
+
+	if (pair >= npairs)
+		return;
+	i = pair % (size_t)(hd / 2);
+	s = pair / (size_t)(hd / 2) / (size_t)heads % (size_t)seq;
+	x0 = bf(x[2 * pair]);
+	x1 = bf(x[2 * pair + 1]);
+	c = BUF32(p, 1)[s * (size_t)(hd / 2) + i];
+	sn = BUF32(p, 2)[s * (size_t)(hd / 2) + i];
+	y[2 * pair] = to_bf(x0 * c - x1 * sn);
+	y[2 * pair + 1] = to_bf(x0 * sn + x1 * c);
+}
+
+/* ---- geglu-bf16: h, y, rows, cols; one output per thread (ELEMS 1) ---- */
+
+static void geglu_good(const struct sc_cpu_thread *t, void **p)
+{
+	size_t i = (size_t)t->bid[0] * t->block[0] + t->tid[0];
+	int rows = INT(p, 2), cols = INT(p, 3);
+	size_t r, c;
+	float v, g;
+
+	if (i >= (size_t)rows * cols)
+		return;
+	r = i / (size_t)cols;
+	c = i % (size_t)cols;
+	v = bf(BUF16(p, 0)[r * 2 * cols + c]);
+	g = bf(BUF16(p, 0)[r * 2 * cols + cols + c]);
+	BUF16(p, 1)[i] = to_bf(v * (0.5f * g * (1.0f + erff(g * 0.70710678f))));
+}
+
+/* ---- gemm-bf16: A, B, C, M, N, K; grid (N/16, M/16), thread 0 does the tile ---- */
+
+static void gemm_tile(const struct sc_cpu_thread *t, void **p, bool acc16)
+{
+	int M = INT(p, 3), N = INT(p, 4), K = INT(p, 5);
+	const uint16_t *A = BUF16(p, 0), *B = BUF16(p, 1);
+	uint16_t *C = BUF16(p, 2);
+
+	if (!first_thread(t))
+		return;
+	for (int m = (int)t->bid[1] * 16; m < M && m < (int)t->bid[1] * 16 + 16; m++)
+		for (int n = (int)t->bid[0] * 16; n < N && n < (int)t->bid[0] * 16 + 16; n++) {
+			float acc = 0;
+			/* K steps of 16 as a tensor-core MMA takes them; the products
+			 * of two bfloat16 values are exact in float32 */
+			for (int k0 = 0; k0 < K; k0 += 16) {
+				float part = 0;
+				for (int k = k0; k < K && k < k0 + 16; k++)
+					part += bf(A[(size_t)m * K + k]) * bf(B[(size_t)k * N + n]);
+				acc = acc16 ? h16((double)acc + part) : acc + part;
+			}
+			C[(size_t)m * N + n] = to_bf(acc);
+		}
+}
+
+static void gemm_good(const struct sc_cpu_thread *t, void **p) { gemm_tile(t, p, false); }
+static void gemm_fp16(const struct sc_cpu_thread *t, void **p) { gemm_tile(t, p, true); }
+
+/* ---- attention-bf16: q, k, v, o, s, bh, seq, hd, causal; grid (seq/BM, bh) ----
+ * A flash kernel's arithmetic per query row: key tiles of 64, scores in
+ * float32, an online softmax, P rounded to bfloat16 for the P·V product,
+ * the row sum from the float32 P, float32 (or float16) accumulators. */
+
+enum attn_mode { ATTN_GOOD, ATTN_FP16, ATTN_UNSAFE };
+#define ATTN_BM 4
+
+static void attention_rows(const struct sc_cpu_thread *t, void **p, enum attn_mode mode)
+{
+	int seq = INT(p, 6), hd = INT(p, 7), causal = INT(p, 8);
+	size_t b = t->bid[1];
+	float scale = 1.0f / sqrtf((float)hd), acc[128];
+
+	if (!first_thread(t))
+		return;
+	for (int i = (int)t->bid[0] * ATTN_BM; i < seq && i < (int)t->bid[0] * ATTN_BM + ATTN_BM; i++) {
+		const uint16_t *q = BUF16(p, 0) + (b * seq + i) * hd;
+		int nk = causal ? i + 1 : seq;
+		float m = mode == ATTN_UNSAFE ? 0 : -INFINITY, l = 0;
+
+		for (int d = 0; d < hd; d++)
+			acc[d] = 0;
+		for (int j0 = 0; j0 < nk; j0 += 64) {
+			float s[64], tm = m, alpha;
+			int jn = nk - j0 < 64 ? nk - j0 : 64;
+			for (int j = 0; j < jn; j++) {
+				const uint16_t *k = BUF16(p, 1) + (b * seq + j0 + j) * hd;
+				float dot = 0;
+				for (int d = 0; d < hd; d++)
+					dot += bf(q[d]) * bf(k[d]);
+				s[j] = dot * scale;
+				if (mode != ATTN_UNSAFE)
+					tm = fmaxf(tm, s[j]);
+			}
+			alpha = expf(m - tm);  /* exp(-inf) = 0 on the first tile */
+			if (mode == ATTN_UNSAFE)
+				alpha = 1;
+			l *= alpha;
+			for (int d = 0; d < hd; d++)
+				acc[d] *= alpha;
+			for (int j = 0; j < jn; j++) {
+				const uint16_t *v = BUF16(p, 2) + (b * seq + j0 + j) * hd;
+				float e = expf(s[j] - tm), pb = bf(to_bf(e));
+				l = mode == ATTN_FP16 ? h16((double)l + e) : l + e;
+				for (int d = 0; d < hd; d++)
+					acc[d] = mode == ATTN_FP16 ? h16((double)acc[d] + (double)pb * bf(v[d]))
+								   : acc[d] + pb * bf(v[d]);
+			}
+			m = tm;
+		}
+		for (int d = 0; d < hd; d++)
+			BUF16(p, 3)[(b * seq + i) * hd + d] = to_bf(acc[d] / l);
+	}
+}
+
+static void attention_good(const struct sc_cpu_thread *t, void **p) { attention_rows(t, p, ATTN_GOOD); }
+static void attention_fp16(const struct sc_cpu_thread *t, void **p) { attention_rows(t, p, ATTN_FP16); }
+static void attention_unsafe(const struct sc_cpu_thread *t, void **p) { attention_rows(t, p, ATTN_UNSAFE); }
+
+/* Runs fn on fixture name's correctness sizes (only size number only, when
+ * it is not SIZE_MAX) with the given tunables (the rest at their defaults). */
+static struct sc_check_result check(const char *name, sc_cpu_kernel_fn fn, const int64_t *tun, size_t ntun,
+				    size_t only)
+{
+	struct sc_buf path = SC_BUF_INIT;
+	struct sc_spec spec;
+	struct sc_device *dev = sc_device_cpu_new();
+	struct sc_kernel_handle k;
+	struct sc_check_opts o = { .nseeds = 5, .seed_base = 1, .timeout_ms = 1000 };
+	struct sc_check_result r;
+	sc_ref_fn ref = sc_ref_lookup(name);
+
+	assert_non_null(ref);
+	sc_buf_printf(&path, "fixtures/%s/spec.json", name);
+	if (sc_spec_load(&spec, path.ptr) < 0)
+		fail_msg("%s", sc_error_last());
+	if (only != SIZE_MAX) {
+		assert_true(only < spec.ncorrectness);
+		spec.correctness[0] = spec.correctness[only];
+		spec.ncorrectness = 1;
+	}
+	sc_device_cpu_register(dev, "k", fn, NULL, 0);
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(dev->load(dev, "k", 1, spec.entry, &k.fn), 0);
+	for (size_t i = 0; i < spec.ntunables; i++)
+		k.tun.v[i] = i < ntun ? tun[i] : spec.tunables[i].def;
+	assert_int_equal(sc_harness_check(&r, dev, &spec, &k, ref, &o), 0);
+	dev->close(dev);
+	sc_spec_release(&spec);
+	sc_buf_release(&path);
+	return r;
+}
+
+/* A correct kernel passes every size with its worst error at most
+ * max_ratio of the tolerance (the margin); prints the measured ratio. */
+static void expect_pass(const char *name, sc_cpu_kernel_fn fn, const int64_t *tun, size_t ntun, double max_ratio)
+{
+	struct sc_check_result r = check(name, fn, tun, ntun, SIZE_MAX);
+
+	if (!r.ok)
+		fail_msg("%s: a correct float32-accumulating kernel failed: %s", name, r.message);
+	print_message("# %-15s correct fp32 kernel: worst error %.3f of the tolerance (element %zu, size %zu, distribution %zu)\n",
+		      name, r.max_ratio, r.worst.index, r.worst.size_index, r.worst.dist);
+	assert_true(r.max_ratio <= max_ratio);
+}
+
+/* A wrong kernel fails with a mismatch (on size only, or on the first
+ * size that shows it); prints where. */
+static void expect_mismatch(const char *name, const char *what, sc_cpu_kernel_fn fn, const int64_t *tun,
+			    size_t ntun, size_t only)
+{
+	struct sc_check_result r = check(name, fn, tun, ntun, only);
+
+	if (r.ok)
+		fail_msg("%s: %s passed (worst error %.3f of the tolerance)", name, what, r.max_ratio);
+	assert_int_equal(r.reason, SC_REASON_MISMATCH);
+	print_message("# %-15s %s: fails: %s\n", name, what, r.message);
+}
+
+static void test_softmax_bf16(void **state)
+{
+	struct sc_check_result r;
+	(void)state;
+	expect_pass("softmax-bf16", softmax_good, NULL, 0, 0.55);
+	/* 2 x 128256 (a vocabulary): 4008 float16 terms per lane */
+	expect_mismatch("softmax-bf16", "float16 sums, a warp per row", softmax_fp16, NULL, 0, 4);
+	expect_mismatch("softmax-bf16", "no max subtracted", softmax_unsafe, NULL, 0, SIZE_MAX);
+	/* Measured, not asserted: 256 float16 partial sums of at most 501
+	 * terms, then a float16 tree, stay within the bfloat16 tolerance. */
+	r = check("softmax-bf16", softmax_fp16_block, NULL, 0, SIZE_MAX);
+	print_message("# %-15s float16 sums, a block of 256 per row: %s, worst error %.3f of the tolerance\n",
+		      "softmax-bf16", r.ok ? "passes" : "fails", r.max_ratio);
+}
+
+static void test_rmsnorm_bf16(void **state)
+{
+	(void)state;
+	expect_pass("rmsnorm-bf16", rmsnorm_good, NULL, 0, 0.55);
+	/* normal(0, 1000) overflows float16 at once; uniform(-4, 4) at 2 x 16384 */
+	expect_mismatch("rmsnorm-bf16", "float16 sum of squares", rmsnorm_fp16, NULL, 0, SIZE_MAX);
+	expect_mismatch("rmsnorm-bf16", "float16 sum of squares", rmsnorm_fp16, NULL, 0, 5);
+}
+
+static void test_adaln_bf16(void **state)
+{
+	(void)state;
+	expect_pass("adaln-bf16", adaln_good, NULL, 0, 0.55);
+	expect_mismatch("adaln-bf16", "float16 mean and variance", adaln_fp16, NULL, 0, SIZE_MAX);
+	expect_mismatch("adaln-bf16", "float16 mean and variance", adaln_fp16, NULL, 0, 5);
+}
+
+static void test_rope_bf16(void **state)
+{
+	const int64_t tun[] = { 256, 2 };
+	(void)state;
+	expect_pass("rope-bf16", rope_good, tun, 2, 0.55);
+}
+
+static void test_geglu_bf16(void **state)
+{
+	const int64_t tun[] = { 256, 1 };
+	(void)state;
+	expect_pass("geglu-bf16", geglu_good, tun, 2, 0.55);
+}
+
+static void test_gemm_bf16(void **state)
+{
+	(void)state;
+	expect_pass("gemm-bf16", gemm_good, NULL, 0, 0.55);
+	expect_mismatch("gemm-bf16", "float16 accumulation", gemm_fp16, NULL, 0, SIZE_MAX);
+	/* K = 1000 and K = 4097 */
+	expect_mismatch("gemm-bf16", "float16 accumulation", gemm_fp16, NULL, 0, 3);
+	expect_mismatch("gemm-bf16", "float16 accumulation", gemm_fp16, NULL, 0, 7);
+}
+
+static void test_attention_bf16(void **state)
+{
+	const int64_t tun[] = { ATTN_BM, 128 };
+	(void)state;
+	expect_pass("attention-bf16", attention_good, tun, 2, 0.55);
+	expect_mismatch("attention-bf16", "float16 accumulators", attention_fp16, tun, 2, SIZE_MAX);
+	expect_mismatch("attention-bf16", "float16 accumulators", attention_fp16, tun, 2, 6);  /* seq 600 */
+	expect_mismatch("attention-bf16", "no max subtracted", attention_unsafe, tun, 2, SIZE_MAX);
+}
+
+/* ---- the roofline of a tensor-core fixture ----
+ * The CPU double's peaks: 1000 GB/s, 1000 GFLOP/s fp32, 8000 TF32 and
+ * 16000 bf16 on tensor cores. At M = N = K = 64 the gemm-bf16 work
+ * (524,288 flops, 24,576 bytes) takes at least 32.768 ns at the bf16
+ * tensor peak (65.536 ns at the TF32 one, 524 ns on fp32 cores). The
+ * kernels write zeros (both sides alike): only the clock matters here. */
+
+static void gemm_zero(const struct sc_cpu_thread *t, void **p)
+{
+	int M = INT(p, 3), N = INT(p, 4);
+	if (first_thread(t))
+		for (int m = (int)t->bid[1] * 16; m < M && m < (int)t->bid[1] * 16 + 16; m++)
+			for (int n = (int)t->bid[0] * 16; n < N && n < (int)t->bid[0] * 16 + 16; n++)
+				BUF16(p, 2)[(size_t)m * N + n] = 0;
+}
+
+static int64_t cost_100us(void **p, unsigned n) { (void)p; (void)n; return 100000; }
+static int64_t cost_50ns(void **p, unsigned n) { (void)p; (void)n; return 50; }   /* 65.5% of the bf16 peak */
+static int64_t cost_20ns(void **p, unsigned n) { (void)p; (void)n; return 20; }   /* 164% */
+
+static struct sc_timing_result time_gemm(sc_cpu_cost_fn cost, enum sc_peak peak)
+{
+	struct sc_spec spec;
+	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
+	struct sc_kernel_handle c, b;
+	struct sc_timing_opts_run o = { .timeout_ms = 1000, .rotations = 2 };
+	struct sc_timing_result r;
+
+	assert_int_equal(sc_spec_load(&spec, "fixtures/gemm-bf16/spec.json"), 0);
+	assert_int_equal(spec.peak, SC_PEAK_TENSOR);
+	spec.peak = peak;
+	spec.timing.v[0] = spec.timing.v[1] = spec.timing.v[2] = 64;
+	sc_device_cpu_register(dev, "cand", gemm_zero, cost, 0);
+	sc_device_cpu_register(dev, "base", gemm_zero, cost_100us, 0);
+	assert_int_equal(dev->open_sibling(dev, &bdev), 0);
+	memset(&c, 0, sizeof(c));
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(dev->load(dev, "cand", 4, spec.entry, &c.fn), 0);
+	assert_int_equal(bdev->load(bdev, "base", 4, spec.entry, &b.fn), 0);
+	for (size_t i = 0; i < spec.ntunables; i++)
+		c.tun.v[i] = b.tun.v[i] = spec.tunables[i].def;
+	assert_int_equal(sc_harness_time(&r, dev, bdev, &spec, &c, &b, &o), 0);
+	bdev->close(bdev);
+	dev->close(dev);
+	sc_spec_release(&spec);
+	return r;
+}
+
+static void test_roofline_tensor_peak(void **state)
+{
+	struct sc_timing_result r;
+	(void)state;
+
+	/* A tensor-core kernel at 65% of the bf16 peak: 2000x, under the 3052x ceiling. */
+	r = time_gemm(cost_50ns, SC_PEAK_TENSOR);
+	if (!r.ok)
+		fail_msg("%s", r.message);
+	assert_true(fabs(r.speedup - 100000.0 / 50) < 1e-6);
+	assert_true(fabs(r.ceiling - 100000.0 / 32.768) < 1e-3);
+	assert_true(fabs(r.pct_peak - 100.0 * 32.768 / 50) < 1e-6);
+	assert_true(fabs(r.cand_gflops - 524288.0 / 50) < 1e-6);
+	assert_false(r.suspect);
+	assert_false(r.beyond_fp32);  /* no fp32 note on a tensor fixture */
+
+	/* On an fp32 fixture the same time is above what TF32 tensor cores allow. */
+	r = time_gemm(cost_50ns, SC_PEAK_FP32);
+	assert_true(r.suspect);
+	assert_true(fabs(r.ceiling - 100000.0 / 65.536) < 1e-3);
+	assert_non_null(strstr(r.suspect_why, "roofline"));
+
+	/* Faster than the bf16 tensor peak allows: flagged on a tensor fixture too. */
+	r = time_gemm(cost_20ns, SC_PEAK_TENSOR);
+	assert_true(r.suspect);
+	assert_true(r.speedup > r.ceiling);
+	assert_true(r.pct_peak > 100);
+	assert_non_null(strstr(r.suspect_why, "roofline"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_softmax_bf16),
+		cmocka_unit_test(test_rmsnorm_bf16),
+		cmocka_unit_test(test_adaln_bf16),
+		cmocka_unit_test(test_rope_bf16),
+		cmocka_unit_test(test_geglu_bf16),
+		cmocka_unit_test(test_gemm_bf16),
+		cmocka_unit_test(test_attention_bf16),
+		cmocka_unit_test(test_roofline_tensor_peak),
+	};
+	return cmocka_run_group_tests_name("kernel_bf16_fixtures", tests, NULL, NULL);
+}
