@@ -2,28 +2,38 @@
 #include "common.h"
 #include "cmd/cmd.h"
 #include "diag.h"
+#include "escape.h"
 #include "pipeline/config.h"
 #include "results/store.h"
 
 #include <signal.h>
 #include <stdarg.h>
 
+/* Messages name paths, revisions and server replies: each goes through
+ * the escaping routine before it reaches the log (escape.h). */
 int sc_cmd_fail(int err)
 {
 	const char *msg = sc_error_last();
-	fprintf(stderr, "error: %s\n", *msg ? msg : sc_error_name(err));
+	struct sc_buf line = SC_BUF_INIT;
+
+	sc_escape_log(&line, *msg ? msg : sc_error_name(err));
+	fprintf(stderr, "error: %s\n", line.ptr);
+	sc_buf_release(&line);
 	return sc_error_exit_code(err);
 }
 
 int sc_cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
+	struct sc_buf msg = SC_BUF_INIT, line = SC_BUF_INIT;
 	va_list ap;
 
-	fprintf(stderr, "error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	sc_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'skillci %s --help'\n", cmd);
+	sc_escape_log(&line, msg.ptr);
+	fprintf(stderr, "error: %s\nsee 'skillci %s --help'\n", line.ptr, cmd);
+	sc_buf_release(&msg);
+	sc_buf_release(&line);
 	return SC_EXIT_USAGE;
 }
 

@@ -1,5 +1,6 @@
 #include "common.h"
 #include "diag.h"
+#include "escape.h"
 
 #include <stdarg.h>
 
@@ -49,11 +50,12 @@ void sc_diags_sort(struct sc_diags *d)
 
 void sc_diag_format(struct sc_buf *out, const struct sc_diag *diag)
 {
-	sc_buf_puts(out, diag->file);
+	/* file names and messages come from the repository under test */
+	sc_escape_log(out, diag->file);
 	if (diag->line)
 		sc_buf_printf(out, ":%zu", diag->line);
-	sc_buf_printf(out, ": %s: %s", diag->sev == SC_SEV_ERROR ? "error" : "warning",
-		      diag->message);
+	sc_buf_printf(out, ": %s: ", diag->sev == SC_SEV_ERROR ? "error" : "warning");
+	sc_escape_log(out, diag->message);
 	if (diag->code[0])
 		sc_buf_printf(out, " [%s]", diag->code);
 }

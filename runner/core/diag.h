@@ -30,7 +30,8 @@ void sc_diags_add(struct sc_diags *d, enum sc_severity sev, const char *file, si
 size_t sc_diags_count(const struct sc_diags *d, enum sc_severity sev);
 /* Stable order: by file, then line, then code. */
 void sc_diags_sort(struct sc_diags *d);
-/* "file:line: error: message [code]" for one finding (appended to out). */
+/* "file:line: error: message [code]" for one finding (appended to out);
+ * the file and message go through sc_escape_log() (escape.h). */
 void sc_diag_format(struct sc_buf *out, const struct sc_diag *diag);
 void sc_diags_release(struct sc_diags *d);
 

@@ -1,4 +1,5 @@
 #include "common.h"
+#include "escape.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -23,13 +24,21 @@ void sc_log_init_from_env(void)
 	snprintf(trace_areas, sizeof(trace_areas), ",%s,", t ? t : "");
 }
 
+/* One line: our prefix, then the message through the escaping routine
+ * (messages carry names, paths and server text: escape.h). */
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
+	struct sc_buf msg = SC_BUF_INIT, line = SC_BUF_INIT;
+
+	sc_buf_vprintf(&msg, fmt, ap);
+	sc_buf_puts(&line, prefix);
+	sc_escape_log_n(&line, msg.ptr, msg.len);
+	sc_buf_putc(&line, '\n');
 	pthread_mutex_lock(&log_lock);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fputs(line.ptr, stderr);
 	pthread_mutex_unlock(&log_lock);
+	sc_buf_release(&msg);
+	sc_buf_release(&line);
 }
 
 void sc_log(enum sc_log_level level, const char *fmt, ...)

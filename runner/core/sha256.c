@@ -110,33 +110,55 @@ void sc_sha256_hex(char out[SC_SHA256_HEX_LEN + 1], const void *data, size_t len
 	out[SC_SHA256_HEX_LEN] = '\0';
 }
 
+void sc_hmac_init(struct sc_hmac *ctx, const void *key, size_t keylen)
+{
+	unsigned char k[64], pad[64];
+
+	memset(k, 0, sizeof(k));
+	if (keylen > sizeof(k)) {
+		struct sc_sha256 h;
+		sc_sha256_init(&h);
+		sc_sha256_update(&h, key, keylen);
+		sc_sha256_final(&h, k);
+	} else if (keylen) {
+		memcpy(k, key, keylen);
+	}
+	for (size_t i = 0; i < sizeof(pad); i++)
+		pad[i] = (unsigned char)(k[i] ^ 0x36);
+	sc_sha256_init(&ctx->inner);
+	sc_sha256_update(&ctx->inner, pad, sizeof(pad));
+	for (size_t i = 0; i < sizeof(pad); i++)
+		pad[i] = (unsigned char)(k[i] ^ 0x5c);
+	sc_sha256_init(&ctx->outer);
+	sc_sha256_update(&ctx->outer, pad, sizeof(pad));
+	memset(k, 0, sizeof(k));
+	memset(pad, 0, sizeof(pad));
+}
+
+void sc_hmac_update(struct sc_hmac *ctx, const void *data, size_t len)
+{
+	sc_sha256_update(&ctx->inner, data, len);
+}
+
+void sc_hmac_final(struct sc_hmac *ctx, unsigned char out[SC_SHA256_LEN])
+{
+	unsigned char ih[SC_SHA256_LEN];
+
+	sc_sha256_final(&ctx->inner, ih);
+	sc_sha256_update(&ctx->outer, ih, sizeof(ih));
+	sc_sha256_final(&ctx->outer, out);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
 void sc_hmac_sha256(unsigned char out[SC_SHA256_LEN], const void *key, size_t key_len,
 		    const struct sc_hmac_part *parts, size_t n)
 {
-	unsigned char k[64], pad[64], inner[SC_SHA256_LEN];
-	struct sc_sha256 ctx;
+	struct sc_hmac h;
 
-	memset(k, 0, sizeof(k));
-	if (key_len > sizeof(k)) {
-		sc_sha256_init(&ctx);
-		sc_sha256_update(&ctx, key, key_len);
-		sc_sha256_final(&ctx, k);
-	} else if (key_len) {
-		memcpy(k, key, key_len);
-	}
-	for (size_t i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x36;
-	sc_sha256_init(&ctx);
-	sc_sha256_update(&ctx, pad, 64);
+	sc_hmac_init(&h, key, key_len);
 	for (size_t i = 0; i < n; i++)
-		sc_sha256_update(&ctx, parts[i].data, parts[i].len);
-	sc_sha256_final(&ctx, inner);
-	for (size_t i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x5c;
-	sc_sha256_init(&ctx);
-	sc_sha256_update(&ctx, pad, 64);
-	sc_sha256_update(&ctx, inner, sizeof(inner));
-	sc_sha256_final(&ctx, out);
+		sc_hmac_update(&h, parts[i].data, parts[i].len);
+	sc_hmac_final(&h, out);
 }
 
 int sc_digest_equal(const unsigned char *a, const unsigned char *b, size_t n)

@@ -4,6 +4,7 @@
  * SHA-256 (FIPS 180-4), used for content hashes: fixture pins, cache keys,
  * unit identities. Streaming: init, update any number of times, final.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,16 @@ void sc_hmac_sha256(unsigned char out[SC_SHA256_LEN], const void *key, size_t ke
 		    const struct sc_hmac_part *parts, size_t n);
 /* Constant-time comparison of two digests. */
 int sc_digest_equal(const unsigned char *a, const unsigned char *b, size_t n);
+
+/*
+ * The same, streaming (for a message built from many small fields):
+ * init with the key, update any number of times, final.
+ */
+struct sc_hmac {
+	struct sc_sha256 inner, outer;
+};
+void sc_hmac_init(struct sc_hmac *ctx, const void *key, size_t keylen);
+void sc_hmac_update(struct sc_hmac *ctx, const void *data, size_t len);
+void sc_hmac_final(struct sc_hmac *ctx, unsigned char out[SC_SHA256_LEN]);
 
 #endif

@@ -1,6 +1,8 @@
 /* Unit tests for the core helpers: sc_buf, errors, UTF-8, paths, SHA-256,
  * atomic writes. */
 #include "unit.h"
+#include "escape.h"
+#include "secret.h"
 #include "sha256.h"
 
 #include <sys/stat.h>
@@ -198,6 +200,140 @@ static void test_atomic_write_and_capped_read(void **state)
 	sc_buf_release(&data);
 }
 
+/* The streaming HMAC: RFC 4231 test cases 1, 2 and 6 (a key longer
+ * than the block), the message fed in pieces. */
+static void test_hmac_sha256_known_vectors(void **state)
+{
+	unsigned char key[131], mac[SC_SHA256_LEN];
+	struct sc_buf hex = SC_BUF_INIT;
+	struct sc_hmac h;
+	(void)state;
+
+	memset(key, 0x0b, 20);
+	sc_hmac_init(&h, key, 20);
+	sc_hmac_update(&h, "Hi ", 3);
+	sc_hmac_update(&h, "There", 5);
+	sc_hmac_final(&h, mac);
+	sc_hex(&hex, mac, sizeof(mac));
+	assert_string_equal(hex.ptr, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	sc_buf_clear(&hex);
+	sc_hmac_init(&h, "Jefe", 4);
+	sc_hmac_update(&h, "what do ya want for nothing?", 28);
+	sc_hmac_final(&h, mac);
+	sc_hex(&hex, mac, sizeof(mac));
+	assert_string_equal(hex.ptr, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+	sc_buf_clear(&hex);
+	memset(key, 0xaa, sizeof(key));
+	sc_hmac_init(&h, key, sizeof(key));
+	sc_hmac_update(&h, "Test Using Larger Than Block-Size Key - Hash Key First", 54);
+	sc_hmac_final(&h, mac);
+	sc_hex(&hex, mac, sizeof(mac));
+	assert_string_equal(hex.ptr, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+	memcpy(key, mac, sizeof(mac));
+	assert_true(sc_digest_equal(mac, key, sizeof(mac)));
+	key[31] ^= 1;
+	assert_false(sc_digest_equal(mac, key, sizeof(mac)));
+	sc_buf_release(&hex);
+}
+
+static void expect_escaped(const char *in, size_t n, const char *want)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	sc_escape_log_n(&b, in, n);
+	assert_string_equal(b.ptr, want);
+	sc_buf_release(&b);
+}
+
+#define ESCAPED(in, want) expect_escaped(in, sizeof(in) - 1, want)
+
+/* The escaping routine: one printable line, never a workflow command. */
+static void test_escape_log(void **state)
+{
+	(void)state;
+	ESCAPED("skills/ok", "skills/ok");
+	ESCAPED("a\nb\r\tc", "a\\nb\\r\\tc");
+	/* a newline followed by a command: one line, the command quoted */
+	ESCAPED("x\n::warning title=X::pwned", "x\\n::warning title=X::pwned");
+	ESCAPED("::error::x", "\\x3a:error::x");
+	ESCAPED("  ::set-output name=a::b", "  \\x3a:set-output name=a::b");
+	ESCAPED("\xc2\xa0::stop-commands::t", "\xc2\xa0\\x3a:stop-commands::t");
+	ESCAPED("a ::b", "a ::b");
+	ESCAPED(":x", ":x");
+	/* ANSI and OSC escapes, DEL, NUL */
+	ESCAPED("\x1b[31mred\x1b]0;title\x07", "\\x1b[31mred\\x1b]0;title\\x07");
+	ESCAPED("a\0b\x7f", "a\\x00b\\x7f");
+	/* C1 NEL, line separator, right-to-left override, invalid UTF-8 */
+	ESCAPED("\xc2\x85|\xe2\x80\xa8|\xe2\x80\xae|\xff", "\\u0085|\\u2028|\\u202e|\\xff");
+	/* ordinary UTF-8 and backslashes are kept */
+	ESCAPED("caf\xc3\xa9 \\n \xe2\x9c\x93", "caf\xc3\xa9 \\n \xe2\x9c\x93");
+}
+
+static void test_ci_blocks(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT, want = SC_BUF_INIT;
+	const char *tok = sc_ci_token();
+	FILE *f;
+	(void)state;
+
+	assert_int_equal(strlen(tok), 32);
+	assert_string_equal(tok, sc_ci_token());
+	sc_path_join(&path, dir, "log");
+	unsetenv("GITHUB_ACTIONS");
+	f = fopen(path.ptr, "w");
+	assert_non_null(f);
+	sc_ci_block_begin(f);
+	fputs("text\n", f);
+	sc_ci_block_end(f);
+	setenv("GITHUB_ACTIONS", "true", 1);
+	sc_ci_block_begin(f);
+	fputs("text\n", f);
+	sc_ci_block_end(f);
+	unsetenv("GITHUB_ACTIONS");
+	fclose(f);
+	assert_int_equal(sc_read_file(&data, path.ptr, 4096), 0);
+	sc_buf_printf(&want, "text\n::stop-commands::%s\ntext\n::%s::\n", tok, tok);
+	assert_string_equal(data.ptr, want.ptr);
+	sc_rm_rf(dir);
+	free(dir);
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+	sc_buf_release(&want);
+}
+
+/*
+ * The runner key is created once with mode 0600, read back the same by
+ * a later process (simulated: the file is read again), and malformed
+ * files are refused. The key itself never depends on the folder name.
+ */
+static void test_runner_key_file(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT, hex = SC_BUF_INIT;
+	struct stat st;
+	const unsigned char *k;
+	(void)state;
+
+	sc_path_join(&path, dir, "cfg/skillci/runner.key");
+	setenv("SKILLCI_RUNNER_KEY_FILE", path.ptr, 1);
+	unsetenv("SKILLCI_RUNNER_KEY");
+	k = sc_runner_key();
+	assert_string_equal(sc_runner_key_source(), path.ptr);
+	assert_int_equal(stat(path.ptr, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(sc_read_file(&data, path.ptr, 4096), 0);
+	sc_hex(&hex, k, SC_RUNNER_KEY_LEN);
+	sc_buf_putc(&hex, '\n');
+	assert_string_equal(data.ptr, hex.ptr);
+	unsetenv("SKILLCI_RUNNER_KEY_FILE");
+	sc_rm_rf(dir);
+	free(dir);
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+	sc_buf_release(&hex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +346,10 @@ int main(void)
 		cmocka_unit_test(test_string_helpers),
 		cmocka_unit_test(test_sha256_known_vectors),
 		cmocka_unit_test(test_hmac_and_random),
+		cmocka_unit_test(test_hmac_sha256_known_vectors),
+		cmocka_unit_test(test_escape_log),
+		cmocka_unit_test(test_ci_blocks),
+		cmocka_unit_test(test_runner_key_file),
 		cmocka_unit_test(test_atomic_write_and_capped_read),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

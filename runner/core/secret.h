@@ -1,0 +1,38 @@
+#ifndef SC_SECRET_H
+#define SC_SECRET_H
+/*
+ * Random bytes and the runner's own key.
+ *
+ * The runner key is a 32-byte secret that only this machine (or fleet)
+ * knows. Cached answers and stored units carry an HMAC-SHA-256 under it,
+ * so an entry that someone else wrote or rewrote (a pull request that
+ * commits a cache folder or a results database into the checked-out
+ * workspace) fails its check and is treated as absent (docs/security.md).
+ *
+ * Where the key comes from, first found:
+ *   1. SKILLCI_RUNNER_KEY: any string of at least 32 characters (hashed
+ *      to 32 bytes), for a fleet whose runners share one cache or store;
+ *   2. the file SKILLCI_RUNNER_KEY_FILE, else
+ *      $XDG_CONFIG_HOME/skillci/runner.key, else
+ *      $HOME/.config/skillci/runner.key: 64 hex digits, created (mode
+ *      0600, folder 0700) with fresh random bytes when missing;
+ *   3. when none can be read or created: a key random to this process,
+ *      with one warning; nothing written earlier can then be reused.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_RUNNER_KEY_LEN 32
+
+/*
+ * The runner key (loaded once per process, thread-safe). Returns a
+ * pointer to SC_RUNNER_KEY_LEN bytes, valid until exit.
+ */
+const unsigned char *sc_runner_key(void);
+/*
+ * Where the key came from: its file's path, "SKILLCI_RUNNER_KEY" for the
+ * variable, or NULL for a key random to this process. Loads the key.
+ */
+const char *sc_runner_key_source(void);
+
+#endif
