@@ -16,6 +16,9 @@ mkdir -p "$logs"
 export SKILLCI="${SKILLCI:-$root/$build/skillci}"
 export SKILLCI_ROOT="$root"
 export CMOCKA_MESSAGE_OUTPUT=TAP
+# The runner key that signs cached answers and stored units (secret.h):
+# one for the whole test run, never the one under the user's HOME.
+export SKILLCI_RUNNER_KEY_FILE="${SKILLCI_RUNNER_KEY_FILE:-$root/$build/test-home/runner.key}"
 : "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0:halt_on_error=1}"
 export ASAN_OPTIONS
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"

@@ -93,6 +93,9 @@
 #define SC_GEN_MAX_REFINE        20                 /* largest --max-refine */
 #define SC_EXPORT_MAX_UNITS      10000000           /* units read from a store by export */
 
+/* Results store (runner/results/store.c) */
+#define SC_STORE_LOOKUP_ROWS     16      /* newest rows of one unit key checked for a valid MAC */
+
 /* skillci run and merge (runner/cmd/cmd-run.c, cmd-merge.c, pipeline/plan.c) */
 #define SC_MAX_SHARDS            10000   /* --shard K/N: largest N */
 #define SC_MAX_RUN_UNITS         10000000 /* units in one plan */

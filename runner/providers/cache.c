@@ -1,6 +1,7 @@
 /* Response cache on disk: see cache.h. */
 #include "common.h"
 #include "providers/cache.h"
+#include "secret.h"
 
 #include <cjson/cJSON.h>
 #include <time.h>
@@ -73,11 +74,40 @@ static int64_t get_count(const cJSON *obj, const char *name)
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
+/*
+ * The entry's MAC: HMAC-SHA-256 under the runner key over the cache key,
+ * the answer and its token counts, each NUL-separated after a version
+ * tag. An entry whose text or counts were rewritten, or that was copied
+ * under another key, no longer matches.
+ */
+static void entry_mac(char out[SC_SHA256_HEX_LEN + 1], const char *key, const char *text,
+		      const int64_t counts[4])
+{
+	unsigned char mac[SC_SHA256_LEN];
+	struct sc_buf num = SC_BUF_INIT;
+	struct sc_hmac h;
+
+	sc_hmac_init(&h, sc_runner_key(), SC_RUNNER_KEY_LEN);
+	sc_hmac_update(&h, "skillci-cache/1", 16);
+	sc_hmac_update(&h, key, strlen(key) + 1);
+	sc_hmac_update(&h, text, strlen(text) + 1);
+	for (int i = 0; i < 4; i++)
+		sc_buf_printf(&num, "%lld;", (long long)counts[i]);
+	sc_hmac_update(&h, num.ptr, num.len);
+	sc_hmac_final(&h, mac);
+	sc_buf_clear(&num);
+	sc_hex(&num, mac, sizeof(mac));
+	memcpy(out, num.ptr, SC_SHA256_HEX_LEN + 1);
+	sc_buf_release(&num);
+}
+
 int sc_cache_get(const char *dir, const char *key, struct sc_chat_response *resp)
 {
 	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT;
 	cJSON *root = NULL;
-	const cJSON *k, *text, *usage;
+	const cJSON *k, *text, *usage, *mac;
+	char want[SC_SHA256_HEX_LEN + 1];
+	int64_t counts[4];
 	int err = SC_ENOTFOUND;
 
 	sc_cache_path(&path, dir, key);
@@ -94,12 +124,25 @@ int sc_cache_get(const char *dir, const char *key, struct sc_chat_response *resp
 		goto done;
 	}
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
+	counts[0] = get_count(usage, "input_tokens");
+	counts[1] = get_count(usage, "output_tokens");
+	counts[2] = get_count(usage, "cache_read_tokens");
+	counts[3] = get_count(usage, "cache_creation_tokens");
+	mac = cJSON_GetObjectItemCaseSensitive(root, "mac");
+	entry_mac(want, key, text->valuestring, counts);
+	if (!cJSON_IsString(mac) || strlen(mac->valuestring) != SC_SHA256_HEX_LEN ||
+	    !sc_digest_equal((const unsigned char *)mac->valuestring, (const unsigned char *)want,
+			   SC_SHA256_HEX_LEN)) {
+		sc_trace("http", "cache entry '%s' fails its integrity check (written by another "
+			 "runner, or rewritten); ignored", path.ptr);
+		goto done;
+	}
 	free(resp->text);
 	resp->text = sc_xstrdup(text->valuestring);
-	resp->input_tokens = get_count(usage, "input_tokens");
-	resp->output_tokens = get_count(usage, "output_tokens");
-	resp->cache_read_tokens = get_count(usage, "cache_read_tokens");
-	resp->cache_creation_tokens = get_count(usage, "cache_creation_tokens");
+	resp->input_tokens = counts[0];
+	resp->output_tokens = counts[1];
+	resp->cache_read_tokens = counts[2];
+	resp->cache_creation_tokens = counts[3];
 	resp->from_cache = true;
 	err = 0;
 done:
@@ -116,7 +159,9 @@ int sc_cache_put(const char *dir, const char *key, const struct sc_model *model,
 {
 	struct sc_buf path = SC_BUF_INIT, when = SC_BUF_INIT;
 	cJSON *root = NULL, *usage;
-	char *json = NULL, *slash;
+	char *json = NULL, *slash, mac[SC_SHA256_HEX_LEN + 1];
+	const int64_t counts[4] = { resp->input_tokens, resp->output_tokens, resp->cache_read_tokens,
+				    resp->cache_creation_tokens };
 	int err = 0;
 
 	if (resp->error || resp->error_class != SC_CHAT_OK || !resp->text || !*resp->text ||
@@ -133,6 +178,8 @@ int sc_cache_put(const char *dir, const char *key, const struct sc_model *model,
 	cJSON_AddNumberToObject(usage, "output_tokens", (double)resp->output_tokens);
 	cJSON_AddNumberToObject(usage, "cache_read_tokens", (double)resp->cache_read_tokens);
 	cJSON_AddNumberToObject(usage, "cache_creation_tokens", (double)resp->cache_creation_tokens);
+	entry_mac(mac, key, resp->text, counts);
+	cJSON_AddStringToObject(root, "mac", mac);
 	json = cJSON_PrintUnformatted(root);
 	if (!json)
 		sc_die("out of memory");

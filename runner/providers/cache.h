@@ -9,6 +9,12 @@
  * files DIR/xx/KEY.json written atomically (temp file + rename), so two
  * processes may share a folder: a reader sees a whole entry or none.
  * Errors and empty answers are never stored.
+ *
+ * Integrity: every entry carries "mac", an HMAC-SHA-256 under the runner
+ * key (secret.h) over its key, answer and token counts. An entry without
+ * one, or whose text, counts or key were changed after it was written (a
+ * pull request that commits a cache folder, another runner's entry) is a
+ * miss, never an answer.
  */
 #include "buf.h"
 #include "providers/provider.h"
@@ -30,7 +36,7 @@ void sc_cache_path(struct sc_buf *out, const char *dir, const char *key);
 /*
  * Loads an entry into resp (text and token counts, from_cache set).
  * Returns 0 on a hit, SC_ENOTFOUND on a miss; an unreadable or corrupt
- * entry counts as a miss.
+ * entry, or one that fails its integrity check, counts as a miss.
  */
 int sc_cache_get(const char *dir, const char *key, struct sc_chat_response *resp);
 /* Stores a successful, non-empty answer; anything else is skipped (0). */

@@ -114,23 +114,60 @@ static void test_put_get_and_what_is_skipped(void **state)
 	assert_int_equal(back.cache_creation_tokens, 44);
 	free(back.text);
 
-	/* a count past int64 in an entry reads as 0 (the cast was undefined) */
+	/* a rewritten entry is a miss: text, counts (a count past int64
+	 * included, whose cast was undefined), or the key it is filed under */
 	{
-		struct sc_buf data = SC_BUF_INIT, edited = SC_BUF_INIT;
-		const char *at;
+		static const char *const edits[][2] = {
+			{ "the answer", "a planted answer" }, { "\"input_tokens\":11", "\"input_tokens\":1e300" },
+			{ "\"output_tokens\":22", "\"output_tokens\":23" },
+			{ "\"mac\":\"", "\"mac\":\"0" },
+		};
+		struct sc_buf data = SC_BUF_INIT, edited = SC_BUF_INIT, other = SC_BUF_INIT;
+		const char *key2 = "ab00000000000000000000000000000000000000000000000000000000000002";
 		sc_cache_path(&path, dir, key);
 		assert_int_equal(sc_read_file(&data, path.ptr, 1 << 20), 0);
-		at = strstr(data.ptr, ":11");
-		assert_non_null(at);
-		sc_buf_put(&edited, data.ptr, (size_t)(at - data.ptr));
-		sc_buf_puts(&edited, ":1e300");
-		sc_buf_puts(&edited, at + 3);
-		assert_int_equal(sc_write_file_atomic(path.ptr, edited.ptr, edited.len), 0);
+		assert_non_null(strstr(data.ptr, "\"mac\":\""));
+		for (size_t e = 0; e < SC_ARRAY_SIZE(edits); e++) {
+			const char *at = strstr(data.ptr, edits[e][0]);
+			assert_non_null(at);
+			sc_buf_clear(&edited);
+			sc_buf_put(&edited, data.ptr, (size_t)(at - data.ptr));
+			sc_buf_puts(&edited, edits[e][1]);
+			sc_buf_puts(&edited, at + strlen(edits[e][0]));
+			assert_int_equal(sc_write_file_atomic(path.ptr, edited.ptr, edited.len), 0);
+			memset(&back, 0, sizeof(back));
+			assert_int_equal(sc_cache_get(dir, key, &back), SC_ENOTFOUND);
+			assert_null(back.text);
+		}
+		/* the untouched entry is a hit again */
+		assert_int_equal(sc_write_file_atomic(path.ptr, data.ptr, data.len), 0);
 		memset(&back, 0, sizeof(back));
 		assert_int_equal(sc_cache_get(dir, key, &back), 0);
-		assert_int_equal(back.input_tokens, 0);
-		assert_int_equal(back.output_tokens, 22);
 		free(back.text);
+		/* the same entry filed under another key (its "key" edited too) */
+		sc_buf_clear(&edited);
+		sc_buf_puts(&edited, data.ptr);
+		memcpy(strstr(edited.ptr, key), key2, 64);
+		sc_cache_path(&other, dir, key2);
+		assert_int_equal(sc_mkdir_p(dir), 0);
+		{
+			char *slash;
+			struct sc_buf d = SC_BUF_INIT;
+			sc_buf_puts(&d, other.ptr);
+			slash = strrchr(d.ptr, '/');
+			*slash = '\0';
+			assert_int_equal(sc_mkdir_p(d.ptr), 0);
+			sc_buf_release(&d);
+		}
+		assert_int_equal(sc_write_file_atomic(other.ptr, edited.ptr, edited.len), 0);
+		memset(&back, 0, sizeof(back));
+		assert_int_equal(sc_cache_get(dir, key2, &back), SC_ENOTFOUND);
+		/* an entry without a MAC (an older skillci, or hand-written) */
+		sc_buf_clear(&edited);
+		sc_buf_printf(&edited, "{\"key\":\"%s\",\"text\":\"planted\",\"usage\":{}}", key);
+		assert_int_equal(sc_write_file_atomic(path.ptr, edited.ptr, edited.len), 0);
+		assert_int_equal(sc_cache_get(dir, key, &back), SC_ENOTFOUND);
+		sc_buf_release(&other);
 		sc_buf_release(&edited);
 		sc_buf_release(&data);
 	}
@@ -354,6 +391,8 @@ static int setup(void **state)
 {
 	(void)state;
 	sc_http_global_init();
+	/* this process's runner key: no file under HOME is read or made */
+	setenv("SKILLCI_RUNNER_KEY", "unit-test-runner-key-for-the-response-cache", 1);
 	fake_start(&F, "{}");
 	fake_env(&F, KEY_ANTHROPIC, KEY_OPENAI);
 	return 0;
