@@ -34,6 +34,9 @@
 #include "skills/skill.h"
 #include "results/store.h"
 #include "skills/testsuite.h"
+#include "escape.h"
+#include "pipeline/trust.h"
+#include "pipeline/workdir.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -42,6 +45,7 @@
 #include <unistd.h>
 
 #define MAX_MODELS 64
+#define SC_RUN_WORK_ROOT ".skillci/work"  /* per-run work folders (workdir.h) */
 
 static const char usage_text[] =
 	"usage: skillci run [--repo R] [--base A] [--head B] [--config F] [-m MODEL...]\n"
@@ -50,7 +54,7 @@ static const char usage_text[] =
 	"                   [--shard-count N] [--run-id ID]\n"
 	"                   [--offline] [--jobs N] [--store LOCATION] [--cache DIR] [--no-cache]\n"
 	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
-	"                   [--allow-unpinned] [-v]\n"
+	"                   [--allow-unpinned] [--max-units N] [--max-requests N] [-v]\n"
 	"\n"
 	"The PR check: evaluates the skills changed between two revisions without the\n"
 	"skill (baseline), at the base and at the head revision, writes the reports and\n"
@@ -85,8 +89,14 @@ static const char usage_text[] =
 	"  --retries N       retries per model request after the first try (default 5)\n"
 	"  --compile-only    check kernels without a GPU even when one is present\n"
 	"  --allow-unpinned  accept fixtures missing from or changed since fixtures.lock\n"
+	"  --max-units N     budget: most units this run may plan (default: skillci.yml, else 10000)\n"
+	"  --max-requests N  budget: most model requests the plan may need (default: skillci.yml,\n"
+	"                    else 20000); a plan over either exits 2 before any request\n"
 	"  -v, --verbose     one line per unit\n"
 	"\n"
+	"Policy (models, runs, gate, budget, paths, fixtures) comes from these flags and\n"
+	"the base revision's skillci.yml, never from the pull request: the head's\n"
+	"skillci.yml is only compared and reported (docs/security.md).\n"
 	"With GITHUB_ACTIONS=true the revisions come from $GITHUB_EVENT_PATH and the\n"
 	"reports also go to the step summary, outputs and annotations.\n"
 	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage/config/input,\n"
@@ -97,28 +107,35 @@ struct run_opts {
 	const char *store, *cache, *shard, *report_dir, *run_id;
 	const char *models[MAX_MODELS];
 	size_t nmodels;
-	int runs, jobs, batch, retries, shard_count;
+	int runs, jobs, batch, retries, shard_count, max_units, max_requests;
 	bool comment, offline, no_cache, no_reuse, verbose, compile_only, allow_unpinned;
 };
 
-/* One side of a changed skill: its head (with the baseline) or its base. */
+/*
+ * One side of a changed skill: its head (with the baseline), its base, or
+ * the head skill on the head's own added or changed tests (head_tests).
+ * sides[3 * i] is skill i's head, [3 * i + 1] its base, [3 * i + 2] its
+ * head_tests.
+ */
 struct side {
 	struct sc_eval_skill es;
 	struct sc_skill skill;
-	struct sc_test_set tests;
+	struct sc_test_set tests;   /* loaded at this side's revision (head_tests: copies) */
 	char hash[65];
 	bool baseline;      /* evaluate the baseline with this side (head) */
 	bool loaded;
 	struct sc_diags findings;  /* its own: SKILL.md, test files, writing it out; repo paths */
 	bool unreadable;    /* the side could not be read at all (a finding says why) */
+	bool has_changes;   /* head: changes compares the head's tests with the base's */
+	struct sc_test_changes changes;
 };
 
 /*
  * Units evaluated by one sc_eval_run() call: head sides (with their
- * baseline units) or base sides, of one or more skills.
+ * baseline units), base sides or head_tests sides, of one or more skills.
  */
 struct batch {
-	bool head;          /* head sides and the baseline, else base sides */
+	bool head;          /* head sides and the baseline, else base or head_tests sides */
 	const char **ids;   /* sorted, borrowed from the plan */
 	size_t n;
 	size_t *sides;      /* the sides its units belong to, each once */
@@ -184,7 +201,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
 	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
 	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
-	       O_REPORT_DIR, O_RUN_ID };
+	       O_REPORT_DIR, O_RUN_ID, O_MAX_UNITS, O_MAX_REQUESTS };
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "base", required_argument, NULL, O_BASE },
@@ -212,19 +229,26 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "batch", required_argument, NULL, O_BATCH },
 		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
 		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
+		{ "max-units", required_argument, NULL, O_MAX_UNITS },
+		{ "max-requests", required_argument, NULL, O_MAX_REQUESTS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc;
+	int c, rc, li;
 
 	o->repo = ".";
 	o->jobs = 1;
 	o->batch = SC_RUN_BATCH_UNITS;
 	o->retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:vh", longopts, (li = -1, &li))) != -1) {
 		rc = 0;
+		/* an empty value would mean the current folder or nothing at all
+		 * (--store '', --report-dir ''): say so rather than guess */
+		if (optarg && !*optarg)
+			return sc_cmd_usage_error("run", "%s%s needs a value, not an empty string",
+						  li >= 0 ? "--" : "-", li >= 0 ? longopts[li].name : "m");
 		switch (c) {
 		case 'm':
 			if (o->nmodels == MAX_MODELS)
@@ -258,6 +282,12 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_BATCH: rc = parse_int_opt(&o->batch, optarg, 1, 100000, "--batch"); break;
 		case O_COMPILE_ONLY: o->compile_only = true; break;
 		case O_UNPINNED: o->allow_unpinned = true; break;
+		case O_MAX_UNITS:
+			rc = parse_int_opt(&o->max_units, optarg, 1, SC_MAX_RUN_UNITS, "--max-units");
+			break;
+		case O_MAX_REQUESTS:
+			rc = parse_int_opt(&o->max_requests, optarg, 1, SC_MAX_RUN_UNITS, "--max-requests");
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default: return sc_cmd_usage_error("run", "unknown option");
@@ -362,36 +392,103 @@ done:
 
 /* ---- skills and tests ---------------------------------------------------- */
 
-/* Prints findings to stderr; returns the number of errors. */
+/* Prints findings to stderr (an untrusted block: escape.h); returns the
+ * number of errors. */
 static size_t print_diags(struct sc_diags *d)
 {
 	struct sc_buf line = SC_BUF_INIT;
 	size_t errors = sc_diags_count(d, SC_SEV_ERROR);
 
+	if (!d->n)
+		return 0;
 	sc_diags_sort(d);
+	sc_ci_block_begin(stderr);
 	for (size_t i = 0; i < d->n; i++) {
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &d->items[i]);
 		fprintf(stderr, "%s\n", line.ptr);
 	}
+	sc_ci_block_end(stderr);
 	sc_buf_release(&line);
 	return errors;
 }
 
+/* s with every occurrence of the work folder dir replaced by shown. */
+static void repo_text(struct sc_buf *out, const char *s, const char *dir, const char *shown)
+{
+	size_t n = strlen(dir);
+	const char *hit;
+
+	while ((hit = strstr(s, dir))) {
+		sc_buf_put(out, s, (size_t)(hit - s));
+		sc_buf_puts(out, shown);
+		s = hit + n;
+		if (*s == '/' && !*shown)
+			s++;
+	}
+	sc_buf_puts(out, s);
+}
+
+/*
+ * Moves findings about files written out under dir into diags with the
+ * repository path shown_path in their place (file names and messages);
+ * files under root2 (when not NULL: manifest files written out) get
+ * their repository path too. Returns the first error as "file:line:
+ * message" (a new string), or NULL when there is none.
+ */
+static char *move_findings(struct sc_diags *diags, struct sc_diags *mine, const char *dir,
+			   const char *shown_path, const char *root2)
+{
+	struct sc_buf file = SC_BUF_INIT, msg = SC_BUF_INIT, t = SC_BUF_INIT;
+	char *first = NULL;
+
+	sc_diags_sort(mine);
+	for (size_t i = 0; i < mine->n; i++) {
+		const struct sc_diag *d = &mine->items[i];
+		sc_buf_clear(&file);
+		sc_buf_clear(&msg);
+		repo_text(&file, d->file, dir, shown_path);
+		repo_text(&msg, d->message, dir, shown_path);
+		if (root2) {
+			sc_buf_clear(&t);
+			repo_text(&t, file.ptr, root2, "");
+			sc_buf_sets(&file, t.ptr);
+			sc_buf_clear(&t);
+			repo_text(&t, msg.ptr, root2, "");
+			sc_buf_sets(&msg, t.ptr);
+		}
+		if (d->sev == SC_SEV_ERROR && !first) {
+			struct sc_buf m = SC_BUF_INIT;
+			sc_buf_printf(&m, "%s:%zu: %s", file.ptr, d->line, msg.ptr);
+			first = sc_buf_detach(&m, NULL);
+		}
+		sc_diags_add(diags, d->sev, file.ptr, d->line, d->code, "%s", msg.ptr);
+	}
+	sc_buf_release(&file);
+	sc_buf_release(&msg);
+	sc_buf_release(&t);
+	return first;
+}
+
 /*
  * Writes one side of a changed skill (the folder at git_path in tree) to
- * root/side_name/git_path and loads the skill and its tests (the skill's
- * own test files, then the manifest's). Returns 0 or an error; findings
- * go to diags.
+ * root/side_name/git_path and loads the skill and its tests: the skill's
+ * own test files, then the manifest's, read from the same revision (the
+ * files are written out to root/side_name-repo). Findings go to the
+ * side's own list with repository paths (the head's for both sides, so
+ * the two sides compare); a test file the head cannot read is an error
+ * finding there, which the gate's validity check fails: a pull request
+ * cannot hide its tests by breaking them. Returns 0 or an error.
  */
 static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_path,
 		     const char *root, const char *side_name, const char *shown_path,
-		     const struct sc_config *cfg, const char *repo_root)
+		     const struct sc_config *cfg, bool head)
 {
-	struct sc_buf dir = SC_BUF_INIT, sub = SC_BUF_INIT;
+	struct sc_buf dir = SC_BUF_INIT, sub = SC_BUF_INIT, mroot = SC_BUF_INIT;
+	struct sc_diags mine = SC_DIAGS_INIT;
+	struct sc_strlist present = { 0 };
 	const char *rel = strcmp(git_path, ".") ? git_path : "";
 	const struct sc_config_skill *man;
-	struct sc_diags mine = SC_DIAGS_INIT;
 	int err;
 
 	sc_path_join(&sub, root, side_name);
@@ -408,11 +505,19 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 	if ((err = sc_tests_load_skill(&s->tests, dir.ptr, &mine)) < 0)
 		goto done;
 	man = sc_config_find_skill(cfg, *rel ? rel : ".");
-	if (man && (err = sc_tests_load_manifest(&s->tests, &man->tests, &man->fixtures, repo_root,
-						 cfg->fixtures_dir, dir.ptr,
-						 cfg->path ? cfg->path : SC_CONFIG_FILE, man->line,
-						 &mine)) < 0)
-		goto done;
+	if (man) {
+		/* the manifest's test files at this side's revision; at head a
+		 * file the pull request deleted is a removed test, not an error */
+		sc_buf_printf(&mroot, "%s-repo", sub.ptr);
+		if ((err = sc_mkdir_p(mroot.ptr)) < 0 ||
+		    (err = sc_trust_write_blobs(tree, &man->tests, mroot.ptr, &present)) < 0)
+			goto done;
+		if ((err = sc_tests_load_manifest(&s->tests, head ? &present : &man->tests,
+						  &man->fixtures, mroot.ptr, cfg->fixtures_dir,
+						  dir.ptr, cfg->path ? cfg->path : SC_CONFIG_FILE,
+						  man->line, &mine)) < 0)
+			goto done;
+	}
 	if ((err = sc_eval_skill_hash(s->hash, &s->skill)) < 0)
 		goto done;
 	s->es.path = shown_path;
@@ -420,22 +525,14 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 	s->es.tests = &s->tests;
 	s->loaded = true;
 done:
-	/* Findings name the written-out files: show the repository path (the
-	 * head's for both sides, so the two sides compare). */
-	for (size_t i = 0; i < mine.n; i++) {
-		const struct sc_diag *d = &mine.items[i];
-		bool inside = strlen(d->file) > dir.len && !strncmp(d->file, dir.ptr, dir.len) &&
-			      d->file[dir.len] == '/';
-		sc_buf_clear(&sub);
-		if (inside)
-			sc_path_join(&sub, shown_path, d->file + dir.len + 1);
-		else
-			sc_buf_sets(&sub, d->file);
-		sc_diags_add(&s->findings, d->sev, sub.ptr, d->line, d->code, "%s", d->message);
-	}
+	/* findings name the written-out files: show repository paths */
+	free(move_findings(&s->findings, &mine, dir.ptr, shown_path,
+			   mroot.len ? mroot.ptr : NULL));
 	sc_diags_release(&mine);
+	sc_strlist_release(&present);
 	sc_buf_release(&dir);
 	sc_buf_release(&sub);
+	sc_buf_release(&mroot);
 	return err;
 }
 
@@ -459,8 +556,35 @@ static int side_unreadable(struct side *s, int err, const char *path)
 	return 0;
 }
 
-/* The side (2 * skill index, + 1 for base) a planned unit belongs to, by
- * binary search in the changed list (sorted by path); SIZE_MAX when none. */
+/*
+ * Wires the three sides of one changed skill after loading: the head is
+ * judged on the base's tests when the base was read (the tests already
+ * reviewed and merged), else on its own (an added skill); the head's
+ * added or changed tests go to the head_tests side, run with the head
+ * skill beside the verdict. Fills the test changes of the skill.
+ */
+static void wire_sides(struct side *h, struct side *b, struct side *p)
+{
+	if (!h->loaded)
+		return;
+	if (b->loaded) {
+		h->es.tests = &b->tests;
+		sc_trust_diff_tests(&p->tests, &h->changes, &b->tests, &h->tests);
+		h->has_changes = true;
+		if (p->tests.n) {
+			p->es.path = h->es.path;
+			p->es.variant = SC_VARIANT_HEAD_TESTS;
+			p->es.skill = &h->skill;
+			p->es.tests = &p->tests;
+			memcpy(p->hash, h->hash, sizeof(p->hash));
+			p->loaded = true;
+		}
+	}
+}
+
+/* The side (3 * skill index, + 1 for base, + 2 for head_tests) a planned
+ * unit belongs to, by binary search in the changed list (sorted by path);
+ * SIZE_MAX when none. The baseline belongs to the head. */
 static size_t side_of(const struct sc_changed *changed, const char *skill, const char *variant)
 {
 	size_t lo = 0, hi = changed->n;
@@ -469,7 +593,8 @@ static size_t side_of(const struct sc_changed *changed, const char *skill, const
 		size_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(changed->items[mid].path, skill);
 		if (c == 0)
-			return 2 * mid + (strcmp(variant, "base") == 0);
+			return 3 * mid + (strcmp(variant, "base") == 0 ? 1
+					  : strcmp(variant, SC_VARIANT_HEAD_TESTS) == 0 ? 2 : 0);
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -645,9 +770,16 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 	rs->skill_md = sc_buf_detach(&md, NULL);
 	rs->base_tree = dup_or_null(cs->base_tree);
 	rs->head_tree = dup_or_null(cs->head_tree);
-	rs->tests = head->loaded ? (int64_t)head->tests.n : 0;
+	/* the tests the verdict uses: the base's when there is a base */
+	rs->tests = head->loaded ? (int64_t)head->es.tests->n : 0;
 	/* an unreadable head is a gate failure, not an untested skill */
 	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
+	if (head->has_changes) {
+		rs->has_test_changes = true;
+		rs->tests_added = (int64_t)head->changes.added;
+		rs->tests_changed = (int64_t)head->changes.changed;
+		rs->tests_removed = (int64_t)head->changes.removed;
+	}
 	rs->gate_passed = true;
 }
 
@@ -744,35 +876,82 @@ static const struct sc_results_unit *first_error(const struct sc_results *r)
 	return NULL;
 }
 
+/* The trust record of the run, copied into the results model. */
+static void trust_to_results(struct sc_results_trust *out, const struct sc_trust *t)
+{
+	out->config = t->config_source ? sc_xstrdup(t->config_source) : NULL;
+	out->changes = sc_xcalloc(t->nchanges + 1, sizeof(*out->changes));
+	out->nchanges = t->nchanges;
+	for (size_t i = 0; i < t->nchanges; i++) {
+		out->changes[i].key = sc_xstrdup(t->changes[i].key);
+		out->changes[i].base = sc_xstrdup(t->changes[i].base);
+		out->changes[i].head = sc_xstrdup(t->changes[i].head);
+	}
+	out->notes = sc_xcalloc(t->notes.n + 1, sizeof(char *));
+	out->nnotes = t->notes.n;
+	for (size_t i = 0; i < t->notes.n; i++)
+		out->notes[i] = sc_xstrdup(t->notes.items[i]);
+}
+
+/* "gate: SKILL MODEL: message [rule]" lines on stderr (an untrusted block). */
+static void print_gate(const struct sc_results *res)
+{
+	struct sc_buf line = SC_BUF_INIT;
+
+	if (!res->gate.nfailures)
+		return;
+	sc_ci_block_begin(stderr);
+	for (size_t i = 0; i < res->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &res->gate.failures[i];
+		sc_buf_clear(&line);
+		sc_buf_puts(&line, "gate: ");
+		sc_escape_log(&line, f->skill);
+		if (f->model && *f->model) {
+			sc_buf_putc(&line, ' ');
+			sc_escape_log(&line, f->model);
+		}
+		sc_buf_puts(&line, ": ");
+		sc_escape_log(&line, f->message);
+		sc_buf_printf(&line, " [%s]", f->rule);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	sc_ci_block_end(stderr);
+	sc_buf_release(&line);
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
 	struct sc_config cfg;
+	struct sc_trust trust;
 	struct sc_diags diags = SC_DIAGS_INIT;
 	struct sc_git_repo *repo = NULL;
 	struct sc_store *store = NULL;
 	struct sc_git_tree *tbase = NULL, *thead = NULL;
 	struct sc_changed changed = SC_CHANGED_INIT;
 	struct sc_changed_extra *extra = NULL;
-	struct side *sides = NULL;   /* 2 per changed skill: head, base */
+	struct side *sides = NULL;   /* 3 per changed skill: head, base, head_tests */
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct batch *batches = NULL;
 	size_t nbatches = 0, batches_alloc = 0, nextra = 0, mine = 0;
-	size_t open_batch[2] = { SIZE_MAX, SIZE_MAX };
+	size_t open_batch[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	int64_t need_requests = 0;
 	struct sc_model *models = NULL;
+	struct sc_strlist model_names = { 0 };
 	struct sc_eval_options tmpl;
 	struct sc_client_options copt;
 	struct sc_progress progress;
+	struct sc_workdir wd;
 	struct work w;
 	struct sc_results res;
-	struct sc_buf workdir = SC_BUF_INIT, tmp = SC_BUF_INIT, plan_extra = SC_BUF_INIT;
-	struct sc_buf config_dir = SC_BUF_INIT;
+	struct sc_buf tmp = SC_BUF_INIT, plan_extra = SC_BUF_INIT, fixtures_rel = SC_BUF_INIT;
 	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
-	const char *repo_root = ".", *store_path, *cache_dir, *junit, *markdown, *json;
-	char *html = NULL, *run_id = NULL;
+	char workspace[4096], repo_real[4096];
+	const char *repo_workdir = NULL, *store_path, *cache_dir, *junit, *markdown, *json;
+	char *html = NULL, *run_id = NULL, *fixtures_dir = NULL;
 	bool progress_ready = false, signals_on = false, stopped = false, kops_ready = false;
 	struct sc_kernelops kops;
 	const struct sc_eval_kernel_ops *kernel = NULL;
@@ -781,7 +960,10 @@ int cmd_run(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	memset(&w, 0, sizeof(w));
+	memset(&wd, 0, sizeof(wd));
+	wd.lock_fd = -1;
 	sc_config_defaults(&cfg);
+	sc_trust_init(&trust);
 	sc_results_init(&res);
 	pthread_mutex_init(&w.lock, NULL);
 	if ((rc = parse_args(&o, argc, argv))) {
@@ -794,48 +976,62 @@ int cmd_run(int argc, char **argv)
 		rc = sc_cmd_usage_error("run", "%s", sc_error_last());
 		goto done;
 	}
+	if (!realpath(".", workspace)) {
+		err = sc_error_set(SC_EIO, "cannot resolve the current folder: %s", strerror(errno));
+		goto fail;
+	}
 
-	/* The repository, its config and the two revisions. */
+	/* The repository and the two revisions. */
 	if (sc_git_is_url(o.repo)) {
+		if ((err = sc_trust_check_output("the clone folder", ".skillci/repos", workspace)) < 0)
+			goto fail;
 		err = sc_git_clone_or_fetch(&repo, o.repo, ".skillci/repos");
-		repo_root = NULL;
 	} else {
 		err = sc_git_open(&repo, o.repo);
-		repo_root = o.repo;
 	}
 	if (err < 0)
 		goto fail;
+	if (sc_git_workdir(repo) && realpath(sc_git_workdir(repo), repo_real))
+		repo_workdir = repo_real;
 	if ((err = resolve_revs(base_rev, head_rev, repo, &o)) < 0)
 		goto fail;
 	if ((err = sc_git_tree_open(&thead, repo, head_rev)) < 0 ||
-	    (err = sc_git_tree_open(&tbase, repo, base_rev[0] ? base_rev : NULL)) < 0)
+	    (base_rev[0] && (err = sc_git_tree_open(&tbase, repo, base_rev)) < 0))
 		goto fail;
 	run_id = choose_run_id(&o, shard_n);
+	if ((err = sc_trust_check_output("the work folder", SC_RUN_WORK_ROOT, workspace)) < 0)
+		goto fail;
 	{
 		/* The work folder is this process's own, even when shards on
 		 * one machine share the run id. */
 		char *mine_id = sc_eval_new_run_id();
-		sc_buf_printf(&workdir, ".skillci/work/%s", mine_id);
+		size_t cleaned = 0;
+		err = sc_workdir_create(&wd, SC_RUN_WORK_ROOT, mine_id, &cleaned);
 		free(mine_id);
-	}
-	if (!repo_root) {
-		/* A clone has no work tree: the config comes from the head commit. */
-		struct sc_buf blob = SC_BUF_INIT;
-		sc_path_join(&config_dir, workdir.ptr, "config");
-		if ((err = sc_mkdir_p(config_dir.ptr)) < 0)
-			goto fail;
-		if (sc_git_read_blob(&blob, thead, SC_CONFIG_FILE, SC_MAX_CONFIG_BYTES) == 0) {
-			sc_path_join(&tmp, config_dir.ptr, SC_CONFIG_FILE);
-			err = sc_write_file_atomic(tmp.ptr, blob.ptr, blob.len);
-		}
-		sc_error_clear();
-		sc_buf_release(&blob);
 		if (err < 0)
 			goto fail;
-		repo_root = config_dir.ptr;
+		if (cleaned)
+			sc_log(SC_LOG_INFO, "removed %zu work folder%s left by runs that were killed",
+			       cleaned, cleaned == 1 ? "" : "s");
 	}
-	sc_config_release(&cfg);
-	err = sc_config_load(&cfg, repo_root, o.config, &diags);
+
+	/* The policy: the base revision's configuration, never the head's. */
+	{
+		struct sc_trust_config_in in;
+		struct sc_buf scratch = SC_BUF_INIT;
+		memset(&in, 0, sizeof(in));
+		sc_path_join(&scratch, wd.path, "config");
+		in.base = tbase;
+		in.head = thead;
+		in.base_rev = base_rev;
+		in.head_rev = head_rev;
+		in.repo_workdir = repo_workdir;
+		in.explicit_path = o.config;
+		in.scratch = scratch.ptr;
+		sc_config_release(&cfg);
+		err = sc_trust_load_config(&cfg, &trust, &in, &diags);
+		sc_buf_release(&scratch);
+	}
 	if (print_diags(&diags) && err == 0) {
 		rc = SC_EXIT_USAGE;
 		fprintf(stderr, "error: the configuration has errors (above)\n");
@@ -855,35 +1051,43 @@ int cmd_run(int argc, char **argv)
 	/* Flags override the config. */
 	if (o.runs)
 		cfg.runs = o.runs;
-	{
-		/* --fixtures is relative to the current folder, the config's to the
-		 * repository root; either way the plan uses an absolute path. */
-		char real[4096];
-		sc_buf_clear(&tmp);
-		if (o.fixtures || cfg.fixtures_dir[0] == '/')
-			sc_buf_puts(&tmp, o.fixtures ? o.fixtures : cfg.fixtures_dir);
-		else
-			sc_path_join(&tmp, repo_root, cfg.fixtures_dir);
-		free(cfg.fixtures_dir);
-		cfg.fixtures_dir = sc_xstrdup(realpath(tmp.ptr, real) ? real : tmp.ptr);
+	if (o.max_units)
+		cfg.max_units = o.max_units;
+	if (o.max_requests)
+		cfg.max_requests = o.max_requests;
+	if (!o.fixtures) {
+		/* the manifest's fixtures mark their skills changed by repository path */
+		const char *f = cfg.fixtures_dir;
+		while (f[0] == '.' && f[1] == '/')
+			f += 2;
+		sc_buf_puts(&fixtures_rel, f);
 	}
-	if (o.nmodels == 0) {
-		for (size_t i = 0; i < cfg.models.n && o.nmodels < MAX_MODELS; i++)
-			o.models[o.nmodels++] = cfg.models.items[i];
-	}
-	if (o.nmodels == 0) {
-		rc = sc_cmd_usage_error("run", "name a model with -m or list models: in skillci.yml");
+	if ((err = sc_trust_fixtures(&fixtures_dir, o.fixtures ? o.fixtures : cfg.fixtures_dir,
+				     o.fixtures != NULL, tbase, thead, repo_workdir, wd.path, &trust,
+				     &diags)) < 0)
+		goto fail;
+	print_diags(&diags);  /* what writing the base's fixtures out found */
+	sc_diags_release(&diags);
+	free(cfg.fixtures_dir);
+	cfg.fixtures_dir = sc_xstrdup(fixtures_dir);
+	sc_trust_models(&model_names, o.models, o.nmodels, &cfg.models, &trust);
+	if (model_names.n == 0) {
+		rc = sc_cmd_usage_error("run", "name a model with -m or list models: in the base "
+					"revision's skillci.yml");
 		goto done;
 	}
+	if (model_names.n > MAX_MODELS) {
+		rc = sc_cmd_usage_error("run", "at most %d models", MAX_MODELS);
+		goto done;
+	}
+	o.nmodels = model_names.n;
+	for (size_t i = 0; i < model_names.n; i++)
+		o.models[i] = model_names.items[i];
 	models = sc_xcalloc(o.nmodels, sizeof(*models));
 	for (size_t i = 0; i < o.nmodels; i++)
 		if ((err = sc_model_parse(&models[i], o.models[i])) < 0)
 			goto fail;
 	store_path = sc_store_location(o.store, cfg.store_path);
-	/* The store is reached before any work: a database that is down
-	 * fails the run now (exit 3), before a single paid request. */
-	if ((rc = sc_cmd_open_store(&store, store_path, false)))
-		goto done;
 	cache_dir = o.no_cache || cfg.cache_mode == SC_CACHE_OFF ? NULL
 		    : o.cache ? o.cache : cfg.cache_dir;
 	if (o.report_dir) {
@@ -896,15 +1100,49 @@ int cmd_run(int argc, char **argv)
 	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
 	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
 
-	/* Changed skills; fixtures and test files named in the manifest mark their skill. */
+	/* Every path this run writes stays in the workspace (or where a flag
+	 * says), and is writable before the first request is paid for. */
+	{
+		const struct { const char *key, *path; bool dir; } outs[] = {
+			{ o.store ? "--store" : "store",
+			  sc_store_is_postgres(store_path) ? NULL : store_path, false },
+			{ o.cache ? "--cache" : "cache.dir", cache_dir, true },
+			{ o.junit ? "--junit" : o.report_dir ? "--report-dir" : "reports.junit", junit, false },
+			{ o.markdown ? "--markdown" : o.report_dir ? "--report-dir" : "reports.markdown",
+			  markdown, false },
+			{ o.json ? "--json" : o.report_dir ? "--report-dir" : "reports.json", json, false },
+			{ o.html ? "--html" : o.report_dir ? "--report-dir" : "reports.html", html, true },
+		};
+		for (size_t i = 0; i < SC_ARRAY_SIZE(outs); i++) {
+			if (!outs[i].path)
+				continue;
+			if ((err = sc_trust_check_output(outs[i].key, outs[i].path, workspace)) < 0)
+				goto fail;
+			if (i >= 2 && (err = sc_trust_check_writable(outs[i].key, outs[i].path,
+								    outs[i].dir)) < 0)
+				goto fail;
+		}
+		if (cache_dir && (err = sc_mkdir_p(cache_dir)) < 0)
+			goto fail;
+	}
+	/* The store is reached before any work: a database that is down or
+	 * cannot be written fails the run now (exit 3), before a paid request. */
+	if ((rc = sc_cmd_open_store(&store, store_path, false)))
+		goto done;
+	if ((err = sc_store_check_writable(store)) < 0)
+		goto fail;
+
+	/* Changed skills; fixtures and test files named in the manifest mark
+	 * their skill. The configuration files mark nothing: the head's are
+	 * not applied, so changing them alone changes no skill. */
 	for (size_t i = 0; i < cfg.nskills; i++)
 		nextra += cfg.skills[i].fixtures.n + cfg.skills[i].tests.n;
 	extra = sc_xcalloc(nextra ? nextra : 1, sizeof(*extra));
 	nextra = 0;
 	for (size_t i = 0; i < cfg.nskills; i++) {
-		for (size_t f = 0; f < cfg.skills[i].fixtures.n; f++) {
+		for (size_t f = 0; f < cfg.skills[i].fixtures.n && fixtures_rel.len; f++) {
 			sc_buf_clear(&tmp);
-			sc_path_join(&tmp, cfg.fixtures_dir, cfg.skills[i].fixtures.items[f]);
+			sc_path_join(&tmp, fixtures_rel.ptr, cfg.skills[i].fixtures.items[f]);
 			extra[nextra].prefix = sc_buf_detach(&tmp, NULL);
 			extra[nextra++].skill_path = cfg.skills[i].skill;
 		}
@@ -914,33 +1152,37 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	{
+		static const char *const no_globals[1] = { NULL };
 		struct sc_changed_opts copts;
 		memset(&copts, 0, sizeof(copts));
 		copts.extra = extra;
 		copts.nextra = nextra;
+		copts.global_files = no_globals;
+		copts.nglobal = 0;
 		if ((err = sc_changed_compute(&changed, tbase, thead, sc_git_name(repo), &copts)) < 0)
 			goto fail;
 	}
 
 	/* Write out and load both sides of every changed skill. */
-	sides = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*sides));
+	sides = sc_xcalloc(changed.n ? 3 * changed.n : 1, sizeof(*sides));
 	for (size_t i = 0; i < changed.n; i++) {
 		const struct sc_changed_skill *cs = &changed.items[i];
-		struct side *h = &sides[2 * i], *b = &sides[2 * i + 1];
+		struct side *h = &sides[3 * i], *b = &sides[3 * i + 1], *p = &sides[3 * i + 2];
 		h->es.variant = "head";
 		h->baseline = true;
 		b->es.variant = "base";
+		p->es.variant = SC_VARIANT_HEAD_TESTS;
 		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
-		    (err = load_side(h, thead, cs->path, workdir.ptr, "head", cs->path, &cfg,
-				     repo_root)) < 0 &&
+		    (err = load_side(h, thead, cs->path, wd.path, "head", cs->path, &cfg, true)) < 0 &&
 		    (err = side_unreadable(h, err, cs->path)) < 0)
 			goto fail;
 		if (cs->status != SC_CHANGE_DELETED && cs->status != SC_CHANGE_ADDED &&
 		    cs->base_tree[0] &&
-		    (err = load_side(b, tbase, cs->old_path ? cs->old_path : cs->path, workdir.ptr,
-				     "base", cs->path, &cfg, repo_root)) < 0 &&
+		    (err = load_side(b, tbase, cs->old_path ? cs->old_path : cs->path, wd.path,
+				     "base", cs->path, &cfg, false)) < 0 &&
 		    (err = side_unreadable(b, err, cs->path)) < 0)
 			goto fail;
+		wire_sides(h, b, p);
 	}
 	/* The results entry of each changed skill, its findings compared
 	 * across the sides and printed with their side and state. */
@@ -948,20 +1190,27 @@ int cmd_run(int argc, char **argv)
 	res.nskills = changed.n;
 	for (size_t i = 0; i < changed.n; i++) {
 		struct sc_results_skill *rs = &res.skills[i];
-		const struct side *h = &sides[2 * i], *b = &sides[2 * i + 1];
+		const struct side *h = &sides[3 * i], *b = &sides[3 * i + 1];
 		fill_skill(rs, &changed.items[i], h, b);
 		sc_findings_compare(rs, b->loaded || b->unreadable ? &b->findings : NULL,
 				    &h->findings);
+		if (rs->nfindings)
+			sc_ci_block_begin(stderr);  /* names and messages from the repository */
 		for (size_t f = 0; f < rs->nfindings; f++) {
+			struct sc_buf line = SC_BUF_INIT;
 			sc_buf_clear(&tmp);
 			sc_findings_format(&tmp, &rs->findings[f]);
-			fprintf(stderr, "%s\n", tmp.ptr);
+			sc_escape_log(&line, tmp.ptr);
+			fprintf(stderr, "%s\n", line.ptr);
+			sc_buf_release(&line);
 		}
+		if (rs->nfindings)
+			sc_ci_block_end(stderr);
 	}
 	{
-		const struct sc_test_set **sets = sc_xcalloc(changed.n ? 2 * changed.n : 1, sizeof(*sets));
+		const struct sc_test_set **sets = sc_xcalloc(changed.n ? 3 * changed.n : 1, sizeof(*sets));
 		size_t nsets = 0;
-		for (size_t i = 0; i < 2 * changed.n; i++)
+		for (size_t i = 0; i < 3 * changed.n; i++)
 			if (sides[i].loaded)
 				sets[nsets++] = &sides[i].tests;
 		sc_kernelops_init(&kops, cfg.fixtures_dir, cfg.arch, o.compile_only,
@@ -974,32 +1223,39 @@ int cmd_run(int argc, char **argv)
 	}
 
 	/* The plan: every unit of every shard, then this shard's batches. */
-	for (size_t i = 0; i < 2 * changed.n; i++) {
-		const struct side *s = &sides[i], *h = &sides[i & ~(size_t)1];
-		if (!s->loaded || !h->loaded || h->tests.n == 0)
-			continue;  /* deleted, or untested at head */
+	for (size_t i = 0; i < 3 * changed.n; i++) {
+		const struct side *s = &sides[i], *h = &sides[i - i % 3];
+		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
+			continue;  /* deleted, unreadable, or nothing to run */
 		for (size_t m = 0; m < o.nmodels; m++)
-			for (size_t t = 0; t < s->tests.n; t++) {
+			for (size_t t = 0; t < s->es.tests->n; t++) {
+				const struct sc_test *test = &s->es.tests->items[t];
+				/* the most requests a unit makes: its turns (kernel
+				 * tests feed errors back), and one judge request */
+				int cost = (sc_test_is_kernel(test) ? cfg.max_turns : 1) +
+					   (cfg.judge_model ? 1 : 0);
 				char th[65];
-				sc_test_hash(th, &s->tests.items[t]);
+				sc_test_hash(th, test);
 				for (int r = 0; r < cfg.runs; r++) {
 					sc_buf_clear(&tmp);
 					sc_buf_printf(&tmp, "%s|%s", s->hash, th);
 					sc_plan_add(&plan, s->es.path, s->es.variant, models[m].name,
-						    s->tests.items[t].id, r, tmp.ptr);
+						    test->id, r, tmp.ptr);
+					plan.units[plan.n - 1].requests = cost;
 					if (s->baseline) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
 						sc_plan_add(&plan, s->es.path, "baseline", models[m].name,
-							    s->tests.items[t].id, r, tmp.ptr);
+							    test->id, r, tmp.ptr);
+						plan.units[plan.n - 1].requests = cost;
 					}
 				}
 			}
-	}
-	if (plan.n > SC_MAX_RUN_UNITS) {
-		err = sc_error_set(SC_ELIMIT, "the plan has %zu units, more than %d", plan.n,
-				   SC_MAX_RUN_UNITS);
-		goto fail;
+		if (plan.n > SC_MAX_RUN_UNITS) {
+			err = sc_error_set(SC_EINVAL, "the plan has more than %d units; lower runs or "
+					   "models", SC_MAX_RUN_UNITS);
+			goto fail;
+		}
 	}
 	sc_buf_printf(&plan_extra, "runs=%d;turns=%d;harness=%s;judge=%s", cfg.runs, cfg.max_turns,
 		      SC_EVAL_HARNESS_VERSION, cfg.judge_model ? cfg.judge_model : "");
@@ -1007,11 +1263,12 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	/* One pass over the plan (sorted by id, so each skill's units are
 	 * together): each of this shard's units joins the open batch of its
-	 * kind (head and baseline, or base), which fills across skills. */
+	 * kind (head and baseline, base, or head_tests), which fills across
+	 * skills. */
 	for (size_t u = 0; u < plan.n; u++) {
 		const struct sc_plan_unit *pu = &plan.units[u];
 		size_t si = side_of(&changed, pu->skill, pu->variant);
-		int kind = (int)(si & 1);  /* 0 head, 1 base */
+		int kind = (int)(si % 3);  /* 0 head, 1 base, 2 head_tests */
 		struct batch *cur;
 		if (si == SIZE_MAX || !sides[si].loaded)
 			continue;
@@ -1036,6 +1293,17 @@ int cmd_run(int argc, char **argv)
 				cur->sides[cur->nsides++] = si;
 		}
 		mine++;
+		need_requests += pu->requests;
+	}
+
+	/* The budget, before the first request. */
+	{
+		struct sc_trust_budget bud = { mine, need_requests, cfg.max_units, cfg.max_requests };
+		sc_buf_clear(&tmp);
+		err = sc_trust_budget_check(&bud, &tmp);
+		fprintf(stderr, "%s\n", tmp.ptr);
+		if (err < 0)
+			goto fail;
 	}
 
 	/* Evaluate. */
@@ -1072,8 +1340,6 @@ int cmd_run(int argc, char **argv)
 		changed.n == 1 ? "" : "s", plan.n, shard_n > 1 ? "" : "\n");
 	if (shard_n > 1)
 		fprintf(stderr, ", %zu in shard %d/%d\n", mine, shard_k, shard_n);
-	if (cache_dir && (err = sc_mkdir_p(cache_dir)) < 0)
-		goto fail;
 	sc_signals_install();
 	signals_on = true;
 	res.run.started_at = sc_eval_now_iso();
@@ -1123,6 +1389,7 @@ int cmd_run(int argc, char **argv)
 	res.run.mode = sc_xstrdup(w.mode ? w.mode : "none");
 	if (kops_ready)
 		sc_kernelops_describe(&kops, &res.run);
+	trust_to_results(&res.run.trust, &trust);
 	res.units = w.units;
 	res.nunits = w.nunits;
 	w.units = NULL;
@@ -1142,28 +1409,23 @@ int cmd_run(int argc, char **argv)
 	/* Store, results JSON, reports. */
 	if ((err = store_run(store, &res, json)) < 0)
 		goto fail;
-	if (json) {
-		struct sc_buf dir = SC_BUF_INIT;
-		const char *slash = strrchr(json, '/');
-		if (slash) {
-			sc_buf_put(&dir, json, (size_t)(slash - json));
-			sc_mkdir_p(dir.ptr);
-		}
-		sc_buf_release(&dir);
-	}
-	for (const char *const *p = (const char *const[]){ junit, markdown, NULL }; *p; p++) {
-		const char *slash = strrchr(*p, '/');
-		if (slash) {
-			sc_buf_clear(&tmp);
-			sc_buf_put(&tmp, *p, (size_t)(slash - *p));
-			sc_mkdir_p(tmp.ptr);
-		}
-	}
 	if ((err = sc_results_save(&res, json)) < 0)
 		goto fail;
 	if ((rc = render_reports(json, junit, markdown, html, o.comment, store_path)))
 		goto done;
-	fprintf(stderr, "reports: %s, %s, %s/report.html, %s\n", junit, markdown, html, json);
+	{
+		struct sc_buf line = SC_BUF_INIT;
+		sc_buf_puts(&line, "reports: ");
+		sc_escape_log(&line, junit);
+		sc_buf_puts(&line, ", ");
+		sc_escape_log(&line, markdown);
+		sc_buf_puts(&line, ", ");
+		sc_escape_log(&line, html);
+		sc_buf_puts(&line, "/report.html, ");
+		sc_escape_log(&line, json);
+		fprintf(stderr, "%s\n", line.ptr);
+		sc_buf_release(&line);
+	}
 
 	if (stopped) {
 		fprintf(stderr, "error: %s; the reports are marked incomplete and a rerun resumes "
@@ -1171,21 +1433,30 @@ int cmd_run(int argc, char **argv)
 		rc = SC_EXIT_INFRA;
 	} else if (gate_rc == SC_EXIT_INFRA) {
 		const struct sc_results_unit *e = first_error(&res);
-		fprintf(stderr, "error: %s\n", res.gate.failures[res.gate.nfailures - 1].message);
-		if (e)
-			fprintf(stderr, "error: first failure: %s %s '%s': %s\n", e->skill, e->model,
-				e->test_name, e->message ? e->message : "infrastructure error");
+		struct sc_buf line = SC_BUF_INIT;
+		sc_buf_puts(&line, "error: ");
+		sc_escape_log(&line, res.gate.failures[res.gate.nfailures - 1].message);
+		if (e) {
+			sc_buf_puts(&line, "\nerror: first failure: ");
+			sc_escape_log(&line, e->skill);
+			sc_buf_putc(&line, ' ');
+			sc_escape_log(&line, e->model);
+			sc_buf_puts(&line, " '");
+			sc_escape_log(&line, e->test_name);
+			sc_buf_puts(&line, "': ");
+			sc_escape_log(&line, e->message ? e->message : "infrastructure error");
+		}
+		sc_ci_block_begin(stderr);
+		fprintf(stderr, "%s\n", line.ptr);
+		sc_ci_block_end(stderr);
+		sc_buf_release(&line);
 		rc = SC_EXIT_INFRA;
 	} else if (shard_n > 1) {
 		fprintf(stderr, "shard %d/%d done: the gate is decided by skillci merge\n", shard_k,
 			shard_n);
 		rc = SC_EXIT_OK;
 	} else {
-		for (size_t i = 0; i < res.gate.nfailures; i++)
-			fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
-				res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
-				res.gate.failures[i].model ? res.gate.failures[i].model : "",
-				res.gate.failures[i].message, res.gate.failures[i].rule);
+		print_gate(&res);
 		rc = gate_rc;
 	}
 	goto done;
@@ -1199,9 +1470,8 @@ done:
 		sc_progress_release(&progress);
 	if (kops_ready)
 		sc_kernelops_release(&kops);
-	if (workdir.len)
-		sc_rm_rf(workdir.ptr);
-	for (size_t i = 0; sides && i < 2 * changed.n; i++) {
+	sc_workdir_release(&wd);
+	for (size_t i = 0; sides && i < 3 * changed.n; i++) {
 		sc_skill_release(&sides[i].skill);
 		sc_diags_release(&sides[i].findings);
 		sc_test_set_release(&sides[i].tests);
@@ -1218,6 +1488,7 @@ done:
 	for (size_t i = 0; models && i < o.nmodels; i++)
 		sc_model_release(&models[i]);
 	free(models);
+	sc_strlist_release(&model_names);
 	if (w.units) {
 		/* units collected but never handed to res (an early failure) */
 		struct sc_results left;
@@ -1237,14 +1508,15 @@ done:
 	sc_git_free(repo);
 	sc_store_free(store);
 	sc_config_release(&cfg);
+	sc_trust_release(&trust);
 	sc_diags_release(&diags);
-	sc_buf_release(&workdir);
 	sc_buf_release(&tmp);
 	sc_buf_release(&plan_extra);
-	sc_buf_release(&config_dir);
+	sc_buf_release(&fixtures_rel);
 	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
 		sc_buf_release(&rdir[i]);
 	free(html);
 	free(run_id);
+	free(fixtures_dir);
 	return rc;
 }

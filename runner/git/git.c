@@ -165,6 +165,11 @@ void sc_git_free(struct sc_git_repo *repo)
 	free(repo);
 }
 
+const char *sc_git_workdir(const struct sc_git_repo *repo)
+{
+	return git_repository_workdir(repo->repo);
+}
+
 const char *sc_git_name(const struct sc_git_repo *repo)
 {
 	return repo->name;

@@ -45,6 +45,8 @@ bool sc_git_is_url(const char *s);
  */
 int sc_git_clone_or_fetch(struct sc_git_repo **out, const char *url, const char *cache_dir);
 void sc_git_free(struct sc_git_repo *repo);
+/* The repository's work tree (ending in '/'), or NULL for a bare clone. */
+const char *sc_git_workdir(const struct sc_git_repo *repo);
 /* A name for the repository: its work tree's (or bare folder's) base name. */
 const char *sc_git_name(const struct sc_git_repo *repo);
 

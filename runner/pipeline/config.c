@@ -196,6 +196,28 @@ static bool get_rel_path(struct ctx *c, const struct sc_yaml_node *v, const char
 	return true;
 }
 
+/*
+ * A path skillci writes to (store, cache, reports): relative, without
+ * "..", so it resolves inside the workspace (docs/config.md). A run
+ * checks symbolic links on the way as well (trust.h).
+ */
+static bool get_out_path(struct ctx *c, const struct sc_yaml_node *v, const char *key, char **out)
+{
+	char *s = NULL;
+	if (!get_str(c, v, key, &s))
+		return false;
+	if (!sc_path_is_safe_relative(s)) {
+		report(c, SC_SEV_ERROR, v, "config-path",
+		       "'%s' must be a relative path inside the workspace (no '..', not absolute), "
+		       "found '%s'", key, s);
+		free(s);
+		return false;
+	}
+	free(*out);
+	*out = s;
+	return true;
+}
+
 static bool name_ok(const char *s)
 {
 	if (!*s || strlen(s) > 64)
@@ -421,7 +443,7 @@ static void h_timeouts(struct ctx *c, const struct sc_yaml_node *v, const char *
 
 static void h_cache_dir(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_str(c, v, key, &c->cfg->cache_dir);
+	get_out_path(c, v, key, &c->cfg->cache_dir);
 }
 
 static void h_cache_mode(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -459,6 +481,11 @@ static void h_store_path(struct ctx *c, const struct sc_yaml_node *v, const char
 {
 	char *loc = NULL;
 
+	/* a file skillci writes stays in the workspace; a database is elsewhere */
+	if (v->kind == SC_YAML_SCALAR && !sc_store_is_postgres(v->value)) {
+		get_out_path(c, v, key, &c->cfg->store_path);
+		return;
+	}
 	if (!get_str(c, v, key, &loc))
 		return;
 	if (sc_store_check_location(loc) < 0) {
@@ -478,6 +505,24 @@ static void h_store(struct ctx *c, const struct sc_yaml_node *v, const char *key
 		h_store_path(c, v, key);
 	else
 		walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_b_units(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, SC_MAX_RUN_UNITS, &c->cfg->max_units);
+}
+
+static void h_b_requests(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, SC_MAX_RUN_UNITS, &c->cfg->max_requests);
+}
+
+static void h_budget(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "max_units", h_b_units }, { "max_requests", h_b_requests },
+	};
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
 
 static void h_judge_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -649,22 +694,22 @@ static void h_skills(struct ctx *c, const struct sc_yaml_node *v, const char *ke
 
 static void h_r_junit(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_str(c, v, key, &c->cfg->report_junit);
+	get_out_path(c, v, key, &c->cfg->report_junit);
 }
 
 static void h_r_markdown(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_str(c, v, key, &c->cfg->report_markdown);
+	get_out_path(c, v, key, &c->cfg->report_markdown);
 }
 
 static void h_r_html(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_str(c, v, key, &c->cfg->report_html);
+	get_out_path(c, v, key, &c->cfg->report_html);
 }
 
 static void h_r_json(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_str(c, v, key, &c->cfg->report_json);
+	get_out_path(c, v, key, &c->cfg->report_json);
 }
 
 static void set_report_paths(struct sc_config *cfg, const char *dir)
@@ -695,7 +740,7 @@ static void h_reports(struct ctx *c, const struct sc_yaml_node *v, const char *k
 	/* the folder first, so the paths named one by one win over it */
 	if (v->kind == SC_YAML_MAP && (dir = sc_yaml_map_get(v, "dir"))) {
 		key_join(&k, key, "dir");
-		if (get_str(c, dir, k.ptr, &d))
+		if (get_out_path(c, dir, k.ptr, &d))
 			set_report_paths(c->cfg, d);
 		free(d);
 		sc_buf_release(&k);
@@ -865,6 +910,7 @@ static const struct key skillci_keys[] = {
 	{ "store", h_store },           { "judge", h_judge },
 	{ "gate", h_gate },             { "skills", h_skills },
 	{ "reports", h_reports },       { "providers", h_providers },
+	{ "budget", h_budget },
 };
 
 /* ---- upskill.config.yaml handlers ------------------------------------- */
@@ -1061,6 +1107,8 @@ void sc_config_defaults(struct sc_config *out)
 	out->gate.judge_drop = 0.1;
 	out->gate.error_share = 0.1;
 	out->gate.require_lift = true;
+	out->max_units = SC_DEFAULT_MAX_UNITS;
+	out->max_requests = SC_DEFAULT_MAX_REQUESTS;
 	set_report_paths(out, SC_DEFAULT_REPORT_DIR);
 	out->generate_model = sc_xstrdup(SC_DEFAULT_GENERATE_MODEL);
 	out->max_refine_attempts = 2;
@@ -1218,6 +1266,84 @@ int sc_config_provider_limit(const struct sc_config *cfg, const char *provider)
 			return cfg->provider_limits[i].limit < cfg->concurrency ?
 			       cfg->provider_limits[i].limit : cfg->concurrency;
 	return SC_PROVIDER_MAX_EACH < cfg->concurrency ? SC_PROVIDER_MAX_EACH : cfg->concurrency;
+}
+
+static void pair(struct sc_strlist *keys, struct sc_strlist *values, const char *key,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void pair(struct sc_strlist *keys, struct sc_strlist *values, const char *key,
+		 const char *fmt, ...)
+{
+	struct sc_buf v = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&v, fmt, ap);
+	va_end(ap);
+	sc_strlist_add(keys, key);
+	sc_strlist_add(values, v.ptr);
+	sc_buf_release(&v);
+}
+
+static void list_value(struct sc_buf *out, const struct sc_strlist *l)
+{
+	sc_buf_putc(out, '[');
+	for (size_t i = 0; i < l->n; i++)
+		sc_buf_printf(out, "%s%s", i ? ", " : "", l->items[i]);
+	sc_buf_putc(out, ']');
+}
+
+void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, struct sc_strlist *values)
+{
+	struct sc_buf v = SC_BUF_INIT, k = SC_BUF_INIT;
+	const struct sc_config_gate *g = &cfg->gate;
+
+	list_value(&v, &cfg->models);
+	pair(keys, values, "models", "%s", v.ptr);
+	pair(keys, values, "runs", "%d", cfg->runs);
+	pair(keys, values, "max_turns", "%d", cfg->max_turns);
+	pair(keys, values, "fixtures", "%s", cfg->fixtures_dir);
+	pair(keys, values, "arch", "%s", cfg->arch);
+	pair(keys, values, "concurrency.total", "%d", cfg->concurrency);
+	for (size_t i = 0; i < cfg->nprovider_limits; i++) {
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "concurrency.per_provider.%s", cfg->provider_limits[i].provider);
+		pair(keys, values, k.ptr, "%d", cfg->provider_limits[i].limit);
+	}
+	pair(keys, values, "timeouts.request", "%g", cfg->request_timeout_s);
+	pair(keys, values, "timeouts.kernel", "%g", cfg->kernel_timeout_s);
+	pair(keys, values, "cache.dir", "%s", cfg->cache_dir);
+	pair(keys, values, "cache.mode", "%s", sc_cache_mode_name(cfg->cache_mode));
+	pair(keys, values, "store", "%s", cfg->store_path);
+	pair(keys, values, "judge.model", "%s", cfg->judge_model ? cfg->judge_model : "(none)");
+	pair(keys, values, "judge.rubric", "%s", cfg->judge_rubric ? cfg->judge_rubric : "(built in)");
+	pair(keys, values, "gate.pass_rate_drop_points", "%g", g->pass_rate_drop_points);
+	pair(keys, values, "gate.alpha", "%g", g->alpha);
+	pair(keys, values, "gate.tokens_rise_pct", "%g", g->tokens_rise_pct);
+	pair(keys, values, "gate.speedup_drop_ratio", "%g", g->speedup_drop_ratio);
+	pair(keys, values, "gate.judge_drop", "%g", g->judge_drop);
+	pair(keys, values, "gate.error_share", "%g", g->error_share);
+	pair(keys, values, "gate.require_lift", "%s", g->require_lift ? "true" : "false");
+	pair(keys, values, "budget.max_units", "%d", cfg->max_units);
+	pair(keys, values, "budget.max_requests", "%d", cfg->max_requests);
+	for (size_t i = 0; i < cfg->nskills; i++) {
+		const struct sc_config_skill *e = &cfg->skills[i];
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "skills[%s].tests", e->skill);
+		sc_buf_clear(&v);
+		list_value(&v, &e->tests);
+		pair(keys, values, k.ptr, "%s", v.ptr);
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "skills[%s].fixtures", e->skill);
+		sc_buf_clear(&v);
+		list_value(&v, &e->fixtures);
+		pair(keys, values, k.ptr, "%s", v.ptr);
+	}
+	pair(keys, values, "reports.junit", "%s", cfg->report_junit);
+	pair(keys, values, "reports.markdown", "%s", cfg->report_markdown);
+	pair(keys, values, "reports.html", "%s", cfg->report_html);
+	pair(keys, values, "reports.json", "%s", cfg->report_json);
+	sc_buf_release(&v);
+	sc_buf_release(&k);
 }
 
 const char *sc_cache_mode_name(enum sc_cache_mode mode)

@@ -113,6 +113,9 @@ struct sc_config {
 	struct sc_config_skill *skills;  /* manifest entries */
 	size_t nskills, skills_alloc;
 
+	int max_units;           /* budget: units one `run` may plan (this shard's) */
+	int max_requests;        /* budget: model requests one `run` may need at most */
+
 	char *report_junit;      /* report paths */
 	char *report_markdown;
 	char *report_html;
@@ -138,6 +141,8 @@ struct sc_config {
 #define SC_DEFAULT_STORE_PATH   ".skillci/results.db"
 #define SC_DEFAULT_REPORT_DIR   ".skillci/report"
 #define SC_DEFAULT_RUNS_DIR     "runs"
+#define SC_DEFAULT_MAX_UNITS    10000
+#define SC_DEFAULT_MAX_REQUESTS 20000
 
 /* Fills out with the built-in defaults only (no files read). */
 void sc_config_defaults(struct sc_config *out);
@@ -166,6 +171,14 @@ const struct sc_config_skill *sc_config_find_skill(const struct sc_config *cfg, 
  * configuration only. SC_EINVAL with a message naming the file and line.
  */
 int sc_config_apply_providers(const struct sc_config *cfg);
+
+/*
+ * The policy a PR check takes from its configuration (every key a pull
+ * request must not set: docs/security.md), as parallel lists of dotted
+ * keys and their values shown as text, in a fixed order; two configs
+ * differ in policy where the lists differ. Appends to keys and values.
+ */
+void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, struct sc_strlist *values);
 
 /* Per-provider limit, or the overall concurrency when none is set. */
 int sc_config_provider_limit(const struct sc_config *cfg, const char *provider);

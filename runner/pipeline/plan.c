@@ -28,6 +28,7 @@ void sc_plan_add(struct sc_plan *plan, const char *skill, const char *variant, c
 	u->run = run;
 	u->content = sc_xstrdup(content ? content : "");
 	u->hash = sc_plan_hash_id(u->id);
+	u->requests = 1;
 }
 
 static int by_id(const void *a, const void *b)

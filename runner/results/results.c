@@ -137,6 +137,14 @@ void sc_results_release(struct sc_results *r)
 	free_strv(run->resolved_models, run->nresolved_models);
 	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
 	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
+	free(run->trust.config);
+	for (size_t i = 0; i < run->trust.nchanges; i++) {
+		free(run->trust.changes[i].key);
+		free(run->trust.changes[i].base);
+		free(run->trust.changes[i].head);
+	}
+	free(run->trust.changes);
+	free_strv(run->trust.notes, run->trust.nnotes);
 	for (size_t i = 0; i < r->nskills; i++) {
 		struct sc_results_skill *s = &r->skills[i];
 		free(s->path); free(s->name); free(s->status); free(s->old_path);
@@ -316,6 +324,47 @@ static size_t rd_enter(struct rd *rd, const char *key, long i)
 
 #define TRY(x) do { if ((err = (x)) < 0) goto done; } while (0)
 
+/* run.trust: {"config", "head_config_changes": [{key, base, head}], "notes"} */
+static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *t)
+{
+	const cJSON *o, *arr, *e;
+	size_t old, i = 0;
+	int err;
+
+	if ((err = rd_obj(rd, run, "trust", &o)) < 0 || !o)
+		return err;
+	old = rd_enter(rd, "trust", -1);
+	if ((err = rd_str(rd, o, "config", &t->config, false)) < 0 ||
+	    (err = rd_strv(rd, o, "notes", &t->notes, &t->nnotes)) < 0)
+		goto done;
+	arr = rd_get(o, "head_config_changes");
+	if (arr && !cJSON_IsArray(arr)) {
+		err = rd_fail(rd, "head_config_changes", "expected an array");
+		goto done;
+	}
+	t->changes = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*t->changes));
+	cJSON_ArrayForEach(e, arr) {
+		struct sc_results_config_change *c = &t->changes[i];
+		size_t o2 = rd_enter(rd, "head_config_changes", (long)i);
+		if (!cJSON_IsObject(e)) {
+			err = rd_fail(rd, NULL, "expected an object");
+		} else {
+			t->nchanges = ++i;
+			err = rd_str(rd, e, "key", &c->key, true);
+			if (!err)
+				err = rd_str(rd, e, "base", &c->base, false);
+			if (!err)
+				err = rd_str(rd, e, "head", &c->head, false);
+		}
+		sc_buf_truncate(&rd->path, o2);
+		if (err < 0)
+			goto done;
+	}
+done:
+	sc_buf_truncate(&rd->path, old);
+	return err;
+}
+
 static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 {
 	const cJSON *shard, *gpu;
@@ -374,6 +423,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 	}
 	TRY(rd_str(rd, o, "fixtures_lock", &run->fixtures_lock, false));
 	TRY(rd_num(rd, o, "alpha", &run->alpha));
+	TRY(read_trust(rd, o, &run->trust));
 done:
 	return err;
 }
@@ -419,7 +469,7 @@ static int read_findings(struct rd *rd, const cJSON *o, struct sc_results_skill 
 
 static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 {
-	const cJSON *gate;
+	const cJSON *gate, *changes;
 	int err = 0;
 
 	s->gate_passed = true;
@@ -433,6 +483,19 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 	TRY(rd_int(rd, o, "tests", &s->tests));
 	TRY(rd_bool(rd, o, "untested", &s->untested));
 	TRY(read_findings(rd, o, s));
+	TRY(rd_obj(rd, o, "test_changes", &changes));
+	if (changes) {
+		size_t old = rd_enter(rd, "test_changes", -1);
+		s->has_test_changes = true;
+		err = rd_int(rd, changes, "added", &s->tests_added);
+		if (!err)
+			err = rd_int(rd, changes, "changed", &s->tests_changed);
+		if (!err)
+			err = rd_int(rd, changes, "removed", &s->tests_removed);
+		sc_buf_truncate(&rd->path, old);
+		if (err < 0)
+			goto done;
+	}
 	TRY(rd_obj(rd, o, "gate", &gate));
 	if (gate) {
 		size_t old = rd_enter(rd, "gate", -1);
@@ -817,6 +880,11 @@ int sc_results_load(struct sc_results *out, const char *path)
 
 /* ---- lookups ----------------------------------------------------------- */
 
+bool sc_results_tests_edited(const struct sc_results_skill *s)
+{
+	return s->has_test_changes && (s->tests_added || s->tests_changed || s->tests_removed);
+}
+
 int sc_results_variant_rank(const char *variant)
 {
 	if (!variant)
@@ -997,6 +1065,20 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 	}
 	add_str(o, "fixtures_lock", run->fixtures_lock);
 	add_num(o, "alpha", run->alpha);
+	{
+		cJSON *t = cJSON_AddObjectToObject(o, "trust"), *arr;
+		add_str(t, "config", run->trust.config);
+		arr = cJSON_AddArrayToObject(t, "head_config_changes");
+		for (size_t i = 0; i < run->trust.nchanges; i++) {
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, c);
+			add_str(c, "key", run->trust.changes[i].key);
+			add_str(c, "base", run->trust.changes[i].base);
+			add_str(c, "head", run->trust.changes[i].head);
+		}
+		add_bool(t, "head_config_applied", false);
+		add_strv(t, "notes", run->trust.notes, run->trust.nnotes);
+	}
 }
 
 static void write_skill(cJSON *arr, const struct sc_results_skill *s)
@@ -1024,6 +1106,14 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 		add_str(fo, "file", f->file);
 		add_int(fo, "line", f->line > 0 ? f->line : SC_RESULTS_NULL_INT);
 		add_str(fo, "message", f->message);
+	}
+	if (s->has_test_changes) {
+		cJSON *c = cJSON_AddObjectToObject(o, "test_changes");
+		add_int(c, "added", s->tests_added);
+		add_int(c, "changed", s->tests_changed);
+		add_int(c, "removed", s->tests_removed);
+	} else {
+		cJSON_AddNullToObject(o, "test_changes");
 	}
 	gate = cJSON_AddObjectToObject(o, "gate");
 	add_bool(gate, "passed", s->gate_passed);

@@ -23,6 +23,20 @@ struct sc_results_gpu {
 	char *name, *driver, *arch, *cc;
 };
 
+/* A policy key the pull request's configuration set, not applied. */
+struct sc_results_config_change {
+	char *key, *base, *head;
+};
+
+/* What a PR check took on trust and what the head tried (docs/security.md). */
+struct sc_results_trust {
+	char *config;             /* where the policy came from; NULL outside `run` */
+	struct sc_results_config_change *changes;  /* the head's config changes, not applied */
+	size_t nchanges;
+	char **notes;             /* other things from the head refused or ignored */
+	size_t nnotes;
+};
+
 struct sc_results_run {
 	char *id;
 	char *kind;               /* "run" or "eval" */
@@ -44,6 +58,7 @@ struct sc_results_run {
 	struct sc_results_gpu gpu;
 	char *fixtures_lock;
 	double alpha;             /* significance level of the comparisons; NAN: absent */
+	struct sc_results_trust trust;
 };
 
 /*
@@ -67,8 +82,12 @@ struct sc_results_skill {
 	char *old_path;
 	char *skill_md;
 	char *base_tree, *head_tree;
-	int64_t tests;
+	int64_t tests;            /* tests the verdict used (the base's when there is a base) */
 	bool untested;
+	/* how the head's tests differ from the base's; has_test_changes is
+	 * false where there is nothing to compare (added, deleted, eval) */
+	bool has_test_changes;
+	int64_t tests_added, tests_changed, tests_removed;
 	bool gate_passed;
 	char **gate_reasons;
 	size_t ngate_reasons;
@@ -247,6 +266,13 @@ int sc_results_check_rank(const char *check);
 void sc_results_finding_release(struct sc_results_finding *f);
 void sc_results_check_release(struct sc_results_check *c);
 void sc_results_failure_release(struct sc_results_gate_failure *f);
+
+/* The variant of the head skill on the tests the pull request adds or
+ * changes: run and reported beside the verdict, never judged. */
+#define SC_VARIANT_HEAD_TESTS "head_tests"
+
+/* True when the skill's head changes its tests (added, changed or removed). */
+bool sc_results_tests_edited(const struct sc_results_skill *s);
 
 /* Variant order: baseline 0, base 1, head 2, anything else 3. */
 int sc_results_variant_rank(const char *variant);

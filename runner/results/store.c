@@ -254,6 +254,18 @@ const char *sc_store_backend(const struct sc_store *store)
 
 /* ---- transactions and writes --------------------------------------------- */
 
+int sc_store_check_writable(struct sc_store *store)
+{
+	int err;
+
+	/* a write transaction taken and given back: SQLite's BEGIN IMMEDIATE
+	 * fails on a read-only file or folder */
+	if ((err = sc_store_begin(store)) < 0)
+		return err;
+	sc_store_rollback(store);
+	return 0;
+}
+
 int sc_store_begin(struct sc_store *store)
 {
 	return store->ops->begin(store);

@@ -123,7 +123,8 @@ static int db_fail(struct store_sqlite *s, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
 	int err = (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_BUSY ||
-		   code == SQLITE_LOCKED || code == SQLITE_CANTOPEN) ? SC_EIO : SC_ERROR;
+		   code == SQLITE_LOCKED || code == SQLITE_CANTOPEN || code == SQLITE_READONLY ||
+		   code == SQLITE_PERM) ? SC_EIO : SC_ERROR;
 
 	return sc_error_set(err, "store '%s': %s: %s", s->base.display, what,
 			    sqlite3_errmsg(s->db));

@@ -1152,6 +1152,48 @@ int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *tes
 	return 0;
 }
 
+static char *dup0(const char *s)
+{
+	return s ? sc_xstrdup(s) : NULL;
+}
+
+static void strlist_copy(struct sc_strlist *out, const struct sc_strlist *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		sc_strlist_add(out, in->items[i]);
+}
+
+void sc_test_set_add_copy(struct sc_test_set *set, const struct sc_test *t)
+{
+	struct sc_test *c;
+
+	SC_GROW(set->items, set->alloc, set->n + 1);
+	c = &set->items[set->n++];
+	memset(c, 0, sizeof(*c));
+	c->id = dup0(t->id);
+	c->source = dup0(t->source);
+	c->json_path = dup0(t->json_path);
+	c->line = t->line;
+	c->format = t->format;
+	c->input = dup0(t->input);
+	strlist_copy(&c->contains, &t->contains);
+	strlist_copy(&c->expectations, &t->expectations);
+	if (t->nfiles) {
+		c->files = sc_xcalloc(t->nfiles, sizeof(*c->files));
+		c->nfiles = c->files_alloc = t->nfiles;
+		for (size_t i = 0; i < t->nfiles; i++) {
+			c->files[i] = t->files[i];
+			c->files[i].name = dup0(t->files[i].name);
+			c->files[i].content = dup0(t->files[i].content);
+		}
+	}
+	c->validator = dup0(t->validator);
+	c->output_file = dup0(t->output_file);
+	c->validator_config = dup0(t->validator_config);
+	c->fixture = dup0(t->fixture);
+	c->expected_output = dup0(t->expected_output);
+}
+
 void sc_test_set_release(struct sc_test_set *set)
 {
 	struct sc_skill_meta *m = &set->meta;

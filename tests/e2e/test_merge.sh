@@ -1,32 +1,43 @@
 # skillci merge: shard results of one `skillci run --shard K/N` plan joined
 # into one results JSON, reports and gate, and every way a set of files can
-# fail to be one whole plan. The student is the oracle self-test, which
-# answers each test with its reference answer (expected_output): the head
-# commit makes two of the four reference answers wrong, a 50-point drop.
+# fail to be one whole plan. The student is the fake model server, which
+# answers by a marker in the system prompt: the base skill (GOOD) answers
+# all four tests right, the head skill (HALF) only the two [easy] ones, a
+# 50-point drop on the base's tests; without a skill every answer is wrong.
 . tests/e2e/lib.sh
+. tests/fakes/fake.sh
 
 R="$T/repo"
 mkdir -p "$R/skills/s"
-printf -- '---\nname: s\ndescription: Answers with the magic word.\n---\n# s\n\nSay ok.\n' \
-	> "$R/skills/s/SKILL.md"
-meta() {  # meta WRONG: skill_meta.json with WRONG of 4 reference answers lacking "ok"
-	python3 -c '
-import json, sys
-wrong = int(sys.argv[2])
-tests = [{"input": "question %d" % i, "expected": {"contains": ["ok"]},
-          "expected_output": "no" if i < wrong else "ok"} for i in range(4)]
-json.dump({"tests": tests}, open(sys.argv[1], "w"))' "$R/skills/s/skill_meta.json" "$1"
+skill() {  # skill MARKER
+	printf -- '---\nname: s\ndescription: Answers with the magic word.\n---\n# s\n\n%s: say ok.\n' \
+		"$1" > "$R/skills/s/SKILL.md"
 }
+python3 -c '
+import json, sys
+tests = [{"input": "question %d %s" % (i, "[easy]" if i < 2 else "[hard]"),
+          "expected": {"contains": ["ok"]}} for i in range(4)]
+json.dump({"tests": tests}, open(sys.argv[1], "w"))' "$R/skills/s/skill_meta.json"
 g() { git -C "$R" -c user.email=t@skillci.invalid -c user.name=t "$@"; }
-meta 0
+skill MARK-GOOD
 g init -q -b main && g add -A && g commit -q -m base
 BASE=$(g rev-parse HEAD)
-meta 2
-g commit -q -a -m "two wrong reference answers"
+skill MARK-HALF
+g commit -q -a -m "the skill now helps on the easy half only"
 HEAD=$(g rev-parse HEAD)
+cat > "$T/script.json" <<'EOF'
+{"rules": [
+  {"match": {"system": "MARK-GOOD"}, "reply": {"text": "ok", "usage": {"input": 10, "output": 1}}},
+  {"match": {"system": "MARK-HALF", "contains": "[easy]"}, "reply": {"text": "ok", "usage": {"input": 10, "output": 1}}}
+ ],
+ "default": {"text": "no", "usage": {"input": 10, "output": 1}}}
+EOF
+fake_start "$T/script.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-merge-secret
+unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY
 cd "$T" || exit 1
 
-RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m oracle.self"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.fake-student --no-cache"
 for k in 1 2 3; do
 	run $RUN --shard "$k/3" --store "$T/s$k.db" --json "$T/shard$k.json" \
 		--markdown "$T/shard$k.md" --junit "$T/shard$k.xml" --html "$T/shard$k"
@@ -45,7 +56,7 @@ import json; r = json.load(open('$T/m.json'))
 assert r['run']['complete'] and r['run']['shard'] == {'index': 1, 'count': 1}, r['run']
 assert len(r['units']) == 12 and r['totals']['units'] == 12, len(r['units'])
 a = {(x['variant']): x['pass_rate'] for x in r['aggregates']}
-assert a == {'baseline': 0.5, 'base': 1.0, 'head': 0.5}, a"
+assert a == {'baseline': 0.0, 'base': 1.0, 'head': 0.5}, a"
 expect_file "$T/m/report.html" "merge writes the HTML report"
 
 printf 'gate:\n  pass_rate_drop_points: 60\n' > "$T/lenient.yml"
