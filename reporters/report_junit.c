@@ -614,6 +614,30 @@ static size_t skill_models(const struct sc_results *r, const char *skill, const 
 }
 
 /* The suite of one skill: its checks, its tests, its properties. */
+/*
+ * What the pull request tried that was not applied, and whether it edits
+ * this skill's tests (docs/security.md). The tests it adds or changes
+ * (variant head_tests) are never test cases here: they do not decide.
+ */
+static void trust_props(struct jsuite *js, const struct sc_results *r,
+			const struct sc_results_skill *s)
+{
+	const struct sc_results_trust *t = &r->run.trust;
+	struct sc_buf v = SC_BUF_INIT;
+
+	for (size_t i = 0; i < t->nchanges; i++)
+		sc_buf_printf(&v, "%s%s: %s -> %s", i ? "; " : "", t->changes[i].key,
+			      t->changes[i].base ? t->changes[i].base : "",
+			      t->changes[i].head ? t->changes[i].head : "");
+	if (t->nchanges)
+		props_add(&js->props, "head_config_not_applied", "%s", v.ptr);
+	if (s && sc_results_tests_edited(s))
+		props_add(&js->props, "pr_edits_tests", "%lld changed, %lld added, %lld removed; the "
+			  "verdict uses the base's tests", (long long)s->tests_changed,
+			  (long long)s->tests_added, (long long)s->tests_removed);
+	sc_buf_release(&v);
+}
+
 static void build_skill(struct jsuite *js, const struct sc_results *r,
 			const struct sc_results_skill *s)
 {
@@ -686,6 +710,7 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)
 		props_add(&js->props, "oracle", "true (self-test: answers are reference solutions)");
+	trust_props(js, r, s);
 	free(models);
 	sc_buf_release(&cn);
 }

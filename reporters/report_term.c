@@ -4,6 +4,7 @@
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "results/results.h"
+#include "escape.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -21,6 +22,13 @@ bool sc_report_term_want_colour(int fd)
 	if (nc && *nc)
 		return false;
 	return isatty(fd) == 1;
+}
+
+/* Untrusted text (paths, model names, messages) goes through the escaping
+ * routine: the summary is printed to a terminal or a CI log (escape.h). */
+static void put(struct sc_buf *out, const char *s)
+{
+	sc_escape_log(out, s);
 }
 
 static void bar(struct sc_buf *out, double rate)
@@ -60,6 +68,8 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 
 	if (eval && sc_streq(a->variant, "head"))
 		label = "with skill";
+	else if (sc_streq(a->variant, SC_VARIANT_HEAD_TESTS))
+		label = "PR tests";
 	sc_buf_printf(out, "  %-10s ", label);
 	bar(out, a->pass_rate);
 	sc_buf_putc(out, ' ');
@@ -96,20 +106,60 @@ static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 		bool whole = !f->model || !*f->model;
 		if (!sc_streq(f->skill, s->path) || (!whole && model && !sc_streq(f->model, model)))
 			continue;
-		sc_buf_printf(out, "  gate: %s✗ %s (%s): %s%s\n", colour ? RED : "",
-			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule,
-			      f->message ? f->message : "", colour ? RESET : "");
+		sc_buf_printf(out, "  gate: %s✗ %s (%s): ", colour ? RED : "",
+			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule);
+		put(out, f->message ? f->message : "");
+		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 		n++;
 	}
 	if (!n && !s->gate_passed) {
-		for (size_t i = 0; i < s->ngate_reasons; i++)
-			sc_buf_printf(out, "  gate: %s✗ %s%s\n", colour ? RED : "", s->gate_reasons[i],
-				      colour ? RESET : "");
+		for (size_t i = 0; i < s->ngate_reasons; i++) {
+			sc_buf_printf(out, "  gate: %s✗ ", colour ? RED : "");
+			put(out, s->gate_reasons[i]);
+			sc_buf_printf(out, "%s\n", colour ? RESET : "");
+		}
 		n = s->ngate_reasons + 1;
 	}
 	if (!n)
 		sc_buf_printf(out, "  gate: %s%s\n", shard ? "decided by skillci merge" : "✓ passed",
 			      s->untested ? " (untested: no tests found)" : "");
+}
+
+/* What the pull request tried that was not applied, and the skills whose
+ * tests it edits (the same story as the Markdown banners). */
+static void trust_lines(struct sc_buf *out, const struct sc_results *r)
+{
+	const struct sc_results_trust *t = &r->run.trust;
+
+	if (t->nchanges) {
+		sc_buf_puts(out, "the pull request changes the configuration; NOT applied (used ");
+		put(out, t->config ? t->config : "the base revision's configuration");
+		sc_buf_puts(out, "):\n");
+		for (size_t i = 0; i < t->nchanges; i++) {
+			sc_buf_puts(out, "  ");
+			put(out, t->changes[i].key);
+			sc_buf_puts(out, ": ");
+			put(out, t->changes[i].base);
+			sc_buf_puts(out, " -> ");
+			put(out, t->changes[i].head);
+			sc_buf_putc(out, '\n');
+		}
+	}
+	for (size_t i = 0; i < t->nnotes; i++) {
+		sc_buf_puts(out, "not taken from the pull request: ");
+		put(out, t->notes[i]);
+		sc_buf_putc(out, '\n');
+	}
+	for (size_t i = 0; i < r->nskills; i++) {
+		const struct sc_results_skill *s = &r->skills[i];
+		if (!sc_results_tests_edited(s))
+			continue;
+		put(out, s->path);
+		sc_buf_printf(out, ": the pull request edits its tests (%lld changed, %lld added, %lld "
+			      "removed); the verdict uses the base's tests, \"PR tests\" are the "
+			      "head's own\n", (long long)s->tests_changed, (long long)s->tests_added,
+			      (long long)s->tests_removed);
+	}
 }
 
 void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
@@ -144,12 +194,16 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 				i = k;
 				continue;
 			}
-			sc_buf_printf(out, "%s%s%s · %s", colour ? BOLD : "", s->path, colour ? RESET : "",
-				      v[i]->model);
+			sc_buf_puts(out, colour ? BOLD : "");
+			put(out, s->path);
+			sc_buf_printf(out, "%s · ", colour ? RESET : "");
+			put(out, v[i]->model);
 			if (!eval && s->status && nrows == 0) {
 				sc_buf_printf(out, " (%s", s->status);
-				if (sc_streq(s->status, "renamed") && s->old_path)
-					sc_buf_printf(out, " from %s", s->old_path);
+				if (sc_streq(s->status, "renamed") && s->old_path) {
+					sc_buf_puts(out, " from ");
+					put(out, s->old_path);
+				}
 				sc_buf_puts(out, ")");
 			}
 			sc_buf_putc(out, '\n');
@@ -175,7 +229,9 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		if (nrows)
 			continue;
 		/* a changed skill with no model results: say what it is */
-		sc_buf_printf(out, "%s%s%s", colour ? BOLD : "", s->path, colour ? RESET : "");
+		sc_buf_puts(out, colour ? BOLD : "");
+		put(out, s->path);
+		sc_buf_puts(out, colour ? RESET : "");
 		if (sc_streq(s->status, "deleted"))
 			sc_buf_puts(out, ": deleted at head, not judged\n");
 		else if (s->untested)
@@ -191,15 +247,22 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
 		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
 			continue;
-		sc_buf_printf(out, "run: %s✗ %s (%s): %s%s\n", colour ? RED : "",
-			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule,
-			      f->message ? f->message : "", colour ? RESET : "");
+		sc_buf_printf(out, "run: %s✗ %s (%s): ", colour ? RED : "",
+			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule);
+		put(out, f->message ? f->message : "");
+		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 	}
+	trust_lines(out, r);
 	sc_report_verdict_text(&verdict, r);
-	sc_buf_printf(out, "%s%s %s%s\n", colour ? (r->gate.passed ? GREEN : RED) : "",
-		      r->gate.passed ? "✓" : "✗", verdict.ptr, colour ? RESET : "");
-	if (!r->run.complete)
-		sc_buf_printf(out, "incomplete: %s\n", r->run.incomplete_reason ? r->run.incomplete_reason : "run interrupted");
+	sc_buf_printf(out, "%s%s ", colour ? (r->gate.passed ? GREEN : RED) : "",
+		      r->gate.passed ? "✓" : "✗");
+	put(out, verdict.ptr);
+	sc_buf_printf(out, "%s\n", colour ? RESET : "");
+	if (!r->run.complete) {
+		sc_buf_puts(out, "incomplete: ");
+		put(out, r->run.incomplete_reason ? r->run.incomplete_reason : "run interrupted");
+		sc_buf_putc(out, '\n');
+	}
 	sc_buf_release(&verdict);
 	free(skills);
 	free(v);

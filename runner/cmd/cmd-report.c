@@ -11,6 +11,7 @@
  * reached.
  */
 #include "common.h"
+#include "escape.h"
 #include "cmd/cmd.h"
 #include "net/github_api.h"
 #include "results/results.h"
@@ -409,10 +410,17 @@ int cmd_report(int argc, char **argv)
 
 	sc_buf_clear(&buf);
 	sc_report_term(&buf, &r, !in_actions && sc_report_term_want_colour(STDOUT_FILENO));
-	if (in_actions)
-		printf("::group::skillci report\n%s::endgroup::\n", buf.ptr);
-	else
+	if (in_actions) {
+		/* the summary holds names and messages from the pull request:
+		 * escaped (report_term.c) and framed so no line of it is a command */
+		printf("::group::skillci report\n");
+		sc_ci_block_begin(stdout);
 		fputs(buf.ptr, stdout);
+		sc_ci_block_end(stdout);
+		printf("::endgroup::\n");
+	} else {
+		fputs(buf.ptr, stdout);
+	}
 	if (in_actions && (rc = github_actions(&r, &o, full_report, &html_path)))
 		goto done;
 	if (o.comment) {

@@ -381,7 +381,13 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	else if (!base)
 		skip(gt, s, model, "pass_rate", "no base results to compare with (the base has no "
 		     "tests, or could not be read)");
-	else if (!judged(head) || !judged(base)) {
+	else if (!judged(head) && judged(base)) {
+		/* no pass rate where the base had one: never a silent pass */
+		no_rate(&why, "head", head);
+		fail(gt, s, model, "pass_rate", "head_no_result", NULL, 0,
+		     "the head has no result where the base passed %.0f%% of %lld: %s",
+		     pct(base->pass_rate), (long long)base->n, why.ptr);
+	} else if (!judged(head) || !judged(base)) {
 		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
 		skip(gt, s, model, "pass_rate", "%s", why.ptr);
 	} else

@@ -16,6 +16,8 @@
  *   pass_rate  pass_rate_significant_drop  head below base, paired McNemar
  *                                          p < alpha (results/compare.h)
  *              pass_rate_drop              head below base by more than the points
+ *              head_no_result              the head has no pass rate (every unit
+ *                                          skipped or an error) where the base has one
  *   lift       new_skill_no_better         an added skill (require_lift) below no
  *                                          skill, or level with it (below 100%)
  *                                          and no token savings

@@ -247,6 +247,34 @@ static void test_deleted_and_untested_pass(void **state)
 	sc_results_release(&r);
 }
 
+/* A head whose every unit was skipped (kernel tests without a GPU) or an
+ * error has no pass rate: where the base had one that fails the gate,
+ * never passes silently; when neither side has one, nothing is judged. */
+static void test_head_without_result_fails(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = defaults();
+	struct sc_results_aggregate *h;
+	(void)state;
+
+	sc_results_init(&r);
+	add_skill(&r, "s", "modified", false);
+	add_agg(&r, "s", "base", 3, 4);
+	h = add_agg(&r, "s", "head", 0, 0);
+	h->skipped = 4;
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "s", "head_no_result"));
+	assert_non_null(strstr(r.gate.failures[0].message, "no pass/fail units at head (4 skipped)"));
+	sc_results_release(&r);
+
+	sc_results_init(&r);
+	add_skill(&r, "k", "modified", false);
+	add_agg(&r, "k", "base", 0, 0)->skipped = 4;
+	add_agg(&r, "k", "head", 0, 0)->skipped = 4;
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	sc_results_release(&r);
+}
+
 /* Infrastructure errors over the share exit 3, and win over a regression. */
 static void test_error_share_exits_3(void **state)
 {
@@ -469,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_validity_from_findings),
 		cmocka_unit_test(test_findings_compare),
 		cmocka_unit_test(test_compare_at_alpha),
+		cmocka_unit_test(test_head_without_result_fails),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
