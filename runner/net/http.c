@@ -7,6 +7,7 @@
  */
 #include "common.h"
 #include "net/http.h"
+#include "net/redact.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -164,27 +165,20 @@ static void keep_secrets(struct transfer *t, const struct sc_http_spec *spec)
 	}
 }
 
-/* Traces "< BODY" (the first 2000 bytes) with every kept secret masked. */
+/* Traces "< BODY" (the first 2000 bytes) with every kept secret and its
+ * prefixes and encoded forms masked (redact.h). */
 static void trace_response_body(const struct transfer *t)
 {
-	struct sc_buf body = SC_BUF_INIT, out = SC_BUF_INIT;
+	struct sc_redact r;
+	char *body = sc_xstrndup(t->res.body.ptr, t->res.body.len > 2000 ? 2000 : t->res.body.len);
 
-	sc_buf_put(&body, t->res.body.ptr, t->res.body.len);
-	for (size_t off = 0; off < t->secrets.len; off += strlen(t->secrets.ptr + off) + 1) {
-		const char *key = t->secrets.ptr + off, *p, *hit;
-		size_t klen = strlen(key);
-		sc_buf_clear(&out);
-		for (p = body.ptr; (hit = memmem(p, body.len - (size_t)(p - body.ptr), key, klen)); p = hit + klen) {
-			sc_buf_put(&out, p, (size_t)(hit - p));
-			sc_buf_puts(&out, "[masked]");
-		}
-		sc_buf_put(&out, p, body.len - (size_t)(p - body.ptr));
-		sc_buf_clear(&body);
-		sc_buf_put(&body, out.ptr, out.len);
-	}
-	sc_trace("http", "< %.*s", (int)(body.len > 2000 ? 2000 : body.len), body.ptr);
-	sc_buf_release(&out);
-	sc_buf_release(&body);
+	sc_redact_init(&r);
+	for (size_t off = 0; off < t->secrets.len; off += strlen(t->secrets.ptr + off) + 1)
+		sc_redact_add(&r, t->secrets.ptr + off);
+	sc_redact_apply(&r, &body);
+	sc_trace("http", "< %s", body);
+	sc_redact_release(&r);
+	free(body);
 }
 
 /* Prints a request with credential header values masked. */

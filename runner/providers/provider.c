@@ -13,6 +13,7 @@
  */
 #include "common.h"
 #include "providers/provider.h"
+#include "net/redact.h"
 #include "providers/cache.h"
 #include "net/http.h"
 
@@ -127,6 +128,8 @@ struct sc_client {
 	size_t unchecked;                  /* queued jobs not yet tried locally */
 	bool dirty;                        /* jobs were queued since dispatch began */
 	uint64_t rng;
+	struct sc_redact redact;           /* the keys' forms, added as providers are configured */
+	bool redact_added[SC_PROVIDER_MAX]; /* providers whose key is in redact */
 };
 
 int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
@@ -202,6 +205,7 @@ void sc_client_free(struct sc_client *c)
 		free(c->prov[i].api_version);
 	}
 	free(c->cache_dir);
+	sc_redact_release(&c->redact);
 	free(c);
 }
 
@@ -406,25 +410,56 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	return 0;
 }
 
-/* Replaces every occurrence of a configured key in msg with "[redacted]". */
-static void scrub(struct sc_client *c, char **msg)
+/*
+ * Replaces key material in *msg (an error message or an answer) with
+ * "[redacted]": the keys themselves, their prefixes, other letter case
+ * and encoded forms (redact.h). True when something was replaced.
+ */
+static bool scrub(struct sc_client *c, char **msg)
 {
 	for (int i = 0; i < SC_PROVIDER_MAX; i++) {
-		const char *key = c->prov[i].key;
-		size_t klen = key ? strlen(key) : 0;
-		struct sc_buf out = SC_BUF_INIT;
-		const char *p, *hit;
-
-		if (klen < 4 || !*msg || !strstr(*msg, key))
-			continue;
-		for (p = *msg; (hit = strstr(p, key)); p = hit + klen) {
-			sc_buf_put(&out, p, (size_t)(hit - p));
-			sc_buf_puts(&out, "[redacted]");
+		if (c->prov[i].key && !c->redact_added[i]) {
+			sc_redact_add(&c->redact, c->prov[i].key);
+			c->redact_added[i] = true;
 		}
-		sc_buf_puts(&out, p);
-		free(*msg);
-		*msg = sc_buf_detach(&out, NULL);
 	}
+	return sc_redact_apply(&c->redact, msg);
+}
+
+/*
+ * cJSON ends a string at an escaped NUL ("\u0000"), which would cut an
+ * answer short without a word. When body holds one inside a string, out
+ * gets a copy with each written as U+FFFD, and the count is returned
+ * (0: out untouched, parse body as it is).
+ */
+static size_t nul_escapes(struct sc_buf *out, const char *body, size_t len)
+{
+	size_t n = 0, from = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = body[i];
+		if (!in_str) {
+			in_str = ch == '"';
+			continue;
+		}
+		if (ch == '"') {
+			in_str = false;
+		} else if (ch == '\\' && i + 1 < len) {
+			if (body[i + 1] == 'u' && i + 5 < len && !strncmp(body + i + 2, "0000", 4)) {
+				sc_buf_put(out, body + from, i - from);
+				sc_buf_puts(out, "\\ufffd");
+				from = i + 6;
+				n++;
+				i += 5;
+			} else {
+				i++;  /* an escaped character: skip it */
+			}
+		}
+	}
+	if (n)
+		sc_buf_put(out, body + from, len - from);
+	return n;
 }
 
 /* Sets the job's error: "PROVIDER model 'ID' [test 'T']: DETAIL". */
@@ -561,10 +596,25 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 		retry = res->fail != SC_HTTP_FAIL_TOO_LARGE;
 		sc_buf_printf(&detail, "%s", res->error);
 	} else if (res->status >= 200 && res->status < 300) {
-		if (wire->parse_ok(&j->resp, res->body.ptr, res->body.len) < 0) {
+		struct sc_buf fixed = SC_BUF_INIT;
+		size_t nuls = nul_escapes(&fixed, res->body.ptr, res->body.len);
+		if (wire->parse_ok(&j->resp, nuls ? fixed.ptr : res->body.ptr,
+				   nuls ? fixed.len : res->body.len) < 0) {
 			cls = SC_CHAT_PARSE;
 			sc_buf_printf(&detail, "HTTP %ld: %s", res->status, sc_error_last());
+		} else {
+			if (nuls)
+				sc_log(SC_LOG_WARN, "%s model '%s'%s%s%s: the answer holds %zu NUL "
+				       "character%s, kept as U+FFFD so nothing after them is lost",
+				       sc_provider_name(j->model.kind), j->model.id,
+				       j->req.label ? " (test '" : "", j->req.label ? j->req.label : "",
+				       j->req.label ? "')" : "", nuls, nuls == 1 ? "" : "s");
+			if (scrub(c, &j->resp.text))
+				sc_log(SC_LOG_WARN, "%s model '%s': the answer held key material; it "
+				       "was replaced with [redacted]", sc_provider_name(j->model.kind),
+				       j->model.id);
 		}
+		sc_buf_release(&fixed);
 	} else {
 		sc_buf_printf(&detail, "HTTP %ld", res->status);
 		sc_buf_puts(&detail, ": ");

@@ -71,6 +71,45 @@ expect_exit 0 "runs reads the store"
 check "the provider saw the key (the runs did use it)" grep -q '"key_present": true' "$FAKE_LOG"
 fake_stop
 
+# A provider that echoes the key transformed: a prefix, masked, in capitals,
+# base64, reversed, inside an Authorization header, in errors and in an
+# answer. None of these forms may reach a stream or a file either.
+cat > "$T/forms.json" <<'EOF'
+{"rules": [{"match": {"contains": "Q0"}, "reply": {"status": 401, "error_type": "authentication_error",
+            "error_message": "invalid x-api-key", "echo_key": "prefix"}},
+           {"match": {"contains": "Q1"}, "reply": {"status": 400, "error_message": "bad", "echo_key": "upper"}},
+           {"match": {"contains": "Q2"}, "reply": {"status": 400, "error_message": "bad", "echo_key": "base64"}},
+           {"match": {"contains": "Q3"}, "reply": {"status": 400, "error_message": "bad", "echo_key": "reversed"}},
+           {"match": {"contains": "Q4"}, "reply": {"status": 400, "error_message": "bad", "echo_key": "basic"}},
+           {"match": {"contains": "Q5"}, "reply": {"text": "ok {key:prefix} {key:masked} {key:base64} {key:reversed}"}}],
+ "default": {"text": "ok"}}
+EOF
+fake_start "$T/forms.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL"
+FORMS=$(python3 -c '
+import base64, sys
+k = sys.argv[1]
+print("\n".join([k[:12], k.upper()[4:], base64.b64encode(k.encode()).decode()[4:24], k[::-1][:12],
+                 base64.b64encode(("user:" + k).encode()).decode()[8:28]]))' "$ANTHROPIC_KEY")
+check "the fake does echo transformed keys (the test can see a leak)" sh -c \
+	"curl -s -H 'x-api-key: $ANTHROPIC_KEY' -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Q5\"}]}' $FAKE_URL/v1/messages | grep -qF -- '$(echo "$FORMS" | sed -n 4p)'"
+SKILLCI_TRACE=http run "$SKILLCI" eval skills/s1 -m anthropic.m1 -v --store "$W/forms.db" --no-cache \
+	--json "$W/r-forms.json"; keep
+check "eval with transformed echoes finishes with errors counted (exit 0 or 3)" sh -c "test $RC -eq 0 || test $RC -eq 3"
+check "the answer that held key forms is kept, with them replaced" python3 -c "
+import json, sys
+u = [u for u in json.load(open(sys.argv[1]))['units'] if 'Q5' in (u['test_name'] or '') and u['variant'] == 'head'][0]
+assert u['verdict'] == 'pass', u" "$W/r-forms.json"
+_leaks=""
+for f in $FORMS; do
+	_hits=$(grep -rlaF -e "$f" "$W" 2> /dev/null)
+	[ -n "$_hits" ] && _leaks="$_leaks $f in: $_hits;"
+done
+check "no prefix, capitals, base64, reversed or Basic form of the key in any stream or file" \
+	test -z "$_leaks"
+[ -n "$_leaks" ] && echo "# $_leaks"
+fake_stop
+
 # skillci changed with a token for https clones: the clone fails (no
 # network), and the message must not carry the token.
 SKILLCI_TRACE=git run "$SKILLCI" changed --repo https://127.0.0.1:9/none.git --base HEAD~1 \

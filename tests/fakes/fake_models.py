@@ -36,7 +36,12 @@ Script (JSON; every field optional):
       "text": "answer",              # {last_user}, {model}, {n} are replaced
       "usage": {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0},
       "error_type": "overloaded_error", "error_message": "Overloaded",
-      "echo_key": false,             # put the received key in the error message
+      "echo_key": false,             # put the received key in the error message: true or
+                                     # "raw", or a form of it: "prefix" (its first 16
+                                     # characters), "masked" (first 8, stars, last 4),
+                                     # "upper", "reversed", "base64", "basic" (base64 of
+                                     # "user:KEY", as an Authorization header would be)
+                                     # An answer's text may hold {key:FORM} the same way.
       "retry_after": "2",            # Retry-After header, seconds or an HTTP date;
       "retry_after_in": 2,           #   or an HTTP date this many seconds ahead
       "latency_ms": 0,               # wait before answering
@@ -74,6 +79,7 @@ Admin endpoints:
     POST /_fake/script  replace the script with the JSON body
 """
 import argparse
+import base64
 import email.utils
 import hashlib
 import json
@@ -180,6 +186,23 @@ def pick_reply(api, body, path=""):
     return script.get("default", {})
 
 
+def key_form(key, how):
+    """The received key as a careless or hostile server might echo it."""
+    if how == "prefix":
+        return key[:16] + "..."
+    if how == "masked":
+        return key[:8] + "****" + key[-4:]
+    if how == "upper":
+        return key.upper()
+    if how == "reversed":
+        return key[::-1]
+    if how == "base64":
+        return base64.b64encode(key.encode()).decode()
+    if how == "basic":
+        return "Basic " + base64.b64encode(("user:" + key).encode()).decode()
+    return key
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # headers and body go out in separate writes; without TCP_NODELAY the
@@ -262,6 +285,7 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["in_flight"] -= 1
 
     def answer(self, api, body, reply, n, key):
+        text_reply = reply.get("text", "fake answer to: {last_user}")
         if reply.get("latency_ms"):
             time.sleep(reply["latency_ms"] / 1000.0)
         fault = reply.get("fault")
@@ -283,14 +307,17 @@ class Handler(BaseHTTPRequestHandler):
             etype = reply.get("error_type", "api_error")
             msg = reply.get("error_message", "fake error %d" % status)
             if reply.get("echo_key"):
-                msg += " (key " + key + ")"
+                how = reply["echo_key"]
+                msg += " (key " + key_form(key, "raw" if how is True else how) + ")"
             if api == "anthropic":
                 obj = {"type": "error", "error": {"type": etype, "message": msg}}
             else:
                 obj = {"error": {"message": msg, "type": etype, "code": None}}
             self.send_json(status, obj, headers)
             return
-        text = reply.get("text", "fake answer to: {last_user}")
+        text = text_reply
+        for form in ("raw", "prefix", "masked", "upper", "reversed", "base64", "basic"):
+            text = text.replace("{key:%s}" % form, key_form(key, form))
         text = (text.replace("{last_user}", last_user(body.get("messages") if isinstance(body, dict) else None))
                 .replace("{model}", model).replace("{n}", str(n)))
         u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0}

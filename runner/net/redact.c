@@ -1,0 +1,153 @@
+/* Key material in server text (redact.h). */
+#include "common.h"
+#include "net/redact.h"
+
+static unsigned char fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+static unsigned gram(const unsigned char *p)
+{
+	uint32_t h = (uint32_t)fold(p[0]) | (uint32_t)fold(p[1]) << 8 |
+		     (uint32_t)fold(p[2]) << 16 | (uint32_t)fold(p[3]) << 24;
+	h *= 2654435761u;
+	return h >> 16;
+}
+
+static void add_form(struct sc_redact *r, const char *text, size_t len, size_t min_run, bool f)
+{
+	struct sc_redact_form *x;
+
+	if (len < 4)
+		return;
+	SC_GROW(r->forms, r->alloc, r->n + 1);
+	x = &r->forms[r->n++];
+	x->text = sc_xstrndup(text, len);
+	x->len = len;
+	x->min_run = min_run < len ? min_run : len;
+	x->fold = f;
+	for (size_t i = 0; i + 4 <= len; i++) {
+		unsigned g = gram((const unsigned char *)text + i);
+		r->grams[g >> 6] |= (uint64_t)1 << (g & 63);
+	}
+}
+
+/* base64 (url: the URL-safe alphabet) of prefix zero bytes then s, with
+ * the characters that depend on the bytes around s left out. */
+static void base64_form(struct sc_buf *out, const char *s, size_t n, size_t prefix, bool url)
+{
+	static const char std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	const char *alpha = url ? safe : std;
+	unsigned char *in = sc_xcalloc(n + prefix + 3, 1);
+	size_t total = n + prefix, skip = prefix == 0 ? 0 : prefix == 1 ? 2 : 3;
+	struct sc_buf all = SC_BUF_INIT;
+
+	memcpy(in + prefix, s, n);
+	for (size_t i = 0; i + 3 <= total; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		sc_buf_putc(&all, alpha[v >> 18 & 63]);
+		sc_buf_putc(&all, alpha[v >> 12 & 63]);
+		sc_buf_putc(&all, alpha[v >> 6 & 63]);
+		sc_buf_putc(&all, alpha[v & 63]);
+	}
+	sc_buf_clear(out);
+	if (all.len > skip)
+		sc_buf_put(out, all.ptr + skip, all.len - skip);
+	sc_buf_release(&all);
+	free(in);
+}
+
+void sc_redact_init(struct sc_redact *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void sc_redact_add(struct sc_redact *r, const char *secret)
+{
+	size_t n = secret ? strlen(secret) : 0;
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (n < 4)
+		return;
+	add_form(r, secret, n, SC_REDACT_MIN_RUN, true);
+	for (size_t i = 0; i < n; i++)
+		sc_buf_putc(&b, secret[n - 1 - i]);
+	add_form(r, b.ptr, b.len, SC_REDACT_MIN_RUN, true);
+	sc_buf_clear(&b);
+	sc_hex(&b, (const unsigned char *)secret, n);
+	add_form(r, b.ptr, b.len, SC_REDACT_MIN_RUN_ENCODED, true);
+	for (size_t prefix = 0; prefix < 3; prefix++)
+		for (int url = 0; url < 2; url++) {
+			base64_form(&b, secret, n, prefix, url);
+			add_form(r, b.ptr, b.len, SC_REDACT_MIN_RUN_ENCODED, false);
+		}
+	sc_buf_release(&b);
+}
+
+/* The longest run of form x that text[0..n) starts with. */
+static size_t longest(const struct sc_redact_form *x, const unsigned char *t, size_t n)
+{
+	size_t best = 0;
+
+	for (size_t j = 0; j < x->len; j++) {
+		size_t k = 0;
+		while (k < n && j + k < x->len &&
+		       (x->fold ? fold(t[k]) == fold((unsigned char)x->text[j + k])
+				: t[k] == (unsigned char)x->text[j + k]))
+			k++;
+		if (k > best)
+			best = k;
+	}
+	return best;
+}
+
+bool sc_redact_apply(const struct sc_redact *r, char **text)
+{
+	const unsigned char *t;
+	struct sc_buf out = SC_BUF_INIT;
+	size_t n, i = 0, from = 0;
+	bool hit = false;
+
+	if (!*text || !r->n)
+		return false;
+	t = (const unsigned char *)*text;
+	n = strlen(*text);
+	while (i + 4 <= n) {
+		unsigned g = gram(t + i);
+		size_t run = 0;
+		if (r->grams[g >> 6] & ((uint64_t)1 << (g & 63))) {
+			for (size_t f = 0; f < r->n; f++) {
+				size_t k = longest(&r->forms[f], t + i, n - i);
+				if (k >= r->forms[f].min_run && k > run)
+					run = k;
+			}
+		}
+		if (!run) {
+			i++;
+			continue;
+		}
+		sc_buf_put(&out, t + from, i - from);
+		sc_buf_puts(&out, "[redacted]");
+		i += run;
+		from = i;
+		hit = true;
+	}
+	if (!hit)
+		return false;
+	sc_buf_put(&out, t + from, n - from);
+	free(*text);
+	*text = sc_buf_detach(&out, NULL);
+	return true;
+}
+
+void sc_redact_release(struct sc_redact *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		memset(r->forms[i].text, 0, r->forms[i].len);
+		free(r->forms[i].text);
+	}
+	free(r->forms);
+	memset(r, 0, sizeof(*r));
+}
