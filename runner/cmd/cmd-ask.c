@@ -131,7 +131,8 @@ int cmd_ask(int argc, char **argv)
 		case O_TEMP: {
 			char *end;
 			req.temperature = strtod(optarg, &end);
-			if (end == optarg || *end || req.temperature < 0 || req.temperature > 2)
+			/* written so that NaN, which compares false with everything, fails */
+			if (end == optarg || *end || !(req.temperature >= 0 && req.temperature <= 2))
 				return sc_cmd_usage_error("ask", "--temperature wants a number from 0 to 2, not '%s'", optarg);
 			break;
 		}

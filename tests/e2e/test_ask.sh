@@ -79,6 +79,11 @@ expect_exit 2 "a bad model name exits 2"
 expect_err_contains "unknown provider 'bogus'" "the bad provider is named"
 run "$SKILLCI" ask "hi"
 expect_exit 2 "no model exits 2"
+for t in nan -nan inf 2.5 -0.1; do
+	run "$SKILLCI" ask -m oracle.self --temperature "$t" "hi"
+	expect_exit 2 "--temperature $t is a usage error"
+done
+expect_err_contains "from 0 to 2" "and says what is allowed"
 run "$SKILLCI" ask -m haiku --cache off "forbidden"
 keep
 expect_exit 3 "401 exits 3"
