@@ -98,9 +98,13 @@ static char *comment_json(const char *body)
 	return s;
 }
 
-/* Looks for marker in one page of comments; sets *found_id, *count. */
-static int scan_page(long long *found_id, int *count, const struct sc_buf *page, const char *marker,
-		     const char *path)
+/*
+ * Looks for marker in one page of comments written by login; sets
+ * *found_id, *count. A comment holding the marker that someone else
+ * wrote is skipped (counted in *others): anyone can paste the marker.
+ */
+static int scan_page(long long *found_id, int *count, int *others, const struct sc_buf *page,
+		     const char *marker, const char *login, const char *path)
 {
 	cJSON *arr = cJSON_ParseWithLength(page->ptr, page->len);
 	const cJSON *c;
@@ -113,13 +117,54 @@ static int scan_page(long long *found_id, int *count, const struct sc_buf *page,
 	cJSON_ArrayForEach(c, arr) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(c, "body");
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+		const cJSON *user = cJSON_GetObjectItemCaseSensitive(c, "user");
+		const cJSON *who = cJSON_IsObject(user) ? cJSON_GetObjectItemCaseSensitive(user, "login") : NULL;
 		(*count)++;
-		if (!*found_id && cJSON_IsString(b) && cJSON_IsNumber(id) && id->valuedouble >= 1 &&
-		    id->valuedouble < 9e18 && strstr(b->valuestring, marker))
-			*found_id = (long long)id->valuedouble;
+		if (*found_id || !cJSON_IsString(b) || !cJSON_IsNumber(id) || id->valuedouble < 1 ||
+		    id->valuedouble >= 9e18 || !strstr(b->valuestring, marker))
+			continue;
+		if (!cJSON_IsString(who) || strcmp(who->valuestring, login)) {
+			(*others)++;
+			continue;
+		}
+		*found_id = (long long)id->valuedouble;
 	}
 	cJSON_Delete(arr);
 	return 0;
+}
+
+int sc_github_identity(char **out, const struct sc_github *gh)
+{
+	struct sc_buf resp = SC_BUF_INIT;
+	const char *env = getenv("SKILLCI_GITHUB_LOGIN");
+	long status = 0;
+	int err;
+
+	*out = NULL;
+	if (env && *env) {
+		*out = sc_xstrdup(env);
+		return 0;
+	}
+	if ((err = call(&resp, &status, gh, "GET", "/user", NULL)) < 0)
+		goto done;
+	if (status == 200) {
+		cJSON *o = cJSON_ParseWithLength(resp.ptr, resp.len);
+		const cJSON *login = o ? cJSON_GetObjectItemCaseSensitive(o, "login") : NULL;
+		if (cJSON_IsString(login) && *login->valuestring)
+			*out = sc_xstrdup(login->valuestring);
+		cJSON_Delete(o);
+		if (!*out)
+			err = sc_error_set(SC_EPARSE, "GitHub API: GET /user: no login in the answer");
+	} else if (status == 403 || status == 404) {
+		/* an installation token (the workflow's GITHUB_TOKEN) may not
+		 * read /user; it writes as the Actions app's bot */
+		*out = sc_xstrdup(SC_GITHUB_ACTIONS_LOGIN);
+	} else {
+		err = status_error(status, "GET", "/user", &resp);
+	}
+done:
+	sc_buf_release(&resp);
+	return err;
 }
 
 int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment_id,
@@ -127,14 +172,16 @@ int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment
 			     const char *body)
 {
 	struct sc_buf path = SC_BUF_INIT, resp = SC_BUF_INIT;
-	char *json = NULL;
+	char *json = NULL, *login = NULL;
 	long long found = 0;
 	long status = 0;
-	int err = 0, count = 0;
+	int err = 0, count = 0, others = 0;
 
 	*comment_id = 0;
 	if (!sc_github_repo_ok(gh->repo))
 		return sc_error_set(SC_EINVAL, "GITHUB_REPOSITORY '%s' is not owner/name", gh->repo ? gh->repo : "");
+	if ((err = sc_github_identity(&login, gh)) < 0)
+		goto done;
 	for (int page = 1; page <= SC_GITHUB_MAX_PAGES && !found; page++) {
 		sc_buf_clear(&path);
 		sc_buf_clear(&resp);
@@ -149,7 +196,7 @@ int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment
 			err = status_error(status, "GET", path.ptr, &resp);
 			goto done;
 		}
-		if ((err = scan_page(&found, &count, &resp, marker, path.ptr)) < 0)
+		if ((err = scan_page(&found, &count, &others, &resp, marker, login, path.ptr)) < 0)
 			goto done;
 		if (count < 100)
 			break;
@@ -181,7 +228,12 @@ int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment
 		cJSON_Delete(o);
 	}
 	*outcome = found ? SC_GITHUB_UPDATED : SC_GITHUB_CREATED;
+	if (others)
+		sc_log(SC_LOG_WARN, "%d comment%s on pull request #%lld hold%s the skillci marker but "
+		       "%s not written by '%s'; left alone", others, others == 1 ? "" : "s", pr,
+		       others == 1 ? "s" : "", others == 1 ? "was" : "were", login);
 done:
+	free(login);
 	cJSON_free(json);
 	sc_buf_release(&path);
 	sc_buf_release(&resp);

@@ -22,11 +22,25 @@ enum sc_github_outcome {
 
 /* The marker that makes a skillci comment findable again. */
 #define SC_GITHUB_MARKER "<!-- skillci-report -->"
+/* The login of the workflow's own GITHUB_TOKEN (the GitHub Actions app). */
+#define SC_GITHUB_ACTIONS_LOGIN "github-actions[bot]"
+
+/*
+ * The login the token writes comments as, looked up once per upsert:
+ * SKILLCI_GITHUB_LOGIN when set (a GitHub App token of one's own), else
+ * GET /user, else (403 or 404: an installation token such as the
+ * workflow's GITHUB_TOKEN, which may not read /user) "github-actions[bot]".
+ * *out is a new string. Errors (401, network) as sc_github_upsert_comment.
+ */
+int sc_github_identity(char **out, const struct sc_github *gh);
 
 /*
  * Creates or updates the comment on pull request pr whose body contains
- * marker: lists the comments page by page (100 a page) and PATCHes the
- * first match, or POSTs a new one. body must already contain marker.
+ * marker and whose author is the token's own identity
+ * (sc_github_identity()): lists the comments page by page (100 a page)
+ * and PATCHes the first such comment, or POSTs a new one. A comment with
+ * the marker written by anyone else is never edited (a warning says how
+ * many there were). body must already contain marker.
  * Sets *outcome and *comment_id (0 when forbidden). Errors (network,
  * 401, 404, 5xx, malformed JSON) return SC_ENET/SC_EAUTH/SC_EPARSE.
  */

@@ -405,6 +405,38 @@ rows=$(grep -c '^| <code>skills/s' "$T/huge.md")
 if [ "$rows" -eq 1500 ]; then _tap ok "--markdown still keeps every summary row"; else _tap not-ok "--markdown still keeps every summary row" "$rows"; fi
 gh_stop
 
+# The sticky comment is the token's own: a comment holding the marker that
+# someone else wrote (with a fake "✅") is never edited; a new one is made.
+gh_start
+curl -s -X POST -H 'Content-Type: application/json' "$GH_URL/_fake/plant" \
+	-d '{"issue": 42, "login": "mallory", "body": "<!-- skillci-report -->\n## skillci report\n\n✅ **no regression.**"}' > /dev/null
+comment "$IN/pr.json"
+expect_exit 0 "--comment with a planted marker comment exits 0"
+expect_err_contains "created pull request comment" "a new comment is created, not the planted one updated"
+expect_err_contains "not written by 'github-actions[bot]'" "and the planted one is named as left alone"
+check "the planted comment is unchanged and ours is apart" python3 -c "
+import json, urllib.request
+cs = json.load(urllib.request.urlopen('$GH_URL/_fake/comments'))
+planted = [c for c in cs if c['user']['login'] == 'mallory'][0]
+ours = [c for c in cs if c['user']['login'] == 'github-actions[bot]']
+assert planted['body'].endswith('no regression.**'), planted
+assert len(ours) == 1 and '<!-- skillci-report -->' in ours[0]['body'], ours"
+check "the identity was looked up once (GET /user, 403 for the workflow token)" \
+	test "$(grep -c '"path": "/user"' "$GH_LOG")" -eq 1
+if grep -q '"method": "PATCH"' "$GH_LOG"; then _tap not-ok "no PATCH of a comment someone else wrote"; else _tap ok "no PATCH of a comment someone else wrote"; fi
+comment "$IN/eval.json"
+expect_err_contains "updated pull request comment" "the next run updates our own comment"
+gh_stop
+# A user's token: GET /user names the login, whose comments are ours.
+gh_start --user ci-bot-user
+curl -s -X POST -H 'Content-Type: application/json' "$GH_URL/_fake/plant" \
+	-d '{"issue": 42, "login": "github-actions[bot]", "body": "<!-- skillci-report -->\nold"}' > /dev/null
+comment "$IN/pr.json"
+expect_err_contains "created pull request comment" "with a user's token, a bot's marker comment is not ours"
+comment "$IN/pr.json"
+expect_err_contains "updated pull request comment" "and the user's own comment is updated next time"
+gh_stop
+
 gh_start --forbid
 comment "$IN/pr.json"
 expect_exit 0 "403 from a fork's token exits 0"

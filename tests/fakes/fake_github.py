@@ -2,19 +2,24 @@
 """Fake GitHub REST API for skillci tests: real HTTP on 127.0.0.1, python3
 standard library only. It keeps issue comments in memory and serves:
 
+    GET   /user                                           (see --user)
     GET   /repos/{owner}/{repo}/issues/{n}/comments?per_page=&page=
     POST  /repos/{owner}/{repo}/issues/{n}/comments        {"body": ...}
     PATCH /repos/{owner}/{repo}/issues/comments/{id}       {"body": ...}
 
 Usage:
     fake_github.py --port-file FILE --log FILE [--token TOKEN]
-                   [--forbid] [--seed-comments N]
+                   [--forbid] [--seed-comments N] [--user LOGIN]
 
 --token: requests must carry "Authorization: Bearer TOKEN" (else 401).
 --forbid: every write answers 403 like a fork pull request's read-only
 token ("Resource not accessible by integration").
 --seed-comments N: start with N unrelated comments on every issue (to
 exercise pagination).
+--user LOGIN: the token is a user's (GET /user answers {"login": LOGIN}
+and comments are written as LOGIN). Without it the token behaves like the
+workflow's GITHUB_TOKEN: GET /user is 403 "Resource not accessible by
+integration" and comments are written as "github-actions[bot]".
 
 Every request is appended to the JSONL log: method, path, query,
 authorization ("sha256:<12 hex>" of the value, never the value), body.
@@ -22,6 +27,8 @@ authorization ("sha256:<12 hex>" of the value, never the value), body.
 Admin endpoints:
     GET  /_fake/comments   all comments as JSON
     POST /_fake/forbid     {"forbid": true|false}
+    POST /_fake/plant      {"issue": N, "body": ..., "login": ...}: a comment
+                           written by someone else (another user, a bot)
 """
 import argparse
 import hashlib
@@ -96,6 +103,13 @@ class Handler(BaseHTTPRequestHandler):
         if u.path == "/_fake/comments":
             with LOCK:
                 return self.reply(200, sorted(STATE["comments"].values(), key=lambda c: c["id"]))
+        if u.path == "/_fake/plant":
+            with LOCK:
+                STATE["next_id"] += 1
+                c = {"id": STATE["next_id"], "issue": int(body["issue"]), "body": body["body"],
+                     "user": {"login": body.get("login", "someone")}}
+                STATE["comments"][c["id"]] = c
+            return self.reply(201, c)
         if u.path == "/_fake/forbid":
             with LOCK:
                 STATE["forbid"] = bool((body or {}).get("forbid"))
@@ -103,6 +117,11 @@ class Handler(BaseHTTPRequestHandler):
         self.record(body)
         if not self.authorized():
             return self.reply(401, {"message": "Bad credentials"})
+        if u.path == "/user" and self.command == "GET":
+            if ARGS.user:
+                return self.reply(200, {"login": ARGS.user, "type": "User"})
+            return self.reply(403, {"message": "Resource not accessible by integration",
+                                    "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user"})
         # /repos/{o}/{r}/issues/{n}/comments
         if len(parts) == 6 and parts[0] == "repos" and parts[3] == "issues" and parts[5] == "comments":
             issue = int(parts[4])
@@ -120,7 +139,7 @@ class Handler(BaseHTTPRequestHandler):
                         return self.reply(403, {"message": "Resource not accessible by integration"})
                     STATE["next_id"] += 1
                     c = {"id": STATE["next_id"], "issue": issue, "body": body["body"],
-                         "user": {"login": "github-actions[bot]"}}
+                         "user": {"login": ARGS.user or "github-actions[bot]"}}
                     STATE["comments"][c["id"]] = c
                     return self.reply(201, c)
         # /repos/{o}/{r}/issues/comments/{id}
@@ -148,6 +167,7 @@ def main():
     p.add_argument("--token")
     p.add_argument("--forbid", action="store_true")
     p.add_argument("--seed-comments", type=int, default=0)
+    p.add_argument("--user")
     ARGS = p.parse_args()
     STATE["forbid"] = ARGS.forbid
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
