@@ -1435,7 +1435,9 @@ int cmd_run(int argc, char **argv)
 		const struct sc_results_unit *e = first_error(&res);
 		struct sc_buf line = SC_BUF_INIT;
 		sc_buf_puts(&line, "error: ");
-		sc_escape_log(&line, res.gate.failures[res.gate.nfailures - 1].message);
+		for (size_t i = 0; i < res.gate.nfailures; i++)
+			if (!strcmp(res.gate.failures[i].rule, "error_share"))
+				sc_escape_log(&line, res.gate.failures[i].message);
 		if (e) {
 			sc_buf_puts(&line, "\nerror: first failure: ");
 			sc_escape_log(&line, e->skill);
