@@ -40,7 +40,9 @@ static const char usage_text[] =
 	"                 store instead of files, and store the merged run there\n"
 	"  --store LOCATION  results store: a SQLite file or postgresql://… (default\n"
 	"                 $SKILLCI_STORE, else skillci.yml, else .skillci/results.db)\n"
-	"  --config F     gate thresholds and report paths (default ./skillci.yml when present)\n"
+	"  --config F     gate thresholds and report paths (default: the gate the shards ran\n"
+	"                 with, which `run` took from the base revision; the workspace's\n"
+	"                 skillci.yml is the pull request's and is not read)\n"
 	"  --junit F, --markdown F, --html DIR, --json F\n"
 	"                 report paths (default: skillci.yml reports:, else .skillci/report/)\n"
 	"  --report-dir DIR  folder for the reports not named one by one\n"
@@ -356,6 +358,15 @@ static void parent_dir(const char *path)
 	free(dir);
 }
 
+static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_results_gate_policy *b)
+{
+	return a->present == b->present && (!a->present ||
+	       (a->pass_rate_drop_points == b->pass_rate_drop_points && a->alpha == b->alpha &&
+		a->tokens_rise_pct == b->tokens_rise_pct &&
+		a->speedup_drop_ratio == b->speedup_drop_ratio && a->judge_drop == b->judge_drop &&
+		a->error_share == b->error_share && a->require_lift == b->require_lift));
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o;
@@ -381,7 +392,12 @@ int cmd_merge(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	}
 	sc_config_release(&cfg);
-	err = sc_config_load(&cfg, ".", o.config, &diags);
+	if (o.config) {
+		err = sc_config_load(&cfg, ".", o.config, &diags);
+	} else {
+		sc_config_defaults(&cfg);
+		err = 0;
+	}
 	if (diags.n) {
 		struct sc_buf line = SC_BUF_INIT;
 		for (size_t i = 0; i < diags.n; i++) {
@@ -429,6 +445,26 @@ int cmd_merge(int argc, char **argv)
 	if ((err = check_shards(order, sh, labels, n)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
+	}
+	if (!o.config) {
+		/* the thresholds the shards ran with, the same in every shard */
+		const struct sc_results_gate_policy *g = &sh[0].run.trust.gate;
+		for (size_t i = 1; i < n; i++)
+			if (!same_gate(&sh[i].run.trust.gate, g)) {
+				rc = sc_cmd_usage_error("merge", "'%s' and '%s' ran with different gate "
+							"thresholds; give them with --config",
+							labels[0], labels[i]);
+				goto done;
+			}
+		if (g->present) {
+			cfg.gate.pass_rate_drop_points = g->pass_rate_drop_points;
+			cfg.gate.alpha = g->alpha;
+			cfg.gate.tokens_rise_pct = g->tokens_rise_pct;
+			cfg.gate.speedup_drop_ratio = g->speedup_drop_ratio;
+			cfg.gate.judge_drop = g->judge_drop;
+			cfg.gate.error_share = g->error_share;
+			cfg.gate.require_lift = g->require_lift;
+		}
 	}
 	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);
 	/* The skills' findings come with every shard: the validity check is

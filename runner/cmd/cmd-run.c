@@ -1390,6 +1390,14 @@ int cmd_run(int argc, char **argv)
 	if (kops_ready)
 		sc_kernelops_describe(&kops, &res.run);
 	trust_to_results(&res.run.trust, &trust);
+	res.run.trust.gate.present = true;
+	res.run.trust.gate.pass_rate_drop_points = cfg.gate.pass_rate_drop_points;
+	res.run.trust.gate.alpha = cfg.gate.alpha;
+	res.run.trust.gate.tokens_rise_pct = cfg.gate.tokens_rise_pct;
+	res.run.trust.gate.speedup_drop_ratio = cfg.gate.speedup_drop_ratio;
+	res.run.trust.gate.judge_drop = cfg.gate.judge_drop;
+	res.run.trust.gate.error_share = cfg.gate.error_share;
+	res.run.trust.gate.require_lift = cfg.gate.require_lift;
 	res.units = w.units;
 	res.nunits = w.nunits;
 	w.units = NULL;

@@ -335,6 +335,27 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 	if ((err = rd_obj(rd, run, "trust", &o)) < 0 || !o)
 		return err;
 	old = rd_enter(rd, "trust", -1);
+	{
+		const cJSON *g;
+		if ((err = rd_obj(rd, o, "gate", &g)) < 0)
+			goto done;
+		if (g) {
+			size_t o2 = rd_enter(rd, "gate", -1);
+			struct sc_results_gate_policy *p = &t->gate;
+			p->present = true;
+			if ((err = rd_num(rd, g, "pass_rate_drop_points", &p->pass_rate_drop_points)) < 0 ||
+			    (err = rd_num(rd, g, "alpha", &p->alpha)) < 0 ||
+			    (err = rd_num(rd, g, "tokens_rise_pct", &p->tokens_rise_pct)) < 0 ||
+			    (err = rd_num(rd, g, "speedup_drop_ratio", &p->speedup_drop_ratio)) < 0 ||
+			    (err = rd_num(rd, g, "judge_drop", &p->judge_drop)) < 0 ||
+			    (err = rd_num(rd, g, "error_share", &p->error_share)) < 0 ||
+			    (err = rd_bool(rd, g, "require_lift", &p->require_lift)) < 0) {
+				sc_buf_truncate(&rd->path, o2);
+				goto done;
+			}
+			sc_buf_truncate(&rd->path, o2);
+		}
+	}
 	if ((err = rd_str(rd, o, "config", &t->config, false)) < 0 ||
 	    (err = rd_strv(rd, o, "notes", &t->notes, &t->nnotes)) < 0)
 		goto done;
@@ -1068,7 +1089,20 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 	add_num(o, "alpha", run->alpha);
 	{
 		cJSON *t = cJSON_AddObjectToObject(o, "trust"), *arr;
+		const struct sc_results_gate_policy *g = &run->trust.gate;
 		add_str(t, "config", run->trust.config);
+		if (g->present) {
+			cJSON *go = cJSON_AddObjectToObject(t, "gate");
+			add_num(go, "pass_rate_drop_points", g->pass_rate_drop_points);
+			add_num(go, "alpha", g->alpha);
+			add_num(go, "tokens_rise_pct", g->tokens_rise_pct);
+			add_num(go, "speedup_drop_ratio", g->speedup_drop_ratio);
+			add_num(go, "judge_drop", g->judge_drop);
+			add_num(go, "error_share", g->error_share);
+			add_bool(go, "require_lift", g->require_lift);
+		} else {
+			cJSON_AddNullToObject(t, "gate");
+		}
 		arr = cJSON_AddArrayToObject(t, "head_config_changes");
 		for (size_t i = 0; i < run->trust.nchanges; i++) {
 			cJSON *c = cJSON_CreateObject();

@@ -28,8 +28,18 @@ struct sc_results_config_change {
 	char *key, *base, *head;
 };
 
+/* The gate thresholds a run applied (from the trusted side), so `merge`
+ * judges the merged shards by the same ones. */
+struct sc_results_gate_policy {
+	bool present;
+	double pass_rate_drop_points, alpha, tokens_rise_pct, speedup_drop_ratio, judge_drop;
+	double error_share;
+	bool require_lift;
+};
+
 /* What a PR check took on trust and what the head tried (docs/security.md). */
 struct sc_results_trust {
+	struct sc_results_gate_policy gate;
 	char *config;             /* where the policy came from; NULL outside `run` */
 	struct sc_results_config_change *changes;  /* the head's config changes, not applied */
 	size_t nchanges;

@@ -271,10 +271,10 @@ void sc_store_unit_release(struct sc_store_unit *u);
 void sc_store_aggregate_init(struct sc_store_aggregate *a);
 void sc_store_aggregate_release(struct sc_store_aggregate *a);
 
-#endif/*
+/*
  * Checks that the store can be written (a run does so before its first
  * request): SC_EIO naming the store when it is read-only.
  */
 int sc_store_check_writable(struct sc_store *store);
 
-
+#endif

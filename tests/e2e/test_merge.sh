@@ -59,6 +59,32 @@ a = {(x['variant']): x['pass_rate'] for x in r['aggregates']}
 assert a == {'baseline': 0.0, 'base': 1.0, 'head': 0.5}, a"
 expect_file "$T/m/report.html" "merge writes the HTML report"
 
+# The gate is the one the shards ran with (run took it from the base
+# revision): a skillci.yml in the workspace (the pull request's) is not read.
+printf 'gate: {pass_rate_drop_points: 100, alpha: 1e-10}\n' > "$T/skillci.yml"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --json "$T/m3.json" \
+	--markdown "$T/m3.md" --junit "$T/m3.xml" --html "$T/m3"
+expect_exit 1 "merge ignores the workspace's skillci.yml (the pull request's)"
+rm -f "$T/skillci.yml"
+check "each shard records the gate it ran with" python3 -c "
+import json; g = json.load(open('$T/shard1.json'))['run']['trust']['gate']
+assert g['pass_rate_drop_points'] == 5 and g['require_lift'] is True, g"
+python3 -c "
+import json
+for k in (1, 2, 3):
+    a = json.load(open('$T/shard%d.json' % k))
+    a['run']['trust']['gate']['pass_rate_drop_points'] = 60
+    json.dump(a, open('$T/g%d.json' % k, 'w'))
+    if k == 3:
+        a['run']['trust']['gate']['pass_rate_drop_points'] = 70
+        json.dump(a, open('$T/gx3.json', 'w'))"
+run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/g3.json" --json "$T/m4.json" \
+	--markdown "$T/m4.md" --junit "$T/m4.xml" --html "$T/m4"
+expect_exit 0 "merge applies the gate the shards recorded"
+run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/gx3.json" --json "$T/x.json"
+expect_exit 2 "shards that ran with different gates are refused"
+expect_err_contains "different gate thresholds" "and the message says so"
+
 printf 'gate:\n  pass_rate_drop_points: 60\n' > "$T/lenient.yml"
 run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --config "$T/lenient.yml" \
 	--json "$T/m2.json" --markdown "$T/m2.md" --junit "$T/m2.xml" --html "$T/m2"
