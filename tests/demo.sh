@@ -106,9 +106,11 @@ if [ "$model" = oracle.self ]; then
 	echo "== no ANTHROPIC_API_KEY or OPENAI_API_KEY: the student is the oracle self-test."
 	echo "   It answers each test with the reference answer stored with it, so the"
 	echo "   pass rates below measure the skills' worked examples, not a model:"
-	echo "   commit-messages' head corrects two wrong examples (60% -> 100%), and"
-	echo "   cuda-kernels' head renames the skill in SKILL.md without renaming its"
-	echo "   folder, which fails the gate as an invalid skill."
+	echo "   commit-messages' head corrects two wrong examples, which edits its"
+	echo "   tests: the verdict uses the base's (60% at base and head) and the"
+	echo "   corrected ones run beside it as PR tests (100%); cuda-kernels' head"
+	echo "   renames the skill in SKILL.md without renaming its folder, which"
+	echo "   fails the gate as an invalid skill."
 else
 	echo "== student model: $model"
 fi
