@@ -1183,6 +1183,15 @@ int cmd_run(int argc, char **argv)
 		    (err = side_unreadable(b, err, cs->path)) < 0)
 			goto fail;
 		wire_sides(h, b, p);
+		/* the head's own kernel tests run only against fixtures the
+		 * base revision has pinned */
+		if (h->loaded && !b->loaded)
+			sc_trust_drop_unknown_fixtures(&h->tests, cfg.fixtures_dir, o.allow_unpinned,
+						       cs->path, &trust);
+		if (p->loaded &&
+		    sc_trust_drop_unknown_fixtures(&p->tests, cfg.fixtures_dir, o.allow_unpinned,
+						   cs->path, &trust) && p->tests.n == 0)
+			p->loaded = false;
 	}
 	/* The results entry of each changed skill, its findings compared
 	 * across the sides and printed with their side and state. */
@@ -1212,7 +1221,7 @@ int cmd_run(int argc, char **argv)
 		size_t nsets = 0;
 		for (size_t i = 0; i < 3 * changed.n; i++)
 			if (sides[i].loaded)
-				sets[nsets++] = &sides[i].tests;
+				sets[nsets++] = sides[i].es.tests;  /* the tests it runs */
 		sc_kernelops_init(&kops, cfg.fixtures_dir, cfg.arch, o.compile_only,
 				  cfg.kernel_timeout_s > 0 ? (int)cfg.kernel_timeout_s : 300);
 		kops_ready = true;

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "diag.h"
 #include "git/git.h"
+#include "kernelrun/fixture.h"
 #include "pipeline/config.h"
 #include "pipeline/trust.h"
 #include "providers/provider.h"
@@ -509,6 +510,43 @@ done:
 	sc_buf_release(&dest);
 	sc_buf_release(&relbuf);
 	return err;
+}
+
+size_t sc_trust_drop_unknown_fixtures(struct sc_test_set *set, const char *fixtures_dir,
+				      bool allow_unpinned, const char *skill, struct sc_trust *t)
+{
+	struct sc_fixture_list list;
+	bool listed = false;
+	size_t dropped = 0;
+
+	memset(&list, 0, sizeof(list));
+	for (size_t i = 0; i < set->n;) {
+		const struct sc_test *x = &set->items[i];
+		const struct sc_fixture *f;
+		if (!x->fixture) {
+			i++;
+			continue;
+		}
+		if (!listed) {
+			if (sc_fixture_list(&list, fixtures_dir) < 0)
+				sc_error_clear();  /* no folder: no fixture is known */
+			listed = true;
+		}
+		f = sc_fixture_find(&list, x->fixture);
+		if (f && sc_fixture_require_pinned(f, allow_unpinned) == 0) {
+			i++;
+			continue;
+		}
+		sc_error_clear();
+		sc_trust_note(t, "%s: the pull request's test '%s' uses fixture '%s', which the base "
+			      "revision does not have pinned: it was not run (fixtures land first)",
+			      skill, x->id, x->fixture);
+		sc_test_set_remove(set, i);
+		dropped++;
+	}
+	if (listed)
+		sc_fixture_list_release(&list);
+	return dropped;
 }
 
 int sc_trust_write_blobs(struct sc_git_tree *tree, const struct sc_strlist *paths, const char *dest,

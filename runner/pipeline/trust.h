@@ -132,6 +132,17 @@ int sc_trust_fixtures(char **out, const char *dir, bool from_flag, struct sc_git
 		      struct sc_trust *t, struct sc_diags *diags);
 
 /*
+ * Leaves out of set (tests of the head: the ones it adds or changes, or
+ * an added skill's) every kernel test whose fixture the trusted folder
+ * fixtures_dir does not hold pinned (unless allow_unpinned): a pull
+ * request cannot bring the fixture its own kernels are judged against; the
+ * fixture lands first. Each one left out is a note naming the skill, the
+ * test and the fixture. Returns how many were left out.
+ */
+size_t sc_trust_drop_unknown_fixtures(struct sc_test_set *set, const char *fixtures_dir,
+				      bool allow_unpinned, const char *skill, struct sc_trust *t);
+
+/*
  * Writes the blobs at paths (repository-relative) of tree under dest,
  * for files a manifest names; a path missing from the tree is skipped.
  * The paths written are appended to written.

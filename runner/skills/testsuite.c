@@ -1163,6 +1163,14 @@ static void strlist_copy(struct sc_strlist *out, const struct sc_strlist *in)
 		sc_strlist_add(out, in->items[i]);
 }
 
+void sc_test_set_remove(struct sc_test_set *set, size_t i)
+{
+	assert(i < set->n);
+	test_release(&set->items[i]);
+	memmove(&set->items[i], &set->items[i + 1], (set->n - i - 1) * sizeof(*set->items));
+	set->n--;
+}
+
 void sc_test_set_add_copy(struct sc_test_set *set, const struct sc_test *t)
 {
 	struct sc_test *c;

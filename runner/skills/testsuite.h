@@ -129,6 +129,8 @@ int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *tes
 			   const char *config_file, size_t line, struct sc_diags *diags);
 
 void sc_test_set_release(struct sc_test_set *set);
+/* Removes (and frees) test i of set, keeping the order of the rest. */
+void sc_test_set_remove(struct sc_test_set *set, size_t i);
 /* Appends a deep copy of t to set (the set owns the copy). */
 void sc_test_set_add_copy(struct sc_test_set *set, const struct sc_test *t);
 

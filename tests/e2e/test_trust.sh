@@ -243,6 +243,27 @@ check "swapkernel: the kernel test is a PR test, the fixture change is noted" re
 assert [u['variant'] for u in r['units'] if u['kind'] == 'kernel'] == ['head_tests'], r['units']
 assert any('fixtures' in n for n in r['run']['trust']['notes']), r['run']['trust']"
 
+# a new fixture in the PR with a test that uses it: the fixture is not the
+# base's, so the test is not run (and noted), the run goes on
+new_repo newfixture
+cp -R "$SKILLCI_ROOT/fixtures" "$W/fixtures"
+BASE=$(commit "fixtures")
+alpha_skill ALPHA-BROKEN
+cp -R "$W/fixtures/softmax" "$W/fixtures/mine"
+python3 - "$W/skills/alpha/skill_meta.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["tests"].append({"input": "Write my kernel.", "fixture": "mine"})
+json.dump(m, open(sys.argv[1], "w"), indent=1)
+EOF
+pr "a new fixture and a test on it"
+run_pr
+base_verdict "newfixture"
+check "newfixture: the test on the PR's own fixture is left out with a note" results "
+n = r['run']['trust']['notes']
+assert any(\"uses fixture 'mine'\" in x and 'not run' in x for x in n), n
+assert not [u for u in r['units'] if u['kind'] == 'kernel'], r['units']"
+
 # a head with no result where the base had one fails (here: every head
 # unit is an error, within the base's error_share)
 new_repo noresult "$(printf '%s\n' "$BASE_CONFIG" | sed 's/error_share: 0.1/error_share: 0.5/')"

@@ -115,7 +115,7 @@ static const char full_yml[] =
 	"    openai: 20\n"
 	"timeouts: {request: 90, kernel: 30.5}\n"
 	"cache:\n"
-	"  dir: /var/cache/skillci\n"
+	"  dir: ci/cache\n"
 	"  mode: refresh\n"
 	"store: ci/results.db\n"
 	"judge:\n"
@@ -138,7 +138,8 @@ static const char full_yml[] =
 	"      - tests/commit-extra.json\n"
 	"reports:\n"
 	"  dir: out\n"
-	"  junit: junit/skillci.xml\n";
+	"  junit: junit/skillci.xml\n"
+	"budget: {max_units: 500, max_requests: 900}\n";
 
 static void test_every_key(void **state)
 {
@@ -164,7 +165,7 @@ static void test_every_key(void **state)
 	assert_int_equal(sc_config_provider_limit(&cfg, "generic"), 12);
 	assert_true(cfg.request_timeout_s == 90);
 	assert_true(cfg.kernel_timeout_s == 30.5);
-	assert_string_equal(cfg.cache_dir, "/var/cache/skillci");
+	assert_string_equal(cfg.cache_dir, "ci/cache");
 	assert_int_equal(cfg.cache_mode, SC_CACHE_REFRESH);
 	assert_string_equal(sc_cache_mode_name(cfg.cache_mode), "refresh");
 	assert_string_equal(cfg.store_path, "ci/results.db");
@@ -191,6 +192,8 @@ static void test_every_key(void **state)
 	assert_string_equal(cfg.report_junit, "junit/skillci.xml");
 	assert_string_equal(cfg.report_markdown, "out/report.md");
 	assert_string_equal(cfg.report_html, "out/report.html");
+	assert_int_equal(cfg.max_units, 500);
+	assert_int_equal(cfg.max_requests, 900);
 	sc_config_release(&cfg);
 	sc_diags_release(&d);
 }
@@ -223,6 +226,11 @@ static void test_wrong_types_name_file_and_line(void **state)
 		{ "- runs\n", "skillci.yml:1: error: 'the file's top level' must be a map, found list" },
 		{ "runs: [1\n", "skillci.yml:2: error: " },
 		{ "store: {path: [x]}\n", "skillci.yml:1: error: 'store.path' must be a non-empty string, found list" },
+		{ "store: /var/tmp/r.db\n", "skillci.yml:1: error: 'store' must be a relative path inside the workspace (no '..', not absolute), found '/var/tmp/r.db' [config-path]" },
+		{ "cache: {dir: ../c}\n", "skillci.yml:1: error: 'cache.dir' must be a relative path inside the workspace (no '..', not absolute), found '../c' [config-path]" },
+		{ "reports:\n  junit: x/../../j.xml\n", "skillci.yml:2: error: 'reports.junit' must be a relative path inside the workspace (no '..', not absolute), found 'x/../../j.xml' [config-path]" },
+		{ "reports: {dir: /tmp/r}\n", "skillci.yml:1: error: 'reports.dir' must be a relative path inside the workspace (no '..', not absolute), found '/tmp/r' [config-path]" },
+		{ "budget: {max_units: 0}\n", "skillci.yml:1: error: 'budget.max_units' must be between 1 and 10000000, found 0 [config-value]" },
 	};
 	(void)state;
 
