@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SC_REDACT_MIN_RUN          8
+#define SC_REDACT_MIN_RUN          12
 #define SC_REDACT_MIN_RUN_ENCODED  16
 
 struct sc_redact_form {

@@ -1338,6 +1338,21 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 		list_value(&v, &e->fixtures);
 		pair(keys, values, k.ptr, "%s", v.ptr);
 	}
+	for (size_t i = 0; i < cfg->nendpoints; i++) {
+		const struct sc_config_endpoint *e = &cfg->endpoints[i];
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "providers.%s", e->name);
+		pair(keys, values, k.ptr, "wire %s, base_url %s, api_key_env %s", e->wire ? e->wire : "",
+		     e->base_url ? e->base_url : "", e->api_key_env ? e->api_key_env : "(none)");
+	}
+	for (size_t i = 0; i < cfg->nprovider_files; i++) {
+		const struct sc_config_provider_file *f = &cfg->provider_files[i];
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "fastagent.%s", f->provider);
+		/* the key itself never: it may be a resolved ${VAR} */
+		pair(keys, values, k.ptr, "base_url %s, api_key %s", f->base_url ? f->base_url : "(unset)",
+		     f->api_key ? "(set)" : "(unset)");
+	}
 	pair(keys, values, "reports.junit", "%s", cfg->report_junit);
 	pair(keys, values, "reports.markdown", "%s", cfg->report_markdown);
 	pair(keys, values, "reports.html", "%s", cfg->report_html);

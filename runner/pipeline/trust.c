@@ -143,6 +143,60 @@ static int write_blob(struct sc_git_tree *tree, const char *rel, const char *dir
 	return err;
 }
 
+/*
+ * Writes fast-agent's provider settings of a revision beside its
+ * configuration: fastagent.config.yaml, and the file upskill's
+ * fastagent_config names (a safe relative path found in the
+ * upskill.config.yaml bytes given). Their bytes are appended to cmp, so
+ * a head that changes only them is compared too.
+ */
+static int write_side_extras(struct sc_git_tree *tree, const char *dir, struct sc_buf *cmp)
+{
+	struct sc_buf bytes = SC_BUF_INIT, name = SC_BUF_INIT, upskill = SC_BUF_INIT;
+	const char *p;
+	int err;
+
+	sc_buf_put(&upskill, cmp->ptr, cmp->len);
+	if ((err = write_blob(tree, SC_FASTAGENT_CONFIG_FILE, dir, SC_FASTAGENT_CONFIG_FILE,
+			      &bytes)) < 0)
+		goto done;
+	sc_buf_put(cmp, bytes.ptr, bytes.len);
+	/* "fastagent_config: PATH" on a line of its own (the loader checks it) */
+	for (p = upskill.ptr; p && (p = strstr(p, "fastagent_config:")); p++) {
+		const char *v = p + strlen("fastagent_config:"), *end;
+		if (p != upskill.ptr && p[-1] != '\n')
+			continue;
+		while (*v == ' ' || *v == '"' || *v == '\'')
+			v++;
+		end = v + strcspn(v, "\"' \t\r\n#");
+		sc_buf_clear(&name);
+		sc_buf_put(&name, v, (size_t)(end - v));
+		if (!name.len || !sc_path_is_safe_relative(name.ptr))
+			break;
+		{
+			struct sc_buf sub = SC_BUF_INIT;
+			char *slash;
+			sc_path_join(&sub, dir, name.ptr);
+			slash = strrchr(sub.ptr, '/');
+			*slash = '\0';
+			err = sc_mkdir_p(sub.ptr);
+			sc_buf_release(&sub);
+			if (err < 0)
+				goto done;
+		}
+		if ((err = write_blob(tree, name.ptr, dir, name.ptr, &bytes)) < 0)
+			goto done;
+		sc_buf_put(cmp, bytes.ptr, bytes.len);
+		break;
+	}
+	err = 0;
+done:
+	sc_buf_release(&bytes);
+	sc_buf_release(&name);
+	sc_buf_release(&upskill);
+	return err;
+}
+
 /* Findings of files written to scratch/side, named by repository path. */
 static void move_diags(struct sc_diags *to, struct sc_diags *from, const char *dir)
 {
@@ -224,7 +278,8 @@ static int compare_head(struct sc_trust *t, const struct sc_config *applied,
 		goto done;
 	if ((had = err = write_blob(in->head, rel, dir.ptr, SC_CONFIG_FILE, &bytes)) < 0 ||
 	    (err = write_blob(in->head, SC_UPSKILL_CONFIG_FILE, dir.ptr, SC_UPSKILL_CONFIG_FILE,
-			      &up)) < 0)
+			      &up)) < 0 ||
+	    (err = write_side_extras(in->head, dir.ptr, &up)) < 0)
 		goto done;
 	err = 0;
 	if (bytes.len == base_bytes->len && !memcmp(bytes.ptr, base_bytes->ptr, bytes.len) &&
@@ -236,7 +291,8 @@ static int compare_head(struct sc_trust *t, const struct sc_config *applied,
 		sc_error_clear();
 	for (size_t i = 0; i < found.n; i++) {
 		struct sc_diag *d = &found.items[i];
-		const char *name = strstr(d->file, SC_UPSKILL_CONFIG_FILE) ? SC_UPSKILL_CONFIG_FILE : rel;
+		const char *name = strstr(d->file, SC_UPSKILL_CONFIG_FILE) ? SC_UPSKILL_CONFIG_FILE
+				   : strstr(d->file, SC_FASTAGENT_CONFIG_FILE) ? SC_FASTAGENT_CONFIG_FILE : rel;
 		if (d->sev != SC_SEV_ERROR)
 			continue;
 		sc_trust_note(t, "the pull request's %s has an error at line %zu (not applied): %s",
@@ -284,7 +340,8 @@ int sc_trust_load_config(struct sc_config *out, struct sc_trust *t,
 		goto done;
 	if (!disk && (had = err = write_blob(side, rel, dir.ptr, SC_CONFIG_FILE, &bytes)) < 0)
 		goto done;
-	if ((err = write_blob(side, SC_UPSKILL_CONFIG_FILE, dir.ptr, SC_UPSKILL_CONFIG_FILE, &up)) < 0)
+	if ((err = write_blob(side, SC_UPSKILL_CONFIG_FILE, dir.ptr, SC_UPSKILL_CONFIG_FILE, &up)) < 0 ||
+	    (err = write_side_extras(side, dir.ptr, &up)) < 0)
 		goto done;
 	if (explicit_rel && had) {
 		err = sc_error_set(SC_ENOTFOUND, "config file '%s' is not in the %s revision %s", rel,
@@ -300,6 +357,7 @@ int sc_trust_load_config(struct sc_config *out, struct sc_trust *t,
 		goto done;
 	repo_name(&out->path, dir.ptr);
 	repo_name(&out->upskill_path, dir.ptr);
+	repo_name(&out->fastagent_path, dir.ptr);
 	if (out->path && !disk && strcmp(out->path, rel)) {
 		free(out->path);
 		out->path = sc_xstrdup(rel);

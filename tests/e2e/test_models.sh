@@ -335,15 +335,10 @@ run env HF_TOKEN=sk-PLANTED-evil-4a7c19 "$SKILLCI" run --repo "$R" --base "$BASE
 keep
 cd "$SKILLCI_ROOT" || exit 1
 keys="$keys sk-PLANTED-evil-4a7c19"
-# The configuration of a PR check is read from the base revision once the
-# trust boundary lands; until then these two are TAP TODO cases.
-todo() {  # todo NAME COMMAND...: a case expected to fail for now
-	_n=$((_n + 1))
-	if "$@" > "$T/.chk" 2>&1; then echo "ok $_n - $1 # TODO config from the base revision"
-	else echo "not ok $_n - $1 # TODO config from the base revision"; fi
-}
-todo "a head-only endpoint is refused (exit 2)" test "$RC" -eq 2
-todo "nothing is sent to a head-only endpoint" test "$(fake_req --count)" -eq "$n0"
+# The configuration of a PR check is read from the base revision
+# (docs/security.md): the head's endpoint does not exist for the run.
+expect_exit 2 "a head-only endpoint is refused (exit 2)"
+check "nothing is sent to a head-only endpoint" test "$(fake_req --count)" -eq "$n0"
 
 # ---- no planted key anywhere --------------------------------------------------
 for k in $keys; do

@@ -32,8 +32,8 @@ static void test_forms_are_redacted(void **state)
 	expect(&r, "invalid key " KEY, "invalid key [redacted]", true);
 	/* a prefix, as APIs print it */
 	expect(&r, "invalid x-api-key: sk-ant-api03-PLA...", "invalid x-api-key: [redacted]...", true);
-	/* masked: the first 8 go, the last 4 alone say nothing */
-	expect(&r, "key sk-ant-a****e5f6", "key [redacted]****e5f6", true);
+	/* masked: 8 and 4 characters say nothing secret and stay */
+	expect(&r, "key sk-ant-a****e5f6", "key sk-ant-a****e5f6", false);
 	/* capitals, reversed */
 	expect(&r, "K=SK-ANT-API03-PLANTED-A1B2C3D4E5F6.", "K=[redacted].", true);
 	expect(&r, "6f5e4d3c2b1a-DETNALP-30ipa-tna-ks", "[redacted]", true);
@@ -46,8 +46,9 @@ static void test_forms_are_redacted(void **state)
 	expect(&r, "x 736b2d616e742d6170693033 y", "x [redacted] y", true);
 	/* ordinary text, short overlaps and other keys stay */
 	expect(&r, "feat(api): add the sk- prefix check", "feat(api): add the sk- prefix check", false);
-	expect(&r, "ant-api", "ant-api", false);    /* 7 characters of it: below the run */
-	expect(&r, "ant-api0", "[redacted]", true);  /* 8: redacted */
+	expect(&r, "ant-api03-PL", "[redacted]", true);   /* 12 characters of it: redacted */
+	expect(&r, "ant-api03-P", "ant-api03-P", false);  /* 11: below the run */
+	/* a word the key happens to hold ("sk-PLANTED-anthropic" and "anthropic") */
 	expect(&r, "", "", false);
 	sc_redact_release(&r);
 }
@@ -60,8 +61,10 @@ static void test_short_and_many_keys(void **state)
 	sc_redact_init(&r);
 	sc_redact_add(&r, "abc");       /* too short to look for: ignored */
 	sc_redact_add(&r, "k-12345");   /* shorter than the run: the whole key */
+	sc_redact_add(&r, "sk-PLANTED-anthropic");
 	sc_redact_add(&r, "sk-proj-PLANTED-0f9e8d7c6b5a");
 	expect(&r, "abc k-12345 k-1234", "abc [redacted] k-1234", true);
+	expect(&r, "fake answer to: ping anthropic", "fake answer to: ping anthropic", false);
 	expect(&r, "echo sk-proj-PLANTED-0f9e... done", "echo [redacted]... done", true);
 	sc_redact_release(&r);
 }

@@ -62,7 +62,9 @@ static void test_config_from_the_base_revision(void **state)
 	sh(repo.ptr, "g init -q; printf 'runs: 2\\ngate: {alpha: 0.05}\\n' > skillci.yml; "
 		     "g add -A; g commit -q -m base; g tag base; "
 		     "printf 'runs: 500\\ngate: {alpha: 1e-10, pass_rate_drop_points: 100}\\n"
-		     "max_turns: lots\\n' > skillci.yml; g commit -q -am head; "
+		     "max_turns: lots\\nproviders:\\n  evil: {wire: openai, base_url: "
+		     "http://127.0.0.1:9/v1, api_key_env: HF_TOKEN}\\n' > skillci.yml; "
+		     "g commit -q -am head; "
 		     "printf 'runs: 9\\n' > skillci.yml");
 	assert_int_equal(sc_git_open(&r, repo.ptr), 0);
 	assert_int_equal(sc_git_resolve(b, r, "base"), 0);
@@ -95,6 +97,10 @@ static void test_config_from_the_base_revision(void **state)
 	assert_string_equal(c->head, "1e-10");
 	assert_non_null(change(&t, "gate.pass_rate_drop_points"));
 	assert_null(change(&t, "max_turns"));      /* the bad value kept the default */
+	assert_non_null(c = change(&t, "providers.evil"));  /* an endpoint of its own: not applied */
+	assert_string_equal(c->base, "(unset)");
+	assert_non_null(strstr(c->head, "http://127.0.0.1:9/v1"));
+	assert_int_equal(cfg.nendpoints, 0);
 	assert_int_equal(t.notes.n, 1);
 	assert_non_null(strstr(t.notes.items[0], "line 3"));
 	sc_config_release(&cfg);
