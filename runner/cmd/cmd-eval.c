@@ -5,6 +5,7 @@
  * paired significance test, and a benchmark table for several models.
  */
 #include "common.h"
+#include "escape.h"
 #include "cmd/cmd.h"
 #include "pipeline/config.h"
 #include "diag.h"
@@ -157,6 +158,7 @@ static void print_rate_line(const char *label, const struct sc_results_aggregate
 static void print_tests(const struct sc_results *r, const char *skill, const char *model,
 			bool baseline)
 {
+	struct sc_buf esc = SC_BUF_INIT;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < r->nunits; i++) {
@@ -183,21 +185,27 @@ static void print_tests(const struct sc_results *r, const char *skill, const cha
 				(base ? &bp : &sp)[0]++;
 		}
 		shown++;
+		/* test names and messages (model and server text) are untrusted */
+		sc_buf_clear(&esc);
+		sc_escape_log(&esc, u->test_name);
 		if (baseline)
-			printf("  %zu. %-40.40s  %d/%d base  %d/%d skill\n", shown, u->test_name, bp, bn, sp, sn);
+			printf("  %zu. %-40.40s  %d/%d base  %d/%d skill\n", shown, esc.ptr, bp, bn, sp, sn);
 		else
-			printf("  %zu. %-40.40s  %d/%d skill\n", shown, u->test_name, sp, sn);
+			printf("  %zu. %-40.40s  %d/%d skill\n", shown, esc.ptr, sp, sn);
 		for (size_t j = 0; j < r->nunits; j++) {
 			const struct sc_results_unit *w = &r->units[j];
 			if (strcmp(w->skill, skill) || strcmp(w->model, model) ||
 			    strcmp(w->test_id, u->test_id) || !w->message)
 				continue;
+			sc_buf_clear(&esc);
+			sc_escape_log(&esc, w->message);
 			printf("       %s run %lld: %s: %s\n", w->variant, (long long)w->run_index,
-			       w->verdict, w->message);
+			       w->verdict, esc.ptr);
 		}
 	}
 	if (shown)
 		printf("\n");
+	sc_buf_release(&esc);
 }
 
 /* Kernel line: compile-only counts, or speed figures with a GPU. */
