@@ -94,19 +94,25 @@ done:
 	return err;
 }
 
+static const char *const env_keys[] = { "SKILLCI_RUNNER_KEY", "SKILLCI_CACHE_KEY" };
+
 static void load_key(void)
 {
 	struct sc_buf path = SC_BUF_INIT;
 	const char *v;
 	int err;
 
-	if ((v = getenv("SKILLCI_RUNNER_KEY")) && strlen(v) >= 32) {
+	/* a secret from the environment: one for a fleet, and the kernel
+	 * cubin cache's SKILLCI_CACHE_KEY so one secret signs every cache */
+	for (size_t i = 0; i < SC_ARRAY_SIZE(env_keys); i++) {
 		struct sc_sha256 h;
+		if (!(v = getenv(env_keys[i])) || !*v)
+			continue;
 		sc_sha256_init(&h);
 		sc_sha256_update(&h, "skillci-runner-key\0", 19);
 		sc_sha256_update(&h, v, strlen(v));
 		sc_sha256_final(&h, key);
-		key_source = sc_xstrdup("SKILLCI_RUNNER_KEY");
+		key_source = sc_xstrdup(env_keys[i]);
 		return;
 	}
 	if ((v = getenv("SKILLCI_RUNNER_KEY_FILE")) && *v)

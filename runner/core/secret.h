@@ -10,8 +10,10 @@
  * workspace) fails its check and is treated as absent (docs/security.md).
  *
  * Where the key comes from, first found:
- *   1. SKILLCI_RUNNER_KEY: any string of at least 32 characters (hashed
- *      to 32 bytes), for a fleet whose runners share one cache or store;
+ *   1. SKILLCI_RUNNER_KEY, else SKILLCI_CACHE_KEY (the kernel cubin
+ *      cache's secret, so one secret signs every cache): a secret string,
+ *      hashed to 32 bytes, for a fleet whose runners share one cache or
+ *      store (use 32 random characters or more);
  *   2. the file SKILLCI_RUNNER_KEY_FILE, else
  *      $XDG_CONFIG_HOME/skillci/runner.key, else
  *      $HOME/.config/skillci/runner.key: 64 hex digits, created (mode
@@ -30,8 +32,8 @@
  */
 const unsigned char *sc_runner_key(void);
 /*
- * Where the key came from: its file's path, "SKILLCI_RUNNER_KEY" for the
- * variable, or NULL for a key random to this process. Loads the key.
+ * Where the key came from: its file's path, the variable's name, or NULL
+ * for a key random to this process. Loads the key.
  */
 const char *sc_runner_key_source(void);
 

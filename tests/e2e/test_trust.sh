@@ -13,7 +13,7 @@
 
 export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
 unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_TOKEN \
-	SKILLCI_RUNNER_KEY
+	SKILLCI_RUNNER_KEY SKILLCI_CACHE_KEY
 OUTSIDE="$T/outside"  # what attacks aim at; must never change
 mkdir -p "$HOME" "$OUTSIDE"
 echo "canary: an unrelated file" > "$OUTSIDE/junit.xml"

@@ -318,6 +318,7 @@ static void test_runner_key_file(void **state)
 	sc_path_join(&path, dir, "cfg/skillci/runner.key");
 	setenv("SKILLCI_RUNNER_KEY_FILE", path.ptr, 1);
 	unsetenv("SKILLCI_RUNNER_KEY");
+	unsetenv("SKILLCI_CACHE_KEY");
 	k = sc_runner_key();
 	assert_string_equal(sc_runner_key_source(), path.ptr);
 	assert_int_equal(stat(path.ptr, &st), 0);
