@@ -7,6 +7,8 @@
 #include "common.h"
 #include "results/store.h"
 #include "results/store_backend.h"
+#include "secret.h"
+#include "sha256.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@ static const enum sc_store_type unit_types[SC_STORE_UNIT_NCOLS] = {
 	T, T, T,                       /* verdict, error_class, message */
 	I, I, I, I, R,                 /* tokens_in .. judge_score */
 	T, T, T, T, R, I, R,           /* fixture .. speedup */
-	T, T,                          /* transcript, run_id */
+	T, T, T,                       /* transcript, run_id, mac */
 };
 static const enum sc_store_type run_types[SC_STORE_RUN_NCOLS] = { T, T, T, T, I, T, I, I, T };
 static const enum sc_store_type aggregate_types[SC_STORE_AGGREGATE_NCOLS] = {
@@ -76,7 +78,8 @@ static double c_real(const struct sc_store_value *v)
 	return v->type == SC_STORE_REAL ? v->d : NAN;
 }
 
-static void unit_values(struct sc_store_value *v, const char *run_id, const struct sc_store_unit *u)
+static void unit_values(struct sc_store_value *v, const char *run_id, const struct sc_store_unit *u,
+			const char *mac)
 {
 	int i = 0;
 
@@ -113,7 +116,60 @@ static void unit_values(struct sc_store_value *v, const char *run_id, const stru
 	v_real(&v[i++], u->speedup);
 	v_text(&v[i++], u->transcript);
 	v_text(&v[i++], run_id);
+	v_text(&v[i++], mac);
 	assert(i == SC_STORE_UNIT_NCOLS);
+}
+
+/* ---- unit integrity --------------------------------------------------- */
+
+/*
+ * A unit's MAC (hex): HMAC-SHA-256 under the runner key (secret.h) over
+ * every other column of the unit, each typed and length-prefixed, exactly
+ * as unit_values() stores it (a NULL fixture hash is "", negative
+ * registers NULL, NaN numbers NULL), so a unit read back computes the
+ * same MAC as the unit written. A row planted or edited by anyone without
+ * the key fails it and is never reused.
+ */
+static void unit_mac(char out[SC_SHA256_HEX_LEN + 1], const struct sc_store_unit *u,
+		     const char *run_id)
+{
+	struct sc_store_value v[SC_STORE_UNIT_NCOLS];
+	unsigned char mac[SC_SHA256_LEN];
+	struct sc_buf hex = SC_BUF_INIT, field = SC_BUF_INIT;
+	struct sc_hmac h;
+
+	unit_values(v, run_id, u, NULL);
+	sc_hmac_init(&h, sc_runner_key(), SC_RUNNER_KEY_LEN);
+	sc_hmac_update(&h, "skillci-unit/1", 15);
+	for (size_t i = 0; i + 1 < SC_STORE_UNIT_NCOLS; i++) {
+		sc_buf_clear(&field);
+		switch (v[i].type) {
+		case SC_STORE_NULL: sc_buf_puts(&field, "n"); break;
+		case SC_STORE_INT: sc_buf_printf(&field, "i%lld;", (long long)v[i].i); break;
+		case SC_STORE_REAL: sc_buf_printf(&field, "r%.17g;", v[i].d); break;
+		case SC_STORE_TEXT: sc_buf_printf(&field, "s%zu:", strlen(v[i].text)); break;
+		}
+		sc_hmac_update(&h, field.ptr, field.len);
+		if (v[i].type == SC_STORE_TEXT)
+			sc_hmac_update(&h, v[i].text, strlen(v[i].text));
+	}
+	sc_hmac_final(&h, mac);
+	sc_hex(&hex, mac, sizeof(mac));
+	memcpy(out, hex.ptr, SC_SHA256_HEX_LEN + 1);
+	sc_buf_release(&hex);
+	sc_buf_release(&field);
+}
+
+/* True when the unit read back carries the MAC this runner computes. */
+static bool unit_mac_holds(const struct sc_store_unit *u)
+{
+	char want[SC_SHA256_HEX_LEN + 1];
+
+	if (!u->mac || strlen(u->mac) != SC_SHA256_HEX_LEN)
+		return false;
+	unit_mac(want, u, u->run_id);
+	return sc_digest_equal((const unsigned char *)u->mac, (const unsigned char *)want,
+			       SC_SHA256_HEX_LEN);
 }
 
 /* Fills u (initialised) from UNIT_COLUMNS. */
@@ -152,6 +208,7 @@ static void unit_from(struct sc_store_unit *u, const struct sc_store_value *c)
 	u->speedup = c_real(&c[i++]);
 	u->transcript = c_text(&c[i++]);
 	u->run_id = c_text(&c[i++]);
+	u->mac = c_text(&c[i++]);
 }
 
 /* Fills a from AGGREGATE_COLUMNS without run_id (c points at skill). */
@@ -298,11 +355,46 @@ int sc_store_put_run(struct sc_store *store, const struct sc_store_run *r)
 	return store->ops->write(store, SC_ST_PUT_RUN, v, SC_ARRAY_SIZE(v));
 }
 
+static void key_values(struct sc_store_value p[7], const struct sc_store_key *key)
+{
+	v_text(&p[0], key->skill_hash);
+	v_text(&p[1], key->test_hash);
+	v_text(&p[2], key->fixture_hash ? key->fixture_hash : "");
+	v_text(&p[3], key->model);
+	v_text(&p[4], key->prompt_hash);
+	v_text(&p[5], key->harness);
+	v_int(&p[6], key->run_index);
+}
+
+static int on_lookup(const struct sc_store_value *c, size_t n, void *payload);
+
+/*
+ * Stores u. A unit this runner computes gets its MAC now; one copied from
+ * another store keeps the MAC it had. A row already under the key whose
+ * MAC does not hold (planted, edited, another runner's) is replaced, so
+ * the key holds a unit this runner can reuse.
+ */
 int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct sc_store_unit *u)
 {
-	struct sc_store_value v[SC_STORE_UNIT_NCOLS];
+	struct sc_store_value v[SC_STORE_UNIT_NCOLS], p[7];
+	struct sc_store_key key = { u->skill_hash, u->test_hash, u->fixture_hash, u->model,
+				    u->prompt_hash, u->harness, u->run_index };
+	struct sc_store_unit old;
+	char mac[SC_SHA256_HEX_LEN + 1];
+	int err;
 
-	unit_values(v, run_id, u);
+	if (!u->mac)
+		unit_mac(mac, u, run_id);
+	key_values(p, &key);
+	sc_store_unit_init(&old);
+	err = store->ops->query(store, SC_ST_LOOKUP_UNIT, p, SC_ARRAY_SIZE(p), unit_types,
+				SC_STORE_UNIT_NCOLS, on_lookup, &old);
+	if (err == 0 && old.verdict && !unit_mac_holds(&old))
+		err = store->ops->write(store, SC_ST_DELETE_UNIT, p, SC_ARRAY_SIZE(p));
+	sc_store_unit_release(&old);
+	if (err < 0)
+		return err;
+	unit_values(v, run_id, u, u->mac ? u->mac : mac);
 	return store->ops->write(store, SC_ST_PUT_UNIT, v, SC_ARRAY_SIZE(v));
 }
 
@@ -369,17 +461,18 @@ int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 	int err;
 
 	sc_store_unit_init(out);
-	v_text(&p[0], key->skill_hash);
-	v_text(&p[1], key->test_hash);
-	v_text(&p[2], key->fixture_hash ? key->fixture_hash : "");
-	v_text(&p[3], key->model);
-	v_text(&p[4], key->prompt_hash);
-	v_text(&p[5], key->harness);
-	v_int(&p[6], key->run_index);
+	key_values(p, key);
 	err = store->ops->query(store, SC_ST_LOOKUP_UNIT, p, SC_ARRAY_SIZE(p), unit_types,
 				SC_STORE_UNIT_NCOLS, on_lookup, out);
 	if (err < 0)
 		return err;
+	if (out->verdict && !unit_mac_holds(out)) {
+		sc_trace("store", "store '%s': unit '%s' of run '%s' fails its integrity check "
+			 "(not written by this runner, or edited); not reused", store->display,
+			 out->test_id ? out->test_id : "", out->run_id ? out->run_id : "");
+		sc_store_unit_release(out);
+		return SC_ENOTFOUND;
+	}
 	return out->verdict ? 0 : SC_ENOTFOUND;
 }
 
@@ -697,7 +790,7 @@ void sc_store_unit_release(struct sc_store_unit *u)
 		&u->skill, &u->skill_name, &u->variant, &u->model, &u->test_id, &u->test_name,
 		&u->kind, &u->skill_hash, &u->test_hash, &u->fixture_hash, &u->prompt_hash,
 		&u->harness, &u->verdict, &u->error_class, &u->message, &u->fixture, &u->compile,
-		&u->kernel_verdict, &u->compile_log, &u->transcript, &u->run_id,
+		&u->kernel_verdict, &u->compile_log, &u->transcript, &u->run_id, &u->mac,
 	};
 
 	for (size_t i = 0; i < SC_ARRAY_SIZE(strs); i++)

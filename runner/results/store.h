@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define SC_STORE_DEFAULT_PATH ".skillci/results.db"
-#define SC_STORE_SCHEMA_VERSION 2
+#define SC_STORE_SCHEMA_VERSION 3
 /* The skill hash of a unit evaluated without a skill. */
 #define SC_STORE_NO_SKILL "none"
 /* The environment variable naming the store when no --store is given. */
@@ -91,6 +91,8 @@ struct sc_store_unit {
 	double speedup;       /* NAN when none */
 	char *transcript;     /* JSON array of {"role","content"} */
 	char *run_id;         /* run that evaluated it (filled by lookups) */
+	char *mac;            /* HMAC under the runner key, as read; NULL for a new unit,
+			       * whose MAC is computed when it is stored */
 	bool reused;          /* not stored: set when taken from the store */
 };
 

@@ -28,12 +28,13 @@ struct sc_store_value {
 };
 
 /*
- * UNIT_COLUMNS, in order (30): skill, skill_name, variant, model, test_id,
+ * UNIT_COLUMNS, in order (31): skill, skill_name, variant, model, test_id,
  * test_name, run_index, kind, skill_hash, test_hash, fixture_hash,
  * prompt_hash, harness, verdict, error_class, message, tokens_in,
  * tokens_out, turns, latency_ms, judge_score, fixture, compile,
  * kernel_verdict, compile_log, max_abs_error, registers, speedup,
- * transcript, run_id.
+ * transcript, run_id, mac (schema 3: HMAC-SHA-256 under the runner key
+ * over the other 30, store.c).
  *
  * RUN_COLUMNS (9): id, kind, started_at, finished_at, complete, models,
  * runs, oracle, results_path.
@@ -54,7 +55,7 @@ struct sc_store_value {
 	"prompt_hash, harness, verdict, error_class, message, tokens_in, " \
 	"tokens_out, turns, latency_ms, judge_score, fixture, compile, " \
 	"kernel_verdict, compile_log, max_abs_error, registers, speedup, " \
-	"transcript, run_id"
+	"transcript, run_id, mac"
 #define SC_STORE_UNIT_KEY \
 	"skill_hash, test_hash, fixture_hash, model, prompt_hash, harness, run_index"
 #define SC_STORE_UNIT_UPDATE \
@@ -76,7 +77,7 @@ struct sc_store_value {
 	"compile_log = excluded.compile_log, " \
 	"max_abs_error = excluded.max_abs_error, " \
 	"registers = excluded.registers, speedup = excluded.speedup, " \
-	"transcript = excluded.transcript, run_id = excluded.run_id"
+	"transcript = excluded.transcript, run_id = excluded.run_id, mac = excluded.mac"
 #define SC_STORE_RUN_COLUMNS \
 	"id, kind, started_at, finished_at, complete, models, runs, " \
 	"oracle, results_path"
@@ -108,7 +109,7 @@ struct sc_store_value {
 	"plan_hash = excluded.plan_hash, results = excluded.results, " \
 	"stored_at = excluded.stored_at"
 
-#define SC_STORE_UNIT_NCOLS 30
+#define SC_STORE_UNIT_NCOLS 31
 #define SC_STORE_RUN_NCOLS 9
 #define SC_STORE_AGGREGATE_NCOLS 20
 #define SC_STORE_SHARD_NCOLS 6
@@ -139,6 +140,10 @@ enum sc_store_stmt {
 	SC_ST_COUNT_AGGREGATES,
 	SC_ST_COUNT_SHARDS,
 	SC_ST_SCHEMA_VERSION, /* column max(version) */
+	SC_ST_DELETE_UNIT,    /* (last: the statements keep their numbers)
+			       * params skill_hash, test_hash, fixture_hash, model, prompt_hash,
+			       * harness, run_index; removes the unit under that key (one
+			       * whose MAC does not hold, so the new answer can take its place) */
 	SC_ST__COUNT
 };
 

@@ -24,7 +24,8 @@ struct store_sqlite {
  * The schema, one entry per version: entry v-1 takes a store from version
  * v-1 to v. Version 1 is the schema of skillci before PostgreSQL; version
  * 2 makes the unit key unique (keeping, of the rows with one key, the
- * newest that is not an error, as lookups did) and adds run_shards. Runs
+ * newest that is not an error, as lookups did) and adds run_shards; 3
+ * adds the units' mac (older rows have none and are never reused). Runs
  * of one finished_at are in insertion order: the rowid here, runs.seq in
  * PostgreSQL.
  */
@@ -64,6 +65,8 @@ static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 	"  run_id TEXT NOT NULL, shard_index INTEGER NOT NULL, shard_count INTEGER NOT NULL,"
 	"  plan_hash TEXT, results TEXT NOT NULL, stored_at TEXT,"
 	"  PRIMARY KEY (run_id, shard_index));",
+
+	"ALTER TABLE units ADD COLUMN mac TEXT;",
 };
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
@@ -74,7 +77,7 @@ static const char *const sql[SC_ST__COUNT] = {
 	" ON CONFLICT (id) DO UPDATE SET " SC_STORE_RUN_UPDATE,
 	[SC_ST_PUT_UNIT] =
 	"INSERT INTO units (" SC_STORE_UNIT_COLUMNS ") VALUES"
-	" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+	" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 	" ON CONFLICT (" SC_STORE_UNIT_KEY ") DO UPDATE SET " SC_STORE_UNIT_UPDATE ","
 	" created_at = " NOW " WHERE units.verdict = 'error' AND excluded.verdict <> 'error'",
 	[SC_ST_PUT_AGGREGATE] =
@@ -84,6 +87,10 @@ static const char *const sql[SC_ST__COUNT] = {
 	[SC_ST_PUT_SHARD] =
 	"INSERT INTO run_shards (" SC_STORE_SHARD_COLUMNS ") VALUES (?,?,?,?,?,?)"
 	" ON CONFLICT (run_id, shard_index) DO UPDATE SET " SC_STORE_SHARD_UPDATE,
+	[SC_ST_DELETE_UNIT] =
+	"DELETE FROM units WHERE"
+	" skill_hash = ? AND test_hash = ? AND fixture_hash = ? AND model = ?"
+	" AND prompt_hash = ? AND harness = ? AND run_index = ?",
 	[SC_ST_LOOKUP_UNIT] =
 	"SELECT " SC_STORE_UNIT_COLUMNS " FROM units WHERE"
 	" skill_hash = ? AND test_hash = ? AND fixture_hash = ? AND model = ?"
@@ -211,6 +218,7 @@ static const char *const what_of[SC_ST__COUNT] = {
 	[SC_ST_PUT_UNIT] = "insert unit",
 	[SC_ST_PUT_AGGREGATE] = "insert aggregate",
 	[SC_ST_PUT_SHARD] = "insert shard results",
+	[SC_ST_DELETE_UNIT] = "replace unit",
 	[SC_ST_LOOKUP_UNIT] = "look up unit",
 	[SC_ST_EACH_UNIT] = "read units",
 	[SC_ST_EACH_RUN] = "read runs",

@@ -506,7 +506,7 @@ static void test_four_processes_write_one_store(void **state)
 		sc_path_join(&path, f.dir, "versions.txt");
 		if (sql(&f, "SELECT version FROM schema_version ORDER BY version", path.ptr) == 0) {
 			assert_int_equal(sc_read_file(&out, path.ptr, 4096), 0);
-			assert_string_equal(out.ptr, "1\n2\n");
+			assert_string_equal(out.ptr, "1\n2\n3\n");
 		}
 		sc_buf_release(&out);
 		sc_buf_release(&path);
@@ -573,17 +573,25 @@ static void test_old_sqlite_store_is_migrated(void **state)
 	}
 	assert_int_equal(sc_store_open_existing(&s, f.location), 0);
 	assert_int_equal(sc_store_schema_version(s, &version), 0);
-	assert_int_equal(version, 2);
+	assert_int_equal(version, SC_STORE_SCHEMA_VERSION);
 	assert_int_equal(sc_store_count_units(s, &n), 0);
 	assert_int_equal(n, 3);  /* one row per key */
+	sc_store_free(s);
 	/* per key, the newest row that is not an error stayed (what lookups took) */
+	{
+		struct sc_buf out = SC_BUF_INIT, path = SC_BUF_INIT;
+		sc_path_join(&path, f.dir, "rows.txt");
+		assert_int_equal(sql(&f, "SELECT run_index, tokens_in FROM units ORDER BY run_index",
+				     path.ptr), 0);
+		assert_int_equal(sc_read_file(&out, path.ptr, 4096), 0);
+		assert_string_equal(out.ptr, "0|2\n1|4\n2|5\n");
+		sc_buf_release(&out);
+		sc_buf_release(&path);
+	}
+	/* rows from before units carried a MAC are kept, never reused */
+	assert_int_equal(sc_store_open_existing(&s, f.location), 0);
 	key_of(&k, 0);
-	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
-	assert_int_equal(got.tokens_in, 2);
-	sc_store_unit_release(&got);
-	key_of(&k, 1);
-	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
-	assert_int_equal(got.tokens_in, 4);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), SC_ENOTFOUND);
 	sc_store_unit_release(&got);
 	sc_store_free(s);
 	fresh_release(&f);
@@ -860,6 +868,70 @@ static void test_pg_statement_timeout(void **state)
 	fresh_release(&f);
 }
 
+/*
+ * Only units this runner wrote are reused: a row edited after it was
+ * stored and a row planted without a MAC both fail the check, are not
+ * reused, and are replaced by the next answer stored under their key.
+ */
+static void test_lookup_checks_integrity(void **state)
+{
+	const struct backend *be = *state;
+	struct fresh f;
+	struct sc_store *s = NULL;
+	struct sc_store_unit u, got;
+	struct sc_store_key k;
+	int64_t n = 0;
+
+	need(be);
+	fresh_init(&f, be);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	put_run(s, "r1", "2026-01-01T00:00:00Z");
+	fill_unit(&u, "fail", 0, 100);
+	assert_int_equal(sc_store_put_unit(s, "r1", &u), 0);
+	key_of(&k, 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
+	assert_non_null(got.mac);
+	assert_int_equal(strlen(got.mac), 64);
+	sc_store_unit_release(&got);
+	sc_store_free(s);
+	s = NULL;
+
+	/* edited from fail to pass behind the store's back: not reused */
+	assert_int_equal(sql(&f, "UPDATE units SET verdict = 'pass'", NULL), 0);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), SC_ENOTFOUND);
+	sc_store_unit_release(&got);
+	/* the next answer under the key replaces it, and is reused */
+	fill_unit(&u, "fail", 0, 200);
+	assert_int_equal(sc_store_put_unit(s, "r2", &u), 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
+	assert_int_equal(got.tokens_in, 200);
+	assert_string_equal(got.run_id, "r2");
+	sc_store_unit_release(&got);
+	sc_store_free(s);
+	s = NULL;
+
+	/* a row planted without a MAC (another tool, an older skillci) */
+	assert_int_equal(sql(&f, "INSERT INTO units (run_id, skill, variant, model, test_id,"
+			     " run_index, kind, skill_hash, test_hash, fixture_hash, prompt_hash,"
+			     " harness, verdict, tokens_in, tokens_out, turns, latency_ms)"
+			     " VALUES ('x', 'skills/demo', 'head', 'anthropic.m1', 't', 3, 'text',"
+			     " 'sk1', 't1', '', 'p1', 'h1', 'pass', 1, 1, 1, 1)", NULL), 0);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	key_of(&k, 3);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), SC_ENOTFOUND);
+	sc_store_unit_release(&got);
+	fill_unit(&u, "fail", 3, 300);
+	assert_int_equal(sc_store_put_unit(s, "r3", &u), 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
+	assert_string_equal(got.verdict, "fail");
+	sc_store_unit_release(&got);
+	assert_int_equal(sc_store_count_units(s, &n), 0);
+	assert_int_equal(n, 2);
+	sc_store_free(s);
+	fresh_release(&f);
+}
+
 #define BOTH(fn) \
 	{ #fn " (sqlite)", fn, NULL, NULL, (void *)&sqlite_be }, \
 	{ #fn " (postgresql)", fn, NULL, NULL, (void *)&pg_be }
@@ -869,6 +941,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_open_creates_store_and_reopens),
 		BOTH(test_lookup_reuses_only_same_key),
+		BOTH(test_lookup_checks_integrity),
 		BOTH(test_rollback_writes_nothing),
 		BOTH(test_newer_schema_is_refused),
 		BOTH(test_history_orders_runs_and_filters),
@@ -882,5 +955,7 @@ int main(void)
 		cmocka_unit_test(test_pg_unreachable_fails_at_open),
 		cmocka_unit_test(test_pg_statement_timeout),
 	};
+	/* this process's runner key: no file under HOME is read or made */
+	setenv("SKILLCI_RUNNER_KEY", "unit-test-runner-key-for-the-results-store", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
