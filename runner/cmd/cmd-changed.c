@@ -9,7 +9,7 @@
 #include "git/ghevent.h"
 #include "git/git.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <getopt.h>
 
 static const char usage[] =

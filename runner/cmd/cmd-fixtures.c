@@ -11,7 +11,7 @@
 #include "kernelrun/fixture.h"
 #include "kernelrun/kernelrun.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <getopt.h>
 
 static void usage(FILE *f)

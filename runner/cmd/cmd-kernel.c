@@ -13,7 +13,7 @@
 #include "kernelrun/fixture.h"
 #include "kernelrun/kernelrun.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #include "results/store.h"
 #include "skills/testsuite.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 #include <time.h>

@@ -3,7 +3,7 @@
 #include "git/ghevent.h"
 #include "git/git.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 static bool is_hex_id(const char *s)
 {

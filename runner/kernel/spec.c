@@ -2,7 +2,7 @@
 #include "common.h"
 #include "spec.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 

@@ -21,7 +21,7 @@
 #include "scan.h"
 #include "spec.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>

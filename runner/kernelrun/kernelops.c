@@ -15,7 +15,7 @@
 #include "sha256.h"
 #include "skills/testsuite.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>

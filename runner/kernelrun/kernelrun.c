@@ -2,7 +2,7 @@
 #include "common.h"
 #include "kernelrun/kernelrun.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>

@@ -8,7 +8,7 @@
 #include "skills/skill.h"
 #include "results/store.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 
 void sc_export_options_init(struct sc_export_options *opt)

@@ -11,7 +11,7 @@
 #include "skills/skill.h"
 #include "results/store.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
 #include <sys/stat.h>
