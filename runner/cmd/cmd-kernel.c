@@ -8,12 +8,12 @@
  * CUDA") or a worker/GPU infrastructure error.
  */
 #include "common.h"
+#include "json.h"
 #include "cmd/cmd.h"
 #include "kernelrun/extract.h"
 #include "kernelrun/fixture.h"
 #include "kernelrun/kernelrun.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -30,29 +30,21 @@ static void usage(FILE *f)
 		   "3 not built with CUDA or infrastructure failure.\n");
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(it) ? it->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(it) ? it->valuedouble : 0;
-}
+/* A string member, "" when absent; a number member, 0 when absent. */
+#define STR(o, k) sc_json_str_or(o, k, "")
+#define NUM(o, k) sc_json_num_or(o, k, 0)
 
 /* Prints the human-readable verdict from a result document. */
 static void print_human(const cJSON *r, const char *fixture, const char *file)
 {
-	const char *verdict = str(r, "verdict");
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "compile");
-	const cJSON *scan = cJSON_GetObjectItemCaseSensitive(r, "scan"), *f;
-	const cJSON *corr = cJSON_GetObjectItemCaseSensitive(r, "correctness");
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
-	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(r, "device");
-	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(r, "sandbox");
-	const cJSON *ko = cJSON_GetObjectItemCaseSensitive(r, "kernel_output");
+	const char *verdict = STR(r, "verdict");
+	const cJSON *c = sc_json_member(r, "compile");
+	const cJSON *scan = sc_json_member(r, "scan"), *f;
+	const cJSON *corr = sc_json_member(r, "correctness");
+	const cJSON *t = sc_json_member(r, "timing");
+	const cJSON *dev = sc_json_member(r, "device");
+	const cJSON *sb = sc_json_member(r, "sandbox");
+	const cJSON *ko = sc_json_member(r, "kernel_output");
 	char up[16];
 	size_t i;
 
@@ -60,55 +52,55 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 		up[i] = (char)(verdict[i] >= 'a' && verdict[i] <= 'z' ? verdict[i] - 32 : verdict[i]);
 	up[i] = '\0';
 	printf("%s %s: %s", fixture, file, up);
-	if (*str(r, "reason") && strcmp(str(r, "reason"), "none"))
-		printf(" (%s)", str(r, "reason"));
-	printf("\n  %s\n", str(r, "message"));
+	if (*STR(r, "reason") && strcmp(STR(r, "reason"), "none"))
+		printf(" (%s)", STR(r, "reason"));
+	printf("\n  %s\n", STR(r, "message"));
 	if (cJSON_IsObject(c)) {
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "ok")))
+		if (sc_json_bool_or(c, "ok", false))
 			printf("  compile: %s, NVRTC %s, %.0f registers, %.0f B spilled, %.0f B shared, %s\n",
-			       str(c, "arch"), str(c, "nvrtc"), num(c, "registers"), num(c, "spill_stores"),
-			       num(c, "shared_bytes"),
-			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "cached")) ? "cached" : "compiled now");
+			       STR(c, "arch"), STR(c, "nvrtc"), NUM(c, "registers"), NUM(c, "spill_stores"),
+			       NUM(c, "shared_bytes"),
+			       sc_json_bool_or(c, "cached", false) ? "cached" : "compiled now");
 		else
-			printf("  compiler log:\n%s\n", str(c, "log"));
-		if (*str(c, "cache_note"))
-			printf("  cache: %s\n", str(c, "cache_note"));
-		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "confined")))
-			printf("  compiler jail: none (%s)\n", str(c, "confine_why"));
+			printf("  compiler log:\n%s\n", STR(c, "log"));
+		if (*STR(c, "cache_note"))
+			printf("  cache: %s\n", STR(c, "cache_note"));
+		if (!sc_json_bool_or(c, "confined", true))
+			printf("  compiler jail: none (%s)\n", STR(c, "confine_why"));
 	}
 	cJSON_ArrayForEach(f, scan)
-		printf("  scan: line %.0f: %s (%s): %s\n", num(f, "line"), str(f, "kind"), str(f, "severity"),
-		       str(f, "text"));
+		printf("  scan: line %.0f: %s (%s): %s\n", NUM(f, "line"), STR(f, "kind"), STR(f, "severity"),
+		       STR(f, "text"));
 	if (cJSON_IsObject(corr)) {
-		const cJSON *w = cJSON_GetObjectItemCaseSensitive(corr, "worst");
-		if (!strcmp(str(corr, "status"), "skipped"))
-			printf("  correctness: skipped (%s)\n", str(corr, "reason"));
+		const cJSON *w = sc_json_member(corr, "worst");
+		if (!strcmp(STR(corr, "status"), "skipped"))
+			printf("  correctness: skipped (%s)\n", STR(corr, "reason"));
 		else
 			printf("  correctness: %s after %.0f launches (%.0f sizes x %.0f distributions x %.0f seeds)\n",
-			       str(corr, "status"), num(corr, "launches"), num(corr, "sizes"),
-			       num(corr, "distributions"), num(corr, "seeds"));
+			       STR(corr, "status"), NUM(corr, "launches"), NUM(corr, "sizes"),
+			       NUM(corr, "distributions"), NUM(corr, "seeds"));
 		if (cJSON_IsObject(w))
-			printf("  worst element: %s[%.0f], error %.3g against tolerance %.3g\n", str(w, "param"),
-			       num(w, "index"), num(w, "error"), num(w, "tolerance"));
+			printf("  worst element: %s[%.0f], error %.3g against tolerance %.3g\n", STR(w, "param"),
+			       NUM(w, "index"), NUM(w, "error"), NUM(w, "tolerance"));
 	}
 	if (cJSON_IsObject(t)) {
-		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(t, "candidate");
-		const cJSON *tb = cJSON_GetObjectItemCaseSensitive(t, "baseline");
-		if (!strcmp(str(t, "status"), "skipped"))
-			printf("  timing: skipped (%s)\n", str(t, "reason"));
+		const cJSON *tc = sc_json_member(t, "candidate");
+		const cJSON *tb = sc_json_member(t, "baseline");
+		if (!strcmp(STR(t, "status"), "skipped"))
+			printf("  timing: skipped (%s)\n", STR(t, "reason"));
 		else if (cJSON_IsObject(tc))
 			printf("  timing: %.4f ms (IQR %.4f, %.0f reps) vs baseline %.4f ms (IQR %.4f): %.2fx speedup, %.0f GB/s, %.0f%% of peak%s\n",
-			       num(tc, "median_ms"), num(tc, "iqr_ms"), num(tc, "reps"), num(tb, "median_ms"),
-			       num(tb, "iqr_ms"), num(t, "speedup"), num(t, "gbps"), num(t, "pct_peak"),
-			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "suspect")) ? " (SUSPECT)" : "");
+			       NUM(tc, "median_ms"), NUM(tc, "iqr_ms"), NUM(tc, "reps"), NUM(tb, "median_ms"),
+			       NUM(tb, "iqr_ms"), NUM(t, "speedup"), NUM(t, "gbps"), NUM(t, "pct_peak"),
+			       sc_json_bool_or(t, "suspect", false) ? " (SUSPECT)" : "");
 	}
-	if (cJSON_IsObject(dev) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "gpu")))
-		printf("  device: %s, driver %.0f\n", str(dev, "name"), num(dev, "driver"));
+	if (sc_json_bool_or(dev, "gpu", false))
+		printf("  device: %s, driver %.0f\n", STR(dev, "name"), NUM(dev, "driver"));
 	if (cJSON_IsObject(ko)) {
-		const char *text = str(ko, "text");
+		const char *text = STR(ko, "text");
 		int lines = 0;
-		printf("  kernel output (%.0f bytes of device printf%s; never parsed):\n", num(ko, "bytes"),
-		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ko, "truncated")) ? ", shown truncated" : "");
+		printf("  kernel output (%.0f bytes of device printf%s; never parsed):\n", NUM(ko, "bytes"),
+		       sc_json_bool_or(ko, "truncated", false) ? ", shown truncated" : "");
 		while (*text && lines < 10) {
 			size_t n = strcspn(text, "\n");
 			printf("    | %.*s\n", (int)(n < 200 ? n : 200), text);
@@ -119,8 +111,8 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 			printf("    | ...\n");
 	}
 	if (cJSON_IsObject(sb))
-		printf("  sandbox: empty environment, wall limit %.0f s, network namespace %s\n", num(sb, "wall_limit_s"),
-		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sb, "network_namespace")) ? "yes" : "no (not permitted here)");
+		printf("  sandbox: empty environment, wall limit %.0f s, network namespace %s\n", NUM(sb, "wall_limit_s"),
+		       sc_json_bool_or(sb, "network_namespace", false) ? "yes" : "no (not permitted here)");
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -143,11 +135,11 @@ int cmd_kernel(int argc, char **argv)
 	int seeds = 5, wall = 300, c, rc = SC_EXIT_OK, err;
 	struct sc_fixture_list list = { 0 };
 	struct sc_buf answer = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT, worker = SC_BUF_INIT,
-		      result = SC_BUF_INIT, spec_path = SC_BUF_INIT, spec_text = SC_BUF_INIT;
+		      result = SC_BUF_INIT, entry = SC_BUF_INIT;
 	struct sc_kernelrun_result run = { 0 };
 	struct sc_kernelrun_limits lim;
 	const struct sc_fixture *fx;
-	cJSON *spec = NULL, *r = NULL;
+	cJSON *r = NULL;
 	const char *verdict, *file;
 	char abs_cache[4096];
 
@@ -200,19 +192,12 @@ int cmd_kernel(int argc, char **argv)
 	}
 
 	/* The entry point, for extraction, from the spec. */
-	sc_path_join(&spec_path, fx->dir, "spec.json");
-	if ((err = sc_read_file(&spec_text, spec_path.ptr, SC_MAX_JSON_BYTES)) < 0 ||
+	if ((err = sc_fixture_entry(&entry, fx)) < 0 ||
 	    (err = sc_read_file(&answer, file, SC_MAX_FILE_BYTES)) < 0) {
 		rc = sc_cmd_fail(SC_EINVAL);
 		goto done;
 	}
-	spec = cJSON_ParseWithLength(spec_text.ptr, spec_text.len);
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(spec, "entry"))) {
-		sc_error_set(SC_EPARSE, "%s: no \"entry\"", spec_path.ptr);
-		rc = sc_cmd_fail(SC_EINVAL);
-		goto done;
-	}
-	if ((err = sc_extract_kernel(&src, answer.ptr, answer.len, str(spec, "entry"),
+	if ((err = sc_extract_kernel(&src, answer.ptr, answer.len, entry.ptr,
 				     sc_ends_with(file, ".cu") || sc_ends_with(file, ".cuh"), NULL)) < 0) {
 		sc_error_wrap(err, "%s", file);
 		rc = sc_cmd_fail(SC_EINVAL);
@@ -240,7 +225,7 @@ int cmd_kernel(int argc, char **argv)
 	}
 	sc_kernelrun_result_json(&result, &run, &lim);
 	r = cJSON_Parse(result.ptr);
-	verdict = str(r, "verdict");
+	verdict = STR(r, "verdict");
 	if (json)
 		printf("%s\n", result.ptr);
 	else
@@ -252,7 +237,6 @@ int cmd_kernel(int argc, char **argv)
 	else
 		rc = SC_EXIT_GATE;
 done:
-	cJSON_Delete(spec);
 	cJSON_Delete(r);
 	sc_kernelrun_result_release(&run);
 	sc_fixture_list_release(&list);
@@ -261,7 +245,6 @@ done:
 	sc_buf_release(&job);
 	sc_buf_release(&worker);
 	sc_buf_release(&result);
-	sc_buf_release(&spec_path);
-	sc_buf_release(&spec_text);
+	sc_buf_release(&entry);
 	return rc;
 }

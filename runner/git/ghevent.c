@@ -1,9 +1,8 @@
 /* GitHub Actions event files (see ghevent.h), read with cJSON. */
 #include "common.h"
+#include "json.h"
 #include "git/ghevent.h"
 #include "git/git.h"
-
-#include <cjson/cJSON.h>
 
 static bool is_hex_id(const char *s)
 {
@@ -15,16 +14,6 @@ static bool is_hex_id(const char *s)
 		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
 			return false;
 	return true;
-}
-
-/* The string at obj.key (obj.a.b for a dotted path), or NULL. */
-static const char *get_str(const cJSON *obj, const char *k1, const char *k2)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k1);
-
-	if (k2)
-		v = cJSON_GetObjectItemCaseSensitive(v, k2);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static int take_id(char **out, const char *value, const char *path, const char *field)
@@ -40,6 +29,7 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 	struct sc_buf data = SC_BUF_INIT;
 	cJSON *root = NULL;
 	const cJSON *pr, *mg;
+	const char *before, *after;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -50,22 +40,26 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 		err = sc_error_set(SC_EPARSE, "'%s': not a JSON object", path);
 		goto done;
 	}
-	pr = cJSON_GetObjectItemCaseSensitive(root, "pull_request");
-	mg = cJSON_GetObjectItemCaseSensitive(root, "merge_group");
+	pr = sc_json_member(root, "pull_request");
+	mg = sc_json_member(root, "merge_group");
+	before = sc_json_str_or(root, "before", NULL);
+	after = sc_json_str_or(root, "after", NULL);
 	if (cJSON_IsObject(pr)) {
 		out->kind = sc_xstrdup("pull_request");
-		if ((err = take_id(&out->base, get_str(pr, "base", "sha"), path, "pull_request.base.sha")) < 0 ||
-		    (err = take_id(&out->head, get_str(pr, "head", "sha"), path, "pull_request.head.sha")) < 0)
+		if ((err = take_id(&out->base, sc_json_str_or(sc_json_member(pr, "base"), "sha", NULL), path,
+				   "pull_request.base.sha")) < 0 ||
+		    (err = take_id(&out->head, sc_json_str_or(sc_json_member(pr, "head"), "sha", NULL), path,
+				   "pull_request.head.sha")) < 0)
 			goto done;
 	} else if (cJSON_IsObject(mg)) {
 		out->kind = sc_xstrdup("merge_group");
-		if ((err = take_id(&out->base, get_str(mg, "base_sha", NULL), path, "merge_group.base_sha")) < 0 ||
-		    (err = take_id(&out->head, get_str(mg, "head_sha", NULL), path, "merge_group.head_sha")) < 0)
+		if ((err = take_id(&out->base, sc_json_str_or(mg, "base_sha", NULL), path, "merge_group.base_sha")) < 0 ||
+		    (err = take_id(&out->head, sc_json_str_or(mg, "head_sha", NULL), path, "merge_group.head_sha")) < 0)
 			goto done;
-	} else if (get_str(root, "before", NULL) && get_str(root, "after", NULL)) {
+	} else if (before && after) {
 		out->kind = sc_xstrdup("push");
-		if ((err = take_id(&out->head, get_str(root, "after", NULL), path, "after")) < 0 ||
-		    (err = take_id(&out->base, get_str(root, "before", NULL), path, "before")) < 0)
+		if ((err = take_id(&out->head, after, path, "after")) < 0 ||
+		    (err = take_id(&out->base, before, path, "before")) < 0)
 			goto done;
 		if (sc_git_is_zero_id(out->base)) {
 			free(out->base);

@@ -14,6 +14,7 @@
  * from anything else written there.
  */
 #include "common.h"
+#include "json.h"
 #include "device.h"
 #include "harness.h"
 #include "nvrtc.h"
@@ -21,8 +22,8 @@
 #include "scan.h"
 #include "spec.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -61,24 +62,27 @@ static void job_release(struct job *j)
 	free(j->cache_key);
 }
 
+/* A copy of a string member, of def when there is none (NULL for NULL). */
 static char *jstr(const cJSON *o, const char *k, const char *def)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (cJSON_IsString(it))
-		return sc_xstrdup(it->valuestring);
-	return def ? sc_xstrdup(def) : NULL;
+	const char *s = sc_json_str_or(o, k, def);
+	return s ? sc_xstrdup(s) : NULL;
 }
 
-static int jint(const cJSON *o, const char *k, int def)
+/* A whole-number member that fits an int, def when absent; anything else
+ * is an error naming the member. */
+static int jint(int *out, const cJSON *o, const char *k, int def)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(it) ? it->valueint : def;
-}
+	int64_t v = def;
 
-static bool jbool(const cJSON *o, const char *k, bool def)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsBool(it) ? cJSON_IsTrue(it) : def;
+	switch (sc_json_get_int(&v, o, k, INT_MIN, INT_MAX)) {
+	case SC_JSON_OK:
+	case SC_JSON_MISSING:
+		*out = (int)v;
+		return 0;
+	default:
+		return sc_error_set(SC_EINVAL, "job: \"%s\" must be a whole number", k);
+	}
 }
 
 /* Parses a job document (docs/kernels.md, "Job"). */
@@ -98,32 +102,34 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	j->arch = jstr(root, "arch", "sm_90");
 	j->include_dir = jstr(root, "include_dir", NULL);
 	j->cache_dir = jstr(root, "cache_dir", NULL);
-	j->compile_only = jbool(root, "compile_only", false);
-	j->timing = jbool(root, "timing", true);
-	j->seeds = jint(root, "seeds", 5);
-	j->timeout_ms = jint(root, "timeout_ms", 10000);
-	j->max_sizes = jint(root, "max_sizes", 0);
+	j->compile_only = sc_json_bool_or(root, "compile_only", false);
+	j->timing = sc_json_bool_or(root, "timing", true);
+	if ((err = jint(&j->seeds, root, "seeds", 5)) < 0 ||
+	    (err = jint(&j->timeout_ms, root, "timeout_ms", 10000)) < 0 ||
+	    (err = jint(&j->max_sizes, root, "max_sizes", 0)) < 0)
+		goto done;
 	{
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "cache_key");
-		if (cJSON_IsString(k) && *k->valuestring) {
-			size_t n = strlen(k->valuestring) / 2;
+		const char *k = sc_json_str_or(root, "cache_key", "");
+		if (*k) {
+			size_t n = strlen(k) / 2;
 			j->cache_key = sc_xmalloc(n + 1);
 			j->cache_key_len = 0;
 			for (size_t i = 0; i < n; i++) {
 				unsigned v;
-				if (sscanf(k->valuestring + 2 * i, "%2x", &v) != 1)
+				if (sscanf(k + 2 * i, "%2x", &v) != 1)
 					break;
 				j->cache_key[j->cache_key_len++] = (unsigned char)v;
 			}
 		}
 	}
-	spec = cJSON_GetObjectItemCaseSensitive(root, "spec");
+	spec = sc_json_member(root, "spec");
 	if (!j->candidate) {
 		err = sc_error_set(SC_EINVAL, "job: \"candidate\" (the CUDA source) is missing");
 	} else if (cJSON_IsObject(spec)) {
-		char *s = cJSON_PrintUnformatted(spec);
-		err = sc_spec_parse(&j->spec, s, strlen(s), "job.spec");
-		free(s);
+		struct sc_buf s = SC_BUF_INIT;
+		sc_json_print(&s, spec, false);
+		err = sc_spec_parse(&j->spec, s.ptr, s.len, "job.spec");
+		sc_buf_release(&s);
 	} else if (cJSON_IsString(spec)) {
 		err = sc_spec_load(&j->spec, spec->valuestring);
 	} else {
@@ -131,6 +137,7 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	}
 	if (!err && !j->fixture)
 		j->fixture = sc_xstrdup(j->spec.name);
+done:
 	cJSON_Delete(root);
 	return err;
 }
@@ -496,39 +503,33 @@ done:
 static char *brief_line(const cJSON *r)
 {
 	struct sc_buf b = SC_BUF_INIT;
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
-	const cJSON *scan = cJSON_GetObjectItemCaseSensitive(r, "scan"), *f;
-	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(t, "speedup");
-	const cJSON *cm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "candidate"), "median_ms");
-	const cJSON *bm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "baseline"), "median_ms");
+	const cJSON *t = sc_json_member(r, "timing");
+	const cJSON *scan = sc_json_member(r, "scan"), *f;
+	double sp;
 	bool first = true;
 
-	sc_buf_printf(&b, "%s\t%s\t", cJSON_GetObjectItemCaseSensitive(r, "verdict")->valuestring,
-		      cJSON_GetObjectItemCaseSensitive(r, "reason")->valuestring);
-	if (cJSON_IsNumber(sp))
-		sc_buf_printf(&b, "%.2f\t%.4f\t%.4f\t", sp->valuedouble, cm ? cm->valuedouble : 0, bm ? bm->valuedouble : 0);
+	sc_buf_printf(&b, "%s\t%s\t", sc_json_str_or(r, "verdict", ""), sc_json_str_or(r, "reason", ""));
+	if (sc_json_get_num(&sp, t, "speedup") == SC_JSON_OK)
+		sc_buf_printf(&b, "%.2f\t%.4f\t%.4f\t", sp,
+			      sc_json_num_or(sc_json_member(t, "candidate"), "median_ms", 0),
+			      sc_json_num_or(sc_json_member(t, "baseline"), "median_ms", 0));
 	else
 		sc_buf_puts(&b, "-\t-\t-\t");
 	cJSON_ArrayForEach(f, scan) {
-		sc_buf_printf(&b, "%s%s", first ? "" : ",", cJSON_GetObjectItemCaseSensitive(f, "kind")->valuestring);
+		sc_buf_printf(&b, "%s%s", first ? "" : ",", sc_json_str_or(f, "kind", ""));
 		first = false;
 	}
 	sc_buf_printf(&b, "%s\t", first ? "-" : "");
-	for (const char *m = cJSON_GetObjectItemCaseSensitive(r, "message")->valuestring; *m; m++)
+	for (const char *m = sc_json_str_or(r, "message", ""); *m; m++)
 		sc_buf_putc(&b, *m == '\t' || *m == '\n' ? ' ' : *m);
 	/* then: candidate RSE, baseline RSE, method, repetitions, GB/s, GFLOP/s, % of peak */
-	if (cJSON_IsNumber(sp)) {
-		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(t, "candidate");
-		const cJSON *tb = cJSON_GetObjectItemCaseSensitive(t, "baseline");
-		const cJSON *cr = cJSON_GetObjectItemCaseSensitive(tc, "rse"), *br = cJSON_GetObjectItemCaseSensitive(tb, "rse");
-		const cJSON *me = cJSON_GetObjectItemCaseSensitive(t, "method"), *re = cJSON_GetObjectItemCaseSensitive(tc, "reps");
-		const cJSON *gb = cJSON_GetObjectItemCaseSensitive(t, "gbps"), *gf = cJSON_GetObjectItemCaseSensitive(t, "gflops");
-		const cJSON *pk = cJSON_GetObjectItemCaseSensitive(t, "pct_peak");
-		sc_buf_printf(&b, "\t%.4f\t%.4f\t%s\t%.0f", cJSON_IsNumber(cr) ? cr->valuedouble : 0,
-			      cJSON_IsNumber(br) ? br->valuedouble : 0, cJSON_IsString(me) ? me->valuestring : "-",
-			      cJSON_IsNumber(re) ? re->valuedouble : 0);
-		sc_buf_printf(&b, "\t%.1f\t%.1f\t%.1f", cJSON_IsNumber(gb) ? gb->valuedouble : 0,
-			      cJSON_IsNumber(gf) ? gf->valuedouble : 0, cJSON_IsNumber(pk) ? pk->valuedouble : 0);
+	if (sc_json_get_num(&sp, t, "speedup") == SC_JSON_OK) {
+		const cJSON *tc = sc_json_member(t, "candidate");
+		sc_buf_printf(&b, "\t%.4f\t%.4f\t%s\t%.0f", sc_json_num_or(tc, "rse", 0),
+			      sc_json_num_or(sc_json_member(t, "baseline"), "rse", 0),
+			      sc_json_str_or(t, "method", "-"), sc_json_num_or(tc, "reps", 0));
+		sc_buf_printf(&b, "\t%.1f\t%.1f\t%.1f", sc_json_num_or(t, "gbps", 0),
+			      sc_json_num_or(t, "gflops", 0), sc_json_num_or(t, "pct_peak", 0));
 	} else {
 		sc_buf_puts(&b, "\t-\t-\t-\t-\t-\t-\t-");
 	}

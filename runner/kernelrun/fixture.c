@@ -1,5 +1,6 @@
 /* Fixture listing, hashing and the lock file (fixture.h). */
 #include "common.h"
+#include "json.h"
 #include "kernelrun/fixture.h"
 
 #include <ctype.h>
@@ -256,4 +257,26 @@ int sc_fixture_require_pinned(const struct sc_fixture *f, bool allow_unpinned)
 	return sc_error_set(SC_EUNSAFE,
 			    "fixture '%s' changed since it was pinned (hash %.12s, lock %.12s); review the change and run 'skillci fixtures lock', or pass --allow-unpinned",
 			    f->name, f->hash, f->pinned);
+}
+
+int sc_fixture_entry(struct sc_buf *out, const struct sc_fixture *fx)
+{
+	struct sc_buf path = SC_BUF_INIT, text = SC_BUF_INIT;
+	cJSON *spec = NULL;
+	const char *entry;
+	int err;
+
+	sc_path_join(&path, fx->dir, "spec.json");
+	if ((err = sc_read_file(&text, path.ptr, SC_MAX_JSON_BYTES)) < 0)
+		goto done;
+	spec = cJSON_ParseWithLength(text.ptr, text.len);
+	if (sc_json_get_str(&entry, spec, "entry") != SC_JSON_OK)
+		err = sc_error_set(SC_EPARSE, "%s: no \"entry\"", path.ptr);
+	else
+		sc_buf_sets(out, entry);
+done:
+	cJSON_Delete(spec);
+	sc_buf_release(&path);
+	sc_buf_release(&text);
+	return err;
 }

@@ -39,6 +39,10 @@ void sc_fixture_list_release(struct sc_fixture_list *list);
 /* The fixture called name, or NULL. */
 const struct sc_fixture *sc_fixture_find(const struct sc_fixture_list *list, const char *name);
 
+/* Sets out to the kernel's entry point named by the fixture's spec.json
+ * ("entry"); SC_EPARSE when the spec names none. */
+int sc_fixture_entry(struct sc_buf *out, const struct sc_fixture *fx);
+
 /* SHA-256 over the regular files of dir, recursively, sorted by relative
  * path: for each, the path, a NUL, the size in decimal, a NUL, the bytes. */
 int sc_fixture_hash(char out[SC_SHA256_HEX_LEN + 1], const char *dir);

@@ -6,6 +6,7 @@
  * by `skillci eval`, `skillci run` and `skillci generate`.
  */
 #include "common.h"
+#include "json.h"
 #include "eval/eval.h"
 #include "kernelrun/extract.h"
 #include "kernelrun/fixture.h"
@@ -15,7 +16,6 @@
 #include "sha256.h"
 #include "skills/testsuite.h"
 
-#include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -32,40 +32,6 @@ struct kernel_env {
 	bool gpu;             /* a GPU is there and may be used */
 	int wall_s;
 };
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(it) ? it->valuestring : "";
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
-}
-
-/* The entry point named by fixtures/NAME/spec.json, into out. */
-static int fixture_entry(struct sc_buf *out, const struct sc_fixture *fx)
-{
-	struct sc_buf path = SC_BUF_INIT, text = SC_BUF_INIT;
-	cJSON *spec = NULL;
-	int err;
-
-	sc_path_join(&path, fx->dir, "spec.json");
-	if ((err = sc_read_file(&text, path.ptr, SC_MAX_JSON_BYTES)) < 0)
-		goto done;
-	spec = cJSON_ParseWithLength(text.ptr, text.len);
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(spec, "entry")))
-		err = sc_error_set(SC_EPARSE, "%s: no \"entry\"", path.ptr);
-	else
-		sc_buf_sets(out, jstr(spec, "entry"));
-done:
-	cJSON_Delete(spec);
-	sc_buf_release(&path);
-	sc_buf_release(&text);
-	return err;
-}
 
 /* The worker's verdict and reason as the evaluation's kernel verdict. */
 static const char *map_verdict(const char *verdict, const char *reason)
@@ -93,14 +59,15 @@ static const char *map_verdict(const char *verdict, const char *reason)
  * record: results are compared only on the same GPU and driver. */
 static void note_device(struct sc_kernelops *env, const cJSON *dev)
 {
-	double driver = jnum(dev, "driver");
+	int64_t driver;
+	bool have_driver = sc_json_get_int(&driver, dev, "driver", 0, INT_MAX) == SC_JSON_OK;
 
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dev, "gpu")) || !*jstr(dev, "name"))
+	if (!sc_json_bool_or(dev, "gpu", false) || !*sc_json_str_or(dev, "name", ""))
 		return;
 	pthread_mutex_lock(&env->lock);
 	if (!env->gpu_name[0]) {
-		snprintf(env->gpu_name, sizeof(env->gpu_name), "%s", jstr(dev, "name"));
-		if (!isnan(driver))  /* the driver API's 1000*major + 10*minor */
+		snprintf(env->gpu_name, sizeof(env->gpu_name), "%s", sc_json_str_or(dev, "name", ""));
+		if (have_driver)  /* the driver API's 1000*major + 10*minor */
 			snprintf(env->gpu_driver, sizeof(env->gpu_driver), "%d.%d",
 				 (int)driver / 1000, ((int)driver % 1000) / 10);
 	}
@@ -115,13 +82,15 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	struct sc_buf entry = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT, result = SC_BUF_INIT;
 	struct sc_kernelrun_result run;
 	struct sc_kernelrun_limits lim;
-	cJSON *r = NULL, *c, *corr, *t;
+	cJSON *r = NULL;
+	const cJSON *c, *t;
+	int64_t registers;
 	int err;
 
 	memset(&run, 0, sizeof(run));
 	if (!fx)
 		return sc_error_set(SC_ENOTFOUND, "no fixture '%s' in '%s'", fixture, env->fixtures_dir);
-	if ((err = fixture_entry(&entry, fx)) < 0)
+	if ((err = sc_fixture_entry(&entry, fx)) < 0)
 		goto done;
 	if (sc_extract_kernel(&src, answer, strlen(answer), entry.ptr, false, NULL) < 0) {
 		out->verdict = sc_xstrdup("no_code");
@@ -147,24 +116,25 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 		err = sc_error_set(SC_EGPU, "kernel worker wrote no result for fixture '%s'", fixture);
 		goto done;
 	}
-	if (!strcmp(jstr(r, "verdict"), "error")) {
-		err = sc_error_set(SC_EGPU, "kernel worker: %s", jstr(r, "message"));
+	if (!strcmp(sc_json_str_or(r, "verdict", ""), "error")) {
+		err = sc_error_set(SC_EGPU, "kernel worker: %s", sc_json_str_or(r, "message", ""));
 		goto done;
 	}
-	out->verdict = sc_xstrdup(map_verdict(jstr(r, "verdict"), jstr(r, "reason")));
-	out->message = sc_xstrdup(jstr(r, "message"));
-	c = cJSON_GetObjectItemCaseSensitive(r, "compile");
-	out->compiled = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "ok"));
-	if (*jstr(c, "log"))
-		out->compile_log = sc_xstrdup(jstr(c, "log"));
-	if (!isnan(jnum(c, "registers")))
-		out->registers = (int)jnum(c, "registers");
-	corr = cJSON_GetObjectItemCaseSensitive(r, "correctness");
-	out->max_abs_error = jnum(cJSON_GetObjectItemCaseSensitive(corr, "worst"), "error");
-	t = cJSON_GetObjectItemCaseSensitive(r, "timing");
-	if (cJSON_IsObject(t) && strcmp(jstr(t, "status"), "skipped") && jnum(t, "speedup") > 0)
-		out->speedup = jnum(t, "speedup");
-	note_device(env, cJSON_GetObjectItemCaseSensitive(r, "device"));
+	out->verdict = sc_xstrdup(map_verdict(sc_json_str_or(r, "verdict", ""),
+					      sc_json_str_or(r, "reason", "")));
+	out->message = sc_xstrdup(sc_json_str_or(r, "message", ""));
+	c = sc_json_member(r, "compile");
+	out->compiled = sc_json_bool_or(c, "ok", false);
+	if (*sc_json_str_or(c, "log", ""))
+		out->compile_log = sc_xstrdup(sc_json_str_or(c, "log", ""));
+	if (sc_json_get_int(&registers, c, "registers", INT_MIN, INT_MAX) == SC_JSON_OK)
+		out->registers = (int)registers;
+	out->max_abs_error = sc_json_num_or(sc_json_member(sc_json_member(r, "correctness"), "worst"),
+					    "error", NAN);
+	t = sc_json_member(r, "timing");
+	if (strcmp(sc_json_str_or(t, "status", ""), "skipped") && sc_json_num_or(t, "speedup", NAN) > 0)
+		out->speedup = sc_json_num_or(t, "speedup", NAN);
+	note_device(env, sc_json_member(r, "device"));
 done:
 	cJSON_Delete(r);
 	sc_kernelrun_result_release(&run);

@@ -1,5 +1,6 @@
 /* Spawning the sandboxed kernel worker (kernelrun.h). */
 #include "common.h"
+#include "json.h"
 #include "kernelrun/kernelrun.h"
 
 #include <cjson/cJSON.h>
@@ -57,7 +58,6 @@ int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job)
 {
 	struct sc_buf path = SC_BUF_INIT, spec = SC_BUF_INIT, base = SC_BUF_INIT;
 	cJSON *root = NULL, *s;
-	char *text = NULL;
 	int err;
 
 	sc_path_join(&path, job->fixture_dir, "spec.json");
@@ -97,11 +97,9 @@ int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job)
 	cJSON_AddBoolToObject(root, "timing", job->timing);
 	cJSON_AddNumberToObject(root, "seeds", job->seeds > 0 ? job->seeds : 5);
 	cJSON_AddNumberToObject(root, "timeout_ms", job->timeout_ms > 0 ? job->timeout_ms : 10000);
-	text = cJSON_PrintUnformatted(root);
 	sc_buf_clear(out);
-	sc_buf_puts(out, text);
+	sc_json_print(out, root, false);
 done:
-	free(text);
 	cJSON_Delete(root);
 	sc_buf_release(&path);
 	sc_buf_release(&spec);
@@ -202,7 +200,6 @@ static _Noreturn void child(const char *worker, const char *tmpdir, int in_fd, i
 static int job_with_nonce(struct sc_buf *out, const char *job, const char *nonce)
 {
 	cJSON *root = cJSON_Parse(job);
-	char *text;
 
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
@@ -210,9 +207,8 @@ static int job_with_nonce(struct sc_buf *out, const char *job, const char *nonce
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(root, "nonce");
 	cJSON_AddStringToObject(root, "nonce", nonce);
-	text = cJSON_PrintUnformatted(root);
-	sc_buf_sets(out, text);
-	free(text);
+	sc_buf_clear(out);
+	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 	return 0;
 }
@@ -396,7 +392,7 @@ static cJSON *believe(const struct sc_kernelrun_result *r, const char **why)
 {
 	const char *end = NULL;
 	cJSON *root;
-	const cJSON *nonce;
+	const char *nonce = NULL;
 
 	*why = NULL;
 	if (!r->result->len)
@@ -408,12 +404,11 @@ static cJSON *believe(const struct sc_kernelrun_result *r, const char **why)
 	}
 	while (end && end < r->result->ptr + r->result->len && strchr(" \t\r\n", *end))
 		end++;
-	nonce = cJSON_GetObjectItemCaseSensitive(root, "nonce");
 	if (!end || end != r->result->ptr + r->result->len)
 		*why = "the result channel held more than one JSON document";
-	else if (!cJSON_IsObject(root) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "verdict")))
+	else if (!sc_json_str_or(root, "verdict", NULL))
 		*why = "the result has no verdict";
-	else if (!cJSON_IsString(nonce) || strcmp(nonce->valuestring, r->nonce))
+	else if (sc_json_get_str(&nonce, root, "nonce") != SC_JSON_OK || strcmp(nonce, r->nonce))
 		*why = "the result does not carry this run's nonce";
 	if (*why) {
 		cJSON_Delete(root);
@@ -447,7 +442,6 @@ void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_resu
 {
 	cJSON *root = NULL, *sb;
 	const char *why = NULL;
-	char *text;
 
 	if (!r->timed_out && r->exit_code == 0)
 		root = believe(r, &why);
@@ -496,9 +490,7 @@ void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_resu
 	cJSON_AddNumberToObject(sb, "wall_limit_s", lim->wall_s);
 	cJSON_AddBoolToObject(sb, "address_space_limit", lim->limit_as && ADDRESS_LIMIT_WORKS);
 	cJSON_AddItemToObject(root, "sandbox", sb);
-	text = cJSON_Print(root);
 	sc_buf_clear(out);
-	sc_buf_puts(out, text);
-	free(text);
+	sc_json_print(out, root, true);
 	cJSON_Delete(root);
 }

@@ -1,9 +1,8 @@
 /* GitHub REST calls for the sticky pull-request comment (github_api.h). */
 #include "common.h"
+#include "json.h"
 #include "net/github_api.h"
 #include "net/http.h"
-
-#include <cjson/cJSON.h>
 
 bool sc_github_repo_ok(const char *repo)
 {
@@ -76,11 +75,11 @@ static int call(struct sc_buf *out, long *status, const struct sc_github *gh, co
 static int status_error(long status, const char *method, const char *path, const struct sc_buf *body)
 {
 	cJSON *j = cJSON_ParseWithLength(body->ptr, body->len);
-	const cJSON *m = j ? cJSON_GetObjectItemCaseSensitive(j, "message") : NULL;
+	const char *m = sc_json_str_or(j, "message", NULL);
 	int code = (status == 401 || status == 403) ? SC_EAUTH : SC_ENET;
 
 	sc_error_set(code, "GitHub API: %s %s returned HTTP %ld%s%s", method, path, status,
-		     cJSON_IsString(m) ? ": " : "", cJSON_IsString(m) ? m->valuestring : "");
+		     m ? ": " : "", m ? m : "");
 	cJSON_Delete(j);
 	return code;
 }
@@ -88,14 +87,12 @@ static int status_error(long status, const char *method, const char *path, const
 static char *comment_json(const char *body)
 {
 	cJSON *o = cJSON_CreateObject();
-	char *s;
+	struct sc_buf s = SC_BUF_INIT;
 
 	cJSON_AddStringToObject(o, "body", body);
-	s = cJSON_PrintUnformatted(o);
+	sc_json_print(&s, o, false);
 	cJSON_Delete(o);
-	if (!s)
-		sc_die("out of memory");
-	return s;
+	return sc_buf_detach(&s, NULL);
 }
 
 /*
@@ -115,19 +112,17 @@ static int scan_page(long long *found_id, int *count, int *others, const struct 
 		return sc_error_set(SC_EPARSE, "GitHub API: GET %s: expected a JSON array of comments", path);
 	}
 	cJSON_ArrayForEach(c, arr) {
-		const cJSON *b = cJSON_GetObjectItemCaseSensitive(c, "body");
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
-		const cJSON *user = cJSON_GetObjectItemCaseSensitive(c, "user");
-		const cJSON *who = cJSON_IsObject(user) ? cJSON_GetObjectItemCaseSensitive(user, "login") : NULL;
+		const char *b, *who = sc_json_str_or(sc_json_member(c, "user"), "login", NULL);
+		int64_t id;
 		(*count)++;
-		if (*found_id || !cJSON_IsString(b) || !cJSON_IsNumber(id) || id->valuedouble < 1 ||
-		    id->valuedouble >= 9e18 || !strstr(b->valuestring, marker))
+		if (*found_id || sc_json_get_str(&b, c, "body") != SC_JSON_OK ||
+		    sc_json_get_int(&id, c, "id", 1, INT64_MAX) != SC_JSON_OK || !strstr(b, marker))
 			continue;
-		if (!cJSON_IsString(who) || strcmp(who->valuestring, login)) {
+		if (!who || strcmp(who, login)) {
 			(*others)++;
 			continue;
 		}
-		*found_id = (long long)id->valuedouble;
+		*found_id = id;
 	}
 	cJSON_Delete(arr);
 	return 0;
@@ -149,9 +144,9 @@ int sc_github_identity(char **out, const struct sc_github *gh)
 		goto done;
 	if (status == 200) {
 		cJSON *o = cJSON_ParseWithLength(resp.ptr, resp.len);
-		const cJSON *login = o ? cJSON_GetObjectItemCaseSensitive(o, "login") : NULL;
-		if (cJSON_IsString(login) && *login->valuestring)
-			*out = sc_xstrdup(login->valuestring);
+		const char *login = sc_json_str_or(o, "login", "");
+		if (*login)
+			*out = sc_xstrdup(login);
 		cJSON_Delete(o);
 		if (!*out)
 			err = sc_error_set(SC_EPARSE, "GitHub API: GET /user: no login in the answer");
@@ -222,9 +217,7 @@ int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment
 		*comment_id = found;
 	} else {
 		cJSON *o = cJSON_ParseWithLength(resp.ptr, resp.len);
-		const cJSON *id = o ? cJSON_GetObjectItemCaseSensitive(o, "id") : NULL;
-		*comment_id = cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < 9e18 ?
-			      (long long)id->valuedouble : 0;
+		*comment_id = sc_json_int_or(o, "id", 1, INT64_MAX, 0);
 		cJSON_Delete(o);
 	}
 	*outcome = found ? SC_GITHUB_UPDATED : SC_GITHUB_CREATED;
@@ -234,7 +227,7 @@ int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment
 		       others == 1 ? "s" : "", others == 1 ? "was" : "were", login);
 done:
 	free(login);
-	cJSON_free(json);
+	free(json);
 	sc_buf_release(&path);
 	sc_buf_release(&resp);
 	return err;
@@ -245,6 +238,7 @@ int sc_github_event_pr(long long *out, const char *event_path)
 	struct sc_buf data = SC_BUF_INIT;
 	cJSON *root = NULL;
 	const cJSON *pr, *issue, *num = NULL;
+	int64_t number;
 	int err;
 
 	*out = 0;
@@ -265,11 +259,11 @@ int sc_github_event_pr(long long *out, const char *event_path)
 	if (!cJSON_IsNumber(num) && cJSON_IsObject(issue) &&
 	    cJSON_GetObjectItemCaseSensitive(issue, "pull_request"))
 		num = cJSON_GetObjectItemCaseSensitive(issue, "number");
-	if (!cJSON_IsNumber(num) || num->valuedouble < 1 || num->valuedouble >= 9e18) {
+	if (sc_json_int(&number, num, 1, INT64_MAX) != SC_JSON_OK) {
 		err = sc_error_set(SC_ENOTFOUND, "event file '%s' is not about a pull request", event_path);
 		goto done;
 	}
-	*out = (long long)num->valuedouble;
+	*out = number;
 done:
 	cJSON_Delete(root);
 	sc_buf_release(&data);

@@ -1,16 +1,15 @@
 /* Response cache on disk: see cache.h. */
 #include "common.h"
+#include "json.h"
 #include "providers/cache.h"
 #include "secret.h"
 
-#include <cjson/cJSON.h>
 #include <time.h>
 
 void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 			const struct sc_chat_request *req, const char *server)
 {
 	cJSON *root = cJSON_CreateObject(), *msgs;
-	char *json;
 
 	cJSON_AddNumberToObject(root, "v", 1);
 	cJSON_AddStringToObject(root, "provider", sc_provider_name(model->kind));
@@ -44,11 +43,7 @@ void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 	else
 		cJSON_AddNullToObject(root, "temperature");
 	cJSON_AddNumberToObject(root, "run", req->run_index);
-	json = cJSON_PrintUnformatted(root);
-	if (!json)
-		sc_die("out of memory");
-	sc_buf_puts(out, json);
-	cJSON_free(json);
+	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 }
 
@@ -66,12 +61,6 @@ void sc_cache_path(struct sc_buf *out, const char *dir, const char *key)
 {
 	sc_buf_clear(out);
 	sc_buf_printf(out, "%s/%.2s/%s.json", dir, key, key);
-}
-
-static int64_t get_count(const cJSON *obj, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
 /*
@@ -124,10 +113,10 @@ int sc_cache_get(const char *dir, const char *key, struct sc_chat_response *resp
 		goto done;
 	}
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
-	counts[0] = get_count(usage, "input_tokens");
-	counts[1] = get_count(usage, "output_tokens");
-	counts[2] = get_count(usage, "cache_read_tokens");
-	counts[3] = get_count(usage, "cache_creation_tokens");
+	counts[0] = sc_json_int_or(usage, "input_tokens", 0, INT64_MAX, 0);
+	counts[1] = sc_json_int_or(usage, "output_tokens", 0, INT64_MAX, 0);
+	counts[2] = sc_json_int_or(usage, "cache_read_tokens", 0, INT64_MAX, 0);
+	counts[3] = sc_json_int_or(usage, "cache_creation_tokens", 0, INT64_MAX, 0);
 	mac = cJSON_GetObjectItemCaseSensitive(root, "mac");
 	entry_mac(want, key, text->valuestring, counts);
 	if (!cJSON_IsString(mac) || strlen(mac->valuestring) != SC_SHA256_HEX_LEN ||
@@ -157,9 +146,9 @@ done:
 int sc_cache_put(const char *dir, const char *key, const struct sc_model *model,
 		 const struct sc_chat_response *resp)
 {
-	struct sc_buf path = SC_BUF_INIT, when = SC_BUF_INIT;
+	struct sc_buf path = SC_BUF_INIT, when = SC_BUF_INIT, json = SC_BUF_INIT;
 	cJSON *root = NULL, *usage;
-	char *json = NULL, *slash, mac[SC_SHA256_HEX_LEN + 1];
+	char *slash, mac[SC_SHA256_HEX_LEN + 1];
 	const int64_t counts[4] = { resp->input_tokens, resp->output_tokens, resp->cache_read_tokens,
 				    resp->cache_creation_tokens };
 	int err = 0;
@@ -180,9 +169,7 @@ int sc_cache_put(const char *dir, const char *key, const struct sc_model *model,
 	cJSON_AddNumberToObject(usage, "cache_creation_tokens", (double)resp->cache_creation_tokens);
 	entry_mac(mac, key, resp->text, counts);
 	cJSON_AddStringToObject(root, "mac", mac);
-	json = cJSON_PrintUnformatted(root);
-	if (!json)
-		sc_die("out of memory");
+	sc_json_print(&json, root, false);
 	sc_cache_path(&path, dir, key);
 	slash = strrchr(path.ptr, '/');
 	*slash = '\0';
@@ -190,9 +177,9 @@ int sc_cache_put(const char *dir, const char *key, const struct sc_model *model,
 	*slash = '/';
 	if (err < 0)
 		goto done;
-	err = sc_write_file_atomic(path.ptr, json, strlen(json));
+	err = sc_write_file_atomic(path.ptr, json.ptr, json.len);
 done:
-	cJSON_free(json);
+	sc_buf_release(&json);
 	cJSON_Delete(root);
 	sc_buf_release(&when);
 	sc_buf_release(&path);

@@ -12,6 +12,7 @@
  * sent one, else exponential backoff with full jitter.
  */
 #include "common.h"
+#include "json.h"
 #include "providers/provider.h"
 #include "net/redact.h"
 #include "providers/cache.h"
@@ -221,6 +222,26 @@ static const struct sc_provider_wire *wire_for(int kind)
 		return NULL;
 	return p->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic :
 	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai : NULL;
+}
+
+bool sc_provider_parse_error(struct sc_buf *out, const char *body, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	const cJSON *e = sc_json_member(root, "error");
+	const char *msg = NULL, *type = NULL;
+
+	if (sc_json_get_str(&msg, e, "message") == SC_JSON_OK) {
+		if (sc_json_get_str(&type, e, "type") == SC_JSON_OK)
+			sc_buf_printf(out, "%s: ", type);
+	} else if (cJSON_IsString(e)) {
+		msg = e->valuestring;
+	} else if (sc_json_get_str(&msg, root, "detail") != SC_JSON_OK) {
+		sc_json_get_str(&msg, root, "message");
+	}
+	if (msg)
+		sc_buf_puts(out, msg);
+	cJSON_Delete(root);
+	return msg != NULL;
 }
 
 /* The first of a provider's variables that is set and not empty, or NULL. */
@@ -618,7 +639,7 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 	} else {
 		sc_buf_printf(&detail, "HTTP %ld", res->status);
 		sc_buf_puts(&detail, ": ");
-		if (!wire->parse_error(&detail, res->body.ptr, res->body.len))
+		if (!sc_provider_parse_error(&detail, res->body.ptr, res->body.len))
 			sc_buf_puts(&detail, res->body.len ? "(no error message in the response body)"
 							   : "(empty response body)");
 		if (sc_http_status_retryable(res->status)) {

@@ -272,7 +272,8 @@ bool sc_limiter_on_success(struct sc_limiter *l);
  * The wire format of each API, for the scheduler and for tests. A body is
  * built from a parsed model and a request, shaped by the model's provider
  * (max tokens field, reasoning effort); a 2xx body is parsed into resp
- * (text and token counts); an error body yields the provider's message.
+ * (text and token counts). Error bodies share one reader,
+ * sc_provider_parse_error().
  */
 struct sc_provider_wire {
 	/* Appends the JSON request body to out. */
@@ -281,12 +282,19 @@ struct sc_provider_wire {
 	/* Path appended to the base URL ("/v1/messages"; Azure builds its own). */
 	const char *path;
 	int (*parse_ok)(struct sc_chat_response *resp, const char *body, size_t len);
-	/* Appends "type: message" (or what the body has) to out; false when none. */
-	bool (*parse_error)(struct sc_buf *out, const char *body, size_t len);
 };
 
 extern const struct sc_provider_wire sc_wire_anthropic;
 extern const struct sc_provider_wire sc_wire_openai;  /* every OpenAI-compatible provider */
+
+/*
+ * The message in an error body, the same for every API: error.message
+ * (as "type: message" when error.type is there, as Anthropic and OpenAI
+ * send it), else a bare "error" string, "detail" or "message" (as some
+ * OpenAI-compatible servers send). Appended to out; false when the body
+ * has none.
+ */
+bool sc_provider_parse_error(struct sc_buf *out, const char *body, size_t len);
 
 /* The oracle's answer: copies req->oracle_answer into resp, or a config error. */
 void sc_oracle_answer(struct sc_chat_response *resp, const struct sc_chat_request *req);

@@ -10,9 +10,8 @@
  * Error body: {"type":"error","error":{"type":...,"message":...}}.
  */
 #include "common.h"
+#include "json.h"
 #include "providers/provider.h"
-
-#include <cjson/cJSON.h>
 
 static const char *role_name(enum sc_chat_role r)
 {
@@ -25,7 +24,6 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 	cJSON *root = cJSON_CreateObject(), *msgs, *m;
 	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
 	int budget = model->budget ? model->budget : sc_provider_thinking_budget(model->effort);
-	char *json;
 
 	if (budget == 0 && model->effort && !strcmp(model->effort, "on"))
 		budget = sc_provider_thinking_budget("medium");
@@ -51,18 +49,8 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		if (model->top_p >= 0)
 			cJSON_AddNumberToObject(root, "top_p", model->top_p);
 	}
-	json = cJSON_PrintUnformatted(root);
-	if (!json)
-		sc_die("out of memory");
-	sc_buf_puts(out, json);
-	cJSON_free(json);
+	sc_json_print(out, root, false);
 	cJSON_Delete(root);
-}
-
-static int64_t get_count(const cJSON *obj, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
 /* Joins the text blocks (thinking blocks are not part of the answer). */
@@ -85,10 +73,10 @@ static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
 			sc_buf_puts(&text, t->valuestring);
 	}
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
-	resp->input_tokens = get_count(usage, "input_tokens");
-	resp->output_tokens = get_count(usage, "output_tokens");
-	resp->cache_read_tokens = get_count(usage, "cache_read_input_tokens");
-	resp->cache_creation_tokens = get_count(usage, "cache_creation_input_tokens");
+	resp->input_tokens = sc_json_int_or(usage, "input_tokens", 0, INT64_MAX, 0);
+	resp->output_tokens = sc_json_int_or(usage, "output_tokens", 0, INT64_MAX, 0);
+	resp->cache_read_tokens = sc_json_int_or(usage, "cache_read_input_tokens", 0, INT64_MAX, 0);
+	resp->cache_creation_tokens = sc_json_int_or(usage, "cache_creation_input_tokens", 0, INT64_MAX, 0);
 	free(resp->text);
 	resp->text = sc_buf_detach(&text, NULL);
 done:
@@ -97,24 +85,6 @@ done:
 	return err;
 }
 
-static bool parse_error(struct sc_buf *out, const char *body, size_t len)
-{
-	cJSON *root = cJSON_ParseWithLength(body, len);
-	const cJSON *e = root ? cJSON_GetObjectItemCaseSensitive(root, "error") : NULL;
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
-	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-	bool found = false;
-
-	if (cJSON_IsString(msg)) {
-		if (cJSON_IsString(type))
-			sc_buf_printf(out, "%s: ", type->valuestring);
-		sc_buf_puts(out, msg->valuestring);
-		found = true;
-	}
-	cJSON_Delete(root);
-	return found;
-}
-
 const struct sc_provider_wire sc_wire_anthropic = {
-	build_body, "/v1/messages", parse_ok, parse_error,
+	build_body, "/v1/messages", parse_ok,
 };

@@ -14,9 +14,8 @@
  * bare string).
  */
 #include "common.h"
+#include "json.h"
 #include "providers/provider.h"
-
-#include <cjson/cJSON.h>
 
 /* The reasoning setting, as the provider takes it. */
 static void add_reasoning(cJSON *root, const struct sc_model *model,
@@ -43,7 +42,6 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 {
 	const struct sc_provider_info *p = sc_provider_get(model->kind);
 	cJSON *root = cJSON_CreateObject(), *msgs, *m;
-	char *json;
 
 	cJSON_AddStringToObject(root, "model", model->id);
 	msgs = cJSON_AddArrayToObject(root, "messages");
@@ -67,18 +65,8 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 	if (model->top_p >= 0)
 		cJSON_AddNumberToObject(root, "top_p", model->top_p);
 	add_reasoning(root, model, p);
-	json = cJSON_PrintUnformatted(root);
-	if (!json)
-		sc_die("out of memory");
-	sc_buf_puts(out, json);
-	cJSON_free(json);
+	sc_json_print(out, root, false);
 	cJSON_Delete(root);
-}
-
-static int64_t get_count(const cJSON *obj, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e18 ? (int64_t)v->valuedouble : 0;
 }
 
 static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
@@ -96,15 +84,15 @@ static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
 		goto done;
 	}
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
-	prompt = get_count(usage, "prompt_tokens");
-	cached = get_count(cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details"),
-			   "cached_tokens");
+	prompt = sc_json_int_or(usage, "prompt_tokens", 0, INT64_MAX, 0);
+	cached = sc_json_int_or(sc_json_member(usage, "prompt_tokens_details"), "cached_tokens",
+				0, INT64_MAX, 0);
 	if (cached > prompt)
 		cached = prompt;
 	resp->input_tokens = prompt - cached;
 	resp->cache_read_tokens = cached;
 	resp->cache_creation_tokens = 0;
-	resp->output_tokens = get_count(usage, "completion_tokens");
+	resp->output_tokens = sc_json_int_or(usage, "completion_tokens", 0, INT64_MAX, 0);
 	free(resp->text);
 	resp->text = sc_xstrdup(cJSON_IsString(content) ? content->valuestring : "");
 done:
@@ -112,31 +100,6 @@ done:
 	return err;
 }
 
-static bool parse_error(struct sc_buf *out, const char *body, size_t len)
-{
-	cJSON *root = cJSON_ParseWithLength(body, len);
-	const cJSON *e = root ? cJSON_GetObjectItemCaseSensitive(root, "error") : NULL;
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
-	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-	bool found = true;
-
-	if (cJSON_IsString(msg)) {
-		if (cJSON_IsString(type))
-			sc_buf_printf(out, "%s: ", type->valuestring);
-		sc_buf_puts(out, msg->valuestring);
-	} else if (cJSON_IsString(e)) {
-		sc_buf_puts(out, e->valuestring);
-	} else if (root && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "detail"))) {
-		sc_buf_puts(out, cJSON_GetObjectItemCaseSensitive(root, "detail")->valuestring);
-	} else if (root && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "message"))) {
-		sc_buf_puts(out, cJSON_GetObjectItemCaseSensitive(root, "message")->valuestring);
-	} else {
-		found = false;
-	}
-	cJSON_Delete(root);
-	return found;
-}
-
 const struct sc_provider_wire sc_wire_openai = {
-	build_body, "/chat/completions", parse_ok, parse_error,
+	build_body, "/chat/completions", parse_ok,
 };

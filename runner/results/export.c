@@ -2,6 +2,7 @@
  * export: stored units as chat-format JSONL (export.h).
  */
 #include "common.h"
+#include "json.h"
 #include "diag.h"
 #include "eval/eval.h"
 #include "results/export.h"
@@ -39,7 +40,6 @@ int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const
 	cJSON *line = NULL, *msgs, *meta, *tok;
 	const cJSON *m;
 	bool answer = false;
-	char *text;
 	int err = 0;
 
 	if (!cJSON_IsArray(tr)) {
@@ -105,10 +105,8 @@ int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const
 	add_str_or_null(meta, "harness", u->harness);
 	add_num_or_null(meta, "judge_score", u->judge_score);
 	cJSON_AddNumberToObject(meta, "latency_ms", (double)u->latency_ms);
-	text = cJSON_PrintUnformatted(line);
-	sc_buf_puts(out, text);
+	sc_json_print(out, line, false);
 	sc_buf_putc(out, '\n');
-	free(text);
 done:
 	cJSON_Delete(tr);
 	cJSON_Delete(line);

@@ -3,6 +3,7 @@
  * back deterministically. No evaluation logic lives here.
  */
 #include "common.h"
+#include "json.h"
 #include "results/results.h"
 
 #include <math.h>
@@ -1329,7 +1330,6 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r)
 {
 	cJSON *root = cJSON_CreateObject(), *arr;
 	struct sorted *s;
-	char *text;
 
 	add_str(root, "schema", r->schema ? r->schema : SC_RESULTS_SCHEMA);
 	add_str(root, "skillci_version", r->skillci_version);
@@ -1363,12 +1363,8 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r)
 	write_gate(root, &r->gate);
 	write_totals(root, &r->totals);
 
-	text = cJSON_Print(root);
-	if (!text)
-		sc_die("out of memory formatting results JSON");
-	sc_buf_puts(out, text);
+	sc_json_print(out, root, true);
 	sc_buf_putc(out, '\n');
-	cJSON_free(text);
 	cJSON_Delete(root);
 }
 

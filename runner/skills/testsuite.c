@@ -6,6 +6,7 @@
  * records where each value starts, so every finding gets a line.
  */
 #include "common.h"
+#include "json.h"
 #include "diag.h"
 #include "sha256.h"
 #include "skills/testsuite.h"
@@ -492,8 +493,7 @@ static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v
 			    const char *path)
 {
 	const cJSON *item;
-	struct sc_buf p = SC_BUF_INIT;
-	char *text;
+	struct sc_buf p = SC_BUF_INIT, text = SC_BUF_INIT;
 
 	if (!v || cJSON_IsNull(v))
 		return 0;
@@ -509,11 +509,8 @@ static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v
 			return -1;
 		}
 	}
-	text = cJSON_PrintUnformatted(v);
-	if (!text)
-		sc_die("out of memory");
-	t->validator_config = sc_xstrdup(text);
-	cJSON_free(text);
+	sc_json_print(&text, v, false);
+	t->validator_config = sc_buf_detach(&text, NULL);
 	return 0;
 }
 

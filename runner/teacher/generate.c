@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "diag.h"
+#include "json.h"
 #include "eval/eval.h"
 #include "teacher/generate.h"
 #include "providers/provider.h"
@@ -262,12 +263,6 @@ int sc_gen_extract_json(struct sc_buf *out, const char *answer)
 	return sc_error_set(SC_EPARSE, "no JSON object in the answer");
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 /* Adds one reference file; SC_EPARSE for an unsafe name or one too large. */
 static int add_ref(struct sc_gen_draft *d, const char *name, const char *content)
 {
@@ -309,9 +304,9 @@ int sc_gen_parse_skill(struct sc_gen_draft *out, const char *answer)
 				   "and body");
 		goto done;
 	}
-	name = jstr(j, "name");
-	desc = jstr(j, "description");
-	body = jstr(j, "body");
+	name = sc_json_str_or(j, "name", NULL);
+	desc = sc_json_str_or(j, "description", NULL);
+	body = sc_json_str_or(j, "body", NULL);
 	if (!name || !desc || !body) {
 		err = sc_error_set(SC_EPARSE, "the JSON object lacks the string field '%s'",
 				   !name ? "name" : !desc ? "description" : "body");
@@ -340,8 +335,8 @@ int sc_gen_parse_skill(struct sc_gen_draft *out, const char *answer)
 	} else if (cJSON_IsArray(refs)) {
 		const cJSON *it;
 		cJSON_ArrayForEach(it, refs) {
-			const char *rn = jstr(it, "name") ? jstr(it, "name") : jstr(it, "path");
-			if ((err = add_ref(out, rn, jstr(it, "content"))) < 0)
+			const char *rn = sc_json_str_or(it, "name", sc_json_str_or(it, "path", NULL));
+			if ((err = add_ref(out, rn, sc_json_str_or(it, "content", NULL))) < 0)
 				goto done;
 		}
 	} else if (refs && !cJSON_IsNull(refs)) {
@@ -367,7 +362,8 @@ static bool in_list(const struct sc_strlist *l, const char *s)
 static int parse_case(struct sc_gen_case *c, const cJSON *o, size_t idx,
 		      const struct sc_strlist *known)
 {
-	const char *input = jstr(o, "input"), *fixture = jstr(o, "fixture");
+	const char *input = sc_json_str_or(o, "input", NULL);
+	const char *fixture = sc_json_str_or(o, "fixture", NULL);
 	const cJSON *exp = cJSON_GetObjectItemCaseSensitive(o, "expected"), *con;
 
 	memset(c, 0, sizeof(*c));
@@ -662,14 +658,14 @@ static void trace_content(struct sc_buf *out, const cJSON *content)
 	if (!cJSON_IsArray(content))
 		return;
 	cJSON_ArrayForEach(b, content) {
-		const char *type = jstr(b, "type");
+		const char *type = sc_json_str_or(b, "type", NULL);
 		if (cJSON_IsString(b)) {
 			sc_buf_puts(out, b->valuestring);
-		} else if (jstr(b, "text")) {
-			sc_buf_puts(out, jstr(b, "text"));
+		} else if (sc_json_str_or(b, "text", NULL)) {
+			sc_buf_puts(out, sc_json_str_or(b, "text", NULL));
 		} else if (type && !strcmp(type, "tool_use")) {
 			char *in = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(b, "input"));
-			sc_buf_printf(out, "[tool call %s: ", jstr(b, "name") ? jstr(b, "name") : "?");
+			sc_buf_printf(out, "[tool call %s: ", sc_json_str_or(b, "name", "?"));
 			put_capped(out, in ? in : "", 4000);
 			sc_buf_puts(out, "]");
 			free(in);
@@ -694,14 +690,14 @@ static void trace_content(struct sc_buf *out, const cJSON *content)
 /* One message as a "### role" section. */
 static void trace_message(struct sc_buf *out, const cJSON *m)
 {
-	const char *role = jstr(m, "role") ? jstr(m, "role") : jstr(m, "type");
+	const char *role = sc_json_str_or(m, "role", sc_json_str_or(m, "type", NULL));
 	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(m, "tool_results");
 
 	sc_buf_printf(out, "### %s\n\n", role ? role : "message");
 	trace_content(out, cJSON_GetObjectItemCaseSensitive(m, "content"));
-	if (!cJSON_GetObjectItemCaseSensitive(m, "content") && jstr(m, "text"))
-		sc_buf_puts(out, jstr(m, "text"));
+	if (!cJSON_GetObjectItemCaseSensitive(m, "content") && sc_json_str_or(m, "text", NULL))
+		sc_buf_puts(out, sc_json_str_or(m, "text", NULL));
 	for (int k = 0; k < 2; k++) {
 		const cJSON *x = k ? results : calls;
 		char *raw;

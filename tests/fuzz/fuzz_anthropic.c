@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    resp.cache_creation_tokens < 0)
 			sc_die("fuzz: negative token count");
 	}
-	sc_wire_anthropic.parse_error(&msg, (const char *)data, size);
+	sc_provider_parse_error(&msg, (const char *)data, size);
 	free(resp.text);
 	free(resp.error);
 	sc_buf_release(&msg);

@@ -331,9 +331,10 @@ static void test_provider_bodies(void **state)
 	cJSON_Delete(root);
 }
 
-static bool perr(const struct sc_provider_wire *w, struct sc_buf *out, const char *body)
+/* One reader for every API's error body. */
+static bool perr(struct sc_buf *out, const char *body)
 {
-	return w->parse_error(out, body, strlen(body));
+	return sc_provider_parse_error(out, body, strlen(body));
 }
 
 static void test_parse_responses(void **state)
@@ -371,17 +372,25 @@ static void test_parse_responses(void **state)
 	assert_int_equal(sc_wire_openai.parse_ok(&r, "{\"choices\":[]", 13), SC_EPARSE);
 	assert_null(r.text);
 
-	assert_true(perr(&sc_wire_anthropic, &msg,
+	assert_true(perr(&msg,
 		"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad max_tokens\"}}"));
 	assert_string_equal(msg.ptr, "invalid_request_error: bad max_tokens");
 	sc_buf_clear(&msg);
-	assert_true(perr(&sc_wire_openai, &msg, "{\"error\":{\"message\":\"no such model\",\"type\":\"invalid_request_error\"}}"));
+	assert_true(perr(&msg, "{\"error\":{\"message\":\"no such model\",\"type\":\"invalid_request_error\"}}"));
 	assert_string_equal(msg.ptr, "invalid_request_error: no such model");
 	sc_buf_clear(&msg);
-	assert_true(perr(&sc_wire_openai, &msg, "{\"error\":\"model not loaded\"}"));
+	assert_true(perr(&msg, "{\"error\":\"model not loaded\"}"));
 	assert_string_equal(msg.ptr, "model not loaded");
 	sc_buf_clear(&msg);
-	assert_false(perr(&sc_wire_anthropic, &msg, "<html>"));
+	assert_true(perr(&msg, "{\"detail\":\"queue full\"}"));
+	assert_string_equal(msg.ptr, "queue full");
+	sc_buf_clear(&msg);
+	assert_true(perr(&msg, "{\"message\":\"overloaded\"}"));
+	assert_string_equal(msg.ptr, "overloaded");
+	sc_buf_clear(&msg);
+	assert_false(perr(&msg, "{\"error\":{\"type\":\"x\"}}"));
+	assert_string_equal(msg.ptr, "");
+	assert_false(perr(&msg, "<html>"));
 	sc_buf_release(&msg);
 }
 
