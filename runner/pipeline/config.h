@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "skills/testsuite.h"  /* struct sc_strlist */
+#include "strlist.h"
 
 struct sc_diags;
 

@@ -17,23 +17,6 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-/* ---- string lists ---------------------------------------------------- */
-
-void sc_strlist_add(struct sc_strlist *l, const char *s)
-{
-	SC_GROW(l->items, l->alloc, l->n + 1);
-	l->items[l->n++] = sc_xstrdup(s);
-}
-
-void sc_strlist_release(struct sc_strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->items[i]);
-	free(l->items);
-	l->items = NULL;
-	l->n = l->alloc = 0;
-}
-
 /* ---- positions of JSON values ----------------------------------------- */
 
 struct json_pos {

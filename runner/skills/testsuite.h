@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strlist.h"
+
 struct sc_buf;
 struct sc_diags;
 
@@ -28,12 +30,6 @@ enum sc_test_format {
 	SC_TESTS_CASES,       /* {"cases": [...]} suite */
 	SC_TESTS_LIST,        /* bare [...] list of test cases */
 	SC_TESTS_EVALS,       /* evals/evals.json "evals" */
-};
-
-/* A list of owned strings. */
-struct sc_strlist {
-	char **items;
-	size_t n, alloc;
 };
 
 /*
@@ -153,8 +149,5 @@ int sc_tests_oracle_answer(const struct sc_test *t, struct sc_buf *out);
 
 /* True when t is a kernel test. */
 bool sc_test_is_kernel(const struct sc_test *t);
-
-void sc_strlist_add(struct sc_strlist *l, const char *s);
-void sc_strlist_release(struct sc_strlist *l);
 
 #endif

@@ -10,6 +10,7 @@
 #include "teacher/generate.h"
 #include "providers/provider.h"
 #include "skills/skill.h"
+#include "skills/testsuite.h"
 #include "results/store.h"
 
 #include <cjson/cJSON.h>
@@ -350,14 +351,6 @@ done:
 	return err;
 }
 
-static bool in_list(const struct sc_strlist *l, const char *s)
-{
-	for (size_t i = 0; l && i < l->n; i++)
-		if (!strcmp(l->items[i], s))
-			return true;
-	return false;
-}
-
 /* Parses one case object into c; SC_EPARSE with the reason. */
 static int parse_case(struct sc_gen_case *c, const cJSON *o, size_t idx,
 		      const struct sc_strlist *known)
@@ -370,7 +363,7 @@ static int parse_case(struct sc_gen_case *c, const cJSON *o, size_t idx,
 	if (!cJSON_IsObject(o))
 		return sc_error_set(SC_EPARSE, "cases[%zu] is not an object", idx);
 	if (fixture) {
-		if (known && !in_list(known, fixture))
+		if (known && !sc_strlist_has(known, fixture))
 			return sc_error_set(SC_EPARSE, "cases[%zu]: '%s' is not one of the listed "
 					    "fixtures", idx, fixture);
 		c->fixture = sc_xstrdup(fixture);
@@ -1294,11 +1287,6 @@ static void fixture_title(struct sc_buf *out, const char *fixtures_dir, const ch
 	sc_buf_release(&text);
 }
 
-static int strcmp_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * The fixtures the teacher may pick (every folder of fixtures_dir with a
  * spec.json), as names and "NAME: title" lines; a missing folder is none.
@@ -1323,7 +1311,7 @@ static void list_fixtures(struct gen *g, struct sc_strlist *lines)
 			sc_strlist_add(&names, e->d_name);
 	}
 	closedir(dir);
-	qsort(names.items, names.n, sizeof(char *), strcmp_ptr);
+	sc_strlist_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		sc_strlist_add(&g->known_fixtures, names.items[i]);
 		sc_buf_clear(&line);
@@ -1424,7 +1412,7 @@ static void eval_models(const struct sc_gen_options *opt, struct sc_strlist *out
 			sc_error_clear();
 			continue;
 		}
-		if (!in_list(out, m.name))
+		if (!sc_strlist_has(out, m.name))
 			sc_strlist_add(out, m.name);
 		sc_model_release(&m);
 	}

@@ -22,9 +22,10 @@
 #include <stdint.h>
 
 #include "results/results.h"
-#include "skills/testsuite.h"
+#include "strlist.h"
 
 struct sc_buf;
+struct sc_test_set;
 struct sc_client;
 struct sc_store;
 struct sc_eval_kernel_ops;

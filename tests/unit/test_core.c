@@ -1,9 +1,10 @@
 /* Unit tests for the core helpers: sc_buf, errors, UTF-8, paths, SHA-256,
- * atomic writes. */
+ * string lists, atomic writes. */
 #include "unit.h"
 #include "escape.h"
 #include "secret.h"
 #include "sha256.h"
+#include "strlist.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,6 +115,31 @@ static void test_string_helpers(void **state)
 	assert_string_equal(v[0], "apple");
 	assert_string_equal(v[1], "fig");
 	assert_string_equal(v[2], "pear");
+}
+
+/* The string list owns copies, finds by value and sorts by strcmp. */
+static void test_strlist(void **state)
+{
+	struct sc_strlist l = SC_STRLIST_INIT;
+	char word[8] = "pear";
+	(void)state;
+
+	assert_false(sc_strlist_has(&l, "pear"));
+	assert_false(sc_strlist_has(NULL, "pear"));
+	sc_strlist_add(&l, word);
+	sc_strlist_add(&l, "apple");
+	sc_strlist_add(&l, "fig");
+	word[0] = 'b';  /* the list kept its own copy */
+	assert_true(sc_strlist_has(&l, "pear"));
+	assert_false(sc_strlist_has(&l, "bear"));
+	sc_strlist_sort(&l);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.items[0], "apple");
+	assert_string_equal(l.items[1], "fig");
+	assert_string_equal(l.items[2], "pear");
+	sc_strlist_release(&l);
+	assert_int_equal(l.n, 0);
+	assert_null(l.items);
 }
 
 static void test_sha256_known_vectors(void **state)
@@ -345,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_string_helpers),
+		cmocka_unit_test(test_strlist),
 		cmocka_unit_test(test_sha256_known_vectors),
 		cmocka_unit_test(test_hmac_and_random),
 		cmocka_unit_test(test_hmac_sha256_known_vectors),

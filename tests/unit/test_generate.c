@@ -6,6 +6,7 @@
 #include "teacher/generate.h"
 #include "results/results.h"
 #include "skills/skill.h"
+#include "skills/testsuite.h"
 
 #include <math.h>
 
