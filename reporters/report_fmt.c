@@ -139,3 +139,13 @@ const char *sc_report_mode_label(const char *mode)
 		return "compile-only (no GPU)";
 	return mode;
 }
+
+void sc_report_bar(struct sc_buf *out, double fraction)
+{
+	int filled;
+
+	fraction = isnan(fraction) || fraction < 0 ? 0 : fraction > 1 ? 1 : fraction;
+	filled = (int)lround(fraction * SC_REPORT_BAR_WIDTH);
+	for (int i = 0; i < SC_REPORT_BAR_WIDTH; i++)
+		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
+}

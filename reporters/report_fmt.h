@@ -4,7 +4,8 @@
  * Formatting shared by the reporters: escaping untrusted text (test names,
  * model messages, compile logs) for Markdown that is also rendered as HTML,
  * and the number formats every report uses, so a value reads the same in
- * the Markdown, the terminal and the GitHub outputs. Everything appends to
+ * the Markdown, the terminal and the GitHub outputs; the terminal bar the
+ * commands share. Everything appends to
  * a caller-owned struct sc_buf.
  */
 #include <stddef.h>
@@ -40,6 +41,11 @@ void sc_report_speedup(struct sc_buf *out, double x);
  * separate files: no test). Appends nothing for NULL or a NAN delta.
  */
 void sc_report_significance(struct sc_buf *out, const struct sc_results_comparison *c);
+/* A 0-1 fraction as a bar of SC_REPORT_BAR_WIDTH cells, "█" filled and
+ * "░" empty (upskill's _render_bar): rounded to the nearest cell, clamped
+ * to 0-1, NAN as empty. */
+#define SC_REPORT_BAR_WIDTH 20
+void sc_report_bar(struct sc_buf *out, double fraction);
 
 /* Copies at most max bytes of s into out, cut at a UTF-8 boundary; when
  * cut, a note "… [trimmed N bytes]" follows. Returns 1 when cut. */

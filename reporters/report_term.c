@@ -31,18 +31,6 @@ static void put(struct sc_buf *out, const char *s)
 	sc_escape_log(out, s);
 }
 
-static void bar(struct sc_buf *out, double rate)
-{
-	int full = isnan(rate) ? 0 : (int)lround(rate * SC_REPORT_TERM_BAR);
-
-	if (full < 0)
-		full = 0;
-	if (full > SC_REPORT_TERM_BAR)
-		full = SC_REPORT_TERM_BAR;
-	for (int i = 0; i < SC_REPORT_TERM_BAR; i++)
-		sc_buf_puts(out, i < full ? "█" : "░");
-}
-
 static int cmp_agg(const void *pa, const void *pb)
 {
 	const struct sc_results_aggregate *a = *(const struct sc_results_aggregate *const *)pa;
@@ -71,7 +59,7 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 	else if (sc_streq(a->variant, SC_VARIANT_HEAD_TESTS))
 		label = "PR tests";
 	sc_buf_printf(out, "  %-10s ", label);
-	bar(out, a->pass_rate);
+	sc_report_bar(out, a->pass_rate);
 	sc_buf_putc(out, ' ');
 	if (isnan(a->pass_rate))
 		sc_buf_puts(out, "  —");

@@ -11,8 +11,6 @@
 struct sc_buf;
 struct sc_results;
 
-#define SC_REPORT_TERM_BAR 20   /* bar width in cells */
-
 /* Appends the summary of r to out. */
 void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour);
 /* Whether to colour a stream: a TTY and NO_COLOR unset or empty. */

@@ -12,6 +12,7 @@
 #include "eval/eval.h"
 #include "kernelrun/kernelops.h"
 #include "providers/provider.h"
+#include "reporters/report_fmt.h"
 #include "results/results.h"
 #include "skills/skill.h"
 #include "eval/stats.h"
@@ -24,7 +25,6 @@
 #include <math.h>
 #include <unistd.h>
 
-#define BAR_WIDTH 20
 #define MAX_MODELS 64
 
 static void usage(FILE *f)
@@ -70,19 +70,6 @@ static void usage(FILE *f)
 		"\n"
 		"exit: 0 done, 2 bad usage or input, 3 infrastructure failure (too many\n"
 		"provider errors, store or network failure).\n");
-}
-
-/* Renders a 0-1 value as a bar of BAR_WIDTH cells (upskill's _render_bar). */
-static void bar(struct sc_buf *out, double v)
-{
-	int filled;
-
-	if (isnan(v))
-		v = 0.0;
-	v = v < 0 ? 0 : v > 1 ? 1 : v;
-	filled = (int)lround(v * BAR_WIDTH);
-	for (int i = 0; i < BAR_WIDTH; i++)
-		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
 }
 
 /* "40%", or "-" when absent; rounds like Python's :.0% format. */
@@ -131,7 +118,7 @@ static void print_rate_line(const char *label, const struct sc_results_aggregate
 	struct sc_buf b = SC_BUF_INIT;
 
 	sc_buf_printf(&b, "  %-10s ", label);
-	bar(&b, a->pass_rate);
+	sc_report_bar(&b, a->pass_rate);
 	sc_buf_puts(&b, "  ");
 	{
 		struct sc_buf p = SC_BUF_INIT;

@@ -12,13 +12,13 @@
 #include "teacher/generate.h"
 #include "kernelrun/kernelops.h"
 #include "providers/provider.h"
+#include "reporters/report_fmt.h"
 #include "skills/skill.h"
 #include "results/store.h"
 
 #include <getopt.h>
 #include <math.h>
 
-#define BAR_WIDTH 20
 #define MAX_LIST 64
 
 static void usage(FILE *f)
@@ -67,16 +67,6 @@ static void progress_line(const char *line, void *payload)
 	fprintf(stderr, "%s\n", line);
 }
 
-static void bar(struct sc_buf *out, double v)
-{
-	int filled;
-
-	v = isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
-	filled = (int)lround(v * BAR_WIDTH);
-	for (int i = 0; i < BAR_WIDTH; i++)
-		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
-}
-
 /* upskill's lift string: "+70%", "-10%", "+0%". */
 static void lift_str(struct sc_buf *out, double lift)
 {
@@ -89,8 +79,8 @@ static void print_score(const struct sc_gen_score *s, const char *ind)
 {
 	struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT, l = SC_BUF_INIT;
 
-	bar(&a, s->baseline_rate);
-	bar(&b, s->skill_rate);
+	sc_report_bar(&a, s->baseline_rate);
+	sc_report_bar(&b, s->skill_rate);
 	lift_str(&l, s->lift);
 	printf("%sbaseline   %s  %4.0f%%\n", ind, a.ptr,
 	       isnan(s->baseline_rate) ? 0 : s->baseline_rate * 100);

@@ -6,13 +6,13 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "reporters/report_fmt.h"
 #include "results/store.h"
 
 #include <getopt.h>
 #include <math.h>
 #include <unistd.h>
 
-#define BAR_WIDTH 20
 
 enum metric { M_SUCCESS, M_TOKENS, M_SPEEDUP };
 
@@ -54,19 +54,6 @@ static void fmt_value(struct sc_buf *out, double v, enum metric m)
 		sc_buf_printf(out, "%.0f", v);
 	else
 		sc_buf_printf(out, "%.2fx", v);
-}
-
-static void bar(struct sc_buf *out, double v, double scale)
-{
-	int filled = 0;
-
-	if (!isnan(v) && scale > 0) {
-		double f = v / scale;
-		f = f < 0 ? 0 : f > 1 ? 1 : f;
-		filled = (int)lround(f * BAR_WIDTH);
-	}
-	for (int i = 0; i < BAR_WIDTH; i++)
-		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
 }
 
 /* The newest point for (skill, model, variant), or NULL. */
@@ -199,7 +186,7 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 				fmt_value(&val, value_of(&pt->agg, m), m);
 				sc_buf_printf(&line, "  %-24.24s %-10s ",
 					      first ? skill_label(p, n, skills[i]) : "", labels[v]);
-				bar(&line, value_of(&pt->agg, m), scale);
+				sc_report_bar(&line, scale > 0 ? value_of(&pt->agg, m) / scale : NAN);
 				sc_buf_printf(&line, "  %6s", val.ptr);
 				if (m == M_SUCCESS && pt->agg.n)
 					sc_buf_printf(&line, "  [%.0f%%\u2013%.0f%%]", pt->agg.ci_low * 100,

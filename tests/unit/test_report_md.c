@@ -52,6 +52,29 @@ static void test_number_formats(void **state)
 	sc_buf_release(&b);
 }
 
+/* The terminal bar: 20 cells, rounded to the nearest, clamped, NAN empty. */
+static void test_bar(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	const char *full = "\u2588", *empty = "\u2591";
+	struct { double v; int filled; } cases[] = {
+		{ 0.0, 0 }, { 0.6, 12 }, { 0.024, 0 }, { 0.026, 1 }, { 1.0, 20 }, { 1.7, 20 },
+		{ -0.5, 0 }, { NAN, 0 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < SC_ARRAY_SIZE(cases); c++) {
+		struct sc_buf want = SC_BUF_INIT;
+		for (int i = 0; i < SC_REPORT_BAR_WIDTH; i++)
+			sc_buf_puts(&want, i < cases[c].filled ? full : empty);
+		sc_buf_clear(&b);
+		sc_report_bar(&b, cases[c].v);
+		assert_string_equal(b.ptr, want.ptr);
+		sc_buf_release(&want);
+	}
+	sc_buf_release(&b);
+}
+
 /* A run with n changed skills, each with failing head units whose
  * messages make the details large; skills are added in reverse order. */
 static void make_run(struct sc_results *r, size_t n, const char *kind)
@@ -229,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_md_text_escapes_html_markdown_and_pipes),
 		cmocka_unit_test(test_fence_outgrows_backticks_inside),
 		cmocka_unit_test(test_number_formats),
+		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_300_skills_fit_and_keep_every_row),
 		cmocka_unit_test(test_layouts_and_banners),
 		cmocka_unit_test(test_combine_marks_added_deleted_and_diffs),
