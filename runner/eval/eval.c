@@ -1103,17 +1103,6 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 	free(passed_speed);
 }
 
-static const struct sc_results_aggregate *find_agg(const struct sc_results *r, const char *skill,
-						   const char *variant, const char *model)
-{
-	for (size_t i = 0; i < r->naggregates; i++) {
-		const struct sc_results_aggregate *a = &r->aggregates[i];
-		if (!strcmp(a->skill, skill) && !strcmp(a->variant, variant) && !strcmp(a->model, model))
-			return a;
-	}
-	return NULL;
-}
-
 /*
  * Pairs the units of from and to by (test_id, run_index) and fills c
  * through the one comparison code path (results/compare.h) at alpha.
@@ -1158,6 +1147,9 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 	r->run.alpha = sc_compare_alpha(alpha);
 	alpha = r->run.alpha;
 
+	/* The aggregates and comparisons are rebuilt in the order the units
+	 * name them: lookups must scan until the caller sorts again. */
+	r->sorted = false;
 	for (size_t i = 0; i < r->naggregates; i++) {
 		free(r->aggregates[i].skill);
 		free(r->aggregates[i].variant);
@@ -1192,7 +1184,7 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 		t->failed += !strcmp(u->verdict, "fail");
 		t->errors += !strcmp(u->verdict, "error");
 		t->skipped += !strcmp(u->verdict, "skipped");
-		if (find_agg(r, u->skill, u->variant, u->model))
+		if (sc_results_find_aggregate(r, u->skill, u->variant, u->model))
 			continue;
 		SC_GROW(r->aggregates, alloc, r->naggregates + 1);
 		a = &r->aggregates[r->naggregates++];
@@ -1211,7 +1203,7 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 			struct sc_results_comparison *c;
 			if (strcmp(to->variant, pairs[p][1]))
 				continue;
-			from = find_agg(r, to->skill, pairs[p][0], to->model);
+			from = sc_results_find_aggregate(r, to->skill, pairs[p][0], to->model);
 			if (!from)
 				continue;
 			SC_GROW(r->comparisons, calloc_, r->ncomparisons + 1);

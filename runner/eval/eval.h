@@ -141,6 +141,7 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
  * cache_hits and requests) from r->units, judging significance at alpha
  * (recorded as r->run.alpha; an unusable alpha means the default). Pure:
  * usable on merged results.
+ * Clears r->sorted (the new arrays are in unit order).
  */
 void sc_eval_aggregate(struct sc_results *r, double alpha);
 
