@@ -1417,11 +1417,6 @@ void sc_results_sort(struct sc_results *r)
 	r->sorted = true;
 }
 
-static bool eq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 /* Variant keys compare by rank, then by name (unknown variants last). */
 static int cmp_variant(const char *a, const char *b)
 {
@@ -1435,7 +1430,7 @@ const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r,
 
 	if (!r->sorted) {
 		for (size_t i = 0; i < r->nskills; i++)
-			if (eq(r->skills[i].path, path))
+			if (sc_streq(r->skills[i].path, path))
 				return &r->skills[i];
 		return NULL;
 	}
@@ -1446,7 +1441,7 @@ const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r,
 		else
 			hi = mid;
 	}
-	return lo < r->nskills && eq(r->skills[lo].path, path) ? &r->skills[lo] : NULL;
+	return lo < r->nskills && sc_streq(r->skills[lo].path, path) ? &r->skills[lo] : NULL;
 }
 
 const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
@@ -1454,7 +1449,7 @@ const struct sc_results_check *sc_results_find_check(const struct sc_results *r,
 {
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
-		if (eq(c->skill, skill) && !cmp_str(c->model, model) && eq(c->check, check))
+		if (sc_streq(c->skill, skill) && !cmp_str(c->model, model) && sc_streq(c->check, check))
 			return c;
 	}
 	return NULL;
@@ -1479,7 +1474,8 @@ const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_res
 	if (!r->sorted) {
 		for (size_t i = 0; i < r->naggregates; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			if (eq(a->skill, skill) && eq(a->variant, variant) && eq(a->model, model))
+			if (sc_streq(a->skill, skill) && sc_streq(a->variant, variant) &&
+			    sc_streq(a->model, model))
 				return a;
 		}
 		return NULL;
@@ -1514,7 +1510,8 @@ const struct sc_results_comparison *sc_results_find_comparison(const struct sc_r
 	if (!r->sorted) {
 		for (size_t i = 0; i < r->ncomparisons; i++) {
 			const struct sc_results_comparison *c = &r->comparisons[i];
-			if (eq(c->skill, skill) && eq(c->model, model) && eq(c->from, from) && eq(c->to, to))
+			if (sc_streq(c->skill, skill) && sc_streq(c->model, model) &&
+			    sc_streq(c->from, from) && sc_streq(c->to, to))
 				return c;
 		}
 		return NULL;
@@ -1572,7 +1569,7 @@ size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill
 		else
 			hi = mid;
 	}
-	for (end = lo; end < r->naggregates && eq(r->aggregates[end].skill, skill); end++)
+	for (end = lo; end < r->naggregates && sc_streq(r->aggregates[end].skill, skill); end++)
 		;
 	*first = lo;
 	return end - lo;

@@ -1038,11 +1038,6 @@ static void load_md(struct walker *w, struct sc_skill *s)
 	sc_buf_release(&data);
 }
 
-static int cmp_skill_file(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Shared by discover and load: walks root, then reads each SKILL.md. */
 static int run_walk(struct sc_skill_list *out, const char *root, struct sc_diags *diags,
 		    unsigned flags, bool single)
@@ -1072,7 +1067,7 @@ static int run_walk(struct sc_skill_list *out, const char *root, struct sc_diags
 	for (size_t i = 0; i < out->n; i++) {
 		struct sc_skill *s = &out->items[i];
 		if (s->nfiles > 1)
-			qsort(s->files, s->nfiles, sizeof(*s->files), cmp_skill_file);
+			qsort(s->files, s->nfiles, sizeof(*s->files), sc_strcmp_qsort);
 		if (err == 0 && !(flags & SC_SKILL_NO_PARSE))
 			load_md(&w, s);
 	}
