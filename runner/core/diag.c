@@ -23,6 +23,23 @@ void sc_diags_add(struct sc_diags *d, enum sc_severity sev, const char *file, si
 	x->message = sc_buf_detach(&msg, NULL);
 }
 
+void sc_diags_type_error(struct sc_diags *d, const char *file, size_t line, const char *code,
+			 const char *what, bool quote, const char *want, const char *found)
+{
+	const char *q = quote ? "'" : "";
+
+	sc_diags_add(d, SC_SEV_ERROR, file, line, code, "%s%s%s must be %s, found %s", q, what, q,
+		     want, found);
+}
+
+void sc_diag_path_join(struct sc_buf *out, const char *prefix, const char *name)
+{
+	sc_buf_sets(out, prefix);
+	if (out->len)
+		sc_buf_putc(out, '.');
+	sc_buf_puts(out, name);
+}
+
 size_t sc_diags_count(const struct sc_diags *d, enum sc_severity sev)
 {
 	size_t n = 0;

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct sc_buf;
+
 enum sc_severity { SC_SEV_ERROR, SC_SEV_WARNING };
 
 struct sc_diag {
@@ -27,6 +29,17 @@ struct sc_diags {
 
 void sc_diags_add(struct sc_diags *d, enum sc_severity sev, const char *file, size_t line,
 		  const char *code, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/*
+ * The error every schema check reports for a value of the wrong type:
+ * "WHAT must be WANT, found FOUND", WHAT in single quotes when quote
+ * (skillci.yml keys: 'gate.alpha') or bare (JSON paths of a test file:
+ * tests[1].input).
+ */
+void sc_diags_type_error(struct sc_diags *d, const char *file, size_t line, const char *code,
+			 const char *what, bool quote, const char *want, const char *found);
+/* Sets out to "prefix.name", or to "name" when prefix is "": the path of
+ * a member below prefix, as type errors name it. */
+void sc_diag_path_join(struct sc_buf *out, const char *prefix, const char *name);
 size_t sc_diags_count(const struct sc_diags *d, enum sc_severity sev);
 /* Stable order: by file, then line, then code. */
 void sc_diags_sort(struct sc_diags *d);

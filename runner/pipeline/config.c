@@ -49,16 +49,8 @@ static void report(struct ctx *c, enum sc_severity sev, const struct sc_yaml_nod
 static void type_error(struct ctx *c, const struct sc_yaml_node *v, const char *key,
 		       const char *want)
 {
-	report(c, SC_SEV_ERROR, v, "config-type", "'%s' must be %s, found %s", key, want,
-	       sc_yaml_type_name(v));
-}
-
-static void key_join(struct sc_buf *out, const char *prefix, const char *name)
-{
-	sc_buf_sets(out, prefix);
-	if (out->len)
-		sc_buf_putc(out, '.');
-	sc_buf_puts(out, name);
+	sc_diags_type_error(c->diags, c->file, v ? v->line : 0, "config-type", key, true, want,
+			    sc_yaml_type_name(v));
 }
 
 /* ---- typed values ----------------------------------------------------- */
@@ -275,7 +267,7 @@ static void walk_map(struct ctx *c, const struct sc_yaml_node *map, const char *
 			const struct sc_yaml_node *pk = sc_yaml_map_key(map, j);
 			dup = pk->kind == SC_YAML_SCALAR && !strcmp(pk->value, k->value);
 		}
-		key_join(&full, prefix, k->value);
+		sc_diag_path_join(&full, prefix, k->value);
 		if (dup) {
 			report(c, SC_SEV_ERROR, k, "config-duplicate-key", "duplicate key '%s'", full.ptr);
 			continue;
@@ -382,7 +374,7 @@ static void h_per_provider(struct ctx *c, const struct sc_yaml_node *v, const ch
 
 		if (name->kind != SC_YAML_SCALAR)
 			continue;
-		key_join(&k, key, name->value);
+		sc_diag_path_join(&k, key, name->value);
 		ok = limit_target_known(c, name->value);
 		if (!ok) {
 			report(c, SC_SEV_WARNING, name, "config-unknown-key",
@@ -617,13 +609,13 @@ static void manifest_entry(struct ctx *c, const struct sc_yaml_node *v, const ch
 		const struct sc_yaml_node *name = sc_yaml_map_key(v, i);
 		if (name->kind == SC_YAML_SCALAR && strcmp(name->value, "skill") &&
 		    strcmp(name->value, "tests") && strcmp(name->value, "fixtures")) {
-			key_join(&k, key, name->value);
+			sc_diag_path_join(&k, key, name->value);
 			report(c, SC_SEV_WARNING, name, "config-unknown-key",
 			       "unknown key '%s'; ignored", k.ptr);
 		}
 	}
 	x = sc_yaml_map_get(v, "skill");
-	key_join(&k, key, "skill");
+	sc_diag_path_join(&k, key, "skill");
 	if (!x) {
 		report(c, SC_SEV_ERROR, v, "config-type", "'%s' is missing", k.ptr);
 		bad = true;
@@ -631,7 +623,7 @@ static void manifest_entry(struct ctx *c, const struct sc_yaml_node *v, const ch
 		bad = true;
 	}
 	if ((x = sc_yaml_map_get(v, "tests"))) {
-		key_join(&k, key, "tests");
+		sc_diag_path_join(&k, key, "tests");
 		if (!get_strlist(c, x, k.ptr, SC_MAX_TEST_SUITE_FILES, &e.tests)) {
 			bad = true;
 		} else {
@@ -646,7 +638,7 @@ static void manifest_entry(struct ctx *c, const struct sc_yaml_node *v, const ch
 		}
 	}
 	if ((x = sc_yaml_map_get(v, "fixtures"))) {
-		key_join(&k, key, "fixtures");
+		sc_diag_path_join(&k, key, "fixtures");
 		if (!get_strlist(c, x, k.ptr, SC_MAX_MANIFEST_SKILLS, &e.fixtures)) {
 			bad = true;
 		} else {
@@ -739,7 +731,7 @@ static void h_reports(struct ctx *c, const struct sc_yaml_node *v, const char *k
 
 	/* the folder first, so the paths named one by one win over it */
 	if (v->kind == SC_YAML_MAP && (dir = sc_yaml_map_get(v, "dir"))) {
-		key_join(&k, key, "dir");
+		sc_diag_path_join(&k, key, "dir");
 		if (get_out_path(c, dir, k.ptr, &d))
 			set_report_paths(c->cfg, d);
 		free(d);
@@ -809,7 +801,7 @@ static void endpoint_entry(struct ctx *c, const struct sc_yaml_node *name,
 		const struct sc_yaml_node *n = sc_yaml_map_key(v, i);
 		if (n->kind != SC_YAML_SCALAR)
 			continue;
-		key_join(&k, key, n->value);
+		sc_diag_path_join(&k, key, n->value);
 		if (!strcmp(n->value, "api_key")) {
 			report(c, SC_SEV_ERROR, n, "config-secret", "'%s': keys do not belong in the "
 			       "configuration; name the environment variable that holds it with "
@@ -821,7 +813,7 @@ static void endpoint_entry(struct ctx *c, const struct sc_yaml_node *name,
 			       k.ptr);
 		}
 	}
-	key_join(&k, key, "wire");
+	sc_diag_path_join(&k, key, "wire");
 	if (!(x = sc_yaml_map_get(v, "wire"))) {
 		report(c, SC_SEV_ERROR, v, "config-type", "'%s' is missing (openai or anthropic)", k.ptr);
 		bad = true;
@@ -833,7 +825,7 @@ static void endpoint_entry(struct ctx *c, const struct sc_yaml_node *name,
 	} else if (!e.wire) {
 		bad = true;
 	}
-	key_join(&k, key, "base_url");
+	sc_diag_path_join(&k, key, "base_url");
 	if (!(x = sc_yaml_map_get(v, "base_url"))) {
 		report(c, SC_SEV_ERROR, v, "config-type", "'%s' is missing", k.ptr);
 		bad = true;
@@ -844,7 +836,7 @@ static void endpoint_entry(struct ctx *c, const struct sc_yaml_node *name,
 	} else if (!e.base_url) {
 		bad = true;
 	}
-	key_join(&k, key, "api_key_env");
+	sc_diag_path_join(&k, key, "api_key_env");
 	if ((x = sc_yaml_map_get(v, "api_key_env")) && !sc_yaml_is_null(x)) {
 		if (!get_str(c, x, k.ptr, &e.api_key_env)) {
 			bad = true;
@@ -895,7 +887,7 @@ static void h_providers(struct ctx *c, const struct sc_yaml_node *v, const char 
 		const struct sc_yaml_node *name = sc_yaml_map_key(v, i);
 		if (name->kind != SC_YAML_SCALAR)
 			continue;
-		key_join(&k, key, name->value);
+		sc_diag_path_join(&k, key, name->value);
 		endpoint_entry(c, name, sc_yaml_map_value(v, i), k.ptr);
 	}
 	sc_buf_release(&k);
@@ -1028,7 +1020,7 @@ static void fastagent_walk(struct ctx *c, const struct sc_yaml_node *root)
 		memset(&f, 0, sizeof(f));
 		f.line = name->line;
 		if ((x = sc_yaml_map_get(v, "base_url")) && !sc_yaml_is_null(x)) {
-			key_join(&k, name->value, "base_url");
+			sc_diag_path_join(&k, name->value, "base_url");
 			if (get_str(c, x, k.ptr, &f.base_url)) {
 				char *val = fastagent_value(f.base_url);
 				free(f.base_url);
@@ -1042,7 +1034,7 @@ static void fastagent_walk(struct ctx *c, const struct sc_yaml_node *root)
 			}
 		}
 		if ((x = sc_yaml_map_get(v, "api_key")) && !sc_yaml_is_null(x)) {
-			key_join(&k, name->value, "api_key");
+			sc_diag_path_join(&k, name->value, "api_key");
 			if (get_str(c, x, k.ptr, &f.api_key)) {
 				char *val = fastagent_value(f.api_key);
 				free(f.api_key);

@@ -192,16 +192,8 @@ static void finding(struct loader *ld, enum sc_severity sev, const cJSON *at, co
 /* "must be a string, found number" for the value at path. */
 static void type_error(struct loader *ld, const cJSON *v, const char *path, const char *want)
 {
-	finding(ld, SC_SEV_ERROR, v, "test-schema", "%s must be %s, found %s", path, want,
-		json_type(v));
-}
-
-static void path_child(struct sc_buf *out, const char *path, const char *key)
-{
-	sc_buf_sets(out, path);
-	if (out->len)
-		sc_buf_putc(out, '.');
-	sc_buf_puts(out, key);
+	sc_diags_type_error(ld->diags, ld->display, index_line(&ld->ix, v), "test-schema", path, false,
+			    want, json_type(v));
 }
 
 /* Optional string member: absent and null are fine (*out stays NULL). */
@@ -214,7 +206,7 @@ static int opt_string(struct loader *ld, const cJSON *obj, const char *key, cons
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsString(v)) {
-		path_child(&p, path, key);
+		sc_diag_path_join(&p, path, key);
 		type_error(ld, v, p.ptr, "a string");
 		sc_buf_release(&p);
 		return -1;
@@ -364,7 +356,7 @@ static int context_files(struct loader *ld, struct sc_test *t, const cJSON *file
 				err = -1;
 			}
 		} else {
-			path_child(&p, path, item->string);
+			sc_diag_path_join(&p, path, item->string);
 			if (!cJSON_IsString(item)) {
 				type_error(ld, item, p.ptr, "a string (the file's content)");
 				err = -1;
@@ -418,7 +410,7 @@ static int verifiers(struct loader *ld, struct sc_test *t, const cJSON *list, co
 			err = -1;
 			continue;
 		}
-		path_child(&q, p.ptr, "type");
+		sc_diag_path_join(&q, p.ptr, "type");
 		if (!cJSON_IsString(type)) {
 			type_error(ld, type, q.ptr, "a string");
 			err = -1;
@@ -435,7 +427,7 @@ static int verifiers(struct loader *ld, struct sc_test *t, const cJSON *list, co
 			if (!val)
 				continue;
 			found = true;
-			path_child(&q, p.ptr, keys[k]);
+			sc_diag_path_join(&q, p.ptr, keys[k]);
 			if (string_list(ld, val, q.ptr, true, &t->contains) < 0)
 				err = -1;
 		}
@@ -486,7 +478,7 @@ static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v
 	}
 	cJSON_ArrayForEach(item, v) {
 		if (!cJSON_IsString(item) && !cJSON_IsNumber(item) && !cJSON_IsBool(item)) {
-			path_child(&p, path, item->string);
+			sc_diag_path_join(&p, path, item->string);
 			type_error(ld, item, p.ptr, "a string, number or boolean");
 			sc_buf_release(&p);
 			return -1;
@@ -515,7 +507,7 @@ static int own_id(struct loader *ld, const cJSON *obj, const char *path, struct 
 		sc_buf_printf(out, "%lld", (long long)v->valuedouble);
 		return 1;
 	}
-	path_child(&p, path, "id");
+	sc_diag_path_join(&p, path, "id");
 	type_error(ld, v, p.ptr, "a non-empty string or an integer");
 	sc_buf_release(&p);
 	return -1;
@@ -553,7 +545,7 @@ static void load_test(struct loader *ld, const cJSON *obj, const char *path,
 	t.json_path = sc_xstrdup(path);
 
 	v = cJSON_GetObjectItemCaseSensitive(obj, input_key);
-	path_child(&p, path, input_key);
+	sc_diag_path_join(&p, path, input_key);
 	if (!v) {
 		finding(ld, SC_SEV_ERROR, obj, "test-schema", "%s is missing", p.ptr);
 		bad = true;
@@ -570,35 +562,35 @@ static void load_test(struct loader *ld, const cJSON *obj, const char *path,
 	/* upskill: context.files; evals.json: files */
 	ctx = cJSON_GetObjectItemCaseSensitive(obj, "context");
 	if (ctx && !cJSON_IsNull(ctx)) {
-		path_child(&p, path, "context");
+		sc_diag_path_join(&p, path, "context");
 		if (!cJSON_IsObject(ctx)) {
 			type_error(ld, ctx, p.ptr, "an object");
 			bad = true;
 		} else {
-			path_child(&p, path, "context.files");
+			sc_diag_path_join(&p, path, "context.files");
 			if (context_files(ld, &t, cJSON_GetObjectItemCaseSensitive(ctx, "files"),
 					  p.ptr) < 0)
 				bad = true;
 		}
 	}
-	path_child(&p, path, "files");
+	sc_diag_path_join(&p, path, "files");
 	if (context_files(ld, &t, cJSON_GetObjectItemCaseSensitive(obj, "files"), p.ptr) < 0)
 		bad = true;
 
 	exp = cJSON_GetObjectItemCaseSensitive(obj, "expected");
 	if (exp && !cJSON_IsNull(exp)) {
-		path_child(&p, path, "expected");
+		sc_diag_path_join(&p, path, "expected");
 		if (!cJSON_IsObject(exp)) {
 			type_error(ld, exp, p.ptr, "an object");
 			bad = true;
 		} else if ((v = cJSON_GetObjectItemCaseSensitive(exp, "contains")) &&
 			   !cJSON_IsNull(v)) {
-			path_child(&p, path, "expected.contains");
+			sc_diag_path_join(&p, path, "expected.contains");
 			if (string_list(ld, v, p.ptr, true, &t.contains) < 0)
 				bad = true;
 		}
 	}
-	path_child(&p, path, "verifiers");
+	sc_diag_path_join(&p, path, "verifiers");
 	if (verifiers(ld, &t, cJSON_GetObjectItemCaseSensitive(obj, "verifiers"), p.ptr) < 0)
 		bad = true;
 	for (size_t i = 0; i < t.contains.n; i++) {
@@ -614,7 +606,7 @@ static void load_test(struct loader *ld, const cJSON *obj, const char *path,
 		v = cJSON_GetObjectItemCaseSensitive(obj, list_keys[k]);
 		if (!v || cJSON_IsNull(v))
 			continue;
-		path_child(&p, path, list_keys[k]);
+		sc_diag_path_join(&p, path, list_keys[k]);
 		if (string_list(ld, v, p.ptr, false, &t.expectations) < 0)
 			bad = true;
 	}
@@ -624,19 +616,19 @@ static void load_test(struct loader *ld, const cJSON *obj, const char *path,
 	    opt_string(ld, obj, "expected_output", path, &t.expected_output) < 0 ||
 	    opt_string(ld, obj, "fixture", path, &t.fixture) < 0)
 		bad = true;
-	path_child(&p, path, "validator_config");
+	sc_diag_path_join(&p, path, "validator_config");
 	if (validator_config(ld, &t, cJSON_GetObjectItemCaseSensitive(obj, "validator_config"),
 			     p.ptr) < 0)
 		bad = true;
 	if (t.output_file && !sc_path_is_safe_relative(t.output_file)) {
-		path_child(&p, path, "output_file");
+		sc_diag_path_join(&p, path, "output_file");
 		finding(ld, SC_SEV_ERROR, cJSON_GetObjectItemCaseSensitive(obj, "output_file"),
 			"test-path", "%s '%s' is not a safe relative path; refused", p.ptr,
 			t.output_file);
 		bad = true;
 	}
 	if (t.fixture && !fixture_name_ok(t.fixture)) {
-		path_child(&p, path, "fixture");
+		sc_diag_path_join(&p, path, "fixture");
 		finding(ld, SC_SEV_ERROR, cJSON_GetObjectItemCaseSensitive(obj, "fixture"),
 			"test-fixture",
 			"%s '%s' is not a fixture name (lowercase letters, digits, '-' and '_')",

@@ -1,6 +1,7 @@
 /* Unit tests for the core helpers: sc_buf, errors, UTF-8, paths, SHA-256,
- * string lists, atomic writes. */
+ * string lists, type errors, atomic writes. */
 #include "unit.h"
+#include "diag.h"
 #include "escape.h"
 #include "secret.h"
 #include "sha256.h"
@@ -140,6 +141,30 @@ static void test_strlist(void **state)
 	sc_strlist_release(&l);
 	assert_int_equal(l.n, 0);
 	assert_null(l.items);
+}
+
+/* The type error both schema checks report, and the member paths it names. */
+static void test_diag_type_error_and_paths(void **state)
+{
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	sc_diag_path_join(&b, "", "gate");
+	assert_string_equal(b.ptr, "gate");
+	sc_diag_path_join(&b, "gate", "alpha");
+	assert_string_equal(b.ptr, "gate.alpha");
+	sc_diags_type_error(&d, "skillci.yml", 3, "config-type", b.ptr, true, "a number", "string");
+	sc_diags_type_error(&d, "t.json", 0, "test-schema", "tests[1].input", false, "a string", "list");
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 2);
+	sc_buf_clear(&b);
+	sc_diag_format(&b, &d.items[0]);
+	assert_string_equal(b.ptr, "skillci.yml:3: error: 'gate.alpha' must be a number, found string [config-type]");
+	sc_buf_clear(&b);
+	sc_diag_format(&b, &d.items[1]);
+	assert_string_equal(b.ptr, "t.json: error: tests[1].input must be a string, found list [test-schema]");
+	sc_buf_release(&b);
+	sc_diags_release(&d);
 }
 
 static void test_sha256_known_vectors(void **state)
@@ -372,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_string_helpers),
 		cmocka_unit_test(test_strlist),
+		cmocka_unit_test(test_diag_type_error_and_paths),
 		cmocka_unit_test(test_sha256_known_vectors),
 		cmocka_unit_test(test_hmac_and_random),
 		cmocka_unit_test(test_hmac_sha256_known_vectors),
