@@ -52,21 +52,17 @@ static const char usage_text[] =
 	"whole plan, 3 a report could not be written or too many infrastructure errors.\n";
 
 struct merge_opts {
-	const char *config, *junit, *markdown, *html, *json, *report_dir, *run_id, *store;
+	const char *config, *run_id, *store;
+	struct sc_cmd_reports reports;
 	bool comment;
 };
 
 static int parse_args(struct merge_opts *o, int argc, char **argv)
 {
-	enum { O_CONFIG = 256, O_JUNIT, O_MARKDOWN, O_HTML, O_JSON, O_COMMENT, O_REPORT_DIR,
-	       O_RUN, O_STORE };
+	enum { O_CONFIG = 256, O_COMMENT, O_RUN, O_STORE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
-		{ "junit", required_argument, NULL, O_JUNIT },
-		{ "markdown", required_argument, NULL, O_MARKDOWN },
-		{ "html", required_argument, NULL, O_HTML },
-		{ "json", required_argument, NULL, O_JSON },
-		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
+		SC_CMD_REPORT_OPTIONS,
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "run", required_argument, NULL, O_RUN },
 		{ "store", required_argument, NULL, O_STORE },
@@ -79,16 +75,13 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CONFIG: o->config = optarg; break;
-		case O_JUNIT: o->junit = optarg; break;
-		case O_MARKDOWN: o->markdown = optarg; break;
-		case O_HTML: o->html = optarg; break;
-		case O_JSON: o->json = optarg; break;
-		case O_REPORT_DIR: o->report_dir = optarg; break;
 		case O_COMMENT: o->comment = true; break;
 		case O_RUN: o->run_id = optarg; break;
 		case O_STORE: o->store = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 1;
-		default: return sc_cmd_usage_error("merge", "unknown option");
+		default:
+			if (!sc_cmd_report_option(&o->reports, c, optarg))
+				return sc_cmd_usage_error("merge", "unknown option");
 		}
 	}
 	if (o->run_id && optind < argc)
@@ -335,29 +328,6 @@ static int load_stored(struct stored *st, const char *run_id)
 	return err;
 }
 
-static char *html_dir(const char *path)
-{
-	const char *slash;
-
-	if (!sc_ends_with(path, ".html"))
-		return sc_xstrdup(path);
-	slash = strrchr(path, '/');
-	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
-}
-
-/* Creates the folder a file path is in. */
-static void parent_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-
-	if (!slash)
-		return;
-	dir = sc_xstrndup(path, (size_t)(slash - path));
-	sc_mkdir_p(dir);
-	free(dir);
-}
-
 static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_results_gate_policy *b)
 {
 	return a->present == b->present && (!a->present ||
@@ -377,11 +347,7 @@ int cmd_merge(int argc, char **argv)
 	struct sc_store *store = NULL;
 	char *const *labels;
 	size_t n = 0, *order = NULL;
-	const char *junit, *markdown, *json;
-	char *html = NULL;
-	char *args[16];
-	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
-	int rc, err, nargs = 0, gate_rc;
+	int rc, err, gate_rc;
 
 	memset(&o, 0, sizeof(o));
 	memset(&stored, 0, sizeof(stored));
@@ -471,26 +437,16 @@ int cmd_merge(int argc, char **argv)
 	 * decided again from them, like every other check. */
 	gate_rc = sc_gate_apply(&res, &cfg.gate);
 
-	if (o.report_dir) {
-		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
-		sc_path_join(&rdir[1], o.report_dir, "report.md");
-		sc_path_join(&rdir[2], o.report_dir, "results.json");
-	}
-	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg.report_junit;
-	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg.report_markdown;
-	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
-	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
-	parent_dir(junit);
-	parent_dir(markdown);
-	parent_dir(json);
-	if ((err = sc_results_save(&res, json)) < 0) {
+	sc_cmd_reports_resolve(&o.reports, &cfg);
+	sc_cmd_reports_mkdirs(&o.reports);
+	if ((err = sc_results_save(&res, o.reports.json)) < 0) {
 		rc = sc_cmd_fail(SC_EIO);
 		goto done;
 	}
 	if (store) {
 		/* the merged run joins the history: its row and aggregates */
 		if ((err = sc_store_begin(store)) < 0 ||
-		    (err = sc_eval_store_put_run(store, &res, "run", json)) < 0 ||
+		    (err = sc_eval_store_put_run(store, &res, "run", o.reports.json)) < 0 ||
 		    (err = sc_eval_store_put_aggregates(store, &res)) < 0 ||
 		    (err = sc_store_commit(store)) < 0) {
 			sc_store_rollback(store);
@@ -498,26 +454,11 @@ int cmd_merge(int argc, char **argv)
 			goto done;
 		}
 	}
-	args[nargs++] = (char *)"report";
-	args[nargs++] = (char *)json;
-	args[nargs++] = (char *)"--junit";
-	args[nargs++] = (char *)junit;
-	args[nargs++] = (char *)"--markdown";
-	args[nargs++] = (char *)markdown;
-	args[nargs++] = (char *)"--html";
-	args[nargs++] = html;
-	if (store) {
-		args[nargs++] = (char *)"--store";
-		args[nargs++] = (char *)sc_store_location(o.store, cfg.store_path);
-	}
-	if (o.comment)
-		args[nargs++] = (char *)"--comment";
-	args[nargs] = NULL;
-	fflush(stdout);
-	if ((rc = cmd_report(nargs, args)))
+	if ((rc = sc_cmd_reports_render(&o.reports, o.comment,
+					  store ? sc_store_location(o.store, cfg.store_path) : NULL)))
 		goto done;
 	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
-		junit, markdown, html, json);
+		o.reports.junit, o.reports.markdown, o.reports.html, o.reports.json);
 	for (size_t i = 0; i < res.gate.nfailures; i++)
 		fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
 			res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
@@ -536,8 +477,6 @@ done:
 	sc_results_release(&res);
 	sc_config_release(&cfg);
 	sc_diags_release(&diags);
-	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
-		sc_buf_release(&rdir[i]);
-	free(html);
+	sc_cmd_reports_release(&o.reports);
 	return rc;
 }

@@ -103,8 +103,9 @@ static const char usage_text[] =
 	"3 infrastructure failure or interrupted (reports are then marked incomplete).\n";
 
 struct run_opts {
-	const char *repo, *base, *head, *config, *fixtures, *junit, *markdown, *html, *json;
-	const char *store, *cache, *shard, *report_dir, *run_id;
+	const char *repo, *base, *head, *config, *fixtures;
+	const char *store, *cache, *shard, *run_id;
+	struct sc_cmd_reports reports;
 	const char *models[MAX_MODELS];
 	size_t nmodels;
 	int runs, jobs, batch, retries, shard_count, max_units, max_requests;
@@ -198,10 +199,10 @@ static bool in_actions(void);
 /* Returns 0 to go on, 1 after --help, or an exit code. */
 static int parse_args(struct run_opts *o, int argc, char **argv)
 {
-	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
-	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
-	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
-	       O_REPORT_DIR, O_RUN_ID, O_MAX_UNITS, O_MAX_REQUESTS };
+	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_COMMENT, O_SHARD,
+	       O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE, O_CACHE, O_NO_CACHE, O_NO_REUSE,
+	       O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED, O_RUN_ID, O_MAX_UNITS,
+	       O_MAX_REQUESTS };
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "base", required_argument, NULL, O_BASE },
@@ -210,11 +211,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
 		{ "fixtures", required_argument, NULL, O_FIXTURES },
-		{ "junit", required_argument, NULL, O_JUNIT },
-		{ "markdown", required_argument, NULL, O_MARKDOWN },
-		{ "html", required_argument, NULL, O_HTML },
-		{ "json", required_argument, NULL, O_JSON },
-		{ "report-dir", required_argument, NULL, O_REPORT_DIR },
+		SC_CMD_REPORT_OPTIONS,
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "shard", required_argument, NULL, O_SHARD },
 		{ "shard-count", required_argument, NULL, O_SHARD_COUNT },
@@ -261,11 +258,6 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_CONFIG: o->config = optarg; break;
 		case O_RUNS: rc = parse_int_opt(&o->runs, optarg, 1, 1000, "--runs"); break;
 		case O_FIXTURES: o->fixtures = optarg; break;
-		case O_JUNIT: o->junit = optarg; break;
-		case O_MARKDOWN: o->markdown = optarg; break;
-		case O_HTML: o->html = optarg; break;
-		case O_JSON: o->json = optarg; break;
-		case O_REPORT_DIR: o->report_dir = optarg; break;
 		case O_COMMENT: o->comment = true; break;
 		case O_SHARD: o->shard = optarg; break;
 		case O_SHARD_COUNT:
@@ -290,7 +282,9 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return 1;
-		default: return sc_cmd_usage_error("run", "unknown option");
+		default:
+			if (!sc_cmd_report_option(&o->reports, c, optarg))
+				return sc_cmd_usage_error("run", "unknown option");
 		}
 		if (rc)
 			return rc;
@@ -820,53 +814,6 @@ done:
 	return err;
 }
 
-/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
-static char *html_dir(const char *path)
-{
-	const char *slash;
-
-	if (!sc_ends_with(path, ".html"))
-		return sc_xstrdup(path);
-	slash = strrchr(path, '/');
-	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
-}
-
-/*
- * Renders every report from the saved results JSON through `skillci
- * report` (the same code, the same files). Returns its exit code.
- */
-static int render_reports(const char *json, const char *junit, const char *markdown,
-			  const char *html, bool comment, const char *store)
-{
-	char *args[16];
-	int n = 0;
-
-	args[n++] = (char *)"report";
-	args[n++] = (char *)json;
-	if (junit) {
-		args[n++] = (char *)"--junit";
-		args[n++] = (char *)junit;
-	}
-	if (markdown) {
-		args[n++] = (char *)"--markdown";
-		args[n++] = (char *)markdown;
-	}
-	if (html) {
-		args[n++] = (char *)"--html";
-		args[n++] = (char *)html;
-		if (store) {
-			/* the history charts of index.html come from the store */
-			args[n++] = (char *)"--store";
-			args[n++] = (char *)store;
-		}
-	}
-	if (comment)
-		args[n++] = (char *)"--comment";
-	args[n] = NULL;
-	fflush(stdout);
-	return cmd_report(n, args);
-}
-
 /* The first infrastructure error among the units, as the cause to print. */
 static const struct sc_results_unit *first_error(const struct sc_results *r)
 {
@@ -947,11 +894,10 @@ int cmd_run(int argc, char **argv)
 	struct work w;
 	struct sc_results res;
 	struct sc_buf tmp = SC_BUF_INIT, plan_extra = SC_BUF_INIT, fixtures_rel = SC_BUF_INIT;
-	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
 	char workspace[4096], repo_real[4096];
-	const char *repo_workdir = NULL, *store_path, *cache_dir, *junit, *markdown, *json;
-	char *html = NULL, *run_id = NULL, *fixtures_dir = NULL;
+	const char *repo_workdir = NULL, *store_path, *cache_dir;
+	char *run_id = NULL, *fixtures_dir = NULL;
 	bool progress_ready = false, signals_on = false, stopped = false, kops_ready = false;
 	struct sc_kernelops kops;
 	const struct sc_eval_kernel_ops *kernel = NULL;
@@ -1090,28 +1036,24 @@ int cmd_run(int argc, char **argv)
 	store_path = sc_store_location(o.store, cfg.store_path);
 	cache_dir = o.no_cache || cfg.cache_mode == SC_CACHE_OFF ? NULL
 		    : o.cache ? o.cache : cfg.cache_dir;
-	if (o.report_dir) {
-		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
-		sc_path_join(&rdir[1], o.report_dir, "report.md");
-		sc_path_join(&rdir[2], o.report_dir, "results.json");
-	}
-	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg.report_junit;
-	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg.report_markdown;
-	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg.report_json;
-	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg.report_html);
+	sc_cmd_reports_resolve(&o.reports, &cfg);
 
 	/* Every path this run writes stays in the workspace (or where a flag
 	 * says), and is writable before the first request is paid for. */
 	{
+		const struct sc_cmd_reports *r = &o.reports;
 		const struct { const char *key, *path; bool dir; } outs[] = {
 			{ o.store ? "--store" : "store",
 			  sc_store_is_postgres(store_path) ? NULL : store_path, false },
 			{ o.cache ? "--cache" : "cache.dir", cache_dir, true },
-			{ o.junit ? "--junit" : o.report_dir ? "--report-dir" : "reports.junit", junit, false },
-			{ o.markdown ? "--markdown" : o.report_dir ? "--report-dir" : "reports.markdown",
-			  markdown, false },
-			{ o.json ? "--json" : o.report_dir ? "--report-dir" : "reports.json", json, false },
-			{ o.html ? "--html" : o.report_dir ? "--report-dir" : "reports.html", html, true },
+			{ r->opt_junit ? "--junit" : r->opt_dir ? "--report-dir" : "reports.junit",
+			  r->junit, false },
+			{ r->opt_markdown ? "--markdown" : r->opt_dir ? "--report-dir" : "reports.markdown",
+			  r->markdown, false },
+			{ r->opt_json ? "--json" : r->opt_dir ? "--report-dir" : "reports.json",
+			  r->json, false },
+			{ r->opt_html ? "--html" : r->opt_dir ? "--report-dir" : "reports.html",
+			  r->html, true },
 		};
 		for (size_t i = 0; i < SC_ARRAY_SIZE(outs); i++) {
 			if (!outs[i].path)
@@ -1424,22 +1366,23 @@ int cmd_run(int argc, char **argv)
 	}
 
 	/* Store, results JSON, reports. */
-	if ((err = store_run(store, &res, json)) < 0)
+	if ((err = store_run(store, &res, o.reports.json)) < 0)
 		goto fail;
-	if ((err = sc_results_save(&res, json)) < 0)
+	sc_cmd_reports_mkdirs(&o.reports);
+	if ((err = sc_results_save(&res, o.reports.json)) < 0)
 		goto fail;
-	if ((rc = render_reports(json, junit, markdown, html, o.comment, store_path)))
+	if ((rc = sc_cmd_reports_render(&o.reports, o.comment, store_path)))
 		goto done;
 	{
 		struct sc_buf line = SC_BUF_INIT;
 		sc_buf_puts(&line, "reports: ");
-		sc_escape_log(&line, junit);
+		sc_escape_log(&line, o.reports.junit);
 		sc_buf_puts(&line, ", ");
-		sc_escape_log(&line, markdown);
+		sc_escape_log(&line, o.reports.markdown);
 		sc_buf_puts(&line, ", ");
-		sc_escape_log(&line, html);
+		sc_escape_log(&line, o.reports.html);
 		sc_buf_puts(&line, "/report.html, ");
-		sc_escape_log(&line, json);
+		sc_escape_log(&line, o.reports.json);
 		fprintf(stderr, "%s\n", line.ptr);
 		sc_buf_release(&line);
 	}
@@ -1532,9 +1475,7 @@ done:
 	sc_buf_release(&tmp);
 	sc_buf_release(&plan_extra);
 	sc_buf_release(&fixtures_rel);
-	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
-		sc_buf_release(&rdir[i]);
-	free(html);
+	sc_cmd_reports_release(&o.reports);
 	free(run_id);
 	free(fixtures_dir);
 	return rc;

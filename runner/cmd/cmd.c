@@ -1,4 +1,5 @@
-/* Helpers shared by the cmd-*.c files: error printing, exit codes, provider settings. */
+/* Helpers shared by the cmd-*.c files: error printing, exit codes, provider
+ * settings and the report paths of run and merge. */
 #include "common.h"
 #include "cmd/cmd.h"
 #include "diag.h"
@@ -90,4 +91,106 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 	if (err < 0)
 		return sc_cmd_fail(err == SC_EINVAL ? SC_EINVAL : SC_EIO);
 	return 0;
+}
+
+bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg)
+{
+	switch (c) {
+	case SC_CMD_O_JUNIT: r->opt_junit = arg; return true;
+	case SC_CMD_O_MARKDOWN: r->opt_markdown = arg; return true;
+	case SC_CMD_O_HTML: r->opt_html = arg; return true;
+	case SC_CMD_O_JSON: r->opt_json = arg; return true;
+	case SC_CMD_O_REPORT_DIR: r->opt_dir = arg; return true;
+	default: return false;
+	}
+}
+
+/* The option, else NAME in --report-dir, else the configured path. */
+static char *report_path(const char *opt, const char *dir, const char *name, const char *cfg)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (opt)
+		return sc_xstrdup(opt);
+	if (!dir)
+		return cfg ? sc_xstrdup(cfg) : NULL;
+	sc_path_join(&b, dir, name);
+	return sc_buf_detach(&b, NULL);
+}
+
+/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
+static char *html_dir(const char *path)
+{
+	const char *slash;
+
+	if (!path)
+		return NULL;
+	if (!sc_ends_with(path, ".html"))
+		return sc_xstrdup(path);
+	slash = strrchr(path, '/');
+	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
+}
+
+void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg)
+{
+	sc_cmd_reports_release(r);
+	r->junit = report_path(r->opt_junit, r->opt_dir, "junit.xml", cfg->report_junit);
+	r->markdown = report_path(r->opt_markdown, r->opt_dir, "report.md", cfg->report_markdown);
+	r->json = report_path(r->opt_json, r->opt_dir, "results.json", cfg->report_json);
+	r->html = html_dir(r->opt_html ? r->opt_html : r->opt_dir ? r->opt_dir : cfg->report_html);
+}
+
+void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r)
+{
+	const char *files[] = { r->junit, r->markdown, r->json };
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(files); i++) {
+		const char *slash = files[i] ? strrchr(files[i], '/') : NULL;
+		char *dir;
+		if (!slash)
+			continue;
+		dir = sc_xstrndup(files[i], (size_t)(slash - files[i]));
+		sc_mkdir_p(dir);
+		free(dir);
+	}
+}
+
+int sc_cmd_reports_render(const struct sc_cmd_reports *r, bool comment, const char *store)
+{
+	char *args[16];
+	int n = 0;
+
+	args[n++] = (char *)"report";
+	args[n++] = r->json;
+	if (r->junit) {
+		args[n++] = (char *)"--junit";
+		args[n++] = r->junit;
+	}
+	if (r->markdown) {
+		args[n++] = (char *)"--markdown";
+		args[n++] = r->markdown;
+	}
+	if (r->html) {
+		args[n++] = (char *)"--html";
+		args[n++] = r->html;
+		if (store) {
+			/* the history charts of index.html come from the store */
+			args[n++] = (char *)"--store";
+			args[n++] = (char *)store;
+		}
+	}
+	if (comment)
+		args[n++] = (char *)"--comment";
+	args[n] = NULL;
+	fflush(stdout);
+	return cmd_report(n, args);
+}
+
+void sc_cmd_reports_release(struct sc_cmd_reports *r)
+{
+	free(r->junit);
+	free(r->markdown);
+	free(r->html);
+	free(r->json);
+	r->junit = r->markdown = r->html = r->json = NULL;
 }

@@ -9,6 +9,8 @@
  * Only cmd-* files print errors and choose exit codes.
  */
 
+#include <stdbool.h>
+
 struct sc_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -60,5 +62,49 @@ struct sc_store;
 int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing);
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
+
+/*
+ * The report paths of run and merge: --junit F, --markdown F, --html DIR,
+ * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS in
+ * its option table and hands each option to sc_cmd_report_option();
+ * sc_cmd_reports_resolve() then sets every path: the option, else the file
+ * in --report-dir (junit.xml, report.md, results.json; the folder itself
+ * for HTML), else the configuration's reports:. html is the folder `report
+ * --html` takes (a configured DIR/report.html gives DIR). A zeroed struct
+ * is ready; sc_cmd_reports_release() frees the resolved paths.
+ */
+enum {
+	SC_CMD_O_JUNIT = 0x1000, SC_CMD_O_MARKDOWN, SC_CMD_O_HTML, SC_CMD_O_JSON,
+	SC_CMD_O_REPORT_DIR,
+};
+#define SC_CMD_REPORT_OPTIONS \
+	{ "junit", required_argument, NULL, SC_CMD_O_JUNIT }, \
+	{ "markdown", required_argument, NULL, SC_CMD_O_MARKDOWN }, \
+	{ "html", required_argument, NULL, SC_CMD_O_HTML }, \
+	{ "json", required_argument, NULL, SC_CMD_O_JSON }, \
+	{ "report-dir", required_argument, NULL, SC_CMD_O_REPORT_DIR }
+
+struct sc_config;
+
+struct sc_cmd_reports {
+	/* as given; borrowed from argv, NULL when not given */
+	const char *opt_junit, *opt_markdown, *opt_html, *opt_json, *opt_dir;
+	/* set by sc_cmd_reports_resolve(); owned */
+	char *junit, *markdown, *html, *json;
+};
+
+/* Takes the report option c (its value arg); false when c is another option. */
+bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg);
+void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg);
+/* Creates the folders the JUnit, Markdown and JSON files go in. */
+void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r);
+/*
+ * Renders every report from the saved results JSON through `skillci
+ * report` (the same code, the same files), with --comment when comment;
+ * store (a location, or NULL) feeds the history charts of index.html.
+ * Returns its exit code.
+ */
+int sc_cmd_reports_render(const struct sc_cmd_reports *r, bool comment, const char *store);
+void sc_cmd_reports_release(struct sc_cmd_reports *r);
 
 #endif

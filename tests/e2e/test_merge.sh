@@ -85,6 +85,15 @@ run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/gx3.json" --json "$T/x.json"
 expect_exit 2 "shards that ran with different gates are refused"
 expect_err_contains "different gate thresholds" "and the message says so"
 
+# --report-dir puts every report not named one by one in one folder (made
+# as needed); a report named on its own goes where it is named.
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --report-dir "$T/rd/out" \
+	--markdown "$T/rd-own.md"
+expect_exit 1 "merge --report-dir renders the same verdict"
+check "--report-dir holds the JUnit, JSON and HTML reports; --markdown went to its own path" sh -c "
+test -f '$T/rd/out/junit.xml' && test -f '$T/rd/out/results.json' && test -f '$T/rd/out/report.html' &&
+test -f '$T/rd-own.md' && test ! -e '$T/rd/out/report.md'"
+
 printf 'gate:\n  pass_rate_drop_points: 60\n' > "$T/lenient.yml"
 run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --config "$T/lenient.yml" \
 	--json "$T/m2.json" --markdown "$T/m2.md" --junit "$T/m2.xml" --html "$T/m2"
