@@ -67,19 +67,6 @@ static void on_answer(struct sc_chat_response *resp, void *payload)
 	r->exit_code = SC_EXIT_OK;
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int cmd_ask(int argc, char **argv)
 {
 	enum { O_MAX = 256, O_TEMP, O_RUN, O_CACHE, O_CACHE_DIR, O_OFFLINE, O_REF, O_TIMEOUT, O_ATTEMPTS,
@@ -109,8 +96,7 @@ int cmd_ask(int argc, char **argv)
 	const char *model = NULL, *config_path = NULL;
 	struct sc_config cfg;
 	struct sc_model pm;
-	int c, err, rc = SC_EXIT_OK;
-	long v;
+	int c, err, rc = SC_EXIT_OK, v;
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&pm, 0, sizeof(pm));
@@ -119,14 +105,14 @@ int cmd_ask(int argc, char **argv)
 	memset(&req, 0, sizeof(req));
 	req.temperature = -1;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:s:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":m:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 's': req.system = optarg; break;
 		case O_MAX:
-			if (parse_int(optarg, 1, 1000000, &v) < 0)
-				return sc_cmd_usage_error("ask", "--max-tokens wants a positive number, not '%s'", optarg);
-			req.max_tokens = (int)v;
+			if ((rc = sc_cmd_int_option(&req.max_tokens, "ask", "--max-tokens", optarg, 1, 1000000)))
+				return rc;
 			break;
 		case O_TEMP: {
 			char *end;
@@ -137,9 +123,8 @@ int cmd_ask(int argc, char **argv)
 			break;
 		}
 		case O_RUN:
-			if (parse_int(optarg, 0, 1000000, &v) < 0)
-				return sc_cmd_usage_error("ask", "--run wants a number, not '%s'", optarg);
-			req.run_index = (int)v;
+			if ((rc = sc_cmd_int_option(&req.run_index, "ask", "--run", optarg, 0, 1000000)))
+				return rc;
 			break;
 		case O_CACHE:
 			if (sc_cache_mode_parse(&copt.cache_mode, optarg) < 0)
@@ -149,21 +134,20 @@ int cmd_ask(int argc, char **argv)
 		case O_OFFLINE: copt.cache_mode = SC_CACHE_OFFLINE; break;
 		case O_REF: req.oracle_answer = optarg; break;
 		case O_TIMEOUT:
-			if (parse_int(optarg, 1, 86400, &v) < 0)
-				return sc_cmd_usage_error("ask", "--timeout wants seconds, not '%s'", optarg);
-			copt.timeout_ms = v * 1000;
+			if ((rc = sc_cmd_int_option(&v, "ask", "--timeout", optarg, 1, 86400)))
+				return rc;
+			copt.timeout_ms = (long)v * 1000;
 			break;
 		case O_ATTEMPTS:
-			if (parse_int(optarg, 1, 100, &v) < 0)
-				return sc_cmd_usage_error("ask", "--attempts wants a number from 1 to 100, not '%s'", optarg);
-			copt.max_attempts = (int)v;
+			if ((rc = sc_cmd_int_option(&copt.max_attempts, "ask", "--attempts", optarg, 1, 100)))
+				return rc;
 			break;
 		case O_CONFIG: config_path = optarg; break;
 		case 'h':
 			fputs(usage, stdout);
 			return SC_EXIT_OK;
 		default:
-			return sc_cmd_usage_error("ask", "bad option");
+			return sc_cmd_option_error("ask", c, argv, opts);
 		}
 	}
 	if (!model)

@@ -126,7 +126,7 @@ static int parse_args(struct changed_args *a, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_REPO: a->repo = optarg; break;
 		case O_BASE: a->base = optarg; break;
@@ -139,8 +139,7 @@ static int parse_args(struct changed_args *a, int argc, char **argv)
 		case O_CACHE: a->cache_dir = optarg; break;
 		case 'h': fputs(usage, stdout); return 1;
 		default:
-			return sc_cmd_usage_error("changed", "unknown or incomplete option '%s'",
-						  argv[optind - 1]);
+			return sc_cmd_option_error("changed", c, argv, longopts);
 		}
 	}
 	if (optind < argc)

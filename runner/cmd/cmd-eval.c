@@ -509,14 +509,14 @@ int cmd_eval(int argc, char **argv)
 	const struct sc_test_set **set_ptrs = NULL;
 	bool allow_unpinned = false;
 	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0;
-	char *end;
 
 	sc_eval_options_init(&opt);
 	sc_results_init(&res);
 	memset(&cfg, 0, sizeof(cfg));  /* filled by sc_config_load() below */
 	sc_kernelops_init(&kenv, "fixtures", "sm_90", false, 300);
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:t:vh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":m:t:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (nmodels == MAX_MODELS)
@@ -524,22 +524,19 @@ int cmd_eval(int argc, char **argv)
 			models[nmodels++] = optarg;
 			break;
 		case O_RUNS:
-		case O_MAX_TURNS:
-		case O_CONC: {
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 1000)
-				return sc_cmd_usage_error("eval", "'%s' is not a number from 1 to 1000", optarg);
-			if (c == O_RUNS) {
-				opt.runs = (int)v;
-				runs_set = true;
-			} else if (c == O_MAX_TURNS) {
-				opt.max_turns = (int)v;
-				turns_set = true;
-			} else {
-				concurrency = (int)v;
-			}
+			if ((rc = sc_cmd_int_option(&opt.runs, "eval", "--runs", optarg, 1, 1000)))
+				return rc;
+			runs_set = true;
 			break;
-		}
+		case O_MAX_TURNS:
+			if ((rc = sc_cmd_int_option(&opt.max_turns, "eval", "--max-turns", optarg, 1, 1000)))
+				return rc;
+			turns_set = true;
+			break;
+		case O_CONC:
+			if ((rc = sc_cmd_int_option(&concurrency, "eval", "--concurrency", optarg, 1, 1000)))
+				return rc;
+			break;
 		case O_NO_BASELINE: opt.baseline = false; break;
 		case 't': tests_file = optarg; break;
 		case O_OFFLINE: offline = true; break;
@@ -564,7 +561,7 @@ int cmd_eval(int argc, char **argv)
 		case O_TEST_GEN: test_gen = optarg; break;
 		case 'v': verbose = true; sc_log_set_level(SC_LOG_DEBUG); break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_usage_error("eval", "unknown option");
+		default: return sc_cmd_option_error("eval", c, argv, longopts);
 		}
 	}
 	if (optind >= argc)

@@ -63,7 +63,8 @@ int cmd_export(int argc, char **argv)
 	memset(&pm, 0, sizeof(pm));
 	memset(&cfg, 0, sizeof(cfg));
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:s:m:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:s:m:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case O_PASSING: opt.passing = true; break;
@@ -78,7 +79,7 @@ int cmd_export(int argc, char **argv)
 		case O_RUN: opt.run_id = optarg; break;
 		case O_STORE: store_path = optarg; break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_usage_error("export", "unknown option");
+		default: return sc_cmd_option_error("export", c, argv, longopts);
 		}
 	}
 	if (optind < argc)

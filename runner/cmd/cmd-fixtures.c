@@ -72,13 +72,14 @@ int cmd_fixtures(int argc, char **argv)
 	struct sc_buf worker = SC_BUF_INIT, result = SC_BUF_INIT;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': dir = optarg; break;
 		case 'j': json = true; break;
 		case 'a': arch = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: return sc_cmd_usage_error("fixtures", "unknown option");
+		default: return sc_cmd_option_error("fixtures", c, argv, opts);
 		}
 	}
 	if (argc - optind != 1)

@@ -172,7 +172,6 @@ int cmd_generate(int argc, char **argv)
 	struct sc_model check;
 	struct sc_config cfg;
 	int c, err, rc = SC_EXIT_OK;
-	char *end;
 
 	memset(&cfg, 0, sizeof(cfg));
 	sc_gen_options_init(&opt);
@@ -183,7 +182,8 @@ int cmd_generate(int argc, char **argv)
 	opt.students = students;
 	opt.fixtures = fixtures;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "e:f:m:o:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":e:f:m:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 		case O_EVAL_MODEL:
@@ -204,25 +204,21 @@ int cmd_generate(int argc, char **argv)
 		case O_FIXTURES: opt.fixtures_dir = optarg; break;
 		case O_NO_EVAL: opt.no_eval = true; break;
 		case O_MAX_REFINE:
-		case O_RUNS: {
-			long v = strtol(optarg, &end, 10);
-			long lo = c == O_RUNS ? 1 : 0, hi = c == O_RUNS ? 100 : SC_GEN_MAX_REFINE;
-			if (*end || !*optarg || v < lo || v > hi)
-				return sc_cmd_usage_error("generate", "'%s' is not a number from %ld to %ld",
-							  optarg, lo, hi);
-			if (c == O_RUNS)
-				opt.runs = (int)v;
-			else
-				opt.max_refine = (int)v;
+			if ((rc = sc_cmd_int_option(&opt.max_refine, "generate", "--max-refine", optarg, 0,
+						    SC_GEN_MAX_REFINE)))
+				return rc;
 			break;
-		}
+		case O_RUNS:
+			if ((rc = sc_cmd_int_option(&opt.runs, "generate", "--runs", optarg, 1, 100)))
+				return rc;
+			break;
 		case O_STORE: store_path = optarg; break;
 		case O_CACHE: cache_dir = optarg; break;
 		case O_NO_CACHE: cache_dir = NULL; break;
 		case O_COMPILE_ONLY: compile_only = true; break;
 		case O_ALLOW_UNPINNED: allow_unpinned = true; break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_usage_error("generate", "unknown option");
+		default: return sc_cmd_option_error("generate", c, argv, longopts);
 		}
 	}
 	if (optind >= argc)

@@ -144,7 +144,8 @@ int cmd_kernel(int argc, char **argv)
 	char abs_cache[4096];
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'a': arch = optarg; break;
@@ -152,17 +153,21 @@ int cmd_kernel(int argc, char **argv)
 		case 'u': allow = true; break;
 		case 'o': compile_only = true; break;
 		case 'n': timing = false; break;
-		case 's': seeds = atoi(optarg); break;
-		case 't': wall = atoi(optarg); break;
+		case 's':
+			if ((rc = sc_cmd_int_option(&seeds, "kernel", "--seeds", optarg, 1, 100)))
+				return rc;
+			break;
+		case 't':
+			if ((rc = sc_cmd_int_option(&wall, "kernel", "--timeout", optarg, 1, 86400)))
+				return rc;
+			break;
 		case 'C': cache = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: return sc_cmd_usage_error("kernel", "unknown option");
+		default: return sc_cmd_option_error("kernel", c, argv, opts);
 		}
 	}
 	if (argc - optind != 2)
 		return sc_cmd_usage_error("kernel", "expected FIXTURE and FILE");
-	if (seeds < 1 || seeds > 100 || wall < 1)
-		return sc_cmd_usage_error("kernel", "--seeds must be 1..100 and --timeout positive");
 	if (strncmp(arch, "sm_", 3) || strlen(arch) > 8)
 		return sc_cmd_usage_error("kernel", "--arch must be a real architecture such as sm_90");
 	file = argv[optind + 1];

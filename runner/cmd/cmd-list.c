@@ -181,12 +181,13 @@ int cmd_list(int argc, char **argv)
 
 	memset(&t, 0, sizeof(t));
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+d:vh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'v': t.verbose = true; break;
 		case 'h': fputs(usage, stdout); return SC_EXIT_OK;
-		default: return sc_cmd_usage_error("list", "unknown option");
+		default: return sc_cmd_option_error("list", c, argv, opts);
 		}
 	}
 	if (optind < argc)

@@ -72,7 +72,8 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CONFIG: o->config = optarg; break;
 		case O_COMMENT: o->comment = true; break;
@@ -81,7 +82,7 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 		case 'h': fputs(usage_text, stdout); return 1;
 		default:
 			if (!sc_cmd_report_option(&o->reports, c, optarg))
-				return sc_cmd_usage_error("merge", "unknown option");
+				return sc_cmd_option_error("merge", c, argv, longopts);
 		}
 	}
 	if (o->run_id && optind < argc)

@@ -118,10 +118,8 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		case OPT_COMMENT: o->comment = true; break;
 		case OPT_FILE_ATTRS: o->file_attrs = true; break;
 		case OPT_STORE: o->store = optarg; break;
-		case ':':
-			return sc_cmd_usage_error("report", "option '%s' needs a value", rest[optind - 1]);
 		default:
-			return sc_cmd_usage_error("report", "unknown option '%s'", rest[optind - 1]);
+			return sc_cmd_option_error("report", c, rest, longopts);
 		}
 	}
 	if (optind < nrest)

@@ -165,20 +165,6 @@ struct work {
 
 /* ---- options ------------------------------------------------------------- */
 
-static int parse_int_opt(int *out, const char *arg, int lo, int hi, const char *name)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || !*arg || v < lo || v > hi)
-		return sc_cmd_usage_error("run", "%s '%s' must be a number from %d to %d", name, arg,
-					  lo, hi);
-	*out = (int)v;
-	return 0;
-}
-
 #define RUN_ID_MAX 128
 
 /* A run id: it names the run in the store and in reports. */
@@ -239,7 +225,8 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 	o->batch = SC_RUN_BATCH_UNITS;
 	o->retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:vh", longopts, (li = -1, &li))) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":m:vh", longopts, (li = -1, &li))) != -1) {
 		rc = 0;
 		/* an empty value would mean the current folder or nothing at all
 		 * (--store '', --report-dir ''): say so rather than guess */
@@ -256,35 +243,42 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_BASE: o->base = optarg; break;
 		case O_HEAD: o->head = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
-		case O_RUNS: rc = parse_int_opt(&o->runs, optarg, 1, 1000, "--runs"); break;
+		case O_RUNS: rc = sc_cmd_int_option(&o->runs, "run", "--runs", optarg, 1, 1000); break;
 		case O_FIXTURES: o->fixtures = optarg; break;
 		case O_COMMENT: o->comment = true; break;
 		case O_SHARD: o->shard = optarg; break;
 		case O_SHARD_COUNT:
-			rc = parse_int_opt(&o->shard_count, optarg, 1, SC_MAX_SHARDS, "--shard-count");
+			rc = sc_cmd_int_option(&o->shard_count, "run", "--shard-count", optarg, 1,
+					       SC_MAX_SHARDS);
 			break;
 		case O_RUN_ID: o->run_id = optarg; break;
 		case O_OFFLINE: o->offline = true; break;
-		case O_JOBS: rc = parse_int_opt(&o->jobs, optarg, 1, SC_MAX_JOBS, "--jobs"); break;
+		case O_JOBS: rc = sc_cmd_int_option(&o->jobs, "run", "--jobs", optarg, 1, SC_MAX_JOBS); break;
 		case O_STORE: o->store = optarg; break;
 		case O_CACHE: o->cache = optarg; break;
 		case O_NO_CACHE: o->no_cache = true; break;
 		case O_NO_REUSE: o->no_reuse = true; break;
-		case O_RETRIES: rc = parse_int_opt(&o->retries, optarg, 0, 20, "--retries"); break;
-		case O_BATCH: rc = parse_int_opt(&o->batch, optarg, 1, 100000, "--batch"); break;
+		case O_RETRIES:
+			rc = sc_cmd_int_option(&o->retries, "run", "--retries", optarg, 0, 20);
+			break;
+		case O_BATCH:
+			rc = sc_cmd_int_option(&o->batch, "run", "--batch", optarg, 1, 100000);
+			break;
 		case O_COMPILE_ONLY: o->compile_only = true; break;
 		case O_UNPINNED: o->allow_unpinned = true; break;
 		case O_MAX_UNITS:
-			rc = parse_int_opt(&o->max_units, optarg, 1, SC_MAX_RUN_UNITS, "--max-units");
+			rc = sc_cmd_int_option(&o->max_units, "run", "--max-units", optarg, 1,
+					       SC_MAX_RUN_UNITS);
 			break;
 		case O_MAX_REQUESTS:
-			rc = parse_int_opt(&o->max_requests, optarg, 1, SC_MAX_RUN_UNITS, "--max-requests");
+			rc = sc_cmd_int_option(&o->max_requests, "run", "--max-requests", optarg, 1,
+					       SC_MAX_RUN_UNITS);
 			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default:
 			if (!sc_cmd_report_option(&o->reports, c, optarg))
-				return sc_cmd_usage_error("run", "unknown option");
+				return sc_cmd_option_error("run", c, argv, longopts);
 		}
 		if (rc)
 			return rc;

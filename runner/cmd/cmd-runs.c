@@ -256,7 +256,8 @@ int cmd_runs(int argc, char **argv)
 	int c, err, rc = SC_EXIT_OK;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:m:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:m:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': skill = optarg; break;
 		case 'm': model = optarg; break;
@@ -274,7 +275,7 @@ int cmd_runs(int argc, char **argv)
 							  optarg);
 			break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_usage_error("runs", "unknown option");
+		default: return sc_cmd_option_error("runs", c, argv, longopts);
 		}
 	}
 	if (optind < argc)

@@ -89,13 +89,14 @@ int cmd_store(int argc, char **argv)
 	int c;
 
 	optind = 0;
+	opterr = 0;
 	/* "+": options end at the subcommand */
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return SC_EXIT_OK;
 		}
-		return sc_cmd_usage_error("store", "unknown option");
+		return sc_cmd_option_error("store", c, argv, longopts);
 	}
 	if (optind >= argc)
 		return sc_cmd_usage_error("store", "name a subcommand: info or copy");

@@ -280,13 +280,14 @@ int cmd_validate(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': flags |= SC_SKILL_STRICT; break;
 		case 'j': json = true; break;
 		case 'v': r.verbose = true; break;
 		case 'h': fputs(usage, stdout); return SC_EXIT_OK;
-		default: return sc_cmd_usage_error("validate", "unknown option");
+		default: return sc_cmd_option_error("validate", c, argv, opts);
 		}
 	}
 	if (optind >= argc)

@@ -4,9 +4,12 @@
  * Subcommands: one file runner/cmd/cmd-<name>.c each, with
  *     int cmd_<name>(int argc, char **argv);
  * argv[0] is the subcommand's name. A command parses its options with
- * getopt_long (set optind = 0 first to reset it), prints its usage to
- * stdout on --help and returns 0, and returns an exit code (SC_EXIT_*).
- * Only cmd-* files print errors and choose exit codes.
+ * getopt_long: optind = 0 first (to reset it), opterr = 0 and an optstring
+ * that starts with ':' (after a '+', if any), so that getopt prints nothing
+ * and every bad option gets one error from sc_cmd_option_error(); integer
+ * values go through sc_cmd_int_option(). It prints its usage to stdout on
+ * --help and returns 0, and returns an exit code (SC_EXIT_*). Only cmd-*
+ * files print errors and choose exit codes.
  */
 
 #include <stdbool.h>
@@ -60,6 +63,22 @@ struct sc_store;
  * or cannot be reached.
  */
 int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing);
+/*
+ * The one error for what getopt_long() returned as '?' or ':' (see above):
+ * "unknown option '--bogus'" (or '-x'), "option '--runs' needs a value" or
+ * "option '--help' takes no value", then the usage hint. longopts is the
+ * command's table. Returns SC_EXIT_USAGE.
+ */
+struct option;
+int sc_cmd_option_error(const char *cmd, int c, char **argv, const struct option *longopts);
+/*
+ * Parses arg, the value of option name ("--runs"), as a whole number from
+ * min to max (sc_parse_int: "3x" is not one). Returns 0, or prints
+ * "option '--runs' wants a whole number from 1 to 1000, not '3x'" and
+ * returns SC_EXIT_USAGE.
+ */
+int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *arg, int min,
+		      int max);
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 

@@ -91,6 +91,24 @@ int sc_strcmp_qsort(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+int sc_parse_int(int *out, const char *s, int min, int max)
+{
+	const char *p = *s == '-' || *s == '+' ? s + 1 : s;
+	char *end;
+	long long v;
+
+	if (!(*p >= '0' && *p <= '9'))
+		return sc_error_set(SC_EINVAL, "'%s' is not a whole number", s);
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end)
+		return sc_error_set(SC_EINVAL, "'%s' is not a whole number", s);
+	if (errno == ERANGE || v < min || v > max)
+		return sc_error_set(SC_ELIMIT, "'%s' is not from %d to %d", s, min, max);
+	*out = (int)v;
+	return 0;
+}
+
 bool sc_ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);

@@ -29,6 +29,13 @@ bool sc_streq(const char *a, const char *b);
 /* qsort() comparator for an array of char pointers. */
 int sc_strcmp_qsort(const void *a, const void *b);
 bool sc_ends_with(const char *s, const char *suffix);
+/*
+ * Parses s as a whole decimal number from min to max: an optional sign
+ * and digits, nothing before or after ("3x", " 3", "1e3" and "" are not
+ * numbers). Returns 0 and sets *out; SC_EINVAL for what is not a whole
+ * number, SC_ELIMIT for one out of range (*out untouched either way).
+ */
+int sc_parse_int(int *out, const char *s, int min, int max);
 
 /*
  * Reads the whole file at path into out (appended), refusing files larger

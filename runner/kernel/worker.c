@@ -669,6 +669,16 @@ static int read_all(struct sc_buf *out, FILE *f, size_t cap)
 	return ferror(f) ? sc_error_set(SC_EIO, "cannot read the job") : 0;
 }
 
+/* An integer option of the worker (sc_parse_int); false after printing
+ * the error, which names the option. */
+static bool int_option(int *out, const char *name, const char *arg, int min, int max)
+{
+	if (sc_parse_int(out, arg, min, max) == 0)
+		return true;
+	fprintf(stderr, "skillci-kernel: error: %s %s\n", name, sc_error_last());
+	return false;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -726,12 +736,21 @@ int main(int argc, char **argv)
 		case 'a': free(j.arch); j.arch = sc_xstrdup(optarg); break;
 		case 'C': free(j.cache_dir); j.cache_dir = sc_xstrdup(optarg); break;
 		case 'I': free(j.include_dir); j.include_dir = sc_xstrdup(optarg); break;
-		case 's': j.seeds = atoi(optarg); break;
-		case 't': j.timeout_ms = atoi(optarg); break;
+		case 's':
+			if (!int_option(&j.seeds, "--seeds", optarg, 1, 100))
+				return SC_EXIT_USAGE;
+			break;
+		case 't':
+			if (!int_option(&j.timeout_ms, "--timeout-ms", optarg, 1, INT_MAX))
+				return SC_EXIT_USAGE;
+			break;
+		case 'R':
+			if (!int_option(&result_fd, "--result-fd", optarg, 0, INT_MAX))
+				return SC_EXIT_USAGE;
+			break;
 		case 'o': j.compile_only = true; break;
 		case 'n': j.timing = false; break;
 		case 'B': brief = true; break;
-		case 'R': result_fd = atoi(optarg); break;
 		case 'K': spin = optarg; break;
 		case 'U': us = optarg; break;
 		case 'l':

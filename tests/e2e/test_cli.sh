@@ -40,4 +40,65 @@ assert p.returncode == -signal.SIGPIPE, p.returncode
 assert p.stderr == b"", p.stderr
 ' "$SKILLCI"
 
+# Bad options, every command the same way: exactly one error line naming
+# the option (getopt prints nothing of its own), the usage hint, exit 2.
+# Each case: the expected error, a tab, the arguments.
+while IFS='	' read -r want args; do
+	[ -n "$want" ] || continue
+	# shellcheck disable=SC2086
+	run "$SKILLCI" $args < /dev/null
+	cmd=${args%% *}
+	expect_exit 2 "$args: exit 2"
+	check "$args: one error line, '$want'" test "$ERR" = "error: $want
+see 'skillci $cmd --help'"
+done <<'EOF'
+unknown option '--bogus'	changed --bogus
+unknown option '--bogus'	ask --bogus
+unknown option '--bogus'	report --bogus
+unknown option '--bogus'	validate --bogus
+unknown option '--bogus'	list --bogus
+unknown option '--bogus'	eval --bogus
+unknown option '--bogus'	runs --bogus
+unknown option '--bogus'	kernel --bogus
+unknown option '--bogus'	fixtures --bogus
+unknown option '--bogus'	generate --bogus
+unknown option '--bogus'	export --bogus
+unknown option '--bogus'	run --bogus
+unknown option '--bogus'	merge --bogus
+unknown option '--bogus'	store --bogus
+unknown option '--bogus'	merge a.json --bogus=1
+unknown option '-z'	list -vz
+unknown option '-q'	ask -qm haiku
+option '--ru' is ambiguous; spell it out	eval --ru 3 s
+option '--strict' takes no value	validate --strict=yes s
+option '--repo' needs a value	changed --repo
+option '--model' needs a value	ask --model
+option '-m' needs a value	ask -m
+option '--junit' needs a value	report r.json --junit
+option '--dir' needs a value	list --dir
+option '--runs' needs a value	eval s --runs
+option '--store' needs a value	runs --store
+option '--arch' needs a value	kernel softmax k.cu --arch
+option '--fixtures' needs a value	fixtures list --fixtures
+option '--model' needs a value	generate task --model
+option '--output' needs a value	export --output
+option '--runs' needs a value	run --runs
+option '--config' needs a value	merge a.json --config
+option '--max-tokens' wants a whole number from 1 to 1000000, not '3x'	ask -m haiku --max-tokens 3x hi
+option '--attempts' wants a whole number from 1 to 100, not '101'	ask -m haiku --attempts 101 hi
+option '--runs' wants a whole number from 1 to 1000, not '3x'	eval --runs 3x s
+option '--concurrency' wants a whole number from 1 to 1000, not '1001'	eval --concurrency 1001 s
+option '--max-turns' wants a whole number from 1 to 1000, not '2.5'	eval --max-turns 2.5 s
+option '--runs' wants a whole number from 1 to 100, not '3x'	generate --runs 3x task
+option '--max-refine' wants a whole number from 0 to 20, not '-1'	generate --max-refine -1 task
+option '--seeds' wants a whole number from 1 to 100, not '3x'	kernel --seeds 3x softmax k.cu
+option '--timeout' wants a whole number from 1 to 86400, not '0'	kernel --timeout 0 softmax k.cu
+option '--runs' wants a whole number from 1 to 1000, not '3x'	run --runs 3x
+option '--jobs' wants a whole number from 1 to 64, not '0'	run --jobs 0
+option '--retries' wants a whole number from 0 to 20, not '99999999999'	run --retries 99999999999
+option '--shard-count' wants a whole number from 1 to 10000, not '0'	run --shard-count=0
+option '--max-units' wants a whole number from 1 to 10000000, not '1e3'	run --max-units 1e3
+option '--runs' wants a whole number from 1 to 1000, not ''	eval --runs= s
+EOF
+
 done_testing

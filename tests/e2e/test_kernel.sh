@@ -263,6 +263,21 @@ run "$SKILLCI" kernel gemm-bf16 "$R/tests/kernels/bf16_gemm_fp16_accum.cu" --fix
 expect_exit 0 "the planted float16 accumulator compiles (it fails on a GPU)"
 expect_out_lacks "precision_downcast" "and is not flagged as a downcast"
 
+# The worker reads its numbers strictly: a job value that is not a whole
+# int, or a --seeds that is not a number, is refused, never cast or cut.
+W="$(dirname "$SKILLCI")/skillci-kernel"
+printf '{"candidate": "x", "spec": "%s", "seeds": 1e12}' "$R/fixtures/softmax/spec.json" > "$T/job.json"
+run "$W" --job "$T/job.json"
+expect_exit 2 "a job with seeds past int is refused"
+expect_err_contains 'job: "seeds" must be a whole number' "naming the member"
+printf '{"candidate": "x", "spec": "%s", "timeout_ms": "10"}' "$R/fixtures/softmax/spec.json" > "$T/job.json"
+run "$W" --job "$T/job.json"
+expect_exit 2 "a job with a string timeout_ms is refused"
+expect_err_contains 'job: "timeout_ms" must be a whole number' "naming that member"
+run "$W" --fixture "$R/fixtures/softmax" --candidate "$R/fixtures/softmax/solution.cu" --seeds 3x --compile-only
+expect_exit 2 "worker --seeds 3x is refused (was read as 3)"
+expect_err_contains "--seeds '3x' is not a whole number" "with the value"
+
 run "$SKILLCI" kernel --help
 expect_exit 0 "kernel --help"
 expect_out_contains "usage: skillci kernel FIXTURE FILE" "usage"

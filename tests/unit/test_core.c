@@ -118,6 +118,33 @@ static void test_string_helpers(void **state)
 	assert_string_equal(v[2], "pear");
 }
 
+/* Whole numbers only: nothing before or after the digits, ranges checked,
+ * and a number past long long is out of range, not wrapped. */
+static void test_parse_int(void **state)
+{
+	const char *bad[] = { "", "3x", " 3", "3 ", "1e3", "0x10", "+", "-", "3.0", "--3" };
+	int v = 7;
+	(void)state;
+
+	assert_int_equal(sc_parse_int(&v, "42", 1, 100), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(sc_parse_int(&v, "-5", -10, 10), 0);
+	assert_int_equal(v, -5);
+	assert_int_equal(sc_parse_int(&v, "+5", 0, 10), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(sc_parse_int(&v, "007", 0, 10), 0);
+	assert_int_equal(v, 7);
+	v = 9;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(bad); i++)
+		assert_int_equal(sc_parse_int(&v, bad[i], -100, 100), SC_EINVAL);
+	assert_int_equal(sc_parse_int(&v, "101", 1, 100), SC_ELIMIT);
+	assert_int_equal(sc_parse_int(&v, "0", 1, 100), SC_ELIMIT);
+	assert_int_equal(sc_parse_int(&v, "99999999999999999999999", 1, 100), SC_ELIMIT);
+	assert_int_equal(sc_parse_int(&v, "4294967297", 0, 2147483647), SC_ELIMIT);
+	assert_string_equal(sc_error_last(), "'4294967297' is not from 0 to 2147483647");
+	assert_int_equal(v, 9);
+}
+
 /* The string list owns copies, finds by value and sorts by strcmp. */
 static void test_strlist(void **state)
 {
@@ -396,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_string_helpers),
+		cmocka_unit_test(test_parse_int),
 		cmocka_unit_test(test_strlist),
 		cmocka_unit_test(test_diag_type_error_and_paths),
 		cmocka_unit_test(test_sha256_known_vectors),
