@@ -171,7 +171,7 @@ static double quantile(const double *sorted, size_t n, double q)
 	return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
 }
 
-void sc_stats_compute(struct sc_stats *out, double *x, size_t n)
+void sc_timing_stats_compute(struct sc_timing_stats *out, double *x, size_t n)
 {
 	double sum = 0, ss = 0;
 
@@ -955,9 +955,9 @@ static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n,
 	double secs, tmin_bw = 0, tmin = 0, tmin32 = 0;
 
 	for (int w = 0; w < 2; w++) {
-		sc_stats_compute(&side[w]->ev, t[w].ev, n);
-		sc_stats_compute(&side[w]->host, t[w].host, n);
-		sc_stats_compute(&side[w]->span, t[w].span, n);
+		sc_timing_stats_compute(&side[w]->ev, t[w].ev, n);
+		sc_timing_stats_compute(&side[w]->host, t[w].host, n);
+		sc_timing_stats_compute(&side[w]->span, t[w].span, n);
 		side[w]->burst = t[w].burst;
 		side[w]->launch_bound = t[w].launch_bound * 2 > n;
 	}
@@ -1153,11 +1153,11 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 				break;
 		}
 		if (n >= (size_t)spec->topts.min_reps) {
-			struct sc_stats a, b;
+			struct sc_timing_stats a, b;
 			memcpy(scratch, t[0].ev, n * sizeof(double));
-			sc_stats_compute(&a, scratch, n);
+			sc_timing_stats_compute(&a, scratch, n);
 			memcpy(scratch, t[1].ev, n * sizeof(double));
-			sc_stats_compute(&b, scratch, n);
+			sc_timing_stats_compute(&b, scratch, n);
 			if (a.rse < spec->topts.target_rse && b.rse < spec->topts.target_rse) {
 				out->converged = true;
 				break;

@@ -81,11 +81,11 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist *dist, uint64_t seed);
 
 /* Order statistics and spread of n samples (x is sorted in place). */
-struct sc_stats {
+struct sc_timing_stats {
 	size_t n;
 	double median, q1, q3, iqr, mean, sd, rse, min, max;
 };
-void sc_stats_compute(struct sc_stats *out, double *x, size_t n);
+void sc_timing_stats_compute(struct sc_timing_stats *out, double *x, size_t n);
 
 enum sc_check_reason {
 	SC_REASON_NONE = 0,
@@ -137,9 +137,9 @@ struct sc_timing_opts_run {
 };
 
 struct sc_timing_side {
-	struct sc_stats ev;    /* the kernel: event times per launch, ms */
-	struct sc_stats host;  /* host clock around the whole repetition, ms */
-	struct sc_stats span;  /* events around the same span (flush included), ms */
+	struct sc_timing_stats ev;    /* the kernel: event times per launch, ms */
+	struct sc_timing_stats host;  /* host clock around the whole repetition, ms */
+	struct sc_timing_stats span;  /* events around the same span (flush included), ms */
 	int burst;             /* launches per timed interval (1: one flushed launch) */
 	bool launch_bound;     /* bursts ran as fast as they were issued */
 };

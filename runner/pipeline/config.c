@@ -9,6 +9,7 @@
 #include "pipeline/config.h"
 #include "diag.h"
 #include "format/yaml.h"
+#include "providers/provider.h"
 #include "results/store.h"
 
 #include <stdarg.h>

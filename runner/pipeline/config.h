@@ -25,14 +25,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "providers/cache_mode.h"  /* the file sets use, refresh or off */
 #include "strlist.h"
 
 struct sc_diags;
-
-/* enum sc_cache_mode comes from provider.h (one definition, so a command can
- * include both headers): the file sets use, refresh or off; offline is a
- * command-line mode only. */
-#include "providers/provider.h"
 
 /* Requests in flight for one provider ("anthropic", "openai", "generic", "oracle"). */
 struct sc_config_limit {

@@ -28,6 +28,7 @@
 
 #include "buf.h"
 #include "limits.h"
+#include "providers/cache_mode.h"
 
 /* The two request formats every provider speaks one of. */
 enum sc_wire_format {
@@ -204,8 +205,6 @@ struct sc_chat_response {
 };
 
 typedef void (*sc_chat_cb)(struct sc_chat_response *resp, void *payload);
-
-enum sc_cache_mode { SC_CACHE_USE, SC_CACHE_REFRESH, SC_CACHE_OFF, SC_CACHE_OFFLINE };
 
 struct sc_client_options {
 	int max_total;                /* requests in flight, all providers */

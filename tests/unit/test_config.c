@@ -4,6 +4,7 @@
 #include "unit.h"
 #include "pipeline/config.h"
 #include "diag.h"
+#include "providers/provider.h"
 
 #include <unistd.h>
 

@@ -300,10 +300,10 @@ static void test_compare_integers_exact_and_constant(void **state)
 static void test_stats_median_iqr_rse(void **state)
 {
 	double x[8] = { 8, 1, 7, 2, 6, 3, 5, 4 };
-	struct sc_stats s;
+	struct sc_timing_stats s;
 	(void)state;
 
-	sc_stats_compute(&s, x, 8);
+	sc_timing_stats_compute(&s, x, 8);
 	assert_int_equal(s.n, 8);
 	assert_true(fabs(s.median - 4.5) < 1e-12);
 	assert_true(fabs(s.q1 - 2.75) < 1e-12);
