@@ -6,6 +6,8 @@
  * SKILLCI_TRACE=http,git,kernel,... (or "all"); sc_trace() is a no-op
  * for an area that is off.
  */
+#include <stdbool.h>
+
 enum sc_log_level { SC_LOG_ERROR, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
 
 void sc_log_set_level(enum sc_log_level level);

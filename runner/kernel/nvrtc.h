@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct sc_buf;
+
 #define SC_NVRTC_SOURCE_NAME "candidate.cu"
 #define SC_NVRTC_MAX_LOG (64 * 1024)
 

@@ -11,6 +11,8 @@
 
 #include "sha256.h"
 
+struct sc_buf;
+
 #define SC_FIXTURES_LOCK "fixtures.lock"
 
 enum sc_fixture_pin { SC_PIN_OK, SC_PIN_CHANGED, SC_PIN_UNPINNED };

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sc_buf;
+
 #define SC_RESULTS_SCHEMA        "skillci.results/1"
 #define SC_RESULTS_SCHEMA_PREFIX "skillci.results/"
 #define SC_RESULTS_NULL_INT      INT64_MIN

@@ -3,9 +3,10 @@
 /*
  * Runs tests/fakes/fake_models.py from a cmocka test: start it on a free
  * loopback port, change its script, read its counters and request log.
- * Admin calls use a plain socket (only runner/http.c talks curl).
- * Include after unit.h.
+ * Admin calls use a plain socket (only runner/net/http.c talks curl).
  */
+#include "unit.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>

@@ -2,9 +2,9 @@
 #define SC_TEST_PROVIDER_TEST_H
 /*
  * Helpers for tests that drive struct sc_client against the fake: collect
- * responses, send one prompt through a fresh client. Include after
- * fake_server.h.
+ * responses, send one prompt through a fresh client.
  */
+#include "fake_server.h"
 #include "providers/provider.h"
 
 #define KEY_ANTHROPIC "sk-ant-PLANTED-0123456789abcdef"
