@@ -872,7 +872,8 @@ int cmd_run(int argc, char **argv)
 	struct sc_store *store = NULL;
 	struct sc_git_tree *tbase = NULL, *thead = NULL;
 	struct sc_changed changed = SC_CHANGED_INIT;
-	struct sc_changed_extra *extra = NULL;
+	struct sc_changed_extra *extra = NULL;  /* prefixes borrowed from cfg and from prefixes */
+	struct sc_strlist prefixes = SC_STRLIST_INIT;
 	struct side *sides = NULL;   /* 3 per changed skill: head, base, head_tests */
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct batch *batches = NULL;
@@ -1079,11 +1080,12 @@ int cmd_run(int argc, char **argv)
 		for (size_t f = 0; f < cfg.skills[i].fixtures.n && fixtures_rel.len; f++) {
 			sc_buf_clear(&tmp);
 			sc_path_join(&tmp, fixtures_rel.ptr, cfg.skills[i].fixtures.items[f]);
-			extra[nextra].prefix = sc_buf_detach(&tmp, NULL);
+			sc_strlist_add(&prefixes, tmp.ptr);
+			extra[nextra].prefix = prefixes.items[prefixes.n - 1];
 			extra[nextra++].skill_path = cfg.skills[i].skill;
 		}
 		for (size_t f = 0; f < cfg.skills[i].tests.n; f++) {
-			extra[nextra].prefix = sc_xstrdup(cfg.skills[i].tests.items[f]);
+			extra[nextra].prefix = cfg.skills[i].tests.items[f];
 			extra[nextra++].skill_path = cfg.skills[i].skill;
 		}
 	}
@@ -1438,8 +1440,7 @@ done:
 		free(batches[i].sides);
 	}
 	free(batches);
-	for (size_t i = 0; i < nextra; i++)
-		free((char *)extra[i].prefix);
+	sc_strlist_release(&prefixes);
 	free(extra);
 	for (size_t i = 0; models && i < o.nmodels; i++)
 		sc_model_release(&models[i]);

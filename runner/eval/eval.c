@@ -562,24 +562,24 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 
 /* A borrowed view of a results unit for sc_store_put_unit(). */
 static void to_store(struct sc_store_unit *su, const struct unit *u, const char *skill_name,
-		     const char *prompt_hash, char *transcript)
+		     const char *prompt_hash, const char *transcript)
 {
 	const struct sc_results_unit *ru = &u->ctx->out->units[u->idx];
 	const struct sc_results_kernel *k = ru->kernel;
 
 	sc_store_unit_init(su);
 	su->skill = ru->skill;
-	su->skill_name = (char *)skill_name;
+	su->skill_name = skill_name;
 	su->variant = ru->variant;
 	su->model = ru->model;
 	su->test_id = ru->test_id;
 	su->test_name = ru->test_name;
 	su->run_index = (int)ru->run_index;
 	su->kind = ru->kind;
-	su->skill_hash = (char *)u->skill_hash;
-	su->test_hash = (char *)u->test_hash;
-	su->fixture_hash = (char *)u->fixture_hash;
-	su->prompt_hash = (char *)prompt_hash;
+	su->skill_hash = u->skill_hash;
+	su->test_hash = u->test_hash;
+	su->fixture_hash = u->fixture_hash;
+	su->prompt_hash = prompt_hash;
 	su->harness = u->harness;
 	su->verdict = ru->verdict;
 	su->error_class = ru->error_class;

@@ -106,8 +106,10 @@ struct job {
 	struct sc_model model;
 	struct provider_state *prov;
 	char *url;                         /* the endpoint this request goes to */
-	struct sc_chat_request req;        /* deep copy */
-	struct sc_chat_message *messages;  /* owned copies */
+	struct sc_chat_request req;        /* the caller's, pointing at the copies below */
+	char *model_name, *system, *oracle_answer, *label;  /* owned copies req points at */
+	struct sc_chat_message *messages;  /* owned array req.messages points at */
+	char **texts;                      /* owned copies messages[i].content points at */
 	sc_chat_cb cb;
 	void *payload;
 	char key[SC_SHA256_HEX_LEN + 1];   /* cache key, "" when not cached */
@@ -173,12 +175,13 @@ static void job_free(struct job *j)
 	sc_model_release(&j->model);
 	free(j->url);
 	for (size_t i = 0; i < j->req.nmessages; i++)
-		free((char *)j->messages[i].content);
+		free(j->texts[i]);
+	free(j->texts);
 	free(j->messages);
-	free((char *)j->req.model);
-	free((char *)j->req.system);
-	free((char *)j->req.oracle_answer);
-	free((char *)j->req.label);
+	free(j->model_name);
+	free(j->system);
+	free(j->oracle_answer);
+	free(j->label);
 	sc_buf_release(&j->body);
 	free(j->resp.text);
 	free(j->resp.error);
@@ -409,14 +412,16 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	j->prov = &c->prov[model.kind];
 	if (j->prov->base)
 		j->url = endpoint_url(j->prov, &j->model);
-	j->req.model = sc_xstrdup(req->model);
-	j->req.system = dup_or_null(req->system);
-	j->req.oracle_answer = dup_or_null(req->oracle_answer);
-	j->req.label = dup_or_null(req->label);
-	j->messages = sc_xcalloc(req->nmessages, sizeof(*j->messages));
+	j->req.model = j->model_name = sc_xstrdup(req->model);
+	j->req.system = j->system = dup_or_null(req->system);
+	j->req.oracle_answer = j->oracle_answer = dup_or_null(req->oracle_answer);
+	j->req.label = j->label = dup_or_null(req->label);
+	j->messages = sc_xcalloc(req->nmessages ? req->nmessages : 1, sizeof(*j->messages));
+	j->texts = sc_xcalloc(req->nmessages ? req->nmessages : 1, sizeof(*j->texts));
 	for (size_t i = 0; i < req->nmessages; i++) {
+		j->texts[i] = sc_xstrdup(req->messages[i].content ? req->messages[i].content : "");
 		j->messages[i].role = req->messages[i].role;
-		j->messages[i].content = sc_xstrdup(req->messages[i].content ? req->messages[i].content : "");
+		j->messages[i].content = j->texts[i];
 	}
 	j->req.messages = j->messages;
 	sc_buf_init(&j->body);

@@ -172,43 +172,52 @@ static bool unit_mac_holds(const struct sc_store_unit *u)
 			       SC_SHA256_HEX_LEN);
 }
 
+/* A copy of a text value kept in u->owned; NULL for SQL NULL. */
+static const char *unit_text(struct sc_store_unit *u, const struct sc_store_value *v)
+{
+	if (v->type != SC_STORE_TEXT || !v->text)
+		return NULL;
+	sc_strlist_add(&u->owned, v->text);
+	return u->owned.items[u->owned.n - 1];
+}
+
 /* Fills u (initialised) from UNIT_COLUMNS. */
 static void unit_from(struct sc_store_unit *u, const struct sc_store_value *c)
 {
 	int i = 0;
 
-	u->skill = c_text(&c[i++]);
-	u->skill_name = c_text(&c[i++]);
-	u->variant = c_text(&c[i++]);
-	u->model = c_text(&c[i++]);
-	u->test_id = c_text(&c[i++]);
-	u->test_name = c_text(&c[i++]);
+	u->skill = unit_text(u, &c[i++]);
+	u->skill_name = unit_text(u, &c[i++]);
+	u->variant = unit_text(u, &c[i++]);
+	u->model = unit_text(u, &c[i++]);
+	u->test_id = unit_text(u, &c[i++]);
+	u->test_name = unit_text(u, &c[i++]);
 	u->run_index = (int)c_int(&c[i++]);
-	u->kind = c_text(&c[i++]);
-	u->skill_hash = c_text(&c[i++]);
-	u->test_hash = c_text(&c[i++]);
-	u->fixture_hash = c_text(&c[i++]);
-	u->prompt_hash = c_text(&c[i++]);
-	u->harness = c_text(&c[i++]);
-	u->verdict = c_text(&c[i++]);
-	u->error_class = c_text(&c[i++]);
-	u->message = c_text(&c[i++]);
+	u->kind = unit_text(u, &c[i++]);
+	u->skill_hash = unit_text(u, &c[i++]);
+	u->test_hash = unit_text(u, &c[i++]);
+	u->fixture_hash = unit_text(u, &c[i++]);
+	u->prompt_hash = unit_text(u, &c[i++]);
+	u->harness = unit_text(u, &c[i++]);
+	u->verdict = unit_text(u, &c[i++]);
+	u->error_class = unit_text(u, &c[i++]);
+	u->message = unit_text(u, &c[i++]);
 	u->tokens_in = c_int(&c[i++]);
 	u->tokens_out = c_int(&c[i++]);
 	u->turns = (int)c_int(&c[i++]);
 	u->latency_ms = c_int(&c[i++]);
 	u->judge_score = c_real(&c[i++]);
-	u->fixture = c_text(&c[i++]);
-	u->compile = c_text(&c[i++]);
-	u->kernel_verdict = c_text(&c[i++]);
-	u->compile_log = c_text(&c[i++]);
+	u->fixture = unit_text(u, &c[i++]);
+	u->compile = unit_text(u, &c[i++]);
+	u->kernel_verdict = unit_text(u, &c[i++]);
+	u->compile_log = unit_text(u, &c[i++]);
 	u->max_abs_error = c_real(&c[i++]);
 	u->registers = c[i].type == SC_STORE_INT ? (int)c[i].i : -1;
 	i++;
 	u->speedup = c_real(&c[i++]);
-	u->transcript = c_text(&c[i++]);
-	u->run_id = c_text(&c[i++]);
-	u->mac = c_text(&c[i++]);
+	u->transcript = unit_text(u, &c[i++]);
+	u->run_id = unit_text(u, &c[i++]);
+	u->mac = unit_text(u, &c[i++]);
 }
 
 /* Fills a from AGGREGATE_COLUMNS without run_id (c points at skill). */
@@ -786,15 +795,7 @@ void sc_store_unit_init(struct sc_store_unit *u)
 
 void sc_store_unit_release(struct sc_store_unit *u)
 {
-	char **strs[] = {
-		&u->skill, &u->skill_name, &u->variant, &u->model, &u->test_id, &u->test_name,
-		&u->kind, &u->skill_hash, &u->test_hash, &u->fixture_hash, &u->prompt_hash,
-		&u->harness, &u->verdict, &u->error_class, &u->message, &u->fixture, &u->compile,
-		&u->kernel_verdict, &u->compile_log, &u->transcript, &u->run_id, &u->mac,
-	};
-
-	for (size_t i = 0; i < SC_ARRAY_SIZE(strs); i++)
-		free(*strs[i]);
+	sc_strlist_release(&u->owned);
 	sc_store_unit_init(u);
 }
 

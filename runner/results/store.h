@@ -35,12 +35,16 @@
  * an error.
  *
  * Ownership: records given to sc_store_put_*() are borrowed. Records filled
- * by the store own their strings; release them with the matching _release().
- * Records passed to callbacks are valid during the call only.
+ * by the store own their strings; release them with the matching _release()
+ * (a struct sc_store_unit keeps them in its "owned" list, so its fields are
+ * const whoever built it). Records passed to callbacks are valid during the
+ * call only.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "strlist.h"
 
 #define SC_STORE_DEFAULT_PATH ".skillci/results.db"
 #define SC_STORE_SCHEMA_VERSION 3
@@ -64,36 +68,40 @@ struct sc_store_key {
 
 /* One evaluated work unit, as stored. Strings may be NULL unless noted. */
 struct sc_store_unit {
-	char *skill;          /* skill path as given (not NULL) */
-	char *skill_name;
-	char *variant;        /* baseline, base, head (not NULL) */
-	char *model;          /* (not NULL) */
-	char *test_id;        /* (not NULL) */
-	char *test_name;
+	const char *skill;          /* skill path as given (not NULL) */
+	const char *skill_name;
+	const char *variant;        /* baseline, base, head (not NULL) */
+	const char *model;          /* (not NULL) */
+	const char *test_id;        /* (not NULL) */
+	const char *test_name;
 	int run_index;
-	char *kind;           /* text, kernel (not NULL) */
+	const char *kind;           /* text, kernel (not NULL) */
 	/* key hashes (not NULL) */
-	char *skill_hash, *test_hash, *fixture_hash, *prompt_hash, *harness;
-	char *verdict;        /* pass, fail, error, skipped (not NULL) */
-	char *error_class;
-	char *message;
+	const char *skill_hash, *test_hash, *fixture_hash, *prompt_hash, *harness;
+	const char *verdict;        /* pass, fail, error, skipped (not NULL) */
+	const char *error_class;
+	const char *message;
 	int64_t tokens_in, tokens_out;
 	int turns;
 	int64_t latency_ms;
 	double judge_score;   /* NAN when none */
 	/* kernel tests */
-	char *fixture;
-	char *compile;        /* ok, failed */
-	char *kernel_verdict; /* passed, compiled, compile_failed, ... */
-	char *compile_log;
+	const char *fixture;
+	const char *compile;        /* ok, failed */
+	const char *kernel_verdict; /* passed, compiled, compile_failed, ... */
+	const char *compile_log;
 	double max_abs_error; /* NAN when none */
 	int registers;        /* -1 when none */
 	double speedup;       /* NAN when none */
-	char *transcript;     /* JSON array of {"role","content"} */
-	char *run_id;         /* run that evaluated it (filled by lookups) */
-	char *mac;            /* HMAC under the runner key, as read; NULL for a new unit,
-			       * whose MAC is computed when it is stored */
+	const char *transcript;     /* JSON array of {"role","content"} */
+	const char *run_id;         /* run that evaluated it (filled by lookups) */
+	const char *mac;            /* HMAC under the runner key, as read; NULL for a new unit,
+				     * whose MAC is computed when it is stored */
 	bool reused;          /* not stored: set when taken from the store */
+	/* A unit the store filled (lookup, each_unit) owns its strings here:
+	 * sc_store_unit_release() frees them. A unit built by the caller for
+	 * sc_store_put_unit() leaves this empty; its strings are borrowed. */
+	struct sc_strlist owned;
 };
 
 /* A run, as listed by `skillci runs`. */

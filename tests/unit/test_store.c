@@ -122,25 +122,25 @@ static void fresh_release(struct fresh *f)
 static void fill_unit(struct sc_store_unit *u, const char *verdict, int run_index, int64_t tin)
 {
 	sc_store_unit_init(u);
-	u->skill = (char *)"skills/demo";
-	u->skill_name = (char *)"demo";
-	u->variant = (char *)"head";
-	u->model = (char *)"anthropic.m1";
-	u->test_id = (char *)"skill_meta.json#tests[0]";
-	u->test_name = (char *)"say hi";
+	u->skill = "skills/demo";
+	u->skill_name = "demo";
+	u->variant = "head";
+	u->model = "anthropic.m1";
+	u->test_id = "skill_meta.json#tests[0]";
+	u->test_name = "say hi";
 	u->run_index = run_index;
-	u->kind = (char *)"text";
-	u->skill_hash = (char *)"sk1";
-	u->test_hash = (char *)"t1";
-	u->fixture_hash = (char *)"";
-	u->prompt_hash = (char *)"p1";
-	u->harness = (char *)"h1";
-	u->verdict = (char *)verdict;
+	u->kind = "text";
+	u->skill_hash = "sk1";
+	u->test_hash = "t1";
+	u->fixture_hash = "";
+	u->prompt_hash = "p1";
+	u->harness = "h1";
+	u->verdict = verdict;
 	u->tokens_in = tin;
 	u->tokens_out = 7;
 	u->turns = 1;
 	u->latency_ms = 12;
-	u->transcript = (char *)"[]";
+	u->transcript = "[]";
 }
 
 static void key_of(struct sc_store_key *k, int run_index)
@@ -462,7 +462,7 @@ static int writer(const char *location, int w, int count)
 			return 2;
 		put_run(s, run_id, "2026-01-01T00:00:00Z");
 		fill_unit(&u, "pass", shared ? i - count : i, w);
-		u.skill_hash = shared ? (char *)"sk-shared" : skill_hash;
+		u.skill_hash = shared ? "sk-shared" : skill_hash;
 		if (sc_store_put_unit(s, run_id, &u) < 0 || sc_store_commit(s) < 0) {
 			fprintf(stderr, "# writer %d: %s\n", w, sc_error_last());
 			return 3;
