@@ -460,11 +460,7 @@ int cmd_merge(int argc, char **argv)
 		goto done;
 	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
 		o.reports.junit, o.reports.markdown, o.reports.html, o.reports.json);
-	for (size_t i = 0; i < res.gate.nfailures; i++)
-		fprintf(stderr, "gate: %s%s%s: %s [%s]\n", res.gate.failures[i].skill,
-			res.gate.failures[i].model && *res.gate.failures[i].model ? " " : "",
-			res.gate.failures[i].model ? res.gate.failures[i].model : "",
-			res.gate.failures[i].message, res.gate.failures[i].rule);
+	sc_cmd_print_gate_failures(&res);
 	rc = gate_rc;
 done:
 	for (size_t i = 0; sh && i < n; i++)

@@ -834,32 +834,6 @@ static void trust_to_results(struct sc_results_trust *out, const struct sc_trust
 		out->notes[i] = sc_xstrdup(t->notes.items[i]);
 }
 
-/* "gate: SKILL MODEL: message [rule]" lines on stderr (an untrusted block). */
-static void print_gate(const struct sc_results *res)
-{
-	struct sc_buf line = SC_BUF_INIT;
-
-	if (!res->gate.nfailures)
-		return;
-	sc_ci_block_begin(stderr);
-	for (size_t i = 0; i < res->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &res->gate.failures[i];
-		sc_buf_clear(&line);
-		sc_buf_puts(&line, "gate: ");
-		sc_escape_log(&line, f->skill);
-		if (f->model && *f->model) {
-			sc_buf_putc(&line, ' ');
-			sc_escape_log(&line, f->model);
-		}
-		sc_buf_puts(&line, ": ");
-		sc_escape_log(&line, f->message);
-		sc_buf_printf(&line, " [%s]", f->rule);
-		fprintf(stderr, "%s\n", line.ptr);
-	}
-	sc_ci_block_end(stderr);
-	sc_buf_release(&line);
-}
-
 /* ---- the command --------------------------------------------------------- */
 
 int cmd_run(int argc, char **argv)
@@ -1414,7 +1388,7 @@ int cmd_run(int argc, char **argv)
 			shard_n);
 		rc = SC_EXIT_OK;
 	} else {
-		print_gate(&res);
+		sc_cmd_print_gate_failures(&res);
 		rc = gate_rc;
 	}
 	goto done;

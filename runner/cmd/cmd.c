@@ -5,6 +5,7 @@
 #include "diag.h"
 #include "escape.h"
 #include "pipeline/config.h"
+#include "results/results.h"
 #include "results/store.h"
 
 #include <getopt.h>
@@ -143,6 +144,31 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 	if (err < 0)
 		return sc_cmd_fail(err == SC_EINVAL ? SC_EINVAL : SC_EIO);
 	return 0;
+}
+
+void sc_cmd_print_gate_failures(const struct sc_results *r)
+{
+	struct sc_buf line = SC_BUF_INIT;
+
+	if (!r->gate.nfailures)
+		return;
+	sc_ci_block_begin(stderr);
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		sc_buf_clear(&line);
+		sc_buf_puts(&line, "gate: ");
+		sc_escape_log(&line, f->skill);
+		if (f->model && *f->model) {
+			sc_buf_putc(&line, ' ');
+			sc_escape_log(&line, f->model);
+		}
+		sc_buf_puts(&line, ": ");
+		sc_escape_log(&line, f->message);
+		sc_buf_printf(&line, " [%s]", f->rule);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	sc_ci_block_end(stderr);
+	sc_buf_release(&line);
 }
 
 bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg)

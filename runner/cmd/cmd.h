@@ -82,6 +82,11 @@ int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *a
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 
+/* Prints each gate failure of r to stderr, "gate: SKILL MODEL: message [rule]",
+ * untrusted text escaped, the lines framed as one untrusted block (escape.h). */
+struct sc_results;
+void sc_cmd_print_gate_failures(const struct sc_results *r);
+
 /*
  * The report paths of run and merge: --junit F, --markdown F, --html DIR,
  * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS in

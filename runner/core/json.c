@@ -6,40 +6,44 @@ const cJSON *sc_json_member(const cJSON *obj, const char *key)
 	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 }
 
+/* The member key of obj into *v when it is there and is (one of cJSON's type tests). */
+static int typed(const cJSON **v, const cJSON *obj, const char *key,
+		 cJSON_bool (*is)(const cJSON *item))
+{
+	*v = sc_json_member(obj, key);
+	if (!*v)
+		return SC_JSON_MISSING;
+	return is(*v) ? SC_JSON_OK : SC_JSON_WRONG_TYPE;
+}
+
 int sc_json_get_str(const char **out, const cJSON *obj, const char *key)
 {
-	const cJSON *v = sc_json_member(obj, key);
+	const cJSON *v;
+	int st = typed(&v, obj, key, cJSON_IsString);
 
-	if (!v)
-		return SC_JSON_MISSING;
-	if (!cJSON_IsString(v))
-		return SC_JSON_WRONG_TYPE;
-	*out = v->valuestring;
-	return SC_JSON_OK;
+	if (st == SC_JSON_OK)
+		*out = v->valuestring;
+	return st;
 }
 
 int sc_json_get_num(double *out, const cJSON *obj, const char *key)
 {
-	const cJSON *v = sc_json_member(obj, key);
+	const cJSON *v;
+	int st = typed(&v, obj, key, cJSON_IsNumber);
 
-	if (!v)
-		return SC_JSON_MISSING;
-	if (!cJSON_IsNumber(v))
-		return SC_JSON_WRONG_TYPE;
-	*out = v->valuedouble;
-	return SC_JSON_OK;
+	if (st == SC_JSON_OK)
+		*out = v->valuedouble;
+	return st;
 }
 
 int sc_json_get_bool(bool *out, const cJSON *obj, const char *key)
 {
-	const cJSON *v = sc_json_member(obj, key);
+	const cJSON *v;
+	int st = typed(&v, obj, key, cJSON_IsBool);
 
-	if (!v)
-		return SC_JSON_MISSING;
-	if (!cJSON_IsBool(v))
-		return SC_JSON_WRONG_TYPE;
-	*out = cJSON_IsTrue(v);
-	return SC_JSON_OK;
+	if (st == SC_JSON_OK)
+		*out = cJSON_IsTrue(v);
+	return st;
 }
 
 /*
