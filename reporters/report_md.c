@@ -45,11 +45,6 @@ static int cmp_skill_ptr(const void *pa, const void *pb)
 	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
 }
 
-static int cmp_cstr(const void *pa, const void *pb)
-{
-	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
 /* The models that have aggregates (or units) for a skill, sorted and
  * unique. Returns a malloc'd array of borrowed strings. */
 static const char **skill_models(const struct sc_results *r, const char *skill, size_t *n)
@@ -75,7 +70,7 @@ static const char **skill_models(const struct sc_results *r, const char *skill, 
 		*n = 0;
 		return v;
 	}
-	qsort(v, k, sizeof(*v), cmp_cstr);
+	qsort(v, k, sizeof(*v), sc_strcmp_qsort);
 	for (size_t i = 0; i < k; i++)
 		if (out == 0 || strcmp(v[out - 1], v[i]))
 			v[out++] = v[i];
