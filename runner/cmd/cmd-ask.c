@@ -111,7 +111,8 @@ int cmd_ask(int argc, char **argv)
 		case 'm': model = optarg; break;
 		case 's': req.system = optarg; break;
 		case O_MAX:
-			if ((rc = sc_cmd_int_option(&req.max_tokens, "ask", "--max-tokens", optarg, 1, 1000000)))
+			if ((rc = sc_cmd_int_option(&req.max_tokens, "ask", "--max-tokens", optarg,
+						    1, 1000000)))
 				return rc;
 			break;
 		case O_TEMP: {
@@ -123,7 +124,8 @@ int cmd_ask(int argc, char **argv)
 			break;
 		}
 		case O_RUN:
-			if ((rc = sc_cmd_int_option(&req.run_index, "ask", "--run", optarg, 0, 1000000)))
+			if ((rc = sc_cmd_int_option(&req.run_index, "ask", "--run", optarg,
+						    0, 1000000)))
 				return rc;
 			break;
 		case O_CACHE:
@@ -139,7 +141,8 @@ int cmd_ask(int argc, char **argv)
 			copt.timeout_ms = (long)v * 1000;
 			break;
 		case O_ATTEMPTS:
-			if ((rc = sc_cmd_int_option(&copt.max_attempts, "ask", "--attempts", optarg, 1, 100)))
+			if ((rc = sc_cmd_int_option(&copt.max_attempts, "ask", "--attempts", optarg,
+						    1, 100)))
 				return rc;
 			break;
 		case O_CONFIG: config_path = optarg; break;

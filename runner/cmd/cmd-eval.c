@@ -529,12 +529,14 @@ int cmd_eval(int argc, char **argv)
 			runs_set = true;
 			break;
 		case O_MAX_TURNS:
-			if ((rc = sc_cmd_int_option(&opt.max_turns, "eval", "--max-turns", optarg, 1, 1000)))
+			if ((rc = sc_cmd_int_option(&opt.max_turns, "eval", "--max-turns", optarg,
+						    1, 1000)))
 				return rc;
 			turns_set = true;
 			break;
 		case O_CONC:
-			if ((rc = sc_cmd_int_option(&concurrency, "eval", "--concurrency", optarg, 1, 1000)))
+			if ((rc = sc_cmd_int_option(&concurrency, "eval", "--concurrency", optarg,
+						    1, 1000)))
 				return rc;
 			break;
 		case O_NO_BASELINE: opt.baseline = false; break;

@@ -204,12 +204,14 @@ int cmd_generate(int argc, char **argv)
 		case O_FIXTURES: opt.fixtures_dir = optarg; break;
 		case O_NO_EVAL: opt.no_eval = true; break;
 		case O_MAX_REFINE:
-			if ((rc = sc_cmd_int_option(&opt.max_refine, "generate", "--max-refine", optarg, 0,
-						    SC_GEN_MAX_REFINE)))
+			rc = sc_cmd_int_option(&opt.max_refine, "generate", "--max-refine", optarg,
+					       0, SC_GEN_MAX_REFINE);
+			if (rc)
 				return rc;
 			break;
 		case O_RUNS:
-			if ((rc = sc_cmd_int_option(&opt.runs, "generate", "--runs", optarg, 1, 100)))
+			if ((rc = sc_cmd_int_option(&opt.runs, "generate", "--runs", optarg,
+						    1, 100)))
 				return rc;
 			break;
 		case O_STORE: store_path = optarg; break;

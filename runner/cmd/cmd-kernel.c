@@ -58,8 +58,8 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 	if (cJSON_IsObject(c)) {
 		if (sc_json_bool_or(c, "ok", false))
 			printf("  compile: %s, NVRTC %s, %.0f registers, %.0f B spilled, %.0f B shared, %s\n",
-			       STR(c, "arch"), STR(c, "nvrtc"), NUM(c, "registers"), NUM(c, "spill_stores"),
-			       NUM(c, "shared_bytes"),
+			       STR(c, "arch"), STR(c, "nvrtc"), NUM(c, "registers"),
+			       NUM(c, "spill_stores"), NUM(c, "shared_bytes"),
 			       sc_json_bool_or(c, "cached", false) ? "cached" : "compiled now");
 		else
 			printf("  compiler log:\n%s\n", STR(c, "log"));
@@ -69,8 +69,8 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 			printf("  compiler jail: none (%s)\n", STR(c, "confine_why"));
 	}
 	cJSON_ArrayForEach(f, scan)
-		printf("  scan: line %.0f: %s (%s): %s\n", NUM(f, "line"), STR(f, "kind"), STR(f, "severity"),
-		       STR(f, "text"));
+		printf("  scan: line %.0f: %s (%s): %s\n", NUM(f, "line"), STR(f, "kind"),
+		       STR(f, "severity"), STR(f, "text"));
 	if (cJSON_IsObject(corr)) {
 		const cJSON *w = sc_json_member(corr, "worst");
 		if (!strcmp(STR(corr, "status"), "skipped"))
@@ -80,8 +80,9 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 			       STR(corr, "status"), NUM(corr, "launches"), NUM(corr, "sizes"),
 			       NUM(corr, "distributions"), NUM(corr, "seeds"));
 		if (cJSON_IsObject(w))
-			printf("  worst element: %s[%.0f], error %.3g against tolerance %.3g\n", STR(w, "param"),
-			       NUM(w, "index"), NUM(w, "error"), NUM(w, "tolerance"));
+			printf("  worst element: %s[%.0f], error %.3g against tolerance %.3g\n",
+			       STR(w, "param"), NUM(w, "index"), NUM(w, "error"),
+			       NUM(w, "tolerance"));
 	}
 	if (cJSON_IsObject(t)) {
 		const cJSON *tc = sc_json_member(t, "candidate");
@@ -89,9 +90,11 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 		if (!strcmp(STR(t, "status"), "skipped"))
 			printf("  timing: skipped (%s)\n", STR(t, "reason"));
 		else if (cJSON_IsObject(tc))
-			printf("  timing: %.4f ms (IQR %.4f, %.0f reps) vs baseline %.4f ms (IQR %.4f): %.2fx speedup, %.0f GB/s, %.0f%% of peak%s\n",
-			       NUM(tc, "median_ms"), NUM(tc, "iqr_ms"), NUM(tc, "reps"), NUM(tb, "median_ms"),
-			       NUM(tb, "iqr_ms"), NUM(t, "speedup"), NUM(t, "gbps"), NUM(t, "pct_peak"),
+			printf("  timing: %.4f ms (IQR %.4f, %.0f reps) vs baseline %.4f ms "
+			       "(IQR %.4f): %.2fx speedup, %.0f GB/s, %.0f%% of peak%s\n",
+			       NUM(tc, "median_ms"), NUM(tc, "iqr_ms"), NUM(tc, "reps"),
+			       NUM(tb, "median_ms"), NUM(tb, "iqr_ms"), NUM(t, "speedup"),
+			       NUM(t, "gbps"), NUM(t, "pct_peak"),
 			       sc_json_bool_or(t, "suspect", false) ? " (SUSPECT)" : "");
 	}
 	if (sc_json_bool_or(dev, "gpu", false))
@@ -99,7 +102,8 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 	if (cJSON_IsObject(ko)) {
 		const char *text = STR(ko, "text");
 		int lines = 0;
-		printf("  kernel output (%.0f bytes of device printf%s; never parsed):\n", NUM(ko, "bytes"),
+		printf("  kernel output (%.0f bytes of device printf%s; never parsed):\n",
+		       NUM(ko, "bytes"),
 		       sc_json_bool_or(ko, "truncated", false) ? ", shown truncated" : "");
 		while (*text && lines < 10) {
 			size_t n = strcspn(text, "\n");
@@ -111,8 +115,10 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 			printf("    | ...\n");
 	}
 	if (cJSON_IsObject(sb))
-		printf("  sandbox: empty environment, wall limit %.0f s, network namespace %s\n", NUM(sb, "wall_limit_s"),
-		       sc_json_bool_or(sb, "network_namespace", false) ? "yes" : "no (not permitted here)");
+		printf("  sandbox: empty environment, wall limit %.0f s, network namespace %s\n",
+		       NUM(sb, "wall_limit_s"),
+		       sc_json_bool_or(sb, "network_namespace", false) ? "yes"
+								 : "no (not permitted here)");
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -158,7 +164,8 @@ int cmd_kernel(int argc, char **argv)
 				return rc;
 			break;
 		case 't':
-			if ((rc = sc_cmd_int_option(&wall, "kernel", "--timeout", optarg, 1, 86400)))
+			if ((rc = sc_cmd_int_option(&wall, "kernel", "--timeout", optarg,
+						    1, 86400)))
 				return rc;
 			break;
 		case 'C': cache = optarg; break;

@@ -346,6 +346,7 @@ int cmd_merge(int argc, char **argv)
 	struct sc_results *sh = NULL, res;
 	struct stored stored;
 	struct sc_store *store = NULL;
+	const char *store_at;
 	char *const *labels;
 	size_t n = 0, *order = NULL;
 	int rc, err, gate_rc;
@@ -455,8 +456,8 @@ int cmd_merge(int argc, char **argv)
 			goto done;
 		}
 	}
-	if ((rc = sc_cmd_reports_render(&o.reports, o.comment,
-					  store ? sc_store_location(o.store, cfg.store_path) : NULL)))
+	store_at = store ? sc_store_location(o.store, cfg.store_path) : NULL;
+	if ((rc = sc_cmd_reports_render(&o.reports, o.comment, store_at)))
 		goto done;
 	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
 		o.reports.junit, o.reports.markdown, o.reports.html, o.reports.json);

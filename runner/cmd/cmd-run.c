@@ -243,7 +243,9 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		case O_BASE: o->base = optarg; break;
 		case O_HEAD: o->head = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
-		case O_RUNS: rc = sc_cmd_int_option(&o->runs, "run", "--runs", optarg, 1, 1000); break;
+		case O_RUNS:
+			rc = sc_cmd_int_option(&o->runs, "run", "--runs", optarg, 1, 1000);
+			break;
 		case O_FIXTURES: o->fixtures = optarg; break;
 		case O_COMMENT: o->comment = true; break;
 		case O_SHARD: o->shard = optarg; break;
@@ -253,7 +255,9 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_RUN_ID: o->run_id = optarg; break;
 		case O_OFFLINE: o->offline = true; break;
-		case O_JOBS: rc = sc_cmd_int_option(&o->jobs, "run", "--jobs", optarg, 1, SC_MAX_JOBS); break;
+		case O_JOBS:
+			rc = sc_cmd_int_option(&o->jobs, "run", "--jobs", optarg, 1, SC_MAX_JOBS);
+			break;
 		case O_STORE: o->store = optarg; break;
 		case O_CACHE: o->cache = optarg; break;
 		case O_NO_CACHE: o->no_cache = true; break;
@@ -1017,7 +1021,8 @@ int cmd_run(int argc, char **argv)
 			{ o.cache ? "--cache" : "cache.dir", cache_dir, true },
 			{ r->opt_junit ? "--junit" : r->opt_dir ? "--report-dir" : "reports.junit",
 			  r->junit, false },
-			{ r->opt_markdown ? "--markdown" : r->opt_dir ? "--report-dir" : "reports.markdown",
+			{ r->opt_markdown ? "--markdown"
+					  : r->opt_dir ? "--report-dir" : "reports.markdown",
 			  r->markdown, false },
 			{ r->opt_json ? "--json" : r->opt_dir ? "--report-dir" : "reports.json",
 			  r->json, false },

@@ -186,7 +186,8 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 				fmt_value(&val, value_of(&pt->agg, m), m);
 				sc_buf_printf(&line, "  %-24.24s %-10s ",
 					      first ? skill_label(p, n, skills[i]) : "", labels[v]);
-				sc_report_bar(&line, scale > 0 ? value_of(&pt->agg, m) / scale : NAN);
+				sc_report_bar(&line, scale > 0 ? value_of(&pt->agg, m) / scale
+							       : NAN);
 				sc_buf_printf(&line, "  %6s", val.ptr);
 				if (m == M_SUCCESS && pt->agg.n)
 					sc_buf_printf(&line, "  [%.0f%%\u2013%.0f%%]", pt->agg.ci_low * 100,

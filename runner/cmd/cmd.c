@@ -86,8 +86,8 @@ int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *a
 		      int max)
 {
 	if (sc_parse_int(out, arg, min, max) < 0)
-		return sc_cmd_usage_error(cmd, "option '%s' wants a whole number from %d to %d, not '%s'",
-					  name, min, max, arg);
+		return sc_cmd_usage_error(cmd, "option '%s' wants a whole number from %d to %d, "
+					  "not '%s'", name, min, max, arg);
 	return 0;
 }
 

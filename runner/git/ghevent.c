@@ -45,16 +45,18 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 	before = sc_json_str_or(root, "before", NULL);
 	after = sc_json_str_or(root, "after", NULL);
 	if (cJSON_IsObject(pr)) {
+		const char *base = sc_json_str_or(sc_json_member(pr, "base"), "sha", NULL);
+		const char *head = sc_json_str_or(sc_json_member(pr, "head"), "sha", NULL);
 		out->kind = sc_xstrdup("pull_request");
-		if ((err = take_id(&out->base, sc_json_str_or(sc_json_member(pr, "base"), "sha", NULL), path,
-				   "pull_request.base.sha")) < 0 ||
-		    (err = take_id(&out->head, sc_json_str_or(sc_json_member(pr, "head"), "sha", NULL), path,
-				   "pull_request.head.sha")) < 0)
+		if ((err = take_id(&out->base, base, path, "pull_request.base.sha")) < 0 ||
+		    (err = take_id(&out->head, head, path, "pull_request.head.sha")) < 0)
 			goto done;
 	} else if (cJSON_IsObject(mg)) {
+		const char *base = sc_json_str_or(mg, "base_sha", NULL);
+		const char *head = sc_json_str_or(mg, "head_sha", NULL);
 		out->kind = sc_xstrdup("merge_group");
-		if ((err = take_id(&out->base, sc_json_str_or(mg, "base_sha", NULL), path, "merge_group.base_sha")) < 0 ||
-		    (err = take_id(&out->head, sc_json_str_or(mg, "head_sha", NULL), path, "merge_group.head_sha")) < 0)
+		if ((err = take_id(&out->base, base, path, "merge_group.base_sha")) < 0 ||
+		    (err = take_id(&out->head, head, path, "merge_group.head_sha")) < 0)
 			goto done;
 	} else if (before && after) {
 		out->kind = sc_xstrdup("push");

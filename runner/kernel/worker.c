@@ -508,7 +508,8 @@ static char *brief_line(const cJSON *r)
 	double sp;
 	bool first = true;
 
-	sc_buf_printf(&b, "%s\t%s\t", sc_json_str_or(r, "verdict", ""), sc_json_str_or(r, "reason", ""));
+	sc_buf_printf(&b, "%s\t%s\t", sc_json_str_or(r, "verdict", ""),
+		      sc_json_str_or(r, "reason", ""));
 	if (sc_json_get_num(&sp, t, "speedup") == SC_JSON_OK)
 		sc_buf_printf(&b, "%.2f\t%.4f\t%.4f\t", sp,
 			      sc_json_num_or(sc_json_member(t, "candidate"), "median_ms", 0),

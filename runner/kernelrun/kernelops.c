@@ -59,14 +59,15 @@ static const char *map_verdict(const char *verdict, const char *reason)
  * record: results are compared only on the same GPU and driver. */
 static void note_device(struct sc_kernelops *env, const cJSON *dev)
 {
+	const char *name = sc_json_str_or(dev, "name", "");
 	int64_t driver;
 	bool have_driver = sc_json_get_int(&driver, dev, "driver", 0, INT_MAX) == SC_JSON_OK;
 
-	if (!sc_json_bool_or(dev, "gpu", false) || !*sc_json_str_or(dev, "name", ""))
+	if (!sc_json_bool_or(dev, "gpu", false) || !*name)
 		return;
 	pthread_mutex_lock(&env->lock);
 	if (!env->gpu_name[0]) {
-		snprintf(env->gpu_name, sizeof(env->gpu_name), "%s", sc_json_str_or(dev, "name", ""));
+		snprintf(env->gpu_name, sizeof(env->gpu_name), "%s", name);
 		if (have_driver)  /* the driver API's 1000*major + 10*minor */
 			snprintf(env->gpu_driver, sizeof(env->gpu_driver), "%d.%d",
 				 (int)driver / 1000, ((int)driver % 1000) / 10);
@@ -83,8 +84,9 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	struct sc_kernelrun_result run;
 	struct sc_kernelrun_limits lim;
 	cJSON *r = NULL;
-	const cJSON *c, *t;
+	const cJSON *c, *t, *worst;
 	int64_t registers;
+	double speedup;
 	int err;
 
 	memset(&run, 0, sizeof(run));
@@ -129,11 +131,12 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 		out->compile_log = sc_xstrdup(sc_json_str_or(c, "log", ""));
 	if (sc_json_get_int(&registers, c, "registers", INT_MIN, INT_MAX) == SC_JSON_OK)
 		out->registers = (int)registers;
-	out->max_abs_error = sc_json_num_or(sc_json_member(sc_json_member(r, "correctness"), "worst"),
-					    "error", NAN);
+	worst = sc_json_member(sc_json_member(r, "correctness"), "worst");
+	out->max_abs_error = sc_json_num_or(worst, "error", NAN);
 	t = sc_json_member(r, "timing");
-	if (strcmp(sc_json_str_or(t, "status", ""), "skipped") && sc_json_num_or(t, "speedup", NAN) > 0)
-		out->speedup = sc_json_num_or(t, "speedup", NAN);
+	speedup = sc_json_num_or(t, "speedup", NAN);
+	if (strcmp(sc_json_str_or(t, "status", ""), "skipped") && speedup > 0)
+		out->speedup = speedup;
 	note_device(env, sc_json_member(r, "device"));
 done:
 	cJSON_Delete(r);

@@ -76,7 +76,8 @@ static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
 	resp->input_tokens = sc_json_int_or(usage, "input_tokens", 0, INT64_MAX, 0);
 	resp->output_tokens = sc_json_int_or(usage, "output_tokens", 0, INT64_MAX, 0);
 	resp->cache_read_tokens = sc_json_int_or(usage, "cache_read_input_tokens", 0, INT64_MAX, 0);
-	resp->cache_creation_tokens = sc_json_int_or(usage, "cache_creation_input_tokens", 0, INT64_MAX, 0);
+	resp->cache_creation_tokens = sc_json_int_or(usage, "cache_creation_input_tokens", 0,
+						    INT64_MAX, 0);
 	free(resp->text);
 	resp->text = sc_buf_detach(&text, NULL);
 done:

@@ -1449,7 +1449,8 @@ const struct sc_results_check *sc_results_find_check(const struct sc_results *r,
 {
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
-		if (sc_streq(c->skill, skill) && !cmp_str(c->model, model) && sc_streq(c->check, check))
+		if (sc_streq(c->skill, skill) && !cmp_str(c->model, model) &&
+		    sc_streq(c->check, check))
 			return c;
 	}
 	return NULL;

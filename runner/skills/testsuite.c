@@ -192,8 +192,8 @@ static void finding(struct loader *ld, enum sc_severity sev, const cJSON *at, co
 /* "must be a string, found number" for the value at path. */
 static void type_error(struct loader *ld, const cJSON *v, const char *path, const char *want)
 {
-	sc_diags_type_error(ld->diags, ld->display, index_line(&ld->ix, v), "test-schema", path, false,
-			    want, json_type(v));
+	sc_diags_type_error(ld->diags, ld->display, index_line(&ld->ix, v), "test-schema", path,
+			    false, want, json_type(v));
 }
 
 /* Optional string member: absent and null are fine (*out stays NULL). */

@@ -336,7 +336,8 @@ int sc_gen_parse_skill(struct sc_gen_draft *out, const char *answer)
 	} else if (cJSON_IsArray(refs)) {
 		const cJSON *it;
 		cJSON_ArrayForEach(it, refs) {
-			const char *rn = sc_json_str_or(it, "name", sc_json_str_or(it, "path", NULL));
+			const char *path = sc_json_str_or(it, "path", NULL);
+			const char *rn = sc_json_str_or(it, "name", path);
 			if ((err = add_ref(out, rn, sc_json_str_or(it, "content", NULL))) < 0)
 				goto done;
 		}
