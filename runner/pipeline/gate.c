@@ -174,14 +174,13 @@ static void no_rate(struct sc_buf *out, const char *side, const struct sc_result
 static void check_validity(struct gate *gt, struct sc_results_skill *s)
 {
 	const struct sc_results_finding *first = NULL;
-	size_t fresh = 0, existing = 0, fixed = 0, failing = 0;
+	size_t existing = 0, fixed = 0, failing = 0;
 
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
 		bool fails;
 		if (!sc_streq(f->severity, "error"))
 			continue;
-		fresh += sc_streq(f->state, "new");
 		existing += sc_streq(f->state, "existing");
 		fixed += sc_streq(f->state, "fixed");
 		fails = sc_streq(f->state, "new") ||
