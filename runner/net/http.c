@@ -320,7 +320,9 @@ int sc_http_poll(struct sc_http *h, int timeout_ms)
 	int running = 0, left;
 
 	mc = curl_multi_perform(h->multi, &running);
-	if (mc == CURLM_OK && running > 0 && timeout_ms > 0)
+	/* with nothing running curl_multi_poll still sleeps, and
+	 * sc_http_wakeup() ends the sleep early */
+	if (mc == CURLM_OK && timeout_ms > 0)
 		mc = curl_multi_poll(h->multi, NULL, 0, timeout_ms, NULL);
 	if (mc == CURLM_OK)
 		mc = curl_multi_perform(h->multi, &running);
@@ -336,6 +338,11 @@ int sc_http_poll(struct sc_http *h, int timeout_ms)
 size_t sc_http_in_flight(const struct sc_http *h)
 {
 	return h->in_flight;
+}
+
+void sc_http_wakeup(struct sc_http *h)
+{
+	curl_multi_wakeup(h->multi);
 }
 
 bool sc_http_status_retryable(long status)

@@ -66,11 +66,19 @@ void sc_http_free(struct sc_http *http);
 int sc_http_start(struct sc_http *http, const struct sc_http_spec *spec,
 		  sc_http_done_cb cb, void *payload);
 /*
- * Drives transfers, waiting at most timeout_ms for activity, and runs the
- * callbacks of those that ended. Returns 0 or SC_ENET on a multi failure.
+ * Drives transfers, waiting at most timeout_ms for activity (also with no
+ * transfer running: then it waits for sc_http_wakeup() or the timeout),
+ * and runs the callbacks of those that ended. Returns 0 or SC_ENET on a
+ * multi failure.
  */
 int sc_http_poll(struct sc_http *http, int timeout_ms);
 size_t sc_http_in_flight(const struct sc_http *http);
+/*
+ * Wakes a thread waiting in sc_http_poll() (from any thread, at once),
+ * so that work posted from another thread is seen without waiting for
+ * the poll's timeout.
+ */
+void sc_http_wakeup(struct sc_http *http);
 
 /* True for the statuses worth retrying: 408, 429, 500, 502, 503, 504, 529. */
 bool sc_http_status_retryable(long status);

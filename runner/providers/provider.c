@@ -10,6 +10,13 @@
  * A finished attempt is either completed (callback, then freed) or put back
  * at the front of the queue with a retry time: Retry-After when the server
  * sent one, else exponential backoff with full jitter.
+ *
+ * Outside work (kernel checks on other threads) is announced with
+ * sc_client_expect() and handed back with sc_client_post(): the posted
+ * callbacks run on the loop's thread between polls, and a post wakes the
+ * poll at once (sc_http_wakeup), so a finished check never waits for a
+ * request to end. The loop runs until no request and no announced work
+ * is left.
  */
 #include "common.h"
 #include "json.h"
@@ -19,7 +26,7 @@
 #include "net/http.h"
 
 #include <ctype.h>
-#include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,7 +34,7 @@ const char *sc_chat_error_name(enum sc_chat_error e)
 {
 	static const char *const names[] = {
 		"ok", "bad_request", "auth", "rate_limited", "server", "network",
-		"timeout", "parse", "offline", "config",
+		"timeout", "parse", "offline", "config", "cancelled",
 	};
 	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
 }
@@ -120,6 +127,13 @@ struct job {
 	struct sc_chat_response resp;
 };
 
+/* A completion handed back from another thread (sc_client_post). */
+struct posted {
+	struct posted *next;
+	void (*fn)(void *payload);
+	void *payload;
+};
+
 struct sc_client {
 	struct sc_client_options opt;
 	char *cache_dir;
@@ -133,6 +147,13 @@ struct sc_client {
 	uint64_t rng;
 	struct sc_redact redact;           /* the keys' forms, added as providers are configured */
 	bool redact_added[SC_PROVIDER_MAX]; /* providers whose key is in redact */
+	/* outside work */
+	pthread_mutex_t post_lock;         /* guards posted_head/tail */
+	struct posted *posted_head, *posted_tail;
+	size_t pending;                    /* expected and not yet run (loop thread only) */
+	void (*tick)(void *payload);
+	void *tick_payload;
+	int64_t tick_ms, next_tick_ms;
 };
 
 int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
@@ -153,8 +174,9 @@ int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
 	c->opt.cache_dir = c->cache_dir;
 	c->rng = opt->seed ? opt->seed : ((uint64_t)sc_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
 	for (int i = 0; i < SC_PROVIDER_MAX; i++) {
-		int max = c->opt.max_per_provider < c->opt.max_total ? c->opt.max_per_provider
-								    : c->opt.max_total;
+		int max = c->opt.per_provider[i] > 0 ? c->opt.per_provider[i] : c->opt.max_per_provider;
+		if (max > c->opt.max_total)
+			max = c->opt.max_total;
 		sc_limiter_init(&c->prov[i].limiter, max, c->opt.strikes_429, c->opt.raise_after);
 		c->prov[i].stats.limit = c->prov[i].stats.min_limit = max;
 	}
@@ -164,6 +186,7 @@ int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
 		free(c);
 		return err;
 	}
+	pthread_mutex_init(&c->post_lock, NULL);
 	*out = c;
 	return 0;
 }
@@ -208,6 +231,13 @@ void sc_client_free(struct sc_client *c)
 		free(c->prov[i].base);
 		free(c->prov[i].api_version);
 	}
+	while (c->posted_head) {
+		/* posted and never run (the loop was not run again): dropped */
+		struct posted *p = c->posted_head;
+		c->posted_head = p->next;
+		free(p);
+	}
+	pthread_mutex_destroy(&c->post_lock);
 	free(c->cache_dir);
 	sc_redact_release(&c->redact);
 	free(c);
@@ -512,7 +542,8 @@ static void complete(struct sc_client *c, struct job *j)
 
 	j->resp.latency_ms = sc_now_ms() - j->submitted_ms;
 	if (j->resp.error_class != SC_CHAT_OK) {
-		p->stats.failures++;
+		if (j->resp.error_class != SC_CHAT_CANCELLED)
+			p->stats.failures++;  /* a cancel is no failure of the provider */
 		if (!j->resp.error)
 			set_error(j, j->resp.error_class, "failed");
 	} else if (!j->resp.text) {
@@ -784,28 +815,128 @@ static int64_t dispatch(struct sc_client *c, int *err)
 	return wake;
 }
 
+void sc_client_expect(struct sc_client *c)
+{
+	c->pending++;
+}
+
+void sc_client_post(struct sc_client *c, void (*fn)(void *payload), void *payload)
+{
+	struct posted *p = sc_xcalloc(1, sizeof(*p));
+
+	p->fn = fn;
+	p->payload = payload;
+	pthread_mutex_lock(&c->post_lock);
+	if (c->posted_tail)
+		c->posted_tail->next = p;
+	else
+		c->posted_head = p;
+	c->posted_tail = p;
+	pthread_mutex_unlock(&c->post_lock);
+	sc_http_wakeup(c->http);
+}
+
+size_t sc_client_pending(const struct sc_client *c)
+{
+	return c->pending;
+}
+
+int sc_client_in_flight(const struct sc_client *c)
+{
+	return c->in_flight;
+}
+
+int sc_client_capacity(const struct sc_client *c)
+{
+	return c->opt.max_total;
+}
+
+void sc_client_set_tick(struct sc_client *c, int64_t interval_ms, void (*fn)(void *payload),
+			void *payload)
+{
+	c->tick = fn;
+	c->tick_payload = payload;
+	c->tick_ms = interval_ms > 0 ? interval_ms : 1;
+	c->next_tick_ms = sc_now_ms() + c->tick_ms;
+}
+
+/* Runs the completions posted from other threads, in the order posted. */
+static void run_posted(struct sc_client *c)
+{
+	struct posted *list;
+
+	pthread_mutex_lock(&c->post_lock);
+	list = c->posted_head;
+	c->posted_head = c->posted_tail = NULL;
+	pthread_mutex_unlock(&c->post_lock);
+	while (list) {
+		struct posted *p = list;
+		list = p->next;
+		p->fn(p->payload);
+		free(p);
+		if (c->pending)
+			c->pending--;
+		c->dirty = true;  /* the callback may have queued requests */
+	}
+}
+
+size_t sc_client_cancel(struct sc_client *c, bool (*keep_out)(void *payload, void *arg), void *arg)
+{
+	struct job *out = NULL, **tail = &out;
+	size_t n = 0;
+
+	/* first take them out of the queue, then complete them: callbacks may
+	 * queue new requests, which are not looked at */
+	for (struct job *j = c->head, *next; j; j = next) {
+		next = j->next;
+		if (!keep_out(j->payload, arg))
+			continue;
+		dequeue(c, j);
+		if (!j->cache_checked)
+			c->unchecked--;  /* never looked at locally (oracle jobs never are) */
+		*tail = j;
+		tail = &j->next;
+		n++;
+	}
+	while (out) {
+		struct job *j = out;
+		out = j->next;
+		j->next = NULL;
+		j->resp.error_class = SC_CHAT_CANCELLED;
+		set_error(j, SC_CHAT_CANCELLED, "cancelled before it was sent (the run is stopping)");
+		complete(c, j);
+	}
+	return n;
+}
+
 int sc_client_run(struct sc_client *c)
 {
 	int err = 0;
 
 	for (;;) {
-		int64_t wake = dispatch(c, &err), now;
+		int64_t wake, now;
 		int timeout;
 
+		run_posted(c);
+		if (c->tick && sc_now_ms() >= c->next_tick_ms) {
+			c->tick(c->tick_payload);
+			c->next_tick_ms = sc_now_ms() + c->tick_ms;
+			c->dirty = true;
+		}
+		wake = dispatch(c, &err);
 		if (err < 0)
 			return err;
-		if (!c->head && c->in_flight == 0 && sc_http_in_flight(c->http) == 0)
-			return 0;
+		if (!c->head && c->in_flight == 0 && sc_http_in_flight(c->http) == 0 &&
+		    c->pending == 0)
+			return 0;  /* every expected piece was posted and run */
 		now = sc_now_ms();
+		if (c->tick && c->next_tick_ms < wake)
+			wake = c->next_tick_ms;
 		timeout = 1000;
 		if (wake != INT64_MAX)
 			timeout = wake <= now ? 0 : (wake - now < 1000 ? (int)(wake - now) : 1000);
-		if (c->in_flight == 0) {
-			/* nothing running: sleep until the next retry is due */
-			if (c->head && timeout > 0)
-				poll(NULL, 0, timeout);
-			continue;
-		}
+		/* waits for a transfer, a retry time, a tick or a post (which
+		 * wakes it), whichever comes first */
 		err = sc_http_poll(c->http, timeout);
 		if (err < 0)
 			return err;

@@ -180,6 +180,7 @@ enum sc_chat_error {
 	SC_CHAT_PARSE,         /* a 2xx body that is not the expected JSON */
 	SC_CHAT_OFFLINE,       /* offline cache mode and no cached answer */
 	SC_CHAT_CONFIG,        /* no key, no reference answer for the oracle */
+	SC_CHAT_CANCELLED,     /* taken back before an answer came: sc_client_cancel() */
 };
 
 const char *sc_chat_error_name(enum sc_chat_error e);
@@ -209,6 +210,9 @@ typedef void (*sc_chat_cb)(struct sc_chat_response *resp, void *payload);
 struct sc_client_options {
 	int max_total;                /* requests in flight, all providers */
 	int max_per_provider;         /* requests in flight per provider (the ceiling) */
+	/* the ceiling of one provider (index: enum sc_provider_kind or an
+	 * endpoint's index); 0: max_per_provider. Never above max_total. */
+	int per_provider[SC_PROVIDER_MAX];
 	int max_attempts;
 	int64_t deadline_ms;          /* per request, submit to last attempt */
 	int64_t timeout_ms;           /* per attempt */
@@ -248,8 +252,45 @@ void sc_client_free(struct sc_client *client);
  */
 int sc_client_submit(struct sc_client *client, const struct sc_chat_request *req,
 		     sc_chat_cb cb, void *payload);
-/* Runs until every submitted request has completed. 0 or SC_ENET. */
+/*
+ * Runs until every submitted request has completed and no outside work
+ * announced with sc_client_expect() is pending. 0 or SC_ENET.
+ */
 int sc_client_run(struct sc_client *client);
+
+/*
+ * Work done beside the requests, on other threads (kernel checks):
+ * sc_client_expect() (on the thread running the client) announces one
+ * piece, so sc_client_run() keeps running; sc_client_post(), from any
+ * thread, hands its completion back: fn(payload) then runs on the
+ * client's thread (at once, waking its poll) and the piece is no longer
+ * pending. Every expected piece must be posted exactly once.
+ */
+void sc_client_expect(struct sc_client *client);
+void sc_client_post(struct sc_client *client, void (*fn)(void *payload), void *payload);
+/* Outside work announced and not yet posted back and run. */
+size_t sc_client_pending(const struct sc_client *client);
+
+/*
+ * Calls fn(payload) on the client's thread about every interval_ms while
+ * sc_client_run() runs (fn NULL: none). For work that is due by time, such
+ * as committing finished results.
+ */
+void sc_client_set_tick(struct sc_client *client, int64_t interval_ms,
+			void (*fn)(void *payload), void *payload);
+
+/*
+ * Takes back the requests waiting to start (never those with an attempt in
+ * flight) for which keep_out(their payload, arg) is true: each completes
+ * at once with SC_CHAT_CANCELLED. Returns how many. For a stop: no new
+ * work starts, work in flight finishes.
+ */
+size_t sc_client_cancel(struct sc_client *client, bool (*keep_out)(void *payload, void *arg),
+			void *arg);
+/* Requests with an attempt in flight now, all providers. */
+int sc_client_in_flight(const struct sc_client *client);
+/* The total bound: requests in flight at most, all providers. */
+int sc_client_capacity(const struct sc_client *client);
 /* kind: a provider index (zeroes for a bad one). */
 void sc_client_stats(const struct sc_client *client, int kind, struct sc_provider_stats *out);
 
