@@ -1,13 +1,21 @@
 /*
- * The evaluation core (see eval.h and docs/evaluation.md). One pass plans
- * every work unit, reuses what the store already holds, submits the rest
- * to the provider client and drives them (multi-turn for kernel tests, an
- * optional judge request after the verdict) from the completion callbacks;
- * then the new units, aggregates and the run go to the store in one
- * transaction.
+ * The evaluation core (see eval.h and docs/evaluation.md). Units stream
+ * through one provider client: a window of units is started (each reused
+ * from the store, decided at once, or its first turn queued), and every
+ * unit decided makes room for the next, so a request slot never waits for
+ * a batch. Multi-turn kernel tests and the optional judge submit their
+ * next request from the completion callbacks; kernel answers are checked
+ * on a pool of threads (workpool.h), whose results come back to the
+ * client's thread through sc_client_post. Finished units are committed to
+ * the store in small transactions (by count or by time, from the client's
+ * tick); the run row and the aggregates at the end.
+ *
+ * Everything below runs on the thread that runs the client, except
+ * kcheck_run() (a pool thread), which touches only its own struct kcheck.
  */
 #include "common.h"
 #include "eval/eval.h"
+#include "eval/workpool.h"
 #include "providers/provider.h"
 #include "results/compare.h"
 #include "results/results.h"
@@ -43,60 +51,6 @@ static const char default_rubric[] =
 	"SCORE: followed by a number from 0 (useless) to 1 (fully correct).";
 
 #define TEST_NAME_MAX 80
-
-/* One work unit being evaluated. */
-struct unit {
-	struct ctx *ctx;
-	size_t idx;                 /* into ctx->out->units */
-	const struct sc_eval_skill *es;
-	const struct sc_test *test;
-	const char *model;          /* canonical name */
-	bool oracle_model;
-	const char *system;         /* NULL for baseline */
-	char **msgs;                /* alternating user, assistant, user, ... */
-	size_t nmsgs, msgs_alloc;
-	char *oracle;               /* reference answer for the oracle provider */
-	char *answer;               /* last answer, for the judge */
-	cJSON *transcript;
-	char skill_hash[65], test_hash[65], fixture_hash[65];
-	char *harness;
-	int64_t t0;
-	bool evaluated;             /* not reused */
-	bool judging;
-};
-
-struct ctx {
-	const struct sc_eval_options *opt;
-	struct sc_results *out;
-	struct unit *units;
-	size_t nunits, done;
-	char prompt_hash[65];
-	int64_t requests, cache_hits;
-};
-
-void sc_eval_options_init(struct sc_eval_options *opt)
-{
-	memset(opt, 0, sizeof(*opt));
-	opt->runs = 1;
-	opt->baseline = true;
-	opt->max_turns = 3;
-	opt->temperature = -1.0;
-	opt->reuse = true;
-	opt->kind = "eval";
-	opt->store_aggregates = true;
-	opt->alpha = SC_COMPARE_DEFAULT_ALPHA;
-}
-
-void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
-{
-	free(k->verdict);
-	free(k->message);
-	free(k->compile_log);
-	memset(k, 0, sizeof(*k));
-	k->max_abs_error = NAN;
-	k->speedup = NAN;
-	k->registers = -1;
-}
 
 /* ---- prompts and checks --------------------------------------------------- */
 
@@ -260,6 +214,115 @@ static char *test_name(const struct sc_test *t)
 	return sc_xstrndup(in, n);
 }
 
+
+/* ---- options ------------------------------------------------------------ */
+
+void sc_eval_options_init(struct sc_eval_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->runs = 1;
+	opt->baseline = true;
+	opt->max_turns = 3;
+	opt->temperature = -1.0;
+	opt->reuse = true;
+	opt->kind = "eval";
+	opt->store_aggregates = true;
+	opt->alpha = SC_COMPARE_DEFAULT_ALPHA;
+	opt->kernel_jobs = 1;
+}
+
+void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
+{
+	free(k->verdict);
+	free(k->message);
+	free(k->compile_log);
+	memset(k, 0, sizeof(*k));
+	k->max_abs_error = NAN;
+	k->speedup = NAN;
+	k->registers = -1;
+}
+
+/* ---- units --------------------------------------------------------------- */
+
+struct ctx;
+
+/*
+ * One work unit while it is evaluated: from the moment it starts until it
+ * is decided. Its results entry (ru) is moved into the results when it is
+ * decided; the working state (messages, transcript) is freed then.
+ */
+struct unit {
+	struct ctx *ctx;
+	const struct sc_eval_skill *es;
+	const struct sc_test *test;
+	const char *model;          /* canonical name */
+	bool oracle_model;
+	const char *system;         /* NULL for baseline */
+	char **msgs;                /* alternating user, assistant, user, ... */
+	size_t nmsgs, msgs_alloc;
+	char *oracle;               /* reference answer for the oracle provider */
+	char *answer;               /* last answer, for the judge */
+	cJSON *transcript;
+	char skill_hash[65], test_hash[65], fixture_hash[65];
+	char *harness;
+	int64_t t0;
+	bool evaluated;             /* not reused */
+	bool judging;
+	bool asked;                 /* a model answered at least once */
+	struct sc_results_unit ru;
+};
+
+/* An evaluated unit waiting for the next store transaction. */
+struct pending {
+	size_t idx;                 /* into out->units */
+	const char *skill_name;     /* borrowed from its skill */
+	char *transcript;
+	char *harness;
+	char skill_hash[65], test_hash[65], fixture_hash[65];
+};
+
+/* A kernel check handed to the pool, and its outcome. */
+struct kcheck {
+	struct unit *u;
+	char *fixture, *answer;
+	struct sc_eval_kernel_result kr;
+	int err;
+	char *err_msg;
+};
+
+struct ctx {
+	const struct sc_eval_options *opt;
+	struct sc_results *out;
+	size_t units_alloc;
+	const struct sc_eval_skill *skills;
+	size_t nskills;
+	struct sc_model *models;
+	size_t nmodels;
+	char (*skill_hashes)[65];   /* per skill */
+	struct sc_buf *systems;     /* per skill: its system prompt */
+	const struct sc_eval_unit_ref *refs;
+	size_t nrefs, next;
+	size_t window, active, done;
+	char prompt_hash[65];
+	int64_t requests, cache_hits;
+	size_t reused, evaluated;
+	bool any_kernel;
+	/* store transactions */
+	struct pending *pend;
+	size_t npend, pend_alloc;
+	int64_t first_pend_ms;
+	int commit_units;
+	int64_t commit_ms;
+	/* kernel checks */
+	struct sc_workpool *pool;
+	size_t kernels_busy;
+	/* stopping */
+	bool stopping, admitting;
+	int err;                    /* first fatal error, 0 when none */
+	char *err_msg;
+	int64_t last_activity_ms;
+};
+
 static void add_msg(struct unit *u, const char *role, const char *text)
 {
 	cJSON *m = cJSON_CreateObject();
@@ -271,260 +334,45 @@ static void add_msg(struct unit *u, const char *role, const char *text)
 	cJSON_AddItemToArray(u->transcript, m);
 }
 
-static struct sc_results_unit *ru_of(struct unit *u)
-{
-	return &u->ctx->out->units[u->idx];
-}
-
-/* ---- finishing a unit ----------------------------------------------------- */
-
 static void set_str(char **dst, const char *s)
 {
 	free(*dst);
 	*dst = s ? sc_xstrdup(s) : NULL;
 }
 
-static void unit_done(struct unit *u)
-{
-	struct ctx *c = u->ctx;
-	struct sc_results_unit *ru = ru_of(u);
-
-	if (u->evaluated)
-		ru->latency_ms = sc_now_ms() - u->t0;
-	c->done++;
-	if (c->opt->progress)
-		c->opt->progress(c->done, c->nunits, ru->skill, ru->variant, ru->model,
-				 ru->test_name, ru->verdict, ru->reused, c->opt->payload);
-}
-
 static void set_verdict(struct unit *u, const char *verdict, const char *error_class,
 			const char *message)
 {
-	struct sc_results_unit *ru = ru_of(u);
-
-	set_str(&ru->verdict, verdict);
-	set_str(&ru->error_class, error_class);
-	set_str(&ru->message, message);
+	set_str(&u->ru.verdict, verdict);
+	set_str(&u->ru.error_class, error_class);
+	set_str(&u->ru.message, message);
 }
 
-static const char *chat_error_class(enum sc_chat_error e)
+static void unit_free(struct unit *u)
 {
-	switch (e) {
-	case SC_CHAT_RATE_LIMITED: return "rate_limited";
-	case SC_CHAT_NETWORK:
-	case SC_CHAT_TIMEOUT: return "network";
-	default: return "provider";
-	}
-}
-
-static int submit_turn(struct unit *u);
-static int submit_judge(struct unit *u);
-static void on_chat(struct sc_chat_response *resp, void *payload);
-
-/* Starts the judge when one is configured and the verdict is not an error;
- * otherwise the unit is done. */
-static void after_verdict(struct unit *u)
-{
-	const struct sc_eval_options *opt = u->ctx->opt;
-
-	if (opt->judge_model && strcmp(ru_of(u)->verdict, "error") && u->answer) {
-		if (submit_judge(u) == 0)
-			return;
-		/* the judge could not even be asked: the score stays null */
-	}
-	unit_done(u);
-}
-
-/* Maps the kernel harness's verdict to the unit's verdict and error class. */
-static void kernel_verdict(const char *kv, const char **verdict, const char **error_class)
-{
-	static const struct { const char *kv, *cls; } fails[] = {
-		{ "compile_failed", "compile_error" }, { "refused", "compile_error" },
-		{ "mismatch", "mismatch" }, { "timeout", "timeout" },
-		{ "crashed", "crash" }, { "no_code", "no_code" },
-	};
-
-	*error_class = NULL;
-	if (!strcmp(kv, "passed")) {
-		*verdict = "pass";
+	if (!u)
 		return;
-	}
-	if (!strcmp(kv, "compiled")) {
-		*verdict = "skipped";
-		return;
-	}
-	*verdict = "fail";
-	*error_class = "wrong_answer";
-	for (size_t i = 0; i < SC_ARRAY_SIZE(fails); i++)
-		if (!strcmp(kv, fails[i].kv))
-			*error_class = fails[i].cls;
-}
-
-/* Checks a kernel answer; on a failure with turns left, sends the harness's
- * message back as the next user turn. */
-static void check_kernel(struct unit *u, const char *answer)
-{
-	const struct sc_eval_kernel_ops *ops = u->ctx->opt->kernel;
-	struct sc_results_unit *ru = ru_of(u);
-	struct sc_results_kernel *k = ru->kernel;
-	struct sc_eval_kernel_result kr;
-	const char *verdict, *cls;
-	int err;
-
-	memset(&kr, 0, sizeof(kr));
-	sc_eval_kernel_result_release(&kr);
-	err = ops->check(&kr, u->test->fixture, answer, ops->payload);
-	if (err < 0) {
-		set_verdict(u, "error", "gpu", sc_error_last());
-		goto done;
-	}
-	set_str(&k->verdict, kr.verdict ? kr.verdict : "no_code");
-	set_str(&k->compile, kr.compiled ? "ok" : "failed");
-	set_str(&k->compile_log, kr.compile_log);
-	k->max_abs_error = kr.max_abs_error;
-	k->registers = kr.registers >= 0 ? kr.registers : SC_RESULTS_NULL_INT;
-	k->speedup = kr.speedup;
-	kernel_verdict(k->verdict, &verdict, &cls);
-	if (!strcmp(verdict, "fail") && (int)ru->turns < u->ctx->opt->max_turns) {
-		struct sc_buf next = SC_BUF_INIT;
-		sc_buf_printf(&next, "Your kernel did not pass the check (%s).\n\n%s\n\n"
-			      "Fix the problem and reply with the complete corrected kernel.",
-			      k->verdict, kr.message ? kr.message : "");
-		add_msg(u, "user", next.ptr);
-		sc_buf_release(&next);
-		sc_eval_kernel_result_release(&kr);
-		if (submit_turn(u) == 0)
-			return;
-		set_verdict(u, "error", "provider", sc_error_last());
-		unit_done(u);
-		return;
-	}
-	if (!strcmp(verdict, "skipped"))
-		set_verdict(u, verdict, NULL, kr.message ? kr.message
-			    : "compile-only: no GPU, correctness and speed not checked");
-	else
-		set_verdict(u, verdict, cls, kr.message);
-done:
-	sc_eval_kernel_result_release(&kr);
-	after_verdict(u);
-}
-
-/* The completion of one model turn. */
-static void on_chat(struct sc_chat_response *resp, void *payload)
-{
-	struct unit *u = payload;
-	struct ctx *c = u->ctx;
-	struct sc_results_unit *ru = ru_of(u);
-
-	if (resp->from_cache)
-		c->cache_hits++;
-	else if (resp->attempts > 0)
-		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
-	if (resp->error_class != SC_CHAT_OK || !resp->text) {
-		set_verdict(u, "error", chat_error_class(resp->error_class),
-			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
-		unit_done(u);
-		return;
-	}
-	ru->turns++;
-	ru->tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
-	ru->tokens_out += resp->output_tokens;
-	add_msg(u, "assistant", resp->text);
+	for (size_t i = 0; i < u->nmsgs; i++)
+		free(u->msgs[i]);
+	free(u->msgs);
+	free(u->oracle);
 	free(u->answer);
-	u->answer = sc_xstrdup(resp->text);
-	if (u->test->fixture) {
-		check_kernel(u, resp->text);
+	free(u->harness);
+	cJSON_Delete(u->transcript);
+	free(u);
+}
+
+/* Remembers the first fatal error (store, client) and stops the run. */
+static void fatal(struct ctx *c, int err)
+{
+	if (c->err)
 		return;
-	}
-	if (sc_eval_contains_all(resp->text, (const char *const *)u->test->contains.items,
-				 u->test->contains.n)) {
-		set_verdict(u, "pass", NULL, NULL);
-	} else {
-		struct sc_buf msg = SC_BUF_INIT;
-		for (size_t i = 0; i < u->test->contains.n; i++)
-			if (!contains_ci(resp->text, u->test->contains.items[i])) {
-				sc_buf_printf(&msg, "answer lacks '%s'", u->test->contains.items[i]);
-				break;
-			}
-		set_verdict(u, "fail", "wrong_answer", msg.ptr);
-		sc_buf_release(&msg);
-	}
-	after_verdict(u);
+	c->err = err;
+	c->err_msg = sc_xstrdup(sc_error_last());
+	c->stopping = true;
 }
 
-static void on_judge(struct sc_chat_response *resp, void *payload)
-{
-	struct unit *u = payload;
-	struct ctx *c = u->ctx;
-
-	if (resp->from_cache)
-		c->cache_hits++;
-	else if (resp->attempts > 0)
-		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
-	if (resp->error_class == SC_CHAT_OK && resp->text)
-		ru_of(u)->judge_score = sc_eval_parse_score(resp->text);
-	unit_done(u);
-}
-
-static int submit_turn(struct unit *u)
-{
-	const struct sc_eval_options *opt = u->ctx->opt;
-	struct sc_chat_message *m = sc_xcalloc(u->nmsgs, sizeof(*m));
-	struct sc_chat_request req;
-	int err;
-
-	for (size_t i = 0; i < u->nmsgs; i++) {
-		m[i].role = i % 2 ? SC_CHAT_ASSISTANT : SC_CHAT_USER;
-		m[i].content = u->msgs[i];
-	}
-	memset(&req, 0, sizeof(req));
-	req.model = u->model;
-	req.system = u->system;
-	req.messages = m;
-	req.nmessages = u->nmsgs;
-	req.max_tokens = opt->max_tokens;
-	req.temperature = opt->temperature;
-	req.run_index = (int)ru_of(u)->run_index;
-	req.oracle_answer = u->oracle;
-	req.label = ru_of(u)->test_name;
-	err = sc_client_submit(u->ctx->opt->client, &req, on_chat, u);
-	free(m);
-	return err;
-}
-
-static int submit_judge(struct unit *u)
-{
-	const struct sc_eval_options *opt = u->ctx->opt;
-	struct sc_buf prompt = SC_BUF_INIT;
-	struct sc_chat_message m;
-	struct sc_chat_request req;
-	int err;
-
-	sc_buf_printf(&prompt, "Task:\n%s\n\nAnswer:\n%s\n", u->msgs[0], u->answer);
-	if (u->test->expectations.n) {
-		sc_buf_puts(&prompt, "\nExpectations:\n");
-		for (size_t i = 0; i < u->test->expectations.n; i++)
-			sc_buf_printf(&prompt, "- %s\n", u->test->expectations.items[i]);
-	}
-	m.role = SC_CHAT_USER;
-	m.content = prompt.ptr;
-	memset(&req, 0, sizeof(req));
-	req.model = opt->judge_model;
-	req.system = opt->judge_rubric ? opt->judge_rubric : default_rubric;
-	req.messages = &m;
-	req.nmessages = 1;
-	req.max_tokens = 1024;
-	req.temperature = 0.0;
-	req.run_index = 0;
-	req.oracle_answer = "SCORE: 1";
-	req.label = ru_of(u)->test_name;
-	u->judging = true;
-	err = sc_client_submit(opt->client, &req, on_judge, u);
-	sc_buf_release(&prompt);
-	return err;
-}
-
-/* ---- store conversion ----------------------------------------------------- */
+/* ---- store --------------------------------------------------------------- */
 
 static void key_of(struct sc_store_key *k, const struct unit *u, const char *prompt_hash)
 {
@@ -534,7 +382,7 @@ static void key_of(struct sc_store_key *k, const struct unit *u, const char *pro
 	k->model = u->model;
 	k->prompt_hash = prompt_hash;
 	k->harness = u->harness;
-	k->run_index = (int)u->ctx->out->units[u->idx].run_index;
+	k->run_index = (int)u->ru.run_index;
 }
 
 /* Copies a stored unit's outcome into a results unit. */
@@ -560,27 +408,26 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 	}
 }
 
-/* A borrowed view of a results unit for sc_store_put_unit(). */
-static void to_store(struct sc_store_unit *su, const struct unit *u, const char *skill_name,
-		     const char *prompt_hash, const char *transcript)
+/* A borrowed view of a decided unit for sc_store_put_unit(). */
+static void to_store(struct sc_store_unit *su, const struct sc_results_unit *ru,
+		     const struct pending *p, const char *prompt_hash)
 {
-	const struct sc_results_unit *ru = &u->ctx->out->units[u->idx];
 	const struct sc_results_kernel *k = ru->kernel;
 
 	sc_store_unit_init(su);
 	su->skill = ru->skill;
-	su->skill_name = skill_name;
+	su->skill_name = (char *)p->skill_name;
 	su->variant = ru->variant;
 	su->model = ru->model;
 	su->test_id = ru->test_id;
 	su->test_name = ru->test_name;
 	su->run_index = (int)ru->run_index;
 	su->kind = ru->kind;
-	su->skill_hash = u->skill_hash;
-	su->test_hash = u->test_hash;
-	su->fixture_hash = u->fixture_hash;
-	su->prompt_hash = prompt_hash;
-	su->harness = u->harness;
+	su->skill_hash = (char *)p->skill_hash;
+	su->test_hash = (char *)p->test_hash;
+	su->fixture_hash = (char *)p->fixture_hash;
+	su->prompt_hash = (char *)prompt_hash;
+	su->harness = p->harness;
 	su->verdict = ru->verdict;
 	su->error_class = ru->error_class;
 	su->message = ru->message;
@@ -598,7 +445,44 @@ static void to_store(struct sc_store_unit *su, const struct unit *u, const char 
 		su->registers = k->registers == SC_RESULTS_NULL_INT ? -1 : (int)k->registers;
 		su->speedup = k->speedup;
 	}
-	su->transcript = transcript;
+	su->transcript = p->transcript;
+}
+
+static void pending_release(struct pending *p)
+{
+	free(p->transcript);
+	free(p->harness);
+}
+
+/*
+ * Commits the evaluated units waiting for it in one transaction. A store
+ * that fails is fatal: the run stops (nothing more would be kept).
+ */
+static void flush(struct ctx *c)
+{
+	struct sc_store *st = c->opt->store;
+	int err = 0;
+
+	if (!c->npend)
+		return;
+	if (!c->err) {
+		if ((err = sc_store_begin(st)) == 0) {
+			for (size_t i = 0; i < c->npend && err == 0; i++) {
+				struct sc_store_unit su;
+				to_store(&su, &c->out->units[c->pend[i].idx], &c->pend[i], c->prompt_hash);
+				err = sc_store_put_unit(st, c->out->run.id, &su);
+			}
+			if (err == 0)
+				err = sc_store_commit(st);
+			if (err < 0)
+				sc_store_rollback(st);
+		}
+		if (err < 0)
+			fatal(c, err);
+	}
+	for (size_t i = 0; i < c->npend; i++)
+		pending_release(&c->pend[i]);
+	c->npend = 0;
 }
 
 int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const char *kind,
@@ -659,40 +543,363 @@ int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r
 	return 0;
 }
 
-/* Writes the run, its new units and its aggregates in one transaction. */
-static int save_to_store(struct ctx *c)
+/* ---- the life of a unit -------------------------------------------------- */
+
+static void admit(struct ctx *c);
+
+static void report_activity(struct ctx *c)
 {
-	struct sc_store *st = c->opt->store;
-	struct sc_results *r = c->out;
+	struct sc_eval_activity a;
+
+	if (!c->opt->activity)
+		return;
+	a.done = c->done;
+	a.total = c->nrefs;
+	a.active = c->active;
+	a.kernels_busy = c->kernels_busy;
+	a.requests_in_flight = c->opt->client ? sc_client_in_flight(c->opt->client) : 0;
+	a.reused = c->reused;
+	a.cache_hits = c->cache_hits;
+	a.requests = c->requests;
+	c->last_activity_ms = sc_now_ms();
+	c->opt->activity(&a, c->opt->payload);
+}
+
+/*
+ * A unit is decided: its results entry joins the results, an evaluated one
+ * waits for the next store transaction (committed now when enough wait),
+ * and its working state is freed. Runs on the request loop's thread.
+ */
+static void unit_done(struct unit *u)
+{
+	struct ctx *c = u->ctx;
+	struct sc_results *out = c->out;
+	const struct sc_eval_options *opt = c->opt;
+	size_t idx;
+
+	if (u->evaluated)
+		u->ru.latency_ms = sc_now_ms() - u->t0;
+	SC_GROW(out->units, c->units_alloc, out->nunits + 1);
+	idx = out->nunits++;
+	out->units[idx] = u->ru;
+	out->sorted = false;
+	c->done++;
+	if (u->ru.reused)
+		c->reused++;
+	else
+		c->evaluated++;
+	if (u->evaluated && opt->store) {
+		struct pending *p;
+		SC_GROW(c->pend, c->pend_alloc, c->npend + 1);
+		p = &c->pend[c->npend++];
+		p->idx = idx;
+		p->skill_name = u->es->skill->name;
+		p->transcript = cJSON_PrintUnformatted(u->transcript);
+		p->harness = u->harness;
+		u->harness = NULL;
+		memcpy(p->skill_hash, u->skill_hash, sizeof(p->skill_hash));
+		memcpy(p->test_hash, u->test_hash, sizeof(p->test_hash));
+		memcpy(p->fixture_hash, u->fixture_hash, sizeof(p->fixture_hash));
+		if (c->npend == 1)
+			c->first_pend_ms = sc_now_ms();
+		if (c->npend >= (size_t)c->commit_units)
+			flush(c);
+	}
+	if (opt->progress) {
+		const struct sc_results_unit *ru = &out->units[idx];
+		opt->progress(c->done, c->nrefs, ru->skill, ru->variant, ru->model, ru->test_name,
+			      ru->verdict, ru->reused, opt->payload);
+	}
+	if (u->evaluated)
+		c->active--;
+	unit_free(u);
+	if (sc_now_ms() - c->last_activity_ms >= 100)
+		report_activity(c);
+}
+
+/* A unit started but taken back before anything was decided (a stop):
+ * left out of the results, asked again by the next run. */
+static void unit_drop(struct unit *u)
+{
+	struct ctx *c = u->ctx;
+
+	c->active--;
+	sc_results_unit_release(&u->ru);
+	unit_free(u);
+}
+
+static const char *chat_error_class(enum sc_chat_error e)
+{
+	switch (e) {
+	case SC_CHAT_RATE_LIMITED: return "rate_limited";
+	case SC_CHAT_NETWORK:
+	case SC_CHAT_TIMEOUT: return "network";
+	default: return "provider";
+	}
+}
+
+static int submit_turn(struct unit *u);
+static int submit_judge(struct unit *u);
+
+/* Starts the judge when one is configured and the verdict is not an error;
+ * otherwise the unit is done. */
+static void after_verdict(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+
+	if (opt->judge_model && strcmp(u->ru.verdict, "error") && u->answer) {
+		if (submit_judge(u) == 0)
+			return;
+		/* the judge could not even be asked: the score stays null */
+	}
+	unit_done(u);
+}
+
+/* Maps the kernel harness's verdict to the unit's verdict and error class. */
+static void kernel_verdict(const char *kv, const char **verdict, const char **error_class)
+{
+	static const struct { const char *kv, *cls; } fails[] = {
+		{ "compile_failed", "compile_error" }, { "refused", "compile_error" },
+		{ "mismatch", "mismatch" }, { "timeout", "timeout" },
+		{ "crashed", "crash" }, { "no_code", "no_code" },
+	};
+
+	*error_class = NULL;
+	if (!strcmp(kv, "passed")) {
+		*verdict = "pass";
+		return;
+	}
+	if (!strcmp(kv, "compiled")) {
+		*verdict = "skipped";
+		return;
+	}
+	*verdict = "fail";
+	*error_class = "wrong_answer";
+	for (size_t i = 0; i < SC_ARRAY_SIZE(fails); i++)
+		if (!strcmp(kv, fails[i].kv))
+			*error_class = fails[i].cls;
+}
+
+/*
+ * What the harness said about a kernel answer (err < 0: it could not
+ * check, err_msg says why). On a failure with turns left, the harness's
+ * message goes back to the model as the next user turn, into the queue.
+ */
+static void kernel_checked(struct unit *u, const struct sc_eval_kernel_result *kr, int err,
+			   const char *err_msg)
+{
+	struct sc_results_kernel *k = u->ru.kernel;
+	const char *verdict, *cls;
+
+	if (err < 0) {
+		set_verdict(u, "error", "gpu", err_msg);
+		after_verdict(u);
+		return;
+	}
+	set_str(&k->verdict, kr->verdict ? kr->verdict : "no_code");
+	set_str(&k->compile, kr->compiled ? "ok" : "failed");
+	set_str(&k->compile_log, kr->compile_log);
+	k->max_abs_error = kr->max_abs_error;
+	k->registers = kr->registers >= 0 ? kr->registers : SC_RESULTS_NULL_INT;
+	k->speedup = kr->speedup;
+	kernel_verdict(k->verdict, &verdict, &cls);
+	if (!strcmp(verdict, "fail") && (int)u->ru.turns < u->ctx->opt->max_turns) {
+		struct sc_buf next = SC_BUF_INIT;
+		sc_buf_printf(&next, "Your kernel did not pass the check (%s).\n\n%s\n\n"
+			      "Fix the problem and reply with the complete corrected kernel.",
+			      k->verdict, kr->message ? kr->message : "");
+		add_msg(u, "user", next.ptr);
+		sc_buf_release(&next);
+		if (submit_turn(u) == 0)
+			return;
+		set_verdict(u, "error", "provider", sc_error_last());
+		unit_done(u);
+		return;
+	}
+	if (!strcmp(verdict, "skipped"))
+		set_verdict(u, verdict, NULL, kr->message ? kr->message
+			    : "compile-only: no GPU, correctness and speed not checked");
+	else
+		set_verdict(u, verdict, cls, kr->message);
+	after_verdict(u);
+}
+
+static void kcheck_done(void *payload);
+
+/* On a pool thread: runs the check, then hands it back to the loop. */
+static void kcheck_run(void *payload)
+{
+	struct kcheck *kc = payload;
+	const struct sc_eval_kernel_ops *ops = kc->u->ctx->opt->kernel;
+
+	kc->err = ops->check(&kc->kr, kc->fixture, kc->answer, ops->payload);
+	if (kc->err < 0)
+		kc->err_msg = sc_xstrdup(sc_error_last());
+	sc_client_post(kc->u->ctx->opt->client, kcheck_done, kc);
+}
+
+/* On the loop's thread: the check is back. */
+static void kcheck_done(void *payload)
+{
+	struct kcheck *kc = payload;
+	struct unit *u = kc->u;
+	struct ctx *c = u->ctx;
+
+	c->kernels_busy--;
+	kernel_checked(u, &kc->kr, kc->err, kc->err_msg);
+	sc_eval_kernel_result_release(&kc->kr);
+	free(kc->fixture);
+	free(kc->answer);
+	free(kc->err_msg);
+	free(kc);
+	admit(c);
+}
+
+/* Sends a kernel answer to the pool of checks; the request loop goes on. */
+static void check_kernel(struct unit *u, const char *answer)
+{
+	struct ctx *c = u->ctx;
+	struct kcheck *kc;
 	int err;
 
-	if ((err = sc_store_begin(st)) < 0)
-		goto done;
-	if ((err = sc_eval_store_put_run(st, r, NULL, NULL)) < 0)
-		goto done;
-	for (size_t i = 0; i < c->nunits; i++) {
-		struct unit *u = &c->units[i];
-		struct sc_store_unit su;
-		char *tr;
-		if (!u->evaluated)
-			continue;
-		tr = cJSON_PrintUnformatted(u->transcript);
-		to_store(&su, u, u->es->skill->name, c->prompt_hash, tr);
-		err = sc_store_put_unit(st, r->run.id, &su);
-		free(tr);
-		if (err < 0)
-			goto done;
+	if (!c->pool && (err = sc_workpool_new(&c->pool, c->opt->kernel_jobs)) < 0) {
+		set_verdict(u, "error", "gpu", sc_error_last());
+		after_verdict(u);
+		return;
 	}
-	if (c->opt->store_aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0)
-		goto done;
-	err = sc_store_commit(st);
-done:
-	if (err < 0)
-		sc_store_rollback(st);
+	kc = sc_xcalloc(1, sizeof(*kc));
+	kc->u = u;
+	kc->fixture = sc_xstrdup(u->test->fixture);
+	kc->answer = sc_xstrdup(answer);
+	sc_eval_kernel_result_release(&kc->kr);  /* NAN and -1 for absent numbers */
+	c->kernels_busy++;
+	sc_client_expect(c->opt->client);
+	sc_workpool_push(c->pool, kcheck_run, kc);
+}
+
+/* The completion of one model turn. */
+static void on_chat(struct sc_chat_response *resp, void *payload)
+{
+	struct unit *u = payload;
+	struct ctx *c = u->ctx;
+
+	if (resp->error_class == SC_CHAT_CANCELLED) {
+		unit_drop(u);
+		return;
+	}
+	if (resp->from_cache)
+		c->cache_hits++;
+	else if (resp->attempts > 0)
+		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
+	if (resp->error_class != SC_CHAT_OK || !resp->text) {
+		set_verdict(u, "error", chat_error_class(resp->error_class),
+			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
+		unit_done(u);
+		admit(c);
+		return;
+	}
+	u->asked = true;
+	u->ru.turns++;
+	u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
+	u->ru.tokens_out += resp->output_tokens;
+	add_msg(u, "assistant", resp->text);
+	free(u->answer);
+	u->answer = sc_xstrdup(resp->text);
+	if (u->test->fixture) {
+		check_kernel(u, resp->text);
+		return;
+	}
+	if (sc_eval_contains_all(resp->text, (const char *const *)u->test->contains.items,
+				 u->test->contains.n)) {
+		set_verdict(u, "pass", NULL, NULL);
+	} else {
+		struct sc_buf msg = SC_BUF_INIT;
+		for (size_t i = 0; i < u->test->contains.n; i++)
+			if (!contains_ci(resp->text, u->test->contains.items[i])) {
+				sc_buf_printf(&msg, "answer lacks '%s'", u->test->contains.items[i]);
+				break;
+			}
+		set_verdict(u, "fail", "wrong_answer", msg.ptr);
+		sc_buf_release(&msg);
+	}
+	after_verdict(u);
+	admit(c);
+}
+
+static void on_judge(struct sc_chat_response *resp, void *payload)
+{
+	struct unit *u = payload;
+	struct ctx *c = u->ctx;
+
+	if (resp->from_cache)
+		c->cache_hits++;
+	else if (resp->attempts > 0)
+		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
+	if (resp->error_class == SC_CHAT_OK && resp->text)
+		u->ru.judge_score = sc_eval_parse_score(resp->text);
+	unit_done(u);
+	admit(c);
+}
+
+static int submit_turn(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	struct sc_chat_message *m = sc_xcalloc(u->nmsgs, sizeof(*m));
+	struct sc_chat_request req;
+	int err;
+
+	for (size_t i = 0; i < u->nmsgs; i++) {
+		m[i].role = i % 2 ? SC_CHAT_ASSISTANT : SC_CHAT_USER;
+		m[i].content = u->msgs[i];
+	}
+	memset(&req, 0, sizeof(req));
+	req.model = u->model;
+	req.system = u->system;
+	req.messages = m;
+	req.nmessages = u->nmsgs;
+	req.max_tokens = opt->max_tokens;
+	req.temperature = opt->temperature;
+	req.run_index = (int)u->ru.run_index;
+	req.oracle_answer = u->oracle;
+	req.label = u->ru.test_name;
+	err = sc_client_submit(opt->client, &req, on_chat, u);
+	free(m);
 	return err;
 }
 
-/* ---- the run ------------------------------------------------------------- */
+static int submit_judge(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	struct sc_buf prompt = SC_BUF_INIT;
+	struct sc_chat_message m;
+	struct sc_chat_request req;
+	int err;
+
+	sc_buf_printf(&prompt, "Task:\n%s\n\nAnswer:\n%s\n", u->msgs[0], u->answer);
+	if (u->test->expectations.n) {
+		sc_buf_puts(&prompt, "\nExpectations:\n");
+		for (size_t i = 0; i < u->test->expectations.n; i++)
+			sc_buf_printf(&prompt, "- %s\n", u->test->expectations.items[i]);
+	}
+	m.role = SC_CHAT_USER;
+	m.content = prompt.ptr;
+	memset(&req, 0, sizeof(req));
+	req.model = opt->judge_model;
+	req.system = opt->judge_rubric ? opt->judge_rubric : default_rubric;
+	req.messages = &m;
+	req.nmessages = 1;
+	req.max_tokens = 1024;
+	req.temperature = 0.0;
+	req.run_index = 0;
+	req.oracle_answer = "SCORE: 1";
+	req.label = u->ru.test_name;
+	u->judging = true;
+	err = sc_client_submit(opt->client, &req, on_judge, u);
+	sc_buf_release(&prompt);
+	return err;
+}
+
+/* ---- starting units ------------------------------------------------------ */
 
 char *sc_eval_now_iso(void)
 {
@@ -706,17 +913,10 @@ char *sc_eval_new_run_id(void)
 {
 	struct sc_buf b = SC_BUF_INIT;
 	unsigned char rnd[4] = { 0 };
-	FILE *f = fopen("/dev/urandom", "rb");
 	time_t t = time(NULL);
 	struct tm tm;
-	uint32_t v;
 
-	if (!f || fread(rnd, 1, sizeof(rnd), f) != sizeof(rnd)) {
-		v = (uint32_t)sc_now_ns() ^ ((uint32_t)getpid() << 16);
-		memcpy(rnd, &v, sizeof(rnd));
-	}
-	if (f)
-		fclose(f);
+	sc_random_bytes(rnd, sizeof(rnd));
 	gmtime_r(&t, &tm);
 	sc_buf_printf(&b, "%04d%02d%02dT%02d%02d%02dZ-", tm.tm_year + 1900, tm.tm_mon + 1,
 		      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
@@ -724,24 +924,26 @@ char *sc_eval_new_run_id(void)
 	return sc_buf_detach(&b, NULL);
 }
 
-/* Sets up unit u (results entry idx) for a test; returns 0 or an error. */
-static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_eval_skill *es,
-		     const char *variant, const struct sc_model *model, const struct sc_test *t,
-		     int run, const char *system, const char *skill_hash)
+/* A new unit for one planned reference, its results entry filled. */
+static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 {
 	const struct sc_eval_options *opt = c->opt;
-	struct sc_results_unit *ru = &c->out->units[idx];
+	const struct sc_eval_skill *es = &c->skills[ref->skill];
+	const struct sc_test *t = &es->tests->items[ref->test];
+	const struct sc_model *model = &c->models[ref->model];
+	const char *variant = ref->baseline ? "baseline" : es->variant;
+	const char *skill_hash = ref->baseline ? SC_STORE_NO_SKILL : c->skill_hashes[ref->skill];
+	struct unit *u = sc_xcalloc(1, sizeof(*u));
+	struct sc_results_unit *ru = &u->ru;
 	struct sc_buf user = SC_BUF_INIT, tmp = SC_BUF_INIT;
 	char mh[65];
-	int err = 0;
 
 	u->ctx = c;
-	u->idx = idx;
 	u->es = es;
 	u->test = t;
 	u->model = model->name;
 	u->oracle_model = model->kind == SC_PROVIDER_ORACLE;
-	u->system = system;
+	u->system = ref->baseline ? NULL : c->systems[ref->skill].ptr;
 	u->transcript = cJSON_CreateArray();
 	snprintf(u->skill_hash, sizeof(u->skill_hash), "%s", skill_hash);
 	sc_test_hash(u->test_hash, t);
@@ -752,7 +954,7 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 	ru->model = sc_xstrdup(model->name);
 	ru->test_id = sc_xstrdup(t->id);
 	ru->test_name = test_name(t);
-	ru->run_index = run;
+	ru->run_index = ref->run;
 	ru->kind = sc_xstrdup(t->fixture ? "kernel" : "text");
 	ru->test_file = t->source ? sc_xstrdup(t->source) : NULL;
 	ru->test_line = t->line ? (int64_t)t->line : SC_RESULTS_NULL_INT;
@@ -761,8 +963,10 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 		sc_results_kernel_init(ru->kernel);
 		ru->kernel->fixture = sc_xstrdup(t->fixture);
 		if (opt->kernel && opt->kernel->fixture_hash &&
-		    opt->kernel->fixture_hash(u->fixture_hash, t->fixture, opt->kernel->payload) < 0)
+		    opt->kernel->fixture_hash(u->fixture_hash, t->fixture, opt->kernel->payload) < 0) {
 			u->fixture_hash[0] = '\0';
+			sc_error_clear();
+		}
 		if (u->fixture_hash[0])
 			ru->kernel->fixture_hash = sc_xstrdup(u->fixture_hash);
 		sc_buf_printf(&tmp, "%s+%s+turns%d", SC_EVAL_HARNESS_VERSION,
@@ -796,6 +1000,7 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 	    opt->kernel->prompt(&tmp, t->fixture, opt->kernel->payload) == 0 && tmp.len &&
 	    !strstr(user.ptr, tmp.ptr))
 		sc_buf_printf(&user, "\n\n%s", tmp.ptr);
+	sc_error_clear();
 	sc_buf_clear(&tmp);
 	add_msg(u, "user", user.ptr);
 	if (u->oracle_model) {
@@ -806,10 +1011,11 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 		} else if (sc_tests_oracle_answer(t, &tmp) == 0) {
 			u->oracle = sc_buf_detach(&tmp, NULL);
 		}
+		sc_error_clear();
 	}
 	sc_buf_release(&user);
 	sc_buf_release(&tmp);
-	return err;
+	return u;
 }
 
 /*
@@ -821,7 +1027,6 @@ static int plan_unit(struct ctx *c, struct unit *u, size_t idx, const struct sc_
 static int decide_early(struct ctx *c, struct unit *u)
 {
 	const struct sc_eval_options *opt = c->opt;
-	struct sc_results_unit *ru = ru_of(u);
 
 	if (opt->store && opt->reuse) {
 		struct sc_store_key key;
@@ -830,9 +1035,8 @@ static int decide_early(struct ctx *c, struct unit *u)
 		key_of(&key, u, c->prompt_hash);
 		err = sc_store_lookup_unit(opt->store, &su, &key);
 		if (err == 0) {
-			from_store(ru, &su);
+			from_store(&u->ru, &su);
 			sc_store_unit_release(&su);
-			unit_done(u);
 			return 1;
 		}
 		sc_store_unit_release(&su);
@@ -842,34 +1046,257 @@ static int decide_early(struct ctx *c, struct unit *u)
 	}
 	if (u->test->fixture && (!opt->kernel || !opt->kernel->check)) {
 		set_verdict(u, "skipped", NULL, "kernel harness not available in this build");
-		unit_done(u);
 		return 1;
 	}
 	return 0;
 }
 
-static void unit_release(struct unit *u)
+static bool stop_asked(struct ctx *c)
 {
-	for (size_t i = 0; i < u->nmsgs; i++)
-		free(u->msgs[i]);
-	free(u->msgs);
-	free(u->oracle);
-	free(u->answer);
-	free(u->harness);
-	cJSON_Delete(u->transcript);
+	if (!c->stopping && c->opt->stop && c->opt->stop(c->opt->payload))
+		c->stopping = true;
+	return c->stopping;
+}
+
+/* sc_client_cancel: a unit whose first turn has not been sent yet. */
+static bool not_started(void *payload, void *arg)
+{
+	struct unit *u = payload;
+
+	return u->ctx == arg && !u->asked && !u->judging;
+}
+
+/*
+ * Starts units while the window has room: each is reused from the store,
+ * decided at once, or its first turn goes into the client's queue (the
+ * client starts it the moment a request slot is free). Reentrant calls
+ * (from a callback of a unit it decided) return at once.
+ */
+static void admit(struct ctx *c)
+{
+	int err;
+
+	if (c->admitting)
+		return;
+	c->admitting = true;
+	while (c->next < c->nrefs && c->active < c->window && !stop_asked(c)) {
+		struct unit *u = plan_unit(c, &c->refs[c->next++]);
+		int decided = decide_early(c, u);
+		if (decided < 0) {
+			fatal(c, decided);
+			sc_results_unit_release(&u->ru);
+			unit_free(u);
+			break;
+		}
+		if (decided) {
+			unit_done(u);
+			continue;
+		}
+		if (!c->opt->client) {
+			fatal(c, sc_error_set(SC_EINVAL, "no model client for the evaluation"));
+			sc_results_unit_release(&u->ru);
+			unit_free(u);
+			break;
+		}
+		u->evaluated = true;
+		u->t0 = sc_now_ms();
+		c->active++;
+		if ((err = submit_turn(u)) < 0) {
+			/* a bad model or a missing key: every unit would fail alike */
+			fatal(c, err);
+			unit_drop(u);
+			break;
+		}
+	}
+	if (c->stopping && c->opt->client)
+		sc_client_cancel(c->opt->client, not_started, c);
+	c->admitting = false;
+}
+
+/* The client's tick: a stop, a due transaction, the activity line. */
+static void tick(void *payload)
+{
+	struct ctx *c = payload;
+	int64_t now = sc_now_ms();
+
+	if (c->npend && now - c->first_pend_ms >= c->commit_ms)
+		flush(c);
+	admit(c);
+	if (now - c->last_activity_ms >= 100)
+		report_activity(c);
+}
+
+/* Per skill: its content hash and system prompt. */
+static int prepare_skills(struct ctx *c)
+{
+	int err;
+
+	c->skill_hashes = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->skill_hashes));
+	c->systems = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->systems));
+	for (size_t s = 0; s < c->nskills; s++) {
+		const struct sc_eval_skill *es = &c->skills[s];
+		sc_buf_init(&c->systems[s]);
+		if (!es->skill)
+			continue;  /* not evaluated */
+		if (es->hash)
+			snprintf(c->skill_hashes[s], sizeof(c->skill_hashes[s]), "%s", es->hash);
+		else if ((err = sc_eval_skill_hash(c->skill_hashes[s], es->skill)) < 0)
+			return err;
+		sc_eval_system_prompt(&c->systems[s], es->skill);
+	}
+	return 0;
+}
+
+/* Parses every model name (and the judge's) before anything is asked. */
+static int parse_models(struct ctx *c, const char *const *names, size_t n)
+{
+	int err;
+
+	c->models = sc_xcalloc(n ? n : 1, sizeof(*c->models));
+	for (size_t m = 0; m < n; m++) {
+		if ((err = sc_model_parse(&c->models[m], names[m])) < 0)
+			return err;
+		c->nmodels++;
+	}
+	if (c->opt->judge_model) {
+		struct sc_model jm;
+		if ((err = sc_model_parse(&jm, c->opt->judge_model)) < 0)
+			return err;
+		sc_model_release(&jm);
+	}
+	return 0;
+}
+
+static void ctx_release(struct ctx *c)
+{
+	for (size_t i = 0; i < c->npend; i++)
+		pending_release(&c->pend[i]);
+	free(c->pend);
+	for (size_t m = 0; m < c->nmodels; m++)
+		sc_model_release(&c->models[m]);
+	free(c->models);
+	for (size_t s = 0; c->systems && s < c->nskills; s++)
+		sc_buf_release(&c->systems[s]);
+	free(c->systems);
+	free(c->skill_hashes);
+	free(c->err_msg);
+}
+
+/*
+ * Drives the planned units (c->refs) to the end: admission, the client
+ * loop (requests, kernel checks, ticks), the last transaction. Returns 0
+ * or the first fatal error (its message set again).
+ */
+static int drive(struct ctx *c)
+{
+	const struct sc_eval_options *opt = c->opt;
+	int err = 0;
+
+	c->units_alloc = c->out->nunits;
+	c->commit_units = opt->commit_units > 0 ? opt->commit_units : SC_EVAL_COMMIT_UNITS;
+	c->commit_ms = opt->commit_ms > 0 ? opt->commit_ms : SC_EVAL_COMMIT_MS;
+	if (opt->window > 0)
+		c->window = (size_t)opt->window;
+	else
+		c->window = 2 * (size_t)(opt->client ? sc_client_capacity(opt->client) : 1) +
+			    4 * (size_t)(opt->kernel_jobs > 0 ? opt->kernel_jobs : 1);
+	sha_hex(c->prompt_hash, sc_eval_prompt_template);
+	for (size_t i = 0; i < c->nrefs; i++)
+		if (c->skills[c->refs[i].skill].tests->items[c->refs[i].test].fixture)
+			c->any_kernel = true;
+	admit(c);
+	if (opt->client && (c->active || c->next < c->nrefs)) {
+		sc_client_set_tick(opt->client, 50, tick, c);
+		while (c->active || (c->next < c->nrefs && !c->stopping)) {
+			if ((err = sc_client_run(opt->client)) < 0) {
+				fatal(c, err);
+				break;
+			}
+			/* the loop ends only when every request and check came back */
+			assert(c->active == 0);
+			admit(c);  /* every unit in the window decided: start more */
+			if (c->active == 0 && c->next < c->nrefs && c->stopping)
+				break;
+		}
+		sc_client_set_tick(opt->client, 0, NULL, NULL);
+	}
+	sc_workpool_free(c->pool);  /* every check was posted back and run */
+	c->pool = NULL;
+	flush(c);
+	report_activity(c);
+	if (c->err) {
+		sc_error_set(c->err, "%s", c->err_msg ? c->err_msg : "evaluation failed");
+		return c->err;
+	}
+	return 0;
+}
+
+int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
+		      const struct sc_eval_skill *skills, size_t nskills,
+		      const struct sc_eval_unit_ref *refs, size_t nrefs,
+		      const struct sc_eval_options *opt)
+{
+	struct ctx c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	memset(stats, 0, sizeof(*stats));
+	c.opt = opt;
+	c.out = out;
+	c.skills = skills;
+	c.nskills = nskills;
+	c.refs = refs;
+	c.nrefs = nrefs;
+	if (opt->max_turns < 1)
+		return sc_error_set(SC_EINVAL, "evaluation needs at least one turn");
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
+	    (err = prepare_skills(&c)) < 0)
+		goto done;
+	for (size_t i = 0; i < nrefs; i++)
+		if (refs[i].skill >= nskills || refs[i].model >= c.nmodels ||
+		    !skills[refs[i].skill].skill || refs[i].test >= skills[refs[i].skill].tests->n) {
+			err = sc_error_set(SC_EINVAL, "unit %zu of the plan names no skill, model or "
+					   "test", i);
+			goto done;
+		}
+	err = drive(&c);
+done:
+	stats->decided = c.done;
+	stats->evaluated = c.evaluated;
+	stats->reused = c.reused;
+	stats->requests = c.requests;
+	stats->cache_hits = c.cache_hits;
+	stats->stopped = c.next < c.nrefs || c.done < c.nrefs;
+	stats->any_kernel = c.any_kernel;
+	ctx_release(&c);
+	return err;
+}
+
+/* Writes the run row and its aggregates in one transaction. */
+static int store_run(struct sc_store *st, const struct sc_results *r, bool aggregates)
+{
+	int err;
+
+	if ((err = sc_store_begin(st)) < 0)
+		return err;
+	if ((err = sc_eval_store_put_run(st, r, NULL, NULL)) < 0 ||
+	    (aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0) ||
+	    (err = sc_store_commit(st)) < 0) {
+		sc_store_rollback(st);
+		return err;
+	}
+	return 0;
 }
 
 int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size_t nskills,
 		const struct sc_eval_options *opt)
 {
 	struct ctx c;
-	struct sc_model *models = NULL;
-	char (*skill_hashes)[65] = NULL;
-	struct sc_buf *systems = NULL;
+	struct sc_eval_unit_ref *refs = NULL;
 	struct sc_sha256 plan;
 	unsigned char digest[SC_SHA256_LEN];
 	struct sc_buf hex = SC_BUF_INIT;
-	size_t total = 0, idx = 0, nvariants = opt->baseline ? 2 : 1;
+	size_t total = 0, n = 0, nvariants = opt->baseline ? 2 : 1;
 	int64_t t_start = sc_now_ms();
 	bool any_kernel = false;
 	int err = 0;
@@ -878,29 +1305,18 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	memset(&c, 0, sizeof(c));
 	c.opt = opt;
 	c.out = out;
+	c.skills = skills;
+	c.nskills = nskills;
 	if (opt->runs < 1 || opt->max_turns < 1 || opt->nmodels == 0)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one model, one run and one turn");
-	models = sc_xcalloc(opt->nmodels, sizeof(*models));
-	for (size_t m = 0; m < opt->nmodels; m++)
-		if ((err = sc_model_parse(&models[m], opt->models[m])) < 0)
-			goto done;
-	if (opt->judge_model) {
-		struct sc_model jm;
-		if ((err = sc_model_parse(&jm, opt->judge_model)) < 0)
-			goto done;
-		sc_model_release(&jm);
-	}
-	sha_hex(c.prompt_hash, sc_eval_prompt_template);
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0)
+		goto done;
 
 	/* The results frame: run, skills. */
 	out->schema = sc_xstrdup(SC_RESULTS_SCHEMA);
 	out->skillci_version = sc_xstrdup(SC_VERSION);
 	out->harness_version = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
-	out->run.id = sc_xstrdup(opt->run_id ? opt->run_id : "");
-	if (!opt->run_id) {
-		free(out->run.id);
-		out->run.id = sc_eval_new_run_id();
-	}
+	out->run.id = opt->run_id ? sc_xstrdup(opt->run_id) : sc_eval_new_run_id();
 	out->run.kind = sc_xstrdup(opt->kind ? opt->kind : "eval");
 	out->run.started_at = sc_eval_now_iso();
 	out->run.models = sc_xcalloc(opt->nmodels, sizeof(char *));
@@ -908,15 +1324,13 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	out->run.nmodels = out->run.nresolved_models = opt->nmodels;
 	for (size_t m = 0; m < opt->nmodels; m++) {
 		out->run.models[m] = sc_xstrdup(opt->models[m]);
-		out->run.resolved_models[m] = sc_xstrdup(models[m].name);
-		if (models[m].kind == SC_PROVIDER_ORACLE)
+		out->run.resolved_models[m] = sc_xstrdup(c.models[m].name);
+		if (c.models[m].kind == SC_PROVIDER_ORACLE)
 			out->run.oracle = true;
 	}
 	out->run.runs = opt->runs;
 	out->skills = sc_xcalloc(nskills ? nskills : 1, sizeof(*out->skills));
 	out->nskills = nskills;
-	skill_hashes = sc_xcalloc(nskills ? nskills : 1, sizeof(*skill_hashes));
-	systems = sc_xcalloc(nskills ? nskills : 1, sizeof(*systems));
 	for (size_t s = 0; s < nskills; s++) {
 		const struct sc_eval_skill *es = &skills[s];
 		struct sc_results_skill *rs = &out->skills[s];
@@ -927,102 +1341,68 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 		rs->tests = (int64_t)es->tests->n;
 		rs->untested = es->tests->n == 0;
 		rs->gate_passed = true;
-		if ((err = sc_eval_skill_hash(skill_hashes[s], es->skill)) < 0)
-			goto done;
-		sc_buf_init(&systems[s]);
-		sc_eval_system_prompt(&systems[s], es->skill);
 		total += es->tests->n * opt->nmodels * nvariants * (size_t)opt->runs;
 		for (size_t t = 0; t < es->tests->n; t++)
 			any_kernel |= es->tests->items[t].fixture != NULL;
 	}
+	if ((err = prepare_skills(&c)) < 0)
+		goto done;
 
-	/* Plan every unit. */
-	out->units = sc_xcalloc(total ? total : 1, sizeof(*out->units));
-	out->nunits = total;
-	c.units = sc_xcalloc(total ? total : 1, sizeof(*c.units));
-	c.nunits = total;
+	/* The plan: every unit, in a fixed order (the plan hash covers every
+	 * unit, so all shards of one plan share it); select leaves units out. */
+	refs = sc_xcalloc(total ? total : 1, sizeof(*refs));
 	sc_sha256_init(&plan);
 	for (size_t s = 0; s < nskills; s++) {
 		const struct sc_eval_skill *es = &skills[s];
-		for (size_t m = 0; m < opt->nmodels; m++) {
+		for (size_t m = 0; m < c.nmodels; m++) {
 			for (size_t v = 0; v < nvariants; v++) {
 				bool base = opt->baseline && v == 0;
 				for (size_t t = 0; t < es->tests->n; t++) {
+					char th[65];
+					sc_test_hash(th, &es->tests->items[t]);
 					for (int r = 0; r < opt->runs; r++) {
-						/* the plan hash covers every unit, so all
-						 * shards of one plan share it */
-						char th[65];
-						sc_test_hash(th, &es->tests->items[t]);
 						sc_sha256_update(&plan, th, 64);
 						sc_sha256_update(&plan, base ? "b" : "s", 1);
-						sc_sha256_update(&plan, models[m].name, strlen(models[m].name) + 1);
+						sc_sha256_update(&plan, c.models[m].name,
+								 strlen(c.models[m].name) + 1);
 						if (opt->select &&
 						    !opt->select(es->path, base ? "baseline" : es->variant,
-								 models[m].name, es->tests->items[t].id, r,
+								 c.models[m].name, es->tests->items[t].id, r,
 								 opt->select_payload))
 							continue;
-						plan_unit(&c, &c.units[idx], idx, es,
-							  base ? "baseline" : es->variant, &models[m],
-							  &es->tests->items[t], r,
-							  base ? NULL : systems[s].ptr,
-							  base ? SC_STORE_NO_SKILL : skill_hashes[s]);
-						idx++;
+						refs[n].skill = (uint32_t)s;
+						refs[n].test = (uint32_t)t;
+						refs[n].model = (uint16_t)m;
+						refs[n].baseline = base;
+						refs[n].run = r;
+						n++;
 					}
 				}
 			}
 		}
 	}
-	out->nunits = idx;  /* fewer than total when opt->select left units out */
-	c.nunits = idx;
 	sc_sha256_final(&plan, digest);
 	sc_hex(&hex, digest, sizeof(digest));
 	out->run.plan_hash = sc_buf_detach(&hex, NULL);
 	out->run.mode = sc_xstrdup(!any_kernel ? "none"
 				   : opt->kernel && opt->kernel->mode ? opt->kernel->mode
 				   : "compile-only");
-
-	/* Reuse (every lookup before the first request), then ask. */
-	for (size_t i = 0; i < c.nunits; i++) {
-		int decided = decide_early(&c, &c.units[i]);
-		if (decided < 0) {
-			err = decided;
-			goto done;
-		}
-		c.units[i].evaluated = decided == 0;
-	}
-	for (size_t i = 0; i < c.nunits; i++) {
-		struct unit *u = &c.units[i];
-		if (!u->evaluated)
-			continue;
-		u->t0 = sc_now_ms();
-		if (!opt->client) {
-			err = sc_error_set(SC_EINVAL, "no model client for the evaluation");
-			goto done;
-		}
-		if ((err = submit_turn(u)) < 0)
-			goto done;  /* a bad model or a missing key: every unit would fail alike */
-	}
-	if (opt->client && (err = sc_client_run(opt->client)) < 0)
+	c.refs = refs;
+	c.nrefs = n;
+	if ((err = drive(&c)) < 0)
 		goto done;
 
 	out->run.finished_at = sc_eval_now_iso();
+	out->run.complete = c.done == n;
 	sc_eval_aggregate(out, opt->alpha);
 	out->totals.requests = c.requests;
 	out->totals.cache_hits = c.cache_hits;
 	out->totals.wall_ms = sc_now_ms() - t_start;
-	if (opt->store && (err = save_to_store(&c)) < 0)
+	if (opt->store && (err = store_run(opt->store, out, opt->store_aggregates)) < 0)
 		goto done;
 done:
-	for (size_t i = 0; i < c.nunits; i++)
-		unit_release(&c.units[i]);
-	free(c.units);
-	for (size_t m = 0; models && m < opt->nmodels; m++)
-		sc_model_release(&models[m]);
-	free(models);
-	for (size_t s = 0; systems && s < nskills; s++)
-		sc_buf_release(&systems[s]);
-	free(systems);
-	free(skill_hashes);
+	free(refs);
+	ctx_release(&c);
 	sc_buf_release(&hex);
 	return err;
 }
@@ -1034,27 +1414,24 @@ static bool counted(const struct sc_results_unit *u)
 	return !strcmp(u->verdict, "pass") || !strcmp(u->verdict, "fail");
 }
 
-static bool same_group(const struct sc_results_unit *u, const char *skill, const char *variant,
-		       const char *model)
+static bool same_group(const struct sc_results_unit *a, const struct sc_results_unit *b)
 {
-	return !strcmp(u->skill, skill) && !strcmp(u->variant, variant) && !strcmp(u->model, model);
+	return !strcmp(a->skill, b->skill) && !strcmp(a->variant, b->variant) &&
+	       !strcmp(a->model, b->model);
 }
 
-/* Fills one aggregate from the units of its group. */
-static void aggregate_one(struct sc_results_aggregate *a, const struct sc_results *r)
+/* Fills one aggregate from the n units of its group, u[0..n). */
+static void aggregate_one(struct sc_results_aggregate *a, const struct sc_results_unit *units,
+			  size_t n)
 {
 	size_t nk = 0, nsp = 0, nj = 0, nt = 0;
 	double tokens = 0, turns = 0, judge = 0;
-	bool *correct = NULL;
-	double *speed = NULL, *passed_speed = NULL;
+	bool *correct = sc_xcalloc(n + 1, sizeof(*correct));
+	double *speed = sc_xcalloc(n + 1, sizeof(*speed));
+	double *passed_speed = sc_xcalloc(n + 1, sizeof(*passed_speed));
 
-	correct = sc_xcalloc(r->nunits + 1, sizeof(*correct));
-	speed = sc_xcalloc(r->nunits + 1, sizeof(*speed));
-	passed_speed = sc_xcalloc(r->nunits + 1, sizeof(*passed_speed));
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		if (!same_group(u, a->skill, a->variant, a->model))
-			continue;
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_results_unit *u = &units[i];
 		if (!strcmp(u->verdict, "pass"))
 			a->passed++;
 		else if (!strcmp(u->verdict, "fail"))
@@ -1103,25 +1480,37 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 	free(passed_speed);
 }
 
+/* Units of one group in sorted order: by test id, then run index. */
+static int cmp_pair_key(const struct sc_results_unit *a, const struct sc_results_unit *b)
+{
+	int c = strcmp(a->test_id, b->test_id);
+	return c ? c : (a->run_index > b->run_index) - (a->run_index < b->run_index);
+}
+
 /*
- * Pairs the units of from and to by (test_id, run_index) and fills c
- * through the one comparison code path (results/compare.h) at alpha.
+ * Pairs the counted units of two groups by (test_id, run_index) and fills
+ * c through the one comparison code path (results/compare.h) at alpha.
+ * Both ranges are sorted by test id and run (sc_results_sort), so one
+ * merge pass pairs them.
  */
-static void compare_one(struct sc_results_comparison *c, const struct sc_results *r,
-			const struct sc_results_aggregate *from,
-			const struct sc_results_aggregate *to, double alpha)
+static void compare_one(struct sc_results_comparison *c, const struct sc_results_aggregate *from,
+			const struct sc_results_unit *fu, size_t fn,
+			const struct sc_results_aggregate *to, const struct sc_results_unit *tu,
+			size_t tn, double alpha)
 {
 	struct sc_compare_pairs pairs = { 0, 0, 0, 0, 0 };
+	size_t j = 0;
 
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *a = &r->units[i];
-		if (!same_group(a, from->skill, from->variant, from->model) || !counted(a))
+	for (size_t i = 0; i < fn; i++) {
+		const struct sc_results_unit *a = &fu[i];
+		if (!counted(a))
 			continue;
-		for (size_t j = 0; j < r->nunits; j++) {
-			const struct sc_results_unit *b = &r->units[j];
+		while (j < tn && cmp_pair_key(&tu[j], a) < 0)
+			j++;
+		for (size_t k = j; k < tn && !cmp_pair_key(&tu[k], a); k++) {
+			const struct sc_results_unit *b = &tu[k];
 			bool ap, bp;
-			if (b->run_index != a->run_index || strcmp(b->test_id, a->test_id) ||
-			    !same_group(b, to->skill, to->variant, to->model) || !counted(b))
+			if (!counted(b))
 				continue;
 			ap = !strcmp(a->verdict, "pass");
 			bp = !strcmp(b->verdict, "pass");
@@ -1141,7 +1530,7 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 	static const char *const pairs[][2] = {
 		{ "baseline", "head" }, { "base", "head" }, { "baseline", "base" },
 	};
-	size_t alloc = 0, calloc_ = 0;
+	size_t alloc = 0, calloc_ = 0, *first = NULL, *count = NULL, ranges_alloc = 0;
 	struct sc_results_totals *t = &r->totals;
 
 	r->run.alpha = sc_compare_alpha(alpha);
@@ -1167,43 +1556,66 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 	free(r->comparisons);
 	r->comparisons = NULL;
 	r->ncomparisons = 0;
+	/* units by skill, model, variant, test id, run: each group is a range */
+	sc_results_sort(r);
 
 	t->units = (int64_t)r->nunits;
 	t->evaluated = t->reused = t->tokens_in = t->tokens_out = 0;
 	t->passed = t->failed = t->errors = t->skipped = 0;
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t i = 0, j; i < r->nunits; i = j) {
 		struct sc_results_aggregate *a;
-		if (u->reused)
-			t->reused++;
-		else
-			t->evaluated++;
-		t->tokens_in += u->tokens_in;
-		t->tokens_out += u->tokens_out;
-		t->passed += !strcmp(u->verdict, "pass");
-		t->failed += !strcmp(u->verdict, "fail");
-		t->errors += !strcmp(u->verdict, "error");
-		t->skipped += !strcmp(u->verdict, "skipped");
-		if (sc_results_find_aggregate(r, u->skill, u->variant, u->model))
-			continue;
+		for (j = i; j < r->nunits && same_group(&r->units[j], &r->units[i]); j++) {
+			const struct sc_results_unit *u = &r->units[j];
+			if (u->reused)
+				t->reused++;
+			else
+				t->evaluated++;
+			t->tokens_in += u->tokens_in;
+			t->tokens_out += u->tokens_out;
+			t->passed += !strcmp(u->verdict, "pass");
+			t->failed += !strcmp(u->verdict, "fail");
+			t->errors += !strcmp(u->verdict, "error");
+			t->skipped += !strcmp(u->verdict, "skipped");
+		}
 		SC_GROW(r->aggregates, alloc, r->naggregates + 1);
+		SC_GROW(first, ranges_alloc, r->naggregates + 1);
+		count = sc_xrealloc(count, ranges_alloc * sizeof(*count));
+		first[r->naggregates] = i;
+		count[r->naggregates] = j - i;
 		a = &r->aggregates[r->naggregates++];
 		sc_results_aggregate_init(a);
-		a->skill = sc_xstrdup(u->skill);
-		a->variant = sc_xstrdup(u->variant);
-		a->model = sc_xstrdup(u->model);
+		a->skill = sc_xstrdup(r->units[i].skill);
+		a->variant = sc_xstrdup(r->units[i].variant);
+		a->model = sc_xstrdup(r->units[i].model);
+		aggregate_one(a, &r->units[i], j - i);
 	}
-	for (size_t i = 0; i < r->naggregates; i++)
-		aggregate_one(&r->aggregates[i], r);
 
+	/* Comparisons within each (skill, model): its aggregates are adjacent. */
 	for (size_t i = 0; i < r->naggregates; i++) {
-		const struct sc_results_aggregate *to = &r->aggregates[i];
 		for (size_t p = 0; p < SC_ARRAY_SIZE(pairs); p++) {
-			const struct sc_results_aggregate *from;
+			const struct sc_results_aggregate *to = &r->aggregates[i], *from = NULL;
 			struct sc_results_comparison *c;
+			size_t fi = 0;
 			if (strcmp(to->variant, pairs[p][1]))
 				continue;
-			from = sc_results_find_aggregate(r, to->skill, pairs[p][0], to->model);
+			for (size_t k = i; k-- > 0;) {
+				const struct sc_results_aggregate *b = &r->aggregates[k];
+				if (strcmp(b->skill, to->skill) || strcmp(b->model, to->model))
+					break;
+				if (!strcmp(b->variant, pairs[p][0])) {
+					from = b;
+					fi = k;
+				}
+			}
+			for (size_t k = i + 1; !from && k < r->naggregates; k++) {
+				const struct sc_results_aggregate *b = &r->aggregates[k];
+				if (strcmp(b->skill, to->skill) || strcmp(b->model, to->model))
+					break;
+				if (!strcmp(b->variant, pairs[p][0])) {
+					from = b;
+					fi = k;
+				}
+			}
 			if (!from)
 				continue;
 			SC_GROW(r->comparisons, calloc_, r->ncomparisons + 1);
@@ -1213,11 +1625,14 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 			c->model = sc_xstrdup(to->model);
 			c->from = sc_xstrdup(from->variant);
 			c->to = sc_xstrdup(to->variant);
-			compare_one(c, r, from, to, alpha);
-			/* the array may have moved: re-find 'to' for the next pair */
-			to = &r->aggregates[i];
+			compare_one(c, from, &r->units[first[fi]], count[fi], to, &r->units[first[i]],
+				    count[i], alpha);
 		}
 	}
+	free(first);
+	free(count);
 	if (t->units)
 		r->gate.error_share = (double)t->errors / (double)t->units;
+	/* the comparisons were made per aggregate: put them in their order */
+	sc_results_sort(r);
 }

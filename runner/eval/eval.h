@@ -7,6 +7,13 @@
  * model (results.h) with units, aggregates and paired comparisons. It never
  * prints and never exits; progress goes to a callback.
  *
+ * Units stream: a unit starts the moment the window has room (no batch
+ * barrier), its follow-up turns and judge request go back into the
+ * client's queue, kernel answers are checked on a pool of threads (each
+ * check one sandboxed worker process) while requests go on, and finished
+ * units reach the store in small transactions (a few dozen units, or
+ * every 200 ms), so a killed process loses only what was in flight.
+ *
  * A work unit is (skill, variant, model, test, run index). Variants:
  * "baseline" (no skill), "base" and "head" (the skill at the base and head
  * revision; `eval` uses "head" for the skill as it is on disk).
@@ -45,8 +52,10 @@ extern const char sc_eval_prompt_template[];
 struct sc_eval_skill {
 	const char *path;              /* as shown and stored ("skills/foo") */
 	const char *variant;           /* "head" or "base" */
-	const struct sc_skill *skill;  /* loaded SKILL.md and file list */
+	const struct sc_skill *skill;  /* loaded SKILL.md and file list; NULL: a side that is
+					* not evaluated (sc_eval_run_units names no unit of it) */
 	const struct sc_test_set *tests;
+	const char *hash;              /* sc_eval_skill_hash() when known, else NULL */
 };
 
 /* What the kernel harness says about one answer. Strings owned. */
@@ -81,6 +90,22 @@ struct sc_eval_kernel_ops {
 	const char *mode;     /* "gpu" or "compile-only"; part of the reuse key */
 	void *payload;
 };
+
+/* Store transactions while units finish: after this many units, or this
+ * long after the first unit not yet committed, whichever comes first. */
+#define SC_EVAL_COMMIT_UNITS 32
+#define SC_EVAL_COMMIT_MS    200
+
+/* What is going on now, for progress lines. */
+struct sc_eval_activity {
+	size_t done, total;         /* units decided, units planned */
+	size_t active;              /* started and not yet decided */
+	size_t kernels_busy;        /* kernel checks queued or running */
+	int requests_in_flight;     /* model requests on the wire */
+	size_t reused;
+	int64_t cache_hits, requests;
+};
+typedef void (*sc_eval_activity_cb)(const struct sc_eval_activity *a, void *payload);
 
 /* Called after each unit is decided (evaluated or reused). */
 typedef void (*sc_eval_progress_cb)(size_t done, size_t total, const char *skill,
@@ -119,6 +144,22 @@ struct sc_eval_options {
 	/* Significance level of the paired comparisons (gate.alpha;
 	 * default SC_COMPARE_DEFAULT_ALPHA). */
 	double alpha;
+	/* Kernel checks at once, each in its own worker process (default 1). */
+	int kernel_jobs;
+	/* Units started and not yet decided, at most (0: twice the client's
+	 * total bound plus four per kernel job): keeps every request slot
+	 * busy while bounding the memory of units in flight. */
+	int window;
+	/* Store transactions (0: SC_EVAL_COMMIT_UNITS, SC_EVAL_COMMIT_MS). */
+	int commit_units;
+	int64_t commit_ms;
+	/* Polled (NULL: never): once true, no new unit starts, the units
+	 * started finish (their requests waiting to be sent are taken back and
+	 * the unit left out), and the run returns what was decided. */
+	bool (*stop)(void *payload);
+	/* Optional: called (with payload) as units finish and about every
+	 * 100 ms. */
+	sc_eval_activity_cb activity;
 };
 
 void sc_eval_options_init(struct sc_eval_options *opt);
@@ -127,9 +168,9 @@ void sc_eval_options_init(struct sc_eval_options *opt);
  * Evaluates every skill with every model: the skill variant and, with
  * opt->baseline, the baseline (once per skill, model, test and run).
  * Units whose key is in the store are reused without a request. New
- * units, the aggregates and the run are written to the store in one
- * transaction. out is initialised here and owns the result (release it
- * even on error). Returns 0 (failed answers and provider errors are unit
+ * units are committed to the store as they finish; the run row and the
+ * aggregates at the end, in one transaction. out is initialised here and
+ * owns the result (release it even on error). Returns 0 (failed answers and provider errors are unit
  * verdicts, not errors), SC_EINVAL for a bad model name or options, or
  * SC_EIO/SC_ENET when the store or the client loop fails.
  */
@@ -137,11 +178,46 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 		const struct sc_eval_options *opt);
 
 /*
+ * One unit of an explicit plan (sc_eval_run_units): the skill variant
+ * skills[skill] (or, with baseline, no skill) with models[model] on test
+ * skills[skill].tests->items[test], run index run.
+ */
+struct sc_eval_unit_ref {
+	uint32_t skill, test;
+	uint16_t model;
+	bool baseline;
+	int run;
+};
+
+/* What sc_eval_run_units() did. */
+struct sc_eval_stats {
+	size_t decided, evaluated, reused;
+	int64_t requests, cache_hits;
+	bool stopped;               /* opt->stop said so before every unit started */
+	bool any_kernel;            /* a kernel test was among the units */
+};
+
+/*
+ * Evaluates exactly the units of refs, streaming (see the top of this
+ * file): appends each decided unit to out->units (out must be
+ * initialised; its frame, aggregates and run row are the caller's) and
+ * commits the evaluated ones to opt->store as they finish. opt->models,
+ * runs and select are not used (refs say it all); opt->run_id names the
+ * run the stored units belong to. Returns 0 (also when stopped: see
+ * stats), SC_EINVAL for a bad model name or a missing key, or the store's
+ * or the client loop's error; units decided before an error stay in out.
+ */
+int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
+		      const struct sc_eval_skill *skills, size_t nskills,
+		      const struct sc_eval_unit_ref *refs, size_t nrefs,
+		      const struct sc_eval_options *opt);
+
+/*
  * Recomputes r->aggregates, r->comparisons and r->totals (except wall_ms,
  * cache_hits and requests) from r->units, judging significance at alpha
  * (recorded as r->run.alpha; an unusable alpha means the default). Pure:
- * usable on merged results.
- * Clears r->sorted (the new arrays are in unit order).
+ * usable on merged results. Sorts r (sc_results_sort) and works on its
+ * sorted ranges: linear in the units after the sort.
  */
 void sc_eval_aggregate(struct sc_results *r, double alpha);
 

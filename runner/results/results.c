@@ -126,6 +126,19 @@ static void kernel_free(struct sc_results_kernel *k)
 	free(k);
 }
 
+void sc_results_unit_release(struct sc_results_unit *u)
+{
+	struct sc_results_hashes *h = &u->hashes;
+
+	free(u->skill); free(u->variant); free(u->model); free(u->test_id);
+	free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
+	free(u->message); free(u->test_file);
+	kernel_free(u->kernel);
+	free(h->skill); free(h->test); free(h->model); free(h->prompt);
+	free(h->harness); free(h->fixture);
+	sc_results_unit_init(u);
+}
+
 void sc_results_release(struct sc_results *r)
 {
 	struct sc_results_run *run = &r->run;
@@ -157,16 +170,8 @@ void sc_results_release(struct sc_results *r)
 		free(s->findings);
 	}
 	free(r->skills);
-	for (size_t i = 0; i < r->nunits; i++) {
-		struct sc_results_unit *u = &r->units[i];
-		struct sc_results_hashes *h = &u->hashes;
-		free(u->skill); free(u->variant); free(u->model); free(u->test_id);
-		free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
-		free(u->message); free(u->test_file);
-		kernel_free(u->kernel);
-		free(h->skill); free(h->test); free(h->model); free(h->prompt);
-		free(h->harness); free(h->fixture);
-	}
+	for (size_t i = 0; i < r->nunits; i++)
+		sc_results_unit_release(&r->units[i]);
 	free(r->units);
 	for (size_t i = 0; i < r->naggregates; i++) {
 		free(r->aggregates[i].skill); free(r->aggregates[i].variant);

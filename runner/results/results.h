@@ -238,6 +238,8 @@ void sc_results_unit_init(struct sc_results_unit *u);
 void sc_results_aggregate_init(struct sc_results_aggregate *a);
 void sc_results_comparison_init(struct sc_results_comparison *c);
 void sc_results_kernel_init(struct sc_results_kernel *k);
+/* Frees what one unit holds (not the unit itself) and sets it empty. */
+void sc_results_unit_release(struct sc_results_unit *u);
 
 /*
  * Reads a results file into out (initialised here). Errors name the file

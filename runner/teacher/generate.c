@@ -1468,6 +1468,7 @@ static int evaluate(struct gen *g, const struct sc_gen_draft *d, const struct sc
 	eo.reuse = true;
 	eo.kernel = opt->kernel;
 	eo.kind = "generate";
+	memset(&es, 0, sizeof(es));
 	es.path = g->out->dir;
 	es.variant = "head";
 	es.skill = &skill;

@@ -255,6 +255,7 @@ static void test_run_with_oracle_then_reuse(void **state)
 	opt.runs = 3;
 	opt.client = client;
 	opt.store = store;
+	memset(&es, 0, sizeof(es));
 	es.path = "skills/demo";
 	es.variant = "head";
 	es.skill = &l.skill;
@@ -330,6 +331,7 @@ static void test_selected_units_share_the_plan_hash(void **state)
 	opt.nmodels = 1;
 	opt.runs = 2;
 	opt.client = client;
+	memset(&es, 0, sizeof(es));
 	es.path = "skills/demo";
 	es.variant = "head";
 	es.skill = &l.skill;
@@ -417,6 +419,7 @@ static void run_kernel(struct fake_kernel *fk, int max_turns, struct sc_results 
 	opt.client = client;
 	opt.store = store;
 	opt.kernel = with_ops ? &ops : NULL;
+	memset(&es, 0, sizeof(es));
 	es.path = "skills/demo";
 	es.variant = "head";
 	es.skill = &l.skill;
