@@ -3,13 +3,14 @@
  * between two revisions, writes each one's base and head trees out of the
  * object database, loads their tests, plans the work units (baseline,
  * base, head × models × tests × runs), keeps this shard's units, reuses
- * what the results store holds and evaluates the rest in batches on
- * --jobs workers, then aggregates, applies the gate and renders every
- * report through `skillci report`.
+ * what the results store holds and evaluates the rest in one stream
+ * through one client (kernel checks on --jobs worker processes), then
+ * aggregates, applies the gate and renders every report through `skillci
+ * report`.
  *
- * SIGINT/SIGTERM: no new batch starts, the batches in flight finish (their
- * units reach the store), the reports are written marked incomplete and
- * the exit code is 3; a rerun reuses every finished unit.
+ * SIGINT/SIGTERM: no new unit starts, the units in flight finish (they
+ * reach the store), the reports are written marked incomplete and the
+ * exit code is 3; a rerun reuses every finished unit.
  *
  * Exit codes: 0 the gate passed, 1 it failed, 2 bad usage, config or
  * input, 3 infrastructure (provider down, too many errors, interrupted).
@@ -41,7 +42,6 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #define MAX_MODELS 64
@@ -52,7 +52,8 @@ static const char usage_text[] =
 	"                   [--runs N] [--fixtures DIR] [--junit F] [--markdown F] [--html DIR]\n"
 	"                   [--json F] [--report-dir DIR] [--comment] [--shard K/N|auto]\n"
 	"                   [--shard-count N] [--run-id ID]\n"
-	"                   [--offline] [--jobs N] [--store LOCATION] [--cache DIR] [--no-cache]\n"
+	"                   [--offline] [--jobs N] [--concurrency N] [--store LOCATION]\n"
+	"                   [--cache DIR] [--no-cache]\n"
 	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
 	"                   [--allow-unpinned] [--max-units N] [--max-requests N] [-v]\n"
 	"\n"
@@ -80,8 +81,11 @@ static const char usage_text[] =
 	"                    a sharded run takes gh-$GITHUB_RUN_ID in GitHub Actions and\n"
 	"                    slurm-$SLURM_ARRAY_JOB_ID in a Slurm array)\n"
 	"  --offline         answer from the response cache only\n"
-	"  --jobs N          evaluation workers, each with its own batch of units (default 1)\n"
-	"  --batch N         units per batch (default 16)\n"
+	"  --jobs N          kernel checks at once, each in its own worker process (default:\n"
+	"                    one per GPU; without a GPU, one per CPU)\n"
+	"  --concurrency N   model requests in flight, all providers together (default:\n"
+	"                    skillci.yml concurrency, else 64)\n"
+	"  --batch N         deprecated, no effect: units stream (docs/run.md)\n"
 	"  --store LOCATION  results store: a SQLite file or postgresql://… (default:\n"
 	"                    $SKILLCI_STORE, else skillci.yml, else .skillci/results.db)\n"
 	"  --cache DIR       response cache (default: skillci.yml, else .skillci/cache); --no-cache\n"
@@ -108,7 +112,7 @@ struct run_opts {
 	struct sc_cmd_reports reports;
 	const char *models[MAX_MODELS];
 	size_t nmodels;
-	int runs, jobs, batch, retries, shard_count, max_units, max_requests;
+	int runs, jobs, batch, retries, shard_count, max_units, max_requests, concurrency;
 	bool comment, offline, no_cache, no_reuse, verbose, compile_only, allow_unpinned;
 };
 
@@ -131,36 +135,10 @@ struct side {
 	struct sc_test_changes changes;
 };
 
-/*
- * Units evaluated by one sc_eval_run() call: head sides (with their
- * baseline units), base sides or head_tests sides, of one or more skills.
- */
-struct batch {
-	bool head;          /* head sides and the baseline, else base or head_tests sides */
-	const char **ids;   /* sorted, borrowed from the plan */
-	size_t n;
-	size_t *sides;      /* the sides its units belong to, each once */
-	size_t nsides;
-};
-
-/* What the workers share. */
-struct work {
-	struct side *sides;
-	struct batch *batches;
-	size_t nbatches, next;
-	const struct sc_eval_options *tmpl;
-	const struct sc_client_options *copt;
-	const char *store_path;
+/* What the progress callbacks of the evaluation share. */
+struct run_progress {
 	struct sc_progress *progress;
 	bool verbose;
-	pthread_mutex_t lock;
-	/* collected */
-	struct sc_results_unit *units;
-	size_t nunits, units_alloc;
-	int64_t requests, cache_hits;
-	char *mode;         /* kernel mode seen ("gpu", "compile-only") */
-	int fatal;          /* first error of sc_eval_run, 0 when none */
-	char *fatal_msg;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -185,10 +163,10 @@ static bool in_actions(void);
 /* Returns 0 to go on, 1 after --help, or an exit code. */
 static int parse_args(struct run_opts *o, int argc, char **argv)
 {
-	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_COMMENT, O_SHARD,
-	       O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE, O_CACHE, O_NO_CACHE, O_NO_REUSE,
-	       O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED, O_RUN_ID, O_MAX_UNITS,
-	       O_MAX_REQUESTS };
+	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
+	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
+	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
+	       O_REPORT_DIR, O_RUN_ID, O_MAX_UNITS, O_MAX_REQUESTS, O_CONCURRENCY };
 	static const struct option longopts[] = {
 		{ "repo", required_argument, NULL, O_REPO },
 		{ "base", required_argument, NULL, O_BASE },
@@ -204,6 +182,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "run-id", required_argument, NULL, O_RUN_ID },
 		{ "offline", no_argument, NULL, O_OFFLINE },
 		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "concurrency", required_argument, NULL, O_CONCURRENCY },
 		{ "store", required_argument, NULL, O_STORE },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
@@ -221,8 +200,6 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 	int c, rc, li;
 
 	o->repo = ".";
-	o->jobs = 1;
-	o->batch = SC_RUN_BATCH_UNITS;
 	o->retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 	optind = 0;
 	opterr = 0;
@@ -255,18 +232,20 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_RUN_ID: o->run_id = optarg; break;
 		case O_OFFLINE: o->offline = true; break;
-		case O_JOBS:
-			rc = sc_cmd_int_option(&o->jobs, "run", "--jobs", optarg, 1, SC_MAX_JOBS);
+		case O_JOBS: rc = parse_int_opt(&o->jobs, optarg, 1, SC_MAX_JOBS, "--jobs"); break;
+		case O_CONCURRENCY:
+			rc = parse_int_opt(&o->concurrency, optarg, 1, 10000, "--concurrency");
 			break;
 		case O_STORE: o->store = optarg; break;
 		case O_CACHE: o->cache = optarg; break;
 		case O_NO_CACHE: o->no_cache = true; break;
 		case O_NO_REUSE: o->no_reuse = true; break;
-		case O_RETRIES:
-			rc = sc_cmd_int_option(&o->retries, "run", "--retries", optarg, 0, 20);
-			break;
+		case O_RETRIES: rc = parse_int_opt(&o->retries, optarg, 0, 20, "--retries"); break;
 		case O_BATCH:
-			rc = sc_cmd_int_option(&o->batch, "run", "--batch", optarg, 1, 100000);
+			rc = parse_int_opt(&o->batch, optarg, 1, 100000, "--batch");
+			if (!rc)
+				fprintf(stderr, "warning: --batch is deprecated and has no effect: units "
+					"stream, each starting when a request slot is free (docs/run.md)\n");
 			break;
 		case O_COMPILE_ONLY: o->compile_only = true; break;
 		case O_UNPINNED: o->allow_unpinned = true; break;
@@ -515,6 +494,7 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 	s->es.path = shown_path;
 	s->es.skill = &s->skill;
 	s->es.tests = &s->tests;
+	s->es.hash = s->hash;
 	s->loaded = true;
 done:
 	/* findings name the written-out files: show repository paths */
@@ -569,6 +549,7 @@ static void wire_sides(struct side *h, struct side *b, struct side *p)
 			p->es.skill = &h->skill;
 			p->es.tests = &p->tests;
 			memcpy(p->hash, h->hash, sizeof(p->hash));
+			p->es.hash = p->hash;
 			p->loaded = true;
 		}
 	}
@@ -595,146 +576,42 @@ static size_t side_of(const struct sc_changed *changed, const char *skill, const
 	return SIZE_MAX;
 }
 
-/* ---- the workers --------------------------------------------------------- */
-
-/* sc_eval_options.select: is this unit in the batch? */
-static bool in_batch(const char *skill, const char *variant, const char *model, const char *test_id,
-		     int run_index, void *payload)
-{
-	const struct batch *b = payload;
-	struct sc_buf id = SC_BUF_INIT;
-	const char *key;
-	bool found;
-
-	sc_plan_unit_id(&id, skill, variant, model, test_id, run_index);
-	key = id.ptr;
-	found = bsearch(&key, b->ids, b->n, sizeof(*b->ids), sc_strcmp_qsort) != NULL;
-	sc_buf_release(&id);
-	return found;
-}
-
-struct unit_cb {
-	struct work *w;
-};
+/* ---- evaluation -------------------------------------------------------- */
 
 static void on_unit(size_t done, size_t total, const char *skill, const char *variant,
 		    const char *model, const char *test_name, const char *verdict, bool reused,
 		    void *payload)
 {
-	struct work *w = payload;
+	struct run_progress *rp = payload;
 
 	SC_UNUSED(done);
 	SC_UNUSED(total);
-	sc_progress_unit(w->progress, reused, !strcmp(verdict, "error"));
-	if (w->verbose)
+	sc_progress_unit(rp->progress, reused, !strcmp(verdict, "error"));
+	if (rp->verbose)
 		sc_log(SC_LOG_INFO, "%s %s %s '%s': %s%s", skill, variant, model, test_name, verdict,
 		       reused ? " (reused)" : "");
 }
 
-/* Moves the units of one batch's results into the shared list. */
-static void collect(struct work *w, struct sc_results *r)
+static void on_activity(const struct sc_eval_activity *a, void *payload)
 {
-	pthread_mutex_lock(&w->lock);
-	SC_GROW(w->units, w->units_alloc, w->nunits + r->nunits);
-	memcpy(w->units + w->nunits, r->units, r->nunits * sizeof(*r->units));
-	w->nunits += r->nunits;
-	r->nunits = 0;  /* moved: the release frees only the array */
-	w->requests += r->totals.requests;
-	w->cache_hits += r->totals.cache_hits;
-	if (r->run.mode && strcmp(r->run.mode, "none") && !w->mode)
-		w->mode = sc_xstrdup(r->run.mode);
-	pthread_mutex_unlock(&w->lock);
-	sc_progress_cache_hits(w->progress, (size_t)r->totals.cache_hits);
+	struct run_progress *rp = payload;
+
+	sc_progress_activity(rp->progress, a->active, a->kernels_busy, (size_t)a->cache_hits);
 }
 
-/* Takes batches until none is left or a stop was asked for. */
-static void *worker(void *payload)
+static bool stop_requested(void *payload)
 {
-	struct work *w = payload;
-	struct sc_client *client = NULL;
-	struct sc_store *store = NULL;
-	struct sc_eval_skill *es = NULL;
-	int err;
-
-	if ((err = sc_client_new(&client, w->copt)) < 0 ||
-	    (err = sc_store_open(&store, w->store_path)) < 0) {
-		pthread_mutex_lock(&w->lock);
-		if (!w->fatal) {
-			w->fatal = err;
-			w->fatal_msg = sc_xstrdup(sc_error_last());
-		}
-		pthread_mutex_unlock(&w->lock);
-		sc_signals_request_stop(-1);
-		goto done;
-	}
-	for (;;) {
-		struct batch *b;
-		struct sc_eval_options opt;
-		struct sc_results r;
-
-		pthread_mutex_lock(&w->lock);
-		if (sc_signals_stop_requested() || w->next == w->nbatches) {
-			pthread_mutex_unlock(&w->lock);
-			break;
-		}
-		b = &w->batches[w->next++];
-		pthread_mutex_unlock(&w->lock);
-
-		opt = *w->tmpl;
-		opt.client = client;
-		opt.store = store;
-		opt.baseline = b->head;
-		opt.select = in_batch;
-		opt.select_payload = b;
-		opt.progress = on_unit;
-		opt.payload = w;
-		sc_progress_batch(w->progress, b->n, true);
-		es = sc_xrealloc(es, b->nsides * sizeof(*es));
-		for (size_t i = 0; i < b->nsides; i++)
-			es[i] = w->sides[b->sides[i]].es;
-		err = sc_eval_run(&r, es, b->nsides, &opt);
-		if (err < 0) {
-			pthread_mutex_lock(&w->lock);
-			if (!w->fatal) {
-				w->fatal = err;
-				w->fatal_msg = sc_xstrdup(sc_error_last());
-			}
-			pthread_mutex_unlock(&w->lock);
-			sc_progress_batch(w->progress, b->n, false);
-			sc_results_release(&r);
-			sc_signals_request_stop(-1);
-			break;
-		}
-		sc_progress_batch(w->progress, b->n - r.nunits, false);
-		collect(w, &r);
-		sc_results_release(&r);
-	}
-done:
-	free(es);
-	sc_store_free(store);
-	sc_client_free(client);
-	return NULL;
+	SC_UNUSED(payload);
+	return sc_signals_stop_requested();
 }
 
-/* Runs the batches on jobs workers (the calling thread when jobs is 1). */
-static void run_batches(struct work *w, int jobs)
+/* The index of the test called id in set, or SIZE_MAX. */
+static size_t test_index(const struct sc_test_set *set, const char *id)
 {
-	pthread_t th[SC_MAX_JOBS];
-	int started = 0;
-
-	if (jobs <= 1 || w->nbatches <= 1) {
-		worker(w);
-		return;
-	}
-	for (int i = 0; i < jobs && (size_t)i < w->nbatches; i++) {
-		if (pthread_create(&th[started], NULL, worker, w) != 0)
-			break;
-		started++;
-	}
-	if (!started)
-		worker(w);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	for (size_t t = 0; t < set->n; t++)
+		if (!strcmp(set->items[t].id, id))
+			return t;
+	return SIZE_MAX;
 }
 
 /* ---- results ------------------------------------------------------------- */
@@ -854,17 +731,19 @@ int cmd_run(int argc, char **argv)
 	struct sc_strlist prefixes = SC_STRLIST_INIT;
 	struct side *sides = NULL;   /* 3 per changed skill: head, base, head_tests */
 	struct sc_plan plan = SC_PLAN_INIT;
-	struct batch *batches = NULL;
-	size_t nbatches = 0, batches_alloc = 0, nextra = 0, mine = 0;
-	size_t open_batch[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	struct sc_eval_unit_ref *refs = NULL;
+	struct sc_eval_skill *es = NULL;
+	struct sc_eval_stats estats;
+	struct run_progress rprog;
+	struct sc_client *client = NULL;
+	size_t nrefs = 0, nextra = 0, mine = 0;
 	int64_t need_requests = 0;
 	struct sc_model *models = NULL;
 	struct sc_strlist model_names = { 0 };
-	struct sc_eval_options tmpl;
+	struct sc_eval_options eopt;
 	struct sc_client_options copt;
 	struct sc_progress progress;
 	struct sc_workdir wd;
-	struct work w;
 	struct sc_results res;
 	struct sc_buf tmp = SC_BUF_INIT, plan_extra = SC_BUF_INIT, fixtures_rel = SC_BUF_INIT;
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
@@ -878,13 +757,12 @@ int cmd_run(int argc, char **argv)
 	int64_t t0 = sc_now_ms();
 
 	memset(&o, 0, sizeof(o));
-	memset(&w, 0, sizeof(w));
+	memset(&estats, 0, sizeof(estats));
 	memset(&wd, 0, sizeof(wd));
 	wd.lock_fd = -1;
 	sc_config_defaults(&cfg);
 	sc_trust_init(&trust);
 	sc_results_init(&res);
-	pthread_mutex_init(&w.lock, NULL);
 	if ((rc = parse_args(&o, argc, argv))) {
 		rc = rc == 1 ? 0 : rc;
 		goto done;
@@ -970,6 +848,8 @@ int cmd_run(int argc, char **argv)
 	/* Flags override the config. */
 	if (o.runs)
 		cfg.runs = o.runs;
+	if (o.concurrency)
+		cfg.concurrency = o.concurrency;
 	if (o.max_units)
 		cfg.max_units = o.max_units;
 	if (o.max_requests)
@@ -1148,7 +1028,7 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 	}
 
-	/* The plan: every unit of every shard, then this shard's batches. */
+	/* The plan: every unit of every shard, then this shard's units. */
 	for (size_t i = 0; i < 3 * changed.n; i++) {
 		const struct side *s = &sides[i], *h = &sides[i - i % 3];
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
@@ -1187,37 +1067,28 @@ int cmd_run(int argc, char **argv)
 		      SC_EVAL_HARNESS_VERSION, cfg.judge_model ? cfg.judge_model : "");
 	if ((err = sc_plan_finish(&plan, plan_extra.ptr)) < 0)
 		goto fail;
-	/* One pass over the plan (sorted by id, so each skill's units are
-	 * together): each of this shard's units joins the open batch of its
-	 * kind (head and baseline, base, or head_tests), which fills across
-	 * skills. */
+	/* This shard's units, in plan order (sorted by id, so each skill's
+	 * units are together), for the one streaming evaluation: the sides
+	 * are its skills, a baseline unit belongs to its head side. */
+	refs = sc_xcalloc(plan.n ? plan.n : 1, sizeof(*refs));
 	for (size_t u = 0; u < plan.n; u++) {
 		const struct sc_plan_unit *pu = &plan.units[u];
-		size_t si = side_of(&changed, pu->skill, pu->variant);
-		int kind = (int)(si % 3);  /* 0 head, 1 base, 2 head_tests */
-		struct batch *cur;
+		size_t si = side_of(&changed, pu->skill, pu->variant), t;
+		struct sc_eval_unit_ref *ref = &refs[nrefs];
 		if (si == SIZE_MAX || !sides[si].loaded)
 			continue;
 		if (shard_n > 1 && sc_plan_shard_of(pu->id, shard_n) != shard_k)
 			continue;
-		if (open_batch[kind] == SIZE_MAX || batches[open_batch[kind]].n == (size_t)o.batch) {
-			SC_GROW(batches, batches_alloc, nbatches + 1);
-			open_batch[kind] = nbatches;
-			cur = &batches[nbatches++];
-			memset(cur, 0, sizeof(*cur));
-			cur->head = kind == 0;
-			cur->ids = sc_xcalloc((size_t)o.batch, sizeof(*cur->ids));
-			cur->sides = sc_xcalloc((size_t)o.batch, sizeof(*cur->sides));
-		}
-		cur = &batches[open_batch[kind]];
-		cur->ids[cur->n++] = pu->id;  /* in sorted order, as bsearch needs */
-		{
-			size_t j = 0;
-			while (j < cur->nsides && cur->sides[j] != si)
-				j++;
-			if (j == cur->nsides)
-				cur->sides[cur->nsides++] = si;
-		}
+		t = test_index(sides[si].es.tests, pu->test_id);
+		assert(t != SIZE_MAX);
+		ref->skill = (uint32_t)si;
+		ref->test = (uint32_t)t;
+		ref->baseline = !strcmp(pu->variant, "baseline");
+		ref->run = pu->run;
+		for (size_t m = 0; m < o.nmodels; m++)
+			if (!strcmp(models[m].name, pu->model))
+				ref->model = (uint16_t)m;
+		nrefs++;
 		mine++;
 		need_requests += pu->requests;
 	}
@@ -1232,36 +1103,50 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 	}
 
-	/* Evaluate. */
-	sc_eval_options_init(&tmpl);
-	tmpl.models = o.models;
-	tmpl.nmodels = o.nmodels;
-	tmpl.runs = cfg.runs;
-	tmpl.max_turns = cfg.max_turns;
-	tmpl.judge_model = cfg.judge_model;
-	tmpl.judge_rubric = cfg.judge_rubric;
-	tmpl.reuse = !o.no_reuse;
-	tmpl.kernel = kernel;
-	tmpl.run_id = run_id;
-	tmpl.kind = "run";
-	tmpl.store_aggregates = false;
+	/* Evaluate: one client for the whole run (its total and per-provider
+	 * bounds and 429 limiter hold for every request), units streaming. */
+	sc_eval_options_init(&eopt);
+	eopt.models = o.models;
+	eopt.nmodels = o.nmodels;
+	eopt.runs = cfg.runs;
+	eopt.max_turns = cfg.max_turns;
+	eopt.judge_model = cfg.judge_model;
+	eopt.judge_rubric = cfg.judge_rubric;
+	eopt.reuse = !o.no_reuse;
+	eopt.kernel = kernel;
+	eopt.kernel_jobs = o.jobs ? o.jobs : sc_kernelops_default_jobs(&kops);
+	eopt.run_id = run_id;
+	eopt.kind = "run";
+	eopt.store = store;
+	eopt.progress = on_unit;
+	eopt.activity = on_activity;
+	eopt.stop = stop_requested;
+	eopt.payload = &rprog;
 	sc_client_options_init(&copt);
 	copt.cache_dir = cache_dir;
 	copt.cache_mode = o.offline ? SC_CACHE_OFFLINE : cfg.cache_mode;
 	copt.max_total = cfg.concurrency;
+	for (int k = 0; k < sc_provider_count(); k++)
+		copt.per_provider[k] = sc_config_provider_limit(&cfg, sc_provider_name(k));
 	copt.max_attempts = o.retries + 1;
 	if (cfg.request_timeout_s > 0)
 		copt.timeout_ms = (int64_t)(cfg.request_timeout_s * 1000);
+	if ((err = sc_client_new(&client, &copt)) < 0)
+		goto fail;
+	eopt.client = client;
 	sc_progress_init(&progress, stderr, isatty(STDERR_FILENO) && !in_actions(), mine);
 	progress_ready = true;
-	w.sides = sides;
-	w.batches = batches;
-	w.nbatches = nbatches;
-	w.tmpl = &tmpl;
-	w.copt = &copt;
-	w.store_path = store_path;
-	w.progress = &progress;
-	w.verbose = o.verbose;
+	rprog.progress = &progress;
+	rprog.verbose = o.verbose;
+	{
+		/* the sides, in the order side_of() numbers them */
+		es = sc_xcalloc(changed.n ? 3 * changed.n : 1, sizeof(*es));
+		for (size_t i = 0; i < 3 * changed.n; i++) {
+			es[i] = sides[i].es;
+			if (!sides[i].loaded)
+				es[i].skill = NULL;  /* no unit of it runs */
+		}
+	}
 	fprintf(stderr, "skillci run: %zu changed skill%s, %zu units in the plan%s", changed.n,
 		changed.n == 1 ? "" : "s", plan.n, shard_n > 1 ? "" : "\n");
 	if (shard_n > 1)
@@ -1269,27 +1154,24 @@ int cmd_run(int argc, char **argv)
 	sc_signals_install();
 	signals_on = true;
 	res.run.started_at = sc_eval_now_iso();
-	run_batches(&w, o.jobs);
+	res.run.id = sc_xstrdup(run_id);
+	err = sc_eval_run_units(&res, &estats, es, 3 * changed.n, refs, nrefs, &eopt);
 	sc_progress_finish(&progress);
-	stopped = sc_signals_stop_requested();
-	if (w.fatal) {
-		sc_error_set(w.fatal, "%s", w.fatal_msg ? w.fatal_msg : "evaluation failed");
-		err = w.fatal;
+	stopped = estats.stopped && res.nunits < mine;
+	if (err < 0)
 		goto fail;
-	}
 
 	/* The results model. */
 	res.schema = sc_xstrdup(SC_RESULTS_SCHEMA);
 	res.skillci_version = sc_xstrdup(SC_VERSION);
 	res.harness_version = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
-	res.run.id = sc_xstrdup(run_id);
 	res.run.kind = sc_xstrdup("run");
 	res.run.finished_at = sc_eval_now_iso();
 	res.run.complete = !stopped && shard_n == 1;
 	if (stopped) {
 		sc_buf_clear(&tmp);
 		sc_buf_printf(&tmp, "interrupted by %s: %zu of %zu units evaluated",
-			      sc_signals_name(sc_signals_which()), w.nunits, mine);
+			      sc_signals_name(sc_signals_which()), res.nunits, mine);
 		res.run.incomplete_reason = sc_buf_detach(&tmp, NULL);
 	} else if (shard_n > 1) {
 		sc_buf_clear(&tmp);
@@ -1312,7 +1194,8 @@ int cmd_run(int argc, char **argv)
 	res.run.shard_index = shard_k;
 	res.run.shard_count = shard_n;
 	res.run.plan_hash = sc_xstrdup(plan.hash);
-	res.run.mode = sc_xstrdup(w.mode ? w.mode : "none");
+	res.run.mode = sc_xstrdup(!estats.any_kernel ? "none"
+				  : kernel && kernel->mode ? kernel->mode : "compile-only");
 	if (kops_ready)
 		sc_kernelops_describe(&kops, &res.run);
 	trust_to_results(&res.run.trust, &trust);
@@ -1324,14 +1207,9 @@ int cmd_run(int argc, char **argv)
 	res.run.trust.gate.judge_drop = cfg.gate.judge_drop;
 	res.run.trust.gate.error_share = cfg.gate.error_share;
 	res.run.trust.gate.require_lift = cfg.gate.require_lift;
-	res.units = w.units;
-	res.nunits = w.nunits;
-	w.units = NULL;
-	w.nunits = 0;
-	sc_results_sort(&res);
 	sc_eval_aggregate(&res, cfg.gate.alpha);
-	res.totals.requests = w.requests;
-	res.totals.cache_hits = w.cache_hits;
+	res.totals.requests = estats.requests;
+	res.totals.cache_hits = estats.cache_hits;
 	res.totals.wall_ms = sc_now_ms() - t0;
 	gate_rc = sc_gate_apply(&res, &cfg.gate);
 	if (shard_n > 1 && gate_rc != SC_EXIT_INFRA) {
@@ -1414,28 +1292,16 @@ done:
 		sc_test_set_release(&sides[i].tests);
 	}
 	free(sides);
-	for (size_t i = 0; i < nbatches; i++) {
-		free(batches[i].ids);
-		free(batches[i].sides);
-	}
-	free(batches);
-	sc_strlist_release(&prefixes);
+	free(refs);
+	free(es);
+	sc_client_free(client);
+	for (size_t i = 0; i < nextra; i++)
+		free((char *)extra[i].prefix);
 	free(extra);
 	for (size_t i = 0; models && i < o.nmodels; i++)
 		sc_model_release(&models[i]);
 	free(models);
 	sc_strlist_release(&model_names);
-	if (w.units) {
-		/* units collected but never handed to res (an early failure) */
-		struct sc_results left;
-		sc_results_init(&left);
-		left.units = w.units;
-		left.nunits = w.nunits;
-		sc_results_release(&left);
-	}
-	free(w.mode);
-	free(w.fatal_msg);
-	pthread_mutex_destroy(&w.lock);
 	sc_results_release(&res);
 	sc_plan_release(&plan);
 	sc_changed_release(&changed);

@@ -100,8 +100,8 @@
 #define SC_MAX_SHARDS            10000   /* --shard K/N: largest N */
 #define SC_MAX_RUN_UNITS         10000000 /* units in one plan */
 #define SC_MAX_MERGE_FILES       10000   /* shard files given to merge */
-#define SC_MAX_JOBS              64      /* --jobs: evaluation workers */
-#define SC_RUN_BATCH_UNITS       16      /* default units per batch (one worker) */
+#define SC_MAX_JOBS              64      /* --jobs: kernel checks at once (worker processes) */
+
 
 /* the results store (runner/results/store*.c) */
 #define SC_STORE_BUSY_TIMEOUT_MS  30000   /* SQLite: wait for another writer */

@@ -194,6 +194,33 @@ static int kernel_hash(char out[65], const char *fixture, void *payload)
 	return 0;
 }
 
+/* The NVIDIA GPUs of this machine: /dev/nvidia0, /dev/nvidia1, ... */
+static int count_gpus(void)
+{
+	char path[32];
+	int n = 0;
+
+	while (n < SC_MAX_JOBS) {
+		snprintf(path, sizeof(path), "/dev/nvidia%d", n);
+		if (access(path, F_OK) != 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+int sc_kernelops_default_jobs(const struct sc_kernelops *env)
+{
+	long cpus;
+
+	if (env->gpu) {
+		int n = count_gpus();
+		return n > 0 ? n : 1;
+	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 1 : cpus > SC_MAX_JOBS ? SC_MAX_JOBS : (int)cpus;
+}
+
 /* True when this machine has an NVIDIA GPU the worker can use. */
 static bool have_gpu(void)
 {

@@ -67,6 +67,12 @@ int sc_kernelops_setup_names(struct sc_kernelops *k, const struct sc_eval_kernel
  * Fields already set are kept.
  */
 void sc_kernelops_describe(struct sc_kernelops *k, struct sc_results_run *run);
+/*
+ * How many kernel checks to run at once by default: one per GPU when the
+ * checks use the GPU (timings must not share a device), else (compile-only)
+ * one per CPU, since NVRTC compiles on the CPU; at most SC_MAX_JOBS.
+ */
+int sc_kernelops_default_jobs(const struct sc_kernelops *k);
 void sc_kernelops_release(struct sc_kernelops *k);
 
 #endif

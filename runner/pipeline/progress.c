@@ -78,17 +78,13 @@ static void show(struct sc_progress *p, bool force)
 	sc_buf_release(&line);
 }
 
-void sc_progress_batch(struct sc_progress *p, size_t n, bool start)
+void sc_progress_activity(struct sc_progress *p, size_t in_flight, size_t kernel_workers,
+			  size_t cache_hits)
 {
 	pthread_mutex_lock(&p->lock);
-	if (start) {
-		p->in_flight += n;
-		p->workers++;
-	} else {
-		p->in_flight -= n < p->in_flight ? n : p->in_flight;
-		if (p->workers)
-			p->workers--;
-	}
+	p->in_flight = in_flight;
+	p->workers = kernel_workers;
+	p->cache_hits = cache_hits;
 	show(p, false);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -97,18 +93,9 @@ void sc_progress_unit(struct sc_progress *p, bool reused, bool error)
 {
 	pthread_mutex_lock(&p->lock);
 	p->done++;
-	if (p->in_flight)
-		p->in_flight--;  /* the batch's end subtracts only undecided units */
 	p->reused += reused;
 	p->errors += error;
 	show(p, false);
-	pthread_mutex_unlock(&p->lock);
-}
-
-void sc_progress_cache_hits(struct sc_progress *p, size_t n)
-{
-	pthread_mutex_lock(&p->lock);
-	p->cache_hits += n;
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -20,7 +20,7 @@ struct sc_progress {
 	bool tty;             /* live line */
 	int64_t interval_ms;  /* plain lines: at most one per interval */
 	int64_t t0_ms, last_ms;
-	size_t total, done, in_flight, workers, reused, cache_hits, errors;
+	size_t total, done, in_flight, workers, reused, cache_hits, errors;  /* workers: kernel checks */
 	bool drawn;           /* a live line is on screen */
 	pthread_mutex_t lock;
 };
@@ -29,13 +29,13 @@ struct sc_progress {
 void sc_progress_init(struct sc_progress *p, FILE *out, bool tty, size_t total);
 void sc_progress_release(struct sc_progress *p);
 
-/* A batch of n units starts on a worker (start), or ends with n of its
- * units never decided (an error or a stop; usually 0). */
-void sc_progress_batch(struct sc_progress *p, size_t n, bool start);
-/* One unit decided; reused from the store, answered from the cache, an error. */
+/* What is going on now: units started and not decided, kernel checks
+ * queued or running (each one worker process), answers from the cache so
+ * far. Sets the counters (they are not added up). */
+void sc_progress_activity(struct sc_progress *p, size_t in_flight, size_t kernel_workers,
+			  size_t cache_hits);
+/* One unit decided; reused from the store, an error. */
 void sc_progress_unit(struct sc_progress *p, bool reused, bool error);
-/* Adds cache hits reported by a finished batch. */
-void sc_progress_cache_hits(struct sc_progress *p, size_t n);
 /* Prints the closing line (plain) or clears the live line (TTY). */
 void sc_progress_finish(struct sc_progress *p);
 

@@ -70,7 +70,7 @@ pids=""
 for k in 1 2 3 4; do
 	mkdir -p "$T/w$k"
 	(cd "$T/w$k" && date +%s.%N > start &&
-		$RUN --shard "$k/4" --run-id pr-7 --store "$STORE" --batch 2 --report-dir out \
+		$RUN --shard "$k/4" --run-id pr-7 --store "$STORE" --concurrency 2 --report-dir out \
 			> stdout 2> stderr; echo $? > rc; date +%s.%N > end) &
 	pids="$pids $!"
 done
@@ -158,7 +158,7 @@ fake_script "$T/slow.json"
 mkdir -p "$T/restart" && cd "$T/restart" || exit 1
 : > "$T/.run_start"
 $SKILLCI run --repo "$R" --base "$BASE" --head "$HEAD" -m $M --no-cache --store "$RSTORE" \
-	--batch 2 --report-dir out > stdout 2> stderr &
+	--concurrency 2 --report-dir out > stdout 2> stderr &
 pid=$!
 before=""
 for _ in $(seq 1 300); do

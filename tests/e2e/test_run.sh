@@ -158,11 +158,12 @@ expect_exit 1 "merge applies the gate: beta fails"
 strip "$T/whole.json" > "$T/whole.norm"
 strip "$T/merged.json" > "$T/merged.norm"
 expect_same "$T/whole.norm" "$T/merged.norm" "4 merged shards equal one unsharded run"
-run $RUN --base "$BASE" --head "$BOTH" --store "$T/jobs.db" --jobs 3 --batch 2 --json "$T/jobs.json" \
-	--markdown "$T/jobs.md" --junit "$T/jobs.xml" --html "$T/jobs"
-expect_exit 1 "3 workers with batches of 2 reach the same verdict"
+run $RUN --base "$BASE" --head "$BOTH" --store "$T/jobs.db" --jobs 3 --concurrency 2 --batch 2 \
+	--json "$T/jobs.json" --markdown "$T/jobs.md" --junit "$T/jobs.xml" --html "$T/jobs"
+expect_exit 1 "3 kernel jobs and 2 requests in flight reach the same verdict"
+expect_err_contains "--batch is deprecated and has no effect" "--batch is accepted with a deprecation note"
 strip "$T/jobs.json" > "$T/jobs.norm"
-expect_same "$T/whole.norm" "$T/jobs.norm" "3 workers give the same results as one"
+expect_same "$T/whole.norm" "$T/jobs.norm" "2 requests in flight give the same results as 64"
 run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --json "$T/m3.json"
 expect_exit 2 "merge refuses a missing shard"
 run $SKILLCI merge "$T/shard1.json" "$T/shard1.json" "$T/shard3.json" "$T/shard4.json" --json "$T/m4.json"
@@ -182,7 +183,7 @@ EOF
 fake_script "$T/slow.json"
 fake_reset
 : > "$T/.run_start"
-$RUN --base "$BASE" --head "$BOTH" --store "$T/sig.db" --batch 2 --json "$T/sig.json" \
+$RUN --base "$BASE" --head "$BOTH" --store "$T/sig.db" --concurrency 2 --json "$T/sig.json" \
 	--markdown "$T/sig.md" --junit "$T/sig.xml" --html "$T/sig" > "$T/sig.out" 2> "$T/sig.err" &
 pid=$!
 i=0

@@ -30,18 +30,18 @@ static void test_format_counts_and_eta(void **state)
 	assert_string_equal(line.ptr, "[0/40]   0% | 0 in flight | 0 kernel workers | 0 cache hits | "
 				      "0 reused | 0:05 elapsed");
 	/* 10 done (2 reused) in 16 s: 2 s per evaluated unit, 30 left -> 1:00 */
-	sc_progress_batch(&p, 16, true);
 	for (int i = 0; i < 10; i++)
 		sc_progress_unit(&p, i < 2, i == 9);
-	sc_progress_cache_hits(&p, 1);
+	sc_progress_activity(&p, 6, 1, 1);
 	sc_buf_clear(&line);
 	sc_progress_format(&line, &p, p.t0_ms + 16000);
 	assert_string_equal(line.ptr, "[10/40]  25% | 6 in flight | 1 kernel worker | 1 cache hit | "
 				      "2 reused | 1 error | 0:16 elapsed | ETA 1:00");
-	/* the batch ends with nothing undecided: in flight back to 0 only by units */
-	sc_progress_batch(&p, 0, false);
+	/* the activity is what it is now, not a sum */
+	sc_progress_activity(&p, 0, 0, 3);
 	assert_int_equal(p.workers, 0);
-	assert_int_equal(p.in_flight, 6);
+	assert_int_equal(p.in_flight, 0);
+	assert_int_equal(p.cache_hits, 3);
 	sc_buf_release(&line);
 	sc_progress_release(&p);
 }
@@ -58,7 +58,7 @@ static void test_plain_and_tty_output(void **state)
 	assert_non_null(f);
 	sc_progress_init(&p, f, false, 3);
 	p.interval_ms = 0;
-	sc_progress_batch(&p, 3, true);
+	sc_progress_activity(&p, 3, 0, 0);
 	for (int i = 0; i < 3; i++)
 		sc_progress_unit(&p, false, false);
 	sc_progress_finish(&p);
@@ -73,7 +73,7 @@ static void test_plain_and_tty_output(void **state)
 	assert_non_null(f);
 	sc_buf_clear(&text);
 	sc_progress_init(&p, f, true, 2);
-	sc_progress_batch(&p, 2, true);
+	sc_progress_activity(&p, 2, 0, 0);
 	sc_progress_unit(&p, false, false);
 	sc_progress_unit(&p, false, false);
 	sc_progress_finish(&p);
