@@ -12,7 +12,7 @@
 #   fake_stop                         # also done at exit by fake_start's trap
 #
 # Each fake gets its own folder under ${T:-/tmp}; the request log is
-# $FAKE_LOG (JSONL, keys hashed). Calling fake_start again starts another
+# $FAKE_LOG (JSONL, keys hashed), not written when FAKE_NOLOG=1 (benchmarks). Calling fake_start again starts another
 # fake (FAKE_URL and FAKE_LOG then name the newest; save them first); every
 # fake started is stopped at exit.
 
@@ -21,12 +21,14 @@ _fake_root=$(cd "$(dirname "${SKILLCI_ROOT:-.}/tests/fakes/fake_models.py")" && 
 fake_start() {  # fake_start [SCRIPT]
 	_fdir=$(mktemp -d "${T:-${TMPDIR:-/tmp}}/fake.XXXXXX")
 	FAKE_LOG="$_fdir/requests.jsonl"
+	_flog="--log $FAKE_LOG"
+	[ "${FAKE_NOLOG:-}" = 1 ] && _flog=""
 	if [ -n "${1:-}" ]; then
 		python3 "$_fake_root/fake_models.py" --script "$1" --port-file "$_fdir/port" \
-			--log "$FAKE_LOG" > /dev/null 2> "$_fdir/stderr" &
+			$_flog > /dev/null 2> "$_fdir/stderr" &
 	else
 		python3 "$_fake_root/fake_models.py" --port-file "$_fdir/port" \
-			--log "$FAKE_LOG" > /dev/null 2> "$_fdir/stderr" &
+			$_flog > /dev/null 2> "$_fdir/stderr" &
 	fi
 	FAKE_PID=$!
 	_FAKE_PIDS="${_FAKE_PIDS:-} $FAKE_PID"

@@ -45,6 +45,13 @@ Script (JSON; every field optional):
       "retry_after": "2",            # Retry-After header, seconds or an HTTP date;
       "retry_after_in": 2,           #   or an HTTP date this many seconds ahead
       "latency_ms": 0,               # wait before answering
+      "latency_lognormal": {"mean_ms": 100, "sigma": 0.8},
+                                     # or a wait drawn from a lognormal distribution
+                                     # of that mean and shape; reproducible: the
+                                     # draw for the k-th request with a given body is
+                                     # a hash of (script "seed", body, k), so every
+                                     # run of the same requests waits the same
+                                     # multiset of times whatever their order
       "fault": null,                 # "malformed" (200 with bad JSON), "truncate"
                                      # (Content-Length larger than the body, then
                                      # close), "drip" (one byte every drip_ms),
@@ -74,7 +81,9 @@ text).
 
 Admin endpoints:
     GET  /_fake/stats   {"requests": N, "in_flight": N, "max_in_flight": N,
-                         "by_path": {...}, "api_calls": N}
+                         "by_path": {...}, "api_calls": N,
+                         "latency_sum_ms": X, "latency_max_ms": X}
+                        (the waits the script asked for, summed and the longest)
     POST /_fake/reset   zero the counters, rule match counts and the log
     POST /_fake/script  replace the script with the JSON body
 """
@@ -83,9 +92,11 @@ import base64
 import email.utils
 import hashlib
 import json
+import math
 import os
 import random
 import socket
+import statistics
 import struct
 import sys
 import threading
@@ -104,6 +115,9 @@ STATE = {
     "log": None,
     "script_time": 0.0,
     "rng": None,
+    "latency_sum_ms": 0.0,
+    "latency_max_ms": 0.0,
+    "body_counts": {},
 }
 
 SECRET_HEADERS = ("x-api-key", "api-key", "authorization")
@@ -186,6 +200,18 @@ def pick_reply(api, body, path=""):
     return script.get("default", {})
 
 
+def lognormal_ms(spec, seed, raw, k):
+    """A reproducible lognormal wait: the quantile of a hash of (seed, body,
+    k) under the distribution of mean spec["mean_ms"] and shape
+    spec["sigma"]."""
+    mean = float(spec.get("mean_ms", 100))
+    sigma = float(spec.get("sigma", 0.8))
+    h = hashlib.sha256(b"%d|%d|" % (seed, k) + raw).digest()
+    u = (int.from_bytes(h[:8], "big") + 0.5) / 2.0 ** 64
+    z = statistics.NormalDist().inv_cdf(u)
+    return math.exp(math.log(mean) - sigma * sigma / 2 + sigma * z)
+
+
 def key_form(key, how):
     """The received key as a careless or hostile server might echo it."""
     if how == "prefix":
@@ -229,7 +255,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/_fake/stats":
             with LOCK:
-                stats = {k: STATE[k] for k in ("requests", "in_flight", "max_in_flight", "by_path")}
+                stats = {k: STATE[k] for k in ("requests", "in_flight", "max_in_flight", "by_path",
+                                               "latency_sum_ms", "latency_max_ms")}
                 stats["api_calls"] = STATE["requests"]
             self.send_json(200, stats)
         else:
@@ -239,7 +266,8 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.read_body()
         if self.path == "/_fake/reset":
             with LOCK:
-                STATE.update(requests=0, in_flight=0, max_in_flight=0, by_path={}, rule_counts={})
+                STATE.update(requests=0, in_flight=0, max_in_flight=0, by_path={}, rule_counts={},
+                             latency_sum_ms=0.0, latency_max_ms=0.0, body_counts={})
                 if STATE["log"]:
                     open(STATE["log"], "w").close()
             self.send_json(200, {"ok": True})
@@ -269,12 +297,21 @@ class Handler(BaseHTTPRequestHandler):
             STATE["max_in_flight"] = max(STATE["max_in_flight"], STATE["in_flight"])
             STATE["by_path"][path] = STATE["by_path"].get(path, 0) + 1
             reply = dict(pick_reply(api, body, path))
+            if "latency_lognormal" in reply:
+                k = STATE["body_counts"].get(raw, 0)
+                STATE["body_counts"][raw] = k + 1
+                reply["latency_ms"] = lognormal_ms(reply["latency_lognormal"],
+                                                   int(STATE["script"].get("seed", 1)), raw, k)
+            wait = float(reply.get("latency_ms") or 0)
+            STATE["latency_sum_ms"] += wait
+            STATE["latency_max_ms"] = max(STATE["latency_max_ms"], wait)
             if STATE["log"]:
                 headers = {k.lower(): (mask(v) if k.lower() in SECRET_HEADERS else v)
                            for k, v in self.headers.items()}
                 params = {k: v[-1] for k, v in urllib.parse.parse_qs(query).items()}
                 with open(STATE["log"], "a") as f:
-                    f.write(json.dumps({"n": n, "time": time.time(), "method": "POST",
+                    f.write(json.dumps({"n": n, "time": time.time(), "latency_ms": wait,
+                                        "method": "POST",
                                         "path": path, "query": params, "api": api,
                                         "headers": headers, "key_present": bool(key),
                                         "body": body}) + "\n")
