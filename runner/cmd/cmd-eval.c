@@ -58,7 +58,10 @@ static void usage(FILE *f)
 		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
 		"                       $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
 		"  --no-reuse           evaluate every unit even when the store has it\n"
-		"  --concurrency N      requests in flight (default: the client's)\n"
+		"  --concurrency N      model requests in flight, all providers together (default:\n"
+		"                       skillci.yml concurrency, else 64)\n"
+		"  --jobs N             kernel checks at once, each in its own worker process\n"
+		"                       (default: one per GPU; without a GPU, one per CPU)\n"
 		"  --json FILE          write the results JSON (docs/results-json.md)\n"
 		"  --fixtures DIR       kernel fixtures (default fixtures)\n"
 		"  --arch ARCH          GPU architecture for kernel tests (default sm_90)\n"
@@ -457,7 +460,7 @@ static int write_tests(const struct sc_skill *skill, struct sc_test_set *tests, 
 int cmd_eval(int argc, char **argv)
 {
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
-	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_FIXTURES, O_ARCH,
+	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
 	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
@@ -474,6 +477,7 @@ int cmd_eval(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
 		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
 		{ "concurrency", required_argument, NULL, O_CONC },
+		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "fixtures", required_argument, NULL, O_FIXTURES },
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
@@ -508,7 +512,8 @@ int cmd_eval(int argc, char **argv)
 	struct sc_kernelops kenv;
 	const struct sc_test_set **set_ptrs = NULL;
 	bool allow_unpinned = false;
-	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0;
+	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0, jobs = 0;
+	char *end;
 
 	sc_eval_options_init(&opt);
 	sc_results_init(&res);
@@ -539,6 +544,15 @@ int cmd_eval(int argc, char **argv)
 						    1, 1000)))
 				return rc;
 			break;
+		}
+		case O_JOBS: {
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > SC_MAX_JOBS)
+				return sc_cmd_usage_error("eval", "--jobs '%s' must be a number from 1 to %d",
+							  optarg, SC_MAX_JOBS);
+			jobs = (int)v;
+			break;
+		}
 		case O_NO_BASELINE: opt.baseline = false; break;
 		case 't': tests_file = optarg; break;
 		case O_OFFLINE: offline = true; break;
@@ -654,8 +668,11 @@ int cmd_eval(int argc, char **argv)
 			: cfg.cache_mode == SC_CACHE_REFRESH ? SC_CACHE_REFRESH : SC_CACHE_USE;
 	if (cfg.request_timeout_s > 0)
 		copt.timeout_ms = (int64_t)(cfg.request_timeout_s * 1000.0);
-	if (!concurrency && cfg.concurrency > 0)
+	if (!concurrency && cfg.concurrency > 0) {
 		copt.max_total = cfg.concurrency;
+		for (int k = 0; k < sc_provider_count(); k++)
+			copt.per_provider[k] = sc_config_provider_limit(&cfg, sc_provider_name(k));
+	}
 	if (concurrency) {
 		copt.max_total = concurrency;
 		copt.max_per_provider = concurrency;
@@ -708,6 +725,7 @@ int cmd_eval(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
+	opt.kernel_jobs = jobs ? jobs : sc_kernelops_default_jobs(&kenv);
 	opt.progress = progress;
 	opt.payload = &tty;
 	err = sc_eval_run(&res, es, nskills, &opt);

@@ -34,7 +34,7 @@
 #define SC_MAX_CACHE_ENTRY_BYTES   (16 * 1024 * 1024) /* one cached response file */
 #define SC_HTTP_MAX_HEADERS        16                 /* request headers per call */
 #define SC_PROVIDER_MAX_TOTAL      64     /* default requests in flight, all providers */
-#define SC_PROVIDER_MAX_EACH       16     /* default requests in flight per provider */
+#define SC_PROVIDER_MAX_EACH       64     /* default requests in flight per provider (= the total) */
 #define SC_PROVIDER_MAX_ATTEMPTS   6      /* tries per request, first included */
 #define SC_PROVIDER_DEADLINE_MS    (15 * 60 * 1000)  /* one request, retries included */
 #define SC_PROVIDER_TIMEOUT_MS     (10 * 60 * 1000)  /* one attempt */

@@ -82,8 +82,12 @@ text).
 Admin endpoints:
     GET  /_fake/stats   {"requests": N, "in_flight": N, "max_in_flight": N,
                          "by_path": {...}, "api_calls": N,
-                         "latency_sum_ms": X, "latency_max_ms": X}
-                        (the waits the script asked for, summed and the longest)
+                         "latency_sum_ms": X, "latency_max_ms": X,
+                         "first_at": T, "last_done_at": T}
+                        (the waits the script asked for, summed and the longest;
+                        when the first request arrived and the last answer went,
+                        in seconds since the epoch)
+    GET  /_fake/latencies  the waits, in the order the requests arrived (a JSON list)
     POST /_fake/reset   zero the counters, rule match counts and the log
     POST /_fake/script  replace the script with the JSON body
 """
@@ -118,6 +122,9 @@ STATE = {
     "latency_sum_ms": 0.0,
     "latency_max_ms": 0.0,
     "body_counts": {},
+    "latencies": [],
+    "first_at": 0.0,
+    "last_done_at": 0.0,
 }
 
 SECRET_HEADERS = ("x-api-key", "api-key", "authorization")
@@ -256,9 +263,14 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_fake/stats":
             with LOCK:
                 stats = {k: STATE[k] for k in ("requests", "in_flight", "max_in_flight", "by_path",
-                                               "latency_sum_ms", "latency_max_ms")}
+                                               "latency_sum_ms", "latency_max_ms", "first_at",
+                                               "last_done_at")}
                 stats["api_calls"] = STATE["requests"]
             self.send_json(200, stats)
+        elif self.path == "/_fake/latencies":
+            with LOCK:
+                waits = list(STATE["latencies"])
+            self.send_json(200, waits)
         else:
             self.send_json(404, {"error": {"type": "not_found_error", "message": "no route " + self.path}})
 
@@ -267,7 +279,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_fake/reset":
             with LOCK:
                 STATE.update(requests=0, in_flight=0, max_in_flight=0, by_path={}, rule_counts={},
-                             latency_sum_ms=0.0, latency_max_ms=0.0, body_counts={})
+                             latency_sum_ms=0.0, latency_max_ms=0.0, body_counts={},
+                             latencies=[], first_at=0.0, last_done_at=0.0)
                 if STATE["log"]:
                     open(STATE["log"], "w").close()
             self.send_json(200, {"ok": True})
@@ -305,6 +318,9 @@ class Handler(BaseHTTPRequestHandler):
             wait = float(reply.get("latency_ms") or 0)
             STATE["latency_sum_ms"] += wait
             STATE["latency_max_ms"] = max(STATE["latency_max_ms"], wait)
+            STATE["latencies"].append(wait)
+            if not STATE["first_at"]:
+                STATE["first_at"] = time.time()
             if STATE["log"]:
                 headers = {k.lower(): (mask(v) if k.lower() in SECRET_HEADERS else v)
                            for k, v in self.headers.items()}
@@ -320,6 +336,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with LOCK:
                 STATE["in_flight"] -= 1
+                STATE["last_done_at"] = time.time()
 
     def answer(self, api, body, reply, n, key):
         text_reply = reply.get("text", "fake answer to: {last_user}")
