@@ -177,39 +177,110 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+#define ATOMIC_FLUSH_BYTES (256 * 1024)
+
+/* Keeps the first failure of f: "what 'path': strerror". */
+static void atomic_fail(struct sc_atomic_file *f, const char *what)
+{
+	if (f->err)
+		return;
+	f->err = sc_error_set(SC_EIO, "%s '%s': %s", what, f->path.ptr, strerror(errno));
+	sc_buf_sets(&f->msg, sc_error_last());
+}
+
+int sc_atomic_open(struct sc_atomic_file *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	sc_buf_init(&f->path);
+	sc_buf_init(&f->tmp);
+	sc_buf_init(&f->pending);
+	sc_buf_init(&f->msg);
+	sc_buf_puts(&f->path, path);
+	sc_buf_printf(&f->tmp, "%s.tmp.XXXXXX", path);
+	f->fd = mkstemp(f->tmp.ptr);
+	if (f->fd < 0) {
+		atomic_fail(f, "cannot create a temporary file for");
+		sc_buf_clear(&f->tmp);
+		return f->err;
+	}
+	if (fchmod(f->fd, 0644) < 0)
+		atomic_fail(f, "cannot write");
+	return f->err;
+}
+
+static void atomic_flush(struct sc_atomic_file *f)
+{
+	if (!f->err && f->pending.len && write_all(f->fd, f->pending.ptr, f->pending.len) < 0)
+		atomic_fail(f, "cannot write");
+	sc_buf_clear(&f->pending);
+}
+
+void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len)
+{
+	if (f->err)
+		return;
+	sc_buf_put(&f->pending, data, len);
+	if (f->pending.len >= ATOMIC_FLUSH_BYTES)
+		atomic_flush(f);
+}
+
+void sc_atomic_puts(struct sc_atomic_file *f, const char *s)
+{
+	sc_atomic_write(f, s, strlen(s));
+}
+
+static void atomic_release(struct sc_atomic_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp.len)
+		unlink(f->tmp.ptr);
+	sc_buf_release(&f->path);
+	sc_buf_release(&f->tmp);
+	sc_buf_release(&f->pending);
+	sc_buf_release(&f->msg);
+}
+
+int sc_atomic_commit(struct sc_atomic_file *f)
+{
+	int err;
+
+	atomic_flush(f);
+	if (!f->err && fsync(f->fd) < 0)
+		atomic_fail(f, "cannot write");
+	if (f->fd >= 0 && close(f->fd) < 0)
+		atomic_fail(f, "cannot write");
+	f->fd = -1;
+	if (!f->err && rename(f->tmp.ptr, f->path.ptr) < 0)
+		atomic_fail(f, "cannot rename onto");
+	else if (!f->err)
+		sc_buf_clear(&f->tmp);  /* renamed: nothing to remove */
+	err = f->err;
+	if (err < 0)
+		sc_error_set(err, "%s", f->msg.ptr);  /* the first error, not a later one */
+	atomic_release(f);
+	return err;
+}
+
+void sc_atomic_abort(struct sc_atomic_file *f)
+{
+	atomic_release(f);
+}
+
 int sc_write_file_atomic(const char *path, const void *data, size_t len)
 {
-	struct sc_buf tmp = SC_BUF_INIT;
-	int fd = -1, err = 0;
+	struct sc_atomic_file f;
 
-	sc_buf_printf(&tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp.ptr);
-	if (fd < 0) {
-		err = sc_error_set(SC_EIO, "cannot create a temporary file for '%s': %s",
-				   path, strerror(errno));
-		goto done;
+	if (sc_atomic_open(&f, path) < 0) {
+		int err = f.err;
+		sc_atomic_abort(&f);
+		return err;
 	}
-	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		err = sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
-		goto done;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		err = sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
-		goto done;
-	}
-	fd = -1;
-	if (rename(tmp.ptr, path) < 0) {
-		err = sc_error_set(SC_EIO, "cannot rename onto '%s': %s", path, strerror(errno));
-		goto done;
-	}
-done:
-	if (fd >= 0)
-		close(fd);
-	if (err < 0 && tmp.len)
-		unlink(tmp.ptr);
-	sc_buf_release(&tmp);
-	return err;
+	if (len && write_all(f.fd, data, len) < 0)
+		atomic_fail(&f, "cannot write");
+	return sc_atomic_commit(&f);
 }
 
 int sc_mkdir_p(const char *path)

@@ -47,6 +47,25 @@ int sc_read_file(struct sc_buf *out, const char *path, size_t cap);
  * rename. A reader sees the old file or the whole new one, never half.
  */
 int sc_write_file_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * The same, written in pieces (a report too large to build in memory
+ * first): sc_atomic_open() creates the temp file, sc_atomic_write()
+ * appends (buffered; the first error is kept and later writes do
+ * nothing), sc_atomic_commit() flushes, fsyncs and renames onto the path
+ * (returning the first error, the temp file removed), sc_atomic_abort()
+ * removes the temp file. Either ends it.
+ */
+struct sc_atomic_file {
+	int fd;
+	int err;
+	struct sc_buf path, tmp, pending, msg;  /* msg: the first error's message */
+};
+int sc_atomic_open(struct sc_atomic_file *f, const char *path);
+void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len);
+void sc_atomic_puts(struct sc_atomic_file *f, const char *s);
+int sc_atomic_commit(struct sc_atomic_file *f);
+void sc_atomic_abort(struct sc_atomic_file *f);
 /* Creates path and its parents (mode 0755); existing folders are fine. */
 int sc_mkdir_p(const char *path);
 /* Removes a file or a whole tree (never follows symlinks). Missing is fine. */
