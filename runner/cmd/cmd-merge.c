@@ -232,6 +232,7 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 		memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
 		at += s->nunits;
 		s->nunits = 0;
+		sc_results_adopt_pool(out, s);  /* the units moved keep their strings */
 		if (s->run.started_at && out->run.started_at &&
 		    strcmp(s->run.started_at, out->run.started_at) < 0)
 			set_str(&out->run.started_at, s->run.started_at);

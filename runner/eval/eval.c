@@ -579,6 +579,8 @@ static void unit_done(struct unit *u)
 
 	if (u->evaluated)
 		u->ru.latency_ms = sc_now_ms() - u->t0;
+	/* equal strings of many units are kept once (results.h) */
+	sc_results_pool_unit(out, &u->ru);
 	SC_GROW(out->units, c->units_alloc, out->nunits + 1);
 	idx = out->nunits++;
 	out->units[idx] = u->ru;
@@ -1192,7 +1194,10 @@ static int drive(struct ctx *c)
 	const struct sc_eval_options *opt = c->opt;
 	int err = 0;
 
-	c->units_alloc = c->out->nunits;
+	/* room for every planned unit at once: no doubling slack */
+	c->units_alloc = c->out->nunits + c->nrefs;
+	c->out->units = sc_xrealloc(c->out->units, (c->units_alloc ? c->units_alloc : 1) *
+				    sizeof(*c->out->units));
 	c->commit_units = opt->commit_units > 0 ? opt->commit_units : SC_EVAL_COMMIT_UNITS;
 	c->commit_ms = opt->commit_ms > 0 ? opt->commit_ms : SC_EVAL_COMMIT_MS;
 	if (opt->window > 0)

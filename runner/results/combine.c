@@ -60,7 +60,7 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		if (!take_unit[i])
 			continue;
 		if (sc_streq(u->variant, "head"))
-			set_str(&u->variant, "base");
+			sc_results_unit_set(base, u, &u->variant, "base");
 		SC_GROW(head->units, alloc_units, head->nunits + 1);
 		head->units[head->nunits++] = *u;
 		sc_results_unit_init(u);
@@ -82,6 +82,8 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 	}
 	free(take_unit);
 	free(take_agg);
+	/* the moved units keep pointing into base's string pool */
+	sc_results_adopt_pool(head, base);
 	sc_results_sort(head);
 	/* Base → head comparisons, unpaired, where the head file has none:
 	 * found while every array is sorted, added afterwards. */

@@ -5,6 +5,7 @@
 #include "common.h"
 #include "json.h"
 #include "results/results.h"
+#include "strpool.h"
 
 #include <math.h>
 #include <cjson/cJSON.h>
@@ -130,6 +131,14 @@ void sc_results_unit_release(struct sc_results_unit *u)
 {
 	struct sc_results_hashes *h = &u->hashes;
 
+	if (u->pooled) {
+		/* the strings are the pool's */
+		if (u->kernel)
+			free(u->kernel->flags);
+		free(u->kernel);
+		sc_results_unit_init(u);
+		return;
+	}
 	free(u->skill); free(u->variant); free(u->model); free(u->test_id);
 	free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
 	free(u->message); free(u->test_file);
@@ -189,7 +198,69 @@ void sc_results_release(struct sc_results *r)
 	for (size_t i = 0; i < r->gate.nchecks; i++)
 		sc_results_check_release(&r->gate.checks[i]);
 	free(r->gate.checks);
+	sc_strpool_free(r->pool);
 	sc_results_init(r);
+}
+
+/* *s (owned) replaced by its pooled copy. */
+static void pool_str(struct sc_strpool *p, char **s)
+{
+	char *own = *s;
+
+	*s = (char *)sc_strpool_intern(p, own);
+	free(own);
+}
+
+void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
+{
+	struct sc_results_hashes *h = &u->hashes;
+	char **fields[] = {
+		&u->skill, &u->variant, &u->model, &u->test_id, &u->test_name, &u->kind,
+		&u->verdict, &u->error_class, &u->message, &u->test_file,
+		&h->skill, &h->test, &h->model, &h->prompt, &h->harness, &h->fixture,
+	};
+
+	if (u->pooled)
+		return;
+	if (!r->pool)
+		r->pool = sc_strpool_new();
+	for (size_t i = 0; i < SC_ARRAY_SIZE(fields); i++)
+		pool_str(r->pool, fields[i]);
+	if (u->kernel) {
+		struct sc_results_kernel *k = u->kernel;
+		char **kf[] = { &k->fixture, &k->fixture_hash, &k->compile, &k->compile_log,
+				&k->verdict };
+		for (size_t i = 0; i < SC_ARRAY_SIZE(kf); i++)
+			pool_str(r->pool, kf[i]);
+		for (size_t i = 0; i < k->nflags; i++)
+			pool_str(r->pool, &k->flags[i]);
+	}
+	u->pooled = true;
+}
+
+void sc_results_unit_set(struct sc_results *r, struct sc_results_unit *u, char **field,
+			 const char *value)
+{
+	if (u->pooled) {
+		if (!r->pool)
+			r->pool = sc_strpool_new();
+		*field = (char *)sc_strpool_intern(r->pool, value);
+		return;
+	}
+	free(*field);
+	*field = value ? sc_xstrdup(value) : NULL;
+}
+
+void sc_results_adopt_pool(struct sc_results *into, struct sc_results *from)
+{
+	if (!from->pool)
+		return;
+	if (!into->pool) {
+		into->pool = from->pool;
+	} else {
+		sc_strpool_adopt(into->pool, from->pool);
+	}
+	from->pool = NULL;
 }
 
 /* ---- reading ----------------------------------------------------------- */
@@ -801,11 +872,9 @@ static int read_array(struct rd *rd, const cJSON *root, const char *key, void **
 }
 
 static void init_skill(void *p) { memset(p, 0, sizeof(struct sc_results_skill)); }
-static void init_unit(void *p) { sc_results_unit_init(p); }
 static void init_aggregate(void *p) { sc_results_aggregate_init(p); }
 static void init_comparison(void *p) { sc_results_comparison_init(p); }
 static int fn_skill(struct rd *rd, const cJSON *o, void *p) { return read_skill(rd, o, p); }
-static int fn_unit(struct rd *rd, const cJSON *o, void *p) { return read_unit(rd, o, p); }
 static int fn_aggregate(struct rd *rd, const cJSON *o, void *p) { return read_aggregate(rd, o, p); }
 static int fn_comparison(struct rd *rd, const cJSON *o, void *p) { return read_comparison(rd, o, p); }
 
@@ -827,28 +896,174 @@ static int check_schema(struct rd *rd, const char *schema)
 			    "reads %s (upgrade skillci to read it)", rd->name, schema, SC_RESULTS_SCHEMA);
 }
 
+/* "results 'name':LINE: malformed JSON" for an error at 'at' (NULL: unknown). */
+static int malformed(const char *name, const char *json, size_t len, const char *at)
+{
+	size_t line = 1;
+
+	for (const char *p = json; at && p < at && p < json + len; p++)
+		line += *p == '\n';
+	return sc_error_set(SC_EPARSE, "results '%s':%zu: malformed JSON", name, line);
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* One JSON value at *p (cJSON), *p moved past it; NULL when malformed. */
+static cJSON *parse_value(const char **p, const char *end)
+{
+	const char *after = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(*p, (size_t)(end - *p), &after, false);
+
+	if (v)
+		*p = after;
+	return v;
+}
+
+/*
+ * Reads the "units" array at *p one element at a time: each unit is read
+ * into out and its strings pooled, and its JSON freed before the next is
+ * parsed, so a file of tens of thousands of units never stands as one
+ * tree in memory.
+ */
+static int read_units_streaming(struct rd *rd, struct sc_results *out, const char **p,
+				const char *end, const char *json, size_t len)
+{
+	size_t alloc = 0;
+	int err = 0;
+
+	*p = skip_ws(*p, end);
+	if (*p >= end || **p != '[') {
+		cJSON *v = parse_value(p, end);
+		err = v ? rd_fail(rd, "units", "expected an array")
+			: malformed(rd->name, json, len, cJSON_GetErrorPtr());
+		cJSON_Delete(v);
+		return err;
+	}
+	(*p)++;
+	for (size_t i = 0;; i++) {
+		struct sc_results_unit *u;
+		cJSON *e;
+		size_t old;
+
+		*p = skip_ws(*p, end);
+		if (*p < end && **p == ']' && i == 0) {
+			(*p)++;
+			break;
+		}
+		if (!(e = parse_value(p, end)))
+			return malformed(rd->name, json, len, cJSON_GetErrorPtr());
+		SC_GROW(out->units, alloc, out->nunits + 1);
+		u = &out->units[out->nunits++];
+		sc_results_unit_init(u);
+		old = rd_enter(rd, "units", (long)i);
+		err = cJSON_IsObject(e) ? read_unit(rd, e, u) : rd_fail(rd, NULL, "expected an object");
+		sc_buf_truncate(&rd->path, old);
+		cJSON_Delete(e);
+		if (err < 0)
+			return err;
+		sc_results_pool_unit(out, u);
+		*p = skip_ws(*p, end);
+		if (*p < end && **p == ',') {
+			(*p)++;
+			continue;
+		}
+		if (*p < end && **p == ']') {
+			(*p)++;
+			break;
+		}
+		return malformed(rd->name, json, len, *p);
+	}
+	if (out->nunits && alloc > out->nunits)  /* no doubling slack kept */
+		out->units = sc_xrealloc(out->units, out->nunits * sizeof(*out->units));
+	return 0;
+}
+
+/*
+ * The top level of a results document, member by member: every member but
+ * "units" is parsed into root (all of them small), the units are read as
+ * they come (read_units_streaming).
+ */
+static int parse_top(struct rd *rd, struct sc_results *out, cJSON *root, const char *json,
+		     size_t len)
+{
+	const char *p = json, *end = json + len;
+	bool units_seen = false;
+	int err;
+
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{') {
+		cJSON *v = parse_value(&p, end);
+		err = v ? rd_fail(rd, NULL, "expected an object")
+			: malformed(rd->name, json, len, cJSON_GetErrorPtr());
+		cJSON_Delete(v);
+		return err;
+	}
+	p++;
+	for (bool first = true;; first = false) {
+		cJSON *key, *v;
+
+		p = skip_ws(p, end);
+		if (first && p < end && *p == '}') {
+			p++;
+			break;
+		}
+		key = p < end && *p == '"' ? parse_value(&p, end) : NULL;
+		if (!cJSON_IsString(key)) {
+			cJSON_Delete(key);
+			return malformed(rd->name, json, len, p);
+		}
+		p = skip_ws(p, end);
+		if (p >= end || *p != ':') {
+			cJSON_Delete(key);
+			return malformed(rd->name, json, len, p);
+		}
+		p++;
+		if (!strcmp(key->valuestring, "units") && !units_seen) {
+			units_seen = true;
+			cJSON_Delete(key);
+			if ((err = read_units_streaming(rd, out, &p, end, json, len)) < 0)
+				return err;
+		} else {
+			if (!(v = parse_value(&p, end))) {
+				cJSON_Delete(key);
+				return malformed(rd->name, json, len, cJSON_GetErrorPtr());
+			}
+			cJSON_AddItemToObject(root, key->valuestring, v);
+			cJSON_Delete(key);
+		}
+		p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p++;
+			continue;
+		}
+		if (p < end && *p == '}') {
+			p++;
+			break;
+		}
+		return malformed(rd->name, json, len, p);
+	}
+	p = skip_ws(p, end);
+	if (p < end && *p)
+		return malformed(rd->name, json, len, p);
+	return 0;
+}
+
 int sc_results_parse(struct sc_results *out, const char *json, size_t len, const char *name)
 {
 	struct rd rd = { name, SC_BUF_INIT };
-	cJSON *root = NULL;
+	cJSON *root = cJSON_CreateObject();
 	const cJSON *o;
 	int err = 0;
 
 	sc_results_init(out);
 	sc_buf_puts(&rd.path, "$");
-	root = cJSON_ParseWithLength(json, len);
-	if (!root) {
-		const char *at = cJSON_GetErrorPtr();
-		size_t line = 1;
-		for (const char *p = json; at && p < at && p < json + len; p++)
-			line += *p == '\n';
-		err = sc_error_set(SC_EPARSE, "results '%s':%zu: malformed JSON", name, line);
+	if ((err = parse_top(&rd, out, root, json, len)) < 0)
 		goto done;
-	}
-	if (!cJSON_IsObject(root)) {
-		err = rd_fail(&rd, NULL, "expected an object");
-		goto done;
-	}
 	TRY(rd_str(&rd, root, "schema", &out->schema, true));
 	TRY(check_schema(&rd, out->schema));
 	TRY(rd_str(&rd, root, "skillci_version", &out->skillci_version, false));
@@ -863,8 +1078,6 @@ int sc_results_parse(struct sc_results *out, const char *json, size_t len, const
 	}
 	TRY(read_array(&rd, root, "skills", (void **)&out->skills, &out->nskills,
 		       sizeof(*out->skills), init_skill, fn_skill));
-	TRY(read_array(&rd, root, "units", (void **)&out->units, &out->nunits,
-		       sizeof(*out->units), init_unit, fn_unit));
 	TRY(read_array(&rd, root, "aggregates", (void **)&out->aggregates, &out->naggregates,
 		       sizeof(*out->aggregates), init_aggregate, fn_aggregate));
 	TRY(read_array(&rd, root, "comparisons", (void **)&out->comparisons, &out->ncomparisons,
@@ -1331,10 +1544,50 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
  * numbers plainly and others with 15 significant digits, or 17 when 15 do
  * not read back to the same double: the same bytes on every run.
  */
-void sc_results_format(struct sc_buf *out, const struct sc_results *r)
+/* Where formatted results go: a buffer, or a file written in pieces. */
+struct sink {
+	struct sc_buf *buf;
+	struct sc_atomic_file *file;
+};
+
+static void emit(struct sink *k, const char *s, size_t n)
+{
+	if (k->buf)
+		sc_buf_put(k->buf, s, n);
+	else
+		sc_atomic_write(k->file, s, n);
+}
+
+/* text with two more tabs after each line break (an object printed alone,
+ * shown as an element of a member of the root; JSON strings hold no raw
+ * line break) */
+static void emit_indented(struct sink *k, const char *text)
+{
+	const char *p = text, *nl;
+
+	while ((nl = strchr(p, '\n'))) {
+		emit(k, p, (size_t)(nl - p) + 1);
+		emit(k, "\t\t", 2);
+		p = nl + 1;
+	}
+	emit(k, p, strlen(p));
+}
+
+/* Where the units go in the printed document: no other "units" member is a
+ * string (totals.units is a number), so the mark cannot be met by chance. */
+#define UNITS_MARK "skillci:units-here"
+
+/*
+ * The document as cJSON_Print would write it, without ever holding the
+ * units as one tree: the rest of the document (small) is printed with a
+ * mark where the units go, and each unit is built, printed and freed in
+ * turn in its place. The bytes are those of printing the whole tree.
+ */
+static void format_results(struct sink *k, const struct sc_results *r)
 {
 	cJSON *root = cJSON_CreateObject(), *arr;
 	struct sorted *s;
+	char *text, *mark;
 
 	add_str(root, "schema", r->schema ? r->schema : SC_RESULTS_SCHEMA);
 	add_str(root, "skillci_version", r->skillci_version);
@@ -1347,11 +1600,7 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r)
 		write_skill(arr, s[i].item);
 	free(s);
 
-	arr = cJSON_AddArrayToObject(root, "units");
-	s = sort_items(r->units, r->nunits, sizeof(*r->units), cmp_unit);
-	for (size_t i = 0; i < r->nunits; i++)
-		write_unit(arr, s[i].item);
-	free(s);
+	cJSON_AddStringToObject(root, "units", UNITS_MARK);
 
 	arr = cJSON_AddArrayToObject(root, "aggregates");
 	s = sort_items(r->aggregates, r->naggregates, sizeof(*r->aggregates), cmp_aggregate);
@@ -1368,20 +1617,56 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r)
 	write_gate(root, &r->gate);
 	write_totals(root, &r->totals);
 
-	sc_json_print(out, root, true);
-	sc_buf_putc(out, '\n');
+	text = cJSON_Print(root);
 	cJSON_Delete(root);
+	if (!text)
+		sc_die("out of memory formatting results JSON");
+	mark = strstr(text, "\"units\":\t\"" UNITS_MARK "\"");
+	assert(mark);
+	mark += strlen("\"units\":\t");
+	emit(k, text, (size_t)(mark - text));
+	emit(k, "[", 1);
+	s = r->sorted ? NULL : sort_items(r->units, r->nunits, sizeof(*r->units), cmp_unit);
+	for (size_t i = 0; i < r->nunits; i++) {
+		cJSON *one = cJSON_CreateArray();
+		char *u;
+		write_unit(one, s ? s[i].item : &r->units[i]);
+		u = cJSON_Print(cJSON_GetArrayItem(one, 0));
+		if (!u)
+			sc_die("out of memory formatting results JSON");
+		if (i)
+			emit(k, ", ", 2);
+		emit_indented(k, u);
+		cJSON_free(u);
+		cJSON_Delete(one);
+	}
+	free(s);
+	emit(k, "]", 1);
+	mark += strlen("\"" UNITS_MARK "\"");
+	emit(k, mark, strlen(mark));
+	emit(k, "\n", 1);
+	cJSON_free(text);
+}
+
+void sc_results_format(struct sc_buf *out, const struct sc_results *r)
+{
+	struct sink k = { out, NULL };
+
+	format_results(&k, r);
 }
 
 int sc_results_save(const struct sc_results *r, const char *path)
 {
-	struct sc_buf out = SC_BUF_INIT;
-	int err;
+	struct sc_atomic_file f;
+	struct sink k = { NULL, &f };
 
-	sc_results_format(&out, r);
-	err = sc_write_file_atomic(path, out.ptr, out.len);
-	sc_buf_release(&out);
-	return err;
+	if (sc_atomic_open(&f, path) < 0) {
+		int err = f.err;
+		sc_atomic_abort(&f);
+		return err;
+	}
+	format_results(&k, r);
+	return sc_atomic_commit(&f);
 }
 
 /* ---- sorting and lookups --------------------------------------------- */

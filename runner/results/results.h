@@ -21,6 +21,9 @@ struct sc_buf;
 #define SC_RESULTS_SCHEMA_PREFIX "skillci.results/"
 #define SC_RESULTS_NULL_INT      INT64_MIN
 
+struct sc_buf;
+struct sc_strpool;
+
 struct sc_results_gpu {
 	char *name, *driver, *arch, *cc;
 };
@@ -142,6 +145,10 @@ struct sc_results_unit {
 	struct sc_results_hashes hashes;
 	char *test_file;          /* optional: file defining the test */
 	int64_t test_line;        /* optional: its line (1-based) */
+	/* Its strings (and its kernel's) are in the results' string pool, not
+	 * its own: sc_results_pool_unit(). The kernel struct and its flags
+	 * array stay the unit's. */
+	bool pooled;
 };
 
 struct sc_results_aggregate {
@@ -228,6 +235,9 @@ struct sc_results {
 	 * documented order (set by load and sc_results_sort); lookups then
 	 * use binary search. Code that edits the arrays clears it or sorts. */
 	bool sorted;
+	/* The strings of pooled units (NULL: none yet). Units moved from one
+	 * results into another take their pool along: sc_results_adopt_pool. */
+	struct sc_strpool *pool;
 };
 
 /* Sets every field to its empty/null value (no allocation). */
@@ -240,6 +250,19 @@ void sc_results_comparison_init(struct sc_results_comparison *c);
 void sc_results_kernel_init(struct sc_results_kernel *k);
 /* Frees what one unit holds (not the unit itself) and sets it empty. */
 void sc_results_unit_release(struct sc_results_unit *u);
+/*
+ * Moves the strings of u (owned, not pooled yet) into r's string pool:
+ * equal strings of many units are stored once, which keeps the model of
+ * a run of tens of thousands of units small. u's fields then point into
+ * the pool (do not free or replace them one by one; sc_results_unit_release
+ * knows). u need not be in r yet.
+ */
+void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u);
+/* Sets one string field of unit u of r to a copy of value, pooled or not as u is. */
+void sc_results_unit_set(struct sc_results *r, struct sc_results_unit *u, char **field,
+			 const char *value);
+/* For units moved from from into into: into takes from's string pool. */
+void sc_results_adopt_pool(struct sc_results *into, struct sc_results *from);
 
 /*
  * Reads a results file into out (initialised here). Errors name the file
