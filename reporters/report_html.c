@@ -62,12 +62,52 @@ static void page_end(struct sc_buf *out)
 	sc_buf_puts(out, "</main>\n</body>\n</html>\n");
 }
 
+/* Markdown rendered a piece at a time once it holds this much. */
+#define HTML_CHUNK_BYTES (256 * 1024)
+
+/* True for a line opening or closing a code fence (``` or ~~~, up to 3 spaces in). */
+static bool fence_line(const char *p)
+{
+	for (int i = 0; i < 3 && *p == ' '; i++)
+		p++;
+	return !strncmp(p, "```", 3) || !strncmp(p, "~~~", 3);
+}
+
+/*
+ * Where the next piece of md may end: the start of a line "<details>"
+ * after a blank line, outside code fences, at least HTML_CHUNK_BYTES in;
+ * or len. Each skill's section of the full report is such a block, and
+ * nothing carries over it (no list, paragraph or fence is open there), so
+ * rendering the pieces one by one gives the HTML of the whole, without
+ * the parse tree of the whole report in memory at once.
+ */
+static size_t chunk_end(const char *md, size_t len, size_t from)
+{
+	bool fenced = false;
+
+	for (size_t i = from; i < len;) {
+		const char *nl = memchr(md + i, '\n', len - i);
+		size_t next = nl ? (size_t)(nl - md) + 1 : len;
+		if (fence_line(md + i))
+			fenced = !fenced;
+		else if (!fenced && i - from >= HTML_CHUNK_BYTES && i >= 2 && md[i - 1] == '\n' &&
+			 md[i - 2] == '\n' && len - i >= 9 && !strncmp(md + i, "<details>", 9))
+			return i;
+		i = next;
+	}
+	return len;
+}
+
 void sc_report_html_page(struct sc_buf *out, const char *title, const char *md, size_t md_len)
 {
 	page_start(out, title);
 	/* Raw HTML is allowed: the report is written by skillci, and every
 	 * untrusted string in it was escaped when the Markdown was built. */
-	sc_markdown_to_html(out, md, md_len, 1);
+	for (size_t at = 0; at < md_len;) {
+		size_t end = chunk_end(md, md_len, at);
+		sc_markdown_to_html(out, md + at, end - at, 1);
+		at = end;
+	}
 	page_end(out);
 }
 

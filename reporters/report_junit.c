@@ -850,41 +850,88 @@ static int cmp_skill_ptr(const void *pa, const void *pb)
 	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
 }
 
-int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct sc_junit_options *opt)
+/* Where the document goes: a buffer, or a file written in pieces. */
+struct jsink {
+	struct sc_buf *buf;
+	struct sc_atomic_file *file;
+};
+
+static int sink_write(void *ctx, const char *data, int len)
 {
-	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
-	struct jsuite *suites = sc_xcalloc(r->nskills + 1, sizeof(*suites));
-	struct jw j = { NULL, SC_BUF_INIT, 0 };
-	xmlBufferPtr xb = xmlBufferCreate();
-	struct counts total = { 0, 0, 0, 0, 0 };
+	struct jsink *k = ctx;
+
+	if (len <= 0)
+		return len;
+	if (k->buf)
+		sc_buf_put(k->buf, data, (size_t)len);
+	else
+		sc_atomic_write(k->file, data, (size_t)len);
+	return len;
+}
+
+static int sink_close(void *ctx)
+{
+	SC_UNUSED(ctx);
+	return 0;
+}
+
+/* The skills a JUnit shows, in path order: every one for eval, the changed ones for run. */
+static size_t junit_skills(const struct sc_results_skill **skills, const struct sc_results *r)
+{
 	size_t n = 0;
-	int err = 0;
 
 	for (size_t i = 0; i < r->nskills; i++)
-		skills[i] = &r->skills[i];
-	qsort(skills, r->nskills, sizeof(*skills), cmp_skill_ptr);
-	for (size_t i = 0; i < r->nskills; i++) {
-		if (!is_eval(r) && sc_streq(skills[i]->status, "unchanged"))
-			continue;
-		build_skill(&suites[n++], r, skills[i]);
-	}
-	for (size_t i = 0; i < n; i++)
-		total.failures += count(&suites[i]).failures;
-	build_run(&suites[n], r, total.failures);
-	if (suites[n].n)
-		n++;
-	else
-		suite_release(&suites[n]);
-	total.failures = 0;
+		if (is_eval(r) || !sc_streq(r->skills[i].status, "unchanged"))
+			skills[n++] = &r->skills[i];
+	qsort(skills, n, sizeof(*skills), cmp_skill_ptr);
+	return n;
+}
+
+/*
+ * Writes the document to k. Two passes over the skills, each building one
+ * suite at a time: the first counts (the root's totals come first in the
+ * document), the second writes; so the suites of thousands of skills never
+ * stand in memory at once, and the document goes out as it is written.
+ */
+static int junit_write(struct jsink *k, const struct sc_results *r,
+		       const struct sc_junit_options *opt)
+{
+	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
+	struct jsuite suite, run_suite;
+	struct jw j = { NULL, SC_BUF_INIT, 0 };
+	xmlOutputBufferPtr ob = NULL;
+	struct counts total = { 0, 0, 0, 0, 0 };
+	size_t n = junit_skills(skills, r), skill_failures = 0;
+	bool has_run;
+	int err = 0;
+
 	for (size_t i = 0; i < n; i++) {
-		struct counts k = count(&suites[i]);
-		total.tests += k.tests;
-		total.failures += k.failures;
-		total.errors += k.errors;
-		total.time_s += k.time_s;
+		struct counts c;
+		memset(&suite, 0, sizeof(suite));
+		build_skill(&suite, r, skills[i]);
+		c = count(&suite);
+		skill_failures += c.failures;
+		total.tests += c.tests;
+		total.failures += c.failures;
+		total.errors += c.errors;
+		total.time_s += c.time_s;
+		suite_release(&suite);
+	}
+	memset(&run_suite, 0, sizeof(run_suite));
+	build_run(&run_suite, r, skill_failures);
+	has_run = run_suite.n > 0;
+	if (has_run) {
+		struct counts c = count(&run_suite);
+		total.tests += c.tests;
+		total.failures += c.failures;
+		total.errors += c.errors;
+		total.time_s += c.time_s;
 	}
 
-	if (!xb || !(j.w = xmlNewTextWriterMemory(xb, 0))) {
+	ob = xmlOutputBufferCreateIO(sink_write, sink_close, k, NULL);
+	if (!ob || !(j.w = xmlNewTextWriter(ob))) {
+		if (ob)
+			xmlOutputBufferClose(ob);
 		err = sc_error_set(SC_ERROR, "cannot create an XML writer");
 		goto done;
 	}
@@ -897,26 +944,52 @@ int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct
 	jw_attrf(&j, "failures", "%zu", total.failures);
 	jw_attrf(&j, "errors", "%zu", total.errors);
 	jw_attrf(&j, "time", "%.3f", total.time_s);
-	for (size_t i = 0; i < n; i++)
-		write_suite(&j, r, &suites[i], opt);
+	for (size_t i = 0; i < n; i++) {
+		memset(&suite, 0, sizeof(suite));
+		build_skill(&suite, r, skills[i]);
+		write_suite(&j, r, &suite, opt);
+		suite_release(&suite);
+		jw_check(&j, xmlTextWriterFlush(j.w));
+	}
+	if (has_run)
+		write_suite(&j, r, &run_suite, opt);
 	jw_end(&j);
 	jw_check(&j, xmlTextWriterEndDocument(j.w));
-	xmlFreeTextWriter(j.w);
+	xmlFreeTextWriter(j.w);  /* flushes and closes the output */
 	j.w = NULL;
-	if (j.rc < 0) {
+	if (j.rc < 0)
 		err = sc_error_set(SC_ERROR, "cannot write JUnit XML (libxml2 error %d)", j.rc);
-		goto done;
-	}
-	sc_buf_put(out, xmlBufferContent(xb), (size_t)xmlBufferLength(xb));
 done:
 	if (j.w)
 		xmlFreeTextWriter(j.w);
-	if (xb)
-		xmlBufferFree(xb);
 	sc_buf_release(&j.tmp);
-	for (size_t i = 0; i < n; i++)
-		suite_release(&suites[i]);
-	free(suites);
+	suite_release(&run_suite);
 	free(skills);
 	return err;
+}
+
+int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct sc_junit_options *opt)
+{
+	struct jsink k = { out, NULL };
+
+	return junit_write(&k, r, opt);
+}
+
+int sc_report_junit_save(const char *path, const struct sc_results *r,
+			 const struct sc_junit_options *opt)
+{
+	struct sc_atomic_file f;
+	struct jsink k = { NULL, &f };
+	int err;
+
+	if (sc_atomic_open(&f, path) < 0) {
+		err = f.err;
+		sc_atomic_abort(&f);
+		return err;
+	}
+	if ((err = junit_write(&k, r, opt)) < 0) {
+		sc_atomic_abort(&f);
+		return err;
+	}
+	return sc_atomic_commit(&f);
 }

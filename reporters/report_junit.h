@@ -31,6 +31,11 @@ struct sc_junit_options {
  * outputs are trimmed with a note. Returns 0, or SC_ERROR when libxml2
  * fails. */
 int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct sc_junit_options *opt);
+/* The same document written straight to path, atomically, a suite at a
+ * time (memory does not grow with the number of skills). SC_EIO naming
+ * the path when it cannot be written. */
+int sc_report_junit_save(const char *path, const struct sc_results *r,
+			 const struct sc_junit_options *opt);
 
 /* Appends s with every character XML 1.0 forbids replaced by U+FFFD
  * (invalid UTF-8 too), so libxml2 can escape the rest. */
