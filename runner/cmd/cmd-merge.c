@@ -350,6 +350,9 @@ int cmd_merge(int argc, char **argv)
 	const char *store_at;
 	char *const *labels;
 	size_t n = 0, *order = NULL;
+	const char *junit, *markdown, *json;
+	char *html = NULL;
+	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	int rc, err, gate_rc;
 
 	memset(&o, 0, sizeof(o));
@@ -457,8 +460,9 @@ int cmd_merge(int argc, char **argv)
 			goto done;
 		}
 	}
-	store_at = store ? sc_store_location(o.store, cfg.store_path) : NULL;
-	if ((rc = sc_cmd_reports_render(&o.reports, o.comment, store_at)))
+	sc_results_sort(&res);
+	if ((rc = sc_cmd_write_reports(&res, junit, markdown, html, NULL, o.comment,
+				       store ? sc_store_location(o.store, cfg.store_path) : NULL)))
 		goto done;
 	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
 		o.reports.junit, o.reports.markdown, o.reports.html, o.reports.json);

@@ -689,6 +689,17 @@ done:
 	return err;
 }
 
+/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
+static char *html_dir(const char *path)
+{
+	const char *slash;
+
+	if (!sc_ends_with(path, ".html"))
+		return sc_xstrdup(path);
+	slash = strrchr(path, '/');
+	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
+}
+
 /* The first infrastructure error among the units, as the cause to print. */
 static const struct sc_results_unit *first_error(const struct sc_results *r)
 {
@@ -736,7 +747,8 @@ int cmd_run(int argc, char **argv)
 	struct sc_eval_stats estats;
 	struct run_progress rprog;
 	struct sc_client *client = NULL;
-	size_t nrefs = 0, nextra = 0, mine = 0;
+	size_t nrefs = 0, nextra = 0, mine = 0, plan_units = 0;
+	char plan_hash[65] = "";
 	int64_t need_requests = 0;
 	struct sc_model *models = NULL;
 	struct sc_strlist model_names = { 0 };
@@ -1093,6 +1105,12 @@ int cmd_run(int argc, char **argv)
 		need_requests += pu->requests;
 	}
 
+	/* The plan's units are in refs now: only its hash and size are kept
+	 * (a plan of tens of thousands of units holds each one's id). */
+	memcpy(plan_hash, plan.hash, sizeof(plan_hash));
+	plan_units = plan.n;
+	sc_plan_release(&plan);
+
 	/* The budget, before the first request. */
 	{
 		struct sc_trust_budget bud = { mine, need_requests, cfg.max_units, cfg.max_requests };
@@ -1148,7 +1166,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	fprintf(stderr, "skillci run: %zu changed skill%s, %zu units in the plan%s", changed.n,
-		changed.n == 1 ? "" : "s", plan.n, shard_n > 1 ? "" : "\n");
+		changed.n == 1 ? "" : "s", plan_units, shard_n > 1 ? "" : "\n");
 	if (shard_n > 1)
 		fprintf(stderr, ", %zu in shard %d/%d\n", mine, shard_k, shard_n);
 	sc_signals_install();
@@ -1193,7 +1211,7 @@ int cmd_run(int argc, char **argv)
 	res.run.runs = cfg.runs;
 	res.run.shard_index = shard_k;
 	res.run.shard_count = shard_n;
-	res.run.plan_hash = sc_xstrdup(plan.hash);
+	res.run.plan_hash = sc_xstrdup(plan_hash);
 	res.run.mode = sc_xstrdup(!estats.any_kernel ? "none"
 				  : kernel && kernel->mode ? kernel->mode : "compile-only");
 	if (kops_ready)
@@ -1218,13 +1236,12 @@ int cmd_run(int argc, char **argv)
 		gate_rc = SC_EXIT_OK;
 	}
 
-	/* Store, results JSON, reports. */
-	if ((err = store_run(store, &res, o.reports.json)) < 0)
+	/* Store, then the results JSON and every report, from the results in
+	 * memory (reporters/reports.h). */
+	sc_results_sort(&res);
+	if ((err = store_run(store, &res, json)) < 0)
 		goto fail;
-	sc_cmd_reports_mkdirs(&o.reports);
-	if ((err = sc_results_save(&res, o.reports.json)) < 0)
-		goto fail;
-	if ((rc = sc_cmd_reports_render(&o.reports, o.comment, store_path)))
+	if ((rc = sc_cmd_write_reports(&res, junit, markdown, html, json, o.comment, store_path)))
 		goto done;
 	{
 		struct sc_buf line = SC_BUF_INIT;

@@ -5,11 +5,16 @@
 #include "diag.h"
 #include "escape.h"
 #include "pipeline/config.h"
+#include "net/github_api.h"
+#include "reporters/report_md.h"
+#include "reporters/report_term.h"
+#include "reporters/reports.h"
 #include "results/results.h"
 #include "results/store.h"
 
 #include <getopt.h>
 #include <signal.h>
+#include <unistd.h>
 #include <stdarg.h>
 
 /* Messages name paths, revisions and server replies: each goes through
@@ -146,129 +151,86 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 	return 0;
 }
 
-void sc_cmd_print_gate_failures(const struct sc_results *r)
+/* The sticky PR comment. 0 when posted or skipped with a warning. */
+int sc_cmd_post_comment(const char *md)
 {
-	struct sc_buf line = SC_BUF_INIT;
+	struct sc_github gh;
+	struct sc_buf body = SC_BUF_INIT;
+	const char *event = getenv("GITHUB_EVENT_PATH");
+	enum sc_github_outcome outcome = SC_GITHUB_CREATED;
+	long long pr = 0, id = 0;
+	int err, rc = 0;
 
-	if (!r->gate.nfailures)
-		return;
-	sc_ci_block_begin(stderr);
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		sc_buf_clear(&line);
-		sc_buf_puts(&line, "gate: ");
-		sc_escape_log(&line, f->skill);
-		if (f->model && *f->model) {
-			sc_buf_putc(&line, ' ');
-			sc_escape_log(&line, f->model);
-		}
-		sc_buf_puts(&line, ": ");
-		sc_escape_log(&line, f->message);
-		sc_buf_printf(&line, " [%s]", f->rule);
-		fprintf(stderr, "%s\n", line.ptr);
+	gh.api_url = getenv("GITHUB_API_URL");
+	if (!gh.api_url || !*gh.api_url)
+		gh.api_url = "https://api.github.com";
+	gh.repo = getenv("GITHUB_REPOSITORY");
+	gh.token = getenv("GITHUB_TOKEN");
+	if (!gh.token || !*gh.token) {
+		fprintf(stderr, "error: --comment needs GITHUB_TOKEN\n");
+		return SC_EXIT_USAGE;
 	}
-	sc_ci_block_end(stderr);
-	sc_buf_release(&line);
+	if (!gh.repo || !*gh.repo) {
+		fprintf(stderr, "error: --comment needs GITHUB_REPOSITORY (owner/name)\n");
+		return SC_EXIT_USAGE;
+	}
+	if (!event || !*event) {
+		fprintf(stderr, "error: --comment needs GITHUB_EVENT_PATH (the pull request event)\n");
+		return SC_EXIT_USAGE;
+	}
+	err = sc_github_event_pr(&pr, event);
+	if (err == SC_ENOTFOUND) {
+		fprintf(stderr, "warning: %s; no comment posted\n", sc_error_last());
+		return 0;
+	}
+	if (err < 0)
+		return sc_cmd_fail(err);
+	sc_buf_printf(&body, "%s\n%s", SC_GITHUB_MARKER, md);
+	err = sc_github_upsert_comment(&outcome, &id, &gh, pr, SC_GITHUB_MARKER, body.ptr);
+	if (err < 0) {
+		rc = sc_cmd_fail(err);
+		if (err == SC_EAUTH)
+			rc = SC_EXIT_INFRA;
+	} else if (outcome == SC_GITHUB_FORBIDDEN) {
+		fprintf(stderr, "warning: GitHub refused the pull request comment (HTTP 403); a pull "
+				"request from a fork gets a read-only token; the report is in the step summary\n");
+		if (getenv("GITHUB_ACTIONS") && !strcmp(getenv("GITHUB_ACTIONS"), "true"))
+			printf("::warning title=skillci::cannot comment on pull request #%lld (HTTP 403, read-only token)\n", pr);
+	} else {
+		fprintf(stderr, "%s pull request comment %lld on #%lld\n",
+			outcome == SC_GITHUB_UPDATED ? "updated" : "created", id, pr);
+	}
+	sc_buf_release(&body);
+	return rc;
 }
 
-bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg)
+
+int sc_cmd_write_reports(const struct sc_results *res, const char *junit, const char *markdown,
+			 const char *html_dir, const char *json, bool comment, const char *store)
 {
-	switch (c) {
-	case SC_CMD_O_JUNIT: r->opt_junit = arg; return true;
-	case SC_CMD_O_MARKDOWN: r->opt_markdown = arg; return true;
-	case SC_CMD_O_HTML: r->opt_html = arg; return true;
-	case SC_CMD_O_JSON: r->opt_json = arg; return true;
-	case SC_CMD_O_REPORT_DIR: r->opt_dir = arg; return true;
-	default: return false;
+	struct sc_reports rep;
+	struct sc_buf md = SC_BUF_INIT;
+	const char *v = getenv("GITHUB_ACTIONS");
+	int err, rc = 0;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.junit = junit;
+	rep.markdown = markdown;
+	rep.html_dir = html_dir;
+	rep.json = json;
+	rep.store = store;  /* the history charts of index.html come from the store */
+	rep.term = stdout;
+	rep.colour = sc_report_term_want_colour(STDOUT_FILENO);
+	rep.github = v && !strcmp(v, "true");
+	if (comment) {
+		rep.comment_md = &md;
+		rep.comment_max = SC_REPORT_MD_COMMENT_LIMIT - 1 - sizeof(SC_GITHUB_MARKER);
 	}
-}
-
-/* The option, else NAME in --report-dir, else the configured path. */
-static char *report_path(const char *opt, const char *dir, const char *name, const char *cfg)
-{
-	struct sc_buf b = SC_BUF_INIT;
-
-	if (opt)
-		return sc_xstrdup(opt);
-	if (!dir)
-		return cfg ? sc_xstrdup(cfg) : NULL;
-	sc_path_join(&b, dir, name);
-	return sc_buf_detach(&b, NULL);
-}
-
-/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
-static char *html_dir(const char *path)
-{
-	const char *slash;
-
-	if (!path)
-		return NULL;
-	if (!sc_ends_with(path, ".html"))
-		return sc_xstrdup(path);
-	slash = strrchr(path, '/');
-	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
-}
-
-void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg)
-{
-	sc_cmd_reports_release(r);
-	r->junit = report_path(r->opt_junit, r->opt_dir, "junit.xml", cfg->report_junit);
-	r->markdown = report_path(r->opt_markdown, r->opt_dir, "report.md", cfg->report_markdown);
-	r->json = report_path(r->opt_json, r->opt_dir, "results.json", cfg->report_json);
-	r->html = html_dir(r->opt_html ? r->opt_html : r->opt_dir ? r->opt_dir : cfg->report_html);
-}
-
-void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r)
-{
-	const char *files[] = { r->junit, r->markdown, r->json };
-
-	for (size_t i = 0; i < SC_ARRAY_SIZE(files); i++) {
-		const char *slash = files[i] ? strrchr(files[i], '/') : NULL;
-		char *dir;
-		if (!slash)
-			continue;
-		dir = sc_xstrndup(files[i], (size_t)(slash - files[i]));
-		sc_mkdir_p(dir);
-		free(dir);
-	}
-}
-
-int sc_cmd_reports_render(const struct sc_cmd_reports *r, bool comment, const char *store)
-{
-	char *args[16];
-	int n = 0;
-
-	args[n++] = (char *)"report";
-	args[n++] = r->json;
-	if (r->junit) {
-		args[n++] = (char *)"--junit";
-		args[n++] = r->junit;
-	}
-	if (r->markdown) {
-		args[n++] = (char *)"--markdown";
-		args[n++] = r->markdown;
-	}
-	if (r->html) {
-		args[n++] = (char *)"--html";
-		args[n++] = r->html;
-		if (store) {
-			/* the history charts of index.html come from the store */
-			args[n++] = (char *)"--store";
-			args[n++] = (char *)store;
-		}
-	}
-	if (comment)
-		args[n++] = (char *)"--comment";
-	args[n] = NULL;
 	fflush(stdout);
-	return cmd_report(n, args);
-}
-
-void sc_cmd_reports_release(struct sc_cmd_reports *r)
-{
-	free(r->junit);
-	free(r->markdown);
-	free(r->html);
-	free(r->json);
-	r->junit = r->markdown = r->html = r->json = NULL;
+	if ((err = sc_reports_write(res, &rep)) < 0)
+		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+	else if (comment)
+		rc = sc_cmd_post_comment(md.ptr);
+	sc_buf_release(&md);
+	return rc;
 }

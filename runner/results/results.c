@@ -1482,10 +1482,9 @@ static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
 		add_bool(o, "is_beneficial", c->is_beneficial != 0);
 }
 
-static void write_gate(cJSON *root, const struct sc_results_gate *g)
+static void write_gate(cJSON *root, const struct sc_results_gate *g, const char *checks_mark)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, "gate"), *arr;
-	struct sorted *s;
 
 	add_bool(o, "passed", g->passed);
 	add_int(o, "exit_code", g->exit_code);
@@ -1502,22 +1501,23 @@ static void write_gate(cJSON *root, const struct sc_results_gate *g)
 		add_int(f, "line", g->failures[i].line > 0 ? g->failures[i].line : SC_RESULTS_NULL_INT);
 	}
 	add_num(o, "error_share", g->error_share);
-	arr = cJSON_AddArrayToObject(o, "checks");
-	s = sort_items(g->checks, g->nchecks, sizeof(*g->checks), cmp_check);
-	for (size_t i = 0; i < g->nchecks; i++) {
-		const struct sc_results_check *c = s[i].item;
-		cJSON *co = cJSON_CreateObject();
-		cJSON_AddItemToArray(arr, co);
-		add_str(co, "skill", c->skill);
-		add_str(co, "model", c->model);
-		add_str(co, "check", c->check);
-		add_str(co, "status", c->status);
-		add_str(co, "rule", c->rule);
-		add_str(co, "message", c->message);
-		add_str(co, "file", c->file);
-		add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
-	}
-	free(s);
+	/* the checks (one per skill, model and check) are streamed in here */
+	cJSON_AddStringToObject(o, "checks", checks_mark);
+}
+
+static void write_check(cJSON *arr, const struct sc_results_check *c)
+{
+	cJSON *co = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(arr, co);
+	add_str(co, "skill", c->skill);
+	add_str(co, "model", c->model);
+	add_str(co, "check", c->check);
+	add_str(co, "status", c->status);
+	add_str(co, "rule", c->rule);
+	add_str(co, "message", c->message);
+	add_str(co, "file", c->file);
+	add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
 }
 
 static void write_totals(cJSON *root, const struct sc_results_totals *t)
@@ -1558,94 +1558,126 @@ static void emit(struct sink *k, const char *s, size_t n)
 		sc_atomic_write(k->file, s, n);
 }
 
-/* text with two more tabs after each line break (an object printed alone,
- * shown as an element of a member of the root; JSON strings hold no raw
- * line break) */
-static void emit_indented(struct sink *k, const char *text)
+/* text with `tabs` more tabs after each line break (an object printed
+ * alone, shown deeper in the document; JSON strings hold no raw line
+ * break) */
+static void emit_indented(struct sink *k, const char *text, size_t tabs)
 {
+	static const char tab[] = "\t\t\t\t\t\t\t\t";
 	const char *p = text, *nl;
 
+	assert(tabs < sizeof(tab));
 	while ((nl = strchr(p, '\n'))) {
 		emit(k, p, (size_t)(nl - p) + 1);
-		emit(k, "\t\t", 2);
+		emit(k, tab, tabs);
 		p = nl + 1;
 	}
 	emit(k, p, strlen(p));
 }
 
-/* Where the units go in the printed document: no other "units" member is a
- * string (totals.units is a number), so the mark cannot be met by chance. */
-#define UNITS_MARK "skillci:units-here"
+static void w_skill(cJSON *arr, const void *item) { write_skill(arr, item); }
+static void w_unit(cJSON *arr, const void *item) { write_unit(arr, item); }
+static void w_aggregate(cJSON *arr, const void *item) { write_aggregate(arr, item); }
+static void w_comparison(cJSON *arr, const void *item) { write_comparison(arr, item); }
+static void w_check(cJSON *arr, const void *item) { write_check(arr, item); }
+
+/* An array of the document written element by element. */
+struct streamed {
+	const char *key;       /* its member name */
+	const char *mark;      /* the string standing in its place */
+	const void *items;
+	size_t n, elem;
+	int (*cmp)(const void *, const void *);
+	void (*write)(cJSON *arr, const void *item);
+};
+
+/* Writes one streamed array: "[", each element printed alone and indented
+ * to its depth (tabs: those of its member's line, plus one), "]". */
+static void emit_array(struct sink *k, const struct streamed *a, size_t tabs, bool presorted)
+{
+	struct sorted *s = presorted ? NULL : sort_items(a->items, a->n, a->elem, a->cmp);
+
+	emit(k, "[", 1);
+	for (size_t i = 0; i < a->n; i++) {
+		cJSON *one = cJSON_CreateArray();
+		char *text;
+		a->write(one, s ? s[i].item : (const char *)a->items + i * a->elem);
+		text = cJSON_Print(cJSON_GetArrayItem(one, 0));
+		if (!text)
+			sc_die("out of memory formatting results JSON");
+		if (i)
+			emit(k, ", ", 2);
+		emit_indented(k, text, tabs + 1);
+		cJSON_free(text);
+		cJSON_Delete(one);
+	}
+	free(s);
+	emit(k, "]", 1);
+}
 
 /*
- * The document as cJSON_Print would write it, without ever holding the
- * units as one tree: the rest of the document (small) is printed with a
- * mark where the units go, and each unit is built, printed and freed in
- * turn in its place. The bytes are those of printing the whole tree.
+ * The document as cJSON_Print would write it, without ever holding its
+ * large arrays (skills, units, aggregates, comparisons, gate checks) as
+ * one tree: the rest (small) is printed with a mark in each array's place,
+ * and each array is written element by element where its mark is. The
+ * bytes are those of printing the whole tree. A mark is met only as a
+ * member of its own name whose value is that string: no other member of
+ * these names is a string, so a value from a results file cannot be taken
+ * for one.
  */
 static void format_results(struct sink *k, const struct sc_results *r)
 {
-	cJSON *root = cJSON_CreateObject(), *arr;
-	struct sorted *s;
-	char *text, *mark;
+	const struct streamed arrays[] = {
+		{ "skills", "skillci:stream:skills", r->skills, r->nskills, sizeof(*r->skills),
+		  cmp_skill, w_skill },
+		{ "units", "skillci:stream:units", r->units, r->nunits, sizeof(*r->units),
+		  cmp_unit, w_unit },
+		{ "aggregates", "skillci:stream:aggregates", r->aggregates, r->naggregates,
+		  sizeof(*r->aggregates), cmp_aggregate, w_aggregate },
+		{ "comparisons", "skillci:stream:comparisons", r->comparisons, r->ncomparisons,
+		  sizeof(*r->comparisons), cmp_comparison, w_comparison },
+		{ "checks", "skillci:stream:checks", r->gate.checks, r->gate.nchecks,
+		  sizeof(*r->gate.checks), cmp_check, w_check },
+	};
+	cJSON *root = cJSON_CreateObject();
+	struct sc_buf pat = SC_BUF_INIT;
+	const char *at;
+	char *text;
 
 	add_str(root, "schema", r->schema ? r->schema : SC_RESULTS_SCHEMA);
 	add_str(root, "skillci_version", r->skillci_version);
 	add_str(root, "harness_version", r->harness_version);
 	write_run(root, &r->run);
-
-	arr = cJSON_AddArrayToObject(root, "skills");
-	s = sort_items(r->skills, r->nskills, sizeof(*r->skills), cmp_skill);
-	for (size_t i = 0; i < r->nskills; i++)
-		write_skill(arr, s[i].item);
-	free(s);
-
-	cJSON_AddStringToObject(root, "units", UNITS_MARK);
-
-	arr = cJSON_AddArrayToObject(root, "aggregates");
-	s = sort_items(r->aggregates, r->naggregates, sizeof(*r->aggregates), cmp_aggregate);
-	for (size_t i = 0; i < r->naggregates; i++)
-		write_aggregate(arr, s[i].item);
-	free(s);
-
-	arr = cJSON_AddArrayToObject(root, "comparisons");
-	s = sort_items(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), cmp_comparison);
-	for (size_t i = 0; i < r->ncomparisons; i++)
-		write_comparison(arr, s[i].item);
-	free(s);
-
-	write_gate(root, &r->gate);
+	cJSON_AddStringToObject(root, "skills", arrays[0].mark);
+	cJSON_AddStringToObject(root, "units", arrays[1].mark);
+	cJSON_AddStringToObject(root, "aggregates", arrays[2].mark);
+	cJSON_AddStringToObject(root, "comparisons", arrays[3].mark);
+	write_gate(root, &r->gate, arrays[4].mark);
 	write_totals(root, &r->totals);
-
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (!text)
 		sc_die("out of memory formatting results JSON");
-	mark = strstr(text, "\"units\":\t\"" UNITS_MARK "\"");
-	assert(mark);
-	mark += strlen("\"units\":\t");
-	emit(k, text, (size_t)(mark - text));
-	emit(k, "[", 1);
-	s = r->sorted ? NULL : sort_items(r->units, r->nunits, sizeof(*r->units), cmp_unit);
-	for (size_t i = 0; i < r->nunits; i++) {
-		cJSON *one = cJSON_CreateArray();
-		char *u;
-		write_unit(one, s ? s[i].item : &r->units[i]);
-		u = cJSON_Print(cJSON_GetArrayItem(one, 0));
-		if (!u)
-			sc_die("out of memory formatting results JSON");
-		if (i)
-			emit(k, ", ", 2);
-		emit_indented(k, u);
-		cJSON_free(u);
-		cJSON_Delete(one);
+	at = text;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(arrays); i++) {
+		const char *hit, *line;
+		size_t tabs = 0;
+		sc_buf_clear(&pat);
+		sc_buf_printf(&pat, "\"%s\":\t\"%s\"", arrays[i].key, arrays[i].mark);
+		hit = strstr(at, pat.ptr);
+		assert(hit);
+		for (line = hit; line > text && line[-1] == '\t'; line--)
+			tabs++;
+		hit += strlen(arrays[i].key) + 4;  /* past "key":TAB */
+		emit(k, at, (size_t)(hit - at));
+		/* units are usually in order already (the model keeps them sorted) */
+		emit_array(k, &arrays[i], tabs, i == 1 && r->sorted);
+		at = hit + strlen(arrays[i].mark) + 2;
 	}
-	free(s);
-	emit(k, "]", 1);
-	mark += strlen("\"" UNITS_MARK "\"");
-	emit(k, mark, strlen(mark));
+	emit(k, at, strlen(at));
 	emit(k, "\n", 1);
 	cJSON_free(text);
+	sc_buf_release(&pat);
 }
 
 void sc_results_format(struct sc_buf *out, const struct sc_results *r)
