@@ -1,0 +1,928 @@
+/*
+ * The PR check as a library (see pipeline.h and docs/run.md). The code of
+ * each stage: the revisions and the trusted policy (open), the changed
+ * skills' sides and the plan (prepare), one streaming evaluation
+ * (evaluate), the results and the gate (finish).
+ */
+#include "common.h"
+#include "diag.h"
+#include "eval/eval.h"
+#include "git/changed.h"
+#include "git/ghevent.h"
+#include "git/git.h"
+#include "kernelrun/kernelops.h"
+#include "pipeline/config.h"
+#include "pipeline/findings.h"
+#include "pipeline/gate.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/plan.h"
+#include "pipeline/signals.h"
+#include "pipeline/trust.h"
+#include "pipeline/workdir.h"
+#include "providers/provider.h"
+#include "results/results.h"
+#include "results/store.h"
+#include "skills/skill.h"
+#include "skills/testsuite.h"
+
+#define MAX_MODELS 64
+#define SC_RUN_WORK_ROOT ".skillci/work"  /* per-run work folders (workdir.h) */
+
+/*
+ * One side of a changed skill: its head (with the baseline), its base, or
+ * the head skill on the head's own added or changed tests (head_tests).
+ * sides[3 * i] is skill i's head, [3 * i + 1] its base, [3 * i + 2] its
+ * head_tests.
+ */
+struct side {
+	struct sc_eval_skill es;
+	struct sc_skill skill;
+	struct sc_test_set tests;   /* loaded at this side's revision (head_tests: copies) */
+	char hash[65];
+	bool baseline;      /* evaluate the baseline with this side (head) */
+	bool loaded;
+	struct sc_diags findings;  /* its own: SKILL.md, test files, writing it out; repo paths */
+	bool unreadable;    /* the side could not be read at all (a finding says why) */
+	bool has_changes;   /* head: changes compares the head's tests with the base's */
+	struct sc_test_changes changes;
+};
+
+struct sc_pipeline {
+	struct sc_pipeline_options opt;
+	struct sc_config cfg;
+	struct sc_trust trust;
+	struct sc_git_repo *repo;
+	struct sc_git_tree *tbase, *thead;
+	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
+	char repo_real[4096];
+	const char *repo_workdir;
+	struct sc_workdir wd;
+	bool wd_made;
+	char *fixtures_dir;
+	struct sc_buf fixtures_rel;      /* the fixtures folder as a repository path, or "" */
+	struct sc_strlist model_names;
+	struct sc_model *models;
+	size_t nmodels;
+	const char *cache_dir;
+	const char *store_location;
+	struct sc_store *store;          /* borrowed */
+	struct sc_changed changed;
+	struct side *sides;              /* 3 per changed skill: head, base, head_tests */
+	struct sc_kernelops kops;
+	bool kops_ready;
+	const struct sc_eval_kernel_ops *kernel;
+	struct sc_eval_unit_ref *refs;
+	size_t nrefs, plan_units;
+	int64_t need_requests;
+	char plan_hash[65];
+	struct sc_eval_skill *es;
+	struct sc_client *client;
+	struct sc_eval_stats stats;
+	struct sc_results res;
+	int64_t t0;
+};
+
+/* ---- revisions ----------------------------------------------------------- */
+
+static bool in_actions(void)
+{
+	const char *v = getenv("GITHUB_ACTIONS");
+	return v && !strcmp(v, "true");
+}
+
+/*
+ * Resolves the two commits to compare: flags first, then the GitHub event
+ * (in Actions), then HEAD against the default branch. The base is the
+ * merge base of the two when there is one (what a pull request shows).
+ * base_out is "" when there is no base (a first push).
+ */
+static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char head_out[SC_GIT_HEX_SIZE],
+			struct sc_git_repo *repo, const struct sc_pipeline_options *o)
+{
+	struct sc_ghevent ev = SC_GHEVENT_INIT;
+	const char *base = o->base, *head = o->head;
+	char b[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE];
+	int err = 0;
+
+	base_out[0] = '\0';
+	if ((!base || !head) && in_actions() && getenv("GITHUB_EVENT_PATH")) {
+		if ((err = sc_ghevent_read(&ev, getenv("GITHUB_EVENT_PATH"))) < 0)
+			goto done;
+		if (!head)
+			head = ev.head;
+		if (!base && !ev.base) {
+			err = sc_git_resolve(head_out, repo, head);
+			goto done;  /* first push: every skill is new */
+		}
+		if (!base)
+			base = ev.base;
+	}
+	if (!head)
+		head = "HEAD";
+	if ((err = sc_git_resolve(head_out, repo, head)) < 0)
+		goto done;
+	if (!base) {
+		static const char *const tries[] = { "origin/HEAD", "origin/main", "main", "master" };
+		for (size_t i = 0; i < SC_ARRAY_SIZE(tries) && !base; i++)
+			if (sc_git_resolve(b, repo, tries[i]) == 0 && strcmp(b, head_out))
+				base = tries[i];
+		sc_error_clear();
+		if (!base) {
+			err = sc_error_set(SC_EINVAL, "no base revision: give --base (the default "
+					   "branch was not found or is the head itself)");
+			goto done;
+		}
+	}
+	if ((err = sc_git_resolve(b, repo, base)) < 0)
+		goto done;
+	if (sc_git_merge_base(mb, repo, b, head_out) == 0)
+		memcpy(base_out, mb, SC_GIT_HEX_SIZE);
+	else
+		memcpy(base_out, b, SC_GIT_HEX_SIZE);
+	sc_error_clear();
+done:
+	sc_ghevent_release(&ev);
+	return err;
+}
+
+/* ---- skills and tests ---------------------------------------------------- */
+
+/* s with every occurrence of the work folder dir replaced by shown. */
+static void repo_text(struct sc_buf *out, const char *s, const char *dir, const char *shown)
+{
+	size_t n = strlen(dir);
+	const char *hit;
+
+	while ((hit = strstr(s, dir))) {
+		sc_buf_put(out, s, (size_t)(hit - s));
+		sc_buf_puts(out, shown);
+		s = hit + n;
+		if (*s == '/' && !*shown)
+			s++;
+	}
+	sc_buf_puts(out, s);
+}
+
+/*
+ * Moves findings about files written out under dir into diags with the
+ * repository path shown_path in their place (file names and messages);
+ * files under root2 (when not NULL: manifest files written out) get
+ * their repository path too. Returns the first error as "file:line:
+ * message" (a new string), or NULL when there is none.
+ */
+static char *move_findings(struct sc_diags *diags, struct sc_diags *mine, const char *dir,
+			   const char *shown_path, const char *root2)
+{
+	struct sc_buf file = SC_BUF_INIT, msg = SC_BUF_INIT, t = SC_BUF_INIT;
+	char *first = NULL;
+
+	sc_diags_sort(mine);
+	for (size_t i = 0; i < mine->n; i++) {
+		const struct sc_diag *d = &mine->items[i];
+		sc_buf_clear(&file);
+		sc_buf_clear(&msg);
+		repo_text(&file, d->file, dir, shown_path);
+		repo_text(&msg, d->message, dir, shown_path);
+		if (root2) {
+			sc_buf_clear(&t);
+			repo_text(&t, file.ptr, root2, "");
+			sc_buf_sets(&file, t.ptr);
+			sc_buf_clear(&t);
+			repo_text(&t, msg.ptr, root2, "");
+			sc_buf_sets(&msg, t.ptr);
+		}
+		if (d->sev == SC_SEV_ERROR && !first) {
+			struct sc_buf m = SC_BUF_INIT;
+			sc_buf_printf(&m, "%s:%zu: %s", file.ptr, d->line, msg.ptr);
+			first = sc_buf_detach(&m, NULL);
+		}
+		sc_diags_add(diags, d->sev, file.ptr, d->line, d->code, "%s", msg.ptr);
+	}
+	sc_buf_release(&file);
+	sc_buf_release(&msg);
+	sc_buf_release(&t);
+	return first;
+}
+
+/*
+ * Writes one side of a changed skill (the folder at git_path in tree) to
+ * root/side_name/git_path and loads the skill and its tests: the skill's
+ * own test files, then the manifest's, read from the same revision (the
+ * files are written out to root/side_name-repo). Findings go to the
+ * side's own list with repository paths (the head's for both sides, so
+ * the two sides compare); a test file the head cannot read is an error
+ * finding there, which the gate's validity check fails: a pull request
+ * cannot hide its tests by breaking them. Returns 0 or an error.
+ */
+static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_path,
+		     const char *root, const char *side_name, const char *shown_path,
+		     const struct sc_config *cfg, bool head)
+{
+	struct sc_buf dir = SC_BUF_INIT, sub = SC_BUF_INIT, mroot = SC_BUF_INIT;
+	struct sc_diags mine = SC_DIAGS_INIT;
+	struct sc_strlist present = { 0 };
+	const char *rel = strcmp(git_path, ".") ? git_path : "";
+	const struct sc_config_skill *man;
+	int err;
+
+	sc_path_join(&sub, root, side_name);
+	if (*rel)
+		sc_path_join(&dir, sub.ptr, rel);
+	else
+		sc_buf_sets(&dir, sub.ptr);
+	if ((err = sc_mkdir_p(dir.ptr)) < 0)
+		goto done;
+	if ((err = sc_git_materialize(tree, rel, dir.ptr, NULL, &mine)) < 0)
+		goto done;
+	if ((err = sc_skill_load(&s->skill, dir.ptr, &mine, 0)) < 0)
+		goto done;
+	if ((err = sc_tests_load_skill(&s->tests, dir.ptr, &mine)) < 0)
+		goto done;
+	man = sc_config_find_skill(cfg, *rel ? rel : ".");
+	if (man) {
+		/* the manifest's test files at this side's revision; at head a
+		 * file the pull request deleted is a removed test, not an error */
+		sc_buf_printf(&mroot, "%s-repo", sub.ptr);
+		if ((err = sc_mkdir_p(mroot.ptr)) < 0 ||
+		    (err = sc_trust_write_blobs(tree, &man->tests, mroot.ptr, &present)) < 0)
+			goto done;
+		if ((err = sc_tests_load_manifest(&s->tests, head ? &present : &man->tests,
+						  &man->fixtures, mroot.ptr, cfg->fixtures_dir,
+						  dir.ptr, cfg->path ? cfg->path : SC_CONFIG_FILE,
+						  man->line, &mine)) < 0)
+			goto done;
+	}
+	if ((err = sc_eval_skill_hash(s->hash, &s->skill)) < 0)
+		goto done;
+	s->es.path = shown_path;
+	s->es.skill = &s->skill;
+	s->es.tests = &s->tests;
+	s->es.hash = s->hash;
+	s->loaded = true;
+done:
+	/* findings name the written-out files: show repository paths */
+	free(move_findings(&s->findings, &mine, dir.ptr, shown_path,
+			   mroot.len ? mroot.ptr : NULL));
+	sc_diags_release(&mine);
+	sc_strlist_release(&present);
+	sc_buf_release(&dir);
+	sc_buf_release(&sub);
+	sc_buf_release(&mroot);
+	return err;
+}
+
+/*
+ * A side the pull request made unreadable (an unsafe name in its git tree,
+ * a file past a limit, a broken test file) fails that skill alone: the
+ * reason is kept for the gate (head) or reported (base) and the other
+ * skills are still checked. Returns 0 for such an input error, or err
+ * itself for anything else (disk, git, memory), which stops the run.
+ */
+static int side_unreadable(struct side *s, int err, const char *path)
+{
+	if (err != SC_EUNSAFE && err != SC_ELIMIT && err != SC_EINVAL && err != SC_EPARSE &&
+	    err != SC_ENOTFOUND)
+		return err;
+	sc_diags_add(&s->findings, SC_SEV_ERROR, path, 0, "skill-unreadable",
+		     "the skill cannot be read, so it is not evaluated: %s", sc_error_last());
+	s->loaded = false;
+	s->unreadable = true;
+	sc_error_clear();
+	return 0;
+}
+
+/*
+ * Wires the three sides of one changed skill after loading: the head is
+ * judged on the base's tests when the base was read (the tests already
+ * reviewed and merged), else on its own (an added skill); the head's
+ * added or changed tests go to the head_tests side, run with the head
+ * skill beside the verdict. Fills the test changes of the skill.
+ */
+static void wire_sides(struct side *h, struct side *b, struct side *p)
+{
+	if (!h->loaded)
+		return;
+	if (b->loaded) {
+		h->es.tests = &b->tests;
+		sc_trust_diff_tests(&p->tests, &h->changes, &b->tests, &h->tests);
+		h->has_changes = true;
+		if (p->tests.n) {
+			p->es.path = h->es.path;
+			p->es.variant = SC_VARIANT_HEAD_TESTS;
+			p->es.skill = &h->skill;
+			p->es.tests = &p->tests;
+			memcpy(p->hash, h->hash, sizeof(p->hash));
+			p->es.hash = p->hash;
+			p->loaded = true;
+		}
+	}
+}
+
+/* The side (3 * skill index, + 1 for base, + 2 for head_tests) a planned
+ * unit belongs to, by binary search in the changed list (sorted by path);
+ * SIZE_MAX when none. The baseline belongs to the head. */
+static size_t side_of(const struct sc_changed *changed, const char *skill, const char *variant)
+{
+	size_t lo = 0, hi = changed->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(changed->items[mid].path, skill);
+		if (c == 0)
+			return 3 * mid + (strcmp(variant, "base") == 0 ? 1
+					  : strcmp(variant, SC_VARIANT_HEAD_TESTS) == 0 ? 2 : 0);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/* The index of the test called id in set, or SIZE_MAX. */
+static size_t test_index(const struct sc_test_set *set, const char *id)
+{
+	for (size_t t = 0; t < set->n; t++)
+		if (!strcmp(set->items[t].id, id))
+			return t;
+	return SIZE_MAX;
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? sc_xstrdup(s) : NULL;
+}
+
+/* The results entry of one changed skill. */
+static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skill *cs,
+		       const struct side *head, const struct side *base)
+{
+	const struct side *any = head->loaded ? head : base;
+	struct sc_buf md = SC_BUF_INIT;
+
+	rs->path = sc_xstrdup(cs->path);
+	rs->name = sc_xstrdup(any && any->loaded && any->skill.name ? any->skill.name : cs->name);
+	rs->status = sc_xstrdup(sc_change_status_name(cs->status));
+	rs->old_path = dup_or_null(cs->old_path);
+	if (strcmp(cs->path, "."))
+		sc_path_join(&md, cs->path, cs->lowercase ? "skill.md" : "SKILL.md");
+	else
+		sc_buf_puts(&md, cs->lowercase ? "skill.md" : "SKILL.md");
+	rs->skill_md = sc_buf_detach(&md, NULL);
+	rs->base_tree = dup_or_null(cs->base_tree);
+	rs->head_tree = dup_or_null(cs->head_tree);
+	/* the tests the verdict uses: the base's when there is a base */
+	rs->tests = head->loaded ? (int64_t)head->es.tests->n : 0;
+	/* an unreadable head is a gate failure, not an untested skill */
+	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
+	if (head->has_changes) {
+		rs->has_test_changes = true;
+		rs->tests_added = (int64_t)head->changes.added;
+		rs->tests_changed = (int64_t)head->changes.changed;
+		rs->tests_removed = (int64_t)head->changes.removed;
+	}
+	rs->gate_passed = true;
+}
+
+/* The trust record of the run, copied into the results model. */
+static void trust_to_results(struct sc_results_trust *out, const struct sc_trust *t)
+{
+	out->config = t->config_source ? sc_xstrdup(t->config_source) : NULL;
+	out->changes = sc_xcalloc(t->nchanges + 1, sizeof(*out->changes));
+	out->nchanges = t->nchanges;
+	for (size_t i = 0; i < t->nchanges; i++) {
+		out->changes[i].key = sc_xstrdup(t->changes[i].key);
+		out->changes[i].base = sc_xstrdup(t->changes[i].base);
+		out->changes[i].head = sc_xstrdup(t->changes[i].head);
+	}
+	out->notes = sc_xcalloc(t->notes.n + 1, sizeof(char *));
+	out->nnotes = t->notes.n;
+	for (size_t i = 0; i < t->notes.n; i++)
+		out->notes[i] = sc_xstrdup(t->notes.items[i]);
+}
+
+/* ---- the stages ---------------------------------------------------------- */
+
+struct sc_pipeline *sc_pipeline_new(void)
+{
+	struct sc_pipeline *p = sc_xcalloc(1, sizeof(*p));
+
+	sc_config_defaults(&p->cfg);
+	sc_trust_init(&p->trust);
+	sc_results_init(&p->res);
+	sc_buf_init(&p->fixtures_rel);
+	p->wd.lock_fd = -1;
+	p->t0 = sc_now_ms();
+	return p;
+}
+
+int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *opt,
+		     struct sc_diags *diags)
+{
+	struct sc_config *cfg = &p->cfg;
+	int err;
+
+	p->opt = *opt;
+	if (p->opt.shard_n < 1)
+		p->opt.shard_k = p->opt.shard_n = 1;
+
+	/* The repository and the two revisions. */
+	if (sc_git_is_url(opt->repo)) {
+		if ((err = sc_trust_check_output("the clone folder", ".skillci/repos",
+						 opt->workspace)) < 0)
+			return err;
+		err = sc_git_clone_or_fetch(&p->repo, opt->repo, ".skillci/repos");
+	} else {
+		err = sc_git_open(&p->repo, opt->repo);
+	}
+	if (err < 0)
+		return err;
+	if (sc_git_workdir(p->repo) && realpath(sc_git_workdir(p->repo), p->repo_real))
+		p->repo_workdir = p->repo_real;
+	if ((err = resolve_revs(p->base_rev, p->head_rev, p->repo, opt)) < 0)
+		return err;
+	if ((err = sc_git_tree_open(&p->thead, p->repo, p->head_rev)) < 0 ||
+	    (p->base_rev[0] && (err = sc_git_tree_open(&p->tbase, p->repo, p->base_rev)) < 0))
+		return err;
+	if ((err = sc_trust_check_output("the work folder", SC_RUN_WORK_ROOT, opt->workspace)) < 0)
+		return err;
+	{
+		/* The work folder is this process's own, even when shards on
+		 * one machine share the run id. */
+		char *mine_id = sc_eval_new_run_id();
+		size_t cleaned = 0;
+		err = sc_workdir_create(&p->wd, SC_RUN_WORK_ROOT, mine_id, &cleaned);
+		free(mine_id);
+		if (err < 0)
+			return err;
+		p->wd_made = true;
+		if (cleaned)
+			sc_log(SC_LOG_INFO, "removed %zu work folder%s left by runs that were killed",
+			       cleaned, cleaned == 1 ? "" : "s");
+	}
+
+	/* The policy: the base revision's configuration, never the head's. */
+	{
+		struct sc_trust_config_in in;
+		struct sc_buf scratch = SC_BUF_INIT;
+		memset(&in, 0, sizeof(in));
+		sc_path_join(&scratch, p->wd.path, "config");
+		in.base = p->tbase;
+		in.head = p->thead;
+		in.base_rev = p->base_rev;
+		in.head_rev = p->head_rev;
+		in.repo_workdir = p->repo_workdir;
+		in.explicit_path = opt->config;
+		in.scratch = scratch.ptr;
+		sc_config_release(cfg);
+		err = sc_trust_load_config(cfg, &p->trust, &in, diags);
+		sc_buf_release(&scratch);
+	}
+	if (err < 0)
+		return err;
+	if (sc_diags_count(diags, SC_SEV_ERROR))
+		return sc_error_set(SC_EINVAL, "the configuration has errors (above)");
+	/*
+	 * Named endpoints and fast-agent's provider settings come from the
+	 * configuration loaded above and from nothing else: the file the check
+	 * trusts for policy decides which servers get requests and keys.
+	 */
+	if ((err = sc_config_apply_providers(cfg)) < 0)
+		return err;
+
+	/* Flags override the config. */
+	if (opt->runs)
+		cfg->runs = opt->runs;
+	if (opt->concurrency)
+		cfg->concurrency = opt->concurrency;
+	if (opt->max_units)
+		cfg->max_units = opt->max_units;
+	if (opt->max_requests)
+		cfg->max_requests = opt->max_requests;
+	if (!opt->fixtures) {
+		/* the manifest's fixtures mark their skills changed by repository path */
+		const char *f = cfg->fixtures_dir;
+		while (f[0] == '.' && f[1] == '/')
+			f += 2;
+		sc_buf_puts(&p->fixtures_rel, f);
+	}
+	if ((err = sc_trust_fixtures(&p->fixtures_dir, opt->fixtures ? opt->fixtures
+							: cfg->fixtures_dir,
+				     opt->fixtures != NULL, p->tbase, p->thead, p->repo_workdir,
+				     p->wd.path, &p->trust, diags)) < 0)
+		return err;
+	free(cfg->fixtures_dir);
+	cfg->fixtures_dir = sc_xstrdup(p->fixtures_dir);
+	sc_trust_models(&p->model_names, opt->models, opt->nmodels, &cfg->models, &p->trust);
+	if (p->model_names.n == 0)
+		return sc_error_set(SC_EINVAL, "name a model with -m or list models: in the base "
+				    "revision's skillci.yml");
+	if (p->model_names.n > MAX_MODELS)
+		return sc_error_set(SC_EINVAL, "at most %d models", MAX_MODELS);
+	p->models = sc_xcalloc(p->model_names.n, sizeof(*p->models));
+	for (size_t i = 0; i < p->model_names.n; i++) {
+		if ((err = sc_model_parse(&p->models[i], p->model_names.items[i])) < 0)
+			return err;
+		p->nmodels++;
+	}
+	p->cache_dir = opt->no_cache || cfg->cache_mode == SC_CACHE_OFF ? NULL
+		       : opt->cache ? opt->cache : cfg->cache_dir;
+	return 0;
+}
+
+const struct sc_config *sc_pipeline_config(const struct sc_pipeline *p)
+{
+	return &p->cfg;
+}
+
+/* The changed skills: fixtures and test files named in the manifest mark
+ * their skill. The configuration files mark nothing: the head's are not
+ * applied, so changing them alone changes no skill. */
+static int find_changed(struct sc_pipeline *p)
+{
+	const struct sc_config *cfg = &p->cfg;
+	struct sc_changed_extra *extra;
+	struct sc_strlist prefixes = { 0 };
+	struct sc_buf tmp = SC_BUF_INIT;
+	size_t nextra = 0;
+	int err;
+
+	for (size_t i = 0; i < cfg->nskills; i++)
+		nextra += cfg->skills[i].fixtures.n + cfg->skills[i].tests.n;
+	extra = sc_xcalloc(nextra ? nextra : 1, sizeof(*extra));
+	for (size_t i = 0; i < cfg->nskills; i++)
+		for (size_t f = 0; f < cfg->skills[i].fixtures.n && p->fixtures_rel.len; f++) {
+			sc_buf_clear(&tmp);
+			sc_path_join(&tmp, p->fixtures_rel.ptr, cfg->skills[i].fixtures.items[f]);
+			sc_strlist_add(&prefixes, tmp.ptr);
+		}
+	nextra = 0;
+	for (size_t i = 0, k = 0; i < cfg->nskills; i++) {
+		for (size_t f = 0; f < cfg->skills[i].fixtures.n && p->fixtures_rel.len; f++) {
+			extra[nextra].prefix = prefixes.items[k++];
+			extra[nextra++].skill_path = cfg->skills[i].skill;
+		}
+		for (size_t f = 0; f < cfg->skills[i].tests.n; f++) {
+			extra[nextra].prefix = cfg->skills[i].tests.items[f];
+			extra[nextra++].skill_path = cfg->skills[i].skill;
+		}
+	}
+	{
+		static const char *const no_globals[1] = { NULL };
+		struct sc_changed_opts copts;
+		memset(&copts, 0, sizeof(copts));
+		copts.extra = extra;
+		copts.nextra = nextra;
+		copts.global_files = no_globals;
+		copts.nglobal = 0;
+		err = sc_changed_compute(&p->changed, p->tbase, p->thead, sc_git_name(p->repo), &copts);
+	}
+	free(extra);
+	sc_strlist_release(&prefixes);
+	sc_buf_release(&tmp);
+	return err;
+}
+
+/* Writes out and loads both sides of every changed skill; the results
+ * entry of each, its findings compared across the sides. */
+static int load_sides(struct sc_pipeline *p)
+{
+	const struct sc_changed *changed = &p->changed;
+	int err;
+
+	p->sides = sc_xcalloc(changed->n ? 3 * changed->n : 1, sizeof(*p->sides));
+	for (size_t i = 0; i < changed->n; i++) {
+		const struct sc_changed_skill *cs = &changed->items[i];
+		struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1], *t = &p->sides[3 * i + 2];
+		h->es.variant = "head";
+		h->baseline = true;
+		b->es.variant = "base";
+		t->es.variant = SC_VARIANT_HEAD_TESTS;
+		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
+		    (err = load_side(h, p->thead, cs->path, p->wd.path, "head", cs->path, &p->cfg,
+				     true)) < 0 &&
+		    (err = side_unreadable(h, err, cs->path)) < 0)
+			return err;
+		if (cs->status != SC_CHANGE_DELETED && cs->status != SC_CHANGE_ADDED &&
+		    cs->base_tree[0] &&
+		    (err = load_side(b, p->tbase, cs->old_path ? cs->old_path : cs->path, p->wd.path,
+				     "base", cs->path, &p->cfg, false)) < 0 &&
+		    (err = side_unreadable(b, err, cs->path)) < 0)
+			return err;
+		wire_sides(h, b, t);
+		/* the head's own kernel tests run only against fixtures the
+		 * base revision has pinned */
+		if (h->loaded && !b->loaded)
+			sc_trust_drop_unknown_fixtures(&h->tests, p->cfg.fixtures_dir,
+						       p->opt.allow_unpinned, cs->path, &p->trust);
+		if (t->loaded &&
+		    sc_trust_drop_unknown_fixtures(&t->tests, p->cfg.fixtures_dir,
+						   p->opt.allow_unpinned, cs->path, &p->trust) &&
+		    t->tests.n == 0)
+			t->loaded = false;
+	}
+	p->res.skills = sc_xcalloc(changed->n ? changed->n : 1, sizeof(*p->res.skills));
+	p->res.nskills = changed->n;
+	for (size_t i = 0; i < changed->n; i++) {
+		struct sc_results_skill *rs = &p->res.skills[i];
+		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+		fill_skill(rs, &changed->items[i], h, b);
+		sc_findings_compare(rs, b->loaded || b->unreadable ? &b->findings : NULL,
+				    &h->findings);
+	}
+	return 0;
+}
+
+/* The kernel harness, when a side runs a kernel test. */
+static int setup_kernels(struct sc_pipeline *p)
+{
+	size_t n3 = 3 * p->changed.n, nsets = 0;
+	const struct sc_test_set **sets = sc_xcalloc(n3 ? n3 : 1, sizeof(*sets));
+	int err;
+
+	for (size_t i = 0; i < n3; i++)
+		if (p->sides[i].loaded)
+			sets[nsets++] = p->sides[i].es.tests;  /* the tests it runs */
+	sc_kernelops_init(&p->kops, p->cfg.fixtures_dir, p->cfg.arch, p->opt.compile_only,
+			  p->cfg.kernel_timeout_s > 0 ? (int)p->cfg.kernel_timeout_s : 300);
+	p->kops_ready = true;
+	err = sc_kernelops_setup(&p->kops, &p->kernel, sets, nsets, p->opt.allow_unpinned);
+	free(sets);
+	return err;
+}
+
+/*
+ * The plan: every unit of every shard (so all shards compute the same
+ * plan and hash), then this shard's units, in plan order (sorted by id, so
+ * each skill's units are together), as references for the one streaming
+ * evaluation: the sides are its skills, a baseline unit belongs to its
+ * head side. The plan itself is freed: its hash and size are kept.
+ */
+static int make_plan(struct sc_pipeline *p)
+{
+	const struct sc_config *cfg = &p->cfg;
+	struct sc_plan plan = SC_PLAN_INIT;
+	struct sc_buf tmp = SC_BUF_INIT;
+	int err = 0;
+
+	for (size_t i = 0; i < 3 * p->changed.n; i++) {
+		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
+		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
+			continue;  /* deleted, unreadable, or nothing to run */
+		for (size_t m = 0; m < p->nmodels; m++)
+			for (size_t t = 0; t < s->es.tests->n; t++) {
+				const struct sc_test *test = &s->es.tests->items[t];
+				/* the most requests a unit makes: its turns (kernel
+				 * tests feed errors back), and one judge request */
+				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
+					   (cfg->judge_model ? 1 : 0);
+				char th[65];
+				sc_test_hash(th, test);
+				for (int r = 0; r < cfg->runs; r++) {
+					sc_buf_clear(&tmp);
+					sc_buf_printf(&tmp, "%s|%s", s->hash, th);
+					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
+						    test->id, r, tmp.ptr);
+					plan.units[plan.n - 1].requests = cost;
+					if (s->baseline) {
+						sc_buf_clear(&tmp);
+						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
+						sc_plan_add(&plan, s->es.path, "baseline", p->models[m].name,
+							    test->id, r, tmp.ptr);
+						plan.units[plan.n - 1].requests = cost;
+					}
+				}
+			}
+		if (plan.n > SC_MAX_RUN_UNITS) {
+			err = sc_error_set(SC_EINVAL, "the plan has more than %d units; lower runs or "
+					   "models", SC_MAX_RUN_UNITS);
+			goto done;
+		}
+	}
+	sc_buf_clear(&tmp);
+	sc_buf_printf(&tmp, "runs=%d;turns=%d;harness=%s;judge=%s", cfg->runs, cfg->max_turns,
+		      SC_EVAL_HARNESS_VERSION, cfg->judge_model ? cfg->judge_model : "");
+	if ((err = sc_plan_finish(&plan, tmp.ptr)) < 0)
+		goto done;
+	p->refs = sc_xcalloc(plan.n ? plan.n : 1, sizeof(*p->refs));
+	for (size_t u = 0; u < plan.n; u++) {
+		const struct sc_plan_unit *pu = &plan.units[u];
+		size_t si = side_of(&p->changed, pu->skill, pu->variant), t;
+		struct sc_eval_unit_ref *ref = &p->refs[p->nrefs];
+		if (si == SIZE_MAX || !p->sides[si].loaded)
+			continue;
+		if (p->opt.shard_n > 1 && sc_plan_shard_of(pu->id, p->opt.shard_n) != p->opt.shard_k)
+			continue;
+		t = test_index(p->sides[si].es.tests, pu->test_id);
+		assert(t != SIZE_MAX);
+		ref->skill = (uint32_t)si;
+		ref->test = (uint32_t)t;
+		ref->baseline = !strcmp(pu->variant, "baseline");
+		ref->run = pu->run;
+		for (size_t m = 0; m < p->nmodels; m++)
+			if (!strcmp(p->models[m].name, pu->model))
+				ref->model = (uint16_t)m;
+		p->nrefs++;
+		p->need_requests += pu->requests;
+	}
+	memcpy(p->plan_hash, plan.hash, sizeof(p->plan_hash));
+	p->plan_units = plan.n;
+done:
+	sc_plan_release(&plan);
+	sc_buf_release(&tmp);
+	return err;
+}
+
+int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc_buf *budget_line)
+{
+	int err;
+
+	p->store = store;
+	if ((err = find_changed(p)) < 0 || (err = load_sides(p)) < 0 ||
+	    (err = setup_kernels(p)) < 0 || (err = make_plan(p)) < 0)
+		return err;
+	{
+		/* the budget, before the first request */
+		struct sc_trust_budget bud = { p->nrefs, p->need_requests, p->cfg.max_units,
+					       p->cfg.max_requests };
+		return sc_trust_budget_check(&bud, budget_line);
+	}
+}
+
+int sc_pipeline_evaluate(struct sc_pipeline *p)
+{
+	const struct sc_config *cfg = &p->cfg;
+	struct sc_eval_options eopt;
+	struct sc_client_options copt;
+	size_t n3 = 3 * p->changed.n;
+	int err;
+
+	/* One client for the whole run: its total and per-provider bounds and
+	 * its 429 limiter hold for every request. */
+	sc_client_options_init(&copt);
+	copt.cache_dir = p->cache_dir;
+	copt.cache_mode = p->opt.offline ? SC_CACHE_OFFLINE : cfg->cache_mode;
+	copt.max_total = cfg->concurrency;
+	for (int k = 0; k < sc_provider_count(); k++)
+		copt.per_provider[k] = sc_config_provider_limit(cfg, sc_provider_name(k));
+	copt.max_attempts = p->opt.retries + 1;
+	if (cfg->request_timeout_s > 0)
+		copt.timeout_ms = (int64_t)(cfg->request_timeout_s * 1000);
+	if (p->cache_dir && (err = sc_mkdir_p(p->cache_dir)) < 0)
+		return err;
+	if ((err = sc_client_new(&p->client, &copt)) < 0)
+		return err;
+
+	sc_eval_options_init(&eopt);
+	eopt.models = (const char *const *)p->model_names.items;
+	eopt.nmodels = p->nmodels;
+	eopt.runs = cfg->runs;
+	eopt.max_turns = cfg->max_turns;
+	eopt.judge_model = cfg->judge_model;
+	eopt.judge_rubric = cfg->judge_rubric;
+	eopt.reuse = !p->opt.no_reuse;
+	eopt.kernel = p->kernel;
+	eopt.kernel_jobs = p->opt.jobs ? p->opt.jobs : sc_kernelops_default_jobs(&p->kops);
+	eopt.run_id = p->opt.run_id;
+	eopt.kind = "run";
+	eopt.store = p->store;
+	eopt.client = p->client;
+	eopt.progress = p->opt.on_unit;
+	eopt.activity = p->opt.on_activity;
+	eopt.stop = p->opt.stop;
+	eopt.payload = p->opt.payload;
+	/* the sides, in the order side_of() numbers them */
+	p->es = sc_xcalloc(n3 ? n3 : 1, sizeof(*p->es));
+	for (size_t i = 0; i < n3; i++) {
+		p->es[i] = p->sides[i].es;
+		if (!p->sides[i].loaded)
+			p->es[i].skill = NULL;  /* no unit of it runs */
+	}
+	p->res.run.started_at = sc_eval_now_iso();
+	free(p->res.run.id);
+	p->res.run.id = sc_xstrdup(p->opt.run_id);
+	return sc_eval_run_units(&p->res, &p->stats, p->es, n3, p->refs, p->nrefs, &eopt);
+}
+
+int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
+{
+	const struct sc_config *cfg = &p->cfg;
+	struct sc_results *res = &p->res;
+	bool stopped = p->stats.stopped && res->nunits < p->nrefs;
+	struct sc_buf tmp = SC_BUF_INIT;
+	int shard_k = p->opt.shard_k, shard_n = p->opt.shard_n;
+
+	res->schema = sc_xstrdup(SC_RESULTS_SCHEMA);
+	res->skillci_version = sc_xstrdup(SC_VERSION);
+	res->harness_version = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
+	if (!res->run.id)
+		res->run.id = sc_xstrdup(p->opt.run_id);
+	if (!res->run.started_at)
+		res->run.started_at = sc_eval_now_iso();
+	res->run.kind = sc_xstrdup("run");
+	res->run.finished_at = sc_eval_now_iso();
+	res->run.complete = !stopped && shard_n == 1;
+	if (stopped) {
+		sc_buf_printf(&tmp, "interrupted by %s: %zu of %zu units evaluated",
+			      sc_signals_which() ? sc_signals_name(sc_signals_which()) : "a stop request",
+			      res->nunits, p->nrefs);
+		res->run.incomplete_reason = sc_buf_detach(&tmp, NULL);
+	} else if (shard_n > 1) {
+		sc_buf_printf(&tmp, "shard %d/%d of a sharded run: merge every shard with skillci merge",
+			      shard_k, shard_n);
+		res->run.incomplete_reason = sc_buf_detach(&tmp, NULL);
+	}
+	res->run.repo = sc_xstrdup(p->opt.repo);
+	res->run.base_rev = dup_or_null(p->base_rev);
+	res->run.head_rev = sc_xstrdup(p->head_rev);
+	res->run.models = sc_xcalloc(p->nmodels ? p->nmodels : 1, sizeof(char *));
+	res->run.resolved_models = sc_xcalloc(p->nmodels ? p->nmodels : 1, sizeof(char *));
+	res->run.nmodels = res->run.nresolved_models = p->nmodels;
+	for (size_t m = 0; m < p->nmodels; m++) {
+		res->run.models[m] = sc_xstrdup(p->model_names.items[m]);
+		res->run.resolved_models[m] = sc_xstrdup(p->models[m].name);
+		res->run.oracle |= p->models[m].kind == SC_PROVIDER_ORACLE;
+	}
+	res->run.runs = cfg->runs;
+	res->run.shard_index = shard_k;
+	res->run.shard_count = shard_n;
+	res->run.plan_hash = sc_xstrdup(p->plan_hash);
+	res->run.mode = sc_xstrdup(!p->stats.any_kernel ? "none"
+				   : p->kernel && p->kernel->mode ? p->kernel->mode : "compile-only");
+	if (p->kops_ready)
+		sc_kernelops_describe(&p->kops, &res->run);
+	trust_to_results(&res->run.trust, &p->trust);
+	res->run.trust.gate.present = true;
+	res->run.trust.gate.pass_rate_drop_points = cfg->gate.pass_rate_drop_points;
+	res->run.trust.gate.alpha = cfg->gate.alpha;
+	res->run.trust.gate.tokens_rise_pct = cfg->gate.tokens_rise_pct;
+	res->run.trust.gate.speedup_drop_ratio = cfg->gate.speedup_drop_ratio;
+	res->run.trust.gate.judge_drop = cfg->gate.judge_drop;
+	res->run.trust.gate.error_share = cfg->gate.error_share;
+	res->run.trust.gate.require_lift = cfg->gate.require_lift;
+	sc_eval_aggregate(res, cfg->gate.alpha);
+	res->totals.requests = p->stats.requests;
+	res->totals.cache_hits = p->stats.cache_hits;
+	res->totals.wall_ms = sc_now_ms() - p->t0;
+	*gate_rc = sc_gate_apply(res, &cfg->gate);
+	if (shard_n > 1 && *gate_rc != SC_EXIT_INFRA) {
+		/* a shard sees part of the units: merge decides the gate */
+		sc_gate_clear(res);
+		*gate_rc = SC_EXIT_OK;
+	}
+	sc_results_sort(res);
+	sc_buf_release(&tmp);
+	return 0;
+}
+
+struct sc_results *sc_pipeline_results(struct sc_pipeline *p)
+{
+	return &p->res;
+}
+
+void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->changed = p->changed.n;
+	out->plan_units = p->plan_units;
+	out->units = p->nrefs;
+	out->max_requests = p->need_requests;
+	out->evaluated = p->stats.decided;
+	out->stopped = p->stats.stopped && p->res.nunits < p->nrefs;
+	out->cache_dir = p->cache_dir;
+}
+
+void sc_pipeline_free(struct sc_pipeline *p)
+{
+	if (!p)
+		return;
+	if (p->kops_ready)
+		sc_kernelops_release(&p->kops);
+	if (p->wd_made)
+		sc_workdir_release(&p->wd);
+	for (size_t i = 0; p->sides && i < 3 * p->changed.n; i++) {
+		sc_skill_release(&p->sides[i].skill);
+		sc_diags_release(&p->sides[i].findings);
+		sc_test_set_release(&p->sides[i].tests);
+	}
+	free(p->sides);
+	free(p->refs);
+	free(p->es);
+	sc_client_free(p->client);
+	for (size_t i = 0; i < p->nmodels; i++)
+		sc_model_release(&p->models[i]);
+	free(p->models);
+	sc_strlist_release(&p->model_names);
+	sc_results_release(&p->res);
+	sc_changed_release(&p->changed);
+	sc_git_tree_free(p->tbase);
+	sc_git_tree_free(p->thead);
+	sc_git_free(p->repo);
+	sc_config_release(&p->cfg);
+	sc_trust_release(&p->trust);
+	sc_buf_release(&p->fixtures_rel);
+	free(p->fixtures_dir);
+	free(p);
+}
