@@ -896,67 +896,159 @@ static int check_schema(struct rd *rd, const char *schema)
 			    "reads %s (upgrade skillci to read it)", rd->name, schema, SC_RESULTS_SCHEMA);
 }
 
-/* "results 'name':LINE: malformed JSON" for an error at 'at' (NULL: unknown). */
-static int malformed(const char *name, const char *json, size_t len, const char *at)
-{
-	size_t line = 1;
+/*
+ * The text of a results document, read a window at a time: from a file,
+ * whose bytes are read as the parse goes and dropped once parsed, or from
+ * memory. Each member is parsed on its own (cJSON on the window), so a
+ * file of tens of thousands of units is never in memory whole, as text
+ * or as a tree.
+ */
+struct jreader {
+	FILE *f;                /* NULL: the text is all in buf (memory) */
+	char *buf;              /* owned when f is set */
+	size_t start, end, cap; /* unread text is buf[start, end) */
+	size_t total;           /* bytes read from the file so far (a cap) */
+	size_t lines;           /* line breaks before buf[start] */
+	bool eof;
+	const char *name;       /* for messages */
+};
 
-	for (const char *p = json; at && p < at && p < json + len; p++)
-		line += *p == '\n';
-	return sc_error_set(SC_EPARSE, "results '%s':%zu: malformed JSON", name, line);
+#define JREADER_CHUNK (1024 * 1024)
+
+/* Reads more of the file into the window; false at the end (or the cap). */
+static bool jr_fill(struct jreader *r)
+{
+	size_t n;
+
+	if (r->eof || !r->f)
+		return false;
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->end < JREADER_CHUNK) {
+		r->cap = r->end + JREADER_CHUNK + 1;
+		r->buf = sc_xrealloc(r->buf, r->cap);
+	}
+	n = fread(r->buf + r->end, 1, JREADER_CHUNK, r->f);
+	r->end += n;
+	r->total += n;
+	r->buf[r->end] = '\0';
+	if (n == 0 || r->total > SC_MAX_RESULTS_BYTES)
+		r->eof = true;
+	return n > 0;
 }
 
-static const char *skip_ws(const char *p, const char *end)
+/* Moves past n parsed bytes, counting their line breaks. */
+static void jr_skip(struct jreader *r, size_t n)
 {
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
+	for (size_t i = 0; i < n; i++)
+		r->lines += r->buf[r->start + i] == '\n';
+	r->start += n;
 }
 
-/* One JSON value at *p (cJSON), *p moved past it; NULL when malformed. */
-static cJSON *parse_value(const char **p, const char *end)
+/* The next byte that is not white space (reading more as needed), or EOF. */
+static int jr_peek(struct jreader *r)
 {
-	const char *after = NULL;
-	cJSON *v = cJSON_ParseWithLengthOpts(*p, (size_t)(end - *p), &after, false);
+	for (;;) {
+		while (r->start < r->end) {
+			char c = r->buf[r->start];
+			if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+				return (unsigned char)c;
+			jr_skip(r, 1);
+		}
+		if (!jr_fill(r))
+			return EOF;
+	}
+}
 
-	if (v)
-		*p = after;
-	return v;
+/* "results 'name':LINE: malformed JSON" for an error at at (NULL: where
+ * the reader is). */
+static int jr_malformed(struct jreader *r, const char *at)
+{
+	size_t line = r->lines + 1;
+
+	for (const char *q = r->buf + r->start; at && q < at && q < r->buf + r->end; q++)
+		line += *q == '\n';
+	return sc_error_set(SC_EPARSE, "results '%s':%zu: malformed JSON", r->name, line);
 }
 
 /*
- * Reads the "units" array at *p one element at a time: each unit is read
- * into out and its strings pooled, and its JSON freed before the next is
- * parsed, so a file of tens of thousands of units never stands as one
- * tree in memory.
+ * One JSON value at the reader (cJSON), the reader moved past it; NULL
+ * with the error set when it is malformed. A value that ends where the
+ * window ends is parsed again with more text (a number cut short would
+ * otherwise read as a shorter one).
  */
-static int read_units_streaming(struct rd *rd, struct sc_results *out, const char **p,
-				const char *end, const char *json, size_t len)
+static cJSON *jr_value(struct jreader *r)
+{
+	for (;;) {
+		const char *after = NULL;
+		cJSON *v;
+
+		if (jr_peek(r) == EOF)
+			break;
+		v = cJSON_ParseWithLengthOpts(r->buf + r->start, r->end - r->start, &after, false);
+		if (v && (after < r->buf + r->end || r->eof || !r->f)) {
+			jr_skip(r, (size_t)(after - (r->buf + r->start)));
+			return v;
+		}
+		cJSON_Delete(v);
+		if (!jr_fill(r)) {
+			if (r->f && r->total > SC_MAX_RESULTS_BYTES) {
+				sc_error_set(SC_ELIMIT, "results '%s' is larger than %d MiB", r->name,
+					     SC_MAX_RESULTS_BYTES >> 20);
+				return NULL;
+			}
+			v = cJSON_ParseWithLengthOpts(r->buf + r->start, r->end - r->start, &after,
+						      false);
+			if (v) {
+				jr_skip(r, (size_t)(after - (r->buf + r->start)));
+				return v;
+			}
+			jr_malformed(r, cJSON_GetErrorPtr());
+			return NULL;
+		}
+	}
+	jr_malformed(r, NULL);
+	return NULL;
+}
+
+/* Expects the byte c next (after white space) and moves past it. */
+static bool jr_expect(struct jreader *r, int c)
+{
+	if (jr_peek(r) != c)
+		return false;
+	jr_skip(r, 1);
+	return true;
+}
+
+/*
+ * Reads the "units" array one element at a time: each unit is read into
+ * out and its strings pooled, and its JSON freed before the next is
+ * parsed.
+ */
+static int read_units_streaming(struct rd *rd, struct sc_results *out, struct jreader *r)
 {
 	size_t alloc = 0;
 	int err = 0;
 
-	*p = skip_ws(*p, end);
-	if (*p >= end || **p != '[') {
-		cJSON *v = parse_value(p, end);
-		err = v ? rd_fail(rd, "units", "expected an array")
-			: malformed(rd->name, json, len, cJSON_GetErrorPtr());
+	if (jr_peek(r) != '[') {
+		cJSON *v = jr_value(r);
+		err = v ? rd_fail(rd, "units", "expected an array") : SC_EPARSE;
 		cJSON_Delete(v);
 		return err;
 	}
-	(*p)++;
+	jr_skip(r, 1);
+	if (jr_expect(r, ']'))
+		return 0;
 	for (size_t i = 0;; i++) {
 		struct sc_results_unit *u;
 		cJSON *e;
 		size_t old;
 
-		*p = skip_ws(*p, end);
-		if (*p < end && **p == ']' && i == 0) {
-			(*p)++;
-			break;
-		}
-		if (!(e = parse_value(p, end)))
-			return malformed(rd->name, json, len, cJSON_GetErrorPtr());
+		if (!(e = jr_value(r)))
+			return SC_EPARSE;
 		SC_GROW(out->units, alloc, out->nunits + 1);
 		u = &out->units[out->nunits++];
 		sc_results_unit_init(u);
@@ -967,16 +1059,11 @@ static int read_units_streaming(struct rd *rd, struct sc_results *out, const cha
 		if (err < 0)
 			return err;
 		sc_results_pool_unit(out, u);
-		*p = skip_ws(*p, end);
-		if (*p < end && **p == ',') {
-			(*p)++;
+		if (jr_expect(r, ','))
 			continue;
-		}
-		if (*p < end && **p == ']') {
-			(*p)++;
+		if (jr_expect(r, ']'))
 			break;
-		}
-		return malformed(rd->name, json, len, *p);
+		return jr_malformed(r, r->buf + r->start);
 	}
 	if (out->nunits && alloc > out->nunits)  /* no doubling slack kept */
 		out->units = sc_xrealloc(out->units, out->nunits * sizeof(*out->units));
@@ -985,84 +1072,67 @@ static int read_units_streaming(struct rd *rd, struct sc_results *out, const cha
 
 /*
  * The top level of a results document, member by member: every member but
- * "units" is parsed into root (all of them small), the units are read as
+ * "units" is parsed into root (each of them small), the units are read as
  * they come (read_units_streaming).
  */
-static int parse_top(struct rd *rd, struct sc_results *out, cJSON *root, const char *json,
-		     size_t len)
+static int parse_top(struct rd *rd, struct sc_results *out, cJSON *root, struct jreader *r)
 {
-	const char *p = json, *end = json + len;
 	bool units_seen = false;
 	int err;
 
-	p = skip_ws(p, end);
-	if (p >= end || *p != '{') {
-		cJSON *v = parse_value(&p, end);
-		err = v ? rd_fail(rd, NULL, "expected an object")
-			: malformed(rd->name, json, len, cJSON_GetErrorPtr());
+	if (jr_peek(r) != '{') {
+		cJSON *v = jr_value(r);
+		err = v ? rd_fail(rd, NULL, "expected an object") : SC_EPARSE;
 		cJSON_Delete(v);
 		return err;
 	}
-	p++;
-	for (bool first = true;; first = false) {
-		cJSON *key, *v;
+	jr_skip(r, 1);
+	if (!jr_expect(r, '}')) {
+		for (;;) {
+			cJSON *key = jr_peek(r) == '"' ? jr_value(r) : NULL, *v;
 
-		p = skip_ws(p, end);
-		if (first && p < end && *p == '}') {
-			p++;
-			break;
-		}
-		key = p < end && *p == '"' ? parse_value(&p, end) : NULL;
-		if (!cJSON_IsString(key)) {
-			cJSON_Delete(key);
-			return malformed(rd->name, json, len, p);
-		}
-		p = skip_ws(p, end);
-		if (p >= end || *p != ':') {
-			cJSON_Delete(key);
-			return malformed(rd->name, json, len, p);
-		}
-		p++;
-		if (!strcmp(key->valuestring, "units") && !units_seen) {
-			units_seen = true;
-			cJSON_Delete(key);
-			if ((err = read_units_streaming(rd, out, &p, end, json, len)) < 0)
-				return err;
-		} else {
-			if (!(v = parse_value(&p, end))) {
+			if (!cJSON_IsString(key) || !jr_expect(r, ':')) {
 				cJSON_Delete(key);
-				return malformed(rd->name, json, len, cJSON_GetErrorPtr());
+				return jr_malformed(r, r->buf + r->start);
 			}
-			cJSON_AddItemToObject(root, key->valuestring, v);
-			cJSON_Delete(key);
+			if (!strcmp(key->valuestring, "units") && !units_seen) {
+				units_seen = true;
+				cJSON_Delete(key);
+				if ((err = read_units_streaming(rd, out, r)) < 0)
+					return err;
+			} else {
+				if (!(v = jr_value(r))) {
+					cJSON_Delete(key);
+					return SC_EPARSE;
+				}
+				cJSON_AddItemToObject(root, key->valuestring, v);
+				cJSON_Delete(key);
+			}
+			if (jr_expect(r, ','))
+				continue;
+			if (jr_expect(r, '}'))
+				break;
+			return jr_malformed(r, r->buf + r->start);
 		}
-		p = skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p++;
-			continue;
-		}
-		if (p < end && *p == '}') {
-			p++;
-			break;
-		}
-		return malformed(rd->name, json, len, p);
 	}
-	p = skip_ws(p, end);
-	if (p < end && *p)
-		return malformed(rd->name, json, len, p);
+	if (jr_peek(r) != EOF)
+		return jr_malformed(r, r->buf + r->start);
+	if (r->f && ferror(r->f))
+		return sc_error_set(SC_EIO, "cannot read '%s': %s", r->name, strerror(errno));
 	return 0;
 }
 
-int sc_results_parse(struct sc_results *out, const char *json, size_t len, const char *name)
+/* The results model from a reader (sc_results_parse, sc_results_load). */
+static int parse_results(struct sc_results *out, struct jreader *jr)
 {
-	struct rd rd = { name, SC_BUF_INIT };
+	struct rd rd = { jr->name, SC_BUF_INIT };
 	cJSON *root = cJSON_CreateObject();
 	const cJSON *o;
 	int err = 0;
 
 	sc_results_init(out);
 	sc_buf_puts(&rd.path, "$");
-	if ((err = parse_top(&rd, out, root, json, len)) < 0)
+	if ((err = parse_top(&rd, out, root, jr)) < 0)
 		goto done;
 	TRY(rd_str(&rd, root, "schema", &out->schema, true));
 	TRY(check_schema(&rd, out->schema));
@@ -1106,16 +1176,32 @@ done:
 	return err;
 }
 
+int sc_results_parse(struct sc_results *out, const char *json, size_t len, const char *name)
+{
+	struct jreader jr;
+
+	memset(&jr, 0, sizeof(jr));
+	jr.buf = (char *)json;  /* read only: no file, nothing is written to it */
+	jr.end = jr.cap = len;
+	jr.eof = true;
+	jr.name = name;
+	return parse_results(out, &jr);
+}
+
 int sc_results_load(struct sc_results *out, const char *path)
 {
-	struct sc_buf data = SC_BUF_INIT;
+	struct jreader jr;
 	int err;
 
 	sc_results_init(out);
-	err = sc_read_file(&data, path, SC_MAX_RESULTS_BYTES);
-	if (err == 0)
-		err = sc_results_parse(out, data.ptr, data.len, path);
-	sc_buf_release(&data);
+	memset(&jr, 0, sizeof(jr));
+	jr.name = path;
+	if (!(jr.f = fopen(path, "rb")))
+		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO, "cannot open '%s': %s",
+				    path, strerror(errno));
+	err = parse_results(out, &jr);
+	fclose(jr.f);
+	free(jr.buf);
 	return err;
 }
 

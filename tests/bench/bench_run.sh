@@ -30,28 +30,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/skillci-bench-run.XXXXXX") || exit 1
 SKILLS=${BENCH_SKILLS:-40}
 TESTS=${BENCH_TESTS:-10}
 SEED=${BENCH_SEED:-1}
-OLD_REV=${BENCH_OLD_REV:-a518c224f9f7cd8a14b3033adb91a0676d1d5e5b}
 SLOTS=64
 FAKE_NOLOG=1
 . tests/fakes/fake.sh
 
-# The old binary: the revision before the streaming pipeline, built once.
-old=${BENCH_OLD:-}
-if [ -z "$old" ]; then
-	od="${TMPDIR:-/tmp}/skillci-old-$(echo "$OLD_REV" | cut -c1-12)"
-	if [ ! -x "$od/build/skillci" ]; then
-		echo "building the old revision $OLD_REV in $od (once) ..."
-		rm -rf "$od" && mkdir -p "$od"
-		if git archive "$OLD_REV" 2> "$T/old-build.log" | tar -x -C "$od" &&
-		   make -C "$od" -j2 build/skillci >> "$T/old-build.log" 2>&1; then
-			:
-		else
-			echo "cannot build the old revision (tail of the log):"; tail -n 5 "$T/old-build.log"
-		fi
-	fi
-	old="$od/build/skillci"
-	[ -x "$old" ] || old=none
-fi
+. tests/bench/old.sh
+old=$OLD
 
 R="$T/repo"
 mkdir -p "$R"
