@@ -41,7 +41,7 @@ static int check_source(struct sc_buf *result, const char *worker, const struct 
 		goto done;
 	{
 		struct sc_kernel_job kj = { f->dir, f->name, f->hash, src.ptr, src.len, false, false, arch,
-					    NULL, 5, 10000 };
+					    NULL, 5, 10000, 0 };
 		if ((err = sc_kernel_job_json(&job, &kj)) < 0)
 			goto done;
 	}

@@ -217,7 +217,7 @@ int cmd_kernel(int argc, char **argv)
 	}
 	{
 		struct sc_kernel_job kj = { fx->dir, fx->name, fx->hash, src.ptr, src.len, timing && !compile_only,
-					    compile_only, arch, cache, seeds, 10000 };
+					    compile_only, arch, cache, seeds, 10000, 0 };
 		/* The worker runs in its own temp folder: the cache path must be absolute. */
 		if (cache && sc_mkdir_p(cache) == 0 && realpath(cache, abs_cache))
 			kj.cache_dir = abs_cache;

@@ -75,6 +75,9 @@ struct sc_device {
  * there is no driver or no GPU ("no GPU: compile-only ..."), or SC_EGPU.
  */
 int sc_device_cuda_open(struct sc_device **out);
+/* The same for GPU index (0-based, in the driver's order); an index the
+ * machine does not have is SC_EGPU naming the count. */
+int sc_device_cuda_open_index(struct sc_device **out, int index);
 
 /*
  * The CPU double. A kernel is a C function called once per (block, thread)

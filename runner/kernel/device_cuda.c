@@ -453,6 +453,11 @@ static int cuda_open_sibling(struct sc_device *d, struct sc_device **out)
 
 int sc_device_cuda_open(struct sc_device **out)
 {
+	return sc_device_cuda_open_index(out, 0);
+}
+
+int sc_device_cuda_open_index(struct sc_device **out, int index)
+{
 	struct sc_device *d = NULL;
 	struct cuda_impl *c = sc_xcalloc(1, sizeof(*c));
 	int count = 0, err = 0;
@@ -474,10 +479,14 @@ int sc_device_cuda_open(struct sc_device **out)
 		err = sc_error_set(SC_ENOSYS, "no GPU: compile-only (cuInit: error %d, %d devices)", r, count);
 		goto done;
 	}
+	if (index < 0 || index >= count) {
+		err = sc_error_set(SC_EGPU, "no GPU %d: the driver shows %d", index, count);
+		goto done;
+	}
 	d = sc_xcalloc(1, sizeof(*d));
 	d->impl = c;
 #define TRY(call, what) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { err = cu_fail(c, r_, (what)); goto done; } } while (0)
-	TRY(c->api.DeviceGet(&c->dev, 0), "cuDeviceGet");
+	TRY(c->api.DeviceGet(&c->dev, index), "cuDeviceGet");
 	TRY(c->api.PrimaryCtxRetain(&c->ctx, c->dev), "cuDevicePrimaryCtxRetain");
 	TRY(c->api.CtxSetCurrent(c->ctx), "cuCtxSetCurrent");
 	current_ctx = c->ctx;

@@ -46,6 +46,7 @@ struct job {
 	int seeds;
 	int timeout_ms;
 	int max_sizes;
+	int device;             /* GPU index: one per kernel job of a pool (kernelrun.h) */
 };
 
 static void job_release(struct job *j)
@@ -102,12 +103,12 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	j->arch = jstr(root, "arch", "sm_90");
 	j->include_dir = jstr(root, "include_dir", NULL);
 	j->cache_dir = jstr(root, "cache_dir", NULL);
-	j->compile_only = sc_json_bool_or(root, "compile_only", false);
-	j->timing = sc_json_bool_or(root, "timing", true);
-	if ((err = jint(&j->seeds, root, "seeds", 5)) < 0 ||
-	    (err = jint(&j->timeout_ms, root, "timeout_ms", 10000)) < 0 ||
-	    (err = jint(&j->max_sizes, root, "max_sizes", 0)) < 0)
-		goto done;
+	j->compile_only = jbool(root, "compile_only", false);
+	j->timing = jbool(root, "timing", true);
+	j->seeds = jint(root, "seeds", 5);
+	j->timeout_ms = jint(root, "timeout_ms", 10000);
+	j->max_sizes = jint(root, "max_sizes", 0);
+	j->device = jint(root, "device", 0);
 	{
 		const char *k = sc_json_str_or(root, "cache_key", "");
 		if (*k) {
@@ -344,7 +345,8 @@ static void run_job(cJSON *r, struct job *j)
 
 	/* 3. The device, or compile-only. */
 	devj = cJSON_AddObjectToObject(r, "device");
-	err = j->compile_only ? sc_error_set(SC_ENOSYS, "compile-only requested") : sc_device_cuda_open(&dev);
+	err = j->compile_only ? sc_error_set(SC_ENOSYS, "compile-only requested")
+			      : sc_device_cuda_open_index(&dev, j->device);
 	gpu = err == 0;
 	cJSON_AddBoolToObject(devj, "gpu", gpu);
 	if (!gpu) {

@@ -75,6 +75,31 @@ static void note_device(struct sc_kernelops *env, const cJSON *dev)
 	pthread_mutex_unlock(&env->lock);
 }
 
+/*
+ * The GPU a check runs on: the one with the fewest checks running (so a
+ * pool of one job per GPU gives each check a GPU of its own, and two
+ * timings never share one). Given back with give_device().
+ */
+static int take_device(struct sc_kernelops *env)
+{
+	int best = 0;
+
+	pthread_mutex_lock(&env->lock);
+	for (int i = 1; i < env->ngpus; i++)
+		if (env->busy[i] < env->busy[best])
+			best = i;
+	env->busy[best]++;
+	pthread_mutex_unlock(&env->lock);
+	return best;
+}
+
+static void give_device(struct sc_kernelops *env, int device)
+{
+	pthread_mutex_lock(&env->lock);
+	env->busy[device]--;
+	pthread_mutex_unlock(&env->lock);
+}
+
 static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
 			void *payload)
 {
@@ -83,11 +108,8 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	struct sc_buf entry = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT, result = SC_BUF_INIT;
 	struct sc_kernelrun_result run;
 	struct sc_kernelrun_limits lim;
-	cJSON *r = NULL;
-	const cJSON *c, *t, *worst;
-	int64_t registers;
-	double speedup;
-	int err;
+	cJSON *r = NULL, *c, *corr, *t;
+	int err, device = -1;
 
 	memset(&run, 0, sizeof(run));
 	if (!fx)
@@ -100,17 +122,21 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 		sc_error_clear();
 		goto done;
 	}
+	device = take_device(env);
 	{
 		struct sc_kernel_job kj = { fx->dir, fx->name, fx->hash, src.ptr, src.len,
 					    env->gpu, env->compile_only, env->arch,
-					    env->cache[0] ? env->cache : NULL, 5, 10000 };
+					    env->cache[0] ? env->cache : NULL, 5, 10000, device };
 		if ((err = sc_kernel_job_json(&job, &kj)) < 0)
 			goto done;
 	}
 	lim.wall_s = env->wall_s;
 	lim.cpu_s = env->wall_s;
 	lim.limit_as = env->compile_only;
-	if ((err = sc_kernelrun(&run, env->worker.ptr, job.ptr, &lim)) < 0)
+	err = sc_kernelrun(&run, env->worker.ptr, job.ptr, &lim);
+	give_device(env, device);
+	device = -1;
+	if (err < 0)
 		goto done;
 	sc_kernelrun_result_json(&result, &run, &lim);
 	r = cJSON_Parse(result.ptr);
@@ -139,6 +165,8 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 		out->speedup = speedup;
 	note_device(env, sc_json_member(r, "device"));
 done:
+	if (device >= 0)
+		give_device(env, device);
 	cJSON_Delete(r);
 	sc_kernelrun_result_release(&run);
 	sc_buf_release(&entry);
@@ -241,6 +269,7 @@ static int finish_setup(struct sc_kernelops *env, const struct sc_eval_kernel_op
 	if ((err = sc_kernelrun_worker_path(&env->worker)) < 0)
 		return err;
 	env->gpu = !env->compile_only && have_gpu();
+	env->ngpus = env->gpu && count_gpus() > 0 ? count_gpus() : 1;
 	{
 		struct sc_buf path = SC_BUF_INIT, lock = SC_BUF_INIT;
 		sc_path_join(&path, env->fixtures_dir, "fixtures.lock");

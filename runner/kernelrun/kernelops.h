@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "limits.h"
 #include "eval/eval.h"
 #include "kernelrun/fixture.h"
 
@@ -35,6 +36,8 @@ struct sc_kernelops {
 	pthread_mutex_t lock; /* guards what the checks record below */
 	char gpu_name[128];   /* the first GPU a worker reported */
 	char gpu_driver[32];
+	int ngpus;            /* GPUs the checks share out (at least 1) */
+	int busy[SC_MAX_JOBS];/* checks running on each GPU, under lock */
 };
 
 struct sc_results_run;

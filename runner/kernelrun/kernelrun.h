@@ -29,6 +29,7 @@ struct sc_kernel_job {
 	const char *cache_dir;      /* cubin cache; NULL for none */
 	int seeds;
 	int timeout_ms;             /* per launch */
+	int device;                 /* GPU index (0: the first) */
 };
 
 /*
