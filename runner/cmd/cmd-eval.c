@@ -513,7 +513,6 @@ int cmd_eval(int argc, char **argv)
 	const struct sc_test_set **set_ptrs = NULL;
 	bool allow_unpinned = false;
 	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0, jobs = 0;
-	char *end;
 
 	sc_eval_options_init(&opt);
 	sc_results_init(&res);
@@ -544,15 +543,10 @@ int cmd_eval(int argc, char **argv)
 						    1, 1000)))
 				return rc;
 			break;
-		}
-		case O_JOBS: {
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > SC_MAX_JOBS)
-				return sc_cmd_usage_error("eval", "--jobs '%s' must be a number from 1 to %d",
-							  optarg, SC_MAX_JOBS);
-			jobs = (int)v;
+		case O_JOBS:
+			if ((rc = sc_cmd_int_option(&jobs, "eval", "--jobs", optarg, 1, SC_MAX_JOBS)))
+				return rc;
 			break;
-		}
 		case O_NO_BASELINE: opt.baseline = false; break;
 		case 't': tests_file = optarg; break;
 		case O_OFFLINE: offline = true; break;

@@ -350,9 +350,6 @@ int cmd_merge(int argc, char **argv)
 	const char *store_at;
 	char *const *labels;
 	size_t n = 0, *order = NULL;
-	const char *junit, *markdown, *json;
-	char *html = NULL;
-	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	int rc, err, gate_rc;
 
 	memset(&o, 0, sizeof(o));
@@ -460,10 +457,15 @@ int cmd_merge(int argc, char **argv)
 			goto done;
 		}
 	}
+	store_at = store ? sc_store_location(o.store, cfg.store_path) : NULL;
 	sc_results_sort(&res);
-	if ((rc = sc_cmd_write_reports(&res, junit, markdown, html, NULL, o.comment,
-				       store ? sc_store_location(o.store, cfg.store_path) : NULL)))
-		goto done;
+	{
+		/* the results JSON is written above, before the store */
+		struct sc_cmd_reports rest = o.reports;
+		rest.json = NULL;
+		if ((rc = sc_cmd_reports_write(&rest, &res, o.comment, store_at)))
+			goto done;
+	}
 	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
 		o.reports.junit, o.reports.markdown, o.reports.html, o.reports.json);
 	sc_cmd_print_gate_failures(&res);

@@ -205,17 +205,21 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_RUN_ID: o->run_id = optarg; break;
 		case O_OFFLINE: o->offline = true; break;
-		case O_JOBS: rc = parse_int_opt(&o->jobs, optarg, 1, SC_MAX_JOBS, "--jobs"); break;
+		case O_JOBS:
+			rc = sc_cmd_int_option(&o->jobs, "run", "--jobs", optarg, 1, SC_MAX_JOBS);
+			break;
 		case O_CONCURRENCY:
-			rc = parse_int_opt(&o->concurrency, optarg, 1, 10000, "--concurrency");
+			rc = sc_cmd_int_option(&o->concurrency, "run", "--concurrency", optarg, 1, 10000);
 			break;
 		case O_STORE: o->store = optarg; break;
 		case O_CACHE: o->cache = optarg; break;
 		case O_NO_CACHE: o->no_cache = true; break;
 		case O_NO_REUSE: o->no_reuse = true; break;
-		case O_RETRIES: rc = parse_int_opt(&o->retries, optarg, 0, 20, "--retries"); break;
+		case O_RETRIES:
+			rc = sc_cmd_int_option(&o->retries, "run", "--retries", optarg, 0, 20);
+			break;
 		case O_BATCH:
-			rc = parse_int_opt(&o->batch, optarg, 1, 100000, "--batch");
+			rc = sc_cmd_int_option(&o->batch, "run", "--batch", optarg, 1, 100000);
 			if (!rc)
 				fprintf(stderr, "warning: --batch is deprecated and has no effect: units "
 					"stream, each starting when a request slot is free (docs/run.md)\n");
@@ -394,17 +398,6 @@ done:
 	return err;
 }
 
-/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
-static char *html_dir(const char *path)
-{
-	const char *slash;
-
-	if (!sc_ends_with(path, ".html"))
-		return sc_xstrdup(path);
-	slash = strrchr(path, '/');
-	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
-}
-
 /* The first infrastructure error among the units, as the cause to print. */
 static const struct sc_results_unit *first_error(const struct sc_results *r)
 {
@@ -412,32 +405,6 @@ static const struct sc_results_unit *first_error(const struct sc_results *r)
 		if (!strcmp(r->units[i].verdict, "error"))
 			return &r->units[i];
 	return NULL;
-}
-
-/* "gate: SKILL MODEL: message [rule]" lines on stderr (an untrusted block). */
-static void print_gate(const struct sc_results *res)
-{
-	struct sc_buf line = SC_BUF_INIT;
-
-	if (!res->gate.nfailures)
-		return;
-	sc_ci_block_begin(stderr);
-	for (size_t i = 0; i < res->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &res->gate.failures[i];
-		sc_buf_clear(&line);
-		sc_buf_puts(&line, "gate: ");
-		sc_escape_log(&line, f->skill);
-		if (f->model && *f->model) {
-			sc_buf_putc(&line, ' ');
-			sc_escape_log(&line, f->model);
-		}
-		sc_buf_puts(&line, ": ");
-		sc_escape_log(&line, f->message);
-		sc_buf_printf(&line, " [%s]", f->rule);
-		fprintf(stderr, "%s\n", line.ptr);
-	}
-	sc_ci_block_end(stderr);
-	sc_buf_release(&line);
 }
 
 /* ---- the command --------------------------------------------------------- */
@@ -462,10 +429,9 @@ int cmd_run(int argc, char **argv)
 	struct run_progress rprog;
 	const struct sc_config *cfg;
 	struct sc_buf tmp = SC_BUF_INIT;
-	struct sc_buf rdir[3] = { SC_BUF_INIT, SC_BUF_INIT, SC_BUF_INIT };
 	char workspace[4096];
-	const char *store_path, *junit, *markdown, *json;
-	char *html = NULL, *run_id = NULL;
+	const char *store_path;
+	char *run_id = NULL;
 	bool progress_ready = false, signals_on = false;
 	int shard_k = 1, shard_n = 1, rc = 0, err = 0, gate_rc = 0;
 
@@ -526,15 +492,7 @@ int cmd_run(int argc, char **argv)
 	cfg = sc_pipeline_config(p);
 	sc_pipeline_info(p, &info);
 	store_path = sc_store_location(o.store, cfg->store_path);
-	if (o.report_dir) {
-		sc_path_join(&rdir[0], o.report_dir, "junit.xml");
-		sc_path_join(&rdir[1], o.report_dir, "report.md");
-		sc_path_join(&rdir[2], o.report_dir, "results.json");
-	}
-	junit = o.junit ? o.junit : o.report_dir ? rdir[0].ptr : cfg->report_junit;
-	markdown = o.markdown ? o.markdown : o.report_dir ? rdir[1].ptr : cfg->report_markdown;
-	json = o.json ? o.json : o.report_dir ? rdir[2].ptr : cfg->report_json;
-	html = html_dir(o.html ? o.html : o.report_dir ? o.report_dir : cfg->report_html);
+	sc_cmd_reports_resolve(&o.reports, cfg);
 
 	/* Every path this run writes stays in the workspace (or where a flag
 	 * says), and is writable before the first request is paid for. */
@@ -544,11 +502,15 @@ int cmd_run(int argc, char **argv)
 			{ o.store ? "--store" : "store",
 			  sc_store_is_postgres(store_path) ? NULL : store_path, false },
 			{ o.cache ? "--cache" : "cache.dir", info.cache_dir, true },
-			{ o.junit ? "--junit" : o.report_dir ? "--report-dir" : "reports.junit", junit, false },
-			{ o.markdown ? "--markdown" : o.report_dir ? "--report-dir" : "reports.markdown",
-			  markdown, false },
-			{ o.json ? "--json" : o.report_dir ? "--report-dir" : "reports.json", json, false },
-			{ o.html ? "--html" : o.report_dir ? "--report-dir" : "reports.html", html, true },
+			{ r->opt_junit ? "--junit" : r->opt_dir ? "--report-dir" : "reports.junit",
+			  r->junit, false },
+			{ r->opt_markdown ? "--markdown"
+					  : r->opt_dir ? "--report-dir" : "reports.markdown",
+			  r->markdown, false },
+			{ r->opt_json ? "--json" : r->opt_dir ? "--report-dir" : "reports.json",
+			  r->json, false },
+			{ r->opt_html ? "--html" : r->opt_dir ? "--report-dir" : "reports.html",
+			  r->html, true },
 		};
 		for (size_t i = 0; i < SC_ARRAY_SIZE(outs); i++) {
 			if (!outs[i].path)
@@ -604,11 +566,12 @@ int cmd_run(int argc, char **argv)
 
 	/* Store, then the results JSON and every report, from the results in
 	 * memory (reporters/reports.h). */
-	if ((err = store_run(store, res, json)) < 0) {
+	if ((err = store_run(store, res, o.reports.json)) < 0) {
 		rc = pipeline_fail(err);
 		goto done;
 	}
-	if ((rc = sc_cmd_write_reports(res, junit, markdown, html, json, o.comment, store_path)))
+	sc_cmd_reports_mkdirs(&o.reports);
+	if ((rc = sc_cmd_reports_write(&o.reports, res, o.comment, store_path)))
 		goto done;
 	{
 		struct sc_buf line = SC_BUF_INIT;
@@ -655,7 +618,7 @@ int cmd_run(int argc, char **argv)
 			shard_n);
 		rc = SC_EXIT_OK;
 	} else {
-		print_gate(res);
+		sc_cmd_print_gate_failures(res);
 		rc = gate_rc;
 	}
 done:
@@ -667,9 +630,7 @@ done:
 	sc_store_free(store);
 	sc_diags_release(&diags);
 	sc_buf_release(&tmp);
-	for (size_t i = 0; i < SC_ARRAY_SIZE(rdir); i++)
-		sc_buf_release(&rdir[i]);
-	free(html);
+	sc_cmd_reports_release(&o.reports);
 	free(run_id);
 	return rc;
 }

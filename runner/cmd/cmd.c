@@ -4,8 +4,8 @@
 #include "cmd/cmd.h"
 #include "diag.h"
 #include "escape.h"
-#include "pipeline/config.h"
 #include "net/github_api.h"
+#include "pipeline/config.h"
 #include "reporters/report_md.h"
 #include "reporters/report_term.h"
 #include "reporters/reports.h"
@@ -14,8 +14,8 @@
 
 #include <getopt.h>
 #include <signal.h>
-#include <unistd.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 /* Messages name paths, revisions and server replies: each goes through
  * the escaping routine before it reaches the log (escape.h). */
@@ -151,6 +151,93 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 	return 0;
 }
 
+void sc_cmd_print_gate_failures(const struct sc_results *r)
+{
+	struct sc_buf line = SC_BUF_INIT;
+
+	if (!r->gate.nfailures)
+		return;
+	sc_ci_block_begin(stderr);
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		sc_buf_clear(&line);
+		sc_buf_puts(&line, "gate: ");
+		sc_escape_log(&line, f->skill);
+		if (f->model && *f->model) {
+			sc_buf_putc(&line, ' ');
+			sc_escape_log(&line, f->model);
+		}
+		sc_buf_puts(&line, ": ");
+		sc_escape_log(&line, f->message);
+		sc_buf_printf(&line, " [%s]", f->rule);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	sc_ci_block_end(stderr);
+	sc_buf_release(&line);
+}
+
+bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg)
+{
+	switch (c) {
+	case SC_CMD_O_JUNIT: r->opt_junit = arg; return true;
+	case SC_CMD_O_MARKDOWN: r->opt_markdown = arg; return true;
+	case SC_CMD_O_HTML: r->opt_html = arg; return true;
+	case SC_CMD_O_JSON: r->opt_json = arg; return true;
+	case SC_CMD_O_REPORT_DIR: r->opt_dir = arg; return true;
+	default: return false;
+	}
+}
+
+/* The option, else NAME in --report-dir, else the configured path. */
+static char *report_path(const char *opt, const char *dir, const char *name, const char *cfg)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (opt)
+		return sc_xstrdup(opt);
+	if (!dir)
+		return cfg ? sc_xstrdup(cfg) : NULL;
+	sc_path_join(&b, dir, name);
+	return sc_buf_detach(&b, NULL);
+}
+
+/* The folder of a report path given as DIR/report.html (for `report --html DIR`). */
+static char *html_dir(const char *path)
+{
+	const char *slash;
+
+	if (!path)
+		return NULL;
+	if (!sc_ends_with(path, ".html"))
+		return sc_xstrdup(path);
+	slash = strrchr(path, '/');
+	return slash ? sc_xstrndup(path, (size_t)(slash - path)) : sc_xstrdup(".");
+}
+
+void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg)
+{
+	sc_cmd_reports_release(r);
+	r->junit = report_path(r->opt_junit, r->opt_dir, "junit.xml", cfg->report_junit);
+	r->markdown = report_path(r->opt_markdown, r->opt_dir, "report.md", cfg->report_markdown);
+	r->json = report_path(r->opt_json, r->opt_dir, "results.json", cfg->report_json);
+	r->html = html_dir(r->opt_html ? r->opt_html : r->opt_dir ? r->opt_dir : cfg->report_html);
+}
+
+void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r)
+{
+	const char *files[] = { r->junit, r->markdown, r->json };
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(files); i++) {
+		const char *slash = files[i] ? strrchr(files[i], '/') : NULL;
+		char *dir;
+		if (!slash)
+			continue;
+		dir = sc_xstrndup(files[i], (size_t)(slash - files[i]));
+		sc_mkdir_p(dir);
+		free(dir);
+	}
+}
+
 /* The sticky PR comment. 0 when posted or skipped with a warning. */
 int sc_cmd_post_comment(const char *md)
 {
@@ -205,8 +292,8 @@ int sc_cmd_post_comment(const char *md)
 }
 
 
-int sc_cmd_write_reports(const struct sc_results *res, const char *junit, const char *markdown,
-			 const char *html_dir, const char *json, bool comment, const char *store)
+int sc_cmd_reports_write(const struct sc_cmd_reports *r, const struct sc_results *res,
+			 bool comment, const char *store)
 {
 	struct sc_reports rep;
 	struct sc_buf md = SC_BUF_INIT;
@@ -214,10 +301,10 @@ int sc_cmd_write_reports(const struct sc_results *res, const char *junit, const 
 	int err, rc = 0;
 
 	memset(&rep, 0, sizeof(rep));
-	rep.junit = junit;
-	rep.markdown = markdown;
-	rep.html_dir = html_dir;
-	rep.json = json;
+	rep.junit = r->junit;
+	rep.markdown = r->markdown;
+	rep.html_dir = r->html;
+	rep.json = r->json;
 	rep.store = store;  /* the history charts of index.html come from the store */
 	rep.term = stdout;
 	rep.colour = sc_report_term_want_colour(STDOUT_FILENO);
@@ -233,4 +320,13 @@ int sc_cmd_write_reports(const struct sc_results *res, const char *junit, const 
 		rc = sc_cmd_post_comment(md.ptr);
 	sc_buf_release(&md);
 	return rc;
+}
+
+void sc_cmd_reports_release(struct sc_cmd_reports *r)
+{
+	free(r->junit);
+	free(r->markdown);
+	free(r->html);
+	free(r->json);
+	r->junit = r->markdown = r->html = r->json = NULL;
 }

@@ -82,22 +82,62 @@ int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *a
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 
+/* Prints each gate failure of r to stderr, "gate: SKILL MODEL: message [rule]",
+ * untrusted text escaped, the lines framed as one untrusted block (escape.h). */
+struct sc_results;
+void sc_cmd_print_gate_failures(const struct sc_results *r);
+
+/*
+ * The report paths of run and merge: --junit F, --markdown F, --html DIR,
+ * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS in
+ * its option table and hands each option to sc_cmd_report_option();
+ * sc_cmd_reports_resolve() then sets every path: the option, else the file
+ * in --report-dir (junit.xml, report.md, results.json; the folder itself
+ * for HTML), else the configuration's reports:. html is the folder `report
+ * --html` takes (a configured DIR/report.html gives DIR). A zeroed struct
+ * is ready; sc_cmd_reports_release() frees the resolved paths.
+ */
+enum {
+	SC_CMD_O_JUNIT = 0x1000, SC_CMD_O_MARKDOWN, SC_CMD_O_HTML, SC_CMD_O_JSON,
+	SC_CMD_O_REPORT_DIR,
+};
+#define SC_CMD_REPORT_OPTIONS \
+	{ "junit", required_argument, NULL, SC_CMD_O_JUNIT }, \
+	{ "markdown", required_argument, NULL, SC_CMD_O_MARKDOWN }, \
+	{ "html", required_argument, NULL, SC_CMD_O_HTML }, \
+	{ "json", required_argument, NULL, SC_CMD_O_JSON }, \
+	{ "report-dir", required_argument, NULL, SC_CMD_O_REPORT_DIR }
+
+struct sc_config;
+
+struct sc_cmd_reports {
+	/* as given; borrowed from argv, NULL when not given */
+	const char *opt_junit, *opt_markdown, *opt_html, *opt_json, *opt_dir;
+	/* set by sc_cmd_reports_resolve(); owned */
+	char *junit, *markdown, *html, *json;
+};
+
+/* Takes the report option c (its value arg); false when c is another option. */
+bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg);
+void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg);
+/* Creates the folders the JUnit, Markdown and JSON files go in. */
+void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r);
+/*
+ * Writes every report of res to the resolved paths (reporters/reports.h):
+ * JUnit, Markdown, HTML and the results JSON (each when its path is set),
+ * the terminal summary on stdout, GitHub Actions' outputs when
+ * GITHUB_ACTIONS=true, and with comment the sticky pull-request comment;
+ * store (a location, or NULL) feeds the history charts of index.html.
+ * Returns 0 or the exit code after printing the error.
+ */
+int sc_cmd_reports_write(const struct sc_cmd_reports *r, const struct sc_results *res,
+			 bool comment, const char *store);
 /*
  * Creates or updates the sticky pull-request comment with md (GITHUB_TOKEN,
  * GITHUB_REPOSITORY, GITHUB_EVENT_PATH). Returns 0 when posted or skipped
  * with a warning, or an exit code.
  */
 int sc_cmd_post_comment(const char *md);
-
-struct sc_results;
-/*
- * The reports of run and merge from the results they made
- * (reporters/reports.h): the files named (NULL: not written), the terminal
- * summary on stdout, GitHub Actions' outputs when GITHUB_ACTIONS=true, the
- * comment with comment; store (a location or NULL) adds its history to
- * index.html. Returns 0 or the exit code after printing the error.
- */
-int sc_cmd_write_reports(const struct sc_results *res, const char *junit, const char *markdown,
-			 const char *html_dir, const char *json, bool comment, const char *store);
+void sc_cmd_reports_release(struct sc_cmd_reports *r);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sc_buf;
+#include "buf.h"
 
 /* Prints "fatal: ..." to stderr and exits with SC_EXIT_INFRA. */
 _Noreturn void sc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

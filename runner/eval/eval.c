@@ -416,17 +416,17 @@ static void to_store(struct sc_store_unit *su, const struct sc_results_unit *ru,
 
 	sc_store_unit_init(su);
 	su->skill = ru->skill;
-	su->skill_name = (char *)p->skill_name;
+	su->skill_name = p->skill_name;
 	su->variant = ru->variant;
 	su->model = ru->model;
 	su->test_id = ru->test_id;
 	su->test_name = ru->test_name;
 	su->run_index = (int)ru->run_index;
 	su->kind = ru->kind;
-	su->skill_hash = (char *)p->skill_hash;
-	su->test_hash = (char *)p->test_hash;
-	su->fixture_hash = (char *)p->fixture_hash;
-	su->prompt_hash = (char *)prompt_hash;
+	su->skill_hash = p->skill_hash;
+	su->test_hash = p->test_hash;
+	su->fixture_hash = p->fixture_hash;
+	su->prompt_hash = prompt_hash;
 	su->harness = p->harness;
 	su->verdict = ru->verdict;
 	su->error_class = ru->error_class;

@@ -103,12 +103,13 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	j->arch = jstr(root, "arch", "sm_90");
 	j->include_dir = jstr(root, "include_dir", NULL);
 	j->cache_dir = jstr(root, "cache_dir", NULL);
-	j->compile_only = jbool(root, "compile_only", false);
-	j->timing = jbool(root, "timing", true);
-	j->seeds = jint(root, "seeds", 5);
-	j->timeout_ms = jint(root, "timeout_ms", 10000);
-	j->max_sizes = jint(root, "max_sizes", 0);
-	j->device = jint(root, "device", 0);
+	j->compile_only = sc_json_bool_or(root, "compile_only", false);
+	j->timing = sc_json_bool_or(root, "timing", true);
+	if ((err = jint(&j->seeds, root, "seeds", 5)) < 0 ||
+	    (err = jint(&j->timeout_ms, root, "timeout_ms", 10000)) < 0 ||
+	    (err = jint(&j->max_sizes, root, "max_sizes", 0)) < 0 ||
+	    (err = jint(&j->device, root, "device", 0)) < 0)
+		goto done;
 	{
 		const char *k = sc_json_str_or(root, "cache_key", "");
 		if (*k) {

@@ -108,7 +108,10 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	struct sc_buf entry = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT, result = SC_BUF_INIT;
 	struct sc_kernelrun_result run;
 	struct sc_kernelrun_limits lim;
-	cJSON *r = NULL, *c, *corr, *t;
+	cJSON *r = NULL;
+	const cJSON *c, *t, *worst;
+	int64_t registers;
+	double speedup;
 	int err, device = -1;
 
 	memset(&run, 0, sizeof(run));

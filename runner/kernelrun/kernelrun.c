@@ -99,7 +99,6 @@ int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job)
 	cJSON_AddNumberToObject(root, "timeout_ms", job->timeout_ms > 0 ? job->timeout_ms : 10000);
 	if (job->device > 0)
 		cJSON_AddNumberToObject(root, "device", job->device);
-	text = cJSON_PrintUnformatted(root);
 	sc_buf_clear(out);
 	sc_json_print(out, root, false);
 done:

@@ -1682,22 +1682,21 @@ struct streamed {
 static void emit_array(struct sink *k, const struct streamed *a, size_t tabs, bool presorted)
 {
 	struct sorted *s = presorted ? NULL : sort_items(a->items, a->n, a->elem, a->cmp);
+	struct sc_buf text = SC_BUF_INIT;
 
 	emit(k, "[", 1);
 	for (size_t i = 0; i < a->n; i++) {
 		cJSON *one = cJSON_CreateArray();
-		char *text;
 		a->write(one, s ? s[i].item : (const char *)a->items + i * a->elem);
-		text = cJSON_Print(cJSON_GetArrayItem(one, 0));
-		if (!text)
-			sc_die("out of memory formatting results JSON");
+		sc_buf_clear(&text);
+		sc_json_print(&text, cJSON_GetArrayItem(one, 0), true);
 		if (i)
 			emit(k, ", ", 2);
-		emit_indented(k, text, tabs + 1);
-		cJSON_free(text);
+		emit_indented(k, text.ptr, tabs + 1);
 		cJSON_Delete(one);
 	}
 	free(s);
+	sc_buf_release(&text);
 	emit(k, "]", 1);
 }
 
@@ -1726,9 +1725,8 @@ static void format_results(struct sink *k, const struct sc_results *r)
 		  sizeof(*r->gate.checks), cmp_check, w_check },
 	};
 	cJSON *root = cJSON_CreateObject();
-	struct sc_buf pat = SC_BUF_INIT;
-	const char *at;
-	char *text;
+	struct sc_buf pat = SC_BUF_INIT, doc = SC_BUF_INIT;
+	const char *at, *text;
 
 	add_str(root, "schema", r->schema ? r->schema : SC_RESULTS_SCHEMA);
 	add_str(root, "skillci_version", r->skillci_version);
@@ -1740,11 +1738,9 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	cJSON_AddStringToObject(root, "comparisons", arrays[3].mark);
 	write_gate(root, &r->gate, arrays[4].mark);
 	write_totals(root, &r->totals);
-	text = cJSON_Print(root);
+	sc_json_print(&doc, root, true);
 	cJSON_Delete(root);
-	if (!text)
-		sc_die("out of memory formatting results JSON");
-	at = text;
+	text = at = doc.ptr;
 	for (size_t i = 0; i < SC_ARRAY_SIZE(arrays); i++) {
 		const char *hit, *line;
 		size_t tabs = 0;
@@ -1762,7 +1758,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	}
 	emit(k, at, strlen(at));
 	emit(k, "\n", 1);
-	cJSON_free(text);
+	sc_buf_release(&doc);
 	sc_buf_release(&pat);
 }
 
