@@ -277,6 +277,7 @@ int cmd_generate(int argc, char **argv)
 	}
 	opt.client = client;
 	opt.store = store;
+	opt.kernel_jobs = sc_kernelops_default_jobs(&kops);
 	opt.progress = progress_line;
 	err = sc_generate(&res, &opt);
 	if (err < 0) {

@@ -1467,6 +1467,7 @@ static int evaluate(struct gen *g, const struct sc_gen_draft *d, const struct sc
 	eo.store = opt->store;
 	eo.reuse = true;
 	eo.kernel = opt->kernel;
+	eo.kernel_jobs = opt->kernel_jobs > 0 ? opt->kernel_jobs : 1;
 	eo.kind = "generate";
 	memset(&es, 0, sizeof(es));
 	es.path = g->out->dir;

@@ -176,6 +176,7 @@ struct sc_gen_options {
 	struct sc_client *client;
 	struct sc_store *store;          /* required unless no_eval */
 	const struct sc_eval_kernel_ops *kernel;  /* NULL: kernel tests skipped */
+	int kernel_jobs;                 /* kernel checks at once (< 1: one) */
 	int64_t now;                     /* generated_at (unix seconds); 0: the clock */
 	sc_gen_progress_cb progress;
 	void *payload;

@@ -6,6 +6,7 @@
 #include "secret.h"
 #include "sha256.h"
 #include "strlist.h"
+#include "strpool.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -278,6 +279,81 @@ static void test_atomic_write_and_capped_read(void **state)
 	sc_buf_release(&data);
 }
 
+/* An atomic file written in pieces larger than its buffer: the reader
+ * sees nothing until the commit, then the whole; an abort leaves the old
+ * file and no temporary file. */
+static void test_atomic_file_in_pieces(void **state)
+{
+	char dir[] = "/tmp/skillci-test-XXXXXX";
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT, want = SC_BUF_INIT;
+	struct sc_atomic_file f;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	sc_path_join(&path, dir, "big.json");
+	assert_int_equal(sc_atomic_open(&f, path.ptr), 0);
+	for (int i = 0; i < 40000; i++) {
+		char line[32];
+		snprintf(line, sizeof(line), "line %d\n", i);
+		sc_atomic_puts(&f, line);
+		sc_buf_puts(&want, line);
+	}
+	assert_int_equal(access(path.ptr, F_OK), -1);  /* not there before the commit */
+	assert_int_equal(sc_atomic_commit(&f), 0);
+	assert_int_equal(sc_read_file(&data, path.ptr, 1 << 20), 0);
+	assert_int_equal(data.len, want.len);
+	assert_string_equal(data.ptr, want.ptr);
+	assert_int_equal(sc_atomic_open(&f, path.ptr), 0);
+	sc_atomic_puts(&f, "half");
+	sc_atomic_abort(&f);
+	sc_buf_clear(&data);
+	assert_int_equal(sc_read_file(&data, path.ptr, 1 << 20), 0);
+	assert_string_equal(data.ptr, want.ptr);
+	sc_buf_clear(&data);
+	sc_buf_printf(&data, "ls -A '%s' | grep -c tmp", dir);
+	assert_int_not_equal(system(data.ptr), 0);  /* no temporary file left */
+	assert_int_equal(sc_rm_rf(dir), 0);
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+	sc_buf_release(&want);
+}
+
+/* The string pool: equal strings are one pointer, distinct ones are not,
+ * long strings are kept whole, and strings stay valid when their pool is
+ * adopted by another and freed with it. */
+static void test_strpool(void **state)
+{
+	struct sc_strpool *a = sc_strpool_new(), *b = sc_strpool_new();
+	struct sc_buf big = SC_BUF_INIT;
+	const char *x, *y, *kept[3000];
+	(void)state;
+
+	x = sc_strpool_intern(a, "skills/alpha");
+	y = sc_strpool_intern(a, "skills/alpha");
+	assert_ptr_equal(x, y);
+	assert_ptr_not_equal(x, sc_strpool_intern(a, "skills/beta"));
+	assert_null(sc_strpool_intern(a, NULL));
+	for (int i = 0; i < 100000; i++)
+		sc_buf_putc(&big, (char)('a' + i % 26));
+	assert_string_equal(sc_strpool_intern(a, big.ptr), big.ptr);
+	for (int i = 0; i < 3000; i++) {  /* the table grows past its first size */
+		char s[32];
+		snprintf(s, sizeof(s), "test %d", i);
+		kept[i] = sc_strpool_intern(b, s);
+	}
+	assert_ptr_equal(sc_strpool_intern(b, "test 1234"), kept[1234]);
+	sc_strpool_adopt(a, b);
+	for (int i = 0; i < 3000; i++) {
+		char s[32];
+		snprintf(s, sizeof(s), "test %d", i);
+		assert_string_equal(kept[i], s);
+	}
+	assert_string_equal(x, "skills/alpha");
+	assert_true(sc_strpool_bytes(a) >= 100001);
+	sc_strpool_free(a);
+	sc_buf_release(&big);
+}
+
 /* The streaming HMAC: RFC 4231 test cases 1, 2 and 6 (a key longer
  * than the block), the message fed in pieces. */
 static void test_hmac_sha256_known_vectors(void **state)
@@ -433,6 +509,8 @@ int main(void)
 		cmocka_unit_test(test_ci_blocks),
 		cmocka_unit_test(test_runner_key_file),
 		cmocka_unit_test(test_atomic_write_and_capped_read),
+		cmocka_unit_test(test_atomic_file_in_pieces),
+		cmocka_unit_test(test_strpool),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
