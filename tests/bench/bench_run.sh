@@ -97,9 +97,11 @@ for w in lat:
     heapq.heappush(h, heapq.heappop(h) + w)
 greedy = max(h) / 1000
 print("%-9s %5d req  wall %6.2f s  span %6.2f s  bound %5.2f s  greedy %5.2f s  "
-      "wall/bound %5.2f  span/bound %5.2f  span/greedy %5.2f  max in flight %3d  peak %s kB"
+      "wall/bound %5.2f  span/bound %5.2f  span/greedy %5.2f  greedy/bound %5.2f  "
+      "before %4.2f s  after %4.2f s  max in flight %3d  peak %s kB"
       % (name, st["requests"], wall, span, bound, greedy, wall / bound, span / bound,
-         span / greedy, st["max_in_flight"], kb))
+         span / greedy, greedy / bound, st["first_at"] - t0 if st["first_at"] else 0.0,
+         t1 - st["last_done_at"] if st["first_at"] else 0.0, st["max_in_flight"], kb))
 PY
 }
 
