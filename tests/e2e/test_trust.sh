@@ -417,15 +417,25 @@ run_pr --report-dir ''
 expect_exit 2 "--report-dir '' is a usage error"
 
 # a read-only store and an unwritable report folder are found before the
-# first request (as an unprivileged user: root may write anywhere)
+# first request (as an unprivileged user: root may write anywhere). The
+# user runs a copy of skillci in the test's folder: the checkout may lie
+# below a folder only its owner can enter (mktemp -d makes them 0700).
 as_user() {
 	if [ "$(id -u)" -ne 0 ]; then "$@"; else setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; fi
 }
+UBIN="$T/unpriv-bin/skillci"
+mkdir -p "$T/unpriv-bin" && cp "$SKILLCI" "$UBIN" && chmod 755 "$T" "$T/unpriv-bin" "$UBIN"
 if [ "$(id -u)" -eq 0 ] && ! command -v setpriv > /dev/null; then
-	skip "a read-only store exits 3 before any request" "running as root without setpriv"
-	skip "an unwritable report folder exits 3 before any request" "running as root without setpriv"
+	unpriv_skip="running as root without setpriv"
+elif ! as_user test -x "$UBIN"; then
+	unpriv_skip="the unprivileged user cannot reach $UBIN (a folder above $T is not searchable)"
 else
-	chmod 755 "$T"
+	unpriv_skip=
+fi
+if [ -n "$unpriv_skip" ]; then
+	skip "a read-only store exits 3 before any request" "$unpriv_skip"
+	skip "an unwritable report folder exits 3 before any request" "$unpriv_skip"
+else
 	U="$T/unpriv"
 	mkdir -p "$U"
 	cp -R "$W/." "$U/"
@@ -435,7 +445,7 @@ else
 	chmod 444 "$U/ro/results.db"; chmod 555 "$U/ro"
 	[ "$(id -u)" -eq 0 ] && chown 0:0 "$U/ro/results.db" "$U/ro"
 	fake_reset
-	run as_user sh -c 'cd "$1" && shift && exec "$@"' - "$U" "$SKILLCI" run --repo . --base "$BASE" \
+	run as_user sh -c 'cd "$1" && shift && exec "$@"' - "$U" "$UBIN" run --repo . --base "$BASE" \
 		--head "$HEADREV" --store ro/results.db --report-dir rep
 	expect_exit 3 "a read-only store exits 3"
 	expect_err_contains "ro/results.db" "and names the store"
@@ -443,7 +453,7 @@ else
 	chmod 555 "$U/rep"
 	[ "$(id -u)" -eq 0 ] && chown 0:0 "$U/rep"
 	fake_reset
-	run as_user sh -c 'cd "$1" && shift && exec "$@"' - "$U" "$SKILLCI" run --repo . --base "$BASE" \
+	run as_user sh -c 'cd "$1" && shift && exec "$@"' - "$U" "$UBIN" run --repo . --base "$BASE" \
 		--head "$HEADREV" --store st.db --report-dir rep
 	expect_exit 3 "an unwritable report folder exits 3"
 	expect_err_contains "the folder 'rep' is not writable (Permission denied; mode 0555" \
