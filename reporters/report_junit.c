@@ -10,40 +10,6 @@
 #include <math.h>
 #include <libxml/xmlwriter.h>
 
-/* Decodes one UTF-8 sequence at s (n bytes left); returns its length and
- * sets *cp, or 0 when the bytes are not valid UTF-8. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xE0) == 0xC0) {
-		len = 2; c = s[0] & 0x1F;
-	} else if ((s[0] & 0xF0) == 0xE0) {
-		len = 3; c = s[0] & 0x0F;
-	} else if ((s[0] & 0xF8) == 0xF0) {
-		len = 4; c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
 static bool xml_char_ok(uint32_t c)
 {
@@ -58,7 +24,7 @@ void sc_report_xml_clean(struct sc_buf *out, const char *s)
 
 	while (n) {
 		uint32_t cp = 0;
-		size_t len = utf8_decode(p, n, &cp);
+		size_t len = sc_utf8_decode((const char *)p, n, &cp);
 		if (len && xml_char_ok(cp)) {
 			sc_buf_put(out, p, len);
 		} else {

@@ -4,44 +4,6 @@
 
 #include <pthread.h>
 
-/* Decodes one UTF-8 sequence at s (n bytes left): its length, and *cp;
- * 0 when the bytes are not valid UTF-8 (overlong forms and surrogates
- * included). */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c;
-	size_t len;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xE0) == 0xC0) {
-		len = 2;
-		c = s[0] & 0x1F;
-	} else if ((s[0] & 0xF0) == 0xE0) {
-		len = 3;
-		c = s[0] & 0x0F;
-	} else if ((s[0] & 0xF8) == 0xF0) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* Code points shown as \uNNNN: C1 controls, line and paragraph
  * separators, bidirectional marks, embeddings, overrides and isolates. */
 static bool hidden_cp(uint32_t c)
@@ -66,7 +28,7 @@ void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n)
 
 	while (n) {
 		uint32_t cp = 0;
-		size_t len = utf8_next(p, n, &cp);
+		size_t len = sc_utf8_decode((const char *)p, n, &cp);
 
 		if (!len) {
 			sc_buf_printf(out, "\\x%02x", p[0]);

@@ -368,43 +368,54 @@ bool sc_path_is_safe_relative(const char *rel)
 	return true;
 }
 
-bool sc_utf8_check(const char *s, size_t len, size_t *bad_at)
+size_t sc_utf8_decode(const char *s, size_t n, uint32_t *cp)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	uint32_t c = u[0];
+	size_t len;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xC2 && c <= 0xDF) {
+		len = 2; c &= 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3; c &= 0x0F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4; c &= 0x07;
+	} else {
+		return 0;  /* a continuation byte, C0/C1 (always overlong), F5..FF */
+	}
+	if (len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++) {
+		if ((u[k] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (u[k] & 0x3F);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
+	    (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+bool sc_utf8_check(const char *s, size_t len, size_t *bad_at)
+{
 	size_t i = 0;
 
 	while (i < len) {
-		unsigned c = u[i];
-		size_t n;
 		uint32_t cp;
+		size_t n = sc_utf8_decode(s + i, len - i, &cp);
 
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			n = 1; cp = c & 0x1F;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			n = 2; cp = c & 0x0F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			n = 3; cp = c & 0x07;
-		} else {
-			goto bad;
+		if (!n) {
+			if (bad_at)
+				*bad_at = i;
+			return false;
 		}
-		for (size_t k = 1; k <= n; k++) {
-			if (i + k >= len || (u[i + k] & 0xC0) != 0x80)
-				goto bad;
-			cp = (cp << 6) | (u[i + k] & 0x3F);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			goto bad;
-		i += n + 1;
+		i += n;
 	}
 	return true;
-bad:
-	if (bad_at)
-		*bad_at = i;
-	return false;
 }
 
 size_t sc_utf8_count(const char *s, size_t len)

@@ -76,10 +76,15 @@ void sc_path_join(struct sc_buf *out, const char *a, const char *b);
 bool sc_path_is_safe_relative(const char *rel);
 
 /*
- * UTF-8: sc_utf8_check() returns true when s[0..len) is valid UTF-8 (no
- * overlongs, no surrogates); otherwise false and *bad_at the byte offset
- * of the first invalid sequence. sc_utf8_count() counts code points.
+ * UTF-8: sc_utf8_decode() decodes the sequence at s (n > 0 bytes left):
+ * its length (1 to 4) and *cp, or 0 when the bytes there are not valid
+ * UTF-8 (a stray continuation byte, an overlong form, a surrogate, a code
+ * point above U+10FFFF, a sequence cut short by n). sc_utf8_check()
+ * returns true when s[0..len) is valid UTF-8; otherwise false and *bad_at
+ * the byte offset of the first invalid sequence. sc_utf8_count() counts
+ * code points.
  */
+size_t sc_utf8_decode(const char *s, size_t n, uint32_t *cp);
 bool sc_utf8_check(const char *s, size_t len, size_t *bad_at);
 size_t sc_utf8_count(const char *s, size_t len);
 

@@ -32,30 +32,17 @@ static void utf8_locale_init(void)
 	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 }
 
-/* Decodes the code point at s (valid UTF-8 assumed); returns its length. */
-static size_t utf8_decode(const char *s, uint32_t *cp)
+/* The code point at s (a NUL-terminated name) and its length; a byte that
+ * does not start valid UTF-8 stands alone, as U+FFFD. */
+static size_t name_cp(const char *s, uint32_t *cp)
 {
-	const unsigned char *u = (const unsigned char *)s;
+	size_t n = sc_utf8_decode(s, strnlen(s, 4), cp);
 
-	if (u[0] < 0x80) {
-		*cp = u[0];
-		return 1;
+	if (!n) {
+		*cp = 0xFFFD;
+		n = 1;
 	}
-	if ((u[0] & 0xE0) == 0xC0 && u[1]) {
-		*cp = ((uint32_t)(u[0] & 0x1F) << 6) | (u[1] & 0x3F);
-		return 2;
-	}
-	if ((u[0] & 0xF0) == 0xE0 && u[1] && u[2]) {
-		*cp = ((uint32_t)(u[0] & 0x0F) << 12) | ((uint32_t)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
-		return 3;
-	}
-	if ((u[0] & 0xF8) == 0xF0 && u[1] && u[2] && u[3]) {
-		*cp = ((uint32_t)(u[0] & 0x07) << 18) | ((uint32_t)(u[1] & 0x3F) << 12) |
-		      ((uint32_t)(u[2] & 0x3F) << 6) | (u[3] & 0x3F);
-		return 4;
-	}
-	*cp = 0xFFFD;
-	return 1;
+	return n;
 }
 
 /*
@@ -105,7 +92,7 @@ static const char *name_problem(const char *name, struct sc_buf *why)
 	}
 	for (const char *p = name; *p;) {
 		uint32_t c;
-		size_t n = utf8_decode(p, &c);
+		size_t n = name_cp(p, &c);
 		int cls = c == '-' ? 0 : name_char_class(c);
 
 		if (cls == 1) {

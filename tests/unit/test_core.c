@@ -86,6 +86,55 @@ static void test_utf8(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* sc_utf8_decode against code points worked out by hand from RFC 3629's
+ * table, one case per edge of each sequence length. */
+static void test_utf8_decode(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n;       /* bytes offered */
+		size_t len;     /* expected length, 0: invalid */
+		uint32_t cp;
+	} cases[] = {
+		{ "A", 1, 1, 0x41 },
+		{ "\x7f", 1, 1, 0x7F },
+		{ "\xc2\x80", 2, 2, 0x80 },                /* smallest 2-byte */
+		{ "\xc3\xa9", 2, 2, 0xE9 },                /* é */
+		{ "\xdf\xbf", 2, 2, 0x7FF },               /* largest 2-byte */
+		{ "\xe0\xa0\x80", 3, 3, 0x800 },           /* smallest 3-byte */
+		{ "\xe2\x9c\x93", 3, 3, 0x2713 },          /* ✓ */
+		{ "\xed\x9f\xbf", 3, 3, 0xD7FF },          /* just below the surrogates */
+		{ "\xee\x80\x80", 3, 3, 0xE000 },          /* just above them */
+		{ "\xef\xbf\xbf", 3, 3, 0xFFFF },
+		{ "\xf0\x90\x80\x80", 4, 4, 0x10000 },     /* smallest 4-byte */
+		{ "\xf0\x9f\x98\x80", 4, 4, 0x1F600 },     /* 😀 */
+		{ "\xf4\x8f\xbf\xbf", 4, 4, 0x10FFFF },    /* the last code point */
+		{ "\xc3\xa9zz", 4, 2, 0xE9 },              /* only the first sequence */
+		{ "\x80", 1, 0, 0 },                      /* a stray continuation byte */
+		{ "\xc0\xaf", 2, 0, 0 },                  /* overlong '/' */
+		{ "\xc1\xbf", 2, 0, 0 },                  /* overlong 0x7F */
+		{ "\xe0\x9f\xbf", 3, 0, 0 },              /* overlong 0x7FF */
+		{ "\xf0\x8f\xbf\xbf", 4, 0, 0 },          /* overlong 0xFFFF */
+		{ "\xed\xa0\x80", 3, 0, 0 },              /* U+D800, a surrogate */
+		{ "\xed\xbf\xbf", 3, 0, 0 },              /* U+DFFF */
+		{ "\xf4\x90\x80\x80", 4, 0, 0 },          /* U+110000 */
+		{ "\xf5\x80\x80\x80", 4, 0, 0 },          /* F5: never a lead byte */
+		{ "\xff", 1, 0, 0 },
+		{ "\xe2\x9c\x93", 2, 0, 0 },              /* cut short by n */
+		{ "\xe2\x41\x93", 3, 0, 0 },              /* a non-continuation byte */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t cp = 0xDEADBEEF;
+		size_t len = sc_utf8_decode(cases[i].s, cases[i].n, &cp);
+
+		if (len != cases[i].len || (len && cp != cases[i].cp))
+			fail_msg("case %zu: length %zu (want %zu), U+%04X (want U+%04X)", i, len,
+				 cases[i].len, (unsigned)cp, (unsigned)cases[i].cp);
+	}
+}
+
 static void test_paths(void **state)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -497,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_buf_detach_empty_is_owned),
 		cmocka_unit_test(test_error_wrap_keeps_cause),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_utf8_decode),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_string_helpers),
 		cmocka_unit_test(test_parse_int),
