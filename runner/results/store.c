@@ -815,3 +815,27 @@ void sc_store_aggregate_release(struct sc_store_aggregate *a)
 	free(a->model);
 	sc_store_aggregate_init(a);
 }
+
+const char *sc_store_stmt_what(enum sc_store_stmt which)
+{
+	static const char *const what[SC_ST__COUNT] = {
+		[SC_ST_PUT_RUN] = "insert run",
+		[SC_ST_PUT_UNIT] = "insert unit",
+		[SC_ST_PUT_AGGREGATE] = "insert aggregate",
+		[SC_ST_PUT_SHARD] = "insert shard results",
+		[SC_ST_DELETE_UNIT] = "replace unit",
+		[SC_ST_LOOKUP_UNIT] = "look up unit",
+		[SC_ST_EACH_UNIT] = "read units",
+		[SC_ST_EACH_RUN] = "read runs",
+		[SC_ST_EACH_AGGREGATE] = "read aggregates",
+		[SC_ST_EACH_SHARD] = "read shard results",
+		[SC_ST_HISTORY] = "read history",
+		[SC_ST_COUNT_RUNS] = "count runs",
+		[SC_ST_COUNT_UNITS] = "count units",
+		[SC_ST_COUNT_AGGREGATES] = "count aggregates",
+		[SC_ST_COUNT_SHARDS] = "count shard results",
+		[SC_ST_SCHEMA_VERSION] = "read schema version",
+	};
+
+	return (unsigned)which < SC_ST__COUNT && what[which] ? what[which] : "run a statement";
+}

@@ -178,6 +178,9 @@ int sc_store_pg_open(struct sc_store **out, const char *location);
 /* SC_EINVAL when location holds a password or does not parse (store_pg.c). */
 int sc_store_pg_check(const char *location);
 
+/* What a statement does, for error messages ("insert unit"). */
+const char *sc_store_stmt_what(enum sc_store_stmt which);
+
 /* The error for a store whose schema is newer than this program's. */
 int sc_store_newer_schema(const char *display, int version);
 

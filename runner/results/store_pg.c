@@ -157,25 +157,6 @@ static const char *const sql[SC_ST__COUNT] = {
 	[SC_ST_SCHEMA_VERSION] = "SELECT max(version) FROM schema_version",
 };
 
-static const char *const what_of[SC_ST__COUNT] = {
-	[SC_ST_PUT_RUN] = "insert run",
-	[SC_ST_PUT_UNIT] = "insert unit",
-	[SC_ST_PUT_AGGREGATE] = "insert aggregate",
-	[SC_ST_PUT_SHARD] = "insert shard results",
-	[SC_ST_DELETE_UNIT] = "replace unit",
-	[SC_ST_LOOKUP_UNIT] = "look up unit",
-	[SC_ST_EACH_UNIT] = "read units",
-	[SC_ST_EACH_RUN] = "read runs",
-	[SC_ST_EACH_AGGREGATE] = "read aggregates",
-	[SC_ST_EACH_SHARD] = "read shard results",
-	[SC_ST_HISTORY] = "read history",
-	[SC_ST_COUNT_RUNS] = "count runs",
-	[SC_ST_COUNT_UNITS] = "count units",
-	[SC_ST_COUNT_AGGREGATES] = "count aggregates",
-	[SC_ST_COUNT_SHARDS] = "count shard results",
-	[SC_ST_SCHEMA_VERSION] = "read schema version",
-};
-
 /* ---- locations ------------------------------------------------------------ */
 
 /* Appends location with the password of its user info and the values of
@@ -379,7 +360,7 @@ static enum fault prepare(struct store_pg *s, enum sc_store_stmt st, char *name,
 		return F_NONE;
 	res = PQprepare(s->conn, name, sql[st], 0, NULL);
 	if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
-		f = fail(s, res, what_of[st], err);
+		f = fail(s, res, sc_store_stmt_what(st), err);
 	else
 		s->prepared |= 1u << st;
 	PQclear(res);
@@ -480,7 +461,7 @@ static enum fault send_journal(struct store_pg *s, void *ctx, int *err, bool *fi
 		res = PQexecPrepared(s->conn, name, op->n, (const char *const *)op->vals, NULL, NULL,
 				     0);
 		if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
-			f = fail(s, res, what_of[op->st], err);
+			f = fail(s, res, sc_store_stmt_what(op->st), err);
 		PQclear(res);
 		if (f != F_NONE)
 			goto fail;
@@ -596,7 +577,7 @@ static enum fault run_query(struct store_pg *s, void *ctx, int *err, bool *final
 	if ((f = prepare(s, q->st, name, sizeof(name), err)) != F_NONE)
 		return f;
 	if (!PQsendQueryPrepared(s->conn, name, q->n, q->vals, NULL, NULL, 0))
-		return fail(s, NULL, what_of[q->st], err);
+		return fail(s, NULL, sc_store_stmt_what(q->st), err);
 	PQsetSingleRowMode(s->conn);
 	while ((res = PQgetResult(s->conn))) {
 		ExecStatusType rs = PQresultStatus(res);
@@ -619,7 +600,7 @@ static enum fault run_query(struct store_pg *s, void *ctx, int *err, bool *final
 			*final = true;  /* rows were delivered: never run it again */
 			cb_err = q->cb(cols, q->ncols, q->payload);
 		} else if (rs != PGRES_SINGLE_TUPLE && rs != PGRES_TUPLES_OK && f == F_NONE) {
-			f = fail(s, res, what_of[q->st], err);
+			f = fail(s, res, sc_store_stmt_what(q->st), err);
 		}
 		PQclear(res);
 	}

@@ -213,25 +213,6 @@ static void bind(sqlite3_stmt *st, const struct sc_store_value *p, size_t n)
 	}
 }
 
-static const char *const what_of[SC_ST__COUNT] = {
-	[SC_ST_PUT_RUN] = "insert run",
-	[SC_ST_PUT_UNIT] = "insert unit",
-	[SC_ST_PUT_AGGREGATE] = "insert aggregate",
-	[SC_ST_PUT_SHARD] = "insert shard results",
-	[SC_ST_DELETE_UNIT] = "replace unit",
-	[SC_ST_LOOKUP_UNIT] = "look up unit",
-	[SC_ST_EACH_UNIT] = "read units",
-	[SC_ST_EACH_RUN] = "read runs",
-	[SC_ST_EACH_AGGREGATE] = "read aggregates",
-	[SC_ST_EACH_SHARD] = "read shard results",
-	[SC_ST_HISTORY] = "read history",
-	[SC_ST_COUNT_RUNS] = "count runs",
-	[SC_ST_COUNT_UNITS] = "count units",
-	[SC_ST_COUNT_AGGREGATES] = "count aggregates",
-	[SC_ST_COUNT_SHARDS] = "count shard results",
-	[SC_ST_SCHEMA_VERSION] = "read schema version",
-};
-
 static int sl_write(struct sc_store *store, enum sc_store_stmt which,
 		    const struct sc_store_value *p, size_t n)
 {
@@ -243,7 +224,7 @@ static int sl_write(struct sc_store *store, enum sc_store_stmt which,
 	if ((err = stmt(s, &st, which, &temp)) < 0)
 		return err;
 	bind(st, p, n);
-	err = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, what_of[which]);
+	err = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, sc_store_stmt_what(which));
 	done_stmt(st, temp);
 	return err;
 }
@@ -281,7 +262,7 @@ static int sl_query(struct sc_store *store, enum sc_store_stmt which,
 			break;
 	}
 	if (err == 0 && rc != SQLITE_DONE)
-		err = db_fail(s, what_of[which]);
+		err = db_fail(s, sc_store_stmt_what(which));
 	done_stmt(st, temp);
 	return err;
 }
