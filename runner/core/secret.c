@@ -12,17 +12,6 @@ static unsigned char key[SC_RUNNER_KEY_LEN];
 static char *key_source;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads 64 hex digits (then optional white space) from path into key. */
 static int read_key_file(const char *path)
 {
@@ -37,7 +26,7 @@ static int read_key_file(const char *path)
 		goto done;
 	}
 	for (size_t i = 0; i < SC_RUNNER_KEY_LEN; i++) {
-		int hi = hexval(data.ptr[2 * i]), lo = hexval(data.ptr[2 * i + 1]);
+		int hi = sc_hex_value(data.ptr[2 * i]), lo = sc_hex_value(data.ptr[2 * i + 1]);
 		if (hi < 0 || lo < 0) {
 			err = sc_error_set(SC_EINVAL, "runner key '%s' is not 64 hex digits", path);
 			goto done;

@@ -489,3 +489,14 @@ void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n)
 		sc_buf_putc(out, digits[bytes[i] & 15]);
 	}
 }
+
+int sc_hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -103,5 +103,7 @@ void sc_random_bytes(void *out, size_t n);
 
 /* Lowercase hex of n bytes into out (appended). */
 void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n);
+/* The value of one hex digit (either case), or -1 when c is not one. */
+int sc_hex_value(int c);
 
 #endif

@@ -465,17 +465,6 @@ static bool has_scheme(const char *url)
 	return *p == ':';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Normalises a relative link path into out ("a/./b/../c" -> "a/c"):
  * returns false when a ".." climbs above the skill folder.
@@ -516,8 +505,8 @@ static int check_link(const char *url, size_t line, int is_image, void *payload)
 		goto done;
 	/* The path part, percent-decoded (cmark keeps the escapes). */
 	for (const char *p = url; *p && *p != '#' && *p != '?'; p++) {
-		if (*p == '%' && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
-			sc_buf_putc(&path, (char)(hexval(p[1]) * 16 + hexval(p[2])));
+		if (*p == '%' && sc_hex_value(p[1]) >= 0 && sc_hex_value(p[2]) >= 0) {
+			sc_buf_putc(&path, (char)(sc_hex_value(p[1]) * 16 + sc_hex_value(p[2])));
 			p += 2;
 		} else {
 			sc_buf_putc(&path, *p);

@@ -135,6 +135,27 @@ static void test_utf8_decode(void **state)
 	}
 }
 
+/* sc_hex_value reads back every digit sc_hex writes, and either case. */
+static void test_hex_value(void **state)
+{
+	static const unsigned char all[] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	sc_hex(&b, all, sizeof(all));
+	for (size_t i = 0; i < sizeof(all); i++)
+		assert_int_equal(sc_hex_value(b.ptr[2 * i]) * 16 + sc_hex_value(b.ptr[2 * i + 1]), all[i]);
+	assert_int_equal(sc_hex_value('A'), 10);
+	assert_int_equal(sc_hex_value('F'), 15);
+	assert_int_equal(sc_hex_value('g'), -1);
+	assert_int_equal(sc_hex_value('G'), -1);
+	assert_int_equal(sc_hex_value('/'), -1);  /* just below '0' */
+	assert_int_equal(sc_hex_value(':'), -1);  /* just above '9' */
+	assert_int_equal(sc_hex_value(0), -1);
+	assert_int_equal(sc_hex_value((char)0xC3), -1);  /* a negative char */
+	sc_buf_release(&b);
+}
+
 static void test_paths(void **state)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -547,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_error_wrap_keeps_cause),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_utf8_decode),
+		cmocka_unit_test(test_hex_value),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_string_helpers),
 		cmocka_unit_test(test_parse_int),
