@@ -146,7 +146,12 @@ run $EVAL --store "$T/kill.db" --cache "$T/kill-cache" --json "$T/kill-r2.json"
 expect_exit 0 "rerun after SIGKILL: exit 0"
 check "rerun after SIGKILL: every unit once, none an error" sh -c "test \"\$(python3 '$T/units.py' '$T/kill-r2.json' $UNITS)\" = $UNITS"
 account "rerun after SIGKILL"
-check "rerun after SIGKILL: answers finished before the kill come from the cache" test "$cached" -ge 1
+# Answers that finished before the kill are in the store (committed every
+# 32 units or 200 ms) or, if the kill came before their commit, in the
+# response cache (written as each answer arrives); which one depends on
+# when the kill fell, so only their sum is checked.
+check "rerun after SIGKILL: answers finished before the kill come from the store or the cache ($reused reused, $cached cached)" \
+	test "$((reused + cached))" -ge 1
 store_ok "$T/kill.db" "rerun after SIGKILL: the store passes integrity_check"
 run $EVAL --store "$T/kill.db" --cache "$T/kill-cache"
 expect_out_contains "units: $UNITS (0 evaluated, $UNITS reused)" "a third run reuses every stored unit, none twice"
