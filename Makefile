@@ -4,6 +4,7 @@
 #   make            build
 #   make check      build and run every test suite; last line "N passed, N failed"
 #   make asan       the same suite under AddressSanitizer + UBSan (build-asan/)
+#   make tsan       the threaded suites under ThreadSanitizer (build-tsan/)
 #   make demo       install missing packages, build, run the main job
 #   make deps       install missing Debian packages (apt-get)
 #   make bench      benchmarks (tests/bench/), numbers printed, nothing asserted
@@ -68,7 +69,7 @@ PROGRAMS  := $(SKILLCI)
 # their own rules; they are read before any rule uses those lists.
 -include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all check asan demo deps bench clean unit e2e gpu-check programs
+.PHONY: all check asan tsan demo deps bench clean unit e2e gpu-check programs
 .SECONDARY:
 all: programs
 
@@ -105,6 +106,18 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" check
 
+# ThreadSanitizer over the suites whose code runs threads: the client's
+# loop with completions posted from the kernel check pool, the pool
+# itself, retries and faults (not test_kernel: its strace probes would see
+# the TSan runtime's own files). A race stops the process (halt_on_error),
+# so the suite that ran it fails. Not part of check: the TSan build is a
+# third build of the tree.
+TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run
+tsan:
+	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" programs unit
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" TESTS="$(TSAN_SUITES)" \
+	  $(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" check
+
 deps:
 	@sh tests/install-deps.sh
 
@@ -116,6 +129,6 @@ bench: programs
 	@BUILD=$(BUILD) SKILLCI=$(abspath $(SKILLCI)) sh tests/bench/run.sh
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz
 
 -include $(CORE_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_BINS:=.d)

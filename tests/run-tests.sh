@@ -6,7 +6,8 @@
 # A suite that crashes or stops early counts its missing tests as failed.
 # A TAP TODO case ("not ok N - name # TODO reason", waiting for work not yet
 # merged) counts as skipped, as TAP consumers treat it.
-# Set TESTS=pattern to run only suites whose name contains the pattern.
+# Set TESTS="pattern ..." to run only suites whose name contains one of the
+# patterns.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -52,7 +53,9 @@ count_tap() {
 
 match() {
 	[ -z "${TESTS:-}" ] && return 0
-	case "$1" in *"$TESTS"*) return 0 ;; esac
+	for pattern in $TESTS; do
+		case "$1" in *"$pattern"*) return 0 ;; esac
+	done
 	return 1
 }
 
