@@ -123,22 +123,7 @@ fi
 A=$(git -C "$repo" rev-list --reverse main | sed -n 1p)
 B=$(git -C "$repo" rev-list --reverse main | sed -n 2p)
 
-# best_of CMD...: runs the command $reps times; prints "best_ms peak_kb".
-best_of() {
-	best="" peak=0
-	i=0
-	while [ $i -lt "$reps" ]; do
-		s=$(date +%s%N)
-		/usr/bin/time -f '%M' -o "$work/rss" "$@" > "$work/out" 2> "$work/err"
-		e=$(date +%s%N)
-		ms=$(( (e - s) / 1000000 ))
-		kb=$(tail -n 1 "$work/rss")
-		[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
-		[ "$kb" -gt "$peak" ] && peak=$kb
-		i=$((i + 1))
-	done
-	echo "$best $peak"
-}
+. "$root/tests/bench/lib.sh"  # best_of
 
 set -- $(best_of "$SKILLCI" changed --repo "$repo" --two-dot --base "$A" --head "$B" --json)
 sk_ms=$1 sk_kb=$2
