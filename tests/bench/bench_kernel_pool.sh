@@ -26,15 +26,7 @@ import json, sys
 json.dump({"tests": [{"input": "Kernel task %d." % i, "fixture": "softmax"} for i in range(6)]},
           open(sys.argv[1], "w"))
 EOF
-cat > "$T/worker" <<EOF
-#!$(python3 -c 'import sys; print(sys.executable)')
-import json, os, sys, time
-job = json.loads(sys.stdin.read())
-time.sleep(0.4)
-os.write(3, json.dumps({"verdict": "compiled", "reason": "none", "message": "stand-in",
-                        "nonce": job["nonce"], "compile": {"ok": True}}).encode())
-EOF
-chmod +x "$T/worker"
+stand_in_worker "$T/worker" 0.4 || exit 1
 printf '%s\n' '{"default": {"text": "```cuda\n__global__ void softmax() {}\n```", "latency_ms": 300}}' \
 	> "$T/script.json"
 fake_start "$T/script.json" || exit 1

@@ -31,22 +31,10 @@ import json, sys
 json.dump({"tests": [{"input": "Kernel task %d." % i, "fixture": "softmax"} for i in range(6)]},
           open(sys.argv[1], "w"))
 EOF
-	# The stand-in worker: reads the job (for its nonce), sleeps 0.4 s,
-	# logs its start and end, writes a "compiled" result on fd 3. It runs
-	# with an empty environment in its own folder, so its paths are absolute.
-	cat > "$T/sleepy-worker" <<EOF
-#!$(python3 -c 'import sys; print(sys.executable)')
-import json, os, sys, time
-job = json.loads(sys.stdin.read())
-start = time.time()
-time.sleep(0.4)
-end = time.time()
-with open("$T/checks.log", "a") as f:
-    f.write("%f %f\\n" % (start, end))
-os.write(3, json.dumps({"verdict": "compiled", "reason": "none", "message": "stand-in",
-                        "nonce": job["nonce"], "compile": {"ok": True}}).encode())
-EOF
-	chmod +x "$T/sleepy-worker"
+	# The stand-in worker (tests/fakes/stand_in_worker.py): reads the job
+	# (for its nonce), sleeps 0.4 s, logs its start and end, writes a
+	# "compiled" result on fd 3.
+	stand_in_worker "$T/sleepy-worker" 0.4 "$T/checks.log" || exit 1
 	cat > "$T/overlap.py" <<'EOF'
 # overlap.py CHECKS FAKE_LOG JOBS: prints the most checks at once and how
 # many requests reached the fake while a check ran

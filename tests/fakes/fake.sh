@@ -77,3 +77,15 @@ fake_mask() {  # fake_mask KEY: the log's stand-in for KEY
 fake_stat() {  # fake_stat NAME: one number from /_fake/stats
 	fake_stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
 }
+
+# stand_in_worker PATH SECONDS [LOG]: writes at PATH an executable that
+# SKILLCI_KERNEL_WORKER can name: tests/fakes/stand_in_worker.py, checking
+# each kernel in SECONDS (start and end appended to LOG when given). The
+# interpreter is named by its real path: a version manager's python3 shim
+# would add its own start-up to every check.
+stand_in_worker() {
+	printf '#!/bin/sh\nexec "%s" "%s" "%s" "%s"\n' \
+		"$(python3 -c 'import sys; print(sys.executable)')" \
+		"$_fake_root/stand_in_worker.py" "$2" "${3:-}" > "$1" &&
+		chmod +x "$1"
+}
