@@ -1,5 +1,7 @@
 /* GitHub Actions workflow commands, outputs and summary (report_github.h). */
 #include "common.h"
+#include "escape.h"
+#include "output.h"
 #include "reporters/report_github.h"
 #include "reporters/report_md.h"
 #include "results/results.h"
@@ -11,28 +13,12 @@
 
 void sc_report_gh_escape_data(struct sc_buf *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '%': sc_buf_puts(out, "%25"); break;
-		case '\r': sc_buf_puts(out, "%0D"); break;
-		case '\n': sc_buf_puts(out, "%0A"); break;
-		default: sc_buf_putc(out, *s);
-		}
-	}
+	sc_escape_gh_data(out, s);
 }
 
 void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '%': sc_buf_puts(out, "%25"); break;
-		case '\r': sc_buf_puts(out, "%0D"); break;
-		case '\n': sc_buf_puts(out, "%0A"); break;
-		case ':': sc_buf_puts(out, "%3A"); break;
-		case ',': sc_buf_puts(out, "%2C"); break;
-		default: sc_buf_putc(out, *s);
-		}
-	}
+	sc_escape_gh_property(out, s);
 }
 
 static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
@@ -113,14 +99,19 @@ int sc_report_gh_output(struct sc_buf *out, const char *name, const char *value,
 {
 	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name))
 		return sc_error_set(SC_EINVAL, "output name '%s' is not valid", name);
-	if (!strpbrk(value, "\r\n")) {
-		sc_buf_printf(out, "%s=%s\n", name, value);
-		return 0;
+	struct sc_buf v = SC_BUF_INIT;
+	int err = 0;
+
+	sc_escape_gh_output(&v, value);  /* controls as text; line feeds kept */
+	if (!strchr(v.ptr, '\n')) {
+		sc_buf_printf(out, "%s=%s\n", name, v.ptr);
+	} else if (strstr(v.ptr, delim)) {
+		err = sc_error_set(SC_EINVAL, "output '%s' contains its delimiter", name);
+	} else {
+		sc_buf_printf(out, "%s<<%s\n%s\n%s\n", name, delim, v.ptr, delim);
 	}
-	if (strstr(value, delim))
-		return sc_error_set(SC_EINVAL, "output '%s' contains its delimiter", name);
-	sc_buf_printf(out, "%s<<%s\n%s\n%s\n", name, delim, value, delim);
-	return 0;
+	sc_buf_release(&v);
+	return err;
 }
 
 /* Pooled pass rate of one variant over all skills and models. */
@@ -184,22 +175,16 @@ done:
 
 int sc_report_gh_append_file(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	size_t done = 0;
+	return sc_output_append_file(path, data, len);
+}
 
-	if (fd < 0)
-		return sc_error_set(SC_EIO, "cannot open '%s': %s", path, strerror(errno));
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
-		}
-		done += (size_t)n;
-	}
-	if (close(fd) < 0)
-		return sc_error_set(SC_EIO, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
+int sc_report_gh_append_summary(const char *path, const char *md, size_t len)
+{
+	struct sc_buf esc = SC_BUF_INIT;
+	int err;
+
+	sc_escape_gh_summary(&esc, md, len);
+	err = sc_output_append_file(path, esc.ptr, esc.len);
+	sc_buf_release(&esc);
+	return err;
 }

@@ -11,8 +11,10 @@
 struct sc_buf;
 struct sc_results;
 
-/* Workflow-command escaping: data ("::error ...::DATA") escapes % CR LF as
- * %25 %0D %0A; properties ("file=...,title=...") also : and , as %3A %2C. */
+/* Workflow-command escaping (escape.h, sc_escape_gh_data/_property): data
+ * ("::error ...::DATA") escapes % CR LF as %25 %0D %0A; properties
+ * ("file=...,title=...") also : and , as %3A %2C; in both every other
+ * control byte, C1 control and ESC sequence is written as text. */
 void sc_report_gh_escape_data(struct sc_buf *out, const char *s);
 void sc_report_gh_escape_property(struct sc_buf *out, const char *s);
 
@@ -51,7 +53,10 @@ int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 			 const struct sc_gh_paths *paths, const char *md, const char *delim);
 
 /* Appends data to the file at path (created if missing), as GitHub's
- * runner expects for $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY. */
+ * runner expects for $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY, through the
+ * writer layer (output.h: secrets redacted). */
 int sc_report_gh_append_file(const char *path, const char *data, size_t len);
+/* The same for the step summary: md escaped by sc_escape_gh_summary(). */
+int sc_report_gh_append_summary(const char *path, const char *md, size_t len);
 
 #endif

@@ -116,7 +116,7 @@ static int github_actions(const struct sc_results *r, const struct sc_reports *o
 	if (summary && *summary) {
 		sc_report_md(&md, r, &mdo);
 		sc_buf_putc(&md, '\n');
-		if ((err = sc_report_gh_append_file(summary, md.ptr, md.len)) < 0)
+		if ((err = sc_report_gh_append_summary(summary, md.ptr, md.len)) < 0)
 			goto done;
 	}
 	if (output && *output) {

@@ -4,6 +4,7 @@
 #include "cmd/cmd.h"
 #include "diag.h"
 #include "escape.h"
+#include "output.h"
 #include "net/github_api.h"
 #include "pipeline/config.h"
 #include "reporters/report_md.h"
@@ -98,7 +99,7 @@ int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *a
 
 int sc_cmd_finish(int code)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (sc_output_flush() != 0 || ferror(stdout)) {
 		/* The reader went away (skillci ... | head): end as any tool
 		 * would, by SIGPIPE, which main() ignores only so that a dead
 		 * kernel worker is an EPIPE. */

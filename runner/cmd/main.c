@@ -4,6 +4,7 @@
  * line through the table below.
  */
 #include "common.h"
+#include "output.h"
 #include "cmd/cmd.h"
 #include "git/git.h"
 #include "net/http.h"
@@ -88,6 +89,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	sc_log_init_from_env();
+	/* the writer layer (output.h): every secret of the environment is
+	 * registered before anything is written, and both streams redact */
+	sc_output_add_env_secrets();
+	sc_output_guard_stdio();
 	/* A worker or server that closes its end while we write must be an
 	 * EPIPE the caller handles (a kernel worker that died early), never a
 	 * signal that kills the whole run. */

@@ -1,6 +1,7 @@
 /* Escaping untrusted text for terminals and CI logs (escape.h). */
 #include "common.h"
 #include "escape.h"
+#include "output.h"
 
 #include <pthread.h>
 
@@ -21,7 +22,24 @@ static bool space_cp(uint32_t c)
 	       c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
 }
 
-void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n)
+/* What a destination keeps, and how it writes the rest (escape_any). */
+enum {
+	KEEP_LF = 1,        /* a line feed stays as is */
+	KEEP_TAB = 2,       /* a tab stays as is */
+	PERCENT = 4,        /* '%', CR and LF as %25, %0D, %0A (workflow commands) */
+	PROPERTY = 8,       /* ':' and ',' as %3A and %2C too */
+	NO_COMMAND = 16,    /* never begins with "::" (a line of the CI log) */
+};
+
+/*
+ * The one loop behind every destination: each byte of s[0..n) is copied
+ * when it is printable UTF-8 text, or written in the destination's form.
+ * Controls not kept (C0, DEL) become "\xNN", C1 controls, line and
+ * paragraph separators and bidirectional controls "\uNNNN", bytes that
+ * are not UTF-8 "\xNN". An ESC sequence thus loses its ESC and shows as
+ * text.
+ */
+static void escape_any(struct sc_buf *out, const char *s, size_t n, unsigned how)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool leading = true;  /* only white space so far */
@@ -34,6 +52,20 @@ void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n)
 			sc_buf_printf(out, "\\x%02x", p[0]);
 			len = 1;
 			leading = false;
+		} else if ((how & PERCENT) && cp == '%') {
+			sc_buf_puts(out, "%25");
+		} else if ((how & PERCENT) && cp == '\r') {
+			sc_buf_puts(out, "%0D");
+		} else if ((how & PERCENT) && cp == '\n') {
+			sc_buf_puts(out, "%0A");
+		} else if ((how & PROPERTY) && cp == ':') {
+			sc_buf_puts(out, "%3A");
+		} else if ((how & PROPERTY) && cp == ',') {
+			sc_buf_puts(out, "%2C");
+		} else if (cp == '\n' && (how & KEEP_LF)) {
+			sc_buf_putc(out, '\n');
+		} else if (cp == '\t' && (how & KEEP_TAB)) {
+			sc_buf_putc(out, '\t');
 		} else if (cp == '\n') {
 			sc_buf_puts(out, "\\n");
 		} else if (cp == '\r') {
@@ -44,7 +76,7 @@ void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n)
 			sc_buf_printf(out, "\\x%02x", (unsigned)cp);
 		} else if (hidden_cp(cp)) {
 			sc_buf_printf(out, "\\u%04x", (unsigned)cp);
-		} else if (leading && cp == ':' && n >= 2 && p[1] == ':') {
+		} else if ((how & NO_COMMAND) && leading && cp == ':' && n >= 2 && p[1] == ':') {
 			sc_buf_puts(out, "\\x3a");
 		} else {
 			sc_buf_put(out, p, len);
@@ -56,10 +88,66 @@ void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n)
 	}
 }
 
+void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n)
+{
+	escape_any(out, s, n, NO_COMMAND);
+}
+
 void sc_escape_log(struct sc_buf *out, const char *s)
 {
 	if (s)
 		sc_escape_log_n(out, s, strlen(s));
+}
+
+void sc_escape_terminal(struct sc_buf *out, const char *s)
+{
+	sc_escape_log(out, s);
+}
+
+void sc_escape_gh_property(struct sc_buf *out, const char *s)
+{
+	if (s)
+		escape_any(out, s, strlen(s), PERCENT | PROPERTY);
+}
+
+void sc_escape_gh_data(struct sc_buf *out, const char *s)
+{
+	if (s)
+		escape_any(out, s, strlen(s), PERCENT);
+}
+
+void sc_escape_gh_output(struct sc_buf *out, const char *s)
+{
+	if (s)
+		escape_any(out, s, strlen(s), KEEP_LF | KEEP_TAB);
+}
+
+void sc_escape_gh_summary(struct sc_buf *out, const char *s, size_t n)
+{
+	escape_any(out, s, n, KEEP_LF | KEEP_TAB);
+}
+
+void sc_escape_shown(struct sc_buf *out, const char *s, size_t max_chars)
+{
+	struct sc_buf esc = SC_BUF_INIT;
+	char *red;
+	size_t at = 0, chars = 0;
+
+	if (!s)
+		return;
+	red = sc_output_redact_dup(s);
+	escape_any(&esc, red, strlen(red), NO_COMMAND);
+	while (at < esc.len && chars < max_chars) {
+		uint32_t cp;
+		size_t len = sc_utf8_decode(esc.ptr + at, esc.len - at, &cp);
+		at += len ? len : 1;
+		chars++;
+	}
+	sc_buf_put(out, esc.ptr, at);
+	if (at < esc.len)
+		sc_buf_puts(out, "\xe2\x80\xa6");  /* an ellipsis */
+	sc_buf_release(&esc);
+	free(red);
 }
 
 bool sc_ci_github_actions(void)

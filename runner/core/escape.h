@@ -1,8 +1,8 @@
 #ifndef SC_ESCAPE_H
 #define SC_ESCAPE_H
 /*
- * The one escaping routine for untrusted text that reaches a terminal or
- * a CI log: skill names and paths, test names and inputs, model answers,
+ * Escaping untrusted text for where it goes. sc_escape_log() is the
+ * routine for text that reaches a terminal or a CI log: skill names and paths, test names and inputs, model answers,
  * server error messages. docs/security.md ("The CI log") says why.
  *
  * sc_escape_log() copies s to out so that the result is one line of
@@ -35,6 +35,40 @@ struct sc_buf;
 void sc_escape_log(struct sc_buf *out, const char *s);
 /* The same for n bytes that may hold NUL bytes (shown as "\x00"). */
 void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n);
+
+/*
+ * One function per destination. Each appends s (NULL appends nothing)
+ * with every byte that the destination would interpret written as text:
+ * C0 controls, DEL and bytes that are not UTF-8 as "\xNN", C1 controls
+ * and the separators and bidirectional controls above as "\uNNNN" (so
+ * an ESC or OSC sequence shows as text and never reaches a terminal),
+ * plus what the destination itself needs. tests/unit/test_escape.c
+ * checks each over all 256 byte values.
+ *
+ *   sc_escape_terminal    a line of the terminal or CI log: sc_escape_log
+ *   sc_escape_gh_property a workflow command property (file=, title=):
+ *                         also '%', CR, LF, ':' and ',' percent-encoded
+ *   sc_escape_gh_data     a workflow command's message (after "::"):
+ *                         '%', CR and LF percent-encoded
+ *   sc_escape_gh_output   a value in $GITHUB_OUTPUT: line feeds and tabs
+ *                         kept (the writer picks the heredoc form)
+ *   sc_escape_gh_summary  Markdown for $GITHUB_STEP_SUMMARY (n bytes):
+ *                         line feeds and tabs kept
+ */
+void sc_escape_terminal(struct sc_buf *out, const char *s);
+void sc_escape_gh_property(struct sc_buf *out, const char *s);
+void sc_escape_gh_data(struct sc_buf *out, const char *s);
+void sc_escape_gh_output(struct sc_buf *out, const char *s);
+void sc_escape_gh_summary(struct sc_buf *out, const char *s, size_t n);
+
+/*
+ * A value from a pull request shown in a report or a message (what its
+ * configuration tried to change): every registered secret redacted
+ * (output.h), escaped as sc_escape_log does, and cut to max_chars
+ * characters with an ellipsis.
+ */
+#define SC_SHOWN_VALUE_MAX 80
+void sc_escape_shown(struct sc_buf *out, const char *s, size_t max_chars);
 
 /* True when GITHUB_ACTIONS is "true". */
 bool sc_ci_github_actions(void);

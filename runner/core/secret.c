@@ -1,5 +1,6 @@
 /* The runner key (secret.h). */
 #include "common.h"
+#include "output.h"
 #include "secret.h"
 #include "sha256.h"
 
@@ -33,6 +34,7 @@ static int read_key_file(const char *path)
 		}
 		key[i] = (unsigned char)(hi << 4 | lo);
 	}
+	sc_output_add_secret(data.ptr);  /* the file's text never reaches an output */
 done:
 	memset(data.ptr, 0, data.len);
 	sc_buf_release(&data);

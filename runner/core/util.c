@@ -1,4 +1,5 @@
 #include "common.h"
+#include "output.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -177,6 +178,20 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* write_all() of data with every registered secret redacted (output.h). */
+static int write_redacted(int fd, const char *p, size_t len)
+{
+	struct sc_buf red = SC_BUF_INIT;
+	int err;
+
+	if (sc_output_redact_to(&red, p, len))
+		err = write_all(fd, red.ptr, red.len);
+	else
+		err = write_all(fd, p, len);
+	sc_buf_release(&red);
+	return err;
+}
+
 #define ATOMIC_FLUSH_BYTES (256 * 1024)
 
 /* Keeps the first failure of f: "what 'path': strerror". */
@@ -209,11 +224,26 @@ int sc_atomic_open(struct sc_atomic_file *f, const char *path)
 	return f->err;
 }
 
-static void atomic_flush(struct sc_atomic_file *f)
+/*
+ * Writes the pending bytes, redacted. Before the end (!all) only up to
+ * the last line break, so a secret is never split between two writes,
+ * unless no line break came in 16 times the flush size.
+ */
+static void atomic_flush(struct sc_atomic_file *f, bool all)
 {
-	if (!f->err && f->pending.len && write_all(f->fd, f->pending.ptr, f->pending.len) < 0)
+	size_t n = f->pending.len;
+
+	if (!all)
+		while (n > 0 && f->pending.ptr[n - 1] != '\n')
+			n--;
+	if (!all && n == 0 && f->pending.len < 16 * ATOMIC_FLUSH_BYTES)
+		return;
+	if (n == 0)
+		n = f->pending.len;
+	if (!f->err && n && write_redacted(f->fd, f->pending.ptr, n) < 0)
 		atomic_fail(f, "cannot write");
-	sc_buf_clear(&f->pending);
+	memmove(f->pending.ptr, f->pending.ptr + n, f->pending.len - n);
+	sc_buf_truncate(&f->pending, f->pending.len - n);
 }
 
 void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len)
@@ -222,7 +252,7 @@ void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len)
 		return;
 	sc_buf_put(&f->pending, data, len);
 	if (f->pending.len >= ATOMIC_FLUSH_BYTES)
-		atomic_flush(f);
+		atomic_flush(f, false);
 }
 
 void sc_atomic_puts(struct sc_atomic_file *f, const char *s)
@@ -247,7 +277,7 @@ int sc_atomic_commit(struct sc_atomic_file *f)
 {
 	int err;
 
-	atomic_flush(f);
+	atomic_flush(f, true);
 	if (!f->err && fsync(f->fd) < 0)
 		atomic_fail(f, "cannot write");
 	if (f->fd >= 0 && close(f->fd) < 0)
@@ -278,7 +308,7 @@ int sc_write_file_atomic(const char *path, const void *data, size_t len)
 		sc_atomic_abort(&f);
 		return err;
 	}
-	if (len && write_all(f.fd, data, len) < 0)
+	if (len && write_redacted(f.fd, data, len) < 0)
 		atomic_fail(&f, "cannot write");
 	return sc_atomic_commit(&f);
 }

@@ -45,6 +45,8 @@ int sc_read_file(struct sc_buf *out, const char *path, size_t cap);
 /*
  * Writes data to path atomically: a temp file in the same folder, fsync,
  * rename. A reader sees the old file or the whole new one, never half.
+ * Every registered secret in data is redacted on the way (output.h), here
+ * and in sc_atomic_write(): these are the writer layer for files.
  */
 int sc_write_file_atomic(const char *path, const void *data, size_t len);
 

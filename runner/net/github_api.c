@@ -1,5 +1,6 @@
 /* GitHub REST calls for the sticky pull-request comment (github_api.h). */
 #include "common.h"
+#include "output.h"
 #include "json.h"
 #include "net/github_api.h"
 #include "net/http.h"
@@ -28,12 +29,13 @@ bool sc_github_repo_ok(const char *repo)
 /*
  * One call: method on api_url + path with the JSON body (or none). The
  * status lands in *status and the response body in out. 0 when any
- * response arrived.
+ * response arrived. The body leaves through the writer layer: every
+ * registered secret redacted (output.h), so no comment can carry one.
  */
 static int call(struct sc_buf *out, long *status, const struct sc_github *gh, const char *method,
 		const char *path, const char *body)
 {
-	struct sc_buf url = SC_BUF_INIT, auth = SC_BUF_INIT;
+	struct sc_buf url = SC_BUF_INIT, auth = SC_BUF_INIT, red = SC_BUF_INIT;
 	struct sc_http_result res;
 	const char *headers[5];
 	struct sc_http_spec spec;
@@ -55,6 +57,10 @@ static int call(struct sc_buf *out, long *status, const struct sc_github *gh, co
 	spec.nheaders = 4;
 	spec.body = body;
 	spec.body_len = body ? strlen(body) : 0;
+	if (body && sc_output_redact_to(&red, body, spec.body_len)) {
+		spec.body = red.ptr;
+		spec.body_len = red.len;
+	}
 	spec.connect_timeout_ms = SC_GITHUB_TIMEOUT_MS;
 	spec.timeout_ms = SC_GITHUB_TIMEOUT_MS;
 	memset(&res, 0, sizeof(res));
@@ -68,6 +74,7 @@ static int call(struct sc_buf *out, long *status, const struct sc_github *gh, co
 	memset(auth.ptr, 0, auth.len);
 	sc_buf_release(&auth);
 	sc_buf_release(&url);
+	sc_buf_release(&red);
 	return err;
 }
 

@@ -7,7 +7,7 @@
  */
 #include "common.h"
 #include "net/http.h"
-#include "net/redact.h"
+#include "redact.h"
 
 #include <ctype.h>
 #include <curl/curl.h>

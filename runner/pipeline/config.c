@@ -6,6 +6,7 @@
  * unknown key is a warning.
  */
 #include "common.h"
+#include "output.h"
 #include "pipeline/config.h"
 #include "diag.h"
 #include "format/yaml.h"
@@ -23,6 +24,7 @@ struct ctx {
 	/* upskill.config.yaml: where "eval_model" and "model" were seen */
 	char *up_eval_model;
 	char *up_model;
+	bool data_only;  /* a pull request's copy: nothing expanded (sc_config_load_data) */
 };
 
 typedef void (*handler_fn)(struct ctx *c, const struct sc_yaml_node *v, const char *key);
@@ -971,11 +973,15 @@ static const struct key upskill_keys[] = {
 /*
  * A value of fastagent.config.yaml: fast-agent substitutes ${VAR} (and
  * ${VAR:default}) from the environment. Returns a new string or NULL.
+ * A pull request's copy (data_only) is data: its text is kept as written,
+ * never looked up, so no variable's value can reach a message.
  */
-static char *fastagent_value(const char *v)
+static char *fastagent_value(const char *v, bool data_only)
 {
 	size_t n = strlen(v);
 
+	if (data_only)
+		return *v && strcmp(v, FASTAGENT_KEY_HINT) ? sc_xstrdup(v) : NULL;
 	if (n > 3 && v[0] == '$' && v[1] == '{' && v[n - 1] == '}') {
 		char *name = sc_xstrndup(v + 2, n - 3), *colon = strchr(name, ':'), *out = NULL;
 		const char *env;
@@ -1023,10 +1029,10 @@ static void fastagent_walk(struct ctx *c, const struct sc_yaml_node *root)
 		if ((x = sc_yaml_map_get(v, "base_url")) && !sc_yaml_is_null(x)) {
 			sc_diag_path_join(&k, name->value, "base_url");
 			if (get_str(c, x, k.ptr, &f.base_url)) {
-				char *val = fastagent_value(f.base_url);
+				char *val = fastagent_value(f.base_url, c->data_only);
 				free(f.base_url);
 				f.base_url = val;
-				if (val && !sc_provider_url_ok(val)) {
+				if (val && !c->data_only && !sc_provider_url_ok(val)) {
 					report(c, SC_SEV_ERROR, x, "config-value", "'%s' must be an http:// "
 					       "or https:// URL, found '%s'", k.ptr, val);
 					free(f.base_url);
@@ -1037,7 +1043,7 @@ static void fastagent_walk(struct ctx *c, const struct sc_yaml_node *root)
 		if ((x = sc_yaml_map_get(v, "api_key")) && !sc_yaml_is_null(x)) {
 			sc_diag_path_join(&k, name->value, "api_key");
 			if (get_str(c, x, k.ptr, &f.api_key)) {
-				char *val = fastagent_value(f.api_key);
+				char *val = fastagent_value(f.api_key, c->data_only);
 				free(f.api_key);
 				f.api_key = val;
 			}
@@ -1056,6 +1062,14 @@ int sc_config_apply_providers(const struct sc_config *cfg)
 {
 	int err;
 
+	/* the secrets the trusted configuration names join the redactor */
+	if (cfg->store_path)
+		sc_output_add_location_secrets(cfg->store_path);
+	for (size_t i = 0; i < cfg->nendpoints; i++)
+		if (cfg->endpoints[i].api_key_env)
+			sc_output_add_secret(getenv(cfg->endpoints[i].api_key_env));
+	for (size_t i = 0; i < cfg->nprovider_files; i++)
+		sc_output_add_secret(cfg->provider_files[i].api_key);
 	for (size_t i = 0; i < cfg->nprovider_files; i++) {
 		const struct sc_config_provider_file *f = &cfg->provider_files[i];
 		if ((err = sc_providers_set_file_defaults(sc_provider_find(f->provider), f->base_url,
@@ -1172,8 +1186,8 @@ static void in_root(struct sc_buf *out, const char *root, const char *name)
 		sc_path_join(out, root, name);
 }
 
-int sc_config_load(struct sc_config *out, const char *repo_root, const char *explicit_path,
-		   struct sc_diags *diags)
+static int load(struct sc_config *out, const char *repo_root, const char *explicit_path,
+		struct sc_diags *diags, bool data_only)
 {
 	struct sc_buf path = SC_BUF_INIT;
 	struct ctx c;
@@ -1183,6 +1197,7 @@ int sc_config_load(struct sc_config *out, const char *repo_root, const char *exp
 	memset(&c, 0, sizeof(c));
 	c.cfg = out;
 	c.diags = diags;
+	c.data_only = data_only;
 
 	in_root(&path, repo_root, SC_UPSKILL_CONFIG_FILE);
 	if (load_one(&c, path.ptr, upskill_keys, SC_ARRAY_SIZE(upskill_keys), NULL) != SC_ENOTFOUND) {
@@ -1229,6 +1244,18 @@ done:
 	free(c.up_model);
 	sc_buf_release(&path);
 	return err;
+}
+
+int sc_config_load(struct sc_config *out, const char *repo_root, const char *explicit_path,
+		   struct sc_diags *diags)
+{
+	return load(out, repo_root, explicit_path, diags, false);
+}
+
+int sc_config_load_data(struct sc_config *out, const char *repo_root, const char *explicit_path,
+			struct sc_diags *diags)
+{
+	return load(out, repo_root, explicit_path, diags, true);
 }
 
 const struct sc_config_skill *sc_config_find_skill(const struct sc_config *cfg, const char *rel_dir)

@@ -49,7 +49,8 @@ struct sc_config_endpoint {
 struct sc_config_provider_file {
 	char *provider;      /* built-in provider name */
 	char *base_url;      /* NULL when not set */
-	char *api_key;       /* NULL when not set; a ${VAR} reference is resolved */
+	char *api_key;       /* NULL when not set; a ${VAR} reference is resolved
+				(kept as written by sc_config_load_data()) */
 	size_t line;
 };
 
@@ -156,6 +157,17 @@ void sc_config_defaults(struct sc_config *out);
  */
 int sc_config_load(struct sc_config *out, const char *repo_root, const char *explicit_path,
 		   struct sc_diags *diags);
+
+/*
+ * The same for a pull request's copy of the files, read as data only: no
+ * value is expanded (fast-agent's ${VAR} and ${VAR:default} stay as
+ * written, never looked up in the environment), nothing is included or
+ * executed, and a URL is not checked (it is never used). Such a config
+ * only lists what the pull request tried to change (trust.c); never pass
+ * it to sc_config_apply_providers().
+ */
+int sc_config_load_data(struct sc_config *out, const char *repo_root, const char *explicit_path,
+			struct sc_diags *diags);
 
 /* The manifest entry for the skill folder rel_dir (relative to the root), or NULL. */
 const struct sc_config_skill *sc_config_find_skill(const struct sc_config *cfg, const char *rel_dir);

@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "diag.h"
+#include "escape.h"
 #include "git/git.h"
 #include "kernelrun/fixture.h"
 #include "pipeline/config.h"
@@ -52,11 +53,17 @@ static void add_change(struct sc_trust *t, const char *key, const char *base, co
 {
 	struct sc_trust_change *c;
 
+	struct sc_buf k = SC_BUF_INIT, b = SC_BUF_INIT, h = SC_BUF_INIT;
+
+	/* every value listed is shown redacted, escaped and cut short */
+	sc_escape_shown(&k, key, SC_SHOWN_VALUE_MAX);
+	sc_escape_shown(&b, base, SC_SHOWN_VALUE_MAX);
+	sc_escape_shown(&h, head, SC_SHOWN_VALUE_MAX);
 	SC_GROW(t->changes, t->changes_alloc, t->nchanges + 1);
 	c = &t->changes[t->nchanges++];
-	c->key = sc_xstrdup(key);
-	c->base = sc_xstrdup(base);
-	c->head = sc_xstrdup(head);
+	c->key = sc_buf_detach(&k, NULL);
+	c->base = sc_buf_detach(&b, NULL);
+	c->head = sc_buf_detach(&h, NULL);
 }
 
 /* True when path (absolute, normalised) is dir or below it. */
@@ -287,16 +294,20 @@ static int compare_head(struct sc_trust *t, const struct sc_config *applied,
 		goto done;  /* the same files: nothing to compare */
 	sc_config_release(&head);
 	sc_path_join(&file, dir.ptr, SC_CONFIG_FILE);
-	if (sc_config_load(&head, dir.ptr, explicit_rel && had == 0 ? file.ptr : NULL, &found) < 0)
+	/* the head's files are data: nothing in them is expanded */
+	if (sc_config_load_data(&head, dir.ptr, explicit_rel && had == 0 ? file.ptr : NULL, &found) < 0)
 		sc_error_clear();
 	for (size_t i = 0; i < found.n; i++) {
 		struct sc_diag *d = &found.items[i];
 		const char *name = strstr(d->file, SC_UPSKILL_CONFIG_FILE) ? SC_UPSKILL_CONFIG_FILE
 				   : strstr(d->file, SC_FASTAGENT_CONFIG_FILE) ? SC_FASTAGENT_CONFIG_FILE : rel;
+		struct sc_buf shown = SC_BUF_INIT;
 		if (d->sev != SC_SEV_ERROR)
 			continue;
+		sc_escape_shown(&shown, d->message, 2 * SC_SHOWN_VALUE_MAX);
 		sc_trust_note(t, "the pull request's %s has an error at line %zu (not applied): %s",
-			      name, d->line, d->message);
+			      name, d->line, shown.ptr);
+		sc_buf_release(&shown);
 	}
 	compare_policy(t, applied, &head);
 done:

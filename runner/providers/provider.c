@@ -21,7 +21,7 @@
 #include "common.h"
 #include "json.h"
 #include "providers/provider.h"
-#include "net/redact.h"
+#include "redact.h"
 #include "providers/cache.h"
 #include "net/http.h"
 

@@ -5,6 +5,7 @@
  * store_sqlite.c and store_pg.c.
  */
 #include "common.h"
+#include "output.h"
 #include "results/store.h"
 #include "results/store_backend.h"
 #include "secret.h"
@@ -38,6 +39,32 @@ static const enum sc_store_type count_types[1] = { I };
 #undef T
 #undef I
 #undef R
+
+
+/*
+ * Every row leaves through here: its text values with each registered
+ * secret redacted (output.h). A unit whose text changed no longer
+ * matches its MAC, so it is evaluated again rather than reused.
+ */
+static int write_row(struct sc_store *store, enum sc_store_stmt stmt, struct sc_store_value *v,
+		     size_t n)
+{
+	char **copies = sc_xcalloc(n, sizeof(*copies));
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].type == SC_STORE_TEXT && v[i].text) {
+			struct sc_buf red = SC_BUF_INIT;
+			if (sc_output_redact_to(&red, v[i].text, strlen(v[i].text)))
+				v[i].text = copies[i] = sc_buf_detach(&red, NULL);
+			sc_buf_release(&red);
+		}
+	err = store->ops->write(store, stmt, v, n);
+	for (size_t i = 0; i < n; i++)
+		free(copies[i]);
+	free(copies);
+	return err;
+}
 
 /* ---- values --------------------------------------------------------------- */
 
@@ -361,7 +388,7 @@ int sc_store_put_run(struct sc_store *store, const struct sc_store_run *r)
 	v_int(&v[i++], r->runs);
 	v_int(&v[i++], r->oracle);
 	v_text(&v[i++], r->results_path);
-	return store->ops->write(store, SC_ST_PUT_RUN, v, SC_ARRAY_SIZE(v));
+	return write_row(store, SC_ST_PUT_RUN, v, SC_ARRAY_SIZE(v));
 }
 
 static void key_values(struct sc_store_value p[7], const struct sc_store_key *key)
@@ -399,12 +426,12 @@ int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct s
 	err = store->ops->query(store, SC_ST_LOOKUP_UNIT, p, SC_ARRAY_SIZE(p), unit_types,
 				SC_STORE_UNIT_NCOLS, on_lookup, &old);
 	if (err == 0 && old.verdict && !unit_mac_holds(&old))
-		err = store->ops->write(store, SC_ST_DELETE_UNIT, p, SC_ARRAY_SIZE(p));
+		err = write_row(store, SC_ST_DELETE_UNIT, p, SC_ARRAY_SIZE(p));
 	sc_store_unit_release(&old);
 	if (err < 0)
 		return err;
 	unit_values(v, run_id, u, u->mac ? u->mac : mac);
-	return store->ops->write(store, SC_ST_PUT_UNIT, v, SC_ARRAY_SIZE(v));
+	return write_row(store, SC_ST_PUT_UNIT, v, SC_ARRAY_SIZE(v));
 }
 
 int sc_store_put_aggregate(struct sc_store *store, const char *run_id,
@@ -433,7 +460,7 @@ int sc_store_put_aggregate(struct sc_store *store, const char *run_id,
 	v_real(&v[i++], a->fast_1_5);
 	v_real(&v[i++], a->fast_2);
 	v_real(&v[i++], a->judge_mean);
-	return store->ops->write(store, SC_ST_PUT_AGGREGATE, v, SC_ARRAY_SIZE(v));
+	return write_row(store, SC_ST_PUT_AGGREGATE, v, SC_ARRAY_SIZE(v));
 }
 
 int sc_store_put_shard(struct sc_store *store, const struct sc_store_shard *sh)
@@ -447,7 +474,7 @@ int sc_store_put_shard(struct sc_store *store, const struct sc_store_shard *sh)
 	v_text(&v[i++], sh->plan_hash);
 	v_text(&v[i++], sh->results);
 	v_text(&v[i++], sh->stored_at);
-	return store->ops->write(store, SC_ST_PUT_SHARD, v, SC_ARRAY_SIZE(v));
+	return write_row(store, SC_ST_PUT_SHARD, v, SC_ARRAY_SIZE(v));
 }
 
 /* ---- reads ---------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* Key material in server text (redact.h). */
 #include "common.h"
-#include "net/redact.h"
+#include "redact.h"
 
 static unsigned char fold(unsigned char c)
 {
@@ -103,17 +103,18 @@ static size_t longest(const struct sc_redact_form *x, const unsigned char *t, si
 	return best;
 }
 
-bool sc_redact_apply(const struct sc_redact *r, char **text)
+/*
+ * Scans t[0..n) and, when it holds key material, sets out to the text
+ * with each run replaced; true when it did (out is left alone otherwise).
+ */
+static bool redact_span(const struct sc_redact *r, const unsigned char *t, size_t n,
+			struct sc_buf *out)
 {
-	const unsigned char *t;
-	struct sc_buf out = SC_BUF_INIT;
-	size_t n, i = 0, from = 0;
+	size_t i = 0, from = 0;
 	bool hit = false;
 
-	if (!*text || !r->n)
+	if (!r->n)
 		return false;
-	t = (const unsigned char *)*text;
-	n = strlen(*text);
 	while (i + 4 <= n) {
 		unsigned g = gram(t + i);
 		size_t run = 0;
@@ -128,18 +129,47 @@ bool sc_redact_apply(const struct sc_redact *r, char **text)
 			i++;
 			continue;
 		}
-		sc_buf_put(&out, t + from, i - from);
-		sc_buf_puts(&out, "[redacted]");
+		if (!hit)
+			sc_buf_clear(out);
+		sc_buf_put(out, t + from, i - from);
+		sc_buf_puts(out, "[redacted]");
 		i += run;
 		from = i;
 		hit = true;
 	}
-	if (!hit)
+	if (hit)
+		sc_buf_put(out, t + from, n - from);
+	return hit;
+}
+
+bool sc_redact_apply(const struct sc_redact *r, char **text)
+{
+	struct sc_buf out = SC_BUF_INIT;
+
+	if (!*text || !redact_span(r, (const unsigned char *)*text, strlen(*text), &out))
 		return false;
-	sc_buf_put(&out, t + from, n - from);
 	free(*text);
 	*text = sc_buf_detach(&out, NULL);
 	return true;
+}
+
+bool sc_redact_apply_buf(const struct sc_redact *r, struct sc_buf *b)
+{
+	struct sc_buf out = SC_BUF_INIT;
+
+	if (!b->len || !redact_span(r, (const unsigned char *)b->ptr, b->len, &out))
+		return false;
+	{
+		struct sc_buf old = *b;
+		*b = out;
+		sc_buf_release(&old);
+	}
+	return true;
+}
+
+bool sc_redact_apply_to(const struct sc_redact *r, struct sc_buf *out, const void *data, size_t len)
+{
+	return len && redact_span(r, data, len, out);
 }
 
 void sc_redact_release(struct sc_redact *r)
