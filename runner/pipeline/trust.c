@@ -127,6 +127,83 @@ static char *resolve_existing(const char *path)
 	return sc_buf_detach(&out, NULL);
 }
 
+/*
+ * The absolute form of path as written: joined to the current folder,
+ * "." and ".." taken by name, no link resolved. NULL when the current
+ * folder is unknown.
+ */
+static char *lexical_abs(const char *path)
+{
+	struct sc_buf in = SC_BUF_INIT, out = SC_BUF_INIT;
+	char cwd[PATH_BUF];
+	const char *p;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		sc_path_join(&in, cwd, path);
+	} else {
+		sc_buf_puts(&in, path);
+	}
+	for (p = in.ptr; *p;) {
+		size_t n;
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(out.ptr ? out.ptr : "", '/');
+			sc_buf_truncate(&out, slash ? (size_t)(slash - out.ptr) : 0);
+		} else if (!(n == 1 && p[0] == '.')) {
+			sc_buf_putc(&out, '/');
+			sc_buf_put(&out, p, n);
+		}
+		p += n;
+	}
+	if (!out.len)
+		sc_buf_putc(&out, '/');
+	sc_buf_release(&in);
+	return sc_buf_detach(&out, NULL);
+}
+
+/*
+ * Where --config points: a file of the repository (*rel set, to be read
+ * from the revision's objects, never from the checkout) or a file of the
+ * runner (NULL returned into *rel). A path that names a place inside the
+ * work tree as written is the repository's, whatever links the checkout
+ * holds there; one outside that reaches the work tree through a link is
+ * the repository's too (its real path inside the tree). Only a path that
+ * is outside both as written and as resolved is a file of the runner.
+ * Returns a malloc'd buffer that *rel points into, or NULL.
+ */
+static char *config_in_repo(const char **rel, const char *path, const char *workdir)
+{
+	char *lex = lexical_abs(path), *abs = NULL;
+	const char *r = NULL;
+
+	*rel = NULL;
+	if (!workdir || !lex)
+		goto done;
+	if (under(lex, workdir) && strlen(lex) > strlen(workdir)) {
+		r = lex + strlen(workdir);
+	} else if ((abs = resolve_existing(path)) && under(abs, workdir) &&
+		   strlen(abs) > strlen(workdir)) {
+		free(lex);
+		lex = abs;
+		abs = NULL;
+		r = lex + strlen(workdir);
+	}
+	if (r) {
+		while (*r == '/')
+			r++;
+		*rel = r;
+	}
+done:
+	free(abs);
+	return lex;
+}
+
 /* ---- configuration ------------------------------------------------------ */
 
 /* Writes the blob at rel of tree to dir/name; 1 when the tree has none. */
@@ -335,12 +412,10 @@ int sc_trust_load_config(struct sc_config *out, struct sc_trust *t,
 	sc_config_defaults(out);
 	/* --config: a runner's file, or a file of the repository */
 	if (in->explicit_path) {
-		abs = resolve_existing(in->explicit_path);
-		if (in->repo_workdir && abs && under(abs, in->repo_workdir) &&
-		    strlen(abs) > strlen(in->repo_workdir)) {
-			rel = abs + strlen(in->repo_workdir);
-			while (*rel == '/')
-				rel++;
+		const char *r;
+		abs = config_in_repo(&r, in->explicit_path, in->repo_workdir);
+		if (r) {
+			rel = r;
 			explicit_rel = true;
 		} else {
 			disk = in->explicit_path;

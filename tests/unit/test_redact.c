@@ -1,7 +1,7 @@
 /* Unit tests for runner/net/redact.c: key material a server echoes back,
  * in its forms, is replaced; ordinary text is left alone. */
 #include "unit.h"
-#include "net/redact.h"
+#include "redact.h"
 
 #define KEY "sk-ant-api03-PLANTED-a1b2c3d4e5f6"
 
