@@ -512,12 +512,100 @@ static void h_b_requests(struct ctx *c, const struct sc_yaml_node *v, const char
 	get_int(c, v, key, 1, SC_MAX_RUN_UNITS, &c->cfg->max_requests);
 }
 
+/* A token count: a whole number from 0 (no limit) to 10^12. */
+static void get_tokens(struct ctx *c, const struct sc_yaml_node *v, const char *key, int64_t *out)
+{
+	double x;
+
+	if (get_num(c, v, key, 0, false, 1e12, &x)) {
+		if (x != (double)(int64_t)x)
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be a whole number, found %s",
+			       key, v->value);
+		else
+			*out = (int64_t)x;
+	}
+}
+
+static void h_b_in(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_tokens(c, v, key, &c->cfg->budget.max_input_tokens);
+}
+
+static void h_b_out(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_tokens(c, v, key, &c->cfg->budget.max_output_tokens);
+}
+
+static void h_b_prompt(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_tokens(c, v, key, &c->cfg->budget.max_prompt_tokens);
+}
+
+static void h_b_usd(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, 1e9, &c->cfg->budget.max_usd);
+}
+
 static void h_budget(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	static const struct key keys[] = {
 		{ "max_units", h_b_units }, { "max_requests", h_b_requests },
+		{ "max_input_tokens", h_b_in }, { "max_output_tokens", h_b_out },
+		{ "max_usd", h_b_usd }, { "max_prompt_tokens", h_b_prompt },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+/*
+ * prices: {MODEL: {input, output, cache_read, cache_write, date}}: dollars
+ * per million tokens for models the built-in table lacks or prices
+ * otherwise (budget.h). input and output are required.
+ */
+static void h_prices(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_buf k = SC_BUF_INIT;
+
+	if (v->kind != SC_YAML_MAP) {
+		type_error(c, v, key, "a map of model names to prices");
+		return;
+	}
+	for (size_t i = 0; i < sc_yaml_count(v); i++) {
+		const struct sc_yaml_node *name = sc_yaml_map_key(v, i), *e = sc_yaml_map_value(v, i), *x;
+		struct sc_price p;
+		bool ok = true;
+		static const char *const fields[] = { "input", "output", "cache_read", "cache_write" };
+		double *dst[4];
+
+		memset(&p, 0, sizeof(p));
+		dst[0] = &p.input;
+		dst[1] = &p.output;
+		dst[2] = &p.cache_read;
+		dst[3] = &p.cache_write;
+		if (name->kind != SC_YAML_SCALAR || !*name->value || e->kind != SC_YAML_MAP) {
+			type_error(c, e, key, "a map of model names to {input, output, ...}");
+			continue;
+		}
+		for (size_t f = 0; f < SC_ARRAY_SIZE(fields); f++) {
+			sc_buf_clear(&k);
+			sc_buf_printf(&k, "%s.%s.%s", key, name->value, fields[f]);
+			if ((x = sc_yaml_map_get(e, fields[f])))
+				ok &= get_num(c, x, k.ptr, 0, false, 1e6, dst[f]);
+			else if (f < 2) {
+				report(c, SC_SEV_ERROR, e, "config-value", "'%s' is required", k.ptr);
+				ok = false;
+			}
+		}
+		if ((x = sc_yaml_map_get(e, "date"))) {
+			sc_buf_clear(&k);
+			sc_buf_printf(&k, "%s.%s.date", key, name->value);
+			ok &= get_str(c, x, k.ptr, &p.date);
+		}
+		p.model = name->value;
+		if (ok)
+			sc_budget_config_add_price(&c->cfg->budget, &p);
+		free(p.date);
+	}
+	sc_buf_release(&k);
 }
 
 static void h_judge_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -905,7 +993,7 @@ static const struct key skillci_keys[] = {
 	{ "store", h_store },           { "judge", h_judge },
 	{ "gate", h_gate },             { "skills", h_skills },
 	{ "reports", h_reports },       { "providers", h_providers },
-	{ "budget", h_budget },
+	{ "budget", h_budget },         { "prices", h_prices },
 };
 
 /* ---- upskill.config.yaml handlers ------------------------------------- */
@@ -1114,6 +1202,7 @@ void sc_config_defaults(struct sc_config *out)
 	out->gate.judge_drop = 0.1;
 	out->gate.error_share = 0.1;
 	out->gate.require_lift = true;
+	sc_budget_config_defaults(&out->budget);
 	out->max_units = SC_DEFAULT_MAX_UNITS;
 	out->max_requests = SC_DEFAULT_MAX_REQUESTS;
 	set_report_paths(out, SC_DEFAULT_REPORT_DIR);
@@ -1345,6 +1434,17 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "gate.require_lift", "%s", g->require_lift ? "true" : "false");
 	pair(keys, values, "budget.max_units", "%d", cfg->max_units);
 	pair(keys, values, "budget.max_requests", "%d", cfg->max_requests);
+	pair(keys, values, "budget.max_input_tokens", "%lld", (long long)cfg->budget.max_input_tokens);
+	pair(keys, values, "budget.max_output_tokens", "%lld", (long long)cfg->budget.max_output_tokens);
+	pair(keys, values, "budget.max_usd", "%g", cfg->budget.max_usd);
+	pair(keys, values, "budget.max_prompt_tokens", "%lld", (long long)cfg->budget.max_prompt_tokens);
+	for (size_t i = 0; i < cfg->budget.nprices; i++) {
+		const struct sc_price *pr = &cfg->budget.prices[i];
+		sc_buf_clear(&k);
+		sc_buf_printf(&k, "prices.%s", pr->model);
+		pair(keys, values, k.ptr, "input %g, output %g, cache_read %g, cache_write %g, date %s",
+		     pr->input, pr->output, pr->cache_read, pr->cache_write, pr->date ? pr->date : "");
+	}
 	for (size_t i = 0; i < cfg->nskills; i++) {
 		const struct sc_config_skill *e = &cfg->skills[i];
 		sc_buf_clear(&k);
@@ -1394,6 +1494,7 @@ const char *sc_cache_mode_name(enum sc_cache_mode mode)
 
 void sc_config_release(struct sc_config *cfg)
 {
+	sc_budget_config_release(&cfg->budget);
 	free(cfg->path);
 	free(cfg->upskill_path);
 	free(cfg->fastagent_path);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "pipeline/budget.h"
 #include "providers/cache_mode.h"  /* the file sets use, refresh or off */
 #include "strlist.h"
 
@@ -112,6 +113,7 @@ struct sc_config {
 
 	int max_units;           /* budget: units one `run` may plan (this shard's) */
 	int max_requests;        /* budget: model requests one `run` may need at most */
+	struct sc_budget_config budget;  /* budget: tokens, dollars, prompt cap; prices: */
 
 	char *report_junit;      /* report paths */
 	char *report_markdown;

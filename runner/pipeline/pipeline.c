@@ -11,6 +11,7 @@
 #include "git/ghevent.h"
 #include "git/git.h"
 #include "kernelrun/kernelops.h"
+#include "pipeline/budget.h"
 #include "pipeline/config.h"
 #include "pipeline/findings.h"
 #include "pipeline/gate.h"
@@ -74,6 +75,7 @@ struct sc_pipeline {
 	struct sc_eval_unit_ref *refs;
 	size_t nrefs, plan_units;
 	int64_t need_requests;
+	struct sc_budget_estimate cost;  /* tokens and dollars of the plan (budget.h) */
 	char plan_hash[65];
 	struct sc_eval_skill *es;
 	struct sc_client *client;
@@ -678,6 +680,7 @@ static int make_plan(struct sc_pipeline *p)
 				 * tests feed errors back), and one judge request */
 				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
 					   (cfg->judge_model ? 1 : 0);
+				size_t bytes = sc_budget_test_bytes(test);
 				char th[65];
 				sc_test_hash(th, test);
 				for (int r = 0; r < cfg->runs; r++) {
@@ -686,12 +689,14 @@ static int make_plan(struct sc_pipeline *p)
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
 						    test->id, r, tmp.ptr);
 					plan.units[plan.n - 1].requests = cost;
+					plan.units[plan.n - 1].prompt_bytes = bytes + s->skill.md_bytes;
 					if (s->baseline) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
 						sc_plan_add(&plan, s->es.path, "baseline", p->models[m].name,
 							    test->id, r, tmp.ptr);
 						plan.units[plan.n - 1].requests = cost;
+						plan.units[plan.n - 1].prompt_bytes = bytes;
 					}
 				}
 			}
@@ -724,6 +729,9 @@ static int make_plan(struct sc_pipeline *p)
 		for (size_t m = 0; m < p->nmodels; m++)
 			if (!strcmp(p->models[m].name, pu->model))
 				ref->model = (uint16_t)m;
+		sc_budget_add_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
+				   pu->model, pu->prompt_bytes, pu->requests,
+				   p->models[ref->model].max_tokens);
 		p->nrefs++;
 		p->need_requests += pu->requests;
 	}
@@ -747,7 +755,9 @@ int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc
 		/* the budget, before the first request */
 		struct sc_trust_budget bud = { p->nrefs, p->need_requests, p->cfg.max_units,
 					       p->cfg.max_requests };
-		return sc_trust_budget_check(&bud, budget_line);
+		if ((err = sc_trust_budget_check(&bud, budget_line)) < 0)
+			return err;
+		return sc_budget_check(&p->cost, &p->cfg.budget, budget_line);
 	}
 }
 
@@ -898,6 +908,7 @@ void sc_pipeline_free(struct sc_pipeline *p)
 {
 	if (!p)
 		return;
+	sc_budget_estimate_release(&p->cost);
 	if (p->kops_ready)
 		sc_kernelops_release(&p->kops);
 	if (p->wd_made)

@@ -24,6 +24,7 @@ struct sc_plan_unit {
 	char *content;     /* hashes that decide the unit (skill, test), part of the plan hash */
 	uint64_t hash;     /* stable: the first 8 bytes of SHA-256(id), big-endian */
 	int requests;      /* the most model requests the unit can make (1 unless set) */
+	size_t prompt_bytes; /* its prompt: skill, input, context files (budget.h); 0 unless set */
 };
 
 struct sc_plan {

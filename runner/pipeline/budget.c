@@ -1,0 +1,239 @@
+/* The plan's cost bound: tokens and dollars before any request (budget.h). */
+#include "common.h"
+#include "pipeline/budget.h"
+#include "skills/testsuite.h"
+
+/*
+ * Published list prices, dollars per million tokens (input, output,
+ * cache read, cache write), as the vendors' pricing pages gave them on
+ * the date shown. A trusted skillci.yml "prices:" entry overrides or
+ * extends them (docs/config.md).
+ */
+#define PRICE_DATE "2025-11-01"
+static const struct sc_price builtin[] = {
+	{ (char *)"claude-opus-4-5", 5, 25, 0.5, 6.25, (char *)PRICE_DATE },
+	{ (char *)"claude-opus-4", 15, 75, 1.5, 18.75, (char *)PRICE_DATE },
+	{ (char *)"claude-3-opus", 15, 75, 1.5, 18.75, (char *)PRICE_DATE },
+	{ (char *)"claude-sonnet-4", 3, 15, 0.3, 3.75, (char *)PRICE_DATE },
+	{ (char *)"claude-3-7-sonnet", 3, 15, 0.3, 3.75, (char *)PRICE_DATE },
+	{ (char *)"claude-3-5-sonnet", 3, 15, 0.3, 3.75, (char *)PRICE_DATE },
+	{ (char *)"claude-haiku-4-5", 1, 5, 0.1, 1.25, (char *)PRICE_DATE },
+	{ (char *)"claude-3-5-haiku", 0.8, 4, 0.08, 1, (char *)PRICE_DATE },
+	{ (char *)"claude-3-haiku", 0.25, 1.25, 0.03, 0.3, (char *)PRICE_DATE },
+	{ (char *)"gpt-4o-mini", 0.15, 0.6, 0.075, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-4o", 2.5, 10, 1.25, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-4.1-nano", 0.1, 0.4, 0.025, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-4.1-mini", 0.4, 1.6, 0.1, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-4.1", 2, 8, 0.5, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-5-nano", 0.05, 0.4, 0.005, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-5-mini", 0.25, 2, 0.025, 0, (char *)PRICE_DATE },
+	{ (char *)"gpt-5", 1.25, 10, 0.125, 0, (char *)PRICE_DATE },
+	{ (char *)"o4-mini", 1.1, 4.4, 0.275, 0, (char *)PRICE_DATE },
+	{ (char *)"o3-mini", 1.1, 4.4, 0.55, 0, (char *)PRICE_DATE },
+	{ (char *)"o3", 2, 8, 0.5, 0, (char *)PRICE_DATE },
+	{ (char *)"o1-mini", 1.1, 4.4, 0.55, 0, (char *)PRICE_DATE },
+	{ (char *)"o1", 15, 60, 7.5, 0, (char *)PRICE_DATE },
+	{ (char *)"gemini-2.5-pro", 1.25, 10, 0.31, 0, (char *)PRICE_DATE },
+	{ (char *)"gemini-2.5-flash", 0.3, 2.5, 0.075, 0, (char *)PRICE_DATE },
+	{ (char *)"gemini-2.0-flash", 0.1, 0.4, 0.025, 0, (char *)PRICE_DATE },
+	{ (char *)"deepseek-chat", 0.27, 1.1, 0.07, 0, (char *)PRICE_DATE },
+	{ (char *)"deepseek-reasoner", 0.55, 2.19, 0.14, 0, (char *)PRICE_DATE },
+	{ (char *)"grok-4", 3, 15, 0.75, 0, (char *)PRICE_DATE },
+	{ (char *)"grok-3-mini", 0.3, 0.5, 0.075, 0, (char *)PRICE_DATE },
+	{ (char *)"grok-3", 3, 15, 0.75, 0, (char *)PRICE_DATE },
+};
+
+const struct sc_price *sc_budget_builtin_price(size_t i)
+{
+	return i < SC_ARRAY_SIZE(builtin) ? &builtin[i] : NULL;
+}
+
+void sc_budget_config_defaults(struct sc_budget_config *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->max_input_tokens = SC_DEFAULT_MAX_INPUT_TOKENS;
+	b->max_output_tokens = SC_DEFAULT_MAX_OUTPUT_TOKENS;
+	b->max_prompt_tokens = SC_DEFAULT_MAX_PROMPT_TOKENS;
+}
+
+void sc_budget_config_add_price(struct sc_budget_config *b, const struct sc_price *p)
+{
+	struct sc_price *x;
+
+	SC_GROW(b->prices, b->prices_alloc, b->nprices + 1);
+	x = &b->prices[b->nprices++];
+	*x = *p;
+	x->model = sc_xstrdup(p->model);
+	x->date = p->date ? sc_xstrdup(p->date) : NULL;
+}
+
+void sc_budget_config_release(struct sc_budget_config *b)
+{
+	for (size_t i = 0; i < b->nprices; i++) {
+		free(b->prices[i].model);
+		free(b->prices[i].date);
+	}
+	free(b->prices);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The longest entry of table[0..n) that is a prefix of id or name. */
+static const struct sc_price *longest(const struct sc_price *table, size_t n, const char *id,
+				      const char *name)
+{
+	const struct sc_price *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(table[i].model);
+		bool hit = (id && !strncmp(id, table[i].model, len)) ||
+			   (name && !strncmp(name, table[i].model, len));
+		if (hit && len > best_len) {
+			best = &table[i];
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const char *model_id,
+				       const char *model_name)
+{
+	const struct sc_price *p = b ? longest(b->prices, b->nprices, model_id, model_name) : NULL;
+
+	return p ? p : longest(builtin, SC_ARRAY_SIZE(builtin), model_id, model_name);
+}
+
+size_t sc_budget_test_bytes(const struct sc_test *test)
+{
+	size_t n = test->input ? strlen(test->input) : 0;
+
+	for (size_t i = 0; i < test->nfiles; i++)
+		n += test->files[i].size + (test->files[i].name ? strlen(test->files[i].name) : 0);
+	return n;
+}
+
+int64_t sc_budget_tokens(size_t bytes)
+{
+	return (int64_t)((bytes + SC_BUDGET_BYTES_PER_TOKEN - 1) / SC_BUDGET_BYTES_PER_TOKEN);
+}
+
+double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output)
+{
+	if (!p)
+		return 0;
+	return ((double)input * p->input + (double)cache_read * p->cache_read +
+		(double)output * p->output) / 1e6;
+}
+
+void sc_budget_estimate_init(struct sc_budget_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+}
+
+void sc_budget_estimate_release(struct sc_budget_estimate *e)
+{
+	free(e->unpriced_model);
+	free(e->over_cap_unit);
+	free(e->price_date);
+	memset(e, 0, sizeof(*e));
+}
+
+void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			const char *unit_id, const char *model_id, const char *model_name,
+			size_t prompt_bytes, int requests, int max_tokens)
+{
+	int64_t prompt = sc_budget_tokens(prompt_bytes) + SC_BUDGET_PROMPT_OVERHEAD;
+	int64_t out = max_tokens > 0 ? max_tokens : SC_BUDGET_DEFAULT_MAX_TOKENS;
+	int64_t r = requests > 0 ? requests : 1, in;
+	const struct sc_price *price = sc_budget_price(b, model_id, model_name);
+
+	/* request k (0-based) sends the prompt and the k earlier answers */
+	in = r * prompt + out * (r * (r - 1) / 2);
+	e->units++;
+	e->input_tokens += in;
+	e->output_tokens += r * out;
+	if (b->max_prompt_tokens > 0 && prompt > b->max_prompt_tokens) {
+		if (!e->over_cap++) {
+			e->over_cap_unit = sc_xstrdup(unit_id ? unit_id : "");
+			e->over_cap_tokens = prompt;
+		}
+	}
+	if (!price) {
+		if (!e->unpriced++)
+			e->unpriced_model = sc_xstrdup(model_name ? model_name : model_id ? model_id : "");
+		return;
+	}
+	e->usd += sc_budget_cost(price, in, 0, r * out);
+	if (price->date && (!e->price_date || strcmp(price->date, e->price_date) < 0)) {
+		free(e->price_date);
+		e->price_date = sc_xstrdup(price->date);
+	}
+}
+
+/* "1.2M", "65.5k", "812": a token count for the budget line. */
+static void human(struct sc_buf *out, int64_t n)
+{
+	if (n >= 1000000)
+		sc_buf_printf(out, "%.1fM", (double)n / 1e6);
+	else if (n >= 1000)
+		sc_buf_printf(out, "%.1fk", (double)n / 1e3);
+	else
+		sc_buf_printf(out, "%lld", (long long)n);
+}
+
+int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_config *b,
+		    struct sc_buf *line)
+{
+	sc_buf_puts(line, "; estimate ~");
+	human(line, e->input_tokens);
+	sc_buf_puts(line, " input and ~");
+	human(line, e->output_tokens);
+	sc_buf_printf(line, " output tokens, ~$%.2f", e->usd);
+	if (e->price_date)
+		sc_buf_printf(line, " (prices of %s)", e->price_date);
+	if (e->unpriced)
+		sc_buf_printf(line, " (%zu unit%s of models without a price, such as '%s', not counted)",
+			      e->unpriced, e->unpriced == 1 ? "" : "s", e->unpriced_model);
+	sc_buf_puts(line, "; token and dollar limits ");
+	if (b->max_input_tokens > 0)
+		human(line, b->max_input_tokens);
+	else
+		sc_buf_puts(line, "no");
+	sc_buf_puts(line, " input, ");
+	if (b->max_output_tokens > 0)
+		human(line, b->max_output_tokens);
+	else
+		sc_buf_puts(line, "no");
+	sc_buf_puts(line, " output tokens, ");
+	if (b->max_usd > 0)
+		sc_buf_printf(line, "$%.2f", b->max_usd);
+	else
+		sc_buf_puts(line, "no dollar limit");
+	if (e->over_cap)
+		return sc_error_set(SC_EINVAL, "unit '%s' has a prompt of ~%lld tokens, more than "
+				    "budget.max_prompt_tokens (%lld)%s; nothing was sent. Make the skill, "
+				    "the test's input or its context files smaller, or raise the limit in "
+				    "the base branch's skillci.yml", e->over_cap_unit,
+				    (long long)e->over_cap_tokens, (long long)b->max_prompt_tokens,
+				    e->over_cap > 1 ? " (and other units too)" : "");
+	if (b->max_input_tokens > 0 && e->input_tokens > b->max_input_tokens)
+		return sc_error_set(SC_EINVAL, "the plan may send ~%lld input tokens, more than "
+				    "budget.max_input_tokens (%lld); nothing was sent. Lower runs, "
+				    "max_turns or models, or raise the limit in the base branch's "
+				    "skillci.yml", (long long)e->input_tokens,
+				    (long long)b->max_input_tokens);
+	if (b->max_output_tokens > 0 && e->output_tokens > b->max_output_tokens)
+		return sc_error_set(SC_EINVAL, "the plan may receive ~%lld output tokens, more than "
+				    "budget.max_output_tokens (%lld); nothing was sent. Lower runs, "
+				    "max_turns, models or max_tokens, or raise the limit in the base "
+				    "branch's skillci.yml", (long long)e->output_tokens,
+				    (long long)b->max_output_tokens);
+	if (b->max_usd > 0 && e->usd > b->max_usd)
+		return sc_error_set(SC_EINVAL, "the plan may cost ~$%.2f at list prices%s%s, more than "
+				    "budget.max_usd ($%.2f); nothing was sent. Lower runs, max_turns or "
+				    "models, or raise the limit in the base branch's skillci.yml", e->usd,
+				    e->price_date ? " of " : "", e->price_date ? e->price_date : "",
+				    b->max_usd);
+	return 0;
+}

@@ -1,0 +1,114 @@
+#ifndef SC_BUDGET_H
+#define SC_BUDGET_H
+/*
+ * The cost bound of a run, decided before any request (docs/run.md,
+ * "Budget"). For every planned unit the plan estimates its input tokens
+ * (the prompt's bytes: the skill, the test's input and context files,
+ * resent on every turn, plus the answers of earlier turns) and its output
+ * tokens (max_tokens per request), prices both from a dated table per
+ * model, and compares the totals with the trusted configuration's budget:
+ *
+ *   budget: {max_input_tokens, max_output_tokens, max_usd, max_prompt_tokens}
+ *   prices: {MODEL: {input, output, cache_read, cache_write, date}}
+ *
+ * (dollars per million tokens; MODEL matches a model's id or its full
+ * name by prefix, the longest match winning; the configuration's entries
+ * come before the built-in table). A unit whose prompt alone is over
+ * max_prompt_tokens is refused by name (a finding, never truncated), and
+ * a plan over any total is refused with the numbers: no request is sent.
+ *
+ * Tokens are estimated as ceil(bytes / SC_BUDGET_BYTES_PER_TOKEN): close
+ * for English and code, an underestimate for text that tokenizes densely,
+ * which max_prompt_tokens and the totals leave room for.
+ *
+ * Ownership: struct sc_budget_config and sc_budget_estimate own their
+ * strings and arrays; const char * parameters are borrowed.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sc_buf;
+
+#define SC_BUDGET_BYTES_PER_TOKEN   4
+#define SC_BUDGET_PROMPT_OVERHEAD   64      /* tokens per request: roles, framing */
+#define SC_BUDGET_DEFAULT_MAX_TOKENS 4096   /* output per request when the model sets none */
+#define SC_DEFAULT_MAX_INPUT_TOKENS  50000000
+#define SC_DEFAULT_MAX_OUTPUT_TOKENS 10000000
+#define SC_DEFAULT_MAX_PROMPT_TOKENS 200000
+
+/* Dollars per million tokens, and the day they were taken. */
+struct sc_price {
+	char *model;          /* prefix of a model id or name */
+	double input, output, cache_read, cache_write;
+	char *date;           /* "2025-08-01" */
+};
+
+/* The trusted configuration's budget (0 / 0.0: no limit for that total). */
+struct sc_budget_config {
+	int64_t max_input_tokens;
+	int64_t max_output_tokens;
+	double max_usd;
+	int64_t max_prompt_tokens;
+	struct sc_price *prices;   /* the configuration's own, before the built-in table */
+	size_t nprices, prices_alloc;
+};
+
+/* The totals of a plan, and the first unit over the prompt cap. */
+struct sc_budget_estimate {
+	int64_t input_tokens, output_tokens;
+	double usd;                  /* over the priced units */
+	size_t units, unpriced;      /* units counted; of them, with no price */
+	char *unpriced_model;        /* the first model without a price */
+	size_t over_cap;             /* units whose prompt is over max_prompt_tokens */
+	char *over_cap_unit;         /* the first such unit's id */
+	int64_t over_cap_tokens;     /* and its prompt's tokens */
+	char *price_date;            /* the oldest date of a price used */
+};
+
+/* Sets the defaults (no table entries of its own). */
+void sc_budget_config_defaults(struct sc_budget_config *b);
+/* Adds (a copy of) a price entry to the configuration's own table. */
+void sc_budget_config_add_price(struct sc_budget_config *b, const struct sc_price *p);
+void sc_budget_config_release(struct sc_budget_config *b);
+
+/*
+ * The price for a model (its provider id, e.g. "claude-haiku-4-5", and
+ * canonical name, e.g. "anthropic.claude-haiku-4-5"): the configuration's
+ * longest matching entry, else the built-in table's; NULL when none.
+ */
+const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const char *model_id,
+				       const char *model_name);
+/* The built-in table: entry i, or NULL past its end. */
+const struct sc_price *sc_budget_builtin_price(size_t i);
+
+struct sc_test;
+/* The bytes a test adds to a prompt: its input and its context files. */
+size_t sc_budget_test_bytes(const struct sc_test *test);
+
+/* Tokens of n bytes of prompt (ceil(n / SC_BUDGET_BYTES_PER_TOKEN)). */
+int64_t sc_budget_tokens(size_t bytes);
+
+void sc_budget_estimate_init(struct sc_budget_estimate *e);
+void sc_budget_estimate_release(struct sc_budget_estimate *e);
+/*
+ * Adds one unit: its id (for messages), model id and name, the bytes of
+ * its prompt (skill, input, context files), the most requests it makes
+ * (turns, judge) and max_tokens per request (0: the default). Over
+ * several turns each request resends the prompt and every earlier answer.
+ */
+void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			const char *unit_id, const char *model_id, const char *model_name,
+			size_t prompt_bytes, int requests, int max_tokens);
+/*
+ * Appends the estimate to line ("; estimate ~1.2M input and ~65.5k output
+ * tokens, ~$4.21 (prices of 2025-11-01); token and dollar limits ...") and returns 0, or
+ * SC_EINVAL with a message naming the unit or the total over its limit
+ * and what to change.
+ */
+int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_config *b,
+		    struct sc_buf *line);
+/* Dollars for actual use: input, cached input read, output tokens. */
+double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output);
+
+#endif
