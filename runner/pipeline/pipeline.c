@@ -689,7 +689,8 @@ static int make_plan(struct sc_pipeline *p)
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
 						    test->id, r, tmp.ptr);
 					plan.units[plan.n - 1].requests = cost;
-					plan.units[plan.n - 1].prompt_bytes = bytes + s->skill.md_bytes;
+					plan.units[plan.n - 1].prompt_bytes =
+						bytes + (s->es.skill ? s->es.skill->md_bytes : 0);
 					if (s->baseline) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);

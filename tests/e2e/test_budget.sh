@@ -1,0 +1,138 @@
+# The cost of a run is bounded before any request (docs/run.md, "Budget"):
+# a plan-time estimate of input and output tokens per unit, budgets in
+# tokens and in dollars from the base revision's skillci.yml, a per-unit
+# cap on the prompt, and a dated price table the trusted config extends.
+# Every refusal exits 2 with a message naming what is over, and the fake
+# model server sees no request at all.
+. tests/e2e/lib.sh
+. tests/fakes/fake.sh
+
+export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY SKILLCI_STORE
+
+echo '{"default": {"text": "ok-alpha", "usage": {"input": 1000, "output": 100}}}' > "$T/script.json"
+fake_start "$T/script.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-budget-key
+
+# new_repo NAME CONFIG: $W holds a base commit ($BASE) with CONFIG and a
+# small skill with two tests
+new_repo() {
+	W="$T/$1"
+	mkdir -p "$W/skills/alpha"
+	printf '%s\n' "$2" > "$W/skillci.yml"
+	printf -- '---\nname: alpha\ndescription: Answers alpha questions.\n---\n# alpha\n\nAnswer ok-alpha.\n' \
+		> "$W/skills/alpha/SKILL.md"
+	echo '{"tests": [{"input": "q1", "expected": {"contains": ["ok-alpha"]}},
+	                 {"input": "q2", "expected": {"contains": ["ok-alpha"]}}]}' > "$W/skills/alpha/skill_meta.json"
+	git -C "$W" init -q -b main
+	BASE=$(commit base)
+}
+commit() { git -C "$W" add -A && git -C "$W" -c user.email=ci@example.com -c user.name=ci \
+	commit -q -m "$1" && git -C "$W" rev-parse HEAD; }
+run_pr() {
+	fake_reset
+	run sh -c 'cd "$1" && shift && exec "$@"' - "$W" "$SKILLCI" run --repo . --jobs 1 \
+		--report-dir .skillci/report --base "$BASE" --head "$HEADREV" "$@"
+}
+requests() { curl -s "$FAKE_URL/_fake/stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['requests'])"; }
+
+# ---- 1. a 0.9 MB SKILL.md and 8 tests of 0.8 MB input each ---------------------
+new_repo huge 'version: 1
+models: [anthropic.claude-sonnet-4-5]
+runs: 1'
+python3 - "$W/skills/alpha" <<'EOF'
+import json, sys
+d = sys.argv[1]
+with open(d + "/SKILL.md", "a") as f:
+    f.write(("Detail line of the skill. " * 40 + "\n") * 900)          # ~0.9 MB
+json.dump({"tests": [{"input": ("word " * 160000) + "q%d" % i, "expected": {"contains": ["ok"]}}
+                     for i in range(8)]}, open(d + "/skill_meta.json", "w"))  # 0.8 MB each
+EOF
+HEADREV=$(commit "a huge skill")
+run_pr
+expect_exit 2 "0.9 MB skill and 0.8 MB inputs: refused at plan time (exit 2)"
+expect_err_contains "budget.max_prompt_tokens (200000)" "the message names the prompt cap"
+expect_err_contains "has a prompt of ~" "the message gives the unit's estimated prompt tokens"
+expect_err_contains "skills/alpha|" "the message names the unit"
+expect_err_contains "nothing was sent" "the message says nothing was sent"
+check "the fake model server saw 0 requests" test "$(requests)" = 0
+expect_err_contains "budget: 14 units" "the budget line counts the units"
+expect_err_contains "input and ~" "the budget line shows tokens"
+expect_err_contains "~\$" "the budget line shows dollars"
+
+# ---- 2. a dollar budget refuses what the token budget allows --------------------
+new_repo usd 'version: 1
+models: [anthropic.claude-opus-4-1]
+runs: 3
+budget: {max_input_tokens: 10000000, max_output_tokens: 10000000, max_usd: 0.5}'
+sed -i 's/Answer ok-alpha./Answer ok-alpha, always./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "small change")
+run_pr
+expect_exit 2 "max_usd 0.5: a plan of opus units refused (exit 2)"
+expect_err_contains "more than budget.max_usd (\$0.50)" "the message names the dollar budget"
+expect_err_contains "at list prices of 2025-11-01" "the message dates the prices"
+check "the token limits were not what refused it" sh -c "! grep -q 'max_input_tokens\|max_output_tokens (' '$T/.err'"
+check "the fake model server saw 0 requests" test "$(requests)" = 0
+# the same plan with a larger dollar budget runs
+sed -i 's/max_usd: 0.5/max_usd: 100/' "$W/skillci.yml"
+git -C "$W" add -A && git -C "$W" -c user.email=ci@example.com -c user.name=ci commit -q --amend -m base
+BASE=$(git -C "$W" rev-parse HEAD)
+sed -i 's/Answer ok-alpha./Answer ok-alpha, always./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "small change")
+run_pr
+check "max_usd 100: the same plan runs (exit 0 or 1)" sh -c "test $RC -eq 0 -o $RC -eq 1"
+check "and sends its requests" test "$(requests)" -gt 0
+
+# ---- 3. a price from the trusted config, and the head cannot loosen it ----------
+new_repo price 'version: 1
+models: [anthropic.fake-student]
+runs: 1
+budget: {max_usd: 1}
+prices:
+  fake-student: {input: 5000, output: 5000, date: "2026-01-15"}'
+cat > "$W/skillci.yml.head" <<'EOF'
+version: 1
+models: [anthropic.fake-student]
+runs: 1
+budget: {max_usd: 1000000}
+prices:
+  fake-student: {input: 0, output: 0, date: "2030-01-01"}
+EOF
+mv "$W/skillci.yml.head" "$W/skillci.yml"
+sed -i 's/Answer ok-alpha./Answer ok-alpha, please./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "loosen the budget")
+run_pr
+expect_exit 2 "a configured price of \$5000/M refuses the plan (exit 2)"
+expect_err_contains "prices of 2026-01-15" "the budget line uses the base's price and its date"
+expect_err_contains "budget.max_usd (\$1.00)" "the base's dollar budget applies, not the head's"
+check "the fake model server saw 0 requests" test "$(requests)" = 0
+# a model with no price: counted in tokens, said in the line
+new_repo unpriced 'version: 1
+models: [anthropic.fake-student]
+runs: 1
+budget: {max_usd: 1}'
+sed -i 's/Answer ok-alpha./Answer ok-alpha, now./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "change")
+run_pr
+check "a model without a price runs under the token budget (exit 0 or 1)" sh -c "test $RC -eq 0 -o $RC -eq 1"
+expect_err_contains "models without a price, such as 'anthropic.fake-student', not counted" \
+	"the budget line says which model has no price"
+
+# ---- 4. bad budget values are errors naming the file and line -------------------
+new_repo bad 'version: 1
+models: [anthropic.fake-student]
+budget: {max_input_tokens: 1.5, max_usd: -3}
+prices:
+  some-model: {output: 2}'
+HEADREV=$BASE
+run sh -c 'cd "$1" && shift && exec "$@"' - "$W" "$SKILLCI" validate --config skillci.yml skills
+run sh -c 'cd "$1" && shift && exec "$@"' - "$W" "$SKILLCI" run --repo . --base "$BASE" --head "$BASE" \
+	--report-dir .skillci/report
+expect_exit 2 "bad budget values: exit 2"
+expect_err_contains "skillci.yml:3" "the message names the file and line"
+expect_err_contains "'budget.max_input_tokens' must be a whole number" "a fractional token budget is named"
+expect_err_contains "'budget.max_usd' must be at least 0" "a negative dollar budget is named"
+expect_err_contains "'prices.some-model.input' is required" "a price without input is named"
+
+done_testing
