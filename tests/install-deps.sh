@@ -18,6 +18,7 @@ for p in $pkgs; do
 done
 if [ -z "$missing" ]; then
 	echo "deps: all packages present"
+	install_zizmor
 	exit 0
 fi
 echo "deps: installing$missing"
@@ -27,3 +28,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing
+install_zizmor
