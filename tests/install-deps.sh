@@ -5,8 +5,22 @@
 # store suites against it. chromium (with an emoji font for the
 # screenshots) loads the HTML reports in tests/e2e/test_report.sh: that
 # test fails without it. CUDA is not installed here: it is found under
-# /usr/local/cuda (or $CUDA_HOME) when present, and optional.
+# /usr/local/cuda (or $CUDA_HOME) when present, and optional. zizmor, the
+# GitHub Actions security linter that tests/e2e/test_zizmor.sh runs over
+# action.yml and the docs/ci.md workflows, comes from PyPI (pip, pinned).
 set -eu
+ZIZMOR_VERSION=1.32.0
+install_zizmor() {
+	if command -v zizmor > /dev/null 2>&1; then
+		echo "deps: zizmor present ($(zizmor --version 2>/dev/null))"
+		return 0
+	fi
+	echo "deps: installing zizmor $ZIZMOR_VERSION from PyPI"
+	python3 -m pip install --quiet "zizmor==$ZIZMOR_VERSION" ||
+		python3 -m pip install --quiet --user "zizmor==$ZIZMOR_VERSION" ||
+		python3 -m pip install --quiet --break-system-packages "zizmor==$ZIZMOR_VERSION" ||
+		echo "deps: could not install zizmor; tests/e2e/test_zizmor.sh will skip its lint cases"
+}
 pkgs="build-essential pkg-config libgit2-dev libcurl4-openssl-dev libcjson-dev
 libyaml-dev libxml2-dev libxml2-utils libcmark-gfm-dev
 libcmark-gfm-extensions-dev libsqlite3-dev libpq-dev libcmocka-dev python3 git
