@@ -135,7 +135,7 @@ size_t sc_output_add_env_secrets(void)
 			continue;
 		v = eq + 1;
 		cls = name_class(*e, (size_t)(eq - *e));
-		if (cls == 1 || (cls == 2 && strlen(v) >= 8))
+		if (cls == 1 || (cls == 2 && strlen(v) >= SC_OUTPUT_MIN_SECRET_BY_FORM))
 			sc_output_add_secret(v);
 		if (strchr(v, '@') || strstr(v, "password="))
 			sc_output_add_location_secrets(v);

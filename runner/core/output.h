@@ -58,6 +58,7 @@ bool sc_output_secret_name(const char *name);
  * location holding one. Returns how many values were registered.
  */
 size_t sc_output_add_env_secrets(void);
+#define SC_OUTPUT_MIN_SECRET_BY_FORM 8
 /* How many secrets are registered. */
 size_t sc_output_nsecrets(void);
 

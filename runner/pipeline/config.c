@@ -1156,8 +1156,12 @@ int sc_config_apply_providers(const struct sc_config *cfg)
 	for (size_t i = 0; i < cfg->nendpoints; i++)
 		if (cfg->endpoints[i].api_key_env)
 			sc_output_add_secret(getenv(cfg->endpoints[i].api_key_env));
+	/* a short fast-agent key ("local", "ollama") is a placeholder, and
+	 * masking it would mask that word everywhere */
 	for (size_t i = 0; i < cfg->nprovider_files; i++)
-		sc_output_add_secret(cfg->provider_files[i].api_key);
+		if (cfg->provider_files[i].api_key &&
+		    strlen(cfg->provider_files[i].api_key) >= SC_OUTPUT_MIN_SECRET_BY_FORM)
+			sc_output_add_secret(cfg->provider_files[i].api_key);
 	for (size_t i = 0; i < cfg->nprovider_files; i++) {
 		const struct sc_config_provider_file *f = &cfg->provider_files[i];
 		if ((err = sc_providers_set_file_defaults(sc_provider_find(f->provider), f->base_url,
