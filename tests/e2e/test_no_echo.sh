@@ -210,6 +210,19 @@ assert not re.search(r"<img[^>]*onerror", html), "img onerror"
 assert 'href="javascript:' not in html.lower(), "javascript link"
 EOF
 
+# ---- YAML anchors and aliases (an alias bomb) are refused, not expanded ---------
+mkdir -p "$T/bomb/skills/bomb"
+printf -- '---\nname: bomb\ndescription: &a ["lol", "lol", "lol"]\nmetadata: {b: [*a, *a, *a], c: [*a, *a]}\n---\nBody\n' \
+	> "$T/bomb/skills/bomb/SKILL.md"
+printf 'version: 1\nmodels: &m [anthropic.x]\nruns: *m\n' > "$T/bomb/skillci.yml"
+run sh -c 'cd "$1" && shift && exec "$@"' - "$T/bomb" "$SKILLCI" validate skills
+expect_exit 1 "a front matter with YAML anchors and aliases is invalid"
+expect_out_contains "are not supported" "the anchor is named as unsupported"
+run sh -c 'cd "$1" && shift && exec "$@"' - "$T/bomb" "$SKILLCI" eval skills/bomb -m anthropic.x
+expect_exit 2 "a skillci.yml with YAML anchors and aliases is a config error (exit 2)"
+expect_err_contains "skillci.yml:2: error: YAML anchors ('&m') are not supported" \
+	"the config's anchor is named with its file and line"
+
 # ---- --config never follows a link the pull request commits --------------------
 echo "models: [anthropic.from-outside]" > "$T/outside.yml"
 W2="$T/w2"
