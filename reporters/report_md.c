@@ -837,10 +837,42 @@ static void render_findings(struct sc_buf *full, struct sc_buf *compact,
 
 /* ---- footer ------------------------------------------------------------ */
 
+/* The run's actual token use and cost per skill and model (run.usage). */
+static void render_usage(struct sc_buf *out, const struct sc_results *r)
+{
+	const struct sc_results_run *run = &r->run;
+
+	if (!run->nusage)
+		return;
+	sc_buf_puts(out, "<details><summary>Tokens and cost of this run</summary>\n\n"
+			 "| skill | model | input tokens | output tokens | cost |\n|---|---|---:|---:|---:|\n");
+	for (size_t i = 0; i < run->nusage; i++) {
+		const struct sc_results_usage *u = &run->usage[i];
+		sc_buf_puts(out, "| ");
+		sc_report_md_code(out, u->skill);
+		sc_buf_puts(out, " | ");
+		sc_report_md_code(out, u->model);
+		sc_buf_printf(out, " | %lld | %lld | ", (long long)u->tokens_in, (long long)u->tokens_out);
+		if (isnan(u->cost_usd)) {
+			sc_buf_puts(out, "no price");
+		} else {
+			sc_buf_printf(out, "$%.4f", u->cost_usd);
+			if (u->price_date) {
+				sc_buf_puts(out, " (prices of ");
+				sc_report_md_text(out, u->price_date);
+				sc_buf_puts(out, ")");
+			}
+		}
+		sc_buf_puts(out, " |\n");
+	}
+	sc_buf_puts(out, "\n</details>\n\n");
+}
+
 static void render_footer(struct sc_buf *out, const struct sc_results *r)
 {
 	const struct sc_results_run *run = &r->run;
 
+	render_usage(out, r);
 	sc_buf_puts(out, "---\n\n<sub>");
 	sc_buf_puts(out, "fixtures.lock ");
 	if (run->fixtures_lock) {

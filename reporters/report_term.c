@@ -210,6 +210,19 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 				}
 				sc_buf_putc(out, '\n');
 			}
+			for (size_t ui = 0; ui < r->run.nusage; ui++) {
+				const struct sc_results_usage *u = &r->run.usage[ui];
+				if (strcmp(u->skill, v[i]->skill) || strcmp(u->model, v[i]->model))
+					continue;
+				sc_buf_printf(out, "  used      %lld input, %lld output tokens", (long long)u->tokens_in,
+					      (long long)u->tokens_out);
+				if (!isnan(u->cost_usd))
+					sc_buf_printf(out, ", $%.4f at list prices%s%s", u->cost_usd,
+						      u->price_date ? " of " : "", u->price_date ? u->price_date : "");
+				else
+					sc_buf_puts(out, ", no price for this model");
+				sc_buf_putc(out, '\n');
+			}
 			gate_lines(out, r, s, v[i]->model, colour);
 			nrows++;
 			i = k;

@@ -1,7 +1,10 @@
 /* The plan's cost bound: tokens and dollars before any request (budget.h). */
 #include "common.h"
 #include "pipeline/budget.h"
+#include "results/results.h"
 #include "skills/testsuite.h"
+
+#include <math.h>
 
 /*
  * Published list prices, dollars per million tokens (input, output,
@@ -99,8 +102,13 @@ static const struct sc_price *longest(const struct sc_price *table, size_t n, co
 const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const char *model_id,
 				       const char *model_name)
 {
-	const struct sc_price *p = b ? longest(b->prices, b->nprices, model_id, model_name) : NULL;
+	const struct sc_price *p;
+	const char *dot = model_name ? strchr(model_name, '.') : NULL;
 
+	/* without an id, the name less its provider: "anthropic.claude-x" */
+	if (!model_id && dot)
+		model_id = dot + 1;
+	p = b ? longest(b->prices, b->nprices, model_id, model_name) : NULL;
 	return p ? p : longest(builtin, SC_ARRAY_SIZE(builtin), model_id, model_name);
 }
 
@@ -236,4 +244,42 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 				    e->price_date ? " of " : "", e->price_date ? e->price_date : "",
 				    b->max_usd);
 	return 0;
+}
+
+void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b)
+{
+	struct sc_results_run *run = &res->run;
+
+	for (size_t i = 0; i < run->nusage; i++) {
+		free(run->usage[i].skill);
+		free(run->usage[i].model);
+		free(run->usage[i].price_date);
+	}
+	free(run->usage);
+	run->usage = NULL;
+	run->nusage = 0;
+	for (size_t i = 0; i < res->nunits; i++) {
+		const struct sc_results_unit *u = &res->units[i];
+		struct sc_results_usage *x = NULL;
+		if (u->reused || !u->skill || !u->model)
+			continue;
+		for (size_t k = 0; k < run->nusage && !x; k++)
+			if (!strcmp(run->usage[k].skill, u->skill) && !strcmp(run->usage[k].model, u->model))
+				x = &run->usage[k];
+		if (!x) {
+			run->usage = sc_xrealloc(run->usage, (run->nusage + 1) * sizeof(*run->usage));
+			x = &run->usage[run->nusage++];
+			memset(x, 0, sizeof(*x));
+			x->skill = sc_xstrdup(u->skill);
+			x->model = sc_xstrdup(u->model);
+		}
+		x->tokens_in += u->tokens_in > 0 ? u->tokens_in : 0;
+		x->tokens_out += u->tokens_out > 0 ? u->tokens_out : 0;
+	}
+	for (size_t k = 0; k < run->nusage; k++) {
+		struct sc_results_usage *x = &run->usage[k];
+		const struct sc_price *p = sc_budget_price(b, NULL, x->model);
+		x->cost_usd = p ? sc_budget_cost(p, x->tokens_in, 0, x->tokens_out) : NAN;
+		x->price_date = p && p->date ? sc_xstrdup(p->date) : NULL;
+	}
 }

@@ -108,6 +108,14 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
  */
 int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_config *b,
 		    struct sc_buf *line);
+struct sc_results;
+/*
+ * Fills res->run.usage (replacing it): per skill and model, the tokens
+ * its units used in this run (reused units made no request and are not
+ * counted) and their cost at the price table's list prices (NAN when the
+ * model has none).
+ */
+void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b);
 /* Dollars for actual use: input, cached input read, output tokens. */
 double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output);
 

@@ -874,6 +874,7 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.trust.gate.error_share = cfg->gate.error_share;
 	res->run.trust.gate.require_lift = cfg->gate.require_lift;
 	sc_eval_aggregate(res, cfg->gate.alpha);
+	sc_budget_usage(res, &cfg->budget);
 	res->totals.requests = p->stats.requests;
 	res->totals.cache_hits = p->stats.cache_hits;
 	res->totals.wall_ms = sc_now_ms() - p->t0;

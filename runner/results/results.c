@@ -161,6 +161,12 @@ void sc_results_release(struct sc_results *r)
 	free_strv(run->resolved_models, run->nresolved_models);
 	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
 	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
+	for (size_t i = 0; i < run->nusage; i++) {
+		free(run->usage[i].skill);
+		free(run->usage[i].model);
+		free(run->usage[i].price_date);
+	}
+	free(run->usage);
 	free(run->trust.config);
 	for (size_t i = 0; i < run->trust.nchanges; i++) {
 		free(run->trust.changes[i].key);
@@ -464,6 +470,40 @@ done:
 	return err;
 }
 
+/* run.usage: [{skill, model, tokens_in, tokens_out, cost_usd, price_date}] */
+static int read_usage(struct rd *rd, const cJSON *run, struct sc_results_run *out)
+{
+	const cJSON *arr = rd_get(run, "usage"), *e;
+	size_t i = 0;
+	int err = 0;
+
+	if (!arr || cJSON_IsNull(arr))
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return rd_fail(rd, "usage", "expected an array");
+	out->usage = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*out->usage));
+	cJSON_ArrayForEach(e, arr) {
+		struct sc_results_usage *u = &out->usage[i];
+		size_t o2 = rd_enter(rd, "usage", (long)i);
+		u->cost_usd = NAN;
+		if (!cJSON_IsObject(e)) {
+			err = rd_fail(rd, NULL, "expected an object");
+		} else {
+			out->nusage = ++i;
+			if ((err = rd_str(rd, e, "skill", &u->skill, true)) == 0 &&
+			    (err = rd_str(rd, e, "model", &u->model, true)) == 0 &&
+			    (err = rd_int(rd, e, "tokens_in", &u->tokens_in)) == 0 &&
+			    (err = rd_int(rd, e, "tokens_out", &u->tokens_out)) == 0 &&
+			    (err = rd_num(rd, e, "cost_usd", &u->cost_usd)) == 0)
+				err = rd_str(rd, e, "price_date", &u->price_date, false);
+		}
+		sc_buf_truncate(&rd->path, o2);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 {
 	const cJSON *shard, *gpu;
@@ -523,6 +563,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 	TRY(rd_str(rd, o, "fixtures_lock", &run->fixtures_lock, false));
 	TRY(rd_num(rd, o, "alpha", &run->alpha));
 	TRY(read_trust(rd, o, &run->trust));
+	TRY(read_usage(rd, o, run));
 done:
 	return err;
 }
@@ -1418,6 +1459,20 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 		}
 		add_bool(t, "head_config_applied", false);
 		add_strv(t, "notes", run->trust.notes, run->trust.nnotes);
+	}
+	if (run->nusage) {
+		cJSON *arr = cJSON_AddArrayToObject(o, "usage");
+		for (size_t i = 0; i < run->nusage; i++) {
+			const struct sc_results_usage *u = &run->usage[i];
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, c);
+			add_str(c, "skill", u->skill);
+			add_str(c, "model", u->model);
+			add_int(c, "tokens_in", u->tokens_in);
+			add_int(c, "tokens_out", u->tokens_out);
+			add_num(c, "cost_usd", u->cost_usd);
+			add_str(c, "price_date", u->price_date);
+		}
 	}
 }
 

@@ -52,6 +52,14 @@ struct sc_results_trust {
 	size_t nnotes;
 };
 
+/* Actual token use and cost of one skill on one model, all variants. */
+struct sc_results_usage {
+	char *skill, *model;
+	int64_t tokens_in, tokens_out;
+	double cost_usd;          /* at list prices; NAN: the model has no price */
+	char *price_date;         /* the date of the price used, or NULL */
+};
+
 struct sc_results_run {
 	char *id;
 	char *kind;               /* "run" or "eval" */
@@ -74,6 +82,8 @@ struct sc_results_run {
 	char *fixtures_lock;
 	double alpha;             /* significance level of the comparisons; NAN: absent */
 	struct sc_results_trust trust;
+	struct sc_results_usage *usage;  /* "run.usage" (absent when empty) */
+	size_t nusage;
 };
 
 /*

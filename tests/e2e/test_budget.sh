@@ -83,6 +83,23 @@ HEADREV=$(commit "small change")
 run_pr
 check "max_usd 100: the same plan runs (exit 0 or 1)" sh -c "test $RC -eq 0 -o $RC -eq 1"
 check "and sends its requests" test "$(requests)" -gt 0
+# the reports show the run's actual tokens and cost per skill and model:
+# every request of the fake used 1000 input and 100 output tokens, and
+# claude-opus-4 costs $15 and $75 per million
+check "results.json: run.usage has the tokens and cost of skills/alpha on opus" python3 -c "
+import json
+r = json.load(open('$W/.skillci/report/results.json'))
+n = sum(1 for u in r['units'] if not u.get('reused'))
+u = [x for x in r['run']['usage'] if x['skill'] == 'skills/alpha']
+assert len(u) == 1 and u[0]['model'] == 'anthropic.claude-opus-4-1', r['run']['usage']
+assert u[0]['tokens_in'] == 1000 * n and u[0]['tokens_out'] == 100 * n, (u, n)
+assert abs(u[0]['cost_usd'] - n * (1000 * 15 + 100 * 75) / 1e6) < 1e-9, u
+assert u[0]['price_date'] == '2025-11-01', u"
+check "report.md: the tokens and cost table" grep -q "Tokens and cost of this run" "$W/.skillci/report/report.md"
+expect_out_contains "used      18000 input, 1800 output tokens, \$0.4050 at list prices of 2025-11-01" \
+	"the terminal shows the actual tokens and cost"
+check "skillci report renders the same table from results.json" sh -c \
+	"cd '$W' && '$SKILLCI' report .skillci/report/results.json --markdown '$T/again.md' > /dev/null && grep -q 'Tokens and cost of this run' '$T/again.md'"
 
 # ---- 3. a price from the trusted config, and the head cannot loosen it ----------
 new_repo price 'version: 1
