@@ -1,0 +1,128 @@
+/*
+ * Unit tests for the plan's cost bound (runner/pipeline/budget.c): the
+ * price table's longest-prefix match and the configuration's entries
+ * before it, the estimate of a multi-turn unit, each limit's refusal, and
+ * the actual cost per skill and model from results units.
+ */
+#include "unit.h"
+#include "pipeline/budget.h"
+#include "results/results.h"
+
+#include <math.h>
+
+static void test_price_lookup(void **state)
+{
+	struct sc_budget_config b;
+	struct sc_price mine = { (char *)"claude-haiku-4-5", 9, 99, 0, 0, (char *)"2026-02-01" };
+	const struct sc_price *p;
+	(void)state;
+
+	sc_budget_config_defaults(&b);
+	/* the longest prefix wins: gpt-4o-mini, not gpt-4o */
+	p = sc_budget_price(&b, "gpt-4o-mini-2024-07-18", NULL);
+	assert_non_null(p);
+	assert_string_equal(p->model, "gpt-4o-mini");
+	p = sc_budget_price(&b, NULL, "anthropic.claude-sonnet-4-5-20250929");
+	assert_non_null(p);
+	assert_string_equal(p->model, "claude-sonnet-4");
+	assert_null(sc_budget_price(&b, "fake-student", "anthropic.fake-student"));
+	/* the configuration's entry comes first */
+	sc_budget_config_add_price(&b, &mine);
+	p = sc_budget_price(&b, NULL, "anthropic.claude-haiku-4-5");
+	assert_non_null(p);
+	assert_true(p->input == 9 && p->output == 99);
+	assert_string_equal(p->date, "2026-02-01");
+	sc_budget_config_release(&b);
+}
+
+static void test_estimate_and_limits(void **state)
+{
+	struct sc_budget_config b;
+	struct sc_budget_estimate e;
+	struct sc_buf line = SC_BUF_INIT;
+	int64_t prompt = sc_budget_tokens(4000) + SC_BUDGET_PROMPT_OVERHEAD;
+	(void)state;
+
+	assert_int_equal(sc_budget_tokens(0), 0);
+	assert_int_equal(sc_budget_tokens(1), 1);
+	assert_int_equal(sc_budget_tokens(4001), 1001);
+	sc_budget_config_defaults(&b);
+	sc_budget_estimate_init(&e);
+	/* 3 turns of 100 output tokens: 3 prompts + 0 + 1 + 2 earlier answers */
+	sc_budget_add_unit(&e, &b, "u1", "claude-opus-4-1", "anthropic.claude-opus-4-1", 4000, 3, 100);
+	assert_int_equal(e.input_tokens, 3 * prompt + 3 * 100);
+	assert_int_equal(e.output_tokens, 300);
+	assert_true(fabs(e.usd - ((double)(3 * prompt + 300) * 15 + 300.0 * 75) / 1e6) < 1e-12);
+	assert_int_equal(sc_budget_check(&e, &b, &line), 0);
+	assert_non_null(strstr(line.ptr, "prices of 2025-11-01"));
+	/* dollars refuse what tokens allow */
+	b.max_usd = 0.01;
+	sc_buf_clear(&line);
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "budget.max_usd ($0.01)"));
+	/* tokens */
+	b.max_usd = 0;
+	b.max_input_tokens = 100;
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "budget.max_input_tokens (100)"));
+	b.max_input_tokens = 0;
+	b.max_output_tokens = 299;
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "budget.max_output_tokens (299)"));
+	b.max_output_tokens = 0;
+	/* the prompt cap names the unit */
+	b.max_prompt_tokens = 500;
+	sc_budget_add_unit(&e, &b, "big-unit", NULL, "anthropic.fake", 1 << 20, 1, 0);
+	assert_int_equal(e.unpriced, 1);
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "unit 'big-unit' has a prompt of ~262208 tokens"));
+	sc_budget_estimate_release(&e);
+	sc_budget_config_release(&b);
+	sc_buf_release(&line);
+}
+
+static void test_usage_per_skill_and_model(void **state)
+{
+	struct sc_results r;
+	struct sc_budget_config b;
+	struct sc_results_unit u[3];
+	(void)state;
+
+	sc_results_init(&r);
+	sc_budget_config_defaults(&b);
+	for (int i = 0; i < 3; i++) {
+		sc_results_unit_init(&u[i]);
+		u[i].skill = (char *)"skills/a";
+		u[i].model = (char *)(i < 2 ? "openai.gpt-4.1" : "anthropic.fake");
+		u[i].tokens_in = 1000;
+		u[i].tokens_out = 10;
+	}
+	u[1].reused = false;
+	r.units = u;
+	r.nunits = 3;
+	sc_budget_usage(&r, &b);
+	assert_int_equal(r.run.nusage, 2);
+	assert_string_equal(r.run.usage[0].model, "openai.gpt-4.1");
+	assert_int_equal(r.run.usage[0].tokens_in, 2000);
+	assert_int_equal(r.run.usage[0].tokens_out, 20);
+	assert_true(fabs(r.run.usage[0].cost_usd - (2000.0 * 2 + 20.0 * 8) / 1e6) < 1e-12);
+	assert_true(isnan(r.run.usage[1].cost_usd));
+	/* a reused unit made no request */
+	u[0].reused = true;
+	sc_budget_usage(&r, &b);
+	assert_int_equal(r.run.usage[0].tokens_in, 1000);
+	r.units = NULL;
+	r.nunits = 0;
+	sc_results_release(&r);
+	sc_budget_config_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_price_lookup),
+		cmocka_unit_test(test_estimate_and_limits),
+		cmocka_unit_test(test_usage_per_skill_and_model),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
