@@ -185,15 +185,16 @@ static char *config_in_repo(const char **rel, const char *path, const char *work
 	*rel = NULL;
 	if (!workdir || !lex)
 		goto done;
-	if (under(lex, workdir) && strlen(lex) > strlen(workdir)) {
+	if (under(lex, workdir)) {
 		r = lex + strlen(workdir);
-	} else if ((abs = resolve_existing(path)) && under(abs, workdir) &&
-		   strlen(abs) > strlen(workdir)) {
+	} else if ((abs = resolve_existing(path)) && under(abs, workdir)) {
 		free(lex);
 		lex = abs;
 		abs = NULL;
 		r = lex + strlen(workdir);
 	}
+	if (r && strlen(lex) < strlen(workdir))
+		r = lex + strlen(lex);  /* "/" as the work tree: the root itself */
 	if (r) {
 		while (*r == '/')
 			r++;
@@ -605,14 +606,18 @@ int sc_trust_fixtures(char **out, const char *dir, bool from_flag, struct sc_git
 
 	*out = NULL;
 	if (from_flag) {
-		abs = resolve_existing(dir);
-		if (!repo_workdir || !abs || !under(abs, repo_workdir)) {
+		/* inside the work tree as written (whatever links the checkout
+		 * holds there) or through a link into it: the repository's
+		 * folder, read from the revision; else the runner's own */
+		const char *r;
+		abs = config_in_repo(&r, dir, repo_workdir);
+		if (!r) {
+			free(abs);
+			abs = resolve_existing(dir);
 			*out = sc_xstrdup(abs ? abs : dir);
 			goto done;
 		}
-		rel = abs + strlen(repo_workdir);
-		while (*rel == '/')
-			rel++;
+		rel = r;
 	} else {
 		if (!sc_path_is_safe_relative(dir)) {
 			err = sc_error_set(SC_EINVAL, "'fixtures' in the configuration must be a folder "
