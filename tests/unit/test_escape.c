@@ -25,7 +25,7 @@ static void escape_to(enum dest d, struct sc_buf *out, const char *s, size_t n)
 	case D_PROPERTY: sc_escape_gh_property(out, z); break;
 	case D_DATA: sc_escape_gh_data(out, z); break;
 	case D_OUTPUT: sc_escape_gh_output(out, z); break;
-	case D_SUMMARY: sc_escape_gh_summary(out, z, n); break;
+	case D_SUMMARY: sc_escape_gh_summary(out, s, n); break;  /* n bytes, NUL included */
 	default: fail();
 	}
 	free(z);
