@@ -845,13 +845,13 @@ static void render_usage(struct sc_buf *out, const struct sc_results *r)
 	if (!run->nusage)
 		return;
 	sc_buf_puts(out, "<details><summary>Tokens and cost of this run</summary>\n\n"
-			 "| skill | model | input tokens | output tokens | cost |\n|---|---|---:|---:|---:|\n");
+			 "| model | skill | input tokens | output tokens | cost |\n|---|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < run->nusage; i++) {
 		const struct sc_results_usage *u = &run->usage[i];
 		sc_buf_puts(out, "| ");
-		sc_report_md_code(out, u->skill);
-		sc_buf_puts(out, " | ");
 		sc_report_md_code(out, u->model);
+		sc_buf_puts(out, " | ");
+		sc_report_md_code(out, u->skill);
 		sc_buf_printf(out, " | %lld | %lld | ", (long long)u->tokens_in, (long long)u->tokens_out);
 		if (isnan(u->cost_usd)) {
 			sc_buf_puts(out, "no price");

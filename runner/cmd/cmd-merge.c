@@ -17,6 +17,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "pipeline/budget.h"
 #include "pipeline/config.h"
 #include "diag.h"
 #include "eval/eval.h"
@@ -231,6 +232,7 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 		struct sc_results *s = &sh[order[k]];
 		memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
 		at += s->nunits;
+		sc_budget_usage_merge(out, s);  /* tokens and cost, summed */
 		s->nunits = 0;
 		sc_results_adopt_pool(out, s);  /* the units moved keep their strings */
 		if (s->run.started_at && out->run.started_at &&

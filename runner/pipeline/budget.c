@@ -246,6 +246,47 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 	return 0;
 }
 
+static int cmp_usage(const void *pa, const void *pb)
+{
+	const struct sc_results_usage *a = pa, *b = pb;
+	int c = strcmp(a->skill, b->skill);
+
+	return c ? c : strcmp(a->model, b->model);
+}
+
+/* The entry of run for (skill, model), added when missing. */
+static struct sc_results_usage *usage_slot(struct sc_results_run *run, const char *skill,
+					   const char *model)
+{
+	struct sc_results_usage *x;
+
+	for (size_t k = 0; k < run->nusage; k++)
+		if (!strcmp(run->usage[k].skill, skill) && !strcmp(run->usage[k].model, model))
+			return &run->usage[k];
+	run->usage = sc_xrealloc(run->usage, (run->nusage + 1) * sizeof(*run->usage));
+	x = &run->usage[run->nusage++];
+	memset(x, 0, sizeof(*x));
+	x->skill = sc_xstrdup(skill);
+	x->model = sc_xstrdup(model);
+	return x;
+}
+
+void sc_budget_usage_merge(struct sc_results *to, const struct sc_results *from)
+{
+	for (size_t i = 0; i < from->run.nusage; i++) {
+		const struct sc_results_usage *u = &from->run.usage[i];
+		struct sc_results_usage *x = usage_slot(&to->run, u->skill, u->model);
+		bool fresh = x->tokens_in == 0 && x->tokens_out == 0 && !x->price_date && x->cost_usd == 0;
+		x->tokens_in += u->tokens_in;
+		x->tokens_out += u->tokens_out;
+		x->cost_usd = fresh ? u->cost_usd : x->cost_usd + u->cost_usd;
+		if (!x->price_date && u->price_date)
+			x->price_date = sc_xstrdup(u->price_date);
+	}
+	if (to->run.nusage)
+		qsort(to->run.usage, to->run.nusage, sizeof(*to->run.usage), cmp_usage);
+}
+
 void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b)
 {
 	struct sc_results_run *run = &res->run;
@@ -260,19 +301,10 @@ void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b)
 	run->nusage = 0;
 	for (size_t i = 0; i < res->nunits; i++) {
 		const struct sc_results_unit *u = &res->units[i];
-		struct sc_results_usage *x = NULL;
-		if (u->reused || !u->skill || !u->model)
-			continue;
-		for (size_t k = 0; k < run->nusage && !x; k++)
-			if (!strcmp(run->usage[k].skill, u->skill) && !strcmp(run->usage[k].model, u->model))
-				x = &run->usage[k];
-		if (!x) {
-			run->usage = sc_xrealloc(run->usage, (run->nusage + 1) * sizeof(*run->usage));
-			x = &run->usage[run->nusage++];
-			memset(x, 0, sizeof(*x));
-			x->skill = sc_xstrdup(u->skill);
-			x->model = sc_xstrdup(u->model);
-		}
+		struct sc_results_usage *x;
+		if (u->reused || !u->skill || !u->model || u->tokens_in + u->tokens_out <= 0)
+			continue;  /* no request made, or none that used a token (the oracle) */
+		x = usage_slot(run, u->skill, u->model);
 		x->tokens_in += u->tokens_in > 0 ? u->tokens_in : 0;
 		x->tokens_out += u->tokens_out > 0 ? u->tokens_out : 0;
 	}
@@ -282,4 +314,6 @@ void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b)
 		x->cost_usd = p ? sc_budget_cost(p, x->tokens_in, 0, x->tokens_out) : NAN;
 		x->price_date = p && p->date ? sc_xstrdup(p->date) : NULL;
 	}
+	if (run->nusage)
+		qsort(run->usage, run->nusage, sizeof(*run->usage), cmp_usage);
 }

@@ -111,11 +111,16 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 struct sc_results;
 /*
  * Fills res->run.usage (replacing it): per skill and model, the tokens
- * its units used in this run (reused units made no request and are not
- * counted) and their cost at the price table's list prices (NAN when the
+ * its units used in this run (reused units made no request and units
+ * that used no token, such as the oracle's, are not counted) and their cost at the price table's list prices (NAN when the
  * model has none).
  */
 void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b);
+/*
+ * Adds from's run.usage into to's (a shard's into the merged run), by
+ * skill and model; a cost stays NAN when either side has no price.
+ */
+void sc_budget_usage_merge(struct sc_results *to, const struct sc_results *from);
 /* Dollars for actual use: input, cached input read, output tokens. */
 double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output);
 

@@ -101,16 +101,35 @@ static void test_usage_per_skill_and_model(void **state)
 	r.units = u;
 	r.nunits = 3;
 	sc_budget_usage(&r, &b);
+	/* sorted by skill, then model */
 	assert_int_equal(r.run.nusage, 2);
-	assert_string_equal(r.run.usage[0].model, "openai.gpt-4.1");
-	assert_int_equal(r.run.usage[0].tokens_in, 2000);
-	assert_int_equal(r.run.usage[0].tokens_out, 20);
-	assert_true(fabs(r.run.usage[0].cost_usd - (2000.0 * 2 + 20.0 * 8) / 1e6) < 1e-12);
-	assert_true(isnan(r.run.usage[1].cost_usd));
+	assert_string_equal(r.run.usage[0].model, "anthropic.fake");
+	assert_true(isnan(r.run.usage[0].cost_usd));
+	assert_string_equal(r.run.usage[1].model, "openai.gpt-4.1");
+	assert_int_equal(r.run.usage[1].tokens_in, 2000);
+	assert_int_equal(r.run.usage[1].tokens_out, 20);
+	assert_true(fabs(r.run.usage[1].cost_usd - (2000.0 * 2 + 20.0 * 8) / 1e6) < 1e-12);
 	/* a reused unit made no request */
 	u[0].reused = true;
 	sc_budget_usage(&r, &b);
-	assert_int_equal(r.run.usage[0].tokens_in, 1000);
+	assert_int_equal(r.run.usage[1].tokens_in, 1000);
+	/* a shard's usage adds to the merged run's */
+	{
+		struct sc_results other;
+		sc_results_init(&other);
+		other.units = u;
+		other.nunits = 3;
+		u[0].reused = false;
+		sc_budget_usage(&other, &b);
+		sc_budget_usage_merge(&r, &other);
+		assert_int_equal(r.run.nusage, 2);
+		assert_int_equal(r.run.usage[1].tokens_in, 3000);
+		assert_true(fabs(r.run.usage[1].cost_usd - (3000.0 * 2 + 30.0 * 8) / 1e6) < 1e-12);
+		assert_true(isnan(r.run.usage[0].cost_usd));
+		other.units = NULL;
+		other.nunits = 0;
+		sc_results_release(&other);
+	}
 	r.units = NULL;
 	r.nunits = 0;
 	sc_results_release(&r);
