@@ -1,4 +1,5 @@
-# action.yml and every workflow example in docs/ci.md pass zizmor, the
+# action.yml, every workflow example in docs/ci.md and the workflow files
+# it links to (examples/github/) pass zizmor, the
 # GitHub Actions security linter (installed from PyPI by `make deps`):
 # no template injection, every `uses:` pinned to a commit, no persisted
 # credentials, no broad permissions, no dangerous trigger. The examples
@@ -48,6 +49,7 @@ if ! command -v zizmor > /dev/null 2>&1; then
 	skip "zizmor reports nothing on action.yml" "zizmor is not installed (make deps installs it from PyPI)"
 	skip "zizmor reports nothing on the docs/ci.md workflows" "zizmor is not installed (make deps installs it from PyPI)"
 	skip "zizmor finds a planted template injection" "zizmor is not installed (make deps installs it from PyPI)"
+	skip "zizmor reports nothing on examples/github/*.yml" "zizmor is not installed (make deps installs it from PyPI)"
 	done_testing
 	exit $?
 fi
@@ -55,6 +57,9 @@ zizmor --offline --no-progress "$ROOT/action.yml" > "$T/z1" 2>&1
 check "zizmor reports nothing on action.yml" sh -c "grep -q 'No findings' '$T/z1' || { cat '$T/z1'; false; }"
 zizmor --offline --no-progress "$T"/wf/*.yml > "$T/z2" 2>&1
 check "zizmor reports nothing on the docs/ci.md workflows" sh -c "grep -q 'No findings' '$T/z2' || { cat '$T/z2'; false; }"
+# the workflow files docs/ci.md links to
+zizmor --offline --no-progress "$ROOT"/examples/github/*.yml > "$T/z4" 2>&1
+check "zizmor reports nothing on examples/github/*.yml" sh -c "grep -q 'No findings' '$T/z4' || { cat '$T/z4'; false; }"
 # the lint can fail: the old form of a step, an input expanded into a script
 mkdir -p "$T/bad"
 cat > "$T/bad/action.yml" <<'YEOF'
