@@ -334,6 +334,22 @@ static void add_msg(struct unit *u, const char *role, const char *text)
 	cJSON_AddItemToArray(u->transcript, m);
 }
 
+/* The provider's usage fields and stop reason, raw, on the last transcript message. */
+static void add_usage(struct unit *u, const struct sc_chat_response *resp)
+{
+	cJSON *m = cJSON_GetArrayItem(u->transcript, cJSON_GetArraySize(u->transcript) - 1);
+	cJSON *raw = resp->usage_raw ? cJSON_Parse(resp->usage_raw) : NULL;
+
+	if (!m)
+		return;
+	if (raw)
+		cJSON_AddItemToObject(m, "usage_raw", raw);
+	if (resp->stop_reason)
+		cJSON_AddStringToObject(m, "stop_reason", resp->stop_reason);
+	if (resp->error_class == SC_CHAT_TRUNCATED)
+		cJSON_AddTrueToObject(m, "truncated");
+}
+
 static void set_str(char **dst, const char *s)
 {
 	free(*dst);
@@ -634,6 +650,8 @@ static const char *chat_error_class(enum sc_chat_error e)
 {
 	switch (e) {
 	case SC_CHAT_RATE_LIMITED: return "rate_limited";
+	case SC_CHAT_TRUNCATED: return "truncated";
+	case SC_CHAT_QUOTA: return "quota";
 	case SC_CHAT_NETWORK:
 	case SC_CHAT_TIMEOUT: return "network";
 	default: return "provider";
@@ -793,6 +811,13 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 		c->cache_hits++;
 	else if (resp->attempts > 0)
 		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
+	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text) {
+		/* cut at the token limit: kept in the transcript, an error, not a wrong answer */
+		add_msg(u, "assistant", resp->text);
+		add_usage(u, resp);
+		u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
+		u->ru.tokens_out += resp->output_tokens;
+	}
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
@@ -805,6 +830,7 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
 	u->ru.tokens_out += resp->output_tokens;
 	add_msg(u, "assistant", resp->text);
+	add_usage(u, resp);
 	free(u->answer);
 	u->answer = sc_xstrdup(resp->text);
 	if (u->test->fixture) {
@@ -892,6 +918,7 @@ static int submit_judge(struct unit *u)
 	req.nmessages = 1;
 	req.max_tokens = 1024;
 	req.temperature = 0.0;
+	req.temperature_optional = true;  /* left out where the judge model takes none */
 	req.run_index = 0;
 	req.oracle_answer = "SCORE: 1";
 	req.label = u->ru.test_name;

@@ -34,7 +34,7 @@ const char *sc_chat_error_name(enum sc_chat_error e)
 {
 	static const char *const names[] = {
 		"ok", "bad_request", "auth", "rate_limited", "server", "network",
-		"timeout", "parse", "offline", "config", "cancelled",
+		"timeout", "parse", "offline", "config", "cancelled", "truncated", "quota",
 	};
 	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
 }
@@ -208,6 +208,8 @@ static void job_free(struct job *j)
 	sc_buf_release(&j->body);
 	free(j->resp.text);
 	free(j->resp.error);
+	free(j->resp.usage_raw);
+	free(j->resp.stop_reason);
 	free(j);
 }
 
@@ -253,6 +255,8 @@ static const struct sc_provider_wire *wire_for(int kind)
 	const struct sc_provider_info *p = sc_provider_get(kind);
 	if (!p)
 		return NULL;
+	if (kind == SC_PROVIDER_XAI)
+		return &sc_wire_openai_xai;
 	return p->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic :
 	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai : NULL;
 }
@@ -431,10 +435,23 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	/* settings written in the model name win over the caller's defaults */
 	j = sc_xcalloc(1, sizeof(*j));
 	j->req = *req;
-	if (model.temperature >= 0)
+	if (model.temperature >= 0) {
 		j->req.temperature = model.temperature;
+		j->req.temperature_optional = false;
+	}
 	if (model.max_tokens > 0)
 		j->req.max_tokens = model.max_tokens;
+	{
+		/* what the model refuses is refused here, before any request; what
+		 * it drops (an optional temperature) is dropped from the cache key too */
+		struct sc_request_shape sh;
+		if ((err = sc_model_shape(&sh, &model, &j->req)) < 0) {
+			sc_model_release(&model);
+			free(j);
+			return err;
+		}
+		j->req.temperature = sh.temperature;
+	}
 	j->client = c;
 	j->cb = cb;
 	j->payload = payload;
@@ -626,6 +643,34 @@ static void note_limit(struct provider_state *p, bool lowered, bool raised)
 	p->stats.increases += raised;
 }
 
+/*
+ * A quota or billing refusal, which no retry mends: OpenAI's 429 with
+ * error type or code "insufficient_quota", 402 (OpenRouter's credits,
+ * DeepSeek's balance), Anthropic's 400 "credit balance is too low".
+ */
+static bool is_quota(long status, const char *body, size_t len)
+{
+	cJSON *root;
+	const cJSON *e;
+	const char *type = NULL, *code = NULL, *msg = NULL;
+	bool quota;
+
+	if (status == 402)
+		return true;
+	if (status != 429 && status != 400 && status != 403)
+		return false;
+	root = cJSON_ParseWithLength(body, len);
+	e = sc_json_member(root, "error");
+	sc_json_get_str(&type, e, "type");
+	sc_json_get_str(&code, e, "code");
+	sc_json_get_str(&msg, e, "message");
+	quota = (type && (!strcmp(type, "insufficient_quota") || !strcmp(type, "billing_error"))) ||
+		(code && (!strcmp(code, "insufficient_quota") || !strcmp(code, "billing_hard_limit_reached"))) ||
+		(msg && strstr(msg, "credit balance is too low"));
+	cJSON_Delete(root);
+	return quota;
+}
+
 /* Classifies one finished attempt; completes the job or queues a retry. */
 static void on_attempt_done(struct sc_http_result *res, void *payload)
 {
@@ -659,6 +704,15 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 				   nuls ? fixed.len : res->body.len) < 0) {
 			cls = SC_CHAT_PARSE;
 			sc_buf_printf(&detail, "HTTP %ld: %s", res->status, sc_error_last());
+		} else if (j->resp.stop_reason && (!strcmp(j->resp.stop_reason, "length") ||
+						   !strcmp(j->resp.stop_reason, "max_tokens"))) {
+			/* cut at the token limit: an error of its own, the text kept */
+			cls = SC_CHAT_TRUNCATED;
+			sc_buf_printf(&detail, "the answer was cut at the token limit (%s '%s' after "
+				      "%lld output tokens); raise max_tokens or lower the effort",
+				      wire == &sc_wire_anthropic ? "stop_reason" : "finish_reason",
+				      j->resp.stop_reason, (long long)j->resp.output_tokens);
+			scrub(c, &j->resp.text);
 		} else {
 			if (nuls)
 				sc_log(SC_LOG_WARN, "%s model '%s'%s%s%s: the answer holds %zu NUL "
@@ -678,10 +732,16 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 		if (!sc_provider_parse_error(&detail, res->body.ptr, res->body.len))
 			sc_buf_puts(&detail, res->body.len ? "(no error message in the response body)"
 							   : "(empty response body)");
-		if (sc_http_status_retryable(res->status)) {
+		if (is_quota(res->status, res->body.ptr, res->body.len)) {
+			/* a billing state, not a rate: no retry helps */
+			cls = SC_CHAT_QUOTA;
+			sc_buf_puts(&detail, " (quota or billing: add credit or raise the limit; "
+				    "not retried)");
+		} else if (sc_http_status_retryable(res->status)) {
 			cls = res->status == 429 ? SC_CHAT_RATE_LIMITED : SC_CHAT_SERVER;
 			retry = true;
-			wait = sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
+			wait = res->retry_after_ms >= 0 ? res->retry_after_ms :
+			       sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
 		} else {
 			cls = (res->status == 401 || res->status == 403) ? SC_CHAT_AUTH : SC_CHAT_BAD_REQUEST;
 		}
@@ -719,6 +779,11 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 			set_error(j, cls == SC_CHAT_NETWORK ? SC_CHAT_TIMEOUT : cls, d.ptr);
 			sc_buf_release(&d);
 		}
+	} else if (cls == SC_CHAT_TRUNCATED) {
+		char *text = j->resp.text;
+		j->resp.text = NULL;
+		set_error(j, cls, detail.ptr);
+		j->resp.text = text;  /* kept for the transcript */
 	} else if (cls != SC_CHAT_OK) {
 		if (retry) {
 			struct sc_buf d = SC_BUF_INIT;
