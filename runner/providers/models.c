@@ -14,6 +14,7 @@
  */
 #include "common.h"
 #include "providers/provider.h"
+#include "net/http.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -236,6 +237,8 @@ static const struct { const char *word; int budget; } efforts[] = {
 
 /* ---- the registry: built-ins, file defaults, named endpoints ---------------- */
 
+static bool deployment_ok(const char *s);
+
 struct endpoint_slot {
 	struct sc_provider_info info;
 	char *name, *base_url, *key_env;
@@ -244,6 +247,16 @@ struct endpoint_slot {
 static struct endpoint_slot endpoints[SC_MAX_ENDPOINTS];
 static int nendpoints;
 static char *file_base[SC_PROVIDER_BUILTINS], *file_key[SC_PROVIDER_BUILTINS];
+
+/* The other settings of fastagent.config.yaml's provider blocks. */
+static const struct { int kind; const char *key; } file_setting_keys[] = {
+	{ SC_PROVIDER_HF, "default_provider" },
+	{ SC_PROVIDER_AZURE, "api_version" },
+	{ SC_PROVIDER_AZURE, "resource_name" },
+	{ SC_PROVIDER_AZURE, "azure_deployment" },
+};
+static char *file_settings[SC_ARRAY_SIZE(file_setting_keys)];
+static char *file_headers[SC_PROVIDER_BUILTINS][SC_PROVIDER_FILE_HEADERS];
 
 const struct sc_provider_info *sc_provider_get(int kind)
 {
@@ -382,8 +395,97 @@ int sc_providers_set_file_defaults(int kind, const char *base_url, const char *a
 	return 0;
 }
 
+/* An HTTP header name: a token of letters, digits and -_. */
+static bool header_name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+/* A value of the settings below: printable, no quotes or line breaks. */
+static bool setting_value_ok(const char *s, size_t max)
+{
+	if (strlen(s) > max)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || (unsigned char)*s == 0x7f)
+			return false;
+	return true;
+}
+
+int sc_providers_set_file_setting(int kind, const char *key, const char *value)
+{
+	const char *name = kind >= 0 && kind < SC_PROVIDER_BUILTINS ? builtins[kind].name : "?";
+
+	if (kind < 0 || kind >= SC_PROVIDER_BUILTINS || kind == SC_PROVIDER_ORACLE)
+		return sc_error_set(SC_EINVAL, "no built-in provider %d", kind);
+	if (sc_starts_with(key, "default_headers.")) {
+		const char *h = key + strlen("default_headers.");
+		size_t n = 0;
+		if (!header_name_ok(h) || sc_http_header_is_secret(h, strlen(h)) ||
+		    !strcasecmp(h, "host") || !strcasecmp(h, "content-type") ||
+		    !strcasecmp(h, "content-length") || !strcasecmp(h, "anthropic-version"))
+			return sc_error_set(SC_EINVAL, "%s.default_headers: '%s' is not a header skillci "
+					    "may send (a name of letters, digits and '-'; not a credential, "
+					    "Host or Content-Type header)", name, h);
+		if (!setting_value_ok(value, 512))
+			return sc_error_set(SC_EINVAL, "%s.default_headers.%s: the value holds a control "
+					    "character or is over 512 bytes", name, h);
+		while (n < SC_PROVIDER_FILE_HEADERS && file_headers[kind][n])
+			n++;
+		if (n == SC_PROVIDER_FILE_HEADERS)
+			return sc_error_set(SC_ELIMIT, "%s.default_headers: more than %d headers", name,
+					    SC_PROVIDER_FILE_HEADERS);
+		{
+			struct sc_buf b = SC_BUF_INIT;
+			sc_buf_printf(&b, "%s: %s", h, value);
+			file_headers[kind][n] = sc_buf_detach(&b, NULL);
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(file_setting_keys); i++) {
+		if (file_setting_keys[i].kind != kind || strcmp(file_setting_keys[i].key, key))
+			continue;
+		/* each goes into a URL or a model id: letters, digits and -_. only */
+		if (!*value || !deployment_ok(value) || strlen(value) > 128)
+			return sc_error_set(SC_EINVAL, "%s.%s: '%s' may hold letters, digits, '-', '_' "
+					    "and '.' only", name, key, value);
+		free(file_settings[i]);
+		file_settings[i] = sc_xstrdup(value);
+		return 0;
+	}
+	return sc_error_set(SC_EINVAL, "%s: no setting '%s'", name, key);
+}
+
+const char *sc_provider_file_setting(int kind, const char *key)
+{
+	for (size_t i = 0; i < SC_ARRAY_SIZE(file_setting_keys); i++)
+		if (file_setting_keys[i].kind == kind && !strcmp(file_setting_keys[i].key, key))
+			return file_settings[i];
+	return NULL;
+}
+
+const char *sc_provider_file_header(int kind, size_t i)
+{
+	return kind >= 0 && kind < SC_PROVIDER_BUILTINS && i < SC_PROVIDER_FILE_HEADERS ?
+	       file_headers[kind][i] : NULL;
+}
+
 void sc_providers_reset(void)
 {
+	for (size_t i = 0; i < SC_ARRAY_SIZE(file_settings); i++) {
+		free(file_settings[i]);
+		file_settings[i] = NULL;
+	}
+	for (int k = 0; k < SC_PROVIDER_BUILTINS; k++)
+		for (int i = 0; i < SC_PROVIDER_FILE_HEADERS; i++) {
+			free(file_headers[k][i]);
+			file_headers[k][i] = NULL;
+		}
 	for (int i = 0; i < nendpoints; i++) {
 		free(endpoints[i].name);
 		free(endpoints[i].base_url);
@@ -1271,6 +1373,23 @@ int sc_model_parse(struct sc_model *out, const char *name)
 				    name);
 	if ((err = parse(out, name, 0)) < 0)
 		return err;
+	if (out->kind == SC_PROVIDER_HF && !strchr(out->id, ':')) {
+		/* fast-agent: hf.default_provider, else HF_DEFAULT_PROVIDER */
+		const char *route = sc_provider_file_setting(SC_PROVIDER_HF, "default_provider");
+		if (!route)
+			route = getenv("HF_DEFAULT_PROVIDER");
+		if (route && *route) {
+			struct sc_buf id = SC_BUF_INIT;
+			if (!deployment_ok(route)) {
+				sc_model_release(out);
+				return sc_error_set(SC_EINVAL, "HF_DEFAULT_PROVIDER '%s' is not an inference "
+						    "provider name (letters, digits, '-', '_', '.')", route);
+			}
+			sc_buf_printf(&id, "%s:%s", out->id, route);
+			free(out->id);
+			out->id = sc_buf_detach(&id, NULL);
+		}
+	}
 	out->name = canonical(out);
 	return 0;
 }

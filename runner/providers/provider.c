@@ -303,15 +303,55 @@ static void env_names(struct sc_buf *out, const char *const vars[3])
 }
 
 /*
- * Reads a provider's key and base URL, once: its variables first, then
- * fastagent.config.yaml's settings (built-in providers) or the trusted
- * configuration (named endpoints), then the table's default.
+ * The token `hf auth login` saved, as huggingface_hub finds it:
+ * HF_TOKEN_PATH, else HF_HOME/token, else XDG_CACHE_HOME/huggingface/token,
+ * else ~/.cache/huggingface/token. NULL when there is none (owned).
+ */
+static char *hf_token_file(void)
+{
+	struct sc_buf path = SC_BUF_INIT, tok = SC_BUF_INIT;
+	const char *v;
+	char *out = NULL;
+
+	if ((v = getenv("HF_TOKEN_PATH")) && *v)
+		sc_buf_puts(&path, v);
+	else if ((v = getenv("HF_HOME")) && *v)
+		sc_buf_printf(&path, "%s/token", v);
+	else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+		sc_buf_printf(&path, "%s/huggingface/token", v);
+	else if ((v = getenv("HOME")) && *v)
+		sc_buf_printf(&path, "%s/.cache/huggingface/token", v);
+	if (path.len && sc_read_file(&tok, path.ptr, 4096) == 0) {
+		size_t a = 0, b = tok.len;
+		while (a < b && isspace((unsigned char)tok.ptr[a]))
+			a++;
+		while (b > a && isspace((unsigned char)tok.ptr[b - 1]))
+			b--;
+		if (b > a && !memchr(tok.ptr + a, '\n', b - a))
+			out = sc_xstrndup(tok.ptr + a, b - a);
+		memset(tok.ptr, 0, tok.len);
+	}
+	sc_error_clear();
+	sc_buf_release(&tok);
+	sc_buf_release(&path);
+	return out;
+}
+
+/*
+ * Reads a provider's key and base URL, once. The key as fast-agent's
+ * ProviderKeyManager finds it: fastagent.config.yaml's api_key first, then
+ * the provider's variables (hf: then the token file of `hf auth login`).
+ * The base URL: the variables first (so a CI job can point a project at
+ * another server), then fastagent.config.yaml (azure: also resource_name),
+ * then the table's default. Named endpoints take both from the trusted
+ * configuration.
  */
 static int configure(struct provider_state *p, int kind)
 {
 	const struct sc_provider_info *info = sc_provider_get(kind);
-	const char *key, *base, *from = NULL;
-	struct sc_buf names = SC_BUF_INIT, b = SC_BUF_INIT;
+	const char *key = NULL, *base, *from = NULL;
+	struct sc_buf names = SC_BUF_INIT, b = SC_BUF_INIT, res = SC_BUF_INIT;
+	char *token = NULL;
 	int err = 0;
 
 	if (p->configured)
@@ -323,12 +363,18 @@ static int configure(struct provider_state *p, int kind)
 	base = first_env(info->base_env, &from);
 	if (!base)
 		base = sc_provider_file_base(kind);
+	if (!base && info->azure && sc_provider_file_setting(kind, "resource_name")) {
+		sc_buf_printf(&res, "https://%s.openai.azure.com",
+			      sc_provider_file_setting(kind, "resource_name"));
+		base = res.ptr;
+	}
 	if (!base)
 		base = info->base_url;
 	if (!base) {
 		env_names(&names, info->base_env);
 		err = sc_error_set(SC_EINVAL, "%s is not set (the base URL of %s models, e.g. "
-				   "https://RESOURCE.openai.azure.com)", names.ptr, info->name);
+				   "https://RESOURCE.openai.azure.com, or resource_name in the azure "
+				   "block of fastagent.config.yaml)", names.ptr, info->name);
 		goto done;
 	}
 	if (!sc_provider_url_ok(base)) {
@@ -336,13 +382,17 @@ static int configure(struct provider_state *p, int kind)
 				   "of %s models)", from ? from : "", from ? " " : "", base, info->name);
 		goto done;
 	}
-	key = first_env(info->key_env, NULL);
-	if (!key && kind < SC_PROVIDER_BUILTINS)
+	if (kind < SC_PROVIDER_BUILTINS)
 		key = sc_provider_file_key(kind);
+	if (!key)
+		key = first_env(info->key_env, NULL);
+	if (!key && kind == SC_PROVIDER_HF)
+		key = token = hf_token_file();
 	if (!key && !info->key_optional) {
 		env_names(&names, info->key_env);
-		err = sc_error_set(SC_EINVAL, "%s is not set (needed for %s models)", names.ptr,
-				   info->name);
+		err = sc_error_set(SC_EINVAL, "%s is not set (needed for %s models%s)", names.ptr,
+				   info->name, kind == SC_PROVIDER_HF ? "; or log in with `hf auth "
+				   "login`" : "");
 		goto done;
 	}
 	p->key = key && *key ? sc_xstrdup(key) : NULL;
@@ -352,13 +402,20 @@ static int configure(struct provider_state *p, int kind)
 	p->base = sc_buf_detach(&b, NULL);
 	if (info->azure) {
 		const char *vars[3] = { "AZURE_API_VERSION", "OPENAI_API_VERSION", NULL };
-		const char *v = first_env(vars, NULL);
+		const char *v = sc_provider_file_setting(kind, "api_version");
+		if (!v)
+			v = first_env(vars, NULL);
 		p->api_version = sc_xstrdup(v ? v : SC_AZURE_API_VERSION);
 	}
 	p->configured = true;
 done:
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
 	sc_buf_release(&names);
 	sc_buf_release(&b);
+	sc_buf_release(&res);
 	return err;
 }
 
@@ -600,6 +657,18 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	}
 	for (int i = 0; i < 3 && info->headers[i]; i++)
 		headers[n++] = info->headers[i];
+	/* fastagent.config.yaml's default_headers (a header of the same name as
+	 * one above replaces it: OpenRouter's X-Title) */
+	for (size_t i = 0; i < SC_PROVIDER_FILE_HEADERS && sc_provider_file_header(j->model.kind, i); i++) {
+		const char *h = sc_provider_file_header(j->model.kind, i);
+		size_t nlen = (size_t)(strchr(h, ':') - h);
+		for (size_t k = 0; k < n; k++)
+			if (!strncasecmp(headers[k], h, nlen) && headers[k][nlen] == ':') {
+				headers[k] = headers[--n];
+				break;
+			}
+		headers[n++] = h;
+	}
 	memset(&spec, 0, sizeof(spec));
 	spec.url = j->url;
 	spec.headers = headers;

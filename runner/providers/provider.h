@@ -113,6 +113,21 @@ int sc_providers_add_endpoint(const struct sc_endpoint *e);
  * NULL). Copied.
  */
 int sc_providers_set_file_defaults(int kind, const char *base_url, const char *api_key);
+/*
+ * The other settings of a provider block of fastagent.config.yaml, as
+ * fast-agent 0.4.53 names them: hf "default_provider" (the route of a
+ * model without ":ROUTE"), azure "api_version", "resource_name" (base URL
+ * https://NAME.openai.azure.com) and "azure_deployment" (the deployment
+ * every azure model goes to), and "default_headers.NAME" of any provider
+ * (sent with each request; never a credential header). Copied. SC_EINVAL
+ * naming the setting for an unknown key or a bad value.
+ */
+#define SC_PROVIDER_FILE_HEADERS 4
+int sc_providers_set_file_setting(int kind, const char *key, const char *value);
+/* A setting above, or NULL. */
+const char *sc_provider_file_setting(int kind, const char *key);
+/* The i-th configured header as "Name: value", or NULL. */
+const char *sc_provider_file_header(int kind, size_t i);
 /* Forgets every endpoint and file setting (tests). */
 void sc_providers_reset(void);
 /* The scheduler's view of those file settings: NULL when none. */
