@@ -1097,15 +1097,14 @@ int sc_config_apply_providers(const struct sc_config *cfg)
 		const struct sc_config_provider_file *f = &cfg->provider_files[i];
 		if ((err = sc_providers_set_file_defaults(sc_provider_find(f->provider), f->base_url,
 							  f->api_key)) < 0)
-			return sc_error_set(err, "%s:%zu: %s", cfg->fastagent_path ? cfg->fastagent_path
-				: SC_FASTAGENT_CONFIG_FILE, f->line, sc_error_last());
+			return sc_error_wrap(err, "%s:%zu", cfg->fastagent_path ? cfg->fastagent_path
+				: SC_FASTAGENT_CONFIG_FILE, f->line);
 		for (size_t s = 0; s + 1 < f->settings.n; s += 2)
 			if ((err = sc_providers_set_file_setting(sc_provider_find(f->provider),
 								 f->settings.items[s],
 								 f->settings.items[s + 1])) < 0)
-				return sc_error_set(err, "%s:%zu: %s", cfg->fastagent_path ?
-					cfg->fastagent_path : SC_FASTAGENT_CONFIG_FILE, f->line,
-					sc_error_last());
+				return sc_error_wrap(err, "%s:%zu", cfg->fastagent_path ?
+					cfg->fastagent_path : SC_FASTAGENT_CONFIG_FILE, f->line);
 	}
 	for (size_t i = 0; i < cfg->nendpoints; i++) {
 		const struct sc_config_endpoint *e = &cfg->endpoints[i];

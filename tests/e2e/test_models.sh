@@ -41,7 +41,8 @@ for v in ANTHROPIC_BASE_URL ANTHROPIC_API_KEY OPENAI_BASE_URL OPENAI_API_BASE OP
 	AZURE_BASE_URL AZURE_OPENAI_ENDPOINT AZURE_OPENAI_API_KEY AZURE_API_KEY AZURE_API_VERSION \
 	OPENAI_API_VERSION GOOGLE_BASE_URL GOOGLE_API_KEY GEMINI_API_KEY HF_BASE_URL HF_TOKEN \
 	OPENROUTER_BASE_URL OPENROUTER_API_KEY DEEPSEEK_BASE_URL DEEPSEEK_API_KEY XAI_BASE_URL \
-	XAI_API_KEY GROQ_BASE_URL GROQ_API_KEY GENERIC_BASE_URL GENERIC_API_KEY; do
+	XAI_API_KEY GROQ_BASE_URL GROQ_API_KEY GENERIC_BASE_URL GENERIC_API_KEY HF_DEFAULT_PROVIDER \
+	HF_HOME HF_TOKEN_PATH; do
 	unset "$v"
 done
 
@@ -91,7 +92,7 @@ while IFS='|' read -r prov model bvar bpath kvar path kh other bmodel maxf effor
 done < "$T/cases"
 
 # Azure's API version rides in the query; another can be asked for
-check "azure: api-version 2024-10-21 by default" sh -c "grep -q '\"api-version\": \"2024-10-21\"' '$FAKE_LOG'"
+check "azure: api-version 2025-04-01-preview by default" sh -c "grep -q '\"api-version\": \"2025-04-01-preview\"' '$FAKE_LOG'"
 run env AZURE_OPENAI_ENDPOINT="$F/azure-res" AZURE_API_KEY=sk-PLANTED-azure2-4a7c19 \
 	AZURE_API_VERSION=2025-01-01-preview "$SKILLCI" ask -m azure.o3-mini-dep --cache off "ping azure2"
 keep
@@ -532,6 +533,90 @@ expect_exit 0 "the report renders"
 check "the Markdown report shows the truncated class" grep -q "truncated" "$T/caps.md"
 check "planted key caps not in the caps fake's log or outputs" \
 	sh -c "! grep -q -- '$ckey' '$FAKE_LOG' '$T/caps.md' '$T/caps-results.json'"
+
+# ---- fast-agent's provider settings: HF route and token file, Azure, headers ----
+hkey=sk-PLANTED-hftok-4a7c19
+fkey=sk-PLANTED-fafile-4a7c19
+keys="$keys $hkey $fkey"
+# HF_DEFAULT_PROVIDER routes a model named without ":ROUTE"; a route given wins
+run env HF_BASE_URL="$K/hf/v1" HF_TOKEN=$ckey HF_DEFAULT_PROVIDER=groq \
+	"$SKILLCI" ask -m hf.openai/gpt-oss-20b --cache off "ping hfroute"
+keep
+expect_exit 0 "hf: HF_DEFAULT_PROVIDER"
+check "hf: HF_DEFAULT_PROVIDER is the route" test "$(fake_req -1 body.model)" = "openai/gpt-oss-20b:groq"
+expect_err_contains "model: hf.openai/gpt-oss-20b:groq" "the routed name is the model's name"
+run env HF_BASE_URL="$K/hf/v1" HF_TOKEN=$ckey HF_DEFAULT_PROVIDER=groq \
+	"$SKILLCI" ask -m kimi --cache off "ping hfroute2"
+check "hf: an alias's own route wins" test "$(fake_req -1 body.model)" = "moonshotai/Kimi-K2-Instruct-0905:groq"
+# the token `hf auth login` saved, when HF_TOKEN is not set
+mkdir -p "$T/hfhome"
+printf '%s\n' "$hkey" > "$T/hfhome/token"
+run env HF_BASE_URL="$K/hf/v1" HF_HOME="$T/hfhome" "$SKILLCI" ask -m gpt-oss-20b --cache off "ping hftoken"
+keep
+expect_exit 0 "hf: the token file of hf auth login"
+check "hf: the token file's token is sent" test "$(fake_req -1 headers.authorization)" = "$(fake_mask "$hkey")"
+run env HF_BASE_URL="$K/hf/v1" HF_HOME="$T/nohome" HOME="$T/nohome" "$SKILLCI" ask -m gpt-oss-20b --cache off "ping"
+expect_exit 2 "hf: no token anywhere"
+expect_err_contains "HF_TOKEN is not set (needed for hf models; or log in with \`hf auth login\`)" \
+	"hf: the message says how to log in"
+
+# fastagent.config.yaml: its api_key before the variable (fast-agent's order),
+# hf.default_provider, azure api_version, default_headers (OpenRouter's X-Title
+# replaced), each sent as written
+FA="$T/faproj"
+mkdir -p "$FA"
+cat > "$FA/fastagent.config.yaml" <<EOF
+default_model: haiku
+anthropic:
+  api_key: $fkey
+hf:
+  default_provider: together
+azure:
+  base_url: $K/azfile
+  api_version: 2024-12-01-preview
+  azure_deployment: o3-mini-dep
+openrouter:
+  default_headers:
+    X-Title: my-skills
+    HTTP-Referer: https://example.org/skills
+EOF
+cd "$FA" || exit 1
+run env ANTHROPIC_BASE_URL="$K/a" ANTHROPIC_API_KEY=$ckey "$SKILLCI" ask -m haiku --cache off "ping fafile"
+keep
+expect_exit 0 "fastagent.config.yaml: anthropic"
+check "the config file's api_key wins over ANTHROPIC_API_KEY" \
+	test "$(fake_req -1 headers.x-api-key)" = "$(fake_mask "$fkey")"
+run env HF_BASE_URL="$K/hf/v1" HF_TOKEN=$ckey HF_DEFAULT_PROVIDER=groq "$SKILLCI" ask \
+	-m hf.Qwen/Qwen3-8B --cache off "ping fahf"
+keep
+check "hf.default_provider wins over HF_DEFAULT_PROVIDER" test "$(fake_req -1 body.model)" = "Qwen/Qwen3-8B:together"
+run env AZURE_API_KEY=$ckey AZURE_API_VERSION=2099-01-01 "$SKILLCI" ask -m azure.o3-mini-dep.low --cache off "ping faazure"
+keep
+expect_exit 0 "fastagent.config.yaml: azure"
+check "azure: base_url from the file" test "$(fake_req -1 path)" = "/azfile/openai/deployments/o3-mini-dep/chat/completions"
+check "azure: api_version from the file" test "$(fake_req -1 query.api-version)" = "2024-12-01-preview"
+check "azure: the o-series rules go by the deployment name (no temperature, low effort)" \
+	test "$(fake_req -1 body.reasoning_effort)" = "low"
+run env OPENROUTER_BASE_URL="$K/or/api/v1" OPENROUTER_API_KEY=$ckey "$SKILLCI" ask -m openrouter.x/y --cache off "ping faor"
+keep
+expect_exit 0 "fastagent.config.yaml: openrouter"
+check "openrouter: default_headers X-Title replaces skillci's" test "$(fake_req -1 headers.x-title)" = "my-skills"
+check "openrouter: default_headers HTTP-Referer" test "$(fake_req -1 headers.http-referer)" = "https://example.org/skills"
+cat > "$FA/fastagent.config.yaml" <<'EOF'
+openrouter:
+  default_headers:
+    Authorization: Bearer nope
+EOF
+run env OPENROUTER_BASE_URL="$K/or/api/v1" OPENROUTER_API_KEY=$ckey "$SKILLCI" ask -m openrouter.x/y --cache off "ping"
+expect_exit 2 "a credential header in default_headers is refused"
+expect_err_contains "fastagent.config.yaml:1: openrouter.default_headers: 'Authorization' is not a header skillci may send" \
+	"the refusal names the file, line and header"
+cd "$SKILLCI_ROOT" || exit 1
+# the Azure default api-version takes o-series deployments
+run env AZURE_OPENAI_ENDPOINT="$K/az" AZURE_API_KEY=$ckey "$SKILLCI" ask -m azure.o4-mini --cache off "ping azdefault"
+check "azure: api-version 2025-04-01-preview by default" test "$(fake_req -1 query.api-version)" = "2025-04-01-preview"
+check "planted keys of the settings not in the caps fake's log" \
+	sh -c "! grep -q -e '$hkey' -e '$fkey' '$FAKE_LOG'"
 
 # ---- no planted key anywhere --------------------------------------------------
 for k in $keys; do
