@@ -217,6 +217,63 @@ static void test_model_strings(void **state)
 	}
 }
 
+/* fastagent.config.yaml's other provider settings: what is kept, what is refused. */
+static void test_file_settings(void **state)
+{
+	struct sc_model m;
+	(void)state;
+
+	sc_providers_reset();
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_AZURE, "api_version",
+						       "2024-12-01-preview"), 0);
+	assert_string_equal(sc_provider_file_setting(SC_PROVIDER_AZURE, "api_version"),
+			    "2024-12-01-preview");
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_AZURE, "resource_name", "my-res"), 0);
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_AZURE, "api_version", "x&y=1"),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "azure.api_version: 'x&y=1'"));
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_OPENAI, "api_version", "1"),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "openai: no setting 'api_version'"));
+
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_OPENROUTER, "default_headers.X-Title",
+						       "my skills"), 0);
+	assert_string_equal(sc_provider_file_header(SC_PROVIDER_OPENROUTER, 0), "X-Title: my skills");
+	assert_null(sc_provider_file_header(SC_PROVIDER_OPENROUTER, 1));
+	assert_null(sc_provider_file_header(SC_PROVIDER_OPENAI, 0));
+	static const char *const refused[] = { "Authorization", "X-Api-Key", "x-auth-token", "Cookie",
+					       "Host", "content-type", "bad header", "" };
+	for (size_t i = 0; i < SC_ARRAY_SIZE(refused); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "default_headers.%s", refused[i]);
+		if (sc_providers_set_file_setting(SC_PROVIDER_OPENROUTER, key, "v") != SC_EINVAL)
+			fail_msg("header '%s' was accepted", refused[i]);
+	}
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_HF, "default_headers.X-A", "a\r\nB: c"),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "control character"));
+
+	/* hf.default_provider routes a model named without one, before HF_DEFAULT_PROVIDER */
+	setenv("HF_DEFAULT_PROVIDER", "groq", 1);
+	assert_int_equal(sc_model_parse(&m, "hf.org/model"), 0);
+	assert_string_equal(m.name, "hf.org/model:groq");
+	sc_model_release(&m);
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_HF, "default_provider", "together"), 0);
+	assert_int_equal(sc_model_parse(&m, "hf.org/model"), 0);
+	assert_string_equal(m.name, "hf.org/model:together");
+	sc_model_release(&m);
+	assert_int_equal(sc_model_parse(&m, "hf.org/model:nebius"), 0);
+	assert_string_equal(m.name, "hf.org/model:nebius");
+	sc_model_release(&m);
+	unsetenv("HF_DEFAULT_PROVIDER");
+	sc_providers_reset();
+	assert_null(sc_provider_file_setting(SC_PROVIDER_AZURE, "api_version"));
+	assert_null(sc_provider_file_header(SC_PROVIDER_OPENROUTER, 0));
+	assert_int_equal(sc_model_parse(&m, "hf.org/model"), 0);
+	assert_string_equal(m.name, "hf.org/model");
+	sc_model_release(&m);
+}
+
 /* Named endpoints resolve only once registered, and cannot shadow anything. */
 static void test_endpoints(void **state)
 {
@@ -826,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_openai_body_multi_turn),
 		cmocka_unit_test(test_model_strings),
 		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_file_settings),
 		cmocka_unit_test(test_provider_bodies),
 		cmocka_unit_test(test_parse_responses),
 		cmocka_unit_test(test_parse_huge_counts),
