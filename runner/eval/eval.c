@@ -869,6 +869,36 @@ static void on_judge(struct sc_chat_response *resp, void *payload)
 	admit(c);
 }
 
+/* The judge's request but its prompt, for the request and for check_judge(). */
+static void judge_request(struct sc_chat_request *req, const struct sc_eval_options *opt)
+{
+	memset(req, 0, sizeof(*req));
+	req->model = opt->judge_model;
+	req->system = opt->judge_rubric ? opt->judge_rubric : default_rubric;
+	req->max_tokens = 1024;
+	req->temperature = 0.0;
+	req->temperature_optional = true;  /* left out where the judge model takes none */
+	req->oracle_answer = "SCORE: 1";
+}
+
+/* A judge model that cannot take the judge's request is refused before any unit runs. */
+static int check_judge(const struct sc_eval_options *opt)
+{
+	struct sc_chat_request req;
+	struct sc_request_shape sh;
+	struct sc_model m;
+	int err;
+
+	if (!opt->judge_model)
+		return 0;
+	judge_request(&req, opt);
+	if ((err = sc_model_parse(&m, opt->judge_model)) < 0)
+		return sc_error_wrap(err, "judge");
+	err = sc_model_shape(&sh, &m, &req);
+	sc_model_release(&m);
+	return err < 0 ? sc_error_wrap(err, "judge") : 0;
+}
+
 static int submit_turn(struct unit *u)
 {
 	const struct sc_eval_options *opt = u->ctx->opt;
@@ -911,16 +941,9 @@ static int submit_judge(struct unit *u)
 	}
 	m.role = SC_CHAT_USER;
 	m.content = prompt.ptr;
-	memset(&req, 0, sizeof(req));
-	req.model = opt->judge_model;
-	req.system = opt->judge_rubric ? opt->judge_rubric : default_rubric;
+	judge_request(&req, opt);
 	req.messages = &m;
 	req.nmessages = 1;
-	req.max_tokens = 1024;
-	req.temperature = 0.0;
-	req.temperature_optional = true;  /* left out where the judge model takes none */
-	req.run_index = 0;
-	req.oracle_answer = "SCORE: 1";
 	req.label = u->ru.test_name;
 	u->judging = true;
 	err = sc_client_submit(opt->client, &req, on_judge, u);
@@ -1282,7 +1305,7 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 	if (opt->max_turns < 1)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one turn");
 	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
-	    (err = prepare_skills(&c)) < 0)
+	    (err = check_judge(opt)) < 0 || (err = prepare_skills(&c)) < 0)
 		goto done;
 	for (size_t i = 0; i < nrefs; i++)
 		if (refs[i].skill >= nskills || refs[i].model >= c.nmodels ||
@@ -1341,7 +1364,7 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	c.nskills = nskills;
 	if (opt->runs < 1 || opt->max_turns < 1 || opt->nmodels == 0)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one model, one run and one turn");
-	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0)
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0)
 		goto done;
 
 	/* The results frame: run, skills. */

@@ -528,6 +528,14 @@ for r in judge:
     assert "temperature" not in r["body"], r["body"]
     assert r["body"]["max_completion_tokens"] == 1024, r["body"]
 EOF
+cd "$Q" || exit 1
+n0=$(fake_req --count)
+run cenv "$SKILLCI" eval skills/stepper -m gpt-4.1 --judge o3-mini.max --no-baseline --no-cache \
+	--store "$T/caps2.db"
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 2 "a judge model that refuses the judge's request is refused before any unit"
+expect_err_contains "judge: model 'openai.o3-mini.max': o3-mini takes no effort 'max'" "the judge refusal says why"
+check "nothing was sent for a refused judge" test "$(fake_req --count)" -eq "$n0"
 run "$SKILLCI" report "$T/caps-results.json" --markdown "$T/caps.md"
 expect_exit 0 "the report renders"
 check "the Markdown report shows the truncated class" grep -q "truncated" "$T/caps.md"
