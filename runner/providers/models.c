@@ -896,14 +896,20 @@ static const struct family {
 #define ANTH P(SC_PROVIDER_ANTHROPIC)
 #define OAI (P(SC_PROVIDER_OPENAI) | P(SC_PROVIDER_AZURE))
 	/* Anthropic: extended thinking from Claude 3.7 on; the Claude 4.1+
-	 * models take temperature or top_p, not both */
+	 * models (and any newer Claude 4 this table does not name) take
+	 * temperature or top_p, not both */
 	{ ANTH, "claude-opus-4-6", F_THINKING | F_ONE_SAMPLING, NULL, 128000, NULL },
 	{ ANTH, "claude-opus-4-5", F_THINKING | F_ONE_SAMPLING, NULL, 64000, NULL },
 	{ ANTH, "claude-opus-4-1", F_THINKING | F_ONE_SAMPLING, NULL, 32000, NULL },
-	{ ANTH, "claude-opus-4", F_THINKING, NULL, 32000, NULL },
+	{ ANTH, "claude-opus-4-0", F_THINKING, NULL, 32000, NULL },
+	{ ANTH, "claude-opus-4-2025", F_THINKING, NULL, 32000, NULL },
+	{ ANTH, "claude-opus-4", F_THINKING | F_ONE_SAMPLING, NULL, 0, NULL },
 	{ ANTH, "claude-sonnet-4-5", F_THINKING | F_ONE_SAMPLING, NULL, 64000, NULL },
-	{ ANTH, "claude-sonnet-4", F_THINKING, NULL, 64000, NULL },
+	{ ANTH, "claude-sonnet-4-0", F_THINKING, NULL, 64000, NULL },
+	{ ANTH, "claude-sonnet-4-2025", F_THINKING, NULL, 64000, NULL },
+	{ ANTH, "claude-sonnet-4", F_THINKING | F_ONE_SAMPLING, NULL, 0, NULL },
 	{ ANTH, "claude-haiku-4-5", F_THINKING | F_ONE_SAMPLING, NULL, 64000, NULL },
+	{ ANTH, "claude-haiku-4", F_THINKING | F_ONE_SAMPLING, NULL, 0, NULL },
 	{ ANTH, "claude-3-7-sonnet", F_THINKING, NULL, 64000, NULL },
 	{ ANTH, "claude-3-5-", 0, "", 8192, NULL },
 	{ ANTH, "claude-3-", 0, "", 4096, NULL },
@@ -923,7 +929,8 @@ static const struct family {
 	{ OAI, "o4-mini", F_NO_SAMPLING, " low medium high ", 100000, NULL },
 	{ OAI, "gpt-4.1", 0, "", 32768, NULL },
 	{ OAI, "gpt-4o", 0, "", 16384, NULL },
-	/* xAI: grok-4 reasons always and refuses reasoning_effort */
+	/* xAI: grok-4 reasons always and refuses reasoning_effort; grok-4.3 takes it */
+	{ P(SC_PROVIDER_XAI), "grok-4.3", 0, " none low medium high ", 0, NULL },
 	{ P(SC_PROVIDER_XAI), "grok-4", 0, "", 0, NULL },
 	{ P(SC_PROVIDER_XAI), "grok-3-mini", 0, " low high ", 0, NULL },
 	{ P(SC_PROVIDER_XAI), "grok-3", 0, "", 0, NULL },

@@ -660,6 +660,8 @@ static void test_capabilities(void **state)
 		{ "opus3?reasoning=2048", -1, false, "has no extended thinking" },
 		{ "sonnet?temperature=0.5&top_p=0.9", -1, false, "temperature or top_p, not both" },
 		{ "sonnet.high", 0.3, false, "extended thinking takes no temperature" },
+		{ "anthropic.claude-sonnet-4-6?temperature=0.5&top_p=0.9", -1, false, "not both" },
+		{ "opus4?temperature=0.5&top_p=0.9", -1, false, "not both" },
 		{ "codex", -1, false, "only by OpenAI's Responses API" },
 		{ "gpt-4.1?verbosity=low", -1, false, "verbosity is an OpenAI gpt-5 setting" },
 	};
@@ -692,6 +694,10 @@ static void test_capabilities(void **state)
 	cJSON_Delete(root);
 	/* older Claude models take both */
 	root = shaped("sonnet37?temperature=0.5&top_p=0.9", -1, false, 0);
+	assert_non_null(cJSON_GetObjectItem(root, "temperature"));
+	assert_non_null(cJSON_GetObjectItem(root, "top_p"));
+	cJSON_Delete(root);
+	root = shaped("sonnet4?temperature=0.5&top_p=0.9", -1, false, 0);
 	assert_non_null(cJSON_GetObjectItem(root, "temperature"));
 	assert_non_null(cJSON_GetObjectItem(root, "top_p"));
 	cJSON_Delete(root);
@@ -738,6 +744,7 @@ static void test_capabilities(void **state)
 			{ "gpt52.max", "xhigh" },
 			{ "o3-mini.high", "high" },
 			{ "grok-3-mini.high", "high" },
+			{ "xai.grok-4.3.medium", "medium" },
 			{ "gemini25.none", "none" },
 			{ "generic.qwen.max", "xhigh" },   /* no OpenAI-compatible API takes max */
 			{ "groq.openai/gpt-oss-20b.minimal", "low" },
