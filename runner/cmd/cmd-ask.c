@@ -50,19 +50,26 @@ static void on_answer(struct sc_chat_response *resp, void *payload)
 {
 	struct ask_result *r = payload;
 
+	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text)
+		fprintf(stderr, "%s\n", resp->text);  /* what came before the cut */
 	if (resp->error_class != SC_CHAT_OK) {
 		fprintf(stderr, "error: %s\n", resp->error);
+		if (resp->error_class == SC_CHAT_TRUNCATED)
+			fprintf(stderr, "tokens: input %lld, output %lld (reasoning %lld), cache read %lld, "
+			"cache write %lld\n", (long long)resp->input_tokens,
+			(long long)resp->output_tokens, (long long)resp->reasoning_tokens,
+			(long long)resp->cache_read_tokens, (long long)resp->cache_creation_tokens);
 		r->exit_code = resp->error_class == SC_CHAT_CONFIG ? SC_EXIT_USAGE : SC_EXIT_INFRA;
 		return;
 	}
 	fputs(resp->text, stdout);
 	if (!*resp->text || resp->text[strlen(resp->text) - 1] != '\n')
 		fputc('\n', stdout);
-	fprintf(stderr, "tokens: input %lld, output %lld, cache read %lld, cache write %lld; "
-		"%d attempt%s, %lld ms%s%s\n",
+	fprintf(stderr, "tokens: input %lld, output %lld, cache read %lld, cache write %lld, "
+		"reasoning %lld; %d attempt%s, %lld ms%s%s\n",
 		(long long)resp->input_tokens, (long long)resp->output_tokens,
 		(long long)resp->cache_read_tokens, (long long)resp->cache_creation_tokens,
-		resp->attempts, resp->attempts == 1 ? "" : "s", (long long)resp->latency_ms,
+		(long long)resp->reasoning_tokens, resp->attempts, resp->attempts == 1 ? "" : "s", (long long)resp->latency_ms,
 		resp->from_cache ? ", from cache" : "", resp->oracle ? ", oracle (no model)" : "");
 	r->exit_code = SC_EXIT_OK;
 }

@@ -64,10 +64,12 @@ int sc_cmd_help_models(void)
 
 	memset(&cfg, 0, sizeof(cfg));
 	rc = sc_cmd_load_providers(&cfg, NULL);
-	printf("Model names: PROVIDER.MODEL[.EFFORT][?reasoning=R&temperature=T&top_p=P&max_tokens=N],\n"
-	       "PROVIDER/MODEL, or an alias (ALIAS, ALIAS.EFFORT, ALIAS:ROUTE for a Hugging Face\n"
-	       "route). EFFORT: minimal, low, medium, high, xhigh, max. R: an effort, on, off or a\n"
-	       "thinking budget in tokens (Anthropic, OpenRouter). docs/providers.md has the details.\n\n");
+	printf("Model names (fast-agent 0.4.53): PROVIDER.MODEL[.EFFORT][?reasoning=R&verbosity=V&\n"
+	       "structured=S&temperature=T&top_p=P&max_tokens=N], PROVIDER/MODEL, or an alias or bare\n"
+	       "model name (ALIAS, ALIAS.EFFORT, ALIAS:ROUTE for a Hugging Face route). EFFORT: none,\n"
+	       "minimal, low, medium, high, xhigh, max, auto. R: an effort, on, off or a thinking\n"
+	       "budget in tokens (Anthropic, OpenRouter). What each model takes is checked before any\n"
+	       "request; docs/providers.md has the table.\n\n");
 	printf("Providers (name, wire format, base URL [its variable], key variable):\n");
 	for (int i = 0; i < SC_PROVIDER_BUILTINS; i++)
 		provider_line(sc_provider_get(i), i);

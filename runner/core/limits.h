@@ -45,7 +45,7 @@
 #define SC_PROVIDER_RETRY_AFTER_MAX_MS (5 * 60 * 1000) /* longest Retry-After obeyed */
 #define SC_PROVIDER_429_STRIKES    2      /* 429s in a row before halving concurrency */
 #define SC_PROVIDER_RAISE_AFTER    8      /* successes before concurrency + 1 */
-#define SC_AZURE_API_VERSION       "2024-10-21" /* Azure OpenAI data-plane GA version */
+#define SC_AZURE_API_VERSION       "2025-04-01-preview" /* Azure OpenAI: takes o-series, reasoning_effort */
 
 /* Test files and config (testsuite.c, config.c) */
 #define SC_MAX_TESTS_PER_SKILL   10000  /* tests loaded for one skill, all files together */

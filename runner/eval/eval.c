@@ -334,6 +334,22 @@ static void add_msg(struct unit *u, const char *role, const char *text)
 	cJSON_AddItemToArray(u->transcript, m);
 }
 
+/* The provider's usage fields and stop reason, raw, on the last transcript message. */
+static void add_usage(struct unit *u, const struct sc_chat_response *resp)
+{
+	cJSON *m = cJSON_GetArrayItem(u->transcript, cJSON_GetArraySize(u->transcript) - 1);
+	cJSON *raw = resp->usage_raw ? cJSON_Parse(resp->usage_raw) : NULL;
+
+	if (!m)
+		return;
+	if (raw)
+		cJSON_AddItemToObject(m, "usage_raw", raw);
+	if (resp->stop_reason)
+		cJSON_AddStringToObject(m, "stop_reason", resp->stop_reason);
+	if (resp->error_class == SC_CHAT_TRUNCATED)
+		cJSON_AddTrueToObject(m, "truncated");
+}
+
 static void set_str(char **dst, const char *s)
 {
 	free(*dst);
@@ -634,6 +650,8 @@ static const char *chat_error_class(enum sc_chat_error e)
 {
 	switch (e) {
 	case SC_CHAT_RATE_LIMITED: return "rate_limited";
+	case SC_CHAT_TRUNCATED: return "truncated";
+	case SC_CHAT_QUOTA: return "quota";
 	case SC_CHAT_NETWORK:
 	case SC_CHAT_TIMEOUT: return "network";
 	default: return "provider";
@@ -793,6 +811,13 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 		c->cache_hits++;
 	else if (resp->attempts > 0)
 		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
+	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text) {
+		/* cut at the token limit: kept in the transcript, an error, not a wrong answer */
+		add_msg(u, "assistant", resp->text);
+		add_usage(u, resp);
+		u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
+		u->ru.tokens_out += resp->output_tokens;
+	}
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
@@ -805,6 +830,7 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
 	u->ru.tokens_out += resp->output_tokens;
 	add_msg(u, "assistant", resp->text);
+	add_usage(u, resp);
 	free(u->answer);
 	u->answer = sc_xstrdup(resp->text);
 	if (u->test->fixture) {
@@ -841,6 +867,36 @@ static void on_judge(struct sc_chat_response *resp, void *payload)
 		u->ru.judge_score = sc_eval_parse_score(resp->text);
 	unit_done(u);
 	admit(c);
+}
+
+/* The judge's request but its prompt, for the request and for check_judge(). */
+static void judge_request(struct sc_chat_request *req, const struct sc_eval_options *opt)
+{
+	memset(req, 0, sizeof(*req));
+	req->model = opt->judge_model;
+	req->system = opt->judge_rubric ? opt->judge_rubric : default_rubric;
+	req->max_tokens = 1024;
+	req->temperature = 0.0;
+	req->temperature_optional = true;  /* left out where the judge model takes none */
+	req->oracle_answer = "SCORE: 1";
+}
+
+/* A judge model that cannot take the judge's request is refused before any unit runs. */
+static int check_judge(const struct sc_eval_options *opt)
+{
+	struct sc_chat_request req;
+	struct sc_request_shape sh;
+	struct sc_model m;
+	int err;
+
+	if (!opt->judge_model)
+		return 0;
+	judge_request(&req, opt);
+	if ((err = sc_model_parse(&m, opt->judge_model)) < 0)
+		return sc_error_wrap(err, "judge");
+	err = sc_model_shape(&sh, &m, &req);
+	sc_model_release(&m);
+	return err < 0 ? sc_error_wrap(err, "judge") : 0;
 }
 
 static int submit_turn(struct unit *u)
@@ -885,15 +941,9 @@ static int submit_judge(struct unit *u)
 	}
 	m.role = SC_CHAT_USER;
 	m.content = prompt.ptr;
-	memset(&req, 0, sizeof(req));
-	req.model = opt->judge_model;
-	req.system = opt->judge_rubric ? opt->judge_rubric : default_rubric;
+	judge_request(&req, opt);
 	req.messages = &m;
 	req.nmessages = 1;
-	req.max_tokens = 1024;
-	req.temperature = 0.0;
-	req.run_index = 0;
-	req.oracle_answer = "SCORE: 1";
 	req.label = u->ru.test_name;
 	u->judging = true;
 	err = sc_client_submit(opt->client, &req, on_judge, u);
@@ -1255,7 +1305,7 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 	if (opt->max_turns < 1)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one turn");
 	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
-	    (err = prepare_skills(&c)) < 0)
+	    (err = check_judge(opt)) < 0 || (err = prepare_skills(&c)) < 0)
 		goto done;
 	for (size_t i = 0; i < nrefs; i++)
 		if (refs[i].skill >= nskills || refs[i].model >= c.nmodels ||
@@ -1314,7 +1364,7 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	c.nskills = nskills;
 	if (opt->runs < 1 || opt->max_turns < 1 || opt->nmodels == 0)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one model, one run and one turn");
-	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0)
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0)
 		goto done;
 
 	/* The results frame: run, skills. */

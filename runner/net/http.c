@@ -114,17 +114,42 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	return n;
 }
 
-/* Keeps the Retry-After header of the final response (a header line of an
- * earlier 1xx response is overwritten by the next status line). */
+/*
+ * Keeps the Retry-After and retry-after-ms headers of the final response
+ * (those of an earlier 1xx response are dropped at the next status line).
+ * retry-after-ms is a whole number of milliseconds, as OpenAI and Azure
+ * send it; anything else leaves it unset.
+ */
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 {
 	struct transfer *t = userp;
 	size_t n = size * nmemb, vlen;
-	static const char name[] = "retry-after:";
+	static const char name[] = "retry-after:", name_ms[] = "retry-after-ms:";
 	const char *v;
 
 	if (n >= 5 && !memcmp(data, "HTTP/", 5)) {
 		t->res.retry_after[0] = '\0';
+		t->res.retry_after_ms = -1;
+		return n;
+	}
+	if (n > sizeof(name_ms) - 1 && !strncasecmp(data, name_ms, sizeof(name_ms) - 1)) {
+		int64_t ms = 0;
+		bool digits = false;
+		v = data + sizeof(name_ms) - 1;
+		vlen = n - (sizeof(name_ms) - 1);
+		while (vlen && (*v == ' ' || *v == '\t'))
+			v++, vlen--;
+		while (vlen && (v[vlen - 1] == '\r' || v[vlen - 1] == '\n' || v[vlen - 1] == ' '))
+			vlen--;
+		for (size_t i = 0; i < vlen; i++) {
+			if (!isdigit((unsigned char)v[i]) || ms > 86400000LL * 365) {
+				digits = false;
+				break;
+			}
+			ms = ms * 10 + (v[i] - '0');
+			digits = true;
+		}
+		t->res.retry_after_ms = digits ? ms : -1;
 		return n;
 	}
 	if (n <= sizeof(name) - 1 || strncasecmp(data, name, sizeof(name) - 1))
@@ -211,6 +236,7 @@ int sc_http_start(struct sc_http *h, const struct sc_http_spec *spec,
 	CURLMcode mc;
 
 	sc_buf_init(&t->res.body);
+	t->res.retry_after_ms = -1;
 	sc_buf_init(&t->secrets);
 	t->cb = cb;
 	t->payload = payload;
@@ -416,6 +442,7 @@ int sc_http_request(struct sc_http_result *out, const char *method, const struct
 
 	memset(&t, 0, sizeof(t));
 	sc_buf_init(&t.res.body);
+	t.res.retry_after_ms = -1;
 	t.easy = curl_easy_init();
 	if (!t.easy)
 		return sc_error_set(SC_ENET, "cannot create a curl handle");

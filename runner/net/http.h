@@ -51,6 +51,7 @@ struct sc_http_result {
 	long status;             /* 0 when no response */
 	struct sc_buf body;
 	char retry_after[64];    /* raw Retry-After value, "" when absent */
+	int64_t retry_after_ms;  /* retry-after-ms (OpenAI, Azure), -1 when absent or malformed */
 	char error[256];         /* curl's message when fail != NONE */
 	int64_t elapsed_ms;
 };

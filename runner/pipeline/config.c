@@ -1136,7 +1136,44 @@ static void fastagent_walk(struct ctx *c, const struct sc_yaml_node *root)
 				f.api_key = val;
 			}
 		}
-		if (!f.base_url && !f.api_key)
+		{
+			/* fast-agent's other provider keys the provider layer reads */
+			static const char *const extra[] = { "default_provider", "api_version",
+							     "resource_name", "azure_deployment", NULL };
+			const struct sc_yaml_node *hdrs = sc_yaml_map_get(v, "default_headers");
+			for (size_t e = 0; extra[e]; e++) {
+				char *val = NULL, *sub;
+				if (!(x = sc_yaml_map_get(v, extra[e])) || sc_yaml_is_null(x))
+					continue;
+				sc_diag_path_join(&k, name->value, extra[e]);
+				if (!get_str(c, x, k.ptr, &val))
+					continue;
+				if ((sub = fastagent_value(val, c->data_only))) {
+					sc_strlist_add(&f.settings, extra[e]);
+					sc_strlist_add(&f.settings, sub);
+				}
+				free(sub);
+				free(val);
+			}
+			for (size_t h = 0; hdrs && hdrs->kind == SC_YAML_MAP && h < sc_yaml_count(hdrs); h++) {
+				const struct sc_yaml_node *hn = sc_yaml_map_key(hdrs, h);
+				char *val = NULL, *sub;
+				struct sc_buf hk = SC_BUF_INIT;
+				if (hn->kind != SC_YAML_SCALAR)
+					continue;
+				sc_buf_printf(&hk, "default_headers.%s", hn->value);
+				sc_diag_path_join(&k, name->value, hk.ptr);
+				if (get_str(c, sc_yaml_map_value(hdrs, h), k.ptr, &val) &&
+				    (sub = fastagent_value(val, c->data_only))) {
+					sc_strlist_add(&f.settings, hk.ptr);
+					sc_strlist_add(&f.settings, sub);
+					free(sub);
+				}
+				free(val);
+				sc_buf_release(&hk);
+			}
+		}
+		if (!f.base_url && !f.api_key && !f.settings.n)
 			continue;
 		f.provider = sc_xstrdup(prov);
 		SC_GROW(c->cfg->provider_files, c->cfg->provider_files_alloc,
@@ -1166,8 +1203,14 @@ int sc_config_apply_providers(const struct sc_config *cfg)
 		const struct sc_config_provider_file *f = &cfg->provider_files[i];
 		if ((err = sc_providers_set_file_defaults(sc_provider_find(f->provider), f->base_url,
 							  f->api_key)) < 0)
-			return sc_error_set(err, "%s:%zu: %s", cfg->fastagent_path ? cfg->fastagent_path
-				: SC_FASTAGENT_CONFIG_FILE, f->line, sc_error_last());
+			return sc_error_wrap(err, "%s:%zu", cfg->fastagent_path ? cfg->fastagent_path
+				: SC_FASTAGENT_CONFIG_FILE, f->line);
+		for (size_t s = 0; s + 1 < f->settings.n; s += 2)
+			if ((err = sc_providers_set_file_setting(sc_provider_find(f->provider),
+								 f->settings.items[s],
+								 f->settings.items[s + 1])) < 0)
+				return sc_error_wrap(err, "%s:%zu", cfg->fastagent_path ?
+					cfg->fastagent_path : SC_FASTAGENT_CONFIG_FILE, f->line);
 	}
 	for (size_t i = 0; i < cfg->nendpoints; i++) {
 		const struct sc_config_endpoint *e = &cfg->endpoints[i];
@@ -1513,6 +1556,7 @@ void sc_config_release(struct sc_config *cfg)
 	for (size_t i = 0; i < cfg->nprovider_files; i++) {
 		free(cfg->provider_files[i].provider);
 		free(cfg->provider_files[i].base_url);
+		sc_strlist_release(&cfg->provider_files[i].settings);
 		if (cfg->provider_files[i].api_key) {
 			memset(cfg->provider_files[i].api_key, 0, strlen(cfg->provider_files[i].api_key));
 			free(cfg->provider_files[i].api_key);

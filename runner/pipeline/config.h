@@ -52,6 +52,7 @@ struct sc_config_provider_file {
 	char *base_url;      /* NULL when not set */
 	char *api_key;       /* NULL when not set; a ${VAR} reference is resolved
 				(kept as written by sc_config_load_data()) */
+	struct sc_strlist settings;  /* KEY, VALUE pairs for sc_providers_set_file_setting() */
 	size_t line;
 };
 

@@ -25,6 +25,8 @@ void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddNumberToObject(root, "budget", model->budget);
 	if (model->top_p >= 0)
 		cJSON_AddNumberToObject(root, "top_p", model->top_p);
+	if (model->verbosity)
+		cJSON_AddStringToObject(root, "verbosity", model->verbosity);
 	if (req->system && *req->system)
 		cJSON_AddStringToObject(root, "system", req->system);
 	else

@@ -34,7 +34,7 @@ const char *sc_chat_error_name(enum sc_chat_error e)
 {
 	static const char *const names[] = {
 		"ok", "bad_request", "auth", "rate_limited", "server", "network",
-		"timeout", "parse", "offline", "config", "cancelled",
+		"timeout", "parse", "offline", "config", "cancelled", "truncated", "quota",
 	};
 	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
 }
@@ -208,6 +208,8 @@ static void job_free(struct job *j)
 	sc_buf_release(&j->body);
 	free(j->resp.text);
 	free(j->resp.error);
+	free(j->resp.usage_raw);
+	free(j->resp.stop_reason);
 	free(j);
 }
 
@@ -253,6 +255,8 @@ static const struct sc_provider_wire *wire_for(int kind)
 	const struct sc_provider_info *p = sc_provider_get(kind);
 	if (!p)
 		return NULL;
+	if (kind == SC_PROVIDER_XAI)
+		return &sc_wire_openai_xai;
 	return p->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic :
 	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai : NULL;
 }
@@ -299,15 +303,55 @@ static void env_names(struct sc_buf *out, const char *const vars[3])
 }
 
 /*
- * Reads a provider's key and base URL, once: its variables first, then
- * fastagent.config.yaml's settings (built-in providers) or the trusted
- * configuration (named endpoints), then the table's default.
+ * The token `hf auth login` saved, as huggingface_hub finds it:
+ * HF_TOKEN_PATH, else HF_HOME/token, else XDG_CACHE_HOME/huggingface/token,
+ * else ~/.cache/huggingface/token. NULL when there is none (owned).
+ */
+static char *hf_token_file(void)
+{
+	struct sc_buf path = SC_BUF_INIT, tok = SC_BUF_INIT;
+	const char *v;
+	char *out = NULL;
+
+	if ((v = getenv("HF_TOKEN_PATH")) && *v)
+		sc_buf_puts(&path, v);
+	else if ((v = getenv("HF_HOME")) && *v)
+		sc_buf_printf(&path, "%s/token", v);
+	else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+		sc_buf_printf(&path, "%s/huggingface/token", v);
+	else if ((v = getenv("HOME")) && *v)
+		sc_buf_printf(&path, "%s/.cache/huggingface/token", v);
+	if (path.len && sc_read_file(&tok, path.ptr, 4096) == 0) {
+		size_t a = 0, b = tok.len;
+		while (a < b && isspace((unsigned char)tok.ptr[a]))
+			a++;
+		while (b > a && isspace((unsigned char)tok.ptr[b - 1]))
+			b--;
+		if (b > a && !memchr(tok.ptr + a, '\n', b - a))
+			out = sc_xstrndup(tok.ptr + a, b - a);
+		memset(tok.ptr, 0, tok.len);
+	}
+	sc_error_clear();
+	sc_buf_release(&tok);
+	sc_buf_release(&path);
+	return out;
+}
+
+/*
+ * Reads a provider's key and base URL, once. The key as fast-agent's
+ * ProviderKeyManager finds it: fastagent.config.yaml's api_key first, then
+ * the provider's variables (hf: then the token file of `hf auth login`).
+ * The base URL: the variables first (so a CI job can point a project at
+ * another server), then fastagent.config.yaml (azure: also resource_name),
+ * then the table's default. Named endpoints take both from the trusted
+ * configuration.
  */
 static int configure(struct provider_state *p, int kind)
 {
 	const struct sc_provider_info *info = sc_provider_get(kind);
-	const char *key, *base, *from = NULL;
-	struct sc_buf names = SC_BUF_INIT, b = SC_BUF_INIT;
+	const char *key = NULL, *base, *from = NULL;
+	struct sc_buf names = SC_BUF_INIT, b = SC_BUF_INIT, res = SC_BUF_INIT;
+	char *token = NULL;
 	int err = 0;
 
 	if (p->configured)
@@ -319,12 +363,18 @@ static int configure(struct provider_state *p, int kind)
 	base = first_env(info->base_env, &from);
 	if (!base)
 		base = sc_provider_file_base(kind);
+	if (!base && info->azure && sc_provider_file_setting(kind, "resource_name")) {
+		sc_buf_printf(&res, "https://%s.openai.azure.com",
+			      sc_provider_file_setting(kind, "resource_name"));
+		base = res.ptr;
+	}
 	if (!base)
 		base = info->base_url;
 	if (!base) {
 		env_names(&names, info->base_env);
 		err = sc_error_set(SC_EINVAL, "%s is not set (the base URL of %s models, e.g. "
-				   "https://RESOURCE.openai.azure.com)", names.ptr, info->name);
+				   "https://RESOURCE.openai.azure.com, or resource_name in the azure "
+				   "block of fastagent.config.yaml)", names.ptr, info->name);
 		goto done;
 	}
 	if (!sc_provider_url_ok(base)) {
@@ -332,13 +382,17 @@ static int configure(struct provider_state *p, int kind)
 				   "of %s models)", from ? from : "", from ? " " : "", base, info->name);
 		goto done;
 	}
-	key = first_env(info->key_env, NULL);
-	if (!key && kind < SC_PROVIDER_BUILTINS)
+	if (kind < SC_PROVIDER_BUILTINS)
 		key = sc_provider_file_key(kind);
+	if (!key)
+		key = first_env(info->key_env, NULL);
+	if (!key && kind == SC_PROVIDER_HF)
+		key = token = hf_token_file();
 	if (!key && !info->key_optional) {
 		env_names(&names, info->key_env);
-		err = sc_error_set(SC_EINVAL, "%s is not set (needed for %s models)", names.ptr,
-				   info->name);
+		err = sc_error_set(SC_EINVAL, "%s is not set (needed for %s models%s)", names.ptr,
+				   info->name, kind == SC_PROVIDER_HF ? "; or log in with `hf auth "
+				   "login`" : "");
 		goto done;
 	}
 	p->key = key && *key ? sc_xstrdup(key) : NULL;
@@ -348,13 +402,20 @@ static int configure(struct provider_state *p, int kind)
 	p->base = sc_buf_detach(&b, NULL);
 	if (info->azure) {
 		const char *vars[3] = { "AZURE_API_VERSION", "OPENAI_API_VERSION", NULL };
-		const char *v = first_env(vars, NULL);
+		const char *v = sc_provider_file_setting(kind, "api_version");
+		if (!v)
+			v = first_env(vars, NULL);
 		p->api_version = sc_xstrdup(v ? v : SC_AZURE_API_VERSION);
 	}
 	p->configured = true;
 done:
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
 	sc_buf_release(&names);
 	sc_buf_release(&b);
+	sc_buf_release(&res);
 	return err;
 }
 
@@ -431,10 +492,23 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 	/* settings written in the model name win over the caller's defaults */
 	j = sc_xcalloc(1, sizeof(*j));
 	j->req = *req;
-	if (model.temperature >= 0)
+	if (model.temperature >= 0) {
 		j->req.temperature = model.temperature;
+		j->req.temperature_optional = false;
+	}
 	if (model.max_tokens > 0)
 		j->req.max_tokens = model.max_tokens;
+	{
+		/* what the model refuses is refused here, before any request; what
+		 * it drops (an optional temperature) is dropped from the cache key too */
+		struct sc_request_shape sh;
+		if ((err = sc_model_shape(&sh, &model, &j->req)) < 0) {
+			sc_model_release(&model);
+			free(j);
+			return err;
+		}
+		j->req.temperature = sh.temperature;
+	}
 	j->client = c;
 	j->cb = cb;
 	j->payload = payload;
@@ -583,6 +657,18 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	}
 	for (int i = 0; i < 3 && info->headers[i]; i++)
 		headers[n++] = info->headers[i];
+	/* fastagent.config.yaml's default_headers (a header of the same name as
+	 * one above replaces it: OpenRouter's X-Title) */
+	for (size_t i = 0; i < SC_PROVIDER_FILE_HEADERS && sc_provider_file_header(j->model.kind, i); i++) {
+		const char *h = sc_provider_file_header(j->model.kind, i);
+		size_t nlen = (size_t)(strchr(h, ':') - h);
+		for (size_t k = 0; k < n; k++)
+			if (!strncasecmp(headers[k], h, nlen) && headers[k][nlen] == ':') {
+				headers[k] = headers[--n];
+				break;
+			}
+		headers[n++] = h;
+	}
 	memset(&spec, 0, sizeof(spec));
 	spec.url = j->url;
 	spec.headers = headers;
@@ -626,6 +712,34 @@ static void note_limit(struct provider_state *p, bool lowered, bool raised)
 	p->stats.increases += raised;
 }
 
+/*
+ * A quota or billing refusal, which no retry mends: OpenAI's 429 with
+ * error type or code "insufficient_quota", 402 (OpenRouter's credits,
+ * DeepSeek's balance), Anthropic's 400 "credit balance is too low".
+ */
+static bool is_quota(long status, const char *body, size_t len)
+{
+	cJSON *root;
+	const cJSON *e;
+	const char *type = NULL, *code = NULL, *msg = NULL;
+	bool quota;
+
+	if (status == 402)
+		return true;
+	if (status != 429 && status != 400 && status != 403)
+		return false;
+	root = cJSON_ParseWithLength(body, len);
+	e = sc_json_member(root, "error");
+	sc_json_get_str(&type, e, "type");
+	sc_json_get_str(&code, e, "code");
+	sc_json_get_str(&msg, e, "message");
+	quota = (type && (!strcmp(type, "insufficient_quota") || !strcmp(type, "billing_error"))) ||
+		(code && (!strcmp(code, "insufficient_quota") || !strcmp(code, "billing_hard_limit_reached"))) ||
+		(msg && strstr(msg, "credit balance is too low"));
+	cJSON_Delete(root);
+	return quota;
+}
+
 /* Classifies one finished attempt; completes the job or queues a retry. */
 static void on_attempt_done(struct sc_http_result *res, void *payload)
 {
@@ -659,6 +773,15 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 				   nuls ? fixed.len : res->body.len) < 0) {
 			cls = SC_CHAT_PARSE;
 			sc_buf_printf(&detail, "HTTP %ld: %s", res->status, sc_error_last());
+		} else if (j->resp.stop_reason && (!strcmp(j->resp.stop_reason, "length") ||
+						   !strcmp(j->resp.stop_reason, "max_tokens"))) {
+			/* cut at the token limit: an error of its own, the text kept */
+			cls = SC_CHAT_TRUNCATED;
+			sc_buf_printf(&detail, "the answer was cut at the token limit (%s '%s' after "
+				      "%lld output tokens); raise max_tokens or lower the effort",
+				      wire == &sc_wire_anthropic ? "stop_reason" : "finish_reason",
+				      j->resp.stop_reason, (long long)j->resp.output_tokens);
+			scrub(c, &j->resp.text);
 		} else {
 			if (nuls)
 				sc_log(SC_LOG_WARN, "%s model '%s'%s%s%s: the answer holds %zu NUL "
@@ -678,10 +801,16 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 		if (!sc_provider_parse_error(&detail, res->body.ptr, res->body.len))
 			sc_buf_puts(&detail, res->body.len ? "(no error message in the response body)"
 							   : "(empty response body)");
-		if (sc_http_status_retryable(res->status)) {
+		if (is_quota(res->status, res->body.ptr, res->body.len)) {
+			/* a billing state, not a rate: no retry helps */
+			cls = SC_CHAT_QUOTA;
+			sc_buf_puts(&detail, " (quota or billing: add credit or raise the limit; "
+				    "not retried)");
+		} else if (sc_http_status_retryable(res->status)) {
 			cls = res->status == 429 ? SC_CHAT_RATE_LIMITED : SC_CHAT_SERVER;
 			retry = true;
-			wait = sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
+			wait = res->retry_after_ms >= 0 ? res->retry_after_ms :
+			       sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
 		} else {
 			cls = (res->status == 401 || res->status == 403) ? SC_CHAT_AUTH : SC_CHAT_BAD_REQUEST;
 		}
@@ -719,6 +848,11 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 			set_error(j, cls == SC_CHAT_NETWORK ? SC_CHAT_TIMEOUT : cls, d.ptr);
 			sc_buf_release(&d);
 		}
+	} else if (cls == SC_CHAT_TRUNCATED) {
+		char *text = j->resp.text;
+		j->resp.text = NULL;
+		set_error(j, cls, detail.ptr);
+		j->resp.text = text;  /* kept for the transcript */
 	} else if (cls != SC_CHAT_OK) {
 		if (retry) {
 			struct sc_buf d = SC_BUF_INIT;

@@ -113,6 +113,21 @@ int sc_providers_add_endpoint(const struct sc_endpoint *e);
  * NULL). Copied.
  */
 int sc_providers_set_file_defaults(int kind, const char *base_url, const char *api_key);
+/*
+ * The other settings of a provider block of fastagent.config.yaml, as
+ * fast-agent 0.4.53 names them: hf "default_provider" (the route of a
+ * model without ":ROUTE"), azure "api_version", "resource_name" (base URL
+ * https://NAME.openai.azure.com) and "azure_deployment" (the deployment
+ * every azure model goes to), and "default_headers.NAME" of any provider
+ * (sent with each request; never a credential header). Copied. SC_EINVAL
+ * naming the setting for an unknown key or a bad value.
+ */
+#define SC_PROVIDER_FILE_HEADERS 4
+int sc_providers_set_file_setting(int kind, const char *key, const char *value);
+/* A setting above, or NULL. */
+const char *sc_provider_file_setting(int kind, const char *key);
+/* The i-th configured header as "Name: value", or NULL. */
+const char *sc_provider_file_header(int kind, size_t i);
 /* Forgets every endpoint and file setting (tests). */
 void sc_providers_reset(void);
 /* The scheduler's view of those file settings: NULL when none. */
@@ -134,6 +149,8 @@ struct sc_model {
 	double temperature;  /* ?temperature=; < 0: not set */
 	double top_p;        /* ?top_p=; < 0: not set */
 	int max_tokens;      /* ?max_tokens=; 0: not set */
+	char *verbosity;     /* ?verbosity=: low, medium, high; NULL: not set */
+	char *structured;    /* ?structured=: json, tool_use; NULL: not set (no effect here) */
 	char *name;          /* canonical PROVIDER.MODEL[.EFFORT][?settings] */
 	char *alias;         /* the alias it came from, or NULL */
 };
@@ -148,6 +165,58 @@ void sc_model_release(struct sc_model *model);
 
 /* Anthropic thinking budget for an effort word, 0 when none (docs/providers.md). */
 int sc_provider_thinking_budget(const char *effort);
+
+/*
+ * What one model takes, from the capability table of models.c (rules by
+ * model family, docs/providers.md cites each): whether it takes
+ * temperature and top_p (both, one of them, none), extended thinking, the
+ * reasoning effort words it takes (NULL: not known, passed as written;
+ * "": no reasoning setting at all), its output limit, and whether it is
+ * served only by an API skillci does not speak.
+ */
+struct sc_chat_request;
+
+struct sc_model_caps {
+	const char *family;     /* the table's rule: "claude-opus-4-1", "o-series"; NULL: no rule */
+	bool no_sampling;       /* reasoning model: no temperature, no top_p */
+	bool one_sampling;      /* temperature or top_p, not both (newer Claude models) */
+	bool thinking;          /* Anthropic extended thinking */
+	bool verbosity;         /* OpenAI's verbosity (gpt-5 family) */
+	const char *efforts;    /* " low medium high ": the words it takes; NULL: unknown */
+	int max_output;         /* output token limit; 0: unknown */
+	const char *unsupported;/* why no request can be sent, or NULL */
+};
+void sc_model_caps(struct sc_model_caps *out, const struct sc_model *model);
+
+/*
+ * The parameters a request sends, as the model's capabilities shape them:
+ * temperature and top_p (< 0: left out), the max tokens field and value
+ * (capped at the model's output limit; Anthropic: the answer budget plus
+ * the thinking budget), the thinking budget, the reasoning word sent
+ * (after fast-agent's mapping: minimal -> low, max <-> xhigh where only
+ * the other is taken) and OpenRouter's budget and toggle.
+ */
+struct sc_request_shape {
+	double temperature, top_p;
+	const char *max_tokens_field;
+	int max_tokens;
+	int thinking_budget;      /* Anthropic budget_tokens; 0: no thinking block */
+	const char *effort;       /* word sent, or NULL */
+	int reasoning_budget;     /* OpenRouter reasoning.max_tokens; 0: none */
+	bool reasoning_on;        /* OpenRouter reasoning.enabled */
+	const char *verbosity;
+};
+
+/*
+ * Shapes req for model into out (always filled, with every refused
+ * parameter left out). SC_EINVAL, with a message naming the model and what
+ * to change, when the request asks for what the model refuses: a
+ * temperature or top_p it does not take (unless req->temperature_optional,
+ * when the temperature is dropped), an effort word it does not take,
+ * thinking on a model without it, a model served only by another API.
+ */
+int sc_model_shape(struct sc_request_shape *out, const struct sc_model *model,
+		   const struct sc_chat_request *req);
 
 enum sc_chat_role { SC_CHAT_USER, SC_CHAT_ASSISTANT };
 
@@ -164,6 +233,7 @@ struct sc_chat_request {
 	size_t nmessages;
 	int max_tokens;             /* 0: 4096 */
 	double temperature;         /* < 0: provider default */
+	bool temperature_optional;  /* a preference: left out where the model takes none (the judge) */
 	int run_index;              /* sample number; part of the cache key */
 	const char *oracle_answer;  /* reference answer for the oracle provider */
 	const char *label;          /* test name for error messages (may be NULL) */
@@ -181,6 +251,8 @@ enum sc_chat_error {
 	SC_CHAT_OFFLINE,       /* offline cache mode and no cached answer */
 	SC_CHAT_CONFIG,        /* no key, no reference answer for the oracle */
 	SC_CHAT_CANCELLED,     /* taken back before an answer came: sc_client_cancel() */
+	SC_CHAT_TRUNCATED,     /* the answer was cut at the token limit (text kept) */
+	SC_CHAT_QUOTA,         /* quota or billing exhausted (no retry): insufficient_quota, 402 */
 };
 
 const char *sc_chat_error_name(enum sc_chat_error e);
@@ -190,11 +262,18 @@ const char *sc_chat_error_name(enum sc_chat_error e);
  * callback. The callback may keep text or error by setting the pointer to
  * NULL. input_tokens counts uncached input; cache_read_tokens and
  * cache_creation_tokens are the prompt-cache parts (OpenAI's cached_tokens
- * is moved out of prompt_tokens into cache_read_tokens).
+ * and DeepSeek's prompt_cache_hit_tokens are moved out of prompt_tokens
+ * into cache_read_tokens); output_tokens includes reasoning (xAI's
+ * reasoning_tokens, which its completion_tokens leaves out, are added).
+ * A truncated answer (finish_reason "length", stop_reason "max_tokens")
+ * completes with SC_CHAT_TRUNCATED, its text and counts kept.
  */
 struct sc_chat_response {
-	char *text;                 /* the answer, "" when empty; NULL on error */
+	char *text;                 /* the answer, "" when empty; NULL on error but a truncation */
 	int64_t input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens;
+	int64_t reasoning_tokens;   /* the reasoning part of output_tokens */
+	char *usage_raw;            /* the provider's usage object as sent (JSON), or NULL */
+	char *stop_reason;          /* finish_reason / stop_reason as sent, or NULL */
 	int http_status;            /* of the last attempt; 0 for cache/oracle/network */
 	int attempts;               /* HTTP attempts made (0 from the cache or oracle) */
 	int64_t latency_ms;         /* submit to completion */
@@ -326,6 +405,7 @@ struct sc_provider_wire {
 
 extern const struct sc_provider_wire sc_wire_anthropic;
 extern const struct sc_provider_wire sc_wire_openai;  /* every OpenAI-compatible provider */
+extern const struct sc_provider_wire sc_wire_openai_xai;  /* the same, xAI's usage counts */
 
 /*
  * The message in an error body, the same for every API: error.message

@@ -3,10 +3,12 @@
  * anthropic-version headers (set by provider.c). Body: model, max_tokens,
  * optional system, messages, temperature, top_p and, for an EFFORT or a
  * ?reasoning=N budget, extended thinking with a token budget (added on top
- * of max_tokens so the answer keeps its own budget; temperature and top_p
- * are then left out, as the API needs).
- * Response: the text blocks of content[], usage.input_tokens,
- * output_tokens, cache_read_input_tokens, cache_creation_input_tokens.
+ * of max_tokens so the answer keeps its own budget, the sum capped at the
+ * model's output limit; temperature is then left out, as the API needs),
+ * all as sc_model_shape() decides.
+ * Response: the text blocks of content[], stop_reason ("max_tokens": cut
+ * short), usage.input_tokens, output_tokens (thinking included),
+ * cache_read_input_tokens, cache_creation_input_tokens.
  * Error body: {"type":"error","error":{"type":...,"message":...}}.
  */
 #include "common.h"
@@ -22,14 +24,12 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		       const struct sc_chat_request *req)
 {
 	cJSON *root = cJSON_CreateObject(), *msgs, *m;
-	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
-	int budget = model->budget ? model->budget : sc_provider_thinking_budget(model->effort);
+	struct sc_request_shape sh;
 
-	if (budget == 0 && model->effort && !strcmp(model->effort, "on"))
-		budget = sc_provider_thinking_budget("medium");
-
+	sc_model_shape(&sh, model, req);  /* refusals were reported at submit */
+	sc_error_clear();
 	cJSON_AddStringToObject(root, "model", model->id);
-	cJSON_AddNumberToObject(root, "max_tokens", (double)max_tokens + budget);
+	cJSON_AddNumberToObject(root, "max_tokens", sh.max_tokens);
 	if (req->system && *req->system)
 		cJSON_AddStringToObject(root, "system", req->system);
 	msgs = cJSON_AddArrayToObject(root, "messages");
@@ -39,16 +39,15 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddStringToObject(m, "content", req->messages[i].content);
 		cJSON_AddItemToArray(msgs, m);
 	}
-	if (budget > 0) {
+	if (sh.thinking_budget > 0) {
 		cJSON *t = cJSON_AddObjectToObject(root, "thinking");
 		cJSON_AddStringToObject(t, "type", "enabled");
-		cJSON_AddNumberToObject(t, "budget_tokens", budget);
-	} else {
-		if (req->temperature >= 0)
-			cJSON_AddNumberToObject(root, "temperature", req->temperature);
-		if (model->top_p >= 0)
-			cJSON_AddNumberToObject(root, "top_p", model->top_p);
+		cJSON_AddNumberToObject(t, "budget_tokens", sh.thinking_budget);
 	}
+	if (sh.temperature >= 0)
+		cJSON_AddNumberToObject(root, "temperature", sh.temperature);
+	if (sh.top_p >= 0)
+		cJSON_AddNumberToObject(root, "top_p", sh.top_p);
 	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 }
@@ -78,6 +77,13 @@ static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
 	resp->cache_read_tokens = sc_json_int_or(usage, "cache_read_input_tokens", 0, INT64_MAX, 0);
 	resp->cache_creation_tokens = sc_json_int_or(usage, "cache_creation_input_tokens", 0,
 						    INT64_MAX, 0);
+	free(resp->usage_raw);
+	resp->usage_raw = usage ? cJSON_PrintUnformatted(usage) : NULL;
+	{
+		const cJSON *stop = cJSON_GetObjectItemCaseSensitive(root, "stop_reason");
+		free(resp->stop_reason);
+		resp->stop_reason = cJSON_IsString(stop) ? sc_xstrdup(stop->valuestring) : NULL;
+	}
 	free(resp->text);
 	resp->text = sc_buf_detach(&text, NULL);
 done:

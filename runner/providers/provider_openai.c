@@ -8,8 +8,11 @@
  * max_tokens, which older servers understand), temperature, top_p, and the
  * reasoning setting as the provider takes it: "reasoning_effort": "high",
  * or OpenRouter's "reasoning": {"effort": "high"} / {"max_tokens": N} /
- * {"enabled": true}. Response: choices[0].message.content,
- * usage.prompt_tokens, completion_tokens, prompt_tokens_details.cached_tokens.
+ * {"enabled": true}, all as sc_model_shape() decides. Response:
+ * choices[0].message.content, choices[0].finish_reason ("length": cut
+ * short), usage.prompt_tokens, completion_tokens,
+ * prompt_tokens_details.cached_tokens (DeepSeek: prompt_cache_hit_tokens),
+ * completion_tokens_details.reasoning_tokens (xAI: outside completion_tokens).
  * Error body: {"error":{"message":...,"type":...}} (some servers send a
  * bare string).
  */
@@ -17,23 +20,23 @@
 #include "json.h"
 #include "providers/provider.h"
 
-/* The reasoning setting, as the provider takes it. */
-static void add_reasoning(cJSON *root, const struct sc_model *model,
+/* The reasoning setting, as the provider takes it (shaped by sc_model_shape). */
+static void add_reasoning(cJSON *root, const struct sc_request_shape *sh,
 			  const struct sc_provider_info *p)
 {
-	if (!model->effort && !model->budget)
-		return;
 	if (p->effort == SC_EFFORT_REASONING_OBJECT) {
-		cJSON *r = cJSON_AddObjectToObject(root, "reasoning");
-		if (model->budget)
-			cJSON_AddNumberToObject(r, "max_tokens", model->budget);
-		else if (!strcmp(model->effort, "on"))
+		cJSON *r;
+		if (!sh->reasoning_budget && !sh->reasoning_on && !sh->effort)
+			return;
+		r = cJSON_AddObjectToObject(root, "reasoning");
+		if (sh->reasoning_budget)
+			cJSON_AddNumberToObject(r, "max_tokens", sh->reasoning_budget);
+		else if (sh->reasoning_on)
 			cJSON_AddTrueToObject(r, "enabled");
 		else
-			cJSON_AddStringToObject(r, "effort", model->effort);
-	} else if (p->effort == SC_EFFORT_REASONING_EFFORT && strcmp(model->effort, "on")) {
-		/* "on" leaves the model's default; every other word is sent as is */
-		cJSON_AddStringToObject(root, "reasoning_effort", model->effort);
+			cJSON_AddStringToObject(r, "effort", sh->effort);
+	} else if (p->effort == SC_EFFORT_REASONING_EFFORT && sh->effort) {
+		cJSON_AddStringToObject(root, "reasoning_effort", sh->effort);
 	}
 }
 
@@ -42,7 +45,10 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 {
 	const struct sc_provider_info *p = sc_provider_get(model->kind);
 	cJSON *root = cJSON_CreateObject(), *msgs, *m;
+	struct sc_request_shape sh;
 
+	sc_model_shape(&sh, model, req);  /* refusals were reported at submit */
+	sc_error_clear();
 	cJSON_AddStringToObject(root, "model", model->id);
 	msgs = cJSON_AddArrayToObject(root, "messages");
 	if (req->system && *req->system) {
@@ -58,41 +64,70 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddStringToObject(m, "content", req->messages[i].content);
 		cJSON_AddItemToArray(msgs, m);
 	}
-	cJSON_AddNumberToObject(root, p->max_tokens_field,
-				req->max_tokens > 0 ? req->max_tokens : 4096);
-	if (req->temperature >= 0)
-		cJSON_AddNumberToObject(root, "temperature", req->temperature);
-	if (model->top_p >= 0)
-		cJSON_AddNumberToObject(root, "top_p", model->top_p);
-	add_reasoning(root, model, p);
+	cJSON_AddNumberToObject(root, sh.max_tokens_field, sh.max_tokens);
+	if (sh.temperature >= 0)
+		cJSON_AddNumberToObject(root, "temperature", sh.temperature);
+	if (sh.top_p >= 0)
+		cJSON_AddNumberToObject(root, "top_p", sh.top_p);
+	add_reasoning(root, &sh, p);
+	if (sh.verbosity)
+		cJSON_AddStringToObject(root, "verbosity", sh.verbosity);
 	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 }
 
-static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len)
+/*
+ * Usage to one meaning: input without the cached part (OpenAI's
+ * prompt_tokens_details.cached_tokens, DeepSeek's prompt_cache_hit_tokens),
+ * output with reasoning (xAI counts reasoning_tokens outside
+ * completion_tokens; the others inside). The usage object is kept raw.
+ */
+static void read_usage(struct sc_chat_response *resp, const cJSON *usage, bool reasoning_outside)
+{
+	const cJSON *details = sc_json_member(usage, "completion_tokens_details");
+	int64_t prompt, cached, completion, reasoning;
+
+	prompt = sc_json_int_or(usage, "prompt_tokens", 0, INT64_MAX, 0);
+	cached = sc_json_int_or(sc_json_member(usage, "prompt_tokens_details"), "cached_tokens",
+				0, INT64_MAX, 0);
+	if (!cached)
+		cached = sc_json_int_or(usage, "prompt_cache_hit_tokens", 0, INT64_MAX, 0);
+	if (cached > prompt)
+		cached = prompt;
+	completion = sc_json_int_or(usage, "completion_tokens", 0, INT64_MAX, 0);
+	reasoning = sc_json_int_or(details, "reasoning_tokens", 0, INT64_MAX, 0);
+	if (reasoning_outside && reasoning <= INT64_MAX - completion)
+		completion += reasoning;
+	else if (reasoning > completion)
+		reasoning = completion;
+	resp->input_tokens = prompt - cached;
+	resp->cache_read_tokens = cached;
+	resp->cache_creation_tokens = 0;
+	resp->output_tokens = completion;
+	resp->reasoning_tokens = reasoning;
+	free(resp->usage_raw);
+	resp->usage_raw = usage ? cJSON_PrintUnformatted(usage) : NULL;
+}
+
+static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len,
+		    bool reasoning_outside)
 {
 	cJSON *root = cJSON_ParseWithLength(body, len);
-	const cJSON *choices, *msg, *content, *usage;
-	int64_t prompt, cached;
+	const cJSON *choices, *choice, *msg, *content, *finish;
 	int err = 0;
 
 	choices = root ? cJSON_GetObjectItemCaseSensitive(root, "choices") : NULL;
-	msg = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(choices, 0), "message");
+	choice = cJSON_GetArrayItem(choices, 0);
+	msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
 	content = cJSON_GetObjectItemCaseSensitive(msg, "content");
 	if (!cJSON_IsObject(msg) || !(cJSON_IsString(content) || cJSON_IsNull(content) || !content)) {
 		err = sc_error_set(SC_EPARSE, "response is not a chat completion (no choices[0].message)");
 		goto done;
 	}
-	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
-	prompt = sc_json_int_or(usage, "prompt_tokens", 0, INT64_MAX, 0);
-	cached = sc_json_int_or(sc_json_member(usage, "prompt_tokens_details"), "cached_tokens",
-				0, INT64_MAX, 0);
-	if (cached > prompt)
-		cached = prompt;
-	resp->input_tokens = prompt - cached;
-	resp->cache_read_tokens = cached;
-	resp->cache_creation_tokens = 0;
-	resp->output_tokens = sc_json_int_or(usage, "completion_tokens", 0, INT64_MAX, 0);
+	read_usage(resp, cJSON_GetObjectItemCaseSensitive(root, "usage"), reasoning_outside);
+	finish = cJSON_GetObjectItemCaseSensitive(choice, "finish_reason");
+	free(resp->stop_reason);
+	resp->stop_reason = cJSON_IsString(finish) ? sc_xstrdup(finish->valuestring) : NULL;
 	free(resp->text);
 	resp->text = sc_xstrdup(cJSON_IsString(content) ? content->valuestring : "");
 done:
@@ -100,6 +135,20 @@ done:
 	return err;
 }
 
+static int parse_openai(struct sc_chat_response *resp, const char *body, size_t len)
+{
+	return parse_ok(resp, body, len, false);
+}
+
+static int parse_xai(struct sc_chat_response *resp, const char *body, size_t len)
+{
+	return parse_ok(resp, body, len, true);
+}
+
 const struct sc_provider_wire sc_wire_openai = {
-	build_body, "/chat/completions", parse_ok,
+	build_body, "/chat/completions", parse_openai,
+};
+
+const struct sc_provider_wire sc_wire_openai_xai = {
+	build_body, "/chat/completions", parse_xai,
 };

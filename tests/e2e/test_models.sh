@@ -41,7 +41,8 @@ for v in ANTHROPIC_BASE_URL ANTHROPIC_API_KEY OPENAI_BASE_URL OPENAI_API_BASE OP
 	AZURE_BASE_URL AZURE_OPENAI_ENDPOINT AZURE_OPENAI_API_KEY AZURE_API_KEY AZURE_API_VERSION \
 	OPENAI_API_VERSION GOOGLE_BASE_URL GOOGLE_API_KEY GEMINI_API_KEY HF_BASE_URL HF_TOKEN \
 	OPENROUTER_BASE_URL OPENROUTER_API_KEY DEEPSEEK_BASE_URL DEEPSEEK_API_KEY XAI_BASE_URL \
-	XAI_API_KEY GROQ_BASE_URL GROQ_API_KEY GENERIC_BASE_URL GENERIC_API_KEY; do
+	XAI_API_KEY GROQ_BASE_URL GROQ_API_KEY GENERIC_BASE_URL GENERIC_API_KEY HF_DEFAULT_PROVIDER \
+	HF_HOME HF_TOKEN_PATH; do
 	unset "$v"
 done
 
@@ -91,7 +92,7 @@ while IFS='|' read -r prov model bvar bpath kvar path kh other bmodel maxf effor
 done < "$T/cases"
 
 # Azure's API version rides in the query; another can be asked for
-check "azure: api-version 2024-10-21 by default" sh -c "grep -q '\"api-version\": \"2024-10-21\"' '$FAKE_LOG'"
+check "azure: api-version 2025-04-01-preview by default" sh -c "grep -q '\"api-version\": \"2025-04-01-preview\"' '$FAKE_LOG'"
 run env AZURE_OPENAI_ENDPOINT="$F/azure-res" AZURE_API_KEY=sk-PLANTED-azure2-4a7c19 \
 	AZURE_API_VERSION=2025-01-01-preview "$SKILLCI" ask -m azure.o3-mini-dep --cache off "ping azure2"
 keep
@@ -339,6 +340,291 @@ keys="$keys sk-PLANTED-evil-4a7c19"
 # (docs/security.md): the head's endpoint does not exist for the run.
 expect_exit 2 "a head-only endpoint is refused (exit 2)"
 check "nothing is sent to a head-only endpoint" test "$(fake_req --count)" -eq "$n0"
+
+# ---- what each model takes, counted as each provider counts -------------------
+# The capability table (docs/providers.md): every case against a fake of its
+# own, asserting the exact body sent, or that nothing was sent, and the usage
+# parsed from the provider's own fields.
+cat > "$T/caps.json" <<'JSON'
+{
+  "rules": [
+    {"match": {"contains": "usage-xai"},
+     "reply": {"text": "grok says hi",
+               "raw_usage": {"prompt_tokens": 10, "completion_tokens": 9, "total_tokens": 113,
+                             "completion_tokens_details": {"reasoning_tokens": 94}}}},
+    {"match": {"contains": "usage-deepseek"},
+     "reply": {"text": "cached",
+               "raw_usage": {"prompt_tokens": 1000, "completion_tokens": 5,
+                             "prompt_cache_hit_tokens": 800, "prompt_cache_miss_tokens": 200}}},
+    {"match": {"contains": "cut-short"},
+     "reply": {"text": "", "stop": "length", "usage": {"input": 12, "output": 4096}}},
+    {"match": {"contains": "claude-cut"},
+     "reply": {"text": "the first half", "stop": "max_tokens", "usage": {"input": 12, "output": 64}}},
+    {"match": {"contains": "quota-out"},
+     "reply": {"status": 429, "error_type": "insufficient_quota",
+               "error_message": "You exceeded your current quota, please check your plan and billing details."}},
+    {"match": {"contains": "slow-down", "first": 1},
+     "reply": {"status": 429, "retry_after_ms": 40, "error_type": "rate_limit_error", "error_message": "slow down"}},
+    {"match": {"model": "o3-mini", "contains": "Answer:"}, "reply": {"text": "SCORE: 0.5"}},
+    {"match": {"system": "<skill", "contains": "long task"},
+     "reply": {"text": "step 1 of 40", "stop": "length", "usage": {"input": 30, "output": 50}}},
+    {"match": {"system": "<skill"}, "reply": {"text": "ANSWER-OK"}}
+  ],
+  "default": {"text": "fine", "usage": {"input": 20, "output": 5}}
+}
+JSON
+fake_start "$T/caps.json" || exit 1
+K="$FAKE_URL"
+ckey=sk-PLANTED-caps-4a7c19
+keys="$keys $ckey"
+cenv() { env ANTHROPIC_BASE_URL="$K/a" ANTHROPIC_API_KEY=$ckey OPENAI_BASE_URL="$K/o/v1" \
+	OPENAI_API_KEY=$ckey XAI_BASE_URL="$K/x/v1" XAI_API_KEY=$ckey GOOGLE_BASE_URL="$K/g" \
+	GOOGLE_API_KEY=$ckey DEEPSEEK_BASE_URL="$K/d" DEEPSEEK_API_KEY=$ckey "$@"; }
+
+# refused before any request: model | extra ask option (or -) | what the message says
+cat > "$T/refusals" <<'EOF'
+o3-mini|--temperature=0.2|o3-mini is a reasoning model and takes no temperature
+o3-mini.max|-|o3-mini takes no effort 'max'; it takes low, medium, high
+o3-mini.none|-|o3-mini cannot turn reasoning off; it takes low, medium, high
+gpt-5.1.xhigh|-|gpt-5.1 takes no effort 'xhigh'; it takes none, low, medium, high
+grok-4.high|-|grok-4 takes no reasoning effort
+gemini-2.5-pro.none|-|gemini-2.5-pro cannot turn reasoning off
+haiku35.high|-|claude-3-5-haiku-latest has no extended thinking
+sonnet?temperature=0.5&top_p=0.9|-|claude-sonnet-4-5 takes temperature or top_p, not both
+sonnet.high|--temperature=0.3|extended thinking takes no temperature
+codex|-|gpt-5.2-codex is served only by OpenAI's Responses API
+EOF
+while IFS='|' read -r model extra says; do
+	n0=$(fake_req --count)
+	if [ "$extra" = "-" ]; then
+		run cenv "$SKILLCI" ask -m "$model" --cache off "ping caps"
+	else
+		run cenv "$SKILLCI" ask -m "$model" "$extra" --cache off "ping caps"
+	fi
+	keep
+	expect_exit 2 "$model $extra: refused (exit 2)"
+	expect_err_contains "$says" "$model: the refusal says why"
+	check "$model: nothing was sent" test "$(fake_req --count)" -eq "$n0"
+done < "$T/refusals"
+
+# sent or capped: model | body field=value ... (checked on the last request)
+cat > "$T/bodies" <<'EOF'
+sonnet.max|max_tokens=64000 thinking.budget_tokens=59904 thinking.type=enabled temperature=<missing>
+opus4.xhigh|max_tokens=32000 thinking.budget_tokens=27904
+opus.high|model=claude-opus-4-6 max_tokens=20480 thinking.budget_tokens=16384
+sonnet37.low|model=claude-3-7-sonnet-latest thinking.budget_tokens=2048
+haiku35|model=claude-3-5-haiku-latest thinking=<missing> max_tokens=4096
+sonnet.none|thinking=<missing> max_tokens=4096
+gpt-5.1.minimal|reasoning_effort=low max_completion_tokens=4096
+gpt-5.1.none|reasoning_effort=none
+gpt52.max|model=gpt-5.2 reasoning_effort=xhigh
+o3-mini.high|reasoning_effort=high temperature=<missing>
+gpt-5.1.auto|reasoning_effort=<missing>
+claude-sonnet-4-5|model=claude-sonnet-4-5
+responses.gpt-5.1.low|model=gpt-5.1 reasoning_effort=low
+googleoai.gemini-2.5-flash.none|model=gemini-2.5-flash reasoning_effort=none
+gpt-5?verbosity=low|verbosity=low
+haiku3?max_tokens=9000|max_tokens=4096
+grok-3-mini.high|reasoning_effort=high
+EOF
+while IFS='|' read -r model fields; do
+	run cenv "$SKILLCI" ask -m "$model" --cache off "ping body"
+	keep
+	expect_exit 0 "$model: sent"
+	for fv in $fields; do
+		check "$model: body ${fv%%=*} is ${fv#*=}" test "$(fake_req -1 "body.${fv%%=*}")" = "${fv#*=}"
+	done
+done < "$T/bodies"
+run cenv "$SKILLCI" ask -m gpt-4.1 --temperature 0.2 --cache off "ping temp"
+expect_exit 0 "gpt-4.1 --temperature 0.2"
+check "gpt-4.1: temperature 0.2 sent" test "$(fake_req -1 body.temperature)" = "0.2"
+
+# usage to one meaning
+run cenv "$SKILLCI" ask -m grok-3-mini.high --cache off "usage-xai"
+keep
+expect_exit 0 "xai: answered"
+expect_err_contains "tokens: input 10, output 103, cache read 0, cache write 0, reasoning 94" \
+	"xai: reasoning tokens outside completion_tokens are counted as output"
+run cenv "$SKILLCI" ask -m deepseek --cache off "usage-deepseek"
+keep
+expect_exit 0 "deepseek: answered"
+expect_err_contains "tokens: input 200, output 5, cache read 800, cache write 0" \
+	"deepseek: prompt_cache_hit_tokens are the cached input"
+
+# a truncated answer is an error of its own, not an answer
+run cenv "$SKILLCI" ask -m o3-mini --cache off "cut-short"
+keep
+expect_exit 3 "a truncated answer exits 3"
+expect_err_contains "the answer was cut at the token limit (finish_reason 'length' after 4096 output tokens)" \
+	"the truncation is named"
+expect_err_contains "tokens: input 12, output 4096 (reasoning 0)" "its tokens are still shown"
+run cenv "$SKILLCI" ask -m haiku --cache off "claude-cut"
+keep
+expect_exit 3 "an Anthropic answer at max_tokens exits 3"
+expect_err_contains "stop_reason 'max_tokens'" "Anthropic's stop reason is read"
+expect_err_contains "the first half" "what came before the cut is shown"
+
+# retry classes: quota is not retried; retry-after-ms is honoured
+n0=$(fake_req --count)
+run cenv "$SKILLCI" ask -m gpt-4.1 --cache off "quota-out"
+keep
+expect_exit 3 "insufficient_quota fails"
+expect_err_contains "insufficient_quota: You exceeded your current quota" "the provider's message is shown"
+expect_err_contains "not retried" "the message says it is not retried"
+check "insufficient_quota: one request, no retry" test "$(fake_req --count)" -eq $((n0 + 1))
+n0=$(fake_req --count)
+run cenv SKILLCI_TRACE=http "$SKILLCI" ask -m gpt-4.1 --cache off "slow-down"
+keep
+expect_exit 0 "a 429 with retry-after-ms is retried"
+expect_err_contains "in 40 ms after HTTP 429" "the wait is retry-after-ms"
+check "retry-after-ms: two requests" test "$(fake_req --count)" -eq $((n0 + 2))
+
+# eval: a truncated answer is an error of class truncated in results, reports
+# and the store's transcript (with the raw usage); the judge's temperature is
+# left out for a reasoning model
+Q="$T/capsproj"
+mkdir -p "$Q/skills/stepper"
+printf -- '---\nname: stepper\ndescription: Lists steps.\n---\n# Stepper\n\nAnswer with ANSWER-OK.\n' \
+	> "$Q/skills/stepper/SKILL.md"
+cat > "$Q/skills/stepper/skill_meta.json" <<'EOF'
+{"tests": [{"input": "a long task", "expected": {"contains": ["answer-ok"]}},
+           {"input": "a short one", "expected": {"contains": ["answer-ok"]}}]}
+EOF
+cd "$Q" || exit 1
+n0=$(fake_req --count)
+run cenv "$SKILLCI" eval skills/stepper -m gpt-4.1 --judge o3-mini --no-baseline \
+	--json "$T/caps-results.json" --store "$T/caps.db" --no-cache
+keep
+cd "$SKILLCI_ROOT" || exit 1
+check "results: the cut answer is an error of class truncated, not a wrong answer" \
+	python3 - "$T/caps-results.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+u = {x["test_name"]: x for x in r["units"]}
+cut = u["a long task"]
+assert cut["verdict"] == "error" and cut["error_class"] == "truncated", cut
+assert "cut at the token limit" in cut["message"], cut
+assert cut["tokens_out"] == 50, cut
+assert u["a short one"]["verdict"] == "pass", u["a short one"]
+EOF
+check "the store's transcript keeps the cut answer, its stop reason and raw usage" \
+	python3 - "$T/caps.db" <<'EOF'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+t = {n: json.loads(x) for n, x in db.execute("select test_name, transcript from units")}
+last = t["a long task"][-1]
+assert last["role"] == "assistant" and last["content"] == "step 1 of 40", last
+assert last["truncated"] is True and last["stop_reason"] == "length", last
+assert last["usage_raw"]["completion_tokens"] == 50, last
+ok = t["a short one"][-1]
+assert ok["stop_reason"] == "stop" and ok["usage_raw"]["completion_tokens"] == 5, ok
+EOF
+check "the judge (o3-mini) was sent no temperature" python3 - "$FAKE_LOG" "$n0" <<'EOF'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+judge = [r for r in reqs if r["body"].get("model") == "o3-mini"]
+assert judge, "no judge request"
+for r in judge:
+    assert "temperature" not in r["body"], r["body"]
+    assert r["body"]["max_completion_tokens"] == 1024, r["body"]
+EOF
+cd "$Q" || exit 1
+n0=$(fake_req --count)
+run cenv "$SKILLCI" eval skills/stepper -m gpt-4.1 --judge o3-mini.max --no-baseline --no-cache \
+	--store "$T/caps2.db"
+cd "$SKILLCI_ROOT" || exit 1
+expect_exit 2 "a judge model that refuses the judge's request is refused before any unit"
+expect_err_contains "judge: model 'openai.o3-mini.max': o3-mini takes no effort 'max'" "the judge refusal says why"
+check "nothing was sent for a refused judge" test "$(fake_req --count)" -eq "$n0"
+run "$SKILLCI" report "$T/caps-results.json" --markdown "$T/caps.md"
+expect_exit 0 "the report renders"
+check "the Markdown report shows the truncated class" grep -q "truncated" "$T/caps.md"
+check "planted key caps not in the caps fake's log or outputs" \
+	sh -c "! grep -q -- '$ckey' '$FAKE_LOG' '$T/caps.md' '$T/caps-results.json'"
+
+# ---- fast-agent's provider settings: HF route and token file, Azure, headers ----
+hkey=sk-PLANTED-hftok-4a7c19
+fkey=sk-PLANTED-fafile-4a7c19
+keys="$keys $hkey $fkey"
+# HF_DEFAULT_PROVIDER routes a model named without ":ROUTE"; a route given wins
+run env HF_BASE_URL="$K/hf/v1" HF_TOKEN=$ckey HF_DEFAULT_PROVIDER=groq \
+	"$SKILLCI" ask -m hf.openai/gpt-oss-20b --cache off "ping hfroute"
+keep
+expect_exit 0 "hf: HF_DEFAULT_PROVIDER"
+check "hf: HF_DEFAULT_PROVIDER is the route" test "$(fake_req -1 body.model)" = "openai/gpt-oss-20b:groq"
+expect_err_contains "model: hf.openai/gpt-oss-20b:groq" "the routed name is the model's name"
+run env HF_BASE_URL="$K/hf/v1" HF_TOKEN=$ckey HF_DEFAULT_PROVIDER=groq \
+	"$SKILLCI" ask -m kimi --cache off "ping hfroute2"
+check "hf: an alias's own route wins" test "$(fake_req -1 body.model)" = "moonshotai/Kimi-K2-Instruct-0905:groq"
+# the token `hf auth login` saved, when HF_TOKEN is not set
+mkdir -p "$T/hfhome"
+printf '%s\n' "$hkey" > "$T/hfhome/token"
+run env HF_BASE_URL="$K/hf/v1" HF_HOME="$T/hfhome" "$SKILLCI" ask -m gpt-oss-20b --cache off "ping hftoken"
+keep
+expect_exit 0 "hf: the token file of hf auth login"
+check "hf: the token file's token is sent" test "$(fake_req -1 headers.authorization)" = "$(fake_mask "$hkey")"
+run env HF_BASE_URL="$K/hf/v1" HF_HOME="$T/nohome" HOME="$T/nohome" "$SKILLCI" ask -m gpt-oss-20b --cache off "ping"
+expect_exit 2 "hf: no token anywhere"
+expect_err_contains "HF_TOKEN is not set (needed for hf models; or log in with \`hf auth login\`)" \
+	"hf: the message says how to log in"
+
+# fastagent.config.yaml: its api_key before the variable (fast-agent's order),
+# hf.default_provider, azure api_version, default_headers (OpenRouter's X-Title
+# replaced), each sent as written
+FA="$T/faproj"
+mkdir -p "$FA"
+cat > "$FA/fastagent.config.yaml" <<EOF
+default_model: haiku
+anthropic:
+  api_key: $fkey
+hf:
+  default_provider: together
+azure:
+  base_url: $K/azfile
+  api_version: 2024-12-01-preview
+  azure_deployment: o3-mini-dep
+openrouter:
+  default_headers:
+    X-Title: my-skills
+    HTTP-Referer: https://example.org/skills
+EOF
+cd "$FA" || exit 1
+run env ANTHROPIC_BASE_URL="$K/a" ANTHROPIC_API_KEY=$ckey "$SKILLCI" ask -m haiku --cache off "ping fafile"
+keep
+expect_exit 0 "fastagent.config.yaml: anthropic"
+check "the config file's api_key wins over ANTHROPIC_API_KEY" \
+	test "$(fake_req -1 headers.x-api-key)" = "$(fake_mask "$fkey")"
+run env HF_BASE_URL="$K/hf/v1" HF_TOKEN=$ckey HF_DEFAULT_PROVIDER=groq "$SKILLCI" ask \
+	-m hf.Qwen/Qwen3-8B --cache off "ping fahf"
+keep
+check "hf.default_provider wins over HF_DEFAULT_PROVIDER" test "$(fake_req -1 body.model)" = "Qwen/Qwen3-8B:together"
+run env AZURE_API_KEY=$ckey AZURE_API_VERSION=2099-01-01 "$SKILLCI" ask -m azure.o3-mini-dep.low --cache off "ping faazure"
+keep
+expect_exit 0 "fastagent.config.yaml: azure"
+check "azure: base_url from the file" test "$(fake_req -1 path)" = "/azfile/openai/deployments/o3-mini-dep/chat/completions"
+check "azure: api_version from the file" test "$(fake_req -1 query.api-version)" = "2024-12-01-preview"
+check "azure: the o-series rules go by the deployment name (no temperature, low effort)" \
+	test "$(fake_req -1 body.reasoning_effort)" = "low"
+run env OPENROUTER_BASE_URL="$K/or/api/v1" OPENROUTER_API_KEY=$ckey "$SKILLCI" ask -m openrouter.x/y --cache off "ping faor"
+keep
+expect_exit 0 "fastagent.config.yaml: openrouter"
+check "openrouter: default_headers X-Title replaces skillci's" test "$(fake_req -1 headers.x-title)" = "my-skills"
+check "openrouter: default_headers HTTP-Referer" test "$(fake_req -1 headers.http-referer)" = "https://example.org/skills"
+cat > "$FA/fastagent.config.yaml" <<'EOF'
+openrouter:
+  default_headers:
+    Authorization: Bearer nope
+EOF
+run env OPENROUTER_BASE_URL="$K/or/api/v1" OPENROUTER_API_KEY=$ckey "$SKILLCI" ask -m openrouter.x/y --cache off "ping"
+expect_exit 2 "a credential header in default_headers is refused"
+expect_err_contains "fastagent.config.yaml:1: openrouter.default_headers: 'Authorization' is not a header skillci may send" \
+	"the refusal names the file, line and header"
+cd "$SKILLCI_ROOT" || exit 1
+# the Azure default api-version takes o-series deployments
+run env AZURE_OPENAI_ENDPOINT="$K/az" AZURE_API_KEY=$ckey "$SKILLCI" ask -m azure.o4-mini --cache off "ping azdefault"
+check "azure: api-version 2025-04-01-preview by default" test "$(fake_req -1 query.api-version)" = "2025-04-01-preview"
+check "planted keys of the settings not in the caps fake's log" \
+	sh -c "! grep -q -e '$hkey' -e '$fkey' '$FAKE_LOG'"
 
 # ---- no planted key anywhere --------------------------------------------------
 for k in $keys; do

@@ -1,5 +1,7 @@
 # Provider behaviour end to end, against the fake model server: injected
-# faults seen through skillci ask, Retry-After as an HTTP date, and the
+# faults seen through skillci ask, Retry-After as an HTTP date, the retry
+# classes (overload, quota and billing, auth, retry-after-ms), the
+# capability table of the code against its documentation, and the
 # concurrency bound of one client over many requests (the fake's highest
 # in-flight count), through the benchmark driver at a small size.
 . tests/e2e/lib.sh
@@ -15,7 +17,17 @@ cat > "$T/script.json" <<'JSON'
     {"match": {"contains": "bad-request"},
      "reply": {"status": 400, "error_type": "invalid_request_error", "error_message": "max_tokens: too large"}},
     {"match": {"contains": "missing-model"},
-     "reply": {"status": 404, "error_type": "not_found_error", "error_message": "model: nope"}}
+     "reply": {"status": 404, "error_type": "not_found_error", "error_message": "model: nope"}},
+    {"match": {"contains": "overloaded", "first": 2},
+     "reply": {"status": 529, "error_type": "overloaded_error", "error_message": "Overloaded"}},
+    {"match": {"contains": "no-credit"},
+     "reply": {"status": 400, "error_type": "invalid_request_error",
+               "error_message": "Your credit balance is too low to access the Anthropic API."}},
+    {"match": {"contains": "pay-up"}, "reply": {"status": 402, "error_message": "Insufficient credits"}},
+    {"match": {"contains": "bad-key"},
+     "reply": {"status": 401, "error_type": "authentication_error", "error_message": "invalid x-api-key"}},
+    {"match": {"contains": "wait-ms", "first": 1},
+     "reply": {"status": 503, "retry_after_ms": 25, "retry_after": "30"}}
   ],
   "default": {"text": "fine"}
 }
@@ -50,6 +62,43 @@ check "400 is not retried" test "$(fake_stat requests)" -eq $((n0 + 1))
 run "$SKILLCI" ask -m openai.gpt-test --cache off "missing-model"
 expect_exit 3 "404 exits 3"
 expect_err_contains "model: nope" "404 shows the provider's message"
+
+# retry classes: overload is retried; quota, billing and auth are not
+run "$SKILLCI" ask -m haiku --cache off "overloaded"
+expect_exit 0 "529 overloaded is retried"
+expect_err_contains "3 attempts" "two overloads cost two attempts"
+for case in "no-credit|haiku|credit balance is too low" "pay-up|openai.gpt-test|Insufficient credits"; do
+	word=${case%%|*} rest=${case#*|}
+	model=${rest%%|*} says=${rest#*|}
+	n0=$(fake_stat requests)
+	run "$SKILLCI" ask -m "$model" --cache off "$word"
+	expect_exit 3 "$word: fails"
+	expect_err_contains "$says" "$word: the provider's message"
+	expect_err_contains "(quota or billing: add credit or raise the limit; not retried)" "$word: said to be quota"
+	check "$word: not retried" test "$(fake_stat requests)" -eq $((n0 + 1))
+done
+n0=$(fake_stat requests)
+run "$SKILLCI" ask -m haiku --cache off "bad-key"
+expect_exit 3 "401 fails"
+check "401 is not retried" test "$(fake_stat requests)" -eq $((n0 + 1))
+run env SKILLCI_TRACE=http "$SKILLCI" ask -m openai.gpt-test --cache off "wait-ms"
+expect_exit 0 "503 with retry-after-ms is retried"
+expect_err_contains "in 25 ms after HTTP 503" "retry-after-ms wins over Retry-After"
+
+# the capability table of the code and the one of docs/providers.md name the
+# same families
+check "every family of models.c is in docs/providers.md" python3 - \
+	"$SKILLCI_ROOT/runner/providers/models.c" "$SKILLCI_ROOT/docs/providers.md" <<'EOF'
+import re, sys
+code = open(sys.argv[1]).read()
+table = code[code.index("} families[] = {"):code.index("#undef OAI")]
+prefixes = re.findall(r'^\s*\{ [A-Z_P()|\s]+, "([^"]+)"', table, re.M)
+assert len(prefixes) > 20, prefixes
+doc = open(sys.argv[2]).read()
+section = doc[doc.index("### What each model takes"):doc.index("### Parameters, usage and retries")]
+missing = [p for p in prefixes if p.rstrip("-") not in section]
+assert not missing, missing
+EOF
 
 driver="$SKILLCI_ROOT/${BUILD:-build}/tests/bench/bench_providers"
 if [ -x "$driver" ]; then

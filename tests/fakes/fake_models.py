@@ -61,7 +61,10 @@ Script (JSON; every field optional):
                                      # which are not UTF-8),
                                      # "die" (the server exits without answering)
       "drip_ms": 200,
-      "raw_usage": null              # usage object sent verbatim instead
+      "raw_usage": null,             # usage object sent verbatim instead
+      "retry_after_ms": 1500,        # retry-after-ms header (OpenAI, Azure)
+      "stop": "length"               # finish_reason (OpenAI) or stop_reason (Anthropic);
+                                     # default "stop" / "end_turn"
     }
 
 The default reply is {"text": "fake answer to: {last_user}"} with usage
@@ -355,6 +358,8 @@ class Handler(BaseHTTPRequestHandler):
         headers = {}
         if "retry_after" in reply:
             headers["Retry-After"] = str(reply["retry_after"])
+        if "retry_after_ms" in reply:
+            headers["retry-after-ms"] = str(reply["retry_after_ms"])
         if "retry_after_in" in reply:
             headers["Retry-After"] = email.utils.formatdate(time.time() + reply["retry_after_in"], usegmt=True)
         if status >= 400:
@@ -381,7 +386,7 @@ class Handler(BaseHTTPRequestHandler):
                      "cache_read_input_tokens": u["cache_read"],
                      "cache_creation_input_tokens": u["cache_creation"]}
             obj = {"id": "msg_fake_%d" % n, "type": "message", "role": "assistant", "model": model,
-                   "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                   "content": [{"type": "text", "text": text}], "stop_reason": reply.get("stop", "end_turn"),
                    "usage": reply.get("raw_usage", usage)}
         else:
             usage = {"prompt_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
@@ -390,7 +395,7 @@ class Handler(BaseHTTPRequestHandler):
                      "prompt_tokens_details": {"cached_tokens": u["cache_read"]}}
             obj = {"id": "chatcmpl-fake-%d" % n, "object": "chat.completion", "model": model,
                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop"}],
+                                "finish_reason": reply.get("stop", "stop")}],
                    "usage": reply.get("raw_usage", usage)}
         data = json.dumps(obj).encode()
         if fault == "invalid_utf8":

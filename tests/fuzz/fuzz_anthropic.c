@@ -22,6 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sc_provider_parse_error(&msg, (const char *)data, size);
 	free(resp.text);
 	free(resp.error);
+	free(resp.usage_raw);
+	free(resp.stop_reason);
 	sc_buf_release(&msg);
 	return 0;
 }

@@ -66,6 +66,10 @@ static void test_keys_follow_the_request(void **state)
 	key_of(b, "openai.claude-haiku-4-5", "s", "p", 0, 100);
 	assert_string_not_equal(a, b);  /* provider */
 	assert_int_equal(strlen(a), 64);
+	key_of(a, "gpt-5", "s", "p", 0, 100);
+	key_of(b, "gpt-5?verbosity=low", "s", "p", 0, 100);
+	assert_string_not_equal(a, b);  /* verbosity changes the answer */
+	key_of(a, "haiku", "s", "p", 0, 100);
 
 	/* the key is independent of API keys and base URLs */
 	setenv("ANTHROPIC_API_KEY", "another", 1);

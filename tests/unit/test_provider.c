@@ -18,7 +18,7 @@ static void test_model_names(void **state)
 	sc_model_release(&m);
 
 	assert_int_equal(sc_model_parse(&m, "opus.high"), 0);
-	assert_string_equal(m.id, "claude-opus-4-5");
+	assert_string_equal(m.id, "claude-opus-4-6");  /* fast-agent 0.4.53 */
 	assert_string_equal(m.effort, "high");
 	sc_model_release(&m);
 
@@ -217,6 +217,63 @@ static void test_model_strings(void **state)
 	}
 }
 
+/* fastagent.config.yaml's other provider settings: what is kept, what is refused. */
+static void test_file_settings(void **state)
+{
+	struct sc_model m;
+	(void)state;
+
+	sc_providers_reset();
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_AZURE, "api_version",
+						       "2024-12-01-preview"), 0);
+	assert_string_equal(sc_provider_file_setting(SC_PROVIDER_AZURE, "api_version"),
+			    "2024-12-01-preview");
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_AZURE, "resource_name", "my-res"), 0);
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_AZURE, "api_version", "x&y=1"),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "azure.api_version: 'x&y=1'"));
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_OPENAI, "api_version", "1"),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "openai: no setting 'api_version'"));
+
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_OPENROUTER, "default_headers.X-Title",
+						       "my skills"), 0);
+	assert_string_equal(sc_provider_file_header(SC_PROVIDER_OPENROUTER, 0), "X-Title: my skills");
+	assert_null(sc_provider_file_header(SC_PROVIDER_OPENROUTER, 1));
+	assert_null(sc_provider_file_header(SC_PROVIDER_OPENAI, 0));
+	static const char *const refused[] = { "Authorization", "X-Api-Key", "x-auth-token", "Cookie",
+					       "Host", "content-type", "bad header", "" };
+	for (size_t i = 0; i < SC_ARRAY_SIZE(refused); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "default_headers.%s", refused[i]);
+		if (sc_providers_set_file_setting(SC_PROVIDER_OPENROUTER, key, "v") != SC_EINVAL)
+			fail_msg("header '%s' was accepted", refused[i]);
+	}
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_HF, "default_headers.X-A", "a\r\nB: c"),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "control character"));
+
+	/* hf.default_provider routes a model named without one, before HF_DEFAULT_PROVIDER */
+	setenv("HF_DEFAULT_PROVIDER", "groq", 1);
+	assert_int_equal(sc_model_parse(&m, "hf.org/model"), 0);
+	assert_string_equal(m.name, "hf.org/model:groq");
+	sc_model_release(&m);
+	assert_int_equal(sc_providers_set_file_setting(SC_PROVIDER_HF, "default_provider", "together"), 0);
+	assert_int_equal(sc_model_parse(&m, "hf.org/model"), 0);
+	assert_string_equal(m.name, "hf.org/model:together");
+	sc_model_release(&m);
+	assert_int_equal(sc_model_parse(&m, "hf.org/model:nebius"), 0);
+	assert_string_equal(m.name, "hf.org/model:nebius");
+	sc_model_release(&m);
+	unsetenv("HF_DEFAULT_PROVIDER");
+	sc_providers_reset();
+	assert_null(sc_provider_file_setting(SC_PROVIDER_AZURE, "api_version"));
+	assert_null(sc_provider_file_header(SC_PROVIDER_OPENROUTER, 0));
+	assert_int_equal(sc_model_parse(&m, "hf.org/model"), 0);
+	assert_string_equal(m.name, "hf.org/model");
+	sc_model_release(&m);
+}
+
 /* Named endpoints resolve only once registered, and cannot shadow anything. */
 static void test_endpoints(void **state)
 {
@@ -358,6 +415,8 @@ static void test_parse_responses(void **state)
 	assert_int_equal(r.cache_read_tokens, 67);
 	assert_int_equal(r.cache_creation_tokens, 8);
 	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
 
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(sc_wire_openai.parse_ok(&r, o, strlen(o)), 0);
@@ -366,6 +425,8 @@ static void test_parse_responses(void **state)
 	assert_int_equal(r.cache_read_tokens, 67);
 	assert_int_equal(r.output_tokens, 45);
 	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
 
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(sc_wire_anthropic.parse_ok(&r, "{\"x\":1}", 7), SC_EPARSE);
@@ -409,11 +470,363 @@ static void test_parse_huge_counts(void **state)
 	assert_int_equal(r.input_tokens, 0);
 	assert_int_equal(r.output_tokens, 0);
 	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(sc_wire_openai.parse_ok(&r, o, strlen(o)), 0);
 	assert_int_equal(r.input_tokens, 0);
 	assert_int_equal(r.output_tokens, 2);
 	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
+}
+
+/*
+ * fast-agent 0.4.53 parity, from that version's source
+ * (src/fast_agent/llm/model_factory.py: MODEL_ALIASES and DEFAULT_PROVIDERS;
+ * reasoning_effort.py: EFFORT_LEVELS, TRUE_VALUES, FALSE_VALUES;
+ * text_verbosity.py; structured_output_mode.py; provider_types.py): each
+ * string fast-agent accepts, and the provider and model it resolves to.
+ * fast-agent's "responses" provider is "openai" here (chat completions),
+ * "googleoai" is "google".
+ */
+static void test_fast_agent_parity(void **state)
+{
+	static const struct { const char *in; int kind; const char *id, *effort; } facts[] = {
+		/* MODEL_ALIASES */
+		{ "gpt51", SC_PROVIDER_OPENAI, "gpt-5.1", NULL },
+		{ "gpt52", SC_PROVIDER_OPENAI, "gpt-5.2", NULL },
+		{ "codex", SC_PROVIDER_OPENAI, "gpt-5.2-codex", NULL },
+		{ "sonnet", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", NULL },
+		{ "sonnet4", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-0", NULL },
+		{ "sonnet45", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", NULL },
+		{ "sonnet35", SC_PROVIDER_ANTHROPIC, "claude-3-5-sonnet-latest", NULL },
+		{ "sonnet37", SC_PROVIDER_ANTHROPIC, "claude-3-7-sonnet-latest", NULL },
+		{ "claude", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", NULL },
+		{ "haiku", SC_PROVIDER_ANTHROPIC, "claude-haiku-4-5", NULL },
+		{ "haiku3", SC_PROVIDER_ANTHROPIC, "claude-3-haiku-20240307", NULL },
+		{ "haiku35", SC_PROVIDER_ANTHROPIC, "claude-3-5-haiku-latest", NULL },
+		{ "haiku45", SC_PROVIDER_ANTHROPIC, "claude-haiku-4-5", NULL },
+		{ "opus", SC_PROVIDER_ANTHROPIC, "claude-opus-4-6", NULL },
+		{ "opus4", SC_PROVIDER_ANTHROPIC, "claude-opus-4-1", NULL },
+		{ "opus45", SC_PROVIDER_ANTHROPIC, "claude-opus-4-5", NULL },
+		{ "opus46", SC_PROVIDER_ANTHROPIC, "claude-opus-4-6", NULL },
+		{ "opus3", SC_PROVIDER_ANTHROPIC, "claude-3-opus-latest", NULL },
+		{ "deepseekv3", SC_PROVIDER_DEEPSEEK, "deepseek-chat", NULL },
+		{ "deepseek3", SC_PROVIDER_DEEPSEEK, "deepseek-chat", NULL },
+		{ "deepseek", SC_PROVIDER_DEEPSEEK, "deepseek-chat", NULL },
+		{ "gemini2", SC_PROVIDER_GOOGLE, "gemini-2.0-flash", NULL },
+		{ "gemini25", SC_PROVIDER_GOOGLE, "gemini-2.5-flash-preview-09-2025", NULL },
+		{ "gemini25pro", SC_PROVIDER_GOOGLE, "gemini-2.5-pro", NULL },
+		{ "gemini3", SC_PROVIDER_GOOGLE, "gemini-3-pro-preview", NULL },
+		{ "gemini3flash", SC_PROVIDER_GOOGLE, "gemini-3-flash-preview", NULL },
+		{ "grok-4-fast", SC_PROVIDER_XAI, "grok-4-fast-non-reasoning", NULL },
+		{ "grok-4-fast-reasoning", SC_PROVIDER_XAI, "grok-4-fast-reasoning", NULL },
+		{ "kimigroq", SC_PROVIDER_GROQ, "moonshotai/kimi-k2-instruct-0905", NULL },
+		{ "minimax", SC_PROVIDER_HF, "MiniMaxAI/MiniMax-M2.1:novita", NULL },
+		{ "kimi", SC_PROVIDER_HF, "moonshotai/Kimi-K2-Instruct-0905:groq", NULL },
+		{ "gpt-oss", SC_PROVIDER_HF, "openai/gpt-oss-120b:cerebras", NULL },
+		{ "gpt-oss-20b", SC_PROVIDER_HF, "openai/gpt-oss-20b", NULL },
+		{ "glm47", SC_PROVIDER_HF, "zai-org/GLM-4.7:cerebras", NULL },
+		{ "glm5", SC_PROVIDER_HF, "zai-org/GLM-5:novita", NULL },
+		{ "glm", SC_PROVIDER_HF, "zai-org/GLM-5:novita", NULL },
+		{ "qwen3", SC_PROVIDER_HF, "Qwen/Qwen3-Next-80B-A3B-Instruct:together", NULL },
+		{ "deepseek31", SC_PROVIDER_HF, "deepseek-ai/DeepSeek-V3.1", NULL },
+		{ "kimithink", SC_PROVIDER_HF, "moonshotai/Kimi-K2-Thinking:together", NULL },
+		{ "deepseek32", SC_PROVIDER_HF, "deepseek-ai/DeepSeek-V3.2:fireworks-ai", NULL },
+		{ "kimi25", SC_PROVIDER_HF, "moonshotai/Kimi-K2.5:fireworks-ai", NULL },
+		/* DEFAULT_PROVIDERS: bare model names */
+		{ "claude-sonnet-4-5", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", NULL },
+		{ "claude-opus-4-20250514", SC_PROVIDER_ANTHROPIC, "claude-opus-4-20250514", NULL },
+		{ "gpt-5.1", SC_PROVIDER_OPENAI, "gpt-5.1", NULL },
+		{ "gpt-5.3-codex", SC_PROVIDER_OPENAI, "gpt-5.3-codex", NULL },
+		{ "o1-preview", SC_PROVIDER_OPENAI, "o1-preview", NULL },
+		{ "gemini-2.5-pro-preview-05-06", SC_PROVIDER_GOOGLE, "gemini-2.5-pro-preview-05-06", NULL },
+		{ "grok-3-mini-fast", SC_PROVIDER_XAI, "grok-3-mini-fast", NULL },
+		{ "deepseek-chat", SC_PROVIDER_DEEPSEEK, "deepseek-chat", NULL },
+		/* provider names */
+		{ "googleoai.gemini-2.5-flash", SC_PROVIDER_GOOGLE, "gemini-2.5-flash", NULL },
+		{ "responses.gpt-5.1.low", SC_PROVIDER_OPENAI, "gpt-5.1", "low" },
+		{ "responses/o3", SC_PROVIDER_OPENAI, "o3", NULL },
+		/* EFFORT_LEVELS as suffixes, including none and auto */
+		{ "o3-mini.none", SC_PROVIDER_OPENAI, "o3-mini", "none" },
+		{ "gpt-5.1.auto", SC_PROVIDER_OPENAI, "gpt-5.1", "auto" },
+		{ "sonnet.max", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", "max" },
+		{ "gpt52.xhigh", SC_PROVIDER_OPENAI, "gpt-5.2", "xhigh" },
+		/* query keys; TRUE_VALUES/FALSE_VALUES hold "1" and "0" */
+		{ "sonnet?reasoning=1", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", "on" },
+		{ "sonnet?reasoning=0", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", "none" },
+		{ "sonnet?reasoning=auto", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", "auto" },
+		{ "gpt-5?verbosity=med", SC_PROVIDER_OPENAI, "gpt-5", NULL },
+		{ "sonnet?structured=tool-use", SC_PROVIDER_ANTHROPIC, "claude-sonnet-4-5", NULL },
+		/* ALIAS:ROUTE replaces the alias's route */
+		{ "glm:together", SC_PROVIDER_HF, "zai-org/GLM-5:together", NULL },
+	};
+	/* canonical names fast-agent reads back the same (effort before the route) */
+	static const struct { const char *in, *canon; } canon[] = {
+		{ "kimi.high", "hf.moonshotai/Kimi-K2-Instruct-0905.high:groq" },
+		{ "hf.moonshotai/Kimi-K2-Instruct-0905:groq.high",
+		  "hf.moonshotai/Kimi-K2-Instruct-0905.high:groq" },
+		{ "gpt-5?verbosity=med", "openai.gpt-5?verbosity=medium" },
+		{ "sonnet?structured=tool-use", "anthropic.claude-sonnet-4-5?structured=tool_use" },
+		{ "o3-mini.none", "openai.o3-mini?reasoning=none" },
+		{ "responses.gpt-5.1.low", "openai.gpt-5.1.low" },
+	};
+	struct sc_model m;
+	(void)state;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(facts); i++) {
+		if (sc_model_parse(&m, facts[i].in) < 0)
+			fail_msg("'%s': %s", facts[i].in, sc_error_last());
+		if (m.kind != facts[i].kind || strcmp(m.id, facts[i].id))
+			fail_msg("'%s' is %s.%s, not %s.%s", facts[i].in, sc_provider_name(m.kind), m.id,
+				 sc_provider_name(facts[i].kind), facts[i].id);
+		if (facts[i].effort)
+			assert_string_equal(m.effort, facts[i].effort);
+		else
+			assert_null(m.effort);
+		sc_model_release(&m);
+	}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(canon); i++) {
+		char *first;
+		assert_int_equal(sc_model_parse(&m, canon[i].in), 0);
+		assert_string_equal(m.name, canon[i].canon);
+		first = sc_xstrdup(m.name);
+		sc_model_release(&m);
+		assert_int_equal(sc_model_parse(&m, first), 0);
+		assert_string_equal(m.name, first);
+		free(first);
+		sc_model_release(&m);
+	}
+	assert_int_equal(sc_model_parse(&m, "gpt-5?verbosity=loud"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "verbosity 'loud'"));
+	assert_int_equal(sc_model_parse(&m, "sonnet?structured=xml"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "structured 'xml'"));
+}
+
+/* Shapes one request; returns the body or NULL with the refusal in sc_error_last(). */
+static cJSON *shaped(const char *name, double temperature, bool optional, int max_tokens)
+{
+	struct sc_model m;
+	struct sc_buf body = SC_BUF_INIT;
+	struct sc_request_shape sh;
+	struct sc_chat_request req = { .messages = turns, .nmessages = 1, .max_tokens = max_tokens,
+				       .temperature = temperature, .temperature_optional = optional };
+	const struct sc_provider_wire *w;
+	cJSON *root = NULL;
+
+	if (sc_model_parse(&m, name) < 0)
+		fail_msg("'%s': %s", name, sc_error_last());
+	if (m.temperature >= 0)
+		req.temperature = m.temperature;
+	if (m.max_tokens > 0)
+		req.max_tokens = m.max_tokens;  /* as sc_client_submit() applies them */
+	w = sc_provider_get(m.kind)->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic : &sc_wire_openai;
+	if (sc_model_shape(&sh, &m, &req) == 0) {
+		w->build_body(&body, &m, &req);
+		root = cJSON_Parse(body.ptr);
+		assert_non_null(root);
+	}
+	sc_model_release(&m);
+	sc_buf_release(&body);
+	return root;
+}
+
+static int jint(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	if (!cJSON_IsNumber(v))
+		fail_msg("no number '%s'", k);
+	return v->valueint;
+}
+
+/*
+ * The capability table: what each model is sent, capped or refused,
+ * the exact body for each case of the table in docs/providers.md.
+ */
+static void test_capabilities(void **state)
+{
+	static const struct { const char *model; double temp; bool optional; const char *says; } refused[] = {
+		{ "o3-mini", 0.2, false, "o3-mini is a reasoning model and takes no temperature" },
+		{ "openai.gpt-5?top_p=0.9", -1, false, "takes no top_p" },
+		{ "o3-mini.max", -1, false, "takes no effort 'max'; it takes low, medium, high" },
+		{ "o3-mini.none", -1, false, "cannot turn reasoning off; it takes low, medium, high" },
+		{ "o3.xhigh", -1, false, "takes no effort 'xhigh'" },
+		{ "grok-4.high", -1, false, "grok-4 takes no reasoning effort" },
+		{ "gemini-2.5-pro.none", -1, false, "cannot turn reasoning off" },
+		{ "gemini2.low", -1, false, "takes no reasoning effort" },
+		{ "gpt-4.1.high", -1, false, "takes no reasoning effort" },
+		{ "haiku35.high", -1, false, "has no extended thinking" },
+		{ "opus3?reasoning=2048", -1, false, "has no extended thinking" },
+		{ "sonnet?temperature=0.5&top_p=0.9", -1, false, "temperature or top_p, not both" },
+		{ "sonnet.high", 0.3, false, "extended thinking takes no temperature" },
+		{ "anthropic.claude-sonnet-4-6?temperature=0.5&top_p=0.9", -1, false, "not both" },
+		{ "opus4?temperature=0.5&top_p=0.9", -1, false, "not both" },
+		{ "codex", -1, false, "only by OpenAI's Responses API" },
+		{ "gpt-4.1?verbosity=low", -1, false, "verbosity is an OpenAI gpt-5 setting" },
+	};
+	cJSON *root;
+	(void)state;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(refused); i++) {
+		root = shaped(refused[i].model, refused[i].temp, refused[i].optional, 0);
+		if (root)
+			fail_msg("'%s' was not refused", refused[i].model);
+		if (!strstr(sc_error_last(), refused[i].says))
+			fail_msg("'%s': '%s' lacks '%s'", refused[i].model, sc_error_last(), refused[i].says);
+	}
+
+	/* the judge's temperature 0 is left out where the model takes none */
+	root = shaped("o3-mini", 0, true, 1024);
+	assert_null(cJSON_GetObjectItem(root, "temperature"));
+	assert_int_equal(jint(root, "max_completion_tokens"), 1024);
+	cJSON_Delete(root);
+	root = shaped("sonnet.high", 0, true, 1024);
+	assert_null(cJSON_GetObjectItem(root, "temperature"));
+	cJSON_Delete(root);
+	root = shaped("gpt-4.1", 0, true, 1024);
+	assert_true(cJSON_GetObjectItem(root, "temperature")->valuedouble == 0);
+	cJSON_Delete(root);
+	/* one of temperature and top_p: the judge's temperature yields to a top_p */
+	root = shaped("sonnet?top_p=0.9", 0, true, 0);
+	assert_null(cJSON_GetObjectItem(root, "temperature"));
+	assert_true(cJSON_GetObjectItem(root, "top_p")->valuedouble == 0.9);
+	cJSON_Delete(root);
+	/* older Claude models take both */
+	root = shaped("sonnet37?temperature=0.5&top_p=0.9", -1, false, 0);
+	assert_non_null(cJSON_GetObjectItem(root, "temperature"));
+	assert_non_null(cJSON_GetObjectItem(root, "top_p"));
+	cJSON_Delete(root);
+	root = shaped("sonnet4?temperature=0.5&top_p=0.9", -1, false, 0);
+	assert_non_null(cJSON_GetObjectItem(root, "temperature"));
+	assert_non_null(cJSON_GetObjectItem(root, "top_p"));
+	cJSON_Delete(root);
+
+	/* thinking budgets within the output limit: the answer keeps its 4096 */
+	root = shaped("sonnet.max", -1, false, 0);
+	assert_int_equal(jint(root, "max_tokens"), 64000);
+	assert_int_equal(jint(cJSON_GetObjectItem(root, "thinking"), "budget_tokens"), 64000 - 4096);
+	cJSON_Delete(root);
+	root = shaped("opus4.xhigh", -1, false, 0);
+	assert_int_equal(jint(root, "max_tokens"), 32000);
+	assert_int_equal(jint(cJSON_GetObjectItem(root, "thinking"), "budget_tokens"), 32000 - 4096);
+	cJSON_Delete(root);
+	root = shaped("haiku.high", -1, false, 0);
+	assert_int_equal(jint(root, "max_tokens"), 4096 + 16384);
+	assert_int_equal(jint(cJSON_GetObjectItem(root, "thinking"), "budget_tokens"), 16384);
+	cJSON_Delete(root);
+	/* an answer budget over the limit is capped; thinking keeps its floor */
+	root = shaped("opus4.high?max_tokens=40000", -1, false, 0);
+	assert_int_equal(jint(root, "max_tokens"), 32000);
+	assert_int_equal(jint(cJSON_GetObjectItem(root, "thinking"), "budget_tokens"), 1024);
+	cJSON_Delete(root);
+	root = shaped("haiku3", -1, false, 8000);
+	assert_int_equal(jint(root, "max_tokens"), 4096);
+	cJSON_Delete(root);
+	root = shaped("gpt-4o", -1, false, 50000);
+	assert_int_equal(jint(root, "max_completion_tokens"), 16384);
+	cJSON_Delete(root);
+	/* none and auto send no thinking block */
+	root = shaped("sonnet.none", -1, false, 0);
+	assert_null(cJSON_GetObjectItem(root, "thinking"));
+	assert_int_equal(jint(root, "max_tokens"), 4096);
+	cJSON_Delete(root);
+	root = shaped("haiku35.none", -1, false, 0);
+	assert_null(cJSON_GetObjectItem(root, "thinking"));
+	cJSON_Delete(root);
+
+	/* effort words per model, mapped as fast-agent maps them */
+	{
+		static const struct { const char *model, *sent; } words[] = {
+			{ "gpt-5.1.minimal", "low" },      /* gpt-5.1 has no minimal */
+			{ "gpt-5.1.none", "none" },
+			{ "gpt-5.minimal", "minimal" },
+			{ "gpt52.max", "xhigh" },
+			{ "o3-mini.high", "high" },
+			{ "grok-3-mini.high", "high" },
+			{ "xai.grok-4.3.medium", "medium" },
+			{ "gemini25.none", "none" },
+			{ "generic.qwen.max", "xhigh" },   /* no OpenAI-compatible API takes max */
+			{ "groq.openai/gpt-oss-20b.minimal", "low" },
+		};
+		for (size_t i = 0; i < SC_ARRAY_SIZE(words); i++) {
+			root = shaped(words[i].model, -1, false, 0);
+			if (!root)
+				fail_msg("'%s': %s", words[i].model, sc_error_last());
+			assert_string_equal(jstr(root, "reasoning_effort"), words[i].sent);
+			cJSON_Delete(root);
+		}
+	}
+	root = shaped("gpt-5.1.auto", -1, false, 0);
+	assert_null(cJSON_GetObjectItem(root, "reasoning_effort"));
+	cJSON_Delete(root);
+	root = shaped("gpt-4o.none", -1, false, 0);
+	assert_null(cJSON_GetObjectItem(root, "reasoning_effort"));
+	cJSON_Delete(root);
+	root = shaped("openrouter.x/y.max", -1, false, 0);
+	assert_string_equal(jstr(cJSON_GetObjectItem(root, "reasoning"), "effort"), "xhigh");
+	cJSON_Delete(root);
+	root = shaped("gpt-5?verbosity=low", -1, false, 0);
+	assert_string_equal(jstr(root, "verbosity"), "low");
+	cJSON_Delete(root);
+}
+
+/* Usage to one meaning per provider, the raw fields and the stop reason kept. */
+static void test_usage_per_provider(void **state)
+{
+	struct sc_chat_response r;
+	/* xAI: reasoning_tokens outside completion_tokens (total = 10 + 9 + 94) */
+	const char *x = "{\"choices\":[{\"message\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
+			"\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":9,\"total_tokens\":113,"
+			"\"completion_tokens_details\":{\"reasoning_tokens\":94}}}";
+	/* OpenAI: reasoning inside completion_tokens */
+	const char *o = "{\"choices\":[{\"message\":{\"content\":\"\"},\"finish_reason\":\"length\"}],"
+			"\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":100,"
+			"\"completion_tokens_details\":{\"reasoning_tokens\":100}}}";
+	/* DeepSeek: cache hits in prompt_cache_hit_tokens */
+	const char *d = "{\"choices\":[{\"message\":{\"content\":\"ok\"}}],"
+			"\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":5,"
+			"\"prompt_cache_hit_tokens\":800,\"prompt_cache_miss_tokens\":200}}";
+	const char *a = "{\"content\":[{\"type\":\"text\",\"text\":\"part\"}],\"stop_reason\":\"max_tokens\","
+			"\"usage\":{\"input_tokens\":5,\"output_tokens\":4096}}";
+	(void)state;
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_openai_xai.parse_ok(&r, x, strlen(x)), 0);
+	assert_int_equal(r.output_tokens, 103);
+	assert_int_equal(r.reasoning_tokens, 94);
+	assert_int_equal(r.input_tokens, 10);
+	assert_string_equal(r.stop_reason, "stop");
+	assert_non_null(strstr(r.usage_raw, "\"reasoning_tokens\":94"));
+	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_openai.parse_ok(&r, o, strlen(o)), 0);
+	assert_int_equal(r.output_tokens, 100);
+	assert_int_equal(r.reasoning_tokens, 100);
+	assert_string_equal(r.stop_reason, "length");
+	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_openai.parse_ok(&r, d, strlen(d)), 0);
+	assert_int_equal(r.cache_read_tokens, 800);
+	assert_int_equal(r.input_tokens, 200);
+	assert_non_null(strstr(r.usage_raw, "\"prompt_cache_miss_tokens\":200"));
+	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sc_wire_anthropic.parse_ok(&r, a, strlen(a)), 0);
+	assert_string_equal(r.stop_reason, "max_tokens");
+	assert_string_equal(r.text, "part");
+	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
 }
 
 static void test_limiter_halves_and_recovers(void **state)
@@ -459,6 +872,8 @@ static void test_oracle_answers_reference(void **state)
 	assert_true(r.oracle);
 	assert_int_equal(r.input_tokens + r.output_tokens, 0);
 	free(r.text);
+	free(r.usage_raw);
+	free(r.stop_reason);
 	memset(&r, 0, sizeof(r));
 	req.oracle_answer = NULL;
 	sc_oracle_answer(&r, &req);
@@ -475,9 +890,13 @@ int main(void)
 		cmocka_unit_test(test_openai_body_multi_turn),
 		cmocka_unit_test(test_model_strings),
 		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_file_settings),
 		cmocka_unit_test(test_provider_bodies),
 		cmocka_unit_test(test_parse_responses),
 		cmocka_unit_test(test_parse_huge_counts),
+		cmocka_unit_test(test_fast_agent_parity),
+		cmocka_unit_test(test_capabilities),
+		cmocka_unit_test(test_usage_per_provider),
 		cmocka_unit_test(test_limiter_halves_and_recovers),
 		cmocka_unit_test(test_oracle_answers_reference),
 	};

@@ -234,6 +234,86 @@ static void test_retry_after_is_honoured(void **state)
 	got_release(&g);
 }
 
+/*
+ * Retry classes: retry-after-ms is honoured before Retry-After; a quota or
+ * billing refusal (OpenAI's 429 insufficient_quota, 402, Anthropic's
+ * credit balance) and an auth refusal are not retried; overload (529) is.
+ */
+static void test_retry_classes(void **state)
+{
+	struct sc_client_options o;
+	struct got g;
+	(void)state;
+
+	test_options(&o);
+	fake_script(&F, "{\"rules\":[{\"match\":{\"first\":1},\"reply\":{\"status\":429,"
+		    "\"retry_after_ms\":350,\"retry_after\":\"9\"}}]}");
+	ask1(&o, "openai.gpt-test", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_OK);
+	assert_int_equal(g.attempts, 2);
+	assert_int_equal(g.backoff, 350);
+	got_release(&g);
+
+	fake_script(&F, "{\"default\":{\"status\":429,\"error_type\":\"insufficient_quota\","
+		    "\"error_message\":\"You exceeded your current quota\"}}");
+	ask1(&o, "openai.gpt-test", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_QUOTA);
+	assert_int_equal(g.attempts, 1);
+	assert_non_null(strstr(g.error, "You exceeded your current quota"));
+	assert_non_null(strstr(g.error, "not retried"));
+	got_release(&g);
+
+	fake_script(&F, "{\"default\":{\"status\":402,\"error_message\":\"Insufficient credits\"}}");
+	ask1(&o, "openai.gpt-test", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_QUOTA);
+	assert_int_equal(g.attempts, 1);
+	got_release(&g);
+
+	fake_script(&F, "{\"default\":{\"status\":400,\"error_type\":\"invalid_request_error\","
+		    "\"error_message\":\"Your credit balance is too low to access the Anthropic API\"}}");
+	ask1(&o, "haiku", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_QUOTA);
+	assert_int_equal(g.attempts, 1);
+	got_release(&g);
+
+	fake_script(&F, "{\"default\":{\"status\":401,\"error_type\":\"authentication_error\"}}");
+	ask1(&o, "haiku", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_AUTH);
+	assert_int_equal(g.attempts, 1);
+	got_release(&g);
+
+	fake_script(&F, "{\"rules\":[{\"match\":{\"first\":2},\"reply\":{\"status\":529,"
+		    "\"error_type\":\"overloaded_error\"}}]}");
+	ask1(&o, "haiku", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_OK);
+	assert_int_equal(g.attempts, 3);
+	got_release(&g);
+}
+
+/* An answer cut at the token limit completes as truncated, its text kept, never cached. */
+static void test_truncated_answer(void **state)
+{
+	struct sc_client_options o;
+	struct got g;
+	(void)state;
+
+	test_options(&o);
+	fake_script(&F, "{\"default\":{\"text\":\"half an ans\",\"stop\":\"length\","
+		    "\"usage\":{\"input\":10,\"output\":100}}}");
+	ask1(&o, "openai.gpt-test", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_TRUNCATED);
+	assert_string_equal(g.text, "half an ans");
+	assert_int_equal(g.out, 100);
+	assert_non_null(strstr(g.error, "cut at the token limit (finish_reason 'length'"));
+	got_release(&g);
+
+	fake_script(&F, "{\"default\":{\"text\":\"half\",\"stop\":\"max_tokens\"}}");
+	ask1(&o, "haiku", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_TRUNCATED);
+	assert_non_null(strstr(g.error, "stop_reason 'max_tokens'"));
+	got_release(&g);
+}
+
 struct many {
 	int done, ok;
 };
@@ -503,6 +583,8 @@ int main(void)
 		cmocka_unit_test(test_network_faults),
 		cmocka_unit_test(test_timeouts),
 		cmocka_unit_test(test_retry_after_is_honoured),
+		cmocka_unit_test(test_retry_classes),
+		cmocka_unit_test(test_truncated_answer),
 		cmocka_unit_test(test_concurrency_bounds),
 		cmocka_unit_test(test_adaptive_concurrency),
 		cmocka_unit_test(test_multi_turn_from_callback),
