@@ -245,6 +245,7 @@ struct instance {
 	int32_t ival[SC_REF_MAX_PARAMS];
 	float fval[SC_REF_MAX_PARAMS];
 	double dval[SC_REF_MAX_PARAMS];     /* the scalars as the reference reads them */
+	uint64_t gen_seed;                  /* timing sets: the seed the inputs were generated from */
 	int64_t lval[SC_REF_MAX_PARAMS];
 	void *params[SC_REF_MAX_PARAMS];
 };
@@ -716,6 +717,7 @@ static int refresh(struct sc_device *d, const struct sc_spec *spec, struct insta
 	int err;
 
 	set->dist = dist;
+	set->gen_seed = seed;
 	for (size_t i = 0; i < set->nparams; i++) {
 		const struct sc_param *p = &spec->params[i];
 		if (!set->count[i])
@@ -910,37 +912,53 @@ static int check_launch(struct sc_timing_result *out, struct timed t[2], const s
 			const char *what, bool *good)
 {
 	struct instance *a = &t[0].sets[s], *b = &t[1].sets[s];
-	int err;
+	int err = 0;
 
 	out->spot_checks++;
 	for (int w = 0; w < 2; w++)
 		if ((err = check_integrity(out, t[w].d, spec, &t[w].sets[s], t[w].who, good)) < 0 || !*good)
 			return err;
+	/* Each side's read-only inputs against a witness generated now, on
+	 * the baseline's device, from the same seed: a change names the side
+	 * whose copy changed. */
 	for (size_t i = 0; i < spec->nparams && *good; i++) {
 		const struct sc_param *p = &spec->params[i];
-		size_t bytes = a->count[i] * a->esize[i], first = 0, es = a->esize[i];
-		void *ga, *gb;
+		size_t bytes = a->count[i] * a->esize[i], es = a->esize[i];
+		const struct sc_dist *dd;
+		uint64_t wit;
+		void *want, *got;
 		if (!a->count[i] || p->role != SC_ROLE_IN)
 			continue;
-		ga = sc_xmalloc(bytes);
-		gb = sc_xmalloc(bytes);
-		if ((err = t[0].d->dtoh(t[0].d, ga, a->dptr[i], bytes)) < 0 ||
-		    (err = t[1].d->dtoh(t[1].d, gb, b->dptr[i], bytes)) < 0) {
-			free(ga);
-			free(gb);
+		dd = p->ninit ? &p->init[a->dist < p->ninit ? a->dist : p->ninit - 1] : &(struct sc_dist){ SC_DIST_UNIFORM, -1, 1 };
+		if ((err = t[1].d->alloc(t[1].d, &wit, bytes)) < 0)
 			return err;
-		}
-		if (memcmp(ga, gb, bytes)) {
-			while (first < a->count[i] && !memcmp((char *)ga + first * es, (char *)gb + first * es, es))
+		want = sc_xmalloc(bytes);
+		got = sc_xmalloc(bytes);
+		if ((err = t[1].d->fill(t[1].d, wit, (int)p->dtype, a->count[i], (int)dd->kind, dd->a, dd->b,
+					mix_seed(a->gen_seed, i, a->dist, SIZE_MAX))) < 0 ||
+		    (err = t[1].d->dtoh(t[1].d, want, wit, bytes)) < 0)
+			goto input_done;
+		for (int w = 0; w < 2 && *good; w++) {
+			struct instance *in = &t[w].sets[s];
+			size_t first = 0;
+			if ((err = t[w].d->dtoh(t[w].d, got, in->dptr[i], bytes)) < 0)
+				goto input_done;
+			if (!memcmp(got, want, bytes))
+				continue;
+			while (first < a->count[i] && !memcmp((char *)got + first * es, (char *)want + first * es, es))
 				first++;
 			out->reason = SC_REASON_INPUT_MODIFIED;
 			set_msg(out->message, sizeof(out->message),
-				"during timing (%s), the candidate's input '%s' changed (first changed element %zu); inputs are read-only",
-				what, p->name, first);
+				"during timing, the %s's input '%s' changed (first changed element %zu; %s); inputs are read-only",
+				t[w].who, p->name, first, what);
 			*good = false;
 		}
-		free(ga);
-		free(gb);
+input_done:
+		t[1].d->free(t[1].d, wit);
+		free(want);
+		free(got);
+		if (err < 0)
+			return err;
 	}
 	if (!*good)
 		return 0;

@@ -221,8 +221,10 @@ static void test_planted_kernels(void **state)
 		} else {
 			char *save = NULL;
 			assert_int_equal(err, 0);
+			/* the kinds the PTX decides are checked where NVRTC runs
+			 * (test_kernel_nvrtc) */
 			for (char *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save))
-				if (!has_flag(&s, w, 0))
+				if (!sc_scan_kind_is_ptx(w) && !has_flag(&s, w, 0))
 					fail_msg("%s: expected scan flag %s", e->d_name, w);
 			if (!*want)
 				for (size_t i = 0; i < s.nflags; i++)
