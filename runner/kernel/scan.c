@@ -583,7 +583,7 @@ int sc_scan_source(struct sc_scan *out, const char *src, size_t len, bool fp32)
  * or to tell its launches apart, and none is needed by a kernel that
  * computes its outputs from its inputs. */
 static const char *const ptx_kinds[] = { "device_state", "module_atomic", "clock_read", "sleep",
-					 "precision_downcast", "printf", "device_launch", NULL };
+					 "precision_downcast", "printf", "device_launch", "device_heap", NULL };
 
 bool sc_scan_kind_is_ptx(const char *kind)
 {
@@ -646,7 +646,7 @@ int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
 	char regs[PTX_MAX_REGS][16];  /* registers holding a module global's address */
 	size_t nsyms = 0, nregs = 0, lineno = 0;
 	int depth = 0;
-	bool seen[8] = { false };
+	bool seen[16] = { false };
 	const char *p = ptx, *end = ptx + len;
 
 	while (p < end) {
@@ -678,6 +678,8 @@ int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
 			else if (ptx_has(p, cut, "cudaLaunchDevice") || ptx_has(p, cut, "cudaLaunchDeviceV2") ||
 				 ptx_has(p, cut, "cudaGetParameterBuffer") || ptx_has(p, cut, "cudaGetParameterBufferV2"))
 				kind = "device_launch";
+			else if (ptx_has(p, cut, "malloc") || ptx_has(p, cut, "free"))
+				kind = "device_heap";
 			if (!kind && fp32)
 				for (size_t k = 0; narrow[k] && !kind; k++)
 					if (ptx_has(p, cut, narrow[k]) && !memmem(p, cut, ".reg", 4))
