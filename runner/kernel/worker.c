@@ -416,7 +416,7 @@ static void run_job(cJSON *r, struct job *j)
 		cJSON_AddStringToObject(s, "reason", sc_error_last());
 		snprintf(msg, sizeof(msg), "compiled for %s (%d registers, %d bytes spilled); correctness and speed not checked: %s%s",
 			 j->arch, cc.registers, cc.spill_stores, sc_error_last(),
-			 flag_error ? "; but the static scan flagged the source (see scan)" : "");
+			 flag_error ? "; but the scan of its source and PTX flagged it (see scan)" : "");
 		/* An error-severity flag fails without a GPU too: the flag does
 		 * not depend on running the kernel. */
 		if (flag_error)
@@ -541,7 +541,7 @@ static void run_job(cJSON *r, struct job *j)
 	}
 	if (flag_error) {
 		char m2[2300];
-		snprintf(m2, sizeof(m2), "%s; but the static scan flagged the source (see scan)", msg);
+		snprintf(m2, sizeof(m2), "%s; but the scan of its source and PTX flagged it (see scan)", msg);
 		set_verdict(r, "flagged", "scan", m2);
 	} else {
 		set_verdict(r, "passed", "none", msg);
