@@ -739,7 +739,8 @@ static int refresh(struct sc_device *d, const struct sc_spec *spec, struct insta
 
 /*
  * One timed repetition of t's kernel. Outside the interval: every set of
- * the burst gets fresh inputs and poisoned outputs, persisting L2 reset.
+ * the burst gets fresh inputs and poisoned outputs (waited for),
+ * persisting L2 reset.
  * Then, queued back to back with no host wait in between: record event
  * 0, flush the L2 (a memset over twice its size), record event 1, the
  * launch (or the burst: one launch per set), record event 2; and only
@@ -759,6 +760,13 @@ static int time_one(struct timed *t, const struct sc_spec *spec, uint64_t secret
 		if ((err = refresh(d, spec, &t->sets[s], launch_seed(secret, rep, s), (rep + (size_t)s) % spec->ndists,
 				   fresh)) < 0)
 			return err;
+	/* The generator and the poison are queued on the stream: wait for
+	 * them here, so that the host clock around the interval (the
+	 * cross-check) does not count them. */
+	if ((err = d->sync(d, timeout_ms)) < 0) {
+		*reason = strstr(sc_error_last(), "time limit") ? SC_REASON_TIMEOUT : SC_REASON_LAUNCH;
+		return err;
+	}
 	if ((err = d->reset_l2(d)) < 0)
 		return err;
 	h0 = d->host_ns(d);
