@@ -54,9 +54,9 @@ void sc_gen_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist *dis
 
 /* The same, one element per thread; the dtype and kind numbers are those
  * of enum sc_dtype and enum sc_dist_kind. Rounding to bfloat16/float16 is
- * round-to-nearest-even, as sc_half_encode does. */
+ * sc_half_encode's (round to nearest even), written out so that the
+ * source needs no header. */
 const char sc_gen_cuda_source[] =
-	"#include <cuda_fp16.h>\n"
 	"typedef unsigned long long u64;\n"
 	"__device__ static u64 sc_hash(u64 seed, u64 i, u64 lane) {\n"
 	"  u64 z = seed ^ (i * 2 + lane + 1) * 0x9e3779b97f4a7c15ULL;\n"
@@ -66,10 +66,14 @@ const char sc_gen_cuda_source[] =
 	"}\n"
 	"__device__ static double sc_unit(u64 s, u64 i, u64 l) { return (double)(sc_hash(s, i, l) >> 11) * (1.0 / 9007199254740992.0); }\n"
 	"__device__ static unsigned short sc_round16(float f, int bf) {\n"
-	"  unsigned u = __float_as_uint(f);\n"
+	"  unsigned u = __float_as_uint(f), sign;\n"
 	"  if (bf) { if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);\n"
 	"            return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); }\n"
-	"  return __half_as_ushort(__float2half_rn(f));\n"
+	"  sign = (u >> 16) & 0x8000u; u &= 0x7fffffffu;\n"
+	"  if (u > 0x7f800000u) return (unsigned short)(sign | 0x7e00u | ((u >> 13) & 0x3ffu));\n"
+	"  if (u >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);\n"
+	"  if (u >= 0x38800000u) { u -= 0x38000000u; u += 0x0fffu + ((u >> 13) & 1u); return (unsigned short)(sign | (u >> 13)); }\n"
+	"  return (unsigned short)(sign | (unsigned)rint((double)__uint_as_float(u) * 16777216.0));\n"
 	"}\n"
 	"extern \"C\" __global__ void sc_gen(void *dst, u64 n, int dtype, int kind, double a, double b, u64 seed) {\n"
 	"  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {\n"

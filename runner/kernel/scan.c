@@ -638,6 +638,15 @@ static bool ptx_global_name(const char *line, size_t n, char *out, size_t cap)
 	return true;
 }
 
+/* Constant tables of the CUDA math library (sin/cos, the Payne-Hanek
+ * reduction of sinf/cosf/tanf on large arguments): module-level in the
+ * PTX, read-only. */
+static bool ptx_runtime_table(const char *name)
+{
+	return !strcmp(name, "__cudart_sin_cos_coeffs") || !strcmp(name, "__cudart_i2opi_f") ||
+	       !strcmp(name, "__cudart_i2opi_d");
+}
+
 int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
 {
 	static const char *const narrow[] = { ".f16", ".f16x2", ".bf16", ".bf16x2", ".tf32", ".e4m3", ".e5m2",
@@ -666,7 +675,10 @@ int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
 		if (depth == 0 && ptx_global_name(p, cut, name, sizeof(name))) {
 			if (nsyms < PTX_MAX_SYMS)
 				snprintf(syms[nsyms++], sizeof(syms[0]), "%s", name);
-			kind = "device_state";
+			/* the math library's own constant tables (with their
+			 * initialiser) are state only if something writes them */
+			if (!(ptx_runtime_table(name) && memchr(p, '=', cut)))
+				kind = "device_state";
 		} else if (depth > 0) {
 			if (ptx_has(p, cut, "%clock") || ptx_has(p, cut, "%clock64") || ptx_has(p, cut, "%globaltimer") ||
 			    ptx_has(p, cut, "%globaltimer_lo") || ptx_has(p, cut, "%globaltimer_hi"))
@@ -691,8 +703,11 @@ int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
 						const char *r = memchr(p, '%', cut);
 						size_t rl = 0;
 						bool atomic = memmem(p, cut, "atom.", 5) || memmem(p, cut, "red.", 4);
+						bool store = memmem(p, cut, "st.", 3) == p + strspn(p, " \t");
 						if (atomic) {
 							kind = "module_atomic";
+						} else if (store) {
+							kind = "device_state";
 						} else if (r && nregs < PTX_MAX_REGS) {
 							while (r + rl < p + cut && r[rl] != ',' && r[rl] != ' ' && rl < 15)
 								rl++;
@@ -700,13 +715,17 @@ int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
 							regs[nregs++][rl] = '\0';
 						}
 					}
-				/* ... then used by an atomic, directly or through cvta */
+				/* ... then used by an atomic (or a store: a written
+				 * table is state), directly or through cvta */
 				for (size_t g = 0; g < nregs && !kind; g++) {
 					char at[20];
 					snprintf(at, sizeof(at), "[%s", regs[g]);
 					if ((memmem(p, cut, "atom.", 5) || memmem(p, cut, "red.", 4)) &&
 					    ptx_has(p, cut, regs[g]) && memmem(p, cut, at, strlen(at)))
 						kind = "module_atomic";
+					else if (ptx_has(p, cut, regs[g]) && memmem(p, cut, at, strlen(at)) &&
+						 (memmem(p, cut, "st.", 3) == p + strspn(p, " \t")))
+						kind = "device_state";
 					else if (memmem(p, cut, "cvta", 4) && ptx_has(p, cut, regs[g]) && nregs < PTX_MAX_REGS) {
 						const char *r = memchr(p, '%', cut);
 						size_t rl = 0;

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "nvrtc.h"
+#include "gen.h"
 #include "scan.h"
 #include "sha256.h"
 #include "spec.h"
@@ -481,11 +482,31 @@ next:
 	assert_true(n >= 20);
 }
 
+/* The harness's input generator compiles on its own (no include folder)
+ * and its PTX has nothing the scan would flag. */
+static void test_generator_compiles(void **state)
+{
+	struct sc_compiled c;
+	struct sc_scan s;
+	(void)state;
+
+	assert_int_equal(compile(&c, sc_gen_cuda_source, NULL, NULL, NULL, false), 0);
+	if (!c.ok)
+		fail_msg("the generator does not compile:\n%s", c.log);
+	assert_non_null(memmem(c.cubin, c.cubin_len, SC_GEN_ENTRY, strlen(SC_GEN_ENTRY) + 1));
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, false), 0);
+	if (s.nflags)
+		fail_msg("generator PTX flag %s: %s", s.flags[0].kind, s.flags[0].text);
+	sc_compiled_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_fixture_compiles),
 		cmocka_unit_test(test_planted_kernels_ptx_flags),
+		cmocka_unit_test(test_generator_compiles),
 		cmocka_unit_test(test_syntax_error_has_candidate_line),
 		cmocka_unit_test(test_prelude_constants),
 		cmocka_unit_test(test_log_keeps_only_candidate),

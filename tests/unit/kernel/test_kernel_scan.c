@@ -351,6 +351,19 @@ static void test_ptx_flags(void **state)
 		"\tld.global.f32 \t%f1, [%rd4+8];\n\tex2.approx.f32 \t%f2, %f1;\n\tst.global.f32 \t[%rd4], %f2;\n"
 		"\tatom.shared.add.u32 \t%r1, [_ZZ1kE3buf], 1;\n}\n", true);
 	assert_int_equal(s.nflags, 0);
+	/* the math library's tables are not state, unless written */
+	s = ptx(PTX_HEAD ".global .align 4 .b8 __cudart_i2opi_f[24] = {65, 144, 67, 60};\n" PTX_ENTRY
+		"\tmov.u64 \t%rd1, __cudart_i2opi_f;\n\tld.global.nc.u32 \t%r1, [%rd1];\n}\n", true);
+	assert_int_equal(s.nflags, 0);
+	s = ptx(PTX_HEAD ".global .align 4 .b8 __cudart_i2opi_f[24] = {65, 144, 67, 60};\n" PTX_ENTRY
+		"\tmov.u64 \t%rd1, __cudart_i2opi_f;\n\tst.global.u32 \t[%rd1], %r1;\n}\n", true);
+	assert_true(has_flag(&s, "device_state", 0));
+	s = ptx(PTX_HEAD ".global .align 4 .b8 __cudart_i2opi_f[24] = {65, 144, 67, 60};\n" PTX_ENTRY
+		"\tst.global.u32 \t[__cudart_i2opi_f+4], %r1;\n}\n", true);
+	assert_true(has_flag(&s, "device_state", 0));
+	/* without its initialiser the name is only a name */
+	s = ptx(PTX_HEAD ".global .align 4 .u32 __cudart_i2opi_f;\n" PTX_ENTRY "\tret;\n}\n", true);
+	assert_true(has_flag(&s, "device_state", 0));
 	/* one flag per kind, at its first line */
 	s = ptx(PTX_HEAD PTX_ENTRY "\tnanosleep.u32 %r1;\n\tnanosleep.u32 %r2;\n}\n", true);
 	assert_int_equal(s.nflags, 1);
