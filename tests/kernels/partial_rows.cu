@@ -1,7 +1,8 @@
 // Planted (invariant 1, a subset checked in full): no state at all; on a
-// problem larger than every correctness size (over 17,000 elements) it computes only the rows a sampling check would look at
-// (the first 8, the last 8 and every 64th) and leaves the rest. A check
-// of a timed launch compares every element.
+// problem larger than every correctness size (over 17,000 elements) it
+// computes only the rows a sampling check would look at (the first 8, the
+// last 8 and every 64th) and leaves the rest. A check of a timed launch
+// compares every element.
 // expect-scan:
 // expect-gpu: failed revalidation|stale_output
 // expect-emu: failed revalidation|stale_output
