@@ -152,6 +152,10 @@ ifeq ($(HAVE_CXX),1)
 check: emu-deps
 endif
 
+# With CUDA the worker scans each emulated kernel's source and PTX too.
+ifeq ($(HAVE_CUDA),1)
+emu-check: $(WORKER)
+endif
 emu-check: emu-deps
 	@BUILD=$(BUILD) CXX="$(CXX)" EMU_CXXFLAGS="$(EMU_CXXFLAGS)" KERNEL_LIBS="$(KERNEL_LIBS)" EMU_OBJS="$(EMU_DEPS)" \
 	  sh tests/emu/emu-check.sh $(EMU_ARGS)

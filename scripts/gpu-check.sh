@@ -17,7 +17,11 @@
 #     reason its "expect-gpu:" line names and fire the scan flags its
 #     "expect-scan:" line names, checked against the fixture its
 #     "fixture:" line names (softmax when none): among them the float16
-#     accumulators and the unsafe softmax of the bfloat16 fixtures.
+#     accumulators and the unsafe softmax of the bfloat16 fixtures, and
+#     one kernel per invariant of docs/kernels.md (burst_skipper,
+#     gemm_incremental_cache, launch_counter, partial_rows, host_reader)
+#     and per scan dodge (dodge_*): on a GPU they exercise the device
+#     input generator, the per-launch burst buffers and the drawn checks.
 #
 # Exits 1 on any unexpected result, 3 when the worker cannot run.
 #

@@ -44,6 +44,14 @@ struct sc_device {
 	int (*htod)(struct sc_device *d, uint64_t dst, const void *src, size_t bytes);
 	int (*dtoh)(struct sc_device *d, void *dst, uint64_t src, size_t bytes);
 	int (*memset32)(struct sc_device *d, uint64_t dst, uint32_t value, size_t count);
+	/* Queues the counter-based generator (gen.h) over n elements of
+	 * dtype (enum sc_dtype) at dst: distribution kind (enum
+	 * sc_dist_kind) with parameters a, b, element i from (seed, i). On
+	 * CUDA a kernel in this context (no host copy) once the generator is
+	 * loaded (sc_device_cuda_set_generator), else generated on the host
+	 * and copied. */
+	int (*fill)(struct sc_device *d, uint64_t dst, int dtype, size_t n, int kind, double a, double b,
+		    uint64_t seed);
 	/* params: as cuLaunchKernel's kernelParams (each points at the value). */
 	int (*launch)(struct sc_device *d, uint64_t fn, const unsigned grid[3], const unsigned block[3],
 		      unsigned shared_bytes, void **params);
@@ -78,6 +86,10 @@ int sc_device_cuda_open(struct sc_device **out);
 /* The same for GPU index (0-based, in the driver's order); an index the
  * machine does not have is SC_EGPU naming the count. */
 int sc_device_cuda_open_index(struct sc_device **out, int index);
+/* Loads the input generator (image: a cubin of gen.h's sc_gen_cuda_source)
+ * into d's context, and into every sibling opened from d afterwards; the
+ * image is copied. Without it ->fill generates on the host. */
+int sc_device_cuda_set_generator(struct sc_device *d, const void *image, size_t len);
 
 /*
  * The CPU double. A kernel is a C function called once per (block, thread)

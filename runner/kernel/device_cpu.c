@@ -12,6 +12,7 @@
  */
 #include "common.h"
 #include "device.h"
+#include "gen.h"
 
 #define CPU_MAX_KERNELS 32
 #define CPU_MAX_MODULES 256
@@ -145,6 +146,17 @@ static int cpu_memset32(struct sc_device *d, uint64_t dst, uint32_t v, size_t co
 	note(d, "memset");
 	for (size_t i = 0; i < count; i++)
 		p[i] = v;
+	return 0;
+}
+
+/* The generator runs at once (its cost is not on the stream clock: it
+ * happens before a timed interval starts). */
+static int cpu_fill(struct sc_device *d, uint64_t dst, int dtype, size_t n, int kind, double a, double b,
+		    uint64_t seed)
+{
+	struct sc_dist dist = { (enum sc_dist_kind)kind, a, b };
+	note(d, "fill");
+	sc_gen_fill((void *)(uintptr_t)dst, (enum sc_dtype)dtype, n, &dist, seed);
 	return 0;
 }
 
@@ -293,6 +305,7 @@ struct sc_device *sc_device_cpu_new(void)
 	d->htod = cpu_htod;
 	d->dtoh = cpu_dtoh;
 	d->memset32 = cpu_memset32;
+	d->fill = cpu_fill;
 	d->launch = cpu_launch;
 	d->sync = cpu_sync;
 	d->event_record = cpu_event_record;

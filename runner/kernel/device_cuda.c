@@ -7,6 +7,7 @@
  */
 #include "common.h"
 #include "device.h"
+#include "gen.h"
 
 #include <dlfcn.h>
 #include <time.h>
@@ -77,6 +78,11 @@ struct cuda_impl {
 	CUmodule mods[CUDA_MAX_MODULES];
 	size_t nmods;
 	bool broken;
+	/* The input generator (gen.h): its image (owned, handed on to
+	 * siblings) and its function in this context, 0 when not loaded. */
+	void *gen_image;
+	size_t gen_len;
+	uint64_t gen_fn;
 };
 
 /* The context current on this (the only) thread: every entry point makes
@@ -230,6 +236,50 @@ static int cuda_memset32(struct sc_device *d, uint64_t dst, uint32_t v, size_t c
 }
 
 static int cuda_launch(struct sc_device *d, uint64_t fn, const unsigned grid[3], const unsigned block[3],
+		       unsigned shared, void **params);
+
+/* The generator kernel on the stream, or (not loaded) the host's
+ * generator and a copy. */
+static int cuda_fill(struct sc_device *d, uint64_t dst, int dtype, size_t n, int kind, double a, double b,
+		     uint64_t seed)
+{
+	struct cuda_impl *c = use(d);
+	unsigned long long nn = n, sd = seed;
+	void *params[7] = { &dst, &nn, &dtype, &kind, &a, &b, &sd };
+	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+	size_t es = dtype == SC_DTYPE_BF16 || dtype == SC_DTYPE_F16 ? 2 : 4;
+	struct sc_dist dist = { (enum sc_dist_kind)kind, a, b };
+	void *host;
+	int err;
+
+	if (c->gen_fn) {
+		size_t blocks = (n + 255) / 256;
+		grid[0] = (unsigned)(blocks < 65536 ? (blocks ? blocks : 1) : 65536);
+		return cuda_launch(d, c->gen_fn, grid, block, 0, params);
+	}
+	host = sc_xmalloc(n * es);
+	sc_gen_fill(host, (enum sc_dtype)dtype, n, &dist, seed);
+	err = cuda_htod(d, dst, host, n * es);
+	free(host);
+	return err;
+}
+
+int sc_device_cuda_set_generator(struct sc_device *d, const void *image, size_t len)
+{
+	struct cuda_impl *c = use(d);
+	int err;
+
+	free(c->gen_image);
+	c->gen_image = sc_xmalloc(len);
+	memcpy(c->gen_image, image, len);
+	c->gen_len = len;
+	c->gen_fn = 0;
+	if ((err = cuda_load(d, c->gen_image, len, SC_GEN_ENTRY, &c->gen_fn)) < 0)
+		c->gen_fn = 0;
+	return err;
+}
+
+static int cuda_launch(struct sc_device *d, uint64_t fn, const unsigned grid[3], const unsigned block[3],
 		       unsigned shared, void **params)
 {
 	struct cuda_impl *c = use(d);
@@ -320,6 +370,7 @@ static void cuda_close(struct sc_device *d)
 	}
 	if (current_ctx == c->ctx)
 		current_ctx = NULL;
+	free(c->gen_image);
 	free(c);
 	free(d);
 }
@@ -399,6 +450,7 @@ static void set_ops(struct sc_device *d)
 	d->htod = cuda_htod;
 	d->dtoh = cuda_dtoh;
 	d->memset32 = cuda_memset32;
+	d->fill = cuda_fill;
 	d->launch = cuda_launch;
 	d->sync = cuda_sync;
 	d->event_record = cuda_event_record;
@@ -443,6 +495,15 @@ static int cuda_open_sibling(struct sc_device *d, struct sc_device **out)
 	for (int i = 0; i <= SC_DEVICE_EVENTS; i++) {
 		if ((r = c->api.EventCreate(&c->ev[i], 0)) != CUDA_SUCCESS) {
 			int err = cu_fail(c, r, "cuEventCreate");
+			cuda_close(s);
+			return err;
+		}
+	}
+	/* The sibling gets the generator too (the baseline's inputs are
+	 * generated in its own context). */
+	if (p->gen_image) {
+		int err = sc_device_cuda_set_generator(s, p->gen_image, p->gen_len);
+		if (err < 0) {
 			cuda_close(s);
 			return err;
 		}

@@ -244,12 +244,20 @@ struct instance {
 	uint64_t dptr[SC_REF_MAX_PARAMS];   /* base + guard */
 	int32_t ival[SC_REF_MAX_PARAMS];
 	float fval[SC_REF_MAX_PARAMS];
+	double dval[SC_REF_MAX_PARAMS];     /* the scalars as the reference reads them */
+	uint64_t gen_seed;                  /* timing sets: the seed the inputs were generated from */
+	int64_t lval[SC_REF_MAX_PARAMS];
 	void *params[SC_REF_MAX_PARAMS];
 };
 
 static void instance_release(struct instance *in, struct sc_device *d)
 {
 	for (size_t i = 0; i < SC_REF_MAX_PARAMS; i++) {
+		/* answers and downloaded results are wiped, not just freed */
+		if (in->want[i])
+			explicit_bzero(in->want[i], in->count[i] * 4);
+		if (in->got[i])
+			explicit_bzero(in->got[i], in->count[i] * in->esize[i]);
 		free(in->host_in[i]);
 		free(in->want[i]);
 		free(in->got[i]);
@@ -267,20 +275,19 @@ static uint64_t mix_seed(uint64_t seed, size_t param, size_t dist, size_t size_i
 }
 
 /*
- * Builds the host side of one instance: sizes, scalars, inputs from the
- * distributions, and (when ref is given) the reference outputs.
+ * Builds the host side of one instance: sizes and scalars, and with
+ * inputs the inputs from the distributions (with their checksums) and
+ * room for downloads. The reference is computed apart (instance_ref),
+ * after the candidate's launch has finished.
  */
 static int instance_host(struct instance *in, const struct sc_spec *spec, const struct sc_size_set *size,
-			 size_t size_index, size_t dist, uint64_t seed, sc_ref_fn ref)
+			 size_t size_index, size_t dist, uint64_t seed, bool inputs)
 {
 	struct sc_expr_var vars[SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES];
 	size_t nv = sc_spec_vars(vars, spec, size, NULL);
-	struct sc_ref_args a;
-	float *view[SC_REF_MAX_PARAMS] = { 0 };
 	int64_t v;
 	int err;
 
-	memset(&a, 0, sizeof(a));
 	in->nparams = spec->nparams;
 	in->dist = dist;
 	for (size_t i = 0; i < spec->nparams; i++) {
@@ -288,19 +295,19 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 		if (p->kind == SC_PARAM_SCALAR) {
 			if (p->has_fvalue) {
 				in->fval[i] = (float)p->fvalue;
-				a.f[i] = p->fvalue;
+				in->dval[i] = p->fvalue;
 			} else {
 				if ((err = sc_spec_eval(&v, p->value, p->name, vars, nv)) < 0)
 					return err;
 				if (p->dtype == SC_DTYPE_F32) {
 					in->fval[i] = (float)v;
-					a.f[i] = (double)v;
+					in->dval[i] = (double)v;
 				} else {
 					if (v < INT32_MIN || v > INT32_MAX)
 						return sc_error_set(SC_EINVAL, "scalar '%s' = %lld does not fit int32",
 								    p->name, (long long)v);
 					in->ival[i] = (int32_t)v;
-					a.i[i] = v;
+					in->lval[i] = v;
 				}
 			}
 			continue;
@@ -311,14 +318,46 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 			return sc_error_set(SC_EINVAL, "buffer '%s' has %lld elements", p->name, (long long)v);
 		in->count[i] = (size_t)v;
 		in->esize[i] = sc_dtype_size(p->dtype);
-		if (p->role == SC_ROLE_SCRATCH)
+		if (p->role == SC_ROLE_SCRATCH || !inputs)
 			continue;  /* device memory only; the reference never sees it */
 		in->host_in[i] = sc_xcalloc(in->count[i], in->esize[i]);
 		if (p->role != SC_ROLE_OUT)
 			sc_harness_fill(in->host_in[i], p->dtype, in->count[i],
 					&p->init[dist < p->ninit ? dist : p->ninit - 1], mix_seed(seed, i, dist, size_index));
-		if (ref && sc_dtype_is_half(p->dtype)) {
-			/* The reference works on float32 views of the rounded values. */
+		/* downloads: outputs, and inputs for checksums */
+		in->got[i] = sc_xcalloc(in->count[i], in->esize[i]);
+		{
+			struct sc_sha256 h;
+			sc_sha256_init(&h);
+			sc_sha256_update(&h, in->host_in[i], in->count[i] * in->esize[i]);
+			sc_sha256_final(&h, in->sum[i]);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The reference outputs of an instance built with inputs, from its host
+ * copies (float32 views of half-precision buffers). Called only after the
+ * candidate's launch has finished: while a candidate runs, the worker
+ * holds no answer for it.
+ */
+static void instance_ref(struct instance *in, const struct sc_spec *spec, const struct sc_size_set *size, sc_ref_fn ref)
+{
+	struct sc_ref_args a;
+	float *view[SC_REF_MAX_PARAMS] = { 0 };
+
+	memset(&a, 0, sizeof(a));
+	for (size_t i = 0; i < spec->nparams; i++) {
+		const struct sc_param *p = &spec->params[i];
+		if (p->kind == SC_PARAM_SCALAR) {
+			a.f[i] = in->dval[i];
+			a.i[i] = in->lval[i];
+			continue;
+		}
+		if (p->role == SC_ROLE_SCRATCH || !in->host_in[i])
+			continue;
+		if (sc_dtype_is_half(p->dtype)) {
 			view[i] = sc_xcalloc(in->count[i], sizeof(float));
 			if (p->role != SC_ROLE_OUT)
 				sc_half_decode(view[i], p->dtype, in->host_in[i], in->count[i]);
@@ -327,7 +366,7 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 				in->want[i] = view[i];
 				view[i] = NULL;
 			}
-		} else if (p->role != SC_ROLE_IN && ref) {
+		} else if (p->role != SC_ROLE_IN) {
 			in->want[i] = sc_xcalloc(in->count[i], 4);
 			if (p->role == SC_ROLE_INOUT)
 				memcpy(in->want[i], in->host_in[i], in->count[i] * 4);
@@ -335,23 +374,13 @@ static int instance_host(struct instance *in, const struct sc_spec *spec, const 
 		} else {
 			a.buf[i] = in->host_in[i];
 		}
-		/* downloads: outputs, and inputs for checksums */
-		in->got[i] = sc_xcalloc(in->count[i], in->esize[i]);
-		if (ref) {
-			struct sc_sha256 h;
-			sc_sha256_init(&h);
-			sc_sha256_update(&h, in->host_in[i], in->count[i] * in->esize[i]);
-			sc_sha256_final(&h, in->sum[i]);
-		}
 	}
 	for (size_t i = 0; i < spec->nsize_vars; i++)
 		a.size[i] = size->v[i];
 	a.nparams = spec->nparams;
-	if (ref)
-		ref(&a);
+	ref(&a);
 	for (size_t i = 0; i < SC_REF_MAX_PARAMS; i++)
 		free(view[i]);
-	return 0;
 }
 
 /* Makes dst a host-side copy of src (inputs, scalars, output space). */
@@ -609,7 +638,7 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 			else
 				snprintf(seedtxt, sizeof(seedtxt), "seed %llu", (unsigned long long)seed);
 			memset(&in, 0, sizeof(in));
-			if ((err = instance_host(&in, spec, size, si, dist, seed, ref)) < 0 ||
+			if ((err = instance_host(&in, spec, size, si, dist, seed, true)) < 0 ||
 			    (err = instance_alloc(&in, d)) < 0 ||
 			    (err = instance_reset(&in, d, spec, true)) < 0) {
 				instance_release(&in, d);
@@ -626,6 +655,7 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 				return 0;
 			}
 			out->launches++;
+			instance_ref(&in, spec, size, ref);
 			err = judge(out, d, spec, &in, size, si, dist, opts->secret_seeds ? 0 : seed, seedtxt, &good);
 			instance_release(&in, d);
 			if (err < 0)
@@ -648,6 +678,14 @@ static uint64_t derive(uint64_t secret, uint64_t tag)
 	return splitmix(&x);
 }
 
+/* Overwrites host memory that held answers before it is freed or reused,
+ * so that nothing of them is left for a kernel that reads host memory. */
+static void wipe(void *p, size_t n)
+{
+	if (p)
+		explicit_bzero(p, n);
+}
+
 struct timed {
 	struct sc_device *d;
 	const struct sc_kernel_handle *k;
@@ -655,44 +693,90 @@ struct timed {
 	unsigned grid[3], block[3], shared;
 	uint64_t flush;         /* on d: twice the L2 */
 	int64_t flush_words;
-	int burst;              /* launches per timed interval */
-	bool warm;              /* an untimed launch before the interval (burst mode) */
+	int burst;              /* launches per timed interval, each on its own set */
+	struct instance *sets;  /* SC_HARNESS_BURST_MAX sets, the first burst in use */
 	double *ev, *host, *span;
 	size_t launch_bound;    /* bursts that issued no faster than they ran */
 };
 
+/* Seed of the inputs of launch s of repetition rep: the same on both
+ * sides, never the same twice in a run. */
+static uint64_t launch_seed(uint64_t secret, size_t rep, int s)
+{
+	return derive(secret, 0x10000000ULL + (uint64_t)rep * SC_HARNESS_BURST_MAX + (uint64_t)s);
+}
+
 /*
- * One timed repetition of t's kernel on set. Outside the interval: inout
- * buffers restored, outputs poisoned, persisting L2 reset. Then, queued
- * back to back with no host wait in between: record event 0, flush the L2
- * (a memset over twice its size), in a burst one untimed launch that
- * leaves the L2 as the timed ones will find it, record event 1, the
- * launch (or a burst of them), record event 2; and only then the host
- * waits, polling event 2. The kernel's time is event 1 to 2 divided by
- * the burst; event 0 to 2 against the host clock around everything is the
- * cross-check for work the events do not see.
+ * Fresh inputs in set (every in/inout buffer regenerated on the device
+ * from seed, each parameter from its own stream) and its outputs and
+ * scratch poisoned. Returns the buffers regenerated.
  */
-static int time_one(struct timed *t, const struct sc_spec *spec, struct instance *set, uint32_t rep, int timeout_ms,
-		    size_t n, enum sc_check_reason *reason)
+static int refresh(struct sc_device *d, const struct sc_spec *spec, struct instance *set, uint64_t seed,
+		   size_t dist, size_t *fresh)
+{
+	int err;
+
+	set->dist = dist;
+	set->gen_seed = seed;
+	for (size_t i = 0; i < set->nparams; i++) {
+		const struct sc_param *p = &spec->params[i];
+		if (!set->count[i])
+			continue;
+		if (p->role == SC_ROLE_OUT || p->role == SC_ROLE_SCRATCH) {
+			err = poison(d, set->dptr[i], p->dtype, set->count[i]);
+		} else {
+			const struct sc_dist *dd = p->ninit ? &p->init[set->dist < p->ninit ? set->dist : p->ninit - 1]
+							      : &(struct sc_dist){ SC_DIST_UNIFORM, -1, 1 };
+			err = d->fill(d, set->dptr[i], (int)p->dtype, set->count[i], (int)dd->kind, dd->a, dd->b,
+				      mix_seed(seed, i, set->dist, SIZE_MAX));
+			(*fresh)++;
+		}
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * One timed repetition of t's kernel. Outside the interval: every set of
+ * the burst gets fresh inputs and poisoned outputs (waited for),
+ * persisting L2 reset.
+ * Then, queued back to back with no host wait in between: record event
+ * 0, flush the L2 (a memset over twice its size), record event 1, the
+ * launch (or the burst: one launch per set), record event 2; and only
+ * then the host waits, polling event 2. The kernel's time is event 1 to
+ * 2 divided by the burst; event 0 to 2 against the host clock around
+ * everything is the cross-check for work the events do not see.
+ */
+static int time_one(struct timed *t, const struct sc_spec *spec, uint64_t secret, size_t rep, int timeout_ms,
+		    size_t n, size_t *fresh, enum sc_check_reason *reason)
 {
 	struct sc_device *d = t->d;
 	int64_t h0, h1, i0, i1;
 	double ms, span;
 	int err;
 
-	if ((err = instance_reset(set, d, spec, false)) < 0 || (err = d->reset_l2(d)) < 0)
+	for (int s = 0; s < t->burst; s++)
+		if ((err = refresh(d, spec, &t->sets[s], launch_seed(secret, rep, s), (rep + (size_t)s) % spec->ndists,
+				   fresh)) < 0)
+			return err;
+	/* The generator and the poison are queued on the stream: wait for
+	 * them here, so that the host clock around the interval (the
+	 * cross-check) does not count them. */
+	if ((err = d->sync(d, timeout_ms)) < 0) {
+		*reason = strstr(sc_error_last(), "time limit") ? SC_REASON_TIMEOUT : SC_REASON_LAUNCH;
+		return err;
+	}
+	if ((err = d->reset_l2(d)) < 0)
 		return err;
 	h0 = d->host_ns(d);
 	if ((err = d->event_record(d, 0)) < 0 ||
-	    (err = d->memset32(d, t->flush, rep * 2654435761u, (size_t)t->flush_words)) < 0)
-		return err;
-	if (t->warm && (err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, set->params)) < 0)
-		goto launch_failed;
-	if ((err = d->event_record(d, 1)) < 0)
+	    (err = d->memset32(d, t->flush, (uint32_t)rep * 2654435761u, (size_t)t->flush_words)) < 0 ||
+	    (err = d->event_record(d, 1)) < 0)
 		return err;
 	i0 = d->host_ns(d);
-	for (int b = 0; b < t->burst; b++)
-		if ((err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, set->params)) < 0)
+	for (int s = 0; s < t->burst; s++)
+		if ((err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, t->sets[s].params)) < 0)
 			goto launch_failed;
 	i1 = d->host_ns(d);
 	if ((err = d->event_record(d, 2)) < 0)
@@ -724,82 +808,60 @@ static size_t instance_bytes(const struct instance *in)
 }
 
 /*
- * Changes a few input elements of set r, at positions and to values drawn
- * from the run's secret (from the input's own distribution), the same in
- * the candidate's copy a and the baseline's copy b. A kernel that keys a
- * cache on a pointer or on a sample of the input then returns stale
- * results, which the spot checks see. Returns the elements changed.
- */
-static int mutate(size_t *changed, struct instance *a, struct sc_device *da, struct instance *b, struct sc_device *db,
-		  const struct sc_spec *spec, uint64_t *prng)
-{
-	int err;
-
-	for (size_t i = 0; i < a->nparams; i++) {
-		const struct sc_param *p = &spec->params[i];
-		size_t es = a->esize[i];
-		if (!a->count[i] || p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_OUT || p->role == SC_ROLE_SCRATCH ||
-		    !p->ninit)
-			continue;
-		for (int k = 0; k < SC_HARNESS_MUTATIONS; k++) {
-			size_t pos = (size_t)(splitmix(prng) % a->count[i]);
-			const struct sc_dist *dist = &p->init[a->dist < p->ninit ? a->dist : p->ninit - 1];
-			uint32_t v;
-			sc_harness_fill(&v, p->dtype, 1, dist, splitmix(prng));
-			memcpy((char *)a->host_in[i] + pos * es, &v, es);
-			memcpy((char *)b->host_in[i] + pos * es, &v, es);
-			if ((err = da->htod(da, a->dptr[i] + pos * es, &v, es)) < 0 ||
-			    (err = db->htod(db, b->dptr[i] + pos * es, &v, es)) < 0)
-				return err;
-			(*changed)++;
-		}
-	}
-	return 0;
-}
-
-/*
  * Compares the candidate's outputs in a with the baseline's in b (each
- * downloaded from its own device); on a difference sets out's reason and
- * message (prefixed by what) and *good false.
+ * downloaded from its own device into memory wiped afterwards); on a
+ * difference sets out's reason and message (prefixed by what) and *good
+ * false.
  */
 static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *spec, struct instance *a,
 			   struct sc_device *da, struct instance *b, struct sc_device *db, const char *what, bool *good)
 {
-	int err;
+	int err = 0;
 
 	*good = true;
 	for (size_t i = 0; i < spec->nparams && *good; i++) {
 		const struct sc_param *p = &spec->params[i];
 		struct sc_compare c;
-		const void *want = b->got[i];
+		size_t bytes = a->count[i] * a->esize[i];
+		void *got, *base;
+		const void *want;
 		float *wide = NULL;
 		if (p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_IN || p->role == SC_ROLE_SCRATCH)
 			continue;
-		if ((err = da->dtoh(da, a->got[i], a->dptr[i], a->count[i] * a->esize[i])) < 0 ||
-		    (err = db->dtoh(db, b->got[i], b->dptr[i], b->count[i] * b->esize[i])) < 0)
+		got = sc_xmalloc(bytes);
+		base = sc_xmalloc(bytes);
+		want = base;
+		if ((err = da->dtoh(da, got, a->dptr[i], bytes)) < 0 || (err = db->dtoh(db, base, b->dptr[i], bytes)) < 0) {
+			free(got);
+			free(base);
 			return err;
+		}
 		if (sc_dtype_is_half(p->dtype)) {
 			/* The baseline's output is the reference here: widen it. */
 			wide = sc_xmalloc(b->count[i] * sizeof(float));
-			sc_half_decode(wide, p->dtype, b->got[i], b->count[i]);
+			sc_half_decode(wide, p->dtype, base, b->count[i]);
 			want = wide;
 		}
-		sc_harness_compare(&c, p->dtype, a->got[i], want, a->count[i], spec->atol, spec->rtol);
+		sc_harness_compare(&c, p->dtype, got, want, a->count[i], spec->atol, spec->rtol);
+		wipe(wide, wide ? b->count[i] * sizeof(float) : 0);
+		wipe(base, bytes);
 		free(wide);
+		free(base);
+		free(got);
 		if (c.nbad) {
 			out->reason = c.nstale == c.nbad ? SC_REASON_STALE : SC_REASON_MISMATCH;
 			set_msg(out->message, sizeof(out->message),
-				"%s failed: '%s'[%zu] = %.9g, baseline gives %.9g; %zu of %zu elements differ (results cached by pointer or content, or wrong after repeated calls?)",
+				"%s failed: '%s'[%zu] = %.9g, baseline gives %.9g; %zu of %zu elements differ (work skipped, results cached, or wrong after repeated calls?)",
 				what, p->name, c.worst_index, c.worst_got, c.worst_want, c.nbad, a->count[i]);
 			*good = false;
 		}
 	}
-	return 0;
+	return err;
 }
 
 /*
- * After timing: every guard of set intact and every input still what was
- * uploaded (the host copy, mutations included). who names whose buffers
+ * Every guard of set intact and, where the set has a host copy of its
+ * inputs, every input still what was uploaded. who names whose buffers
  * they are. On a failure sets out's reason and message and *good false.
  */
 static int check_integrity(struct sc_timing_result *out, struct sc_device *d, const struct sc_spec *spec,
@@ -827,7 +889,7 @@ static int check_integrity(struct sc_timing_result *out, struct sc_device *d, co
 					*good = false;
 				}
 		}
-		if (!*good || p->role != SC_ROLE_IN)
+		if (!*good || p->role != SC_ROLE_IN || !set->host_in[i])
 			continue;
 		if ((err = d->dtoh(d, set->got[i], set->dptr[i], set->count[i] * set->esize[i])) < 0)
 			goto done;
@@ -848,6 +910,119 @@ done:
 	return err;
 }
 
+/*
+ * The full check of one timed launch: guards of both sides, the
+ * candidate's read-only inputs against the baseline's (both generated
+ * from the same seed, so equal unless the candidate wrote them), then the
+ * outputs against the baseline's.
+ */
+static int check_launch(struct sc_timing_result *out, struct timed t[2], const struct sc_spec *spec, int s,
+			const char *what, bool *good)
+{
+	struct instance *a = &t[0].sets[s], *b = &t[1].sets[s];
+	int err = 0;
+
+	out->spot_checks++;
+	for (int w = 0; w < 2; w++)
+		if ((err = check_integrity(out, t[w].d, spec, &t[w].sets[s], t[w].who, good)) < 0 || !*good)
+			return err;
+	/* Each side's read-only inputs against a witness generated now, on
+	 * the baseline's device, from the same seed: a change names the side
+	 * whose copy changed. */
+	for (size_t i = 0; i < spec->nparams && *good; i++) {
+		const struct sc_param *p = &spec->params[i];
+		size_t bytes = a->count[i] * a->esize[i], es = a->esize[i];
+		const struct sc_dist *dd;
+		uint64_t wit;
+		void *want, *got;
+		if (!a->count[i] || p->role != SC_ROLE_IN)
+			continue;
+		dd = p->ninit ? &p->init[a->dist < p->ninit ? a->dist : p->ninit - 1] : &(struct sc_dist){ SC_DIST_UNIFORM, -1, 1 };
+		if ((err = t[1].d->alloc(t[1].d, &wit, bytes)) < 0)
+			return err;
+		want = sc_xmalloc(bytes);
+		got = sc_xmalloc(bytes);
+		if ((err = t[1].d->fill(t[1].d, wit, (int)p->dtype, a->count[i], (int)dd->kind, dd->a, dd->b,
+					mix_seed(a->gen_seed, i, a->dist, SIZE_MAX))) < 0 ||
+		    (err = t[1].d->dtoh(t[1].d, want, wit, bytes)) < 0)
+			goto input_done;
+		for (int w = 0; w < 2 && *good; w++) {
+			struct instance *in = &t[w].sets[s];
+			size_t first = 0;
+			if ((err = t[w].d->dtoh(t[w].d, got, in->dptr[i], bytes)) < 0)
+				goto input_done;
+			if (!memcmp(got, want, bytes))
+				continue;
+			while (first < a->count[i] && !memcmp((char *)got + first * es, (char *)want + first * es, es))
+				first++;
+			out->reason = SC_REASON_INPUT_MODIFIED;
+			set_msg(out->message, sizeof(out->message),
+				"during timing, the %s's input '%s' changed (first changed element %zu; %s); inputs are read-only",
+				t[w].who, p->name, first, what);
+			*good = false;
+		}
+input_done:
+		t[1].d->free(t[1].d, wit);
+		free(want);
+		free(got);
+		if (err < 0)
+			return err;
+	}
+	if (!*good)
+		return 0;
+	return compare_outputs(out, spec, a, t[0].d, b, t[1].d, what, good);
+}
+
+/*
+ * A draw that decides which launches are checked. It is made after the
+ * launches ran, from the run's secret in a test (repeatable) and from
+ * the operating system otherwise, so that nothing in the worker's memory
+ * while a kernel runs tells which of its launches will be checked.
+ */
+static uint64_t check_draw(uint64_t *prng, bool repeatable)
+{
+	uint64_t v;
+	if (repeatable)
+		return splitmix(prng);
+	sc_random_bytes(&v, sizeof(v));
+	return v;
+}
+
+/*
+ * The checks of one repetition, drawn after it ran: one launch in
+ * check_every in single mode, SC_HARNESS_BURST_CHECKS launches of every
+ * burst (all of a shorter one), and the whole of the last repetition.
+ */
+static int check_rep(struct sc_timing_result *out, struct timed t[2], const struct sc_spec *spec, size_t rep,
+		     bool last, int check_every, uint64_t *prng, bool repeatable, bool *good)
+{
+	int burst = t[0].burst;
+	char what[96];
+	int err = 0;
+
+	*good = true;
+	if (last || burst == 1) {
+		if (!last && check_draw(prng, repeatable) % (uint64_t)check_every)
+			return 0;
+		for (int s = 0; s < burst && *good; s++) {
+			snprintf(what, sizeof(what), "the check of timed launch %d of repetition %zu%s", s + 1, rep + 1,
+				 last ? " (the last)" : "");
+			if ((err = check_launch(out, t, spec, s, what, good)) < 0)
+				return err;
+		}
+		return 0;
+	}
+	for (int c = 0; c < SC_HARNESS_BURST_CHECKS && *good; c++) {
+		int s = burst <= SC_HARNESS_BURST_CHECKS ? c : (int)(check_draw(prng, repeatable) % (uint64_t)burst);
+		if (s >= burst)
+			break;
+		snprintf(what, sizeof(what), "the check of launch %d of the burst of repetition %zu", s + 1, rep + 1);
+		if ((err = check_launch(out, t, spec, s, what, good)) < 0)
+			return err;
+	}
+	return 0;
+}
+
 static bool shares_address(const struct instance *a, const struct instance *sets, int nsets)
 {
 	for (int r = 0; r < nsets; r++)
@@ -866,8 +1041,7 @@ static bool shares_address(const struct instance *a, const struct instance *sets
  * must match the baseline's on the same inputs.
  */
 static int fresh_revalidation(struct sc_timing_result *out, struct timed *t, const struct sc_spec *spec,
-			      struct instance sets[2][SC_HARNESS_MAX_ROTATIONS], int rot, uint64_t secret,
-			      int timeout_ms, enum sc_check_reason *reason, bool *good)
+			      uint64_t secret, int timeout_ms, enum sc_check_reason *reason, bool *good)
 {
 	struct sc_kernel_handle fresh = *t[0].k;
 	struct instance f[2];
@@ -879,7 +1053,7 @@ static int fresh_revalidation(struct sc_timing_result *out, struct timed *t, con
 	    (err = t[0].d->load(t[0].d, t[0].k->image, t[0].k->image_len, t[0].k->entry, &fresh.fn)) < 0)
 		return err;
 	if ((err = instance_host(&f[0], spec, &spec->timing, SIZE_MAX, (size_t)(secret % spec->ndists),
-				 derive(secret, 0x5eed), NULL)) < 0)
+				 derive(secret, 0x5eed), true)) < 0)
 		goto done;
 	instance_copy_host(&f[1], &f[0]);
 	for (int w = 0; w < 2; w++) {
@@ -887,7 +1061,7 @@ static int fresh_revalidation(struct sc_timing_result *out, struct timed *t, con
 			goto done;
 		instance_bind_scalars(&f[w], spec);
 	}
-	out->fresh_addresses = !shares_address(&f[0], sets[0], rot);
+	out->fresh_addresses = !shares_address(&f[0], t[0].sets, t[0].burst);
 	for (int w = 0; w < 2; w++) {
 		const struct sc_kernel_handle *k = w ? t[1].k : &fresh;
 		if ((err = launch_and_wait(t[w].d, k, &f[w], t[w].grid, t[w].block, t[w].shared, timeout_ms, reason)) < 0)
@@ -903,51 +1077,21 @@ done:
 	return err;
 }
 
-/*
- * The re-validation under the same pointers: every timing set gets wholly
- * new inputs (a secret seed, same distribution) in the same buffers, and
- * both kernels run once more on the same modules. A cache keyed by pointer
- * returns what it stored for the old inputs, whatever the operation.
- */
-static int pointer_revalidation(struct sc_timing_result *out, struct timed *t, const struct sc_spec *spec,
-				struct instance sets[2][SC_HARNESS_MAX_ROTATIONS], int rot, uint64_t secret,
-				int timeout_ms, enum sc_check_reason *reason, bool *good)
+/* Allocates sets [from, to) of t on its device: the timing size's shapes,
+ * distributions in turn, no host copies (inputs are generated there). */
+static int alloc_sets(struct timed *t, const struct sc_spec *spec, int from, int to)
 {
-	int err = 0;
-
-	*good = true;
-	for (int r = 0; r < rot && *good; r++) {
-		struct instance fresh;
-		memset(&fresh, 0, sizeof(fresh));
-		if ((err = instance_host(&fresh, spec, &spec->timing, SIZE_MAX, sets[0][r].dist,
-					 derive(secret, 0x1000 + (uint64_t)r), NULL)) < 0)
+	int err;
+	for (int s = from; s < to; s++) {
+		if ((err = instance_host(&t->sets[s], spec, &spec->timing, SIZE_MAX, (size_t)s % spec->ndists, 0,
+					 false)) < 0 ||
+		    (err = instance_alloc(&t->sets[s], t->d)) < 0)
 			return err;
-		for (int w = 0; w < 2; w++) {
-			for (size_t i = 0; i < fresh.nparams; i++)
-				if (fresh.host_in[i] && sets[w][r].host_in[i])
-					memcpy(sets[w][r].host_in[i], fresh.host_in[i], fresh.count[i] * fresh.esize[i]);
-			if ((err = instance_reset(&sets[w][r], t[w].d, spec, true)) < 0)
-				break;
-		}
-		instance_release(&fresh, NULL);
-		if (err < 0)
-			return err;
-		for (int w = 0; w < 2; w++)
-			if ((err = launch_and_wait(t[w].d, t[w].k, &sets[w][r], t[w].grid, t[w].block, t[w].shared,
-						   timeout_ms, reason)) < 0)
-				return err;
-		if ((err = compare_outputs(out, spec, &sets[0][r], t[0].d, &sets[1][r], t[1].d,
-					   "re-validation with new inputs in the same buffers", good)) < 0)
-			return err;
+		instance_bind_scalars(&t->sets[s], spec);
 	}
 	return 0;
 }
 
-/*
- * Stats, speedup, rates and the roofline of a finished timing. peak is the
- * spec's: a "tensor" fixture (bfloat16/float16) is held to the dense
- * bf16/fp16 tensor-core rate, and its share of peak is of that roofline.
- */
 static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n, const struct sc_device_info *info,
 		      enum sc_peak peak_kind)
 {
@@ -1020,13 +1164,14 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 		    const struct sc_timing_opts_run *opts)
 {
 	struct timed t[2];
-	struct instance sets[2][SC_HARNESS_MAX_ROTATIONS];
 	struct sc_expr_var vars[SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES];
-	size_t nv, n = 0, nwarm;
-	int rot, maxrep = spec->topts.max_reps, err = 0;
+	size_t nv, n = 0, nwarm, rep = 0;
+	int maxrep = spec->topts.max_reps, err = 0, nalloc = 1;
+	int check_every = opts->check_every > 0 ? opts->check_every : SC_HARNESS_CHECK_EVERY;
 	int64_t budget, start, fl = 0, by = 0;
 	uint64_t secret = opts->secret, prng;
-	double *scratch = NULL, probe[2] = { 0, 0 };
+	bool repeatable = opts->secret != 0;
+	double *scratch = NULL, probe;
 	double below = opts->burst_below_ms > 0 ? opts->burst_below_ms : SC_HARNESS_BURST_BELOW_MS;
 	double target = opts->burst_target_ms > 0 ? opts->burst_target_ms : SC_HARNESS_BURST_TARGET_MS;
 	enum sc_check_reason reason = SC_REASON_NONE;
@@ -1034,7 +1179,6 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 	size_t per_set;
 
 	memset(out, 0, sizeof(*out));
-	memset(sets, 0, sizeof(sets));
 	memset(t, 0, sizeof(t));
 	if (!bd)
 		bd = d;
@@ -1051,6 +1195,7 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 				t[w].who, sc_error_last());
 			return 0;
 		}
+		t[w].sets = sc_xcalloc(SC_HARNESS_BURST_MAX, sizeof(struct instance));
 		t[w].ev = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
 		t[w].host = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
 		t[w].span = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
@@ -1062,31 +1207,12 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 	out->flops = (double)fl;
 	out->bytes = (double)by;
 
-	/* Input sets to rotate among, as many as fit the budget (1..4), each
-	 * side with one more for the fresh re-validation; seeds are secret. */
-	if ((err = instance_host(&sets[0][0], spec, &spec->timing, SIZE_MAX, 0, derive(secret, 0), NULL)) < 0)
-		goto done;
-	per_set = instance_bytes(&sets[0][0]);
-	budget = opts->mem_budget ? opts->mem_budget : d->info.mem_bytes / 2;
-	rot = opts->rotations ? opts->rotations : 2;
-	if (rot > SC_HARNESS_MAX_ROTATIONS)
-		rot = SC_HARNESS_MAX_ROTATIONS;
-	while (rot > 1 && (int64_t)per_set * (rot + 1) + 2 * d->info.l2_bytes > budget)
-		rot--;
-	instance_release(&sets[0][0], NULL);
-	for (int r = 0; r < rot; r++) {
-		/* Both kernels see the same inputs in set r: generate once, copy. */
-		if ((err = instance_host(&sets[0][r], spec, &spec->timing, SIZE_MAX, (size_t)r % spec->ndists,
-					 derive(secret, 1 + (uint64_t)r), NULL)) < 0)
+	/* One set per side for the warm-up and single launches. */
+	for (int w = 0; w < 2; w++)
+		if ((err = alloc_sets(&t[w], spec, 0, 1)) < 0)
 			goto done;
-		instance_copy_host(&sets[1][r], &sets[0][r]);
-		for (int w = 0; w < 2; w++) {
-			if ((err = instance_alloc(&sets[w][r], t[w].d)) < 0 ||
-			    (err = instance_reset(&sets[w][r], t[w].d, spec, true)) < 0)
-				goto done;
-			instance_bind_scalars(&sets[w][r], spec);
-		}
-	}
+	per_set = instance_bytes(&t[0].sets[0]);
+	budget = opts->mem_budget ? opts->mem_budget : d->info.mem_bytes / 2;
 	for (int w = 0; w < 2; w++) {
 		t[w].flush_words = 2 * t[w].d->info.l2_bytes / 4;
 		if (t[w].flush_words < 1024)
@@ -1095,100 +1221,72 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 			goto done;
 	}
 
-	/* Warm-up, one flushed launch at a time; its times decide whether
-	 * the pair is timed in bursts (both kernels alike, so the speedup
-	 * compares like with like). */
-	for (size_t i = 0; i < nwarm; i++)
+	/* Warm-up, one flushed launch at a time, each on fresh inputs and
+	 * checked like any timed launch. The baseline's times alone decide
+	 * whether the pair is timed in bursts and how long a burst is (both
+	 * kernels alike, so the speedup compares like with like): nothing the
+	 * candidate does in the warm-up changes how it is timed. */
+	for (size_t i = 0; i < nwarm; i++, rep++) {
 		for (int w = 0; w < 2; w++)
-			if ((err = time_one(&t[w], spec, &sets[w][i % (size_t)rot], (uint32_t)i, opts->timeout_ms, i,
+			if ((err = time_one(&t[w], spec, secret, rep, opts->timeout_ms, i, &out->fresh_inputs,
 					    &reason)) < 0)
 				goto fail;
-	scratch = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
-	for (int w = 0; w < 2; w++) {
-		memcpy(scratch, t[w].ev + 1, (nwarm - 1) * sizeof(double));
-		qsort(scratch, nwarm - 1, sizeof(double), cmp_double);
-		probe[w] = scratch[(nwarm - 1) / 2];
+		if ((err = check_rep(out, t, spec, rep, false, check_every, &prng, repeatable, &good)) < 0)
+			goto done;
+		if (!good)
+			goto done;
 	}
-	if ((probe[0] < probe[1] ? probe[0] : probe[1]) < below) {
+	scratch = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
+	memcpy(scratch, t[1].ev + 1, (nwarm - 1) * sizeof(double));
+	qsort(scratch, nwarm - 1, sizeof(double), cmp_double);
+	probe = scratch[(nwarm - 1) / 2];
+	if (probe < below) {
+		/* Each launch of a burst gets its own inputs and outputs, as
+		 * many sets as the memory budget holds. */
+		int b = probe > 0 ? (int)fmin(SC_HARNESS_BURST_MAX, fmax(1, ceil(target / probe))) : SC_HARNESS_BURST_MAX;
+		int64_t fit = per_set ? (budget - 4 * d->info.l2_bytes) / (int64_t)(2 * per_set) : b;
+		if (fit < b)
+			b = fit > 1 ? (int)fit : 1;
 		out->burst = true;
+		nalloc = b;
 		for (int w = 0; w < 2; w++) {
-			t[w].warm = true;
-			t[w].burst = probe[w] > 0 ? (int)fmin(SC_HARNESS_BURST_MAX, fmax(1, ceil(target / probe[w])))
-						  : SC_HARNESS_BURST_MAX;
+			if ((err = alloc_sets(&t[w], spec, 1, b)) < 0)
+				goto done;
+			t[w].burst = b;
 		}
 	}
 
 	start = d->host_ns(d);
-	for (n = 0; n < (size_t)maxrep;) {
-		size_t r = n % (size_t)rot;
-		if ((err = mutate(&out->mutations, &sets[0][r], t[0].d, &sets[1][r], t[1].d, spec, &prng)) < 0)
-			goto done;
+	for (n = 0; n < (size_t)maxrep; rep++) {
 		for (int j = 0; j < 2; j++) {
 			int w = (n % 2) ? 1 - j : j;  /* alternate who goes first */
-			if ((err = time_one(&t[w], spec, &sets[w][r], (uint32_t)n, opts->timeout_ms, n, &reason)) < 0)
+			if ((err = time_one(&t[w], spec, secret, rep, opts->timeout_ms, n, &out->fresh_inputs, &reason)) < 0)
 				goto fail;
 		}
 		n++;
-		/* A secret sample of repetitions is checked against the
-		 * baseline right away, on the outputs the timed launches left. */
-		if (splitmix(&prng) % SC_HARNESS_SPOT_EVERY == 0 && out->spot_checks < SC_HARNESS_SPOT_MAX) {
-			out->spot_checks++;
-			if ((err = compare_outputs(out, spec, &sets[0][r], t[0].d, &sets[1][r], t[1].d,
-						   "a check during timing", &good)) < 0)
-				goto done;
-			/* A difference may come from changed inputs: say so
-			 * when it does, it is the more precise reason. */
-			for (int w = 0; w < 2 && !good; w++) {
-				bool intact;
-				struct sc_timing_result tmp = *out;
-				if ((err = check_integrity(&tmp, t[w].d, spec, &sets[w][r], t[w].who, &intact)) < 0)
-					goto done;
-				if (!intact) {
-					out->reason = tmp.reason;
-					memcpy(out->message, tmp.message, sizeof(out->message));
-					break;
-				}
-			}
-			if (!good)
-				break;
-		}
 		if (n >= (size_t)spec->topts.min_reps) {
 			struct sc_timing_stats a, b;
 			memcpy(scratch, t[0].ev, n * sizeof(double));
 			sc_timing_stats_compute(&a, scratch, n);
 			memcpy(scratch, t[1].ev, n * sizeof(double));
 			sc_timing_stats_compute(&b, scratch, n);
-			if (a.rse < spec->topts.target_rse && b.rse < spec->topts.target_rse) {
+			if (a.rse < spec->topts.target_rse && b.rse < spec->topts.target_rse)
 				out->converged = true;
-				break;
-			}
-			if ((double)(d->host_ns(d) - start) / 1e9 > spec->topts.max_seconds)
+		}
+		{
+			bool last = n == (size_t)maxrep || out->converged ||
+				    (n >= (size_t)spec->topts.min_reps &&
+				     (double)(d->host_ns(d) - start) / 1e9 > spec->topts.max_seconds);
+			if ((err = check_rep(out, t, spec, rep, last, check_every, &prng, repeatable, &good)) < 0)
+				goto done;
+			if (!good || last)
 				break;
 		}
 	}
 	summarise(out, t, n, &d->info, spec->peak);
 	if (!good)
 		goto done;
-
-	/* Every guard and input of both sides (nothing outside the
-	 * candidate's outputs may have changed), then the outputs of the
-	 * last repetition. */
-	for (int w = 0; w < 2 && good; w++)
-		for (int r = 0; r < rot && good; r++)
-			if ((err = check_integrity(out, t[w].d, spec, &sets[w][r], t[w].who, &good)) < 0)
-				goto done;
-	if (!good)
-		goto done;
-	out->spot_checks++;
-	if ((err = compare_outputs(out, spec, &sets[0][(n - 1) % (size_t)rot], t[0].d,
-				   &sets[1][(n - 1) % (size_t)rot], t[1].d, "the check after the last repetition",
-				   &good)) < 0 || !good)
-		goto done;
-	if ((err = pointer_revalidation(out, t, spec, sets, rot, secret, opts->timeout_ms, &reason, &good)) < 0)
-		goto fail;
-	if (!good)
-		goto done;
-	if ((err = fresh_revalidation(out, t, spec, sets, rot, secret, opts->timeout_ms, &reason, &good)) < 0)
+	if ((err = fresh_revalidation(out, t, spec, secret, opts->timeout_ms, &reason, &good)) < 0)
 		goto fail;
 	out->ok = good;
 	goto done;
@@ -1201,10 +1299,12 @@ fail:
 	}
 done:
 	for (int w = 0; w < 2; w++) {
-		for (int r = 0; r < SC_HARNESS_MAX_ROTATIONS; r++)
-			instance_release(&sets[w][r], out->device_lost ? NULL : t[w].d);
+		if (t[w].sets)
+			for (int s = 0; s < nalloc; s++)
+				instance_release(&t[w].sets[s], out->device_lost ? NULL : t[w].d);
 		if (t[w].flush && !out->device_lost)
 			t[w].d->free(t[w].d, t[w].flush);
+		free(t[w].sets);
 		free(t[w].ev);
 		free(t[w].host);
 		free(t[w].span);

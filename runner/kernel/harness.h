@@ -4,12 +4,13 @@
  * The kernel harness: seeded inputs, launch geometry, correctness checks
  * against the CPU reference (NaN poison, guard canaries, input checksums,
  * near-constant rejection) and interleaved timing of a candidate against
- * the baseline (warm-up, L2 flush, rotated inputs mutated between
- * repetitions, events around the launch alone, bursts for short kernels,
- * a host-clock cross-check, stop at a target relative standard error,
- * median and IQR, speedup, roofline ceilings, secret spot checks against
- * the baseline, guards and inputs of both sides checked afterwards, and a
- * re-validation on fresh state). It speaks only to the device layer
+ * the baseline (warm-up, L2 flush, fresh inputs generated on the device
+ * for every timed launch and outputs poisoned before it, bursts for short
+ * kernels decided from the baseline alone with buffers of its own for
+ * each launch, events around the launch alone, a host-clock cross-check,
+ * stop at a target relative standard error, median and IQR, speedup,
+ * roofline ceilings, a secret subset of timed launches checked in full
+ * against the baseline, and a re-validation on fresh state). It speaks only to the device layer
  * (device.h), never to CUDA or NVRTC. Pure: no printing.
  */
 #include <stdbool.h>
@@ -24,13 +25,11 @@
 #define SC_HARNESS_POISON_F32 0x7fc0dead    /* a quiet NaN written over outputs */
 #define SC_HARNESS_POISON_INT 0xdeadbeefu
 #define SC_HARNESS_CANARY 0xcafef00du
-#define SC_HARNESS_MAX_ROTATIONS 4          /* input sets timed in turn */
-#define SC_HARNESS_MUTATIONS 4              /* elements changed per input buffer between repetitions */
-#define SC_HARNESS_SPOT_EVERY 8             /* about one repetition in this many is checked ... */
-#define SC_HARNESS_SPOT_MAX 4               /* ... up to this many during the loop (each downloads both outputs) */
+#define SC_HARNESS_CHECK_EVERY 2            /* single launches: one in this many checked in full (drawn after it ran) */
+#define SC_HARNESS_BURST_CHECKS 4           /* bursts: launches of each burst checked in full (drawn after it ran) */
 #define SC_HARNESS_BURST_BELOW_MS 0.03      /* shorter kernels are timed in bursts */
 #define SC_HARNESS_BURST_TARGET_MS 0.5      /* a burst lasts about this long */
-#define SC_HARNESS_BURST_MAX 1000           /* launches in one burst at most */
+#define SC_HARNESS_BURST_MAX 1000           /* launches in one burst at most (each with its own buffers) */
 
 /* A loaded kernel and the tunable values it is launched with. */
 struct sc_kernel_handle {
@@ -129,9 +128,10 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 
 struct sc_timing_opts_run {
 	int timeout_ms;
-	int rotations;        /* input sets rotated among; 0 = choose */
+	int check_every;      /* single launches: one in this many checked in full; 0 = SC_HARNESS_CHECK_EVERY */
 	int64_t mem_budget;   /* bytes the timing buffers may use; 0 = half the device */
-	uint64_t secret;      /* seeds of inputs, mutations and spot checks; 0 = drawn here */
+	uint64_t secret;      /* seeds of the inputs; 0 = drawn here. Given (a test), it also draws which
+			       * launches are checked; else those draws come from the system after each launch */
 	double burst_below_ms;   /* 0: SC_HARNESS_BURST_BELOW_MS */
 	double burst_target_ms;  /* 0: SC_HARNESS_BURST_TARGET_MS */
 };
@@ -161,8 +161,8 @@ struct sc_timing_result {
 	bool suspect;          /* above the ceiling, or events disagree with the host clock */
 	char suspect_why[256];
 	char note[256];        /* beyond_fp32 or launch-bound, for a person */
-	size_t spot_checks;    /* times the outputs were compared with the baseline's during/after timing */
-	size_t mutations;      /* input elements changed between repetitions */
+	size_t spot_checks;    /* timed launches checked in full against the baseline */
+	size_t fresh_inputs;   /* input buffers regenerated on the device for timed launches */
 	bool fresh_addresses;  /* the fresh re-validation ran at addresses the timing never used */
 	char message[1024];
 };
@@ -170,12 +170,15 @@ struct sc_timing_result {
 /*
  * Times cand (on d) against base (on bd, a sibling context: the candidate
  * cannot reach the baseline's buffers; bd may be d) on the timing size,
- * interleaved, then checks: outputs of a secret sample of repetitions and
- * of the last one against the baseline's, every guard and input of both
- * sides, a re-validation with new inputs in the same buffers, and one on
- * fresh state (cand reloaded from its image, new buffers, a secret seed).
- * Returns 0 when the timing ran (out->ok says whether every check
- * passed), negative for infrastructure failures.
+ * interleaved. Every timed launch (warm-up included) reads inputs
+ * generated on its device from a secret seed for that launch alone and
+ * finds its outputs poisoned; in burst mode each launch of a burst has
+ * buffers of its own. After each repetition a draw decides which of its
+ * launches are checked in full (guards, inputs, outputs against the
+ * baseline's on the same inputs); the last repetition is checked whole;
+ * then a re-validation on fresh state (cand reloaded from its image, new
+ * buffers, a secret seed). Returns 0 when the timing ran (out->ok says
+ * whether every check passed), negative for infrastructure failures.
  */
 int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc_device *bd,
 		    const struct sc_spec *spec, const struct sc_kernel_handle *cand,

@@ -31,6 +31,7 @@ void sc_nvrtc_version(char *out, size_t cap)
 void sc_compiled_release(struct sc_compiled *c)
 {
 	free(c->cubin);
+	free(c->ptx);
 	free(c->log);
 	memset(c, 0, sizeof(*c));
 }
@@ -98,6 +99,13 @@ static void cache_paths(struct sc_buf *bin, struct sc_buf *meta, const char *dir
 	sc_buf_printf(meta, "%s/%s.info", dir, key);
 }
 
+/* The PTX beside the cubin; its SHA-256 is the last word of the stats
+ * line, which the HMAC covers. */
+static void ptx_path(struct sc_buf *out, const char *dir, const char *key)
+{
+	sc_buf_printf(out, "%s/%s.ptx", dir, key);
+}
+
 #define CACHE_MAGIC "skillci-cubin 2"
 
 /* SHA-256 of (key, cubin) and, with a secret, the HMAC of (key, cubin,
@@ -140,7 +148,9 @@ static bool cache_get(struct sc_compiled *out, const struct sc_nvrtc_opts *o, co
 {
 	struct sc_buf bin = SC_BUF_INIT, meta = SC_BUF_INIT, data = SC_BUF_INIT, info = SC_BUF_INIT;
 	char sum[SC_SHA256_HEX_LEN + 1] = "", mac[SC_SHA256_HEX_LEN + 1] = "";
-	char want_sum[SC_SHA256_HEX_LEN + 1], want_mac[SC_SHA256_HEX_LEN + 1], stats[128];
+	char want_sum[SC_SHA256_HEX_LEN + 1], want_mac[SC_SHA256_HEX_LEN + 1], stats[160];
+	char ptxsum[SC_SHA256_HEX_LEN + 1] = "";
+	struct sc_buf ptx = SC_BUF_INIT;
 	const char *why = NULL, *nl, *nl2;
 	bool ok = false;
 
@@ -165,11 +175,25 @@ static bool cache_get(struct sc_compiled *out, const struct sc_nvrtc_opts *o, co
 	else if (o->cache_key && !sc_digest_equal((const unsigned char *)mac, (const unsigned char *)want_mac,
 						  SC_SHA256_HEX_LEN))
 		why = "its HMAC does not verify with this runner's cache key (forged, or written by another runner)";
-	else if (sscanf(stats, "%d %d %d %d %d", &out->registers, &out->spill_stores, &out->spill_loads,
-			&out->shared_bytes, &out->stack_bytes) != 5)
-		why = "its ptxas numbers are malformed";
+	else if (sscanf(stats, "%d %d %d %d %d %64s", &out->registers, &out->spill_stores, &out->spill_loads,
+			&out->shared_bytes, &out->stack_bytes, ptxsum) != 6)
+		why = "its ptxas numbers are malformed, or it records no PTX (written by an older skillci)";
+	if (!why) {
+		struct sc_buf pp = SC_BUF_INIT;
+		char got[SC_SHA256_HEX_LEN + 1];
+		ptx_path(&pp, o->cache_dir, key);
+		if (sc_read_file(&ptx, pp.ptr, SC_MAX_FILE_BYTES) < 0) {
+			why = "its PTX is missing";
+		} else {
+			sc_sha256_hex(got, ptx.ptr, ptx.len);
+			if (!sc_digest_equal((const unsigned char *)got, (const unsigned char *)ptxsum, SC_SHA256_HEX_LEN))
+				why = "its PTX does not match the SHA-256 recorded when it was written";
+		}
+		sc_buf_release(&pp);
+	}
 	if (why)
 		goto done;
+	out->ptx = sc_buf_detach(&ptx, &out->ptx_len);
 	out->log = sc_xstrdup(nl2 + 1);
 	out->cubin = sc_buf_detach(&data, &out->cubin_len);
 	out->ok = out->cached = true;
@@ -183,6 +207,7 @@ done:
 	sc_buf_release(&meta);
 	sc_buf_release(&data);
 	sc_buf_release(&info);
+	sc_buf_release(&ptx);
 	sc_error_clear();
 	return ok;
 }
@@ -194,8 +219,14 @@ static void cache_put(const struct sc_compiled *c, const struct sc_nvrtc_opts *o
 
 	if (sc_mkdir_p(o->cache_dir) == 0) {
 		cache_paths(&bin, &meta, o->cache_dir, c->key);
-		sc_buf_printf(&stats, "%d %d %d %d %d", c->registers, c->spill_stores, c->spill_loads,
-			      c->shared_bytes, c->stack_bytes);
+		char ptxsum[SC_SHA256_HEX_LEN + 1];
+		struct sc_buf pp = SC_BUF_INIT;
+		sc_sha256_hex(ptxsum, c->ptx ? c->ptx : "", c->ptx_len);
+		sc_buf_printf(&stats, "%d %d %d %d %d %s", c->registers, c->spill_stores, c->spill_loads,
+			      c->shared_bytes, c->stack_bytes, ptxsum);
+		ptx_path(&pp, o->cache_dir, c->key);
+		sc_write_file_atomic(pp.ptr, c->ptx ? c->ptx : "", c->ptx_len);
+		sc_buf_release(&pp);
 		cache_digests(sum, mac, c->key, c->cubin, c->cubin_len, stats.ptr, c->log, o->cache_key,
 			      o->cache_key_len);
 		sc_buf_printf(&info, CACHE_MAGIC " %s %s\n%s\n%s", sum, mac, stats.ptr, c->log);
@@ -255,6 +286,14 @@ static int compile_here(struct sc_compiled *out, const char *full, const char **
 		err = sc_error_set(SC_ERROR, "nvrtc: cannot read the cubin");
 		goto done;
 	}
+	if (nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+		out->ptx = sc_xcalloc(n + 1, 1);
+		if (nvrtcGetPTX(prog, out->ptx) != NVRTC_SUCCESS) {
+			err = sc_error_set(SC_ERROR, "nvrtc: cannot read the PTX");
+			goto done;
+		}
+		out->ptx_len = strlen(out->ptx);
+	}
 	sc_nvrtc_parse_ptxas(out, rawlog.ptr);
 	out->ok = true;
 done:
@@ -271,7 +310,7 @@ struct wire {
 	int status;        /* 0 compiled (or a compile error), 1 NVRTC failed, 2 no jail */
 	int ok, registers, spill_stores, spill_loads, shared_bytes, stack_bytes;
 	double ms;
-	uint64_t cubin_len, log_len, msg_len;
+	uint64_t cubin_len, log_len, msg_len, ptx_len;
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -333,7 +372,9 @@ static _Noreturn void confined_child(int fd, const char *full, const char **opts
 	w.cubin_len = c.cubin_len;
 	w.log_len = c.log ? strlen(c.log) : 0;
 	w.msg_len = strlen(msg);
+	w.ptx_len = c.ptx_len;
 	if (write_all(fd, &w, sizeof(w)) < 0 || write_all(fd, c.cubin, c.cubin_len) < 0 ||
+	    write_all(fd, c.ptx, c.ptx_len) < 0 ||
 	    write_all(fd, c.log, (size_t)w.log_len) < 0 || write_all(fd, msg, (size_t)w.msg_len) < 0)
 		_exit(3);
 	_exit(0);
@@ -395,15 +436,18 @@ static int compile_confined(struct sc_compiled *out, const char *full, const cha
 	close(fds[1]);
 	memset(&w, 0, sizeof(w));
 	if (read_all(fds[0], &w, sizeof(w)) < 0 || w.cubin_len > SC_MAX_FILE_BYTES ||
-	    w.log_len > SC_NVRTC_MAX_LOG * 2 || w.msg_len > 4096) {
+	    w.log_len > SC_NVRTC_MAX_LOG * 2 || w.msg_len > 4096 || w.ptx_len > SC_MAX_FILE_BYTES) {
 		err = SC_ERROR;
 	} else {
 		out->cubin = w.cubin_len ? sc_xmalloc((size_t)w.cubin_len) : NULL;
 		out->cubin_len = (size_t)w.cubin_len;
+		out->ptx = sc_xcalloc((size_t)w.ptx_len + 1, 1);
+		out->ptx_len = (size_t)w.ptx_len;
 		free(out->log);
 		out->log = sc_xcalloc((size_t)w.log_len + 1, 1);
 		msg = sc_xcalloc((size_t)w.msg_len + 1, 1);
-		if (read_all(fds[0], out->cubin, out->cubin_len) < 0 || read_all(fds[0], out->log, (size_t)w.log_len) < 0 ||
+		if (read_all(fds[0], out->cubin, out->cubin_len) < 0 || read_all(fds[0], out->ptx, out->ptx_len) < 0 ||
+		    read_all(fds[0], out->log, (size_t)w.log_len) < 0 ||
 		    read_all(fds[0], msg, (size_t)w.msg_len) < 0)
 			err = SC_ERROR;
 	}
@@ -433,6 +477,9 @@ static int compile_confined(struct sc_compiled *out, const char *full, const cha
 		free(out->cubin);
 		out->cubin = NULL;
 		out->cubin_len = 0;
+		free(out->ptx);
+		out->ptx = NULL;
+		out->ptx_len = 0;
 		out->ok = false;
 	}
 	free(msg);

@@ -38,6 +38,8 @@ struct sc_compiled {
 	char cache_note[256];  /* "" or why a cached entry was rejected */
 	char *cubin;           /* owned */
 	size_t cubin_len;
+	char *ptx;             /* owned, NUL-terminated: the PTX NVRTC produced (the scan reads it) */
+	size_t ptx_len;
 	char *log;             /* owned; compiler messages about the candidate only */
 	int registers, spill_stores, spill_loads, shared_bytes, stack_bytes;
 	bool cached;

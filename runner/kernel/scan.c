@@ -575,3 +575,190 @@ int sc_scan_source(struct sc_scan *out, const char *src, size_t len, bool fp32)
 	}
 	return err;
 }
+
+/* ---- the PTX NVRTC produced ---- */
+
+/* The flags the PTX can raise, all of error severity: each names a
+ * mechanism a kernel would need to do less than the work it is timed for
+ * or to tell its launches apart, and none is needed by a kernel that
+ * computes its outputs from its inputs. */
+static const char *const ptx_kinds[] = { "device_state", "module_atomic", "clock_read", "sleep",
+					 "precision_downcast", "printf", "device_launch", "device_heap", NULL };
+
+bool sc_scan_kind_is_ptx(const char *kind)
+{
+	for (size_t i = 0; ptx_kinds[i]; i++)
+		if (!strcmp(ptx_kinds[i], kind))
+			return true;
+	return !strcmp(kind, "inline_asm");  /* what inline PTX does is read in the PTX */
+}
+
+/* Whether word occurs in line[0..n) as a whole PTX token: no letter,
+ * digit, '_' or '$' right after it, nor (unless it is a type suffix
+ * starting with '.') right before it. */
+static bool ptx_has(const char *line, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	for (size_t i = 0; i + w <= n; i++) {
+		if (memcmp(line + i, word, w))
+			continue;
+		if (*word != '.' && i > 0 &&
+		    (isalnum((unsigned char)line[i - 1]) || line[i - 1] == '_' || line[i - 1] == '$'))
+			continue;
+		if (i + w < n && (isalnum((unsigned char)line[i + w]) || line[i + w] == '_' || line[i + w] == '$'))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+#define PTX_MAX_SYMS 64
+#define PTX_MAX_REGS 64
+
+/* The name declared by a module-level ".global" line, in out; false for
+ * none or for the compiler's own string constants ($str). */
+static bool ptx_global_name(const char *line, size_t n, char *out, size_t cap)
+{
+	const char *end = line + n, *p, *name = NULL;
+	size_t len = 0;
+	if (!ptx_has(line, n, ".global"))
+		return false;
+	/* the name is the last token before '[', '=', ';' */
+	for (p = line; p < end && *p != '[' && *p != '=' && *p != ';'; p++)
+		if (*p == ' ' || *p == '\t')
+			name = p + 1;
+	if (!name)
+		return false;
+	while (name + len < p && name[len] != ' ' && name[len] != '\t')
+		len++;
+	if (!len || len >= cap || *name == '.' || !strncmp(name, "$str", 4))
+		return false;
+	memcpy(out, name, len);
+	out[len] = '\0';
+	return true;
+}
+
+/* Constant tables of the CUDA math library (sin/cos, the Payne-Hanek
+ * reduction of sinf/cosf/tanf on large arguments): module-level in the
+ * PTX, read-only. */
+static bool ptx_runtime_table(const char *name)
+{
+	return !strcmp(name, "__cudart_sin_cos_coeffs") || !strcmp(name, "__cudart_i2opi_f") ||
+	       !strcmp(name, "__cudart_i2opi_d");
+}
+
+int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32)
+{
+	static const char *const narrow[] = { ".f16", ".f16x2", ".bf16", ".bf16x2", ".tf32", ".e4m3", ".e5m2",
+					      ".e4m3x2", ".e5m2x2", NULL };
+	char syms[PTX_MAX_SYMS][64];
+	char regs[PTX_MAX_REGS][16];  /* registers holding a module global's address */
+	size_t nsyms = 0, nregs = 0, lineno = 0;
+	int depth = 0;
+	bool seen[16] = { false };
+	const char *p = ptx, *end = ptx + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+		const char *kind = NULL;
+		char name[64];
+		size_t cut = n;
+
+		lineno++;
+		/* comments (// ...) are the compiler's, not code */
+		for (size_t i = 0; i + 1 < n; i++)
+			if (p[i] == '/' && p[i + 1] == '/') {
+				cut = i;
+				break;
+			}
+		if (depth == 0 && ptx_global_name(p, cut, name, sizeof(name))) {
+			if (nsyms < PTX_MAX_SYMS)
+				snprintf(syms[nsyms++], sizeof(syms[0]), "%s", name);
+			/* the math library's own constant tables (with their
+			 * initialiser) are state only if something writes them */
+			if (!(ptx_runtime_table(name) && memchr(p, '=', cut)))
+				kind = "device_state";
+		} else if (depth > 0) {
+			if (ptx_has(p, cut, "%clock") || ptx_has(p, cut, "%clock64") || ptx_has(p, cut, "%globaltimer") ||
+			    ptx_has(p, cut, "%globaltimer_lo") || ptx_has(p, cut, "%globaltimer_hi"))
+				kind = "clock_read";
+			else if (ptx_has(p, cut, "nanosleep") || ptx_has(p, cut, "nanosleep.u32"))
+				kind = "sleep";
+			else if (ptx_has(p, cut, "vprintf"))
+				kind = "printf";
+			else if (ptx_has(p, cut, "cudaLaunchDevice") || ptx_has(p, cut, "cudaLaunchDeviceV2") ||
+				 ptx_has(p, cut, "cudaGetParameterBuffer") || ptx_has(p, cut, "cudaGetParameterBufferV2"))
+				kind = "device_launch";
+			else if (ptx_has(p, cut, "malloc") || ptx_has(p, cut, "free"))
+				kind = "device_heap";
+			if (!kind && fp32)
+				for (size_t k = 0; narrow[k] && !kind; k++)
+					if (ptx_has(p, cut, narrow[k]) && !memmem(p, cut, ".reg", 4))
+						kind = "precision_downcast";
+			if (!kind) {
+				/* an address of a module global taken into a register ... */
+				for (size_t s = 0; s < nsyms && !kind; s++)
+					if (ptx_has(p, cut, syms[s])) {
+						const char *r = memchr(p, '%', cut);
+						size_t rl = 0;
+						bool atomic = memmem(p, cut, "atom.", 5) || memmem(p, cut, "red.", 4);
+						bool store = memmem(p, cut, "st.", 3) == p + strspn(p, " \t");
+						if (atomic) {
+							kind = "module_atomic";
+						} else if (store) {
+							kind = "device_state";
+						} else if (r && nregs < PTX_MAX_REGS) {
+							while (r + rl < p + cut && r[rl] != ',' && r[rl] != ' ' && rl < 15)
+								rl++;
+							memcpy(regs[nregs], r, rl);
+							regs[nregs++][rl] = '\0';
+						}
+					}
+				/* ... then used by an atomic (or a store: a written
+				 * table is state), directly or through cvta */
+				for (size_t g = 0; g < nregs && !kind; g++) {
+					char at[20];
+					snprintf(at, sizeof(at), "[%s", regs[g]);
+					if ((memmem(p, cut, "atom.", 5) || memmem(p, cut, "red.", 4)) &&
+					    ptx_has(p, cut, regs[g]) && memmem(p, cut, at, strlen(at)))
+						kind = "module_atomic";
+					else if (ptx_has(p, cut, regs[g]) && memmem(p, cut, at, strlen(at)) &&
+						 (memmem(p, cut, "st.", 3) == p + strspn(p, " \t")))
+						kind = "device_state";
+					else if (memmem(p, cut, "cvta", 4) && ptx_has(p, cut, regs[g]) && nregs < PTX_MAX_REGS) {
+						const char *r = memchr(p, '%', cut);
+						size_t rl = 0;
+						while (r && r + rl < p + cut && r[rl] != ',' && r[rl] != ' ' && rl < 15)
+							rl++;
+						if (r && (rl != strlen(regs[g]) || memcmp(r, regs[g], rl))) {
+							memcpy(regs[nregs], r, rl);
+							regs[nregs++][rl] = '\0';
+						}
+					}
+				}
+			}
+		}
+		for (size_t i = 0; i < cut; i++) {
+			if (p[i] == '{')
+				depth++;
+			else if (p[i] == '}' && depth > 0)
+				depth--;
+		}
+		if (depth == 0)
+			nregs = 0;  /* registers are per function */
+		if (kind) {
+			size_t k = 0;
+			while (ptx_kinds[k] && strcmp(ptx_kinds[k], kind))
+				k++;
+			/* one flag per kind: the first place it appears */
+			if (!seen[k]) {
+				seen[k] = true;
+				add_flag(out, kind, SC_SCAN_ERROR, lineno, p);
+				out->flags[out->nflags - 1].from_ptx = true;
+			}
+		}
+		p += n + 1;
+	}
+	return 0;
+}

@@ -24,8 +24,9 @@ enum sc_scan_severity { SC_SCAN_WARN, SC_SCAN_ERROR };
 struct sc_scan_flag {
 	const char *kind;   /* "stream_creation", "host_allocation", ... (static) */
 	enum sc_scan_severity severity;
-	size_t line;
-	char text[160];     /* the candidate's own line, trimmed */
+	size_t line;        /* in the source, or (from_ptx) in the PTX */
+	bool from_ptx;      /* found in the PTX NVRTC produced */
+	char text[160];     /* the candidate's own line (or the PTX line), trimmed */
 };
 
 #define SC_SCAN_MAX_FLAGS 32
@@ -43,5 +44,24 @@ struct sc_scan {
  * says the fixture is fp32 (half/bf16/tf32/WMMA use is then an error flag).
  */
 int sc_scan_source(struct sc_scan *out, const char *src, size_t len, bool fp32);
+
+/*
+ * Scans the PTX NVRTC produced for the candidate (what runs, whatever the
+ * source spelled) and appends error flags to out, one per kind, at the
+ * first PTX line showing it: "device_state" (a module-level .global
+ * variable: the only memory that outlives a launch, so the only place for
+ * a cache or a launch counter; the compiler's own $str constants aside),
+ * "module_atomic" (an atom/red on such a variable), "clock_read" (%clock,
+ * %clock64, %globaltimer: a kernel that reads time can pace itself or
+ * tell launches apart), "sleep" (nanosleep), "precision_downcast" (on an
+ * fp32 fixture: f16/bf16/tf32/fp8 types in any instruction), "printf"
+ * (vprintf) and "device_launch" (cudaLaunchDevice,
+ * cudaGetParameterBuffer). Every one fails the verdict ("flagged").
+ */
+int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32);
+
+/* True for a kind the PTX scan decides (so a source flag of that kind is
+ * replaced by what the PTX shows once it exists); inline_asm too. */
+bool sc_scan_kind_is_ptx(const char *kind);
 
 #endif

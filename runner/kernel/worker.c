@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "nvrtc.h"
 #include "refs.h"
+#include "gen.h"
 #include "scan.h"
 #include "spec.h"
 
@@ -265,6 +266,65 @@ static cJSON *check_json(const struct sc_check_result *c, const struct job *j)
 }
 
 /*
+ * Writes the scan's flags as r's "scan" (replacing an earlier one);
+ * returns whether one of them fails the verdict.
+ */
+static bool emit_flags(cJSON *r, const struct sc_scan *scan)
+{
+	cJSON *flags;
+	bool error = false;
+
+	cJSON_DeleteItemFromObject(r, "scan");
+	flags = cJSON_AddArrayToObject(r, "scan");
+	for (size_t i = 0; i < scan->nflags; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "kind", scan->flags[i].kind);
+		cJSON_AddStringToObject(f, "severity", scan->flags[i].severity == SC_SCAN_ERROR ? "error" : "warning");
+		cJSON_AddStringToObject(f, "from", scan->flags[i].from_ptx ? "ptx" : "source");
+		cJSON_AddNumberToObject(f, "line", (double)scan->flags[i].line);
+		cJSON_AddStringToObject(f, "text", scan->flags[i].text);
+		cJSON_AddItemToArray(flags, f);
+		error |= scan->flags[i].severity == SC_SCAN_ERROR;
+	}
+	return error;
+}
+
+/*
+ * Once the candidate compiled, what its PTX shows replaces the source's
+ * guesses for the kinds the PTX decides (the source flags of those kinds
+ * are dropped: a macro, a pasted token or a split string cannot hide from
+ * the PTX, and a spelling that compiles to nothing is no flag).
+ */
+static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, bool fp32)
+{
+	size_t k = 0;
+
+	if (!cc->ptx)
+		return;
+	for (size_t i = 0; i < scan->nflags; i++)
+		if (!sc_scan_kind_is_ptx(scan->flags[i].kind))
+			scan->flags[k++] = scan->flags[i];
+	scan->nflags = k;
+	sc_scan_ptx(scan, cc->ptx, cc->ptx_len, fp32);
+}
+
+/*
+ * Compiles the harness's input generator (gen.h) for the job's arch and
+ * loads it into d's context (siblings opened later get it too). Without
+ * it the inputs are generated on the host and copied: slower, as fresh.
+ */
+static void load_generator(struct sc_device *d, const struct job *j)
+{
+	struct sc_nvrtc_opts o = { j->arch, NULL, j->include_dir, j->cache_dir, j->cache_key, j->cache_key_len, false };
+	struct sc_compiled gc;
+
+	if (sc_nvrtc_compile(&gc, sc_gen_cuda_source, strlen(sc_gen_cuda_source), &o) == 0 && gc.ok)
+		(void)sc_device_cuda_set_generator(d, gc.cubin, gc.cubin_len);
+	sc_error_clear();
+	sc_compiled_release(&gc);
+}
+
+/*
  * Runs the job and fills the result r: verdict, reason, message and the
  * sections of each step that ran. Infrastructure failures become verdict
  * "error"; nothing is printed.
@@ -277,7 +337,7 @@ static void run_job(cJSON *r, struct job *j)
 	struct sc_device *dev = NULL, *bdev = NULL;
 	struct sc_kernel_handle ck, bk;
 	struct sc_check_result chk;
-	cJSON *flags, *tun, *devj;
+	cJSON *tun, *devj;
 	bool gpu, flag_error = false;
 	char msg[2048];
 	int err;
@@ -295,16 +355,7 @@ static void run_job(cJSON *r, struct job *j)
 		set_verdict(r, "failed", scan.refusal ? scan.refusal : "include_refused", sc_error_last());
 		return;
 	}
-	flags = cJSON_AddArrayToObject(r, "scan");
-	for (size_t i = 0; i < scan.nflags; i++) {
-		cJSON *f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "kind", scan.flags[i].kind);
-		cJSON_AddStringToObject(f, "severity", scan.flags[i].severity == SC_SCAN_ERROR ? "error" : "warning");
-		cJSON_AddNumberToObject(f, "line", (double)scan.flags[i].line);
-		cJSON_AddStringToObject(f, "text", scan.flags[i].text);
-		cJSON_AddItemToArray(flags, f);
-		flag_error |= scan.flags[i].severity == SC_SCAN_ERROR;
-	}
+	flag_error = emit_flags(r, &scan);
 
 	/* 2. Tunables and compile. */
 	if (sc_spec_tunables(&ctun, &j->spec, j->candidate) < 0) {
@@ -319,6 +370,10 @@ static void run_job(cJSON *r, struct job *j)
 		goto done;
 	}
 	cJSON_AddItemToObject(r, "compile", compile_json(&cc, j->arch));
+	if (cc.ok) {
+		merge_ptx_flags(&scan, &cc, sc_spec_is_fp32(&j->spec));
+		flag_error = emit_flags(r, &scan);
+	}
 	if (!cc.ok) {
 		const char *first = first_error(cc.log);
 		size_t n = strcspn(first, "\n");
@@ -361,7 +416,7 @@ static void run_job(cJSON *r, struct job *j)
 		cJSON_AddStringToObject(s, "reason", sc_error_last());
 		snprintf(msg, sizeof(msg), "compiled for %s (%d registers, %d bytes spilled); correctness and speed not checked: %s%s",
 			 j->arch, cc.registers, cc.spill_stores, sc_error_last(),
-			 flag_error ? "; but the static scan flagged the source (see scan)" : "");
+			 flag_error ? "; but the scan of its source and PTX flagged it (see scan)" : "");
 		/* An error-severity flag fails without a GPU too: the flag does
 		 * not depend on running the kernel. */
 		if (flag_error)
@@ -426,6 +481,7 @@ static void run_job(cJSON *r, struct job *j)
 		bk.image = bc.cubin;
 		bk.image_len = bc.cubin_len;
 		bk.entry = j->spec.entry;
+		load_generator(dev, j);
 		if (dev->open_sibling(dev, &bdev) < 0 ||
 		    bdev->load(bdev, bc.cubin, bc.cubin_len, j->spec.entry, &bk.fn) < 0) {
 			set_verdict(r, "error", "baseline", sc_error_last());
@@ -438,7 +494,7 @@ static void run_job(cJSON *r, struct job *j)
 		t = cJSON_AddObjectToObject(r, "timing");
 		cJSON_AddStringToObject(t, "status", tr.ok ? "done" : "failed");
 		cJSON_AddStringToObject(t, "method", tr.burst ? "burst" : "single");
-		cJSON_AddStringToObject(t, "l2", tr.burst ? "warm" : "flushed");
+		cJSON_AddStringToObject(t, "l2", "flushed");
 		cJSON_AddItemToObject(t, "candidate", stats_json(&tr.cand));
 		cJSON_AddItemToObject(t, "baseline", stats_json(&tr.base));
 		cJSON_AddNumberToObject(t, "speedup", isfinite(tr.speedup) ? tr.speedup : 0);
@@ -455,7 +511,7 @@ static void run_job(cJSON *r, struct job *j)
 		if (tr.note[0])
 			cJSON_AddStringToObject(t, "note", tr.note);
 		cJSON_AddNumberToObject(t, "spot_checks", (double)tr.spot_checks);
-		cJSON_AddNumberToObject(t, "input_mutations", (double)tr.mutations);
+		cJSON_AddNumberToObject(t, "fresh_inputs", (double)tr.fresh_inputs);
 		cJSON_AddBoolToObject(t, "fresh_addresses", tr.fresh_addresses);
 		if (!tr.ok) {
 			set_verdict(r, "failed", tr.reason == SC_REASON_MISMATCH || tr.reason == SC_REASON_STALE
@@ -485,7 +541,7 @@ static void run_job(cJSON *r, struct job *j)
 	}
 	if (flag_error) {
 		char m2[2300];
-		snprintf(m2, sizeof(m2), "%s; but the static scan flagged the source (see scan)", msg);
+		snprintf(m2, sizeof(m2), "%s; but the scan of its source and PTX flagged it (see scan)", msg);
 		set_verdict(r, "flagged", "scan", m2);
 	} else {
 		set_verdict(r, "passed", "none", msg);

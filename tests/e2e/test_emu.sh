@@ -2,7 +2,9 @@
 # End-to-end: the bfloat16 fixtures' baselines and solutions, the planted
 # kernels and the emulator's self-checks through the CUDA emulation
 # (tests/emu/), against the CPU references with the real harness on the
-# CPU double, one seed per size and distribution. Every row of
+# CPU double, one seed per size and distribution, then timed against the
+# reference (fresh inputs per timed launch, a subset checked in full), and
+# scanned by the worker (source and PTX) where it is built. Every row of
 # emu-check.sh's table is a test. The full run: make emu-check.
 . tests/e2e/lib.sh
 
@@ -29,7 +31,9 @@ while read -r name note; do
 	if [ "$note" = ok ]; then _tap ok "$name"; else _tap not-ok "$name" "$(printf '%s\n' "$OUT" | grep -F "$name ")"; fi
 done < "$T/rows"
 for want in softmax-bf16/solution gemm-bf16/solution attention-bf16/solution planted/bf16_gemm_fp16_accum \
-	    planted/bf16_unsafe_softmax emu/missing_barrier; do
+	    planted/bf16_unsafe_softmax emu/missing_barrier planted/burst_skipper planted/launch_counter \
+	    planted/partial_rows planted/host_reader planted/gemm_incremental_cache planted/dodge_unsigned_init \
+	    planted/dodge_macro_device planted/dodge_paste_clock planted/dodge_split_asm planted/dodge_nanosleep; do
 	expect_out_contains "$want" "emu-check ran $want"
 done
 done_testing

@@ -178,6 +178,21 @@ template <class T> static inline T atomicMin(T *p, T v) { T o = *p; if (v < o) *
 template <class T> static inline T atomicExch(T *p, T v) { T o = *p; *p = v; return o; }
 template <class T> static inline T atomicCAS(T *p, T cmp, T v) { T o = *p; if (o == cmp) *p = v; return o; }
 
+/* Time, as a kernel reads it (clock64; clock() stays the C library's): a monotonic nanosecond count (so a cycle
+ * is a nanosecond), and a sleep that sleeps. */
+#include <time.h>
+static inline long long clock64(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+static inline void __nanosleep(unsigned ns)
+{
+	struct timespec ts = { 0, (long)ns };
+	nanosleep(&ts, NULL);
+}
+
 /* ---- vector types ---- */
 
 struct __attribute__((aligned(8))) float2 { float x, y; };

@@ -6,7 +6,7 @@
 // also reports the cycles and the nanoseconds (%globaltimer) it saw, which
 // gives the clock it actually ran at.
 // calibrate: spin
-// expect-scan: clock_read inline_asm
+// expect-scan: clock_read
 extern "C" __global__ void spin(int* out, int cycles, int measure)
 {
     unsigned long long g0, g1;

@@ -1,9 +1,9 @@
 // Planted: correct for the first 60 launches, then wrong: a __device__
 // counter survives across launches. Passes the correctness sizes, fails
 // the re-validation after timing; the scan flags the file-scope state.
-// expect-scan: device_state
+// expect-scan: device_state module_atomic
 // expect-gpu: failed revalidation
-// expect-cpu: compiled no_gpu
+// expect-cpu: flagged scan
 __device__ unsigned int calls;
 
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)

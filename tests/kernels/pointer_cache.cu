@@ -4,9 +4,9 @@
 // other size is computed, so the correctness check passes. The harness
 // changes input elements under the same pointers between repetitions and
 // compares outputs with the baseline's: the copies are stale.
-// expect-scan: device_state
+// expect-scan: device_state module_atomic
 // expect-gpu: failed revalidation
-// expect-cpu: compiled no_gpu
+// expect-cpu: flagged scan
 #define T_ROWS 16384
 #define T_COLS 4096
 

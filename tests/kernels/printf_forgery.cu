@@ -5,7 +5,7 @@
 // prints is shown as its output, never parsed.
 // expect-scan: printf
 // expect-gpu: failed mismatch
-// expect-cpu: compiled no_gpu
+// expect-cpu: flagged scan
 extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
 {
     const int row = blockIdx.x;

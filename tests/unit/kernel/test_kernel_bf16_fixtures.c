@@ -417,7 +417,7 @@ static struct sc_timing_result time_gemm(sc_cpu_cost_fn cost, enum sc_peak peak)
 	struct sc_spec spec;
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { .timeout_ms = 1000, .rotations = 2 };
+	struct sc_timing_opts_run o = { .timeout_ms = 1000, .check_every = 2 };
 	struct sc_timing_result r;
 
 	assert_int_equal(sc_spec_load(&spec, "fixtures/gemm-bf16/spec.json"), 0);

@@ -6,6 +6,8 @@
  */
 #include "unit.h"
 #include "nvrtc.h"
+#include "gen.h"
+#include "scan.h"
 #include "sha256.h"
 #include "spec.h"
 
@@ -46,6 +48,15 @@ static void compile_file(const char *dir, const char *file, const struct sc_spec
 	assert_true(c.cubin_len > 0);
 	assert_non_null(memmem(c.cubin, c.cubin_len, spec->entry, strlen(spec->entry) + 1));
 	assert_true(c.registers > 0);
+	/* the fixture's own kernels show nothing the PTX scan flags */
+	assert_non_null(c.ptx);
+	{
+		struct sc_scan s;
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, sc_spec_is_fp32(spec)), 0);
+		if (s.nflags)
+			fail_msg("%s: PTX flag %s at line %zu: %s", path.ptr, s.flags[0].kind, s.flags[0].line, s.flags[0].text);
+	}
 	sc_compiled_release(&c);
 	sc_buf_release(&path);
 	sc_buf_release(&src);
@@ -162,6 +173,23 @@ static void test_cache_and_ptxas(void **state)
 	assert_memory_equal(a.cubin, b.cubin, a.cubin_len);
 	assert_int_equal(b.registers, a.registers);
 	assert_int_equal(b.shared_bytes, a.shared_bytes);
+	/* the PTX comes back from the cache too, verified */
+	assert_non_null(a.ptx);
+	assert_non_null(b.ptx);
+	assert_int_equal(a.ptx_len, b.ptx_len);
+	assert_memory_equal(a.ptx, b.ptx, a.ptx_len);
+	{
+		struct sc_buf pp = SC_BUF_INIT;
+		struct sc_compiled d;
+		sc_buf_printf(&pp, "%s/%s.ptx", dir, a.key);
+		assert_int_equal(sc_write_file_atomic(pp.ptr, "// no flags here\n", 17), 0);
+		assert_int_equal(compile(&d, src, &defs, NULL, dir, false), 0);
+		assert_false(d.cached);
+		assert_non_null(strstr(d.cache_note, "PTX does not match"));
+		assert_memory_equal(d.ptx, a.ptx, a.ptx_len);
+		sc_compiled_release(&d);
+		sc_buf_release(&pp);
+	}
 	/* A different tunable is a different key. */
 	defs.value[0] = 256;
 	assert_int_equal(compile(&c, src, &defs, NULL, dir, false), 0);
@@ -377,10 +405,108 @@ static void test_parse_ptxas_text(void **state)
 	assert_int_equal(c.shared_bytes, 4096);
 }
 
+
+/*
+ * Every planted kernel's expected scan flags fire once its PTX is scanned
+ * as the worker scans it (source flags of the kinds the PTX decides
+ * replaced by the PTX's), against the fixture it names; one that expects
+ * none gets no error flag.
+ */
+static void test_planted_kernels_ptx_flags(void **state)
+{
+	DIR *d = opendir("tests/kernels");
+	struct dirent *e;
+	int n = 0;
+	(void)state;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		struct sc_buf path = SC_BUF_INIT, src = SC_BUF_INIT, sp = SC_BUF_INIT;
+		struct sc_spec spec;
+		struct sc_tunable_values tun;
+		struct sc_nvrtc_defines defs = { { 0 }, { 0 }, 0 };
+		struct sc_compiled c;
+		struct sc_scan s;
+		char want[256] = "", fx[64] = "softmax", *save = NULL;
+		const char *exp, *f;
+		size_t k = 0;
+		size_t len = strlen(e->d_name);
+
+		if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
+			continue;
+		sc_buf_printf(&path, "tests/kernels/%s", e->d_name);
+		assert_int_equal(sc_read_file(&src, path.ptr, 1 << 20), 0);
+		if ((exp = strstr(src.ptr, "// expect-scan:")) != NULL)
+			sscanf(exp + 15, "%255[^\n]", want);
+		if ((f = strstr(src.ptr, "// fixture:")) != NULL)
+			sscanf(f + 11, " %63s", fx);
+		sc_buf_printf(&sp, "fixtures/%s/spec.json", fx);
+		assert_int_equal(sc_spec_load(&spec, sp.ptr), 0);
+		memset(&c, 0, sizeof(c));
+		if (sc_scan_source(&s, src.ptr, src.len, sc_spec_is_fp32(&spec)) < 0 ||
+		    sc_spec_tunables(&tun, &spec, src.ptr) < 0)
+			goto next;  /* refused before NVRTC: the source test covers it */
+		for (size_t i = 0; i < spec.ntunables; i++) {
+			defs.name[i] = spec.tunables[i].name;
+			defs.value[i] = tun.v[i];
+			defs.n++;
+		}
+		assert_int_equal(compile(&c, src.ptr, &defs, include_dir(), NULL, false), 0);
+		if (!c.ok)
+			goto next;  /* a compile error: no PTX */
+		for (size_t i = 0; i < s.nflags; i++)
+			if (!sc_scan_kind_is_ptx(s.flags[i].kind))
+				s.flags[k++] = s.flags[i];
+		s.nflags = k;
+		assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, sc_spec_is_fp32(&spec)), 0);
+		for (char *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			bool found = false;
+			for (size_t i = 0; i < s.nflags; i++)
+				found |= !strcmp(s.flags[i].kind, w);
+			if (!found)
+				fail_msg("%s: expected scan flag %s from its PTX", e->d_name, w);
+		}
+		if (!exp || !want[0])
+			for (size_t i = 0; i < s.nflags; i++)
+				if (s.flags[i].severity == SC_SCAN_ERROR && !strstr(src.ptr, "// calibrate:"))
+					fail_msg("%s: unexpected flag %s (%s)", e->d_name, s.flags[i].kind, s.flags[i].text);
+		n++;
+next:
+		sc_compiled_release(&c);
+		sc_spec_release(&spec);
+		sc_buf_release(&path);
+		sc_buf_release(&src);
+		sc_buf_release(&sp);
+	}
+	closedir(d);
+	assert_true(n >= 20);
+}
+
+/* The harness's input generator compiles on its own (no include folder)
+ * and its PTX has nothing the scan would flag. */
+static void test_generator_compiles(void **state)
+{
+	struct sc_compiled c;
+	struct sc_scan s;
+	(void)state;
+
+	assert_int_equal(compile(&c, sc_gen_cuda_source, NULL, NULL, NULL, false), 0);
+	if (!c.ok)
+		fail_msg("the generator does not compile:\n%s", c.log);
+	assert_non_null(memmem(c.cubin, c.cubin_len, SC_GEN_ENTRY, strlen(SC_GEN_ENTRY) + 1));
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, false), 0);
+	if (s.nflags)
+		fail_msg("generator PTX flag %s: %s", s.flags[0].kind, s.flags[0].text);
+	sc_compiled_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_fixture_compiles),
+		cmocka_unit_test(test_planted_kernels_ptx_flags),
+		cmocka_unit_test(test_generator_compiles),
 		cmocka_unit_test(test_syntax_error_has_candidate_line),
 		cmocka_unit_test(test_prelude_constants),
 		cmocka_unit_test(test_log_keeps_only_candidate),
