@@ -86,6 +86,12 @@ static const struct {
 	{ "speedup_drop", "speedup" },
 	{ "judge_drop", "judge" },
 	{ "error_share", "errors" },
+	{ "skill_deleted", "deleted" },
+	{ "base_no_result", "pass_rate" },
+	{ "lift_no_result", "lift" },
+	{ "tests_not_discriminating", "discrimination" },
+	{ "baseline_no_result", "discrimination" },
+	{ "kernel_unverified", "kernel" },
 };
 
 const char *sc_results_rule_check(const char *rule)
@@ -98,7 +104,8 @@ const char *sc_results_rule_check(const char *rule)
 
 int sc_results_check_rank(const char *check)
 {
-	static const char *const order[] = { "validity", "pass_rate", "lift", "tokens", "speedup",
+	static const char *const order[] = { "deleted", "validity", "pass_rate", "lift",
+					     "discrimination", "kernel", "tokens", "speedup",
 					     "judge", "errors" };
 
 	for (size_t i = 0; check && i < SC_ARRAY_SIZE(order); i++)
