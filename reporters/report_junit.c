@@ -691,6 +691,12 @@ static void build_run(struct jsuite *js, const struct sc_results *r, size_t fail
 		props_add(&js->props, "run", "%s", r->run.id);
 	props_add(&js->props, "gate", "%s", r->gate.passed ? "passed" : "failed");
 	props_add(&js->props, "exit_code", "%lld", (long long)r->gate.exit_code);
+	if (!is_eval(r)) {
+		struct sc_buf c = SC_BUF_INIT;
+		sc_report_checked_line(&c, r);
+		props_add(&js->props, "checked", "%s", c.ptr);
+		sc_buf_release(&c);
+	}
 	if (!isnan(r->run.alpha))
 		props_add(&js->props, "alpha", "%g", r->run.alpha);
 	for (size_t i = 0; i < r->gate.nfailures; i++) {

@@ -216,6 +216,8 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 		if (k.deleted)
 			sc_buf_printf(out, ", %zu deleted", k.deleted);
 	}
+	if (!is_eval(r) && sc_report_no_kernel_run(r))
+		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
 	sc_buf_release(&names);
 }
 
@@ -584,6 +586,15 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 		sc_buf_release(&v);
 	}
 	sc_buf_puts(out, ".**\n\n");
+	if (!eval) {
+		/* what was checked, before anything else */
+		struct sc_buf v = SC_BUF_INIT;
+		sc_report_checked_line(&v, r);
+		sc_buf_puts(out, "**Checked:** ");
+		sc_report_md_text(out, v.ptr);
+		sc_buf_puts(out, ".\n\n");
+		sc_buf_release(&v);
+	}
 	if (r->run.oracle)
 		sc_buf_puts(out, "> **🔧 Oracle self-test.** The `oracle` provider answered every test with "
 				 "its reference solution: these numbers check the harness, not a model or a skill.\n\n");
