@@ -676,6 +676,13 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)
 		props_add(&js->props, "oracle", "true (self-test: answers are reference solutions)");
+	if (!is_eval(r)) {
+		/* what the run checked, on every suite a reader may open first */
+		struct sc_buf c = SC_BUF_INIT;
+		sc_report_checked_line(&c, r);
+		props_add(&js->props, "checked", "%s", c.ptr);
+		sc_buf_release(&c);
+	}
 	trust_props(js, r, s);
 	free(models);
 	sc_buf_release(&cn);

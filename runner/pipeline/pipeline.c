@@ -112,9 +112,16 @@ static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_
 	int err = 0;
 
 	base_out[0] = tip_out[0] = '\0';
-	if ((!base || !head) && in_actions() && getenv("GITHUB_EVENT_PATH")) {
-		if ((err = sc_ghevent_read(ev, getenv("GITHUB_EVENT_PATH"))) < 0)
+	if (in_actions() && getenv("GITHUB_EVENT_PATH")) {
+		/* the event's labels count even when flags name both commits */
+		if ((err = sc_ghevent_read(ev, getenv("GITHUB_EVENT_PATH"))) < 0 && (!base || !head))
 			return err;
+		if (err < 0) {
+			sc_error_clear();
+			err = 0;
+		}
+	}
+	if ((!base || !head) && ev->head) {
 		if (!head)
 			head = ev->head;
 		if (!base && !ev->base)
