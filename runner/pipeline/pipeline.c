@@ -1011,6 +1011,11 @@ void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out)
 	out->cache_dir = p->cache_dir;
 }
 
+bool sc_pipeline_shallow(const struct sc_pipeline *p)
+{
+	return p->repo && sc_git_is_shallow(p->repo);
+}
+
 void sc_pipeline_free(struct sc_pipeline *p)
 {
 	if (!p)

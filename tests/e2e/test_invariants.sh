@@ -385,6 +385,74 @@ run_pr
 expect_exit 1 "added without tests: not green (exit 1)"
 agree "added without tests" skills/eps discrimination tests_not_discriminating
 
+# ---- 7. a run that stops on setup is reported where the reviewer looks --------
+GHDIR=$(mktemp -d "$T/gh.XXXXXX")
+python3 "$SKILLCI_ROOT/tests/fakes/fake_github.py" --port-file "$GHDIR/port" --log "$GHDIR/log" \
+	--token gh-test-token > /dev/null 2> "$GHDIR/stderr" &
+GH_PID=$!
+_i=0
+while [ ! -s "$GHDIR/port" ] && [ "$_i" -lt 200 ]; do _i=$((_i + 1)); sleep 0.05; done
+GH_URL="http://127.0.0.1:$(cat "$GHDIR/port")"
+trap 'kill "$GH_PID" 2>/dev/null; rm -rf "$T"' EXIT
+# setup CASE ARGS...: skillci run in Actions with a fresh summary and output file
+setup_run() {
+	_case=$1; shift
+	rm -f "$T/sum-$_case" "$T/out-$_case"
+	(cd "$W" && env GITHUB_ACTIONS=true GITHUB_EVENT_PATH="$T/event.json" \
+		GITHUB_STEP_SUMMARY="$T/sum-$_case" GITHUB_OUTPUT="$T/out-$_case" \
+		GITHUB_TOKEN=gh-test-token GITHUB_REPOSITORY=example/skills GITHUB_API_URL="$GH_URL" \
+		"$@" > "$T/.out" 2> "$T/.err")
+	RC=$?
+	OUT=$(cat "$T/.out")
+	ERR=$(cat "$T/.err")
+}
+# reported CASE TEXT: the summary, an ::error line, the outputs and the
+# comment all say what happened and TEXT (what to do)
+reported() {
+	check "$1: step summary, ::error annotation, outputs and sticky comment say: $2" python3 - \
+		"$T/sum-$1" "$T/out-$1" "$T/.out" "$GH_URL" "$2" <<'EOF'
+import json, sys, urllib.request
+summary, outputs, stdout, gh, text = sys.argv[1:6]
+s = open(summary).read()
+assert "skillci could not check this pull request" in s and text in s.replace("\\", ""), s
+ann = [l for l in open(stdout).read().splitlines() if l.startswith("::error ")]
+assert ann and text in ann[0], ann
+o = open(outputs).read()
+assert "verdict=error" in o and "passed=false" in o and "exit_code=" in o, o
+cs = json.load(urllib.request.urlopen(gh + "/_fake/comments"))
+body = [c["body"] for c in cs if "skillci-report" in c["body"]][-1]
+assert "could not check this pull request" in body and text in body.replace("\\", ""), body
+EOF
+}
+new_repo setupkey
+skill skills/alpha alpha ALPHA-BROKEN
+pr "a fork's PR: no key"
+event
+setup_run nokey env -u ANTHROPIC_API_KEY "$SKILLCI" run --repo . --jobs 1 --comment
+expect_exit 2 "no API key: exit 2"
+reported nokey "safe workflow for forks in docs/ci.md"
+expect_err_lacks "sk-test-invariants" "no API key: no key in any message"
+
+# the default depth-1 checkout: the base is not in the clone
+git clone -q --depth 1 "file://$W" "$T/shallow" 2>/dev/null
+W0=$W
+W=$T/shallow
+setup_run shallow "$SKILLCI" run --repo . --jobs 1 --comment
+expect_exit 2 "shallow clone: exit 2"
+reported shallow "fetch-depth: 0"
+W=$W0
+
+# a bad trusted configuration
+new_repo setupcfg "version: 1
+models: [anthropic.fake-student]
+gate: {alpha: 7}"
+skill skills/alpha alpha ALPHA-BROKEN
+pr "edit alpha"
+event
+setup_run badcfg "$SKILLCI" run --repo . --jobs 1 --comment
+expect_exit 2 "bad trusted config: exit 2"
+reported badcfg "fix the configuration"
+
 # the control: a careful PR still passes
 new_repo good
 printf '\nBe brief.\n' >> "$W/skills/alpha/SKILL.md"
