@@ -282,16 +282,26 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 		}
 		nfailed++;
 	}
-	if (!nfailed) {
+	if (!nfailed && sc_streq(s->status, "deleted") && !is_eval(r)) {
+		bool allowed = false, recorded = false;
+		for (size_t i = 0; i < r->gate.nchecks; i++)
+			if (sc_streq(r->gate.checks[i].skill, s->path) &&
+			    sc_streq(r->gate.checks[i].check, "deleted")) {
+				recorded = true;
+				allowed |= sc_streq(r->gate.checks[i].status, "passed");
+			}
+		sc_buf_puts(out, is_shard(r) ? "— decided by skillci merge"
+				 : allowed ? "✅ passed — deleted at head, allowed"
+				 : recorded ? "— deleted at head"
+				 : "— deleted at head (these results record no deletion check)");
+	} else if (!nfailed) {
 		if (is_shard(r))
 			sc_buf_puts(out, "— decided by skillci merge");
 		else if (is_eval(r))
 			sc_buf_puts(out, "—");
 		else
 			sc_buf_puts(out, "✅ passed");
-		if (sc_streq(s->status, "deleted"))
-			sc_buf_puts(out, " — deleted at head, allowed");
-		else if (s->untested)
+		if (s->untested)
 			sc_buf_puts(out, " — untested: no tests found at head, not counted as failed");
 		else if (!row->model && !is_eval(r))
 			sc_buf_puts(out, " — nothing evaluated");
