@@ -516,7 +516,10 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	cfg->gate.deletion_labelled = cfg->gate.deletion_label[0] &&
 				      sc_ghevent_has_label(&p->ev, cfg->gate.deletion_label);
 
-	/* Flags override the config. */
+	/* Flags override the config. --compile-only is the workflow's own
+	 * word (trusted) that this runner runs no kernel. */
+	if (opt->compile_only)
+		cfg->gate.compile_only = true;
 	if (opt->runs)
 		cfg->runs = opt->runs;
 	if (opt->concurrency)

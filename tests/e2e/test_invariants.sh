@@ -311,6 +311,10 @@ else
 	expect_exit 1 "kernel, no GPU: not green (exit 1)"
 	agree "kernel, no GPU" skills/kern kernel kernel_unverified
 	checked "kernel, no GPU" "1 changed skill: judged on the base's tests 1, added 0, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1"
+	# the workflow's own --compile-only (a trusted flag) says the same
+	run_pr -m oracle.self --compile-only
+	passes "kernel, --compile-only flag"
+	checked "kernel, --compile-only flag" "1 changed skill: judged on the base's tests 1, added 0, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1; no kernel was run (compile-only runner)"
 	# a runner the trusted config marks compile-only passes, and says so first
 	git -C "$W" reset -q --hard "$BASE"
 	sed -i 's/error_share: 0.5}/error_share: 0.5, compile_only: true}/' "$W/skillci.yml"
