@@ -982,6 +982,10 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.trust.gate.judge_drop = cfg->gate.judge_drop;
 	res->run.trust.gate.error_share = cfg->gate.error_share;
 	res->run.trust.gate.require_lift = cfg->gate.require_lift;
+	res->run.trust.gate.deletions_allowed = cfg->gate.allow_deletions ||
+						cfg->gate.deletion_labelled;
+	res->run.trust.gate.max_baseline_pass_rate = cfg->gate.max_baseline_pass_rate;
+	res->run.trust.gate.compile_only = cfg->gate.compile_only;
 	sc_eval_aggregate(res, cfg->gate.alpha);
 	res->totals.requests = p->stats.requests;
 	res->totals.cache_hits = p->stats.cache_hits;

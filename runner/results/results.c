@@ -427,13 +427,17 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			size_t o2 = rd_enter(rd, "gate", -1);
 			struct sc_results_gate_policy *p = &t->gate;
 			p->present = true;
+			p->max_baseline_pass_rate = 1;
 			if ((err = rd_num(rd, g, "pass_rate_drop_points", &p->pass_rate_drop_points)) < 0 ||
 			    (err = rd_num(rd, g, "alpha", &p->alpha)) < 0 ||
 			    (err = rd_num(rd, g, "tokens_rise_pct", &p->tokens_rise_pct)) < 0 ||
 			    (err = rd_num(rd, g, "speedup_drop_ratio", &p->speedup_drop_ratio)) < 0 ||
 			    (err = rd_num(rd, g, "judge_drop", &p->judge_drop)) < 0 ||
 			    (err = rd_num(rd, g, "error_share", &p->error_share)) < 0 ||
-			    (err = rd_bool(rd, g, "require_lift", &p->require_lift)) < 0) {
+			    (err = rd_bool(rd, g, "require_lift", &p->require_lift)) < 0 ||
+			    (err = rd_bool(rd, g, "deletions_allowed", &p->deletions_allowed)) < 0 ||
+			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
+			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0) {
 				sc_buf_truncate(&rd->path, o2);
 				goto done;
 			}
@@ -1412,6 +1416,9 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_num(go, "judge_drop", g->judge_drop);
 			add_num(go, "error_share", g->error_share);
 			add_bool(go, "require_lift", g->require_lift);
+			add_bool(go, "deletions_allowed", g->deletions_allowed);
+			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
+			add_bool(go, "compile_only", g->compile_only);
 		} else {
 			cJSON_AddNullToObject(t, "gate");
 		}

@@ -211,6 +211,35 @@ passes "deleted, label: with the label the deletion is allowed"
 check "deleted, label: the report names the label" grep -q "carries the label 'remove-skill'" \
 	"$W/.skillci/report/junit.xml"
 
+# a sharded run: each shard records what allowed the deletion, and merge
+# decides the same way (allowed by the trusted config; refused without)
+for cfgcase in allowed refused; do
+	if [ "$cfgcase" = allowed ]; then
+		new_repo "shard-$cfgcase" "$(printf '%s\n' "$CONFIG" | sed 's/error_share: 0.5}/error_share: 0.5, allow_deletions: true}/')"
+	else
+		new_repo "shard-$cfgcase"
+	fi
+	git -C "$W" rm -q -r skills/beta
+	printf '\nMore.\n' >> "$W/skills/alpha/SKILL.md"
+	pr "delete beta, edit alpha"
+	for k in 1 2; do
+		(cd "$W" && "$SKILLCI" run --repo . --jobs 1 --base "$BASE" --head "$HEADREV" \
+			--shard "$k/2" --run-id "sh-$cfgcase" --json ".skillci/shard$k.json" \
+			--junit ".skillci/shard$k.xml" --markdown ".skillci/shard$k.md" \
+			--html ".skillci/shard$k" > /dev/null 2>&1)
+	done
+	run sh -c 'cd "$1" && shift && exec "$@"' - "$W" "$SKILLCI" merge .skillci/shard1.json \
+		.skillci/shard2.json --json .skillci/merged.json --junit .skillci/merged.xml \
+		--markdown .skillci/merged.md --html .skillci/merged
+	if [ "$cfgcase" = allowed ]; then
+		expect_exit 0 "sharded deletion, allowed by the trusted config: merge passes"
+	else
+		expect_exit 1 "sharded deletion, nothing allows it: merge fails"
+		check "sharded deletion refused: skill_deleted in the merged JUnit" \
+			grep -q 'type="skill_deleted"' "$W/.skillci/merged.xml"
+	fi
+done
+
 # a skill turned into a symbolic link to another, or into a file
 new_repo tolink "$(printf '%s\n' "$CONFIG" | sed 's/error_share: 0.5}/error_share: 0.5, allow_deletions: true}/')"
 git -C "$W" rm -q -r skills/alpha
@@ -229,6 +258,15 @@ run_pr
 expect_exit 1 "file: a skill turned into a file fails"
 agree file skills/alpha validity skill_invalid
 expect_out_contains "a file at head, not a skill folder" "file: the finding says what stands there"
+
+# only SKILL.md removed: the folder and its tests stay, no skill is left
+new_repo nomd "$(printf '%s\n' "$CONFIG" | sed 's/error_share: 0.5}/error_share: 0.5, allow_deletions: true}/')"
+git -C "$W" rm -q skills/alpha/SKILL.md
+pr "remove alpha's SKILL.md"
+run_pr
+expect_exit 1 "SKILL.md removed: fails even where deletions are allowed"
+agree "SKILL.md removed" skills/alpha validity skill_invalid
+expect_out_contains "a folder without SKILL.md at head" "SKILL.md removed: the finding says what stands there"
 
 # renamed AND its name changed AND rewritten: no identity left, so it is a
 # deletion (and an addition), never a free pass
