@@ -149,3 +149,68 @@ void sc_report_bar(struct sc_buf *out, double fraction)
 	for (int i = 0; i < SC_REPORT_BAR_WIDTH; i++)
 		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
 }
+
+bool sc_report_no_kernel_run(const struct sc_results *r)
+{
+	for (size_t i = 0; i < r->gate.nchecks; i++)
+		if (sc_streq(r->gate.checks[i].check, "kernel") &&
+		    sc_streq(r->gate.checks[i].status, "skipped"))
+			return true;
+	return false;
+}
+
+/* Whether skill s (a path) has a check of its own that found no evidence. */
+static bool unverified(const struct sc_results *r, const struct sc_results_skill *s)
+{
+	static const char *const rules[] = { "head_no_result", "base_no_result", "lift_no_result",
+					     "baseline_no_result", "kernel_unverified" };
+
+	if (s->untested && !sc_streq(s->status, "deleted"))
+		return true;
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (!sc_streq(c->skill, s->path))
+			continue;
+		if (sc_streq(c->check, "kernel") && sc_streq(c->status, "skipped"))
+			return true;
+		for (size_t k = 0; c->rule && k < SC_ARRAY_SIZE(rules); k++)
+			if (sc_streq(c->rule, rules[k]))
+				return true;
+	}
+	return false;
+}
+
+void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
+{
+	size_t n = 0, judged = 0, added = 0, moved = 0, deleted = 0, allowed = 0, refused = 0;
+	size_t unver = 0;
+
+	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+		return;
+	for (size_t i = 0; i < r->nskills; i++) {
+		const struct sc_results_skill *s = &r->skills[i];
+		if (sc_streq(s->status, "unchanged"))
+			continue;
+		n++;
+		if (sc_streq(s->status, "added"))
+			added++;
+		else if (sc_streq(s->status, "deleted")) {
+			deleted++;
+			for (size_t c = 0; c < r->gate.nchecks; c++)
+				if (sc_streq(r->gate.checks[c].skill, s->path) &&
+				    sc_streq(r->gate.checks[c].check, "deleted")) {
+					allowed += sc_streq(r->gate.checks[c].status, "passed");
+					refused += sc_streq(r->gate.checks[c].status, "failed");
+				}
+		} else {
+			moved += sc_streq(s->status, "renamed");
+			judged += !s->untested && s->tests > 0;
+		}
+		unver += unverified(r, s);
+	}
+	sc_buf_printf(out, "%zu changed skill%s: judged on the base's tests %zu, added %zu, moved %zu, "
+		      "deleted %zu (allowed %zu, not allowed %zu), unverified %zu", n, n == 1 ? "" : "s",
+		      judged, added, moved, deleted, allowed, refused, unver);
+	if (sc_report_no_kernel_run(r))
+		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
+}

@@ -8,6 +8,7 @@
  * commands share. Everything appends to
  * a caller-owned struct sc_buf.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sc_buf;
@@ -50,6 +51,17 @@ void sc_report_bar(struct sc_buf *out, double fraction);
 /* Copies at most max bytes of s into out, cut at a UTF-8 boundary; when
  * cut, a note "… [trimmed N bytes]" follows. Returns 1 when cut. */
 int sc_report_trim(struct sc_buf *out, const char *s, size_t max);
+
+/*
+ * What a PR check checked, the first thing every report says (docs/run.md,
+ * "Invariants of a green check"): "3 changed skills: judged on the base's
+ * tests 1, added 1, moved 0, deleted 1 (allowed 0, not allowed 1),
+ * unverified 0", and when a kernel check was skipped on a compile-only
+ * runner "; no kernel was run (compile-only runner)". Nothing for an eval.
+ */
+void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r);
+/* Whether a kernel check was skipped because the runner is compile-only. */
+bool sc_report_no_kernel_run(const struct sc_results *r);
 
 /* "GPU", "compile-only" or "no kernel tests" for run.mode. */
 const char *sc_report_mode_label(const char *mode);

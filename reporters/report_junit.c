@@ -237,6 +237,9 @@ static const char *check_label(const char *check)
 		{ "speedup", "gate: kernel speedup" },
 		{ "judge", "gate: judge score" },
 		{ "errors", "gate: infrastructure errors" },
+		{ "deleted", "gate: deleted skill" },
+		{ "discrimination", "gate: tests tell the skill from no skill (new skill)" },
+		{ "kernel", "gate: kernels ran on a GPU" },
 	};
 	for (size_t i = 0; i < SC_ARRAY_SIZE(labels); i++)
 		if (sc_streq(labels[i].check, check))
@@ -637,7 +640,9 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 	}
 
 	classname(&cn, s->path, NULL);
-	if (sc_streq(s->status, "deleted") && !is_eval(r)) {
+	if (sc_streq(s->status, "deleted") && !is_eval(r) &&
+	    !sc_results_find_check(r, s->path, "", "deleted")) {
+		/* results written before deletions were a check of their own */
 		struct jcase *c = case_new(js, "deleted at head", cn.ptr);
 		case_set(c, OUT_SKIP, NULL, "the pull request deletes this skill: not judged", NULL);
 	}
@@ -676,6 +681,13 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)
 		props_add(&js->props, "oracle", "true (self-test: answers are reference solutions)");
+	if (!is_eval(r)) {
+		/* what the run checked, on every suite a reader may open first */
+		struct sc_buf c = SC_BUF_INIT;
+		sc_report_checked_line(&c, r);
+		props_add(&js->props, "checked", "%s", c.ptr);
+		sc_buf_release(&c);
+	}
 	trust_props(js, r, s);
 	free(models);
 	sc_buf_release(&cn);
@@ -691,6 +703,12 @@ static void build_run(struct jsuite *js, const struct sc_results *r, size_t fail
 		props_add(&js->props, "run", "%s", r->run.id);
 	props_add(&js->props, "gate", "%s", r->gate.passed ? "passed" : "failed");
 	props_add(&js->props, "exit_code", "%lld", (long long)r->gate.exit_code);
+	if (!is_eval(r)) {
+		struct sc_buf c = SC_BUF_INIT;
+		sc_report_checked_line(&c, r);
+		props_add(&js->props, "checked", "%s", c.ptr);
+		sc_buf_release(&c);
+	}
 	if (!isnan(r->run.alpha))
 		props_add(&js->props, "alpha", "%g", r->run.alpha);
 	for (size_t i = 0; i < r->gate.nfailures; i++) {

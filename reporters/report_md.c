@@ -216,6 +216,8 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 		if (k.deleted)
 			sc_buf_printf(out, ", %zu deleted", k.deleted);
 	}
+	if (!is_eval(r) && sc_report_no_kernel_run(r))
+		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
 	sc_buf_release(&names);
 }
 
@@ -256,10 +258,6 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 	struct sc_buf msg = SC_BUF_INIT;
 	size_t nfailed = 0, fresh, existing, fixed;
 
-	if (sc_streq(s->status, "deleted")) {
-		sc_buf_puts(out, "— not judged: deleted at head");
-		return;
-	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
 		bool whole = !f->model || !*f->model;
@@ -284,7 +282,19 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 		}
 		nfailed++;
 	}
-	if (!nfailed) {
+	if (!nfailed && sc_streq(s->status, "deleted") && !is_eval(r)) {
+		bool allowed = false, recorded = false;
+		for (size_t i = 0; i < r->gate.nchecks; i++)
+			if (sc_streq(r->gate.checks[i].skill, s->path) &&
+			    sc_streq(r->gate.checks[i].check, "deleted")) {
+				recorded = true;
+				allowed |= sc_streq(r->gate.checks[i].status, "passed");
+			}
+		sc_buf_puts(out, is_shard(r) ? "— decided by skillci merge"
+				 : allowed ? "✅ passed — deleted at head, allowed"
+				 : recorded ? "— deleted at head"
+				 : "— deleted at head (these results record no deletion check)");
+	} else if (!nfailed) {
 		if (is_shard(r))
 			sc_buf_puts(out, "— decided by skillci merge");
 		else if (is_eval(r))
@@ -584,6 +594,15 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 		sc_buf_release(&v);
 	}
 	sc_buf_puts(out, ".**\n\n");
+	if (!eval) {
+		/* what was checked, before anything else */
+		struct sc_buf v = SC_BUF_INIT;
+		sc_report_checked_line(&v, r);
+		sc_buf_puts(out, "**Checked:** ");
+		sc_report_md_text(out, v.ptr);
+		sc_buf_puts(out, ".\n\n");
+		sc_buf_release(&v);
+	}
 	if (r->run.oracle)
 		sc_buf_puts(out, "> **🔧 Oracle self-test.** The `oracle` provider answered every test with "
 				 "its reference solution: these numbers check the harness, not a model or a skill.\n\n");

@@ -157,6 +157,15 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 	struct sc_buf verdict = SC_BUF_INIT;
 	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
 
+	if (!eval) {
+		/* what was checked, the first line */
+		struct sc_buf c = SC_BUF_INIT;
+		sc_report_checked_line(&c, r);
+		sc_buf_puts(out, "checked: ");
+		put(out, c.ptr);
+		sc_buf_putc(out, '\n');
+		sc_buf_release(&c);
+	}
 	if (r->run.oracle)
 		sc_buf_puts(out, "oracle self-test: answers are reference solutions, not a model's\n");
 	for (size_t i = 0; i < r->naggregates; i++)
@@ -234,15 +243,14 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		put(out, s->path);
 		sc_buf_puts(out, colour ? RESET : "");
 		if (sc_streq(s->status, "deleted"))
-			sc_buf_puts(out, ": deleted at head, not judged\n");
+			sc_buf_puts(out, ": deleted at head\n");
 		else if (s->untested)
 			sc_buf_printf(out, ": %s%suntested (no tests found)\n", eval ? "" : s->status ? s->status : "",
 				      eval || !s->status ? "" : ", ");
 		else
 			sc_buf_printf(out, ": %s%snothing evaluated\n", eval ? "" : s->status ? s->status : "",
 				      eval || !s->status ? "" : ", ");
-		if (!sc_streq(s->status, "deleted"))
-			gate_lines(out, r, s, NULL, colour);
+		gate_lines(out, r, s, NULL, colour);
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];

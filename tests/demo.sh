@@ -36,8 +36,12 @@ mkdir -p "$repo/skills"
 cp -R "$root/skills/commit-messages" "$root/skills/cuda-kernels" "$repo/skills/"
 cp -R "$root/fixtures" "$repo/fixtures"
 # The example config, with paths for a repository whose root holds skills/
-# and fixtures/.
+# and fixtures/. The demo runs anywhere, most often without a GPU: its
+# trusted config marks the runner compile-only (gate.compile_only), so the
+# kernel skill's tests compile without failing as unverified, and every
+# report says first that no kernel was run.
 sed -e 's|^fixtures: ../fixtures.*|fixtures: fixtures|' \
+    -e 's|^  require_lift: true$|&\n  compile_only: true    # this runner compiles kernels only (docs/run.md)|' \
     -e 's|- skill: cuda-kernels|- skill: skills/cuda-kernels|' \
     -e 's|- skill: commit-messages|- skill: skills/commit-messages|' \
     "$root/skills/skillci.yml" > "$repo/skillci.yml"
@@ -110,7 +114,9 @@ if [ "$model" = oracle.self ]; then
 	echo "   tests: the verdict uses the base's (60% at base and head) and the"
 	echo "   corrected ones run beside it as PR tests (100%); cuda-kernels' head"
 	echo "   renames the skill in SKILL.md without renaming its folder, which"
-	echo "   fails the gate as an invalid skill."
+	echo "   fails the gate as an invalid skill. The demo's config marks this"
+	echo "   runner compile-only: without a GPU no kernel is run, and the reports"
+	echo "   say so in their first line."
 else
 	echo "== student model: $model"
 fi

@@ -338,7 +338,10 @@ static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_re
 	       (a->pass_rate_drop_points == b->pass_rate_drop_points && a->alpha == b->alpha &&
 		a->tokens_rise_pct == b->tokens_rise_pct &&
 		a->speedup_drop_ratio == b->speedup_drop_ratio && a->judge_drop == b->judge_drop &&
-		a->error_share == b->error_share && a->require_lift == b->require_lift));
+		a->error_share == b->error_share && a->require_lift == b->require_lift &&
+		a->deletions_allowed == b->deletions_allowed &&
+		a->max_baseline_pass_rate == b->max_baseline_pass_rate &&
+		a->compile_only == b->compile_only));
 }
 
 int cmd_merge(int argc, char **argv)
@@ -435,6 +438,9 @@ int cmd_merge(int argc, char **argv)
 			cfg.gate.judge_drop = g->judge_drop;
 			cfg.gate.error_share = g->error_share;
 			cfg.gate.require_lift = g->require_lift;
+			cfg.gate.allow_deletions = g->deletions_allowed;
+			cfg.gate.max_baseline_pass_rate = g->max_baseline_pass_rate;
+			cfg.gate.compile_only = g->compile_only;
 		}
 	}
 	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);

@@ -29,6 +29,8 @@
 #include "pipeline/signals.h"
 #include "pipeline/trust.h"
 #include "providers/provider.h"
+#include "reporters/report_fmt.h"
+#include "reporters/report_github.h"
 #include "results/results.h"
 #include "results/store.h"
 
@@ -409,11 +411,100 @@ static const struct sc_results_unit *first_error(const struct sc_results *r)
 
 /* ---- the command --------------------------------------------------------- */
 
-/* Error out of the pipeline: exit 2 for input (an unknown revision is
- * input), 3 for infrastructure. */
-static int pipeline_fail(int err)
+/*
+ * What to do about a run that stopped before its verdict, from the
+ * message: a missing API key (every pull request from a fork: secrets do
+ * not reach it), a revision the checkout does not have (a shallow clone),
+ * a configuration with errors.
+ */
+static const char *setup_hint(const char *msg, bool shallow)
 {
-	return sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+	if (strstr(msg, "_KEY is not set") || strstr(msg, "_KEY are not set") ||
+	    strstr(msg, "API key"))
+		return "no model API key reached this run. A pull request from a fork gets no "
+		       "secrets: check it with the safe workflow for forks in docs/ci.md (a "
+		       "workflow_run job on the base repository), or set the key as a secret";
+	if (shallow)
+		return "the checkout is shallow, so the base revision or the merge base is missing: "
+		       "check out with actions/checkout's `fetch-depth: 0`";
+	if (strstr(msg, "unknown revision") || strstr(msg, "merge base") ||
+	    strstr(msg, "no base revision"))
+		return "a revision is not in the clone: fetch the base branch (actions/checkout's "
+		       "`fetch-depth: 0`) or give --base and --head";
+	if (strstr(msg, "configuration has errors"))
+		return "fix the configuration's findings above: the policy is the target branch's "
+		       "skillci.yml (or --config)";
+	return "see the error above; the check did not reach a verdict";
+}
+
+/*
+ * A run that stops on setup (no key, a shallow clone, an unknown
+ * revision, a bad configuration) is still reported where a reviewer
+ * looks: the hint on stderr, and in GitHub Actions an ::error annotation,
+ * the step summary, the outputs (verdict "error") and, with --comment,
+ * the sticky comment, each saying what to do. Returns rc.
+ */
+static int report_setup_failure(int rc, const char *msg, bool shallow, bool comment)
+{
+	const char *hint = setup_hint(msg, shallow);
+	struct sc_buf md = SC_BUF_INIT, line = SC_BUF_INIT, out = SC_BUF_INIT, delim = SC_BUF_INIT;
+	const char *summary = getenv("GITHUB_STEP_SUMMARY"), *output = getenv("GITHUB_OUTPUT");
+
+	sc_escape_log(&line, hint);
+	fprintf(stderr, "hint: %s\n", line.ptr);
+	if (!in_actions())
+		goto done;
+	sc_buf_puts(&md, "## skillci report\n\n❌ **skillci could not check this pull request: ");
+	sc_report_md_text(&md, msg);
+	sc_buf_printf(&md, ".** (exit %d)\n\n**What to do:** ", rc);
+	sc_report_md_text(&md, hint);
+	sc_buf_puts(&md, ".\n\nNothing was judged, so nothing passed.\n");
+	sc_buf_clear(&line);
+	sc_buf_puts(&line, "::error title=skillci run could not check this pull request::");
+	sc_report_gh_escape_data(&line, msg);
+	sc_report_gh_escape_data(&line, ". What to do: ");
+	sc_report_gh_escape_data(&line, hint);
+	fprintf(stdout, "%s\n", line.ptr);
+	fflush(stdout);
+	if (summary && *summary && sc_report_gh_append_file(summary, md.ptr, md.len) < 0)
+		fprintf(stderr, "warning: %s\n", sc_error_last());
+	if (output && *output) {
+		struct sc_buf v = SC_BUF_INIT, sum = SC_BUF_INIT;
+		int err;
+		sc_report_gh_delimiter(&delim);
+		sc_buf_printf(&v, "%d", rc);
+		sc_buf_printf(&sum, "skillci could not check this pull request: %s; %s", msg, hint);
+		if (!(err = sc_report_gh_output(&out, "verdict", "error", delim.ptr)) &&
+		    !(err = sc_report_gh_output(&out, "passed", "false", delim.ptr)) &&
+		    !(err = sc_report_gh_output(&out, "exit_code", v.ptr, delim.ptr)) &&
+		    !(err = sc_report_gh_output(&out, "summary", sum.ptr, delim.ptr)) &&
+		    !(err = sc_report_gh_output(&out, "complete", "false", delim.ptr)))
+			err = sc_report_gh_output(&out, "markdown_summary", md.ptr, delim.ptr);
+		if (err < 0 || sc_report_gh_append_file(output, out.ptr, out.len) < 0)
+			fprintf(stderr, "warning: %s\n", sc_error_last());
+		sc_buf_release(&v);
+		sc_buf_release(&sum);
+	}
+	if (comment)
+		(void)sc_cmd_post_comment(md.ptr);  /* its own warnings; the exit code is rc */
+done:
+	sc_buf_release(&md);
+	sc_buf_release(&line);
+	sc_buf_release(&out);
+	sc_buf_release(&delim);
+	return rc;
+}
+
+/* Error out of the pipeline: exit 2 for input (an unknown revision is
+ * input), 3 for infrastructure; reported as a setup failure too. */
+static int pipeline_fail(int err, const struct sc_pipeline *p, bool comment)
+{
+	char *msg = sc_xstrdup(*sc_error_last() ? sc_error_last() : sc_error_name(err));
+	int rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+
+	rc = report_setup_failure(rc, msg, p && sc_pipeline_shallow(p), comment);
+	free(msg);
+	return rc;
 }
 
 int cmd_run(int argc, char **argv)
@@ -486,7 +577,7 @@ int cmd_run(int argc, char **argv)
 	err = sc_pipeline_open(p, &popt, &diags);
 	print_diags(&diags);  /* the configuration's findings, the fixtures' */
 	if (err < 0) {
-		rc = pipeline_fail(err);
+		rc = pipeline_fail(err, p, o.comment);
 		goto done;
 	}
 	cfg = sc_pipeline_config(p);
@@ -518,17 +609,21 @@ int cmd_run(int argc, char **argv)
 			if ((err = sc_trust_check_output(outs[i].key, outs[i].path, workspace)) < 0 ||
 			    (i >= 2 && (err = sc_trust_check_writable(outs[i].key, outs[i].path,
 								     outs[i].dir)) < 0)) {
-				rc = pipeline_fail(err);
+				rc = pipeline_fail(err, p, o.comment);
 				goto done;
 			}
 		}
 	}
 	/* The store is reached before any work: a database that is down or
 	 * cannot be written fails the run now (exit 3), before a paid request. */
-	if ((rc = sc_cmd_open_store(&store, store_path, false)))
+	if ((rc = sc_cmd_open_store(&store, store_path, false))) {
+		char *msg = sc_xstrdup(sc_error_last());
+		rc = report_setup_failure(rc, msg, false, o.comment);
+		free(msg);
 		goto done;
+	}
 	if ((err = sc_store_check_writable(store)) < 0) {
-		rc = pipeline_fail(err);
+		rc = pipeline_fail(err, p, o.comment);
 		goto done;
 	}
 
@@ -539,7 +634,7 @@ int cmd_run(int argc, char **argv)
 	if (tmp.len)
 		fprintf(stderr, "%s\n", tmp.ptr);
 	if (err < 0) {
-		rc = pipeline_fail(err);
+		rc = pipeline_fail(err, p, o.comment);
 		goto done;
 	}
 	sc_pipeline_info(p, &info);
@@ -558,7 +653,7 @@ int cmd_run(int argc, char **argv)
 	err = sc_pipeline_evaluate(p);
 	sc_progress_finish(&progress);
 	if (err < 0) {
-		rc = pipeline_fail(err);
+		rc = pipeline_fail(err, p, o.comment);
 		goto done;
 	}
 	sc_pipeline_finish(p, &gate_rc);
@@ -567,7 +662,7 @@ int cmd_run(int argc, char **argv)
 	/* Store, then the results JSON and every report, from the results in
 	 * memory (reporters/reports.h). */
 	if ((err = store_run(store, res, o.reports.json)) < 0) {
-		rc = pipeline_fail(err);
+		rc = pipeline_fail(err, p, o.comment);
 		goto done;
 	}
 	sc_cmd_reports_mkdirs(&o.reports);

@@ -229,6 +229,106 @@ static bool is_skill_file(const char *path, const char *dir)
 	return !strcmp(rest, "SKILL.md") || !strcmp(rest, "skill.md");
 }
 
+/* The front matter's "name:" of text (a SKILL.md), as a new string, or NULL. */
+static char *front_matter_name(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	if (len < 4 || strncmp(p, "---", 3))
+		return NULL;
+	p = memchr(p, '\n', (size_t)(end - p));
+	while (p && ++p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *e = eol ? eol : end, *v;
+		if (e - p >= 3 && !strncmp(p, "---", 3))
+			return NULL;
+		if (e - p > 5 && !strncmp(p, "name:", 5)) {
+			v = p + 5;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+				e--;
+			if (e - v >= 2 && (*v == '"' || *v == '\'') && e[-1] == *v) {
+				v++;
+				e--;
+			}
+			return e > v ? sc_xstrndup(v, (size_t)(e - v)) : NULL;
+		}
+		p = eol;
+	}
+	return NULL;
+}
+
+int sc_changed_skill_name(char **out, struct sc_git_tree *tree, const char *dir, bool lowercase)
+{
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT;
+	const char *file = lowercase ? "skill.md" : "SKILL.md";
+	enum sc_git_kind kind;
+	int err;
+
+	*out = NULL;
+	if (*dir && strcmp(dir, "."))
+		sc_path_join(&path, dir, file);
+	else
+		sc_buf_puts(&path, file);
+	if ((err = sc_git_path_kind(&kind, tree, path.ptr)) < 0 || kind != SC_GIT_KIND_FILE)
+		goto done;
+	err = sc_git_read_blob(&data, tree, path.ptr, SC_MAX_RENAME_BLOB_BYTES);
+	if (err == SC_ELIMIT) {
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	*out = front_matter_name(data.ptr, data.len);
+done:
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+	return err;
+}
+
+/*
+ * Pairs skills that left the base with skills new at head by identity:
+ * the same name in the front matter. A name found on more than one
+ * skill of a side pairs nothing (the duplicate is a finding of its own).
+ */
+static int pair_names(struct mapper *m, struct folder **del, size_t ndel, struct folder **add,
+		      size_t nadd)
+{
+	char **dn = sc_xcalloc(ndel ? ndel : 1, sizeof(char *));
+	char **an = sc_xcalloc(nadd ? nadd : 1, sizeof(char *));
+	int err = 0;
+
+	for (size_t i = 0; i < ndel && !err; i++)
+		err = sc_changed_skill_name(&dn[i], m->tree[0], del[i]->dir, del[i]->probe[0].lowercase);
+	for (size_t i = 0; i < nadd && !err; i++)
+		err = sc_changed_skill_name(&an[i], m->tree[1], add[i]->dir, add[i]->probe[1].lowercase);
+	for (size_t i = 0; i < ndel && !err; i++) {
+		size_t hit = SIZE_MAX, hits = 0, same = 0;
+		if (!dn[i])
+			continue;
+		for (size_t j = 0; j < ndel; j++)
+			same += dn[j] && !strcmp(dn[j], dn[i]);
+		for (size_t j = 0; j < nadd; j++)
+			if (an[j] && !strcmp(an[j], dn[i])) {
+				hit = j;
+				hits++;
+			}
+		if (same == 1 && hits == 1 && !add[hit]->paired) {
+			del[i]->paired = add[hit];
+			add[hit]->paired = del[i];
+		}
+	}
+	for (size_t i = 0; i < ndel; i++)
+		free(dn[i]);
+	for (size_t i = 0; i < nadd; i++)
+		free(an[i]);
+	free(dn);
+	free(an);
+	return err;
+}
+
 /*
  * Pairs skills that left the base with skills new at head whose tree is
  * the same (an exact move). Each skill takes part in one pair at most.
@@ -239,6 +339,8 @@ static void pair_exact(struct folder **del, size_t ndel, struct folder **add, si
 		qsort(add, nadd, sizeof(*add), cmp_folder_tree);
 	for (size_t i = 0; i < ndel; i++) {
 		size_t lo = 0, hi = nadd;
+		if (del[i]->paired)
+			continue;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
 			int c = strcmp(add[mid]->probe[1].tree, del[i]->probe[0].tree);
@@ -740,6 +842,8 @@ int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct 
 			e->candidate = true;
 		}
 	}
+	if (ndel && nadd && (err = pair_names(&m, del, ndel, add, nadd)) < 0)
+		goto done;
 	pair_exact(del, ndel, add, nadd);
 	if (ndel && nadd && (err = pair_renames(&m, &changes)) < 0)
 		goto done;

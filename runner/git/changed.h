@@ -3,7 +3,10 @@
 /*
  * Changed skills between two revisions: file changes from the tree diff
  * (git.h) mapped to skill roots by the nearest SKILL.md in the base or the
- * head tree, then one status per skill. A moved skill is one rename; files
+ * head tree, then one status per skill. A skill that left a folder and a
+ * skill new at head are one skill moved when their names (the front
+ * matter's "name:") are the same, else when their content matches (git's
+ * rename rules); a moved skill is one rename; files
  * that affect every skill (the repository config) mark every skill; a list
  * of extra path prefixes (fixtures a skill uses, from the manifest) marks
  * the skills named with them.
@@ -69,6 +72,14 @@ struct sc_changed_opts {
 int sc_changed_compute(struct sc_changed *out, struct sc_git_tree *base, struct sc_git_tree *head,
 		       const char *repo_name, const struct sc_changed_opts *opts);
 void sc_changed_release(struct sc_changed *list);
+
+/*
+ * The skill's name: the "name:" of the front matter of the SKILL.md (or
+ * lowercase skill.md) in folder dir of tree ("" or "." for the root), as
+ * a new string in *out, or NULL when the file has none (or is not a
+ * readable file). Errors reading the repository are returned.
+ */
+int sc_changed_skill_name(char **out, struct sc_git_tree *tree, const char *dir, bool lowercase);
 const char *sc_change_status_name(enum sc_change_status status);
 
 #endif

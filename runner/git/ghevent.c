@@ -48,9 +48,19 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 		const char *base = sc_json_str_or(sc_json_member(pr, "base"), "sha", NULL);
 		const char *head = sc_json_str_or(sc_json_member(pr, "head"), "sha", NULL);
 		out->kind = sc_xstrdup("pull_request");
+		const cJSON *labels = sc_json_member(pr, "labels"), *l;
 		if ((err = take_id(&out->base, base, path, "pull_request.base.sha")) < 0 ||
 		    (err = take_id(&out->head, head, path, "pull_request.head.sha")) < 0)
 			goto done;
+		if (cJSON_IsArray(labels)) {
+			size_t n = (size_t)cJSON_GetArraySize(labels);
+			out->labels = sc_xcalloc(n ? n : 1, sizeof(char *));
+			cJSON_ArrayForEach(l, labels) {
+				const char *name = sc_json_str_or(l, "name", NULL);
+				if (name && out->nlabels < n)
+					out->labels[out->nlabels++] = sc_xstrdup(name);
+			}
+		}
 	} else if (cJSON_IsObject(mg)) {
 		const char *base = sc_json_str_or(mg, "base_sha", NULL);
 		const char *head = sc_json_str_or(mg, "head_sha", NULL);
@@ -89,5 +99,18 @@ void sc_ghevent_release(struct sc_ghevent *ev)
 	free(ev->kind);
 	free(ev->base);
 	free(ev->head);
+	for (size_t i = 0; i < ev->nlabels; i++)
+		free(ev->labels[i]);
+	free(ev->labels);
+	ev->labels = NULL;
+	ev->nlabels = 0;
 	ev->kind = ev->base = ev->head = NULL;
+}
+
+bool sc_ghevent_has_label(const struct sc_ghevent *ev, const char *name)
+{
+	for (size_t i = 0; name && *name && i < ev->nlabels; i++)
+		if (!strcmp(ev->labels[i], name))
+			return true;
+	return false;
 }

@@ -425,6 +425,37 @@ static int reaches(git_repository *r, const git_oid *from, const git_oid *to)
 	return found;
 }
 
+int sc_git_parents(char first_out[SC_GIT_HEX_SIZE], size_t *count, struct sc_git_repo *repo,
+		   const char *commit)
+{
+	git_oid id;
+	git_commit *c = NULL;
+	int rc;
+
+	first_out[0] = '\0';
+	*count = 0;
+	if ((rc = parse_id(&id, commit)) < 0)
+		return rc;
+	if (git_commit_lookup(&c, repo->repo, &id) < 0)
+		return git_fail(SC_ENOTFOUND, "cannot read the commit");
+	*count = git_commit_parentcount(c);
+	if (*count > 0) {
+		const git_oid *p = git_commit_parent_id(c, 0);
+		git_commit *pc = NULL;
+		if (p && git_commit_lookup(&pc, repo->repo, p) == 0)
+			git_oid_tostr(first_out, SC_GIT_HEX_SIZE, p);
+		git_commit_free(pc);
+		git_error_clear();
+	}
+	git_commit_free(c);
+	return 0;
+}
+
+bool sc_git_is_shallow(struct sc_git_repo *repo)
+{
+	return git_repository_is_shallow(repo->repo) == 1;
+}
+
 int sc_git_merge_base(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo,
 		      const char *a, const char *b)
 {
@@ -755,6 +786,35 @@ static int subtree(git_tree **out, struct sc_git_tree *tree, const char *dir)
 		sc_buf_release(&what);
 		return rc;
 	}
+	return 0;
+}
+
+int sc_git_path_kind(enum sc_git_kind *out, struct sc_git_tree *tree, const char *path)
+{
+	git_tree_entry *e = NULL;
+	int rc;
+
+	*out = SC_GIT_KIND_NONE;
+	if (!tree->tree)
+		return 0;
+	if (!*path || !strcmp(path, ".")) {
+		*out = SC_GIT_KIND_DIR;
+		return 0;
+	}
+	rc = git_tree_entry_bypath(&e, tree->tree, path);
+	if (rc == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return git_fail(SC_EIO, "cannot read tree");
+	switch (git_tree_entry_filemode(e)) {
+	case GIT_FILEMODE_TREE: *out = SC_GIT_KIND_DIR; break;
+	case GIT_FILEMODE_LINK: *out = SC_GIT_KIND_LINK; break;
+	case GIT_FILEMODE_COMMIT: *out = SC_GIT_KIND_GITLINK; break;
+	default: *out = SC_GIT_KIND_FILE; break;
+	}
+	git_tree_entry_free(e);
 	return 0;
 }
 

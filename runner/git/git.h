@@ -59,6 +59,21 @@ int sc_git_resolve(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo, const ch
 /* The best common ancestor of commits a and b (hex ids); SC_ENOTFOUND when none. */
 int sc_git_merge_base(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo,
 		      const char *a, const char *b);
+/*
+ * The parents of commit (a hex id): *count gets how many it has, first_out
+ * the first one's id ("" when none, or when it is not in the object
+ * database: a shallow clone's boundary). SC_ENOTFOUND when commit is not
+ * a commit here.
+ */
+int sc_git_parents(char first_out[SC_GIT_HEX_SIZE], size_t *count, struct sc_git_repo *repo,
+		   const char *commit);
+/* Whether the repository is a shallow clone (a depth-limited checkout). */
+bool sc_git_is_shallow(struct sc_git_repo *repo);
+/* What a path of a tree is: nothing, a folder, a file, a symbolic link or a submodule. */
+enum sc_git_kind {
+	SC_GIT_KIND_NONE, SC_GIT_KIND_DIR, SC_GIT_KIND_FILE, SC_GIT_KIND_LINK, SC_GIT_KIND_GITLINK,
+};
+int sc_git_path_kind(enum sc_git_kind *out, struct sc_git_tree *tree, const char *path);
 /* True for an id made only of zeros (GitHub's "no previous commit"). */
 bool sc_git_is_zero_id(const char *hex);
 

@@ -671,6 +671,35 @@ static void h_g_existing(struct ctx *c, const struct sc_yaml_node *v, const char
 	get_bool(c, v, key, &c->cfg->gate.fail_on_existing);
 }
 
+static void h_g_deletions(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.allow_deletions);
+}
+
+static void h_g_label(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	char *s = NULL;
+
+	if (!get_str(c, v, key, &s))
+		return;
+	if (strlen(s) >= sizeof(c->cfg->gate.deletion_label))
+		report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be shorter than %zu bytes",
+		       key, sizeof(c->cfg->gate.deletion_label));
+	else
+		snprintf(c->cfg->gate.deletion_label, sizeof(c->cfg->gate.deletion_label), "%s", s);
+	free(s);
+}
+
+static void h_g_baseline(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_num(c, v, key, 0, false, 1, &c->cfg->gate.max_baseline_pass_rate);
+}
+
+static void h_g_compile_only(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.compile_only);
+}
+
 static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	static const struct key keys[] = {
@@ -678,6 +707,8 @@ static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 		{ "tokens_rise_pct", h_g_tokens },       { "speedup_drop_ratio", h_g_speedup },
 		{ "judge_drop", h_g_judge },             { "error_share", h_g_errors },
 		{ "require_lift", h_g_lift },            { "fail_on_existing", h_g_existing },
+		{ "allow_deletions", h_g_deletions },    { "deletion_label", h_g_label },
+		{ "max_baseline_pass_rate", h_g_baseline }, { "compile_only", h_g_compile_only },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
@@ -1250,6 +1281,7 @@ void sc_config_defaults(struct sc_config *out)
 	out->gate.error_share = 0.1;
 	out->gate.require_lift = true;
 	sc_budget_config_defaults(&out->budget);
+	out->gate.max_baseline_pass_rate = 1;
 	out->max_units = SC_DEFAULT_MAX_UNITS;
 	out->max_requests = SC_DEFAULT_MAX_REQUESTS;
 	set_report_paths(out, SC_DEFAULT_REPORT_DIR);
@@ -1479,6 +1511,10 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "gate.judge_drop", "%g", g->judge_drop);
 	pair(keys, values, "gate.error_share", "%g", g->error_share);
 	pair(keys, values, "gate.require_lift", "%s", g->require_lift ? "true" : "false");
+	pair(keys, values, "gate.allow_deletions", "%s", g->allow_deletions ? "true" : "false");
+	pair(keys, values, "gate.deletion_label", "%s", g->deletion_label[0] ? g->deletion_label : "(none)");
+	pair(keys, values, "gate.max_baseline_pass_rate", "%g", g->max_baseline_pass_rate);
+	pair(keys, values, "gate.compile_only", "%s", g->compile_only ? "true" : "false");
 	pair(keys, values, "budget.max_units", "%d", cfg->max_units);
 	pair(keys, values, "budget.max_requests", "%d", cfg->max_requests);
 	pair(keys, values, "budget.max_input_tokens", "%lld", (long long)cfg->budget.max_input_tokens);

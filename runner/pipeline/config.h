@@ -74,6 +74,12 @@ struct sc_config_gate {
 	double error_share;            /* exit 3 when infrastructure errors exceed this share */
 	bool require_lift;             /* a new skill must beat no skill */
 	bool fail_on_existing;         /* errors already at base fail too (default: only new ones) */
+	/* docs/run.md, "Invariants of a green check" */
+	bool allow_deletions;          /* a deleted skill passes its skill_deleted check */
+	char deletion_label[64];       /* a PR label that allows deletions ("" none) */
+	bool deletion_labelled;        /* set by the run: the event carries deletion_label */
+	double max_baseline_pass_rate; /* an added skill whose baseline passes more fails */
+	bool compile_only;             /* this runner runs no kernel: not unverified, reported */
 };
 
 struct sc_config {

@@ -261,14 +261,89 @@ static void check_lift(struct gate *gt, struct sc_results_skill *s, const char *
 		fail(gt, s, model, "lift", "new_skill_no_better", NULL, 0,
 		     "new skill passes %.0f%%, below %.0f%% without it", pct(head->pass_rate),
 		     pct(baseline->pass_rate));
-	else if (lift <= 1e-12 && baseline->pass_rate < 1 - 1e-12 && !savings)
+	else if (lift <= 1e-12 && !savings)
 		fail(gt, s, model, "lift", "new_skill_no_better",  NULL, 0,
 		     "new skill passes %.0f%%, no better than without it, and saves no tokens",
 		     pct(head->pass_rate));
 	else
 		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it%s",
 		     pct(head->pass_rate), pct(baseline->pass_rate),
-		     lift <= 1e-12 ? (savings ? ", with fewer tokens" : " (already 100%)") : "");
+		     lift <= 1e-12 ? ", with fewer tokens" : "");
+}
+
+/*
+ * discrimination: an added skill's tests must tell a skill from none: the
+ * no-skill baseline may not pass every test, nor more than
+ * gate.max_baseline_pass_rate of them. Tests any answer passes prove
+ * nothing about the skill.
+ */
+static void check_discrimination(struct gate *gt, struct sc_results_skill *s, const char *model,
+				 const struct sc_results_aggregate *baseline)
+{
+	double limit = gt->g->max_baseline_pass_rate;
+	struct sc_buf why = SC_BUF_INIT;
+
+	if (!judged(baseline)) {
+		no_rate(&why, "baseline (no skill)", baseline);
+		fail(gt, s, model, "discrimination", "baseline_no_result", NULL, 0,
+		     "the tests were not shown to tell the skill from no skill: %s", why.ptr);
+	} else if (baseline->pass_rate >= 1 - 1e-12 || baseline->pass_rate > limit + 1e-12)
+		fail(gt, s, model, "discrimination", "tests_not_discriminating", NULL, 0,
+		     "without the skill the model passes %.0f%% of the tests (limit %.0f%%, and never "
+		     "100%%): the tests cannot tell whether the skill works", pct(baseline->pass_rate),
+		     pct(limit));
+	else
+		pass(gt, s, model, "discrimination", "without the skill the model passes %.0f%% of the "
+		     "tests (limit %.0f%%)", pct(baseline->pass_rate), pct(limit));
+	sc_buf_release(&why);
+}
+
+/*
+ * kernel: every kernel test of the head ran on a GPU. Units skipped
+ * because nothing could run them (no GPU, a broken driver, a build
+ * without CUDA) fail kernel_unverified, unless the trusted config marks
+ * the runner compile-only (gate.compile_only): then the check is skipped
+ * and every report says no kernel was run. *broken is set when a GPU was
+ * found but the kernels still could not run (exit 3: the runner, not the
+ * pull request).
+ */
+static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char *model,
+			 bool *broken)
+{
+	const struct sc_results *r = gt->r;
+	int64_t kernels = 0, unrun = 0;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model) ||
+		    !sc_streq(u->kind, "kernel") ||
+		    !(sc_streq(u->variant, "head") || sc_streq(u->variant, "base")))
+			continue;
+		kernels++;
+		if (sc_streq(u->verdict, "skipped")) {
+			unrun++;
+			if (!why && u->message)
+				why = u->message;
+		}
+	}
+	if (!kernels)
+		return;
+	if (!unrun)
+		pass(gt, s, model, "kernel", "%lld kernel test units ran on a GPU", (long long)kernels);
+	else if (gt->g->compile_only)
+		skip(gt, s, model, "kernel", "no kernel was run: %lld of %lld kernel test units only "
+		     "compiled; the trusted config marks this runner compile-only (gate.compile_only)",
+		     (long long)unrun, (long long)kernels);
+	else {
+		fail(gt, s, model, "kernel", "kernel_unverified", NULL, 0,
+		     "%lld of %lld kernel test units could not run on a GPU (%s), so correctness and "
+		     "speed are unverified; run on a GPU runner, or mark a compile-only runner with "
+		     "gate.compile_only in the trusted config", (long long)unrun, (long long)kernels,
+		     r->run.has_gpu ? "a GPU was found but did not run them"
+		     : why ? why : "no usable GPU");
+		*broken |= r->run.has_gpu;
+	}
 }
 
 static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char *model,
@@ -362,9 +437,28 @@ static void check_errors(struct gate *gt, struct sc_results_skill *s, const char
 		     r->gate.error_share * 100, gt->g->error_share * 100);
 }
 
+/*
+ * Whether a missing pass rate is excused: the trusted config marks the
+ * runner compile-only and the skill's units for model include kernel
+ * tests that were only compiled (the kernel check says so).
+ */
+static bool compile_only_excuse(const struct gate *gt, const struct sc_results_skill *s,
+				const char *model)
+{
+	if (!gt->g->compile_only)
+		return false;
+	for (size_t i = 0; i < gt->r->nunits; i++) {
+		const struct sc_results_unit *u = &gt->r->units[i];
+		if (sc_streq(u->skill, s->path) && sc_streq(u->model, model) &&
+		    sc_streq(u->kind, "kernel") && sc_streq(u->verdict, "skipped"))
+			return true;
+	}
+	return false;
+}
+
 /* The checks of one changed skill and one model with head units. */
 static void check_model(struct gate *gt, struct sc_results_skill *s, const char *model,
-			bool share_failed)
+			bool share_failed, bool *broken)
 {
 	struct sc_results *r = gt->r;
 	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
@@ -372,23 +466,32 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	const struct sc_results_aggregate *baseline =
 		sc_results_find_aggregate(r, s->path, "baseline", model);
 	bool added = sc_streq(s->status, "added");
+	bool excused = compile_only_excuse(gt, s, model);
 	struct sc_buf why = SC_BUF_INIT;
 
-	if (added)
+	if (excused && (!judged(head) || (!added && !judged(base)))) {
+		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
+		skip(gt, s, model, "pass_rate", "%s: no kernel was run (gate.compile_only)", why.ptr);
+	} else if (added)
 		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
 	else if (!base)
 		skip(gt, s, model, "pass_rate", "no base results to compare with (the base has no "
 		     "tests, or could not be read)");
-	else if (!judged(head) && judged(base)) {
-		/* no pass rate where the base had one: never a silent pass */
+	else if (!judged(head)) {
+		/* no pass rate at head: never a silent pass */
 		no_rate(&why, "head", head);
-		fail(gt, s, model, "pass_rate", "head_no_result", NULL, 0,
-		     "the head has no result where the base passed %.0f%% of %lld: %s",
-		     pct(base->pass_rate), (long long)base->n, why.ptr);
-	} else if (!judged(head) || !judged(base)) {
-		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
-		skip(gt, s, model, "pass_rate", "%s", why.ptr);
+		if (judged(base))
+			fail(gt, s, model, "pass_rate", "head_no_result", NULL, 0,
+			     "the head has no result where the base passed %.0f%% of %lld: %s",
+			     pct(base->pass_rate), (long long)base->n, why.ptr);
+		else
+			fail(gt, s, model, "pass_rate", "head_no_result", NULL, 0,
+			     "the head has no result, so nothing was verified: %s", why.ptr);
+	} else if (!judged(base)) {
+		no_rate(&why, "base", base);
+		fail(gt, s, model, "pass_rate", "base_no_result", NULL, 0,
+		     "the head cannot be compared with the base, so nothing was verified: %s", why.ptr);
 	} else
 		check_pass_rate(gt, s, model, base, head);
 	if (added) {
@@ -398,9 +501,19 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		else if (!judged(head) || !judged(baseline)) {
 			no_rate(&why, judged(head) ? "baseline (no skill)" : "head",
 				judged(head) ? baseline : head);
-			skip(gt, s, model, "lift", "%s", why.ptr);
+			if (excused)
+				skip(gt, s, model, "lift", "%s: no kernel was run (gate.compile_only)",
+				     why.ptr);
+			else
+				fail(gt, s, model, "lift", "lift_no_result", NULL, 0,
+				     "the new skill was not compared with no skill: %s", why.ptr);
 		} else
 			check_lift(gt, s, model, baseline, head);
+		if (excused && !judged(baseline))
+			skip(gt, s, model, "discrimination", "no pass/fail units without the skill: no "
+			     "kernel was run (gate.compile_only)");
+		else
+			check_discrimination(gt, s, model, baseline);
 	}
 	if (base) {
 		check_tokens(gt, s, model, base, head);
@@ -413,15 +526,52 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		skip(gt, s, model, "speedup", "%s", why_not);
 		skip(gt, s, model, "judge", "%s", why_not);
 	}
+	check_kernel(gt, s, model, broken);
 	check_errors(gt, s, model, share_failed);
 	sc_buf_release(&why);
+}
+
+/*
+ * deleted: a skill of the base gone at head is a check of its own. It
+ * passes only when the trusted config allows deletions
+ * (gate.allow_deletions) or the pull request carries the label the
+ * trusted config names (gate.deletion_label; labels come from the event,
+ * and only people with triage rights set them).
+ */
+static void check_deleted(struct gate *gt, struct sc_results_skill *s)
+{
+	const struct sc_config_gate *g = gt->g;
+
+	if (g->allow_deletions)
+		pass(gt, s, NULL, "deleted", "deleted at head; allowed: the trusted config sets "
+		     "gate.allow_deletions");
+	else if (g->deletion_label[0] && g->deletion_labelled)
+		pass(gt, s, NULL, "deleted", "deleted at head; allowed: the pull request carries "
+		     "the label '%s' (gate.deletion_label)", g->deletion_label);
+	else if (g->deletion_label[0])
+		fail(gt, s, NULL, "deleted", "skill_deleted", s->skill_md, 0,
+		     "the skill '%s' was deleted at head and nothing allows it: add the label '%s' to "
+		     "the pull request, or set gate.allow_deletions in the trusted config",
+		     s->name ? s->name : s->path, g->deletion_label);
+	else
+		fail(gt, s, NULL, "deleted", "skill_deleted", s->skill_md, 0,
+		     "the skill '%s' was deleted at head and nothing allows it: set "
+		     "gate.allow_deletions or gate.deletion_label in the trusted config",
+		     s->name ? s->name : s->path);
+}
+
+/* An added skill with no test at all: nothing shows it works. */
+static void check_added_untested(struct gate *gt, struct sc_results_skill *s)
+{
+	fail(gt, s, NULL, "discrimination", "tests_not_discriminating", s->skill_md, 0,
+	     "the new skill has no tests, so nothing shows it works (add tests: docs/tests-format.md)");
 }
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 {
 	struct gate gt = { r, g, 0 };
 	int64_t errors = 0, units = (int64_t)r->nunits;
-	bool share_failed, blamed = false;
+	bool share_failed, blamed = false, broken = false;
 
 	sc_gate_clear(r);
 	if (!r->sorted)
@@ -434,15 +584,24 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 	for (size_t si = 0; si < r->nskills; si++) {
 		struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
-		if (sc_streq(s->status, "deleted") || sc_streq(s->status, "unchanged"))
+		if (sc_streq(s->status, "unchanged"))
 			continue;
+		if (sc_streq(s->status, "deleted")) {
+			check_deleted(&gt, s);
+			if (s->nfindings)
+				check_validity(&gt, s);  /* what stands at its path instead */
+			continue;
+		}
 		check_validity(&gt, s);
-		if (s->untested)
+		if (s->untested) {
+			if (sc_streq(s->status, "added"))
+				check_added_untested(&gt, s);
 			continue;
+		}
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++)
 			if (sc_streq(r->aggregates[i].variant, "head"))
-				check_model(&gt, s, r->aggregates[i].model, share_failed);
+				check_model(&gt, s, r->aggregates[i].model, share_failed, &broken);
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++)
 		blamed |= sc_streq(r->gate.failures[i].rule, "error_share");
@@ -467,7 +626,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 		}
 	}
 	r->gate.passed = r->gate.nfailures == 0;
-	r->gate.exit_code = r->gate.passed ? 0 : share_failed ? 3 : 1;
+	r->gate.exit_code = r->gate.passed ? 0 : share_failed || broken ? 3 : 1;
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }

@@ -17,10 +17,22 @@
  *                                          p < alpha (results/compare.h)
  *              pass_rate_drop              head below base by more than the points
  *              head_no_result              the head has no pass rate (every unit
- *                                          skipped or an error) where the base has one
+ *                                          skipped or an error)
+ *              base_no_result              the base has none to compare with
  *   lift       new_skill_no_better         an added skill (require_lift) below no
- *                                          skill, or level with it (below 100%)
- *                                          and no token savings
+ *                                          skill, or level with it and no token
+ *                                          savings (a 100% baseline is no excuse)
+ *              lift_no_result              head or baseline has no pass rate
+ *   discrimination tests_not_discriminating an added skill whose no-skill baseline
+ *                                          passes every test, or more than
+ *                                          gate.max_baseline_pass_rate; or that has
+ *                                          no tests at all
+ *              baseline_no_result          the baseline has no pass rate
+ *   kernel     kernel_unverified           head or base kernel units that could not
+ *                                          run on a GPU (skipped) unless the trusted
+ *                                          config sets gate.compile_only (then
+ *                                          skipped, "no kernel was run"); exit 3
+ *                                          when a GPU was found but did not run them
  *   tokens     tokens_rise                 mean tokens up more than the percentage,
  *                                          pass rate flat or worse
  *   speedup    speedup_drop                speedup geomean down by more than the ratio
@@ -30,8 +42,10 @@
  *                                          share of all units (exit 3); failed for
  *                                          each skill and model that has errors
  *
- * A check that has nothing to compare is skipped with the reason.
- * Deleted skills have no check; untested ones only validity.
+ * No evidence, no pass: a check whose units were all skipped or erred
+ * fails (tokens, speedup and judge, which only refine a pass rate, are
+ * skipped with the reason). Untested modified skills get only validity;
+ * an untested added one fails discrimination.
  */
 #include <stdbool.h>
 
@@ -42,7 +56,8 @@ struct sc_config_gate;
  * Applies the gate to r: replaces r->gate (keeping error_share's
  * definition: errors over all units), sets every skill's gate_passed and
  * gate_reasons, and sorts r. Returns the exit code: 0 passed, 1 a rule
- * failed, 3 too many infrastructure errors (which wins over 1).
+ * failed, 3 too many infrastructure errors or a GPU that did not run the
+ * kernels (which wins over 1).
  */
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g);
 

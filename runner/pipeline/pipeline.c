@@ -54,7 +54,9 @@ struct sc_pipeline {
 	struct sc_trust trust;
 	struct sc_git_repo *repo;
 	struct sc_git_tree *tbase, *thead;
-	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE];
+	struct sc_git_tree *ttip;        /* the target's tip: policy and the verdict's tests */
+	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE], tip_rev[SC_GIT_HEX_SIZE];
+	struct sc_ghevent ev;
 	char repo_real[4096];
 	const char *repo_workdir;
 	struct sc_workdir wd;
@@ -93,58 +95,69 @@ static bool in_actions(void)
 }
 
 /*
- * Resolves the two commits to compare: flags first, then the GitHub event
- * (in Actions), then HEAD against the default branch. The base is the
- * merge base of the two when there is one (what a pull request shows).
- * base_out is "" when there is no base (a first push).
+ * Resolves the commits of a check: flags first, then the GitHub event
+ * (in Actions, kept in ev for its labels), then HEAD against the default
+ * branch. tip_out is the target's tip, where policy and the verdict's
+ * tests come from: the base as given (the event's base.sha, --base), or,
+ * when none was given and the head is a merge commit, its first parent.
+ * base_out is the merge base of the tip and the head when there is one:
+ * it decides only what changed. Both are "" when there is no base (a
+ * first push).
  */
-static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char head_out[SC_GIT_HEX_SIZE],
+static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_SIZE],
+			char head_out[SC_GIT_HEX_SIZE], struct sc_ghevent *ev,
 			struct sc_git_repo *repo, const struct sc_pipeline_options *o)
 {
-	struct sc_ghevent ev = SC_GHEVENT_INIT;
 	const char *base = o->base, *head = o->head;
-	char b[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE];
+	char b[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE], parent[SC_GIT_HEX_SIZE];
+	size_t nparents = 0;
 	int err = 0;
 
-	base_out[0] = '\0';
-	if ((!base || !head) && in_actions() && getenv("GITHUB_EVENT_PATH")) {
-		if ((err = sc_ghevent_read(&ev, getenv("GITHUB_EVENT_PATH"))) < 0)
-			goto done;
-		if (!head)
-			head = ev.head;
-		if (!base && !ev.base) {
-			err = sc_git_resolve(head_out, repo, head);
-			goto done;  /* first push: every skill is new */
+	base_out[0] = tip_out[0] = '\0';
+	if (in_actions() && getenv("GITHUB_EVENT_PATH")) {
+		/* the event's labels count even when flags name both commits */
+		if ((err = sc_ghevent_read(ev, getenv("GITHUB_EVENT_PATH"))) < 0 && (!base || !head))
+			return err;
+		if (err < 0) {
+			sc_error_clear();
+			err = 0;
 		}
+	}
+	if ((!base || !head) && ev->head) {
+		if (!head)
+			head = ev->head;
+		if (!base && !ev->base)
+			return sc_git_resolve(head_out, repo, head);  /* first push: every skill is new */
 		if (!base)
-			base = ev.base;
+			base = ev->base;
 	}
 	if (!head)
 		head = "HEAD";
 	if ((err = sc_git_resolve(head_out, repo, head)) < 0)
-		goto done;
+		return err;
+	if (!base && sc_git_parents(parent, &nparents, repo, head_out) == 0 && nparents > 1 &&
+	    parent[0])
+		base = parent;  /* a merge-commit checkout: the target is its first parent */
+	sc_error_clear();
 	if (!base) {
 		static const char *const tries[] = { "origin/HEAD", "origin/main", "main", "master" };
 		for (size_t i = 0; i < SC_ARRAY_SIZE(tries) && !base; i++)
 			if (sc_git_resolve(b, repo, tries[i]) == 0 && strcmp(b, head_out))
 				base = tries[i];
 		sc_error_clear();
-		if (!base) {
-			err = sc_error_set(SC_EINVAL, "no base revision: give --base (the default "
-					   "branch was not found or is the head itself)");
-			goto done;
-		}
+		if (!base)
+			return sc_error_set(SC_EINVAL, "no base revision: give --base (the default "
+					    "branch was not found or is the head itself)");
 	}
 	if ((err = sc_git_resolve(b, repo, base)) < 0)
-		goto done;
+		return err;
+	memcpy(tip_out, b, SC_GIT_HEX_SIZE);
 	if (sc_git_merge_base(mb, repo, b, head_out) == 0)
 		memcpy(base_out, mb, SC_GIT_HEX_SIZE);
 	else
 		memcpy(base_out, b, SC_GIT_HEX_SIZE);
 	sc_error_clear();
-done:
-	sc_ghevent_release(&ev);
-	return err;
+	return 0;
 }
 
 /* ---- skills and tests ---------------------------------------------------- */
@@ -415,6 +428,7 @@ struct sc_pipeline *sc_pipeline_new(void)
 	sc_trust_init(&p->trust);
 	sc_results_init(&p->res);
 	sc_buf_init(&p->fixtures_rel);
+	memset(&p->ev, 0, sizeof(p->ev));
 	p->wd.lock_fd = -1;
 	p->t0 = sc_now_ms();
 	return p;
@@ -443,11 +457,19 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 		return err;
 	if (sc_git_workdir(p->repo) && realpath(sc_git_workdir(p->repo), p->repo_real))
 		p->repo_workdir = p->repo_real;
-	if ((err = resolve_revs(p->base_rev, p->head_rev, p->repo, opt)) < 0)
+	if ((err = resolve_revs(p->base_rev, p->tip_rev, p->head_rev, &p->ev, p->repo, opt)) < 0)
 		return err;
 	if ((err = sc_git_tree_open(&p->thead, p->repo, p->head_rev)) < 0 ||
-	    (p->base_rev[0] && (err = sc_git_tree_open(&p->tbase, p->repo, p->base_rev)) < 0))
+	    (p->base_rev[0] && (err = sc_git_tree_open(&p->tbase, p->repo, p->base_rev)) < 0) ||
+	    (p->tip_rev[0] && (err = sc_git_tree_open(&p->ttip, p->repo, p->tip_rev)) < 0))
 		return err;
+	if (p->tip_rev[0] && strcmp(p->tip_rev, p->base_rev))
+		sc_trust_note(&p->trust, "policy and the verdict's tests come from the target's tip "
+			      "%.12s; the merge base %.12s decides only what changed", p->tip_rev,
+			      p->base_rev);
+	else if (p->tip_rev[0])
+		sc_trust_note(&p->trust, "policy and the verdict's tests come from the target's tip "
+			      "%.12s (also the merge base)", p->tip_rev);
 	if ((err = sc_trust_check_output("the work folder", SC_RUN_WORK_ROOT, opt->workspace)) < 0)
 		return err;
 	{
@@ -471,9 +493,9 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 		struct sc_buf scratch = SC_BUF_INIT;
 		memset(&in, 0, sizeof(in));
 		sc_path_join(&scratch, p->wd.path, "config");
-		in.base = p->tbase;
+		in.base = p->ttip;
 		in.head = p->thead;
-		in.base_rev = p->base_rev;
+		in.base_rev = p->tip_rev;
 		in.head_rev = p->head_rev;
 		in.repo_workdir = p->repo_workdir;
 		in.explicit_path = opt->config;
@@ -493,8 +515,13 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	 */
 	if ((err = sc_config_apply_providers(cfg)) < 0)
 		return err;
+	cfg->gate.deletion_labelled = cfg->gate.deletion_label[0] &&
+				      sc_ghevent_has_label(&p->ev, cfg->gate.deletion_label);
 
-	/* Flags override the config. */
+	/* Flags override the config. --compile-only is the workflow's own
+	 * word (trusted) that this runner runs no kernel. */
+	if (opt->compile_only)
+		cfg->gate.compile_only = true;
 	if (opt->runs)
 		cfg->runs = opt->runs;
 	if (opt->concurrency)
@@ -512,7 +539,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	}
 	if ((err = sc_trust_fixtures(&p->fixtures_dir, opt->fixtures ? opt->fixtures
 							: cfg->fixtures_dir,
-				     opt->fixtures != NULL, p->tbase, p->thead, p->repo_workdir,
+				     opt->fixtures != NULL, p->ttip, p->thead, p->repo_workdir,
 				     p->wd.path, &p->trust, diags)) < 0)
 		return err;
 	free(cfg->fixtures_dir);
@@ -587,6 +614,86 @@ static int find_changed(struct sc_pipeline *p)
 	return err;
 }
 
+/*
+ * A skill deleted at head whose path holds something else (a file, a
+ * symbolic link, a submodule, a folder without SKILL.md) gets an error
+ * finding at head naming what stands there: a pull request cannot turn
+ * a skill into a link to another and call it a deletion.
+ */
+static int what_stands(struct side *h, struct sc_git_tree *head, const char *path)
+{
+	enum sc_git_kind kind;
+	const char *what = NULL;
+	int err;
+
+	if (!strcmp(path, ".") || (err = sc_git_path_kind(&kind, head, path)) < 0)
+		return strcmp(path, ".") ? err : 0;
+	switch (kind) {
+	case SC_GIT_KIND_NONE: return 0;
+	case SC_GIT_KIND_DIR: what = "a folder without SKILL.md"; break;
+	case SC_GIT_KIND_FILE: what = "a file"; break;
+	case SC_GIT_KIND_LINK: what = "a symbolic link"; break;
+	case SC_GIT_KIND_GITLINK: what = "a submodule"; break;
+	}
+	sc_diags_add(&h->findings, SC_SEV_ERROR, path, 0, "skill-not-a-folder",
+		     "the skill's path is %s at head, not a skill folder", what);
+	return 0;
+}
+
+/*
+ * A skill's name is unique in the repository at head: each changed skill
+ * whose head is loaded gets an error finding when another skill at head
+ * has the same name (a student could load either).
+ */
+static int duplicate_names(struct sc_pipeline *p)
+{
+	struct sc_git_skills all = SC_GIT_SKILLS_INIT;
+	char **names = NULL;
+	size_t nloaded = 0;
+	int err;
+
+	for (size_t i = 0; i < p->changed.n; i++)
+		nloaded += p->sides[3 * i].loaded && p->sides[3 * i].skill.name;
+	if (!nloaded)
+		return 0;
+	if ((err = sc_git_list_skills(&all, p->thead)) < 0)
+		goto done;
+	names = sc_xcalloc(all.n ? all.n : 1, sizeof(*names));
+	for (size_t k = 0; k < all.n; k++)
+		if ((err = sc_changed_skill_name(&names[k], p->thead, all.items[k].path,
+						 all.items[k].lowercase)) < 0)
+			goto done;
+	for (size_t i = 0; i < p->changed.n; i++) {
+		struct side *h = &p->sides[3 * i];
+		const struct sc_changed_skill *cs = &p->changed.items[i];
+		const char *mine = strcmp(cs->path, ".") ? cs->path : "";
+		struct sc_buf others = SC_BUF_INIT, md = SC_BUF_INIT;
+		if (!h->loaded || !h->skill.name)
+			continue;
+		for (size_t k = 0; k < all.n; k++)
+			if (names[k] && !strcmp(names[k], h->skill.name) && strcmp(all.items[k].path, mine))
+				sc_buf_printf(&others, "%s%s", others.len ? ", " : "",
+					      *all.items[k].path ? all.items[k].path : ".");
+		if (others.len) {
+			if (*mine)
+				sc_path_join(&md, mine, cs->lowercase ? "skill.md" : "SKILL.md");
+			else
+				sc_buf_puts(&md, cs->lowercase ? "skill.md" : "SKILL.md");
+			sc_diags_add(&h->findings, SC_SEV_ERROR, md.ptr, 0, "skill-duplicate-name",
+				     "the name '%s' is also the name of %s at head: a student could load "
+				     "either; give each skill its own name", h->skill.name, others.ptr);
+		}
+		sc_buf_release(&others);
+		sc_buf_release(&md);
+	}
+done:
+	for (size_t k = 0; names && k < all.n; k++)
+		free(names[k]);
+	free(names);
+	sc_git_skills_release(&all);
+	return err;
+}
+
 /* Writes out and loads both sides of every changed skill; the results
  * entry of each, its findings compared across the sides. */
 static int load_sides(struct sc_pipeline *p)
@@ -608,10 +715,21 @@ static int load_sides(struct sc_pipeline *p)
 		    (err = side_unreadable(h, err, cs->path)) < 0)
 			return err;
 		if (cs->status != SC_CHANGE_DELETED && cs->status != SC_CHANGE_ADDED &&
-		    cs->base_tree[0] &&
-		    (err = load_side(b, p->tbase, cs->old_path ? cs->old_path : cs->path, p->wd.path,
-				     "base", cs->path, &p->cfg, false)) < 0 &&
-		    (err = side_unreadable(b, err, cs->path)) < 0)
+		    cs->base_tree[0]) {
+			/* the verdict's tests: the target's tip, where the skill is there */
+			const char *bp = cs->old_path ? cs->old_path : cs->path;
+			struct sc_git_tree *bt = p->tbase;
+			struct sc_git_probe pr;
+			if (p->ttip && (err = sc_git_probe(&pr, p->ttip, strcmp(bp, ".") ? bp : "")) < 0)
+				return err;
+			if (p->ttip && pr.is_skill)
+				bt = p->ttip;
+			if ((err = load_side(b, bt, bp, p->wd.path, "base", cs->path, &p->cfg,
+					     false)) < 0 &&
+			    (err = side_unreadable(b, err, cs->path)) < 0)
+				return err;
+		}
+		if (cs->status == SC_CHANGE_DELETED && (err = what_stands(h, p->thead, cs->path)) < 0)
 			return err;
 		wire_sides(h, b, t);
 		/* the head's own kernel tests run only against fixtures the
@@ -625,6 +743,8 @@ static int load_sides(struct sc_pipeline *p)
 		    t->tests.n == 0)
 			t->loaded = false;
 	}
+	if ((err = duplicate_names(p)) < 0)
+		return err;
 	p->res.skills = sc_xcalloc(changed->n ? changed->n : 1, sizeof(*p->res.skills));
 	p->res.nskills = changed->n;
 	for (size_t i = 0; i < changed->n; i++) {
@@ -873,6 +993,10 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.trust.gate.judge_drop = cfg->gate.judge_drop;
 	res->run.trust.gate.error_share = cfg->gate.error_share;
 	res->run.trust.gate.require_lift = cfg->gate.require_lift;
+	res->run.trust.gate.deletions_allowed = cfg->gate.allow_deletions ||
+						cfg->gate.deletion_labelled;
+	res->run.trust.gate.max_baseline_pass_rate = cfg->gate.max_baseline_pass_rate;
+	res->run.trust.gate.compile_only = cfg->gate.compile_only;
 	sc_eval_aggregate(res, cfg->gate.alpha);
 	sc_budget_usage(res, &cfg->budget);
 	res->totals.requests = p->stats.requests;
@@ -906,6 +1030,11 @@ void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out)
 	out->cache_dir = p->cache_dir;
 }
 
+bool sc_pipeline_shallow(const struct sc_pipeline *p)
+{
+	return p->repo && sc_git_is_shallow(p->repo);
+}
+
 void sc_pipeline_free(struct sc_pipeline *p)
 {
 	if (!p)
@@ -931,7 +1060,9 @@ void sc_pipeline_free(struct sc_pipeline *p)
 	sc_results_release(&p->res);
 	sc_changed_release(&p->changed);
 	sc_git_tree_free(p->tbase);
+	sc_git_tree_free(p->ttip);
 	sc_git_tree_free(p->thead);
+	sc_ghevent_release(&p->ev);
 	sc_git_free(p->repo);
 	sc_config_release(&p->cfg);
 	sc_trust_release(&p->trust);

@@ -112,5 +112,7 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc);
  * pipeline keeps them. */
 struct sc_results *sc_pipeline_results(struct sc_pipeline *p);
 void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out);
+/* Whether the repository opened is a shallow clone (for a setup error's hint). */
+bool sc_pipeline_shallow(const struct sc_pipeline *p);
 
 #endif

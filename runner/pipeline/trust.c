@@ -459,7 +459,7 @@ int sc_trust_load_config(struct sc_config *out, struct sc_trust *t,
 		sc_buf_printf(&src, "%s at the %s revision %s%s", out->path ? rel : SC_UPSKILL_CONFIG_FILE,
 			      in->base ? "base" : "head",
 			      short_rev(in->base ? in->base_rev : in->head_rev, revbuf),
-			      in->base ? "" : " (there is no base revision)");
+			      in->base ? " (the target's tip)" : " (there is no base revision)");
 	free(t->config_source);
 	t->config_source = sc_buf_detach(&src, NULL);
 	if (in->base && in->head && !disk)

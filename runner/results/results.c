@@ -86,6 +86,12 @@ static const struct {
 	{ "speedup_drop", "speedup" },
 	{ "judge_drop", "judge" },
 	{ "error_share", "errors" },
+	{ "skill_deleted", "deleted" },
+	{ "base_no_result", "pass_rate" },
+	{ "lift_no_result", "lift" },
+	{ "tests_not_discriminating", "discrimination" },
+	{ "baseline_no_result", "discrimination" },
+	{ "kernel_unverified", "kernel" },
 };
 
 const char *sc_results_rule_check(const char *rule)
@@ -98,7 +104,8 @@ const char *sc_results_rule_check(const char *rule)
 
 int sc_results_check_rank(const char *check)
 {
-	static const char *const order[] = { "validity", "pass_rate", "lift", "tokens", "speedup",
+	static const char *const order[] = { "deleted", "validity", "pass_rate", "lift",
+					     "discrimination", "kernel", "tokens", "speedup",
 					     "judge", "errors" };
 
 	for (size_t i = 0; check && i < SC_ARRAY_SIZE(order); i++)
@@ -426,13 +433,17 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			size_t o2 = rd_enter(rd, "gate", -1);
 			struct sc_results_gate_policy *p = &t->gate;
 			p->present = true;
+			p->max_baseline_pass_rate = 1;
 			if ((err = rd_num(rd, g, "pass_rate_drop_points", &p->pass_rate_drop_points)) < 0 ||
 			    (err = rd_num(rd, g, "alpha", &p->alpha)) < 0 ||
 			    (err = rd_num(rd, g, "tokens_rise_pct", &p->tokens_rise_pct)) < 0 ||
 			    (err = rd_num(rd, g, "speedup_drop_ratio", &p->speedup_drop_ratio)) < 0 ||
 			    (err = rd_num(rd, g, "judge_drop", &p->judge_drop)) < 0 ||
 			    (err = rd_num(rd, g, "error_share", &p->error_share)) < 0 ||
-			    (err = rd_bool(rd, g, "require_lift", &p->require_lift)) < 0) {
+			    (err = rd_bool(rd, g, "require_lift", &p->require_lift)) < 0 ||
+			    (err = rd_bool(rd, g, "deletions_allowed", &p->deletions_allowed)) < 0 ||
+			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
+			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0) {
 				sc_buf_truncate(&rd->path, o2);
 				goto done;
 			}
@@ -1446,6 +1457,9 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_num(go, "judge_drop", g->judge_drop);
 			add_num(go, "error_share", g->error_share);
 			add_bool(go, "require_lift", g->require_lift);
+			add_bool(go, "deletions_allowed", g->deletions_allowed);
+			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
+			add_bool(go, "compile_only", g->compile_only);
 		} else {
 			cJSON_AddNullToObject(t, "gate");
 		}

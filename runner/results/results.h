@@ -40,6 +40,10 @@ struct sc_results_gate_policy {
 	double pass_rate_drop_points, alpha, tokens_rise_pct, speedup_drop_ratio, judge_drop;
 	double error_share;
 	bool require_lift;
+	/* the invariants of a green check (absent in older files: the defaults) */
+	bool deletions_allowed;          /* allow_deletions, or the event carried deletion_label */
+	double max_baseline_pass_rate;   /* 1 when absent */
+	bool compile_only;
 };
 
 /* What a PR check took on trust and what the head tried (docs/security.md). */

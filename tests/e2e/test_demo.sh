@@ -48,5 +48,18 @@ assert "❌ **validity** (skill\\_invalid): skills/cuda-kernels/SKILL.md:2:" in 
 assert "gate failed: 1 of 2 changed skills failed (skills/cuda-kernels)" in md
 print("ok")
 EOF
+if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi > /dev/null 2>&1; then
+	skip "demo: no kernel was run" "this machine has a GPU: the kernels ran"
+else
+	check "demo: the trusted config marks the runner compile-only and the report says so first" \
+		python3 - "$R/report.md" "$D/repo/skillci.yml" <<'EOF'
+import sys
+md = open(sys.argv[1], encoding="utf-8").read().splitlines()
+verdict = [l for l in md if l.startswith("❌ **") or l.startswith("✅ **")][0]
+assert "no kernel was run (compile-only runner)" in verdict, verdict
+assert "compile_only: true" in open(sys.argv[2]).read()
+print("ok")
+EOF
+fi
 
 done_testing

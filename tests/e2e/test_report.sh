@@ -83,7 +83,7 @@ def row(skill):
     return rows[skill]
 assert len(rows) == 8, list(rows)
 r = row("<code>skills/added</code>"); assert r[1] == "🆕 added" and r[-1] == "✅ passed", r
-r = row("<code>skills/deleted</code>"); assert r[1] == "🗑️ deleted" and r[-1] == "— not judged: deleted at head", r
+r = row("<code>skills/deleted</code>"); assert r[1] == "🗑️ deleted" and r[-1] == "✅ passed — deleted at head, allowed", r
 r = row("<code>skills/old-name</code> → <code>skills/new-name</code>"); assert r[1] == "🚚 renamed" and r[-1] == "✅ passed", r
 r = row("<code>skills/untested</code>"); assert r[1] == "modified, untested" and "untested: no tests found at head, not counted as failed" in r[-1], r
 r = row("<code>skills/invalid</code>"); assert r[1] == "modified, ⛔ invalid", r
@@ -102,7 +102,7 @@ EOF
 check "rows: the terminal gives every changed skill and the same verdict" python3 - "$T/rows.term.txt" <<'EOF'
 import sys
 t = open(sys.argv[1], encoding="utf-8").read()
-for want in ("skills/deleted: deleted at head, not judged", "skills/new-name · anthropic.fake-student (renamed from skills/old-name)",
+for want in ("skills/deleted: deleted at head\n  gate: ✓ passed", "skills/new-name · anthropic.fake-student (renamed from skills/old-name)",
              "skills/untested: modified, untested (no tests found)",
              "gate: ✗ validity (skill_invalid): skills/invalid/SKILL.md:2:",
              "gate: ✗ pass_rate (pass_rate_drop): pass rate fell from 100% to 25%",
@@ -136,7 +136,8 @@ assert props("skills/legacy")["errors_pre_existing"] == "1" and props("skills/le
 assert suites["skills/legacy"].get("failures") == "0"
 assert props("skills/new-name")["old_path"] == "skills/old-name" and props("skills/new-name")["status"] == "renamed"
 dl = [c for c in suites["skills/deleted"].findall("testcase")]
-assert [(c.get("name"), c.find("skipped") is not None) for c in dl] == [("deleted at head", True)], dl
+assert [(c.get("name"), c.find("failure") is None) for c in dl] == [("gate: deleted skill", True)], dl
+assert "allowed: the trusted config sets gate.allow_deletions" in [c for c in dl][0].find("system-out").text
 un = {c.get("name"): c for c in suites["skills/untested"].findall("testcase")}
 assert un["tests"].find("skipped") is not None and un["gate: validity (Agent Skills rules)"].find("failure") is None
 # base and baseline outcomes are properties, never failures

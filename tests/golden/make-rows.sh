@@ -64,6 +64,8 @@ skill untested UNTESTED 0
 skill invalid INVALID-GOOD 2
 skill legacy LEGACY-GOOD 2 "$long"
 printf '\nSee [the guide](guide.md).\n' >> "$R/skills/legacy/SKILL.md"
+# the trusted config allows deletions, so the deleted row shows the check passed
+printf 'version: 1\ngate: {allow_deletions: true}\n' > "$R/skillci.yml"
 git -C "$R" add -A && git -C "$R" commit -q -m base
 BASE=$(git -C "$R" rev-parse HEAD)
 
@@ -114,6 +116,11 @@ run.update(id="20250101T000000Z-rows", started_at="2025-01-01T00:00:00Z",
            finished_at="2025-01-01T00:00:09Z", repo="example/skills",
            base_rev="b" * 40, head_rev="c" * 40)
 r["totals"]["wall_ms"] = 9000
+import re
+t = run.get("trust", {})
+t["notes"] = [re.sub(r"\b[0-9a-f]{12}\b", "b" * 12, n) for n in t.get("notes", [])]
+if t.get("config"):
+    t["config"] = re.sub(r"\b[0-9a-f]{12}\b", "b" * 12, t["config"])
 for u in r["units"]:
     u["latency_ms"] = 1000
 json.dump(r, open(sys.argv[2], "w"), indent=1, sort_keys=False, ensure_ascii=False)

@@ -196,9 +196,9 @@ static void test_speedup_and_judge_drop(void **state)
 	sc_results_release(&r);
 }
 
-/* A new skill: below no skill fails; level at 100% passes (no room to
- * improve); level below 100% fails unless it saves tokens; require_lift
- * off turns the rule off. */
+/* A new skill: below no skill fails; level fails unless it saves tokens,
+ * at 100% too (a full baseline is no excuse, and fails discrimination);
+ * require_lift off turns the lift rule off, not discrimination. */
 static void test_new_skill_must_beat_no_skill(void **state)
 {
 	struct sc_results r;
@@ -224,14 +224,28 @@ static void test_new_skill_must_beat_no_skill(void **state)
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "worse", "new_skill_no_better"));
 	assert_true(has_rule(&r, "level", "new_skill_no_better"));
-	assert_int_equal(r.gate.nfailures, 2);
+	assert_true(has_rule(&r, "top", "new_skill_no_better"));
+	assert_true(has_rule(&r, "top", "tests_not_discriminating"));
+	assert_false(has_rule(&r, "cheaper", "new_skill_no_better"));
+	assert_false(has_rule(&r, "lift", "new_skill_no_better"));
+	assert_int_equal(r.gate.nfailures, 4);
 	g.require_lift = false;
-	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_int_equal(r.gate.nfailures, 1);
+	assert_true(has_rule(&r, "top", "tests_not_discriminating"));
+	/* a stricter limit: a baseline over it fails too */
+	g.max_baseline_pass_rate = 0.5;
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "worse", "tests_not_discriminating"));
+	assert_false(has_rule(&r, "level", "tests_not_discriminating"));
+	assert_false(has_rule(&r, "lift", "tests_not_discriminating"));
 	sc_results_release(&r);
 }
 
-/* Deleted and untested skills are not judged, whatever their numbers. */
-static void test_deleted_and_untested_pass(void **state)
+/* A deletion is a check of its own: it fails unless the trusted config
+ * allows deletions or the pull request carries the configured label; an
+ * added skill without tests fails discrimination. */
+static void test_deleted_and_untested(void **state)
 {
 	struct sc_results r;
 	struct sc_config_gate g = defaults();
@@ -239,17 +253,33 @@ static void test_deleted_and_untested_pass(void **state)
 
 	sc_results_init(&r);
 	add_skill(&r, "gone", "deleted", false);
-	add_agg(&r, "gone", "base", 4, 4);
-	add_agg(&r, "gone", "head", 0, 4);
-	add_skill(&r, "none", "added", true);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "gone", "skill_deleted"));
+	assert_non_null(strstr(r.gate.failures[0].message, "gate.allow_deletions"));
+	g.allow_deletions = true;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	assert_true(r.gate.passed);
+	g.allow_deletions = false;
+	snprintf(g.deletion_label, sizeof(g.deletion_label), "%s", "remove-skill");
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_non_null(strstr(r.gate.failures[0].message, "'remove-skill'"));
+	g.deletion_labelled = true;
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_non_null(strstr(r.gate.checks[0].message, "label 'remove-skill'"));
+	sc_results_release(&r);
+
+	g = defaults();
+	sc_results_init(&r);
+	add_skill(&r, "none", "added", true);
+	add_skill(&r, "old", "modified", true);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "none", "tests_not_discriminating"));
+	assert_int_equal(r.gate.nfailures, 1);
 	sc_results_release(&r);
 }
 
-/* A head whose every unit was skipped (kernel tests without a GPU) or an
- * error has no pass rate: where the base had one that fails the gate,
- * never passes silently; when neither side has one, nothing is judged. */
+/* A head whose every unit was skipped or an error has no pass rate: that
+ * fails the gate, whether or not the base had one; a base without one
+ * fails too (nothing to compare with). */
 static void test_head_without_result_fails(void **state)
 {
 	struct sc_results r;
@@ -271,7 +301,82 @@ static void test_head_without_result_fails(void **state)
 	add_skill(&r, "k", "modified", false);
 	add_agg(&r, "k", "base", 0, 0)->skipped = 4;
 	add_agg(&r, "k", "head", 0, 0)->skipped = 4;
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "k", "head_no_result"));
+	sc_results_release(&r);
+
+	sc_results_init(&r);
+	add_skill(&r, "b", "renamed", false);
+	add_agg(&r, "b", "base", 0, 0)->errors = 4;
+	add_agg(&r, "b", "head", 4, 4);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "b", "base_no_result"));
+	sc_results_release(&r);
+}
+
+/* Kernel units of skill k, model m: n of them, the first `unrun` only
+ * compiled (skipped), the rest passed. */
+static void add_kernel_units(struct sc_results *r, const char *variant, int n, int unrun)
+{
+	size_t at = r->nunits;
+
+	r->units = sc_xrealloc(r->units, (r->nunits + (size_t)n) * sizeof(*r->units));
+	r->nunits += (size_t)n;
+	for (int i = 0; i < n; i++) {
+		struct sc_results_unit *u = &r->units[at + (size_t)i];
+		sc_results_unit_init(u);
+		u->skill = sc_xstrdup("k");
+		u->model = sc_xstrdup("m");
+		u->variant = sc_xstrdup(variant);
+		u->kind = sc_xstrdup("kernel");
+		u->verdict = sc_xstrdup(i < unrun ? "skipped" : "pass");
+		u->message = sc_xstrdup("compiled for sm_90; correctness and speed not checked: no GPU");
+	}
+}
+
+/* Kernel tests that could not run fail kernel_unverified (exit 1 without
+ * a GPU, 3 when a GPU was found and still did not run them), unless the
+ * trusted config marks the runner compile-only: then the kernel check is
+ * skipped, and so is the pass rate it could not measure. */
+static void test_kernel_unverified(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = defaults();
+	(void)state;
+
+	sc_results_init(&r);
+	add_skill(&r, "k", "modified", false);
+	add_agg(&r, "k", "base", 0, 0)->skipped = 2;
+	add_agg(&r, "k", "head", 0, 0)->skipped = 2;
+	add_kernel_units(&r, "base", 2, 2);
+	add_kernel_units(&r, "head", 2, 2);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "k", "kernel_unverified"));
+	r.run.has_gpu = true;
+	assert_int_equal(sc_gate_apply(&r, &g), 3);
+	r.run.has_gpu = false;
+	g.compile_only = true;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	{
+		bool skipped = false;
+		for (size_t i = 0; i < r.gate.nchecks; i++)
+			skipped |= !strcmp(r.gate.checks[i].check, "kernel") &&
+				   !strcmp(r.gate.checks[i].status, "skipped") &&
+				   strstr(r.gate.checks[i].message, "no kernel was run") != NULL;
+		assert_true(skipped);
+	}
+	sc_results_release(&r);
+
+	/* one kernel unit of four not run fails too, pass rate or not */
+	g = defaults();
+	sc_results_init(&r);
+	add_skill(&r, "k", "modified", false);
+	add_agg(&r, "k", "base", 4, 4);
+	add_agg(&r, "k", "head", 3, 3)->skipped = 1;
+	add_kernel_units(&r, "head", 4, 1);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "k", "kernel_unverified"));
+	assert_int_equal(r.gate.nfailures, 1);
 	sc_results_release(&r);
 }
 
@@ -491,7 +596,8 @@ int main(void)
 		cmocka_unit_test(test_tokens_rise),
 		cmocka_unit_test(test_speedup_and_judge_drop),
 		cmocka_unit_test(test_new_skill_must_beat_no_skill),
-		cmocka_unit_test(test_deleted_and_untested_pass),
+		cmocka_unit_test(test_deleted_and_untested),
+		cmocka_unit_test(test_kernel_unverified),
 		cmocka_unit_test(test_error_share_exits_3),
 		cmocka_unit_test(test_checks_recorded),
 		cmocka_unit_test(test_validity_from_findings),

@@ -753,6 +753,18 @@ static void test_ghevent_files(void **state)
 	assert_string_equal(ev.head, b);
 	sc_ghevent_release(&ev);
 
+	/* a pull request's labels */
+	sc_buf_clear(&json);
+	sc_buf_printf(&json, "{\"pull_request\":{\"base\":{\"sha\":\"%s\"},\"head\":{\"sha\":\"%s\"},"
+			     "\"labels\":[{\"name\":\"bug\"},{\"id\":3},{\"name\":\"remove-skill\"}]}}", a, b);
+	sc_test_write(f->dir, "event.json", json.ptr);
+	assert_int_equal(sc_ghevent_read(&ev, path.ptr), 0);
+	assert_int_equal(ev.nlabels, 2);
+	assert_true(sc_ghevent_has_label(&ev, "remove-skill"));
+	assert_false(sc_ghevent_has_label(&ev, "remove"));
+	assert_false(sc_ghevent_has_label(&ev, ""));
+	sc_ghevent_release(&ev);
+
 	sc_test_write(f->dir, "event.json", "{\"pull_request\":{\"base\":{\"sha\":\"main\"},\"head\":{}}}");
 	assert_int_equal(sc_ghevent_read(&ev, path.ptr), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "pull_request.base.sha"));
@@ -765,6 +777,78 @@ static void test_ghevent_files(void **state)
 
 	sc_buf_release(&path);
 	sc_buf_release(&json);
+}
+
+/* A skill that left its folder and one new at head with the same name are
+ * one skill moved, however different their content; a name two new
+ * skills share pairs neither. */
+static void test_rename_by_name(void **state)
+{
+	struct fx *f = *state;
+
+	sh(f->dir, "g init -q; skill skills/a; seq 1 100 > skills/a/data.txt; skill skills/b;"
+		   "g add -A; g commit -qm 1; g rm -q -r skills/a;"
+		   "mkdir -p pack/x; printf -- '---\\nname: \"a\"\\ndescription: other\\n---\\nnew\\n' > pack/x/SKILL.md;"
+		   "echo unrelated > pack/x/notes.txt; g add -A; g commit -qm 2");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	assert_int_equal(f->list.n, 1);
+	expect(f, "pack/x", SC_CHANGE_RENAMED, "skills/a");
+
+	sh(f->dir, "g rm -q -r pack/x; mkdir -p one two;"
+		   "printf -- '---\\nname: b\\n---\\n1\\n' > one/SKILL.md;"
+		   "printf -- '---\\nname: b\\n---\\n2\\n' > two/SKILL.md; g rm -q -r skills/b;"
+		   "g add -A; g commit -qm 3");
+	assert_int_equal(changed_between(f, "HEAD~1", "HEAD", true, NULL), 0);
+	expect(f, "skills/b", SC_CHANGE_DELETED, NULL);
+	expect(f, "one", SC_CHANGE_ADDED, NULL);
+	expect(f, "two", SC_CHANGE_ADDED, NULL);
+}
+
+/* The name of a skill is its front matter's "name:", quoted or not; none
+ * outside the front matter, none for a SKILL.md that is not a file. */
+static void test_skill_name_and_path_kinds(void **state)
+{
+	struct fx *f = *state;
+	struct sc_git_tree *t = NULL;
+	char head[SC_GIT_HEX_SIZE], first[SC_GIT_HEX_SIZE];
+	enum sc_git_kind kind;
+	size_t n;
+	char *name = NULL;
+
+	sh(f->dir, "g init -q; mkdir -p q n l d; printf -- \"---\\nname: 'quoted name'\\n---\\n\" > q/SKILL.md;"
+		   "printf -- '---\\ndescription: x\\n---\\nname: late\\n' > n/SKILL.md;"
+		   "ln -s ../q/SKILL.md l/SKILL.md; echo file > f.txt; ln -s q link; touch d/x;"
+		   "g add -A; g commit -qm 1; g checkout -q -b side; echo s > s.txt; g add -A;"
+		   "g commit -qm side; g checkout -q -; echo m > m.txt; g add -A; g commit -qm main;"
+		   "g merge -q --no-ff -m merge side");
+	assert_int_equal(sc_git_open(&f->repo, f->dir), 0);
+	assert_int_equal(sc_git_resolve(head, f->repo, "HEAD"), 0);
+	assert_int_equal(sc_git_tree_open(&t, f->repo, head), 0);
+	assert_int_equal(sc_changed_skill_name(&name, t, "q", false), 0);
+	assert_string_equal(name, "quoted name");
+	free(name);
+	assert_int_equal(sc_changed_skill_name(&name, t, "n", false), 0);
+	assert_null(name);
+	assert_int_equal(sc_changed_skill_name(&name, t, "l", false), 0);
+	assert_null(name);
+	assert_int_equal(sc_git_path_kind(&kind, t, "f.txt"), 0);
+	assert_int_equal(kind, SC_GIT_KIND_FILE);
+	assert_int_equal(sc_git_path_kind(&kind, t, "link"), 0);
+	assert_int_equal(kind, SC_GIT_KIND_LINK);
+	assert_int_equal(sc_git_path_kind(&kind, t, "d"), 0);
+	assert_int_equal(kind, SC_GIT_KIND_DIR);
+	assert_int_equal(sc_git_path_kind(&kind, t, "nothing/here"), 0);
+	assert_int_equal(kind, SC_GIT_KIND_NONE);
+	/* a merge commit: two parents, the first is the branch merged into */
+	assert_int_equal(sc_git_parents(first, &n, f->repo, head), 0);
+	assert_int_equal(n, 2);
+	{
+		char main_tip[SC_GIT_HEX_SIZE];
+		assert_int_equal(sc_git_resolve(main_tip, f->repo, "HEAD^1"), 0);
+		assert_string_equal(first, main_tip);
+	}
+	assert_false(sc_git_is_shallow(f->repo));
+	sc_git_tree_free(t);
 }
 
 /* Lines "S\tpath" (S = A, D, M, T) for every file change, sorted, as git prints them. */
@@ -867,6 +951,8 @@ int main(void)
 		T(test_materialize_bounds),
 		T(test_materialize_refuses_unsafe_names),
 		T(test_ghevent_files),
+		T(test_rename_by_name),
+		T(test_skill_name_and_path_kinds),
 #undef T
 	};
 	int rc;
