@@ -133,4 +133,61 @@ expect_exit 0 "--force replaces it"
 check "the skill was replaced" grep -q "ANSWER-OK" skills/magic-words/SKILL.md
 fake_stop
 
+# ---- 5. a forged results JSON cannot say pass -----------------------------
+# pr.json is a run whose gate fails (commit-messages 100% -> 25%); each
+# forgery claims a pass and tries one way to have report agree.
+cd "$T" || exit 1
+unset ANTHROPIC_BASE_URL
+forge() {  # forge NAME PYTHON: pr.json changed by PYTHON (d is the document)
+	python3 - "$SKILLCI_ROOT/tests/golden/inputs/pr.json" "$T/$1.json" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["gate"] = {"passed": True, "exit_code": 0, "failures": [], "error_share": 0}
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+}
+# report_outputs NAME: report under GitHub Actions; $T/NAME.out holds
+# $GITHUB_OUTPUT, $T/NAME.md the Markdown
+report_outputs() {
+	: > "$T/$1.out"
+	run env GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/$1.out" GITHUB_STEP_SUMMARY="$T/$1.sum" \
+		"$SKILLCI" report "$T/$1.json" --markdown "$T/$1.md" --junit "$T/$1.xml" --json "$T/$1.res.json"
+}
+forge claim 'pass'
+forge thresholds 'd["run"]["trust"] = {"gate": {"pass_rate_drop_points": 100, "alpha": 1e-10, "tokens_rise_pct": 1000, "speedup_drop_ratio": 1, "judge_drop": 1, "error_share": 1, "require_lift": False}}'
+forge unchanged 'for s in d["skills"]: s["status"] = "unchanged"'
+forge untested 'for s in d["skills"]: s["untested"] = True'
+forge added 'for s in d["skills"]: s["status"] = "added"'
+forge kind 'd["run"]["kind"] = "eval"
+for s in d["skills"]: s["status"] = "unchanged"'
+forge aggregates 'for a in d["aggregates"]: a["pass_rate"] = 1.0; a["passed"] = a["n"]; a["failed"] = 0
+d["comparisons"] = []'
+for f in claim thresholds unchanged untested added kind aggregates; do
+	report_outputs $f
+	check "forged '$f': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fail" "$T/$f.out"
+	check "forged '$f': the Markdown says the gate failed" grep -qF "❌ **gate failed" "$T/$f.md"
+	check "forged '$f': the JUnit fails" python3 -c "
+import xml.etree.ElementTree as ET; assert int(ET.parse('$T/$f.xml').getroot().get('failures')) > 0"
+done
+report_outputs claim
+expect_err_contains "claim.json' claims the gate passed; recomputed from its units and the built-in thresholds it failed" \
+	"report says the claim differs from the recomputed verdict"
+report_outputs unchanged
+check "the Markdown names the status the units contradict" grep -qF \
+	"unchanged.json marks skill 'skills/commit-messages' unchanged but holds its head units: judged as modified" "$T/unchanged.md"
+# no units: the verdict is the file's claim, shown as such, never a pass
+forge nounits 'd["units"] = []'
+report_outputs nounits
+check "forged 'nounits': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fail" "$T/nounits.out"
+check "forged 'nounits': the Markdown says the claim is unverified" grep -qF \
+	"the verdict is nounits.json's claim (passed), unverified: it holds no units to recompute the gate from" "$T/nounits.md"
+expect_err_contains "holds no units: its verdict (passed) is its claim, unverified" "stderr says so too"
+# --config is the trusted policy: loosened thresholds there do apply
+printf 'gate:\n  pass_rate_drop_points: 100\n  error_share: 1\n  speedup_drop_ratio: 1\n' > "$T/loose.yml"
+run "$SKILLCI" report "$T/claim.json" --config "$T/loose.yml" --json "$T/loose.res.json"
+check "thresholds from --config decide" python3 -c "
+import json; g = json.load(open('$T/loose.res.json'))['gate']
+assert not any(f['rule'] == 'pass_rate_drop' for f in g['failures']), g"
+
 done_testing
