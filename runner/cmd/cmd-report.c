@@ -197,9 +197,9 @@ int cmd_report(int argc, char **argv)
 	bool in_actions = getenv("GITHUB_ACTIONS") && !strcmp(getenv("GITHUB_ACTIONS"), "true");
 	char **rest = NULL;
 	struct sc_config cfg;
-	bool claimed;
+	bool claimed, verified;
 	size_t nunits;
-	const char *label;
+	const char *label, *policy;
 	int rc, err;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -217,6 +217,22 @@ int cmd_report(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
+	/* a file signed by a trusted runner key was written by skillci on the
+	 * fleet: its recorded thresholds are that run's trusted policy */
+	verified = sc_results_verify_file(o.results) == 0;
+	sc_error_clear();
+	policy = o.config ? "--config" : "built-in";
+	if (verified && !o.config && r.run.trust.gate.present) {
+		const struct sc_results_gate_policy *g = &r.run.trust.gate;
+		cfg.gate.pass_rate_drop_points = g->pass_rate_drop_points;
+		cfg.gate.alpha = g->alpha;
+		cfg.gate.tokens_rise_pct = g->tokens_rise_pct;
+		cfg.gate.speedup_drop_ratio = g->speedup_drop_ratio;
+		cfg.gate.judge_drop = g->judge_drop;
+		cfg.gate.error_share = g->error_share;
+		cfg.gate.require_lift = g->require_lift;
+		policy = "signed run's";
+	}
 	claimed = r.gate.passed;
 	nunits = r.nunits;
 	if (nunits)
@@ -226,6 +242,9 @@ int cmd_report(int argc, char **argv)
 			rc = sc_cmd_fail(err);
 			goto done;
 		}
+		if (sc_results_verify_file(o.base) < 0)
+			verified = false;
+		sc_error_clear();
 		if (base.nunits)
 			sc_eval_aggregate(&base, cfg.gate.alpha);
 		nunits += base.nunits;
@@ -238,12 +257,15 @@ int cmd_report(int argc, char **argv)
 		if (r.gate.passed != claimed)
 			fprintf(stderr, "warning: '%s' claims the gate %s; recomputed from its units "
 				"and the %s thresholds it %s\n", o.results, verdict_word(claimed),
-				o.config ? "--config" : "built-in", verdict_word(r.gate.passed));
+				policy, verdict_word(r.gate.passed));
 	} else {
 		sc_report_unverified(&r, label);
 		fprintf(stderr, "warning: '%s' holds no units: its verdict (%s) is its claim, "
 			"unverified, and is reported as failed\n", o.results, verdict_word(claimed));
 	}
+	/* --json re-signs only what it verified: an unsigned or forged input
+	 * is written unsigned, so merge and report elsewhere refuse it */
+	r.untrusted = !verified;
 	if (o.store) {
 		/* the history's store must be there: say so as every reader does */
 		struct sc_store *st = NULL;
