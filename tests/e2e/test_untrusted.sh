@@ -190,4 +190,107 @@ check "thresholds from --config decide" python3 -c "
 import json; g = json.load(open('$T/loose.res.json'))['gate']
 assert not any(f['rule'] == 'pass_rate_drop' for f in g['failures']), g"
 
+# ---- 6. forged shards cannot turn a failing gate into exit 0 ---------------
+# A two-shard run whose head skill drops 50 points (as test_merge.sh); each
+# forgery edits a shard as an artifact swapped between jobs would be.
+R="$T/repo"
+mkdir -p "$R/skills/s"
+printf -- '---\nname: s\ndescription: Answers with the magic word.\n---\n# s\n\nMARK-GOOD: say ok.\n' > "$R/skills/s/SKILL.md"
+python3 -c '
+import json, sys
+tests = [{"input": "question %d %s" % (i, "[easy]" if i < 2 else "[hard]"),
+          "expected": {"contains": ["ok"]}} for i in range(4)]
+json.dump({"tests": tests}, open(sys.argv[1], "w"))' "$R/skills/s/skill_meta.json"
+g() { git -C "$R" -c user.email=t@skillci.invalid -c user.name=t "$@"; }
+g init -q -b main && g add -A && g commit -q -m base
+BASE=$(g rev-parse HEAD)
+sed -i 's/MARK-GOOD/MARK-HALF/' "$R/skills/s/SKILL.md"
+g commit -q -a -m head
+HEAD=$(g rev-parse HEAD)
+cat > "$T/shards.json" <<'EOF'
+{"rules": [
+  {"match": {"system": "MARK-GOOD"}, "reply": {"text": "ok"}},
+  {"match": {"system": "MARK-HALF", "contains": "[easy]"}, "reply": {"text": "ok"}}
+ ], "default": {"text": "no"}}
+EOF
+fake_start "$T/shards.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.fake-student --no-cache"
+for k in 1 2; do
+	run $RUN --shard "$k/2" --run-id pr-9 --store "$T/fleet.db" --report-dir "$T/sh$k" --json "$T/shard$k.json"
+	expect_exit 0 "shard $k/2 runs"
+done
+MERGE="$SKILLCI merge --report-dir $T/merged"
+run $MERGE "$T/shard1.json" "$T/shard2.json"
+expect_exit 1 "the genuine shards merge to a failing gate"
+sign() { python3 "$SKILLCI_ROOT/tests/e2e/sign_results.py" "$@"; }
+edit() {  # edit IN OUT PYTHON: a shard changed by PYTHON (a is the document)
+	python3 - "$1" "$2" "$3" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(a, open(sys.argv[2], "w"), indent=1)
+EOF
+}
+# loosen: the text edited in place, the signature member left as it was
+loosen() { python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+u = re.sub(r"(\"pass_rate_drop_points\":\s*)5\b", r"\g<1>100", t)
+assert u != t
+open(sys.argv[2], "w").write(u)' "$1" "$2"; }
+loosen "$T/shard1.json" "$T/loose1.json"
+loosen "$T/shard2.json" "$T/loose2.json"
+run $MERGE "$T/loose1.json" "$T/loose2.json"
+expect_exit 2 "shards with loosened thresholds and no valid signature are refused"
+expect_err_contains "fails its signature (runner key " "the error says the signature does not hold"
+edit "$T/shard2.json" "$T/unch2.json" 'for s in a["skills"]: s["status"] = "unchanged"; s["untested"] = True'
+run $MERGE "$T/shard1.json" "$T/unch2.json"
+expect_exit 2 "a shard marking the skill unchanged and untested is refused"
+edit "$T/shard2.json" "$T/nosig2.json" 'a.pop("signature")'
+run $MERGE "$T/shard1.json" "$T/nosig2.json"
+expect_exit 2 "a shard without a signature is refused"
+expect_err_contains "carries no signature" "and says so"
+# signed, but by another runner's key
+SKILLCI_RUNNER_KEY=untrusted-suite-runner-key-b sign "$T/shard2.json" "$T/other2.json"
+run $MERGE "$T/shard1.json" "$T/other2.json"
+expect_exit 2 "a shard signed by an unknown key is refused"
+FPR_A=$(python3 -c "import hashlib;k=hashlib.sha256(b'skillci-runner-key\0untrusted-suite-runner-key-a').digest();print(hashlib.sha256(b'skillci-key-id/1'+k).hexdigest()[:16])")
+FPR_B=$(python3 -c "import hashlib;k=hashlib.sha256(b'skillci-runner-key\0untrusted-suite-runner-key-b').digest();print(hashlib.sha256(b'skillci-key-id/1'+k).hexdigest()[:16])")
+expect_err_contains "is signed by runner key $FPR_B, which this runner (key $FPR_A) does not trust" \
+	"the error names both fingerprints"
+expect_err_contains "SKILLCI_TRUSTED_KEYS" "and what to set"
+run env SKILLCI_TRUSTED_KEYS=untrusted-suite-runner-key-b $MERGE "$T/shard1.json" "$T/other2.json"
+expect_exit 1 "with that key trusted the shards merge, and the gate still fails"
+# signed by this runner's key but inconsistent: statuses held against the
+# units, skills compared across shards
+edit "$T/shard1.json" "$T/st1.json" 'for s in a["skills"]: s["status"] = "unchanged"; s["untested"] = True'
+edit "$T/shard2.json" "$T/st2.json" 'for s in a["skills"]: s["status"] = "unchanged"; s["untested"] = True'
+sign "$T/st1.json"; sign "$T/st2.json"
+run $MERGE "$T/st1.json" "$T/st2.json" --markdown "$T/st.md"
+expect_exit 1 "signed shards marking the regressed skill unchanged still fail the gate"
+check "the report says the status was not taken" grep -qF "marks skill 'skills/s' unchanged but holds its head units" "$T/st.md"
+edit "$T/shard2.json" "$T/drop2.json" 'a["skills"] = []'
+sign "$T/drop2.json"
+run $MERGE "$T/shard1.json" "$T/drop2.json"
+expect_exit 2 "shards listing different skills are refused"
+expect_err_contains "list different skills" "and the message says so"
+# merge --run: the shards in the store are signed too
+run "$SKILLCI" merge --run pr-9 --store "$T/fleet.db" --report-dir "$T/merged-run"
+expect_exit 1 "merge --run of the genuine stored shards fails the gate"
+python3 - "$T/fleet.db" <<'EOF'
+import sqlite3, sys, json
+db = sqlite3.connect(sys.argv[1])
+(res,) = db.execute("select results from run_shards where shard_index = 2").fetchone()
+import re
+d = re.sub(r'("pass_rate_drop_points":\s*)5\b', r'\g<1>100', res)
+assert d != res
+db.execute("update run_shards set results = ? where shard_index = 2", (d,))
+db.commit()
+EOF
+run "$SKILLCI" merge --run pr-9 --store "$T/fleet.db" --report-dir "$T/merged-run2"
+expect_exit 2 "a stored shard edited in the store is refused"
+expect_err_contains "fails its signature" "and the error says why"
+fake_stop
+
 done_testing
