@@ -110,6 +110,12 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
  * it unchanged or untested where the others do not, is refused
  * (SC_EINVAL naming both files and the skill).
  */
+/* Equal strings, NULL equal only to NULL. */
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static int same_skills(const struct sc_results *a, const char *fa, const struct sc_results *b,
 		       const char *fb)
 {
@@ -117,12 +123,13 @@ static int same_skills(const struct sc_results *a, const char *fa, const struct 
 		const struct sc_results_skill *x = i < a->nskills ? &a->skills[i] : NULL;
 		const struct sc_results_skill *y = i < b->nskills ? &b->skills[i] : NULL;
 		const struct sc_results_skill *one = x ? x : y;
-		if (!x || !y || !sc_streq(x->path, y->path))
+		if (!x || !y || !same_str(x->path, y->path))
 			return sc_error_set(SC_EINVAL, "'%s' and '%s' list different skills (%s '%s'): "
 					    "the shards of one run list the same", fa, fb,
 					    x ? "the first has" : "the second has", one->path);
-		if (!sc_streq(x->status, y->status) || x->untested != y->untested ||
-		    !sc_streq(x->head_tree, y->head_tree) || !sc_streq(x->base_tree, y->base_tree) || x->nfindings != y->nfindings)
+		if (!same_str(x->status, y->status) || x->untested != y->untested ||
+		    !same_str(x->head_tree, y->head_tree) || !same_str(x->base_tree, y->base_tree) ||
+		    x->nfindings != y->nfindings)
 			return sc_error_set(SC_EINVAL, "'%s' and '%s' disagree about skill '%s' (status "
 					    "%s%s vs %s%s): the shards of one run agree", fa, fb,
 					    x->path, x->status ? x->status : "none",
