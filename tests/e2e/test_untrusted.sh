@@ -183,6 +183,20 @@ check "forged 'nounits': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fa
 check "forged 'nounits': the Markdown says the claim is unverified" grep -qF \
 	"the verdict is nounits.json's claim (passed), unverified: it holds no units to recompute the gate from" "$T/nounits.md"
 expect_err_contains "holds no units: its verdict (passed) is its claim, unverified" "stderr says so too"
+# "@name" in text from skills and models notifies no one: in the
+# Markdown (and so the sticky comment) every mention outside code is inert
+forge mention 'for u in d["units"]: u["message"] = "ping @octocat and @github/security"
+d["skills"][0]["findings"] = [{"severity": "error", "rule": "x", "message": "see @octocat", "file": None, "line": None}]'
+run "$SKILLCI" report "$T/mention.json" --markdown-full "$T/mention.md"
+check "no live @mention in the Markdown" python3 - "$T/mention.md" <<'EOF'
+import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+t = re.sub(r"```.*?```", "", t, flags=re.S)          # code blocks mention no one
+t = re.sub(r"<code>.*?</code>", "", t, flags=re.S)
+assert "@&#8203;octocat" in t, "the mention is not shown at all"
+live = re.findall(r"@(?!&#8203;)[A-Za-z0-9]", t)
+assert not live, live
+EOF
 # --config is the trusted policy: loosened thresholds there do apply
 printf 'gate:\n  pass_rate_drop_points: 100\n  error_share: 1\n  speedup_drop_ratio: 1\n' > "$T/loose.yml"
 run "$SKILLCI" report "$T/claim.json" --config "$T/loose.yml" --json "$T/loose.res.json"
