@@ -186,7 +186,7 @@ expect_err_contains "holds no units: its verdict (passed) is its claim, unverifi
 # "@name" in text from skills and models notifies no one: in the
 # Markdown (and so the sticky comment) every mention outside code is inert
 forge mention 'for u in d["units"]: u["message"] = "ping @octocat and @github/security"
-d["skills"][0]["findings"] = [{"severity": "error", "rule": "x", "message": "see @octocat", "file": None, "line": None}]'
+d["skills"][0]["findings"] = [{"severity": "warning", "state": "existing", "rule": "x", "message": "see @octocat", "file": None, "line": None}]'
 run "$SKILLCI" report "$T/mention.json" --markdown-full "$T/mention.md"
 check "no live @mention in the Markdown" python3 - "$T/mention.md" <<'EOF'
 import re, sys
