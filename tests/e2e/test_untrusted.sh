@@ -453,6 +453,12 @@ trap 'fake_stop; [ -n "$own_pg" ] && pg_stop; rm -rf "$T"' EXIT
 DB=u$$
 pg_createdb "$DB"
 a_b_a "$(pg_url "$DB")" "PostgreSQL"
+pg_createdb "${DB}_shared"
+fake_reset
+run env HOME="$T/st/h3" SKILLCI_RUNNER_KEY=fleet-shared $EVAL --store "$(pg_url "${DB}_shared")"
+run env HOME="$T/st/h4" SKILLCI_RUNNER_KEY=fleet-shared $EVAL --store "$(pg_url "${DB}_shared")"
+check "PostgreSQL: two runners with one shared key: the second reuses the first's units" \
+	test "$(fake_stat requests)" -eq 6
 fake_stop
 
 done_testing
