@@ -197,6 +197,7 @@ int cmd_report(int argc, char **argv)
 	bool in_actions = getenv("GITHUB_ACTIONS") && !strcmp(getenv("GITHUB_ACTIONS"), "true");
 	char **rest = NULL;
 	struct sc_config cfg;
+	struct sc_strlist claimed_skills = { 0 };
 	bool claimed, verified;
 	size_t nunits;
 	const char *label, *policy;
@@ -235,6 +236,10 @@ int cmd_report(int argc, char **argv)
 	}
 	claimed = r.gate.passed;
 	nunits = r.nunits;
+	/* the skills the file gives numbers for: each must come with units */
+	for (size_t i = 0; i < r.naggregates; i++)
+		if (!sc_strlist_has(&claimed_skills, r.aggregates[i].skill))
+			sc_strlist_add(&claimed_skills, r.aggregates[i].skill);
 	if (nunits)
 		sc_eval_aggregate(&r, cfg.gate.alpha);
 	if (o.base) {
@@ -254,6 +259,7 @@ int cmd_report(int argc, char **argv)
 	if (nunits) {
 		sc_report_distrust_statuses(&r, label);
 		sc_gate_apply(&r, &cfg.gate);
+		sc_report_claims_without_units(&r, &claimed_skills, label);
 		if (r.gate.passed != claimed)
 			fprintf(stderr, "warning: '%s' claims the gate %s; recomputed from its units "
 				"and the %s thresholds it %s\n", o.results, verdict_word(claimed),
@@ -300,6 +306,7 @@ done:
 	sc_results_release(&r);
 	sc_results_release(&base);
 	sc_config_release(&cfg);
+	sc_strlist_release(&claimed_skills);
 done_opts:
 	free(o.history_files);
 	free(rest);

@@ -4,6 +4,7 @@
 #include "results/compare.h"
 #include "results/results.h"
 #include "pipeline/gate.h"
+#include "strlist.h"
 
 #include <stdarg.h>
 
@@ -226,4 +227,30 @@ void sc_report_unverified(struct sc_results *r, const char *what)
 		r->gate.exit_code = 1;
 	}
 	sc_buf_release(&msg);
+}
+
+int sc_report_claims_without_units(struct sc_results *r, const struct sc_strlist *claimed,
+				   const char *what)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < claimed->n; i++) {
+		const char *path = claimed->items[i];
+		const struct sc_results_skill *s = NULL;
+		bool any = false;
+		struct sc_buf msg = SC_BUF_INIT;
+		for (size_t k = 0; k < r->nskills && !s; k++)
+			if (sc_streq(r->skills[k].path, path))
+				s = &r->skills[k];
+		for (size_t u = 0; u < r->nunits && !any; u++)
+			any = sc_streq(r->units[u].skill, path);
+		if (!s || any || sc_streq(s->status, "deleted"))
+			continue;
+		sc_buf_printf(&msg, "%s gives results for this skill but none of its units: they "
+			      "cannot be recomputed, so its verdict is unverified", what);
+		sc_gate_add(r, path, NULL, "verdict_unverified", msg.ptr);
+		sc_buf_release(&msg);
+		n++;
+	}
+	return n;
 }

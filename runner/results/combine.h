@@ -39,4 +39,15 @@ void sc_report_unverified(struct sc_results *r, const char *what);
  * emptied). Returns 0. */
 int sc_report_combine(struct sc_results *head, struct sc_results *base);
 
+/*
+ * The skills of claimed (paths whose aggregates a file carried) that r
+ * holds no unit of: their numbers cannot be recomputed, so each gets a
+ * failed "verdict_unverified" check saying so (a file that keeps a
+ * regressed skill's aggregates but drops its units does not pass).
+ * Returns how many.
+ */
+struct sc_strlist;
+int sc_report_claims_without_units(struct sc_results *r, const struct sc_strlist *claimed,
+				   const char *what);
+
 #endif

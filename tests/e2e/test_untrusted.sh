@@ -163,7 +163,8 @@ forge kind 'd["run"]["kind"] = "eval"
 for s in d["skills"]: s["status"] = "unchanged"'
 forge aggregates 'for a in d["aggregates"]: a["pass_rate"] = 1.0; a["passed"] = a["n"]; a["failed"] = 0
 d["comparisons"] = []'
-for f in claim thresholds unchanged untested added kind aggregates; do
+forge dropunits 'd["units"] = [u for u in d["units"] if u["skill"] not in ("skills/commit-messages", "skills/cuda-gemm")]'
+for f in claim thresholds unchanged untested added kind aggregates dropunits; do
 	report_outputs $f
 	check "forged '$f': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fail" "$T/$f.out"
 	check "forged '$f': the Markdown says the gate failed" grep -qF "❌ **gate failed" "$T/$f.md"
@@ -183,6 +184,8 @@ check "forged 'nounits': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fa
 check "forged 'nounits': the Markdown says the claim is unverified" grep -qF \
 	"the verdict is nounits.json's claim (passed), unverified: it holds no units to recompute the gate from" "$T/nounits.md"
 expect_err_contains "holds no units: its verdict (passed) is its claim, unverified" "stderr says so too"
+check "forged 'dropunits': the skills whose units were dropped are unverified, not passed" grep -qF \
+	"dropunits.json gives results for this skill but none of its units" "$T/dropunits.md"
 # "@name" in text from skills and models notifies no one: in the
 # Markdown (and so the sticky comment) every mention outside code is inert
 forge mention 'for u in d["units"]: u["message"] = "ping @octocat and @github/security"
