@@ -272,6 +272,12 @@ int cmd_report(int argc, char **argv)
 	/* --json re-signs only what it verified: an unsigned or forged input
 	 * is written unsigned, so merge and report elsewhere refuse it */
 	r.untrusted = !verified;
+	if (!verified)
+		/* the verdict is recomputed, but which units and skills the file
+		 * holds is still its own say */
+		fprintf(stderr, "warning: '%s'%s is not signed by a trusted runner key: the verdict "
+			"is recomputed from the units it holds, and which units and skills it holds "
+			"is its own claim\n", o.results, o.base ? " (or its --base file)" : "");
 	if (o.store) {
 		/* the history's store must be there: say so as every reader does */
 		struct sc_store *st = NULL;
