@@ -3,6 +3,7 @@
 #include "reporters/report_fmt.h"
 #include "results/results.h"
 
+#include <ctype.h>
 #include <math.h>
 
 void sc_report_md_text(struct sc_buf *out, const char *s)
@@ -16,6 +17,14 @@ void sc_report_md_text(struct sc_buf *out, const char *s)
 		case '<': sc_buf_puts(out, "&lt;"); break;
 		case '>': sc_buf_puts(out, "&gt;"); break;
 		case '|': sc_buf_puts(out, "&#124;"); break;
+		case '@':
+			/* "@name" in a skill's or a model's text would notify that
+			 * user or team on GitHub: a zero-width space after the @
+			 * shows the same text and mentions no one */
+			sc_buf_putc(out, '@');
+			if (isalnum((unsigned char)s[1]) || s[1] == '-' || s[1] == '_')
+				sc_buf_puts(out, "&#8203;");
+			break;
 		case '\\': case '`': case '*': case '_': case '[': case ']': case '~':
 			sc_buf_putc(out, '\\');
 			sc_buf_putc(out, (char)c);

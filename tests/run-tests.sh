@@ -64,7 +64,7 @@ match() {
 # given (SKILLCI_TEST_PG_HOST). Without the server binaries the suites
 # skip their PostgreSQL cases with the reason in SKILLCI_TEST_PG_SKIP.
 wants_pg=""
-for s in test_store; do match "$s" && wants_pg=1; done
+for s in test_store test_untrusted; do match "$s" && wants_pg=1; done
 if [ -n "$wants_pg" ] && [ -z "${SKILLCI_TEST_PG_HOST:-}" ]; then
 	. "$here/pg.sh"
 	SKILLCI_TEST_PG_SKIP=$(pg_skip_reason)

@@ -4,6 +4,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "pipeline/config.h"
 #include "results/export.h"
 #include "providers/provider.h"
@@ -60,6 +61,7 @@ int cmd_export(int argc, char **argv)
 	char *end;
 
 	sc_export_options_init(&opt);
+	memset(&st, 0, sizeof(st));
 	memset(&pm, 0, sizeof(pm));
 	memset(&cfg, 0, sizeof(cfg));
 	optind = 0;
@@ -115,7 +117,28 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "warning: %zu unit%s written without the system prompt: the skill "
 			"folder changed or is gone since they were evaluated\n", st.no_system,
 			st.no_system == 1 ? "" : "s");
+	if (st.unverified) {
+		struct sc_buf line = SC_BUF_INIT;
+		printf("left out: %zu unit%s whose integrity check fails (planted, edited, or "
+		       "signed by a key this runner does not trust)\n", st.unverified,
+		       st.unverified == 1 ? "" : "s");
+		for (size_t i = 0; i < st.unverified_names.n; i++) {
+			sc_buf_clear(&line);
+			sc_escape_log(&line, st.unverified_names.items[i]);
+			fprintf(stderr, "warning: not exported: %s\n", line.ptr);
+		}
+		if (st.unverified > st.unverified_names.n)
+			fprintf(stderr, "warning: and %zu more not exported\n",
+				st.unverified - st.unverified_names.n);
+		sc_buf_release(&line);
+	}
+	if (st.dropped_turns)
+		printf("left out: %zu turn%s of %zu unit%s that were neither user nor assistant "
+		       "(the system prompt is rebuilt from the skill)\n", st.dropped_turns,
+		       st.dropped_turns == 1 ? "" : "s", st.units_dropped_turns,
+		       st.units_dropped_turns == 1 ? "" : "s");
 done:
+	sc_export_stats_release(&st);
 	sc_buf_release(&data);
 	sc_model_release(&pm);
 	sc_store_free(store);

@@ -8,6 +8,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "pipeline/config.h"
 #include "teacher/generate.h"
 #include "kernelrun/kernelops.h"
@@ -26,7 +27,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: skillci generate TASK [-e EXAMPLE...] [-f|--from TRACE.md|TRACE.json|SKILL_DIR]\n"
 		"                        [-m TEACHER] [--test-gen-model M] [--eval-model STUDENT...]\n"
-		"                        [--fixture NAME...] [-o DIR] [--no-eval] [--max-refine N]\n"
+		"                        [--fixture NAME...] [-o DIR] [--force] [--no-eval] [--max-refine N]\n"
 		"\n"
 		"A teacher model writes a skill for TASK and tests for it, skillci evaluates it\n"
 		"with and without the skill on the teacher and each student, refines it while it\n"
@@ -48,7 +49,9 @@ static void usage(FILE *f)
 		"  --allow-unpinned       accept fixtures missing from or changed since fixtures.lock\n"
 		"  -o, --output DIR       where to save (default SKILLS_DIR/NAME, skills_dir of the\n"
 		"                         configuration, else skills); its last part is\n"
-		"                         the skill's name\n"
+		"                         the skill's name; a folder that is there and not\n"
+		"                         empty is refused unless --force\n"
+		"  --force                write over an existing skill folder\n"
 		"  --no-eval              write the skill only: no tests, no evaluation\n"
 		"  --max-refine N         refinements while not beneficial (default 3, 0-%d)\n"
 		"  --runs N               evaluation runs per test (default 1)\n"
@@ -61,10 +64,26 @@ static void usage(FILE *f)
 		SC_GEN_MAX_REFINE);
 }
 
+/*
+ * Everything the teacher wrote (name, description, file names) and every
+ * model name is someone else's text: each piece goes through the CI-log
+ * escaping (escape.h) before it reaches stdout or stderr, so no control
+ * byte, line break or workflow command gets through.
+ */
+static const char *esc(struct sc_buf *b, const char *s)
+{
+	sc_buf_clear(b);
+	sc_escape_log(b, s ? s : "");
+	return b->ptr;
+}
+
 static void progress_line(const char *line, void *payload)
 {
+	struct sc_buf b = SC_BUF_INIT;
+
 	SC_UNUSED(payload);
-	fprintf(stderr, "%s\n", line);
+	fprintf(stderr, "%s\n", esc(&b, line));
+	sc_buf_release(&b);
 }
 
 /* upskill's lift string: "+70%", "-10%", "+0%". */
@@ -100,18 +119,20 @@ static void print_score(const struct sc_gen_score *s, const char *ind)
 static void print_summary(const struct sc_gen_result *r)
 {
 	const struct sc_gen_draft *d = &r->skill;
+	struct sc_buf e1 = SC_BUF_INIT, e2 = SC_BUF_INIT;
 
-	printf("\n  %s\n  %s\n\n", d->name, d->description);
+	printf("\n  %s\n", esc(&e1, d->name));
+	printf("  %s\n\n", esc(&e1, d->description));
 	printf("  %-21s ~%zu tokens\n", "SKILL.md", sc_skill_estimate_tokens(d->body, strlen(d->body)));
 	for (size_t i = 0; i < d->nrefs; i++) {
 		struct sc_buf n = SC_BUF_INIT;
 		sc_buf_printf(&n, "references/%s", d->refs[i].name);
-		printf("  %-21s ~%zu tokens\n", n.ptr,
+		printf("  %-21s ~%zu tokens\n", esc(&e1, n.ptr),
 		       sc_skill_estimate_tokens(d->refs[i].content, strlen(d->refs[i].content)));
 		sc_buf_release(&n);
 	}
 	for (size_t i = 0; i < d->nscripts; i++)
-		printf("  scripts/%s  (exec only)\n", d->scripts[i].name);
+		printf("  scripts/%s  (exec only)\n", esc(&e1, d->scripts[i].name));
 	if (r->evaluated) {
 		const struct sc_gen_attempt *k = &r->attempts[r->kept];
 		printf("\n");
@@ -119,7 +140,8 @@ static void print_summary(const struct sc_gen_result *r)
 			print_score(&k->scores[0], "  ");
 		} else {
 			for (size_t m = 0; m < k->nscores; m++) {
-				printf("  %s%s\n", k->scores[m].model, m == 0 ? " (teacher)" : "");
+				printf("  %s%s\n", esc(&e1, k->scores[m].model),
+				       m == 0 ? " (teacher)" : "");
 				print_score(&k->scores[m], "    ");
 				if (m + 1 < k->nscores)
 					printf("\n");
@@ -133,13 +155,15 @@ static void print_summary(const struct sc_gen_result *r)
 	       (long long)r->teacher_requests, r->teacher_requests == 1 ? "" : "s",
 	       (long long)r->teacher_retries, r->teacher_retries == 1 ? "y" : "ies",
 	       (long long)r->teacher_tokens_in, (long long)r->teacher_tokens_out);
-	printf("\nSaved to %s\n", r->dir);
+	printf("\nSaved to %s\n", esc(&e2, r->dir));
+	sc_buf_release(&e1);
+	sc_buf_release(&e2);
 }
 
 int cmd_generate(int argc, char **argv)
 {
 	enum { O_TESTGEN = 256, O_EVAL_MODEL, O_FIXTURE, O_FIXTURES, O_NO_EVAL, O_MAX_REFINE,
-	       O_RUNS, O_STORE, O_CACHE, O_NO_CACHE, O_COMPILE_ONLY, O_ALLOW_UNPINNED };
+	       O_RUNS, O_STORE, O_CACHE, O_NO_CACHE, O_COMPILE_ONLY, O_ALLOW_UNPINNED, O_FORCE };
 	static const struct option longopts[] = {
 		{ "example", required_argument, NULL, 'e' },
 		{ "from", required_argument, NULL, 'f' },
@@ -157,6 +181,7 @@ int cmd_generate(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
 		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
 		{ "allow-unpinned", no_argument, NULL, O_ALLOW_UNPINNED },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -219,6 +244,7 @@ int cmd_generate(int argc, char **argv)
 		case O_NO_CACHE: cache_dir = NULL; break;
 		case O_COMPILE_ONLY: compile_only = true; break;
 		case O_ALLOW_UNPINNED: allow_unpinned = true; break;
+		case O_FORCE: opt.force = true; break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
 		default: return sc_cmd_option_error("generate", c, argv, longopts);
 		}
@@ -281,13 +307,16 @@ int cmd_generate(int argc, char **argv)
 	opt.progress = progress_line;
 	err = sc_generate(&res, &opt);
 	if (err < 0) {
-		fprintf(stderr, "error: %s\n", sc_error_last());
+		sc_cmd_fail(err);
 		rc = err == SC_EPARSE || err == SC_EAUTH ? SC_EXIT_INFRA : sc_error_exit_code(err);
 		goto done;
 	}
 	print_summary(&res);
-	if (store && res.evaluated && res.results.run.id)
-		fprintf(stderr, "evaluations stored in %s\n", sc_store_path(store));
+	if (store && res.evaluated && res.results.run.id) {
+		struct sc_buf b = SC_BUF_INIT;
+		fprintf(stderr, "evaluations stored in %s\n", esc(&b, sc_store_path(store)));
+		sc_buf_release(&b);
+	}
 done:
 	sc_kernelops_release(&kops);
 	sc_gen_result_release(&res);

@@ -6,6 +6,10 @@
  * instead (each shard stores its results there, docs/store.md), and
  * stores the merged run with its aggregates under ID.
  *
+ * Every shard must carry a signature under this runner's key or a trusted
+ * one (results/signing.h): an artifact anyone else wrote or edited is
+ * refused, naming the key that signed it and what to set.
+ *
  * It refuses files that do not make one whole plan: another plan hash or
  * shard count, a shard missing or given twice, a shard that was
  * interrupted, a unit that is not in the shard its id hashes to, a unit
@@ -25,6 +29,7 @@
 #include "pipeline/plan.h"
 #include "results/results.h"
 #include "results/store.h"
+#include "results/combine.h"
 
 #include <getopt.h>
 #include <unistd.h>
@@ -101,6 +106,41 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 }
 
 /*
+ * Every shard of one plan lists the same skills, each with the same
+ * status, trees and findings count: a shard that drops a skill, or marks
+ * it unchanged or untested where the others do not, is refused
+ * (SC_EINVAL naming both files and the skill).
+ */
+/* Equal strings, NULL equal only to NULL. */
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int same_skills(const struct sc_results *a, const char *fa, const struct sc_results *b,
+		       const char *fb)
+{
+	for (size_t i = 0; i < a->nskills || i < b->nskills; i++) {
+		const struct sc_results_skill *x = i < a->nskills ? &a->skills[i] : NULL;
+		const struct sc_results_skill *y = i < b->nskills ? &b->skills[i] : NULL;
+		const struct sc_results_skill *one = x ? x : y;
+		if (!x || !y || !same_str(x->path, y->path))
+			return sc_error_set(SC_EINVAL, "'%s' and '%s' list different skills (%s '%s'): "
+					    "the shards of one run list the same", fa, fb,
+					    x ? "the first has" : "the second has", one->path);
+		if (!same_str(x->status, y->status) || x->untested != y->untested ||
+		    !same_str(x->head_tree, y->head_tree) || !same_str(x->base_tree, y->base_tree) ||
+		    x->nfindings != y->nfindings)
+			return sc_error_set(SC_EINVAL, "'%s' and '%s' disagree about skill '%s' (status "
+					    "%s%s vs %s%s): the shards of one run agree", fa, fb,
+					    x->path, x->status ? x->status : "none",
+					    x->untested ? ", untested" : "",
+					    y->status ? y->status : "none", y->untested ? ", untested" : "");
+	}
+	return 0;
+}
+
+/*
  * Checks that the shards make one whole plan (see the file comment) and
  * returns, in order[k-1], the index of the file holding shard k.
  * SC_EINVAL naming the file and what is wrong.
@@ -121,6 +161,8 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 		order[i] = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_run *run = &sh[i].run;
+		if ((err = same_skills(&sh[0], files[0], &sh[i], files[i])) < 0)
+			return err;
 		if (!sc_streq(run->kind, "run"))
 			return sc_error_set(SC_EINVAL, "'%s' is not the results of skillci run", files[i]);
 		if (!sc_streq(run->plan_hash, sh[0].run.plan_hash))
@@ -290,7 +332,10 @@ static int on_shard(const struct sc_store_shard *s, void *payload)
 	sc_buf_printf(&label, "store '%s' run '%s' shard %d/%d", sc_store_path(st->store), s->run_id,
 		      s->shard_index, s->shard_count);
 	sc_results_init(&st->sh[st->n]);
-	err = sc_results_parse(&st->sh[st->n], s->results, strlen(s->results), label.ptr);
+	err = sc_results_verify_text(s->results, strlen(s->results), label.ptr);
+	if (err == 0)
+		err = sc_results_parse(&st->sh[st->n], s->results, strlen(s->results), label.ptr);
+	st->sh[st->n].untrusted = err < 0;
 	st->labels[st->n++] = sc_buf_detach(&label, NULL);
 	return err;
 }
@@ -408,11 +453,15 @@ int cmd_merge(int argc, char **argv)
 		sh = sc_xcalloc(n, sizeof(*sh));
 		for (size_t i = 0; i < n; i++)
 			sc_results_init(&sh[i]);
-		for (size_t i = 0; i < n; i++)
-			if ((err = sc_results_load(&sh[i], argv[optind + (int)i])) < 0) {
+		for (size_t i = 0; i < n; i++) {
+			/* an artifact is someone else's until its signature holds */
+			if ((err = sc_results_verify_file(argv[optind + (int)i])) < 0 ||
+			    (err = sc_results_load(&sh[i], argv[optind + (int)i])) < 0) {
 				rc = sc_cmd_fail(err == SC_ENOTFOUND || err == SC_EIO ? SC_EINVAL : err);
 				goto done;
 			}
+			sh[i].untrusted = false;
+		}
 		labels = argv + optind;
 	}
 	order = sc_xcalloc(n ? n : 1, sizeof(*order));
@@ -444,6 +493,8 @@ int cmd_merge(int argc, char **argv)
 		}
 	}
 	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);
+	/* a status the units contradict is not taken (docs/security.md) */
+	sc_report_distrust_statuses(&res, "a shard");
 	/* The skills' findings come with every shard: the validity check is
 	 * decided again from them, like every other check. */
 	gate_rc = sc_gate_apply(&res, &cfg.gate);

@@ -20,6 +20,10 @@
 #include "reporters/report_term.h"
 #include "reporters/reports.h"
 #include "results/store.h"
+#include "pipeline/config.h"
+#include "pipeline/gate.h"
+#include "eval/eval.h"
+#include "diag.h"
 
 #include <getopt.h>
 #include <unistd.h>
@@ -28,7 +32,7 @@ static const char usage[] =
 	"usage: skillci report RESULTS.json [--base BASE.json] [--junit FILE] [--markdown FILE]\n"
 	"                      [--markdown-full FILE] [--html DIR] [--json FILE]\n"
 	"                      [--history R.json...] [--store LOCATION] [--comment]\n"
-	"                      [--junit-file-attrs]\n"
+	"                      [--junit-file-attrs] [--config F]\n"
 	"\n"
 	"Renders reports from results JSON; evaluates nothing.\n"
 	"\n"
@@ -45,6 +49,9 @@ static const char usage[] =
 	"  --history FILES...   more results files whose aggregates make the history on index.html\n"
 	"  --store LOCATION     also the history of these skills from the results store (a SQLite\n"
 	"                       file or postgresql://…): every stored run's aggregates\n"
+	"  --config F           the gate's thresholds (default: the built-in ones); the\n"
+	"                       verdict is recomputed from the file's units, never read\n"
+	"                       from it, and a file without units is shown as unverified\n"
 	"  --comment            create or update the sticky PR comment (GITHUB_TOKEN,\n"
 	"                       GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_API_URL)\n"
 	"\n"
@@ -56,13 +63,14 @@ static const char usage[] =
 
 struct opts {
 	const char *results, *base, *junit, *markdown, *markdown_full, *html, *json, *store;
+	const char *config;
 	bool comment, file_attrs, history;
 	const char **history_files;
 	size_t nhistory;
 };
 
 enum { OPT_BASE = 256, OPT_JUNIT, OPT_MARKDOWN, OPT_MARKDOWN_FULL, OPT_HTML, OPT_JSON,
-       OPT_COMMENT, OPT_FILE_ATTRS, OPT_STORE };
+       OPT_COMMENT, OPT_FILE_ATTRS, OPT_STORE, OPT_CONFIG };
 
 /*
  * Parses the command line. --history takes every following argument up to
@@ -81,6 +89,7 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		{ "comment", no_argument, NULL, OPT_COMMENT },
 		{ "junit-file-attrs", no_argument, NULL, OPT_FILE_ATTRS },
 		{ "store", required_argument, NULL, OPT_STORE },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,6 +125,7 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 		case OPT_COMMENT: o->comment = true; break;
 		case OPT_FILE_ATTRS: o->file_attrs = true; break;
 		case OPT_STORE: o->store = optarg; break;
+		case OPT_CONFIG: o->config = optarg; break;
 		default:
 			return sc_cmd_option_error("report", c, rest, longopts);
 		}
@@ -133,6 +143,51 @@ static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
 	return 0;
 }
 
+/*
+ * The trusted policy: --config's gate, else the built-in thresholds.
+ * Prints the file's findings; returns 0 or an exit code.
+ */
+static int load_policy(struct sc_config *cfg, const char *path)
+{
+	struct sc_diags diags = SC_DIAGS_INIT;
+	struct sc_buf line = SC_BUF_INIT;
+	int err, rc = 0;
+
+	if (!path) {
+		sc_config_defaults(cfg);
+		return 0;
+	}
+	err = sc_config_load(cfg, ".", path, &diags);
+	for (size_t i = 0; i < diags.n; i++) {
+		sc_buf_clear(&line);
+		sc_diag_format(&line, &diags.items[i]);
+		fprintf(stderr, "%s\n", line.ptr);
+	}
+	if (err < 0)
+		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
+	else if (sc_diags_count(&diags, SC_SEV_ERROR)) {
+		fprintf(stderr, "error: the configuration has errors (above)\n");
+		rc = SC_EXIT_USAGE;
+	}
+	sc_diags_release(&diags);
+	sc_buf_release(&line);
+	return rc;
+}
+
+/* "passed" or "failed", for messages. */
+static const char *verdict_word(bool passed)
+{
+	return passed ? "passed" : "failed";
+}
+
+/*
+ * The verdict of the file(s) is recomputed, never read (docs/security.md):
+ * aggregates and comparisons from each file's units, statuses held against
+ * the units, then the gate from the trusted policy (--config, else the
+ * built-in thresholds). A file with no unit cannot be checked: its verdict
+ * is shown as its claim, unverified, and fails. A claim that differs from
+ * the recomputed verdict is said on stderr.
+ */
 int cmd_report(int argc, char **argv)
 {
 	struct opts o;
@@ -141,8 +196,14 @@ int cmd_report(int argc, char **argv)
 	struct sc_buf comment = SC_BUF_INIT;
 	bool in_actions = getenv("GITHUB_ACTIONS") && !strcmp(getenv("GITHUB_ACTIONS"), "true");
 	char **rest = NULL;
+	struct sc_config cfg;
+	struct sc_strlist claimed_skills = { 0 };
+	bool claimed, verified;
+	size_t nunits;
+	const char *label, *policy;
 	int rc, err;
 
+	memset(&cfg, 0, sizeof(cfg));
 	memset(&o, 0, sizeof(o));
 	sc_results_init(&r);
 	sc_results_init(&base);
@@ -151,17 +212,72 @@ int cmd_report(int argc, char **argv)
 		rc = rc == 1 ? 0 : rc;
 		goto done_opts;
 	}
+	if ((rc = load_policy(&cfg, o.config)))
+		goto done;
 	if ((err = sc_results_load(&r, o.results)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
+	/* a file signed by a trusted runner key was written by skillci on the
+	 * fleet: its recorded thresholds are that run's trusted policy */
+	verified = sc_results_verify_file(o.results) == 0;
+	sc_error_clear();
+	policy = o.config ? "--config" : "built-in";
+	if (verified && !o.config && r.run.trust.gate.present) {
+		const struct sc_results_gate_policy *g = &r.run.trust.gate;
+		cfg.gate.pass_rate_drop_points = g->pass_rate_drop_points;
+		cfg.gate.alpha = g->alpha;
+		cfg.gate.tokens_rise_pct = g->tokens_rise_pct;
+		cfg.gate.speedup_drop_ratio = g->speedup_drop_ratio;
+		cfg.gate.judge_drop = g->judge_drop;
+		cfg.gate.error_share = g->error_share;
+		cfg.gate.require_lift = g->require_lift;
+		policy = "signed run's";
+	}
+	claimed = r.gate.passed;
+	nunits = r.nunits;
+	/* the skills the file gives numbers for: each must come with units */
+	for (size_t i = 0; i < r.naggregates; i++)
+		if (!sc_strlist_has(&claimed_skills, r.aggregates[i].skill))
+			sc_strlist_add(&claimed_skills, r.aggregates[i].skill);
+	if (nunits)
+		sc_eval_aggregate(&r, cfg.gate.alpha);
 	if (o.base) {
 		if ((err = sc_results_load(&base, o.base)) < 0) {
 			rc = sc_cmd_fail(err);
 			goto done;
 		}
+		if (sc_results_verify_file(o.base) < 0)
+			verified = false;
+		sc_error_clear();
+		if (base.nunits)
+			sc_eval_aggregate(&base, cfg.gate.alpha);
+		nunits += base.nunits;
 		sc_report_combine(&r, &base);
 	}
+	label = strrchr(o.results, '/') ? strrchr(o.results, '/') + 1 : o.results;
+	if (nunits) {
+		sc_report_distrust_statuses(&r, label);
+		sc_gate_apply(&r, &cfg.gate);
+		sc_report_claims_without_units(&r, &claimed_skills, label);
+		if (r.gate.passed != claimed)
+			fprintf(stderr, "warning: '%s' claims the gate %s; recomputed from its units "
+				"and the %s thresholds it %s\n", o.results, verdict_word(claimed),
+				policy, verdict_word(r.gate.passed));
+	} else {
+		sc_report_unverified(&r, label);
+		fprintf(stderr, "warning: '%s' holds no units: its verdict (%s) is its claim, "
+			"unverified, and is reported as failed\n", o.results, verdict_word(claimed));
+	}
+	/* --json re-signs only what it verified: an unsigned or forged input
+	 * is written unsigned, so merge and report elsewhere refuse it */
+	r.untrusted = !verified;
+	if (!verified)
+		/* the verdict is recomputed, but which units and skills the file
+		 * holds is still its own say */
+		fprintf(stderr, "warning: '%s'%s is not signed by a trusted runner key: the verdict "
+			"is recomputed from the units it holds, and which units and skills it holds "
+			"is its own claim\n", o.results, o.base ? " (or its --base file)" : "");
 	if (o.store) {
 		/* the history's store must be there: say so as every reader does */
 		struct sc_store *st = NULL;
@@ -195,6 +311,8 @@ int cmd_report(int argc, char **argv)
 done:
 	sc_results_release(&r);
 	sc_results_release(&base);
+	sc_config_release(&cfg);
+	sc_strlist_release(&claimed_skills);
 done_opts:
 	free(o.history_files);
 	free(rest);

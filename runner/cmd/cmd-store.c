@@ -67,13 +67,22 @@ static int store_copy(const char *from_loc, const char *to_loc)
 	    (rc = sc_cmd_open_store(&to, to_loc, false)))
 		goto done;
 	if ((err = sc_store_copy(to, from, &stats)) < 0) {
-		rc = sc_cmd_fail(SC_EIO);
+		rc = sc_cmd_fail(err == SC_EUNSAFE ? err : SC_EIO);
 		goto done;
 	}
 	printf("copied %lld runs, %lld units (%lld new), %lld aggregates and %lld shard results "
-	       "from %s to %s\n", (long long)stats.runs, (long long)stats.units,
+	       "from %s to %s\n", (long long)stats.runs, (long long)(stats.units - stats.skipped_units),
 	       (long long)stats.new_units, (long long)stats.aggregates, (long long)stats.shards,
 	       sc_store_path(from), sc_store_path(to));
+	if (stats.skipped_units)
+		fprintf(stderr, "warning: %lld of %lld units of %s not copied: their MAC does not hold "
+			"(planted, edited or unsigned)%s%s%s\n", (long long)stats.skipped_units,
+			(long long)stats.units, sc_store_path(from),
+			stats.unknown_key_units ? ", or they are signed by runner key " : "",
+			stats.unknown_key_units ? stats.unknown_key : "",
+			stats.unknown_key_units ? ", which this runner does not trust (add it to "
+			"SKILLCI_TRUSTED_KEYS or SKILLCI_TRUSTED_KEY_FILES, or copy with that "
+			"runner's key)" : "");
 done:
 	sc_store_free(from);
 	sc_store_free(to);

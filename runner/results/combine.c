@@ -3,6 +3,10 @@
 #include "results/combine.h"
 #include "results/compare.h"
 #include "results/results.h"
+#include "pipeline/gate.h"
+#include "strlist.h"
+
+#include <stdarg.h>
 
 #include <math.h>
 
@@ -129,4 +133,124 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 	if (!head->run.base_rev && base->run.head_rev)
 		set_str(&head->run.base_rev, base->run.head_rev);
 	return 0;
+}
+
+/* True when r holds a unit of skill with variant. */
+static bool has_units(const struct sc_results *r, const char *skill, const char *variant)
+{
+	for (size_t i = 0; i < r->nunits; i++)
+		if (sc_streq(r->units[i].skill, skill) && sc_streq(r->units[i].variant, variant))
+			return true;
+	return false;
+}
+
+static void add_note(struct sc_results *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct sc_results *r, const char *fmt, ...)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	r->run.trust.notes = sc_xrealloc(r->run.trust.notes,
+					 (r->run.trust.nnotes + 1) * sizeof(*r->run.trust.notes));
+	r->run.trust.notes[r->run.trust.nnotes++] = sc_buf_detach(&b, NULL);
+}
+
+int sc_report_distrust_statuses(struct sc_results *r, const char *what)
+{
+	int changed = 0;
+	bool base_units = false;
+
+	for (size_t i = 0; i < r->nunits && !base_units; i++)
+		base_units = sc_streq(r->units[i].variant, "base");
+	if (sc_streq(r->run.kind, "eval")) {
+		/* an eval judges skills in place (no gate); one with a base is a run */
+		if (!base_units)
+			return 0;
+		add_note(r, "%s says it is an eval but holds base units: judged as a run", what);
+		set_str(&r->run.kind, "run");
+		changed++;
+	}
+
+	for (size_t i = 0; i < r->nskills; i++) {
+		struct sc_results_skill *s = &r->skills[i];
+		bool head = has_units(r, s->path, "head"), base = has_units(r, s->path, "base");
+		const char *was = s->status ? s->status : "";
+		if ((head && (sc_streq(was, "unchanged") || sc_streq(was, "deleted"))) ||
+		    (base && sc_streq(was, "added"))) {
+			add_note(r, "%s marks skill '%s' %s but holds its %s units: judged as modified",
+				 what, s->path, was, head ? "head" : "base");
+			set_str(&s->status, "modified");
+			changed++;
+		}
+		if (s->untested && head) {
+			add_note(r, "%s marks skill '%s' untested but holds its head units: judged "
+				 "on them", what, s->path);
+			s->untested = false;
+			changed++;
+		}
+	}
+	return changed;
+}
+
+void sc_report_unverified(struct sc_results *r, const char *what)
+{
+	struct sc_buf msg = SC_BUF_INIT;
+	bool claimed = r->gate.passed;
+	size_t judged = 0;
+
+	sc_buf_printf(&msg, "the verdict is %s's claim (%s), unverified: it holds no units to "
+		      "recompute the gate from", what, claimed ? "passed" : "failed");
+	sc_gate_clear(r);
+	add_note(r, "%s", msg.ptr);
+	for (size_t i = 0; i < r->nskills; i++) {
+		if (sc_streq(r->skills[i].status, "deleted"))
+			continue;
+		sc_gate_add(r, r->skills[i].path, NULL, "verdict_unverified", msg.ptr);
+		judged++;
+	}
+	if (!judged) {
+		/* no skill to hang it on: a failure of the whole run */
+		struct sc_results_gate_failure *f;
+		r->gate.failures = sc_xrealloc(r->gate.failures,
+					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
+		f = &r->gate.failures[r->gate.nfailures++];
+		memset(f, 0, sizeof(*f));
+		f->skill = sc_xstrdup("");
+		f->model = sc_xstrdup("");
+		f->rule = sc_xstrdup("verdict_unverified");
+		f->check = sc_xstrdup("verdict_unverified");
+		f->message = sc_xstrdup(msg.ptr);
+		r->gate.passed = false;
+		r->gate.exit_code = 1;
+	}
+	sc_buf_release(&msg);
+}
+
+int sc_report_claims_without_units(struct sc_results *r, const struct sc_strlist *claimed,
+				   const char *what)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < claimed->n; i++) {
+		const char *path = claimed->items[i];
+		const struct sc_results_skill *s = NULL;
+		bool any = false;
+		struct sc_buf msg = SC_BUF_INIT;
+		for (size_t k = 0; k < r->nskills && !s; k++)
+			if (sc_streq(r->skills[k].path, path))
+				s = &r->skills[k];
+		for (size_t u = 0; u < r->nunits && !any; u++)
+			any = sc_streq(r->units[u].skill, path);
+		if (!s || any || sc_streq(s->status, "deleted"))
+			continue;
+		sc_buf_printf(&msg, "%s gives results for this skill but none of its units: they "
+			      "cannot be recomputed, so its verdict is unverified", what);
+		sc_gate_add(r, path, NULL, "verdict_unverified", msg.ptr);
+		sc_buf_release(&msg);
+		n++;
+	}
+	return n;
 }

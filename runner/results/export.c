@@ -36,6 +36,17 @@ static void add_str_or_null(cJSON *o, const char *k, const char *v)
 
 int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const char *system)
 {
+	return sc_export_unit_line_counted(out, u, system, NULL);
+}
+
+void sc_export_stats_release(struct sc_export_stats *stats)
+{
+	sc_strlist_release(&stats->unverified_names);
+}
+
+int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *u,
+				const char *system, size_t *dropped)
+{
 	cJSON *tr = u->transcript ? cJSON_Parse(u->transcript) : NULL;
 	cJSON *line = NULL, *msgs, *meta, *tok;
 	const cJSON *m;
@@ -63,6 +74,12 @@ int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const
 			err = sc_error_set(SC_EPARSE, "unit '%s': a stored message lacks role or "
 					   "content", u->test_id);
 			goto done;
+		}
+		/* only the conversation: the system prompt is the one rebuilt above */
+		if (strcmp(role->valuestring, "user") && strcmp(role->valuestring, "assistant")) {
+			if (dropped)
+				(*dropped)++;
+			continue;
 		}
 		answer |= !strcmp(role->valuestring, "assistant");
 		c = cJSON_CreateObject();
@@ -121,6 +138,7 @@ struct sys_entry {
 };
 
 struct walk {
+	struct sc_store *store;
 	struct sc_buf *out;
 	const struct sc_export_options *opt;
 	struct sc_export_stats *st;
@@ -170,13 +188,32 @@ static int on_unit(const struct sc_store_unit *u, void *payload)
 	int err;
 
 	w->st->read++;
+	if (sc_store_unit_verify(w->store, u) < 0) {
+		/* planted, edited or another runner's: never training data */
+		if (w->st->unverified_names.n < SC_EXPORT_MAX_NAMED) {
+			struct sc_buf name = SC_BUF_INIT;
+			sc_buf_printf(&name, "%s", sc_error_last());
+			sc_strlist_add(&w->st->unverified_names, name.ptr);
+			sc_buf_release(&name);
+		}
+		sc_error_clear();
+		w->st->unverified++;
+		return 0;
+	}
 	if (!isnan(w->opt->min_speedup) && (isnan(u->speedup) || u->speedup < w->opt->min_speedup)) {
 		w->st->below_speedup++;
 		return 0;
 	}
 	if (strcmp(u->skill_hash, SC_STORE_NO_SKILL))
 		system = system_for(w, u->skill, u->skill_hash);
-	err = sc_export_unit_line(w->out, u, system);
+	{
+		size_t dropped = 0;
+		err = sc_export_unit_line_counted(w->out, u, system, &dropped);
+		if (err == 0 && dropped) {
+			w->st->dropped_turns += dropped;
+			w->st->units_dropped_turns++;
+		}
+	}
 	if (err == SC_ENOTFOUND) {
 		sc_error_clear();
 		w->st->no_answer++;
@@ -203,6 +240,7 @@ int sc_export_jsonl(struct sc_buf *out, struct sc_store *store, const struct sc_
 
 	memset(&local, 0, sizeof(local));
 	memset(&w, 0, sizeof(w));
+	w.store = store;
 	w.out = out;
 	w.opt = opt;
 	w.st = stats ? stats : &local;
@@ -212,6 +250,8 @@ int sc_export_jsonl(struct sc_buf *out, struct sc_store *store, const struct sc_
 	f.run_id = opt->run_id;
 	f.passing = opt->passing;
 	err = sc_store_each_unit(store, &f, on_unit, &w);
+	if (!stats)
+		sc_export_stats_release(&local);
 	for (size_t i = 0; i < w.nsys; i++) {
 		free(w.sys[i].path);
 		free(w.sys[i].hash);

@@ -13,10 +13,21 @@
  * the skill folder when its content still hashes to the stored skill hash;
  * a baseline unit had none. Nothing here prints.
  *
+ * A store is written by others too (docs/security.md): only units whose
+ * MAC holds under this runner's key or a trusted one are exported
+ * (sc_store_unit_verify), and of a transcript only the user and assistant
+ * turns, after the system prompt skillci rebuilt itself: a stored
+ * "system" turn, or any other role, is dropped. What was left out is
+ * counted and the units named (SC_EXPORT_MAX_NAMED of them).
+ *
  * Ownership: options are borrowed; lines are appended to the caller's buffer.
  */
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "strlist.h"
+
+#define SC_EXPORT_MAX_NAMED 10
 
 struct sc_buf;
 struct sc_store;
@@ -36,7 +47,14 @@ struct sc_export_stats {
 	size_t no_answer;      /* left out: the transcript has no assistant message */
 	size_t below_speedup;  /* left out by min_speedup */
 	size_t no_system;      /* written without the skill's system prompt (skill changed or gone) */
+	size_t unverified;     /* left out: the MAC does not hold or names an unknown key */
+	struct sc_strlist unverified_names;  /* "TEST_ID of run RUN: why", the first ones */
+	size_t dropped_turns;  /* turns left out of written lines: not user or assistant */
+	size_t units_dropped_turns;  /* written lines that lost turns */
 };
+
+/* Frees what stats holds (the names). */
+void sc_export_stats_release(struct sc_export_stats *stats);
 
 void sc_export_options_init(struct sc_export_options *opt);
 
@@ -48,6 +66,10 @@ void sc_export_options_init(struct sc_export_options *opt);
  * SC_ENOTFOUND when it has no assistant message.
  */
 int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const char *system);
+/* The same, counting in *dropped the turns left out (neither user nor
+ * assistant); dropped may be NULL. */
+int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *u,
+				const char *system, size_t *dropped);
 
 /*
  * Appends a line for every stored unit that matches opt. Returns 0 or the

@@ -5,7 +5,9 @@
 #include "common.h"
 #include "json.h"
 #include "results/results.h"
+#include "results/signing.h"
 #include "strpool.h"
+#include "sha256.h"
 
 #include <math.h>
 #include <cjson/cJSON.h>
@@ -1217,6 +1219,8 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 		size_t old = rd_enter(&rd, "totals", -1);
 		err = read_totals(&rd, o, &out->totals);
 		sc_buf_truncate(&rd.path, old);
+		if (err < 0)
+			goto done;
 	}
 done:
 	cJSON_Delete(root);
@@ -1225,6 +1229,7 @@ done:
 		sc_results_release(out);
 	else
 		sc_results_sort(out);
+	out->untrusted = true;
 	return err;
 }
 
@@ -1831,25 +1836,90 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	sc_buf_release(&pat);
 }
 
-void sc_results_format(struct sc_buf *out, const struct sc_results *r)
+#define SIGN_DOMAIN "skillci-results/1"
+#define SIGN_HEAD ",\n \"signature\": {\n  \"key\": \""
+#define SIGN_MID "\",\n  \"mac\": \""
+#define SIGN_TAIL "\"\n }\n}\n"
+
+/* The document as formatted without its signature. */
+static void format_unsigned(struct sc_buf *out, const struct sc_results *r)
 {
 	struct sink k = { out, NULL };
 
 	format_results(&k, r);
 }
 
+void sc_results_format(struct sc_buf *out, const struct sc_results *r)
+{
+	struct sc_buf doc = SC_BUF_INIT;
+
+	format_unsigned(&doc, r);
+	if (r->untrusted) {
+		sc_buf_put(out, doc.ptr, doc.len);
+		sc_buf_release(&doc);
+		return;
+	}
+	/* the document ends "\n}\n": the signature goes in as the last member */
+	assert(doc.len >= 3 && !strcmp(doc.ptr + doc.len - 3, "\n}\n"));
+	sc_buf_put(out, doc.ptr, doc.len - 3);
+	sc_buf_printf(out, SIGN_HEAD "%s" SIGN_MID, sc_sign_own_fingerprint());
+	sc_sign_mac(out, SIGN_DOMAIN, doc.ptr, doc.len);
+	sc_buf_puts(out, SIGN_TAIL);
+	sc_buf_release(&doc);
+}
+
 int sc_results_save(const struct sc_results *r, const char *path)
 {
-	struct sc_atomic_file f;
-	struct sink k = { NULL, &f };
+	struct sc_buf doc = SC_BUF_INIT;
+	int err;
 
-	if (sc_atomic_open(&f, path) < 0) {
-		int err = f.err;
-		sc_atomic_abort(&f);
-		return err;
-	}
-	format_results(&k, r);
-	return sc_atomic_commit(&f);
+	sc_results_format(&doc, r);
+	err = sc_write_file_atomic(path, doc.ptr, doc.len);
+	sc_buf_release(&doc);
+	return err;
+}
+
+int sc_results_verify_text(const char *text, size_t len, const char *what)
+{
+	size_t head = strlen(SIGN_HEAD), mid = strlen(SIGN_MID), tail = strlen(SIGN_TAIL);
+	size_t need = head + SC_SIGN_FPR_LEN + mid + SC_SHA256_HEX_LEN + tail;
+	const char *sig, *hit = NULL;
+	struct sc_buf doc = SC_BUF_INIT;
+	char fpr[SC_SIGN_FPR_LEN + 1], mac[SC_SHA256_HEX_LEN + 1];
+	int err;
+
+	/* the member is the writer's, byte for byte, at the very end */
+	if (len >= need)
+		hit = text + len - need;
+	if (!hit || memcmp(hit, SIGN_HEAD, head) ||
+	    memcmp(hit + head + SC_SIGN_FPR_LEN, SIGN_MID, mid) ||
+	    memcmp(text + len - tail, SIGN_TAIL, tail))
+		return sc_sign_check(what, SIGN_DOMAIN, "", 0, NULL, NULL);
+	sig = hit + head;
+	memcpy(fpr, sig, SC_SIGN_FPR_LEN);
+	fpr[SC_SIGN_FPR_LEN] = 0;
+	memcpy(mac, sig + SC_SIGN_FPR_LEN + mid, SC_SHA256_HEX_LEN);
+	mac[SC_SHA256_HEX_LEN] = 0;
+	sc_buf_put(&doc, text, (size_t)(hit - text));
+	sc_buf_puts(&doc, "\n}\n");
+	err = sc_sign_check(what, SIGN_DOMAIN, doc.ptr, doc.len, fpr, mac);
+	sc_buf_release(&doc);
+	return err;
+}
+
+int sc_results_verify_file(const char *path)
+{
+	struct sc_buf text = SC_BUF_INIT, what = SC_BUF_INIT;
+	int err;
+
+	if ((err = sc_read_file(&text, path, SC_MAX_RESULTS_BYTES)) < 0)
+		goto done;
+	sc_buf_printf(&what, "'%s'", path);
+	err = sc_results_verify_text(text.ptr, text.len, what.ptr);
+done:
+	sc_buf_release(&text);
+	sc_buf_release(&what);
+	return err;
 }
 
 /* ---- sorting and lookups --------------------------------------------- */

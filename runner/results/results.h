@@ -252,6 +252,11 @@ struct sc_results {
 	/* The strings of pooled units (NULL: none yet). Units moved from one
 	 * results into another take their pool along: sc_results_adopt_pool. */
 	struct sc_strpool *pool;
+	/* Set by load and parse: what a file says is someone else's until
+	 * sc_results_verify_text() vouches for it (the caller then clears
+	 * it). A model with it set is written without a signature, so
+	 * nothing unverified leaves this runner signed. */
+	bool untrusted;
 };
 
 /* Sets every field to its empty/null value (no allocation). */
@@ -298,6 +303,23 @@ int sc_results_parse(struct sc_results *out, const char *json, size_t len, const
 void sc_results_format(struct sc_buf *out, const struct sc_results *r);
 /* sc_results_format() written atomically to path. */
 int sc_results_save(const struct sc_results *r, const char *path);
+
+/*
+ * Every results document written (sc_results_format, sc_results_save)
+ * of a model that is not untrusted ends with the member
+ *
+ *   ,\n "signature": {\n  "key": "FPR",\n  "mac": "HEX"\n }\n}\n
+ *
+ * an HMAC under this runner's key (results/signing.h) of the exact bytes
+ * of the document without it (the text before that member, then
+ * "\n}\n"). sc_results_verify_text() checks the text of a file or a
+ * stored shard: 0 when the signature holds under this runner's key or a
+ * trusted one, else SC_EUNSAFE with a message about what (a label) that
+ * says why and what to set.
+ */
+int sc_results_verify_text(const char *text, size_t len, const char *what);
+/* The same for a file: reads it (capped) and checks it. */
+int sc_results_verify_file(const char *path);
 
 /* Puts every array in the documented order (stable) and sets r->sorted. */
 void sc_results_sort(struct sc_results *r);

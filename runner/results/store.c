@@ -7,6 +7,7 @@
 #include "common.h"
 #include "output.h"
 #include "results/store.h"
+#include "results/signing.h"
 #include "results/store_backend.h"
 #include "secret.h"
 #include "sha256.h"
@@ -150,15 +151,23 @@ static void unit_values(struct sc_store_value *v, const char *run_id, const stru
 /* ---- unit integrity --------------------------------------------------- */
 
 /*
- * A unit's MAC (hex): HMAC-SHA-256 under the runner key (secret.h) over
- * every other column of the unit, each typed and length-prefixed, exactly
- * as unit_values() stores it (a NULL fixture hash is "", negative
- * registers NULL, NaN numbers NULL), so a unit read back computes the
- * same MAC as the unit written. A row planted or edited by anyone without
- * the key fails it and is never reused.
+ * A unit's MAC: HMAC-SHA-256 under a runner key (secret.h) over every
+ * other column of the unit, each typed and length-prefixed, exactly as
+ * unit_values() stores it (a NULL fixture hash is "", negative registers
+ * NULL, NaN numbers NULL), so a unit read back computes the same MAC as
+ * the unit written. A row planted or edited by anyone without the key
+ * fails it and is never reused.
+ *
+ * The column holds "k1:FINGERPRINT:HEX": the key that signed it is named
+ * (results/signing.h), so a row of another runner of the fleet is told
+ * from a forged one. A bare HEX (written before keys were named) is
+ * checked under this runner's own key.
  */
-static void unit_mac(char out[SC_SHA256_HEX_LEN + 1], const struct sc_store_unit *u,
-		     const char *run_id)
+#define MAC_PREFIX "k1:"
+#define MAC_LEN (3 + SC_SIGN_FPR_LEN + 1 + SC_SHA256_HEX_LEN)
+
+static void unit_hmac(char out[SC_SHA256_HEX_LEN + 1], const struct sc_store_unit *u,
+		      const char *run_id, const unsigned char *key)
 {
 	struct sc_store_value v[SC_STORE_UNIT_NCOLS];
 	unsigned char mac[SC_SHA256_LEN];
@@ -166,7 +175,7 @@ static void unit_mac(char out[SC_SHA256_HEX_LEN + 1], const struct sc_store_unit
 	struct sc_hmac h;
 
 	unit_values(v, run_id, u, NULL);
-	sc_hmac_init(&h, sc_runner_key(), SC_RUNNER_KEY_LEN);
+	sc_hmac_init(&h, key, SC_RUNNER_KEY_LEN);
 	sc_hmac_update(&h, "skillci-unit/1", 15);
 	for (size_t i = 0; i + 1 < SC_STORE_UNIT_NCOLS; i++) {
 		sc_buf_clear(&field);
@@ -187,16 +196,74 @@ static void unit_mac(char out[SC_SHA256_HEX_LEN + 1], const struct sc_store_unit
 	sc_buf_release(&field);
 }
 
-/* True when the unit read back carries the MAC this runner computes. */
-static bool unit_mac_holds(const struct sc_store_unit *u)
+/* The MAC column of u under this runner's own key. */
+static void unit_mac(char out[MAC_LEN + 1], const struct sc_store_unit *u, const char *run_id)
+{
+	char hex[SC_SHA256_HEX_LEN + 1];
+
+	unit_hmac(hex, u, run_id, sc_runner_key());
+	snprintf(out, MAC_LEN + 1, MAC_PREFIX "%s:%s", sc_sign_own_fingerprint(), hex);
+}
+
+enum mac_state { MAC_OK, MAC_BAD, MAC_UNKNOWN_KEY };
+
+/*
+ * What the MAC of a unit read back says: MAC_OK when it holds under the
+ * key it names (this runner's or a trusted one), MAC_UNKNOWN_KEY when it
+ * names a key this runner does not know (fpr, SC_SIGN_FPR_LEN + 1 bytes,
+ * gets its fingerprint), MAC_BAD otherwise (none, edited, planted).
+ */
+static enum mac_state unit_mac_state(const struct sc_store_unit *u, char *fpr)
 {
 	char want[SC_SHA256_HEX_LEN + 1];
+	const unsigned char *key = sc_runner_key();
+	const char *hex = u->mac;
 
-	if (!u->mac || strlen(u->mac) != SC_SHA256_HEX_LEN)
-		return false;
-	unit_mac(want, u, u->run_id);
-	return sc_digest_equal((const unsigned char *)u->mac, (const unsigned char *)want,
-			       SC_SHA256_HEX_LEN);
+	if (!u->mac)
+		return MAC_BAD;
+	if (strlen(u->mac) == MAC_LEN && sc_starts_with(u->mac, MAC_PREFIX) &&
+	    u->mac[3 + SC_SIGN_FPR_LEN] == ':') {
+		memcpy(fpr, u->mac + 3, SC_SIGN_FPR_LEN);
+		fpr[SC_SIGN_FPR_LEN] = 0;
+		if (!(key = sc_sign_key_for(fpr)))
+			return MAC_UNKNOWN_KEY;
+		hex = u->mac + 3 + SC_SIGN_FPR_LEN + 1;
+	} else if (strlen(u->mac) != SC_SHA256_HEX_LEN) {
+		return MAC_BAD;
+	}
+	unit_hmac(want, u, u->run_id, key);
+	return sc_digest_equal((const unsigned char *)hex, (const unsigned char *)want,
+			       SC_SHA256_HEX_LEN) ? MAC_OK : MAC_BAD;
+}
+
+/* The error for a unit signed by a key this runner does not know. */
+static int unknown_key(const struct sc_store *store, const struct sc_store_unit *u,
+		       const char *fpr)
+{
+	return sc_error_set(SC_EUNSAFE, "store '%s': unit '%s' of run '%s' is signed by runner key "
+			    "%s, which this runner (key %s) does not trust; it is neither reused "
+			    "nor replaced: share one key across the fleet (SKILLCI_RUNNER_KEY or "
+			    "SKILLCI_RUNNER_KEY_FILE on every runner), or add that runner's key to "
+			    "SKILLCI_TRUSTED_KEYS or SKILLCI_TRUSTED_KEY_FILES", store->display,
+			    u->test_id ? u->test_id : "", u->run_id ? u->run_id : "", fpr,
+			    sc_sign_own_fingerprint());
+}
+
+int sc_store_unit_verify(const struct sc_store *store, const struct sc_store_unit *u)
+{
+	char fpr[SC_SIGN_FPR_LEN + 1];
+
+	switch (unit_mac_state(u, fpr)) {
+	case MAC_OK:
+		return 0;
+	case MAC_UNKNOWN_KEY:
+		return unknown_key(store, u, fpr);
+	default:
+		return sc_error_set(SC_EUNSAFE, "store '%s': unit '%s' of run '%s' fails its "
+				    "integrity check (planted, edited, or written before units "
+				    "were signed)", store->display, u->test_id ? u->test_id : "",
+				    u->run_id ? u->run_id : "");
+	}
 }
 
 /* A copy of a text value kept in u->owned; NULL for SQL NULL. */
@@ -406,9 +473,12 @@ static int on_lookup(const struct sc_store_value *c, size_t n, void *payload);
 
 /*
  * Stores u. A unit this runner computes gets its MAC now; one copied from
- * another store keeps the MAC it had. A row already under the key whose
- * MAC does not hold (planted, edited, another runner's) is replaced, so
- * the key holds a unit this runner can reuse.
+ * another store keeps the MAC it had (sc_store_copy clears it for what it
+ * verified, so it is signed again here). A row already under the key
+ * whose MAC does not hold (planted, edited) is replaced, so the key holds
+ * a unit this runner can reuse; one signed by a key this runner does not
+ * know is another runner's: it is left alone and the put fails
+ * (SC_EUNSAFE naming the key and what to set), never replaced silently.
  */
 int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct sc_store_unit *u)
 {
@@ -416,7 +486,7 @@ int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct s
 	struct sc_store_key key = { u->skill_hash, u->test_hash, u->fixture_hash, u->model,
 				    u->prompt_hash, u->harness, u->run_index };
 	struct sc_store_unit old;
-	char mac[SC_SHA256_HEX_LEN + 1];
+	char mac[MAC_LEN + 1], fpr[SC_SIGN_FPR_LEN + 1];
 	int err;
 
 	if (!u->mac)
@@ -425,8 +495,18 @@ int sc_store_put_unit(struct sc_store *store, const char *run_id, const struct s
 	sc_store_unit_init(&old);
 	err = store->ops->query(store, SC_ST_LOOKUP_UNIT, p, SC_ARRAY_SIZE(p), unit_types,
 				SC_STORE_UNIT_NCOLS, on_lookup, &old);
-	if (err == 0 && old.verdict && !unit_mac_holds(&old))
-		err = write_row(store, SC_ST_DELETE_UNIT, p, SC_ARRAY_SIZE(p));
+	if (err == 0 && old.verdict) {
+		switch (unit_mac_state(&old, fpr)) {
+		case MAC_OK:
+			break;
+		case MAC_UNKNOWN_KEY:
+			err = unknown_key(store, &old, fpr);
+			break;
+		case MAC_BAD:
+			err = write_row(store, SC_ST_DELETE_UNIT, p, SC_ARRAY_SIZE(p));
+			break;
+		}
+	}
 	sc_store_unit_release(&old);
 	if (err < 0)
 		return err;
@@ -494,6 +574,8 @@ int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 			 const struct sc_store_key *key)
 {
 	struct sc_store_value p[7];
+	char fpr[SC_SIGN_FPR_LEN + 1];
+	enum mac_state state;
 	int err;
 
 	sc_store_unit_init(out);
@@ -502,7 +584,16 @@ int sc_store_lookup_unit(struct sc_store *store, struct sc_store_unit *out,
 				SC_STORE_UNIT_NCOLS, on_lookup, out);
 	if (err < 0)
 		return err;
-	if (out->verdict && !unit_mac_holds(out)) {
+	if (!out->verdict)
+		return SC_ENOTFOUND;
+	state = unit_mac_state(out, fpr);
+	if (state == MAC_UNKNOWN_KEY) {
+		/* another runner's unit: loudly, before any request is paid for */
+		err = unknown_key(store, out, fpr);
+		sc_store_unit_release(out);
+		return err;
+	}
+	if (state != MAC_OK) {
 		sc_trace("store", "store '%s': unit '%s' of run '%s' fails its integrity check "
 			 "(not written by this runner, or edited); not reused", store->display,
 			 out->test_id ? out->test_id : "", out->run_id ? out->run_id : "");
@@ -760,12 +851,33 @@ static int copy_run(const struct sc_store_run *r, void *payload)
 	return copy_row(c, sc_store_put_run(c->to, r));
 }
 
+/*
+ * A unit is copied only when its MAC holds under a key this runner
+ * trusts; it is then signed again under this runner's key. Others are
+ * counted as skipped (the first unknown key is remembered for the
+ * message).
+ */
 static int copy_unit(const struct sc_store_unit *u, void *payload)
 {
 	struct copy *c = payload;
+	struct sc_store_unit re;
+	char fpr[SC_SIGN_FPR_LEN + 1];
+	enum mac_state state = unit_mac_state(u, fpr);
 
 	c->st->units++;
-	return copy_row(c, sc_store_put_unit(c->to, u->run_id, u));
+	if (state != MAC_OK) {
+		c->st->skipped_units++;
+		if (state == MAC_UNKNOWN_KEY) {
+			c->st->unknown_key_units++;
+			if (!c->st->unknown_key[0])
+				memcpy(c->st->unknown_key, fpr, sizeof(fpr));
+		}
+		return 0;
+	}
+	re = *u;
+	re.mac = NULL;
+	memset(&re.owned, 0, sizeof(re.owned));
+	return copy_row(c, sc_store_put_unit(c->to, u->run_id, &re));
 }
 
 static int copy_aggregate(const char *run_id, const struct sc_store_aggregate *a, void *payload)

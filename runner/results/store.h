@@ -266,15 +266,33 @@ void sc_store_points_free(struct sc_store_point *points, size_t n);
 /* What sc_store_copy() read, and how many units were new in the target. */
 struct sc_store_copy_stats {
 	int64_t runs, units, new_units, aggregates, shards;
+	/* units of from not copied: their MAC does not hold (planted, edited,
+	 * unsigned), or they are signed by a key this runner does not trust
+	 * (counted in both; unknown_key is the first such fingerprint) */
+	int64_t skipped_units, unknown_key_units;
+	char unknown_key[17];
 };
 
 /*
  * Copies every run, unit, aggregate and shard result of from into to
  * (another store, any backend), in transactions of SC_STORE_COPY_BATCH
- * rows. Idempotent: units whose key is in to are kept, runs, aggregates
- * and shards are replaced by the copy. Returns 0 or the first error.
+ * rows. Idempotent: units whose key is in to are kept (the target's valid
+ * rows stay), runs, aggregates and shards are replaced by the copy. Only
+ * units whose MAC holds under this runner's key or a trusted one are
+ * copied, each signed again under this runner's key; the others are
+ * counted in stats. A unit of to signed by a key this runner does not
+ * know stops the copy (SC_EUNSAFE, as sc_store_put_unit). Returns 0 or
+ * the first error.
  */
 int sc_store_copy(struct sc_store *to, struct sc_store *from, struct sc_store_copy_stats *stats);
+
+/*
+ * Checks a unit read from store (sc_store_each_unit): 0 when its MAC
+ * holds under the key it names, this runner's or a trusted one
+ * (results/signing.h); SC_EUNSAFE with a message naming the unit, and
+ * for an unknown key its fingerprint and what to set.
+ */
+int sc_store_unit_verify(const struct sc_store *store, const struct sc_store_unit *u);
 
 void sc_store_unit_init(struct sc_store_unit *u);
 void sc_store_unit_release(struct sc_store_unit *u);

@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "diag.h"
+#include "escape.h"
 #include "json.h"
 #include "eval/eval.h"
 #include "teacher/generate.h"
@@ -15,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -264,16 +266,75 @@ int sc_gen_extract_json(struct sc_buf *out, const char *answer)
 	return sc_error_set(SC_EPARSE, "no JSON object in the answer");
 }
 
+/*
+ * The one rule for a file name a model chose (generate.h): components of
+ * portable characters (A-Z a-z 0-9 . _ -), none empty or beginning with
+ * '.' (so no ".", "..", ".git" or hidden file), at most
+ * SC_GEN_MAX_NAME_DEPTH components and SC_GEN_MAX_NAME_BYTES bytes.
+ */
+bool sc_gen_name_ok(const char *rel, struct sc_buf *why)
+{
+	size_t len, depth = 1, comp = 0;
+
+	if (!rel || !*rel) {
+		sc_buf_sets(why, "it is empty");
+		return false;
+	}
+	len = strlen(rel);
+	if (len > SC_GEN_MAX_NAME_BYTES) {
+		sc_buf_printf(why, "it is %zu bytes, more than %d", len, SC_GEN_MAX_NAME_BYTES);
+		return false;
+	}
+	for (size_t i = 0; i <= len; i++) {
+		unsigned char c = (unsigned char)rel[i];
+		if (c == '/' || c == 0) {
+			if (comp == 0) {
+				sc_buf_sets(why, "it has an empty component");
+				return false;
+			}
+			if (c == '/' && ++depth > SC_GEN_MAX_NAME_DEPTH) {
+				sc_buf_printf(why, "it is more than %d folders deep",
+					      SC_GEN_MAX_NAME_DEPTH);
+				return false;
+			}
+			comp = 0;
+			continue;
+		}
+		if (comp == 0 && c == '.') {
+			sc_buf_sets(why, "a component begins with '.' (hidden, '.git', '..')");
+			return false;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-')) {
+			sc_buf_printf(why, "byte 0x%02x is not a portable file name character "
+				      "(A-Z a-z 0-9 . _ -)", c);
+			return false;
+		}
+		comp++;
+	}
+	return true;
+}
+
 /* Adds one reference file; SC_EPARSE for an unsafe name or one too large. */
 static int add_ref(struct sc_gen_draft *d, const char *name, const char *content)
 {
+	struct sc_buf why = SC_BUF_INIT, shown = SC_BUF_INIT;
+	int err;
+
 	if (!name || !*name || !content)
 		return sc_error_set(SC_EPARSE, "each reference needs a name and string content");
 	if (sc_starts_with(name, "references/"))
 		name += strlen("references/");
-	if (!sc_path_is_safe_relative(name) || name[0] == '/' || !*name)
-		return sc_error_set(SC_EPARSE, "reference name '%s' is not a safe relative path",
-				    name);
+	if (!sc_gen_name_ok(name, &why)) {
+		/* the message goes back to the teacher and to a terminal: escaped */
+		sc_escape_log(&shown, name);
+		err = sc_error_set(SC_EPARSE, "reference name '%s' is refused: %s", shown.ptr,
+				   why.ptr);
+		sc_buf_release(&why);
+		sc_buf_release(&shown);
+		return err;
+	}
+	sc_buf_release(&why);
 	if (strlen(content) > SC_GEN_MAX_FILE_BYTES)
 		return sc_error_set(SC_EPARSE, "reference '%s' is larger than %d bytes", name,
 				    SC_GEN_MAX_FILE_BYTES);
@@ -1005,26 +1066,110 @@ done:
 	return err;
 }
 
-/* Writes content to dir/rel, creating folders. */
-static int write_rel(const char *dir, const char *rel, const char *content)
+/*
+ * Opens (creating it when create is set) the folder name below the folder
+ * handle dfd without following a link: a symbolic link where a folder is
+ * expected is refused (SC_EUNSAFE), so nothing is written through it.
+ * shown names the folder in messages.
+ */
+static int open_dir_at(int *out, int dfd, const char *name, bool create, const char *shown)
 {
-	struct sc_buf path = SC_BUF_INIT, parent = SC_BUF_INIT;
-	char *slash;
+	int fd;
+
+	if (create && mkdirat(dfd, name, 0755) < 0 && errno != EEXIST)
+		return sc_error_set(SC_EIO, "cannot create '%s': %s", shown, strerror(errno));
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			return sc_error_set(SC_EUNSAFE, "refusing to write through '%s': it is a "
+					    "symbolic link or not a folder", shown);
+		return sc_error_set(SC_EIO, "cannot open '%s': %s", shown, strerror(errno));
+	}
+	*out = fd;
+	return 0;
+}
+
+/*
+ * Writes content to rel below the folder handle root (rel passes
+ * sc_gen_name_ok, else SC_EUNSAFE), creating folders with mkdirat and
+ * never following a link: each folder is opened with O_NOFOLLOW from its
+ * parent's handle, the file is written to a fresh temporary name
+ * (O_CREAT | O_EXCL | O_NOFOLLOW) and renamed over rel, which replaces a
+ * link planted there rather than writing where it points. dir names root
+ * in messages.
+ */
+static int write_rel(int root, const char *dir, const char *rel, const char *content)
+{
+	struct sc_buf why = SC_BUF_INIT, comp = SC_BUF_INIT, shown = SC_BUF_INIT;
+	struct sc_buf tmp = SC_BUF_INIT;
+	const char *p = rel, *slash;
+	size_t len = strlen(content), done_bytes = 0;
+	int dfd = root, fd = -1, err = 0;
+
+	if (!sc_gen_name_ok(rel, &why)) {
+		sc_escape_log(&shown, rel);
+		err = sc_error_set(SC_EUNSAFE, "refusing to write '%s' in '%s': %s", shown.ptr,
+				   dir, why.ptr);
+		goto done;
+	}
+	while ((slash = strchr(p, '/'))) {
+		int next;
+		sc_buf_clear(&comp);
+		sc_buf_put(&comp, p, (size_t)(slash - p));
+		sc_buf_clear(&shown);
+		sc_buf_printf(&shown, "%s/%.*s", dir, (int)(slash - rel), rel);
+		if ((err = open_dir_at(&next, dfd, comp.ptr, true, shown.ptr)) < 0)
+			goto done;
+		if (dfd != root)
+			close(dfd);
+		dfd = next;
+		p = slash + 1;
+	}
+	sc_buf_printf(&tmp, ".%s.tmp.%ld", p, (long)getpid());
+	fd = openat(dfd, tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = sc_error_set(SC_EIO, "cannot write '%s/%s': %s", dir, rel, strerror(errno));
+		goto done;
+	}
+	while (done_bytes < len) {
+		ssize_t w = write(fd, content + done_bytes, len - done_bytes);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = sc_error_set(SC_EIO, "cannot write '%s/%s': %s", dir, rel,
+					   w < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		done_bytes += (size_t)w;
+	}
+	if (!err && fsync(fd) < 0)
+		err = sc_error_set(SC_EIO, "cannot write '%s/%s': %s", dir, rel, strerror(errno));
+	close(fd);
+	if (!err && renameat(dfd, tmp.ptr, dfd, p) < 0)
+		err = sc_error_set(SC_EIO, "cannot write '%s/%s': %s", dir, rel, strerror(errno));
+	if (err)
+		unlinkat(dfd, tmp.ptr, 0);
+done:
+	if (dfd != root && dfd >= 0)
+		close(dfd);
+	sc_buf_release(&why);
+	sc_buf_release(&comp);
+	sc_buf_release(&shown);
+	sc_buf_release(&tmp);
+	return err;
+}
+
+/*
+ * Opens the skill folder dir, creating it and its parents (the user's
+ * path), the last part without following a link.
+ */
+static int open_skill_dir(int *out, const char *dir)
+{
 	int err;
 
-	sc_path_join(&path, dir, rel);
-	sc_buf_sets(&parent, path.ptr);
-	slash = strrchr(parent.ptr, '/');
-	if (slash) {
-		sc_buf_truncate(&parent, (size_t)(slash - parent.ptr));
-		if ((err = sc_mkdir_p(parent.ptr)) < 0)
-			goto done;
-	}
-	err = sc_write_file_atomic(path.ptr, content, strlen(content));
-done:
-	sc_buf_release(&path);
-	sc_buf_release(&parent);
-	return err;
+	if ((err = sc_mkdir_p(dir)) < 0)
+		return err;
+	return open_dir_at(out, AT_FDCWD, dir, false, dir);
 }
 
 /* Writes SKILL.md, references/, scripts/ and skill_meta.json into dir. */
@@ -1032,32 +1177,59 @@ static int write_skill(const char *dir, const struct sc_gen_draft *d,
 		       const struct sc_gen_meta *meta, const struct sc_gen_cases *cases)
 {
 	struct sc_buf b = SC_BUF_INIT, rel = SC_BUF_INIT;
-	int err;
+	int root = -1, err;
 
-	if ((err = sc_mkdir_p(dir)) < 0)
+	if ((err = open_skill_dir(&root, dir)) < 0)
 		return err;
 	sc_gen_render_skill_md(&b, d);
-	if ((err = write_rel(dir, "SKILL.md", b.ptr)) < 0)
+	if ((err = write_rel(root, dir, "SKILL.md", b.ptr)) < 0)
 		goto done;
 	for (size_t i = 0; i < d->nrefs; i++) {
 		sc_buf_clear(&rel);
 		sc_buf_printf(&rel, "references/%s", d->refs[i].name);
-		if ((err = write_rel(dir, rel.ptr, d->refs[i].content)) < 0)
+		if ((err = write_rel(root, dir, rel.ptr, d->refs[i].content)) < 0)
 			goto done;
 	}
 	for (size_t i = 0; i < d->nscripts; i++) {
 		sc_buf_clear(&rel);
 		sc_buf_printf(&rel, "scripts/%s", d->scripts[i].name);
-		if ((err = write_rel(dir, rel.ptr, d->scripts[i].content)) < 0)
+		if ((err = write_rel(root, dir, rel.ptr, d->scripts[i].content)) < 0)
 			goto done;
 	}
 	sc_buf_clear(&b);
 	sc_gen_meta_json(&b, meta, cases);
-	err = write_rel(dir, "skill_meta.json", b.ptr);
+	err = write_rel(root, dir, "skill_meta.json", b.ptr);
 done:
+	close(root);
 	sc_buf_release(&b);
 	sc_buf_release(&rel);
 	return err;
+}
+
+/*
+ * SC_EEXISTS when dir already holds something (a skill, a file, a link)
+ * and the user did not ask to replace it (--force). An empty folder or
+ * none at all is fine.
+ */
+static int check_free(const char *dir, bool force)
+{
+	struct stat st;
+	DIR *d;
+	const struct dirent *e;
+	bool empty = true;
+
+	if (force || lstat(dir, &st) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode) && (d = opendir(dir))) {
+		while (empty && (e = readdir(d)))
+			empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+		closedir(d);
+		if (empty)
+			return 0;
+	}
+	return sc_error_set(SC_EEXISTS, "'%s' already exists%s; --force replaces it, or choose "
+			    "another folder with -o", dir,
+			    S_ISDIR(st.st_mode) ? " and is not empty" : "");
 }
 
 /* A fresh staging folder named after the skill: STAGE/N/NAME. */
@@ -1683,6 +1855,9 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 			goto done;
 		}
 		g.required_name = req.ptr;
+		/* before anything is asked: the teacher's time is not wasted */
+		if ((err = check_free(opt->out_dir, opt->force)) < 0)
+			goto done;
 	}
 	{
 		const char *tdir = getenv("TMPDIR");
@@ -1727,6 +1902,9 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 		sc_buf_clear(&tmp);
 		sc_path_join(&tmp, opt->skills_dir ? opt->skills_dir : "skills", cur.name);
 		out->dir = sc_xstrdup(tmp.ptr);
+		/* the teacher's name picks the folder: never over another skill */
+		if ((err = check_free(out->dir, opt->force)) < 0)
+			goto done;
 		/* refinements keep the name, so the folder stays right */
 		sc_buf_sets(&req, cur.name);
 		g.required_name = req.ptr;
@@ -1854,7 +2032,9 @@ int sc_generate(struct sc_gen_result *out, const struct sc_gen_options *opt)
 		draft_copy(&out->skill, &cur);
 	}
 
-	if ((err = write_skill(out->dir, &out->skill, &meta, &out->cases)) < 0)
+	/* checked again: the folder may have appeared while the teacher worked */
+	if ((err = check_free(out->dir, opt->force)) < 0 ||
+	    (err = write_skill(out->dir, &out->skill, &meta, &out->cases)) < 0)
 		goto done;
 done:
 	if (g.stage)

@@ -70,6 +70,20 @@ struct sc_gen_cases {
  */
 int sc_gen_extract_json(struct sc_buf *out, const char *answer);
 
+/* Bounds of a file name a model chooses (sc_gen_name_ok). */
+#define SC_GEN_MAX_NAME_BYTES 128
+#define SC_GEN_MAX_NAME_DEPTH 4
+
+/*
+ * The one rule every file name that comes from a model passes before it
+ * is written (docs/security.md): a relative path of at most
+ * SC_GEN_MAX_NAME_DEPTH components and SC_GEN_MAX_NAME_BYTES bytes, each
+ * component made of portable characters (A-Z a-z 0-9 . _ -) and not
+ * beginning with '.' (so no "..", ".git", hidden file, control byte,
+ * backslash or absolute path). False with the reason in why.
+ */
+bool sc_gen_name_ok(const char *rel, struct sc_buf *why);
+
 /*
  * Parses the teacher's skill answer into out (initialised here; release
  * it even on error): "name", "description" and "body" strings are
@@ -170,6 +184,7 @@ struct sc_gen_options {
 	const char *out_dir;             /* NULL: SKILLS_DIR/NAME */
 	const char *skills_dir;          /* NULL: "skills" */
 	bool no_eval;
+	bool force;                      /* --force: write over an existing folder */
 	int max_refine;                  /* refinements after the first evaluation */
 	int max_tokens;                  /* teacher answers; 0: SC_GEN_MAX_TOKENS */
 	int runs;                        /* evaluation runs per test (>= 1) */

@@ -12,8 +12,9 @@ a JUnit older than it was not written by this command and is ignored.
 
 The gate is the results JSON's: the one the command wrote (run, merge: its
 --json, else --report-dir/results.json, else .skillci/report/results.json)
-or the one it read (report: RESULTS.json, whose gate --base does not
-change). For run and merge, the exit code must agree too: 0 with no
+or, for report, the one it wrote with --json: report recomputes the gate
+from the units it read (docs/security.md), so the file it read says only
+what that file claimed; a report without --json is not checked. For run and merge, the exit code must agree too: 0 with no
 failure, 1 with some (3 is infrastructure: the JSON decides).
 
 It also validates the JUnit against the Jenkins schema (junit-10.xsd,
@@ -78,7 +79,9 @@ def main():
     if os.path.getmtime(junit) < os.path.getmtime(marker):
         return 0
     if cmd == "report":
-        results = pos[0] if pos else None
+        results = opts.get("--json")
+        if not results:
+            return 0
     else:
         results = opts.get("--json") or (rdir and os.path.join(rdir, "results.json")) or \
             ".skillci/report/results.json"

@@ -5,6 +5,12 @@
 # all four tests right, the head skill (HALF) only the two [easy] ones, a
 # 50-point drop on the base's tests; without a skill every answer is wrong.
 . tests/e2e/lib.sh
+# resign FILE...: an edited shard signed again under the runner key, as
+# if a runner had written it (tests/e2e/sign_results.py): the checks below
+# are those merge makes of shards whose signature holds
+resign() {
+	for _f; do python3 "$SKILLCI_ROOT/tests/e2e/sign_results.py" "$_f" || return 1; done
+}
 . tests/fakes/fake.sh
 
 R="$T/repo"
@@ -78,6 +84,7 @@ for k in (1, 2, 3):
     if k == 3:
         a['run']['trust']['gate']['pass_rate_drop_points'] = 70
         json.dump(a, open('$T/gx3.json', 'w'))"
+resign "$T/g1.json" "$T/g2.json" "$T/g3.json" "$T/gx3.json"
 run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/g3.json" --json "$T/m4.json" \
 	--markdown "$T/m4.md" --junit "$T/m4.xml" --html "$T/m4"
 expect_exit 0 "merge applies the gate the shards recorded"
@@ -105,6 +112,7 @@ import json
 a, b = json.load(open('$T/shard1.json')), json.load(open('$T/shard2.json'))
 b['units'].append(a['units'].pop())
 json.dump(a, open('$T/moved1.json', 'w')); json.dump(b, open('$T/moved2.json', 'w'))"
+resign "$T/moved1.json" "$T/moved2.json"
 run $SKILLCI merge "$T/moved1.json" "$T/moved2.json" "$T/shard3.json" --json "$T/x.json"
 expect_exit 2 "a unit in the wrong shard file is refused"
 expect_err_contains "belongs to shard" "and the message says where it belongs"
@@ -115,6 +123,7 @@ import json
 a = json.load(open('$T/shard3.json'))
 a['run']['incomplete_reason'] = 'interrupted by SIGTERM: 1 of 4 units evaluated'
 json.dump(a, open('$T/cut3.json', 'w'))"
+resign "$T/cut3.json"
 run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/cut3.json" --json "$T/x.json"
 expect_exit 2 "an interrupted shard is refused"
 expect_err_contains "rerun that shard" "and says what to do"
@@ -136,6 +145,7 @@ for k in (1, 2, 3):
         json.dump(a, open('$T/othergpu3.json', 'w'))
     else:
         json.dump(a, open('$T/lock%d.json' % k, 'w'))"
+resign "$T"/lock?.json "$T/otherlock3.json" "$T/othergpu3.json"
 run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/lock3.json" --json "$T/gpu.json"
 expect_exit 1 "shards on one GPU with one fixtures.lock merge"
 check "the merged run keeps the GPU and the fixtures lock" python3 -c "

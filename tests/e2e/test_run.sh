@@ -123,11 +123,11 @@ assert [t for _, n, t in fails if n.startswith('test:')] == ['regressed'] * 4, f
 assert int(root.get('failures')) == 5, root.get('failures')"
 
 # ---- 4 shards merged give the same results as one run -----------------------
-strip() {  # strip FILE: results without run ids, times, wall clock and latencies
+strip() {  # strip FILE: results without run ids, times, wall clock, latencies and the signature over them
 	python3 -c "
 import json, sys; r = json.load(open(sys.argv[1]))
 for k in ('id', 'started_at', 'finished_at'): r['run'].pop(k, None)
-r['totals'].pop('wall_ms', None)
+r['totals'].pop('wall_ms', None); r.pop('signature', None)
 for u in r['units']: u.pop('latency_ms', None)
 print(json.dumps(r, indent=1, sort_keys=True))" "$1"
 }

@@ -16,6 +16,11 @@ unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_
 	SKILLCI_RUNNER_KEY SKILLCI_CACHE_KEY
 OUTSIDE="$T/outside"  # what attacks aim at; must never change
 mkdir -p "$HOME" "$OUTSIDE"
+# the runner's own key exists before the first check (every results file
+# a run writes is signed under it, docs/security.md)
+mkdir -p "$HOME/.config/skillci" && chmod 700 "$HOME/.config/skillci"
+python3 -c 'import os; print(os.urandom(32).hex())' > "$HOME/.config/skillci/runner.key"
+chmod 600 "$HOME/.config/skillci/runner.key"
 echo "canary: an unrelated file" > "$OUTSIDE/junit.xml"
 echo "canary" > "$OUTSIDE/notes.txt"
 
@@ -150,6 +155,21 @@ check "plant: the PR commits cache entries and a results store" \
 	test -n "$(find "$W/.planted" "$W/.skillci/cache" -name '*.json' | head -n 1)" -a -s "$W/.skillci/results.db"
 git -C "$W" reset -q --soft "$BASE"
 pr "planted answers"
+run_pr
+# the attacker's units name the attacker's key: another runner's, refused
+# loudly before any request, never replaced silently (docs/security.md)
+expect_exit 2 "plant: units signed by the attacker's runner key are refused (exit 2)"
+expect_err_contains "is signed by runner key" "plant: the error names the key that signed them"
+expect_err_contains "SKILLCI_TRUSTED_KEYS" "plant: and what to set"
+check "plant: no request was made" test "$(fake_stat requests)" -eq 0
+outside_unchanged "plant: no file outside the workspace changed"
+# the same units with the key's name cut off: forged rows, not reused
+python3 - "$W/.skillci/results.db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("update units set mac = substr(mac, 21) where mac like 'k1:%'")
+db.commit()
+EOF
 run_pr
 base_verdict "plant"
 check "plant: no planted answer or unit was taken: every unit asked the model" \

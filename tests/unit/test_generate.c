@@ -63,11 +63,41 @@ static void test_parse_skill(void **state)
 	assert_int_equal(sc_gen_parse_skill(&d, "{\"name\": \"x\", \"description\": \"D\", \"body\": "
 					     "\"B\", \"references\": {\"../etc/passwd\": \"x\"}}"),
 			 SC_EPARSE);
-	assert_non_null(strstr(sc_error_last(), "not a safe relative path"));
+	assert_non_null(strstr(sc_error_last(), "is refused"));
 	sc_gen_draft_release(&d);
 	assert_int_equal(sc_gen_parse_skill(&d, "{\"name\": \"x\", \"description\": \"D\", \"body\": "
 					     "\"B\", \"references\": {\"a\": 1}}"), SC_EPARSE);
 	sc_gen_draft_release(&d);
+}
+
+/* The one rule for file names from a model: each case one way to break it. */
+static void test_name_rule(void **state)
+{
+	static const char *const good[] = { "notes.md", "a/b.md", "API_v2-notes.txt", "a.b.c",
+					    "a/b/c/d.md", "x" };
+	static const char *const bad[] = { "", "/etc/passwd", "../x", "a/../b", ".git/hooks/pre-commit",
+					   "sub/.git/config", ".hidden", "a/.b", "a//b", "a/", "a\\b",
+					   "a b.md", "a\x1b[2Jb", "a\nb", "caf\xc3\xa9.md",
+					   "a/b/c/d/e.md", "a:b", "a\x7f" };
+	struct sc_buf why = SC_BUF_INIT, longname = SC_BUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		sc_buf_clear(&why);
+		assert_true(sc_gen_name_ok(good[i], &why));
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		sc_buf_clear(&why);
+		assert_false(sc_gen_name_ok(bad[i], &why));
+		assert_true(why.len > 0);
+	}
+	for (int i = 0; i < SC_GEN_MAX_NAME_BYTES; i++)
+		sc_buf_putc(&longname, 'n');
+	assert_true(sc_gen_name_ok(longname.ptr, &why));
+	sc_buf_putc(&longname, 'n');
+	assert_false(sc_gen_name_ok(longname.ptr, &why));
+	sc_buf_release(&why);
+	sc_buf_release(&longname);
 }
 
 static void test_parse_cases(void **state)
@@ -294,6 +324,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extract_fenced_bare_and_none),
 		cmocka_unit_test(test_parse_skill),
+		cmocka_unit_test(test_name_rule),
 		cmocka_unit_test(test_parse_cases),
 		cmocka_unit_test(test_render_validates),
 		cmocka_unit_test(test_meta_json_is_upskills),

@@ -167,6 +167,10 @@ static void test_format_sorts_and_is_stable(void **state)
 	assert_string_equal(back.units[0].variant, "baseline");
 	assert_string_equal(back.units[4].skill, "skills/b");
 	assert_true(back.units[4].judge_score == 1.0 / 3.0);  /* reads back to the same double */
+	/* what was read is signed again only once it is vouched for */
+	assert_true(back.untrusted);
+	assert_int_equal(sc_results_verify_text(a.ptr, a.len, "a"), 0);
+	back.untrusted = false;
 	sc_results_format(&b, &back);
 	assert_string_equal(a.ptr, b.ptr);
 
@@ -190,6 +194,56 @@ static void test_format_sorts_and_is_stable(void **state)
 	free(dir);
 }
 
+/*
+ * Every document written is signed; the signature holds for the text as
+ * written, and fails for an edit, a removal, and a model read from a file
+ * and not vouched for (written unsigned).
+ */
+static void test_signature(void **state)
+{
+	struct sc_results r, back;
+	struct sc_buf a = SC_BUF_INIT, edited = SC_BUF_INIT, again = SC_BUF_INIT;
+	char *p;
+	(void)state;
+
+	sc_results_init(&r);
+	add_unit(&r, "skills/a", "head", "t", 0);
+	sc_results_format(&a, &r);
+	assert_non_null(strstr(a.ptr, "\"signature\": {"));
+	assert_int_equal(sc_results_verify_text(a.ptr, a.len, "'a.json'"), 0);
+	/* one verdict changed */
+	sc_buf_sets(&edited, a.ptr);
+	p = strstr(edited.ptr, "\"pass\"");
+	assert_non_null(p);
+	memcpy(p, "\"fail\"", 6);
+	assert_int_equal(sc_results_verify_text(edited.ptr, edited.len, "'a.json'"), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "'a.json' fails its signature (runner key "));
+	/* the signature cut off */
+	sc_buf_clear(&edited);
+	sc_buf_put(&edited, a.ptr, (size_t)(strstr(a.ptr, ",\n \"signature\"") - a.ptr));
+	sc_buf_puts(&edited, "\n}\n");
+	assert_int_equal(sc_results_verify_text(edited.ptr, edited.len, "'a.json'"), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "carries no signature"));
+	/* a fingerprint no one knows */
+	sc_buf_sets(&edited, a.ptr);
+	p = strstr(edited.ptr, "\"key\": \"") + 8;
+	memcpy(p, "0000000000000000", 16);
+	assert_int_equal(sc_results_verify_text(edited.ptr, edited.len, "'a.json'"), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "is signed by runner key 0000000000000000, which this "
+			       "runner (key "));
+	assert_non_null(strstr(sc_error_last(), "SKILLCI_TRUSTED_KEYS"));
+	/* an unverified model read back is written unsigned */
+	assert_int_equal(sc_results_parse(&back, edited.ptr, edited.len, "e"), 0);
+	sc_results_format(&again, &back);
+	assert_null(strstr(again.ptr, "\"signature\""));
+	assert_int_equal(sc_results_verify_text(again.ptr, again.len, "'e'"), SC_EUNSAFE);
+	sc_results_release(&back);
+	sc_results_release(&r);
+	sc_buf_release(&a);
+	sc_buf_release(&edited);
+	sc_buf_release(&again);
+}
+
 static void test_load_names_missing_file(void **state)
 {
 	struct sc_results r;
@@ -207,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_minor_version_is_accepted),
 		cmocka_unit_test(test_resolved_models),
 		cmocka_unit_test(test_format_sorts_and_is_stable),
+		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_load_names_missing_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -891,7 +891,9 @@ static void test_lookup_checks_integrity(void **state)
 	key_of(&k, 0);
 	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
 	assert_non_null(got.mac);
-	assert_int_equal(strlen(got.mac), 64);
+	/* "k1:" FINGERPRINT ":" HMAC: the key that signed it is named */
+	assert_int_equal(strlen(got.mac), 3 + 16 + 1 + 64);
+	assert_true(strncmp(got.mac, "k1:", 3) == 0 && got.mac[19] == ':');
 	sc_store_unit_release(&got);
 	sc_store_free(s);
 	s = NULL;
@@ -926,6 +928,23 @@ static void test_lookup_checks_integrity(void **state)
 	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
 	assert_string_equal(got.verdict, "fail");
 	sc_store_unit_release(&got);
+	assert_int_equal(sc_store_count_units(s, &n), 0);
+	assert_int_equal(n, 2);
+	sc_store_free(s);
+	s = NULL;
+
+	/* a row signed by a key this runner does not know: another runner's.
+	 * Refused loudly by lookup and put, and left where it is. */
+	assert_int_equal(sql(&f, "UPDATE units SET mac = 'k1:00000000deadbeef:' || "
+			     "substr(mac, 21) WHERE run_index = 3", NULL), 0);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "is signed by runner key 00000000deadbeef, which "
+			       "this runner (key "));
+	assert_non_null(strstr(sc_error_last(), "SKILLCI_TRUSTED_KEYS"));
+	sc_store_unit_release(&got);
+	fill_unit(&u, "pass", 3, 400);
+	assert_int_equal(sc_store_put_unit(s, "r4", &u), SC_EUNSAFE);
 	assert_int_equal(sc_store_count_units(s, &n), 0);
 	assert_int_equal(n, 2);
 	sc_store_free(s);

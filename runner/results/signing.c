@@ -1,0 +1,187 @@
+/* Signatures of what one runner hands to another (signing.h). */
+#include "common.h"
+#include "secret.h"
+#include "sha256.h"
+#include "results/signing.h"
+
+#include <pthread.h>
+
+#define MAX_TRUSTED 64
+
+struct key {
+	unsigned char k[SC_RUNNER_KEY_LEN];
+	char fpr[SC_SIGN_FPR_LEN + 1];
+};
+
+static struct key own, trusted[MAX_TRUSTED];
+static size_t ntrusted;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void fingerprint(struct key *k)
+{
+	struct sc_sha256 h;
+	unsigned char d[SC_SHA256_LEN];
+	static const char hex[] = "0123456789abcdef";
+
+	sc_sha256_init(&h);
+	sc_sha256_update(&h, "skillci-key-id/1", 16);
+	sc_sha256_update(&h, k->k, sizeof(k->k));
+	sc_sha256_final(&h, d);
+	for (size_t i = 0; i < SC_SIGN_FPR_LEN / 2; i++) {
+		k->fpr[2 * i] = hex[d[i] >> 4];
+		k->fpr[2 * i + 1] = hex[d[i] & 15];
+	}
+	k->fpr[SC_SIGN_FPR_LEN] = 0;
+}
+
+/* A secret string as secret.c reads SKILLCI_RUNNER_KEY. */
+static void add_secret(const char *s, size_t n)
+{
+	struct sc_sha256 h;
+	struct key *k;
+
+	if (!n || ntrusted == MAX_TRUSTED)
+		return;
+	k = &trusted[ntrusted++];
+	sc_sha256_init(&h);
+	sc_sha256_update(&h, "skillci-runner-key\0", 19);
+	sc_sha256_update(&h, s, n);
+	sc_sha256_final(&h, k->k);
+	fingerprint(k);
+}
+
+static void add_file(const char *path)
+{
+	struct sc_buf data = SC_BUF_INIT;
+	struct key k;
+	bool ok;
+
+	if (sc_read_file(&data, path, 4096) < 0) {
+		sc_log(SC_LOG_WARN, "SKILLCI_TRUSTED_KEY_FILES: %s; that key is not trusted",
+		       sc_error_last());
+		sc_error_clear();
+		sc_buf_release(&data);
+		return;
+	}
+	sc_buf_rtrim(&data);
+	ok = data.len == 2 * SC_RUNNER_KEY_LEN;
+	for (size_t i = 0; ok && i < SC_RUNNER_KEY_LEN; i++) {
+		int hi = sc_hex_value(data.ptr[2 * i]), lo = sc_hex_value(data.ptr[2 * i + 1]);
+		ok = hi >= 0 && lo >= 0;
+		k.k[i] = (unsigned char)(hi << 4 | lo);
+	}
+	memset(data.ptr, 0, data.len);
+	sc_buf_release(&data);
+	if (!ok) {
+		sc_log(SC_LOG_WARN, "SKILLCI_TRUSTED_KEY_FILES: '%s' is not 64 hex digits; that key "
+		       "is not trusted", path);
+		return;
+	}
+	if (ntrusted < MAX_TRUSTED) {
+		fingerprint(&k);
+		trusted[ntrusted++] = k;
+	}
+}
+
+static void load(void)
+{
+	const char *v;
+
+	memcpy(own.k, sc_runner_key(), SC_RUNNER_KEY_LEN);
+	fingerprint(&own);
+	if ((v = getenv("SKILLCI_TRUSTED_KEYS")))
+		for (const char *p = v; *p;) {
+			size_t n = strcspn(p, ",\n");
+			add_secret(p, n);
+			p += n;
+			if (*p)
+				p++;
+		}
+	if ((v = getenv("SKILLCI_TRUSTED_KEY_FILES")))
+		for (const char *p = v; *p;) {
+			size_t n = strcspn(p, ":");
+			if (n) {
+				char *path = sc_xstrndup(p, n);
+				add_file(path);
+				free(path);
+			}
+			p += n;
+			if (*p)
+				p++;
+		}
+}
+
+const char *sc_sign_own_fingerprint(void)
+{
+	pthread_once(&once, load);
+	return own.fpr;
+}
+
+const unsigned char *sc_sign_key_for(const char *fpr)
+{
+	pthread_once(&once, load);
+	if (!fpr)
+		return NULL;
+	if (!strcmp(fpr, own.fpr))
+		return own.k;
+	for (size_t i = 0; i < ntrusted; i++)
+		if (!strcmp(fpr, trusted[i].fpr))
+			return trusted[i].k;
+	return NULL;
+}
+
+bool sc_sign_known(const char *fpr)
+{
+	return sc_sign_key_for(fpr) != NULL;
+}
+
+static void mac_under(char out[SC_SHA256_HEX_LEN + 1], const unsigned char *key,
+		      const char *domain, const void *data, size_t len)
+{
+	struct sc_hmac h;
+	unsigned char d[SC_SHA256_LEN];
+	struct sc_buf hex = SC_BUF_INIT;
+
+	sc_hmac_init(&h, key, SC_RUNNER_KEY_LEN);
+	sc_hmac_update(&h, domain, strlen(domain) + 1);
+	sc_hmac_update(&h, data, len);
+	sc_hmac_final(&h, d);
+	sc_hex(&hex, d, sizeof(d));
+	memcpy(out, hex.ptr, SC_SHA256_HEX_LEN + 1);
+	sc_buf_release(&hex);
+}
+
+void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_t len)
+{
+	char mac[SC_SHA256_HEX_LEN + 1];
+
+	pthread_once(&once, load);
+	mac_under(mac, own.k, domain, data, len);
+	sc_buf_puts(out, mac);
+}
+
+int sc_sign_check(const char *what, const char *domain, const void *data, size_t len,
+		  const char *fpr, const char *mac)
+{
+	const unsigned char *key;
+	char want[SC_SHA256_HEX_LEN + 1];
+
+	if (!fpr || !mac || !*fpr || !*mac)
+		return sc_error_set(SC_EUNSAFE, "%s carries no signature: it was not written by "
+				    "skillci under a runner key, or the signature was removed",
+				    what);
+	if (!(key = sc_sign_key_for(fpr)))
+		return sc_error_set(SC_EUNSAFE, "%s is signed by runner key %s, which this runner "
+				    "(key %s) does not trust: share one key across the fleet "
+				    "(SKILLCI_RUNNER_KEY or SKILLCI_RUNNER_KEY_FILE on every "
+				    "runner), or add that runner's key to SKILLCI_TRUSTED_KEYS "
+				    "or SKILLCI_TRUSTED_KEY_FILES", what, fpr,
+				    sc_sign_own_fingerprint());
+	mac_under(want, key, domain, data, len);
+	if (strlen(mac) != SC_SHA256_HEX_LEN ||
+	    !sc_digest_equal((const unsigned char *)mac, (const unsigned char *)want,
+			     SC_SHA256_HEX_LEN))
+		return sc_error_set(SC_EUNSAFE, "%s fails its signature (runner key %s): it was "
+				    "changed after it was written", what, fpr);
+	return 0;
+}
