@@ -29,13 +29,13 @@ render() {
 }
 
 render pr "$IN/pr.json"
-render rows "$IN/rows.json"
+render rows "$IN/rows.json" --config "$IN/rows.skillci.yml"
 render oracle "$IN/oracle.json"
 render eval "$IN/eval.json"
 render diff "$IN/eval.json" --base "$IN/eval-base.json" --history "$IN/eval-base.json"
 run "$SKILLCI" report "$IN/pr.json" --junit "$T/pr.file-attrs.xml" --junit-file-attrs
 expect_same "$EXP/pr.file-attrs.xml" "$T/pr.file-attrs.xml" "JUnit with --junit-file-attrs matches the golden file"
-run "$SKILLCI" report "$IN/rows.json" --junit "$T/rows.file-attrs.xml" --junit-file-attrs
+run "$SKILLCI" report "$IN/rows.json" --config "$IN/rows.skillci.yml" --junit "$T/rows.file-attrs.xml" --junit-file-attrs
 expect_same "$EXP/rows.file-attrs.xml" "$T/rows.file-attrs.xml" "rows JUnit with --junit-file-attrs matches the golden file"
 
 # What the golden PR report must show (so a regenerated golden file that
@@ -154,7 +154,10 @@ by = {}
 for s in root.iter("testsuite"):
     by[s.get("name")] = sum(1 for c in s.findall("testcase") if c.find("failure") is not None)
 # cuda-softmax went from 25% to 100%: its base failures are not this PR's
-assert by["skills/cuda-softmax"] == 0 and by["skills/new-skill"] == 0 and by["skills/old-skill"] == 0, by
+assert by["skills/cuda-softmax"] == 0 and by["skills/new-skill"] == 0, by
+# old-skill was deleted and nothing the trusted policy says allows it:
+# its deletion check is the one failure of its suite
+assert by["skills/old-skill"] == 1, by
 # the gate is recomputed from the units (docs/security.md): cuda-gemm fails
 # its pass rate (100% -> 0%) beside its tests
 assert by["skills/commit-messages"] == 4 and by["skills/cuda-gemm"] == 2, by
@@ -181,8 +184,8 @@ check "the Markdown says the verdict is the file's claim, unverified" \
 # The invariant checker itself: a JUnit that disagrees with the gate is caught.
 : > "$T/.mark"
 sed 's/failures="[0-9]*"/failures="0"/; s/<failure /<skipped /; s#</failure>#</skipped>#' "$T/rows.xml" > "$T/wrong.xml"
-"$SKILLCI" report "$IN/rows.json" --json "$T/rows.out.json" > /dev/null 2>&1
-if python3 tests/e2e/junit_gate.py 0 "$T/.mark" "$SKILLCI" report "$IN/rows.json" --junit "$T/wrong.xml" --json "$T/rows.out.json" > "$T/jg.out" 2>&1; then
+"$SKILLCI" report "$IN/rows.json" --config "$IN/rows.skillci.yml" --json "$T/rows.out.json" > /dev/null 2>&1
+if python3 tests/e2e/junit_gate.py 0 "$T/.mark" "$SKILLCI" report "$IN/rows.json" --config "$IN/rows.skillci.yml" --junit "$T/wrong.xml" --json "$T/rows.out.json" > "$T/jg.out" 2>&1; then
 	_tap not-ok "the invariant check catches a JUnit that disagrees with the gate" "$(cat "$T/jg.out")"
 else
 	_tap ok "the invariant check catches a JUnit that disagrees with the gate"
@@ -317,8 +320,8 @@ expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%
 	"annotation escapes % in data, : in properties, keeps , in data"
 expect_out_contains "::error file=skills/cuda-gemm/SKILL.md," "each regressed skill is annotated"
 n=$(printf '%s\n' "$OUT" | grep -c '^::error ')
-if [ "$n" -eq 2 ]; then _tap ok "one annotation per regression"; else _tap not-ok "one annotation per regression" "$n"; fi
-if grep -qF "gate failed: 2 of 6 changed skills failed" "$T/gh_summary"; then
+if [ "$n" -eq 3 ]; then _tap ok "one annotation per regression"; else _tap not-ok "one annotation per regression" "$n"; fi
+if grep -qF "gate failed: 3 of 6 changed skills failed" "$T/gh_summary"; then
 	_tap ok "the Markdown is appended to the step summary"
 else
 	_tap not-ok "the Markdown is appended to the step summary"
@@ -343,7 +346,7 @@ while i < len(lines):
 assert out["verdict"] == "fail", out["verdict"]
 assert out["passed"] == "false"
 assert out["exit_code"] == "1"
-assert out["regressions"] == "2"
+assert out["regressions"] == "3"
 assert out["pass_rate_head"] == "0.6364", out["pass_rate_head"]   # 7 of 11
 assert out["pass_rate_base"] == "0.6667", out["pass_rate_base"]   # 8 of 12
 assert out["pass_rate_baseline"] == "0.2000", out["pass_rate_baseline"]  # 2 of 10

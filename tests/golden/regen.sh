@@ -31,10 +31,10 @@ golden_render() {
 }
 
 golden_render pr "$in/pr.json"
-golden_render rows "$in/rows.json"
+golden_render rows "$in/rows.json" --config "$in/rows.skillci.yml"
 golden_render oracle "$in/oracle.json"
 golden_render eval "$in/eval.json"
 golden_render diff "$in/eval.json" --base "$in/eval-base.json" --history "$in/eval-base.json"
 "$skillci" report "$in/pr.json" --junit "$out/pr.file-attrs.xml" --junit-file-attrs > /dev/null
-"$skillci" report "$in/rows.json" --junit "$out/rows.file-attrs.xml" --junit-file-attrs > /dev/null
+"$skillci" report "$in/rows.json" --config "$in/rows.skillci.yml" --junit "$out/rows.file-attrs.xml" --junit-file-attrs > /dev/null
 echo "regenerated $(ls "$out" | wc -l) files in $out"
