@@ -80,6 +80,7 @@ static const struct {
 	{ "skill_invalid", "validity" },
 	{ "pass_rate_significant_drop", "pass_rate" },
 	{ "pass_rate_drop", "pass_rate" },
+	{ "pass_rate_inconclusive", "pass_rate" },
 	{ "head_no_result", "pass_rate" },
 	{ "new_skill_no_better", "lift" },
 	{ "tokens_rise", "tokens" },
