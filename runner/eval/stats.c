@@ -205,7 +205,7 @@ double sc_stats_t_cdf(double t, double df)
 		return NAN;
 	if (isinf(t))
 		return t > 0 ? 1.0 : 0.0;
-	if (df > 1e7)
+	if (df > 1e7)  /* the normal, INFINITY included */
 		return 0.5 * erfc(-t / sqrt(2.0));
 	/* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
 	tail = 0.5 * beta_inc(df / 2.0, 0.5, df / (df + t * t));
@@ -272,26 +272,26 @@ void sc_stats_holm(const double *p, size_t n, double *adj)
 
 bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *base_pass,
 			    const unsigned long *base_n, const unsigned long *head_pass,
-			    const unsigned long *head_n, size_t ntests, double margin, double alpha)
+			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
+			    enum sc_stats_method method)
 {
-	double sum = 0.0, sumsq = 0.0, passes = 0.0, units = 0.0, rb = 0.0, rh = 0.0;
-	double tcount, var, v0, q, tq, t80, stat;
+	double sum = 0.0, sumsq = 0.0, vsum = 0.0, tcount, tq, t80, stat;
 	size_t t = 0;
 
 	out->tests = 0;
 	out->mean = out->se = out->df = out->lo = out->hi = NAN;
 	out->p_drop = out->p_within = out->detectable = NAN;
 	for (size_t i = 0; i < ntests; i++) {
-		double d;
+		double d, q, nb, nh;
 		if (!base_n[i] || !head_n[i])
 			continue;
-		d = (double)head_pass[i] / (double)head_n[i] - (double)base_pass[i] / (double)base_n[i];
+		nb = (double)base_n[i];
+		nh = (double)head_n[i];
+		d = (double)head_pass[i] / nh - (double)base_pass[i] / nb;
+		q = ((double)(base_pass[i] + head_pass[i]) + 1.0) / (nb + nh + 2.0);
 		sum += d;
 		sumsq += d * d;
-		passes += (double)(base_pass[i] + head_pass[i]);
-		units += (double)(base_n[i] + head_n[i]);
-		rb += (double)base_n[i];
-		rh += (double)head_n[i];
+		vsum += q * (1.0 - q) * (1.0 / nb + 1.0 / nh);
 		t++;
 	}
 	if (!t)
@@ -299,15 +299,16 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 	tcount = (double)t;
 	out->tests = t;
 	out->mean = sum / tcount;
-	var = t > 1 ? (sumsq - tcount * out->mean * out->mean) / (tcount - 1.0) : 0.0;
-	if (var < 0)
-		var = 0;
-	q = (passes + 1.0) / (units + 2.0);
-	v0 = q * (1.0 - q) * (tcount / rb + tcount / rh);
-	if (var < v0)
-		var = v0;
-	out->se = sqrt(var / tcount);
-	out->df = t > 1 ? tcount - 1.0 : 1.0;
+	if (method == SC_STATS_CLUSTER) {
+		double var = t > 1 ? (sumsq - tcount * out->mean * out->mean) / (tcount - 1.0) : 0.0;
+		if (var < vsum / tcount)
+			var = vsum / tcount;
+		out->se = sqrt(var / tcount);
+		out->df = t > 1 ? tcount - 1.0 : 1.0;
+	} else {
+		out->se = sqrt(vsum) / tcount;
+		out->df = INFINITY;
+	}
 	tq = sc_stats_t_quantile(1.0 - alpha, out->df);
 	t80 = sc_stats_t_quantile(0.8, out->df);
 	out->lo = out->mean - tq * out->se;

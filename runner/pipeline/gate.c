@@ -314,7 +314,7 @@ static void plan_margins(struct gate *gt)
 			tests = test_counts(r, s->path, a->model, &bp, &bn, &hp, &hn);
 			sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests,
 					       gt->g->pass_rate_drop_points / 100.0,
-					       sc_compare_alpha(gt->g->alpha));
+					       sc_compare_alpha(gt->g->alpha), SC_STATS_STRATIFIED);
 			free(bp); free(bn); free(hp); free(hn);
 		}
 	}

@@ -102,7 +102,8 @@ static bool old_fails(const double *pb, const double *ph, int runs)
 }
 
 /* The gate on one PR of checks checks: 1 failed, 0 passed, -1 inconclusive (none failed). */
-static int new_verdict(const double *pb, const double *ph, int runs, int checks)
+static int new_verdict(const double *pb, const double *ph, int runs, int checks,
+		       enum sc_stats_method method)
 {
 	struct sc_stats_paired st[MAXCHK];
 	double p[MAXCHK];
@@ -113,7 +114,7 @@ static int new_verdict(const double *pb, const double *ph, int runs, int checks)
 		n[t] = (unsigned long)runs;
 	for (int i = 0; i < checks; i++) {
 		draw(pb, ph, runs, bp, hp);
-		sc_stats_paired_margin(&st[i], bp, n, hp, n, TESTS, MARGIN, ALPHA);
+		sc_stats_paired_margin(&st[i], bp, n, hp, n, TESTS, MARGIN, ALPHA, method);
 		p[i] = st[i].p_drop;
 	}
 	sc_stats_holm(p, (size_t)checks, p);
@@ -144,6 +145,10 @@ int main(int argc, char **argv)
 {
 	long prs = argc > 1 ? atol(argv[1]) : 400;
 	static const int old_runs[] = { 1, 3 }, new_runs[] = { 1, 3, 10 };
+	static const struct {
+		const char *name;
+		enum sc_stats_method method;
+	} methods[] = { { "new", SC_STATS_STRATIFIED }, { "clus", SC_STATS_CLUSTER } };
 
 	if (argc > 2)
 		rng_state ^= (uint64_t)strtoull(argv[2], NULL, 10) * 0x100000001b3ULL;
@@ -152,7 +157,8 @@ int main(int argc, char **argv)
 	printf("# %ld simulated PRs per row; %d tests per skill; margin %g points; alpha %g\n",
 	       prs, TESTS, MARGIN * 100, ALPHA);
 	printf("# design: old-R = raw drop > margin or McNemar p < alpha, R runs;"
-	       " new-R = paired per test + Holm, R runs\n");
+	       " new-R = the gate: paired per test, stratified, + Holm, R runs;"
+	       " clus-R = the same with the cluster (tests sampled) variance\n");
 	printf("%-7s %-31s %-7s %-28s %-28s %s\n", "profile", "scenario", "design", "failed [95% CI]",
 	       "inconclusive [95% CI]", "requests/PR");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
@@ -173,14 +179,17 @@ int main(int argc, char **argv)
 				print_rate("", failed, prs);
 				printf("  %-27s %d\n", "-", 2 * TESTS * old_runs[d] * sc->checks);
 			}
+			for (size_t mi = 0; mi < SC_ARRAY_SIZE(methods); mi++)
 			for (size_t d = 0; d < SC_ARRAY_SIZE(new_runs); d++) {
 				long failed = 0, open = 0;
 				for (long k = 0; k < prs; k++) {
-					int v = new_verdict(pr->p, ph, new_runs[d], sc->checks);
+					int v = new_verdict(pr->p, ph, new_runs[d], sc->checks,
+							    methods[mi].method);
 					failed += v == 1;
 					open += v == -1;
 				}
-				printf("%-7s %-31s new-%-3d", pr->name, sc->name, new_runs[d]);
+				printf("%-7s %-31s %s-%-*d", pr->name, sc->name, methods[mi].name,
+				       7 - (int)strlen(methods[mi].name) - 1, new_runs[d]);
 				print_rate("", failed, prs);
 				print_rate(" ", open, prs);
 				printf(" %d\n", 2 * TESTS * new_runs[d] * sc->checks);
@@ -191,6 +200,7 @@ int main(int argc, char **argv)
 	       " at 0) failed in >= 80%% of PRs, one check\n");
 	printf("%-7s %-7s %s\n", "profile", "design", "drop caught with 80% power");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
+		for (size_t mi = 0; mi < SC_ARRAY_SIZE(methods); mi++)
 		for (size_t d = 0; d < SC_ARRAY_SIZE(new_runs); d++) {
 			int found = -1;
 			for (int drop = 5; drop <= 100 && found < 0; drop += 5) {
@@ -200,11 +210,13 @@ int main(int argc, char **argv)
 				for (int t = 0; t < TESTS; t++)
 					real += profiles[pi].p[t] - ph[t];
 				for (long k = 0; k < prs; k++)
-					failed += new_verdict(profiles[pi].p, ph, new_runs[d], 1) == 1;
+					failed += new_verdict(profiles[pi].p, ph, new_runs[d], 1,
+							      methods[mi].method) == 1;
 				if (failed >= (prs * 8 + 9) / 10)
 					found = (int)lround(100 * real / TESTS);
 			}
-			printf("%-7s new-%-3d ", profiles[pi].name, new_runs[d]);
+			printf("%-7s %s-%-*d ", profiles[pi].name, methods[mi].name,
+			       7 - (int)strlen(methods[mi].name) - 1, new_runs[d]);
 			if (found < 0)
 				printf("none up to a 100-point drop\n");
 			else

@@ -175,11 +175,18 @@ static void test_holm(void **state)
 }
 
 /*
- * Three tests, one run: base passes all, head fails test 0. d = -1, 0, 0:
- * mean -1/3, s^2 = 1/3; pooled q = (5 + 1) / (6 + 2) = .75 so the floor
- * v0 = .75 * .25 * (1 + 1) = .375 wins; se = sqrt(.375 / 3) = sqrt(.125);
- * df 2. Statistic (mean + .05) / se = -0.80138768534475; the df = 2
- * closed form gives p_drop = .2534937140095599.
+ * Three tests, one run: base passes all, head fails test 0 (test 3 has
+ * no base: not paired). d = -1, 0, 0, mean -1/3. Per test pooled rates
+ * q = (passes + 1) / (units + 2): 2/4, 3/4, 3/4, so v_t = q(1-q)(1 + 1) =
+ * .5, .375, .375, sum 1.25.
+ *
+ * Stratified: se = sqrt(1.25) / 3 = .372677996; statistic (mean + .05) /
+ * se = -.760263112; p_drop = Phi(-.760263112) = .223548663; lo, hi =
+ * mean -+ 1.644853627 se; detectable = .05 + (1.644853627 + .841621234) se.
+ *
+ * Cluster: s^2 = 1/3 is below the floor mean(v_t) = .416667, so se is the
+ * same, df = 2, and the df = 2 closed form F(t) = 1/2 + t / (2 sqrt(2 +
+ * t^2)) gives p_drop = .263248648.
  */
 static void test_paired_margin_by_hand(void **state)
 {
@@ -188,34 +195,47 @@ static void test_paired_margin_by_hand(void **state)
 	struct sc_stats_paired st;
 	(void)state;
 
-	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05));
-	assert_int_equal(st.tests, 3);  /* test 3 has no base: not paired */
+	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_STRATIFIED));
+	assert_int_equal(st.tests, 3);
 	assert_close(st.mean, -1.0 / 3.0, 1e-15);
-	assert_close(st.se, sqrt(0.125), 1e-15);
-	assert_close(st.df, 2, 0);
-	assert_close(st.p_drop, 0.2534937140095599, 1e-9);
-	assert_close(st.p_within, 1 - 0.2534937140095599, 1e-9);
-	assert_close(st.lo, -1.3657041357508615, 1e-8);
-	assert_close(st.hi, 0.699037469084195, 1e-8);
-	assert_close(st.detectable, 1.4573708024175283, 1e-8);
+	assert_close(st.se, 0.37267799624996495, 1e-14);
+	assert_true(isinf(st.df));
+	assert_close(st.p_drop, 0.22354866327931122, 1e-9);
+	assert_close(st.p_within, 1 - 0.22354866327931122, 1e-9);
+	assert_close(st.lo, -0.9463340871500954, 1e-8);
+	assert_close(st.hi, 0.2796674204834287, 1e-8);
+	assert_close(st.detectable, 0.9766544687461394, 1e-8);
 
-	/* four tests, two runs; d = -1, 0, 0, 0: s^2 = .25 beats v0 = .1389 */
+	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_CLUSTER));
+	assert_close(st.se, 0.37267799624996495, 1e-14);
+	assert_close(st.df, 2, 0);
+	assert_close(st.p_drop, 0.2632486484039751, 1e-9);
+	assert_close(st.lo, -1.0 / 3.0 - 2.9199855803537265 * 0.37267799624996495, 1e-8);
+
+	/* four tests, two runs; d = -1, 0, 0, 0: s^2 = .25 beats the floor
+	 * mean(v_t) = (.25 + 3 x .138889) / 4 = .166667, so se = sqrt(.25 / 4) */
 	{
 		const unsigned long b2[] = { 2, 2, 2, 2 }, h2[] = { 0, 2, 2, 2 };
 		const unsigned long n2[] = { 2, 2, 2, 2 };
-		assert_true(sc_stats_paired_margin(&st, b2, n2, h2, n2, 4, 0.05, 0.05));
+		assert_true(sc_stats_paired_margin(&st, b2, n2, h2, n2, 4, 0.05, 0.05,
+						   SC_STATS_CLUSTER));
 		assert_close(st.mean, -0.25, 1e-15);
 		assert_close(st.se, 0.25, 1e-15);
 		assert_close(st.df, 3, 0);
+		/* stratified: sqrt(.25 + 3 x 5/36) / 4 */
+		assert_true(sc_stats_paired_margin(&st, b2, n2, h2, n2, 4, 0.05, 0.05,
+						   SC_STATS_STRATIFIED));
+		assert_close(st.se, sqrt(0.25 + 3 * 5.0 / 36.0) / 4, 1e-15);
 	}
 	/* nothing paired: false, NANs */
-	assert_false(sc_stats_paired_margin(&st, bp, bn, hp, bn + 3, 1, 0.05, 0.05));
+	assert_false(sc_stats_paired_margin(&st, bp, bn, hp, bn + 3, 1, 0.05, 0.05,
+					    SC_STATS_STRATIFIED));
 	assert_true(isnan(st.mean) && isnan(st.p_drop));
 }
 
 /*
  * Against scipy (tests/install-deps.sh installs it): the t distribution,
- * and the paired analysis as a one-sample t test of the per-test
+ * the normal (df = INFINITY), and the cluster analysis as a one-sample t test of the per-test
  * differences against -margin (scipy.stats.ttest_1samp), on a case whose
  * sample variance is above the floor. Skipped with the reason when
  * python3 or scipy is missing.
@@ -226,7 +246,7 @@ static void test_against_scipy(void **state)
 	static const unsigned long hp[12] = { 4, 0, 3, 1, 2, 4, 0, 4, 4, 1, 4, 0 };
 	static const unsigned long n[12] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
 	static const double ts[] = { -3.5, -1.2, 0.3, 2.2, 5.0 };
-	static const double dfs[] = { 1, 2.5, 4, 11, 30, 200 };
+	static const double dfs[] = { 1, 2.5, 4, 11, 30, 200, INFINITY };
 	static const double ps[] = { 0.01, 0.2, 0.8, 0.95, 0.999 };
 	const char *script =
 		"python3 -c '\n"
@@ -235,7 +255,7 @@ static void test_against_scipy(void **state)
 		"    from scipy import stats\n"
 		"except ImportError:\n"
 		"    print(\"missing\"); sys.exit(0)\n"
-		"for df in (1, 2.5, 4, 11, 30, 200):\n"
+		"for df in (1, 2.5, 4, 11, 30, 200, float(\"inf\")):\n"
 		"    for t in (-3.5, -1.2, 0.3, 2.2, 5.0): print(repr(float(stats.t.cdf(t, df))))\n"
 		"    for p in (0.01, 0.2, 0.8, 0.95, 0.999): print(repr(float(stats.t.ppf(p, df))))\n"
 		"bp = (4, 4, 3, 4, 2, 4, 1, 4, 3, 4, 4, 0)\n"
@@ -267,7 +287,7 @@ static void test_against_scipy(void **state)
 			assert_rel(sc_stats_t_quantile(ps[j], dfs[i]), strtod(line, NULL), 1e-9);
 		}
 	}
-	assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, 12, 0.05, 0.05));
+	assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, 12, 0.05, 0.05, SC_STATS_CLUSTER));
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_rel(st.p_drop, strtod(line, NULL), 1e-9);
 	assert_non_null(fgets(line, sizeof(line), f));
