@@ -106,7 +106,7 @@ static int new_verdict(const double *pb, const double *ph, int runs, int checks,
 		       enum sc_stats_method method)
 {
 	struct sc_stats_paired st[MAXCHK];
-	double p[MAXCHK];
+	double p[MAXCHK] = { 0 };
 	unsigned long bp[TESTS], hp[TESTS], n[TESTS];
 	bool open = false;
 
