@@ -299,8 +299,19 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 			sc_buf_puts(out, "— decided by skillci merge");
 		else if (is_eval(r))
 			sc_buf_puts(out, "—");
-		else
-			sc_buf_puts(out, "✅ passed");
+		else {
+			/* an inconclusive pass-rate check is not a pass */
+			const struct sc_results_check *open = row->model
+				? sc_results_find_check(r, s->path, row->model, "pass_rate") : NULL;
+			if (open && sc_streq(open->status, "skipped") && open->message &&
+			    !strncmp(open->message, "inconclusive", 12)) {
+				sc_buf_puts(out, "⚠️ inconclusive — ");
+				sc_buf_clear(&msg);
+				sc_report_trim(&msg, open->message + 14, SC_REPORT_MD_MESSAGE_MAX);
+				sc_report_md_text(out, msg.ptr);
+			} else
+				sc_buf_puts(out, "✅ passed");
+		}
 		if (s->untested)
 			sc_buf_puts(out, " — untested: no tests found at head, not counted as failed");
 		else if (!row->model && !is_eval(r))

@@ -100,6 +100,18 @@ static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 		n++;
 	}
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		/* an inconclusive pass-rate check is not a pass: say which drop is open */
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (sc_streq(c->skill, s->path) && (!model || sc_streq(c->model, model)) &&
+		    sc_streq(c->check, "pass_rate") && sc_streq(c->status, "skipped") && c->message &&
+		    !strncmp(c->message, "inconclusive", 12)) {
+			sc_buf_puts(out, "  gate: ? pass_rate: ");
+			put(out, c->message);
+			sc_buf_puts(out, "\n");
+			n++;
+		}
+	}
 	if (!n && !s->gate_passed) {
 		for (size_t i = 0; i < s->ngate_reasons; i++) {
 			sc_buf_printf(out, "  gate: %s✗ ", colour ? RED : "");

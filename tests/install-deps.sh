@@ -23,8 +23,17 @@ install_zizmor() {
 }
 pkgs="build-essential pkg-config libgit2-dev libcurl4-openssl-dev libcjson-dev
 libyaml-dev libxml2-dev libxml2-utils libcmark-gfm-dev
-libcmark-gfm-extensions-dev libsqlite3-dev libpq-dev libcmocka-dev python3 git
+libcmark-gfm-extensions-dev libsqlite3-dev libpq-dev libcmocka-dev python3 python3-pip git
 clang sqlite3 strace postgresql postgresql-client chromium fonts-noto-color-emoji"
+# scipy, from PyPI: the reference test_stats compares the gate's
+# statistics with (the test skips, saying so, without it).
+scipy() {
+	python3 -c "import scipy" 2>/dev/null && return 0
+	echo "deps: installing scipy (pip)"
+	python3 -m pip install --user -q scipy 2>/dev/null ||
+		python3 -m pip install --user -q --break-system-packages scipy ||
+		echo "deps: could not install scipy; test_stats will skip its reference cases"
+}
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -33,6 +42,7 @@ done
 if [ -z "$missing" ]; then
 	echo "deps: all packages present"
 	install_zizmor
+	scipy
 	exit 0
 fi
 echo "deps: installing$missing"
@@ -43,3 +53,4 @@ $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing
 install_zizmor
+scipy

@@ -146,3 +146,176 @@ bool sc_stats_is_beneficial(double skill_lift, double token_savings)
 	return skill_lift > SC_STATS_LIFT_BENEFIT ||
 	       (skill_lift >= 0.0 && token_savings > SC_STATS_SAVINGS_BENEFIT);
 }
+
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1.0 / d;
+	h = d;
+	for (int m = 1; m <= 400; m++) {
+		double dm = (double)m, num, del;
+		/* even step */
+		num = dm * (b - dm) * x / ((a + 2 * dm - 1) * (a + 2 * dm));
+		d = 1.0 + num * d;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		c = 1.0 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		h *= d * c;
+		/* odd step */
+		num = -(a + dm) * (a + b + dm) * x / ((a + 2 * dm) * (a + 2 * dm + 1));
+		d = 1.0 + num * d;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		c = 1.0 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* The regularized incomplete beta function I_x(a, b), 0 <= x <= 1. */
+static double beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0.0)
+		return 0.0;
+	if (x >= 1.0)
+		return 1.0;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return front * beta_cf(a, b, x) / a;
+	return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double sc_stats_t_cdf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || isnan(df) || df <= 0)
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1.0 : 0.0;
+	if (df > 1e7)  /* the normal, INFINITY included */
+		return 0.5 * erfc(-t / sqrt(2.0));
+	/* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
+	tail = 0.5 * beta_inc(df / 2.0, 0.5, df / (df + t * t));
+	return t >= 0 ? 1.0 - tail : tail;
+}
+
+double sc_stats_t_quantile(double p, double df)
+{
+	double lo = -1.0, hi = 1.0;
+
+	if (isnan(p) || isnan(df) || p <= 0.0 || p >= 1.0 || df <= 0)
+		return NAN;
+	while (sc_stats_t_cdf(lo, df) > p && lo > -1e300)
+		lo *= 2.0;
+	while (sc_stats_t_cdf(hi, df) < p && hi < 1e300)
+		hi *= 2.0;
+	for (int i = 0; i < 200 && hi - lo > 1e-13 * (1.0 + fabs(lo)); i++) {
+		double mid = 0.5 * (lo + hi);
+		if (sc_stats_t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+void sc_stats_holm(const double *p, size_t n, double *adj)
+{
+	size_t *order, m = 0;
+	double *val, run = 0.0;
+
+	if (!n)
+		return;
+	order = sc_xmalloc(n * sizeof(*order));
+	val = sc_xmalloc(n * sizeof(*val));
+	for (size_t i = 0; i < n; i++) {
+		val[i] = p[i];
+		if (!isnan(p[i]))
+			order[m++] = i;
+	}
+	/* insertion sort by p: the families are small (skills x models) */
+	for (size_t i = 1; i < m; i++) {
+		size_t k = order[i], j = i;
+		while (j > 0 && val[order[j - 1]] > val[k]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+	for (size_t j = 0; j < m; j++) {
+		double a = (double)(m - j) * val[order[j]];
+		if (a > 1.0)
+			a = 1.0;
+		if (a > run)
+			run = a;
+		adj[order[j]] = run;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (isnan(val[i]))
+			adj[i] = NAN;
+	free(order);
+	free(val);
+}
+
+bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *base_pass,
+			    const unsigned long *base_n, const unsigned long *head_pass,
+			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
+			    enum sc_stats_method method)
+{
+	double sum = 0.0, sumsq = 0.0, vsum = 0.0, tcount, tq, t80, stat;
+	size_t t = 0;
+
+	out->tests = 0;
+	out->mean = out->se = out->df = out->lo = out->hi = NAN;
+	out->p_drop = out->p_within = out->detectable = NAN;
+	for (size_t i = 0; i < ntests; i++) {
+		double d, q, nb, nh;
+		if (!base_n[i] || !head_n[i])
+			continue;
+		nb = (double)base_n[i];
+		nh = (double)head_n[i];
+		d = (double)head_pass[i] / nh - (double)base_pass[i] / nb;
+		q = ((double)(base_pass[i] + head_pass[i]) + 1.0) / (nb + nh + 2.0);
+		sum += d;
+		sumsq += d * d;
+		vsum += q * (1.0 - q) * (1.0 / nb + 1.0 / nh);
+		t++;
+	}
+	if (!t)
+		return false;
+	tcount = (double)t;
+	out->tests = t;
+	out->mean = sum / tcount;
+	if (method == SC_STATS_CLUSTER) {
+		double var = t > 1 ? (sumsq - tcount * out->mean * out->mean) / (tcount - 1.0) : 0.0;
+		if (var < vsum / tcount)
+			var = vsum / tcount;
+		out->se = sqrt(var / tcount);
+		out->df = t > 1 ? tcount - 1.0 : 1.0;
+	} else {
+		out->se = sqrt(vsum) / tcount;
+		out->df = INFINITY;
+	}
+	tq = sc_stats_t_quantile(1.0 - alpha, out->df);
+	t80 = sc_stats_t_quantile(0.8, out->df);
+	out->lo = out->mean - tq * out->se;
+	out->hi = out->mean + tq * out->se;
+	stat = (out->mean + margin) / out->se;
+	out->p_drop = sc_stats_t_cdf(stat, out->df);
+	out->p_within = sc_stats_t_cdf(-stat, out->df);
+	out->detectable = margin + (tq + t80) * out->se;
+	return true;
+}

@@ -78,4 +78,69 @@ bool sc_stats_is_beneficial(double skill_lift, double token_savings);
 #define SC_STATS_LIFT_BENEFIT    0.05
 #define SC_STATS_SAVINGS_BENEFIT 0.2
 
+/*
+ * Student's t distribution with df > 0 degrees of freedom: P(T <= t),
+ * through the regularized incomplete beta function. Above 1e7 degrees of
+ * freedom (INFINITY included) it is the normal distribution. NAN for a NaN argument or df <= 0.
+ */
+double sc_stats_t_cdf(double t, double df);
+
+/* The t such that sc_stats_t_cdf(t, df) = p, for 0 < p < 1 (NAN otherwise). */
+double sc_stats_t_quantile(double p, double df);
+
+/*
+ * Holm's step-down adjustment of n p-values (family-wise error control):
+ * sorted ascending, adj_(i) = max over j <= i of min(1, (n - j + 1) p_(j)),
+ * written back in the input's order. adj may alias p. A NaN p stays NaN
+ * and does not count in n.
+ */
+void sc_stats_holm(const double *p, size_t n, double *adj);
+
+/*
+ * The paired per-test comparison of pass rates against a margin
+ * (docs/evaluation.md, "The pass-rate decision"). Each test is one
+ * stratum: its runs at base and head are replicates, reduced to the
+ * test's pass rate at either side, d_t = head_t - base_t. The estimate is
+ * the mean of d_t over the T tests judged at both sides. Its standard
+ * error depends on the method:
+ *
+ *   SC_STATS_STRATIFIED  the tests are the suite, fixed; only the runs
+ *       are random: se^2 = sum_t v_t / T^2, v_t = q_t (1 - q_t) (1/nb_t +
+ *       1/nh_t), q_t = (passes_t + 1) / (units_t + 2) the test's pooled
+ *       pass rate at both sides, smoothed so 0/1 and 1/1 are not certain.
+ *       Normal quantiles (df = INFINITY).
+ *   SC_STATS_CLUSTER  the tests are a sample of possible tests (Miller,
+ *       "Adding Error Bars to Evals"): se^2 = max(s^2, v0) / T with s^2
+ *       the sample variance of d_t and v0 the mean of the v_t (a floor so
+ *       a handful of identical outcomes does not read as certainty); t
+ *       with T - 1 degrees of freedom (at least 1).
+ *
+ * Results:
+ *   p_drop      P-value of "the drop is no more than margin" (one-sided,
+ *               H0: mean >= -margin): small shows a regression beyond it
+ *   p_within    P-value of "the drop is margin or more" (H0: mean <= -margin):
+ *               small rules a regression out
+ *   lo, hi      the one-sided (1 - alpha) bounds of the mean difference
+ *               (together the two-sided 1 - 2 alpha interval)
+ *   detectable  the smallest drop the design catches with 80% power at
+ *               alpha: margin + (q(1-alpha) + q(0.8)) * se
+ *
+ * All in pass-rate units (0.05 = 5 points). Returns false, with every
+ * double NAN, when no test is judged at both sides.
+ */
+enum sc_stats_method { SC_STATS_STRATIFIED, SC_STATS_CLUSTER };
+
+struct sc_stats_paired {
+	size_t tests;
+	double mean, se, df;
+	double lo, hi;
+	double p_drop, p_within;
+	double detectable;
+};
+
+bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *base_pass,
+			    const unsigned long *base_n, const unsigned long *head_pass,
+			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
+			    enum sc_stats_method method);
+
 #endif

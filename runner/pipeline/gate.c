@@ -4,6 +4,7 @@
  * broken rule, the verdict written back.
  */
 #include "common.h"
+#include "eval/stats.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
 #include "results/compare.h"
@@ -11,10 +12,19 @@
 
 #include <math.h>
 
+/* One pass-rate comparison of the PR: a member of the Holm family. */
+struct margin {
+	const char *skill, *model;
+	struct sc_stats_paired st;
+	double p_adj;               /* p_drop, Holm-adjusted over the family */
+};
+
 struct gate {
 	struct sc_results *r;
 	const struct sc_config_gate *g;
 	size_t checks_alloc;
+	struct margin *margins;     /* every pass_rate check that compares */
+	size_t nmargins;
 };
 
 static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *skill,
@@ -213,38 +223,180 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 		pass(gt, s, NULL, "validity", "no errors at head");
 }
 
-/* pass_rate: head against base, paired (significance at alpha) and in points. */
+/*
+ * The per-test pass counts of one skill and model at base and head, in
+ * one array per side indexed by test (the tests of either side; a test
+ * judged on one side only has 0 units on the other). Skipped and
+ * erred units are not judged. Returns the number of tests.
+ */
+static size_t test_counts(const struct sc_results *r, const char *skill, const char *model,
+			  unsigned long **bp, unsigned long **bn, unsigned long **hp,
+			  unsigned long **hn)
+{
+	const char **ids = NULL;
+	size_t n = 0, alloc = 0;
+
+	*bp = *bn = *hp = *hn = NULL;
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		bool head = sc_streq(u->variant, "head"), passed;
+		size_t t;
+		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
+		    !(head || sc_streq(u->variant, "base")))
+			continue;
+		if (!sc_streq(u->verdict, "pass") && !sc_streq(u->verdict, "fail"))
+			continue;
+		passed = sc_streq(u->verdict, "pass");
+		for (t = 0; t < n; t++)
+			if (sc_streq(ids[t], u->test_id ? u->test_id : ""))
+				break;
+		if (t == n) {
+			if (n + 1 > alloc) {
+				alloc = alloc ? alloc * 2 : 16;
+				ids = sc_xrealloc(ids, alloc * sizeof(*ids));
+				*bp = sc_xrealloc(*bp, alloc * sizeof(**bp));
+				*bn = sc_xrealloc(*bn, alloc * sizeof(**bn));
+				*hp = sc_xrealloc(*hp, alloc * sizeof(**hp));
+				*hn = sc_xrealloc(*hn, alloc * sizeof(**hn));
+			}
+			ids[n] = u->test_id ? u->test_id : "";
+			(*bp)[n] = (*bn)[n] = (*hp)[n] = (*hn)[n] = 0;
+			n++;
+		}
+		if (head) {
+			(*hn)[t]++;
+			(*hp)[t] += passed;
+		} else {
+			(*bn)[t]++;
+			(*bp)[t] += passed;
+		}
+	}
+	free(ids);
+	return n;
+}
+
+/*
+ * The family of pass_rate comparisons of the PR (the skill x model pairs
+ * check_model compares: a changed, tested, not added skill with pass
+ * rates at base and head), their paired statistics, and Holm's
+ * adjustment of their p-values so the chance of failing a PR that
+ * changed nothing stays at alpha however many checks it has.
+ */
+static void plan_margins(struct gate *gt)
+{
+	struct sc_results *r = gt->r;
+	double *p;
+
+	for (size_t si = 0; si < r->nskills; si++) {
+		const struct sc_results_skill *s = &r->skills[si];
+		size_t first = 0, n;
+		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") ||
+		    sc_streq(s->status, "added"))
+			continue;
+		if (s->untested)
+			continue;
+		n = sc_results_aggregates_range(r, s->path, &first);
+		for (size_t i = first; i < first + n; i++) {
+			const struct sc_results_aggregate *a = &r->aggregates[i];
+			const struct sc_results_aggregate *base;
+			unsigned long *bp, *bn, *hp, *hn;
+			size_t tests;
+			struct margin *m;
+			if (!sc_streq(a->variant, "head") || !judged(a))
+				continue;
+			base = sc_results_find_aggregate(r, s->path, "base", a->model);
+			if (!judged(base))
+				continue;
+			gt->margins = sc_xrealloc(gt->margins, (gt->nmargins + 1) * sizeof(*gt->margins));
+			m = &gt->margins[gt->nmargins++];
+			m->skill = s->path;
+			m->model = a->model;
+			tests = test_counts(r, s->path, a->model, &bp, &bn, &hp, &hn);
+			sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests,
+					       gt->g->pass_rate_drop_points / 100.0,
+					       sc_compare_alpha(gt->g->alpha), SC_STATS_STRATIFIED);
+			free(bp); free(bn); free(hp); free(hn);
+		}
+	}
+	if (!gt->nmargins)
+		return;
+	p = sc_xmalloc(gt->nmargins * sizeof(*p));
+	for (size_t i = 0; i < gt->nmargins; i++)
+		p[i] = gt->margins[i].st.p_drop;
+	sc_stats_holm(p, gt->nmargins, p);
+	for (size_t i = 0; i < gt->nmargins; i++)
+		gt->margins[i].p_adj = p[i];
+	free(p);
+}
+
+static const struct margin *find_margin(const struct gate *gt, const char *skill, const char *model)
+{
+	for (size_t i = 0; i < gt->nmargins; i++)
+		if (sc_streq(gt->margins[i].skill, skill) && sc_streq(gt->margins[i].model, model))
+			return &gt->margins[i];
+	return NULL;
+}
+
+enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double alpha)
+{
+	if (!isnan(p_adj) && p_adj < alpha)
+		return SC_GATE_MARGIN_DROP;
+	if (!isnan(p_within) && p_within < alpha)
+		return SC_GATE_MARGIN_RULED_OUT;
+	return SC_GATE_MARGIN_OPEN;
+}
+
+/*
+ * pass_rate: head against base, paired per test, against the margin
+ * (docs/evaluation.md, "The pass-rate decision"). Fails only when a drop
+ * beyond gate.pass_rate_drop_points is shown at alpha (Holm over the PR's
+ * pass_rate checks); passes when such a drop is ruled out at alpha; else
+ * inconclusive, which fails only with gate.fail_inconclusive and is
+ * otherwise reported as skipped, never as passed.
+ */
 static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const char *model,
 			    const struct sc_results_aggregate *base,
 			    const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
-	const struct sc_results_comparison *c =
-		sc_results_find_comparison(gt->r, s->path, model, "base", "head");
-	double alpha = sc_compare_alpha(g->alpha);
-	double delta = head->pass_rate - base->pass_rate;
-	bool paired = c && c->paired_n > 0 && !isnan(c->p_value);
+	const struct margin *m = find_margin(gt, s->path, model);
+	double alpha = sc_compare_alpha(g->alpha), margin = g->pass_rate_drop_points;
 	struct sc_buf how = SC_BUF_INIT;
+	enum sc_gate_margin v;
 
-	if (paired)
-		sc_buf_printf(&how, "paired p=%.3g, %s at alpha %g", c->p_value,
-			      sc_compare_significant(c->p_value, alpha) ? "significant" : "not significant",
-			      alpha);
-	else
-		sc_buf_puts(&how, "no paired units, so no significance test");
-	if (paired && delta < 0 && sc_compare_significant(c->p_value, alpha))
-		fail(gt, s, model, "pass_rate", "pass_rate_significant_drop", NULL, 0,
-		     "pass rate fell from %.0f%% to %.0f%% (paired p=%.3g < alpha %g)", pct(base->pass_rate),
-		     pct(head->pass_rate), c->p_value, alpha);
-	else if (-delta * 100 > g->pass_rate_drop_points + 1e-9)
+	if (!m || !m->st.tests) {
+		if (g->fail_inconclusive)
+			fail(gt, s, model, "pass_rate", "pass_rate_inconclusive", NULL, 0,
+			     "inconclusive: no test was judged at both base and head, so a drop of up to "
+			     "100 points cannot be ruled out (gate.fail_inconclusive)");
+		else
+			skip(gt, s, model, "pass_rate", "inconclusive: no test was judged at both base "
+			     "and head, so a drop of up to 100 points cannot be ruled out");
+		return;
+	}
+	sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu tests; "
+		      "smallest detectable drop %.1f points; Holm p=%.3g over %zu check%s",
+		      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
+		      m->st.tests, m->st.detectable * 100, m->p_adj, gt->nmargins,
+		      gt->nmargins == 1 ? "" : "s");
+	v = sc_gate_margin_decide(m->p_adj, m->st.p_within, alpha);
+	if (v == SC_GATE_MARGIN_DROP)
 		fail(gt, s, model, "pass_rate", "pass_rate_drop", NULL, 0,
-		     "pass rate fell from %.0f%% to %.0f%% (%.0f points, more than %g; %s)",
-		     pct(base->pass_rate), pct(head->pass_rate), -delta * 100, g->pass_rate_drop_points,
-		     how.ptr);
+		     "pass rate fell from %.0f%% to %.0f%%, a drop beyond the %g-point margin at alpha "
+		     "%g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin, alpha, how.ptr);
+	else if (v == SC_GATE_MARGIN_RULED_OUT)
+		pass(gt, s, model, "pass_rate", "pass rate %.0f%% -> %.0f%%; a drop beyond %g points "
+		     "is ruled out at alpha %g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin,
+		     alpha, how.ptr);
+	else if (g->fail_inconclusive)
+		fail(gt, s, model, "pass_rate", "pass_rate_inconclusive", NULL, 0,
+		     "inconclusive: a drop of up to %.1f points cannot be ruled out (pass rate %.0f%% -> "
+		     "%.0f%%; %s; gate.fail_inconclusive)", -m->st.lo * 100, pct(base->pass_rate),
+		     pct(head->pass_rate), how.ptr);
 	else
-		pass(gt, s, model, "pass_rate", "pass rate %.0f%% -> %.0f%% (%+.0f points; %s; limit -%g points)",
-		     pct(base->pass_rate), pct(head->pass_rate), delta * 100, how.ptr,
-		     g->pass_rate_drop_points);
+		skip(gt, s, model, "pass_rate", "inconclusive: a drop of up to %.1f points cannot be "
+		     "ruled out (pass rate %.0f%% -> %.0f%%; %s)", -m->st.lo * 100,
+		     pct(base->pass_rate), pct(head->pass_rate), how.ptr);
 	sc_buf_release(&how);
 }
 
@@ -569,7 +721,7 @@ static void check_added_untested(struct gate *gt, struct sc_results_skill *s)
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 {
-	struct gate gt = { r, g, 0 };
+	struct gate gt = { r, g, 0, NULL, 0 };
 	int64_t errors = 0, units = (int64_t)r->nunits;
 	bool share_failed, blamed = false, broken = false;
 
@@ -580,6 +732,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 		errors += r->units[i].verdict && !strcmp(r->units[i].verdict, "error");
 	r->gate.error_share = units ? (double)errors / (double)units : 0.0;
 	share_failed = units && r->gate.error_share > g->error_share + 1e-12;
+	plan_margins(&gt);
 
 	for (size_t si = 0; si < r->nskills; si++) {
 		struct sc_results_skill *s = &r->skills[si];
@@ -627,6 +780,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 	}
 	r->gate.passed = r->gate.nfailures == 0;
 	r->gate.exit_code = r->gate.passed ? 0 : share_failed || broken ? 3 : 1;
+	free(gt.margins);
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }
@@ -634,7 +788,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
 		const char *message)
 {
-	struct gate gt = { r, NULL, r->gate.nchecks };
+	struct gate gt = { r, NULL, r->gate.nchecks, NULL, 0 };
 	struct sc_results_skill *s = NULL;
 
 	for (size_t i = 0; i < r->nskills; i++)

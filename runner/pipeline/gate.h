@@ -13,9 +13,13 @@
  *   validity   skill_invalid               an error finding new at head (with
  *                                          fail_on_existing, any at head)
  * and per model with head units (not for untested skills):
- *   pass_rate  pass_rate_significant_drop  head below base, paired McNemar
- *                                          p < alpha (results/compare.h)
- *              pass_rate_drop              head below base by more than the points
+ *   pass_rate  pass_rate_drop              a drop beyond gate.pass_rate_drop_points
+ *                                          shown at alpha: paired per test, runs as
+ *                                          replicates, Holm over the PR's pass_rate
+ *                                          checks (eval/stats.h); ruled out: passed;
+ *                                          neither: inconclusive, skipped with the
+ *                                          drop that cannot be ruled out
+ *              pass_rate_inconclusive      inconclusive with gate.fail_inconclusive
  *              head_no_result              the head has no pass rate (every unit
  *                                          skipped or an error)
  *              base_no_result              the base has none to compare with
@@ -72,5 +76,13 @@ void sc_gate_clear(struct sc_results *r);
  */
 int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
 		const char *message);
+
+/*
+ * The verdict of one pass-rate comparison: a drop beyond the margin shown
+ * (p_adj, the Holm-adjusted p_drop of sc_stats_paired, below alpha), ruled
+ * out (p_within below alpha), or still open.
+ */
+enum sc_gate_margin { SC_GATE_MARGIN_DROP, SC_GATE_MARGIN_RULED_OUT, SC_GATE_MARGIN_OPEN };
+enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double alpha);
 
 #endif

@@ -82,6 +82,7 @@ static const struct {
 	{ "skill_invalid", "validity" },
 	{ "pass_rate_significant_drop", "pass_rate" },
 	{ "pass_rate_drop", "pass_rate" },
+	{ "pass_rate_inconclusive", "pass_rate" },
 	{ "head_no_result", "pass_rate" },
 	{ "new_skill_no_better", "lift" },
 	{ "tokens_rise", "tokens" },
@@ -445,7 +446,8 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_bool(rd, g, "require_lift", &p->require_lift)) < 0 ||
 			    (err = rd_bool(rd, g, "deletions_allowed", &p->deletions_allowed)) < 0 ||
 			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
-			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0) {
+			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0 ||
+			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0) {
 				sc_buf_truncate(&rd->path, o2);
 				goto done;
 			}
@@ -1465,6 +1467,7 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_bool(go, "deletions_allowed", g->deletions_allowed);
 			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
 			add_bool(go, "compile_only", g->compile_only);
+			add_bool(go, "fail_inconclusive", g->fail_inconclusive);
 		} else {
 			cJSON_AddNullToObject(t, "gate");
 		}

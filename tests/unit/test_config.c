@@ -92,6 +92,7 @@ static void test_defaults(void **state)
 	assert_true(cfg.gate.judge_drop == 0.1);
 	assert_true(cfg.gate.alpha == 0.05);
 	assert_true(cfg.gate.require_lift);
+	assert_false(cfg.gate.fail_inconclusive);
 	assert_string_equal(cfg.report_junit, ".skillci/report/junit.xml");
 	assert_string_equal(cfg.report_json, ".skillci/report/results.json");
 	assert_null(cfg.judge_model);
@@ -131,6 +132,7 @@ static const char full_yml[] =
 	"  judge_drop: 0.15\n"
 	"  error_share: 0.25\n"
 	"  require_lift: false\n"
+	"  fail_inconclusive: true\n"
 	"skills:\n"
 	"  - skill: skills/cuda-kernels\n"
 	"    fixtures: [softmax, gemm]\n"
@@ -179,10 +181,11 @@ static void test_every_key(void **state)
 	assert_true(cfg.gate.judge_drop == 0.15);
 	assert_true(cfg.gate.error_share == 0.25);
 	assert_false(cfg.gate.require_lift);
+	assert_true(cfg.gate.fail_inconclusive);
 	assert_int_equal(cfg.nskills, 2);
 	s = sc_config_find_skill(&cfg, "skills/cuda-kernels");
 	assert_non_null(s);
-	assert_int_equal(s->line, 31);
+	assert_int_equal(s->line, 32);
 	assert_int_equal(s->fixtures.n, 2);
 	assert_string_equal(s->fixtures.items[1], "gemm");
 	s = sc_config_find_skill(&cfg, "skills/commit-messages");

@@ -68,6 +68,34 @@ static void add_units(struct sc_results *r, int n, int errors)
 	}
 }
 
+/*
+ * Appends the units of ntests tests of skill at variant (model "m"), runs
+ * runs each: test t passes in passes[t] of them (every run when passes
+ * is NULL and all is true, none when all is false).
+ */
+static void add_runs(struct sc_results *r, const char *skill, const char *variant, int ntests,
+		     int runs, const int *passes, bool all)
+{
+	size_t n = r->nunits + (size_t)(ntests * runs);
+
+	r->units = sc_xrealloc(r->units, n * sizeof(*r->units));
+	for (int t = 0; t < ntests; t++)
+		for (int k = 0; k < runs; k++) {
+			struct sc_results_unit *u = &r->units[r->nunits++];
+			char id[32];
+			bool pass = passes ? k < passes[t] : all;
+			sc_results_unit_init(u);
+			snprintf(id, sizeof(id), "t%d", t);
+			u->skill = sc_xstrdup(skill);
+			u->variant = sc_xstrdup(variant);
+			u->model = sc_xstrdup("m");
+			u->test_id = sc_xstrdup(id);
+			u->run_index = k;
+			u->kind = sc_xstrdup("text");
+			u->verdict = sc_xstrdup(pass ? "pass" : "fail");
+		}
+}
+
 static bool has_rule(const struct sc_results *r, const char *skill, const char *rule)
 {
 	for (size_t i = 0; i < r->gate.nfailures; i++)
@@ -98,54 +126,130 @@ static void test_improvement_passes(void **state)
 	add_agg(&r, "s", "base", 5, 10);
 	add_agg(&r, "s", "head", 10, 10);
 	add_cmp(&r, "s", 0.06);
+	{
+		static const int half[10] = { 1, 1, 1, 1, 1, 0, 0, 0, 0, 0 };
+		add_runs(&r, "s", "base", 10, 1, half, false);
+		add_runs(&r, "s", "head", 10, 1, NULL, true);
+	}
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
 	assert_true(r.gate.passed);
 	assert_int_equal(r.gate.nfailures, 0);
 	assert_true(r.skills[0].gate_passed);
+	/* a drop beyond the margin is ruled out: passed, with the interval */
+	assert_string_equal(sc_results_find_check(&r, "s", "m", "pass_rate")->status, "passed");
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+			       "ruled out"));
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+			       "smallest detectable drop"));
 	sc_results_release(&r);
 }
 
-/* A 50-point drop fails by points; raising the threshold above it passes. */
-static void test_pass_rate_drop_by_points(void **state)
+/*
+ * Half of 20 tests broken at head (3 runs each): a drop beyond the margin
+ * is shown and fails; with a 60-point margin the same data can neither
+ * show nor rule out a drop beyond it: inconclusive, skipped by default,
+ * failed with gate.fail_inconclusive.
+ */
+static void test_pass_rate_drop_beyond_margin(void **state)
 {
+	static const int half[20] = { 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 };
 	struct sc_results r;
 	struct sc_config_gate g = defaults();
+	const struct sc_results_check *c;
 	(void)state;
 
 	sc_results_init(&r);
 	add_skill(&r, "s", "modified", false);
-	add_agg(&r, "s", "base", 4, 4);
-	add_agg(&r, "s", "head", 2, 4);
+	add_agg(&r, "s", "base", 60, 60);
+	add_agg(&r, "s", "head", 30, 60);
 	add_cmp(&r, "s", 0.5);
+	add_runs(&r, "s", "base", 20, 3, NULL, true);
+	add_runs(&r, "s", "head", 20, 3, half, false);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "s", "pass_rate_drop"));
 	assert_false(r.skills[0].gate_passed);
 	assert_int_equal(r.skills[0].ngate_reasons, 1);
 	assert_non_null(strstr(r.skills[0].gate_reasons[0], "100% to 50%"));
+	assert_non_null(strstr(r.skills[0].gate_reasons[0], "difference -50.0 points"));
 	g.pass_rate_drop_points = 60;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
 	assert_true(r.skills[0].gate_passed);
 	assert_int_equal(r.skills[0].ngate_reasons, 0);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	assert_string_equal(c->status, "skipped");
+	assert_non_null(strstr(c->message, "inconclusive: a drop of up to"));
+	g.fail_inconclusive = true;
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "s", "pass_rate_inconclusive"));
+	g.pass_rate_drop_points = 80;  /* beyond any the data allow: ruled out */
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_string_equal(sc_results_find_check(&r, "s", "m", "pass_rate")->status, "passed");
 	sc_results_release(&r);
 }
 
-/* A drop within the points but significant (p < alpha) still fails. */
-static void test_significant_drop(void **state)
+/*
+ * A raw drop of 20 points that noise explains (10 tests, one run, two
+ * tests flipped) fails neither by points nor by a significant McNemar
+ * p-value: the check is inconclusive and says which drop it cannot rule
+ * out.
+ */
+static void test_noise_does_not_fail(void **state)
 {
+	static const int base[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 };
+	static const int head[10] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
+	struct sc_results r;
+	struct sc_config_gate g = defaults();
+	const struct sc_results_check *c;
+	(void)state;
+
+	sc_results_init(&r);
+	add_skill(&r, "s", "modified", false);
+	add_agg(&r, "s", "base", 8, 10);
+	add_agg(&r, "s", "head", 6, 10);
+	add_cmp(&r, "s", 0.001);  /* whatever the unit-level comparison says */
+	add_runs(&r, "s", "base", 10, 1, base, false);
+	add_runs(&r, "s", "head", 10, 1, head, false);
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_int_equal(r.gate.nfailures, 0);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	assert_string_equal(c->status, "skipped");
+	assert_non_null(strstr(c->message, "inconclusive: a drop of up to"));
+	assert_non_null(strstr(c->message, "cannot be ruled out"));
+	sc_results_release(&r);
+}
+
+/*
+ * Holm over the PR's pass_rate checks: 4 of 20 tests broken (2 runs
+ * each; stratified se = sqrt(4 x .25 + 16 x 5/36) / 20 = .0898, statistic
+ * -.15 / .0898 = -1.67, one-sided p = .047) fails a lone check, but not
+ * when a second, unchanged skill (p = .73) shares the family: 2 x .047 is
+ * over alpha.
+ */
+static void test_holm_over_checks(void **state)
+{
+	static const int four_broken[20] = { 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 	struct sc_results r;
 	struct sc_config_gate g = defaults();
 	(void)state;
 
-	g.pass_rate_drop_points = 50;
 	sc_results_init(&r);
 	add_skill(&r, "s", "modified", false);
-	add_agg(&r, "s", "base", 95, 100);
-	add_agg(&r, "s", "head", 80, 100);
-	add_cmp(&r, "s", 0.001);
+	add_agg(&r, "s", "base", 40, 40);
+	add_agg(&r, "s", "head", 32, 40);
+	add_runs(&r, "s", "base", 20, 2, NULL, true);
+	add_runs(&r, "s", "head", 20, 2, four_broken, false);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	assert_true(has_rule(&r, "s", "pass_rate_significant_drop"));
-	g.alpha = 0.0001;
+	assert_true(has_rule(&r, "s", "pass_rate_drop"));
+	add_skill(&r, "t", "modified", false);
+	add_agg(&r, "t", "base", 40, 40);
+	add_agg(&r, "t", "head", 40, 40);
+	add_runs(&r, "t", "base", 20, 2, NULL, true);
+	add_runs(&r, "t", "head", 20, 2, NULL, true);
+	r.sorted = false;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_false(has_rule(&r, "s", "pass_rate_drop"));
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+			       "over 2 checks"));
 	sc_results_release(&r);
 }
 
@@ -391,7 +495,9 @@ static void test_error_share_exits_3(void **state)
 	add_skill(&r, "s", "modified", false);
 	add_agg(&r, "s", "base", 4, 4);
 	add_agg(&r, "s", "head", 0, 4);
-	add_units(&r, 10, 2);
+	add_units(&r, 2, 2);
+	add_runs(&r, "s", "base", 4, 1, NULL, true);
+	add_runs(&r, "s", "head", 4, 1, NULL, false);
 	assert_int_equal(sc_gate_apply(&r, &g), 3);
 	assert_true(has_rule(&r, "", "error_share"));
 	assert_true(has_rule(&r, "s", "pass_rate_drop"));
@@ -420,8 +526,10 @@ static void test_checks_recorded(void **state)
 	sc_results_init(&r);
 	add_skill(&r, "s", "modified", false);
 	add_agg(&r, "s", "base", 4, 4);
-	add_agg(&r, "s", "head", 2, 4);
+	add_agg(&r, "s", "head", 0, 4);
 	add_cmp(&r, "s", 0.5);
+	add_runs(&r, "s", "base", 4, 1, NULL, true);
+	add_runs(&r, "s", "head", 4, 1, NULL, false);
 	add_skill(&r, "new", "added", false);
 	add_agg(&r, "new", "baseline", 1, 4);
 	add_agg(&r, "new", "head", 3, 4);
@@ -591,8 +699,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_improvement_passes),
-		cmocka_unit_test(test_pass_rate_drop_by_points),
-		cmocka_unit_test(test_significant_drop),
+		cmocka_unit_test(test_pass_rate_drop_beyond_margin),
+		cmocka_unit_test(test_noise_does_not_fail),
+		cmocka_unit_test(test_holm_over_checks),
 		cmocka_unit_test(test_tokens_rise),
 		cmocka_unit_test(test_speedup_and_judge_drop),
 		cmocka_unit_test(test_new_skill_must_beat_no_skill),

@@ -129,6 +129,172 @@ static void test_upskill_lift_savings_benefit(void **state)
 	assert_false(sc_stats_is_beneficial(-0.1, 0.9));
 }
 
+static void test_t_distribution_closed_forms(void **state)
+{
+	(void)state;
+	/* df = 1 is Cauchy: F(t) = 1/2 + atan(t)/pi */
+	assert_close(sc_stats_t_cdf(1.0, 1), 0.75, 1e-12);
+	assert_close(sc_stats_t_cdf(-1.0, 1), 0.25, 1e-12);
+	assert_close(sc_stats_t_cdf(0.0, 7), 0.5, 1e-15);
+	/* df = 2: F(t) = 1/2 + t / (2 sqrt(2 + t^2)) */
+	assert_close(sc_stats_t_cdf(1.0, 2), 0.7886751345948129, 1e-12);
+	/* its quantile: t = a sqrt(2 / (1 - a^2)), a = 2p - 1 */
+	assert_close(sc_stats_t_quantile(0.95, 2), 2.9199855803537265, 1e-9);
+	assert_close(sc_stats_t_quantile(0.8, 2), 1.0606601717798212, 1e-9);
+	assert_close(sc_stats_t_quantile(0.75, 1), 1.0, 1e-9);
+	/* huge df is the normal: z(0.975) */
+	assert_close(sc_stats_t_quantile(0.975, 1e9), SC_STATS_Z95, 1e-9);
+	assert_true(isnan(sc_stats_t_cdf(1.0, 0)));
+	assert_true(isnan(sc_stats_t_quantile(1.0, 3)));
+	assert_true(isnan(sc_stats_t_quantile(0.0, 3)));
+}
+
+static void test_holm(void **state)
+{
+	/* sorted .01 .03 .04 .5: 4(.01) = .04, 3(.03) = .09, max(.09, 2(.04)) = .09, .5 */
+	const double p[] = { 0.01, 0.04, 0.03, 0.5, NAN };
+	double adj[5];
+	(void)state;
+
+	sc_stats_holm(p, 4, adj);
+	assert_close(adj[0], 0.04, 1e-15);
+	assert_close(adj[1], 0.09, 1e-15);
+	assert_close(adj[2], 0.09, 1e-15);
+	assert_close(adj[3], 0.5, 1e-15);
+	/* a NaN stays NaN and is not counted: the same family of four */
+	sc_stats_holm(p, 5, adj);
+	assert_close(adj[0], 0.04, 1e-15);
+	assert_true(isnan(adj[4]));
+	/* capped at 1, and in place */
+	{
+		double q[] = { 0.6, 0.7 };
+		sc_stats_holm(q, 2, q);
+		assert_close(q[0], 1.0, 0);
+		assert_close(q[1], 1.0, 0);
+	}
+}
+
+/*
+ * Three tests, one run: base passes all, head fails test 0 (test 3 has
+ * no base: not paired). d = -1, 0, 0, mean -1/3. Per test pooled rates
+ * q = (passes + 1) / (units + 2): 2/4, 3/4, 3/4, so v_t = q(1-q)(1 + 1) =
+ * .5, .375, .375, sum 1.25.
+ *
+ * Stratified: se = sqrt(1.25) / 3 = .372677996; statistic (mean + .05) /
+ * se = -.760263112; p_drop = Phi(-.760263112) = .223548663; lo, hi =
+ * mean -+ 1.644853627 se; detectable = .05 + (1.644853627 + .841621234) se.
+ *
+ * Cluster: s^2 = 1/3 is below the floor mean(v_t) = .416667, so se is the
+ * same, df = 2, and the df = 2 closed form F(t) = 1/2 + t / (2 sqrt(2 +
+ * t^2)) gives p_drop = .263248648.
+ */
+static void test_paired_margin_by_hand(void **state)
+{
+	const unsigned long bp[] = { 1, 1, 1, 0 }, bn[] = { 1, 1, 1, 0 };
+	const unsigned long hp[] = { 0, 1, 1, 1 }, hn[] = { 1, 1, 1, 1 };
+	struct sc_stats_paired st;
+	(void)state;
+
+	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_STRATIFIED));
+	assert_int_equal(st.tests, 3);
+	assert_close(st.mean, -1.0 / 3.0, 1e-15);
+	assert_close(st.se, 0.37267799624996495, 1e-14);
+	assert_true(isinf(st.df));
+	assert_close(st.p_drop, 0.22354866327931122, 1e-9);
+	assert_close(st.p_within, 1 - 0.22354866327931122, 1e-9);
+	assert_close(st.lo, -0.9463340871500954, 1e-8);
+	assert_close(st.hi, 0.2796674204834287, 1e-8);
+	assert_close(st.detectable, 0.9766544687461394, 1e-8);
+
+	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_CLUSTER));
+	assert_close(st.se, 0.37267799624996495, 1e-14);
+	assert_close(st.df, 2, 0);
+	assert_close(st.p_drop, 0.2632486484039751, 1e-9);
+	assert_close(st.lo, -1.0 / 3.0 - 2.9199855803537265 * 0.37267799624996495, 1e-8);
+
+	/* four tests, two runs; d = -1, 0, 0, 0: s^2 = .25 beats the floor
+	 * mean(v_t) = (.25 + 3 x .138889) / 4 = .166667, so se = sqrt(.25 / 4) */
+	{
+		const unsigned long b2[] = { 2, 2, 2, 2 }, h2[] = { 0, 2, 2, 2 };
+		const unsigned long n2[] = { 2, 2, 2, 2 };
+		assert_true(sc_stats_paired_margin(&st, b2, n2, h2, n2, 4, 0.05, 0.05,
+						   SC_STATS_CLUSTER));
+		assert_close(st.mean, -0.25, 1e-15);
+		assert_close(st.se, 0.25, 1e-15);
+		assert_close(st.df, 3, 0);
+		/* stratified: sqrt(.25 + 3 x 5/36) / 4 */
+		assert_true(sc_stats_paired_margin(&st, b2, n2, h2, n2, 4, 0.05, 0.05,
+						   SC_STATS_STRATIFIED));
+		assert_close(st.se, sqrt(0.25 + 3 * 5.0 / 36.0) / 4, 1e-15);
+	}
+	/* nothing paired: false, NANs */
+	assert_false(sc_stats_paired_margin(&st, bp, bn, hp, bn + 3, 1, 0.05, 0.05,
+					    SC_STATS_STRATIFIED));
+	assert_true(isnan(st.mean) && isnan(st.p_drop));
+}
+
+/*
+ * Against scipy (tests/install-deps.sh installs it): the t distribution,
+ * the normal (df = INFINITY), and the cluster analysis as a one-sample t test of the per-test
+ * differences against -margin (scipy.stats.ttest_1samp), on a case whose
+ * sample variance is above the floor. Skipped with the reason when
+ * python3 or scipy is missing.
+ */
+static void test_against_scipy(void **state)
+{
+	static const unsigned long bp[12] = { 4, 4, 3, 4, 2, 4, 1, 4, 3, 4, 4, 0 };
+	static const unsigned long hp[12] = { 4, 0, 3, 1, 2, 4, 0, 4, 4, 1, 4, 0 };
+	static const unsigned long n[12] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
+	static const double ts[] = { -3.5, -1.2, 0.3, 2.2, 5.0 };
+	static const double dfs[] = { 1, 2.5, 4, 11, 30, 200, INFINITY };
+	static const double ps[] = { 0.01, 0.2, 0.8, 0.95, 0.999 };
+	const char *script =
+		"python3 -c '\n"
+		"import sys\n"
+		"try:\n"
+		"    from scipy import stats\n"
+		"except ImportError:\n"
+		"    print(\"missing\"); sys.exit(0)\n"
+		"for df in (1, 2.5, 4, 11, 30, 200, float(\"inf\")):\n"
+		"    for t in (-3.5, -1.2, 0.3, 2.2, 5.0): print(repr(float(stats.t.cdf(t, df))))\n"
+		"    for p in (0.01, 0.2, 0.8, 0.95, 0.999): print(repr(float(stats.t.ppf(p, df))))\n"
+		"bp = (4, 4, 3, 4, 2, 4, 1, 4, 3, 4, 4, 0)\n"
+		"hp = (4, 0, 3, 1, 2, 4, 0, 4, 4, 1, 4, 0)\n"
+		"d = [(h - b) / 4 for b, h in zip(bp, hp)]\n"
+		"print(repr(float(stats.ttest_1samp(d, -0.05, alternative=\"less\").pvalue)))\n"
+		"print(repr(float(stats.ttest_1samp(d, -0.05, alternative=\"greater\").pvalue)))\n"
+		"' 2>/dev/null";
+	FILE *f = popen(script, "r");
+	char line[128];
+	struct sc_stats_paired st;
+	(void)state;
+
+	if (!f || !fgets(line, sizeof(line), f) || !strncmp(line, "missing", 7)) {
+		if (f)
+			pclose(f);
+		print_message("skipped: python3 with scipy not found (tests/install-deps.sh "
+			      "installs it)\n");
+		skip();
+	}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(dfs); i++) {
+		for (size_t j = 0; j < SC_ARRAY_SIZE(ts); j++) {
+			if (i || j)
+				assert_non_null(fgets(line, sizeof(line), f));
+			assert_rel(sc_stats_t_cdf(ts[j], dfs[i]), strtod(line, NULL), 1e-9);
+		}
+		for (size_t j = 0; j < SC_ARRAY_SIZE(ps); j++) {
+			assert_non_null(fgets(line, sizeof(line), f));
+			assert_rel(sc_stats_t_quantile(ps[j], dfs[i]), strtod(line, NULL), 1e-9);
+		}
+	}
+	assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, 12, 0.05, 0.05, SC_STATS_CLUSTER));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_rel(st.p_drop, strtod(line, NULL), 1e-9);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_rel(st.p_within, strtod(line, NULL), 1e-9);
+	pclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +306,10 @@ int main(void)
 		cmocka_unit_test(test_geomean_and_mean),
 		cmocka_unit_test(test_fast_p),
 		cmocka_unit_test(test_upskill_lift_savings_benefit),
+		cmocka_unit_test(test_t_distribution_closed_forms),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_paired_margin_by_hand),
+		cmocka_unit_test(test_against_scipy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
