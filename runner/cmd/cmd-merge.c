@@ -341,7 +341,7 @@ static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_re
 		a->error_share == b->error_share && a->require_lift == b->require_lift &&
 		a->deletions_allowed == b->deletions_allowed &&
 		a->max_baseline_pass_rate == b->max_baseline_pass_rate &&
-		a->compile_only == b->compile_only));
+		a->compile_only == b->compile_only && a->allow_untested == b->allow_untested));
 }
 
 int cmd_merge(int argc, char **argv)
@@ -441,6 +441,7 @@ int cmd_merge(int argc, char **argv)
 			cfg.gate.allow_deletions = g->deletions_allowed;
 			cfg.gate.max_baseline_pass_rate = g->max_baseline_pass_rate;
 			cfg.gate.compile_only = g->compile_only;
+			cfg.gate.allow_untested = g->allow_untested;
 		}
 	}
 	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);

@@ -80,6 +80,7 @@ struct sc_config_gate {
 	bool deletion_labelled;        /* set by the run: the event carries deletion_label */
 	double max_baseline_pass_rate; /* an added skill whose baseline passes more fails */
 	bool compile_only;             /* this runner runs no kernel: not unverified, reported */
+	bool allow_untested;           /* a changed skill without tests skips skill_untested */
 };
 
 struct sc_config {

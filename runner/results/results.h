@@ -44,6 +44,7 @@ struct sc_results_gate_policy {
 	bool deletions_allowed;          /* allow_deletions, or the event carried deletion_label */
 	double max_baseline_pass_rate;   /* 1 when absent */
 	bool compile_only;
+	bool allow_untested;             /* false when absent */
 };
 
 /* What a PR check took on trust and what the head tried (docs/security.md). */
