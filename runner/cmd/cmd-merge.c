@@ -387,7 +387,8 @@ static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_re
 		a->deletions_allowed == b->deletions_allowed &&
 		a->max_baseline_pass_rate == b->max_baseline_pass_rate &&
 		a->compile_only == b->compile_only &&
-		a->fail_inconclusive == b->fail_inconclusive));
+		a->fail_inconclusive == b->fail_inconclusive &&
+		a->allow_untested == b->allow_untested));
 }
 
 int cmd_merge(int argc, char **argv)
@@ -492,6 +493,7 @@ int cmd_merge(int argc, char **argv)
 			cfg.gate.max_baseline_pass_rate = g->max_baseline_pass_rate;
 			cfg.gate.compile_only = g->compile_only;
 			cfg.gate.fail_inconclusive = g->fail_inconclusive;
+			cfg.gate.allow_untested = g->allow_untested;
 		}
 	}
 	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);

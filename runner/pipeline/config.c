@@ -705,6 +705,11 @@ static void h_g_inconclusive(struct ctx *c, const struct sc_yaml_node *v, const 
 	get_bool(c, v, key, &c->cfg->gate.fail_inconclusive);
 }
 
+static void h_g_untested(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.allow_untested);
+}
+
 static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	static const struct key keys[] = {
@@ -715,6 +720,7 @@ static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 		{ "allow_deletions", h_g_deletions },    { "deletion_label", h_g_label },
 		{ "max_baseline_pass_rate", h_g_baseline }, { "compile_only", h_g_compile_only },
 		{ "fail_inconclusive", h_g_inconclusive },
+		{ "allow_untested", h_g_untested },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
@@ -1522,6 +1528,7 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "gate.max_baseline_pass_rate", "%g", g->max_baseline_pass_rate);
 	pair(keys, values, "gate.compile_only", "%s", g->compile_only ? "true" : "false");
 	pair(keys, values, "gate.fail_inconclusive", "%s", g->fail_inconclusive ? "true" : "false");
+	pair(keys, values, "gate.allow_untested", "%s", g->allow_untested ? "true" : "false");
 	pair(keys, values, "budget.max_units", "%d", cfg->max_units);
 	pair(keys, values, "budget.max_requests", "%d", cfg->max_requests);
 	pair(keys, values, "budget.max_input_tokens", "%lld", (long long)cfg->budget.max_input_tokens);

@@ -81,6 +81,7 @@ struct sc_config_gate {
 	double max_baseline_pass_rate; /* an added skill whose baseline passes more fails */
 	bool compile_only;             /* this runner runs no kernel: not unverified, reported */
 	bool fail_inconclusive;        /* an inconclusive pass-rate check fails (default: reported, exit 0) */
+	bool allow_untested;           /* a changed skill without tests skips skill_untested */
 };
 
 struct sc_config {

@@ -719,6 +719,26 @@ static void check_added_untested(struct gate *gt, struct sc_results_skill *s)
 	     "the new skill has no tests, so nothing shows it works (add tests: docs/tests-format.md)");
 }
 
+/*
+ * A modified or moved skill with no tests at base nor head: only its
+ * validity was checked, nothing shows it still works. It fails
+ * skill_untested unless the trusted config accepts untested skills
+ * (gate.allow_untested); then the check is skipped with the reason, and
+ * the reports still count the skill unverified.
+ */
+static void check_untested(struct gate *gt, struct sc_results_skill *s)
+{
+	if (gt->g->allow_untested)
+		skip(gt, s, NULL, "tests", "no tests found at base nor head; allowed: the trusted "
+		     "config sets gate.allow_untested");
+	else
+		fail(gt, s, NULL, "tests", "skill_untested", s->skill_md, 0,
+		     "the skill '%s' has no tests at base nor head, so only its validity was checked: "
+		     "add tests under the skill (docs/tests-format.md), or set gate.allow_untested: "
+		     "true in the trusted config to accept untested skills",
+		     s->name ? s->name : s->path);
+}
+
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 {
 	struct gate gt = { r, g, 0, NULL, 0 };
@@ -749,6 +769,8 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 		if (s->untested) {
 			if (sc_streq(s->status, "added"))
 				check_added_untested(&gt, s);
+			else
+				check_untested(&gt, s);
 			continue;
 		}
 		n = sc_results_aggregates_range(r, s->path, &first);

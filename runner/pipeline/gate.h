@@ -12,6 +12,10 @@
  *
  *   validity   skill_invalid               an error finding new at head (with
  *                                          fail_on_existing, any at head)
+ *   tests      skill_untested              a modified or moved skill with no tests
+ *                                          at base nor head, unless the trusted
+ *                                          config sets gate.allow_untested (then
+ *                                          skipped; still counted unverified)
  * and per model with head units (not for untested skills):
  *   pass_rate  pass_rate_drop              a drop beyond gate.pass_rate_drop_points
  *                                          shown at alpha: paired per test, runs as
@@ -48,8 +52,9 @@
  *
  * No evidence, no pass: a check whose units were all skipped or erred
  * fails (tokens, speedup and judge, which only refine a pass rate, are
- * skipped with the reason). Untested modified skills get only validity;
- * an untested added one fails discrimination.
+ * skipped with the reason). An untested modified or moved skill fails
+ * skill_untested (validity alone is no evidence); an untested added one
+ * fails discrimination.
  */
 #include <stdbool.h>
 

@@ -998,6 +998,7 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.trust.gate.max_baseline_pass_rate = cfg->gate.max_baseline_pass_rate;
 	res->run.trust.gate.compile_only = cfg->gate.compile_only;
 	res->run.trust.gate.fail_inconclusive = cfg->gate.fail_inconclusive;
+	res->run.trust.gate.allow_untested = cfg->gate.allow_untested;
 	sc_eval_aggregate(res, cfg->gate.alpha);
 	sc_budget_usage(res, &cfg->budget);
 	res->totals.requests = p->stats.requests;

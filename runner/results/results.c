@@ -95,6 +95,7 @@ static const struct {
 	{ "tests_not_discriminating", "discrimination" },
 	{ "baseline_no_result", "discrimination" },
 	{ "kernel_unverified", "kernel" },
+	{ "skill_untested", "tests" },
 };
 
 const char *sc_results_rule_check(const char *rule)
@@ -107,7 +108,7 @@ const char *sc_results_rule_check(const char *rule)
 
 int sc_results_check_rank(const char *check)
 {
-	static const char *const order[] = { "deleted", "validity", "pass_rate", "lift",
+	static const char *const order[] = { "deleted", "validity", "tests", "pass_rate", "lift",
 					     "discrimination", "kernel", "tokens", "speedup",
 					     "judge", "errors" };
 
@@ -447,7 +448,8 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_bool(rd, g, "deletions_allowed", &p->deletions_allowed)) < 0 ||
 			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
 			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0 ||
-			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0) {
+			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0 ||
+			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0) {
 				sc_buf_truncate(&rd->path, o2);
 				goto done;
 			}
@@ -1468,6 +1470,7 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
 			add_bool(go, "compile_only", g->compile_only);
 			add_bool(go, "fail_inconclusive", g->fail_inconclusive);
+			add_bool(go, "allow_untested", g->allow_untested);
 		} else {
 			cJSON_AddNullToObject(t, "gate");
 		}

@@ -45,6 +45,7 @@ struct sc_results_gate_policy {
 	double max_baseline_pass_rate;   /* 1 when absent */
 	bool compile_only;
 	bool fail_inconclusive;          /* false when absent */
+	bool allow_untested;             /* false when absent */
 };
 
 /* What a PR check took on trust and what the head tried (docs/security.md). */

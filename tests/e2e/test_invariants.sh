@@ -380,6 +380,53 @@ run_pr --retries 0
 expect_exit 1 "all units erred: not green (exit 1)"
 agree "all erred" skills/alpha pass_rate head_no_result
 
+# a modified skill with no tests at base nor head: validity alone is no evidence
+new_repo untested
+skill skills/zeta zeta ZETA
+BASE=$(commit "zeta, without tests")
+printf '\nMore.\n' >> "$W/skills/zeta/SKILL.md"
+pr "edit zeta"
+run_pr
+expect_exit 1 "untested, modified: not green (exit 1)"
+agree "untested, modified" skills/zeta tests skill_untested
+expect_out_contains "add tests under the skill" "untested, modified: the failure says to add tests"
+expect_out_contains "gate.allow_untested: true" "untested, modified: or which trusted key accepts it"
+checked "untested, modified" "1 changed skill: judged on the base's tests 0, added 0, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1"
+# moved, still without tests
+git -C "$W" reset -q --hard "$BASE"
+mkdir -p "$W/skills/pack"
+git -C "$W" mv skills/zeta skills/pack/zeta
+pr "move zeta under pack/"
+run_pr
+expect_exit 1 "untested, moved: not green (exit 1)"
+agree "untested, moved" skills/pack/zeta tests skill_untested
+# the head cannot accept its own untested skill
+git -C "$W" reset -q --hard "$BASE"
+printf '\nMore.\n' >> "$W/skills/zeta/SKILL.md"
+sed -i 's/error_share: 0.5}/error_share: 0.5, allow_untested: true}/' "$W/skillci.yml"
+pr "edit zeta and accept untested skills in the head's config"
+run_pr
+expect_exit 1 "untested, allowed only by the head's config: still fails"
+agree "untested, head config" skills/zeta tests skill_untested
+check "untested, head config: the head's key is reported, not applied" results "
+c = [x for x in r['run']['trust']['head_config_changes'] if x['key'] == 'gate.allow_untested']
+assert c and c[0]['head'] == 'true' and c[0]['base'] == 'false', r['run']['trust']['head_config_changes']
+assert r['run']['trust']['gate']['allow_untested'] is False, r['run']['trust']['gate']"
+
+# the trusted config accepts untested skills: skipped, still counted unverified
+new_repo untestedok "$(printf '%s\n' "$CONFIG" | sed 's/error_share: 0.5}/error_share: 0.5, allow_untested: true}/')"
+skill skills/zeta zeta ZETA
+BASE=$(commit "zeta, without tests")
+printf '\nMore.\n' >> "$W/skills/zeta/SKILL.md"
+pr "edit zeta"
+run_pr
+passes "untested, accepted by the trusted config"
+checked "untested, accepted" "1 changed skill: judged on the base's tests 0, added 0, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1"
+check "untested, accepted: the JUnit says which key allowed it" grep -q \
+	"allowed: the trusted config sets gate.allow_untested" "$W/.skillci/report/junit.xml"
+check "untested, accepted: the results record the policy for merge" results "
+assert r['run']['trust']['gate']['allow_untested'] is True, r['run']['trust']['gate']"
+
 # ---- 6. an added skill must show its tests can tell ---------------------------
 new_repo notdisc
 skill skills/delta delta DELTA

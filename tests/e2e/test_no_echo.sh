@@ -247,4 +247,47 @@ assert 'from-outside' not in json.dumps(r['run']), r['run'].get('models')
 assert 'base revision' in r['run']['trust']['config'], r['run']['trust']['config']"
 expect_out_lacks "(--config, a file of the runner)" "--config through a link is not called a file of the runner"
 
+# ---- --fixtures never follows a link the pull request commits ------------------
+# the base commits a fixtures folder; the head replaces it with a link to a
+# folder outside the repository whose fixtures.lock carries a marker: the
+# kernels are judged against the base revision's folder, never the target
+cp -R "$SKILLCI_ROOT/fixtures" "$T/outside-fx"
+echo "# OUTSIDE-FIXTURES-MARKER" >> "$T/outside-fx/fixtures.lock"
+W3="$T/w3"
+mkdir -p "$W3/skills/kern"
+printf 'version: 1\nruns: 1\n' > "$W3/skillci.yml"
+cp -R "$SKILLCI_ROOT/fixtures" "$W3/fx"
+printf -- '---\nname: kern\ndescription: Writes kernels.\n---\n# kern\n\nWrite kernels.\n' \
+	> "$W3/skills/kern/SKILL.md"
+echo '{"tests": [{"input": "Write the softmax kernel.", "fixture": "softmax"}]}' \
+	> "$W3/skills/kern/skill_meta.json"
+git -C "$W3" init -q -b main
+B3=$(git -C "$W3" add -A && git -C "$W3" -c user.email=ci@example.com -c user.name=ci commit -q -m base &&
+	git -C "$W3" rev-parse HEAD)
+git -C "$W3" rm -q -r fx
+ln -s "$T/outside-fx" "$W3/fx"
+printf '\nUse shared memory.\n' >> "$W3/skills/kern/SKILL.md"
+H3=$(git -C "$W3" add -A && git -C "$W3" -c user.email=ci@example.com -c user.name=ci commit -q -m link &&
+	git -C "$W3" rev-parse HEAD)
+check "--fixtures: the head commits the folder as a link out of the repository" \
+	test "$(git -C "$W3" ls-tree "$H3" fx | cut -c1-6)" = 120000
+run sh -c 'cd "$1" && shift && exec "$@"' - "$W3" "$SKILLCI" run --repo . --jobs 1 -m oracle.self --fixtures fx \
+	--base "$B3" --head "$H3" --report-dir .skillci/report
+check "--fixtures through a committed link: the run judged its kernels (exit 0 or 1)" \
+	test "$RC" -le 1
+check "--fixtures through a committed link: the base revision's fixtures are used, not the link's target" \
+	python3 - "$W3/.skillci/report/results.json" "$SKILLCI_ROOT/fixtures/fixtures.lock" \
+	"$T/outside-fx/fixtures.lock" <<'EOF'
+import hashlib, json, sys
+r = json.load(open(sys.argv[1]))
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+lock = r["run"]["fixtures_lock"]
+assert lock == sha(sys.argv[2]), (lock, "want the base's", sha(sys.argv[2]))
+assert lock != sha(sys.argv[3]), "the link's target was read"
+assert "outside-fx" not in json.dumps(r), "the link's target is named"
+notes = r["run"]["trust"]["notes"]
+assert any("changes the fixtures folder 'fx'" in n for n in notes), notes
+EOF
+expect_out_lacks "OUTSIDE-FIXTURES-MARKER" "--fixtures through a link: nothing of the target is printed"
+
 done_testing

@@ -375,9 +375,30 @@ static void test_deleted_and_untested(void **state)
 	sc_results_init(&r);
 	add_skill(&r, "none", "added", true);
 	add_skill(&r, "old", "modified", true);
+	add_skill(&r, "moved", "renamed", true);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "none", "tests_not_discriminating"));
+	/* validity alone is no evidence: a modified or moved skill without tests fails */
+	assert_true(has_rule(&r, "old", "skill_untested"));
+	assert_true(has_rule(&r, "moved", "skill_untested"));
+	assert_int_equal(r.gate.nfailures, 3);
+	for (size_t i = 0; i < r.gate.nfailures; i++)
+		if (!strcmp(r.gate.failures[i].rule, "skill_untested")) {
+			assert_string_equal(r.gate.failures[i].check, "tests");
+			assert_non_null(strstr(r.gate.failures[i].message, "add tests"));
+			assert_non_null(strstr(r.gate.failures[i].message, "gate.allow_untested"));
+		}
+	/* the trusted config accepts them: skipped with the reason, the added one still fails */
+	g.allow_untested = true;
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_int_equal(r.gate.nfailures, 1);
+	assert_true(has_rule(&r, "none", "tests_not_discriminating"));
+	{
+		const struct sc_results_check *c = sc_results_find_check(&r, "old", "", "tests");
+		assert_non_null(c);
+		assert_string_equal(c->status, "skipped");
+		assert_non_null(strstr(c->message, "gate.allow_untested"));
+	}
 	sc_results_release(&r);
 }
 
@@ -588,6 +609,7 @@ static void test_validity_from_findings(void **state)
 	const struct sc_results_check *c;
 	(void)state;
 
+	g.allow_untested = true;  /* validity only: skill_untested is test_deleted_and_untested's */
 	sc_results_init(&r);
 	add_skill(&r, "old", "modified", true);
 	add_finding(&r.skills[0], "existing", "error", "description-too-long", 3);
