@@ -76,7 +76,10 @@ match() {
 
 # Scratch: one folder per suite under a fresh folder of the run, removed
 # at the end (the logs stay in $logs).
+# (Searchable by all: a suite may run a server as another user, as
+# tests/pg.sh does under root.)
 run_root=$(mktemp -d "${TMPDIR:-/tmp}/skillci-check.XXXXXX") || exit 1
+chmod 755 "$run_root"
 cleanup() { [ -n "${PG_DIR:-}" ] && pg_stop; rm -rf "$run_root"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -95,9 +98,15 @@ for t in "$here"/e2e/test_*.sh; do
 	match "$name" && echo "e2e $name $t" >> "$list"
 done
 [ -f "$logs/times.tsv" ] || : > "$logs/times.tsv"
+# Without a time (a new suite, a fresh build folder): end-to-end suites
+# before unit suites, each the larger file first.
+while read -r kind name path; do
+	printf '%s %s %s %s\n' "$kind" "$name" "$path" "$(wc -c < "$path")"
+done < "$list" > "$list.sized"
 order=$(awk 'FILENAME == ARGV[1] { t[$2] = $1; next }
-	{ k = $1 "-" $2; printf "%s\t%s\n", (k in t) ? t[k] : 1e9, $0 }' \
-	"$logs/times.tsv" "$list" | sort -t "$(printf '\t')" -k1,1 -g -r -s | cut -f 2-)
+	{ k = $1 "-" $2; w = (k in t) ? t[k] : ($1 == "e2e" ? 2e9 : 1e9) + $4
+	  printf "%s\t%s %s %s\n", w, $1, $2, $3 }' \
+	"$logs/times.tsv" "$list.sized" | sort -t "$(printf '\t')" -k1,1 -g -r -s | cut -f 2-)
 
 # A PostgreSQL server for the store suites (tests/pg.sh), started once,
 # shared by the suites (each makes its own databases) and stopped at the
@@ -122,6 +131,18 @@ if [ -n "$wants_pg" ] && [ -z "${SKILLCI_TEST_PG_HOST:-}" ]; then
 	export SKILLCI_TEST_PG_SKIP
 fi
 
+# python3 as the suites find it on PATH: the interpreter itself, named by
+# its real path, so that a version manager's shim (pyenv's is a shell
+# script) does not add its own start-up to each of the suites' many
+# Python helpers.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+	mkdir -p "$run_root/bin"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$py" > "$run_root/bin/python3"
+	chmod 755 "$run_root/bin" "$run_root/bin/python3"
+	PATH="$run_root/bin:$PATH"
+	export PATH
+fi
+
 # Line-buffered output (coreutils stdbuf) lets a unit suite's cases be
 # timed one by one; not under a sanitizer, whose runtime must be the first
 # library loaded.
@@ -133,7 +154,7 @@ stdbuf=""
 start_suite() {
 	id="$1-$2"
 	dir="$run_root/$id"
-	mkdir -p "$dir/tmp"
+	mkdir -p "$dir/tmp" && chmod 755 "$dir" "$dir/tmp"
 	(
 		export TMPDIR="$dir/tmp"
 		# The runner key that signs cached answers and stored units
