@@ -37,16 +37,19 @@ EOF
 	stand_in_worker "$T/sleepy-worker" 0.4 "$T/checks.log" || exit 1
 	cat > "$T/overlap.py" <<'EOF'
 # overlap.py CHECKS FAKE_LOG JOBS: prints the most checks at once and how
-# many requests reached the fake while a check ran
+# many requests were at the fake while a check ran (from its arrival to
+# its answer, latency_ms later; however slow the worker is to start, a
+# client that waits for each check before the next request has none)
 import json, sys
 checks = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
-reqs = [json.loads(l)["time"] for l in open(sys.argv[2]) if l.strip()]
+reqs = [(r["time"], r["time"] + r["latency_ms"] / 1000.0)
+        for r in (json.loads(l) for l in open(sys.argv[2]) if l.strip())]
 events = sorted([(s, 1) for s, e in checks] + [(e, -1) for s, e in checks])
 now = most = 0
 for _, d in events:
     now += d
     most = max(most, now)
-during = sum(1 for t in reqs if any(s < t < e for s, e in checks))
+during = sum(1 for t, done in reqs if any(t < e and done > s for s, e in checks))
 print(len(checks), most, during)
 EOF
 	printf '%s\n' '{"default": {"text": "```cuda\n__global__ void softmax() {}\n```", "latency_ms": 300}}' \
