@@ -2,7 +2,8 @@
 # are $(BUILD)/skillci and, when CUDA is found, $(BUILD)/skillci-kernel.
 #
 #   make            build
-#   make check      build and run every test suite; last line "N passed, N failed"
+#   make check      build and run every test suite, in parallel (one per core,
+#                   or make -jN check); last line "N passed, N failed"
 #   make asan       the same suite under AddressSanitizer + UBSan (build-asan/)
 #   make tsan       the threaded suites under ThreadSanitizer (build-tsan/)
 #   make demo       install missing packages, build, run the main job
@@ -97,10 +98,14 @@ programs: $(PROGRAMS)
 unit: $(UNIT_BINS)
 
 # Every suite: cmocka binaries (TAP output) and end-to-end shell cases; the
-# runner prints one closing line "N passed, N failed[, N skipped]".
+# runner prints one closing line "N passed, N failed[, N skipped]". Suites
+# run in parallel: make -jN check runs N at a time, plain make check one
+# per core; JOBS=N says it outright (JOBS=1: one after the other).
 check: programs $(UNIT_BINS)
-	@BUILD=$(BUILD) SKILLCI=$(abspath $(SKILLCI)) HAVE_CUDA=$(HAVE_CUDA) \
-	  CUDA_HOME=$(CUDA_HOME) sh tests/run-tests.sh $(UNIT_BINS)
+	@jobs="$(JOBS)"; [ -n "$$jobs" ] || \
+	  jobs=$$(echo " $$MAKEFLAGS " | sed -n 's/.* -j\([0-9][0-9]*\) .*/\1/p'); \
+	  BUILD=$(BUILD) SKILLCI=$(abspath $(SKILLCI)) HAVE_CUDA=$(HAVE_CUDA) SAN="$(SAN)" \
+	  CUDA_HOME=$(CUDA_HOME) JOBS="$$jobs" sh tests/run-tests.sh $(UNIT_BINS)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \

@@ -5,6 +5,11 @@
 #                              tests/fuzz/corpus/NAME/; fails on any finding
 #   make check-fuzz FUZZ_TARGETS="skill spec" FUZZ_SECONDS=600
 #
+# Each target first replays its whole seed corpus (the inputs that once
+# found bugs), then fuzzes until FUZZ_SECONDS have passed since it started:
+# check-fuzz takes FUZZ_SECONDS per target (8 targets: 8 minutes at the
+# default, 160 s at the 20 s .ci/run gives it) plus the fuzz build.
+#
 # The library is compiled again with -fsanitize=fuzzer-no-link in its own
 # build folder, so the normal build and the fuzz build never share objects.
 # New inputs go to build-fuzz/corpus/NAME/ (the seeds are only read) and

@@ -42,73 +42,86 @@ allowed() {  # allowed PART TARGET: exit 0 when PART may include TARGET
 	esac
 }
 
-# wrapper HEADER: the one file allowed to include a third-party header.
+# wrapper HEADER: sets $w to the one file allowed to include a third-party
+# header ("" for any other header).
 wrapper() {
 	case "$1" in
-	git2.h|git2/*) echo runner/git/git.c ;;
-	curl/*) echo runner/net/http.c ;;
-	yaml.h) echo runner/format/yaml.c ;;
-	cmark-gfm*) echo runner/format/markdown.c ;;
-	libxml/*) echo reporters/report_junit.c ;;
-	sqlite3.h) echo runner/results/store_sqlite.c ;;
-	libpq-fe.h|libpq/*) echo runner/results/store_pg.c ;;
-	nvrtc.h) echo runner/kernel/nvrtc.c ;;
-	cuda.h|cuda_runtime*.h) echo runner/kernel/device_cuda.c ;;
-	*) echo "" ;;
+	git2.h|git2/*) w=runner/git/git.c ;;
+	curl/*) w=runner/net/http.c ;;
+	yaml.h) w=runner/format/yaml.c ;;
+	cmark-gfm*) w=runner/format/markdown.c ;;
+	libxml/*) w=reporters/report_junit.c ;;
+	sqlite3.h) w=runner/results/store_sqlite.c ;;
+	libpq-fe.h|libpq/*) w=runner/results/store_pg.c ;;
+	nvrtc.h) w=runner/kernel/nvrtc.c ;;
+	cuda.h|cuda_runtime*.h) w=runner/kernel/device_cuda.c ;;
+	*) w="" ;;
 	esac
 }
 
-part_of() {  # part_of PATH
+# The helpers set a variable rather than print, so that the loop below
+# forks no process per include line.
+part_of() {  # part_of PATH: sets $part_is
 	case "$1" in
-	runner/*/*) p=${1#runner/}; echo "${p%%/*}" ;;
-	reporters/*) echo reporters ;;
-	fixtures/*) echo fixtures ;;
-	*) echo "" ;;
+	runner/*/*) part_is=${1#runner/}; part_is=${part_is%%/*} ;;
+	reporters/*) part_is=reporters ;;
+	fixtures/*) part_is=fixtures ;;
+	*) part_is="" ;;
 	esac
 }
 
-# target_of FILE HEADER: the part a quoted include resolves to, as the
-# compiler would find it (the file's own folder first, then core, then
-# "part/…" under runner/ or the root).
+# target_of FILE HEADER: sets $target to the part a quoted include
+# resolves to, as the compiler would find it (the file's own folder first,
+# then core, then "part/…" under runner/ or the root).
 target_of() {
-	dir=$(dirname "$1")
+	dir=${1%/*}
 	if [ -f "$dir/$2" ]; then
-		p=$(cd "$dir" && cd "$(dirname "$2")" && pwd -P)
-		r=$(pwd -P)
-		part_of "${p#"$r"/}/x"
-	elif [ -f "runner/core/$2" ]; then echo core
-	elif [ "$(part_of "$1")" = fixtures ] && [ -f "runner/kernel/$2" ]; then echo kernel
-	elif [ -f "runner/$2" ]; then part_of "runner/$2"
-	elif [ -f "$2" ]; then part_of "$2"
-	else echo "?"
+		case "$2" in
+		*/*)
+			p=$(cd "$dir" && cd "$(dirname "$2")" && pwd -P)
+			part_of "${p#"$real_root"/}/x" ;;
+		*) part_of "$1" ;;
+		esac
+		target=$part_is
+	elif [ -f "runner/core/$2" ]; then target=core
+	elif part_of "$1" && [ "$part_is" = fixtures ] && [ -f "runner/kernel/$2" ]; then target=kernel
+	elif [ -f "runner/$2" ]; then part_of "runner/$2"; target=$part_is
+	elif [ -f "$2" ]; then part_of "$2"; target=$part_is
+	else target="?"
 	fi
 }
 
 bad=0
+real_root=$(pwd -P)
 files=$(find runner reporters fixtures -name '*.[ch]' 2>/dev/null | sort)
-for f in $files; do
-	part=$(part_of "$f")
+# One grep for every file: "FILE:LINE:TEXT" per include, files in order.
+# "#  include" with spaces and the digraph "%:" are includes too.
+# shellcheck disable=SC2086
+{ [ -n "$files" ] && grep -HnE '^[[:space:]]*(#|%:)[[:space:]]*include(_next)?[[:space:]]*[<"]' $files; } |
+while IFS= read -r hit; do
+	f=${hit%%:*}
+	line=${hit#*:}
+	part_of "$f"
+	part=$part_is
 	[ -n "$part" ] || continue
-	# "#  include" with spaces and the digraph "%:" are includes too.
-	grep -nE '^[[:space:]]*(#|%:)[[:space:]]*include(_next)?[[:space:]]*[<"]' "$f" |
-	while IFS= read -r line; do
-		n=${line%%:*}
-		h=$(printf '%s' "$line" | sed -E 's/^[^"<]*[<"]([^">]*)[">].*/\1/')
-		case "$line" in
-		*'<'*)
-			w=$(wrapper "$h")
-			if [ -n "$w" ] && [ "$w" != "$f" ]; then
-				echo "$f:$n: only $w may include <$h>"
-			fi
-			continue ;;
-		esac
-		t=$(target_of "$f" "$h")
-		if [ "$t" = "?" ]; then
-			echo "$f:$n: cannot resolve \"$h\" (name our headers by part: \"skills/skill.h\")"
-		elif ! allowed "$part" "$t"; then
-			echo "$f:$n: $part may not include $t (\"$h\")"
+	n=${line%%:*}
+	# the header's name: from the first " or < to the next " or >
+	h=${line#*[\"<]}
+	case "$h" in *[\"\>]*) h=${h%%[\">]*} ;; *) h=$line ;; esac
+	case "$line" in
+	*'<'*)
+		wrapper "$h"
+		if [ -n "$w" ] && [ "$w" != "$f" ]; then
+			echo "$f:$n: only $w may include <$h>"
 		fi
-	done
+		continue ;;
+	esac
+	target_of "$f" "$h"
+	if [ "$target" = "?" ]; then
+		echo "$f:$n: cannot resolve \"$h\" (name our headers by part: \"skills/skill.h\")"
+	elif ! allowed "$part" "$target"; then
+		echo "$f:$n: $part may not include $target (\"$h\")"
+	fi
 done > "${TMPDIR:-/tmp}/layers.$$"
 if [ -s "${TMPDIR:-/tmp}/layers.$$" ]; then
 	cat "${TMPDIR:-/tmp}/layers.$$"

@@ -49,8 +49,23 @@ run() {
 
 junit_gate() {  # junit_gate CMD...: the JUnit of a finished command against its gate ($RC)
 	case " $* " in *" $SKILLCI "*) ;; *) return 0 ;; esac
+	# junit_gate.py looks only at skillci run, merge and report (the word
+	# after the first argument that is the program): no need to start
+	# Python for any other command.
+	_jg_at=""
+	for _jg_a in "$@"; do
+		if [ -n "$_jg_at" ]; then
+			_jg_at=$_jg_a
+			break
+		fi
+		case "$_jg_a" in
+		"$SKILLCI") _jg_at=1 ;;
+		skillci|*/skillci) [ -f "$_jg_a" ] && _jg_at=1 ;;
+		esac
+	done
+	case "$_jg_at" in run|merge|report) ;; *) return 0 ;; esac
 	[ -f "$T/.run_start" ] || : > "$T/.run_start"
-	if _jg=$(python3 "$SKILLCI_ROOT/tests/e2e/junit_gate.py" "$RC" "$T/.run_start" "$@" 2>&1); then
+	if _jg=$(python3 -S "$SKILLCI_ROOT/tests/e2e/junit_gate.py" "$RC" "$T/.run_start" "$@" 2>&1); then
 		[ "$_jg" = checked ] && _jchecked=$((_jchecked + 1))
 	else
 		_tap not-ok "the JUnit's failures agree with the gate" "$_jg"

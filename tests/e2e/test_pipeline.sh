@@ -37,16 +37,19 @@ EOF
 	stand_in_worker "$T/sleepy-worker" 0.4 "$T/checks.log" || exit 1
 	cat > "$T/overlap.py" <<'EOF'
 # overlap.py CHECKS FAKE_LOG JOBS: prints the most checks at once and how
-# many requests reached the fake while a check ran
+# many requests were at the fake while a check ran (from its arrival to
+# its answer, latency_ms later; however slow the worker is to start, a
+# client that waits for each check before the next request has none)
 import json, sys
 checks = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
-reqs = [json.loads(l)["time"] for l in open(sys.argv[2]) if l.strip()]
+reqs = [(r["time"], r["time"] + r["latency_ms"] / 1000.0)
+        for r in (json.loads(l) for l in open(sys.argv[2]) if l.strip())]
 events = sorted([(s, 1) for s, e in checks] + [(e, -1) for s, e in checks])
 now = most = 0
 for _, d in events:
     now += d
     most = max(most, now)
-during = sum(1 for t in reqs if any(s < t < e for s, e in checks))
+during = sum(1 for t, done in reqs if any(t < e and done > s for s, e in checks))
 print(len(checks), most, during)
 EOF
 	printf '%s\n' '{"default": {"text": "```cuda\n__global__ void softmax() {}\n```", "latency_ms": 300}}' \
@@ -105,7 +108,7 @@ BASE=$(git -C "$R" rev-parse HEAD)
 for s in s1 s2 s3 s4; do echo "Be brief." >> "$R/skills/$s/SKILL.md"; done
 git -C "$R" commit -q -a -m head
 HEAD=$(git -C "$R" rev-parse HEAD)
-echo '{"default": {"text": "ok", "latency_ms": 60}}' > "$T/ok.json"
+echo '{"default": {"text": "ok", "await_in_flight": 4, "latency_ms": 60}}' > "$T/ok.json"
 fake_start "$T/ok.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
 RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.student --no-cache"

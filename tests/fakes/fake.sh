@@ -24,10 +24,10 @@ fake_start() {  # fake_start [SCRIPT]
 	_flog="--log $FAKE_LOG"
 	[ "${FAKE_NOLOG:-}" = 1 ] && _flog=""
 	if [ -n "${1:-}" ]; then
-		python3 "$_fake_root/fake_models.py" --script "$1" --port-file "$_fdir/port" \
+		python3 -S "$_fake_root/fake_models.py" --script "$1" --port-file "$_fdir/port" \
 			$_flog > /dev/null 2> "$_fdir/stderr" &
 	else
-		python3 "$_fake_root/fake_models.py" --port-file "$_fdir/port" \
+		python3 -S "$_fake_root/fake_models.py" --port-file "$_fdir/port" \
 			$_flog > /dev/null 2> "$_fdir/stderr" &
 	fi
 	FAKE_PID=$!
@@ -69,13 +69,13 @@ fake_stats() { _fake_http GET /_fake/stats; }
 fake_reset() { _fake_http POST /_fake/reset > /dev/null; }
 fake_script() { _fake_http POST /_fake/script "$1" > /dev/null; }
 fake_req() {  # fake_req INDEX FIELD...: fields of a logged request of $FAKE_LOG
-	python3 "$_fake_root/fake_log.py" "$FAKE_LOG" "$@"
+	python3 -S "$_fake_root/fake_log.py" "$FAKE_LOG" "$@"
 }
 fake_mask() {  # fake_mask KEY: the log's stand-in for KEY
-	python3 "$_fake_root/fake_log.py" --mask "$1"
+	python3 -S "$_fake_root/fake_log.py" --mask "$1"
 }
 fake_stat() {  # fake_stat NAME: one number from /_fake/stats
-	fake_stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
+	fake_stats | python3 -S -c "import json,sys; print(json.load(sys.stdin)['$1'])"
 }
 
 # stand_in_worker PATH SECONDS [LOG]: writes at PATH an executable that
@@ -83,8 +83,12 @@ fake_stat() {  # fake_stat NAME: one number from /_fake/stats
 # each kernel in SECONDS (start and end appended to LOG when given). The
 # interpreter is named by its real path: a version manager's python3 shim
 # would add its own start-up to every check.
+#
+# The fakes and their helpers use the standard library alone and run with
+# -S (no site-packages scan at start-up, the larger part of Python's own
+# start-up time on a loaded machine).
 stand_in_worker() {
-	printf '#!/bin/sh\nexec "%s" "%s" "%s" "%s"\n' \
+	printf '#!/bin/sh\nexec "%s" -S "%s" "%s" "%s"\n' \
 		"$(python3 -c 'import sys; print(sys.executable)')" \
 		"$_fake_root/stand_in_worker.py" "$2" "${3:-}" > "$1" &&
 		chmod +x "$1"

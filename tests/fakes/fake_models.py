@@ -45,6 +45,13 @@ Script (JSON; every field optional):
       "retry_after": "2",            # Retry-After header, seconds or an HTTP date;
       "retry_after_in": 2,           #   or an HTTP date this many seconds ahead
       "latency_ms": 0,               # wait before answering
+      "await_in_flight": 0,          # before that, hold the request until this many
+                                     # are in flight at once, or for at most
+                                     # await_ms (1000; a client may send one request
+                                     # alone first); once that many were in flight
+                                     # together no request waits. A test that the
+                                     # client fills N slots so waits for the event,
+                                     # not for a latency long enough
       "latency_lognormal": {"mean_ms": 100, "sigma": 0.8},
                                      # or a wait drawn from a lognormal distribution
                                      # of that mean and shape; reproducible: the
@@ -112,6 +119,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
+FILLED = threading.Condition(LOCK)  # in_flight grew (await_in_flight)
 STATE = {
     "script": {},
     "requests": 0,
@@ -177,6 +185,7 @@ def set_script(script):
     STATE["rule_counts"] = {}
     STATE["script_time"] = time.time()
     STATE["rng"] = random.Random(script.get("seed", 1))
+    STATE["await_open"] = False
 
 
 def pick_reply(api, body, path=""):
@@ -283,7 +292,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 STATE.update(requests=0, in_flight=0, max_in_flight=0, by_path={}, rule_counts={},
                              latency_sum_ms=0.0, latency_max_ms=0.0, body_counts={},
-                             latencies=[], first_at=0.0, last_done_at=0.0)
+                             latencies=[], first_at=0.0, last_done_at=0.0, await_open=False)
                 if STATE["log"]:
                     open(STATE["log"], "w").close()
             self.send_json(200, {"ok": True})
@@ -311,6 +320,7 @@ class Handler(BaseHTTPRequestHandler):
             n = STATE["requests"]
             STATE["in_flight"] += 1
             STATE["max_in_flight"] = max(STATE["max_in_flight"], STATE["in_flight"])
+            FILLED.notify_all()
             STATE["by_path"][path] = STATE["by_path"].get(path, 0) + 1
             reply = dict(pick_reply(api, body, path))
             if "latency_lognormal" in reply:
@@ -335,11 +345,26 @@ class Handler(BaseHTTPRequestHandler):
                                         "headers": headers, "key_present": bool(key),
                                         "body": body}) + "\n")
         try:
+            self.await_in_flight(reply)
             self.answer(api, body, reply, n, key)
         finally:
             with LOCK:
                 STATE["in_flight"] -= 1
                 STATE["last_done_at"] = time.time()
+
+    def await_in_flight(self, reply):
+        want = int(reply.get("await_in_flight") or 0)
+        if want <= 0:
+            return
+        deadline = time.monotonic() + float(reply.get("await_ms", 1000)) / 1000.0
+        with FILLED:
+            while not STATE.get("await_open") and STATE["in_flight"] < want:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                FILLED.wait(left)
+            STATE["await_open"] = True
+            FILLED.notify_all()
 
     def answer(self, api, body, reply, n, key):
         text_reply = reply.get("text", "fake answer to: {last_user}")

@@ -3,6 +3,16 @@
 
 #include <unistd.h>
 
+/* CASE=PATTERN (cmocka's wildcards * and ?) runs only the tests of the
+ * binary whose names match: make check TESTS=test_json CASE='test_print*'. */
+__attribute__((constructor)) static void select_cases(void)
+{
+	const char *pattern = getenv("CASE");
+
+	if (pattern && *pattern)
+		cmocka_set_test_filter(pattern);
+}
+
 char *sc_test_mkdtemp(void)
 {
 	const char *tmp = getenv("TMPDIR");
