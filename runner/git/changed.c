@@ -6,8 +6,10 @@
  * wanted (a config change, --all).
  */
 #include "common.h"
+#include "diag.h"
 #include "git/changed.h"
 #include "git/similarity.h"
+#include "skills/skill.h"
 
 /* One folder seen while mapping, with what each side's tree holds there. */
 struct folder {
@@ -229,34 +231,25 @@ static bool is_skill_file(const char *path, const char *dir)
 	return !strcmp(rest, "SKILL.md") || !strcmp(rest, "skill.md");
 }
 
-/* The front matter's "name:" of text (a SKILL.md), as a new string, or NULL. */
+/*
+ * The skill's name as the validator reads it: the front matter parsed by
+ * the same YAML reader (quoted, block and flow scalars, comments, a BOM),
+ * so no way of writing the name makes a moved skill or a duplicate look
+ * like another. NULL when the file has no string name.
+ */
 static char *front_matter_name(const char *text, size_t len)
 {
-	const char *p = text, *end = text + len;
+	struct sc_skill skill;
+	struct sc_diags diags = SC_DIAGS_INIT;
+	char *name;
 
-	if (len < 4 || strncmp(p, "---", 3))
-		return NULL;
-	p = memchr(p, '\n', (size_t)(end - p));
-	while (p && ++p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *e = eol ? eol : end, *v;
-		if (e - p >= 3 && !strncmp(p, "---", 3))
-			return NULL;
-		if (e - p > 5 && !strncmp(p, "name:", 5)) {
-			v = p + 5;
-			while (v < e && (*v == ' ' || *v == '\t'))
-				v++;
-			while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-				e--;
-			if (e - v >= 2 && (*v == '"' || *v == '\'') && e[-1] == *v) {
-				v++;
-				e--;
-			}
-			return e > v ? sc_xstrndup(v, (size_t)(e - v)) : NULL;
-		}
-		p = eol;
-	}
-	return NULL;
+	memset(&skill, 0, sizeof(skill));
+	sc_skill_parse_md(&skill, text, len, "SKILL.md", NULL, &diags, 0);
+	name = skill.name;
+	skill.name = NULL;
+	sc_skill_release(&skill);
+	sc_diags_release(&diags);
+	return name;
 }
 
 int sc_changed_skill_name(char **out, struct sc_git_tree *tree, const char *dir, bool lowercase)

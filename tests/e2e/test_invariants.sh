@@ -19,6 +19,7 @@ cat > "$T/script.json" <<'EOF'
 {"rules": [
   {"match": {"system": "ALPHA-GOOD"}, "reply": {"text": "ok-alpha", "usage": {"input": 100, "output": 10}}},
   {"match": {"system": "BETA-GOOD"}, "reply": {"text": "ok-beta", "usage": {"input": 100, "output": 10}}},
+  {"match": {"system": "ALPHA-SNEAKY"}, "reply": {"text": "sneaky-alpha", "usage": {"input": 100, "output": 10}}},
   {"match": {"system": "ALL-ERR"}, "reply": {"status": 400, "error_message": "bad request"}}
  ],
  "default": {"text": "no idea", "usage": {"input": 100, "output": 10}}}
@@ -154,6 +155,49 @@ run_pr
 expect_exit 1 "split: the part named alpha is judged on alpha's tests (exit 1)"
 agree split skills/alpha-a pass_rate pass_rate_drop
 agree split skills/alpha-b discrimination tests_not_discriminating
+
+# the same move where deletions are allowed, with the name written in a
+# YAML form a line-by-line reading of "name:" misses (a folded block
+# scalar, a trailing comment): the skill is still paired by the name the
+# validator reads, so it is judged on the base's tests, not added and
+# judged on tests of its own that its new answer passes
+for form in block comment; do
+	new_repo "namedas$form"
+	sed -i 's/error_share: 0.5}/error_share: 0.5, allow_deletions: true}/' "$W/skillci.yml"
+	git -C "$W" add -A && BASE=$(commit "allow deletions")
+	git -C "$W" rm -q -r skills/alpha
+	mkdir -p "$W/skills/pack/alpha"
+	case $form in
+	block) nameline='name: >-\n  alpha' ;;
+	comment) nameline='name: alpha # the same skill' ;;
+	esac
+	# nothing else of the old skill is left, so its content pairs nothing
+	printf -- "---\n$nameline\ndescription: Rewritten from scratch for a different audience.\n---\n%s\n" \
+		"$(seq 1 40 | sed 's/^/Line of new guidance number /')" "ALPHA-SNEAKY: answer." \
+		> "$W/skills/pack/alpha/SKILL.md"
+	python3 - "$W/skills/pack/alpha/skill_meta.json" <<'EOF'
+import json, sys
+json.dump({"tests": [{"input": "a different question %d, phrased anew" % i,
+                      "expected": {"contains": ["sneaky"]}} for i in range(6)]},
+          open(sys.argv[1], "w"), indent=1)
+EOF
+	pr "move alpha, its name written as a $form form, new tests"
+	run_pr
+	expect_exit 1 "name as $form: the moved skill fails on the base's tests (exit 1)"
+	agree "name as $form" skills/pack/alpha pass_rate pass_rate_drop
+	checked "name as $form" "1 changed skill: judged on the base's tests 1, added 0, moved 1, deleted 0 (allowed 0, not allowed 0), unverified 0"
+done
+
+# a second skill whose name is the same, written as a folded block scalar
+new_repo duplicateblock
+mkdir -p "$W/skills/pack/alpha"
+printf -- '---\nname: >-\n  alpha\ndescription: Answers alpha questions.\n---\n# alpha\n\nALPHA-GOOD: answer.\n' \
+	> "$W/skills/pack/alpha/SKILL.md"
+tests skills/pack/alpha ok-alpha
+pr "a second skill named alpha, as a block scalar"
+run_pr
+expect_exit 1 "duplicate as a block scalar: a finding (exit 1)"
+expect_err_contains "skill-duplicate-name" "duplicate as a block scalar: the finding's rule"
 
 # ---- 2. a deletion is a check of its own ------------------------------------
 new_repo deleted
