@@ -10,7 +10,9 @@
 #
 # The pull request (base -> head):
 #   skills/improved   modified: right on 2 of 4 tests, then on 4 of 4
-#   skills/regressed  modified: right on 4 of 4, then on 1 of 4 (fails the gate)
+#   skills/regressed  modified: right on 8 of 8, then on 1 of 8 (fails the gate:
+#                     enough tests that one run each shows the drop, not
+#                     just leaves it inconclusive)
 #   skills/added      added: right on 2 of 2 (no skill: 0 of 2)
 #   skills/deleted    deleted
 #   skills/old-name   renamed to skills/new-name (SKILL.md moved, a line added)
@@ -57,7 +59,7 @@ EOF
 }
 long=$(python3 -c "print('Answers legacy questions. ' + 'Long. ' * 180)")
 skill improved IMPROVED-HALF 4
-skill regressed REGRESSED-GOOD 4
+skill regressed REGRESSED-GOOD 8
 skill deleted DELETED 2
 skill old-name OLDNAME-GOOD 2
 skill untested UNTESTED 0
