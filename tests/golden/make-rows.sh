@@ -66,8 +66,10 @@ skill untested UNTESTED 0
 skill invalid INVALID-GOOD 2
 skill legacy LEGACY-GOOD 2 "$long"
 printf '\nSee [the guide](guide.md).\n' >> "$R/skills/legacy/SKILL.md"
-# the trusted config allows deletions, so the deleted row shows the check passed
-printf 'version: 1\ngate: {allow_deletions: true}\n' > "$R/skillci.yml"
+# the trusted config allows deletions and untested skills, so the deleted
+# row shows its check passed and the untested row is shown, not counted as
+# failed (pr.json has the untested skill that fails)
+printf 'version: 1\ngate: {allow_deletions: true, allow_untested: true}\n' > "$R/skillci.yml"
 git -C "$R" add -A && git -C "$R" commit -q -m base
 BASE=$(git -C "$R" rev-parse HEAD)
 
