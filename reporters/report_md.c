@@ -19,6 +19,7 @@ struct row {
 	const struct sc_results_skill *skill;
 	const char *model;
 	bool first;   /* the skill's first row */
+	bool brief;   /* the compact gate cell (the summary over the size bound) */
 };
 
 struct rows {
@@ -252,6 +253,28 @@ static void count_findings(const struct sc_results_skill *s, size_t *fresh, size
 }
 
 /* The gate cell: the verdict for the row and why. */
+/* A gate message as the compact table gives it: a pass-rate message's
+ * interval ("90% interval [a, b]"), which with the rule and the row's
+ * pass rates says what was decided; any other message trimmed short. The
+ * whole message is in the full report. */
+static void brief_message(struct sc_buf *out, const char *message)
+{
+	const char *m = message ? message : "";
+	const char *at = strstr(m, "% interval [");
+	const char *end = at ? strchr(at, ']') : NULL;
+	struct sc_buf t = SC_BUF_INIT;
+
+	if (at && end) {
+		while (at > m && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		sc_buf_put(&t, at, (size_t)(end + 1 - at));
+	} else {
+		sc_report_trim(&t, m, SC_REPORT_MD_BRIEF_MAX);
+	}
+	sc_report_md_text(out, t.ptr ? t.ptr : "");
+	sc_buf_release(&t);
+}
+
 static void cell_gate(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const struct sc_results_skill *s = row->skill;
@@ -269,6 +292,10 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 		sc_buf_puts(out, "** (");
 		sc_report_md_text(out, f->rule);
 		sc_buf_puts(out, "): ");
+		if (row->brief) {
+			brief_message(out, f->message);
+			continue;
+		}
 		sc_buf_clear(&msg);
 		sc_report_trim(&msg, f->message ? f->message : "", SC_REPORT_MD_MESSAGE_MAX);
 		sc_report_md_text(out, msg.ptr);
@@ -306,9 +333,13 @@ static void cell_gate(struct sc_buf *out, const struct sc_results *r, const stru
 			if (open && sc_streq(open->status, "skipped") && open->message &&
 			    !strncmp(open->message, "inconclusive", 12)) {
 				sc_buf_puts(out, "⚠️ inconclusive — ");
-				sc_buf_clear(&msg);
-				sc_report_trim(&msg, open->message + 14, SC_REPORT_MD_MESSAGE_MAX);
-				sc_report_md_text(out, msg.ptr);
+				if (row->brief) {
+					brief_message(out, open->message);
+				} else {
+					sc_buf_clear(&msg);
+					sc_report_trim(&msg, open->message + 14, SC_REPORT_MD_MESSAGE_MAX);
+					sc_report_md_text(out, msg.ptr);
+				}
 			} else
 				sc_buf_puts(out, "✅ passed");
 		}
@@ -380,11 +411,13 @@ static void cell_change(struct sc_buf *out, const struct sc_results_skill *s)
 		sc_buf_puts(out, ", untested");
 }
 
-/* Pass-rate delta cell: the comparison's delta and its significance. A
+/* Pass-rate delta cell: the comparison's delta and its significance (not
+ * in the compact table, brief: the gate cell says what was decided). A
  * skill compared across two files without a comparison gets one made the
  * same way (results/compare.h), unpaired. */
 static void cell_delta(struct sc_buf *out, const struct sc_results_aggregate *from,
-		       const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
+		       const struct sc_results_aggregate *to, const struct sc_results_comparison *c,
+		       bool brief)
 {
 	struct sc_results_comparison tmp;
 
@@ -398,6 +431,8 @@ static void cell_delta(struct sc_buf *out, const struct sc_results_aggregate *fr
 		return;
 	}
 	sc_report_points(out, c->pass_rate_delta);
+	if (brief)
+		return;
 	sc_buf_puts(out, " (");
 	sc_report_significance(out, c);
 	sc_buf_puts(out, ")");
@@ -447,7 +482,7 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 	else if (deleted)
 		sc_buf_puts(out, "deleted");
 	else
-		cell_delta(out, base, head, bh);
+		cell_delta(out, base, head, bh, row->brief);
 	sc_buf_puts(out, " | ");
 	if (lh)
 		sc_report_points(out, lh->pass_rate_delta);
@@ -492,7 +527,7 @@ static void row_eval(struct sc_buf *out, const struct sc_results *r, const struc
 	sc_buf_puts(out, " | ");
 	sc_report_pct(out, head ? head->pass_rate : NAN);
 	sc_buf_puts(out, " | ");
-	cell_delta(out, none, head, c);
+	cell_delta(out, none, head, c, row->brief);
 	sc_buf_puts(out, " | ");
 	cell_tokens(out, none, head, c);
 	sc_buf_puts(out, " | ");
@@ -963,11 +998,20 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 	struct sc_buf summary = SC_BUF_INIT, footer = SC_BUF_INIT, details = SC_BUF_INIT;
 	struct sc_buf full = SC_BUF_INIT, compact = SC_BUF_INIT, note = SC_BUF_INIT;
 	size_t max = opt ? opt->max_bytes : 0, abbreviated = 0, omitted = 0, budget = 0;
-	bool in_list = false;
+	bool in_list = false, brief = false;
 
 	collect_rows(&rows, r);
 	render_summary(&summary, r, &rows);
 	render_footer(&footer, r);
+	if (max && summary.len + footer.len + SC_REPORT_MD_NOTE_RESERVE > max) {
+		/* the table alone is over the bound: each gate cell gives the
+		 * rule and the interval, the full report the whole message */
+		for (size_t i = 0; i < rows.n; i++)
+			rows.v[i].brief = true;
+		sc_buf_clear(&summary);
+		render_summary(&summary, r, &rows);
+		brief = true;
+	}
 	if (max) {
 		size_t fixed = summary.len + footer.len + SC_REPORT_MD_NOTE_RESERVE +
 			       (opt->full_report ? 6 * strlen(opt->full_report) : 0);
@@ -1002,10 +1046,14 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 		sc_buf_puts(out, "### Details\n\n");
 		sc_buf_put(out, details.ptr, details.len);
 	}
-	if (abbreviated || omitted) {
+	if (abbreviated || omitted || brief) {
 		sc_buf_printf(&note, "> **Details shortened** to fit GitHub's %d-character limit: "
-				     "%zu section%s abbreviated, %zu omitted. The full report: ",
+				     "%zu section%s abbreviated, %zu omitted",
 			      SC_REPORT_MD_COMMENT_LIMIT, abbreviated, abbreviated == 1 ? "" : "s", omitted);
+		if (brief)
+			sc_buf_puts(&note, "; the table gives each check's rule and interval, "
+					   "not its whole message nor the significance of the change");
+		sc_buf_puts(&note, ". The full report: ");
 		if (opt && opt->full_report)
 			sc_report_md_code(&note, opt->full_report);
 		else

@@ -69,6 +69,7 @@
 /* Reports (reporters/, runner/cmd/cmd-report.c) */
 #define SC_MAX_RESULTS_BYTES       (256 * 1024 * 1024) /* one results JSON file */
 #define SC_REPORT_MD_MESSAGE_MAX   1000        /* a unit's message in Markdown details */
+#define SC_REPORT_MD_BRIEF_MAX     120         /* a gate message in the compact summary table */
 #define SC_REPORT_MD_LOG_MAX       4000        /* a compile log in Markdown details */
 #define SC_REPORT_MD_NOTE_RESERVE  512         /* room kept for the "details shortened" note */
 #define SC_REPORT_JUNIT_MESSAGE_MAX 1024       /* a failure's message attribute */

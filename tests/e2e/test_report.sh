@@ -41,8 +41,11 @@ expect_same "$EXP/rows.file-attrs.xml" "$T/rows.file-attrs.xml" "rows JUnit with
 # What the golden PR report must show (so a regenerated golden file that
 # lost something fails here too).
 md=$(cat "$T/pr.md")
-for want in '❌ **gate failed' '100% → 25%' '+75 pts (not significant, p=0.250)' '🆕 added' '🗑️ deleted' \
-	'untested: no tests found at head' '<code>skills/docs-only</code>' 'compile log:' 'identifier "INFINITY" is undefined' \
+# cuda-gemm's 100% -> 0% on one test is a drop its data neither show nor
+# rule out: inconclusive, not failed (docs/evaluation.md)
+for want in '❌ **gate failed' '100% → 0%' '+75 pts (not significant, p=0.250)' '🆕 added' '🗑️ deleted' \
+	'| modified, untested |' '❌ **tests** (skill\_untested)' '<code>skills/docs-only</code>' \
+	'⚠️ inconclusive — a drop of up to 198.7 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
 	'<details>' 'fixtures.lock <code>efefefefefef</code>' 'mode GPU' \
 	'driver 550.54.15' 'skillci 0.1.0' 'pass\_rate\_drop' '&lt;script&gt;' '&#124; pipe'; do
 	case "$md" in *"$want"*) _tap ok "PR report shows '$want'" ;;
@@ -84,13 +87,15 @@ def row(skill):
 assert len(rows) == 8, list(rows)
 r = row("<code>skills/added</code>"); assert r[1] == "🆕 added" and r[-1] == "✅ passed", r
 r = row("<code>skills/deleted</code>"); assert r[1] == "🗑️ deleted" and r[-1] == "✅ passed — deleted at head, allowed", r
-r = row("<code>skills/old-name</code> → <code>skills/new-name</code>"); assert r[1] == "🚚 renamed" and r[-1] == "✅ passed", r
+# 100% -> 100% on two tests, one run each: a drop is neither shown nor ruled out
+inconclusive = "⚠️ inconclusive — a drop of up to 71.2 points cannot be ruled out (pass rate 100% -&gt; 100%;"
+r = row("<code>skills/old-name</code> → <code>skills/new-name</code>"); assert r[1] == "🚚 renamed" and r[-1].startswith(inconclusive), r
 r = row("<code>skills/untested</code>"); assert r[1] == "modified, untested" and "untested: no tests found at head, not counted as failed" in r[-1], r
 r = row("<code>skills/invalid</code>"); assert r[1] == "modified, ⛔ invalid", r
 assert r[-1].startswith("❌ **validity** (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'") and "name-mismatch" in r[-1], r
-r = row("<code>skills/legacy</code>"); assert r[-1] == "✅ passed · 1 pre-existing error (also at base) · 1 error fixed", r
+r = row("<code>skills/legacy</code>"); assert r[-1].startswith(inconclusive) and r[-1].endswith(" · 1 pre-existing error (also at base) · 1 error fixed"), r
 r = row("<code>skills/improved</code>"); assert r[3] == "50% → 100%" and r[-1] == "✅ passed", r
-r = row("<code>skills/regressed</code>"); assert r[3] == "100% → 25%" and r[-1].startswith("❌ **pass rate** (pass\\_rate\\_drop): pass rate fell from 100% to 25%"), r
+r = row("<code>skills/regressed</code>"); assert r[3] == "100% → 12%" and r[-1].startswith("❌ **pass rate** (pass\\_rate\\_drop): pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.05"), r
 first = md.split("\n\n")[1]
 assert first == "❌ **gate failed: 2 of 8 changed skills failed (skills/invalid, skills/regressed).**", first
 for never in ("No changed skill", "regressed (", "no regression", "**Untested**"):
@@ -105,7 +110,9 @@ t = open(sys.argv[1], encoding="utf-8").read()
 for want in ("skills/deleted: deleted at head\n  gate: ✓ passed", "skills/new-name · anthropic.fake-student (renamed from skills/old-name)",
              "skills/untested: modified, untested (no tests found)",
              "gate: ✗ validity (skill_invalid): skills/invalid/SKILL.md:2:",
-             "gate: ✗ pass_rate (pass_rate_drop): pass rate fell from 100% to 25%",
+             "gate: ✗ pass_rate (pass_rate_drop): pass rate fell from 100% to 12%, a drop beyond the 5-point margin",
+             "skills/new-name · anthropic.fake-student (renamed from skills/old-name)\n  baseline",
+             "gate: ? pass_rate: inconclusive: a drop of up to 71.2 points cannot be ruled out",
              "✗ gate failed: 2 of 8 changed skills failed (skills/invalid, skills/regressed)"):
     assert want in t, want
 print("ok")
@@ -124,13 +131,21 @@ got = sorted((s, n, f.get("type")) for s, n, f in fails)
 assert got == [("skills/invalid", "gate: validity (Agent Skills rules)", "skill_invalid"),
                ("skills/regressed", "gate: pass rate, base -> head", "pass_rate_drop"),
                ("skills/regressed", "test: Q2 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q3 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q4 about regressed [hard] [run 0]", "regressed")], got
+               ("skills/regressed", "test: Q3 about regressed [easy] [run 0]", "regressed"),
+               ("skills/regressed", "test: Q4 about regressed [easy] [run 0]", "regressed"),
+               ("skills/regressed", "test: Q5 about regressed [hard] [run 0]", "regressed"),
+               ("skills/regressed", "test: Q6 about regressed [hard] [run 0]", "regressed"),
+               ("skills/regressed", "test: Q7 about regressed [hard] [run 0]", "regressed"),
+               ("skills/regressed", "test: Q8 about regressed [hard] [run 0]", "regressed")], got
 v = [f for s, n, f in fails if f.get("type") == "skill_invalid"][0]
 assert v.get("message").startswith("skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'"), v.get("message")
 assert "[name-mismatch]" in v.get("message")
 assert "location: skills/invalid/SKILL.md:2" in v.text and "at skills.invalid.SKILL(SKILL.md:2)" in v.text, v.text
-assert root.get("failures") == "5" and sum(int(s.get("failures")) for s in suites.values()) == 5
+assert root.get("failures") == "9" and sum(int(s.get("failures")) for s in suites.values()) == 9
+# an inconclusive pass rate is skipped, never a failure nor a pass
+nn = {c.get("name"): c for c in suites["skills/new-name"].findall("testcase")}
+sk = nn["gate: pass rate, base -> head"].find("skipped")
+assert sk is not None and sk.get("message").startswith("inconclusive: a drop of up to 71.2 points"), sk
 props = lambda s: {p.get("name"): p.get("value") for p in suites[s].iter("property")}
 assert props("skills/legacy")["errors_pre_existing"] == "1" and props("skills/legacy")["gate"] == "passed"
 assert suites["skills/legacy"].get("failures") == "0"
@@ -139,7 +154,9 @@ dl = [c for c in suites["skills/deleted"].findall("testcase")]
 assert [(c.get("name"), c.find("failure") is None) for c in dl] == [("gate: deleted skill", True)], dl
 assert "allowed: the trusted config sets gate.allow_deletions" in [c for c in dl][0].find("system-out").text
 un = {c.get("name"): c for c in suites["skills/untested"].findall("testcase")}
-assert un["tests"].find("skipped") is not None and un["gate: validity (Agent Skills rules)"].find("failure") is None
+ut = un["gate: the skill has tests (changed skill)"].find("skipped")
+assert ut is not None and "allowed: the trusted config sets gate.allow_untested" in ut.get("message"), ut
+assert un["gate: validity (Agent Skills rules)"].find("failure") is None
 # base and baseline outcomes are properties, never failures
 p = props("skills/regressed")
 assert p["anthropic.fake-student base skill_meta.json#tests[1] [run 0]"] == "pass", p
@@ -158,9 +175,17 @@ assert by["skills/cuda-softmax"] == 0 and by["skills/new-skill"] == 0, by
 # old-skill was deleted and nothing the trusted policy says allows it:
 # its deletion check is the one failure of its suite
 assert by["skills/old-skill"] == 1, by
-# the gate is recomputed from the units (docs/security.md): cuda-gemm fails
-# its pass rate (100% -> 0%) beside its tests
-assert by["skills/commit-messages"] == 4 and by["skills/cuda-gemm"] == 2, by
+# the gate is recomputed from the units (docs/security.md): commit-messages
+# fails its pass rate (100% -> 0% on 2 tests x 2 runs, shown beyond the
+# margin) beside its 4 head units; cuda-gemm's 100% -> 0% on one test is
+# inconclusive, so its check is skipped and its tests are not failures;
+# docs-only fails its tests check (untested, not allowed)
+assert by["skills/commit-messages"] == 5 and by["skills/cuda-gemm"] == 0, by
+assert by["skills/docs-only"] == 1, by
+gemm = {c.get("name"): c for s in root.iter("testsuite") if s.get("name") == "skills/cuda-gemm"
+        for c in s.findall("testcase")}
+sk = gemm["gate: pass rate, base -> head"].find("skipped")
+assert sk is not None and sk.get("message").startswith("inconclusive: a drop of up to 198.7 points"), sk
 print("ok")
 EOF
 # A results file whose gate failed without a failure to show, and with no
@@ -273,6 +298,12 @@ case "$(cat "$T/big.md")" in *"Details shortened"*"big.full.md"*) _tap ok "short
 full=$(grep -c '^<details>' "$T/big.full.md")
 if [ "$full" -eq 300 ]; then _tap ok "the full report keeps every details section"
 else _tap not-ok "the full report keeps every details section" "$full sections"; fi
+# over the bound the table's gate cell is the rule and the interval; the
+# full report keeps each whole message
+check "the shortened table's gate cell gives the interval" grep -qF \
+	"| ⚠️ inconclusive — 90% interval \[-41.1, +41.1\] |" "$T/big.md"
+check "the full report keeps the whole pass-rate message" grep -qF \
+	"⚠️ inconclusive — a drop of up to 41.1 points cannot be ruled out" "$T/big.full.md"
 
 # ---- JSON round trip ----------------------------------------------------
 
@@ -316,9 +347,14 @@ GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/gh_output" GITHUB_STEP_SUMMARY="$T/gh_summ
 expect_exit 0 "report in GitHub Actions exits 0 even when the gate failed"
 expect_out_contains "::group::skillci report" "the summary is in a log group"
 expect_out_contains "::endgroup::" "the log group is closed"
-expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 25%25 (75 points, more than 5; paired p=0.25, not significant at alpha 0.05)" \
+expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.05 (difference -100.0 points, 90%25 interval [-158.2, -41.8] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
 	"annotation escapes % in data, : in properties, keeps , in data"
-expect_out_contains "::error file=skills/cuda-gemm/SKILL.md," "each regressed skill is annotated"
+expect_out_contains "::error file=skills/docs-only/SKILL.md,title=skillci%3A skills/docs-only failed the gate (skill_untested)::" \
+	"each failing skill is annotated (untested)"
+expect_out_contains "::error file=skills/old-skill/SKILL.md,title=skillci%3A skills/old-skill failed the gate (skill_deleted)::" \
+	"each failing skill is annotated (deleted)"
+# cuda-gemm's drop is inconclusive: not a regression, so no error annotation
+expect_out_lacks "::error file=skills/cuda-gemm/SKILL.md," "an inconclusive check is not annotated as an error"
 n=$(printf '%s\n' "$OUT" | grep -c '^::error ')
 if [ "$n" -eq 3 ]; then _tap ok "one annotation per regression"; else _tap not-ok "one annotation per regression" "$n"; fi
 if grep -qF "gate failed: 3 of 6 changed skills failed" "$T/gh_summary"; then
@@ -347,7 +383,7 @@ assert out["verdict"] == "fail", out["verdict"]
 assert out["passed"] == "false"
 assert out["exit_code"] == "1"
 assert out["regressions"] == "3"
-assert out["pass_rate_head"] == "0.6364", out["pass_rate_head"]   # 7 of 11
+assert out["pass_rate_head"] == "0.5455", out["pass_rate_head"]   # 6 of 11
 assert out["pass_rate_base"] == "0.6667", out["pass_rate_base"]   # 8 of 12
 assert out["pass_rate_baseline"] == "0.2000", out["pass_rate_baseline"]  # 2 of 10
 assert out["junit"].endswith("gh.xml") and out["markdown"].endswith("gh.md")
@@ -357,6 +393,16 @@ print("outputs ok:", sorted(out))
 EOF
 if [ $? -eq 0 ]; then _tap ok "GITHUB_OUTPUT parses like the runner reads it (heredoc delimiters, values)"
 else _tap not-ok "GITHUB_OUTPUT parses like the runner reads it (heredoc delimiters, values)" "$(cat "$T/gh_parse")"; fi
+# under a trusted config with gate.fail_inconclusive the inconclusive drop
+# fails too, under its own rule, and is annotated as such
+printf 'version: 1\ngate: {fail_inconclusive: true}\n' > "$T/fail-inconclusive.yml"
+GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/gh_output2" GITHUB_STEP_SUMMARY="$T/gh_summary2" \
+	run "$SKILLCI" report "$IN/pr.json" --config "$T/fail-inconclusive.yml"
+expect_out_contains "::error file=skills/cuda-gemm/SKILL.md,title=skillci%3A skills/cuda-gemm failed the gate on anthropic.claude-haiku-4-5 (pass_rate_inconclusive)::inconclusive: a drop of up to 198.7 points cannot be ruled out" \
+	"gate.fail_inconclusive: the inconclusive drop is annotated as failing pass_rate_inconclusive"
+n=$(printf '%s\n' "$OUT" | grep -c '^::error ')
+if [ "$n" -eq 4 ]; then _tap ok "gate.fail_inconclusive: one more annotation"; else _tap not-ok "gate.fail_inconclusive: one more annotation" "$n"; fi
+check "gate.fail_inconclusive: GITHUB_OUTPUT counts 4 failing skills" grep -qx "regressions=4" "$T/gh_output2"
 
 # ---- sticky PR comment against a fake GitHub API ------------------------
 
@@ -507,7 +553,8 @@ class P(HTMLParser):
 dom = open(sys.argv[1], encoding="utf-8").read()
 md = open(sys.argv[2], encoding="utf-8").read()
 p = P(); p.feed(dom)
-body_rows = [r for r in p.rows if r and not r[0] in ("skill",)]
+# header rows: the summary table's, and the token table's (a run with usage)
+body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model")]
 md_rows = [l for l in md.splitlines() if l.startswith("| <code>")]
 assert p.tags.get("script", 0) == 0, "a script element"
 assert len(body_rows) == len(md_rows), (len(body_rows), len(md_rows))

@@ -134,7 +134,8 @@ check "the skill was replaced" grep -q "ANSWER-OK" skills/magic-words/SKILL.md
 fake_stop
 
 # ---- 5. a forged results JSON cannot say pass -----------------------------
-# pr.json is a run whose gate fails (commit-messages 100% -> 25%); each
+# pr.json is a run whose gate fails (commit-messages 100% -> 0%, a drop its
+# 2 tests x 2 runs show beyond the margin); each
 # forgery claims a pass and tries one way to have report agree.
 cd "$T" || exit 1
 unset ANTHROPIC_BASE_URL
@@ -208,15 +209,18 @@ import json; g = json.load(open('$T/loose.res.json'))['gate']
 assert not any(f['rule'] == 'pass_rate_drop' for f in g['failures']), g"
 
 # ---- 6. forged shards cannot turn a failing gate into exit 0 ---------------
-# A two-shard run whose head skill drops 50 points (as test_merge.sh); each
-# forgery edits a shard as an artifact swapped between jobs would be.
+# A two-shard run whose head skill drops 50 points on eight tests (as
+# test_merge.sh: eight, not four, so that one run per test shows the drop
+# beyond the margin rather than leaving it inconclusive, docs/evaluation.md
+# "The pass-rate decision"); each forgery edits a shard as an artifact
+# swapped between jobs would be.
 R="$T/repo"
 mkdir -p "$R/skills/s"
 printf -- '---\nname: s\ndescription: Answers with the magic word.\n---\n# s\n\nMARK-GOOD: say ok.\n' > "$R/skills/s/SKILL.md"
 python3 -c '
 import json, sys
-tests = [{"input": "question %d %s" % (i, "[easy]" if i < 2 else "[hard]"),
-          "expected": {"contains": ["ok"]}} for i in range(4)]
+tests = [{"input": "question %d %s" % (i, "[easy]" if i < 4 else "[hard]"),
+          "expected": {"contains": ["ok"]}} for i in range(8)]
 json.dump({"tests": tests}, open(sys.argv[1], "w"))' "$R/skills/s/skill_meta.json"
 g() { git -C "$R" -c user.email=t@skillci.invalid -c user.name=t "$@"; }
 g init -q -b main && g add -A && g commit -q -m base

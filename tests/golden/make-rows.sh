@@ -10,7 +10,9 @@
 #
 # The pull request (base -> head):
 #   skills/improved   modified: right on 2 of 4 tests, then on 4 of 4
-#   skills/regressed  modified: right on 4 of 4, then on 1 of 4 (fails the gate)
+#   skills/regressed  modified: right on 8 of 8, then on 1 of 8 (fails the gate:
+#                     enough tests that one run each shows the drop, not
+#                     just leaves it inconclusive)
 #   skills/added      added: right on 2 of 2 (no skill: 0 of 2)
 #   skills/deleted    deleted
 #   skills/old-name   renamed to skills/new-name (SKILL.md moved, a line added)
@@ -57,15 +59,17 @@ EOF
 }
 long=$(python3 -c "print('Answers legacy questions. ' + 'Long. ' * 180)")
 skill improved IMPROVED-HALF 4
-skill regressed REGRESSED-GOOD 4
+skill regressed REGRESSED-GOOD 8
 skill deleted DELETED 2
 skill old-name OLDNAME-GOOD 2
 skill untested UNTESTED 0
 skill invalid INVALID-GOOD 2
 skill legacy LEGACY-GOOD 2 "$long"
 printf '\nSee [the guide](guide.md).\n' >> "$R/skills/legacy/SKILL.md"
-# the trusted config allows deletions, so the deleted row shows the check passed
-printf 'version: 1\ngate: {allow_deletions: true}\n' > "$R/skillci.yml"
+# the trusted config allows deletions and untested skills, so the deleted
+# row shows its check passed and the untested row is shown, not counted as
+# failed (pr.json has the untested skill that fails)
+printf 'version: 1\ngate: {allow_deletions: true, allow_untested: true}\n' > "$R/skillci.yml"
 git -C "$R" add -A && git -C "$R" commit -q -m base
 BASE=$(git -C "$R" rev-parse HEAD)
 
