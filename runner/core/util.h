@@ -45,6 +45,11 @@ int sc_read_file(struct sc_buf *out, const char *path, size_t cap);
 /*
  * Writes data to path atomically: a temp file in the same folder, fsync,
  * rename. A reader sees the old file or the whole new one, never half.
+ * Only a regular file, a missing path or a symlink is replaced that way
+ * (a symlink is replaced by the new file; the file it points to is left
+ * alone). Any other existing target (a character device such as
+ * /dev/null, a FIFO) is opened and written in place, never replaced;
+ * "-" is stdout, written in place too.
  * Every registered secret in data is redacted on the way (output.h), here
  * and in sc_atomic_write(): these are the writer layer for files.
  */
@@ -62,6 +67,8 @@ struct sc_atomic_file {
 	int fd;
 	int err;
 	struct sc_buf path, tmp, pending, msg;  /* msg: the first error's message */
+	bool in_place;  /* fd is the target itself (a device, a FIFO, stdout) */
+	bool borrowed;  /* fd is stdout: not closed */
 };
 int sc_atomic_open(struct sc_atomic_file *f, const char *path);
 void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len);

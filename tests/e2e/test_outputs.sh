@@ -1,0 +1,79 @@
+# Where reports go, as users mean the paths: a device or a FIFO is written
+# in place and never replaced, `-` is stdout, a regular file is replaced
+# atomically, a symlink is replaced by the new file; the .skillci folder
+# ignores itself in git; a mistyped command gets a suggestion; a plain
+# make before make deps says what is missing.
+. tests/e2e/lib.sh
+
+IN=tests/golden/inputs/pr.json
+unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY
+
+# The reference of each report kind, written to regular files.
+run "$SKILLCI" report "$IN" --junit "$T/ref.xml" --markdown "$T/ref.md" \
+	--markdown-full "$T/ref-full.md" --json "$T/ref.json"
+expect_exit 0 "the reports are written to regular files"
+
+# ---- a character device and a FIFO are written in place ---------------------
+if [ "$(id -u)" != 0 ]; then
+	skip "a device node and a FIFO stay what they are" "not root: mknod needs root"
+	skip "/dev/null stays a character device" "not root: only root can replace /dev/null"
+else
+	mknod "$T/null" c 1 3
+	run "$SKILLCI" report "$IN" --junit "$T/null" --markdown "$T/null" \
+		--markdown-full "$T/null" --json "$T/null"
+	expect_exit 0 "every report kind can be written to a device node"
+	check "the device node is still a character device" test -c "$T/null"
+	check "no temporary file is left next to the node" \
+		sh -c '! ls "$1" | grep -q "null\.tmp"' sh "$T"
+
+	# One FIFO per report kind: its reader, started before, gets the whole
+	# report (each kind is one open, one close: the reader's EOF).
+	for kind in junit:ref.xml markdown:ref.md markdown-full:ref-full.md json:ref.json; do
+		opt=${kind%%:*} ref=${kind#*:}
+		mkfifo "$T/fifo-$opt"
+		cat "$T/fifo-$opt" > "$T/got-$opt" &
+		reader=$!
+		run timeout 30 "$SKILLCI" report "$IN" "--$opt" "$T/fifo-$opt"
+		expect_exit 0 "--$opt to a FIFO is written"
+		# a FIFO replaced by a file leaves its reader waiting for a writer
+		[ -p "$T/fifo-$opt" ] || kill "$reader" 2>/dev/null
+		wait "$reader"
+		check "--$opt: the FIFO is still a FIFO" test -p "$T/fifo-$opt"
+		check "--$opt: the FIFO's reader got the whole report" cmp "$T/$ref" "$T/got-$opt"
+	done
+
+	run "$SKILLCI" report "$IN" --markdown /dev/null
+	expect_exit 0 "--markdown /dev/null is written"
+	check "/dev/null stays a character device" test -c /dev/null
+	check "/dev/null stays the null device (1,3)" \
+		test "$(stat -c '%t,%T' /dev/null)" = "1,3"
+fi
+
+# ---- `-` is stdout; the terminal summary then goes to stderr ----------------
+run "$SKILLCI" report "$IN" --json -
+expect_exit 0 "--json - is written"
+check "--json - writes the results JSON, alone, to stdout" cmp "$T/ref.json" "$T/.out"
+expect_err_contains "skills/" "the terminal summary goes to stderr then"
+run "$SKILLCI" report "$IN" --markdown -
+check "--markdown - writes the Markdown to stdout" cmp "$T/ref.md" "$T/.out"
+
+# ---- a regular file is replaced atomically ---------------------------------
+printf 'old report\n' > "$T/reg.md"
+ln "$T/reg.md" "$T/reg-old.md"
+ino=$(stat -c %i "$T/reg.md")
+run "$SKILLCI" report "$IN" --markdown "$T/reg.md"
+check "a regular file gets the whole new report" cmp "$T/ref.md" "$T/reg.md"
+check "a regular file is replaced by rename (a new inode)" \
+	test "$(stat -c %i "$T/reg.md")" != "$ino"
+check "the old file is never written into (its other link keeps the old report)" \
+	test "$(cat "$T/reg-old.md")" = "old report"
+
+# ---- a symlink is replaced by the new file; what it points to is untouched --
+printf 'linked\n' > "$T/target.md"
+ln -s target.md "$T/link.md"
+run "$SKILLCI" report "$IN" --markdown "$T/link.md"
+check "a symlink target is replaced by a regular file" \
+	sh -c 'test -f "$1" && ! test -L "$1"' sh "$T/link.md"
+check "the file a symlink pointed to is untouched" test "$(cat "$T/target.md")" = "linked"
+
+done_testing
