@@ -76,4 +76,14 @@ check "a symlink target is replaced by a regular file" \
 	sh -c 'test -f "$1" && ! test -L "$1"' sh "$T/link.md"
 check "the file a symlink pointed to is untouched" test "$(cat "$T/target.md")" = "linked"
 
+# ---- action.yml uploads the default (hidden) report folder ----------------
+check "action.yml's upload step includes hidden files" python3 -c '
+import sys, yaml
+steps = yaml.safe_load(open(sys.argv[1]))["runs"]["steps"]
+up = [s for s in steps if "actions/upload-artifact@" in s.get("uses", "")]
+assert up, "no upload step"
+for s in up:
+    assert s["with"].get("include-hidden-files") is True, s["with"]
+' action.yml
+
 done_testing
