@@ -356,6 +356,34 @@ int sc_write_file_atomic(const char *path, const void *data, size_t len)
 	return sc_atomic_commit(&f);
 }
 
+/*
+ * A .skillci folder that skillci has just created (work folders, caches,
+ * the store, reports) ignores itself in git: a ".gitignore" of "*" inside
+ * it, written only where none is, so the user's `git status` stays clean.
+ */
+static int ignore_own_folder(const char *dir)
+{
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	struct sc_buf path = SC_BUF_INIT;
+	int fd, err = 0;
+
+	if (strcmp(base, SC_OWN_FOLDER))
+		return 0;
+	sc_path_join(&path, dir, ".gitignore");
+	fd = open(path.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno != EEXIST)
+		err = sc_error_set(SC_EIO, "cannot create '%s': %s", path.ptr, strerror(errno));
+	if (fd >= 0) {
+		bool ok = write_all(fd, "*\n", 2) == 0;
+		if (close(fd) < 0)
+			ok = false;
+		if (!ok)
+			err = sc_error_set(SC_EIO, "cannot write '%s': %s", path.ptr, strerror(errno));
+	}
+	sc_buf_release(&path);
+	return err;
+}
+
 int sc_mkdir_p(const char *path)
 {
 	struct sc_buf p = SC_BUF_INIT;
@@ -367,8 +395,13 @@ int sc_mkdir_p(const char *path)
 		if (p.ptr[i] != '/' && p.ptr[i] != '\0')
 			continue;
 		p.ptr[i] = '\0';
-		if (mkdir(p.ptr, 0755) < 0 && errno != EEXIST) {
-			err = sc_error_set(SC_EIO, "cannot create folder '%s': %s", p.ptr, strerror(errno));
+		if (mkdir(p.ptr, 0755) < 0) {
+			if (errno != EEXIST) {
+				err = sc_error_set(SC_EIO, "cannot create folder '%s': %s", p.ptr,
+						   strerror(errno));
+				break;
+			}
+		} else if ((err = ignore_own_folder(p.ptr)) < 0) {
 			break;
 		}
 		if (i < p.len)

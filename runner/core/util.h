@@ -75,7 +75,12 @@ void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len);
 void sc_atomic_puts(struct sc_atomic_file *f, const char *s);
 int sc_atomic_commit(struct sc_atomic_file *f);
 void sc_atomic_abort(struct sc_atomic_file *f);
-/* Creates path and its parents (mode 0755); existing folders are fine. */
+/* The folder skillci keeps its own files in (work, cache, store, reports). */
+#define SC_OWN_FOLDER ".skillci"
+/*
+ * Creates path and its parents (mode 0755); existing folders are fine. A
+ * SC_OWN_FOLDER it creates gets a ".gitignore" of "*" (none is overwritten).
+ */
 int sc_mkdir_p(const char *path);
 /* Removes a file or a whole tree (never follows symlinks). Missing is fine. */
 int sc_rm_rf(const char *path);

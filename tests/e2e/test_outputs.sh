@@ -76,6 +76,37 @@ check "a symlink target is replaced by a regular file" \
 	sh -c 'test -f "$1" && ! test -L "$1"' sh "$T/link.md"
 check "the file a symlink pointed to is untouched" test "$(cat "$T/target.md")" = "linked"
 
+# ---- skillci run: .skillci ignores itself; run's report paths too ----------
+R="$T/repo"
+mkdir -p "$R/skills/alpha"
+git -C "$R" init -q -b main
+git -C "$R" config user.email ci@example.com
+git -C "$R" config user.name ci
+printf -- '---\nname: alpha\ndescription: Answers alpha questions.\n---\n# alpha\n\nSay ok.\n' \
+	> "$R/skills/alpha/SKILL.md"
+echo '{"tests": [{"input": "Q1", "expected": {"contains": ["ok"]}}]}' > "$R/skills/alpha/skill_meta.json"
+git -C "$R" add -A && git -C "$R" commit -q -m base
+BASE=$(git -C "$R" rev-parse HEAD)
+echo "Say ok-alpha." >> "$R/skills/alpha/SKILL.md"
+git -C "$R" commit -q -a -m head
+HEAD_REV=$(git -C "$R" rev-parse HEAD)
+set --
+[ "$(id -u)" = 0 ] && mknod "$T/run-null" c 1 3 && set -- --junit "$T/run-null" --markdown "$T/run-null"
+cd "$R" || exit 1
+run "$SKILLCI" run --repo . -m oracle --base "$BASE" --head "$HEAD_REV" "$@"
+expect_exit 0 "skillci run -m oracle passes in a fresh repository"
+check ".skillci holds a .gitignore of '*'" test "$(cat .skillci/.gitignore)" = "*"
+check "git status shows nothing under .skillci after a run" \
+	sh -c '! git status --porcelain --untracked-files=all | grep -q "\.skillci"'
+if [ $# -gt 0 ]; then
+	check "run's --junit/--markdown to a device node leave it a character device" \
+		test -c "$T/run-null"
+fi
+printf 'mine\n' > .skillci/.gitignore
+run "$SKILLCI" run --repo . -m oracle --base "$BASE" --head "$HEAD_REV"
+check "an existing .skillci/.gitignore is left as it is" test "$(cat .skillci/.gitignore)" = "mine"
+cd "$SKILLCI_ROOT" || exit 1
+
 # ---- action.yml uploads the default (hidden) report folder ----------------
 check "action.yml's upload step includes hidden files" python3 -c '
 import sys, yaml
