@@ -107,6 +107,25 @@ run "$SKILLCI" run --repo . -m oracle --base "$BASE" --head "$HEAD_REV"
 check "an existing .skillci/.gitignore is left as it is" test "$(cat .skillci/.gitignore)" = "mine"
 cd "$SKILLCI_ROOT" || exit 1
 
+# ---- make before make deps names what is missing ---------------------------
+if command -v make > /dev/null; then
+	nopkg() { env -u MAKEFLAGS -u MAKELEVEL PKG_CONFIG_PATH="$T/nowhere" \
+		PKG_CONFIG_LIBDIR=/nonexistent make -n -C "$SKILLCI_ROOT" "$@"; }
+	run nopkg
+	expect_exit 2 "make without the pkg-config packages stops"
+	expect_err_contains "pkg-config cannot find libgit2 libcurl libcjson" \
+		"make names the missing pkg-config packages"
+	expect_err_contains "run \`make deps\` first" "make says to run make deps"
+	expect_out_lacks "cc " "make compiles nothing without the packages"
+	run nopkg deps
+	expect_exit 0 "make deps still works without the packages"
+	expect_out_contains "install-deps.sh" "make deps runs the installer"
+	run env -u MAKEFLAGS -u MAKELEVEL make -n -C "$SKILLCI_ROOT"
+	expect_err_lacks "pkg-config cannot find" "with the packages make says nothing of them"
+else
+	skip "make before make deps" "make not installed"
+fi
+
 # ---- action.yml uploads the default (hidden) report folder ----------------
 check "action.yml's upload step includes hidden files" python3 -c '
 import sys, yaml
