@@ -126,6 +126,22 @@ else
 	skip "make before make deps" "make not installed"
 fi
 
+# ---- a mistyped command gets a suggestion ----------------------------------
+while IFS='	' read -r typed want; do
+	run "$SKILLCI" "$typed"
+	expect_exit 2 "'$typed' is a usage error"
+	check "'$typed': $want" test "$ERR" = "error: unknown command '$typed'; $want"
+	run "$SKILLCI" help "$typed"
+	check "help '$typed': $want" test "$ERR" = "error: unknown command '$typed'; $want"
+done <<'EOF'
+rnu	did you mean 'run'?
+valdiate	did you mean 'validate'?
+reprot	did you mean 'report'?
+rus	did you mean 'run' or 'runs'?
+frobnicate	see 'skillci --help'
+x	see 'skillci --help'
+EOF
+
 # ---- action.yml uploads the default (hidden) report folder ----------------
 check "action.yml's upload step includes hidden files" python3 -c '
 import sys, yaml
