@@ -25,6 +25,20 @@ OPT      ?= -O2 -g
 PKGS     := libgit2 libcurl libcjson yaml-0.1 libxml-2.0 libcmark-gfm sqlite3 libpq
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Before `make deps` pkg-config finds nothing and every compile would fail
+# on a missing header: say which packages are missing instead, only when
+# pkg-config fails, and only for goals that build (deps, demo, which runs
+# deps first, and clean need none).
+PKG_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo 1)
+ifneq ($(PKG_OK),1)
+ifneq ($(filter-out deps demo clean,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(shell command -v pkg-config),)
+$(error pkg-config is not installed, so none of $(PKGS) can be found: run `make deps` first (or install pkg-config and the -dev packages of docs/development.md))
+endif
+PKG_MISSING := $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo 1),,$(p)))
+$(error pkg-config cannot find $(or $(PKG_MISSING),$(PKGS)): run `make deps` first (it installs them), then `make` again)
+endif
+endif
 SC_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 CPPFLAGS += -D_GNU_SOURCE -DSC_VERSION='"$(SC_VERSION)"'

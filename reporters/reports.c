@@ -140,11 +140,23 @@ done:
 	return err;
 }
 
-int sc_reports_write(const struct sc_results *r, const struct sc_reports *o)
+static bool is_stdout(const char *path)
+{
+	return path && !strcmp(path, "-");
+}
+
+int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 {
 	struct sc_buf buf = SC_BUF_INIT, full = SC_BUF_INIT, html_page = SC_BUF_INIT;
 	const char *full_report = NULL;
+	struct sc_reports opts = *in;
+	const struct sc_reports *o = &opts;
 	int err = 0;
+
+	/* a report written to stdout ("-") is kept apart from the summary */
+	if (opts.term == stdout && (is_stdout(opts.junit) || is_stdout(opts.markdown) ||
+				    is_stdout(opts.markdown_full) || is_stdout(opts.json)))
+		opts.term = stderr;
 
 	if (o->html_dir) {
 		if ((err = sc_mkdir_p(o->html_dir)) < 0)

@@ -203,8 +203,46 @@ static void atomic_fail(struct sc_atomic_file *f, const char *what)
 	sc_buf_sets(&f->msg, sc_error_last());
 }
 
+/*
+ * Opens an existing target that is not a regular file (a character
+ * device, a FIFO) to be written in place: renaming over it would replace
+ * /dev/null with a regular file, or a FIFO its reader waits on. Returns
+ * 1 when f->fd is that target, 0 when the target is to be replaced by
+ * rename (missing, a regular file, a symlink: the link itself is
+ * replaced, never the file it points to), or an error. O_NOFOLLOW and
+ * the fstat() after open() keep a swapped-in link or regular file from
+ * being written through or half overwritten.
+ */
+static int open_in_place(struct sc_atomic_file *f, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		fflush(stdout);  /* what stdio holds comes first */
+		f->fd = STDOUT_FILENO;
+		f->borrowed = true;
+		return 1;
+	}
+	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		atomic_fail(f, "cannot write");
+		return f->err;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	f->fd = fd;
+	return 1;
+}
+
 int sc_atomic_open(struct sc_atomic_file *f, const char *path)
 {
+	int in_place;
+
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	sc_buf_init(&f->path);
@@ -212,6 +250,10 @@ int sc_atomic_open(struct sc_atomic_file *f, const char *path)
 	sc_buf_init(&f->pending);
 	sc_buf_init(&f->msg);
 	sc_buf_puts(&f->path, path);
+	if ((in_place = open_in_place(f, path)) != 0) {
+		f->in_place = in_place > 0;
+		return f->err;
+	}
 	sc_buf_printf(&f->tmp, "%s.tmp.XXXXXX", path);
 	f->fd = mkstemp(f->tmp.ptr);
 	if (f->fd < 0) {
@@ -262,7 +304,7 @@ void sc_atomic_puts(struct sc_atomic_file *f, const char *s)
 
 static void atomic_release(struct sc_atomic_file *f)
 {
-	if (f->fd >= 0)
+	if (f->fd >= 0 && !f->borrowed)
 		close(f->fd);
 	f->fd = -1;
 	if (f->tmp.len)
@@ -278,12 +320,13 @@ int sc_atomic_commit(struct sc_atomic_file *f)
 	int err;
 
 	atomic_flush(f, true);
-	if (!f->err && fsync(f->fd) < 0)
+	/* a device or a FIFO written in place: nothing to sync or rename */
+	if (!f->err && !f->in_place && fsync(f->fd) < 0)
 		atomic_fail(f, "cannot write");
-	if (f->fd >= 0 && close(f->fd) < 0)
+	if (f->fd >= 0 && !f->borrowed && close(f->fd) < 0)
 		atomic_fail(f, "cannot write");
 	f->fd = -1;
-	if (!f->err && rename(f->tmp.ptr, f->path.ptr) < 0)
+	if (!f->err && !f->in_place && rename(f->tmp.ptr, f->path.ptr) < 0)
 		atomic_fail(f, "cannot rename onto");
 	else if (!f->err)
 		sc_buf_clear(&f->tmp);  /* renamed: nothing to remove */
@@ -313,6 +356,34 @@ int sc_write_file_atomic(const char *path, const void *data, size_t len)
 	return sc_atomic_commit(&f);
 }
 
+/*
+ * A .skillci folder that skillci has just created (work folders, caches,
+ * the store, reports) ignores itself in git: a ".gitignore" of "*" inside
+ * it, written only where none is, so the user's `git status` stays clean.
+ */
+static int ignore_own_folder(const char *dir)
+{
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	struct sc_buf path = SC_BUF_INIT;
+	int fd, err = 0;
+
+	if (strcmp(base, SC_OWN_FOLDER))
+		return 0;
+	sc_path_join(&path, dir, ".gitignore");
+	fd = open(path.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno != EEXIST)
+		err = sc_error_set(SC_EIO, "cannot create '%s': %s", path.ptr, strerror(errno));
+	if (fd >= 0) {
+		bool ok = write_all(fd, "*\n", 2) == 0;
+		if (close(fd) < 0)
+			ok = false;
+		if (!ok)
+			err = sc_error_set(SC_EIO, "cannot write '%s': %s", path.ptr, strerror(errno));
+	}
+	sc_buf_release(&path);
+	return err;
+}
+
 int sc_mkdir_p(const char *path)
 {
 	struct sc_buf p = SC_BUF_INIT;
@@ -324,8 +395,13 @@ int sc_mkdir_p(const char *path)
 		if (p.ptr[i] != '/' && p.ptr[i] != '\0')
 			continue;
 		p.ptr[i] = '\0';
-		if (mkdir(p.ptr, 0755) < 0 && errno != EEXIST) {
-			err = sc_error_set(SC_EIO, "cannot create folder '%s': %s", p.ptr, strerror(errno));
+		if (mkdir(p.ptr, 0755) < 0) {
+			if (errno != EEXIST) {
+				err = sc_error_set(SC_EIO, "cannot create folder '%s': %s", p.ptr,
+						   strerror(errno));
+				break;
+			}
+		} else if ((err = ignore_own_folder(p.ptr)) < 0) {
 			break;
 		}
 		if (i < p.len)

@@ -45,6 +45,11 @@ int sc_read_file(struct sc_buf *out, const char *path, size_t cap);
 /*
  * Writes data to path atomically: a temp file in the same folder, fsync,
  * rename. A reader sees the old file or the whole new one, never half.
+ * Only a regular file, a missing path or a symlink is replaced that way
+ * (a symlink is replaced by the new file; the file it points to is left
+ * alone). Any other existing target (a character device such as
+ * /dev/null, a FIFO) is opened and written in place, never replaced;
+ * "-" is stdout, written in place too.
  * Every registered secret in data is redacted on the way (output.h), here
  * and in sc_atomic_write(): these are the writer layer for files.
  */
@@ -62,13 +67,20 @@ struct sc_atomic_file {
 	int fd;
 	int err;
 	struct sc_buf path, tmp, pending, msg;  /* msg: the first error's message */
+	bool in_place;  /* fd is the target itself (a device, a FIFO, stdout) */
+	bool borrowed;  /* fd is stdout: not closed */
 };
 int sc_atomic_open(struct sc_atomic_file *f, const char *path);
 void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len);
 void sc_atomic_puts(struct sc_atomic_file *f, const char *s);
 int sc_atomic_commit(struct sc_atomic_file *f);
 void sc_atomic_abort(struct sc_atomic_file *f);
-/* Creates path and its parents (mode 0755); existing folders are fine. */
+/* The folder skillci keeps its own files in (work, cache, store, reports). */
+#define SC_OWN_FOLDER ".skillci"
+/*
+ * Creates path and its parents (mode 0755); existing folders are fine. A
+ * SC_OWN_FOLDER it creates gets a ".gitignore" of "*" (none is overwritten).
+ */
 int sc_mkdir_p(const char *path);
 /* Removes a file or a whole tree (never follows symlinks). Missing is fine. */
 int sc_rm_rf(const char *path);
