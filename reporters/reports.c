@@ -142,7 +142,7 @@ done:
 
 static bool is_stdout(const char *path)
 {
-	return path && !strcmp(path, "-");
+	return path && (!strcmp(path, "-") || !strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/fd/1"));
 }
 
 int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)

@@ -218,20 +218,29 @@ static int open_in_place(struct sc_atomic_file *f, const char *path)
 	struct stat st;
 	int fd;
 
-	if (!strcmp(path, "-")) {
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/fd/1")) {
 		fflush(stdout);  /* what stdio holds comes first */
 		f->fd = STDOUT_FILENO;
 		f->borrowed = true;
 		return 1;
 	}
-	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+	if (!strcmp(path, "/dev/stderr") || !strcmp(path, "/dev/fd/2")) {
+		fflush(stderr);
+		f->fd = STDERR_FILENO;
+		f->borrowed = true;
+		return 1;
+	}
+	/* Nothing under /dev is ever renamed over: its links (/dev/fd/N,
+	 * /dev/tty...) are the system's, followed and written in place. */
+	bool system_dev = !strncmp(path, "/dev/", 5);
+	if (lstat(path, &st) < 0 || (!system_dev && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))))
 		return 0;
-	fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_NOCTTY | (system_dev ? 0 : O_NOFOLLOW) | O_CLOEXEC);
 	if (fd < 0) {
 		atomic_fail(f, "cannot write");
 		return f->err;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (!system_dev && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		close(fd);
 		return 0;
 	}

@@ -49,7 +49,9 @@ int sc_read_file(struct sc_buf *out, const char *path, size_t cap);
  * (a symlink is replaced by the new file; the file it points to is left
  * alone). Any other existing target (a character device such as
  * /dev/null, a FIFO) is opened and written in place, never replaced;
- * "-" is stdout, written in place too.
+ * "-" (and /dev/stdout, /dev/fd/1) is stdout, /dev/stderr (/dev/fd/2)
+ * stderr, written in place too; nothing under /dev/ is ever renamed over
+ * (its links are the system's: followed, written in place).
  * Every registered secret in data is redacted on the way (output.h), here
  * and in sc_atomic_write(): these are the writer layer for files.
  */

@@ -56,6 +56,16 @@ check "--json - writes the results JSON, alone, to stdout" cmp "$T/ref.json" "$T
 expect_err_contains "skills/" "the terminal summary goes to stderr then"
 run "$SKILLCI" report "$IN" --markdown -
 check "--markdown - writes the Markdown to stdout" cmp "$T/ref.md" "$T/.out"
+# /dev/stdout and /dev/stderr are links of the system's: written through,
+# never replaced (as root a rename would put a regular file there)
+run "$SKILLCI" report "$IN" --markdown /dev/stdout
+expect_exit 0 "--markdown /dev/stdout is written"
+check "--markdown /dev/stdout writes the Markdown to stdout" cmp "$T/ref.md" "$T/.out"
+check "/dev/stdout is still a link" test -L /dev/stdout
+run "$SKILLCI" report "$IN" --json /dev/stderr
+expect_exit 0 "--json /dev/stderr is written"
+check "--json /dev/stderr writes the results JSON to stderr" grep -q '"schema"' "$T/.err"
+check "/dev/stderr is still a link" test -L /dev/stderr
 
 # ---- a regular file is replaced atomically ---------------------------------
 printf 'old report\n' > "$T/reg.md"
