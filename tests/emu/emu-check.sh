@@ -71,7 +71,8 @@ cache=${EMU_CACHE:-$build/emu/cache}
 mkdir -p "$cache" || { echo "emu-check: cannot make $cache" >&2; exit 3; }
 # sum: the SHA-256 (hex) of standard input
 sum() { sha256sum | cut -c1-64; }
-cxxid=$({ "$cxx" --version 2>&1 | head -n 1; "$cxx" -dumpmachine 2>&1; command -v "$cxx"; } | sum)
+# shellcheck disable=SC2086
+cxxid=$({ $cxx --version 2>&1 | head -n 1; $cxx -dumpmachine 2>&1; command -v $cxx; } | sum)
 hdrsum=$(cat "$root/tests/emu/cuda_emu.h" "$root"/tests/emu/include/* | sum)
 # shellcheck disable=SC2086
 objsum=$({ printf '%s\n' "$libs"; cat $objs; } | sum)
