@@ -25,19 +25,23 @@
 #
 # Exits 1 on any unexpected result, 3 when the worker cannot run.
 #
-#   sh scripts/gpu-check.sh [--worker PATH] [--root DIR] [--compile-only]
+#   sh scripts/gpu-check.sh [--worker PATH] [--root DIR] [--compile-only] [--cache DIR]
 #
+# --cache DIR keeps the worker's cubins there (default: a folder of this
+# run's own, removed at the end), so that a later run, or `skillci
+# fixtures verify --cache DIR`, loads the ones already compiled.
 # In gpu-bundle/ (make gpu-bundle): cd gpu-bundle && sh gpu-check.sh.
 # --compile-only runs parts 2 and 3 here, against the "expect-cpu:" lines.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-worker="" root="" mode=gpu
+worker="" root="" mode=gpu cubins=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--worker) worker=$2; shift 2 ;;
 	--root) root=$2; shift 2 ;;
 	--compile-only) mode=cpu; shift ;;
-	*) echo "usage: $0 [--worker PATH] [--root DIR] [--compile-only]" >&2; exit 2 ;;
+	--cache) cubins=$2; shift 2 ;;
+	*) echo "usage: $0 [--worker PATH] [--root DIR] [--compile-only] [--cache DIR]" >&2; exit 2 ;;
 	esac
 done
 if [ -z "$root" ]; then
@@ -51,7 +55,7 @@ fi
 [ -x "${worker:-}" ] || { echo "gpu-check: no worker binary (make, or make gpu-bundle)" >&2; exit 3; }
 cache=$(mktemp -d "${TMPDIR:-/tmp}/skillci-gpu-check.XXXXXX")
 trap 'rm -rf "$cache"' EXIT
-opts="--cache $cache/cubins --timeout-ms 5000"
+opts="--cache ${cubins:-$cache/cubins} --timeout-ms 5000"
 [ "$mode" = cpu ] && opts="$opts --compile-only"
 tmo=""
 command -v timeout >/dev/null 2>&1 && tmo="timeout 200"

@@ -1,9 +1,11 @@
 /*
- * skillci fixtures list|verify|lock [--fixtures DIR] [--json]
+ * skillci fixtures list|verify|lock [--fixtures DIR] [--json] [--cache DIR]
  *   list:   each fixture with its hash and pin state;
  *   verify: hashes match fixtures.lock, every baseline and solution
  *           compiles, and with a GPU both pass against the CPU reference on
- *           every size and seed (exit 1 when anything fails);
+ *           every size and seed (exit 1 when anything fails); --cache DIR
+ *           compiles through the worker's signed cubin cache there (none
+ *           by default: every source is compiled);
  *   lock:   writes fixtures.lock from the fixtures as they are.
  */
 #include "common.h"
@@ -16,9 +18,11 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: skillci fixtures list|verify|lock [--fixtures DIR] [--json] [--arch sm_90]\n\n"
+	fprintf(f, "usage: skillci fixtures list|verify|lock [--fixtures DIR] [--json] [--arch sm_90]\n"
+		   "                        [--cache DIR]\n\n"
 		   "list: fixtures with hash and pin state; verify: pins match, baselines and\n"
-		   "solutions compile (and pass, with a GPU); lock: re-pin fixtures.lock.\n");
+		   "solutions compile (and pass, with a GPU; --cache DIR: through the cubin\n"
+		   "cache there); lock: re-pin fixtures.lock.\n");
 }
 
 static const char *pin_name(enum sc_fixture_pin p)
@@ -29,7 +33,7 @@ static const char *pin_name(enum sc_fixture_pin p)
 /* Runs one fixture source through the worker; returns the verdict (static
  * storage in *verdict_out via result buffer) and sets ok. */
 static int check_source(struct sc_buf *result, const char *worker, const struct sc_fixture *f, const char *which,
-			const char *arch)
+			const char *arch, const char *cache)
 {
 	struct sc_buf path = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT;
 	struct sc_kernelrun_result run = { 0 };
@@ -41,7 +45,7 @@ static int check_source(struct sc_buf *result, const char *worker, const struct 
 		goto done;
 	{
 		struct sc_kernel_job kj = { f->dir, f->name, f->hash, src.ptr, src.len, false, false, arch,
-					    NULL, 5, 10000, 0 };
+					    cache, 5, 10000, 0 };
 		if ((err = sc_kernel_job_json(&job, &kj)) < 0)
 			goto done;
 	}
@@ -62,10 +66,11 @@ int cmd_fixtures(int argc, char **argv)
 		{ "fixtures", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "arch", required_argument, NULL, 'a' },
+		{ "cache", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = "fixtures", *arch = "sm_90", *sub;
+	const char *dir = "fixtures", *arch = "sm_90", *cache = NULL, *sub;
 	bool json = false;
 	int c, err, rc = SC_EXIT_OK;
 	struct sc_fixture_list list = { 0 };
@@ -78,6 +83,7 @@ int cmd_fixtures(int argc, char **argv)
 		case 'f': dir = optarg; break;
 		case 'j': json = true; break;
 		case 'a': arch = optarg; break;
+		case 'c': cache = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: return sc_cmd_option_error("fixtures", c, argv, opts);
 		}
@@ -141,7 +147,7 @@ int cmd_fixtures(int argc, char **argv)
 				const char *which = w ? "solution.cu" : "baseline.cu";
 				cJSON *r;
 				const char *v;
-				if ((err = check_source(&result, worker.ptr, f, which, arch)) < 0) {
+				if ((err = check_source(&result, worker.ptr, f, which, arch, cache)) < 0) {
 					rc = sc_cmd_fail(err);
 					goto done;
 				}

@@ -218,7 +218,12 @@ else
 fi
 
 # ---- every planted kernel, through the worker, as gpu-check runs them ----
-run sh "$R/scripts/gpu-check.sh" --compile-only --worker "$W" --root "$R"
+# Its cubins are kept in $T/cubins, where fixtures verify below loads each
+# baseline and solution gpu-check compiled (an entry is loaded only when
+# the SHA-256 of its source, options, arch and NVRTC version and of its
+# cubin match), so that no source is compiled twice. The cases of the
+# cache itself (a swapped entry, another key) have a folder of their own.
+run sh "$R/scripts/gpu-check.sh" --compile-only --worker "$W" --root "$R" --cache "$T/cubins"
 expect_exit 0 "gpu-check --compile-only: every planted kernel and fixture as its expect-cpu line says"
 expect_out_contains "0 unexpected" "no unexpected verdict or missing scan flag"
 
@@ -236,12 +241,12 @@ for pr in "$R"/fixtures/*/prompt.md; do
 	fi
 done
 
-run "$SKILLCI" fixtures verify --fixtures "$FX"
+run "$SKILLCI" fixtures verify --fixtures "$FX" --cache "$T/cubins"
 expect_exit 0 "fixtures verify: pins match and every baseline and solution compiles"
 expect_out_contains "compiles (no GPU: not run)" "verify says what it could not run"
 
 echo "// changed" >> "$FX/softmax/notes.md"
-run "$SKILLCI" fixtures verify --fixtures "$FX"
+run "$SKILLCI" fixtures verify --fixtures "$FX" --cache "$T/cubins"
 expect_exit 1 "verify fails on a changed fixture"
 expect_out_contains "softmax        changed" "and names it"
 

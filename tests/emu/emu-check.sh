@@ -59,11 +59,50 @@ esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/skillci-emu.XXXXXX")
 trap '[ -n "${EMU_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
+# Compiled once per tree: each kernel's object, each trampoline's object
+# and each linked program are kept in $cache (EMU_CACHE; default
+# BUILD/emu/cache) under the SHA-256 of everything that goes into them:
+# the compiler's version, the flags, the kernel's -D defines, the source,
+# cuda_emu.h and tests/emu/include/ (and, for a program, the objects it
+# links). A kernel with a quoted #include (a file the key does not cover)
+# is compiled every time. Only what compiled is kept; every check still
+# runs. The worker's cubins (the scan below) go to $cache/cubins.
+cache=${EMU_CACHE:-$build/emu/cache}
+mkdir -p "$cache" || { echo "emu-check: cannot make $cache" >&2; exit 3; }
+# sum: the SHA-256 (hex) of standard input
+sum() { sha256sum | cut -c1-64; }
+# shellcheck disable=SC2086
+cxxid=$({ $cxx --version 2>&1 | head -n 1; $cxx -dumpmachine 2>&1; command -v $cxx; } | sum)
+hdrsum=$(cat "$root/tests/emu/cuda_emu.h" "$root"/tests/emu/include/* | sum)
+# shellcheck disable=SC2086
+objsum=$({ printf '%s\n' "$libs"; cat $objs; } | sum)
+# build_prog: compiles the kernel ($k, to $kobj) and its trampoline (to
+# $tobj) where they are not built yet, and links them into $prog; each
+# file is written beside its name and renamed, so that two runs at once
+# never read half a file.
+build_prog() {
+	# shellcheck disable=SC2086
+	if [ ! -f "$kobj" ]; then
+		if ! $cxx $flags $defs -I "$root/tests/emu/include" -include "$root/tests/emu/cuda_emu.h" \
+		     -c -x c++ "$k" -o "$kobj.tmp.$$"; then rm -f "$kobj.tmp.$$"; return 1; fi
+		mv -f "$kobj.tmp.$$" "$kobj"
+	fi
+	# shellcheck disable=SC2086
+	if [ ! -f "$tobj" ]; then
+		if ! $cxx $flags -c -x c++ "$tmp/$tag.tramp.cc" -o "$tobj.tmp.$$"; then rm -f "$tobj.tmp.$$"; return 1; fi
+		mv -f "$tobj.tmp.$$" "$tobj"
+	fi
+	# shellcheck disable=SC2086
+	if ! $cxx $flags "$kobj" "$tobj" $objs $libs -o "$prog.tmp.$$"; then rm -f "$prog.tmp.$$"; return 1; fi
+	mv -f "$prog.tmp.$$" "$prog"
+}
+
 # A driver without a kernel, for --defines and --trampoline.
 printf 'extern "C" void emu_entry(void **p) { (void)p; __builtin_trap(); }\n' > "$tmp/none.cc"
+tool=$cache/$(printf 'tool\n%s\n%s\n%s\n' "$cxxid" "$flags" "$objsum" | sum)
 # shellcheck disable=SC2086
-$cxx $flags -o "$tmp/tool" "$tmp/none.cc" $objs $libs 2>"$tmp/err" ||
-	{ cat "$tmp/err" >&2; echo "emu-check: cannot link the driver" >&2; exit 3; }
+[ -f "$tool" ] || { $cxx $flags -o "$tool.tmp.$$" "$tmp/none.cc" $objs $libs 2>"$tmp/err" && mv -f "$tool.tmp.$$" "$tool"; } ||
+	{ cat "$tmp/err" >&2; rm -f "$tool.tmp.$$"; echo "emu-check: cannot link the driver" >&2; exit 3; }
 
 worker="$build/skillci-kernel"
 [ -x "$worker" ] || echo "emu-check: no $worker (built with CUDA): the scan of source and PTX is skipped" >&2
@@ -77,24 +116,29 @@ check() {
 	t0=$(date +%s)
 	tag=$(echo "$name" | tr '/' '_')
 	line=""
-	if ! defs=$("$tmp/tool" --fixture "$dir" --candidate "$k" --defines 2>"$tmp/err") ||
-	   ! "$tmp/tool" --fixture "$dir" --trampoline > "$tmp/$tag.tramp.cc" 2>>"$tmp/err"; then
+	if ! defs=$("$tool" --fixture "$dir" --candidate "$k" --defines 2>"$tmp/err") ||
+	   ! "$tool" --fixture "$dir" --trampoline > "$tmp/$tag.tramp.cc" 2>>"$tmp/err"; then
 		line="error	build	-	-	$(head -c 200 "$tmp/err" | tr '\n\t' '  ')"
 	else
-		# shellcheck disable=SC2086
-		if ! $cxx $flags $defs -I "$root/tests/emu/include" -include "$root/tests/emu/cuda_emu.h" \
-		     -x c++ "$k" -x c++ "$tmp/$tag.tramp.cc" -x none $objs $libs -o "$tmp/$tag" 2>"$tmp/err"; then
+		kkey=$({ printf 'kernel\n%s\n%s\n%s\n%s\n' "$cxxid" "$flags" "$defs" "$hdrsum"; cat "$k"; } | sum)
+		tkey=$({ printf 'trampoline\n%s\n%s\n' "$cxxid" "$flags"; cat "$tmp/$tag.tramp.cc"; } | sum)
+		kobj=$cache/$kkey.o tobj=$cache/$tkey.o
+		prog=$cache/$(printf 'program\n%s\n%s\n%s\n%s\n' "$flags" "$objsum" "$kkey" "$tkey" | sum)
+		if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$k"; then
+			kobj=$tmp/$tag.o prog=$tmp/$tag
+		fi
+		if [ ! -f "$prog" ] && ! build_prog 2>"$tmp/err"; then
 			line="error	build	-	-	$(grep -m1 -E "error|undefined" "$tmp/err" | head -c 200)"
 		else
 			# a subshell, so that a launch the emulation stops (abort) is
 			# reported here, not by the shell
-			line=$( ("$tmp/$tag" --fixture "$dir" --candidate "$k" --seeds "$seeds"; exit $?) 2>"$tmp/err")
+			line=$( ("$prog" --fixture "$dir" --candidate "$k" --seeds "$seeds"; exit $?) 2>"$tmp/err")
 			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E "emu:|runtime error|ERROR" "$tmp/err" | head -c 200)"
 		fi
 	fi
 	v=$(printf '%s' "$line" | cut -f1) r=$(printf '%s' "$line" | cut -f2)
 	if [ "$v" = passed ] && [ -x "$worker" ]; then
-		scan=$("$worker" --fixture "$dir" --candidate "$k" --compile-only --brief 2>/dev/null)
+		scan=$("$worker" --fixture "$dir" --candidate "$k" --compile-only --brief --cache "$cache/cubins" 2>/dev/null)
 		if [ "$(printf '%s' "$scan" | cut -f1)" = flagged ]; then
 			v=flagged r=scan
 			line="flagged	scan	-	-	scan: $(printf '%s' "$scan" | cut -f6)"
