@@ -680,6 +680,22 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		add_test_cases(js, r, s, models[m]);
 		side_props(js, r, s->path, models[m]);
 	}
+	/* the run's actual token use and cost of this skill, per model */
+	for (size_t i = 0; i < r->run.nusage; i++) {
+		const struct sc_results_usage *u = &r->run.usage[i];
+		struct sc_buf key = SC_BUF_INIT;
+		if (!sc_streq(u->skill, s->path))
+			continue;
+		sc_buf_printf(&key, "usage %s", u->model ? u->model : "");
+		if (isnan(u->cost_usd))
+			props_add(&js->props, key.ptr, "%lld input, %lld output tokens (no price for the model)",
+				  (long long)u->tokens_in, (long long)u->tokens_out);
+		else
+			props_add(&js->props, key.ptr, "%lld input, %lld output tokens, $%.4f (prices of %s)",
+				  (long long)u->tokens_in, (long long)u->tokens_out, u->cost_usd,
+				  u->price_date ? u->price_date : "unknown date");
+		sc_buf_release(&key);
+	}
 	if (r->run.mode)
 		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)

@@ -96,6 +96,13 @@ assert u[0]['tokens_in'] == 1000 * n and u[0]['tokens_out'] == 100 * n, (u, n)
 assert abs(u[0]['cost_usd'] - n * (1000 * 15 + 100 * 75) / 1e6) < 1e-9, u
 assert u[0]['price_date'] == '2025-11-01', u"
 check "report.md: the tokens and cost table" grep -q "Tokens and cost of this run" "$W/.skillci/report/report.md"
+check "JUnit: the suite of skills/alpha carries its tokens and cost on opus" python3 -c "
+import xml.etree.ElementTree as ET
+root = ET.parse('$W/.skillci/report/junit.xml').getroot()
+s = [x for x in root.iter('testsuite') if x.get('name') == 'skills/alpha'][0]
+p = {q.get('name'): q.get('value') for q in s.find('properties')}
+v = p['usage anthropic.claude-opus-4-1']
+assert v == '18000 input, 1800 output tokens, \$0.4050 (prices of 2025-11-01)', v"
 expect_out_contains "used      18000 input, 1800 output tokens, \$0.4050 at list prices of 2025-11-01" \
 	"the terminal shows the actual tokens and cost"
 check "skillci report renders the same table from results.json" sh -c \
