@@ -482,18 +482,7 @@ int cmd_merge(int argc, char **argv)
 				goto done;
 			}
 		if (g->present) {
-			cfg.gate.pass_rate_drop_points = g->pass_rate_drop_points;
-			cfg.gate.alpha = g->alpha;
-			cfg.gate.tokens_rise_pct = g->tokens_rise_pct;
-			cfg.gate.speedup_drop_ratio = g->speedup_drop_ratio;
-			cfg.gate.judge_drop = g->judge_drop;
-			cfg.gate.error_share = g->error_share;
-			cfg.gate.require_lift = g->require_lift;
-			cfg.gate.allow_deletions = g->deletions_allowed;
-			cfg.gate.max_baseline_pass_rate = g->max_baseline_pass_rate;
-			cfg.gate.compile_only = g->compile_only;
-			cfg.gate.fail_inconclusive = g->fail_inconclusive;
-			cfg.gate.allow_untested = g->allow_untested;
+			sc_gate_policy_to_config(&cfg.gate, g);
 		}
 	}
 	merge_into(&res, sh, order, n, o.run_id, cfg.gate.alpha);

@@ -224,14 +224,7 @@ int cmd_report(int argc, char **argv)
 	sc_error_clear();
 	policy = o.config ? "--config" : "built-in";
 	if (verified && !o.config && r.run.trust.gate.present) {
-		const struct sc_results_gate_policy *g = &r.run.trust.gate;
-		cfg.gate.pass_rate_drop_points = g->pass_rate_drop_points;
-		cfg.gate.alpha = g->alpha;
-		cfg.gate.tokens_rise_pct = g->tokens_rise_pct;
-		cfg.gate.speedup_drop_ratio = g->speedup_drop_ratio;
-		cfg.gate.judge_drop = g->judge_drop;
-		cfg.gate.error_share = g->error_share;
-		cfg.gate.require_lift = g->require_lift;
+		sc_gate_policy_to_config(&cfg.gate, &r.run.trust.gate);
 		policy = "signed run's";
 	}
 	claimed = r.gate.passed;

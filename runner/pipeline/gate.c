@@ -823,3 +823,19 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }
+
+void sc_gate_policy_to_config(struct sc_config_gate *out, const struct sc_results_gate_policy *g)
+{
+	out->pass_rate_drop_points = g->pass_rate_drop_points;
+	out->alpha = g->alpha;
+	out->tokens_rise_pct = g->tokens_rise_pct;
+	out->speedup_drop_ratio = g->speedup_drop_ratio;
+	out->judge_drop = g->judge_drop;
+	out->error_share = g->error_share;
+	out->require_lift = g->require_lift;
+	out->allow_deletions = g->deletions_allowed;
+	out->max_baseline_pass_rate = g->max_baseline_pass_rate;
+	out->compile_only = g->compile_only;
+	out->fail_inconclusive = g->fail_inconclusive;
+	out->allow_untested = g->allow_untested;
+}

@@ -60,6 +60,14 @@
 
 struct sc_results;
 struct sc_config_gate;
+struct sc_results_gate_policy;
+
+/*
+ * The gate policy a run recorded (run.trust.gate), as thresholds to apply
+ * again: every field, so that report and merge decide as the run did.
+ * Only for a policy that is trusted (a signed file's, the shards').
+ */
+void sc_gate_policy_to_config(struct sc_config_gate *out, const struct sc_results_gate_policy *g);
 
 /*
  * Applies the gate to r: replaces r->gate (keeping error_share's

@@ -411,6 +411,13 @@ else
 	check "kernel, compile-only runner: and the JUnit's properties" \
 		grep -q 'name="checked" value="[^"]*no kernel was run (compile-only runner)"' \
 		"$W/.skillci/report/junit.xml"
+	# report recomputes the verdict of the signed results under the policy
+	# the run recorded, every key of it: compile_only too, so it agrees
+	run sh -c 'cd "$1" && exec "$2" report .skillci/report/results.json --markdown "$3"' - \
+		"$W" "$SKILLCI" "$T/compile-only-again.md"
+	expect_exit 0 "kernel, compile-only runner: report of its signed results exits 0 too"
+	check "kernel, compile-only runner: report's Markdown says passed and no kernel was run" \
+		grep -q "^✅ \*\*gate passed.*no kernel was run (compile-only runner)" "$T/compile-only-again.md"
 fi
 
 # every unit of both sides erred (the provider refuses the skill's marker):
