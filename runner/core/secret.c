@@ -14,7 +14,7 @@ static char *key_source;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 /* Reads 64 hex digits (then optional white space) from path into key. */
-static int read_key_file(const char *path)
+int sc_runner_key_read_file(unsigned char out[SC_RUNNER_KEY_LEN], const char *path)
 {
 	struct sc_buf data = SC_BUF_INIT;
 	int err;
@@ -32,13 +32,23 @@ static int read_key_file(const char *path)
 			err = sc_error_set(SC_EINVAL, "runner key '%s' is not 64 hex digits", path);
 			goto done;
 		}
-		key[i] = (unsigned char)(hi << 4 | lo);
+		out[i] = (unsigned char)(hi << 4 | lo);
 	}
 	sc_output_add_secret(data.ptr);  /* the file's text never reaches an output */
 done:
 	memset(data.ptr, 0, data.len);
 	sc_buf_release(&data);
 	return err;
+}
+
+void sc_runner_key_from_secret(unsigned char out[SC_RUNNER_KEY_LEN], const char *s, size_t n)
+{
+	struct sc_sha256 h;
+
+	sc_sha256_init(&h);
+	sc_sha256_update(&h, "skillci-runner-key\0", 19);
+	sc_sha256_update(&h, s, n);
+	sc_sha256_final(&h, out);
 }
 
 /*
@@ -71,7 +81,7 @@ static int create_key_file(const char *path)
 		err = sc_error_set(SC_EIO, "cannot create '%s': %s", path, strerror(errno));
 		goto done;
 	}
-	err = read_key_file(path);
+	err = sc_runner_key_read_file(key, path);
 done:
 	if (fd >= 0) {
 		close(fd);
@@ -96,13 +106,9 @@ static void load_key(void)
 	/* a secret from the environment: one for a fleet, and the kernel
 	 * cubin cache's SKILLCI_CACHE_KEY so one secret signs every cache */
 	for (size_t i = 0; i < SC_ARRAY_SIZE(env_keys); i++) {
-		struct sc_sha256 h;
 		if (!(v = getenv(env_keys[i])) || !*v)
 			continue;
-		sc_sha256_init(&h);
-		sc_sha256_update(&h, "skillci-runner-key\0", 19);
-		sc_sha256_update(&h, v, strlen(v));
-		sc_sha256_final(&h, key);
+		sc_runner_key_from_secret(key, v, strlen(v));
 		key_source = sc_xstrdup(env_keys[i]);
 		return;
 	}
@@ -115,7 +121,7 @@ static void load_key(void)
 	if (!path.len) {
 		err = sc_error_set(SC_ENOTFOUND, "neither HOME nor XDG_CONFIG_HOME is set");
 	} else {
-		err = read_key_file(path.ptr);
+		err = sc_runner_key_read_file(key, path.ptr);
 		if (err == SC_ENOTFOUND)
 			err = create_key_file(path.ptr);
 	}

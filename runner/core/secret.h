@@ -37,4 +37,13 @@ const unsigned char *sc_runner_key(void);
  */
 const char *sc_runner_key_source(void);
 
+/*
+ * A key file's key (64 hex digits, as the runner key file holds): into
+ * out; its text is registered as a secret. Returns 0, or an error naming
+ * the file.
+ */
+int sc_runner_key_read_file(unsigned char out[SC_RUNNER_KEY_LEN], const char *path);
+/* The key a secret string stands for (SKILLCI_RUNNER_KEY, a trusted key). */
+void sc_runner_key_from_secret(unsigned char out[SC_RUNNER_KEY_LEN], const char *s, size_t n);
+
 #endif

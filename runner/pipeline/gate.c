@@ -783,22 +783,12 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 	if (share_failed && !blamed) {
 		/* errors only where no check runs (a deleted skill's units, say):
 		 * still a failure, of the run as a whole */
-		struct sc_results_gate_failure *f;
-		r->gate.failures = sc_xrealloc(r->gate.failures,
-					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
-		f = &r->gate.failures[r->gate.nfailures++];
-		memset(f, 0, sizeof(*f));
-		f->skill = sc_xstrdup("");
-		f->model = sc_xstrdup("");
-		f->rule = sc_xstrdup("error_share");
-		f->check = sc_xstrdup("errors");
-		{
-			struct sc_buf m = SC_BUF_INIT;
-			sc_buf_printf(&m, "%lld of %lld units failed for infrastructure reasons (%.0f%%, "
-				      "more than %.0f%%)", (long long)errors, (long long)units,
-				      r->gate.error_share * 100, g->error_share * 100);
-			f->message = sc_buf_detach(&m, NULL);
-		}
+		struct sc_buf m = SC_BUF_INIT;
+		sc_buf_printf(&m, "%lld of %lld units failed for infrastructure reasons (%.0f%%, "
+			      "more than %.0f%%)", (long long)errors, (long long)units,
+			      r->gate.error_share * 100, g->error_share * 100);
+		sc_gate_add_run_failure(r, "error_share", "errors", m.ptr);
+		sc_buf_release(&m);
 	}
 	r->gate.passed = r->gate.nfailures == 0;
 	r->gate.exit_code = r->gate.passed ? 0 : share_failed || broken ? 3 : 1;
@@ -822,6 +812,22 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 		r->gate.exit_code = 1;
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
+}
+
+void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char *check,
+			     const char *message)
+{
+	struct sc_results_gate_failure *f;
+
+	r->gate.failures = sc_xrealloc(r->gate.failures,
+				       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
+	f = &r->gate.failures[r->gate.nfailures++];
+	memset(f, 0, sizeof(*f));
+	f->skill = sc_xstrdup("");
+	f->model = sc_xstrdup("");
+	f->rule = sc_xstrdup(rule);
+	f->check = sc_xstrdup(check);
+	f->message = sc_xstrdup(message);
 }
 
 void sc_gate_policy_to_config(struct sc_config_gate *out, const struct sc_results_gate_policy *g)

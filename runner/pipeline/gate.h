@@ -91,6 +91,14 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 		const char *message);
 
 /*
+ * Adds a failure of the run as a whole (no skill to hang it on: skill and
+ * model ""), without a check row. The caller sets r->gate.passed and the
+ * exit code.
+ */
+void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char *check,
+			     const char *message);
+
+/*
  * The verdict of one pass-rate comparison: a drop beyond the margin shown
  * (p_adj, the Holm-adjusted p_drop of sc_stats_paired, below alpha), ruled
  * out (p_within below alpha), or still open.

@@ -213,16 +213,7 @@ void sc_report_unverified(struct sc_results *r, const char *what)
 	}
 	if (!judged) {
 		/* no skill to hang it on: a failure of the whole run */
-		struct sc_results_gate_failure *f;
-		r->gate.failures = sc_xrealloc(r->gate.failures,
-					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
-		f = &r->gate.failures[r->gate.nfailures++];
-		memset(f, 0, sizeof(*f));
-		f->skill = sc_xstrdup("");
-		f->model = sc_xstrdup("");
-		f->rule = sc_xstrdup("verdict_unverified");
-		f->check = sc_xstrdup("verdict_unverified");
-		f->message = sc_xstrdup(msg.ptr);
+		sc_gate_add_run_failure(r, "verdict_unverified", "verdict_unverified", msg.ptr);
 		r->gate.passed = false;
 		r->gate.exit_code = 1;
 	}

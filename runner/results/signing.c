@@ -34,47 +34,26 @@ static void fingerprint(struct key *k)
 	k->fpr[SC_SIGN_FPR_LEN] = 0;
 }
 
-/* A secret string as secret.c reads SKILLCI_RUNNER_KEY. */
+/* A secret string, read as secret.c reads SKILLCI_RUNNER_KEY. */
 static void add_secret(const char *s, size_t n)
 {
-	struct sc_sha256 h;
 	struct key *k;
 
 	if (!n || ntrusted == MAX_TRUSTED)
 		return;
 	k = &trusted[ntrusted++];
-	sc_sha256_init(&h);
-	sc_sha256_update(&h, "skillci-runner-key\0", 19);
-	sc_sha256_update(&h, s, n);
-	sc_sha256_final(&h, k->k);
+	sc_runner_key_from_secret(k->k, s, n);
 	fingerprint(k);
 }
 
 static void add_file(const char *path)
 {
-	struct sc_buf data = SC_BUF_INIT;
 	struct key k;
-	bool ok;
 
-	if (sc_read_file(&data, path, 4096) < 0) {
+	if (sc_runner_key_read_file(k.k, path) < 0) {
 		sc_log(SC_LOG_WARN, "SKILLCI_TRUSTED_KEY_FILES: %s; that key is not trusted",
 		       sc_error_last());
 		sc_error_clear();
-		sc_buf_release(&data);
-		return;
-	}
-	sc_buf_rtrim(&data);
-	ok = data.len == 2 * SC_RUNNER_KEY_LEN;
-	for (size_t i = 0; ok && i < SC_RUNNER_KEY_LEN; i++) {
-		int hi = sc_hex_value(data.ptr[2 * i]), lo = sc_hex_value(data.ptr[2 * i + 1]);
-		ok = hi >= 0 && lo >= 0;
-		k.k[i] = (unsigned char)(hi << 4 | lo);
-	}
-	memset(data.ptr, 0, data.len);
-	sc_buf_release(&data);
-	if (!ok) {
-		sc_log(SC_LOG_WARN, "SKILLCI_TRUSTED_KEY_FILES: '%s' is not 64 hex digits; that key "
-		       "is not trusted", path);
 		return;
 	}
 	if (ntrusted < MAX_TRUSTED) {
