@@ -53,38 +53,6 @@ static const struct sc_command *find_command(const char *name)
 	return NULL;
 }
 
-#define SUGGEST_MAX_LEN 64  /* longer names get no suggestion */
-
-/*
- * Edit distance between a and b: insertions, deletions, substitutions and
- * swaps of two neighbours ("rnu" is 1 from "run"), each counting one.
- */
-static size_t edit_distance(const char *a, const char *b)
-{
-	static size_t d[SUGGEST_MAX_LEN + 1][SUGGEST_MAX_LEN + 1];
-	size_t n = strlen(a), m = strlen(b);
-
-	assert(n <= SUGGEST_MAX_LEN && m <= SUGGEST_MAX_LEN);
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		for (size_t j = 1; j <= m; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[n][m];
-}
-
 /*
  * "error: unknown command 'rnu'; did you mean 'run'?": the commands
  * nearest to name, at most 2 edits away (1 for names of up to 4
@@ -92,19 +60,17 @@ static size_t edit_distance(const char *a, const char *b)
  */
 static int unknown_command(const char *name)
 {
-	size_t len = strlen(name), best = SIZE_MAX, limit = len <= 4 ? 1 : 2;
+	size_t best = SIZE_MAX, limit = strlen(name) <= 4 ? 1 : 2;
 	struct sc_buf near = SC_BUF_INIT;
 
-	if (len <= SUGGEST_MAX_LEN) {
-		for (size_t i = 0; i < SC_ARRAY_SIZE(commands); i++) {
-			size_t dist = edit_distance(name, commands[i].name);
-			if (dist > limit || dist > best)
-				continue;
-			if (dist < best)
-				sc_buf_clear(&near);
-			best = dist;
-			sc_buf_printf(&near, "%s'%s'", near.len ? " or " : "", commands[i].name);
-		}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(commands); i++) {
+		size_t dist = sc_edit_distance(name, commands[i].name);
+		if (dist > limit || dist > best)
+			continue;
+		if (dist < best)
+			sc_buf_clear(&near);
+		best = dist;
+		sc_buf_printf(&near, "%s'%s'", near.len ? " or " : "", commands[i].name);
 	}
 	if (near.len)
 		fprintf(stderr, "error: unknown command '%s'; did you mean %s?\n", name, near.ptr);

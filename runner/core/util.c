@@ -1,6 +1,7 @@
 #include "common.h"
 #include "output.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -614,4 +615,37 @@ int sc_hex_value(int c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+size_t sc_edit_distance(const char *a, const char *b)
+{
+	enum { MAX = SC_EDIT_DISTANCE_MAX };
+	size_t n = strlen(a), m = strlen(b), rows[3][MAX + 1];
+	size_t *two = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (n > MAX || m > MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= m; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		int ai = tolower((unsigned char)a[i - 1]);
+		cur[0] = i;
+		for (size_t j = 1; j <= m; j++) {
+			int bj = tolower((unsigned char)b[j - 1]);
+			size_t best = prev[j - 1] + (ai != bj);
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == bj && two[j - 2] + 1 < best)
+				best = two[j - 2] + 1;
+			cur[j] = best;
+		}
+		size_t *t = two;
+		two = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[m];
 }

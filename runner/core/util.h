@@ -122,4 +122,13 @@ void sc_hex(struct sc_buf *out, const unsigned char *bytes, size_t n);
 /* The value of one hex digit (either case), or -1 when c is not one. */
 int sc_hex_value(int c);
 
+/*
+ * Edit distance between a and b, ignoring ASCII case: insertions,
+ * deletions, substitutions and swaps of two neighbours ("rnu" is 1 from
+ * "run"), each counting one; for "did you mean" suggestions. SIZE_MAX
+ * when either is longer than SC_EDIT_DISTANCE_MAX bytes.
+ */
+#define SC_EDIT_DISTANCE_MAX 64
+size_t sc_edit_distance(const char *a, const char *b);
+
 #endif

@@ -682,33 +682,6 @@ static int parse_query(struct settings *s, const char *query, const char *name)
 	return err;
 }
 
-/* Levenshtein distance, for "did you mean". Long inputs are not compared. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-			size_t best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* The closest provider or alias to word, when close enough to suggest. */
 static const char *closest(const char *word, bool providers_only, size_t *dist)
 {
@@ -716,14 +689,14 @@ static const char *closest(const char *word, bool providers_only, size_t *dist)
 	size_t bd = SIZE_MAX, limit = strlen(word) / 3 > 2 ? strlen(word) / 3 : 2;
 
 	for (int i = 0; i < sc_provider_count(); i++) {
-		size_t d = edit_distance(word, sc_provider_name(i));
+		size_t d = sc_edit_distance(word, sc_provider_name(i));
 		if (d < bd) {
 			bd = d;
 			best = sc_provider_name(i);
 		}
 	}
 	for (size_t i = 0; !providers_only && i < SC_ARRAY_SIZE(aliases); i++) {
-		size_t d = edit_distance(word, aliases[i].name);
+		size_t d = sc_edit_distance(word, aliases[i].name);
 		if (d < bd) {
 			bd = d;
 			best = aliases[i].name;

@@ -559,6 +559,25 @@ static void test_runner_key_file(void **state)
 	sc_buf_release(&hex);
 }
 
+/* The one edit distance of "did you mean": hand-counted cases. */
+static void test_edit_distance(void **state)
+{
+	char long_name[SC_EDIT_DISTANCE_MAX + 2];
+
+	(void)state;
+	assert_int_equal(sc_edit_distance("run", "run"), 0);
+	assert_int_equal(sc_edit_distance("rnu", "run"), 1);        /* one swap */
+	assert_int_equal(sc_edit_distance("RUN", "run"), 0);        /* case ignored */
+	assert_int_equal(sc_edit_distance("rus", "runs"), 1);       /* one insertion */
+	assert_int_equal(sc_edit_distance("valdiate", "validate"), 1);
+	assert_int_equal(sc_edit_distance("", "eval"), 4);
+	assert_int_equal(sc_edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(sc_edit_distance("ca", "abc"), 3);         /* no edit twice (OSA) */
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	assert_true(sc_edit_distance(long_name, "a") == SIZE_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -583,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write_and_capped_read),
 		cmocka_unit_test(test_atomic_file_in_pieces),
 		cmocka_unit_test(test_strpool),
+		cmocka_unit_test(test_edit_distance),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
