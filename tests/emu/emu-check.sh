@@ -2,7 +2,8 @@
 # The fixtures' kernels on the CPU, through the CUDA emulation: each
 # baseline.cu and solution.cu (and each kernel in tests/kernels/ and
 # tests/emu/cases/ with an "expect-emu:" line, run against the fixture its
-# "fixture:" line names) is compiled for the host by the C++ compiler
+# "fixture:" line names, and each fixture's planted pitfalls in
+# tests/kernels/pitfalls/FIXTURE/ when that fixture is checked) is compiled for the host by the C++ compiler
 # with tests/emu/cuda_emu.h, and checked by emu_check against the fixture's
 # CPU reference with the real harness on the CPU double (every correctness
 # size and distribution, SEEDS seeds), then timed against the reference as
@@ -159,7 +160,7 @@ check() {
 	printf '%-32s %-8s %-16s %6s %5s %5s  %s\n' "$name" "$v" "$r" "$ratio" "$runs" "$(( $(date +%s) - t0 ))" "$note"
 }
 
-[ -n "$fixtures" ] || fixtures=$(cd "$root/fixtures" && ls -d */ | tr -d /)
+[ -n "$fixtures" ] || fixtures=$(cd "$root/fixtures" && ls -d */ | tr -d / | tr "\n" " ")
 for f in $fixtures; do
 	# a name in fixtures/, or a fixture folder of one's own (EXTRA_FIXTURES)
 	case "$f" in */*) dir=$(cd "$f" 2>/dev/null && pwd) || dir=$f; f=$(basename "$dir") ;; *) dir="$root/fixtures/$f" ;; esac
@@ -168,12 +169,22 @@ for f in $fixtures; do
 	check "$f/solution" "$dir" "$dir/solution.cu" passed none
 done
 if [ "$planted" = yes ]; then
-	for k in "$root"/tests/kernels/*.cu "$root"/tests/emu/cases/*.cu; do
+	for k in "$root"/tests/kernels/*.cu "$root"/tests/emu/cases/*.cu "$root"/tests/kernels/pitfalls/*/*.cu; do
+		[ -f "$k" ] || continue
 		exp=$(sed -n 's|^// expect-emu: *||p' "$k" | head -n 1)
 		[ -n "$exp" ] || continue
 		f=$(sed -n 's|^// fixture: *||p' "$k" | head -n 1)
-		case "$k" in */tests/emu/cases/*) kind=emu ;; *) kind=planted ;; esac
-		check "$kind/$(basename "$k" .cu)" "$root/fixtures/${f:-softmax}" "$k" "${exp%% *}" "${exp#* }"
+		case "$k" in
+		*/tests/emu/cases/*) name=emu/$(basename "$k" .cu) ;;
+		# a fixture's pitfalls (tests/kernels/pitfalls/FIXTURE/NAME.cu),
+		# checked only when that fixture is
+		*/tests/kernels/pitfalls/*)
+			pf=$(basename "$(dirname "$k")")
+			case " $fixtures " in *" $pf "*) ;; *) continue ;; esac
+			name=pitfall/$pf/$(basename "$k" .cu) ;;
+		*) name=planted/$(basename "$k" .cu) ;;
+		esac
+		check "$name" "$root/fixtures/${f:-softmax}" "$k" "${exp%% *}" "${exp#* }"
 	done
 fi
 echo "$total checks, $bad unexpected, $(( $(date +%s) - start )) s"
