@@ -18,6 +18,10 @@
 #   format     core (the libyaml and cmark-gfm wrappers)
 #   reporters  results, format, core (reporters only read results)
 #   cmd        anything but the kernel worker
+#   skills     format, core (SKILL.md, test files, the prompt made of them)
+#   results    skills, format, core (the results model and its store sit
+#              below the evaluation and the gate that fill them; the
+#              statistics they use are core)
 #   the rest (the library)  any library part, never cmd, reporters, kernel
 #
 # and each third-party library is included by exactly one wrapper (cJSON,
@@ -38,6 +42,8 @@ allowed() {  # allowed PART TARGET: exit 0 when PART may include TARGET
 	format) return 1 ;;
 	reporters) [ "$2" = results ] || [ "$2" = format ] ;;
 	cmd) [ "$2" != kernel ] ;;
+	skills) [ "$2" = format ] ;;
+	results) [ "$2" = skills ] || [ "$2" = format ] ;;
 	*) case " $library " in *" $2 "*) return 0 ;; esac; return 1 ;;
 	esac
 }

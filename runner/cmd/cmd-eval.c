@@ -15,7 +15,7 @@
 #include "reporters/report_fmt.h"
 #include "results/results.h"
 #include "skills/skill.h"
-#include "eval/stats.h"
+#include "stats.h"
 #include "results/store.h"
 #include "skills/testsuite.h"
 #include "teacher/generate.h"

@@ -29,7 +29,7 @@
 #include "pipeline/plan.h"
 #include "results/results.h"
 #include "results/store.h"
-#include "results/combine.h"
+#include "pipeline/combine.h"
 
 #include <getopt.h>
 #include <unistd.h>

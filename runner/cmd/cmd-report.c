@@ -15,7 +15,7 @@
 #include "cmd/cmd.h"
 #include "net/github_api.h"
 #include "results/results.h"
-#include "results/combine.h"
+#include "pipeline/combine.h"
 #include "reporters/report_md.h"
 #include "reporters/report_term.h"
 #include "reporters/reports.h"

@@ -20,8 +20,9 @@
 #include "results/compare.h"
 #include "results/results.h"
 #include "sha256.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
-#include "eval/stats.h"
+#include "stats.h"
 #include "results/store.h"
 #include "skills/testsuite.h"
 
@@ -31,20 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char sc_eval_prompt_template[] =
-	"You have access to the following skill. Follow its instructions when the task "
-	"calls for it.\n"
-	"\n"
-	"<skill name=\"{name}\">\n"
-	"<description>{description}</description>\n"
-	"\n"
-	"{body}\n"
-	"\n"
-	"<references>\n"
-	"{references}\n"
-	"</references>\n"
-	"</skill>\n";
-
 static const char default_rubric[] =
 	"You grade an answer to a task. Judge whether the answer is correct, complete and "
 	"follows the task's instructions. Give a short reason, then on the last line write "
@@ -53,49 +40,6 @@ static const char default_rubric[] =
 #define TEST_NAME_MAX 80
 
 /* ---- prompts and checks --------------------------------------------------- */
-
-/* Appends s with each "{key}" of the template replaced. */
-static void fill_template(struct sc_buf *out, const char *tpl, const char *const *keys,
-			  const char *const *vals, size_t n)
-{
-	const char *p = tpl;
-
-	while (*p) {
-		bool matched = false;
-		if (*p == '{') {
-			for (size_t i = 0; i < n; i++) {
-				size_t kl = strlen(keys[i]);
-				if (!strncmp(p + 1, keys[i], kl) && p[1 + kl] == '}') {
-					sc_buf_puts(out, vals[i]);
-					p += kl + 2;
-					matched = true;
-					break;
-				}
-			}
-		}
-		if (!matched)
-			sc_buf_putc(out, *p++);
-	}
-}
-
-void sc_eval_system_prompt(struct sc_buf *out, const struct sc_skill *skill)
-{
-	static const char *const keys[] = { "name", "description", "body", "references" };
-	struct sc_buf refs = SC_BUF_INIT;
-	const char *vals[4];
-
-	for (size_t i = 0; i < skill->nfiles; i++)
-		if (sc_starts_with(skill->files[i], "references/"))
-			sc_buf_printf(&refs, "%s- %s", refs.len ? "\n" : "", skill->files[i]);
-	if (!refs.len)
-		sc_buf_puts(&refs, "(none)");
-	vals[0] = skill->name ? skill->name : (skill->folder_name ? skill->folder_name : "");
-	vals[1] = skill->description ? skill->description : "";
-	vals[2] = skill->body ? skill->body : "";
-	vals[3] = refs.ptr;
-	fill_template(out, sc_eval_prompt_template, keys, vals, 4);
-	sc_buf_release(&refs);
-}
 
 void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test)
 {
@@ -133,38 +77,6 @@ bool sc_eval_contains_all(const char *answer, const char *const *contains, size_
 		if (!contains_ci(answer, contains[i]))
 			return false;
 	return true;
-}
-
-int sc_eval_skill_hash(char out[65], const struct sc_skill *skill)
-{
-	struct sc_sha256 ctx;
-	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT, hex = SC_BUF_INIT;
-	unsigned char digest[SC_SHA256_LEN];
-	int err = 0;
-
-	sc_sha256_init(&ctx);
-	for (size_t i = 0; i < skill->nfiles; i++) {
-		char len[32];
-		sc_buf_clear(&path);
-		sc_buf_clear(&data);
-		sc_path_join(&path, skill->dir, skill->files[i]);
-		if ((err = sc_read_file(&data, path.ptr, SC_MAX_FILE_BYTES)) < 0)
-			goto done;
-		snprintf(len, sizeof(len), "%zu:", strlen(skill->files[i]));
-		sc_sha256_update(&ctx, len, strlen(len));
-		sc_sha256_update(&ctx, skill->files[i], strlen(skill->files[i]));
-		snprintf(len, sizeof(len), "%zu:", data.len);
-		sc_sha256_update(&ctx, len, strlen(len));
-		sc_sha256_update(&ctx, data.ptr, data.len);
-	}
-	sc_sha256_final(&ctx, digest);
-	sc_hex(&hex, digest, sizeof(digest));
-	memcpy(out, hex.ptr, 65);
-done:
-	sc_buf_release(&path);
-	sc_buf_release(&data);
-	sc_buf_release(&hex);
-	return err;
 }
 
 double sc_eval_parse_score(const char *reply)
@@ -1192,9 +1104,9 @@ static int prepare_skills(struct ctx *c)
 			continue;  /* not evaluated */
 		if (es->hash)
 			snprintf(c->skill_hashes[s], sizeof(c->skill_hashes[s]), "%s", es->hash);
-		else if ((err = sc_eval_skill_hash(c->skill_hashes[s], es->skill)) < 0)
+		else if ((err = sc_skill_content_hash(c->skill_hashes[s], es->skill)) < 0)
 			return err;
-		sc_eval_system_prompt(&c->systems[s], es->skill);
+		sc_skill_system_prompt(&c->systems[s], es->skill);
 	}
 	return 0;
 }
@@ -1255,7 +1167,7 @@ static int drive(struct ctx *c)
 	else
 		c->window = 2 * (size_t)(opt->client ? sc_client_capacity(opt->client) : 1) +
 			    4 * (size_t)(opt->kernel_jobs > 0 ? opt->kernel_jobs : 1);
-	sha_hex(c->prompt_hash, sc_eval_prompt_template);
+	sha_hex(c->prompt_hash, sc_skill_prompt_template);
 	for (size_t i = 0; i < c->nrefs; i++)
 		if (c->skills[c->refs[i].skill].tests->items[c->refs[i].test].fixture)
 			c->any_kernel = true;

@@ -40,14 +40,6 @@ struct sc_test_set;
 /* Harness version recorded with every unit; part of the reuse key. */
 #define SC_EVAL_HARNESS_VERSION "skillci-eval/1"
 
-/*
- * The system prompt given to a model with a skill. Placeholders:
- * {name}, {description}, {body}, {references} (a "- path" line per file
- * under references/, or "(none)"). Its SHA-256 is the prompt hash of
- * every unit, so changing the template re-evaluates everything.
- */
-extern const char sc_eval_prompt_template[];
-
 /* One skill variant to evaluate. */
 struct sc_eval_skill {
 	const char *path;              /* as shown and stored ("skills/foo") */
@@ -55,7 +47,7 @@ struct sc_eval_skill {
 	const struct sc_skill *skill;  /* loaded SKILL.md and file list; NULL: a side that is
 					* not evaluated (sc_eval_run_units names no unit of it) */
 	const struct sc_test_set *tests;
-	const char *hash;              /* sc_eval_skill_hash() when known, else NULL */
+	const char *hash;              /* sc_skill_content_hash() when known, else NULL */
 };
 
 /* What the kernel harness says about one answer. Strings owned. */
@@ -221,15 +213,11 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
  */
 void sc_eval_aggregate(struct sc_results *r, double alpha);
 
-/* Builds the system prompt for a skill (the template filled in). */
-void sc_eval_system_prompt(struct sc_buf *out, const struct sc_skill *skill);
 /* Builds the user message: the input, then each context file as upskill does
  * ("\n\n```NAME\nCONTENT\n```"). */
 void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test);
 /* True when every string of contains occurs in answer, ignoring case. */
 bool sc_eval_contains_all(const char *answer, const char *const *contains, size_t n);
-/* SHA-256 hex of the skill's files (relative path and content, sorted). */
-int sc_eval_skill_hash(char out[65], const struct sc_skill *skill);
 /* Parses a judge's reply: the number after the last "SCORE:", clamped to
  * [0, 1]; NAN when there is none. */
 double sc_eval_parse_score(const char *reply);

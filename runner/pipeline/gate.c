@@ -4,7 +4,7 @@
  * broken rule, the verdict written back.
  */
 #include "common.h"
-#include "eval/stats.h"
+#include "stats.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
 #include "results/compare.h"

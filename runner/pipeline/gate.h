@@ -20,7 +20,7 @@
  *   pass_rate  pass_rate_drop              a drop beyond gate.pass_rate_drop_points
  *                                          shown at alpha: paired per test, runs as
  *                                          replicates, Holm over the PR's pass_rate
- *                                          checks (eval/stats.h); ruled out: passed;
+ *                                          checks (core/stats.h); ruled out: passed;
  *                                          neither: inconclusive, skipped with the
  *                                          drop that cannot be ruled out
  *              pass_rate_inconclusive      inconclusive with gate.fail_inconclusive

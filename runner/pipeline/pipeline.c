@@ -23,6 +23,7 @@
 #include "providers/provider.h"
 #include "results/results.h"
 #include "results/store.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
 #include "skills/testsuite.h"
 
@@ -267,7 +268,7 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 						  man->line, &mine)) < 0)
 			goto done;
 	}
-	if ((err = sc_eval_skill_hash(s->hash, &s->skill)) < 0)
+	if ((err = sc_skill_content_hash(s->hash, &s->skill)) < 0)
 		goto done;
 	s->es.path = shown_path;
 	s->es.skill = &s->skill;

@@ -1,6 +1,6 @@
 /* Comparing two aggregates (compare.h). */
 #include "common.h"
-#include "eval/stats.h"
+#include "stats.h"
 #include "results/compare.h"
 #include "results/results.h"
 

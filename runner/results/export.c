@@ -4,8 +4,8 @@
 #include "common.h"
 #include "json.h"
 #include "diag.h"
-#include "eval/eval.h"
 #include "results/export.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
 #include "results/store.h"
 
@@ -167,11 +167,11 @@ static const char *system_for(struct walk *w, const char *path, const char *hash
 		e->hash = sc_xstrdup("");
 		e->system = NULL;
 		if (sc_skill_load(&skill, path, &diags, 0) == 0 && skill.loaded &&
-		    sc_eval_skill_hash(h, &skill) == 0) {
+		    sc_skill_content_hash(h, &skill) == 0) {
 			struct sc_buf s = SC_BUF_INIT;
 			free(e->hash);
 			e->hash = sc_xstrdup(h);
-			sc_eval_system_prompt(&s, &skill);
+			sc_skill_system_prompt(&s, &skill);
 			e->system = sc_buf_detach(&s, NULL);
 		}
 		sc_error_clear();

@@ -4,7 +4,7 @@
  * base and at head; every simulated PR draws its runs and is decided twice:
  * by the old fixed rule (fail on a raw drop of more than the margin, or on
  * a significant McNemar p-value over the units) and by the gate's rule
- * (eval/stats.h sc_stats_paired_margin per check, sc_stats_holm over the
+ * (core/stats.h sc_stats_paired_margin per check, sc_stats_holm over the
  * PR's checks, pipeline/gate.h sc_gate_margin_decide). Prints per profile,
  * scenario and design the share of PRs that fail (95% Wilson interval),
  * the share left inconclusive, and the requests one PR costs; then per
@@ -13,7 +13,7 @@
  * Usage: bench_gate [PRS [SEED]]
  */
 #include "common.h"
-#include "eval/stats.h"
+#include "stats.h"
 #include "pipeline/gate.h"
 
 #include <math.h>

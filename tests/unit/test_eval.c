@@ -6,8 +6,9 @@
 #include "eval/eval.h"
 #include "providers/provider.h"
 #include "results/results.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
-#include "eval/stats.h"
+#include "stats.h"
 #include "results/store.h"
 #include "skills/testsuite.h"
 #include "diag.h"
@@ -70,7 +71,7 @@ static void test_system_prompt_has_skill_and_references(void **state)
 	(void)state;
 
 	load(&l, dir);
-	sc_eval_system_prompt(&p, &l.skill);
+	sc_skill_system_prompt(&p, &l.skill);
 	assert_non_null(strstr(p.ptr, "<skill name=\"demo\">"));
 	assert_non_null(strstr(p.ptr, "<description>Says hello properly.</description>"));
 	assert_non_null(strstr(p.ptr, "Say HELLO-WORLD."));

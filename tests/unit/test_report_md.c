@@ -5,7 +5,7 @@
 #include "results/results.h"
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
-#include "results/combine.h"
+#include "pipeline/combine.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
  * (exact fractions for the binomial sums, the Wilson formula written out
  * in docs/evaluation.md) and are written here as literals. */
 #include "unit.h"
-#include "eval/stats.h"
+#include "stats.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
  * Statistics for evaluation results (see stats.h and docs/evaluation.md).
  */
 #include "common.h"
-#include "eval/stats.h"
+#include "stats.h"
 
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /* Folding a base results file into a head results file (report_combine.h). */
 #include "common.h"
-#include "results/combine.h"
+#include "pipeline/combine.h"
 #include "results/compare.h"
 #include "results/results.h"
 #include "pipeline/gate.h"
