@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		"usage: skillci eval DIR... -m MODEL... [--runs N] [--no-baseline] [--tests FILE]\n"
 		"                    [--generate-tests] [--test-gen-model MODEL]\n"
 		"                    [--max-turns N] [--judge MODEL] [--offline] [--store LOCATION]\n"
-		"                    [--no-reuse] [--cache DIR] [--no-cache] [--json FILE]\n"
+		"                    [--no-reuse] [--cache DIR] [--no-cache] [--retries N] [--json FILE]\n"
 		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
 		"\n"
 		"Evaluates each skill folder with and without the skill on every model. DIR may\n"
@@ -60,6 +60,7 @@ static void usage(FILE *f)
 		"  --no-reuse           evaluate every unit even when the store has it\n"
 		"  --concurrency N      model requests in flight, all providers together (default:\n"
 		"                       skillci.yml concurrency, else 64)\n"
+		"  --retries N          retries per model request after the first try (default 5)\n"
 		"  --jobs N             kernel checks at once, each in its own worker process\n"
 		"                       (default: one per GPU; without a GPU, one per CPU)\n"
 		"  --json FILE          write the results JSON (docs/results-json.md)\n"
@@ -461,7 +462,7 @@ int cmd_eval(int argc, char **argv)
 {
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
-	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN };
+	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -477,6 +478,7 @@ int cmd_eval(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
 		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
 		{ "concurrency", required_argument, NULL, O_CONC },
+		{ "retries", required_argument, NULL, O_RETRIES },
 		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "fixtures", required_argument, NULL, O_FIXTURES },
 		{ "arch", required_argument, NULL, O_ARCH },
@@ -513,6 +515,7 @@ int cmd_eval(int argc, char **argv)
 	const struct sc_test_set **set_ptrs = NULL;
 	bool allow_unpinned = false;
 	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0, jobs = 0;
+	int retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 
 	sc_eval_options_init(&opt);
 	sc_results_init(&res);
@@ -541,6 +544,10 @@ int cmd_eval(int argc, char **argv)
 		case O_CONC:
 			if ((rc = sc_cmd_int_option(&concurrency, "eval", "--concurrency", optarg,
 						    1, 1000)))
+				return rc;
+			break;
+		case O_RETRIES:
+			if ((rc = sc_cmd_int_option(&retries, "eval", "--retries", optarg, 0, 20)))
 				return rc;
 			break;
 		case O_JOBS:
@@ -657,6 +664,7 @@ int cmd_eval(int argc, char **argv)
 	}
 
 	sc_client_options_init(&copt);
+	copt.max_attempts = retries + 1;
 	copt.cache_dir = cache_dir;
 	copt.cache_mode = offline ? SC_CACHE_OFFLINE
 			: cfg.cache_mode == SC_CACHE_REFRESH ? SC_CACHE_REFRESH : SC_CACHE_USE;

@@ -96,7 +96,10 @@ fake_stop
 echo '{"rules": [{"match": {"nth": [30]}, "reply": {"fault": "die"}}], "default": {"text": "ok"}}' > "$T/die.json"
 fake_start "$T/die.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
-run $EVAL --store "$T/die.db" --cache "$T/die-cache" --json "$T/die-r.json"
+# Two retries, not the default five: what is checked is what a dead server
+# leaves behind, not the length of the backoff (with the default, the
+# requests still queued back off for about 30 s before they give up).
+run $EVAL --retries 2 --store "$T/die.db" --cache "$T/die-cache" --json "$T/die-r.json"
 expect_exit 3 "server dies mid-run: exit 3 (infrastructure)"
 expect_err_contains "error" "server dies mid-run: says so on stderr"
 check "server dies mid-run: the server is gone" sh -c "! kill -0 $FAKE_PID 2>/dev/null"
