@@ -869,6 +869,27 @@ static size_t instance_bytes(const struct instance *in)
 }
 
 /*
+ * The timing's comparisons take the baseline's output as the answer and
+ * have no reference to give each element's sum of |terms|: where the spec
+ * has terms_rtol, the allowance bounds the terms by the largest finite
+ * magnitude among the baseline's n outputs (want, float32 for float
+ * types), terms_rtol times that, added to atol.
+ */
+static double terms_allowance(const struct sc_spec *spec, const struct sc_param *p, const void *want, size_t n)
+{
+	double m = 0;
+
+	if (spec->terms_rtol <= 0 || !sc_dtype_is_float(p->dtype))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		double w = fabs(((const float *)want)[i]);
+		if (isfinite(w) && w > m)
+			m = w;
+	}
+	return spec->terms_rtol * m;
+}
+
+/*
  * Compares the candidate's outputs in a with the baseline's in b (each
  * downloaded from its own device into memory wiped afterwards); on a
  * difference sets out's reason and message (prefixed by what) and *good
@@ -903,7 +924,8 @@ static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *s
 			sc_half_decode(wide, p->dtype, base, b->count[i]);
 			want = wide;
 		}
-		sc_harness_compare(&c, p->dtype, got, want, a->count[i], spec->atol, spec->rtol);
+		sc_harness_compare(&c, p->dtype, got, want, a->count[i], spec->atol + terms_allowance(spec, p, want, a->count[i]),
+				   spec->rtol);
 		wipe(wide, wide ? b->count[i] * sizeof(float) : 0);
 		wipe(base, bytes);
 		free(wide);
