@@ -24,6 +24,7 @@ if [ ! -f "$R/$build/emu/emu_runtime.o" ] || [ ! -f "$R/$build/tests/emu/emu_che
 fi
 
 full="softmax-bf16 rmsnorm-bf16 rope-bf16 geglu-bf16 adaln-bf16 gemm-bf16 attention-bf16"
+# shellcheck disable=SC2086
 run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 $full
 expect_exit 0 "emu-check: every check as expected"
 # One test per row of the table: CHECK VERDICT REASON RATIO RUNS SECS NOTE.
