@@ -14,6 +14,15 @@
  * a->i[k] / a->f[k] its value when it is an integer / float scalar.
  * a->size_* hold the named sizes of the current size set, in the order of
  * the spec's "size_vars" list, for references that need them.
+ *
+ * a->terms[k], where not NULL (an out/inout buffer of a spec whose
+ * tolerance has "terms_rtol"), has room for one float per element of
+ * buffer k: the reference writes there the sum of the magnitudes of the
+ * terms that make up each output (for y = a*b + c, |a*b| + |c|), from
+ * which the harness derives an allowance for cancellation. It is NULL
+ * when the harness needs no terms (the timing baseline of the CPU
+ * emulation, specs without terms_rtol); a reference checks before
+ * writing.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +35,7 @@ struct sc_ref_args {
 	double f[SC_REF_MAX_PARAMS];
 	int64_t size[SC_REF_MAX_PARAMS];
 	size_t nparams;
+	float *terms[SC_REF_MAX_PARAMS];
 };
 
 typedef void (*sc_ref_fn)(const struct sc_ref_args *a);

@@ -82,8 +82,24 @@ void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist 
 void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
 			size_t n, double atol, double rtol)
 {
+	sc_harness_compare_terms(out, t, got, want, NULL, n, atol, rtol, 0);
+}
+
+bool sc_harness_biased(const struct sc_compare *c, double max_mean_signed_error)
+{
+	return max_mean_signed_error > 0 && c->bias_n >= 16 &&
+	       fabs(c->bias) > max_mean_signed_error + c->bias_noise;
+}
+
+void sc_harness_compare_terms(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
+			      const float *terms, size_t n, double atol, double rtol, double terms_rtol)
+{
 	double mean = 0;
 	size_t nfinite = 0;
+	/* sums of e_i and e_i^2 (e: signed error over the tolerance), and of
+	 * e_i * sign(want_i) */
+	double se = 0, se2 = 0, sz = 0, sz2 = 0;
+	size_t ne = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->worst_ratio = -1;
@@ -113,10 +129,20 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 				limit = 0;
 			} else {
 				limit = atol + rtol * fabs(w);
+				if (terms && isfinite(terms[i]) && terms[i] > 0)
+					limit += terms_rtol * terms[i];
 				err = isfinite(g) ? fabs(g - w) : INFINITY;
 				bad = !(err <= limit);
 				mean += w;
 				nfinite++;
+				if (isfinite(g) && limit > 0) {
+					double e = (g - w) / limit, z = w > 0 ? e : w < 0 ? -e : 0;
+					se += e;
+					se2 += e * e;
+					sz += z;
+					sz2 += z * z;
+					ne++;
+				}
 			}
 			if (bad && poisoned)
 				out->nstale++;
@@ -142,6 +168,17 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 			out->worst_limit = limit;
 		}
 	}
+	if (ne >= 2) {
+		double k = (double)ne;
+		double m1 = se / k, m2 = sz / k;
+		double n1 = 4 * sqrt(fmax(se2 / k - m1 * m1, 0) / (k - 1));
+		double n2 = 4 * sqrt(fmax(sz2 / k - m2 * m2, 0) / (k - 1));
+		bool toward = fabs(m2) - n2 > fabs(m1) - n1;
+		out->bias = toward ? m2 : m1;
+		out->bias_noise = toward ? n2 : n1;
+		out->bias_toward_zero = toward;
+	}
+	out->bias_n = ne;
 	/* Would a constant, the reference mean, pass too? Then the check
 	 * cannot tell a right kernel from one that writes a constant. */
 	if (sc_dtype_is_float(t) && n >= 2 && nfinite == n) {
@@ -149,7 +186,10 @@ void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got
 		mean /= (double)n;
 		for (size_t i = 0; i < n && all; i++) {
 			double w = ((const float *)want)[i];
-			all = fabs((double)(float)mean - w) <= atol + rtol * fabs(w);
+			double lim = atol + rtol * fabs(w);
+			if (terms && isfinite(terms[i]) && terms[i] > 0)
+				lim += terms_rtol * terms[i];
+			all = fabs((double)(float)mean - w) <= lim;
 		}
 		out->constant_passes = all;
 	}
@@ -238,6 +278,7 @@ struct instance {
 	size_t esize[SC_REF_MAX_PARAMS];    /* bytes per element */
 	void *host_in[SC_REF_MAX_PARAMS];   /* initial contents (in/inout), device layout */
 	void *want[SC_REF_MAX_PARAMS];      /* reference result (out/inout); float32 for half types */
+	float *terms[SC_REF_MAX_PARAMS];    /* the reference's sums of |terms| (spec terms_rtol) */
 	void *got[SC_REF_MAX_PARAMS];       /* device layout */
 	unsigned char sum[SC_REF_MAX_PARAMS][SC_SHA256_LEN];
 	uint64_t base[SC_REF_MAX_PARAMS];   /* allocation (guard included) */
@@ -258,6 +299,9 @@ static void instance_release(struct instance *in, struct sc_device *d)
 			explicit_bzero(in->want[i], in->count[i] * 4);
 		if (in->got[i])
 			explicit_bzero(in->got[i], in->count[i] * in->esize[i]);
+		if (in->terms[i])
+			explicit_bzero(in->terms[i], in->count[i] * sizeof(float));
+		free(in->terms[i]);
 		free(in->host_in[i]);
 		free(in->want[i]);
 		free(in->got[i]);
@@ -374,6 +418,11 @@ static void instance_ref(struct instance *in, const struct sc_spec *spec, const 
 		} else {
 			a.buf[i] = in->host_in[i];
 		}
+		if (p->role != SC_ROLE_IN && spec->terms_rtol > 0) {
+			free(in->terms[i]);
+			in->terms[i] = sc_xcalloc(in->count[i], sizeof(float));
+			a.terms[i] = in->terms[i];
+		}
 	}
 	for (size_t i = 0; i < spec->nsize_vars; i++)
 		a.size[i] = size->v[i];
@@ -393,6 +442,7 @@ static void instance_copy_host(struct instance *dst, const struct instance *src)
 			memcpy(dst->host_in[i], src->host_in[i], src->count[i] * src->esize[i]);
 		dst->got[i] = src->got[i] ? sc_xcalloc(src->count[i], src->esize[i]) : NULL;
 		dst->want[i] = NULL;
+		dst->terms[i] = NULL;
 		dst->base[i] = dst->dptr[i] = 0;
 	}
 }
@@ -571,7 +621,8 @@ static int judge(struct sc_check_result *out, struct sc_device *d, const struct 
 			}
 		} else {
 			struct sc_compare c;
-			sc_harness_compare(&c, p->dtype, in->got[i], in->want[i], in->count[i], spec->atol, spec->rtol);
+			sc_harness_compare_terms(&c, p->dtype, in->got[i], in->want[i], in->terms[i], in->count[i],
+						 spec->atol, spec->rtol, spec->terms_rtol);
 			if (c.worst_ratio > out->max_ratio || !out->worst.valid) {
 				out->max_ratio = c.worst_ratio;
 				out->worst = (struct sc_mismatch){ true, size_index, seed, dist, i, c.worst_index,
@@ -590,6 +641,16 @@ static int judge(struct sc_check_result *out, struct sc_device *d, const struct 
 						"wrong result: '%s'[%zu] = %.9g, expected %.9g (|error| %.3g > tolerance %.3g); %zu of %zu elements outside tolerance at %s, %s, distribution %zu",
 						p->name, c.worst_index, c.worst_got, c.worst_want, c.worst_err,
 						c.worst_limit, c.nbad, in->count[i], sdesc, seedtxt, dist);
+				*good = false;
+			} else if (sc_harness_biased(&c, spec->max_mean_signed_error)) {
+				out->reason = SC_REASON_MISMATCH;
+				out->worst = (struct sc_mismatch){ true, size_index, seed, dist, i, c.worst_index,
+					c.worst_got, c.worst_want, c.worst_err, c.worst_limit, 0, in->count[i] };
+				set_msg(out->message, sizeof(out->message),
+					"biased result: '%s' errs %s by %.3f of the tolerance on average over %zu elements (allowed %.3g, noise %.3g) at %s, %s, distribution %zu; every element is within tolerance, but the rounding leans one way",
+					p->name, c.bias_toward_zero ? (c.bias < 0 ? "toward zero" : "away from zero")
+								    : (c.bias < 0 ? "low" : "high"),
+					fabs(c.bias), c.bias_n, spec->max_mean_signed_error, c.bias_noise, sdesc, seedtxt, dist);
 				*good = false;
 			} else if (c.constant_passes) {
 				out->reason = SC_REASON_CONSTANT;
@@ -808,6 +869,27 @@ static size_t instance_bytes(const struct instance *in)
 }
 
 /*
+ * The timing's comparisons take the baseline's output as the answer and
+ * have no reference to give each element's sum of |terms|: where the spec
+ * has terms_rtol, the allowance bounds the terms by the largest finite
+ * magnitude among the baseline's n outputs (want, float32 for float
+ * types), terms_rtol times that, added to atol.
+ */
+static double terms_allowance(const struct sc_spec *spec, const struct sc_param *p, const void *want, size_t n)
+{
+	double m = 0;
+
+	if (spec->terms_rtol <= 0 || !sc_dtype_is_float(p->dtype))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		double w = fabs(((const float *)want)[i]);
+		if (isfinite(w) && w > m)
+			m = w;
+	}
+	return spec->terms_rtol * m;
+}
+
+/*
  * Compares the candidate's outputs in a with the baseline's in b (each
  * downloaded from its own device into memory wiped afterwards); on a
  * difference sets out's reason and message (prefixed by what) and *good
@@ -842,7 +924,8 @@ static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *s
 			sc_half_decode(wide, p->dtype, base, b->count[i]);
 			want = wide;
 		}
-		sc_harness_compare(&c, p->dtype, got, want, a->count[i], spec->atol, spec->rtol);
+		sc_harness_compare(&c, p->dtype, got, want, a->count[i], spec->atol + terms_allowance(spec, p, want, a->count[i]),
+				   spec->rtol);
 		wipe(wide, wide ? b->count[i] * sizeof(float) : 0);
 		wipe(base, bytes);
 		free(wide);

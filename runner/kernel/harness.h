@@ -62,6 +62,17 @@ struct sc_compare {
 	double worst_got, worst_want, worst_err, worst_limit;
 	double worst_ratio;  /* err / limit; +inf for NaN/Inf where finite expected */
 	bool constant_passes;  /* a constant (the reference mean) would also pass */
+	/* The mean signed error, in units of each element's tolerance, over
+	 * the finite expected elements with a nonzero tolerance that got
+	 * finite values: e_i = (got_i - want_i) / limit_i. bias is the larger
+	 * in excess of its noise of mean(e_i) (a bias downward when negative)
+	 * and mean(e_i * sign(want_i)) (toward zero when negative),
+	 * bias_toward_zero says which; bias_noise is 4 standard errors of
+	 * that mean (4 * sd / sqrt(n)), so that a bias counts only where it
+	 * stands out of the rounding noise of n elements. bias_n is n. */
+	double bias, bias_noise;
+	bool bias_toward_zero;
+	size_t bias_n;
 };
 
 /*
@@ -74,6 +85,19 @@ struct sc_compare {
  */
 void sc_harness_compare(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
 			size_t n, double atol, double rtol);
+/*
+ * The same, each float element's tolerance widened by terms_rtol *
+ * terms[i] (the reference's sum of the magnitudes of the terms of element
+ * i, fixture_ref.h) where terms is not NULL.
+ */
+void sc_harness_compare_terms(struct sc_compare *out, enum sc_dtype t, const void *got, const void *want,
+			      const float *terms, size_t n, double atol, double rtol, double terms_rtol);
+/*
+ * Whether c's mean signed error breaks a spec's max_mean_signed_error
+ * (negative: no check): |bias| > max + bias_noise, over at least 16
+ * elements.
+ */
+bool sc_harness_biased(const struct sc_compare *c, double max_mean_signed_error);
 
 /* Fills n elements of type t with distribution dist from a generator seeded
  * by seed; bfloat16/float16 values are drawn as float32, then rounded. */

@@ -423,6 +423,19 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 		return err;
 	if (s->atol < 0 || s->rtol < 0)
 		return bad(c, "$.tolerance", "atol and rtol must be >= 0");
+	s->terms_rtol = 0;
+	s->max_mean_signed_error = -1;
+	if ((err = get_num(c, tol, "terms_rtol", "$.tolerance", &s->terms_rtol, false)) < 0)
+		return err;
+	if (s->terms_rtol < 0)
+		return bad(c, "$.tolerance.terms_rtol", "must be >= 0");
+	if (cJSON_GetObjectItemCaseSensitive(tol, "max_mean_signed_error")) {
+		if ((err = get_num(c, tol, "max_mean_signed_error", "$.tolerance", &s->max_mean_signed_error, true)) < 0)
+			return err;
+		if (!(s->max_mean_signed_error > 0 && s->max_mean_signed_error <= 1))
+			return bad(c, "$.tolerance.max_mean_signed_error",
+				   "must be a fraction of the tolerance in (0, 1]");
+	}
 	if ((err = get_expr(c, root, "flops", "$", &s->flops, true)) < 0 ||
 	    (err = get_expr(c, root, "bytes", "$", &s->bytes, true)) < 0)
 		return err;

@@ -76,6 +76,13 @@ struct sc_spec {
 	struct sc_tunable tunables[SC_SPEC_MAX_TUNABLES];
 	size_t ntunables;
 	double atol, rtol;
+	/* "terms_rtol": the allowance per unit of the reference's sum of
+	 * |terms| (fixture_ref.h), added to atol + rtol*|want|; 0 without. */
+	double terms_rtol;
+	/* "max_mean_signed_error": the largest mean signed error of an output
+	 * buffer, as a fraction of the elements' tolerance (harness.h);
+	 * negative without (no check). */
+	double max_mean_signed_error;
 	char *flops, *bytes;
 	enum sc_peak peak;  /* "peak"; default tensor when a buffer is bfloat16/float16 */
 	struct sc_timing_opts topts;

@@ -4,8 +4,10 @@
 # (tests/emu/), against the CPU references with the real harness on the
 # CPU double, one seed per size and distribution, then timed against the
 # reference (fresh inputs per timed launch, a subset checked in full), and
-# scanned by the worker (source and PTX) where it is built. Every row of
-# emu-check.sh's table is a test. The full run: make emu-check.
+# scanned by the worker (source and PTX) where it is built; and the
+# planted pitfalls of every other fixture (tests/kernels/pitfalls/).
+# Every row of emu-check.sh's tables is a test. The full run: make
+# emu-check.
 . tests/e2e/lib.sh
 
 R=$SKILLCI_ROOT
@@ -21,11 +23,29 @@ if [ ! -f "$R/$build/emu/emu_runtime.o" ] || [ ! -f "$R/$build/tests/emu/emu_che
 	exit $?
 fi
 
-run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 \
-	softmax-bf16 rmsnorm-bf16 rope-bf16 geglu-bf16 adaln-bf16 gemm-bf16 attention-bf16
+full="softmax-bf16 rmsnorm-bf16 rope-bf16 geglu-bf16 adaln-bf16 gemm-bf16 attention-bf16"
+# shellcheck disable=SC2086
+run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 $full
 expect_exit 0 "emu-check: every check as expected"
 # One test per row of the table: CHECK VERDICT REASON RATIO RUNS SECS NOTE.
 printf '%s\n' "$OUT" | awk 'NR > 1 && NF >= 7 && $1 ~ /\// {print $1, $7}' > "$T/rows"
+all_out=$OUT
+# Every other fixture's planted pitfalls (tests/kernels/pitfalls/FIXTURE/),
+# without its baseline and solution: a pitfall stops at its first failed
+# check, before any timing, so this stays cheap.
+rest=""
+for d in "$R"/fixtures/*/; do
+	f=$(basename "$d")
+	case " $full " in *" $f "*) ;; *) [ -d "$R/tests/kernels/pitfalls/$f" ] && rest="$rest $f" ;; esac
+done
+if [ -n "$rest" ]; then
+	# shellcheck disable=SC2086
+	run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 --pitfalls-only $rest
+	expect_exit 0 "emu-check --pitfalls-only: every other fixture's pitfalls as expected"
+	printf '%s\n' "$OUT" | awk 'NR > 1 && NF >= 7 && $1 ~ /\// {print $1, $7}' >> "$T/rows"
+	all_out=$(printf '%s\n%s\n' "$all_out" "$OUT")
+fi
+OUT=$all_out
 [ -s "$T/rows" ] || _tap not-ok "emu-check printed its table" "$(_detail)"
 while read -r name note; do
 	if [ "$note" = ok ]; then _tap ok "$name"; else _tap not-ok "$name" "$(printf '%s\n' "$OUT" | grep -F "$name ")"; fi
@@ -33,7 +53,9 @@ done < "$T/rows"
 for want in softmax-bf16/solution gemm-bf16/solution attention-bf16/solution planted/bf16_gemm_fp16_accum \
 	    planted/bf16_unsafe_softmax emu/missing_barrier planted/burst_skipper planted/launch_counter \
 	    planted/partial_rows planted/host_reader planted/gemm_incremental_cache planted/dodge_unsigned_init \
-	    planted/dodge_macro_device planted/dodge_paste_clock planted/dodge_split_asm planted/dodge_nanosleep; do
+	    planted/dodge_macro_device planted/dodge_paste_clock planted/dodge_split_asm planted/dodge_nanosleep \
+	    pitfall/rmsnorm-bf16/round_toward_zero pitfall/adaln-bf16/ok_eager_bf16 pitfall/layernorm/eps_1e6 \
+	    pitfall/bias-gelu/tanh_gelu; do
 	expect_out_contains "$want" "emu-check ran $want"
 done
 done_testing

@@ -240,6 +240,15 @@ typedef __half2 half2;
 
 static inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+/* toward zero: the float32's top 16 bits (a NaN stays a NaN) */
+static inline __nv_bfloat16 __float2bfloat16_rz(float f)
+{
+	uint32_t u;
+	__nv_bfloat16 h;
+	memcpy(&u, &f, 4);
+	h.__x = (u & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((u >> 16) | 0x40u) : (uint16_t)(u >> 16);
+	return h;
+}
 static inline float __bfloat162float(__nv_bfloat16 h) { return (float)h; }
 static inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return { __nv_bfloat16(a), __nv_bfloat16(b) }; }
 static inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return { __nv_bfloat16(f.x), __nv_bfloat16(f.y) }; }

@@ -15,7 +15,12 @@
 # "flagged scan". Prints one table; exits 1 on any unexpected verdict, 3
 # when something cannot be built.
 #
-#   sh tests/emu/emu-check.sh [--seeds N] [--no-planted] [FIXTURE|DIR...]
+#   sh tests/emu/emu-check.sh [--seeds N] [--no-planted|--pitfalls-only] [FIXTURE|DIR...]
+#
+# --pitfalls-only checks only the planted pitfalls of the fixtures named
+# (tests/kernels/pitfalls/FIXTURE/), not their baselines and solutions
+# nor the other planted kernels: a pitfall fails its check before any
+# timing, so this is cheap for every fixture.
 #
 # A FIXTURE is a name under fixtures/; a DIR a fixture folder of a skill
 # repository's own, whose reference the build compiled in (make
@@ -29,12 +34,13 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 cxx=${CXX:-g++}
 flags=${EMU_CXXFLAGS:--std=c++17 -O2 -g -fno-strict-aliasing -Wno-unknown-pragmas -fsanitize=undefined -fno-sanitize-recover=undefined}
 libs=${KERNEL_LIBS:--lcjson -ldl -lm -lpthread}
-seeds=2 planted=yes fixtures=""
+seeds=2 planted=yes only_pitfalls=no fixtures=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seeds) seeds=$2; shift 2 ;;
 	--no-planted) planted=no; shift ;;
-	-*) echo "usage: $0 [--seeds N] [--no-planted] [FIXTURE...]" >&2; exit 2 ;;
+	--pitfalls-only) only_pitfalls=yes; shift ;;
+	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [FIXTURE...]" >&2; exit 2 ;;
 	*) fixtures="$fixtures $1"; shift ;;
 	esac
 done
@@ -165,6 +171,7 @@ for f in $fixtures; do
 	# a name in fixtures/, or a fixture folder of one's own (EXTRA_FIXTURES)
 	case "$f" in */*) dir=$(cd "$f" 2>/dev/null && pwd) || dir=$f; f=$(basename "$dir") ;; *) dir="$root/fixtures/$f" ;; esac
 	[ -f "$dir/spec.json" ] || { echo "emu-check: no fixture '$f'" >&2; exit 2; }
+	[ "$only_pitfalls" = no ] || continue
 	check "$f/baseline" "$dir" "$dir/baseline.cu" passed none
 	check "$f/solution" "$dir" "$dir/solution.cu" passed none
 done
@@ -174,6 +181,7 @@ if [ "$planted" = yes ]; then
 		exp=$(sed -n 's|^// expect-emu: *||p' "$k" | head -n 1)
 		[ -n "$exp" ] || continue
 		f=$(sed -n 's|^// fixture: *||p' "$k" | head -n 1)
+		case "$only_pitfalls:$k" in yes:*/tests/kernels/pitfalls/*) ;; yes:*) continue ;; esac
 		case "$k" in
 		*/tests/emu/cases/*) name=emu/$(basename "$k" .cu) ;;
 		# a fixture's pitfalls (tests/kernels/pitfalls/FIXTURE/NAME.cu),

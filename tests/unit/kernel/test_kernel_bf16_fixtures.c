@@ -88,6 +88,16 @@ static void softmax_unsafe(const struct sc_cpu_thread *t, void **p) { softmax_ro
 
 /* ---- rmsnorm-bf16: x, w, y, rows, cols ---- */
 
+/* round toward zero: the float32's top 16 bits */
+static uint16_t to_bf_rz(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)(u >> 16);
+}
+
+static bool round_toward_zero;  /* rmsnorm_row rounds its result toward zero */
+
 static void rmsnorm_row(const struct sc_cpu_thread *t, void **p, bool acc16)
 {
 	int cols = INT(p, 4);
@@ -101,7 +111,7 @@ static void rmsnorm_row(const struct sc_cpu_thread *t, void **p, bool acc16)
 			sq[c] = acc16 ? h16((double)bf(x[c]) * bf(x[c])) : bf(x[c]) * bf(x[c]);
 		r = 1.0f / sqrtf(block_sum(sq, cols, acc16) / (float)cols + 1e-6f);
 		for (int c = 0; c < cols; c++)
-			y[c] = to_bf(bf(x[c]) * r * bf(w[c]));
+			y[c] = round_toward_zero ? to_bf_rz(bf(x[c]) * r * bf(w[c])) : to_bf(bf(x[c]) * r * bf(w[c]));
 		free(sq);
 	}
 }
@@ -134,6 +144,33 @@ static void adaln_row(const struct sc_cpu_thread *t, void **p, bool acc16)
 }
 
 static void adaln_good(const struct sc_cpu_thread *t, void **p) { adaln_row(t, p, false); }
+
+/* diffusers' eager bfloat16 AdaLN: the layer norm in float32 rounded to
+ * bfloat16, then (1 + scale), the product and the sum each rounded */
+static void adaln_eager(const struct sc_cpu_thread *t, void **p)
+{
+	int tokens = INT(p, 5), dim = INT(p, 6);
+	size_t row = t->bid[0], b = row / (size_t)tokens;
+	const uint16_t *x = BUF16(p, 0) + row * dim, *sc = BUF16(p, 1) + b * dim, *sh = BUF16(p, 2) + b * dim;
+	uint16_t *y = BUF16(p, 3) + row * dim;
+	float *v, mean, rstd;
+
+	if (!first_thread(t))
+		return;
+	v = sc_xmalloc((size_t)dim * sizeof(float));
+	for (int c = 0; c < dim; c++)
+		v[c] = bf(x[c]);
+	mean = block_sum(v, dim, false) / (float)dim;
+	for (int c = 0; c < dim; c++)
+		v[c] = (bf(x[c]) - mean) * (bf(x[c]) - mean);
+	rstd = 1.0f / sqrtf(block_sum(v, dim, false) / (float)dim + 1e-6f);
+	for (int c = 0; c < dim; c++) {
+		float n = bf(to_bf((bf(x[c]) - mean) * rstd));
+		float one_plus = bf(to_bf(1.0f + bf(sc[c])));
+		y[c] = to_bf(bf(to_bf(n * one_plus)) + bf(sh[c]));
+	}
+	free(v);
+}
 static void adaln_fp16(const struct sc_cpu_thread *t, void **p) { adaln_row(t, p, true); }
 
 /* ---- rope-bf16: x, cos, sin, y, batch, seq, heads, hd; one pair per thread (ELEMS 2) ---- */
@@ -266,6 +303,10 @@ static void attention_good(const struct sc_cpu_thread *t, void **p) { attention_
 static void attention_fp16(const struct sc_cpu_thread *t, void **p) { attention_rows(t, p, ATTN_FP16); }
 static void attention_unsafe(const struct sc_cpu_thread *t, void **p) { attention_rows(t, p, ATTN_UNSAFE); }
 
+/* When not NaN, replace the spec's tolerance fields of that name (to show
+ * that a check is what catches a kernel). */
+static double override_max_mean_signed_error = NAN, override_terms_rtol = NAN;
+
 /* Runs fn on fixture name's correctness sizes (only size number only, when
  * it is not SIZE_MAX) with the given tunables (the rest at their defaults). */
 static struct sc_check_result check(const char *name, sc_cpu_kernel_fn fn, const int64_t *tun, size_t ntun,
@@ -288,6 +329,10 @@ static struct sc_check_result check(const char *name, sc_cpu_kernel_fn fn, const
 		spec.correctness[0] = spec.correctness[only];
 		spec.ncorrectness = 1;
 	}
+	if (!isnan(override_max_mean_signed_error))
+		spec.max_mean_signed_error = override_max_mean_signed_error;
+	if (!isnan(override_terms_rtol))
+		spec.terms_rtol = override_terms_rtol;
 	sc_device_cpu_register(dev, "k", fn, NULL, 0);
 	memset(&k, 0, sizeof(k));
 	assert_int_equal(dev->load(dev, "k", 1, spec.entry, &k.fn), 0);
@@ -348,6 +393,46 @@ static void test_rmsnorm_bf16(void **state)
 	/* normal(0, 1000) overflows float16 at once; uniform(-4, 4) at 2 x 16384 */
 	expect_mismatch("rmsnorm-bf16", "float16 sum of squares", rmsnorm_fp16, NULL, 0, SIZE_MAX);
 	expect_mismatch("rmsnorm-bf16", "float16 sum of squares", rmsnorm_fp16, NULL, 0, 5);
+}
+
+/* Rounding toward zero keeps every element within one bfloat16 ulp: only
+ * the spec's max_mean_signed_error sees it, and without that field the
+ * same kernel passes. */
+static void test_rmsnorm_bf16_round_toward_zero(void **state)
+{
+	struct sc_check_result r;
+	(void)state;
+	round_toward_zero = true;
+	r = check("rmsnorm-bf16", rmsnorm_good, NULL, 0, SIZE_MAX);
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_MISMATCH);
+	assert_int_equal(r.worst.nbad, 0);
+	assert_non_null(strstr(r.message, "biased result: 'y' errs toward zero"));
+	print_message("# %-15s rounded toward zero: fails: %s\n", "rmsnorm-bf16", r.message);
+	override_max_mean_signed_error = -1;
+	r = check("rmsnorm-bf16", rmsnorm_good, NULL, 0, SIZE_MAX);
+	override_max_mean_signed_error = NAN;
+	round_toward_zero = false;
+	if (!r.ok)
+		fail_msg("without max_mean_signed_error, rounding toward zero should pass the elementwise tolerance: %s", r.message);
+	print_message("# %-15s rounded toward zero, no mean-signed-error check: passes at %.3f of the tolerance\n",
+		      "rmsnorm-bf16", r.max_ratio);
+}
+
+/* diffusers' eager bfloat16 output passes with the reference's sum of
+ * |terms| behind the tolerance (terms_rtol), and fails without it where
+ * n * (1 + scale) and shift cancel. */
+static void test_adaln_bf16_eager_library_numerics(void **state)
+{
+	struct sc_check_result r;
+	(void)state;
+	expect_pass("adaln-bf16", adaln_eager, NULL, 0, 0.9);
+	override_terms_rtol = 0;
+	r = check("adaln-bf16", adaln_eager, NULL, 0, SIZE_MAX);
+	override_terms_rtol = NAN;
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_MISMATCH);
+	print_message("# %-15s eager bfloat16 without terms_rtol: fails: %s\n", "adaln-bf16", r.message);
 }
 
 static void test_adaln_bf16(void **state)
@@ -476,6 +561,8 @@ int main(void)
 		cmocka_unit_test(test_softmax_bf16),
 		cmocka_unit_test(test_rmsnorm_bf16),
 		cmocka_unit_test(test_adaln_bf16),
+		cmocka_unit_test(test_rmsnorm_bf16_round_toward_zero),
+		cmocka_unit_test(test_adaln_bf16_eager_library_numerics),
 		cmocka_unit_test(test_rope_bf16),
 		cmocka_unit_test(test_geglu_bf16),
 		cmocka_unit_test(test_gemm_bf16),

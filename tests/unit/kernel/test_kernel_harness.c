@@ -7,6 +7,7 @@
  */
 #include "unit.h"
 #include "device.h"
+#include "half.h"
 #include "harness.h"
 #include "refs.h"
 #include "spec.h"
@@ -398,6 +399,74 @@ static void test_compare_integers_exact_and_constant(void **state)
 	assert_true(c.constant_passes);
 	sc_harness_compare(&c, SC_DTYPE_F32, want, want, 1, 1e-6, 1e-4);  /* ints as bits, n=1: no verdict */
 	assert_false(c.constant_passes);
+}
+
+/* The mean signed error: rounding to nearest leaves none, rounding toward
+ * zero a bias of about half a bfloat16 ulp that the elementwise tolerance
+ * cannot see; a few elements are too few to judge. */
+static void test_compare_mean_signed_error(void **state)
+{
+	enum { N = 4096 };
+	static float want[N];
+	static uint16_t rne[N], rz[N], down[N];
+	struct sc_compare c;
+	struct sc_dist d = { SC_DIST_NORMAL, 0, 3 };
+	(void)state;
+
+	sc_harness_fill(want, SC_DTYPE_F32, N, &d, 7);
+	for (int i = 0; i < N; i++) {
+		uint32_t u;
+		float f;
+		memcpy(&u, &want[i], 4);
+		rne[i] = sc_bf16_from_f32(want[i]);
+		rz[i] = (uint16_t)(u >> 16);
+		/* toward -inf: the lower neighbour of a positive value is its
+		 * truncation, of a negative one the truncation's next */
+		f = sc_bf16_to_f32(rz[i]);
+		down[i] = f == want[i] || want[i] > 0 ? rz[i] : (uint16_t)(rz[i] + 1);
+	}
+	sc_harness_compare(&c, SC_DTYPE_BF16, rne, want, N, 1e-5, 0.0078125);
+	assert_int_equal(c.nbad, 0);
+	assert_int_equal(c.bias_n, N);
+	assert_true(fabs(c.bias) < 0.02);
+	assert_false(sc_harness_biased(&c, 0.1));
+	sc_harness_compare(&c, SC_DTYPE_BF16, rz, want, N, 1e-5, 0.0078125);
+	assert_int_equal(c.nbad, 0);  /* every element within tolerance */
+	assert_true(c.bias_toward_zero);
+	assert_true(c.bias < -0.3 && c.bias > -0.6);
+	assert_true(c.bias_noise < 0.05);
+	assert_true(sc_harness_biased(&c, 0.1));
+	assert_false(sc_harness_biased(&c, -1));  /* no max: no check */
+	sc_harness_compare(&c, SC_DTYPE_BF16, down, want, N, 1e-5, 0.0078125);
+	assert_int_equal(c.nbad, 0);
+	assert_false(c.bias_toward_zero);  /* low on both sides of zero */
+	assert_true(c.bias < -0.3);
+	assert_true(sc_harness_biased(&c, 0.1));
+	/* 8 elements cannot be judged, however they lean */
+	sc_harness_compare(&c, SC_DTYPE_BF16, rz, want, 8, 1e-5, 0.0078125);
+	assert_false(sc_harness_biased(&c, 0.1));
+}
+
+/* The terms allowance: where a*b and c cancel, the error an eager
+ * evaluation makes scales with |a*b| + |c|, not with the small result. */
+static void test_compare_terms_allowance(void **state)
+{
+	float want[2] = { 0.001f, 2.0f }, got[2] = { 0.004f, 2.0f };
+	float terms[2] = { 1.5f, 2.0f };
+	struct sc_compare c;
+	(void)state;
+
+	sc_harness_compare(&c, SC_DTYPE_F32, got, want, 2, 1e-4, 0.0078125);
+	assert_int_equal(c.nbad, 1);
+	assert_int_equal(c.worst_index, 0);
+	sc_harness_compare_terms(&c, SC_DTYPE_F32, got, want, terms, 2, 1e-4, 0.0078125, 0.0078125);
+	assert_int_equal(c.nbad, 0);
+	assert_true(fabs(c.worst_limit - (1e-4 + 0.0078125 * 0.001 + 0.0078125 * 1.5)) < 1e-7);
+	/* terms_rtol 0, or no terms, is the plain tolerance */
+	sc_harness_compare_terms(&c, SC_DTYPE_F32, got, want, terms, 2, 1e-4, 0.0078125, 0);
+	assert_int_equal(c.nbad, 1);
+	sc_harness_compare_terms(&c, SC_DTYPE_F32, got, want, NULL, 2, 1e-4, 0.0078125, 0.0078125);
+	assert_int_equal(c.nbad, 1);
 }
 
 static void test_stats_median_iqr_rse(void **state)
@@ -1323,6 +1392,8 @@ int main(void)
 		cmocka_unit_test(test_compare_tolerance_and_worst),
 		cmocka_unit_test(test_compare_nan_inf_aware),
 		cmocka_unit_test(test_compare_integers_exact_and_constant),
+		cmocka_unit_test(test_compare_mean_signed_error),
+		cmocka_unit_test(test_compare_terms_allowance),
 		cmocka_unit_test(test_stats_median_iqr_rse),
 		cmocka_unit_test(test_fill_is_seeded),
 		cmocka_unit_test(test_check_passes_correct_kernel),

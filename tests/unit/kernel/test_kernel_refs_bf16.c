@@ -159,6 +159,23 @@ static void test_adaln_bf16_ref(void **state)
 	near(y[4], n[0] + 0.10009765625, 1e-6, "y", 4);
 	near(y[5], n[1], 1e-6, "y", 5);
 	near(y[7], n[3], 1e-6, "y", 7);
+	/* With room for them, the terms of each output: |n| + |n*scale| +
+	 * |shift| (the spec's terms_rtol); y[2] = n - n + 0 cancels to 0 but
+	 * its terms do not. Without room (NULL) nothing else changes. */
+	{
+		float terms[8];
+		for (int i = 0; i < 8; i++)
+			terms[i] = -1;
+		a.terms[3] = terms;
+		run("adaln-bf16", &a);
+		near(terms[0], fabs(n[0]), 1e-6, "terms", 0);
+		near(terms[1], fabs(n[1]) * 2 + 0.5, 1e-6, "terms", 1);
+		near(terms[2], 2 * fabs(n[2]), 1e-6, "terms", 2);
+		near(terms[3], fabs(n[3]) * 1.5 + 1, 1e-6, "terms", 3);
+		near(terms[4], fabs(n[0]) + 0.10009765625, 1e-6, "terms", 4);
+		near(terms[7], fabs(n[3]), 1e-6, "terms", 7);
+		near(y[2], 0, 1e-7, "y", 2);
+	}
 }
 
 static void test_gemm_bf16_ref(void **state)

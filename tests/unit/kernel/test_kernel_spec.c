@@ -78,8 +78,11 @@ static void test_spec_parses(void **state)
 	assert_int_equal(s.tunables[0].def, 128);
 	assert_int_equal(s.topts.min_reps, 20);  /* default */
 	assert_int_equal(s.ndists, 1);
+	assert_true(s.terms_rtol == 0);               /* absent: no allowance */
+	assert_true(s.max_mean_signed_error < 0);     /* absent: no check */
 	sc_spec_release(&s);
 }
+
 
 /* Replaces the first occurrence of from in good with to and parses. */
 static int parse_edit(const char *from, const char *to)
@@ -142,6 +145,31 @@ static void replace_first(struct sc_buf *b, const char *from, const char *to)
 	sc_buf_puts(&n, at + strlen(from));
 	sc_buf_release(b);
 	*b = n;
+}
+
+/* The tolerance's optional fields: terms_rtol and max_mean_signed_error. */
+static void test_spec_tolerance_fields(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	struct sc_spec s;
+	(void)state;
+	sc_buf_puts(&b, good);
+	replace_first(&b, "\"rtol\":1e-5}", "\"rtol\":1e-5,\"terms_rtol\":0.0078125,\"max_mean_signed_error\":0.1}");
+	assert_int_equal(sc_spec_parse(&s, b.ptr, b.len, "t/spec.json"), 0);
+	assert_true(s.terms_rtol == 0.0078125);
+	assert_true(s.max_mean_signed_error == 0.1);
+	sc_spec_release(&s);
+	sc_buf_release(&b);
+	assert_int_equal(parse_edit("\"rtol\":1e-5}", "\"rtol\":1e-5,\"terms_rtol\":-1}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "t/spec.json: $.tolerance.terms_rtol: must be >= 0"));
+	assert_int_equal(parse_edit("\"rtol\":1e-5}", "\"rtol\":1e-5,\"terms_rtol\":\"big\"}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tolerance.terms_rtol: expected a number"));
+	assert_int_equal(parse_edit("\"rtol\":1e-5}", "\"rtol\":1e-5,\"max_mean_signed_error\":0}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tolerance.max_mean_signed_error: must be a fraction of the tolerance in (0, 1]"));
+	assert_int_equal(parse_edit("\"rtol\":1e-5}", "\"rtol\":1e-5,\"max_mean_signed_error\":1.5}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tolerance.max_mean_signed_error"));
+	assert_int_equal(parse_edit("\"rtol\":1e-5}", "\"rtol\":1e-5,\"max_mean_signed_error\":null}"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.tolerance.max_mean_signed_error: expected a number"));
 }
 
 /* bfloat16/float16 buffers, scratch buffers and the roofline's peak. */
@@ -250,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_expr_errors),
 		cmocka_unit_test(test_spec_parses),
 		cmocka_unit_test(test_spec_errors_name_file_and_path),
+		cmocka_unit_test(test_spec_tolerance_fields),
 		cmocka_unit_test(test_half_types_scratch_and_peak),
 		cmocka_unit_test(test_tunable_overrides),
 		cmocka_unit_test(test_every_fixture_spec),

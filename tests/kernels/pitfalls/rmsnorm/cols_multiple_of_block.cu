@@ -1,0 +1,28 @@
+// Pitfall: assuming cols is a multiple of BLOCK (whole strides only, the tail dropped).
+// fixture: rmsnorm
+// expect-emu: failed stale_output
+extern "C" __global__ void rmsnorm(const float* x, const float* w, float* y, int rows, int cols)
+{
+    __shared__ float red[1024];
+    const int row = blockIdx.x;
+    const int tid = threadIdx.x;
+    if (row >= rows)
+        return;
+    const float* xr = x + (size_t)row * cols;
+    float* yr = y + (size_t)row * cols;
+
+    float s = 0.0f;
+    for (int c = tid; c < cols / (int)blockDim.x * (int)blockDim.x; c += blockDim.x)
+        s += xr[c] * xr[c];
+    red[tid] = s;
+    __syncthreads();
+    for (int stride = 512; stride > 0; stride >>= 1) {
+        if (tid < stride && tid + stride < (int)blockDim.x)
+            red[tid] += red[tid + stride];
+        __syncthreads();
+    }
+    const float scale = 1.0f / sqrtf(red[0] / cols + 1e-6f);
+
+    for (int c = tid; c < cols / (int)blockDim.x * (int)blockDim.x; c += blockDim.x)
+        yr[c] = xr[c] * scale * w[c];
+}
