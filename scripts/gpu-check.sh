@@ -189,6 +189,37 @@ for k in "$root"/tests/kernels/*.cu; do
 	fi
 done
 
+# ---- 4. planted pitfalls ----
+# Each fixture's pitfalls (tests/kernels/pitfalls/FIXTURE/): numerics, so
+# the GPU's verdict is the emulation's ("expect-emu:"), or the scan's
+# refusal of a failing one, unless the kernel names its own
+# "expect-gpu:"; without a GPU each compiles and is not run (a failing one
+# may be flagged by the scan).
+echo
+echo "4. planted pitfalls (tests/kernels/pitfalls/): verdict and reason"
+printf '%-34s %-9s %-16s %s\n' CHECK VERDICT REASON NOTE
+for k in "$root"/tests/kernels/pitfalls/*/*.cu; do
+	[ -f "$k" ] || continue
+	if [ "$mode" = gpu ]; then
+		exp=$(sed -n 's|^// expect-gpu: *||p' "$k" | head -n 1)
+		if [ -z "$exp" ]; then
+			exp=$(sed -n 's|^// expect-emu: *||p' "$k" | head -n 1)
+			# a failing pitfall may be refused by the scan first
+			case "$exp" in failed\ *) exp="failed|flagged ${exp#* }|scan" ;; esac
+		fi
+	else
+		exp=$(sed -n 's|^// expect-cpu: *||p' "$k" | head -n 1)
+		if [ -z "$exp" ]; then
+			exp="compiled no_gpu"
+			grep -q '^// expect-emu: *failed' "$k" && exp="compiled|flagged no_gpu|scan"
+		fi
+	fi
+	ev=${exp%% *} er=${exp#* }
+	pf=$(basename "$(dirname "$k")")
+	line=$(run_worker --fixture "$root/fixtures/$pf" --candidate "$k" --baseline "$root/fixtures/$pf/baseline.cu")
+	row "pitfall/$pf/$(basename "$k" .cu)" "$ev" "$er" "$line"
+done
+
 echo
 echo "$total checks, $bad unexpected, $(( $(date +%s) - start )) s"
 [ "$bad" -eq 0 ]
