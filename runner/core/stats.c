@@ -319,3 +319,34 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 	out->detectable = margin + (tq + t80) * out->se;
 	return true;
 }
+
+double sc_stats_normal_cdf(double x)
+{
+	if (isnan(x))
+		return NAN;
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+double sc_stats_normal_quantile(double p)
+{
+	return sc_stats_t_quantile(p, INFINITY);
+}
+
+double sc_stats_obf_spend(double t, double alpha)
+{
+	if (isnan(t) || isnan(alpha) || !(alpha > 0.0))
+		return NAN;
+	if (t <= 0.0)
+		return 0.0;
+	if (t >= 1.0)
+		return alpha;
+	/* 2 (1 - PHI(x)) = erfc(x / sqrt 2), without the cancellation */
+	return erfc(sc_stats_normal_quantile(1.0 - alpha / 2.0) / sqrt(t) / M_SQRT2);
+}
+
+double sc_stats_spend_level(double t_prev, double t, double alpha)
+{
+	double d = sc_stats_obf_spend(t, alpha) - sc_stats_obf_spend(t_prev, alpha);
+
+	return d > 0.0 ? d : 0.0;
+}

@@ -143,4 +143,33 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
 			    enum sc_stats_method method);
 
+/*
+ * The standard normal distribution: P(Z <= x), and the x with
+ * sc_stats_normal_cdf(x) = p for 0 < p < 1 (NAN otherwise).
+ */
+double sc_stats_normal_cdf(double x);
+double sc_stats_normal_quantile(double p);
+
+/*
+ * Lan-DeMets error spending of the O'Brien-Fleming type (docs/evaluation.md,
+ * "Sequential sampling"): the share of a one-sided error alpha spent by
+ * information fraction t,
+ *
+ *     a(t) = 2 (1 - PHI(z(1 - alpha/2) / sqrt(t)))      0 < t <= 1
+ *
+ * 0 for t <= 0 and alpha for t >= 1; increasing in t. It spends almost
+ * nothing early (a(0.25) is 0.00009 of alpha 0.05) and most of alpha near
+ * the end, so early stops need overwhelming evidence.
+ */
+double sc_stats_obf_spend(double t, double alpha);
+
+/*
+ * The nominal level of the look at information fraction t after a look at
+ * t_prev (0 for the first look): the spending function's increment
+ * a(t) - a(t_prev). Rejecting at look k when its p-value is below its
+ * increment keeps the chance of any rejection over all looks at most a(1)
+ * = alpha by the union bound, whatever the correlation of the looks.
+ */
+double sc_stats_spend_level(double t_prev, double t, double alpha);
+
 #endif

@@ -65,7 +65,7 @@ void sc_results_finding_release(struct sc_results_finding *f)
 void sc_results_check_release(struct sc_results_check *c)
 {
 	free(c->skill); free(c->model); free(c->check); free(c->status); free(c->rule);
-	free(c->message); free(c->file);
+	free(c->message); free(c->file); free(c->margin.decision);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -449,7 +449,10 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
 			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0 ||
 			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0 ||
-			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0) {
+			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0 ||
+			    (err = rd_int(rd, g, "first_runs", &p->first_runs)) < 0 ||
+			    (err = rd_int(rd, g, "max_runs", &p->max_runs)) < 0 ||
+			    (err = rd_int(rd, g, "planned_checks", &p->planned_checks)) < 0) {
 				sc_buf_truncate(&rd->path, o2);
 				goto done;
 			}
@@ -791,6 +794,45 @@ done:
 	return err;
 }
 
+/* A check's "margin": {"mean", "lo", "hi", "detectable", "tests", "runs": {"base", "head"},
+ * "runs_per_test", "rounds", "decision"}; absent or null: none. */
+static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_margin *m)
+{
+	const cJSON *o, *runs;
+	size_t old;
+	int err;
+
+	if ((err = rd_obj(rd, check, "margin", &o)) < 0 || !o)
+		return err;
+	old = rd_enter(rd, "margin", -1);
+	m->present = true;
+	m->mean = m->lo = m->hi = m->detectable = NAN;
+	TRY(rd_num(rd, o, "mean", &m->mean));
+	TRY(rd_num(rd, o, "lo", &m->lo));
+	TRY(rd_num(rd, o, "hi", &m->hi));
+	TRY(rd_num(rd, o, "detectable", &m->detectable));
+	TRY(rd_int(rd, o, "tests", &m->tests));
+	TRY(rd_int(rd, o, "runs_per_test", &m->runs_per_test));
+	TRY(rd_int(rd, o, "rounds", &m->rounds));
+	TRY(rd_str(rd, o, "decision", &m->decision, false));
+	if (m->decision && !sc_streq(m->decision, "regression") &&
+	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "inconclusive")) {
+		err = rd_fail(rd, "decision", "expected regression, ruled_out or inconclusive");
+		goto done;
+	}
+	if ((err = rd_obj(rd, o, "runs", &runs)) < 0)
+		goto done;
+	if (runs) {
+		size_t o2 = rd_enter(rd, "runs", -1);
+		if ((err = rd_int(rd, runs, "base", &m->base_runs)) >= 0)
+			err = rd_int(rd, runs, "head", &m->head_runs);
+		sc_buf_truncate(&rd->path, o2);
+	}
+done:
+	sc_buf_truncate(&rd->path, old);
+	return err;
+}
+
 static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 {
 	int err = 0;
@@ -807,6 +849,7 @@ static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 		c->line = 0;
 	if (!c->model)
 		c->model = sc_xstrdup("");
+	TRY(read_margin(rd, o, &c->margin));
 done:
 	return err;
 }
@@ -1471,6 +1514,9 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_bool(go, "compile_only", g->compile_only);
 			add_bool(go, "fail_inconclusive", g->fail_inconclusive);
 			add_bool(go, "allow_untested", g->allow_untested);
+			add_int(go, "first_runs", g->first_runs);
+			add_int(go, "max_runs", g->max_runs);
+			add_int(go, "planned_checks", g->planned_checks);
 		} else {
 			cJSON_AddNullToObject(t, "gate");
 		}
@@ -1684,6 +1730,20 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 	add_str(co, "message", c->message);
 	add_str(co, "file", c->file);
 	add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
+	if (c->margin.present) {
+		cJSON *mo = cJSON_AddObjectToObject(co, "margin"), *ro;
+		add_num(mo, "mean", c->margin.mean);
+		add_num(mo, "lo", c->margin.lo);
+		add_num(mo, "hi", c->margin.hi);
+		add_num(mo, "detectable", c->margin.detectable);
+		add_int(mo, "tests", c->margin.tests);
+		ro = cJSON_AddObjectToObject(mo, "runs");
+		add_int(ro, "base", c->margin.base_runs);
+		add_int(ro, "head", c->margin.head_runs);
+		add_int(mo, "runs_per_test", c->margin.runs_per_test);
+		add_int(mo, "rounds", c->margin.rounds);
+		add_str(mo, "decision", c->margin.decision);
+	}
 }
 
 static void write_totals(cJSON *root, const struct sc_results_totals *t)

@@ -46,6 +46,9 @@ struct sc_results_gate_policy {
 	bool compile_only;
 	bool fail_inconclusive;          /* false when absent */
 	bool allow_untested;             /* false when absent */
+	/* the sampling design (absent in older files: 0, a fixed design) */
+	int64_t first_runs, max_runs;    /* gate.first_runs, gate.max_runs */
+	int64_t planned_checks;          /* the PR's pass-rate checks, known at plan time */
 };
 
 /* What a PR check took on trust and what the head tried (docs/security.md). */
@@ -205,6 +208,22 @@ struct sc_results_gate_failure {
  * check of the whole skill): what a JUnit testcase shows. status "failed"
  * exactly when a failure of r->gate names the same skill, model and check.
  */
+/*
+ * The pass-rate decision behind a pass_rate check (docs/results-json.md):
+ * the paired per-test difference at the look that decided, in pass-rate
+ * fractions.
+ */
+struct sc_results_margin {
+	bool present;
+	double mean, lo, hi;       /* the difference and its interval */
+	double detectable;         /* the smallest drop the data could detect (80% power) */
+	int64_t tests;             /* tests judged at both sides */
+	int64_t base_runs, head_runs;  /* judged units used, per side */
+	int64_t runs_per_test;     /* runs per test at the look that decided */
+	int64_t rounds;            /* looks taken (1 for a fixed design) */
+	char *decision;            /* "regression", "ruled_out", "inconclusive" */
+};
+
 struct sc_results_check {
 	char *skill, *model;
 	char *check;              /* validity, pass_rate, lift, tokens, speedup, judge, errors */
@@ -213,6 +232,7 @@ struct sc_results_check {
 	char *message;            /* what was compared, or why it failed or was skipped */
 	char *file;
 	int64_t line;
+	struct sc_results_margin margin;  /* pass_rate checks that compared; else absent */
 };
 
 struct sc_results_gate {
