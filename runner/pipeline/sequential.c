@@ -20,6 +20,28 @@ void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, in
 	if (d->max_runs && d->max_runs < d->first_runs)
 		d->max_runs = d->first_runs;
 	d->family = family ? family : 1;
+	d->rho = SC_SEQ_RHO;
+	d->rho_beta = SC_SEQ_RHO_BETA;
+	if (d->max_runs && (d->max_runs + d->first_runs - 1) / d->first_runs > SC_STATS_GS_MAX_LOOKS)
+		d->first_runs = (d->max_runs + SC_STATS_GS_MAX_LOOKS - 1) / SC_STATS_GS_MAX_LOOKS;
+	sc_seq_design_compute(d);
+}
+
+void sc_seq_design_compute(struct sc_seq_design *d)
+{
+	double t[SC_STATS_GS_MAX_LOOKS] = { 0 };
+	int k = sc_seq_looks(d);
+
+	for (int i = 0; i < k; i++)
+		t[i] = sc_seq_is_sequential(d) ? (double)sc_seq_look_runs(d, i + 1) / d->max_runs : 1.0;
+	if (!sc_stats_gs_levels(d->lv_fail, t, (size_t)k, d->alpha / (double)d->family, d->rho) ||
+	    !sc_stats_gs_levels(d->lv_pass, t, (size_t)k, d->alpha, d->rho) ||
+	    !sc_stats_gs_levels(d->lv_fut, t, (size_t)k, d->beta, d->rho_beta)) {
+		/* only for a design outside the function's domain (alpha not in
+		 * (0, 1)): nothing rejects */
+		for (int i = 0; i < k; i++)
+			d->lv_fail[i] = d->lv_pass[i] = d->lv_fut[i] = 0.0;
+	}
 }
 
 bool sc_seq_is_sequential(const struct sc_seq_design *d)
@@ -53,10 +75,12 @@ void sc_seq_levels(struct sc_seq_levels *out, const struct sc_seq_design *d, int
 		t = (double)sc_seq_look_runs(d, k) / (double)d->max_runs;
 		t_prev = k > 1 ? (double)sc_seq_look_runs(d, k - 1) / (double)d->max_runs : 0.0;
 	}
+	(void)t_prev;
+	assert(k >= 1 && k <= sc_seq_looks(d));
 	out->t = t;
-	out->fail = sc_stats_spend_level(t_prev, t, d->alpha) / (double)d->family;
-	out->pass = sc_stats_spend_level(t_prev, t, d->alpha);
-	out->futility = sc_seq_is_sequential(d) ? sc_stats_spend_level(t_prev, t, d->beta) : 0.0;
+	out->fail = d->lv_fail[k - 1];
+	out->pass = d->lv_pass[k - 1];
+	out->futility = sc_seq_is_sequential(d) ? d->lv_fut[k - 1] : 0.0;
 }
 
 const char *sc_seq_decision_name(enum sc_seq_decision v)

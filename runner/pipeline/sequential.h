@@ -42,6 +42,9 @@ struct sc_results;
 
 /* The miss rate the futility boundary spends: power 80% at the design's drop. */
 #define SC_SEQ_BETA 0.2
+/* The spending functions (sc_stats_spend's rho; 0: O'Brien-Fleming type). */
+#define SC_SEQ_RHO 0.0
+#define SC_SEQ_RHO_BETA 0.0
 
 struct sc_seq_design {
 	double alpha;      /* gate.alpha: one-sided, each direction */
@@ -50,11 +53,22 @@ struct sc_seq_design {
 	int first_runs;    /* runs per test and side in each round (>= 1) */
 	int max_runs;      /* runs per test and side at most; 0: a fixed design */
 	size_t family;     /* pass-rate checks of the PR (>= 1) */
+	double rho;        /* spending of alpha (sc_stats_spend): SC_SEQ_RHO */
+	double rho_beta;   /* spending of beta: SC_SEQ_RHO_BETA */
+	/* per look (sc_seq_design_compute): the exact nominal levels */
+	double lv_fail[SC_STATS_GS_MAX_LOOKS], lv_pass[SC_STATS_GS_MAX_LOOKS];
+	double lv_fut[SC_STATS_GS_MAX_LOOKS];
 };
 
-/* Fills d for a sequential design (max_runs > 0) or a fixed one (0). */
+/*
+ * Fills d for a sequential design (max_runs > 0) or a fixed one (0) and
+ * computes its levels. A design of more than SC_STATS_GS_MAX_LOOKS rounds
+ * gets bigger rounds: first_runs becomes ceil(max_runs / 32).
+ */
 void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, int first_runs,
 			int max_runs, size_t family);
+/* Computes d's levels again after a change of its fields (the benchmark's spending). */
+void sc_seq_design_compute(struct sc_seq_design *d);
 /* Whether d samples in rounds (max_runs > 0). */
 bool sc_seq_is_sequential(const struct sc_seq_design *d);
 /* The number of looks: ceil(max_runs / first_runs); 1 for a fixed design. */
