@@ -214,7 +214,9 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 			sc_buf_clear(&id);
 			sc_plan_unit_id(&id, un->skill, un->variant, un->model, un->test_id,
 					(int)un->run_index);
-			want = sc_plan_shard_of(id.ptr, (int)count);
+			/* a sequential run splits by skill (docs/run.md, "Shards") */
+			want = sc_plan_shard_of(sh[i].run.trust.gate.max_runs > 0 ? un->skill : id.ptr,
+						(int)count);
 			if (want != sh[i].run.shard_index) {
 				err = sc_error_set(SC_EINVAL, "'%s': unit '%s' belongs to shard %d, not %lld",
 						   files[i], id.ptr, want,
@@ -388,7 +390,8 @@ static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_re
 		a->max_baseline_pass_rate == b->max_baseline_pass_rate &&
 		a->compile_only == b->compile_only &&
 		a->fail_inconclusive == b->fail_inconclusive &&
-		a->allow_untested == b->allow_untested));
+		a->allow_untested == b->allow_untested && a->first_runs == b->first_runs &&
+		a->max_runs == b->max_runs && a->planned_checks == b->planned_checks));
 }
 
 int cmd_merge(int argc, char **argv)
