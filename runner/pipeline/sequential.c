@@ -22,6 +22,7 @@ void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, in
 	d->family = family ? family : 1;
 	d->rho = SC_SEQ_RHO;
 	d->rho_beta = SC_SEQ_RHO_BETA;
+	d->rule_out_power = SC_SEQ_RULE_OUT_POWER;
 	if (d->max_runs && (d->max_runs + d->first_runs - 1) / d->first_runs > SC_STATS_GS_MAX_LOOKS)
 		d->first_runs = (d->max_runs + SC_STATS_GS_MAX_LOOKS - 1) / SC_STATS_GS_MAX_LOOKS;
 	sc_seq_design_compute(d);
@@ -130,7 +131,17 @@ enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struc
 	if (st->se > 0) {
 		/* P-value of "the drop is the design's drop or more" */
 		double p = sc_stats_normal_cdf(-(st->mean + sc_seq_design_drop(st, d, k)) / st->se);
-		if (p < lv.futility)
+		/* the estimate so far, at max_runs' standard error: would the
+		 * last look rule the margin out? Then sample on for that */
+		double se_max = st->se * sqrt((double)sc_seq_look_runs(d, k) / (double)d->max_runs);
+		double final_level = d->lv_pass[sc_seq_looks(d) - 1];
+		double t = (double)sc_seq_look_runs(d, k) / (double)d->max_runs, cp = 0.0;
+		bool could_rule_out;
+		if (final_level > 0 && t < 1.0)
+			cp = sc_stats_normal_cdf(((st->mean + d->margin) / se_max +
+						  sc_stats_normal_quantile(final_level)) / sqrt(1.0 - t));
+		could_rule_out = d->rule_out_power < 1.0 && cp >= d->rule_out_power;
+		if (p < lv.futility && !could_rule_out)
 			return SC_SEQ_FUTILE;
 	}
 	return SC_SEQ_OPEN;

@@ -23,8 +23,9 @@
  *               to catch at max_runs (margin + (z(1-alpha/family) +
  *               z(1-beta)) se, se projected to max_runs) is ruled out: the
  *               budget would most likely end inconclusive, so it stops
- *               now, inconclusive (non-binding: it never raises a false
- *               failure)
+ *               now, inconclusive, unless the estimate so far would rule
+ *               the margin out at max_runs (then it samples on for that).
+ *               Non-binding: it never raises either error
  *
  * At the last look whatever is not decided is inconclusive. A fixed
  * design (max_runs 0, `runs:` or `--runs N`) has one look.
@@ -45,6 +46,9 @@ struct sc_results;
 /* The spending functions (sc_stats_spend's rho; 0: O'Brien-Fleming type). */
 #define SC_SEQ_RHO 0.0
 #define SC_SEQ_RHO_BETA 0.0
+/* A futile check samples on while its conditional power (under the trend
+ * so far) of ruling the margin out at max_runs is at least this. */
+#define SC_SEQ_RULE_OUT_POWER 0.8
 
 struct sc_seq_design {
 	double alpha;      /* gate.alpha: one-sided, each direction */
@@ -55,6 +59,7 @@ struct sc_seq_design {
 	size_t family;     /* pass-rate checks of the PR (>= 1) */
 	double rho;        /* spending of alpha (sc_stats_spend): SC_SEQ_RHO */
 	double rho_beta;   /* spending of beta: SC_SEQ_RHO_BETA */
+	double rule_out_power;  /* futility waits while ruling out is this likely: SC_SEQ_RULE_OUT_POWER */
 	/* per look (sc_seq_design_compute): the exact nominal levels */
 	double lv_fail[SC_STATS_GS_MAX_LOOKS], lv_pass[SC_STATS_GS_MAX_LOOKS];
 	double lv_fut[SC_STATS_GS_MAX_LOOKS];

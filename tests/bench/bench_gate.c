@@ -143,7 +143,8 @@ static int seq_verdict(const double *pb, const double *ph, const struct sc_seq_d
 	bool open = false, failed = false;
 
 	if (d.family != (size_t)checks || d.max_runs != d0->max_runs || d.rho != d0->rho ||
-	    d.rho_beta != d0->rho_beta || d.first_runs != d0->first_runs) {
+	    d.rho_beta != d0->rho_beta || d.first_runs != d0->first_runs ||
+	    d.rule_out_power != d0->rule_out_power) {
 		d = *d0;
 		d.family = (size_t)checks;
 		sc_seq_design_compute(&d);
@@ -257,6 +258,8 @@ int main(int argc, char **argv)
 		seq.rho = atof(argv[5]);
 	if (argc > 6)
 		seq.rho_beta = atof(argv[6]);
+	if (argc > 7)
+		seq.rule_out_power = atof(argv[7]);
 	sc_seq_design_compute(&seq);
 	if (getenv("BENCH_QUICK"))
 		goto equal;
