@@ -3,14 +3,20 @@
  * A fake student passes each test of a skill with a known probability, at
  * base and at head; every simulated PR draws its runs and is decided twice:
  * by the old fixed rule (fail on a raw drop of more than the margin, or on
- * a significant McNemar p-value over the units) and by the gate's rule
- * (core/stats.h sc_stats_paired_margin per check, sc_stats_holm over the
- * PR's checks, pipeline/gate.h sc_gate_margin_decide). Prints per profile,
+ * a significant McNemar p-value over the units), by the gate's fixed
+ * design (core/stats.h sc_stats_paired_margin per check, sc_stats_holm
+ * over the PR's checks, pipeline/gate.h sc_gate_margin_decide) and by its
+ * sequential design (pipeline/sequential.h sc_seq_decide after each round,
+ * the function the pipeline and the gate use). Prints per profile,
  * scenario and design the share of PRs that fail (95% Wilson interval),
- * the share left inconclusive, and the requests one PR costs; then per
- * profile the smallest uniform drop the gate catches in 80% of PRs.
+ * the share left inconclusive, and the mean requests one PR costs; then
+ * per profile the smallest uniform drop each design catches in 80% of
+ * PRs; then, at equal error rates, the sequential design's mean requests
+ * against the fixed design with the smallest R of the same power.
  *
- * Usage: bench_gate [PRS [SEED]]
+ * Usage: bench_gate [PRS [SEED [FIRST MAX [RHO RHO_BETA [RULE_OUT_POWER]]]]]
+ * (the sequential design's rounds, budget and spending; BENCH_QUICK=1 in
+ * the environment prints only the last table)
  */
 #include "common.h"
 #include "stats.h"
