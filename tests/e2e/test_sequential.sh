@@ -88,6 +88,14 @@ assert m['tests'] == 10, m
 g = r['run']['trust']['gate']
 assert (g['first_runs'], g['max_runs'], g['planned_checks']) == (2, 20, 1), g"
 
+# ---- the same PR again: every round comes from the store ------------------
+fake_reset
+run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/clear.db" --report-dir "$T/clear-again" --json "$T/clear-again.json"
+expect_exit 1 "clear again: the same verdict"
+check "clear again: no request, the same look" test \
+	"$(fake_stat requests) $(margin "$T/clear-again.json" requests) $(margin "$T/clear-again.json" rounds)" = "0 0 2"
+
 # ---- report recomputes the same decision from the units --------------------
 run $SKILLCI report "$T/clear.json" --json "$T/clear-report.json"
 expect_exit 0 "clear: report renders the results"
