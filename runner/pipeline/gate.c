@@ -354,6 +354,39 @@ enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double 
 }
 
 /*
+ * The tests the store's history shows flipping at base (flip rate at
+ * least SC_GATE_FLAKY over at least two runs), for the pass_rate message:
+ * "; test q03 flips 30% at base (10 runs)", the three flakiest, then how
+ * many more.
+ */
+static void flaky_tests(struct sc_buf *out, const struct sc_results *r, const char *skill,
+			const char *model)
+{
+	const struct sc_results_flips *top[3] = { NULL, NULL, NULL };
+	size_t more = 0;
+
+	for (size_t i = 0; i < r->nflips; i++) {
+		const struct sc_results_flips *f = &r->flips[i], *x = f;
+		if (!sc_streq(f->skill, skill) || !sc_streq(f->model, model) ||
+		    !sc_streq(f->variant, "base") || !(f->flip_rate >= SC_GATE_FLAKY))
+			continue;
+		for (size_t k = 0; k < 3 && x; k++)
+			if (!top[k] || x->flip_rate > top[k]->flip_rate) {
+				const struct sc_results_flips *t = top[k];
+				top[k] = x;
+				x = t;
+			}
+		more += x != NULL;
+	}
+	for (size_t k = 0; k < 3 && top[k]; k++)
+		sc_buf_printf(out, "; test %s flips %.0f%% at base (%lld runs)", top[k]->test_id,
+			      top[k]->flip_rate * 100, (long long)top[k]->runs);
+	if (more)
+		sc_buf_printf(out, "; %zu more test%s at base", more,
+			      more == 1 ? " flips" : "s flip");
+}
+
+/*
  * pass_rate: head against base, paired per test, against the margin
  * (docs/evaluation.md, "The pass-rate decision"). Fails only when a drop
  * beyond gate.pass_rate_drop_points is shown at alpha (Holm over the PR's
@@ -395,6 +428,7 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 			      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
 			      m->st.tests, m->st.detectable * 100, m->p_adj, gt->nmargins,
 			      gt->nmargins == 1 ? "" : "s");
+	flaky_tests(&how, gt->r, s->path, model);
 	if (m->seq.decision == SC_SEQ_REGRESSION)
 		fail(gt, s, model, "pass_rate", "pass_rate_drop", NULL, 0,
 		     "pass rate fell from %.0f%% to %.0f%%, a drop beyond the %g-point margin at alpha "

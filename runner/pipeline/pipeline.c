@@ -806,6 +806,112 @@ static void cfg_gate_planned(struct sc_pipeline *p)
 	p->cfg.gate.planned_checks = n;
 }
 
+/* ---- history ------------------------------------------------------------- */
+
+/* The stored units of one side and model, counted per test of its set. */
+struct flip_acc {
+	const struct sc_store *store;
+	const char *hash;           /* the side's skill content hash */
+	char (*th)[65];             /* sc_test_hash of each test */
+	size_t ntests;
+	int64_t *runs, *passes;
+};
+
+static int flip_unit(const struct sc_store_unit *u, void *payload)
+{
+	struct flip_acc *a = payload;
+	bool pass = sc_streq(u->verdict, "pass");
+
+	if (strcmp(u->skill_hash, a->hash) || (!pass && !sc_streq(u->verdict, "fail")))
+		return 0;
+	if (sc_store_unit_verify(a->store, u) < 0) {
+		sc_error_clear();
+		return 0;  /* a row this runner cannot vouch for is no history */
+	}
+	for (size_t t = 0; t < a->ntests; t++)
+		if (!strcmp(u->test_hash, a->th[t])) {
+			a->runs[t]++;
+			a->passes[t] += pass;
+			break;
+		}
+	return 0;
+}
+
+/*
+ * Per-test flip rates from the store's history (docs/evaluation.md,
+ * "History"): for every changed skill's base and head content, model and
+ * test of the base's set, the judged units stored before this run with
+ * the same skill content hash, test hash and model. Into res.flips.
+ */
+static int collect_history(struct sc_pipeline *p)
+{
+	size_t alloc = 0;
+	int err = 0;
+
+	if (!p->store)
+		return 0;
+	for (size_t i = 0; i < p->changed.n; i++) {
+		for (int v = 1; v >= 0; v--) {  /* base, then head */
+			const struct side *s = &p->sides[3 * i + (size_t)v];
+			const struct sc_test_set *set = s->es.tests;
+			struct flip_acc a;
+			if (!s->loaded || !set || !set->n || !s->hash[0])
+				continue;
+			a.store = p->store;
+			a.hash = s->hash;
+			a.ntests = set->n;
+			a.th = sc_xcalloc(set->n, sizeof(*a.th));
+			a.runs = sc_xcalloc(set->n, sizeof(*a.runs));
+			a.passes = sc_xcalloc(set->n, sizeof(*a.passes));
+			for (size_t t = 0; t < set->n; t++)
+				sc_test_hash(a.th[t], &set->items[t]);
+			for (size_t m = 0; m < p->nmodels && err >= 0; m++) {
+				struct sc_store_unit_filter f = { s->es.path, p->models[m].name, NULL, false };
+				memset(a.runs, 0, set->n * sizeof(*a.runs));
+				memset(a.passes, 0, set->n * sizeof(*a.passes));
+				if ((err = sc_store_each_unit(p->store, &f, flip_unit, &a)) < 0)
+					break;
+				for (size_t t = 0; t < set->n; t++) {
+					struct sc_results_flips *fl;
+					if (!a.runs[t])
+						continue;
+					SC_GROW(p->res.flips, alloc, p->res.nflips + 1);
+					fl = &p->res.flips[p->res.nflips++];
+					fl->skill = sc_xstrdup(s->es.path);
+					fl->variant = sc_xstrdup(v ? "base" : "head");
+					fl->model = sc_xstrdup(p->models[m].name);
+					fl->test_id = sc_xstrdup(set->items[t].id);
+					fl->runs = a.runs[t];
+					fl->passes = a.passes[t];
+					fl->flip_rate = sc_results_flip_rate(a.passes[t], a.runs[t]);
+				}
+			}
+			free(a.th); free(a.runs); free(a.passes);
+			if (err < 0)
+				return err;
+		}
+	}
+	sc_results_sort_flips(&p->res);
+	return 0;
+}
+
+/*
+ * Whether the store knows test of skill as stable at base for model: at
+ * least SC_SEQ_STABLE_RUNS judged runs, all with one outcome. The
+ * planner's first round then runs it once at head.
+ */
+static bool stable_at_base(const struct sc_pipeline *p, const char *skill, const char *model,
+			   const char *test_id)
+{
+	for (size_t i = 0; i < p->res.nflips; i++) {
+		const struct sc_results_flips *f = &p->res.flips[i];
+		if (sc_streq(f->skill, skill) && sc_streq(f->variant, "base") &&
+		    sc_streq(f->model, model) && sc_streq(f->test_id, test_id))
+			return f->runs >= SC_SEQ_STABLE_RUNS && (f->passes == 0 || f->passes == f->runs);
+	}
+	return false;
+}
+
 static int make_plan(struct sc_pipeline *p)
 {
 	const struct sc_config *cfg = &p->cfg;
@@ -907,7 +1013,8 @@ int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc
 
 	p->store = store;
 	if ((err = find_changed(p)) < 0 || (err = load_sides(p)) < 0 ||
-	    (err = setup_kernels(p)) < 0 || (err = make_plan(p)) < 0)
+	    (err = setup_kernels(p)) < 0 || (err = make_plan(p)) < 0 ||
+	    (err = collect_history(p)) < 0)
 		return err;
 	{
 		/* the budget, before the first request */
@@ -919,12 +1026,11 @@ int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc
 	}
 }
 
-/* Whether ref is a base or head unit of check (skill, model) with from <= run < to. */
-static bool in_round(const struct sc_eval_unit_ref *ref, size_t skill, uint16_t model, int from,
-		     int to)
+/* Whether ref is a base or head unit of check (skill, model) with run < to. */
+static bool in_round(const struct sc_eval_unit_ref *ref, size_t skill, uint16_t model, int to)
 {
 	return !ref->baseline && ref->skill / 3 == skill && ref->skill % 3 != 2 &&
-	       ref->model == model && ref->run >= from && ref->run < to;
+	       ref->model == model && ref->run < to;
 }
 
 static void add_stats(struct sc_eval_stats *sum, const struct sc_eval_stats *s)
@@ -940,10 +1046,11 @@ static void add_stats(struct sc_eval_stats *sum, const struct sc_eval_stats *s)
 
 /*
  * Sequential sampling (sequential.h): the first round is every unit of
- * the plan with a run index below gate.first_runs; after each round every
+ * the plan with a run index below gate.first_runs, except that a test the
+ * store knows as stable at base runs once at head; after each round every
  * pass-rate check of this shard is decided on the units so far (the same
  * replay the gate makes), and the next round is the base and head units
- * of the next look of the checks still open. Stops when none is open,
+ * of the next look of the checks still open not run yet. Stops when none is open,
  * at max_runs, or when the evaluation was stopped.
  */
 static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *eopt)
@@ -951,6 +1058,7 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_seq_design d;
 	struct sc_eval_unit_ref *round = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*round));
+	bool *sent = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*sent));
 	size_t nround = 0, n3 = 3 * p->changed.n;
 	int err = 0;
 
@@ -958,12 +1066,21 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 			   cfg->gate.pass_rate_drop_points / 100.0, cfg->gate.first_runs,
 			   cfg->gate.max_runs, cfg->gate.planned_checks);
 	memset(&p->stats, 0, sizeof(p->stats));
-	for (size_t u = 0; u < p->nrefs; u++)
-		if (p->refs[u].run < sc_seq_look_runs(&d, 1))
-			round[nround++] = p->refs[u];
+	for (size_t u = 0; u < p->nrefs; u++) {
+		const struct sc_eval_unit_ref *ref = &p->refs[u];
+		if (ref->run >= sc_seq_look_runs(&d, 1))
+			continue;
+		/* a test the store knows as stable at base: once at head for now */
+		if (ref->run > 0 && !ref->baseline && ref->skill % 3 == 0 &&
+		    stable_at_base(p, p->sides[ref->skill].es.path, p->models[ref->model].name,
+				   p->sides[ref->skill].es.tests->items[ref->test].id))
+			continue;
+		round[nround++] = *ref;
+		sent[u] = true;
+	}
 	for (int k = 1; nround; k++) {
 		struct sc_eval_stats st;
-		int from = sc_seq_look_runs(&d, k), to = sc_seq_look_runs(&d, k + 1);
+		int to = sc_seq_look_runs(&d, k + 1);
 		err = sc_eval_run_units(&p->res, &st, p->es, n3, round, nround, eopt);
 		add_stats(&p->stats, &st);
 		p->sent += nround;
@@ -981,12 +1098,15 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 				if (o.decision != SC_SEQ_OPEN || !o.more || o.look != k)
 					continue;
 				for (size_t u = 0; u < p->nrefs; u++)
-					if (in_round(&p->refs[u], i, (uint16_t)m, from, to))
+					if (!sent[u] && in_round(&p->refs[u], i, (uint16_t)m, to)) {
 						round[nround++] = p->refs[u];
+						sent[u] = true;
+					}
 			}
 		}
 	}
 	free(round);
+	free(sent);
 	return err;
 }
 

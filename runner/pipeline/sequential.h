@@ -41,6 +41,10 @@
 
 struct sc_results;
 
+/* History (docs/evaluation.md): a test with at least this many stored runs
+ * at base, all one outcome, runs once at head in the first round. */
+#define SC_SEQ_STABLE_RUNS 4
+
 /* The miss rate the futility boundary spends: power 80% at the design's drop. */
 #define SC_SEQ_BETA 0.2
 /* The spending functions (sc_stats_spend's rho; 0: O'Brien-Fleming type). */

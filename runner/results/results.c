@@ -215,8 +215,37 @@ void sc_results_release(struct sc_results *r)
 	for (size_t i = 0; i < r->gate.nchecks; i++)
 		sc_results_check_release(&r->gate.checks[i]);
 	free(r->gate.checks);
+	for (size_t i = 0; i < r->nflips; i++) {
+		struct sc_results_flips *f = &r->flips[i];
+		free(f->skill); free(f->variant); free(f->model); free(f->test_id);
+	}
+	free(r->flips);
 	sc_strpool_free(r->pool);
 	sc_results_init(r);
+}
+
+static int cmp_flips(const void *x, const void *y)
+{
+	const struct sc_results_flips *a = x, *b = y;
+	int c;
+
+	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->variant, b->variant)) ||
+	    (c = strcmp(a->model, b->model)))
+		return c;
+	return strcmp(a->test_id, b->test_id);
+}
+
+void sc_results_sort_flips(struct sc_results *r)
+{
+	if (r->nflips > 1)
+		qsort(r->flips, r->nflips, sizeof(*r->flips), cmp_flips);
+}
+
+double sc_results_flip_rate(int64_t passes, int64_t runs)
+{
+	if (runs < 2 || passes < 0 || passes > runs)
+		return NAN;
+	return 2.0 * (double)passes * (double)(runs - passes) / ((double)runs * (double)(runs - 1));
 }
 
 /* *s (owned) replaced by its pooled copy. */
@@ -972,6 +1001,29 @@ static int read_array(struct rd *rd, const cJSON *root, const char *key, void **
 	return 0;
 }
 
+/* history[]: {"skill", "variant", "model", "test_id", "runs", "passes", "flip_rate"} */
+static int read_flips(struct rd *rd, const cJSON *o, struct sc_results_flips *f)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "skill", &f->skill, true));
+	TRY(rd_str(rd, o, "variant", &f->variant, true));
+	TRY(rd_str(rd, o, "model", &f->model, true));
+	TRY(rd_str(rd, o, "test_id", &f->test_id, true));
+	TRY(rd_int(rd, o, "runs", &f->runs));
+	TRY(rd_int(rd, o, "passes", &f->passes));
+	if (f->runs < 0 || f->passes < 0 || f->passes > f->runs) {
+		err = rd_fail(rd, "passes", "expected 0 <= passes <= runs");
+		goto done;
+	}
+	f->flip_rate = sc_results_flip_rate(f->passes, f->runs);
+done:
+	return err;
+}
+
+static void init_flips(void *p) { memset(p, 0, sizeof(struct sc_results_flips)); }
+static int fn_flips(struct rd *rd, const cJSON *o, void *p) { return read_flips(rd, o, p); }
+
 static void init_skill(void *p) { memset(p, 0, sizeof(struct sc_results_skill)); }
 static void init_aggregate(void *p) { sc_results_aggregate_init(p); }
 static void init_comparison(void *p) { sc_results_comparison_init(p); }
@@ -1261,6 +1313,8 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 		if (err < 0)
 			goto done;
 	}
+	TRY(read_array(&rd, root, "history", (void **)&out->flips, &out->nflips,
+		       sizeof(*out->flips), init_flips, fn_flips));
 	TRY(rd_obj(&rd, root, "totals", &o));
 	if (o) {
 		size_t old = rd_enter(&rd, "totals", -1);
@@ -1878,6 +1932,22 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	cJSON_AddStringToObject(root, "comparisons", arrays[3].mark);
 	write_gate(root, &r->gate, arrays[4].mark);
 	write_totals(root, &r->totals);
+	if (r->nflips) {
+		/* written when the store had any: older readers ignore it */
+		cJSON *arr = cJSON_AddArrayToObject(root, "history");
+		for (size_t i = 0; i < r->nflips; i++) {
+			const struct sc_results_flips *f = &r->flips[i];
+			cJSON *fo = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, fo);
+			add_str(fo, "skill", f->skill);
+			add_str(fo, "variant", f->variant);
+			add_str(fo, "model", f->model);
+			add_str(fo, "test_id", f->test_id);
+			add_int(fo, "runs", f->runs);
+			add_int(fo, "passes", f->passes);
+			add_num(fo, "flip_rate", f->flip_rate);
+		}
+	}
 	sc_json_print(&doc, root, true);
 	cJSON_Delete(root);
 	text = at = doc.ptr;

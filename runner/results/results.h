@@ -252,6 +252,20 @@ struct sc_results_totals {
 	int64_t wall_ms;
 };
 
+/*
+ * A test's record in the store before this run (docs/results-json.md,
+ * "history"): the judged units stored for the same skill content, test
+ * and model, and how often two of its runs differ.
+ */
+struct sc_results_flips {
+	char *skill, *variant, *model, *test_id;
+	int64_t runs, passes;      /* judged (pass or fail) stored units */
+	double flip_rate;          /* 2 k (n - k) / (n (n - 1)); NAN below 2 runs */
+};
+
+/* The flip rate of k passes in n runs: the chance two of the runs differ. */
+double sc_results_flip_rate(int64_t passes, int64_t runs);
+
 struct sc_results {
 	char *schema;
 	char *skillci_version;
@@ -267,6 +281,8 @@ struct sc_results {
 	size_t ncomparisons;
 	struct sc_results_gate gate;
 	struct sc_results_totals totals;
+	struct sc_results_flips *flips;  /* "history", sorted by skill, variant, model, test */
+	size_t nflips;
 	/* True while skills, units, aggregates and comparisons are in the
 	 * documented order (set by load and sc_results_sort); lookups then
 	 * use binary search. Code that edits the arrays clears it or sorts. */
@@ -283,6 +299,8 @@ struct sc_results {
 
 /* Sets every field to its empty/null value (no allocation). */
 void sc_results_init(struct sc_results *r);
+/* Sorts r->flips by skill, variant, model, test id. */
+void sc_results_sort_flips(struct sc_results *r);
 void sc_results_release(struct sc_results *r);
 /* Same for the element types, for code that builds results by hand. */
 void sc_results_unit_init(struct sc_results_unit *u);

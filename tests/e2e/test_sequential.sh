@@ -149,6 +149,52 @@ keys = [c['key'] for c in r['run']['trust']['head_config_changes']]
 assert 'gate.max_runs' in keys and 'gate.first_runs' in keys, keys
 assert max(u['run_index'] for u in r['units']) < 4, 'ran past the trusted budget'"
 
+# ---- history: flip rates from the store size the first round --------------
+# A first PR (a fixed design of 4 runs, --runs 4) stores 4 base runs of
+# every test: q01 is wrong on its 1st and 3rd request (2 of 4, a flip rate
+# of 2 x 2 x 2 / (4 x 3) = 67%), the other nine always right. A second PR
+# from the same base breaks the skill: its base and baseline units come
+# from the store, the nine stable tests run once at head in the first
+# round and q01 twice: 11 requests, and the drop is shown at that first
+# look (p 6.5e-7 < 0.0056 of a 2-of-4 design). The message names q01.
+fake_reset
+python3 - "$T/flaky-script.json" <<'EOF2'
+import json, sys
+rules = [{"match": {"system": "FLAKY-BASE", "contains": "q01?", "nth": [1, 3]}, "reply": {"text": "wrong"}},
+         {"match": {"system": "FLAKY-BASE"}, "reply": {"text": "ok-seq"}},
+         {"match": {"system": "FLAKY-SAME"}, "reply": {"text": "ok-seq"}}]
+json.dump({"rules": rules, "default": {"text": "no idea", "usage": {"input": 50, "output": 5}}}, open(sys.argv[1], "w"))
+EOF2
+fake_script "$T/flaky-script.json"
+seq_repo "$T/flaky" FLAKY-BASE FLAKY-SAME 10 'gate: {first_runs: 2, max_runs: 4}'
+git -C "$T/flaky" checkout -q HEAD~1
+sed -i 's/FLAKY-BASE/FLAKY-BROKEN/' "$T/flaky/skills/seq/SKILL.md"
+git -C "$T/flaky" commit -q -a -m "break it"
+git -C "$T/flaky" branch -q broken
+git -C "$T/flaky" checkout -q main
+run $SKILLCI run --repo "$T/flaky" --base main~1 --head main -m $M --no-cache --runs 4 \
+	--store "$T/flaky.db" --report-dir "$T/flaky1" --json "$T/flaky1.json"
+check "history: the first PR has no history yet" python3 -c "
+import json; r = json.load(open('$T/flaky1.json')); assert 'history' not in r, r.get('history')"
+fake_reset
+run $SKILLCI run --repo "$T/flaky" --base main~1 --head broken -m $M --no-cache \
+	--store "$T/flaky.db" --report-dir "$T/flaky2" --json "$T/flaky2.json"
+expect_exit 1 "history: the broken skill fails"
+check "history: q01 flips 67% at base over 4 runs, the others never" python3 -c "
+import json
+r = json.load(open('$T/flaky2.json'))
+h = {(x['variant'], x['test_id']): x for x in r['history']}
+q = h[('base', 'skill_meta.json#tests[0]')]
+assert (q['runs'], q['passes']) == (4, 2) and abs(q['flip_rate'] - 2 / 3) < 1e-9, q
+assert len(h) == 10 and all(x['flip_rate'] == 0 and x['runs'] == 4 and x['variant'] == 'base'
+                            for k, x in h.items() if k != ('base', 'skill_meta.json#tests[0]')), h"
+expect_err_contains "test skill_meta.json#tests[0] flips 67% at base (4 runs)" \
+	"history: the gate message names the flaky test"
+check "history: 11 requests (nine stable tests once, q01 twice)" \
+	test "$(margin "$T/flaky2.json" requests) $(fake_stat requests)" = "11 11"
+check "history: decided at the first look" test "$(margin "$T/flaky2.json" rounds)" = 1
+fake_script "$T/script.json"
+
 # ---- shards split by skill: merge decides as one run ----------------------
 fake_reset
 mkdir -p "$T/two"
