@@ -351,6 +351,72 @@ static void test_gate_records_margin(void **state)
 	sc_results_release(&r);
 }
 
+
+/*
+ * Flip rates by hand: 2 of 4 runs differ in 2 x 2 x 2 / (4 x 3) = 2/3 of
+ * the pairs; 1 of 10 in 2 x 1 x 9 / 90 = 0.2; all one way, 0; one run,
+ * none. The gate names the flaky tests at base in the pass_rate message,
+ * the three flakiest first; the history survives JSON.
+ */
+static void test_flips(void **state)
+{
+	static const struct { const char *test; int64_t runs, passes; const char *variant; } h[] = {
+		{ "t0", 4, 2, "base" }, { "t1", 10, 1, "base" }, { "t2", 8, 8, "base" },
+		{ "t3", 5, 3, "base" }, { "t4", 6, 3, "base" }, { "t5", 4, 2, "head" },
+	};
+	struct sc_results r, back;
+	struct sc_config_gate g = seq_gate(2, 4, 1);
+	const struct sc_results_check *c;
+	struct sc_buf json = SC_BUF_INIT;
+	(void)state;
+
+	assert_close(sc_results_flip_rate(2, 4), 2.0 / 3.0, 1e-15);
+	assert_close(sc_results_flip_rate(1, 10), 0.2, 1e-15);
+	assert_true(sc_results_flip_rate(8, 8) == 0.0);
+	assert_true(isnan(sc_results_flip_rate(1, 1)));
+	assert_true(isnan(sc_results_flip_rate(3, 2)));
+
+	sc_results_init(&r);
+	r.skills = sc_xcalloc(1, sizeof(*r.skills));
+	r.nskills = 1;
+	r.skills[0].path = sc_xstrdup("s");
+	r.skills[0].name = sc_xstrdup("s");
+	r.skills[0].status = sc_xstrdup("modified");
+	add_agg(&r, "base", 40, 40);
+	add_agg(&r, "head", 0, 40);
+	add_runs(&r, "base", 10, 0, 4, true);
+	add_runs(&r, "head", 10, 0, 4, false);
+	r.flips = sc_xcalloc(SC_ARRAY_SIZE(h), sizeof(*r.flips));
+	for (size_t i = 0; i < SC_ARRAY_SIZE(h); i++) {
+		struct sc_results_flips *f = &r.flips[r.nflips++];
+		f->skill = sc_xstrdup("s");
+		f->variant = sc_xstrdup(h[i].variant);
+		f->model = sc_xstrdup("m");
+		f->test_id = sc_xstrdup(h[i].test);
+		f->runs = h[i].runs;
+		f->passes = h[i].passes;
+		f->flip_rate = sc_results_flip_rate(h[i].passes, h[i].runs);
+	}
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	/* t0 (67%), t3 (60%), t4 (60%) named; t1 (20%) counted; t2 never flips; t5 is head's */
+	assert_non_null(strstr(c->message, "; test t0 flips 67% at base (4 runs); test t3 flips 60% "
+				  "at base (5 runs); test t4 flips 60% at base (6 runs); 1 more test "
+				  "flips at base"));
+	assert_null(strstr(c->message, "t5"));
+
+	sc_results_format(&json, &r);
+	assert_int_equal(sc_results_parse(&back, json.ptr, json.len, "r.json"), 0);
+	assert_int_equal(back.nflips, SC_ARRAY_SIZE(h));
+	assert_string_equal(back.flips[0].test_id, "t0");
+	assert_int_equal(back.flips[0].runs, 4);
+	assert_int_equal(back.flips[0].passes, 2);
+	assert_close(back.flips[0].flip_rate, 2.0 / 3.0, 1e-15);
+	sc_results_release(&back);
+	sc_buf_release(&json);
+	sc_results_release(&r);
+}
+
 /* A margin object the schema does not allow is an error naming the place. */
 static void test_margin_bad_decision(void **state)
 {
@@ -377,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_gate_records_margin),
 		cmocka_unit_test(test_margin_bad_decision),
+		cmocka_unit_test(test_flips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
