@@ -411,6 +411,12 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 		else
 			skip(gt, s, model, "pass_rate", "inconclusive: no test was judged at both base "
 			     "and head, so a drop of up to 100 points cannot be ruled out");
+		{
+			struct sc_results_margin *mg = &gt->r->gate.checks[gt->r->gate.nchecks - 1].margin;
+			mg->present = true;
+			mg->mean = mg->lo = mg->hi = mg->detectable = NAN;
+			mg->decision = sc_xstrdup("inconclusive");
+		}
 		return;
 	}
 	if (sc_seq_is_sequential(&gt->design))
