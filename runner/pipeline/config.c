@@ -734,6 +734,10 @@ static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 		{ "first_runs", h_g_first_runs },        { "max_runs", h_g_max_runs },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+	if (c->cfg->gate.max_runs > 0 && c->cfg->gate.max_runs < c->cfg->gate.first_runs)
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'gate.max_runs' (%d) must be at least 'gate.first_runs' (%d): the first round "
+		       "runs first_runs per test", c->cfg->gate.max_runs, c->cfg->gate.first_runs);
 }
 
 /* One manifest entry: {skill: PATH, tests: [FILES], fixtures: [NAMES]}. */

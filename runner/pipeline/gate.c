@@ -266,6 +266,12 @@ static void plan_margins(struct gate *gt)
 			sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests,
 					       gt->g->pass_rate_drop_points / 100.0,
 					       sc_compare_alpha(gt->g->alpha), SC_STATS_STRATIFIED);
+			memset(&m->seq, 0, sizeof(m->seq));
+			for (size_t t = 0; t < tests; t++)
+				if (bn[t] && hn[t]) {  /* the units the statistics used */
+					m->seq.base_units += bn[t];
+					m->seq.head_units += hn[t];
+				}
 			free(bp); free(bn); free(hp); free(hn);
 		}
 	}
@@ -296,24 +302,12 @@ static void plan_margins(struct gate *gt)
 		enum sc_gate_margin v;
 		m->p_adj = p[i];
 		v = sc_gate_margin_decide(m->p_adj, m->st.p_within, sc_compare_alpha(gt->g->alpha));
-		memset(&m->seq, 0, sizeof(m->seq));
 		m->seq.st = m->st;
 		m->seq.look = 1;
 		m->seq.runs = gt->r->run.runs > 0 ? (int)gt->r->run.runs : 0;
 		m->seq.decision = v == SC_GATE_MARGIN_DROP ? SC_SEQ_REGRESSION
 				  : v == SC_GATE_MARGIN_RULED_OUT ? SC_SEQ_RULED_OUT
 				  : SC_SEQ_INCONCLUSIVE;
-		{
-			unsigned long *bp, *bn, *hp, *hn;
-			size_t tests = sc_seq_test_counts(gt->r, m->skill, m->model, -1, &bp, &bn,
-							  &hp, &hn);
-			for (size_t t = 0; t < tests; t++)
-				if (bn[t] && hn[t]) {
-					m->seq.base_units += bn[t];
-					m->seq.head_units += hn[t];
-				}
-			free(bp); free(bn); free(hp); free(hn);
-		}
 	}
 	free(p);
 }

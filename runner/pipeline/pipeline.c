@@ -86,7 +86,6 @@ struct sc_pipeline {
 	struct sc_client *client;
 	struct sc_eval_stats stats;      /* summed over the rounds */
 	size_t sent;                     /* units handed to the evaluation */
-	int rounds;                      /* rounds evaluated (1 for a fixed design) */
 	struct sc_results res;
 	int64_t t0;
 };
@@ -1084,7 +1083,6 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 		err = sc_eval_run_units(&p->res, &st, p->es, n3, round, nround, eopt);
 		add_stats(&p->stats, &st);
 		p->sent += nround;
-		p->rounds = k;
 		if (err < 0 || st.stopped || k >= sc_seq_looks(&d))
 			break;
 		nround = 0;
@@ -1163,7 +1161,6 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	free(p->res.run.id);
 	p->res.run.id = sc_xstrdup(p->opt.run_id);
 	if (cfg->gate.max_runs <= 0) {
-		p->rounds = 1;
 		p->sent = p->nrefs;
 		return sc_eval_run_units(&p->res, &p->stats, p->es, n3, p->refs, p->nrefs, &eopt);
 	}
