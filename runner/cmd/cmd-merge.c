@@ -214,7 +214,9 @@ static int check_shards(size_t *order, struct sc_results *sh, char *const *files
 			sc_buf_clear(&id);
 			sc_plan_unit_id(&id, un->skill, un->variant, un->model, un->test_id,
 					(int)un->run_index);
-			want = sc_plan_shard_of(id.ptr, (int)count);
+			/* a sequential run splits by skill (docs/run.md, "Shards") */
+			want = sc_plan_shard_of(sh[i].run.trust.gate.max_runs > 0 ? un->skill : id.ptr,
+						(int)count);
 			if (want != sh[i].run.shard_index) {
 				err = sc_error_set(SC_EINVAL, "'%s': unit '%s' belongs to shard %d, not %lld",
 						   files[i], id.ptr, want,
@@ -251,6 +253,33 @@ static void set_str(char **dst, const char *s)
  * earliest start and latest finish, summed request counts, then fresh
  * aggregates and comparisons (significance at alpha).
  */
+/*
+ * Moves s's per-test history into out: every shard computed it from the
+ * store for the skills it saw, so an entry out already has is dropped.
+ */
+static void merge_flips(struct sc_results *out, struct sc_results *s)
+{
+	for (size_t i = 0; i < s->nflips; i++) {
+		struct sc_results_flips *f = &s->flips[i];
+		bool have = false;
+		for (size_t j = 0; j < out->nflips && !have; j++)
+			have = sc_streq(out->flips[j].skill, f->skill) &&
+			       sc_streq(out->flips[j].variant, f->variant) &&
+			       sc_streq(out->flips[j].model, f->model) &&
+			       sc_streq(out->flips[j].test_id, f->test_id);
+		if (have) {
+			free(f->skill); free(f->variant); free(f->model); free(f->test_id);
+			continue;
+		}
+		out->flips = sc_xrealloc(out->flips, (out->nflips + 1) * sizeof(*out->flips));
+		out->flips[out->nflips++] = *f;
+	}
+	free(s->flips);
+	s->flips = NULL;
+	s->nflips = 0;
+	sc_results_sort_flips(out);
+}
+
 static void merge_into(struct sc_results *out, struct sc_results *sh, const size_t *order, size_t n,
 		       const char *run_id, double alpha)
 {
@@ -275,6 +304,7 @@ static void merge_into(struct sc_results *out, struct sc_results *sh, const size
 		memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
 		at += s->nunits;
 		sc_budget_usage_merge(out, s);  /* tokens and cost, summed */
+		merge_flips(out, s);
 		s->nunits = 0;
 		sc_results_adopt_pool(out, s);  /* the units moved keep their strings */
 		if (s->run.started_at && out->run.started_at &&
@@ -388,7 +418,8 @@ static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_re
 		a->max_baseline_pass_rate == b->max_baseline_pass_rate &&
 		a->compile_only == b->compile_only &&
 		a->fail_inconclusive == b->fail_inconclusive &&
-		a->allow_untested == b->allow_untested));
+		a->allow_untested == b->allow_untested && a->first_runs == b->first_runs &&
+		a->max_runs == b->max_runs && a->planned_checks == b->planned_checks));
 }
 
 int cmd_merge(int argc, char **argv)

@@ -319,3 +319,140 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 	out->detectable = margin + (tq + t80) * out->se;
 	return true;
 }
+
+double sc_stats_normal_cdf(double x)
+{
+	if (isnan(x))
+		return NAN;
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+double sc_stats_normal_quantile(double p)
+{
+	return sc_stats_t_quantile(p, INFINITY);
+}
+
+double sc_stats_obf_spend(double t, double alpha)
+{
+	if (isnan(t) || isnan(alpha) || !(alpha > 0.0))
+		return NAN;
+	if (t <= 0.0)
+		return 0.0;
+	if (t >= 1.0)
+		return alpha;
+	/* 2 (1 - PHI(x)) = erfc(x / sqrt 2), without the cancellation */
+	return erfc(sc_stats_normal_quantile(1.0 - alpha / 2.0) / sqrt(t) / M_SQRT2);
+}
+
+double sc_stats_spend(double t, double alpha, double rho)
+{
+	if (rho <= 0.0 || isnan(rho))
+		return sc_stats_obf_spend(t, alpha);
+	if (isnan(t) || isnan(alpha) || !(alpha > 0.0))
+		return NAN;
+	if (t <= 0.0)
+		return 0.0;
+	if (t >= 1.0)
+		return alpha;
+	return alpha * pow(t, rho);
+}
+
+double sc_stats_spend_level(double t_prev, double t, double alpha, double rho)
+{
+	double d = sc_stats_spend(t, alpha, rho) - sc_stats_spend(t_prev, alpha, rho);
+
+	return d > 0.0 ? d : 0.0;
+}
+
+/* The grid of the recursive integration: points per look. */
+#define GS_GRID 601
+/* The statistic's boundary when a look spends nothing: never crossed. */
+#define GS_NEVER 40.0
+
+/* P(Z > x) for the standard normal, accurate in the far tail. */
+static double upper_tail(double x)
+{
+	return 0.5 * erfc(x / M_SQRT2);
+}
+
+/*
+ * The chance of crossing at this look: sum over the previous look's grid
+ * (points u, weights w times the sub-density f) of P(S_new >= b | S = u)
+ * with the increment's standard deviation sd.
+ */
+static double gs_cross(const double *u, const double *wf, size_t m, double b, double sd)
+{
+	double sum = 0.0;
+
+	for (size_t j = 0; j < m; j++)
+		sum += wf[j] * upper_tail((b - u[j]) / sd);
+	return sum;
+}
+
+bool sc_stats_gs_levels(double *levels, const double *t, size_t k, double alpha, double rho)
+{
+	double *u, *wf, *nu, *nwf, prev_t = 0.0, spent_before = 0.0;
+	size_t m = 0;
+
+	if (!k || k > SC_STATS_GS_MAX_LOOKS || !(alpha > 0.0) || !(alpha < 1.0))
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if (!(t[i] > (i ? t[i - 1] : 0.0)) || t[i] > 1.0)
+			return false;
+	for (size_t i = 0; i < k; i++)
+		levels[i] = 0.0;
+	u = sc_xmalloc(GS_GRID * sizeof(*u));
+	wf = sc_xmalloc(GS_GRID * sizeof(*wf));
+	nu = sc_xmalloc(GS_GRID * sizeof(*nu));
+	nwf = sc_xmalloc(GS_GRID * sizeof(*nwf));
+	for (size_t i = 0; i < k; i++) {
+		double spent = sc_stats_spend(t[i], alpha, rho), inc = spent - spent_before;
+		double sd = sqrt(t[i] - prev_t), st = sqrt(t[i]), c, lo, h;
+		if (inc <= 0.0) {
+			c = GS_NEVER;
+		} else if (i == 0) {
+			c = -sc_stats_normal_quantile(inc);
+		} else {
+			/* the crossing chance falls as c grows: bisect it */
+			double a = -GS_NEVER, b = GS_NEVER;
+			for (int it = 0; it < 100 && b - a > 1e-10; it++) {
+				double mid = 0.5 * (a + b);
+				if (gs_cross(u, wf, m, mid * st, sd) > inc)
+					a = mid;
+				else
+					b = mid;
+			}
+			c = 0.5 * (a + b);
+		}
+		if (c > GS_NEVER)
+			c = GS_NEVER;
+		levels[i] = c >= GS_NEVER ? 0.0 : upper_tail(c);
+		/* the sub-density of S = Z sqrt(t) on the continuation region
+		 * (-10 sqrt(t), c sqrt(t)), trapezoid weights folded in */
+		lo = -10.0 * st;
+		h = (c * st - lo) / (GS_GRID - 1);
+		if (!(h > 0.0))
+			break;  /* nothing continues: later looks spend on nothing */
+		for (size_t j = 0; j < GS_GRID; j++) {
+			double s = lo + h * (double)j, f = 0.0;
+			if (i == 0) {
+				f = exp(-0.5 * s * s / t[0]) / (st * sqrt(2.0 * M_PI));
+			} else {
+				for (size_t q = 0; q < m; q++) {
+					double z = (s - u[q]) / sd;
+					f += wf[q] * exp(-0.5 * z * z);
+				}
+				f /= sd * sqrt(2.0 * M_PI);
+			}
+			nu[j] = s;
+			nwf[j] = f * h * (j == 0 || j == GS_GRID - 1 ? 0.5 : 1.0);
+		}
+		memcpy(u, nu, GS_GRID * sizeof(*u));
+		memcpy(wf, nwf, GS_GRID * sizeof(*wf));
+		m = GS_GRID;
+		prev_t = t[i];
+		spent_before = spent;
+	}
+	free(u); free(wf); free(nu); free(nwf);
+	return true;
+}

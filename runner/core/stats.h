@@ -143,4 +143,56 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
 			    enum sc_stats_method method);
 
+/*
+ * The standard normal distribution: P(Z <= x), and the x with
+ * sc_stats_normal_cdf(x) = p for 0 < p < 1 (NAN otherwise).
+ */
+double sc_stats_normal_cdf(double x);
+double sc_stats_normal_quantile(double p);
+
+/*
+ * Lan-DeMets error spending of the O'Brien-Fleming type (docs/evaluation.md,
+ * "Sequential sampling"): the share of a one-sided error alpha spent by
+ * information fraction t,
+ *
+ *     a(t) = 2 (1 - PHI(z(1 - alpha/2) / sqrt(t)))      0 < t <= 1
+ *
+ * 0 for t <= 0 and alpha for t >= 1; increasing in t. It spends almost
+ * nothing early (a(0.25) is 0.00009 of alpha 0.05) and most of alpha near
+ * the end, so early stops need overwhelming evidence.
+ */
+double sc_stats_obf_spend(double t, double alpha);
+
+/*
+ * The power family of spending functions (Kim and DeMets): a(t) = alpha
+ * t^rho for 0 <= t <= 1 (rho 1 spends like Pocock's design, rho 3 close
+ * to O'Brien-Fleming's). rho <= 0 means sc_stats_obf_spend.
+ */
+double sc_stats_spend(double t, double alpha, double rho);
+
+/*
+ * The nominal level of the look at information fraction t after a look at
+ * t_prev (0 for the first look): the spending function's increment
+ * a(t) - a(t_prev) (sc_stats_spend with rho). Rejecting at look k when its p-value is below its
+ * increment keeps the chance of any rejection over all looks at most a(1)
+ * = alpha by the union bound, whatever the correlation of the looks.
+ */
+double sc_stats_spend_level(double t_prev, double t, double alpha, double rho);
+
+/*
+ * Exact nominal levels of a one-sided group-sequential test with error
+ * spending (Armitage, McPherson and Rowe's recursive integration, as in
+ * Jennison and Turnbull ch. 19): looks at increasing information
+ * fractions t[0..k) (the last is 1), the statistic at each look standard
+ * normal under the null with corr(Z_i, Z_j) = sqrt(t_i / t_j) (independent
+ * increments), and the chance of crossing first at look i equal to the
+ * spending increment sc_stats_spend(t_i) - sc_stats_spend(t_{i-1}).
+ * Writes levels[i] = 1 - PHI(c_i), the one-sided p-value below which look
+ * i rejects. Other stopping rules are ignored (non-binding), which only
+ * lowers the real error. Looks beyond SC_STATS_GS_MAX_LOOKS, or t not
+ * increasing in (0, 1], give false (levels untouched).
+ */
+#define SC_STATS_GS_MAX_LOOKS 32
+bool sc_stats_gs_levels(double *levels, const double *t, size_t k, double alpha, double rho);
+
 #endif

@@ -710,6 +710,16 @@ static void h_g_untested(struct ctx *c, const struct sc_yaml_node *v, const char
 	get_bool(c, v, key, &c->cfg->gate.allow_untested);
 }
 
+static void h_g_first_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 1000, &c->cfg->gate.first_runs);
+}
+
+static void h_g_max_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 0, 1000, &c->cfg->gate.max_runs);
+}
+
 static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	static const struct key keys[] = {
@@ -721,8 +731,13 @@ static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 		{ "max_baseline_pass_rate", h_g_baseline }, { "compile_only", h_g_compile_only },
 		{ "fail_inconclusive", h_g_inconclusive },
 		{ "allow_untested", h_g_untested },
+		{ "first_runs", h_g_first_runs },        { "max_runs", h_g_max_runs },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+	if (c->cfg->gate.max_runs > 0 && c->cfg->gate.max_runs < c->cfg->gate.first_runs)
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'gate.max_runs' (%d) must be at least 'gate.first_runs' (%d): the first round "
+		       "runs first_runs per test", c->cfg->gate.max_runs, c->cfg->gate.first_runs);
 }
 
 /* One manifest entry: {skill: PATH, tests: [FILES], fixtures: [NAMES]}. */
@@ -1294,6 +1309,7 @@ void sc_config_defaults(struct sc_config *out)
 	out->gate.require_lift = true;
 	sc_budget_config_defaults(&out->budget);
 	out->gate.max_baseline_pass_rate = 1;
+	out->gate.first_runs = SC_CONFIG_FIRST_RUNS;
 	out->max_units = SC_DEFAULT_MAX_UNITS;
 	out->max_requests = SC_DEFAULT_MAX_REQUESTS;
 	set_report_paths(out, SC_DEFAULT_REPORT_DIR);
@@ -1529,6 +1545,8 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "gate.compile_only", "%s", g->compile_only ? "true" : "false");
 	pair(keys, values, "gate.fail_inconclusive", "%s", g->fail_inconclusive ? "true" : "false");
 	pair(keys, values, "gate.allow_untested", "%s", g->allow_untested ? "true" : "false");
+	pair(keys, values, "gate.first_runs", "%d", g->first_runs);
+	pair(keys, values, "gate.max_runs", "%d", g->max_runs);
 	pair(keys, values, "budget.max_units", "%d", cfg->max_units);
 	pair(keys, values, "budget.max_requests", "%d", cfg->max_requests);
 	pair(keys, values, "budget.max_input_tokens", "%lld", (long long)cfg->budget.max_input_tokens);

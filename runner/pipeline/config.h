@@ -82,7 +82,17 @@ struct sc_config_gate {
 	bool compile_only;             /* this runner runs no kernel: not unverified, reported */
 	bool fail_inconclusive;        /* an inconclusive pass-rate check fails (default: reported, exit 0) */
 	bool allow_untested;           /* a changed skill without tests skips skill_untested */
+	/* sequential sampling (docs/evaluation.md, "Sequential sampling"):
+	 * max_runs > 0 samples each skill x model in rounds of first_runs
+	 * runs per test until the pass-rate check is decided or max_runs;
+	 * 0 (default): a fixed design of `runs` runs */
+	int first_runs;                /* runs per test per round (default SC_CONFIG_FIRST_RUNS) */
+	int max_runs;                  /* the budget of runs per test and side; 0: fixed */
+	size_t planned_checks;         /* set by the run: the PR's pass-rate checks (Bonferroni) */
 };
+
+/* gate.first_runs when gate.max_runs is set and it is not. */
+#define SC_CONFIG_FIRST_RUNS 2
 
 struct sc_config {
 	char *path;              /* skillci.yml read, or NULL */

@@ -7,16 +7,18 @@
 #include "stats.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
+#include "pipeline/sequential.h"
 #include "results/compare.h"
 #include "results/results.h"
 
 #include <math.h>
 
-/* One pass-rate comparison of the PR: a member of the Holm family. */
+/* One pass-rate comparison of the PR: a member of the family. */
 struct margin {
 	const char *skill, *model;
 	struct sc_stats_paired st;
-	double p_adj;               /* p_drop, Holm-adjusted over the family */
+	double p_adj;               /* fixed design: p_drop, Holm-adjusted over the family */
+	struct sc_seq_outcome seq;  /* the decision and the look it was taken at */
 };
 
 struct gate {
@@ -25,6 +27,7 @@ struct gate {
 	size_t checks_alloc;
 	struct margin *margins;     /* every pass_rate check that compares */
 	size_t nmargins;
+	struct sc_seq_design design;  /* fixed (Holm) or sequential (spending, Bonferroni) */
 };
 
 static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *skill,
@@ -224,58 +227,6 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 }
 
 /*
- * The per-test pass counts of one skill and model at base and head, in
- * one array per side indexed by test (the tests of either side; a test
- * judged on one side only has 0 units on the other). Skipped and
- * erred units are not judged. Returns the number of tests.
- */
-static size_t test_counts(const struct sc_results *r, const char *skill, const char *model,
-			  unsigned long **bp, unsigned long **bn, unsigned long **hp,
-			  unsigned long **hn)
-{
-	const char **ids = NULL;
-	size_t n = 0, alloc = 0;
-
-	*bp = *bn = *hp = *hn = NULL;
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		bool head = sc_streq(u->variant, "head"), passed;
-		size_t t;
-		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
-		    !(head || sc_streq(u->variant, "base")))
-			continue;
-		if (!sc_streq(u->verdict, "pass") && !sc_streq(u->verdict, "fail"))
-			continue;
-		passed = sc_streq(u->verdict, "pass");
-		for (t = 0; t < n; t++)
-			if (sc_streq(ids[t], u->test_id ? u->test_id : ""))
-				break;
-		if (t == n) {
-			if (n + 1 > alloc) {
-				alloc = alloc ? alloc * 2 : 16;
-				ids = sc_xrealloc(ids, alloc * sizeof(*ids));
-				*bp = sc_xrealloc(*bp, alloc * sizeof(**bp));
-				*bn = sc_xrealloc(*bn, alloc * sizeof(**bn));
-				*hp = sc_xrealloc(*hp, alloc * sizeof(**hp));
-				*hn = sc_xrealloc(*hn, alloc * sizeof(**hn));
-			}
-			ids[n] = u->test_id ? u->test_id : "";
-			(*bp)[n] = (*bn)[n] = (*hp)[n] = (*hn)[n] = 0;
-			n++;
-		}
-		if (head) {
-			(*hn)[t]++;
-			(*hp)[t] += passed;
-		} else {
-			(*bn)[t]++;
-			(*bp)[t] += passed;
-		}
-	}
-	free(ids);
-	return n;
-}
-
-/*
  * The family of pass_rate comparisons of the PR (the skill x model pairs
  * check_model compares: a changed, tested, not added skill with pass
  * rates at base and head), their paired statistics, and Holm's
@@ -311,22 +262,72 @@ static void plan_margins(struct gate *gt)
 			m = &gt->margins[gt->nmargins++];
 			m->skill = s->path;
 			m->model = a->model;
-			tests = test_counts(r, s->path, a->model, &bp, &bn, &hp, &hn);
+			tests = sc_seq_test_counts(r, s->path, a->model, -1, &bp, &bn, &hp, &hn);
 			sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests,
 					       gt->g->pass_rate_drop_points / 100.0,
 					       sc_compare_alpha(gt->g->alpha), SC_STATS_STRATIFIED);
+			memset(&m->seq, 0, sizeof(m->seq));
+			for (size_t t = 0; t < tests; t++)
+				if (bn[t] && hn[t]) {  /* the units the statistics used */
+					m->seq.base_units += bn[t];
+					m->seq.head_units += hn[t];
+				}
 			free(bp); free(bn); free(hp); free(hn);
 		}
 	}
 	if (!gt->nmargins)
 		return;
+	if (gt->g->max_runs > 0) {
+		/* sequential: each check replays its looks; the family is the
+		 * PR's pass-rate checks as planned (a shard sees part of them) */
+		size_t family = gt->g->planned_checks > gt->nmargins ? gt->g->planned_checks
+								     : gt->nmargins;
+		sc_seq_design_init(&gt->design, sc_compare_alpha(gt->g->alpha),
+				   gt->g->pass_rate_drop_points / 100.0, gt->g->first_runs,
+				   gt->g->max_runs, family);
+		for (size_t i = 0; i < gt->nmargins; i++) {
+			struct margin *m = &gt->margins[i];
+			sc_seq_replay(&m->seq, r, m->skill, m->model, &gt->design);
+			m->st = m->seq.st;
+			m->p_adj = NAN;
+		}
+		return;
+	}
 	p = sc_xmalloc(gt->nmargins * sizeof(*p));
 	for (size_t i = 0; i < gt->nmargins; i++)
 		p[i] = gt->margins[i].st.p_drop;
 	sc_stats_holm(p, gt->nmargins, p);
-	for (size_t i = 0; i < gt->nmargins; i++)
-		gt->margins[i].p_adj = p[i];
+	for (size_t i = 0; i < gt->nmargins; i++) {
+		struct margin *m = &gt->margins[i];
+		enum sc_gate_margin v;
+		m->p_adj = p[i];
+		v = sc_gate_margin_decide(m->p_adj, m->st.p_within, sc_compare_alpha(gt->g->alpha));
+		m->seq.st = m->st;
+		m->seq.look = 1;
+		m->seq.runs = gt->r->run.runs > 0 ? (int)gt->r->run.runs : 0;
+		m->seq.decision = v == SC_GATE_MARGIN_DROP ? SC_SEQ_REGRESSION
+				  : v == SC_GATE_MARGIN_RULED_OUT ? SC_SEQ_RULED_OUT
+				  : SC_SEQ_INCONCLUSIVE;
+	}
 	free(p);
+}
+
+/* Records the decision behind the pass_rate check just added. */
+static void set_margin(struct gate *gt, const struct margin *m)
+{
+	struct sc_results_check *c = &gt->r->gate.checks[gt->r->gate.nchecks - 1];
+
+	c->margin.present = true;
+	c->margin.mean = m->st.mean;
+	c->margin.lo = m->st.lo;
+	c->margin.hi = m->st.hi;
+	c->margin.detectable = m->st.detectable;
+	c->margin.tests = (int64_t)m->st.tests;
+	c->margin.base_runs = (int64_t)m->seq.base_units;
+	c->margin.head_runs = (int64_t)m->seq.head_units;
+	c->margin.runs_per_test = m->seq.runs;
+	c->margin.rounds = m->seq.look;
+	c->margin.decision = sc_xstrdup(sc_seq_decision_name(m->seq.decision));
 }
 
 static const struct margin *find_margin(const struct gate *gt, const char *skill, const char *model)
@@ -347,6 +348,39 @@ enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double 
 }
 
 /*
+ * The tests the store's history shows flipping at base (flip rate at
+ * least SC_GATE_FLAKY over at least two runs), for the pass_rate message:
+ * "; test q03 flips 30% at base (10 runs)", the three flakiest, then how
+ * many more.
+ */
+static void flaky_tests(struct sc_buf *out, const struct sc_results *r, const char *skill,
+			const char *model)
+{
+	const struct sc_results_flips *top[3] = { NULL, NULL, NULL };
+	size_t more = 0;
+
+	for (size_t i = 0; i < r->nflips; i++) {
+		const struct sc_results_flips *f = &r->flips[i], *x = f;
+		if (!sc_streq(f->skill, skill) || !sc_streq(f->model, model) ||
+		    !sc_streq(f->variant, "base") || !(f->flip_rate >= SC_GATE_FLAKY))
+			continue;
+		for (size_t k = 0; k < 3 && x; k++)
+			if (!top[k] || x->flip_rate > top[k]->flip_rate) {
+				const struct sc_results_flips *t = top[k];
+				top[k] = x;
+				x = t;
+			}
+		more += x != NULL;
+	}
+	for (size_t k = 0; k < 3 && top[k]; k++)
+		sc_buf_printf(out, "; test %s flips %.0f%% at base (%lld runs)", top[k]->test_id,
+			      top[k]->flip_rate * 100, (long long)top[k]->runs);
+	if (more)
+		sc_buf_printf(out, "; %zu more test%s at base", more,
+			      more == 1 ? " flips" : "s flip");
+}
+
+/*
  * pass_rate: head against base, paired per test, against the margin
  * (docs/evaluation.md, "The pass-rate decision"). Fails only when a drop
  * beyond gate.pass_rate_drop_points is shown at alpha (Holm over the PR's
@@ -362,7 +396,6 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 	const struct margin *m = find_margin(gt, s->path, model);
 	double alpha = sc_compare_alpha(g->alpha), margin = g->pass_rate_drop_points;
 	struct sc_buf how = SC_BUF_INIT;
-	enum sc_gate_margin v;
 
 	if (!m || !m->st.tests) {
 		if (g->fail_inconclusive)
@@ -372,19 +405,35 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 		else
 			skip(gt, s, model, "pass_rate", "inconclusive: no test was judged at both base "
 			     "and head, so a drop of up to 100 points cannot be ruled out");
+		{
+			struct sc_results_margin *mg = &gt->r->gate.checks[gt->r->gate.nchecks - 1].margin;
+			mg->present = true;
+			mg->mean = mg->lo = mg->hi = mg->detectable = NAN;
+			mg->decision = sc_xstrdup("inconclusive");
+		}
 		return;
 	}
-	sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu tests; "
-		      "smallest detectable drop %.1f points; Holm p=%.3g over %zu check%s",
-		      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
-		      m->st.tests, m->st.detectable * 100, m->p_adj, gt->nmargins,
-		      gt->nmargins == 1 ? "" : "s");
-	v = sc_gate_margin_decide(m->p_adj, m->st.p_within, alpha);
-	if (v == SC_GATE_MARGIN_DROP)
+	if (sc_seq_is_sequential(&gt->design))
+		sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu "
+			      "tests; smallest detectable drop %.1f points; sequential: %d run%s per test "
+			      "after %d of %d round%s, error spent over %zu check%s",
+			      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
+			      m->st.tests, m->st.detectable * 100, m->seq.runs,
+			      m->seq.runs == 1 ? "" : "s", m->seq.look, sc_seq_looks(&gt->design),
+			      sc_seq_looks(&gt->design) == 1 ? "" : "s", gt->design.family,
+			      gt->design.family == 1 ? "" : "s");
+	else
+		sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu "
+			      "tests; smallest detectable drop %.1f points; Holm p=%.3g over %zu check%s",
+			      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
+			      m->st.tests, m->st.detectable * 100, m->p_adj, gt->nmargins,
+			      gt->nmargins == 1 ? "" : "s");
+	flaky_tests(&how, gt->r, s->path, model);
+	if (m->seq.decision == SC_SEQ_REGRESSION)
 		fail(gt, s, model, "pass_rate", "pass_rate_drop", NULL, 0,
 		     "pass rate fell from %.0f%% to %.0f%%, a drop beyond the %g-point margin at alpha "
 		     "%g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin, alpha, how.ptr);
-	else if (v == SC_GATE_MARGIN_RULED_OUT)
+	else if (m->seq.decision == SC_SEQ_RULED_OUT)
 		pass(gt, s, model, "pass_rate", "pass rate %.0f%% -> %.0f%%; a drop beyond %g points "
 		     "is ruled out at alpha %g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin,
 		     alpha, how.ptr);
@@ -397,6 +446,7 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 		skip(gt, s, model, "pass_rate", "inconclusive: a drop of up to %.1f points cannot be "
 		     "ruled out (pass rate %.0f%% -> %.0f%%; %s)", -m->st.lo * 100,
 		     pct(base->pass_rate), pct(head->pass_rate), how.ptr);
+	set_margin(gt, m);
 	sc_buf_release(&how);
 }
 
@@ -741,7 +791,7 @@ static void check_untested(struct gate *gt, struct sc_results_skill *s)
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 {
-	struct gate gt = { r, g, 0, NULL, 0 };
+	struct gate gt = { .r = r, .g = g };
 	int64_t errors = 0, units = (int64_t)r->nunits;
 	bool share_failed, blamed = false, broken = false;
 
@@ -800,7 +850,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 int sc_gate_add(struct sc_results *r, const char *skill, const char *model, const char *rule,
 		const char *message)
 {
-	struct gate gt = { r, NULL, r->gate.nchecks, NULL, 0 };
+	struct gate gt = { .r = r, .checks_alloc = r->gate.nchecks };
 	struct sc_results_skill *s = NULL;
 
 	for (size_t i = 0; i < r->nskills; i++)
@@ -844,4 +894,7 @@ void sc_gate_policy_to_config(struct sc_config_gate *out, const struct sc_result
 	out->compile_only = g->compile_only;
 	out->fail_inconclusive = g->fail_inconclusive;
 	out->allow_untested = g->allow_untested;
+	out->first_runs = g->first_runs > 0 ? (int)g->first_runs : SC_CONFIG_FIRST_RUNS;
+	out->max_runs = g->max_runs > 0 ? (int)g->max_runs : 0;
+	out->planned_checks = g->planned_checks > 0 ? (size_t)g->planned_checks : 0;
 }

@@ -58,6 +58,10 @@
  */
 #include <stdbool.h>
 
+/* A test whose history flips at least this often at base is named in its
+ * pass_rate message (docs/evaluation.md, "History"). */
+#define SC_GATE_FLAKY 0.2
+
 struct sc_results;
 struct sc_config_gate;
 struct sc_results_gate_policy;

@@ -17,10 +17,12 @@
 #include "pipeline/gate.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/plan.h"
+#include "pipeline/sequential.h"
 #include "pipeline/signals.h"
 #include "pipeline/trust.h"
 #include "pipeline/workdir.h"
 #include "providers/provider.h"
+#include "results/compare.h"
 #include "results/results.h"
 #include "results/store.h"
 #include "skills/prompt.h"
@@ -82,7 +84,8 @@ struct sc_pipeline {
 	char plan_hash[65];
 	struct sc_eval_skill *es;
 	struct sc_client *client;
-	struct sc_eval_stats stats;
+	struct sc_eval_stats stats;      /* summed over the rounds */
+	size_t sent;                     /* units handed to the evaluation */
 	struct sc_results res;
 	int64_t t0;
 };
@@ -523,8 +526,10 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	 * word (trusted) that this runner runs no kernel. */
 	if (opt->compile_only)
 		cfg->gate.compile_only = true;
-	if (opt->runs)
+	if (opt->runs) {
 		cfg->runs = opt->runs;
+		cfg->gate.max_runs = 0;  /* --runs N: a fixed design of N runs */
+	}
 	if (opt->concurrency)
 		cfg->concurrency = opt->concurrency;
 	if (opt->max_units)
@@ -783,6 +788,129 @@ static int setup_kernels(struct sc_pipeline *p)
  * evaluation: the sides are its skills, a baseline unit belongs to its
  * head side. The plan itself is freed: its hash and size are kept.
  */
+/*
+ * The PR's pass-rate checks, known before any unit runs: every changed
+ * skill with tests at base and a readable head, times the models. The
+ * sequential design splits its false-fail error over them.
+ */
+static void cfg_gate_planned(struct sc_pipeline *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->changed.n; i++) {
+		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+		if (h->loaded && b->loaded && b->es.tests && b->es.tests->n)
+			n += p->nmodels;
+	}
+	p->cfg.gate.planned_checks = n;
+}
+
+/* ---- history ------------------------------------------------------------- */
+
+/* The stored units of one side and model, counted per test of its set. */
+struct flip_acc {
+	const struct sc_store *store;
+	const char *hash;           /* the side's skill content hash */
+	char (*th)[65];             /* sc_test_hash of each test */
+	size_t ntests;
+	int64_t *runs, *passes;
+};
+
+static int flip_unit(const struct sc_store_unit *u, void *payload)
+{
+	struct flip_acc *a = payload;
+	bool pass = sc_streq(u->verdict, "pass");
+
+	if (strcmp(u->skill_hash, a->hash) || (!pass && !sc_streq(u->verdict, "fail")))
+		return 0;
+	if (sc_store_unit_verify(a->store, u) < 0) {
+		sc_error_clear();
+		return 0;  /* a row this runner cannot vouch for is no history */
+	}
+	for (size_t t = 0; t < a->ntests; t++)
+		if (!strcmp(u->test_hash, a->th[t])) {
+			a->runs[t]++;
+			a->passes[t] += pass;
+			break;
+		}
+	return 0;
+}
+
+/*
+ * Per-test flip rates from the store's history (docs/evaluation.md,
+ * "History"): for every changed skill's base and head content, model and
+ * test of the base's set, the judged units stored before this run with
+ * the same skill content hash, test hash and model. Into res.flips.
+ */
+static int collect_history(struct sc_pipeline *p)
+{
+	size_t alloc = 0;
+	int err = 0;
+
+	if (!p->store)
+		return 0;
+	for (size_t i = 0; i < p->changed.n; i++) {
+		for (int v = 1; v >= 0; v--) {  /* base, then head */
+			const struct side *s = &p->sides[3 * i + (size_t)v];
+			const struct sc_test_set *set = s->es.tests;
+			struct flip_acc a;
+			if (!s->loaded || !set || !set->n || !s->hash[0])
+				continue;
+			a.store = p->store;
+			a.hash = s->hash;
+			a.ntests = set->n;
+			a.th = sc_xcalloc(set->n, sizeof(*a.th));
+			a.runs = sc_xcalloc(set->n, sizeof(*a.runs));
+			a.passes = sc_xcalloc(set->n, sizeof(*a.passes));
+			for (size_t t = 0; t < set->n; t++)
+				sc_test_hash(a.th[t], &set->items[t]);
+			for (size_t m = 0; m < p->nmodels && err >= 0; m++) {
+				struct sc_store_unit_filter f = { s->es.path, p->models[m].name, NULL, false };
+				memset(a.runs, 0, set->n * sizeof(*a.runs));
+				memset(a.passes, 0, set->n * sizeof(*a.passes));
+				if ((err = sc_store_each_unit(p->store, &f, flip_unit, &a)) < 0)
+					break;
+				for (size_t t = 0; t < set->n; t++) {
+					struct sc_results_flips *fl;
+					if (!a.runs[t])
+						continue;
+					SC_GROW(p->res.flips, alloc, p->res.nflips + 1);
+					fl = &p->res.flips[p->res.nflips++];
+					fl->skill = sc_xstrdup(s->es.path);
+					fl->variant = sc_xstrdup(v ? "base" : "head");
+					fl->model = sc_xstrdup(p->models[m].name);
+					fl->test_id = sc_xstrdup(set->items[t].id);
+					fl->runs = a.runs[t];
+					fl->passes = a.passes[t];
+					fl->flip_rate = sc_results_flip_rate(a.passes[t], a.runs[t]);
+				}
+			}
+			free(a.th); free(a.runs); free(a.passes);
+			if (err < 0)
+				return err;
+		}
+	}
+	sc_results_sort_flips(&p->res);
+	return 0;
+}
+
+/*
+ * Whether the store knows test of skill as stable at base for model: at
+ * least SC_SEQ_STABLE_RUNS judged runs, all with one outcome. The
+ * planner's first round then runs it once at head.
+ */
+static bool stable_at_base(const struct sc_pipeline *p, const char *skill, const char *model,
+			   const char *test_id)
+{
+	for (size_t i = 0; i < p->res.nflips; i++) {
+		const struct sc_results_flips *f = &p->res.flips[i];
+		if (sc_streq(f->skill, skill) && sc_streq(f->variant, "base") &&
+		    sc_streq(f->model, model) && sc_streq(f->test_id, test_id))
+			return f->runs >= SC_SEQ_STABLE_RUNS && (f->passes == 0 || f->passes == f->runs);
+	}
+	return false;
+}
+
 static int make_plan(struct sc_pipeline *p)
 {
 	const struct sc_config *cfg = &p->cfg;
@@ -790,8 +918,17 @@ static int make_plan(struct sc_pipeline *p)
 	struct sc_buf tmp = SC_BUF_INIT;
 	int err = 0;
 
+	bool seq = cfg->gate.max_runs > 0;
+
+	cfg_gate_planned(p);
 	for (size_t i = 0; i < 3 * p->changed.n; i++) {
 		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
+		/* sequential: the head and base sides of a check up to the
+		 * budget, the rest (baseline, the head's own tests) one round */
+		int runs = !seq ? cfg->runs : i % 3 == 2 ? cfg->gate.first_runs
+			   : p->sides[i - i % 3 + 1].loaded && p->sides[i - i % 3 + 1].es.tests->n
+			   ? cfg->gate.max_runs : cfg->gate.first_runs;
+		int base_runs = seq ? cfg->gate.first_runs : cfg->runs;
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
 		for (size_t m = 0; m < p->nmodels; m++)
@@ -804,7 +941,7 @@ static int make_plan(struct sc_pipeline *p)
 				size_t bytes = sc_budget_test_bytes(test);
 				char th[65];
 				sc_test_hash(th, test);
-				for (int r = 0; r < cfg->runs; r++) {
+				for (int r = 0; r < runs; r++) {
 					sc_buf_clear(&tmp);
 					sc_buf_printf(&tmp, "%s|%s", s->hash, th);
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
@@ -812,7 +949,7 @@ static int make_plan(struct sc_pipeline *p)
 					plan.units[plan.n - 1].requests = cost;
 					plan.units[plan.n - 1].prompt_bytes =
 						bytes + (s->es.skill ? s->es.skill->md_bytes : 0);
-					if (s->baseline) {
+					if (s->baseline && r < base_runs) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
 						sc_plan_add(&plan, s->es.path, "baseline", p->models[m].name,
@@ -831,6 +968,9 @@ static int make_plan(struct sc_pipeline *p)
 	sc_buf_clear(&tmp);
 	sc_buf_printf(&tmp, "runs=%d;turns=%d;harness=%s;judge=%s", cfg->runs, cfg->max_turns,
 		      SC_EVAL_HARNESS_VERSION, cfg->judge_model ? cfg->judge_model : "");
+	if (seq)
+		sc_buf_printf(&tmp, ";first_runs=%d;max_runs=%d", cfg->gate.first_runs,
+			      cfg->gate.max_runs);
 	if ((err = sc_plan_finish(&plan, tmp.ptr)) < 0)
 		goto done;
 	p->refs = sc_xcalloc(plan.n ? plan.n : 1, sizeof(*p->refs));
@@ -840,8 +980,9 @@ static int make_plan(struct sc_pipeline *p)
 		struct sc_eval_unit_ref *ref = &p->refs[p->nrefs];
 		if (si == SIZE_MAX || !p->sides[si].loaded)
 			continue;
-		if (p->opt.shard_n > 1 && sc_plan_shard_of(pu->id, p->opt.shard_n) != p->opt.shard_k)
-			continue;
+		if (p->opt.shard_n > 1 &&
+		    sc_plan_shard_of(seq ? pu->skill : pu->id, p->opt.shard_n) != p->opt.shard_k)
+			continue;  /* sequential: every unit of a skill in one shard */
 		t = test_index(p->sides[si].es.tests, pu->test_id);
 		assert(t != SIZE_MAX);
 		ref->skill = (uint32_t)si;
@@ -871,7 +1012,8 @@ int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc
 
 	p->store = store;
 	if ((err = find_changed(p)) < 0 || (err = load_sides(p)) < 0 ||
-	    (err = setup_kernels(p)) < 0 || (err = make_plan(p)) < 0)
+	    (err = setup_kernels(p)) < 0 || (err = make_plan(p)) < 0 ||
+	    (err = collect_history(p)) < 0)
 		return err;
 	{
 		/* the budget, before the first request */
@@ -881,6 +1023,89 @@ int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc
 			return err;
 		return sc_budget_check(&p->cost, &p->cfg.budget, budget_line);
 	}
+}
+
+/* Whether ref is a base or head unit of check (skill, model) with run < to. */
+static bool in_round(const struct sc_eval_unit_ref *ref, size_t skill, uint16_t model, int to)
+{
+	return !ref->baseline && ref->skill / 3 == skill && ref->skill % 3 != 2 &&
+	       ref->model == model && ref->run < to;
+}
+
+static void add_stats(struct sc_eval_stats *sum, const struct sc_eval_stats *s)
+{
+	sum->decided += s->decided;
+	sum->evaluated += s->evaluated;
+	sum->reused += s->reused;
+	sum->requests += s->requests;
+	sum->cache_hits += s->cache_hits;
+	sum->stopped |= s->stopped;
+	sum->any_kernel |= s->any_kernel;
+}
+
+/*
+ * Sequential sampling (sequential.h): the first round is every unit of
+ * the plan with a run index below gate.first_runs, except that a test the
+ * store knows as stable at base runs once at head; after each round every
+ * pass-rate check of this shard is decided on the units so far (the same
+ * replay the gate makes), and the next round is the base and head units
+ * of the next look of the checks still open not run yet. Stops when none is open,
+ * at max_runs, or when the evaluation was stopped.
+ */
+static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *eopt)
+{
+	const struct sc_config *cfg = &p->cfg;
+	struct sc_seq_design d;
+	struct sc_eval_unit_ref *round = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*round));
+	bool *sent = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*sent));
+	size_t nround = 0, n3 = 3 * p->changed.n;
+	int err = 0;
+
+	sc_seq_design_init(&d, sc_compare_alpha(cfg->gate.alpha),
+			   cfg->gate.pass_rate_drop_points / 100.0, cfg->gate.first_runs,
+			   cfg->gate.max_runs, cfg->gate.planned_checks);
+	memset(&p->stats, 0, sizeof(p->stats));
+	for (size_t u = 0; u < p->nrefs; u++) {
+		const struct sc_eval_unit_ref *ref = &p->refs[u];
+		if (ref->run >= sc_seq_look_runs(&d, 1))
+			continue;
+		/* a test the store knows as stable at base: once at head for now */
+		if (ref->run > 0 && !ref->baseline && ref->skill % 3 == 0 &&
+		    stable_at_base(p, p->sides[ref->skill].es.path, p->models[ref->model].name,
+				   p->sides[ref->skill].es.tests->items[ref->test].id))
+			continue;
+		round[nround++] = *ref;
+		sent[u] = true;
+	}
+	for (int k = 1; nround; k++) {
+		struct sc_eval_stats st;
+		int to = sc_seq_look_runs(&d, k + 1);
+		err = sc_eval_run_units(&p->res, &st, p->es, n3, round, nround, eopt);
+		add_stats(&p->stats, &st);
+		p->sent += nround;
+		if (err < 0 || st.stopped || k >= sc_seq_looks(&d))
+			break;
+		nround = 0;
+		for (size_t i = 0; i < p->changed.n; i++) {
+			const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+			if (!h->loaded || !b->loaded || !b->es.tests || !b->es.tests->n)
+				continue;
+			for (size_t m = 0; m < p->nmodels; m++) {
+				struct sc_seq_outcome o;
+				sc_seq_replay(&o, &p->res, h->es.path, p->models[m].name, &d);
+				if (o.decision != SC_SEQ_OPEN || !o.more || o.look != k)
+					continue;
+				for (size_t u = 0; u < p->nrefs; u++)
+					if (!sent[u] && in_round(&p->refs[u], i, (uint16_t)m, to)) {
+						round[nround++] = p->refs[u];
+						sent[u] = true;
+					}
+			}
+		}
+	}
+	free(round);
+	free(sent);
+	return err;
 }
 
 int sc_pipeline_evaluate(struct sc_pipeline *p)
@@ -935,14 +1160,18 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	p->res.run.started_at = sc_eval_now_iso();
 	free(p->res.run.id);
 	p->res.run.id = sc_xstrdup(p->opt.run_id);
-	return sc_eval_run_units(&p->res, &p->stats, p->es, n3, p->refs, p->nrefs, &eopt);
+	if (cfg->gate.max_runs <= 0) {
+		p->sent = p->nrefs;
+		return sc_eval_run_units(&p->res, &p->stats, p->es, n3, p->refs, p->nrefs, &eopt);
+	}
+	return evaluate_rounds(p, &eopt);
 }
 
 int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 {
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_results *res = &p->res;
-	bool stopped = p->stats.stopped && res->nunits < p->nrefs;
+	bool stopped = p->stats.stopped && res->nunits < p->sent;
 	struct sc_buf tmp = SC_BUF_INIT;
 	int shard_k = p->opt.shard_k, shard_n = p->opt.shard_n;
 
@@ -1000,6 +1229,9 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.trust.gate.compile_only = cfg->gate.compile_only;
 	res->run.trust.gate.fail_inconclusive = cfg->gate.fail_inconclusive;
 	res->run.trust.gate.allow_untested = cfg->gate.allow_untested;
+	res->run.trust.gate.first_runs = cfg->gate.max_runs > 0 ? cfg->gate.first_runs : 0;
+	res->run.trust.gate.max_runs = cfg->gate.max_runs;
+	res->run.trust.gate.planned_checks = (int64_t)cfg->gate.planned_checks;
 	sc_eval_aggregate(res, cfg->gate.alpha);
 	sc_budget_usage(res, &cfg->budget);
 	res->totals.requests = p->stats.requests;
@@ -1029,7 +1261,7 @@ void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out)
 	out->units = p->nrefs;
 	out->max_requests = p->need_requests;
 	out->evaluated = p->stats.decided;
-	out->stopped = p->stats.stopped && p->res.nunits < p->nrefs;
+	out->stopped = p->stats.stopped && p->res.nunits < p->sent;
 	out->cache_dir = p->cache_dir;
 }
 

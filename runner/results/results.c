@@ -65,7 +65,7 @@ void sc_results_finding_release(struct sc_results_finding *f)
 void sc_results_check_release(struct sc_results_check *c)
 {
 	free(c->skill); free(c->model); free(c->check); free(c->status); free(c->rule);
-	free(c->message); free(c->file);
+	free(c->message); free(c->file); free(c->margin.decision);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -215,8 +215,37 @@ void sc_results_release(struct sc_results *r)
 	for (size_t i = 0; i < r->gate.nchecks; i++)
 		sc_results_check_release(&r->gate.checks[i]);
 	free(r->gate.checks);
+	for (size_t i = 0; i < r->nflips; i++) {
+		struct sc_results_flips *f = &r->flips[i];
+		free(f->skill); free(f->variant); free(f->model); free(f->test_id);
+	}
+	free(r->flips);
 	sc_strpool_free(r->pool);
 	sc_results_init(r);
+}
+
+static int cmp_flips(const void *x, const void *y)
+{
+	const struct sc_results_flips *a = x, *b = y;
+	int c;
+
+	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->variant, b->variant)) ||
+	    (c = strcmp(a->model, b->model)))
+		return c;
+	return strcmp(a->test_id, b->test_id);
+}
+
+void sc_results_sort_flips(struct sc_results *r)
+{
+	if (r->nflips > 1)
+		qsort(r->flips, r->nflips, sizeof(*r->flips), cmp_flips);
+}
+
+double sc_results_flip_rate(int64_t passes, int64_t runs)
+{
+	if (runs < 2 || passes < 0 || passes > runs)
+		return NAN;
+	return 2.0 * (double)passes * (double)(runs - passes) / ((double)runs * (double)(runs - 1));
 }
 
 /* *s (owned) replaced by its pooled copy. */
@@ -449,7 +478,10 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
 			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0 ||
 			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0 ||
-			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0) {
+			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0 ||
+			    (err = rd_int(rd, g, "first_runs", &p->first_runs)) < 0 ||
+			    (err = rd_int(rd, g, "max_runs", &p->max_runs)) < 0 ||
+			    (err = rd_int(rd, g, "planned_checks", &p->planned_checks)) < 0) {
 				sc_buf_truncate(&rd->path, o2);
 				goto done;
 			}
@@ -791,6 +823,45 @@ done:
 	return err;
 }
 
+/* A check's "margin": {"mean", "lo", "hi", "detectable", "tests", "runs": {"base", "head"},
+ * "runs_per_test", "rounds", "decision"}; absent or null: none. */
+static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_margin *m)
+{
+	const cJSON *o, *runs;
+	size_t old;
+	int err;
+
+	if ((err = rd_obj(rd, check, "margin", &o)) < 0 || !o)
+		return err;
+	old = rd_enter(rd, "margin", -1);
+	m->present = true;
+	m->mean = m->lo = m->hi = m->detectable = NAN;
+	TRY(rd_num(rd, o, "mean", &m->mean));
+	TRY(rd_num(rd, o, "lo", &m->lo));
+	TRY(rd_num(rd, o, "hi", &m->hi));
+	TRY(rd_num(rd, o, "detectable", &m->detectable));
+	TRY(rd_int(rd, o, "tests", &m->tests));
+	TRY(rd_int(rd, o, "runs_per_test", &m->runs_per_test));
+	TRY(rd_int(rd, o, "rounds", &m->rounds));
+	TRY(rd_str(rd, o, "decision", &m->decision, false));
+	if (m->decision && !sc_streq(m->decision, "regression") &&
+	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "inconclusive")) {
+		err = rd_fail(rd, "decision", "expected regression, ruled_out or inconclusive");
+		goto done;
+	}
+	if ((err = rd_obj(rd, o, "runs", &runs)) < 0)
+		goto done;
+	if (runs) {
+		size_t o2 = rd_enter(rd, "runs", -1);
+		if ((err = rd_int(rd, runs, "base", &m->base_runs)) >= 0)
+			err = rd_int(rd, runs, "head", &m->head_runs);
+		sc_buf_truncate(&rd->path, o2);
+	}
+done:
+	sc_buf_truncate(&rd->path, old);
+	return err;
+}
+
 static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 {
 	int err = 0;
@@ -807,6 +878,7 @@ static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 		c->line = 0;
 	if (!c->model)
 		c->model = sc_xstrdup("");
+	TRY(read_margin(rd, o, &c->margin));
 done:
 	return err;
 }
@@ -928,6 +1000,29 @@ static int read_array(struct rd *rd, const cJSON *root, const char *key, void **
 	}
 	return 0;
 }
+
+/* history[]: {"skill", "variant", "model", "test_id", "runs", "passes", "flip_rate"} */
+static int read_flips(struct rd *rd, const cJSON *o, struct sc_results_flips *f)
+{
+	int err = 0;
+
+	TRY(rd_str(rd, o, "skill", &f->skill, true));
+	TRY(rd_str(rd, o, "variant", &f->variant, true));
+	TRY(rd_str(rd, o, "model", &f->model, true));
+	TRY(rd_str(rd, o, "test_id", &f->test_id, true));
+	TRY(rd_int(rd, o, "runs", &f->runs));
+	TRY(rd_int(rd, o, "passes", &f->passes));
+	if (f->runs < 0 || f->passes < 0 || f->passes > f->runs) {
+		err = rd_fail(rd, "passes", "expected 0 <= passes <= runs");
+		goto done;
+	}
+	f->flip_rate = sc_results_flip_rate(f->passes, f->runs);
+done:
+	return err;
+}
+
+static void init_flips(void *p) { memset(p, 0, sizeof(struct sc_results_flips)); }
+static int fn_flips(struct rd *rd, const cJSON *o, void *p) { return read_flips(rd, o, p); }
 
 static void init_skill(void *p) { memset(p, 0, sizeof(struct sc_results_skill)); }
 static void init_aggregate(void *p) { sc_results_aggregate_init(p); }
@@ -1218,6 +1313,8 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 		if (err < 0)
 			goto done;
 	}
+	TRY(read_array(&rd, root, "history", (void **)&out->flips, &out->nflips,
+		       sizeof(*out->flips), init_flips, fn_flips));
 	TRY(rd_obj(&rd, root, "totals", &o));
 	if (o) {
 		size_t old = rd_enter(&rd, "totals", -1);
@@ -1471,6 +1568,9 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_bool(go, "compile_only", g->compile_only);
 			add_bool(go, "fail_inconclusive", g->fail_inconclusive);
 			add_bool(go, "allow_untested", g->allow_untested);
+			add_int(go, "first_runs", g->first_runs);
+			add_int(go, "max_runs", g->max_runs);
+			add_int(go, "planned_checks", g->planned_checks);
 		} else {
 			cJSON_AddNullToObject(t, "gate");
 		}
@@ -1684,6 +1784,20 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 	add_str(co, "message", c->message);
 	add_str(co, "file", c->file);
 	add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
+	if (c->margin.present) {
+		cJSON *mo = cJSON_AddObjectToObject(co, "margin"), *ro;
+		add_num(mo, "mean", c->margin.mean);
+		add_num(mo, "lo", c->margin.lo);
+		add_num(mo, "hi", c->margin.hi);
+		add_num(mo, "detectable", c->margin.detectable);
+		add_int(mo, "tests", c->margin.tests);
+		ro = cJSON_AddObjectToObject(mo, "runs");
+		add_int(ro, "base", c->margin.base_runs);
+		add_int(ro, "head", c->margin.head_runs);
+		add_int(mo, "runs_per_test", c->margin.runs_per_test);
+		add_int(mo, "rounds", c->margin.rounds);
+		add_str(mo, "decision", c->margin.decision);
+	}
 }
 
 static void write_totals(cJSON *root, const struct sc_results_totals *t)
@@ -1818,6 +1932,22 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	cJSON_AddStringToObject(root, "comparisons", arrays[3].mark);
 	write_gate(root, &r->gate, arrays[4].mark);
 	write_totals(root, &r->totals);
+	if (r->nflips) {
+		/* written when the store had any: older readers ignore it */
+		cJSON *arr = cJSON_AddArrayToObject(root, "history");
+		for (size_t i = 0; i < r->nflips; i++) {
+			const struct sc_results_flips *f = &r->flips[i];
+			cJSON *fo = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, fo);
+			add_str(fo, "skill", f->skill);
+			add_str(fo, "variant", f->variant);
+			add_str(fo, "model", f->model);
+			add_str(fo, "test_id", f->test_id);
+			add_int(fo, "runs", f->runs);
+			add_int(fo, "passes", f->passes);
+			add_num(fo, "flip_rate", f->flip_rate);
+		}
+	}
 	sc_json_print(&doc, root, true);
 	cJSON_Delete(root);
 	text = at = doc.ptr;

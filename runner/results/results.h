@@ -46,6 +46,9 @@ struct sc_results_gate_policy {
 	bool compile_only;
 	bool fail_inconclusive;          /* false when absent */
 	bool allow_untested;             /* false when absent */
+	/* the sampling design (absent in older files: 0, a fixed design) */
+	int64_t first_runs, max_runs;    /* gate.first_runs, gate.max_runs */
+	int64_t planned_checks;          /* the PR's pass-rate checks, known at plan time */
 };
 
 /* What a PR check took on trust and what the head tried (docs/security.md). */
@@ -205,6 +208,22 @@ struct sc_results_gate_failure {
  * check of the whole skill): what a JUnit testcase shows. status "failed"
  * exactly when a failure of r->gate names the same skill, model and check.
  */
+/*
+ * The pass-rate decision behind a pass_rate check (docs/results-json.md):
+ * the paired per-test difference at the look that decided, in pass-rate
+ * fractions.
+ */
+struct sc_results_margin {
+	bool present;
+	double mean, lo, hi;       /* the difference and its interval */
+	double detectable;         /* the smallest drop the data could detect (80% power) */
+	int64_t tests;             /* tests judged at both sides */
+	int64_t base_runs, head_runs;  /* judged units used, per side */
+	int64_t runs_per_test;     /* runs per test at the look that decided */
+	int64_t rounds;            /* looks taken (1 for a fixed design) */
+	char *decision;            /* "regression", "ruled_out", "inconclusive" */
+};
+
 struct sc_results_check {
 	char *skill, *model;
 	char *check;              /* validity, pass_rate, lift, tokens, speedup, judge, errors */
@@ -213,6 +232,7 @@ struct sc_results_check {
 	char *message;            /* what was compared, or why it failed or was skipped */
 	char *file;
 	int64_t line;
+	struct sc_results_margin margin;  /* pass_rate checks that compared; else absent */
 };
 
 struct sc_results_gate {
@@ -232,6 +252,20 @@ struct sc_results_totals {
 	int64_t wall_ms;
 };
 
+/*
+ * A test's record in the store before this run (docs/results-json.md,
+ * "history"): the judged units stored for the same skill content, test
+ * and model, and how often two of its runs differ.
+ */
+struct sc_results_flips {
+	char *skill, *variant, *model, *test_id;
+	int64_t runs, passes;      /* judged (pass or fail) stored units */
+	double flip_rate;          /* 2 k (n - k) / (n (n - 1)); NAN below 2 runs */
+};
+
+/* The flip rate of k passes in n runs: the chance two of the runs differ. */
+double sc_results_flip_rate(int64_t passes, int64_t runs);
+
 struct sc_results {
 	char *schema;
 	char *skillci_version;
@@ -247,6 +281,8 @@ struct sc_results {
 	size_t ncomparisons;
 	struct sc_results_gate gate;
 	struct sc_results_totals totals;
+	struct sc_results_flips *flips;  /* "history", sorted by skill, variant, model, test */
+	size_t nflips;
 	/* True while skills, units, aggregates and comparisons are in the
 	 * documented order (set by load and sc_results_sort); lookups then
 	 * use binary search. Code that edits the arrays clears it or sorts. */
@@ -263,6 +299,8 @@ struct sc_results {
 
 /* Sets every field to its empty/null value (no allocation). */
 void sc_results_init(struct sc_results *r);
+/* Sorts r->flips by skill, variant, model, test id. */
+void sc_results_sort_flips(struct sc_results *r);
 void sc_results_release(struct sc_results *r);
 /* Same for the element types, for code that builds results by hand. */
 void sc_results_unit_init(struct sc_results_unit *u);

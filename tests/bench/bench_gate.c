@@ -3,18 +3,26 @@
  * A fake student passes each test of a skill with a known probability, at
  * base and at head; every simulated PR draws its runs and is decided twice:
  * by the old fixed rule (fail on a raw drop of more than the margin, or on
- * a significant McNemar p-value over the units) and by the gate's rule
- * (core/stats.h sc_stats_paired_margin per check, sc_stats_holm over the
- * PR's checks, pipeline/gate.h sc_gate_margin_decide). Prints per profile,
+ * a significant McNemar p-value over the units), by the gate's fixed
+ * design (core/stats.h sc_stats_paired_margin per check, sc_stats_holm
+ * over the PR's checks, pipeline/gate.h sc_gate_margin_decide) and by its
+ * sequential design (pipeline/sequential.h sc_seq_decide after each round,
+ * the function the pipeline and the gate use). Prints per profile,
  * scenario and design the share of PRs that fail (95% Wilson interval),
- * the share left inconclusive, and the requests one PR costs; then per
- * profile the smallest uniform drop the gate catches in 80% of PRs.
+ * the share left inconclusive, and the mean requests one PR costs; then
+ * per profile the smallest uniform drop each design catches in 80% of
+ * PRs; then, at equal error rates, the sequential design's mean requests
+ * against the fixed design with the smallest R of the same power.
  *
- * Usage: bench_gate [PRS [SEED]]
+ * Usage: bench_gate [PRS [SEED [FIRST MAX [RHO RHO_BETA [RULE_OUT_POWER]]]]]
+ * (the sequential design's rounds, budget and spending; BENCH_QUICK=1 in
+ * the environment prints only the last table)
  */
 #include "common.h"
 #include "stats.h"
+#include "pipeline/config.h"
 #include "pipeline/gate.h"
+#include "pipeline/sequential.h"
 
 #include <math.h>
 
@@ -127,6 +135,55 @@ static int new_verdict(const double *pb, const double *ph, int runs, int checks,
 	return open ? -1 : 0;
 }
 
+/*
+ * The sequential design on one PR of checks checks (pipeline/sequential.h,
+ * the function the pipeline and the gate decide with): each check draws
+ * first_runs more runs per test at both sides per round until
+ * sc_seq_decide stops it. Adds the requests made to *requests. 1 failed,
+ * 0 passed, -1 inconclusive (none failed).
+ */
+static int seq_verdict(const double *pb, const double *ph, const struct sc_seq_design *d0,
+		       int checks, long *requests)
+{
+	static struct sc_seq_design d;
+	bool open = false, failed = false;
+
+	if (d.family != (size_t)checks || d.max_runs != d0->max_runs || d.rho != d0->rho ||
+	    d.rho_beta != d0->rho_beta || d.first_runs != d0->first_runs ||
+	    d.rule_out_power != d0->rule_out_power) {
+		d = *d0;
+		d.family = (size_t)checks;
+		sc_seq_design_compute(&d);
+	}
+	for (int i = 0; i < checks; i++) {
+		unsigned long bp[TESTS] = { 0 }, hp[TESTS] = { 0 }, n[TESTS];
+		int have = 0;
+		for (int k = 1; k <= sc_seq_looks(&d); k++) {
+			struct sc_stats_paired st;
+			int want = sc_seq_look_runs(&d, k);
+			enum sc_seq_decision v;
+			for (int t = 0; t < TESTS; t++) {
+				for (int r = have; r < want; r++) {
+					bp[t] += uniform() < pb[t];
+					hp[t] += uniform() < ph[t];
+				}
+				n[t] = (unsigned long)want;
+			}
+			*requests += 2L * TESTS * (want - have);
+			have = want;
+			sc_stats_paired_margin(&st, bp, n, hp, n, TESTS, d.margin, d.alpha,
+					       SC_STATS_STRATIFIED);
+			v = sc_seq_decide(&st, &d, k);
+			if (v == SC_SEQ_OPEN)
+				continue;
+			failed |= v == SC_SEQ_REGRESSION;
+			open |= v != SC_SEQ_REGRESSION && v != SC_SEQ_RULED_OUT;
+			break;
+		}
+	}
+	return failed ? 1 : open ? -1 : 0;
+}
+
 static void head_probs(const struct profile *pr, const struct scenario *sc, double drop,
 		       double *ph)
 {
@@ -141,26 +198,87 @@ static void print_rate(const char *label, long k, long n)
 	printf(" %s %5.1f%% [%4.1f, %4.1f]", label, 100.0 * (double)k / (double)n, 100 * lo, 100 * hi);
 }
 
+/* The share of prs PRs of one check that fail with drop at head, for a fixed design of
+ * runs runs (seq NULL) or the sequential design seq; mean requests in *req. */
+static double power_at(const struct profile *pr, double drop, int runs,
+		       const struct sc_seq_design *seq, long prs, double *req)
+{
+	double ph[TESTS];
+	long failed = 0, requests = 0;
+
+	head_probs(pr, &scenarios[0], drop, ph);
+	for (long k = 0; k < prs; k++) {
+		if (seq)
+			failed += seq_verdict(pr->p, ph, seq, 1, &requests) == 1;
+		else
+			failed += new_verdict(pr->p, ph, runs, 1, SC_STATS_STRATIFIED) == 1;
+	}
+	if (req)
+		*req = seq ? (double)requests / (double)prs : 2.0 * TESTS * runs;
+	return (double)failed / (double)prs;
+}
+
+/* The mean drop over the tests (points) when every test's probability is lowered by drop. */
+static double real_drop(const struct profile *pr, double drop)
+{
+	double ph[TESTS], real = 0;
+
+	head_probs(pr, &scenarios[0], drop, ph);
+	for (int t = 0; t < TESTS; t++)
+		real += pr->p[t] - ph[t];
+	return 100 * real / TESTS;
+}
+
+/* The smallest uniform drop (whole points) failed in >= 80% of PRs; -1 when none. */
+static int drop_80(const struct profile *pr, int runs, const struct sc_seq_design *seq, long prs)
+{
+	for (int drop = 1; drop <= 100; drop++)
+		if (power_at(pr, drop / 100.0, runs, seq, prs, NULL) >= 0.8)
+			return drop;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	long prs = argc > 1 ? atol(argv[1]) : 400;
+	int first = argc > 3 ? atoi(argv[3]) : SC_CONFIG_FIRST_RUNS;
+	int maxr = argc > 4 ? atoi(argv[4]) : 20;
 	static const int old_runs[] = { 1, 3 }, new_runs[] = { 1, 3, 10 };
 	static const struct {
 		const char *name;
 		enum sc_stats_method method;
 	} methods[] = { { "new", SC_STATS_STRATIFIED }, { "clus", SC_STATS_CLUSTER } };
+	struct sc_seq_design seq;
+	char seqname[32];
 
 	if (argc > 2)
 		rng_state ^= (uint64_t)strtoull(argv[2], NULL, 10) * 0x100000001b3ULL;
 	if (prs < 1)
 		prs = 1;
+	if (first < 1)
+		first = 1;
+	if (maxr < first)
+		maxr = first;
+	sc_seq_design_init(&seq, ALPHA, MARGIN, first, maxr, 1);
+	if (argc > 5)
+		seq.rho = atof(argv[5]);
+	if (argc > 6)
+		seq.rho_beta = atof(argv[6]);
+	if (argc > 7)
+		seq.rule_out_power = atof(argv[7]);
+	sc_seq_design_compute(&seq);
+	if (getenv("BENCH_QUICK"))
+		goto equal;
+	snprintf(seqname, sizeof(seqname), "seq-%d/%d", first, maxr);
 	printf("# %ld simulated PRs per row; %d tests per skill; margin %g points; alpha %g\n",
 	       prs, TESTS, MARGIN * 100, ALPHA);
 	printf("# design: old-R = raw drop > margin or McNemar p < alpha, R runs;"
 	       " new-R = the gate: paired per test, stratified, + Holm, R runs;"
-	       " clus-R = the same with the cluster (tests sampled) variance\n");
-	printf("%-7s %-31s %-7s %-28s %-28s %s\n", "profile", "scenario", "design", "failed [95% CI]",
-	       "inconclusive [95% CI]", "requests/PR");
+	       " clus-R = the same with the cluster (tests sampled) variance;"
+	       " seq-F/M = sequential: rounds of F runs per test up to M, O'Brien-Fleming-type"
+	       " spending, Bonferroni over the PR's checks (pipeline/sequential.h)\n");
+	printf("%-7s %-31s %-9s %-28s %-28s %s\n", "profile", "scenario", "design", "failed [95% CI]",
+	       "inconclusive [95% CI]", "mean requests/PR");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
 		const struct profile *pr = &profiles[pi];
 		for (size_t si = 0; si < SC_ARRAY_SIZE(scenarios); si++) {
@@ -175,7 +293,7 @@ int main(int argc, char **argv)
 						any |= old_fails(pr->p, ph, old_runs[d]);
 					failed += any;
 				}
-				printf("%-7s %-31s old-%-3d", pr->name, sc->name, old_runs[d]);
+				printf("%-7s %-31s old-%-5d", pr->name, sc->name, old_runs[d]);
 				print_rate("", failed, prs);
 				printf("  %-27s %d\n", "-", 2 * TESTS * old_runs[d] * sc->checks);
 			}
@@ -189,43 +307,70 @@ int main(int argc, char **argv)
 					open += v == -1;
 				}
 				printf("%-7s %-31s %s-%-*d", pr->name, sc->name, methods[mi].name,
-				       7 - (int)strlen(methods[mi].name) - 1, new_runs[d]);
+				       9 - (int)strlen(methods[mi].name) - 1, new_runs[d]);
 				print_rate("", failed, prs);
 				print_rate(" ", open, prs);
 				printf(" %d\n", 2 * TESTS * new_runs[d] * sc->checks);
 			}
+			{
+				long failed = 0, open = 0, requests = 0;
+				for (long k = 0; k < prs; k++) {
+					int v = seq_verdict(pr->p, ph, &seq, sc->checks, &requests);
+					failed += v == 1;
+					open += v == -1;
+				}
+				printf("%-7s %-31s %-9s", pr->name, sc->name, seqname);
+				print_rate("", failed, prs);
+				print_rate(" ", open, prs);
+				printf(" %.1f\n", (double)requests / (double)prs);
+			}
 		}
 	}
-	printf("\n# the smallest uniform drop (points, every test's probability lowered, floored"
-	       " at 0) failed in >= 80%% of PRs, one check\n");
-	printf("%-7s %-7s %s\n", "profile", "design", "drop caught with 80% power");
+	printf("\n# the smallest uniform drop (every test's probability lowered by it, floored"
+	       " at 0; shown as the mean drop over the tests) failed in >= 80%% of PRs, one check\n");
+	printf("%-7s %-9s %s\n", "profile", "design", "drop caught with 80% power");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
-		for (size_t mi = 0; mi < SC_ARRAY_SIZE(methods); mi++)
-		for (size_t d = 0; d < SC_ARRAY_SIZE(new_runs); d++) {
-			int found = -1;
-			double most = 0;
-			for (int t = 0; t < TESTS; t++)
-				most += profiles[pi].p[t];
-			for (int drop = 5; drop <= 100 && found < 0; drop += 5) {
-				double ph[TESTS], real = 0;
-				long failed = 0;
-				head_probs(&profiles[pi], &scenarios[0], drop / 100.0, ph);
-				for (int t = 0; t < TESTS; t++)
-					real += profiles[pi].p[t] - ph[t];
-				for (long k = 0; k < prs; k++)
-					failed += new_verdict(profiles[pi].p, ph, new_runs[d], 1,
-							      methods[mi].method) == 1;
-				if (failed >= (prs * 8 + 9) / 10)
-					found = (int)lround(100 * real / TESTS);
-			}
-			printf("%-7s %s-%-*d ", profiles[pi].name, methods[mi].name,
-			       7 - (int)strlen(methods[mi].name) - 1, new_runs[d]);
+		const struct profile *pr = &profiles[pi];
+		for (size_t d = 0; d <= SC_ARRAY_SIZE(new_runs); d++) {
+			bool s = d == SC_ARRAY_SIZE(new_runs);
+			int found = drop_80(pr, s ? 0 : new_runs[d], s ? &seq : NULL, prs);
+			if (s)
+				printf("%-7s %-9s ", pr->name, seqname);
+			else
+				printf("%-7s new-%-5d ", pr->name, new_runs[d]);
 			if (found < 0)
 				printf("not reached (the largest possible drop is %.0f points)\n",
-				       100 * most / TESTS);
+				       real_drop(pr, 1.0));
 			else
-				printf("%d points (mean over tests)\n", found);
+				printf("%.0f points (mean over tests)\n", real_drop(pr, found / 100.0));
 		}
+	}
+equal:
+	printf("\n# equal error rates: the sequential design's 80%%-power drop D; the fixed design"
+	       " (new-R, the smallest R with power >= 80%% at D); mean requests of one check"
+	       " with nothing changed and with drop D; the ratio seq / fixed\n");
+	printf("%-7s %-6s %-7s %-8s %-10s %-10s %-10s %-10s %s\n", "profile", "D", "fixed",
+	       "power", "fixed req", "seq power", "seq req 0", "seq req D", "ratio 0 / D");
+	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
+		const struct profile *pr = &profiles[pi];
+		int drop = drop_80(pr, 0, &seq, prs), R = -1;
+		double pw = 0, spw, sreq0, sreqd, freq = 0;
+		if (drop < 0) {
+			printf("%-7s the sequential design reaches no 80%% power\n", pr->name);
+			continue;
+		}
+		for (int r = 1; r <= 60 && R < 0; r++)
+			if ((pw = power_at(pr, drop / 100.0, r, NULL, prs, &freq)) >= 0.8)
+				R = r;
+		spw = power_at(pr, drop / 100.0, 0, &seq, prs, &sreqd);
+		power_at(pr, 0.0, 0, &seq, prs, &sreq0);
+		printf("%-7s %-6.0f ", pr->name, real_drop(pr, drop / 100.0));
+		if (R < 0) {
+			printf("no fixed design up to 60 runs reaches it\n");
+			continue;
+		}
+		printf("new-%-3d %-8.1f %-10.0f %-10.1f %-10.1f %-10.1f %.2f / %.2f\n", R, 100 * pw,
+		       freq, 100 * spw, sreq0, sreqd, sreq0 / freq, sreqd / freq);
 	}
 	return 0;
 }

@@ -235,6 +235,9 @@ static void test_wrong_types_name_file_and_line(void **state)
 		{ "reports:\n  junit: x/../../j.xml\n", "skillci.yml:2: error: 'reports.junit' must be a relative path inside the workspace (no '..', not absolute), found 'x/../../j.xml' [config-path]" },
 		{ "reports: {dir: /tmp/r}\n", "skillci.yml:1: error: 'reports.dir' must be a relative path inside the workspace (no '..', not absolute), found '/tmp/r' [config-path]" },
 		{ "budget: {max_units: 0}\n", "skillci.yml:1: error: 'budget.max_units' must be between 1 and 10000000, found 0 [config-value]" },
+		{ "gate:\n  max_runs: 1001\n", "skillci.yml:2: error: 'gate.max_runs' must be between 0 and 1000, found 1001 [config-value]" },
+		{ "gate:\n  first_runs: 0\n", "skillci.yml:2: error: 'gate.first_runs' must be between 1 and 1000, found 0 [config-value]" },
+		{ "gate:\n  first_runs: 4\n  max_runs: 2\n", "skillci.yml:2: error: 'gate.max_runs' (2) must be at least 'gate.first_runs' (4): the first round runs first_runs per test [config-value]" },
 	};
 	(void)state;
 
@@ -253,6 +256,25 @@ static void test_wrong_types_name_file_and_line(void **state)
 		sc_config_release(&cfg);
 		sc_diags_release(&d);
 	}
+}
+
+/* Sequential sampling's keys: off by default (max_runs 0), rounds of 2. */
+static void test_sequential_keys(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(load(&cfg, &d, "version: 1\n", NULL), 0);
+	assert_int_equal(cfg.gate.first_runs, 2);
+	assert_int_equal(cfg.gate.max_runs, 0);
+	sc_config_release(&cfg);
+	assert_int_equal(load(&cfg, &d, "gate: {first_runs: 3, max_runs: 12}\n", NULL), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(cfg.gate.first_runs, 3);
+	assert_int_equal(cfg.gate.max_runs, 12);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
 }
 
 static void test_unknown_keys_warn(void **state)
@@ -550,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_wrong_types_name_file_and_line),
+		cmocka_unit_test(test_sequential_keys),
 		cmocka_unit_test(test_unknown_keys_warn),
 		cmocka_unit_test(test_upskill_keys_map),
 		cmocka_unit_test(test_precedence),

@@ -295,6 +295,120 @@ static void test_against_scipy(void **state)
 	pclose(f);
 }
 
+
+/*
+ * The O'Brien-Fleming-type spending function, a(t) = 2 (1 - PHI(z(0.975) /
+ * sqrt t)) for alpha 0.05, written out: at t = 0.25 the argument is
+ * 1.959964 / 0.5 = 3.919928 and 2 (1 - PHI(3.919928)) = 8.8575e-5; at 0.5
+ * it is 2.771808 and a = 0.0055746; at 0.75, 2.263171 and a = 0.0236251.
+ * The power family is alpha t^rho. The nominal level of a look is the
+ * increment; never negative.
+ */
+static void test_spending_by_hand(void **state)
+{
+	(void)state;
+	assert_close(sc_stats_normal_cdf(0.0), 0.5, 1e-15);
+	assert_close(sc_stats_normal_cdf(1.959963984540054), 0.975, 1e-12);
+	assert_close(sc_stats_normal_quantile(0.975), 1.959963984540054, 1e-9);
+	assert_true(sc_stats_obf_spend(0.0, 0.05) == 0.0);
+	assert_true(sc_stats_obf_spend(1.0, 0.05) == 0.05);
+	assert_rel(sc_stats_obf_spend(0.25, 0.05), 8.85754383214038e-05, 1e-8);
+	assert_rel(sc_stats_obf_spend(0.5, 0.05), 0.005574596680784415, 1e-8);
+	assert_rel(sc_stats_obf_spend(0.75, 0.05), 0.023625121317601198, 1e-8);
+	assert_true(sc_stats_obf_spend(2.0, 0.05) == 0.05);
+	assert_true(isnan(sc_stats_obf_spend(0.5, 0.0)));
+	/* rho <= 0 is the O'Brien-Fleming type; rho 1 and 2 by hand */
+	assert_true(sc_stats_spend(0.5, 0.05, 0.0) == sc_stats_obf_spend(0.5, 0.05));
+	assert_close(sc_stats_spend(0.5, 0.05, 1.0), 0.025, 1e-15);
+	assert_close(sc_stats_spend(0.5, 0.05, 2.0), 0.0125, 1e-15);
+	assert_close(sc_stats_spend_level(0.5, 1.0, 0.05, 0.0), 0.05 - 0.005574596680784415, 1e-12);
+	assert_close(sc_stats_spend_level(0.25, 0.5, 0.2, 1.0), 0.05, 1e-15);
+	assert_true(sc_stats_spend_level(0.5, 0.5, 0.05, 0.0) == 0.0);
+}
+
+/*
+ * Exact nominal levels. One look spends all of alpha: its level is alpha.
+ * The first look's level is its spending, exactly. Two looks at t = 0.5
+ * and 1 with alpha 0.05: the second look's level solves P(Z1 < c1, Z2 >=
+ * c2) = 0.05 - 0.0055746 with corr(Z1, Z2) = sqrt(0.5); it is 0.048246
+ * (scipy's bivariate normal and brentq, worked out once), far above the
+ * union bound's increment 0.044425 and below alpha. Bad looks: false.
+ */
+static void test_gs_levels_by_hand(void **state)
+{
+	static const double one[1] = { 1.0 }, two[2] = { 0.5, 1.0 }, bad[2] = { 0.6, 0.5 };
+	double lv[2];
+	(void)state;
+
+	assert_true(sc_stats_gs_levels(lv, one, 1, 0.05, 0.0));
+	assert_close(lv[0], 0.05, 1e-12);
+	assert_true(sc_stats_gs_levels(lv, two, 2, 0.05, 0.0));
+	assert_close(lv[0], 0.005574596680784415, 1e-12);
+	assert_close(lv[1], 0.04824570306393106, 5e-6);
+	assert_true(lv[1] > 0.05 - 0.005574596680784415 && lv[1] < 0.05);
+	/* alpha 0.01 split over five checks: the first look's level by hand */
+	assert_true(sc_stats_gs_levels(lv, two, 2, 0.01, 0.0));
+	assert_close(lv[0], 2 * (1 - sc_stats_normal_cdf(sc_stats_normal_quantile(0.995) /
+							 sqrt(0.5))), 1e-12);
+	assert_false(sc_stats_gs_levels(lv, bad, 2, 0.05, 0.0));
+	assert_false(sc_stats_gs_levels(lv, two, 0, 0.05, 0.0));
+	assert_false(sc_stats_gs_levels(lv, two, 2, 0.0, 0.0));
+}
+
+/*
+ * Against scipy: the exact levels of three looks at t = 0.3, 0.6, 1 (alpha
+ * 0.05, O'Brien-Fleming type) solved with scipy's multivariate normal
+ * (Genz's integration, default precision) and brentq. Skipped with the
+ * reason when python3 or scipy is missing.
+ */
+static void test_gs_levels_against_scipy(void **state)
+{
+	static const double t[3] = { 0.3, 0.6, 1.0 };
+	const char *script =
+		"python3 -c '\n"
+		"import math, sys\n"
+		"try:\n"
+		"    from scipy import stats\n"
+		"    from scipy.optimize import brentq\n"
+		"except ImportError:\n"
+		"    print(\"missing\"); sys.exit(0)\n"
+		"ts = (0.3, 0.6, 1.0)\n"
+		"spend = lambda t: 2 * stats.norm.sf(stats.norm.ppf(0.975) / math.sqrt(t))\n"
+		"cs, prev = [], 0.0\n"
+		"for k, t in enumerate(ts):\n"
+		"    inc = spend(t) - prev\n"
+		"    if k == 0:\n"
+		"        cs.append(stats.norm.isf(inc))\n"
+		"    else:\n"
+		"        cov = [[math.sqrt(min(ts[i], ts[j]) / max(ts[i], ts[j])) for j in range(k + 1)] for i in range(k + 1)]\n"
+		"        m1 = stats.multivariate_normal(mean=[0] * (k + 1), cov=cov)\n"
+		"        cont = stats.norm.cdf(cs[0]) if k == 1 else stats.multivariate_normal(mean=[0] * k, cov=[r[:k] for r in cov[:k]]).cdf(cs)\n"
+		"        cs.append(brentq(lambda c: cont - m1.cdf(cs + [c]) - inc, -2, 8, xtol=1e-9))\n"
+		"    prev = spend(t)\n"
+		"for c in cs: print(repr(float(stats.norm.sf(c))))\n"
+		"' 2>/dev/null";
+	FILE *f = popen(script, "r");
+	char line[128];
+	double lv[3];
+	(void)state;
+
+	if (!f || !fgets(line, sizeof(line), f) || !strncmp(line, "missing", 7)) {
+		if (f)
+			pclose(f);
+		print_message("skipped: python3 with scipy not found (tests/install-deps.sh "
+			      "installs it)\n");
+		skip();
+	}
+	assert_true(sc_stats_gs_levels(lv, t, 3, 0.05, 0.0));
+	for (size_t i = 0; i < 3; i++) {
+		if (i)
+			assert_non_null(fgets(line, sizeof(line), f));
+		/* Genz's default precision: about 1e-5 absolute on each level */
+		assert_close(lv[i], strtod(line, NULL), 2e-5);
+	}
+	pclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +424,9 @@ int main(void)
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_paired_margin_by_hand),
 		cmocka_unit_test(test_against_scipy),
+		cmocka_unit_test(test_spending_by_hand),
+		cmocka_unit_test(test_gs_levels_by_hand),
+		cmocka_unit_test(test_gs_levels_against_scipy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

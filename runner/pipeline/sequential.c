@@ -1,0 +1,256 @@
+/*
+ * The group-sequential pass-rate decision (see sequential.h and
+ * docs/evaluation.md, "Sequential sampling").
+ */
+#include "common.h"
+#include "stats.h"
+#include "pipeline/sequential.h"
+#include "results/results.h"
+
+#include <math.h>
+
+void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, int first_runs,
+			int max_runs, size_t family)
+{
+	d->alpha = alpha;
+	d->margin = margin;
+	d->beta = SC_SEQ_BETA;
+	d->first_runs = first_runs > 0 ? first_runs : 1;
+	d->max_runs = max_runs > 0 ? max_runs : 0;
+	if (d->max_runs && d->max_runs < d->first_runs)
+		d->max_runs = d->first_runs;
+	d->family = family ? family : 1;
+	d->rho = SC_SEQ_RHO;
+	d->rho_beta = SC_SEQ_RHO_BETA;
+	d->rule_out_power = SC_SEQ_RULE_OUT_POWER;
+	if (d->max_runs && (d->max_runs + d->first_runs - 1) / d->first_runs > SC_STATS_GS_MAX_LOOKS)
+		d->first_runs = (d->max_runs + SC_STATS_GS_MAX_LOOKS - 1) / SC_STATS_GS_MAX_LOOKS;
+	sc_seq_design_compute(d);
+}
+
+void sc_seq_design_compute(struct sc_seq_design *d)
+{
+	double t[SC_STATS_GS_MAX_LOOKS] = { 0 };
+	int k = sc_seq_looks(d);
+
+	for (int i = 0; i < k; i++)
+		t[i] = sc_seq_is_sequential(d) ? (double)sc_seq_look_runs(d, i + 1) / d->max_runs : 1.0;
+	if (!sc_stats_gs_levels(d->lv_fail, t, (size_t)k, d->alpha / (double)d->family, d->rho) ||
+	    !sc_stats_gs_levels(d->lv_pass, t, (size_t)k, d->alpha, d->rho) ||
+	    !sc_stats_gs_levels(d->lv_fut, t, (size_t)k, d->beta, d->rho_beta)) {
+		/* only for a design outside the function's domain (alpha not in
+		 * (0, 1)): nothing rejects */
+		for (int i = 0; i < k; i++)
+			d->lv_fail[i] = d->lv_pass[i] = d->lv_fut[i] = 0.0;
+	}
+}
+
+bool sc_seq_is_sequential(const struct sc_seq_design *d)
+{
+	return d->max_runs > 0;
+}
+
+int sc_seq_looks(const struct sc_seq_design *d)
+{
+	if (!sc_seq_is_sequential(d))
+		return 1;
+	return (d->max_runs + d->first_runs - 1) / d->first_runs;
+}
+
+int sc_seq_look_runs(const struct sc_seq_design *d, int k)
+{
+	long r;
+
+	if (!sc_seq_is_sequential(d))
+		return d->first_runs;
+	assert(k >= 1);
+	r = (long)k * d->first_runs;
+	return r > d->max_runs ? d->max_runs : (int)r;
+}
+
+void sc_seq_levels(struct sc_seq_levels *out, const struct sc_seq_design *d, int k)
+{
+	double t = 1.0, t_prev = 0.0;
+
+	if (sc_seq_is_sequential(d)) {
+		t = (double)sc_seq_look_runs(d, k) / (double)d->max_runs;
+		t_prev = k > 1 ? (double)sc_seq_look_runs(d, k - 1) / (double)d->max_runs : 0.0;
+	}
+	(void)t_prev;
+	assert(k >= 1 && k <= sc_seq_looks(d));
+	out->t = t;
+	out->fail = d->lv_fail[k - 1];
+	out->pass = d->lv_pass[k - 1];
+	out->futility = sc_seq_is_sequential(d) ? d->lv_fut[k - 1] : 0.0;
+}
+
+const char *sc_seq_decision_name(enum sc_seq_decision v)
+{
+	switch (v) {
+	case SC_SEQ_REGRESSION:
+		return "regression";
+	case SC_SEQ_RULED_OUT:
+		return "ruled_out";
+	case SC_SEQ_OPEN:
+	case SC_SEQ_FUTILE:
+	case SC_SEQ_INCONCLUSIVE:
+		break;
+	}
+	return "inconclusive";
+}
+
+double sc_seq_design_drop(const struct sc_stats_paired *st, const struct sc_seq_design *d, int k)
+{
+	double se_max, z;
+
+	if (!st->tests || isnan(st->se))
+		return NAN;
+	se_max = st->se;
+	if (sc_seq_is_sequential(d))
+		se_max *= sqrt((double)sc_seq_look_runs(d, k) / (double)d->max_runs);
+	z = sc_stats_normal_quantile(1.0 - d->alpha / (double)d->family) +
+	    sc_stats_normal_quantile(1.0 - d->beta);
+	return d->margin + z * se_max;
+}
+
+enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struct sc_seq_design *d,
+				   int k)
+{
+	struct sc_seq_levels lv;
+	bool last = k >= sc_seq_looks(d);
+
+	if (!st->tests)
+		return last ? SC_SEQ_INCONCLUSIVE : SC_SEQ_OPEN;
+	sc_seq_levels(&lv, d, k);
+	if (!isnan(st->p_drop) && st->p_drop < lv.fail)
+		return SC_SEQ_REGRESSION;
+	if (!isnan(st->p_within) && st->p_within < lv.pass)
+		return SC_SEQ_RULED_OUT;
+	if (last)
+		return SC_SEQ_INCONCLUSIVE;
+	if (st->se > 0) {
+		/* P-value of "the drop is the design's drop or more" */
+		double p = sc_stats_normal_cdf(-(st->mean + sc_seq_design_drop(st, d, k)) / st->se);
+		/* the estimate so far, at max_runs' standard error: would the
+		 * last look rule the margin out? Then sample on for that */
+		double se_max = st->se * sqrt((double)sc_seq_look_runs(d, k) / (double)d->max_runs);
+		double final_level = d->lv_pass[sc_seq_looks(d) - 1];
+		double t = (double)sc_seq_look_runs(d, k) / (double)d->max_runs, cp = 0.0;
+		bool could_rule_out;
+		if (final_level > 0 && t < 1.0)
+			cp = sc_stats_normal_cdf(((st->mean + d->margin) / se_max +
+						  sc_stats_normal_quantile(final_level)) / sqrt(1.0 - t));
+		could_rule_out = d->rule_out_power < 1.0 && cp >= d->rule_out_power;
+		if (p < lv.futility && !could_rule_out)
+			return SC_SEQ_FUTILE;
+	}
+	return SC_SEQ_OPEN;
+}
+
+size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const char *model,
+			  long max_run, unsigned long **bp, unsigned long **bn,
+			  unsigned long **hp, unsigned long **hn)
+{
+	const char **ids = NULL;
+	size_t n = 0, alloc = 0;
+
+	*bp = *bn = *hp = *hn = NULL;
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		bool head = sc_streq(u->variant, "head"), passed;
+		size_t t;
+		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
+		    !(head || sc_streq(u->variant, "base")))
+			continue;
+		if (max_run >= 0 && u->run_index >= max_run)
+			continue;
+		if (!sc_streq(u->verdict, "pass") && !sc_streq(u->verdict, "fail"))
+			continue;
+		passed = sc_streq(u->verdict, "pass");
+		for (t = 0; t < n; t++)
+			if (sc_streq(ids[t], u->test_id ? u->test_id : ""))
+				break;
+		if (t == n) {
+			if (n + 1 > alloc) {
+				alloc = alloc ? alloc * 2 : 16;
+				ids = sc_xrealloc(ids, alloc * sizeof(*ids));
+				*bp = sc_xrealloc(*bp, alloc * sizeof(**bp));
+				*bn = sc_xrealloc(*bn, alloc * sizeof(**bn));
+				*hp = sc_xrealloc(*hp, alloc * sizeof(**hp));
+				*hn = sc_xrealloc(*hn, alloc * sizeof(**hn));
+			}
+			ids[n] = u->test_id ? u->test_id : "";
+			(*bp)[n] = (*bn)[n] = (*hp)[n] = (*hn)[n] = 0;
+			n++;
+		}
+		if (head) {
+			(*hn)[t]++;
+			(*hp)[t] += passed;
+		} else {
+			(*bn)[t]++;
+			(*bp)[t] += passed;
+		}
+	}
+	free(ids);
+	return n;
+}
+
+/* Whether r holds a base or head unit of skill and model with run_index >= run. */
+static bool has_run_from(const struct sc_results *r, const char *skill, const char *model,
+			 long run)
+{
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (u->run_index >= run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
+		    (sc_streq(u->variant, "head") || sc_streq(u->variant, "base")))
+			return true;
+	}
+	return false;
+}
+
+/* The paired statistics of one look: the units with run_index < max_run. */
+static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
+		       const char *model, const struct sc_seq_design *d, long max_run)
+{
+	unsigned long *bp, *bn, *hp, *hn;
+	size_t tests = sc_seq_test_counts(r, skill, model, max_run, &bp, &bn, &hp, &hn);
+
+	sc_stats_paired_margin(&out->st, bp, bn, hp, hn, tests, d->margin, d->alpha,
+			       SC_STATS_STRATIFIED);
+	out->base_units = out->head_units = 0;
+	for (size_t t = 0; t < tests; t++) {
+		if (!bn[t] || !hn[t])
+			continue;  /* as the statistics: judged at both sides */
+		out->base_units += bn[t];
+		out->head_units += hn[t];
+	}
+	free(bp); free(bn); free(hp); free(hn);
+}
+
+void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
+		   const char *model, const struct sc_seq_design *d)
+{
+	int looks = sc_seq_looks(d);
+
+	memset(out, 0, sizeof(*out));
+	if (!sc_seq_is_sequential(d)) {
+		look_stats(out, r, skill, model, d, -1);
+		out->look = 1;
+		out->runs = d->first_runs;
+		out->decision = sc_seq_decide(&out->st, d, 1);
+		return;
+	}
+	for (int k = 1; k <= looks; k++) {
+		long rk = sc_seq_look_runs(d, k);
+		look_stats(out, r, skill, model, d, rk);
+		out->look = k;
+		out->runs = (int)rk;
+		out->decision = sc_seq_decide(&out->st, d, k);
+		if (out->decision != SC_SEQ_OPEN)
+			return;
+		if (!has_run_from(r, skill, model, rk)) {
+			out->more = true;
+			return;
+		}
+	}
+}

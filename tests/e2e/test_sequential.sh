@@ -1,0 +1,245 @@
+# Sequential sampling end to end (docs/evaluation.md, "Sequential
+# sampling"): skillci run against the fake model server with a trusted
+# config that sets gate.first_runs 2 and gate.max_runs 20. The fake answers
+# by markers in the system prompt and the question, so each test's outcome
+# at base and head is fixed:
+#
+#   clear  10 tests, right on all at base, wrong on all at head: the drop is
+#          shown at the second look (4 runs per test), long before the
+#          budget of 20
+#   open   20 tests, right on all at base; at head wrong on q01 only: a mean
+#          drop of exactly the 5-point margin, which neither shows nor rules
+#          out a regression, so the check samples on past the first rounds
+#          until the design's drop is ruled out (futility)
+#
+# Requests are counted in results.json (totals.requests) and by the fake.
+. tests/e2e/lib.sh
+. tests/fakes/fake.sh
+
+cat > "$T/script.json" <<'EOF'
+{
+  "rules": [
+    {"match": {"system": "SEQ-GOOD"}, "reply": {"text": "ok-seq", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "OPEN-HEAD", "contains": "q01?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "OPEN-"}, "reply": {"text": "ok-seq", "usage": {"input": 50, "output": 5}}}
+  ],
+  "default": {"text": "no idea", "usage": {"input": 50, "output": 5}}
+}
+EOF
+fake_start "$T/script.json" || exit 1
+export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-seq-secret
+unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY
+M=anthropic.fake-student
+cd "$T" || exit 1
+
+seq_repo() {  # seq_repo DIR BASE_MARKER HEAD_MARKER NTESTS [CONFIG]
+	mkdir -p "$1/skills/seq"
+	git -C "$1" init -q -b main
+	git -C "$1" config user.email ci@example.com
+	git -C "$1" config user.name ci
+	_cfg='gate: {first_runs: 2, max_runs: 20}'
+	[ -n "${5:-}" ] && _cfg=$5
+	printf '%s\n' "$_cfg" > "$1/skillci.yml"
+	printf -- '---\nname: seq\ndescription: Answers seq questions.\n---\n# seq\n\n%s: answer ok-seq.\n' \
+		"$2" > "$1/skills/seq/SKILL.md"
+	python3 -c "
+import json
+json.dump({'tests': [{'input': 'q%02d?' % i, 'expected': {'contains': ['ok-seq']}} for i in range(1, $4 + 1)]},
+          open('$1/skills/seq/skill_meta.json', 'w'))"
+	git -C "$1" add -A && git -C "$1" commit -q -m base
+	sed -i "s/$2/$3/" "$1/skills/seq/SKILL.md"
+	git -C "$1" commit -q -a -m head
+}
+
+margin() {  # margin RESULTS FIELD: the pass_rate check's margin field, or a totals field
+	python3 -c "
+import json, sys
+r = json.load(open('$1'))
+if '$2' == 'requests':
+    print(r['totals']['requests']); sys.exit(0)
+c = [c for c in r['gate']['checks'] if c['check'] == 'pass_rate']
+assert len(c) == 1, c
+m = c[0]['margin']
+print(m['$2'] if '$2' != 'runs' else '%d/%d' % (m['runs']['base'], m['runs']['head']))"
+}
+
+# ---- a clear regression stops at the second look -------------------------
+seq_repo "$T/clear" SEQ-GOOD SEQ-BROKEN 10
+run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/clear.db" --report-dir "$T/clear-out" --json "$T/clear.json"
+expect_exit 1 "clear: the regression fails the gate"
+expect_err_contains "sequential: 4 runs per test after 2 of 10 rounds" \
+	"clear: the gate line says the check stopped after 2 of 10 rounds"
+check "clear: the margin says regression after 2 rounds, 4 runs per test" \
+	test "$(margin "$T/clear.json" decision) $(margin "$T/clear.json" rounds) $(margin "$T/clear.json" runs_per_test)" = "regression 2 4"
+check "clear: 40 judged units per side" test "$(margin "$T/clear.json" runs)" = "40/40"
+# base and head 10 tests x 4 runs, the baseline one round of 2
+check "clear: 100 requests in totals.requests" test "$(margin "$T/clear.json" requests)" -eq 100
+check "clear: the fake saw the same 100 requests" test "$(fake_stat requests)" -eq 100
+# the budget: base and head 10 x 20 runs, baseline 10 x 2
+check "clear: fewer requests than max_runs would make (420)" \
+	test "$(margin "$T/clear.json" requests)" -lt 420
+check "clear: the margin's interval and detectable drop are numbers" python3 -c "
+import json
+r = json.load(open('$T/clear.json'))
+m = [c for c in r['gate']['checks'] if c['check'] == 'pass_rate'][0]['margin']
+assert abs(m['mean'] + 1.0) < 1e-9 and m['lo'] < m['mean'] < m['hi'] and m['detectable'] > 0.05, m
+assert m['tests'] == 10, m
+g = r['run']['trust']['gate']
+assert (g['first_runs'], g['max_runs'], g['planned_checks']) == (2, 20, 1), g"
+
+# ---- the same PR again: every round comes from the store ------------------
+fake_reset
+run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/clear.db" --report-dir "$T/clear-again" --json "$T/clear-again.json"
+expect_exit 1 "clear again: the same verdict"
+check "clear again: no request, the same look" test \
+	"$(fake_stat requests) $(margin "$T/clear-again.json" requests) $(margin "$T/clear-again.json" rounds)" = "0 0 2"
+
+# ---- report recomputes the same decision from the units --------------------
+run $SKILLCI report "$T/clear.json" --json "$T/clear-report.json"
+expect_exit 0 "clear: report renders the results"
+check "clear: report's margin is the run's" test \
+	"$(margin "$T/clear-report.json" decision) $(margin "$T/clear-report.json" rounds)" = "regression 2"
+
+# ---- an open case samples more ---------------------------------------------
+fake_reset
+seq_repo "$T/open" OPEN-BASE OPEN-HEAD 20
+run $SKILLCI run --repo "$T/open" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/open.db" --report-dir "$T/open-out" --json "$T/open.json"
+expect_exit 0 "open: an inconclusive check does not fail by default"
+expect_out_contains "inconclusive" "open: the terminal says inconclusive"
+check "open: the margin says inconclusive" test "$(margin "$T/open.json" decision)" = inconclusive
+open_rounds=$(margin "$T/open.json" rounds)
+open_runs=$(margin "$T/open.json" runs_per_test)
+open_req=$(margin "$T/open.json" requests)
+check "open: more than 2 rounds (it sampled on; $open_rounds)" test "$open_rounds" -gt 2
+# base and head 20 tests x runs, the baseline 20 x 2
+check "open: requests are 2 x 20 x runs + 40 ($open_req for $open_runs runs)" \
+	test "$open_req" -eq $((2 * 20 * open_runs + 40))
+check "open: more requests than the first round (120) and the clear case" \
+	test "$open_req" -gt 120 -a "$open_req" -gt "$(margin "$T/clear.json" requests)"
+check "open: the fake saw them all" test "$(fake_stat requests)" -eq "$open_req"
+
+# ---- --runs N keeps a fixed design -----------------------------------------
+fake_reset
+run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache --runs 3 \
+	--store "$T/fixed.db" --report-dir "$T/fixed-out" --json "$T/fixed.json"
+expect_exit 1 "--runs 3: the regression fails"
+check "--runs 3: one round of 3 runs (fixed design)" \
+	test "$(margin "$T/fixed.json" rounds) $(margin "$T/fixed.json" runs)" = "1 30/30"
+check "--runs 3: 90 requests (base, head and baseline, 10 x 3 each)" \
+	test "$(margin "$T/fixed.json" requests)" -eq 90
+expect_err_contains "Holm p=" "--runs 3: the message is the fixed design's"
+
+# ---- the head cannot raise the budget --------------------------------------
+fake_reset
+seq_repo "$T/raise" SEQ-GOOD SEQ-BROKEN 10 'gate: {first_runs: 2, max_runs: 4}'
+printf 'gate: {first_runs: 1, max_runs: 1000}\n' > "$T/raise/skillci.yml"
+git -C "$T/raise" commit -q -a -m "raise the budget"
+run $SKILLCI run --repo "$T/raise" --base HEAD~2 --head HEAD -m $M --no-cache \
+	--store "$T/raise.db" --report-dir "$T/raise-out" --json "$T/raise.json"
+expect_exit 1 "raise: the regression fails within the trusted budget"
+check "the head's gate.max_runs is not applied" python3 -c "
+import json
+r = json.load(open('$T/raise.json'))
+g = r['run']['trust']['gate']
+assert (g['first_runs'], g['max_runs']) == (2, 4), g
+keys = [c['key'] for c in r['run']['trust']['head_config_changes']]
+assert 'gate.max_runs' in keys and 'gate.first_runs' in keys, keys
+assert max(u['run_index'] for u in r['units']) < 4, 'ran past the trusted budget'"
+
+# ---- history: flip rates from the store size the first round --------------
+# A first PR (a fixed design of 4 runs, --runs 4) stores 4 base runs of
+# every test: q01 is wrong on its 1st and 3rd request (2 of 4, a flip rate
+# of 2 x 2 x 2 / (4 x 3) = 67%), the other nine always right. A second PR
+# from the same base breaks the skill: its base and baseline units come
+# from the store, the nine stable tests run once at head in the first
+# round and q01 twice: 11 requests, and the drop is shown at that first
+# look (p 6.5e-7 < 0.0056 of a 2-of-4 design). The message names q01.
+fake_reset
+python3 - "$T/flaky-script.json" <<'EOF2'
+import json, sys
+rules = [{"match": {"system": "FLAKY-BASE", "contains": "q01?", "nth": [1, 3]}, "reply": {"text": "wrong"}},
+         {"match": {"system": "FLAKY-BASE"}, "reply": {"text": "ok-seq"}},
+         {"match": {"system": "FLAKY-SAME"}, "reply": {"text": "ok-seq"}}]
+json.dump({"rules": rules, "default": {"text": "no idea", "usage": {"input": 50, "output": 5}}}, open(sys.argv[1], "w"))
+EOF2
+fake_script "$T/flaky-script.json"
+seq_repo "$T/flaky" FLAKY-BASE FLAKY-SAME 10 'gate: {first_runs: 2, max_runs: 4}'
+git -C "$T/flaky" checkout -q HEAD~1
+sed -i 's/FLAKY-BASE/FLAKY-BROKEN/' "$T/flaky/skills/seq/SKILL.md"
+git -C "$T/flaky" commit -q -a -m "break it"
+git -C "$T/flaky" branch -q broken
+git -C "$T/flaky" checkout -q main
+run $SKILLCI run --repo "$T/flaky" --base main~1 --head main -m $M --no-cache --runs 4 \
+	--store "$T/flaky.db" --report-dir "$T/flaky1" --json "$T/flaky1.json"
+check "history: the first PR has no history yet" python3 -c "
+import json; r = json.load(open('$T/flaky1.json')); assert 'history' not in r, r.get('history')"
+fake_reset
+run $SKILLCI run --repo "$T/flaky" --base main~1 --head broken -m $M --no-cache \
+	--store "$T/flaky.db" --report-dir "$T/flaky2" --json "$T/flaky2.json"
+expect_exit 1 "history: the broken skill fails"
+check "history: q01 flips 67% at base over 4 runs, the others never" python3 -c "
+import json
+r = json.load(open('$T/flaky2.json'))
+h = {(x['variant'], x['test_id']): x for x in r['history']}
+q = h[('base', 'skill_meta.json#tests[0]')]
+assert (q['runs'], q['passes']) == (4, 2) and abs(q['flip_rate'] - 2 / 3) < 1e-9, q
+assert len(h) == 10 and all(x['flip_rate'] == 0 and x['runs'] == 4 and x['variant'] == 'base'
+                            for k, x in h.items() if k != ('base', 'skill_meta.json#tests[0]')), h"
+expect_err_contains "test skill_meta.json#tests[0] flips 67% at base (4 runs)" \
+	"history: the gate message names the flaky test"
+check "history: 11 requests (nine stable tests once, q01 twice)" \
+	test "$(margin "$T/flaky2.json" requests) $(fake_stat requests)" = "11 11"
+check "history: decided at the first look" test "$(margin "$T/flaky2.json" rounds)" = 1
+fake_script "$T/script.json"
+
+# ---- shards split by skill: merge decides as one run ----------------------
+fake_reset
+mkdir -p "$T/two"
+git -C "$T/two" init -q -b main
+git -C "$T/two" config user.email ci@example.com
+git -C "$T/two" config user.name ci
+printf 'gate: {first_runs: 2, max_runs: 8}\n' > "$T/two/skillci.yml"
+for s in one two three; do
+	mkdir -p "$T/two/skills/$s"
+	printf -- '---\nname: %s\ndescription: Answers %s questions.\n---\n# %s\n\nSEQ-GOOD: answer ok-seq.\n' \
+		"$s" "$s" "$s" > "$T/two/skills/$s/SKILL.md"
+	python3 -c "
+import json
+json.dump({'tests': [{'input': 'q%02d?' % i, 'expected': {'contains': ['ok-seq']}} for i in range(1, 6)]},
+          open('$T/two/skills/$s/skill_meta.json', 'w'))"
+done
+git -C "$T/two" add -A && git -C "$T/two" commit -q -m base
+for s in one two three; do printf '\nMore words.\n' >> "$T/two/skills/$s/SKILL.md"; done
+sed -i 's/SEQ-GOOD/SEQ-BROKEN/' "$T/two/skills/two/SKILL.md"
+git -C "$T/two" commit -q -a -m head
+for k in 1 2; do
+	run $SKILLCI run --repo "$T/two" --base HEAD~1 --head HEAD -m $M --no-cache --shard $k/2 \
+		--run-id seqshards --store "$T/shards.db" --json "$T/shard$k.json" --report-dir "$T/shard$k"
+	expect_exit 0 "shard $k/2 runs (merge decides)"
+done
+check "every unit of a skill is in one shard" python3 -c "
+import json
+owner = {}
+for k in (1, 2):
+    for u in json.load(open('$T/shard%d.json' % k))['units']:
+        assert owner.setdefault(u['skill'], k) == k, u['skill']
+assert len(owner) == 3, owner"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" --json "$T/merged.json" --report-dir "$T/merged"
+expect_exit 1 "merge: the broken skill fails"
+run $SKILLCI run --repo "$T/two" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/whole.db" --json "$T/whole.json" --report-dir "$T/whole"
+expect_exit 1 "unsharded: the broken skill fails"
+check "merge decides every check as the unsharded run" python3 -c "
+import json
+def checks(p):
+    r = json.load(open(p))
+    return sorted((c['skill'], c['status'], json.dumps(c.get('margin'), sort_keys=True))
+                  for c in r['gate']['checks'] if c['check'] == 'pass_rate')
+a, b = checks('$T/merged.json'), checks('$T/whole.json')
+assert a == b, (a, b)
+assert [s for s, st, _ in a if st == 'failed'] == ['skills/two'], a"
+
+done_testing
