@@ -8,6 +8,7 @@
 #include "common.h"
 #include "device.h"
 #include "gen.h"
+#include "half.h"
 
 #include <dlfcn.h>
 #include <time.h>
@@ -247,7 +248,7 @@ static int cuda_fill(struct sc_device *d, uint64_t dst, int dtype, size_t n, int
 	unsigned long long nn = n, sd = seed;
 	void *params[7] = { &dst, &nn, &dtype, &kind, &a, &b, &sd };
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
-	size_t es = dtype == SC_DTYPE_BF16 || dtype == SC_DTYPE_F16 ? 2 : 4;
+	size_t es = sc_dtype_size((enum sc_dtype)dtype);
 	struct sc_dist dist = { (enum sc_dist_kind)kind, a, b };
 	void *host;
 	int err;
