@@ -1,4 +1,4 @@
-// Pitfall: x + bias rounded to bfloat16 before the GELU (the two roundings of eager PyTorch, where the projection writes its biased output): up to 3.6x the one-rounding tolerance in the negative tail.
+// Pitfall: x + bias rounded to bfloat16 before the GELU (the two roundings of eager PyTorch, where the projection writes its biased output): outside the one-rounding tolerance in the negative tail.
 // fixture: bias-gelu-tanh-bf16
 // expect-emu: failed mismatch
 #include <cuda_bf16.h>
