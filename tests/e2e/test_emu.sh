@@ -22,7 +22,8 @@ if [ ! -f "$R/$build/emu/emu_runtime.o" ] || [ ! -f "$R/$build/tests/emu/emu_che
 fi
 
 run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 \
-	softmax-bf16 rmsnorm-bf16 rope-bf16 geglu-bf16 adaln-bf16 gemm-bf16 attention-bf16
+	softmax-bf16 rmsnorm-bf16 rope-bf16 geglu-bf16 adaln-bf16 gemm-bf16 attention-bf16 \
+	bias-gelu-tanh-bf16 swiglu-bf16 qk-rmsnorm-rope-bf16 groupnorm-silu-nhwc-bf16 gemm-fp8-e4m3
 expect_exit 0 "emu-check: every check as expected"
 # One test per row of the table: CHECK VERDICT REASON RATIO RUNS SECS NOTE.
 printf '%s\n' "$OUT" | awk 'NR > 1 && NF >= 7 && $1 ~ /\// {print $1, $7}' > "$T/rows"
@@ -33,7 +34,10 @@ done < "$T/rows"
 for want in softmax-bf16/solution gemm-bf16/solution attention-bf16/solution planted/bf16_gemm_fp16_accum \
 	    planted/bf16_unsafe_softmax emu/missing_barrier planted/burst_skipper planted/launch_counter \
 	    planted/partial_rows planted/host_reader planted/gemm_incremental_cache planted/dodge_unsigned_init \
-	    planted/dodge_macro_device planted/dodge_paste_clock planted/dodge_split_asm planted/dodge_nanosleep; do
+	    planted/dodge_macro_device planted/dodge_paste_clock planted/dodge_split_asm planted/dodge_nanosleep \
+	    gemm-fp8-e4m3/solution pitfall/gemm-fp8-e4m3/e5m2_decode pitfall/swiglu-bf16/ok_hf_eager \
+	    pitfall/qk-rmsnorm-rope-bf16/rope_before_norm pitfall/groupnorm-silu-nhwc-bf16/one_pass_variance \
+	    pitfall/bias-gelu-tanh-bf16/erf_gelu; do
 	expect_out_contains "$want" "emu-check ran $want"
 done
 done_testing
