@@ -73,6 +73,17 @@ struct sc_device {
 	int (*reset_l2)(struct sc_device *d);
 	/* Host clock used for the cross-check, in ns. */
 	int64_t (*host_ns)(struct sc_device *d);
+	/*
+	 * The vendor library's GEMM, queued on the stream like a launch (the
+	 * strong reference of strong.h): C (m x n) = A (m x k) * B, B k x n,
+	 * or * B^T when b_nk (B n x k), row-major bfloat16, float32
+	 * accumulation. NULL where the device has no such library. On CUDA
+	 * it is cuBLAS (cublasGemmEx), loaded at the first call: a toolkit
+	 * without it is SC_ENOSYS naming what was tried. lib_name says what
+	 * ran once a call succeeded.
+	 */
+	int (*lib_gemm_bf16)(struct sc_device *d, bool b_nk, int m, int n, int k, uint64_t a, uint64_t b, uint64_t c);
+	char lib_name[128];
 	void (*close)(struct sc_device *d);
 };
 
@@ -123,5 +134,10 @@ void sc_device_cpu_clear_log(struct sc_device *d);
 void sc_device_cpu_set_launch_ns(struct sc_device *d, int64_t launch_ns);
 /* True when ptr lies inside an allocation d made and has not freed. */
 bool sc_device_cpu_owns(struct sc_device *d, uint64_t ptr);
+/* The double's "library" GEMM (->lib_gemm_bf16, on by default and in
+ * siblings): a plain loop in float32 whose virtual cost is ns_per_gflop
+ * per 10^9 flops (2mnk); ns_per_gflop < 0 removes it (a device without a
+ * library). */
+void sc_device_cpu_set_library(struct sc_device *d, int64_t ns_per_gflop);
 
 #endif

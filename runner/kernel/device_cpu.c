@@ -50,6 +50,7 @@ struct cpu_impl {
 	int64_t pending_hidden;
 	int64_t launch_ns;
 	int64_t events[SC_DEVICE_EVENTS];
+	int64_t lib_ns_per_gflop;  /* the library GEMM's cost; < 0: none */
 	struct sc_buf log;
 };
 
@@ -260,6 +261,53 @@ static int64_t cpu_host_ns(struct sc_device *d)
 	return impl(d)->host_clock;
 }
 
+static float bf16_at(uint64_t p, size_t i)
+{
+	uint16_t h;
+	uint32_t u;
+	float f;
+	memcpy(&h, (const char *)(uintptr_t)p + 2 * i, 2);
+	u = (uint32_t)h << 16;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* The library GEMM: runs at once, its cost on the stream clock like a
+ * launch's. */
+static int cpu_lib_gemm_bf16(struct sc_device *d, bool b_nk, int m, int n, int k, uint64_t a, uint64_t b, uint64_t c)
+{
+	struct cpu_impl *ci = impl(d);
+
+	note(d, "lib_gemm");
+	if (m < 1 || n < 1 || k < 1)
+		return sc_error_set(SC_EINVAL, "library GEMM of %d x %d x %d", m, n, k);
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			float s = 0;
+			uint32_t u;
+			uint16_t h;
+			for (int q = 0; q < k; q++)
+				s += bf16_at(a, (size_t)i * k + q) *
+				     bf16_at(b, b_nk ? (size_t)j * k + q : (size_t)q * n + j);
+			/* round to nearest even, as the library's output */
+			memcpy(&u, &s, 4);
+			u += 0x7fffu + ((u >> 16) & 1u);
+			h = (uint16_t)(u >> 16);
+			memcpy((char *)(uintptr_t)c + 2 * ((size_t)i * n + j), &h, 2);
+		}
+	if (ci->stream_clock < ci->host_clock)
+		ci->stream_clock = ci->host_clock;
+	ci->stream_clock += (int64_t)(2.0 * m * n * k / 1e9 * (double)ci->lib_ns_per_gflop);
+	snprintf(d->lib_name, sizeof(d->lib_name), "CPU double's GEMM");
+	return 0;
+}
+
+void sc_device_cpu_set_library(struct sc_device *d, int64_t ns_per_gflop)
+{
+	impl(d)->lib_ns_per_gflop = ns_per_gflop;
+	d->lib_gemm_bf16 = ns_per_gflop < 0 ? NULL : cpu_lib_gemm_bf16;
+}
+
 static void cpu_close(struct sc_device *d)
 {
 	if (!d)
@@ -279,6 +327,7 @@ static int cpu_open_sibling(struct sc_device *d, struct sc_device **out)
 	for (size_t i = 0; i < n->nk; i++)
 		n->k[i].loads = 0;
 	n->launch_ns = c->launch_ns;
+	sc_device_cpu_set_library(s, c->lib_ns_per_gflop);
 	*out = s;
 	return 0;
 }
@@ -308,6 +357,7 @@ struct sc_device *sc_device_cpu_new(void)
 	d->fill = cpu_fill;
 	d->launch = cpu_launch;
 	d->sync = cpu_sync;
+	sc_device_cpu_set_library(d, 1000000);  /* 1 ms per GFLOP: 1 TFLOP/s */
 	d->event_record = cpu_event_record;
 	d->event_elapsed = cpu_event_elapsed;
 	d->event_wait = cpu_event_wait;

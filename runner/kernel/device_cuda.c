@@ -7,7 +7,9 @@
  */
 #include "common.h"
 #include "device.h"
+#include "cublas.h"
 #include "gen.h"
+#include "half.h"
 
 #include <dlfcn.h>
 #include <time.h>
@@ -83,6 +85,13 @@ struct cuda_impl {
 	void *gen_image;
 	size_t gen_len;
 	uint64_t gen_fn;
+	/* cuBLAS for ->lib_gemm_bf16, loaded and given a handle in this
+	 * context at the first call: 0 not tried, 1 ready, -1 unavailable
+	 * (cublas_why says why). */
+	int cublas_state;
+	struct sc_cublas cublas;
+	void *cublas_handle;
+	char cublas_why[512];
 };
 
 /* The context current on this (the only) thread: every entry point makes
@@ -247,7 +256,7 @@ static int cuda_fill(struct sc_device *d, uint64_t dst, int dtype, size_t n, int
 	unsigned long long nn = n, sd = seed;
 	void *params[7] = { &dst, &nn, &dtype, &kind, &a, &b, &sd };
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
-	size_t es = dtype == SC_DTYPE_BF16 || dtype == SC_DTYPE_F16 ? 2 : 4;
+	size_t es = sc_dtype_size((enum sc_dtype)dtype);
 	struct sc_dist dist = { (enum sc_dist_kind)kind, a, b };
 	void *host;
 	int err;
@@ -354,6 +363,33 @@ static int64_t cuda_host_ns(struct sc_device *d)
 	return sc_now_ns();
 }
 
+/* C = A * op(B) through cuBLAS in this context (device.h). */
+static int cuda_lib_gemm_bf16(struct sc_device *d, bool b_nk, int m, int n, int k, uint64_t a, uint64_t b, uint64_t cc)
+{
+	struct cuda_impl *c = use(d);
+	int st, version = 0;
+
+	if (c->cublas_state == 0) {
+		c->cublas_state = -1;
+		if (sc_cublas_open(&c->cublas, NULL) < 0)
+			snprintf(c->cublas_why, sizeof(c->cublas_why), "%s", sc_error_last());
+		else if ((st = c->cublas.create(&c->cublas_handle)) != 0)
+			snprintf(c->cublas_why, sizeof(c->cublas_why), "%s: cublasCreate failed (status %d)",
+				 c->cublas.soname, st);
+		else {
+			c->cublas_state = 1;
+			c->cublas.get_version(c->cublas_handle, &version);
+			snprintf(d->lib_name, sizeof(d->lib_name), "cuBLAS %d (%s) cublasGemmEx, bfloat16, float32 compute",
+				 version, c->cublas.soname);
+		}
+	}
+	if (c->cublas_state < 0)
+		return sc_error_set(SC_ENOSYS, "%s", c->cublas_why);
+	if ((st = sc_cublas_gemm_bf16(&c->cublas, c->cublas_handle, b_nk, m, n, k, a, b, cc)) != 0)
+		return sc_error_set(SC_EGPU, "cublasGemmEx (%d x %d x %d) failed: status %d", m, n, k, st);
+	return 0;
+}
+
 static void cuda_close(struct sc_device *d)
 {
 	struct cuda_impl *c;
@@ -361,6 +397,10 @@ static void cuda_close(struct sc_device *d)
 	if (!d)
 		return;
 	c = impl(d);
+	if (c->cublas_handle && !c->broken) {
+		use(d);
+		c->cublas.destroy(c->cublas_handle);
+	}
 	/* A broken context is left for process exit to reclaim. */
 	if (c->ctx && !c->broken) {
 		if (c->own_ctx && c->api.CtxDestroy)
@@ -456,6 +496,7 @@ static void set_ops(struct sc_device *d)
 	d->event_record = cuda_event_record;
 	d->event_elapsed = cuda_event_elapsed;
 	d->event_wait = cuda_event_wait;
+	d->lib_gemm_bf16 = cuda_lib_gemm_bf16;
 	d->open_sibling = cuda_open_sibling;
 	d->reset_l2 = cuda_reset_l2;
 	d->host_ns = cuda_host_ns;

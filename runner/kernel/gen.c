@@ -43,8 +43,8 @@ void sc_gen_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist *dis
 		}
 		if (t == SC_DTYPE_F32)
 			((float *)dst)[i] = (float)v;
-		else if (sc_dtype_is_half(t))
-			sc_half_encode((uint16_t *)dst + i, t, &(float){ (float)v }, 1);
+		else if (sc_dtype_is_narrow(t))
+			sc_half_encode((char *)dst + i * sc_dtype_size(t), t, &(float){ (float)v }, 1);
 		else if (t == SC_DTYPE_I32)
 			((int32_t *)dst)[i] = (int32_t)fmax(fmin(v, 2147483647.0), -2147483648.0);
 		else
@@ -53,9 +53,9 @@ void sc_gen_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist *dis
 }
 
 /* The same, one element per thread; the dtype and kind numbers are those
- * of enum sc_dtype and enum sc_dist_kind. Rounding to bfloat16/float16 is
- * sc_half_encode's (round to nearest even), written out so that the
- * source needs no header. */
+ * of enum sc_dtype and enum sc_dist_kind. Rounding to bfloat16/float16/
+ * float8_e4m3 is sc_half_encode's (round to nearest even; e4m3 saturating),
+ * written out so that the source needs no header. */
 const char sc_gen_cuda_source[] =
 	"typedef unsigned long long u64;\n"
 	"__device__ static u64 sc_hash(u64 seed, u64 i, u64 lane) {\n"
@@ -75,6 +75,15 @@ const char sc_gen_cuda_source[] =
 	"  if (u >= 0x38800000u) { u -= 0x38000000u; u += 0x0fffu + ((u >> 13) & 1u); return (unsigned short)(sign | (u >> 13)); }\n"
 	"  return (unsigned short)(sign | (unsigned)rint((double)__uint_as_float(u) * 16777216.0));\n"
 	"}\n"
+	"__device__ static unsigned char sc_round8(float f) {\n"
+	"  unsigned char sign = signbit(f) ? 0x80 : 0; double a = fabs((double)f), r; int e;\n"
+	"  if (isnan(f)) return sign | 0x7f;\n"
+	"  if (a >= 448.0) return sign | 0x7e;\n"
+	"  if (a < 0.015625) return sign | (unsigned char)rint(a * 512.0);\n"
+	"  (void)frexp(a, &e); e -= 1; r = rint(ldexp(a, 3 - e));\n"
+	"  if (r == 16.0) { r = 8.0; e++; }\n"
+	"  return sign | (unsigned char)(((e + 7) << 3) | ((int)r - 8));\n"
+	"}\n"
 	"extern \"C\" __global__ void sc_gen(void *dst, u64 n, int dtype, int kind, double a, double b, u64 seed) {\n"
 	"  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {\n"
 	"    double v;\n"
@@ -85,6 +94,7 @@ const char sc_gen_cuda_source[] =
 	"    if (dtype == 0) ((float *)dst)[i] = (float)v;\n"
 	"    else if (dtype == 1) ((int *)dst)[i] = (int)fmax(fmin(v, 2147483647.0), -2147483648.0);\n"
 	"    else if (dtype == 2) ((unsigned *)dst)[i] = (unsigned)fmax(fmin(v, 4294967295.0), 0.0);\n"
+	"    else if (dtype == 5) ((unsigned char *)dst)[i] = sc_round8((float)v);\n"
 	"    else ((unsigned short *)dst)[i] = sc_round16((float)v, dtype == 3);\n"
 	"  }\n"
 	"}\n";

@@ -1,7 +1,8 @@
 /*
- * Half-precision element types (half.h). The conversions work on the bit
+ * Narrow element types (half.h). The conversions work on the bit
  * patterns, as the hardware does: bfloat16 is the upper half of a float32,
- * float16 has a 5-bit exponent (bias 15) and 10 mantissa bits.
+ * float16 has a 5-bit exponent (bias 15) and 10 mantissa bits, float8
+ * e4m3 a 4-bit exponent (bias 7) and 3 mantissa bits.
  */
 #include "common.h"
 #include "half.h"
@@ -10,12 +11,17 @@
 
 size_t sc_dtype_size(enum sc_dtype t)
 {
-	return sc_dtype_is_half(t) ? 2 : 4;
+	return t == SC_DTYPE_E4M3 ? 1 : sc_dtype_is_half(t) ? 2 : 4;
 }
 
 bool sc_dtype_is_half(enum sc_dtype t)
 {
 	return t == SC_DTYPE_BF16 || t == SC_DTYPE_F16;
+}
+
+bool sc_dtype_is_narrow(enum sc_dtype t)
+{
+	return sc_dtype_is_half(t) || t == SC_DTYPE_E4M3;
 }
 
 bool sc_dtype_is_float(enum sc_dtype t)
@@ -88,20 +94,68 @@ float sc_f16_to_f32(uint16_t h)
 	return bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
+/*
+ * e4m3: exponent field 1..15 is a normal number (1 + m/8) * 2^(e-7), field
+ * 0 a subnormal m/8 * 2^-6; 0x7f and 0xff (field 15, mantissa 7) are NaN,
+ * so the largest finite value is 0x7e, 1.75 * 2^8 = 448. The encoder
+ * works in double, where every step is exact but the one rint (the
+ * current rounding mode: to nearest even).
+ */
+uint8_t sc_e4m3_from_f32(float f)
+{
+	uint8_t sign = signbit(f) ? 0x80 : 0;
+	double a = fabs((double)f), r;
+	int e;
+
+	if (isnan(f))
+		return sign | 0x7f;
+	if (a >= 448.0)
+		return sign | 0x7e;
+	if (a < 0.015625)  /* below 2^-6: subnormal, in units of 2^-9; 8 is the smallest normal, 0x08 */
+		return sign | (uint8_t)rint(a * 512.0);
+	(void)frexp(a, &e);  /* a = m * 2^e, m in [0.5, 1) */
+	e -= 1;              /* a in [2^e, 2^(e+1)) */
+	r = rint(ldexp(a, 3 - e));  /* 8 .. 16 */
+	if (r == 16.0) {
+		r = 8.0;
+		e++;
+	}
+	/* a < 448 cannot round past 0x7e */
+	return sign | (uint8_t)(((e + 7) << 3) | ((int)r - 8));
+}
+
+float sc_e4m3_to_f32(uint8_t b)
+{
+	int e = (b >> 3) & 0xf, m = b & 7;
+	double v;
+
+	if (e == 15 && m == 7)
+		return (b & 0x80) ? -NAN : NAN;
+	v = e ? ldexp(8.0 + m, e - 10) : ldexp((double)m, -9);
+	return (float)((b & 0x80) ? -v : v);
+}
+
 void sc_half_decode(float *dst, enum sc_dtype t, const void *src, size_t n)
 {
 	const uint16_t *h = src;
+	const uint8_t *q = src;
 
-	assert(sc_dtype_is_half(t));
+	assert(sc_dtype_is_narrow(t));
 	for (size_t i = 0; i < n; i++)
-		dst[i] = t == SC_DTYPE_BF16 ? sc_bf16_to_f32(h[i]) : sc_f16_to_f32(h[i]);
+		dst[i] = t == SC_DTYPE_E4M3 ? sc_e4m3_to_f32(q[i])
+		       : t == SC_DTYPE_BF16 ? sc_bf16_to_f32(h[i]) : sc_f16_to_f32(h[i]);
 }
 
 void sc_half_encode(void *dst, enum sc_dtype t, const float *src, size_t n)
 {
 	uint16_t *h = dst;
+	uint8_t *q = dst;
 
-	assert(sc_dtype_is_half(t));
-	for (size_t i = 0; i < n; i++)
-		h[i] = t == SC_DTYPE_BF16 ? sc_bf16_from_f32(src[i]) : sc_f16_from_f32(src[i]);
+	assert(sc_dtype_is_narrow(t));
+	for (size_t i = 0; i < n; i++) {
+		if (t == SC_DTYPE_E4M3)
+			q[i] = sc_e4m3_from_f32(src[i]);
+		else
+			h[i] = t == SC_DTYPE_BF16 ? sc_bf16_from_f32(src[i]) : sc_f16_from_f32(src[i]);
+	}
 }

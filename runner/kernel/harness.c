@@ -68,8 +68,8 @@ void sc_harness_fill(void *dst, enum sc_dtype t, size_t n, const struct sc_dist 
 		}
 		if (t == SC_DTYPE_F32)
 			f[i] = (float)v;
-		else if (sc_dtype_is_half(t))
-			sc_half_encode((uint16_t *)dst + i, t, &(float){ (float)v }, 1);
+		else if (sc_dtype_is_narrow(t))
+			sc_half_encode((char *)dst + i * sc_dtype_size(t), t, &(float){ (float)v }, 1);
 		else if (t == SC_DTYPE_I32)
 			i32[i] = (int32_t)fmax(fmin(v, 2147483647.0), -2147483648.0);
 		else
@@ -401,7 +401,7 @@ static void instance_ref(struct instance *in, const struct sc_spec *spec, const 
 		}
 		if (p->role == SC_ROLE_SCRATCH || !in->host_in[i])
 			continue;
-		if (sc_dtype_is_half(p->dtype)) {
+		if (sc_dtype_is_narrow(p->dtype)) {
 			view[i] = sc_xcalloc(in->count[i], sizeof(float));
 			if (p->role != SC_ROLE_OUT)
 				sc_half_decode(view[i], p->dtype, in->host_in[i], in->count[i]);

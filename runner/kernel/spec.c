@@ -155,8 +155,10 @@ static int parse_param(const struct ctx *c, const cJSON *p, size_t idx, struct s
 		out->dtype = SC_DTYPE_BF16;
 	else if (!strcmp(it->valuestring, "float16"))
 		out->dtype = SC_DTYPE_F16;
+	else if (!strcmp(it->valuestring, "float8_e4m3"))
+		out->dtype = SC_DTYPE_E4M3;
 	else
-		return bad(c, path, "\"type\" must be float32, bfloat16, float16, int32 or uint32");
+		return bad(c, path, "\"type\" must be float32, bfloat16, float16, float8_e4m3, int32 or uint32");
 	it = cJSON_GetObjectItemCaseSensitive(p, "kind");
 	if (cJSON_IsString(it) && !strcmp(it->valuestring, "buffer")) {
 		const cJSON *init, *d;
@@ -174,6 +176,8 @@ static int parse_param(const struct ctx *c, const cJSON *p, size_t idx, struct s
 			out->role = SC_ROLE_SCRATCH;
 		else
 			return bad(c, path, "\"role\" must be in, out, inout or scratch");
+		if (out->dtype == SC_DTYPE_E4M3 && out->role != SC_ROLE_IN)
+			return bad(c, path, "a float8_e4m3 buffer must be an input (\"role\": \"in\")");
 		if ((err = get_expr(c, p, "shape", path, &out->shape, true)) < 0)
 			return err;
 		init = cJSON_GetObjectItemCaseSensitive(p, "init");
@@ -238,7 +242,8 @@ static int get_int(const struct ctx *c, const cJSON *obj, const char *key, const
 }
 
 /* "peak": "fp32" or "tensor"; without it, tensor when a buffer is
- * bfloat16 or float16 (their flops run on tensor cores), else fp32. */
+ * bfloat16, float16 or float8_e4m3 (their flops run on tensor cores),
+ * else fp32. */
 static int parse_peak(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "peak");
@@ -593,6 +598,7 @@ const char *sc_dtype_name(enum sc_dtype t)
 	case SC_DTYPE_U32: return "uint32";
 	case SC_DTYPE_BF16: return "bfloat16";
 	case SC_DTYPE_F16: return "float16";
+	case SC_DTYPE_E4M3: return "float8_e4m3";
 	}
 	return "unknown";
 }
@@ -601,7 +607,8 @@ bool sc_spec_is_fp32(const struct sc_spec *spec)
 {
 	for (size_t i = 0; i < spec->nparams; i++)
 		if (spec->params[i].kind == SC_PARAM_BUFFER &&
-		    (spec->params[i].dtype == SC_DTYPE_BF16 || spec->params[i].dtype == SC_DTYPE_F16))
+		    (spec->params[i].dtype == SC_DTYPE_BF16 || spec->params[i].dtype == SC_DTYPE_F16 ||
+		     spec->params[i].dtype == SC_DTYPE_E4M3))
 			return false;
 	return true;
 }

@@ -19,7 +19,8 @@
 #define SC_SPEC_MAX_SIZES     32
 
 enum sc_param_kind { SC_PARAM_BUFFER, SC_PARAM_SCALAR };
-enum sc_dtype { SC_DTYPE_F32, SC_DTYPE_I32, SC_DTYPE_U32, SC_DTYPE_BF16, SC_DTYPE_F16 };
+/* SC_DTYPE_E4M3: OCP float8 e4m3 (1 byte), for input buffers only. */
+enum sc_dtype { SC_DTYPE_F32, SC_DTYPE_I32, SC_DTYPE_U32, SC_DTYPE_BF16, SC_DTYPE_F16, SC_DTYPE_E4M3 };
 /* scratch: device memory for the kernel's own use, poisoned before every
  * launch and never compared (only its guards are checked). */
 enum sc_role { SC_ROLE_IN, SC_ROLE_OUT, SC_ROLE_INOUT, SC_ROLE_SCRATCH };
@@ -122,11 +123,11 @@ int sc_spec_eval(int64_t *out, const char *expr, const char *what,
  */
 int sc_spec_tunables(struct sc_tunable_values *out, const struct sc_spec *spec, const char *source);
 
-/* "float32", "int32", "uint32", "bfloat16", "float16". */
+/* "float32", "int32", "uint32", "bfloat16", "float16", "float8_e4m3". */
 const char *sc_dtype_name(enum sc_dtype t);
 
-/* True when no buffer of spec is bfloat16 or float16: half-precision
- * arithmetic in a candidate is then a precision downcast. */
+/* True when no buffer of spec is bfloat16, float16 or float8_e4m3:
+ * half-precision arithmetic in a candidate is then a precision downcast. */
 bool sc_spec_is_fp32(const struct sc_spec *spec);
 
 #endif

@@ -22,6 +22,7 @@
 #include "gen.h"
 #include "scan.h"
 #include "spec.h"
+#include "strong.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -329,6 +330,61 @@ static void load_generator(struct sc_device *d, const struct job *j)
  * sections of each step that ran. Infrastructure failures become verdict
  * "error"; nothing is printed.
  */
+/* The correctness size with the most work under 2^24 multiply-adds (the
+ * strong reference's check runs the CPU reference on it), else the first. */
+static const struct sc_size_set *strong_check_size(const struct sc_spec *spec)
+{
+	const struct sc_size_set *best = &spec->correctness[0];
+	double most = -1;
+	for (size_t i = 0; i < spec->ncorrectness; i++) {
+		double w = 1;
+		for (size_t v = 0; v < spec->nsize_vars; v++)
+			w *= (double)spec->correctness[i].v[v];
+		if (w <= 16777216.0 && w > most) {
+			most = w;
+			best = &spec->correctness[i];
+		}
+	}
+	return best;
+}
+
+/* The strong reference (strong.h) timed in the baseline's context, as
+ * timing.strong_reference; appends its speedup to msg. */
+static int strong_json(cJSON *t, struct sc_device *bdev, const struct job *j, sc_ref_fn ref,
+		       const struct sc_timing_result *tr, char *msg, size_t msgsize)
+{
+	struct sc_strong_result s;
+	cJSON *o;
+	int err = sc_strong_time(&s, bdev, j->fixture, &j->spec, ref, strong_check_size(&j->spec), &j->spec.timing, 20,
+				 j->timeout_ms);
+
+	if (err < 0 || !s.applies)
+		return err;
+	o = cJSON_AddObjectToObject(t, "strong_reference");
+	cJSON_AddStringToObject(o, "name", s.name);
+	cJSON_AddStringToObject(o, "layout", s.b_nk ? "C = A * B^T (B N x K)" : "C = A * B (B K x N)");
+	cJSON_AddStringToObject(o, "status", s.done ? "done" : "unavailable");
+	if (!s.done) {
+		size_t n = strlen(msg);
+		cJSON_AddStringToObject(o, "why", s.why);
+		snprintf(msg + n, msgsize - n, "; strong reference not timed: %s", s.why);
+		return 0;
+	}
+	cJSON_AddNumberToObject(o, "median_ms", s.median_ms);
+	cJSON_AddNumberToObject(o, "q1_ms", s.q1_ms);
+	cJSON_AddNumberToObject(o, "q3_ms", s.q3_ms);
+	cJSON_AddNumberToObject(o, "reps", (double)s.reps);
+	cJSON_AddNumberToObject(o, "speedup", tr->cand.ev.median > 0 ? s.median_ms / tr->cand.ev.median : 0);
+	cJSON_AddStringToObject(o, "method", "single calls between two events after 3 warm-up calls, L2 not flushed, "
+					     "not interleaved with the candidate");
+	{
+		size_t n = strlen(msg);
+		snprintf(msg + n, msgsize - n, "; %.2fx the strong reference (%s, %.4f ms)",
+			 tr->cand.ev.median > 0 ? s.median_ms / tr->cand.ev.median : 0, s.name, s.median_ms);
+	}
+	return 0;
+}
+
 static void run_job(cJSON *r, struct job *j)
 {
 	struct sc_scan scan;
@@ -536,6 +592,10 @@ static void run_job(cJSON *r, struct job *j)
 		snprintf(msg, sizeof(msg), "correct on %zu checks; %.4f ms vs baseline %.4f ms: %.2fx speedup (%.0f%% of peak)%s%s",
 			 chk.launches, tr.cand.ev.median, tr.base.ev.median, tr.speedup, tr.pct_peak,
 			 tr.note[0] ? "; note: " : "", tr.note);
+		if (strong_json(t, bdev, j, ref, &tr, msg, sizeof(msg)) < 0) {
+			set_verdict(r, "error", "gpu", sc_error_last());
+			goto done;
+		}
 	} else {
 		snprintf(msg, sizeof(msg), "correct on %zu checks (not timed)", chk.launches);
 	}

@@ -24,6 +24,7 @@ if [ ! -f "$R/$build/emu/emu_runtime.o" ] || [ ! -f "$R/$build/tests/emu/emu_che
 fi
 
 full="softmax-bf16 rmsnorm-bf16 rope-bf16 geglu-bf16 adaln-bf16 gemm-bf16 attention-bf16"
+full="$full bias-gelu-tanh-bf16 swiglu-bf16 qk-rmsnorm-rope-bf16 groupnorm-silu-nhwc-bf16 gemm-fp8-e4m3"
 # shellcheck disable=SC2086
 run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 $full
 expect_exit 0 "emu-check: every check as expected"
@@ -55,7 +56,10 @@ for want in softmax-bf16/solution gemm-bf16/solution attention-bf16/solution pla
 	    planted/partial_rows planted/host_reader planted/gemm_incremental_cache planted/dodge_unsigned_init \
 	    planted/dodge_macro_device planted/dodge_paste_clock planted/dodge_split_asm planted/dodge_nanosleep \
 	    pitfall/rmsnorm-bf16/round_toward_zero pitfall/adaln-bf16/ok_eager_bf16 pitfall/layernorm/eps_1e6 \
-	    pitfall/bias-gelu/tanh_gelu; do
+	    pitfall/bias-gelu/tanh_gelu \
+	    gemm-fp8-e4m3/solution pitfall/gemm-fp8-e4m3/e5m2_decode pitfall/swiglu-bf16/ok_hf_eager \
+	    pitfall/qk-rmsnorm-rope-bf16/rope_before_norm pitfall/groupnorm-silu-nhwc-bf16/one_pass_variance \
+	    pitfall/bias-gelu-tanh-bf16/erf_gelu; do
 	expect_out_contains "$want" "emu-check ran $want"
 done
 done_testing

@@ -60,7 +60,7 @@ static void ref_kernel(const struct sc_cpu_thread *t, void **params)
 			continue;
 		}
 		a.buf[i] = (void *)(uintptr_t)*(uint64_t *)params[i];
-		if (sc_dtype_is_half(p->dtype) && sc_spec_eval(&n, p->shape, p->name, vars, nv) == 0) {
+		if (sc_dtype_is_narrow(p->dtype) && sc_spec_eval(&n, p->shape, p->name, vars, nv) == 0) {
 			view[i] = sc_xcalloc((size_t)n, sizeof(float));
 			sc_half_decode(view[i], p->dtype, a.buf[i], (size_t)n);
 			a.buf[i] = view[i];
@@ -125,6 +125,7 @@ static void print_trampoline(const struct sc_spec *spec)
 			case SC_DTYPE_F32: t = "float *"; break;
 			case SC_DTYPE_I32: t = "int *"; break;
 			case SC_DTYPE_U32: t = "unsigned *"; break;
+			case SC_DTYPE_E4M3: t = "uint8_t *"; break;
 			default: t = "uint16_t *"; break;  /* bfloat16 and float16: 16-bit storage */
 			}
 		sc_buf_printf(&decl, "%s%s", i ? ", " : "", t);

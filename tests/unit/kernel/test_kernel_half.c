@@ -106,12 +106,89 @@ static void test_dtype_sizes(void **state)
 	assert_int_equal(sc_dtype_size(SC_DTYPE_F16), 2);
 	assert_int_equal(sc_dtype_size(SC_DTYPE_F32), 4);
 	assert_int_equal(sc_dtype_size(SC_DTYPE_U32), 4);
+	assert_int_equal(sc_dtype_size(SC_DTYPE_E4M3), 1);
+	assert_true(sc_dtype_is_narrow(SC_DTYPE_E4M3) && sc_dtype_is_narrow(SC_DTYPE_BF16));
+	assert_false(sc_dtype_is_half(SC_DTYPE_E4M3));
+	assert_false(sc_dtype_is_narrow(SC_DTYPE_F32));
 	assert_true(sc_dtype_is_float(SC_DTYPE_BF16));
 	assert_false(sc_dtype_is_float(SC_DTYPE_I32));
 	sc_half_encode(h, SC_DTYPE_BF16, in, 3);
 	assert_int_equal(h[1], 0x3dcd);
 	sc_half_decode(out, SC_DTYPE_BF16, h, 3);
 	assert_true(out[0] == 1.0f && out[2] == -3.0f && out[1] == 0.10009765625f);
+}
+
+/* float8 e4m3, hand-computed: 1 = 1.0 * 2^0 is exponent field 7 (bias 7),
+ * mantissa 0: 0x38; 2.5 = 1.25 * 2^1: field 8, mantissa 2: 0x42. */
+static void test_e4m3_known_values(void **state)
+{
+	(void)state;
+	assert_int_equal(sc_e4m3_from_f32(1.0f), 0x38);
+	assert_int_equal(sc_e4m3_from_f32(-2.5f), 0xc2);
+	assert_int_equal(sc_e4m3_from_f32(0.0f), 0x00);
+	assert_int_equal(sc_e4m3_from_f32(-0.0f), 0x80);
+	assert_int_equal(sc_e4m3_from_f32(15.0f), 0x57);      /* 1.875 * 2^3: field 10, mantissa 7 */
+	assert_int_equal(sc_e4m3_from_f32(448.0f), 0x7e);     /* the largest finite value */
+	assert_int_equal(sc_e4m3_from_f32(240.0f), 0x77);     /* 1.875 * 2^7 */
+	/* ties to even: 1 + 1/16 lies between 1 (m 0) and 1.125 (m 1): 0x38;
+	 * 1 + 3/16 between 1.125 and 1.25 (m 2): 0x3a; 15.5 between 15 (m 7)
+	 * and 16: the even one is 16, a carry into the exponent (0x58) */
+	assert_int_equal(sc_e4m3_from_f32(1.0625f), 0x38);
+	assert_int_equal(sc_e4m3_from_f32(1.1875f), 0x3a);
+	assert_int_equal(sc_e4m3_from_f32(15.5f), 0x58);
+	assert_int_equal(sc_e4m3_from_f32(1.0625f + 0x1p-20f), 0x39);  /* just above the tie */
+	/* 0.1 = 1.6 * 2^-4: field 3, mantissa 4.8 -> 5: 0x1d (0.1015625) */
+	assert_int_equal(sc_e4m3_from_f32(0.1f), 0x1d);
+	/* saturation ("satfinite"): beyond 448, infinity included; NaN keeps its sign */
+	assert_int_equal(sc_e4m3_from_f32(464.0f), 0x7e);
+	assert_int_equal(sc_e4m3_from_f32(1e9f), 0x7e);
+	assert_int_equal(sc_e4m3_from_f32(-INFINITY), 0xfe);
+	assert_int_equal(sc_e4m3_from_f32(NAN), 0x7f);
+	/* subnormals, in units of 2^-9: 2^-9 is 0x01; 2^-10 ties with 0 (even:
+	 * 0); 3 * 2^-10 = 1.5 units ties to 2; 7.5 units ties to 8, the
+	 * smallest normal 2^-6 (0x08) */
+	assert_int_equal(sc_e4m3_from_f32(0x1p-9f), 0x01);
+	assert_int_equal(sc_e4m3_from_f32(0x1p-10f), 0x00);
+	assert_int_equal(sc_e4m3_from_f32(0x1.8p-9f), 0x02);
+	assert_int_equal(sc_e4m3_from_f32(-0x1.ep-7f), 0x88);  /* -7.5 units */
+	assert_int_equal(sc_e4m3_from_f32(0x1p-6f), 0x08);
+	assert_int_equal(sc_e4m3_from_f32(0x1.cp-7f), 0x07);  /* 7 units: the largest subnormal */
+	assert_int_equal(sc_e4m3_from_f32(1e-30f), 0x00);
+	/* decoding */
+	assert_true(sc_e4m3_to_f32(0x38) == 1.0f);
+	assert_true(sc_e4m3_to_f32(0xc2) == -2.5f);
+	assert_true(sc_e4m3_to_f32(0x7e) == 448.0f);
+	assert_true(sc_e4m3_to_f32(0x57) == 15.0f);
+	assert_true(sc_e4m3_to_f32(0x1d) == 0.1015625f);
+	assert_true(sc_e4m3_to_f32(0x01) == 0x1p-9f);
+	assert_true(sc_e4m3_to_f32(0x07) == 0x1.cp-7f);
+	assert_true(sc_e4m3_to_f32(0x08) == 0x1p-6f);
+	assert_true(sc_e4m3_to_f32(0x80) == 0.0f && signbit(sc_e4m3_to_f32(0x80)));
+	assert_true(isnan(sc_e4m3_to_f32(0x7f)));
+	assert_true(isnan(sc_e4m3_to_f32(0xff)));
+	/* e5m2 would read 0x38 as 0.5 and 0x7e as NaN: not what this decodes */
+	assert_true(sc_e4m3_to_f32(0x7c) == 384.0f);
+}
+
+/* Every finite e4m3 pattern survives widening and rounding back; the
+ * rounding of a sweep of values is to a nearest representable one. */
+static void test_e4m3_round_trips_and_nearest(void **state)
+{
+	float codes[256];
+	(void)state;
+	for (int b = 0; b < 256; b++) {
+		codes[b] = sc_e4m3_to_f32((uint8_t)b);
+		if (!isnan(codes[b]))
+			assert_int_equal(sc_e4m3_from_f32(codes[b]), b);
+	}
+	for (int i = 0; i < 40000; i++) {
+		float x = (float)ldexp(1.0 + i / 40000.0, (i % 20) - 12) * (i % 3 ? 1.0f : -1.0f);
+		double got = codes[sc_e4m3_from_f32(x)], best = INFINITY;
+		for (int b = 0; b < 256; b++)
+			if (!isnan(codes[b]) && fabs(codes[b] - (double)x) < best)
+				best = fabs(codes[b] - (double)x);
+		assert_true(fabs(got - (double)x) == best);
+	}
 }
 
 /* ---- the harness with half buffers: y = x + w (w float32), copy-like ---- */
@@ -338,6 +415,111 @@ static void test_half_timing_and_revalidation(void **state)
 	}
 }
 
+/* ---- float8_e4m3 inputs: one byte per element, rounded (saturating)
+ * before the reference sees them; inputs only ---- */
+
+static const char *e4m3_json =
+	"{\"name\":\"fp8copy\",\"entry\":\"k\",\"size_vars\":[\"n\"],"
+	"\"params\":[{\"name\":\"q\",\"kind\":\"buffer\",\"type\":\"float8_e4m3\",\"role\":\"in\",\"shape\":\"n\","
+	"\"init\":[{\"dist\":\"uniform\",\"lo\":-600,\"hi\":600},{\"dist\":\"normal\",\"mean\":0,\"std\":0.01}]},"
+	"{\"name\":\"y\",\"kind\":\"buffer\",\"type\":\"float32\",\"role\":\"out\",\"shape\":\"n\"},"
+	"{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"int32\",\"value\":\"n\"}],"
+	"\"sizes\":{\"correctness\":[{\"n\":1},{\"n\":17},{\"n\":4097}],\"timing\":{\"n\":4097}},"
+	"\"launch\":{\"grid\":[\"ceil_div(n,B)\",1,1],\"block\":[\"B\",\"1\",\"1\"]},"
+	"\"tunables\":{\"B\":{\"default\":64,\"min\":32,\"max\":512,\"multiple_of\":32}},"
+	"\"tolerance\":{\"atol\":0,\"rtol\":0},\"flops\":\"n\",\"bytes\":\"5*n\","
+	"\"timing\":{\"warmup\":1,\"min_reps\":3,\"max_reps\":5}}";
+
+#define P8(p) ((uint8_t *)(uintptr_t)*(uint64_t *)(p)[0])
+#define PY(p) ((float *)(uintptr_t)*(uint64_t *)(p)[1])
+#define N8(p) (*(int *)(p)[2])
+
+static size_t e4m3_saturated, e4m3_subnormal;
+
+/* Widens each byte with a decoder of its own (not the harness's): sign,
+ * exponent field, mantissa by hand. */
+static void k_e4m3_widen(const struct sc_cpu_thread *t, void **p)
+{
+	size_t i = gid(t);
+	if (i < (size_t)N8(p)) {
+		unsigned b = P8(p)[i], e = (b >> 3) & 15, m = b & 7;
+		double v = e ? (1.0 + m / 8.0) * pow(2.0, (double)e - 7) : m / 512.0;
+		PY(p)[i] = (float)(b & 0x80 ? -v : v);
+		e4m3_saturated += (b & 0x7f) == 0x7e;
+		e4m3_subnormal += e == 0 && m != 0;
+	}
+}
+
+/* Reads the byte just past the end of q: the guard after it. */
+static void k_e4m3_write_past(const struct sc_cpu_thread *t, void **p)
+{
+	k_e4m3_widen(t, p);
+	if (gid(t) == 0)
+		P8(p)[N8(p)] ^= 1;
+}
+
+static void ref_e4m3_copy(const struct sc_ref_args *a)
+{
+	memcpy(a->buf[1], a->buf[0], (size_t)a->i[2] * sizeof(float));
+}
+
+static struct sc_check_result check_e4m3(sc_cpu_kernel_fn fn)
+{
+	struct sc_device *dev = sc_device_cpu_new();
+	struct sc_kernel_handle k;
+	struct sc_check_opts o = { .nseeds = 3, .seed_base = 1, .timeout_ms = 1000 };
+	struct sc_check_result r;
+
+	if (sc_spec_parse(&spec, e4m3_json, strlen(e4m3_json), "fp8copy/spec.json") < 0)
+		fail_msg("%s", sc_error_last());
+	sc_device_cpu_register(dev, "k", fn, NULL, 0);
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(dev->load(dev, "k", 1, "k", &k.fn), 0);
+	k.tun.v[0] = 64;
+	assert_int_equal(sc_harness_check(&r, dev, &spec, &k, ref_e4m3_copy, &o), 0);
+	dev->close(dev);
+	sc_spec_release(&spec);
+	return r;
+}
+
+static void test_e4m3_buffers(void **state)
+{
+	struct sc_check_result r;
+	struct sc_spec bad;
+	struct sc_buf js = SC_BUF_INIT;
+	const char *at;
+	(void)state;
+
+	e4m3_saturated = e4m3_subnormal = 0;
+	r = check_e4m3(k_e4m3_widen);
+	if (!r.ok)
+		fail_msg("%s", r.message);
+	/* 3 sizes x 2 distributions x 3 seeds, and exact: the reference saw
+	 * the same bytes, decoded */
+	assert_int_equal(r.launches, 18);
+	assert_true(r.max_ratio == 0);
+	/* uniform(-600, 600) saturates a quarter of its values to +-448;
+	 * normal(0, 0.01) lands most of its values below 2^-6 */
+	assert_true(e4m3_saturated > 1000);
+	assert_true(e4m3_subnormal > 5000);
+
+	r = check_e4m3(k_e4m3_write_past);
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_OUT_OF_BOUNDS);
+	assert_non_null(strstr(r.message, "'q' element"));
+
+	/* an e4m3 output is refused, with the parameter's path */
+	at = strstr(e4m3_json, "\"role\":\"in\"");
+	sc_buf_put(&js, e4m3_json, (size_t)(at - e4m3_json));
+	sc_buf_puts(&js, "\"role\":\"inout\"");
+	sc_buf_puts(&js, at + strlen("\"role\":\"in\""));
+	assert_int_equal(sc_spec_parse(&bad, js.ptr, js.len, "fp8copy/spec.json"), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "fp8copy/spec.json"));
+	assert_non_null(strstr(sc_error_last(), "$.params[0]"));
+	assert_non_null(strstr(sc_error_last(), "float8_e4m3 buffer must be an input"));
+	sc_buf_release(&js);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +531,9 @@ int main(void)
 		cmocka_unit_test(test_half_poison_and_guards),
 		cmocka_unit_test(test_f16_overflow_reaches_reference),
 		cmocka_unit_test(test_half_timing_and_revalidation),
+		cmocka_unit_test(test_e4m3_known_values),
+		cmocka_unit_test(test_e4m3_round_trips_and_nearest),
+		cmocka_unit_test(test_e4m3_buffers),
 	};
 	return cmocka_run_group_tests_name("kernel_half", tests, NULL, NULL);
 }

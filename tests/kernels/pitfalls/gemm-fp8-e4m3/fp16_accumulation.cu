@@ -1,0 +1,27 @@
+// Pitfall: float16 accumulation: the products summed in a float16 accumulator (what an fp16-accumulating MMA does) overflow 65504 on full-range e4m3 inputs.
+// fixture: gemm-fp8-e4m3
+// expect-emu: failed mismatch
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ float e4m3_to_float(unsigned b)
+{
+    const unsigned e = (b >> 3) & 15u, m = b & 7u;
+    // normal: (1 + m/8) * 2^(e-7), i.e. float32 exponent field e + 120;
+    // subnormal: m * 2^-9
+    const float v = e ? __uint_as_float(((e + 120u) << 23) | (m << 20)) : (float)m * 0.001953125f;
+    return (b & 0x80u) ? -v : v;
+}
+
+extern "C" __global__ void gemm_fp8_e4m3(const unsigned char* A, const unsigned char* W, const float* scale_a,
+                                         const float* scale_b, __nv_bfloat16* C, int M, int N, int K)
+{
+    const int row = blockIdx.y * TILE_M + (int)threadIdx.x / TILE_N;
+    const int col = blockIdx.x * TILE_N + (int)threadIdx.x % TILE_N;
+    if ((int)threadIdx.x >= TILE_M * TILE_N || row >= M || col >= N)
+        return;
+    __half acc = __float2half(0.0f);
+    for (int k = 0; k < K; k++)
+        acc = __float2half(__half2float(acc) + e4m3_to_float(A[(size_t)row * K + k]) * e4m3_to_float(W[(size_t)col * K + k]));
+    C[(size_t)row * N + col] = __float2bfloat16(__half2float(acc) * (scale_a[0] * scale_b[0]));
+}

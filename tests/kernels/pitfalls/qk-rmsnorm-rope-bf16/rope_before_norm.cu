@@ -1,0 +1,30 @@
+// Pitfall: RoPE applied before the norm: the rotation then runs on x, and the weight multiplies rotated elements (the two do not commute when w[2i] != w[2i+1] or the tables are not rotations).
+// fixture: qk-rmsnorm-rope-bf16
+// expect-emu: failed mismatch
+#include <cuda_bf16.h>
+
+extern "C" __global__ void qk_rmsnorm_rope_bf16(const __nv_bfloat16* x, const __nv_bfloat16* w, const float* cos_t,
+                                                const float* sin_t, __nv_bfloat16* y, int batch, int seq, int heads)
+{
+    const size_t row = (size_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if (row >= (size_t)batch * seq * heads)
+        return;
+    const int s = (int)(row / heads % seq);
+    const __nv_bfloat16* xr = x + row * 128;
+    float rot[4], ss = 0.0f;
+    for (int k = 0; k < 4; k++) {
+        const int d = lane + 32 * k;
+        const float n = __bfloat162float(xr[d]), m = __bfloat162float(xr[d ^ 1]);
+        const float c = cos_t[(size_t)s * 128 + d], t = sin_t[(size_t)s * 128 + d];
+        rot[k] = (d & 1) ? n * c + m * t : n * c - m * t;
+        ss += rot[k] * rot[k];
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        ss += __shfl_xor_sync(0xffffffffu, ss, off);
+    const float r = 1.0f / sqrtf(ss / 128.0f + 1e-6f);
+    for (int k = 0; k < 4; k++) {
+        const int d = lane + 32 * k;
+        y[row * 128 + d] = __float2bfloat16(rot[k] * r * __bfloat162float(w[d]));
+    }
+}

@@ -1,0 +1,15 @@
+// Pitfall: GELU instead of SiLU (the GEGLU activation) on the gate.
+// fixture: swiglu-bf16
+// expect-emu: failed mismatch
+#include <cuda_bf16.h>
+
+extern "C" __global__ void swiglu_bf16(const __nv_bfloat16* h, __nv_bfloat16* y, int rows, int cols)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)rows * cols)
+        return;
+    const size_t r = i / cols, c = i % cols;
+    const float g = __bfloat162float(h[r * 2 * cols + c]);
+    const float u = __bfloat162float(h[r * 2 * cols + cols + c]);
+    y[i] = __float2bfloat16(0.5f * g * erfcf(-g * 0.70710678f) * u);
+}

@@ -1,0 +1,222 @@
+/*
+ * The strong reference (strong.h): cuBLAS's loader where the toolkit has
+ * it and a clear reason where it does not; on the CPU double's library
+ * GEMM, the check of the library's output against the CPU reference (for
+ * B K x N and B N x K, and a reference of the other layout caught), the
+ * timing by events, and a fixture, a layout or a device without one.
+ */
+#include "unit.h"
+#include "cublas.h"
+#include "device.h"
+#include "spec.h"
+#include "strong.h"
+
+#include <math.h>
+
+static void test_cublas_missing_library(void **state)
+{
+	static const char *const names[] = { "libskillci-no-such-cublas.so.7", "libskillci-nor-this.so", NULL };
+	struct sc_cublas cb;
+	(void)state;
+
+	assert_int_equal(sc_cublas_open(&cb, names), SC_ENOSYS);
+	assert_non_null(strstr(sc_error_last(), "no cuBLAS"));
+	assert_non_null(strstr(sc_error_last(), "libskillci-no-such-cublas.so.7"));
+	assert_non_null(strstr(sc_error_last(), "libskillci-nor-this.so"));
+	assert_null(cb.lib);
+	assert_null(cb.gemm_ex);
+}
+
+/* Where the CUDA toolkit's cuBLAS is on the loader's path, every entry
+ * point the strong reference calls resolves (no GPU needed to load it). */
+static void test_cublas_toolkit_library(void **state)
+{
+	struct sc_cublas cb;
+	(void)state;
+
+	if (sc_cublas_open(&cb, NULL) < 0) {
+		print_message("no cuBLAS here (%s): loader not exercised\n", sc_error_last());
+		skip();
+	}
+	assert_non_null(cb.lib);
+	assert_non_null(cb.create);
+	assert_non_null(cb.destroy);
+	assert_non_null(cb.get_version);
+	assert_non_null(cb.gemm_ex);
+	assert_true(!strncmp(cb.soname, "libcublas.so", 12));
+}
+
+/* ---- on the CPU double ---- */
+
+static const char *gemm_json =
+	"{\"name\":\"gemm-bf16\",\"entry\":\"g\",\"size_vars\":[\"M\",\"N\",\"K\"],"
+	"\"params\":[{\"name\":\"A\",\"kind\":\"buffer\",\"type\":\"bfloat16\",\"role\":\"in\",\"shape\":\"M*K\","
+	"\"init\":[{\"dist\":\"uniform\",\"lo\":-1,\"hi\":1}]},"
+	"{\"name\":\"B\",\"kind\":\"buffer\",\"type\":\"bfloat16\",\"role\":\"in\",\"shape\":\"BSHAPE\","
+	"\"init\":[{\"dist\":\"uniform\",\"lo\":-1,\"hi\":1}]},"
+	"EXTRA"
+	"{\"name\":\"C\",\"kind\":\"buffer\",\"type\":\"bfloat16\",\"role\":\"out\",\"shape\":\"M*N\"},"
+	"{\"name\":\"M\",\"kind\":\"scalar\",\"type\":\"int32\",\"value\":\"M\"},"
+	"{\"name\":\"N\",\"kind\":\"scalar\",\"type\":\"int32\",\"value\":\"N\"},"
+	"{\"name\":\"K\",\"kind\":\"scalar\",\"type\":\"int32\",\"value\":\"K\"}],"
+	"\"sizes\":{\"correctness\":[{\"M\":17,\"N\":65,\"K\":33}],\"timing\":{\"M\":64,\"N\":32,\"K\":16}},"
+	"\"launch\":{\"grid\":[1,1,1],\"block\":[32,1,1]},"
+	"\"tolerance\":{\"atol\":1e-3,\"rtol\":0.0078125},\"flops\":\"2*M*N*K\",\"bytes\":\"2*(M*K+K*N+M*N)\"}";
+
+static struct sc_spec spec;
+
+static void load(const char *bshape, const char *extra)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	const char *p = gemm_json, *at;
+
+	while ((at = strpbrk(p, "BE")) != NULL) {
+		sc_buf_put(&b, p, (size_t)(at - p));
+		if (!strncmp(at, "BSHAPE", 6)) {
+			sc_buf_puts(&b, bshape);
+			p = at + 6;
+		} else if (!strncmp(at, "EXTRA", 5)) {
+			sc_buf_puts(&b, extra);
+			p = at + 5;
+		} else {
+			sc_buf_put(&b, at, 1);
+			p = at + 1;
+		}
+	}
+	sc_buf_puts(&b, p);
+	if (sc_spec_parse(&spec, b.ptr, b.len, "gemm-bf16/spec.json") < 0)
+		fail_msg("%s", sc_error_last());
+	sc_buf_release(&b);
+}
+
+/* References in double: C = A B (B K x N), C = A B^T (B N x K). Params:
+ * A, B, C, M, N, K. */
+static void ref_nn(const struct sc_ref_args *a)
+{
+	const float *A = a->buf[0], *B = a->buf[1];
+	float *C = a->buf[2];
+	int64_t M = a->i[3], N = a->i[4], K = a->i[5];
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t n = 0; n < N; n++) {
+			double s = 0;
+			for (int64_t k = 0; k < K; k++)
+				s += (double)A[m * K + k] * B[k * N + n];
+			C[m * N + n] = (float)s;
+		}
+}
+
+static void ref_nt(const struct sc_ref_args *a)
+{
+	const float *A = a->buf[0], *B = a->buf[1];
+	float *C = a->buf[2];
+	int64_t M = a->i[3], N = a->i[4], K = a->i[5];
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t n = 0; n < N; n++) {
+			double s = 0;
+			for (int64_t k = 0; k < K; k++)
+				s += (double)A[m * K + k] * B[n * K + k];
+			C[m * N + n] = (float)s;
+		}
+}
+
+static struct sc_strong_result run(const char *fixture, sc_ref_fn ref, int64_t ns_per_gflop)
+{
+	struct sc_device *d = sc_device_cpu_new();
+	struct sc_strong_result r;
+
+	sc_device_cpu_set_library(d, ns_per_gflop);
+	assert_int_equal(sc_strong_time(&r, d, fixture, &spec, ref, &spec.correctness[0], &spec.timing, 9, 1000), 0);
+	d->close(d);
+	return r;
+}
+
+static void test_strong_checked_and_timed(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	for (int nk = 0; nk < 2; nk++) {
+		load(nk ? "N * K" : "K*N", "");
+		r = run("gemm-bf16", nk ? ref_nt : ref_nn, 1000000);
+		if (!r.done)
+			fail_msg("%s: %s", nk ? "N x K" : "K x N", r.why);
+		assert_true(r.applies);
+		assert_int_equal(r.b_nk, nk);
+		assert_string_equal(r.name, "CPU double's GEMM");
+		/* 2 * 64 * 32 * 16 flops at 1 ms per GFLOP: 65 ns on the
+		 * virtual clock, every one of the 9 calls */
+		assert_int_equal(r.reps, 9);
+		assert_true(fabs(r.median_ms - 65e-6) < 1e-12);
+		assert_true(r.q1_ms == r.median_ms && r.q3_ms == r.median_ms);
+		sc_spec_release(&spec);
+	}
+	/* twice as slow a library: twice the time */
+	load("K*N", "");
+	r = run("gemm-bf16", ref_nn, 2000000);
+	assert_true(r.done && fabs(r.median_ms - 131e-6) < 1e-12);
+	sc_spec_release(&spec);
+}
+
+/* A call of the wrong layout (here: a reference of the other one) is
+ * caught by the check and not timed. */
+static void test_strong_wrong_layout_caught(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	load("K*N", "");
+	r = run("gemm-bf16", ref_nt, 1000000);
+	assert_true(r.applies);
+	assert_false(r.done);
+	assert_int_equal(r.reps, 0);
+	assert_non_null(strstr(r.why, "differs from the CPU reference at 17 x 65 x 33"));
+	sc_spec_release(&spec);
+}
+
+static void test_strong_absent(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	/* a device without a library */
+	load("K*N", "");
+	r = run("gemm-bf16", ref_nn, -1);
+	assert_true(r.applies);
+	assert_false(r.done);
+	assert_non_null(strstr(r.why, "no library GEMM"));
+	/* a fixture without a strong reference */
+	r = run("softmax-bf16", ref_nn, 1000000);
+	assert_false(r.applies);
+	assert_false(r.done);
+	sc_spec_release(&spec);
+
+	/* a bias vector of N is allowed (not part of the call) */
+	load("N*K", "{\"name\":\"bias\",\"kind\":\"buffer\",\"type\":\"bfloat16\",\"role\":\"in\",\"shape\":\"N\","
+		    "\"init\":[{\"dist\":\"uniform\",\"lo\":-1,\"hi\":1}]},");
+	r = run("gemm-bf16", NULL, 1000000);
+	assert_true(r.applies);
+	assert_false(r.done);
+	assert_non_null(strstr(r.why, "no CPU reference"));
+	sc_spec_release(&spec);
+
+	/* a parameter the call has no place for */
+	load("K*N", "{\"name\":\"D\",\"kind\":\"buffer\",\"type\":\"bfloat16\",\"role\":\"in\",\"shape\":\"M*N\","
+		    "\"init\":[{\"dist\":\"uniform\",\"lo\":-1,\"hi\":1}]},");
+	r = run("gemm-bf16", ref_nn, 1000000);
+	assert_true(r.applies);
+	assert_false(r.done);
+	assert_non_null(strstr(r.why, "parameter 'D' (M*N) has no place"));
+	sc_spec_release(&spec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cublas_missing_library),
+		cmocka_unit_test(test_cublas_toolkit_library),
+		cmocka_unit_test(test_strong_checked_and_timed),
+		cmocka_unit_test(test_strong_wrong_layout_caught),
+		cmocka_unit_test(test_strong_absent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
