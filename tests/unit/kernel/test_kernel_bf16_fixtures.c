@@ -136,29 +136,35 @@ static void adaln_row(const struct sc_cpu_thread *t, void **p, bool acc16)
 static void adaln_good(const struct sc_cpu_thread *t, void **p) { adaln_row(t, p, false); }
 static void adaln_fp16(const struct sc_cpu_thread *t, void **p) { adaln_row(t, p, true); }
 
-/* ---- rope-bf16: x, cos, sin, y, batch, seq, heads, hd; one pair per thread (ELEMS 2) ---- */
+/* ---- rope-bf16: x, cos, sin, y, batch, seq, heads, hd; one pair per thread (ELEMS 2);
+ * the tables are (seq, hd), one entry per element ---- */
 
-static void rope_good(const struct sc_cpu_thread *t, void **p)
+static void rope_pair(const struct sc_cpu_thread *t, void **p, bool half_tables)
 {
 	size_t pair = (size_t)t->bid[0] * t->block[0] + t->tid[0];
 	int seq = INT(p, 5), heads = INT(p, 6), hd = INT(p, 7);
 	size_t npairs = (size_t)INT(p, 4) * seq * heads * hd / 2;
 	const uint16_t *x = BUF16(p, 0);
+	const float *cs = BUF32(p, 1), *sn = BUF32(p, 2);
 	uint16_t *y = BUF16(p, 3);
-	size_t i, s;
-	float x0, x1, c, sn;
+	size_t i, s, e0, e1;
+	float x0, x1;
 
 	if (pair >= npairs)
 		return;
 	i = pair % (size_t)(hd / 2);
 	s = pair / (size_t)(hd / 2) / (size_t)heads % (size_t)seq;
+	/* version 1's (seq, hd/2) tables: one entry per pair */
+	e0 = half_tables ? s * (size_t)(hd / 2) + i : s * (size_t)hd + 2 * i;
+	e1 = half_tables ? e0 : e0 + 1;
 	x0 = bf(x[2 * pair]);
 	x1 = bf(x[2 * pair + 1]);
-	c = BUF32(p, 1)[s * (size_t)(hd / 2) + i];
-	sn = BUF32(p, 2)[s * (size_t)(hd / 2) + i];
-	y[2 * pair] = to_bf(x0 * c - x1 * sn);
-	y[2 * pair + 1] = to_bf(x0 * sn + x1 * c);
+	y[2 * pair] = to_bf(x0 * cs[e0] - x1 * sn[e0]);
+	y[2 * pair + 1] = to_bf(x1 * cs[e1] + x0 * sn[e1]);
 }
+
+static void rope_good(const struct sc_cpu_thread *t, void **p) { rope_pair(t, p, false); }
+static void rope_half_tables(const struct sc_cpu_thread *t, void **p) { rope_pair(t, p, true); }
 
 /* ---- geglu-bf16: h, y, rows, cols; one output per thread (ELEMS 1) ---- */
 
@@ -363,6 +369,7 @@ static void test_rope_bf16(void **state)
 	const int64_t tun[] = { 256, 2 };
 	(void)state;
 	expect_pass("rope-bf16", rope_good, tun, 2, 0.55);
+	expect_mismatch("rope-bf16", "tables read as (seq, hd/2)", rope_half_tables, tun, 2, SIZE_MAX);
 }
 
 static void test_geglu_bf16(void **state)

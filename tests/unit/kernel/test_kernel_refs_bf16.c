@@ -83,9 +83,10 @@ static void test_rmsnorm_bf16_ref(void **state)
 
 static void test_rope_bf16_ref(void **state)
 {
-	/* batch 1, seq 2, heads 1, hd 4: tables are 2 x 2; position 1 uses row 1 */
+	/* batch 1, seq 2, heads 1, hd 4: tables are 2 x 4, one entry per
+	 * element; position 1 uses row 1 */
 	float x[8] = { 1, 2, -1, 0.5f, 1.00390625f, 2, 3, -4 }, y[8];
-	float cs[4] = { 1, 0, 0.5f, -1 }, sn[4] = { 0, 1, 0.25f, 0 };
+	float cs[8] = { 1, 1, 0, 0, 0.5f, 0.25f, -1, 2 }, sn[8] = { 0, 0, 1, 1, 0.25f, 0.5f, 0, 0 };
 	struct sc_ref_args a = { 0 };
 	(void)state;
 
@@ -104,12 +105,13 @@ static void test_rope_bf16_ref(void **state)
 	near(y[1], 2, 0, "y", 1);
 	near(y[2], -0.5, 0, "y", 2);
 	near(y[3], -1, 0, "y", 3);
-	/* position 1: pair 0 by (0.5, 0.25): (1*0.5 - 2*0.25, 1*0.25 + 2*0.5) = (0, 1.25) */
+	/* position 1, pair 0: y0 = x0*cos[4] - x1*sin[4] = 0.5 - 0.5 = 0;
+	 * y1 = x1*cos[5] + x0*sin[5] = 0.5 + 0.5 = 1 (each element its own entry) */
 	near(y[4], 0, 0, "y", 4);
-	near(y[5], 1.25, 0, "y", 5);
-	/* pair 1 by (c -1, s 0): negated */
+	near(y[5], 1, 0, "y", 5);
+	/* pair 1: y2 = 3*(-1) - (-4)*0 = -3; y3 = -4*2 + 3*0 = -8 */
 	near(y[6], -3, 0, "y", 6);
-	near(y[7], 4, 0, "y", 7);
+	near(y[7], -8, 0, "y", 7);
 }
 
 static void test_geglu_bf16_ref(void **state)
