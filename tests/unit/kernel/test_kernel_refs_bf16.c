@@ -165,26 +165,30 @@ static void test_adaln_bf16_ref(void **state)
 
 static void test_gemm_bf16_ref(void **state)
 {
-	/* [[1 2 3] [4 5 6]] x [[7 8] [9 10] [11 12]] = [[58 64] [139 154]];
-	 * 7.01 rounds to 7 (bfloat16 spacing 1/32 at 7), 2.99 to 2.984375 */
-	float A[6] = { 1, 2, 2.99f, 4, 5, 6 }, B[6] = { 7.01f, 8, 9, 10, 11, 12 }, C[4];
+	/* nn.Linear: x [[1 2 3] [4 5 6]] times W^T for W = [[7 9 11] [8 10 12]]
+	 * (N x K: row n is output n's weights) = [[58 64] [139 154]], plus
+	 * b = (0.5, -100); 7.01 rounds to 7 (bfloat16 spacing 1/32 at 7), 2.99
+	 * to 2.984375 */
+	float A[6] = { 1, 2, 2.99f, 4, 5, 6 }, W[6] = { 7.01f, 9, 11, 8, 10, 12 }, b[2] = { 0.5f, -100 }, C[4];
 	struct sc_ref_args a = { 0 };
 	(void)state;
 
 	as_bf16(A, 6);
-	as_bf16(B, 6);
-	assert_true(B[0] == 7.0f && A[2] == 2.984375f);
+	as_bf16(W, 6);
+	as_bf16(b, 2);
+	assert_true(W[0] == 7.0f && A[2] == 2.984375f);
 	a.buf[0] = A;
-	a.buf[1] = B;
-	a.buf[2] = C;
-	a.i[3] = 2;
+	a.buf[1] = W;
+	a.buf[2] = b;
+	a.buf[3] = C;
 	a.i[4] = 2;
-	a.i[5] = 3;
+	a.i[5] = 2;
+	a.i[6] = 3;
 	run("gemm-bf16", &a);
-	near(C[0], 7 + 18 + 2.984375 * 11, 1e-5, "C", 0);  /* 57.828125 */
-	near(C[1], 8 + 20 + 2.984375 * 12, 1e-5, "C", 1);  /* 63.8125 */
-	near(C[2], 139, 1e-5, "C", 2);
-	near(C[3], 154, 1e-5, "C", 3);
+	near(C[0], 7 + 18 + 2.984375 * 11 + 0.5, 1e-5, "C", 0);  /* 58.328125 */
+	near(C[1], 8 + 20 + 2.984375 * 12 - 100, 1e-5, "C", 1);  /* -36.1875 */
+	near(C[2], 139.5, 1e-5, "C", 2);
+	near(C[3], 54, 1e-5, "C", 3);
 }
 
 static void test_attention_bf16_ref(void **state)
