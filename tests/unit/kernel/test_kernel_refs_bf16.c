@@ -193,7 +193,8 @@ static void test_gemm_bf16_ref(void **state)
 
 static void test_attention_bf16_ref(void **state)
 {
-	/* bh 1, seq 2, hd 4 (scale 1/2): q0.k0 = 2 -> s = (1, 0); row 1: s = (0, 1) */
+	/* batch 1, heads 1, q_len = k_len = 2, hd 4 (scale 1/2): q0.k0 = 2 ->
+	 * s = (1, 0); row 1: s = (0, 1) */
 	float q[8] = { 1, 0, 0, 0, 0, 1, 0, 0 }, k[8] = { 2, 0, 0, 0, 0, 2, 0, 0 };
 	float v[8] = { 1.00390625f, 2, 3, 4, 5, 6, 7, 8 }, o[8];
 	double p = 1 / (1 + exp(-1.0));  /* 0.7310586 */
@@ -205,11 +206,13 @@ static void test_attention_bf16_ref(void **state)
 	a.buf[1] = k;
 	a.buf[2] = v;
 	a.buf[3] = o;
-	a.i[5] = 1;
-	a.i[6] = 2;
-	a.i[7] = 4;
+	a.i[5] = 1;   /* batch */
+	a.i[6] = 1;   /* heads */
+	a.i[7] = 2;   /* q_len */
+	a.i[8] = 2;   /* k_len */
+	a.i[9] = 4;   /* hd */
 	for (int causal = 0; causal < 2; causal++) {
-		a.i[8] = causal;
+		a.i[10] = causal;
 		run("attention-bf16", &a);
 		for (int d = 0; d < 4; d++) {
 			/* row 0: p*v0 + (1-p)*v1 = v0 + 4(1-p); causal: v0 alone */
@@ -219,6 +222,53 @@ static void test_attention_bf16_ref(void **state)
 		}
 	}
 	near(o[4], 3.9242344, 1e-6, "o", 4);
+
+	/* A decode step: q_len 1 against k_len 2, causal. Bottom-right
+	 * alignment lets the one query see both keys (top-left would give v0
+	 * alone): the same result as row 0 without the mask. */
+	a.i[7] = 1;
+	a.i[10] = 1;
+	run("attention-bf16", &a);
+	for (int d = 0; d < 4; d++)
+		near(o[d], v[d] + 4 * (1 - p), 1e-6, "o", (size_t)d);
+	/* q_len 2 against k_len 1, causal: row 0 sees no key (zero), row 1 key 0 */
+	a.i[7] = 2;
+	a.i[8] = 1;
+	run("attention-bf16", &a);
+	for (int d = 0; d < 4; d++) {
+		near(o[d], 0, 0, "o", (size_t)d);
+		near(o[4 + d], v[d], 1e-6, "o", (size_t)(4 + d));
+	}
+}
+
+static void test_attention_bf16_heads_ref(void **state)
+{
+	/* batch 1, heads 2, q_len 1, k_len 2, hd 4, not causal, in the
+	 * (batch, seq, heads, hd) layout: element (j, h, d) of k is at
+	 * (j*2 + h)*4 + d. Head 0: s = (1, 0); head 1: s = (0, 1). */
+	float q[8] = { 1, 0, 0, 0, 0, 1, 0, 0 };
+	float k[16] = { 2, 0, 0, 0, /* j0 h1 */ 0, 0, 0, 0, /* j1 h0 */ 0, 2, 0, 0, /* j1 h1 */ 0, 2, 0, 0 };
+	float v[16] = { 1, 2, 3, 4, /* j0 h1 */ 10, 10, 10, 10, /* j1 h0 */ 5, 6, 7, 8, /* j1 h1 */ 20, 20, 20, 20 };
+	float o[8];
+	double p = 1 / (1 + exp(-1.0));
+	struct sc_ref_args a = { 0 };
+	(void)state;
+
+	a.buf[0] = q;
+	a.buf[1] = k;
+	a.buf[2] = v;
+	a.buf[3] = o;
+	a.i[5] = 1;
+	a.i[6] = 2;
+	a.i[7] = 1;
+	a.i[8] = 2;
+	a.i[9] = 4;
+	a.i[10] = 0;
+	run("attention-bf16", &a);
+	for (int d = 0; d < 4; d++) {
+		near(o[d], (d + 1) + 4 * (1 - p), 1e-6, "o", (size_t)d);     /* head 0 */
+		near(o[4 + d], 10 + 10 * p, 1e-5, "o", (size_t)(4 + d));      /* head 1: 17.310586 */
+	}
 }
 
 int main(void)
@@ -231,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_adaln_bf16_ref),
 		cmocka_unit_test(test_gemm_bf16_ref),
 		cmocka_unit_test(test_attention_bf16_ref),
+		cmocka_unit_test(test_attention_bf16_heads_ref),
 	};
 	return cmocka_run_group_tests_name("kernel_refs_bf16", tests, NULL, NULL);
 }
