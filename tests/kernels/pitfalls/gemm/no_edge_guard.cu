@@ -1,6 +1,6 @@
 // Pitfall: no bounds check on the edge tiles of M and N (M = 1, N = 1, 17, 65, 131, 300 are not multiples of 16): the patch is written whole, past C or over the next row.
 // fixture: gemm
-// expect-emu: failed *
+// expect-emu: failed out_of_bounds
 extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
     for (int idx = threadIdx.x; idx < TILE_M * TILE_N; idx += THREADS) {

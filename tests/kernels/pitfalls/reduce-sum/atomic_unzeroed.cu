@@ -1,6 +1,6 @@
 // Pitfall: every thread atomicAdds its partial sum into y, which is never zeroed (the harness poisons outputs with NaN).
 // fixture: reduce-sum
-// expect-emu: failed stale_output|mismatch
+// expect-emu: failed stale_output
 extern "C" __global__ void reduce_sum(const float* x, float* y, int rows, int cols)
 {
     const int row = blockIdx.x;

@@ -1,6 +1,6 @@
 // Pitfall: no __syncthreads between filling the shared tile and reading it transposed.
 // fixture: transpose
-// expect-emu: failed *
+// expect-emu: failed mismatch
 // The shared-memory tile: coalesced reads into tile[TILE][TILE + 1], a
 // barrier, coalesced writes of the transposed tile.
 extern "C" __global__ void transpose(const float* x, float* y, int rows, int cols)

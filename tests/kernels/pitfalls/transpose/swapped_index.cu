@@ -1,6 +1,6 @@
 // Pitfall: rows and cols swapped in the output index (y[c*cols + r] for y[c*rows + r]): right on square shapes only.
 // fixture: transpose
-// expect-emu: failed *
+// expect-emu: failed mismatch
 extern "C" __global__ void transpose(const float* x, float* y, int rows, int cols)
 {
     const int c = blockIdx.x * TILE + threadIdx.x;

@@ -1,6 +1,6 @@
 // Pitfall: bounds checked only on the read side (the write checks c < cols, not r < rows): edge tiles write past the end of y or over the next row of it.
 // fixture: transpose
-// expect-emu: failed|crashed *
+// expect-emu: failed out_of_bounds
 // The shared-memory tile: coalesced reads into tile[TILE][TILE + 1], a
 // barrier, coalesced writes of the transposed tile.
 extern "C" __global__ void transpose(const float* x, float* y, int rows, int cols)

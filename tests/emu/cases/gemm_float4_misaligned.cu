@@ -1,4 +1,7 @@
-// Pitfall: float4 loads of B's rows without checking N % 4 == 0: with N = 65, 131 or 1 the rows are not 16-byte aligned (a misaligned-address fault on a GPU; the emulation's alignment check stops it).
+// Emulator self-check: float4 loads of B's rows without checking
+// N % 4 == 0 (a gemm pitfall). With N = 65, 131 or 1 the rows after the
+// first are not 16-byte aligned: a GPU faults on the misaligned vector
+// load (launch error); the emulation's alignment check stops the launch.
 // fixture: gemm
 // expect-emu: crashed emu
 extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)

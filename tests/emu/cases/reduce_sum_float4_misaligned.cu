@@ -1,4 +1,7 @@
-// Pitfall: float4 loads assuming cols % 4 == 0: rows of 4097 (or 17, 33, 100003) start off 16-byte alignment after row 0 (a misaligned-address fault on a GPU; the emulation's alignment check stops it).
+// Emulator self-check: float4 loads assuming cols % 4 == 0, with a scalar
+// tail (a reduce-sum pitfall). Rows of 4097 (or 17, 33, 100003) start off
+// 16-byte alignment after row 0: a GPU faults on the misaligned vector
+// load (launch error); the emulation's alignment check stops the launch.
 // fixture: reduce-sum
 // expect-emu: crashed emu
 extern "C" __global__ void reduce_sum(const float* x, float* y, int rows, int cols)
