@@ -10,38 +10,58 @@
 #include <cuda_fp16.h>
 
 extern "C" __global__ void attention_bf16(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
-                                          __nv_bfloat16* o, float* s, int bh, int seq, int hd, int causal)
+                                          __nv_bfloat16* o, float* s, int batch, int heads, int q_len, int k_len,
+                                          int hd, int causal)
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const size_t b = blockIdx.y;
+    const size_t b = blockIdx.y / heads, h = blockIdx.y % heads, rs = (size_t)heads * hd;
     const float scale = rsqrtf((float)hd);
-    const int row_end = min(seq, (int)(blockIdx.x + 1) * BM);
+    const int row_end = min(q_len, (int)(blockIdx.x + 1) * BM);
+    const __nv_bfloat16* kb = k + b * k_len * rs + h * hd;
+    const __nv_bfloat16* vb = v + b * k_len * rs + h * hd;
 
+    if ((int)b >= batch)
+        return;
     for (int i = blockIdx.x * BM + warp; i < row_end; i += NT / 32) {
-        const __nv_bfloat16* qi = q + (b * seq + i) * hd;
-        float* srow = s + (b * seq + i) * seq;
-        const int nk = causal ? i + 1 : seq;
+        const __nv_bfloat16* qi = q + (b * q_len + i) * rs + h * hd;
+        __nv_bfloat16* oi = o + (b * q_len + i) * rs + h * hd;
+        float* srow = s + ((size_t)blockIdx.y * q_len + i) * k_len;
+        const int nk = causal ? min(k_len, i + 1 + k_len - q_len) : k_len;
+
+        // S: one key at a time.
         float m = -INFINITY;
         for (int j = 0; j < nk; j++) {
-            const __nv_bfloat16* kj = k + (b * seq + j) * hd;
+            const __nv_bfloat16* kj = kb + j * rs;
             float d = 0.0f;
             for (int c = lane; c < hd; c += 32)
                 d += __bfloat162float(qi[c]) * __bfloat162float(kj[c]);
             for (int off = 16; off > 0; off >>= 1)
                 d += __shfl_xor_sync(0xffffffffu, d, off);
+            d *= scale;
             if (lane == 0)
-                srow[j] = d * scale;
-            m = fmaxf(m, d * scale);
+                srow[j] = d;
+            m = fmaxf(m, d);
         }
         __syncwarp();
-        __half l = __float2half(0.0f);
-        for (int j = 0; j < nk; j++)
-            l = __hadd(l, __float2half(expf(srow[j] - m)));
+
+        // P = exp(S - max), in place, and its sum.
+        __half lh = __float2half(0.0f);
+        for (int j = lane; j < nk; j += 32) {
+            float p = expf(srow[j] - m);
+            srow[j] = p;
+            lh = __hadd(lh, __float2half(p));
+        }
+        for (int off = 16; off > 0; off >>= 1)
+            lh = __hadd(lh, __shfl_xor_sync(0xffffffffu, lh, off));
+        const float l = __half2float(lh);
+        __syncwarp();
+
+        // O = P V / sum; a row that sees no key is zero.
         for (int c = lane; c < hd; c += 32) {
             __half acc = __float2half(0.0f);
             for (int j = 0; j < nk; j++)
-                acc = __hadd(acc, __float2half(expf(srow[j] - m) * __bfloat162float(v[(b * seq + j) * hd + c])));
-            o[(b * seq + i) * hd + c] = __float2bfloat16(__half2float(acc) / __half2float(l));
+                acc = __hadd(acc, __float2half(srow[j] * __bfloat162float(vb[j * rs + c])));
+            oi[c] = __float2bfloat16(nk > 0 ? __half2float(acc) / l : 0.0f);
         }
         __syncwarp();
     }

@@ -9,8 +9,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-extern "C" __global__ void gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                                     int M, int N, int K)
+extern "C" __global__ void gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* W, const __nv_bfloat16* bias,
+                                     __nv_bfloat16* C, int M, int N, int K)
 {
     for (int idx = threadIdx.x; idx < TILE_M * TILE_N; idx += THREADS) {
         const int m = blockIdx.y * TILE_M + idx / TILE_N;
@@ -19,8 +19,8 @@ extern "C" __global__ void gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16
             __half acc = __float2half(0.0f);
             for (int k = 0; k < K; k++)
                 acc = __hadd(acc, __float2half(__bfloat162float(A[(size_t)m * K + k]) *
-                                               __bfloat162float(B[(size_t)k * N + n])));
-            C[(size_t)m * N + n] = __float2bfloat16(__half2float(acc));
+                                               __bfloat162float(W[(size_t)n * K + k])));
+            C[(size_t)m * N + n] = __float2bfloat16(__half2float(acc) + __bfloat162float(bias[n]));
         }
     }
 }

@@ -7,8 +7,8 @@
 
 using namespace nvcuda;
 
-extern "C" __global__ void gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                                     int M, int N, int K)
+extern "C" __global__ void gemm_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, const __nv_bfloat16* bias,
+                                     __nv_bfloat16* C, int M, int N, int K)
 {
     __shared__ __align__(32) __nv_bfloat16 tile[16 * 24];
     for (int i = threadIdx.x; i < 16 * 24; i += blockDim.x)

@@ -83,9 +83,10 @@ static void test_rmsnorm_bf16_ref(void **state)
 
 static void test_rope_bf16_ref(void **state)
 {
-	/* batch 1, seq 2, heads 1, hd 4: tables are 2 x 2; position 1 uses row 1 */
+	/* batch 1, seq 2, heads 1, hd 4: tables are 2 x 4, one entry per
+	 * element; position 1 uses row 1 */
 	float x[8] = { 1, 2, -1, 0.5f, 1.00390625f, 2, 3, -4 }, y[8];
-	float cs[4] = { 1, 0, 0.5f, -1 }, sn[4] = { 0, 1, 0.25f, 0 };
+	float cs[8] = { 1, 1, 0, 0, 0.5f, 0.25f, -1, 2 }, sn[8] = { 0, 0, 1, 1, 0.25f, 0.5f, 0, 0 };
 	struct sc_ref_args a = { 0 };
 	(void)state;
 
@@ -104,12 +105,13 @@ static void test_rope_bf16_ref(void **state)
 	near(y[1], 2, 0, "y", 1);
 	near(y[2], -0.5, 0, "y", 2);
 	near(y[3], -1, 0, "y", 3);
-	/* position 1: pair 0 by (0.5, 0.25): (1*0.5 - 2*0.25, 1*0.25 + 2*0.5) = (0, 1.25) */
+	/* position 1, pair 0: y0 = x0*cos[4] - x1*sin[4] = 0.5 - 0.5 = 0;
+	 * y1 = x1*cos[5] + x0*sin[5] = 0.5 + 0.5 = 1 (each element its own entry) */
 	near(y[4], 0, 0, "y", 4);
-	near(y[5], 1.25, 0, "y", 5);
-	/* pair 1 by (c -1, s 0): negated */
+	near(y[5], 1, 0, "y", 5);
+	/* pair 1: y2 = 3*(-1) - (-4)*0 = -3; y3 = -4*2 + 3*0 = -8 */
 	near(y[6], -3, 0, "y", 6);
-	near(y[7], 4, 0, "y", 7);
+	near(y[7], -8, 0, "y", 7);
 }
 
 static void test_geglu_bf16_ref(void **state)
@@ -180,31 +182,36 @@ static void test_adaln_bf16_ref(void **state)
 
 static void test_gemm_bf16_ref(void **state)
 {
-	/* [[1 2 3] [4 5 6]] x [[7 8] [9 10] [11 12]] = [[58 64] [139 154]];
-	 * 7.01 rounds to 7 (bfloat16 spacing 1/32 at 7), 2.99 to 2.984375 */
-	float A[6] = { 1, 2, 2.99f, 4, 5, 6 }, B[6] = { 7.01f, 8, 9, 10, 11, 12 }, C[4];
+	/* nn.Linear: x [[1 2 3] [4 5 6]] times W^T for W = [[7 9 11] [8 10 12]]
+	 * (N x K: row n is output n's weights) = [[58 64] [139 154]], plus
+	 * b = (0.5, -100); 7.01 rounds to 7 (bfloat16 spacing 1/32 at 7), 2.99
+	 * to 2.984375 */
+	float A[6] = { 1, 2, 2.99f, 4, 5, 6 }, W[6] = { 7.01f, 9, 11, 8, 10, 12 }, b[2] = { 0.5f, -100 }, C[4];
 	struct sc_ref_args a = { 0 };
 	(void)state;
 
 	as_bf16(A, 6);
-	as_bf16(B, 6);
-	assert_true(B[0] == 7.0f && A[2] == 2.984375f);
+	as_bf16(W, 6);
+	as_bf16(b, 2);
+	assert_true(W[0] == 7.0f && A[2] == 2.984375f);
 	a.buf[0] = A;
-	a.buf[1] = B;
-	a.buf[2] = C;
-	a.i[3] = 2;
+	a.buf[1] = W;
+	a.buf[2] = b;
+	a.buf[3] = C;
 	a.i[4] = 2;
-	a.i[5] = 3;
+	a.i[5] = 2;
+	a.i[6] = 3;
 	run("gemm-bf16", &a);
-	near(C[0], 7 + 18 + 2.984375 * 11, 1e-5, "C", 0);  /* 57.828125 */
-	near(C[1], 8 + 20 + 2.984375 * 12, 1e-5, "C", 1);  /* 63.8125 */
-	near(C[2], 139, 1e-5, "C", 2);
-	near(C[3], 154, 1e-5, "C", 3);
+	near(C[0], 7 + 18 + 2.984375 * 11 + 0.5, 1e-5, "C", 0);  /* 58.328125 */
+	near(C[1], 8 + 20 + 2.984375 * 12 - 100, 1e-5, "C", 1);  /* -36.1875 */
+	near(C[2], 139.5, 1e-5, "C", 2);
+	near(C[3], 54, 1e-5, "C", 3);
 }
 
 static void test_attention_bf16_ref(void **state)
 {
-	/* bh 1, seq 2, hd 4 (scale 1/2): q0.k0 = 2 -> s = (1, 0); row 1: s = (0, 1) */
+	/* batch 1, heads 1, q_len = k_len = 2, hd 4 (scale 1/2): q0.k0 = 2 ->
+	 * s = (1, 0); row 1: s = (0, 1) */
 	float q[8] = { 1, 0, 0, 0, 0, 1, 0, 0 }, k[8] = { 2, 0, 0, 0, 0, 2, 0, 0 };
 	float v[8] = { 1.00390625f, 2, 3, 4, 5, 6, 7, 8 }, o[8];
 	double p = 1 / (1 + exp(-1.0));  /* 0.7310586 */
@@ -216,11 +223,13 @@ static void test_attention_bf16_ref(void **state)
 	a.buf[1] = k;
 	a.buf[2] = v;
 	a.buf[3] = o;
-	a.i[5] = 1;
-	a.i[6] = 2;
-	a.i[7] = 4;
+	a.i[5] = 1;   /* batch */
+	a.i[6] = 1;   /* heads */
+	a.i[7] = 2;   /* q_len */
+	a.i[8] = 2;   /* k_len */
+	a.i[9] = 4;   /* hd */
 	for (int causal = 0; causal < 2; causal++) {
-		a.i[8] = causal;
+		a.i[10] = causal;
 		run("attention-bf16", &a);
 		for (int d = 0; d < 4; d++) {
 			/* row 0: p*v0 + (1-p)*v1 = v0 + 4(1-p); causal: v0 alone */
@@ -230,6 +239,53 @@ static void test_attention_bf16_ref(void **state)
 		}
 	}
 	near(o[4], 3.9242344, 1e-6, "o", 4);
+
+	/* A decode step: q_len 1 against k_len 2, causal. Bottom-right
+	 * alignment lets the one query see both keys (top-left would give v0
+	 * alone): the same result as row 0 without the mask. */
+	a.i[7] = 1;
+	a.i[10] = 1;
+	run("attention-bf16", &a);
+	for (int d = 0; d < 4; d++)
+		near(o[d], v[d] + 4 * (1 - p), 1e-6, "o", (size_t)d);
+	/* q_len 2 against k_len 1, causal: row 0 sees no key (zero), row 1 key 0 */
+	a.i[7] = 2;
+	a.i[8] = 1;
+	run("attention-bf16", &a);
+	for (int d = 0; d < 4; d++) {
+		near(o[d], 0, 0, "o", (size_t)d);
+		near(o[4 + d], v[d], 1e-6, "o", (size_t)(4 + d));
+	}
+}
+
+static void test_attention_bf16_heads_ref(void **state)
+{
+	/* batch 1, heads 2, q_len 1, k_len 2, hd 4, not causal, in the
+	 * (batch, seq, heads, hd) layout: element (j, h, d) of k is at
+	 * (j*2 + h)*4 + d. Head 0: s = (1, 0); head 1: s = (0, 1). */
+	float q[8] = { 1, 0, 0, 0, 0, 1, 0, 0 };
+	float k[16] = { 2, 0, 0, 0, /* j0 h1 */ 0, 0, 0, 0, /* j1 h0 */ 0, 2, 0, 0, /* j1 h1 */ 0, 2, 0, 0 };
+	float v[16] = { 1, 2, 3, 4, /* j0 h1 */ 10, 10, 10, 10, /* j1 h0 */ 5, 6, 7, 8, /* j1 h1 */ 20, 20, 20, 20 };
+	float o[8];
+	double p = 1 / (1 + exp(-1.0));
+	struct sc_ref_args a = { 0 };
+	(void)state;
+
+	a.buf[0] = q;
+	a.buf[1] = k;
+	a.buf[2] = v;
+	a.buf[3] = o;
+	a.i[5] = 1;
+	a.i[6] = 2;
+	a.i[7] = 1;
+	a.i[8] = 2;
+	a.i[9] = 4;
+	a.i[10] = 0;
+	run("attention-bf16", &a);
+	for (int d = 0; d < 4; d++) {
+		near(o[d], (d + 1) + 4 * (1 - p), 1e-6, "o", (size_t)d);     /* head 0 */
+		near(o[4 + d], 10 + 10 * p, 1e-5, "o", (size_t)(4 + d));      /* head 1: 17.310586 */
+	}
 }
 
 int main(void)
@@ -242,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_adaln_bf16_ref),
 		cmocka_unit_test(test_gemm_bf16_ref),
 		cmocka_unit_test(test_attention_bf16_ref),
+		cmocka_unit_test(test_attention_bf16_heads_ref),
 	};
 	return cmocka_run_group_tests_name("kernel_refs_bf16", tests, NULL, NULL);
 }

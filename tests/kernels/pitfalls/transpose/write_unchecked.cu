@@ -1,0 +1,21 @@
+// Pitfall: bounds checked only on the read side (the write checks c < cols, not r < rows): edge tiles write past the end of y or over the next row of it.
+// fixture: transpose
+// expect-emu: failed out_of_bounds
+// The shared-memory tile: coalesced reads into tile[TILE][TILE + 1], a
+// barrier, coalesced writes of the transposed tile.
+extern "C" __global__ void transpose(const float* x, float* y, int rows, int cols)
+{
+    __shared__ float tile[TILE][TILE + 1];
+    const int bx = blockIdx.x * TILE, by = blockIdx.y * TILE;
+    for (int j = threadIdx.y; j < TILE; j += BLOCK_ROWS) {
+        const int r = by + j, c = bx + threadIdx.x;
+        if (r < rows && c < cols)
+            tile[j][threadIdx.x] = x[(size_t)r * cols + c];
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < TILE; j += BLOCK_ROWS) {
+        const int r = by + threadIdx.x, c = bx + j;  // y is cols x rows
+        if (c < cols)  // the row check (r < rows) missing
+            y[(size_t)c * rows + r] = tile[threadIdx.x][j];
+    }
+}
