@@ -4,6 +4,8 @@
 #include "results/results.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 
 void sc_report_md_text(struct sc_buf *out, const char *s)
@@ -136,6 +138,68 @@ int sc_report_trim(struct sc_buf *out, const char *s, size_t max)
 	sc_buf_put(out, s, cut);
 	sc_buf_printf(out, "\n… [trimmed %zu bytes]", len - cut);
 	return 1;
+}
+
+void sc_report_test_label(struct sc_buf *out, const char *test_id)
+{
+	const char *hash = test_id ? strchr(test_id, '#') : NULL, *frag, *open, *p;
+	char *end;
+	unsigned long long idx;
+
+	if (!test_id) {
+		sc_buf_puts(out, "?");
+		return;
+	}
+	frag = hash ? hash + 1 : test_id;
+	if (hash && strncmp(test_id, "skill_meta.json#", 16))
+		sc_buf_put(out, test_id, (size_t)(frag - test_id));
+	open = strrchr(frag, '[');
+	if (!open || !isdigit((unsigned char)open[1])) {
+		sc_buf_puts(out, frag);
+		return;
+	}
+	errno = 0;
+	idx = strtoull(open + 1, &end, 10);
+	if (errno || *end != ']' || end[1] || idx == ULLONG_MAX) {
+		sc_buf_puts(out, frag);
+		return;
+	}
+	for (p = frag; p <= open; p++)
+		sc_buf_putc(out, *p);
+	sc_buf_printf(out, "%llu]", idx + 1);
+}
+
+int sc_report_natural_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b ? 0 : a ? 1 : -1;
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *sa = a, *sb = b;
+			size_t la, lb;
+			int c;
+			while (*sa == '0' && isdigit((unsigned char)sa[1]))
+				sa++;
+			while (*sb == '0' && isdigit((unsigned char)sb[1]))
+				sb++;
+			for (a = sa; isdigit((unsigned char)*a); a++)
+				;
+			for (b = sb; isdigit((unsigned char)*b); b++)
+				;
+			la = (size_t)(a - sa);
+			lb = (size_t)(b - sb);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			if ((c = memcmp(sa, sb, la)))
+				return c < 0 ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
 }
 
 const char *sc_report_mode_label(const char *mode)
