@@ -202,6 +202,52 @@ int sc_report_natural_cmp(const char *a, const char *b)
 	return *a ? 1 : *b ? -1 : 0;
 }
 
+static int cmp_unit_test(const void *pa, const void *pb)
+{
+	const struct sc_results_unit *a = *(const struct sc_results_unit *const *)pa;
+	const struct sc_results_unit *b = *(const struct sc_results_unit *const *)pb;
+	int c;
+
+	if ((c = strcmp(a->skill ? a->skill : "", b->skill ? b->skill : "")))
+		return c;
+	if ((c = strcmp(a->model ? a->model : "", b->model ? b->model : "")))
+		return c;
+	return strcmp(a->test_id ? a->test_id : "", b->test_id ? b->test_id : "");
+}
+
+size_t sc_report_count_regressions(const struct sc_results *r)
+{
+	const struct sc_results_unit **v;
+	size_t n = 0, count = 0;
+
+	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+		return 0;
+	v = sc_xcalloc(r->nunits + 1, sizeof(*v));
+	for (size_t i = 0; i < r->nunits; i++) {
+		const char *var = r->units[i].variant;
+		if (var && (!strcmp(var, "base") || !strcmp(var, "head")))
+			v[n++] = &r->units[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_unit_test);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0;
+		for (; j < n && !cmp_unit_test(&v[i], &v[j]); j++) {
+			const struct sc_results_unit *u = v[j];
+			bool bad = u->verdict && (!strcmp(u->verdict, "fail") || !strcmp(u->verdict, "error"));
+			if (!strcmp(u->variant, "base")) {
+				base_pass += u->verdict && !strcmp(u->verdict, "pass");
+				base_bad += bad;
+			} else {
+				head_bad += bad;
+			}
+		}
+		count += head_bad && base_pass && !base_bad;
+		i = j;
+	}
+	free(v);
+	return count;
+}
+
 const char *sc_report_mode_label(const char *mode)
 {
 	if (!mode || !strcmp(mode, "none"))

@@ -75,6 +75,12 @@ void sc_report_test_label(struct sc_buf *out, const char *test_id);
  * "tests[10]"), the rest bytewise; NULL first. */
 int sc_report_natural_cmp(const char *a, const char *b);
 
+/* The tests that regressed: (skill, model, test) that passes at base (every
+ * run that ran) and fails or errs at head in some run; what the Markdown
+ * lists as regressed and the GitHub output `regressions` counts. 0 for
+ * an eval. */
+size_t sc_report_count_regressions(const struct sc_results *r);
+
 /* "GPU", "compile-only" or "no kernel tests" for run.mode. */
 const char *sc_report_mode_label(const char *mode);
 

@@ -43,9 +43,13 @@ expect_same "$EXP/rows.file-attrs.xml" "$T/rows.file-attrs.xml" "rows JUnit with
 md=$(cat "$T/pr.md")
 # cuda-gemm's 100% -> 0% on one test is a drop its data neither show nor
 # rule out: inconclusive, not failed (docs/evaluation.md)
-for want in '❌ **gate failed' '100% → 0%' '+75 pts (not significant, p=0.250)' '🆕 added' '🗑️ deleted' \
-	'| modified, untested |' '❌ **tests** (skill\_untested)' '<code>skills/docs-only</code>' \
-	'⚠️ inconclusive — a drop of up to 198.7 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
+for want in '❌ **gate failed' '100% → 0% (-100 pts)' '+75 pts (not significant, p=0.250)' \
+	'<code>skills/new-skill</code><br><sub>added</sub>' '<code>skills/old-skill</code><br><sub>deleted</sub>' \
+	'| ❌ **fail**<br><sub>tests</sub> | <code>skills/docs-only</code><br><sub>untested</sub> |' \
+	'| ❌ **fail**<br><sub>pass rate</sub> | <code>skills/commit-messages</code> |' \
+	'- ❌ **tests** (skill\_untested)' '**Regressed** (pass at base, fail at head): 2 tests' \
+	'0 of 2 runs passed; fail (wrong\_answer)' \
+	'⚠️ **pass rate** inconclusive, not a failure: a drop of up to 198.7 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
 	'<details>' 'fixtures.lock <code>efefefefefef</code>' 'mode GPU' \
 	'driver 550.54.15' 'skillci 0.1.0' 'pass\_rate\_drop' '&lt;script&gt;' '&#124; pipe'; do
 	case "$md" in *"$want"*) _tap ok "PR report shows '$want'" ;;
@@ -72,38 +76,80 @@ check "terminal summary draws bars" grep -qF "baseline   █████░░�
 # rows.json (tests/golden/make-rows.sh) is a real run with one changed skill
 # of every kind: the Markdown row of each says what happened and what the
 # gate decided, and nothing in the report contradicts it.
-check "rows: one row per changed skill, each kind with its gate verdict and reason" \
+check "rows: one row per changed skill, each kind with its gate verdict first" \
 	python3 - "$T/rows.md" <<'EOF'
-import sys
+import re, sys
 md = open(sys.argv[1], encoding="utf-8").read()
 rows = {}
 for line in md.splitlines():
-    if line.startswith("| <code>skills/"):
-        cells = [c.strip() for c in line.strip("|").split(" | ")]
-        rows[cells[0]] = cells
+    m = re.match(r"^\| ((?:✅|❌|⚠️|⏳|—)[^|]*?) \| <code>(skills/[^<]*)</code>", line)
+    if m:
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        rows[m.group(2)] = cells
 def row(skill):
     assert skill in rows, (skill, list(rows))
     return rows[skill]
-assert len(rows) == 8, list(rows)
-r = row("<code>skills/added</code>"); assert r[1] == "🆕 added" and r[-1] == "✅ passed", r
-r = row("<code>skills/deleted</code>"); assert r[1] == "🗑️ deleted" and r[-1] == "✅ passed — deleted at head, allowed", r
+assert len(rows) == 9, list(rows)
+r = row("skills/added"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>added</sub>"), r
+assert r[2] == "— → 100%<br><sub>no skill 0%</sub>", r
+r = row("skills/deleted"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>deleted</sub>"), r
 # 100% -> 100% on two tests, one run each: a drop is neither shown nor ruled out
-inconclusive = "⚠️ inconclusive — a drop of up to 71.2 points cannot be ruled out (pass rate 100% -&gt; 100%;"
-r = row("<code>skills/old-name</code> → <code>skills/new-name</code>"); assert r[1] == "🚚 renamed" and r[-1].startswith(inconclusive), r
-r = row("<code>skills/untested</code>"); assert r[1] == "modified, untested" and "untested: no tests found at head, not counted as failed" in r[-1], r
-r = row("<code>skills/invalid</code>"); assert r[1] == "modified, ⛔ invalid", r
-assert r[-1].startswith("❌ **validity** (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'") and "name-mismatch" in r[-1], r
-r = row("<code>skills/legacy</code>"); assert r[-1].startswith(inconclusive) and r[-1].endswith(" · 1 pre-existing error (also at base) · 1 error fixed"), r
-r = row("<code>skills/improved</code>"); assert r[3] == "50% → 100%" and r[-1] == "✅ passed", r
-r = row("<code>skills/regressed</code>"); assert r[3] == "100% → 12%" and r[-1].startswith("❌ **pass rate** (pass\\_rate\\_drop): pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.05"), r
+r = row("skills/new-name"); assert r[0] == "⚠️ **unsure**" and r[1].endswith("<br><sub>from skills/old-name</sub>"), r
+r = row("skills/untested"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>untested</sub>"), r
+r = row("skills/invalid"); assert r[0] == "❌ **fail**<br><sub>validity</sub>" and r[1].endswith("<sub>invalid</sub>"), r
+r = row("skills/legacy"); assert r[0] == "⚠️ **unsure**", r
+r = row("skills/improved"); assert r[0] == "✅ pass" and r[2] == "50% → 100% (+50 pts)<br><sub>15–85 → 51–100</sub>", r
+r = row("skills/regressed"); assert r[0] == "❌ **fail**<br><sub>pass rate</sub>" and r[2].startswith("100% → 12% (-88 pts)"), r
+assert r[3] == "130 (+18%)" and r[4] == "no price", r
+r = row("skills/known-bad"); assert r[0] == "⚠️ **unsure**", r
+# no message in the table: the longest cell line is short
+for skill, cells in rows.items():
+    for c in cells:
+        for part in c.split("<br>"):
+            text = re.sub(r"<[^>]+>", "", part)
+            assert len(text) <= 40, (skill, text)
 first = md.split("\n\n")[1]
-assert first == "❌ **gate failed: 2 of 8 changed skills failed (skills/invalid, skills/regressed).**", first
-for never in ("No changed skill", "regressed (", "no regression", "**Untested**"):
+assert first == "❌ **gate failed: 2 of 9 changed skills failed (skills/invalid, skills/regressed).**", first
+failed = md.split("### What failed\n\n")[1].split("### Details")[0]
+blocks = {re.search(r"<code>(skills/[^<]*)</code>", b).group(1): b for b in failed.split("<details>")[1:]}
+assert sorted(blocks) == ["skills/invalid", "skills/known-bad", "skills/legacy", "skills/new-name", "skills/regressed"], sorted(blocks)
+b = blocks["skills/invalid"]
+assert "- ❌ **validity** (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'" in b and "name-mismatch" in b, b
+b = blocks["skills/regressed"]
+assert "<b>pass rate</b> · 8 tests: 1 passed, 7 regressed</summary>" in b, b
+assert "pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.05" in b, b
+assert "**Regressed** (pass at base, fail at head): 7 tests" in b and "Already failing" not in b, b
+assert b.count("fail (wrong\\_answer): answer lacks 'ok-regressed'") == 7, b
+# the head's answer, escaped for Markdown and HTML
+assert b.count("  - answer: <q>I am not sure what the regressed word is; try &#124; pipes &lt;b&gt;and&lt;/b&gt; \\*stars\\*.</q>") == 7, b
+assert b.index("tests\\[2\\]") < b.index("tests\\[8\\]")
+b = blocks["skills/known-bad"]
+assert "**Already failing** (fail at base too, not brought by this change): 1 test" in b and "**Regressed**" not in b, b
+assert "➖ <code>tests\\[2\\]</code> Q2 about known-bad \\[hard\\]: fail (wrong\\_answer): answer lacks 'ok-known-bad'" in b, b
+assert "⚠️ **pass rate** inconclusive, not a failure: a drop of up to 71.2 points" in blocks["skills/new-name"]
+for never in ("No changed skill", "no regression", "**Untested**", "[run 0]"):
     assert never not in md, never
 assert "⚠️ pre-existing error <code>skills/legacy/SKILL.md:3</code>" in md
 assert "✅ fixed <code>skills/legacy/SKILL.md:9</code>" in md
 print("ok")
 EOF
+for name in pr rows; do
+	check "$name.md: every table row fits GitHub's comment width (at most 100 characters shown)" \
+		python3 - "$T/$name.md" <<'EOF'
+import html, re, sys
+worst = 0
+rows = [l for l in open(sys.argv[1], encoding="utf-8") if l.startswith("| ") and not l.startswith(("| gate |", "| model |"))]
+for l in rows:
+    cells = l.strip()[2:-2].split(" | ")
+    # a cell is as wide as its widest line (<br> breaks it)
+    w = sum(max(len(html.unescape(re.sub(r"<[^>]+>", "", part)).replace("\\", "")) for part in c.split("<br>"))
+            for c in cells) + 3 * (len(cells) - 1) + 4
+    worst = max(worst, w)
+    assert w <= 100, (w, l)
+assert rows, "no rows"
+print("ok: widest row", worst)
+EOF
+done
 check "rows: the terminal gives every changed skill and the same verdict" python3 - "$T/rows.term.txt" <<'EOF'
 import sys
 t = open(sys.argv[1], encoding="utf-8").read()
@@ -113,7 +159,7 @@ for want in ("skills/deleted: deleted at head\n  gate: ✓ passed", "skills/new-
              "gate: ✗ pass_rate (pass_rate_drop): pass rate fell from 100% to 12%, a drop beyond the 5-point margin",
              "skills/new-name · anthropic.fake-student (renamed from skills/old-name)\n  baseline",
              "gate: ? pass_rate: inconclusive: a drop of up to 71.2 points cannot be ruled out",
-             "✗ gate failed: 2 of 8 changed skills failed (skills/invalid, skills/regressed)"):
+             "✗ gate failed: 2 of 9 changed skills failed (skills/invalid, skills/regressed)"):
     assert want in t, want
 print("ok")
 EOF
@@ -130,13 +176,13 @@ fails = [(s.get("name"), c.get("name"), c.find("failure")) for s in root.iter("t
 got = sorted((s, n, f.get("type")) for s, n, f in fails)
 assert got == [("skills/invalid", "gate: validity (Agent Skills rules)", "skill_invalid"),
                ("skills/regressed", "gate: pass rate, base -> head", "pass_rate_drop"),
-               ("skills/regressed", "test: Q2 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q3 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q4 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q5 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q6 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q7 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q8 about regressed [hard] [run 0]", "regressed")], got
+               ("skills/regressed", "skills/regressed/tests[2] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[3] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[4] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[5] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[6] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[7] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[8] run 1", "regressed")], got
 v = [f for s, n, f in fails if f.get("type") == "skill_invalid"][0]
 assert v.get("message").startswith("skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'"), v.get("message")
 assert "[name-mismatch]" in v.get("message")
@@ -159,8 +205,32 @@ assert ut is not None and "allowed: the trusted config sets gate.allow_untested"
 assert un["gate: validity (Agent Skills rules)"].find("failure") is None
 # base and baseline outcomes are properties, never failures
 p = props("skills/regressed")
-assert p["anthropic.fake-student base skill_meta.json#tests[1] [run 0]"] == "pass", p
-assert p["anthropic.fake-student baseline skill_meta.json#tests[1] [run 0]"] == "fail", p
+assert p["anthropic.fake-student base tests[2] run 1"] == "pass", p
+assert p["anthropic.fake-student baseline tests[2] run 1"] == "fail", p
+assert p["anthropic.fake-student regressed"] == "tests[2], tests[3], tests[4], tests[5], tests[6], tests[7], tests[8]", p
+# a test failing at both sides: not this change's failure, listed by name
+kb = {c.get("name"): c for c in suites["skills/known-bad"].findall("testcase")}
+sk = kb["skills/known-bad/tests[2] run 1"].find("skipped")
+assert sk is not None and sk.get("type") == "already_failing", sk
+assert sk.get("message").startswith("already failing: fails at base too (1 of 1 base runs failed)"), sk.get("message")
+assert props("skills/known-bad")["anthropic.fake-student already_failing"] == "tests[2]"
+assert kb["skills/known-bad/tests[1] run 1"].find("skipped") is None
+# checks that do not apply are left out, not skipped: a passing skill skips nothing
+imp = suites["skills/improved"]
+assert imp.get("skipped") == "0" and imp.get("failures") == "0", imp.attrib
+assert "gate: kernel speedup" not in [c.get("name") for c in imp.findall("testcase")]
+assert "speedup anthropic.fake-student: no kernel speedup" in props("skills/improved")["checks_not_applicable"]
+# natural order, and counts that count the cases
+names = [c.get("name") for c in suites["skills/regressed"].findall("testcase") if "/tests[" in c.get("name")]
+assert names == ["skills/regressed/tests[%d] run 1" % i for i in range(1, 9)], names
+for s in suites.values():
+    cases = s.findall("testcase")
+    assert int(s.get("tests")) == len(cases)
+    assert int(s.get("skipped")) == sum(1 for c in cases if c.find("skipped") is not None)
+    assert int(s.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
+# the run's wall time (9 s), not the sum of its units' latencies
+assert root.get("time") == "9.000", root.get("time")
+assert abs(sum(float(s.get("time")) for s in suites.values()) - 9.0) < 0.01
 print("ok")
 EOF
 check "PR JUnit: the improved skill's tests pass; the regressed skill fails its check and tests" \
@@ -290,20 +360,19 @@ expect_exit 0 "report with 300 skills exits 0"
 chars=$(python3 -c "import sys; print(len(open(sys.argv[1], encoding='utf-8').read()))" "$T/big.md")
 if [ "$chars" -lt 65536 ]; then _tap ok "300-skill report is under 65,536 characters ($chars)"
 else _tap not-ok "300-skill report is under 65,536 characters" "$chars characters"; fi
-rows=$(grep -c '^| <code>skills/generated-skill-with-a-long-name-' "$T/big.md")
+rows=$(grep -c '^| .* | <code>skills/generated-skill-with-a-long-name-' "$T/big.md")
 if [ "$rows" -eq 300 ]; then _tap ok "300-skill report keeps every summary row"
 else _tap not-ok "300-skill report keeps every summary row" "$rows rows"; fi
 case "$(cat "$T/big.md")" in *"Details shortened"*"big.full.md"*) _tap ok "shortened report points at the full report" ;;
 *) _tap not-ok "shortened report points at the full report" ;; esac
-full=$(grep -c '^<details>' "$T/big.full.md")
+full=$(grep -c '^<summary>.* (head): ' "$T/big.full.md")
 if [ "$full" -eq 300 ]; then _tap ok "the full report keeps every details section"
 else _tap not-ok "the full report keeps every details section" "$full sections"; fi
-# over the bound the table's gate cell is the rule and the interval; the
-# full report keeps each whole message
-check "the shortened table's gate cell gives the interval" grep -qF \
-	"| ⚠️ inconclusive — 90% interval \[-41.1, +41.1\] |" "$T/big.md"
+# the table gives the verdict; the full report each whole message
+check "the shortened report's rows say inconclusive" grep -qF \
+	"| ⚠️ **unsure** | <code>skills/generated-skill-with-a-long-name-000</code> |" "$T/big.md"
 check "the full report keeps the whole pass-rate message" grep -qF \
-	"⚠️ inconclusive — a drop of up to 41.1 points cannot be ruled out" "$T/big.full.md"
+	"⚠️ **pass rate** inconclusive, not a failure: a drop of up to 41.1 points cannot be ruled out" "$T/big.full.md"
 
 # ---- JSON round trip ----------------------------------------------------
 
@@ -402,7 +471,8 @@ expect_out_contains "::error file=skills/cuda-gemm/SKILL.md,title=skillci%3A ski
 	"gate.fail_inconclusive: the inconclusive drop is annotated as failing pass_rate_inconclusive"
 n=$(printf '%s\n' "$OUT" | grep -c '^::error ')
 if [ "$n" -eq 4 ]; then _tap ok "gate.fail_inconclusive: one more annotation"; else _tap not-ok "gate.fail_inconclusive: one more annotation" "$n"; fi
-check "gate.fail_inconclusive: GITHUB_OUTPUT counts 4 failing skills" grep -qx "regressions=4" "$T/gh_output2"
+check "gate.fail_inconclusive: GITHUB_OUTPUT counts 4 annotations" grep -qx "annotations=4" "$T/gh_output2"
+check "gate.fail_inconclusive: GITHUB_OUTPUT still counts 3 regressed tests" grep -qx "regressions=3" "$T/gh_output2"
 
 # ---- sticky PR comment against a fake GitHub API ------------------------
 
@@ -459,7 +529,7 @@ if [ "$len" -lt 65536 ] && curl -s "$GH_URL/_fake/comments" | grep -q "too long 
 else
 	_tap not-ok "a summary over the limit becomes a short comment pointing at the full report" "$len"
 fi
-rows=$(grep -c '^| <code>skills/s' "$T/huge.md")
+rows=$(grep -c '^| .* | <code>skills/s' "$T/huge.md")
 if [ "$rows" -eq 1500 ]; then _tap ok "--markdown still keeps every summary row"; else _tap not-ok "--markdown still keeps every summary row" "$rows"; fi
 gh_stop
 
@@ -554,14 +624,16 @@ dom = open(sys.argv[1], encoding="utf-8").read()
 md = open(sys.argv[2], encoding="utf-8").read()
 p = P(); p.feed(dom)
 # header rows: the summary table's, and the token table's (a run with usage)
-body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model")]
-md_rows = [l for l in md.splitlines() if l.startswith("| <code>")]
+body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model", "gate")]
+md_rows = [l for l in md.splitlines() if l.startswith("| ") and not l.startswith(("| gate |", "| skill |", "| model |", "|---"))]
+col = 1 if "| gate | skill |" in md else 0
 assert p.tags.get("script", 0) == 0, "a script element"
 assert len(body_rows) == len(md_rows), (len(body_rows), len(md_rows))
 for r, l in zip(body_rows, md_rows):
     # the skill cell of each row, as the browser shows it
-    want = l.split(" | ")[0].lstrip("| ").replace("<code>", "").replace("</code>", "")
-    assert r[0] == want, (r[0], want)
+    import html, re
+    want = html.unescape(re.sub(r"<[^>]+>", "", l.strip()[2:-2].split(" | ")[col])).replace("\\", "")
+    assert r[col] == want, (r[col], want)
 if "<details>" in md:
     assert p.tags.get("details", 0) == md.count("<details>"), (p.tags.get("details"), md.count("<details>"))
 verdict = md.split("\n\n")[1].strip("*❌✅⏳ .")
@@ -590,8 +662,9 @@ EOF
 	check "Chromium shows the rows report's every row kind" python3 - "$T/rows.dom.html" <<'EOF'
 import sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-for want in ("skills/old-name</code> → <code>skills/new-name", "🗑️ deleted", "🆕 added", "🚚 renamed",
-             "modified, untested", "⛔ invalid", "pre-existing error", "skill_invalid", "pass_rate_drop"):
+for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted</sub>", "<sub>added</sub>",
+             "<sub>untested</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
+             "Already failing", "Regressed", "<q>I am not sure what the regressed word is"):
     assert want in dom, want
 print("ok")
 EOF
