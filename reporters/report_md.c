@@ -1565,8 +1565,7 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 				     "%zu section%s abbreviated, %zu omitted",
 			      SC_REPORT_MD_COMMENT_LIMIT, abbreviated, abbreviated == 1 ? "" : "s", omitted);
 		if (brief)
-			sc_buf_puts(&note, "; the table gives each check's rule and interval, "
-					   "not its whole message nor the significance of the change");
+			sc_buf_puts(&note, "; the table's rows leave out their intervals");
 		sc_buf_puts(&note, ". The full report: ");
 		if (opt && opt->full_report)
 			sc_report_md_code(&note, opt->full_report);
