@@ -303,6 +303,49 @@ if [ -f "$XSD" ] && command -v xmllint > /dev/null; then
 else
 	skip "JUnit validates against junit-10.xsd" "no $XSD or no xmllint"
 fi
+# A real JUnit consumer: junitparser (PyPI; tests/install-deps.sh installs
+# it), the parser EnricoMi's publish-unit-test-result-action reads with. It
+# must see what skillci means: the failures are exactly the gate's, a test
+# failing at both sides is skipped as already failing, counts and the
+# duration add up the way that action adds them.
+if python3 -c "import junitparser" 2> /dev/null; then
+	check "junitparser reads the rows JUnit as the gate decided" python3 - "$T/rows.xml" "$T/pr.xml" <<'EOF'
+import sys
+from junitparser import JUnitXml, Failure, Skipped, Error
+def load(path):
+    x = JUnitXml.fromfile(path)
+    return [s for s in x]
+suites = load(sys.argv[1])
+failed, skipped = [], {}
+for s in suites:
+    cases = list(s)
+    results = [c.result for c in cases]
+    nf = sum(1 for r in results if any(isinstance(x, Failure) and not isinstance(x, Error) for x in r))
+    ns = sum(1 for r in results if any(isinstance(x, Skipped) for x in r))
+    assert (s.tests, s.failures, s.skipped) == (len(cases), nf, ns), (s.name, s.tests, s.failures, s.skipped, len(cases), nf, ns)
+    for c in cases:
+        for r in c.result:
+            if isinstance(r, Failure) and not isinstance(r, Error):
+                failed.append((s.name, c.name, r.type))
+            if isinstance(r, Skipped):
+                skipped[(s.name, c.name)] = (r.type, r.message)
+want = [("skills/invalid", "gate: validity (Agent Skills rules)", "skill_invalid"),
+        ("skills/regressed", "gate: pass rate, base -> head", "pass_rate_drop")] + \
+       [("skills/regressed", "skills/regressed/tests[%d] run 1" % i, "regressed") for i in range(2, 9)]
+assert sorted(failed) == sorted(want), failed
+t, m = skipped[("skills/known-bad", "skills/known-bad/tests[2] run 1")]
+assert t == "already_failing" and m.startswith("already failing: fails at base too"), (t, m)
+# a passing skill: no skipped case (checks that do not apply are left out)
+assert not [k for k in skipped if k[0] == "skills/improved"], skipped
+# the action's duration is the sum of the suites' times: the wall time
+assert abs(sum(s.time for s in suites) - 9.0) < 0.01, [s.time for s in suites]
+pr = load(sys.argv[2])
+assert abs(sum(s.time for s in pr) - 420.0) < 0.01, [s.time for s in pr]
+print("ok", len(suites), "suites")
+EOF
+else
+	skip "junitparser reads the rows JUnit as the gate decided" "no junitparser (tests/install-deps.sh installs it)"
+fi
 # Characters XML 1.0 cannot hold and huge messages.
 python3 - "$IN/pr.json" "$T/nasty.json" <<'EOF'
 import json, sys
