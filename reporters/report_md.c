@@ -41,6 +41,17 @@ static bool is_shard(const struct sc_results *r)
 	return r->run.shard_count > 1;
 }
 
+/* A compile-only kernel unit's message ends with why the runner has no GPU
+ * ("...; correctness and speed not checked: no GPU: compile-only
+ * (libcuda.so.1: cannot open ...)"): where that reason starts, or NULL. */
+static const char *no_gpu_reason(const char *message)
+{
+	static const char marker[] = "correctness and speed not checked: ";
+	const char *at = message ? strstr(message, marker) : NULL;
+
+	return at && at[sizeof(marker) - 1] ? at + sizeof(marker) - 1 : NULL;
+}
+
 static int cmp_skill_ptr(const void *pa, const void *pb)
 {
 	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
@@ -445,7 +456,7 @@ static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
 	if (sc_streq(s->status, "added"))
 		PART("added");
 	else if (sc_streq(s->status, "deleted"))
-		PART("deleted");
+		PART("deleted at head");
 	else if (sc_streq(s->status, "renamed") && s->old_path) {
 		PART("from ");
 		sc_report_md_text(out, s->old_path);
@@ -770,6 +781,44 @@ static void render_links(struct sc_buf *out, const char *run_url)
 			   "(report.html, results.json, JUnit)\n\n", run_url, run_url);
 }
 
+/* Why the kernels were compiled and not run, once for the report (each
+ * test's line then says only that they were not run): the distinct
+ * reasons of the units, at most three. */
+static void render_no_gpu(struct sc_buf *out, const struct sc_results *r)
+{
+	const char *seen[3];
+	size_t n = 0, more = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const char *why = no_gpu_reason(r->units[i].message);
+		bool dup = false;
+		if (!why)
+			continue;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = !strcmp(seen[j], why);
+		if (dup)
+			continue;
+		if (n < SC_ARRAY_SIZE(seen))
+			seen[n++] = why;
+		else
+			more++;
+	}
+	if (!n)
+		return;
+	sc_buf_puts(out, "> **Kernels compiled, not run:** correctness and speed not checked: ");
+	for (size_t i = 0; i < n; i++) {
+		struct sc_buf t = SC_BUF_INIT;
+		if (i)
+			sc_buf_puts(out, "; ");
+		sc_report_trim(&t, seen[i], SC_REPORT_MD_BRIEF_MAX * 2);
+		sc_report_md_text(out, t.ptr);
+		sc_buf_release(&t);
+	}
+	if (more)
+		sc_buf_printf(out, " (and %zu other reason%s)", more, more == 1 ? "" : "s");
+	sc_buf_puts(out, ".\n\n");
+}
+
 static void render_summary(struct sc_buf *out, const struct sc_results *r, const struct rows *rows,
 			   const char *run_url)
 {
@@ -810,6 +859,7 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 	}
 	render_trust(out, r);
 	render_pr_tests(out, r);
+	render_no_gpu(out, r);
 	if (rows->n) {
 		if (eval)
 			sc_buf_puts(out, "| skill | model | no skill | with skill | lift | tokens Δ | speedup | verdict |\n"
@@ -1033,9 +1083,17 @@ static void run_outcome(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_puts(out, ")");
 	}
 	if (u->message && *u->message) {
+		const char *why = no_gpu_reason(u->message);
 		sc_buf_puts(out, ": ");
-		sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
-		sc_report_md_text(out, tmp.ptr);
+		if (why) {
+			/* the runner's reason is said once, above the table */
+			sc_buf_put(&tmp, u->message, (size_t)(why - u->message));
+			sc_report_md_text(out, tmp.ptr);
+			sc_buf_puts(out, "(no GPU: the reason is above the table)");
+		} else {
+			sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
+			sc_report_md_text(out, tmp.ptr);
+		}
 	} else if (u->kernel && sc_streq(u->verdict, "skipped") && sc_streq(u->kernel->verdict, "compiled")) {
 		sc_buf_puts(out, ": no GPU: compiled only");
 	}

@@ -44,7 +44,7 @@ md=$(cat "$T/pr.md")
 # cuda-gemm's 100% -> 0% on one test is a drop its data neither show nor
 # rule out: inconclusive, not failed (docs/evaluation.md)
 for want in '❌ **gate failed' '100% → 0% (-100 pts)' '+75 pts (not significant, p=0.250)' \
-	'<code>skills/new-skill</code><br><sub>added</sub>' '<code>skills/old-skill</code><br><sub>deleted</sub>' \
+	'<code>skills/new-skill</code><br><sub>added</sub>' '<code>skills/old-skill</code><br><sub>deleted at head</sub>' \
 	'| ❌ **fail**<br><sub>tests</sub> | <code>skills/docs-only</code><br><sub>untested</sub> |' \
 	'| ❌ **fail**<br><sub>pass rate</sub> | <code>skills/commit-messages</code> |' \
 	'- ❌ **tests** (skill\_untested)' '**Regressed** (pass at base, fail at head): 2 tests' \
@@ -92,7 +92,7 @@ def row(skill):
 assert len(rows) == 9, list(rows)
 r = row("skills/added"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>added</sub>"), r
 assert r[2] == "— → 100%<br><sub>no skill 0%</sub>", r
-r = row("skills/deleted"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>deleted</sub>"), r
+r = row("skills/deleted"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>deleted at head</sub>"), r
 # 100% -> 100% on two tests, one run each: a drop is neither shown nor ruled out
 r = row("skills/new-name"); assert r[0] == "⚠️ **unsure**" and r[1].endswith("<br><sub>from skills/old-name</sub>"), r
 r = row("skills/untested"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>untested</sub>"), r
@@ -705,7 +705,7 @@ EOF
 	check "Chromium shows the rows report's every row kind" python3 - "$T/rows.dom.html" <<'EOF'
 import sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted</sub>", "<sub>added</sub>",
+for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted at head</sub>", "<sub>added</sub>",
              "<sub>untested</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
              "Already failing", "Regressed", "<q>I am not sure what the regressed word is"):
     assert want in dom, want

@@ -238,7 +238,7 @@ static void test_combine_marks_added_deleted_and_diffs(void **state)
 	assert_null(sc_results_find_comparison(&head, "skills/c", "m", "base", "head"));
 	sc_report_md_full(&md, &head);
 	assert_non_null(strstr(md.ptr, "| ✅ pass | <code>skills/b</code><br><sub>m</sub> | 25% → 75% (+50 pts) | 750 (+200%) |"));
-	assert_non_null(strstr(md.ptr, "| <code>skills/a</code><br><sub>deleted</sub><br><sub>m</sub> | 25% → — |"));
+	assert_non_null(strstr(md.ptr, "| <code>skills/a</code><br><sub>deleted at head</sub><br><sub>m</sub> | 25% → — |"));
 	assert_non_null(strstr(md.ptr, "| <code>skills/c</code><br><sub>added</sub><br><sub>m</sub> | — → 75% |"));
 	sc_results_release(&base);
 	sc_results_release(&head);
@@ -420,6 +420,42 @@ static void test_links_from_github_variables(void **state)
 	sc_buf_release(&without);
 }
 
+/* Compile-only kernel tests: why the runner has no GPU is said once, not
+ * on every test's line. */
+static void test_no_gpu_reason_once(void **state)
+{
+	static const char why[] = "no GPU: compile-only (libcuda.so.1: cannot open shared object file)";
+	struct sc_results r;
+	struct sc_buf md = SC_BUF_INIT, msg = SC_BUF_INIT;
+	(void)state;
+
+	sc_buf_printf(&msg, "compiled for sm_90 (32 registers, 0 bytes spilled); correctness and speed "
+		      "not checked: %s", why);
+	sc_results_init(&r);
+	r.run.kind = sc_xstrdup("run");
+	r.skills = sc_xcalloc(1, sizeof(*r.skills));
+	r.nskills = 1;
+	r.skills[0].path = sc_xstrdup("skills/s");
+	r.skills[0].status = sc_xstrdup("modified");
+	r.skills[0].gate_passed = true;
+	r.gate.passed = true;
+	for (int t = 0; t < 3; t++)
+		for (int run = 0; run < 2; run++) {
+			add_unit(&r, "head", t, run, "skipped", NULL);
+			r.units[r.nunits - 1].message = sc_xstrdup(msg.ptr);
+		}
+	sc_results_sort(&r);
+	sc_report_md_full(&md, &r);
+	assert_int_equal(count(md.ptr, "libcuda.so.1"), 1);
+	assert_non_null(strstr(md.ptr, "> **Kernels compiled, not run:** correctness and speed not checked: "
+				       "no GPU: compile-only (libcuda.so.1: cannot open shared object file)."));
+	assert_int_equal(count(md.ptr, "correctness and speed not checked: (no GPU: the reason is above the table)"), 3);
+	assert_true(strstr(md.ptr, "Kernels compiled, not run") < strstr(md.ptr, "| gate |"));
+	sc_results_release(&r);
+	sc_buf_release(&md);
+	sc_buf_release(&msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_labels_and_natural_order),
 		cmocka_unit_test(test_regressed_and_already_failing),
 		cmocka_unit_test(test_links_from_github_variables),
+		cmocka_unit_test(test_no_gpu_reason_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
