@@ -58,6 +58,8 @@ static int add_store_history(struct sc_history_point **points, size_t *n, size_t
 		p->time = sp->started_at ? sp->started_at : sp->finished_at ? sp->finished_at : "";
 		p->pass_rate = sp->agg.pass_rate;
 		p->speedup = sp->agg.speedup_geomean;
+		p->repo = p->rev = NULL;
+		p->current = false;
 	}
 	return 0;
 }
@@ -81,7 +83,12 @@ static int write_index(const char *dir, const struct sc_results *r, const struct
 			continue;
 		sc_report_history_add(&points, &n, &alloc, &more[i]);
 	}
-	sc_report_history_add(&points, &n, &alloc, r);
+	{
+		size_t mine = n;
+		sc_report_history_add(&points, &n, &alloc, r);
+		for (size_t i = mine; i < n; i++)
+			points[i].current = true;
+	}
 	if (o->store && (err = add_store_history(&points, &n, &alloc, &stored, &nstored, o->store,
 						 r, more, loaded)) < 0)
 		goto done;
@@ -187,7 +194,7 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 		sc_buf_clear(&buf);
 		sc_report_html_page(&buf, r->run.kind && !strcmp(r->run.kind, "eval") ? "skillci eval"
 										       : "skillci report",
-				    full.ptr, full.len);
+				    full.ptr, full.len, r);
 		sc_buf_release(&full);
 		if ((err = sc_write_file_atomic(html_page.ptr, buf.ptr, buf.len)) < 0 ||
 		    (err = write_index(o->html_dir, r, o)) < 0)
