@@ -483,13 +483,28 @@ static void point_href(struct sc_buf *out, const struct sc_history_point *p, con
 		sc_report_html_escape(out, report_href);
 		return;
 	}
-	if (!repo_ok || !p->rev || strspn(p->rev, "0123456789abcdef") != strlen(p->rev) || strlen(p->rev) < 7)
+	if (!p->repo || !p->rev || strspn(p->rev, "0123456789abcdef") != strlen(p->rev) || strlen(p->rev) < 7)
 		return;
-	if (!server || strncmp(server, "https://", 8))
-		server = "https://github.com";
-	sc_report_html_escape(out, server);
-	sc_buf_putc(out, '/');
-	sc_report_html_escape(out, p->repo);
+	if (!strncmp(p->repo, "https://", 8) && !strpbrk(p->repo, " \"'<>")) {
+		/* the repository as a URL */
+		size_t len = strlen(p->repo);
+		while (len > 8 && p->repo[len - 1] == '/')
+			len--;
+		struct sc_buf u = SC_BUF_INIT;
+		if (len > 12 && !strncmp(p->repo + len - 4, ".git", 4))
+			len -= 4;
+		sc_buf_put(&u, p->repo, len);
+		sc_report_html_escape(out, u.ptr);
+		sc_buf_release(&u);
+	} else if (repo_ok) {
+		if (!server || strncmp(server, "https://", 8))
+			server = "https://github.com";
+		sc_report_html_escape(out, server);
+		sc_buf_putc(out, '/');
+		sc_report_html_escape(out, p->repo);
+	} else {
+		return;
+	}
 	sc_buf_puts(out, "/commit/");
 	sc_report_html_escape(out, p->rev);
 }

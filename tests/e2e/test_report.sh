@@ -683,7 +683,7 @@ verdict = md.split("\n\n")[1].strip("*❌✅⏳ .")
 assert verdict.split(":")[0] in dom, verdict
 print("ok", len(body_rows), "rows")
 EOF
-		chrome --screenshot="$SHOTS/$name.png" --window-size=1400,1800 "file://$T/$name/report.html" > /dev/null
+		chrome --screenshot="$SHOTS/$name.png" --window-size=1280,1800 "file://$T/$name/report.html" > /dev/null
 		check "Chromium takes a screenshot of the $name report, and it is not blank" python3 - "$SHOTS/$name.png" <<'EOF'
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
@@ -711,6 +711,161 @@ for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>delete
     assert want in dom, want
 print("ok")
 EOF
+	# Made to be looked at, on a desktop (1280 px) and a phone (400 px),
+	# with and without an emoji font: a copy of each page with a probe
+	# that tells, once the page is laid out, its scroll width, the width
+	# of its window, the boxes of the first icons and whether any emoji is
+	# left in the text. The page is shown in a frame of the width wanted
+	# (headless Chromium has no window under 500 px); the probe posts to
+	# the frame's parent, which writes it into its own DOM for --dump-dom.
+	# Without an emoji font: a fonts.conf that rejects Noto Color Emoji
+	# (checked with fc-match first).
+	cat > "$T/fonts.conf" <<'EOF'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
+  <selectfont><rejectfont>
+    <glob>*NotoColorEmoji*</glob>
+    <pattern><patelt name="family"><string>Noto Color Emoji</string></patelt></pattern>
+  </rejectfont></selectfont>
+</fontconfig>
+EOF
+	if command -v fc-match > /dev/null; then
+		check "the test's fonts.conf leaves no emoji font" sh -c \
+			'! FONTCONFIG_FILE="$1" fc-match "Noto Color Emoji" | grep -qi emoji' sh "$T/fonts.conf"
+	fi
+	probe() {  # probe PAGE OUT: PAGE with the probe script, as OUT
+		python3 - "$1" "$2" <<'EOF'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+script = """<script>
+window.addEventListener("load", function () {
+  var d = document.documentElement, r = {sw: d.scrollWidth, iw: window.innerWidth, icons: []};
+  var icons = document.querySelectorAll("svg.icon");
+  for (var i = 0; i < icons.length && i < 3; i++) {
+    var b = icons[i].getBoundingClientRect();
+    r.icons.push([b.left, b.top, b.width, b.height, icons[i].getAttribute("aria-label")]);
+  }
+  r.emoji = /[\\u2705\\u274c\\u26a0\\u23f3\\u2796\\u23ed\\u26d4]/.test(document.body.innerText);
+  r.charts = document.querySelectorAll("svg.bars, svg.chart").length;
+  r.wide = [];
+  document.querySelectorAll("svg.bars, svg.chart").forEach(function (c) {
+    if (c.getBoundingClientRect().right > window.innerWidth) r.wide.push(c.getAttribute("class"));
+  });
+  parent.postMessage(JSON.stringify(r), "*");
+});
+</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", script + "</body>"))
+EOF
+	}
+	probe "$T/rows/report.html" "$T/rows/probe.html"
+	probe "$T/diff/index.html" "$T/diff/probe.html"
+	frame() {  # frame DIR WIDTH: DIR/frame-WIDTH.html shows DIR/probe.html WIDTH px wide
+		printf '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">%s%s%s</body></html>\n' \
+			"<iframe src=\"probe.html\" width=\"$2\" height=\"1000\" style=\"border:0;display:block\"></iframe>" \
+			'<pre id="probe"></pre>' \
+			'<script>addEventListener("message", function (e) { document.getElementById("probe").textContent = e.data; });</script>' \
+			> "$1/frame-$2.html"
+	}
+	for w in 1280 400; do
+		for d in rows diff; do
+			frame "$T/$d" $w
+			FONTCONFIG_FILE="$T/fonts.conf" chrome --dump-dom --window-size=$((w < 500 ? 500 : w + 20)),1000 \
+				--virtual-time-budget=3000 "file://$T/$d/frame-$w.html" > "$T/probe-$w-$d.html"
+		done
+		check "at $w px without an emoji font: no horizontal overflow, icons drawn, charts within the window" \
+			python3 - "$w" "$T/probe-$w-rows.html" "$T/probe-$w-diff.html" <<'EOF'
+import html, json, re, sys
+w = int(sys.argv[1])
+for path, icons in ((sys.argv[2], True), (sys.argv[3], False)):
+    m = re.search(r'<pre id="probe">(.*?)</pre>', open(path, encoding="utf-8").read(), re.S)
+    assert m, "no probe output in " + path
+    r = json.loads(html.unescape(m.group(1)))
+    assert r["iw"] == w, (path, r)
+    assert r["sw"] <= r["iw"], ("horizontal overflow", path, r)
+    assert r["charts"] >= 2 and not r["wide"], (path, r)
+    if icons:
+        assert not r["emoji"], ("emoji left in the text", r)
+        assert len(r["icons"]) == 3 and all(b[2] >= 12 and b[3] >= 12 for b in r["icons"]), r["icons"]
+print("ok", w)
+EOF
+	done
+	# the pixels: the verdict's icon (a red cross) is drawn at 400 px
+	# without an emoji font
+	FONTCONFIG_FILE="$T/fonts.conf" chrome --screenshot="$SHOTS/rows-400-no-emoji.png" --window-size=500,1000 \
+		--virtual-time-budget=3000 "file://$T/rows/frame-400.html" > /dev/null
+	check "the screenshot at 400 px without an emoji font shows the icons' colours where the probe found them" \
+		python3 - "$SHOTS/rows-400-no-emoji.png" "$T/probe-400-rows.html" <<'EOF'
+import html, json, re, struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h, depth, ctype = struct.unpack(">IIBB", data[16:26])
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp = 4 if ctype == 6 else 3
+idat, at = b"", 8
+while at < len(data):
+    n, kind = struct.unpack(">I4s", data[at:at + 8])
+    if kind == b"IDAT":
+        idat += data[at + 8:at + 8 + n]
+    at += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+rows, prev = [], bytearray(stride)
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+probe = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', open(sys.argv[2], encoding="utf-8").read(), re.S).group(1)))
+want = {"fail": lambda r, g, b: r > 150 and g < 90 and b < 90, "pass": lambda r, g, b: g > 90 and r < 80 and b < 100,
+        "warning": lambda r, g, b: r > 120 and g > 80 and b < 40, "note": lambda r, g, b: b > 150 and r < 60}
+for left, top, bw, bh, name in probe["icons"]:
+    hits = 0
+    for y in range(int(top), int(top + bh)):
+        for x in range(int(left), int(left + bw)):
+            px = rows[y][x * bpp:x * bpp + 3]
+            hits += want.get(name, lambda r, g, b: (r, g, b) != (255, 255, 255))(*px)
+    assert hits >= 20, (name, left, top, hits)
+print("ok", [i[4] for i in probe["icons"]])
+EOF
+	check "the report page's charts: pass rate with intervals, tokens, each row named" python3 - "$T/rows.dom.html" <<'EOF'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+assert dom.count('<svg class="bars pass-rate"') == 1 and dom.count('<svg class="bars tokens"') == 1, "charts"
+chart = dom.split('<svg class="bars pass-rate"')[1].split("</svg>")[0]
+assert 'viewBox="0 0 640 ' in dom and 'width="100%"' in dom
+# a whisker per bar that has an interval, and the interval in its title
+assert chart.count('class="ci"') >= 7 * 2, chart.count('class="ci"')
+assert "head: 12% (95% interval 2–47%)" in chart, chart[:500]
+for skill in ("skills/regressed", "skills/known-bad", "skills/added"):
+    assert ">" + skill + "<" in chart, skill
+print("ok")
+EOF
+	check "the index page: dates on the x axis, a marker per variant, points apart and linked, a row per run" \
+		python3 - "$T/diff/index.html" <<'EOF'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+assert re.search(r'<text class="date"[^>]*>2026-11-29</text>', page) and re.search(r'<text class="date"[^>]*>2026-11-30</text>', page)
+for svg in re.findall(r'<svg class="chart.*?</svg>', page, re.S):
+    assert 'width="100%"' in svg and "viewBox" in svg
+    pts = re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"|<rect x="([\d.]+)" y="([\d.]+)"|<path d="M([\d.]+) ([\d.]+)l', svg)
+    seen = [tuple(float(v) for v in p if v) for p in pts]
+    assert len(seen) == len(set(seen)), ("points on top of each other", seen)
+# the current run's points link to its report
+assert page.count('<a href="report.html"><g class="point">') >= 4
+# one row per run, a column per variant
+t = page.split('<table class="history">')[1].split("</table>")[0]
+assert t.count("<tr><td>") == 2 and "<th>no skill pass rate</th><th>base pass rate</th><th>head pass rate</th>" in t, t
+print("ok")
+EOF
+	check "an all-skipped skill gets a note, not an empty chart" grep -q 'class="empty">No pass rate recorded in 1 run (every test skipped)' "$T/oracle/index.html"
 	chrome --dump-dom "file://$T/diff/index.html" > "$T/index-dom.html"
 	check "Chromium renders the index page's SVG history charts" python3 - "$T/index-dom.html" <<'EOF'
 import sys
