@@ -287,43 +287,6 @@ static void cell_speedup(struct sc_buf *out, const struct sc_results_aggregate *
 	}
 }
 
-/* The skill cell: its path (old → new for a rename). */
-static void cell_skill(struct sc_buf *out, const struct sc_results_skill *s, bool eval)
-{
-	if (!eval && sc_streq(s->status, "renamed") && s->old_path) {
-		sc_report_md_code(out, s->old_path);
-		sc_buf_puts(out, " → ");
-	}
-	sc_report_md_code(out, s->path);
-}
-
-/* Pass-rate delta cell: the comparison's delta and its significance (not
- * in the compact table, brief: the gate cell says what was decided). A
- * skill compared across two files without a comparison gets one made the
- * same way (results/compare.h), unpaired. */
-static void cell_delta(struct sc_buf *out, const struct sc_results_aggregate *from,
-		       const struct sc_results_aggregate *to, const struct sc_results_comparison *c,
-		       bool brief)
-{
-	struct sc_results_comparison tmp;
-
-	if (!c && from && to) {
-		sc_results_comparison_init(&tmp);
-		sc_compare_fill(&tmp, from, to, NULL, NAN);
-		c = &tmp;
-	}
-	if (!c || isnan(c->pass_rate_delta)) {
-		sc_buf_puts(out, "—");
-		return;
-	}
-	sc_report_points(out, c->pass_rate_delta);
-	if (brief)
-		return;
-	sc_buf_puts(out, " (");
-	sc_report_significance(out, c);
-	sc_buf_puts(out, ")");
-}
-
 static void cell_tokens(struct sc_buf *out, const struct sc_results_aggregate *from,
 			const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
 {
@@ -460,7 +423,7 @@ static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
 	else if (sc_streq(s->status, "renamed") && s->old_path) {
 		PART("from ");
 		sc_report_md_text(out, s->old_path);
-	} else if (s->status && !sc_streq(s->status, "modified")) {
+	} else if (s->status && !sc_streq(s->status, "modified") && !sc_streq(s->status, "unchanged")) {
 		PART("");
 		sc_report_md_text(out, s->status);
 	}
@@ -592,6 +555,9 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 	sc_buf_puts(out, " |\n");
 }
 
+/* An eval's row: whether the skill helps first, then the skill, the pass
+ * rate without and with the skill (the lift) with their intervals, the
+ * tokens, cost and speedup, as narrow as a PR check's row. */
 static void row_eval(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const char *path = row->skill->path, *model = row->model;
@@ -600,29 +566,24 @@ static void row_eval(struct sc_buf *out, const struct sc_results *r, const struc
 	const struct sc_results_comparison *c = model ? sc_results_find_comparison(r, path, model, "baseline", "head") : NULL;
 
 	sc_buf_puts(out, "| ");
-	cell_skill(out, row->skill, true);
-	sc_buf_puts(out, " | ");
-	if (model)
-		sc_report_md_code(out, model);
-	else
-		sc_buf_puts(out, "—");
-	sc_buf_puts(out, " | ");
-	sc_report_pct(out, none ? none->pass_rate : NAN);
-	sc_buf_puts(out, " | ");
-	sc_report_pct(out, head ? head->pass_rate : NAN);
-	sc_buf_puts(out, " | ");
-	cell_delta(out, none, head, c, row->brief);
-	sc_buf_puts(out, " | ");
-	cell_tokens(out, none, head, c);
-	sc_buf_puts(out, " | ");
-	cell_speedup(out, none, head, c);
-	sc_buf_puts(out, " | ");
-	if (!model)
-		sc_buf_puts(out, row->skill->untested ? "untested: no tests found" : "—");
-	else if (!c || c->is_beneficial < 0)
+	if (!model || !c || c->is_beneficial < 0)
 		sc_buf_puts(out, "—");
 	else
 		sc_buf_puts(out, c->is_beneficial ? "✅ helps" : "❌ no lift");
+	sc_buf_puts(out, " | ");
+	cell_skill_model(out, r, row->skill, model);
+	sc_buf_puts(out, " | ");
+	if (!model) {
+		sc_buf_puts(out, "— | — | — | — |\n");
+		return;
+	}
+	cell_pass_rate(out, r, row, none, head, NULL, c);
+	sc_buf_puts(out, " | ");
+	cell_tokens_abs(out, row, none, head, c);
+	sc_buf_puts(out, " | ");
+	cell_cost(out, r, row);
+	sc_buf_puts(out, " | ");
+	cell_speedup(out, none, head, c);
 	sc_buf_puts(out, " |\n");
 }
 
@@ -715,7 +676,7 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
  * run has one (the rows then leave it out). */
 static void render_legend(struct sc_buf *out, const struct sc_results *r, const struct rows *rows)
 {
-	bool side = false, diff = false;
+	bool side = false, diff = false, eval = is_eval(r);
 
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct row *row = &rows->v[i];
@@ -723,24 +684,25 @@ static void render_legend(struct sc_buf *out, const struct sc_results *r, const 
 		const char *path = row->skill->path;
 		if (!row->model || row->brief)
 			continue;
-		if (md_pass_rate_interval(r, row, sc_results_find_aggregate(r, path, "base", row->model),
+		if (md_pass_rate_interval(r, row, sc_results_find_aggregate(r, path, eval ? "baseline" : "base", row->model),
 					  sc_results_find_aggregate(r, path, "head", row->model), &iv)) {
 			diff |= iv.diff;
 			side |= !iv.diff;
 		}
 	}
-	sc_buf_puts(out, "<sub>Pass rate base → head (change)");
+	sc_buf_puts(out, eval ? "<sub>Pass rate with no skill → with the skill (lift)" : "<sub>Pass rate base → head (change)");
 	if (side)
 		sc_buf_puts(out, diff ? "; under it each side's 95% interval, or the change's 90% interval"
 				      : "; under it each side's 95% interval");
 	else if (diff)
 		sc_buf_puts(out, "; under it the change's 90% interval");
-	sc_buf_puts(out, " · tokens: mean per test at head (change) · cost: this run's, at list prices");
+	sc_buf_puts(out, eval ? " · tokens: mean per test with the skill (change) · cost: this run's, at list prices"
+			      : " · tokens: mean per test at head (change) · cost: this run's, at list prices");
 	if (r->run.nmodels == 1) {
 		sc_buf_puts(out, " · model ");
 		sc_report_md_code(out, r->run.models[0]);
 	}
-	sc_buf_puts(out, " · what failed and why: below the table</sub>\n\n");
+	sc_buf_puts(out, eval ? "</sub>\n\n" : " · what failed and why: below the table</sub>\n\n");
 }
 
 bool sc_report_md_run_url(struct sc_buf *out)
@@ -862,16 +824,15 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 	render_no_gpu(out, r);
 	if (rows->n) {
 		if (eval)
-			sc_buf_puts(out, "| skill | model | no skill | with skill | lift | tokens Δ | speedup | verdict |\n"
-					 "|---|---|---|---|---|---|---|---|\n");
+			sc_buf_puts(out, "| skill helps | skill | pass rate no skill → with skill | tokens | cost | speedup |\n"
+					 "|---|---|---|---|---|---|\n");
 		else
 			sc_buf_puts(out, "| gate | skill | pass rate base → head | tokens | cost | speedup |\n"
 					 "|---|---|---|---|---|---|\n");
 		for (size_t i = 0; i < rows->n; i++)
 			(eval ? row_eval : row_diff)(out, r, &rows->v[i]);
 		sc_buf_putc(out, '\n');
-		if (!eval)
-			render_legend(out, r, rows);
+		render_legend(out, r, rows);
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];

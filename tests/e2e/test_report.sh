@@ -58,7 +58,7 @@ done
 case "$(cat "$T/oracle.md")" in *"Oracle self-test"*"Incomplete run"*"compile-only"*"⚠️ **incomplete**"*)
 	_tap ok "oracle report has the self-test banner, incomplete marker and compile-only mode" ;;
 *) _tap not-ok "oracle report has the self-test banner, incomplete marker and compile-only mode" ;; esac
-case "$(cat "$T/eval.md")" in *"| no skill | with skill |"*"✅ helps"*"worst mismatch: |error| 0.25 at index 7"*)
+case "$(cat "$T/eval.md")" in *"| skill helps | skill | pass rate no skill → with skill |"*"| ✅ helps | <code>skills/cuda-softmax</code><br><sub>anthropic.claude-haiku-4-5</sub> | 17% → 100% (+83 pts)"*"✅ helps"*"worst mismatch: |error| 0.25 at index 7"*)
 	_tap ok "eval report compares no skill with the skill" ;;
 *) _tap not-ok "eval report compares no skill with the skill" ;; esac
 case "$(cat "$T/diff.md")" in *"83% → 100%"*"(unpaired)"*)
@@ -667,9 +667,9 @@ dom = open(sys.argv[1], encoding="utf-8").read()
 md = open(sys.argv[2], encoding="utf-8").read()
 p = P(); p.feed(dom)
 # header rows: the summary table's, and the token table's (a run with usage)
-body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model", "gate")]
-md_rows = [l for l in md.splitlines() if l.startswith("| ") and not l.startswith(("| gate |", "| skill |", "| model |", "|---"))]
-col = 1 if "| gate | skill |" in md else 0
+body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model", "gate", "skill helps")]
+md_rows = [l for l in md.splitlines() if l.startswith("| ") and not l.startswith(("| gate |", "| skill helps |", "| model |", "|---"))]
+col = 1   # the skill, after the verdict
 assert p.tags.get("script", 0) == 0, "a script element"
 assert len(body_rows) == len(md_rows), (len(body_rows), len(md_rows))
 for r, l in zip(body_rows, md_rows):

@@ -162,7 +162,7 @@ static void test_layouts_and_banners(void **state)
 	make_run(&r, 2, "eval");
 	sc_report_md_full(&b, &r);
 	assert_non_null(strstr(b.ptr, "## skillci eval"));
-	assert_non_null(strstr(b.ptr, "| no skill | with skill |"));
+	assert_non_null(strstr(b.ptr, "| skill helps | skill | pass rate no skill → with skill |"));
 	assert_null(strstr(b.ptr, "Oracle self-test"));
 	assert_null(strstr(b.ptr, "Incomplete run"));
 	sc_report_md_full(&again, &r);
