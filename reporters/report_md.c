@@ -1211,6 +1211,16 @@ static void groups_summary(struct sc_buf *out, const struct test_groups *g)
 #undef PART
 }
 
+/* A test in a block of what failed: its item, then the kernel lines
+ * (mismatch, flags, compile log) of its failed runs. */
+static void block_item(struct sc_buf *out, const struct test_group *grp)
+{
+	group_item(out, grp, true);
+	for (size_t j = 0; j < grp->nruns; j++)
+		if (unit_bad(grp->runs[j]))
+			kernel_detail(out, grp->runs[j], grp->nruns > 1);
+}
+
 /* The block of a row the gate failed or left inconclusive: each failed
  * check's whole message, then the tests that regressed (pass at base,
  * fail at head) with the reason and the start of the answer, and apart
@@ -1280,7 +1290,7 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 				      regressed, regressed == 1 ? "" : "s");
 			for (size_t i = 0; i < g.n; i++)
 				if (g.v[i].state == TEST_REGRESSED)
-					group_item(&body, &g.v[i], true);
+					block_item(&body, &g.v[i]);
 		}
 		if (failing) {
 			sc_buf_printf(&body, "\n**Failing** (%s): %zu test%s\n\n",
@@ -1288,14 +1298,14 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 				      failing, failing == 1 ? "" : "s");
 			for (size_t i = 0; i < g.n; i++)
 				if (g.v[i].state == TEST_FAILING)
-					group_item(&body, &g.v[i], true);
+					block_item(&body, &g.v[i]);
 		}
 		if (already) {
 			sc_buf_printf(&body, "\n**Already failing** (fail at base too, not brought by this "
 					     "change): %zu test%s\n\n", already, already == 1 ? "" : "s");
 			for (size_t i = 0; i < g.n; i++)
 				if (g.v[i].state == TEST_ALREADY)
-					group_item(&body, &g.v[i], true);
+					block_item(&body, &g.v[i]);
 		}
 	}
 	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, body.ptr);

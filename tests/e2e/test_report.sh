@@ -55,6 +55,12 @@ for want in '❌ **gate failed' '100% → 0% (-100 pts)' '+75 pts (not significa
 	case "$md" in *"$want"*) _tap ok "PR report shows '$want'" ;;
 	*) _tap not-ok "PR report shows '$want'" "$(head -c 2000 "$T/pr.md")" ;; esac
 done
+check "PR report: the failed kernel's compile log is one click away, in what failed" python3 -c "
+import sys
+md = open(sys.argv[1], encoding='utf-8').read()
+failed = md.split('### What failed')[1].split('### Details')[0]
+gemm = [b for b in failed.split('<details>') if 'skills/cuda-gemm' in b][0]
+assert 'run 1: compile log:' in gemm and 'identifier \"INFINITY\" is undefined' in gemm, gemm" "$T/pr.md"
 case "$(cat "$T/oracle.md")" in *"Oracle self-test"*"Incomplete run"*"compile-only"*"⚠️ **incomplete**"*)
 	_tap ok "oracle report has the self-test banner, incomplete marker and compile-only mode" ;;
 *) _tap not-ok "oracle report has the self-test banner, incomplete marker and compile-only mode" ;; esac
