@@ -76,6 +76,7 @@ else
 	_tap ok "terminal summary has no escape sequences when not a TTY"
 fi
 check "terminal summary draws bars" grep -qF "baseline   █████░░░░░░░░░░░░░░░  25%" "$T/pr.term.txt"
+check "terminal summary gives each pass rate's interval" grep -qF "  base       ████████████████████ 100%  (4/4, 95% CI 51–100%, 950 tokens)" "$T/pr.term.txt"
 
 # ---- one row per changed skill, each with its verdict and reason --------
 
