@@ -4,6 +4,8 @@
 #include "results/results.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 
 void sc_report_md_text(struct sc_buf *out, const char *s)
@@ -136,6 +138,114 @@ int sc_report_trim(struct sc_buf *out, const char *s, size_t max)
 	sc_buf_put(out, s, cut);
 	sc_buf_printf(out, "\n… [trimmed %zu bytes]", len - cut);
 	return 1;
+}
+
+void sc_report_test_label(struct sc_buf *out, const char *test_id)
+{
+	const char *hash = test_id ? strchr(test_id, '#') : NULL, *frag, *open, *p;
+	char *end;
+	unsigned long long idx;
+
+	if (!test_id) {
+		sc_buf_puts(out, "?");
+		return;
+	}
+	frag = hash ? hash + 1 : test_id;
+	if (hash && strncmp(test_id, "skill_meta.json#", 16))
+		sc_buf_put(out, test_id, (size_t)(frag - test_id));
+	open = strrchr(frag, '[');
+	if (!open || !isdigit((unsigned char)open[1])) {
+		sc_buf_puts(out, frag);
+		return;
+	}
+	errno = 0;
+	idx = strtoull(open + 1, &end, 10);
+	if (errno || *end != ']' || end[1] || idx == ULLONG_MAX) {
+		sc_buf_puts(out, frag);
+		return;
+	}
+	for (p = frag; p <= open; p++)
+		sc_buf_putc(out, *p);
+	sc_buf_printf(out, "%llu]", idx + 1);
+}
+
+int sc_report_natural_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b ? 0 : a ? 1 : -1;
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *sa = a, *sb = b;
+			size_t la, lb;
+			int c;
+			while (*sa == '0' && isdigit((unsigned char)sa[1]))
+				sa++;
+			while (*sb == '0' && isdigit((unsigned char)sb[1]))
+				sb++;
+			for (a = sa; isdigit((unsigned char)*a); a++)
+				;
+			for (b = sb; isdigit((unsigned char)*b); b++)
+				;
+			la = (size_t)(a - sa);
+			lb = (size_t)(b - sb);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			if ((c = memcmp(sa, sb, la)))
+				return c < 0 ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+static int cmp_unit_test(const void *pa, const void *pb)
+{
+	const struct sc_results_unit *a = *(const struct sc_results_unit *const *)pa;
+	const struct sc_results_unit *b = *(const struct sc_results_unit *const *)pb;
+	int c;
+
+	if ((c = strcmp(a->skill ? a->skill : "", b->skill ? b->skill : "")))
+		return c;
+	if ((c = strcmp(a->model ? a->model : "", b->model ? b->model : "")))
+		return c;
+	return strcmp(a->test_id ? a->test_id : "", b->test_id ? b->test_id : "");
+}
+
+size_t sc_report_count_regressions(const struct sc_results *r)
+{
+	const struct sc_results_unit **v;
+	size_t n = 0, count = 0;
+
+	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+		return 0;
+	v = sc_xcalloc(r->nunits + 1, sizeof(*v));
+	for (size_t i = 0; i < r->nunits; i++) {
+		const char *var = r->units[i].variant;
+		if (var && (!strcmp(var, "base") || !strcmp(var, "head")))
+			v[n++] = &r->units[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_unit_test);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0;
+		for (; j < n && !cmp_unit_test(&v[i], &v[j]); j++) {
+			const struct sc_results_unit *u = v[j];
+			bool bad = u->verdict && (!strcmp(u->verdict, "fail") || !strcmp(u->verdict, "error"));
+			if (!strcmp(u->variant, "base")) {
+				base_pass += u->verdict && !strcmp(u->verdict, "pass");
+				base_bad += bad;
+			} else {
+				head_bad += bad;
+			}
+		}
+		count += head_bad && base_pass && !base_bad;
+		i = j;
+	}
+	free(v);
+	return count;
 }
 
 const char *sc_report_mode_label(const char *mode)

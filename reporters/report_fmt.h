@@ -64,6 +64,23 @@ void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r);
 /* Whether a kernel check was skipped because the runner is compile-only. */
 bool sc_report_no_kernel_run(const struct sc_results *r);
 
+/*
+ * A test as every report names it, from its id: the part after "#" with
+ * an index counted from 1 ("skill_meta.json#tests[2]" -> "tests[3]"); a
+ * test of another file keeps the file ("tests/cases.json#login",
+ * "evals/evals.json#1"). Stable when the prompt is edited.
+ */
+void sc_report_test_label(struct sc_buf *out, const char *test_id);
+/* Natural order: runs of digits compare as numbers ("tests[2]" before
+ * "tests[10]"), the rest bytewise; NULL first. */
+int sc_report_natural_cmp(const char *a, const char *b);
+
+/* The tests that regressed: (skill, model, test) that passes at base (every
+ * run that ran) and fails or errs at head in some run; what the Markdown
+ * lists as regressed and the GitHub output `regressions` counts. 0 for
+ * an eval. */
+size_t sc_report_count_regressions(const struct sc_results *r);
+
 /* "GPU", "compile-only" or "no kernel tests" for run.mode. */
 const char *sc_report_mode_label(const char *mode);
 

@@ -3,6 +3,7 @@
 #include "escape.h"
 #include "output.h"
 #include "reporters/report_github.h"
+#include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "results/results.h"
 
@@ -145,8 +146,11 @@ int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 	sc_report_verdict_text(&v, r);
 	OUT("summary", v.ptr);
 	sc_buf_clear(&v);
-	sc_buf_printf(&v, "%zu", sc_report_gh_annotations(&scratch, r));
+	sc_buf_printf(&v, "%zu", sc_report_count_regressions(r));
 	OUT("regressions", v.ptr);
+	sc_buf_clear(&v);
+	sc_buf_printf(&v, "%zu", sc_report_gh_annotations(&scratch, r));
+	OUT("annotations", v.ptr);
 	for (size_t i = 0; i < SC_ARRAY_SIZE(variants); i++) {
 		struct sc_buf name = SC_BUF_INIT;
 		sc_buf_printf(&name, "pass_rate_%s", variants[i]);

@@ -6,6 +6,7 @@
  * inline CSS and no JavaScript) and an index page with each skill's
  * pass-rate and speedup history drawn as inline SVG line charts.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sc_buf;
@@ -17,10 +18,23 @@ struct sc_history_point {
 	const char *skill, *model, *variant;
 	const char *run_id, *time;
 	double pass_rate, speedup;
+	/* where a point links: the run's repository (owner/name) and head
+	 * revision (a commit link), NULL when unknown; current: the run of
+	 * the report the index sits beside (it links to that report) */
+	const char *repo, *rev;
+	bool current;
 };
 
-/* Appends a whole HTML document showing the Markdown md. title is text. */
-void sc_report_html_page(struct sc_buf *out, const char *title, const char *md, size_t md_len);
+/*
+ * Appends a whole HTML document showing the Markdown md. title is text.
+ * With r, charts of its pass rates (with their intervals), tokens, cost
+ * and speedups per skill × model follow the summary table; the emoji
+ * icons of the Markdown are drawn as inline SVG (a shape and a colour
+ * per meaning, the word beside it), so the page reads the same without
+ * an emoji font.
+ */
+void sc_report_html_page(struct sc_buf *out, const char *title, const char *md, size_t md_len,
+			 const struct sc_results *r);
 
 /*
  * Appends the index page: for each skill × model, a pass-rate chart and

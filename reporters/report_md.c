@@ -11,7 +11,9 @@
 #include "results/compare.h"
 #include "results/results.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* One summary row: a skill and a model (NULL: the skill has no model
  * results, e.g. deleted, untested or unreadable). */
@@ -37,6 +39,17 @@ static bool is_eval(const struct sc_results *r)
 static bool is_shard(const struct sc_results *r)
 {
 	return r->run.shard_count > 1;
+}
+
+/* A compile-only kernel unit's message ends with why the runner has no GPU
+ * ("...; correctness and speed not checked: no GPU: compile-only
+ * (libcuda.so.1: cannot open ...)"): where that reason starts, or NULL. */
+static const char *no_gpu_reason(const char *message)
+{
+	static const char marker[] = "correctness and speed not checked: ";
+	const char *at = message ? strstr(message, marker) : NULL;
+
+	return at && at[sizeof(marker) - 1] ? at + sizeof(marker) - 1 : NULL;
 }
 
 static int cmp_skill_ptr(const void *pa, const void *pb)
@@ -252,111 +265,6 @@ static void count_findings(const struct sc_results_skill *s, size_t *fresh, size
 	}
 }
 
-/* The gate cell: the verdict for the row and why. */
-/* A gate message as the compact table gives it: a pass-rate message's
- * interval ("90% interval [a, b]"), which with the rule and the row's
- * pass rates says what was decided; any other message trimmed short. The
- * whole message is in the full report. */
-static void brief_message(struct sc_buf *out, const char *message)
-{
-	const char *m = message ? message : "";
-	const char *at = strstr(m, "% interval [");
-	const char *end = at ? strchr(at, ']') : NULL;
-	struct sc_buf t = SC_BUF_INIT;
-
-	if (at && end) {
-		while (at > m && at[-1] >= '0' && at[-1] <= '9')
-			at--;
-		sc_buf_put(&t, at, (size_t)(end + 1 - at));
-	} else {
-		sc_report_trim(&t, m, SC_REPORT_MD_BRIEF_MAX);
-	}
-	sc_report_md_text(out, t.ptr ? t.ptr : "");
-	sc_buf_release(&t);
-}
-
-static void cell_gate(struct sc_buf *out, const struct sc_results *r, const struct row *row)
-{
-	const struct sc_results_skill *s = row->skill;
-	struct sc_buf msg = SC_BUF_INIT;
-	size_t nfailed = 0, fresh, existing, fixed;
-
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		bool whole = !f->model || !*f->model;
-		if (!sc_streq(f->skill, s->path) || (!whole && !sc_streq(f->model, row->model)))
-			continue;
-		sc_buf_puts(out, nfailed++ ? "; " : "❌ ");
-		sc_buf_puts(out, "**");
-		sc_report_md_text(out, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
-		sc_buf_puts(out, "** (");
-		sc_report_md_text(out, f->rule);
-		sc_buf_puts(out, "): ");
-		if (row->brief) {
-			brief_message(out, f->message);
-			continue;
-		}
-		sc_buf_clear(&msg);
-		sc_report_trim(&msg, f->message ? f->message : "", SC_REPORT_MD_MESSAGE_MAX);
-		sc_report_md_text(out, msg.ptr);
-	}
-	if (!nfailed && !s->gate_passed) {
-		/* results written before failures named their check */
-		sc_buf_puts(out, "❌");
-		for (size_t i = 0; i < s->ngate_reasons; i++) {
-			sc_buf_puts(out, i ? "; " : " ");
-			sc_report_md_text(out, s->gate_reasons[i]);
-		}
-		nfailed++;
-	}
-	if (!nfailed && sc_streq(s->status, "deleted") && !is_eval(r)) {
-		bool allowed = false, recorded = false;
-		for (size_t i = 0; i < r->gate.nchecks; i++)
-			if (sc_streq(r->gate.checks[i].skill, s->path) &&
-			    sc_streq(r->gate.checks[i].check, "deleted")) {
-				recorded = true;
-				allowed |= sc_streq(r->gate.checks[i].status, "passed");
-			}
-		sc_buf_puts(out, is_shard(r) ? "— decided by skillci merge"
-				 : allowed ? "✅ passed — deleted at head, allowed"
-				 : recorded ? "— deleted at head"
-				 : "— deleted at head (these results record no deletion check)");
-	} else if (!nfailed) {
-		if (is_shard(r))
-			sc_buf_puts(out, "— decided by skillci merge");
-		else if (is_eval(r))
-			sc_buf_puts(out, "—");
-		else {
-			/* an inconclusive pass-rate check is not a pass */
-			const struct sc_results_check *open = row->model
-				? sc_results_find_check(r, s->path, row->model, "pass_rate") : NULL;
-			if (open && sc_streq(open->status, "skipped") && open->message &&
-			    !strncmp(open->message, "inconclusive", 12)) {
-				sc_buf_puts(out, "⚠️ inconclusive — ");
-				if (row->brief) {
-					brief_message(out, open->message);
-				} else {
-					sc_buf_clear(&msg);
-					sc_report_trim(&msg, open->message + 14, SC_REPORT_MD_MESSAGE_MAX);
-					sc_report_md_text(out, msg.ptr);
-				}
-			} else
-				sc_buf_puts(out, "✅ passed");
-		}
-		if (s->untested)
-			sc_buf_puts(out, " — untested: no tests found at head, not counted as failed");
-		else if (!row->model && !is_eval(r))
-			sc_buf_puts(out, " — nothing evaluated");
-	}
-	count_findings(s, &fresh, &existing, &fixed);
-	if (existing && (nfailed || row->first))
-		sc_buf_printf(out, " · %zu pre-existing error%s (also at base)", existing,
-			      existing == 1 ? "" : "s");
-	if (fixed && row->first)
-		sc_buf_printf(out, " · %zu error%s fixed", fixed, fixed == 1 ? "" : "s");
-	sc_buf_release(&msg);
-}
-
 static void cell_speedup(struct sc_buf *out, const struct sc_results_aggregate *from,
 			 const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
 {
@@ -379,65 +287,6 @@ static void cell_speedup(struct sc_buf *out, const struct sc_results_aggregate *
 	}
 }
 
-/* The skill cell: its path (old → new for a rename). */
-static void cell_skill(struct sc_buf *out, const struct sc_results_skill *s, bool eval)
-{
-	if (!eval && sc_streq(s->status, "renamed") && s->old_path) {
-		sc_report_md_code(out, s->old_path);
-		sc_buf_puts(out, " → ");
-	}
-	sc_report_md_code(out, s->path);
-}
-
-/* The change cell: what the pull request did to the skill. */
-static void cell_change(struct sc_buf *out, const struct sc_results_skill *s)
-{
-	size_t fresh, existing, fixed;
-
-	if (sc_streq(s->status, "added"))
-		sc_buf_puts(out, "🆕 added");
-	else if (sc_streq(s->status, "deleted"))
-		sc_buf_puts(out, "🗑️ deleted");
-	else if (sc_streq(s->status, "renamed"))
-		sc_buf_puts(out, "🚚 renamed");
-	else if (s->status)
-		sc_report_md_text(out, s->status);
-	else
-		sc_buf_puts(out, "—");
-	count_findings(s, &fresh, &existing, &fixed);
-	if (fresh)
-		sc_buf_puts(out, ", ⛔ invalid");
-	if (s->untested && !sc_streq(s->status, "deleted"))
-		sc_buf_puts(out, ", untested");
-}
-
-/* Pass-rate delta cell: the comparison's delta and its significance (not
- * in the compact table, brief: the gate cell says what was decided). A
- * skill compared across two files without a comparison gets one made the
- * same way (results/compare.h), unpaired. */
-static void cell_delta(struct sc_buf *out, const struct sc_results_aggregate *from,
-		       const struct sc_results_aggregate *to, const struct sc_results_comparison *c,
-		       bool brief)
-{
-	struct sc_results_comparison tmp;
-
-	if (!c && from && to) {
-		sc_results_comparison_init(&tmp);
-		sc_compare_fill(&tmp, from, to, NULL, NAN);
-		c = &tmp;
-	}
-	if (!c || isnan(c->pass_rate_delta)) {
-		sc_buf_puts(out, "—");
-		return;
-	}
-	sc_report_points(out, c->pass_rate_delta);
-	if (brief)
-		return;
-	sc_buf_puts(out, " (");
-	sc_report_significance(out, c);
-	sc_buf_puts(out, ")");
-}
-
 static void cell_tokens(struct sc_buf *out, const struct sc_results_aggregate *from,
 			const struct sc_results_aggregate *to, const struct sc_results_comparison *c)
 {
@@ -447,6 +296,234 @@ static void cell_tokens(struct sc_buf *out, const struct sc_results_aggregate *f
 	sc_report_signed_pct(out, pct);
 }
 
+/* The pass-rate interval a row shows, read in this one place: today the
+ * 95% Wilson interval of each side (the aggregates). A recorded interval
+ * of the difference head − base (diff set, lo and hi as fractions) is
+ * shown instead when this returns one. False: nothing to show. */
+struct md_interval {
+	bool diff;
+	double lo, hi;                               /* the difference, when diff */
+	double base_lo, base_hi, head_lo, head_hi;   /* per side; NAN: none */
+};
+
+static bool md_pass_rate_interval(const struct sc_results *r, const struct row *row,
+				  const struct sc_results_aggregate *base,
+				  const struct sc_results_aggregate *head, struct md_interval *iv)
+{
+	(void)r;
+	(void)row;
+	iv->diff = false;
+	iv->lo = iv->hi = NAN;
+	iv->base_lo = base ? base->ci_low : NAN;
+	iv->base_hi = base ? base->ci_high : NAN;
+	iv->head_lo = head ? head->ci_low : NAN;
+	iv->head_hi = head ? head->ci_high : NAN;
+	return !isnan(iv->base_lo) || !isnan(iv->head_lo);
+}
+
+/* "68–100" for an interval of rates, "—" when absent. */
+static void range_pct(struct sc_buf *out, double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi))
+		sc_buf_puts(out, "—");
+	else
+		sc_buf_printf(out, "%.0f–%.0f", lo * 100.0 + 0.0, hi * 100.0 + 0.0);
+}
+
+/* The failures of the gate that belong to a row: its skill, and its model
+ * or the whole skill. */
+static bool failure_of_row(const struct sc_results_gate_failure *f, const struct row *row)
+{
+	bool whole = !f->model || !*f->model;
+	return sc_streq(f->skill, row->skill->path) && (whole || sc_streq(f->model, row->model));
+}
+
+/* The row's inconclusive pass-rate check (passed the gate, not a pass). */
+static const struct sc_results_check *row_inconclusive(const struct sc_results *r, const struct row *row)
+{
+	const struct sc_results_check *c = row->model
+		? sc_results_find_check(r, row->skill->path, row->model, "pass_rate") : NULL;
+	return c && sc_streq(c->status, "skipped") && c->message &&
+	       !strncmp(c->message, "inconclusive", 12) ? c : NULL;
+}
+
+static size_t row_failures(const struct sc_results *r, const struct row *row)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->gate.nfailures; i++)
+		n += failure_of_row(&r->gate.failures[i], row);
+	return n;
+}
+
+/* The gate cell: a short word and an icon first, the failed checks under
+ * it; the whole messages are in the blocks below the table. */
+static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, const struct row *row)
+{
+	const struct sc_results_skill *s = row->skill;
+	size_t nfailed = 0;
+
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		const char *name;
+		bool seen = false;
+		if (!failure_of_row(f, row))
+			continue;
+		name = check_name(f->check ? f->check : sc_results_rule_check(f->rule));
+		/* one name per check */
+		for (size_t j = 0; j < i && !seen; j++) {
+			const struct sc_results_gate_failure *g = &r->gate.failures[j];
+			seen = failure_of_row(g, row) &&
+			       sc_streq(check_name(g->check ? g->check : sc_results_rule_check(g->rule)), name);
+		}
+		if (seen)
+			continue;
+		sc_buf_puts(out, nfailed++ ? ", " : "❌ **fail**<br><sub>");
+		sc_report_md_text(out, name);
+	}
+	if (nfailed) {
+		sc_buf_puts(out, "</sub>");
+		return;
+	}
+	if (!s->gate_passed) {
+		/* results written before failures named their check */
+		sc_buf_puts(out, "❌ **fail**");
+		return;
+	}
+	if (is_shard(r)) {
+		sc_buf_puts(out, "⏳ by merge");
+		return;
+	}
+	if (sc_streq(s->status, "deleted")) {
+		bool allowed = false;
+		for (size_t i = 0; i < r->gate.nchecks; i++)
+			allowed |= sc_streq(r->gate.checks[i].skill, s->path) &&
+				   sc_streq(r->gate.checks[i].check, "deleted") &&
+				   sc_streq(r->gate.checks[i].status, "passed");
+		sc_buf_puts(out, allowed ? "✅ pass" : "—");
+		return;
+	}
+	sc_buf_puts(out, row_inconclusive(r, row) ? "⚠️ **unsure**" : "✅ pass");
+}
+
+/* The skill cell: its path, then small, each on a line of its own, what
+ * the pull request did and the model (left out when the run has one
+ * model: the legend names it). */
+static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
+			     const struct sc_results_skill *s, const char *model)
+{
+	size_t fresh, existing, fixed, parts = 0;
+
+	sc_report_md_code(out, s->path);
+	count_findings(s, &fresh, &existing, &fixed);
+#define PART(text) do { sc_buf_puts(out, parts++ ? " · " : "<br><sub>"); sc_buf_puts(out, text); } while (0)
+	if (sc_streq(s->status, "added"))
+		PART("added");
+	else if (sc_streq(s->status, "deleted"))
+		PART("deleted at head");
+	else if (sc_streq(s->status, "renamed") && s->old_path) {
+		PART("from ");
+		sc_report_md_text(out, s->old_path);
+	} else if (s->status && !sc_streq(s->status, "modified") && !sc_streq(s->status, "unchanged")) {
+		PART("");
+		sc_report_md_text(out, s->status);
+	}
+	if (fresh)
+		PART("invalid");
+	if (s->untested && !sc_streq(s->status, "deleted"))
+		PART("untested");
+#undef PART
+	if (parts)
+		sc_buf_puts(out, "</sub>");
+	if (model && r->run.nmodels != 1) {
+		sc_buf_puts(out, "<br><sub>");
+		sc_report_md_text(out, model);
+		sc_buf_puts(out, "</sub>");
+	}
+}
+
+/* The pass-rate cell: base → head and the change, the interval under it. */
+static void cell_pass_rate(struct sc_buf *out, const struct sc_results *r, const struct row *row,
+			   const struct sc_results_aggregate *base, const struct sc_results_aggregate *head,
+			   const struct sc_results_aggregate *none, const struct sc_results_comparison *bh)
+{
+	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
+	struct md_interval iv;
+
+	sc_report_pct(out, added ? NAN : base ? base->pass_rate : NAN);
+	sc_buf_puts(out, " → ");
+	sc_report_pct(out, deleted ? NAN : head ? head->pass_rate : NAN);
+	if (!added && !deleted && (bh || (base && head))) {
+		struct sc_results_comparison tmp;
+		if (!bh) {
+			sc_results_comparison_init(&tmp);
+			sc_compare_fill(&tmp, base, head, NULL, NAN);
+			bh = &tmp;
+		}
+		if (!isnan(bh->pass_rate_delta)) {
+			sc_buf_puts(out, " (");
+			sc_report_points(out, bh->pass_rate_delta);
+			sc_buf_puts(out, ")");
+		}
+	}
+	if (row->brief)
+		return;
+	if (added && none && head) {
+		sc_buf_puts(out, "<br><sub>no skill ");
+		sc_report_pct(out, none->pass_rate);
+		sc_buf_puts(out, "</sub>");
+		return;
+	}
+	if (!md_pass_rate_interval(r, row, added ? NULL : base, deleted ? NULL : head, &iv))
+		return;
+	sc_buf_puts(out, "<br><sub>");
+	if (iv.diff) {
+		sc_buf_printf(out, "[%+.0f, %+.0f] pts", iv.lo * 100.0 + 0.0, iv.hi * 100.0 + 0.0);
+	} else {
+		range_pct(out, iv.base_lo, iv.base_hi);
+		sc_buf_puts(out, " → ");
+		range_pct(out, iv.head_lo, iv.head_hi);
+	}
+	sc_buf_puts(out, "</sub>");
+}
+
+/* Mean tokens per test at head (base for a deleted skill) and the change. */
+static void cell_tokens_abs(struct sc_buf *out, const struct row *row,
+			    const struct sc_results_aggregate *base, const struct sc_results_aggregate *head,
+			    const struct sc_results_comparison *bh)
+{
+	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
+	const struct sc_results_aggregate *a = deleted ? base : head;
+
+	if (!a || isnan(a->mean_tokens)) {
+		sc_buf_puts(out, "—");
+		return;
+	}
+	sc_buf_printf(out, "%.0f", a->mean_tokens);
+	if (!added && !deleted) {
+		struct sc_buf pct = SC_BUF_INIT;
+		cell_tokens(&pct, base, head, bh);
+		if (strcmp(pct.ptr, "—"))
+			sc_buf_printf(out, " (%s)", pct.ptr);
+		sc_buf_release(&pct);
+	}
+}
+
+/* The run's cost of a skill on a model (run.usage). */
+static void cell_cost(struct sc_buf *out, const struct sc_results *r, const struct row *row)
+{
+	for (size_t i = 0; row->model && i < r->run.nusage; i++) {
+		const struct sc_results_usage *u = &r->run.usage[i];
+		if (!sc_streq(u->skill, row->skill->path) || !sc_streq(u->model, row->model))
+			continue;
+		if (isnan(u->cost_usd))
+			sc_buf_puts(out, "no price");
+		else
+			sc_buf_printf(out, "$%.4f", u->cost_usd);
+		return;
+	}
+	sc_buf_puts(out, "—");
+}
+
 static void row_diff(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const char *path = row->skill->path, *model = row->model;
@@ -454,60 +531,33 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, "head", model) : NULL;
 	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, "baseline", model) : NULL;
 	const struct sc_results_comparison *bh = model ? sc_results_find_comparison(r, path, model, "base", "head") : NULL;
-	const struct sc_results_comparison *lh = model ? sc_results_find_comparison(r, path, model, "baseline", "head") : NULL;
 	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
 
 	sc_buf_puts(out, "| ");
-	cell_skill(out, row->skill, false);
+	cell_gate_short(out, r, row);
 	sc_buf_puts(out, " | ");
-	cell_change(out, row->skill);
-	sc_buf_puts(out, " | ");
-	if (model)
-		sc_report_md_code(out, model);
-	else
-		sc_buf_puts(out, "—");
+	cell_skill_model(out, r, row->skill, model);
 	sc_buf_puts(out, " | ");
 	if (!model) {
-		sc_buf_puts(out, "— | — | — | — | — | ");
-		cell_gate(out, r, row);
-		sc_buf_puts(out, " |\n");
+		sc_buf_puts(out, "— | — | — | — |\n");
 		return;
 	}
-	sc_report_pct(out, base ? base->pass_rate : NAN);
-	sc_buf_puts(out, " → ");
-	sc_report_pct(out, head ? head->pass_rate : NAN);
+	cell_pass_rate(out, r, row, base, head, none, bh);
 	sc_buf_puts(out, " | ");
-	if (added)
-		sc_buf_puts(out, "new skill");
-	else if (deleted)
-		sc_buf_puts(out, "deleted");
-	else
-		cell_delta(out, base, head, bh, row->brief);
+	cell_tokens_abs(out, row, base, head, bh);
 	sc_buf_puts(out, " | ");
-	if (lh)
-		sc_report_points(out, lh->pass_rate_delta);
-	else if (none && head) {
-		struct sc_results_comparison tmp;
-		sc_results_comparison_init(&tmp);
-		sc_compare_fill(&tmp, none, head, NULL, NAN);
-		sc_report_points(out, tmp.pass_rate_delta);
-	} else
-		sc_buf_puts(out, "—");
-	sc_buf_puts(out, " | ");
-	if (added || deleted)
-		sc_buf_puts(out, "—");
-	else
-		cell_tokens(out, base, head, bh);
+	cell_cost(out, r, row);
 	sc_buf_puts(out, " | ");
 	if (deleted)
 		cell_speedup(out, NULL, base, NULL);
 	else
 		cell_speedup(out, added ? NULL : base, head, added ? NULL : bh);
-	sc_buf_puts(out, " | ");
-	cell_gate(out, r, row);
 	sc_buf_puts(out, " |\n");
 }
 
+/* An eval's row: whether the skill helps first, then the skill, the pass
+ * rate without and with the skill (the lift) with their intervals, the
+ * tokens, cost and speedup, as narrow as a PR check's row. */
 static void row_eval(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const char *path = row->skill->path, *model = row->model;
@@ -516,29 +566,24 @@ static void row_eval(struct sc_buf *out, const struct sc_results *r, const struc
 	const struct sc_results_comparison *c = model ? sc_results_find_comparison(r, path, model, "baseline", "head") : NULL;
 
 	sc_buf_puts(out, "| ");
-	cell_skill(out, row->skill, true);
-	sc_buf_puts(out, " | ");
-	if (model)
-		sc_report_md_code(out, model);
-	else
-		sc_buf_puts(out, "—");
-	sc_buf_puts(out, " | ");
-	sc_report_pct(out, none ? none->pass_rate : NAN);
-	sc_buf_puts(out, " | ");
-	sc_report_pct(out, head ? head->pass_rate : NAN);
-	sc_buf_puts(out, " | ");
-	cell_delta(out, none, head, c, row->brief);
-	sc_buf_puts(out, " | ");
-	cell_tokens(out, none, head, c);
-	sc_buf_puts(out, " | ");
-	cell_speedup(out, none, head, c);
-	sc_buf_puts(out, " | ");
-	if (!model)
-		sc_buf_puts(out, row->skill->untested ? "untested: no tests found" : "—");
-	else if (!c || c->is_beneficial < 0)
+	if (!model || !c || c->is_beneficial < 0)
 		sc_buf_puts(out, "—");
 	else
 		sc_buf_puts(out, c->is_beneficial ? "✅ helps" : "❌ no lift");
+	sc_buf_puts(out, " | ");
+	cell_skill_model(out, r, row->skill, model);
+	sc_buf_puts(out, " | ");
+	if (!model) {
+		sc_buf_puts(out, "— | — | — | — |\n");
+		return;
+	}
+	cell_pass_rate(out, r, row, none, head, NULL, c);
+	sc_buf_puts(out, " | ");
+	cell_tokens_abs(out, row, none, head, c);
+	sc_buf_puts(out, " | ");
+	cell_cost(out, r, row);
+	sc_buf_puts(out, " | ");
+	cell_speedup(out, none, head, c);
 	sc_buf_puts(out, " |\n");
 }
 
@@ -627,7 +672,117 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 	sc_buf_puts(out, "\n");
 }
 
-static void render_summary(struct sc_buf *out, const struct sc_results *r, const struct rows *rows)
+/* What the narrow table's cells hold, under it, with the model when the
+ * run has one (the rows then leave it out). */
+static void render_legend(struct sc_buf *out, const struct sc_results *r, const struct rows *rows)
+{
+	bool side = false, diff = false, eval = is_eval(r);
+
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct row *row = &rows->v[i];
+		struct md_interval iv;
+		const char *path = row->skill->path;
+		if (!row->model || row->brief)
+			continue;
+		if (md_pass_rate_interval(r, row, sc_results_find_aggregate(r, path, eval ? "baseline" : "base", row->model),
+					  sc_results_find_aggregate(r, path, "head", row->model), &iv)) {
+			diff |= iv.diff;
+			side |= !iv.diff;
+		}
+	}
+	sc_buf_puts(out, eval ? "<sub>Pass rate with no skill → with the skill (lift)" : "<sub>Pass rate base → head (change)");
+	if (side)
+		sc_buf_puts(out, diff ? "; under it each side's 95% interval, or the change's 90% interval"
+				      : "; under it each side's 95% interval");
+	else if (diff)
+		sc_buf_puts(out, "; under it the change's 90% interval");
+	sc_buf_puts(out, eval ? " · tokens: mean per test with the skill (change) · cost: this run's, at list prices"
+			      : " · tokens: mean per test at head (change) · cost: this run's, at list prices");
+	if (r->run.nmodels == 1) {
+		sc_buf_puts(out, " · model ");
+		sc_report_md_code(out, r->run.models[0]);
+	}
+	sc_buf_puts(out, eval ? "</sub>\n\n" : " · what failed and why: below the table</sub>\n\n");
+}
+
+bool sc_report_md_run_url(struct sc_buf *out)
+{
+	const char *server = getenv("GITHUB_SERVER_URL"), *repo = getenv("GITHUB_REPOSITORY");
+	const char *id = getenv("GITHUB_RUN_ID"), *slash;
+
+	if (!server || !repo || !id || !*id || !*repo)
+		return false;
+	if (strncmp(server, "https://", 8) && strncmp(server, "http://", 7))
+		return false;
+	for (const char *p = server; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(":/.-_", *p))
+			return false;
+	slash = strchr(repo, '/');
+	if (!slash || slash == repo || !slash[1] || strchr(slash + 1, '/'))
+		return false;
+	for (const char *p = repo; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/.-_", *p))
+			return false;
+	for (const char *p = id; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	sc_buf_printf(out, "%s", server);
+	if (out->len && out->ptr[out->len - 1] == '/')
+		sc_buf_truncate(out, out->len - 1);
+	sc_buf_printf(out, "/%s/actions/runs/%s", repo, id);
+	return true;
+}
+
+/* Links from the report to its evidence: the CI run, its artifacts (the
+ * reports, report.html among them). */
+static void render_links(struct sc_buf *out, const char *run_url)
+{
+	if (!run_url || !*run_url)
+		return;
+	sc_buf_printf(out, "**Evidence:** [workflow run](%s) · [artifacts](%s#artifacts) "
+			   "(report.html, results.json, JUnit)\n\n", run_url, run_url);
+}
+
+/* Why the kernels were compiled and not run, once for the report (each
+ * test's line then says only that they were not run): the distinct
+ * reasons of the units, at most three. */
+static void render_no_gpu(struct sc_buf *out, const struct sc_results *r)
+{
+	const char *seen[3];
+	size_t n = 0, more = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const char *why = no_gpu_reason(r->units[i].message);
+		bool dup = false;
+		if (!why)
+			continue;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = !strcmp(seen[j], why);
+		if (dup)
+			continue;
+		if (n < SC_ARRAY_SIZE(seen))
+			seen[n++] = why;
+		else
+			more++;
+	}
+	if (!n)
+		return;
+	sc_buf_puts(out, "> **Kernels compiled, not run:** correctness and speed not checked: ");
+	for (size_t i = 0; i < n; i++) {
+		struct sc_buf t = SC_BUF_INIT;
+		if (i)
+			sc_buf_puts(out, "; ");
+		sc_report_trim(&t, seen[i], SC_REPORT_MD_BRIEF_MAX * 2);
+		sc_report_md_text(out, t.ptr);
+		sc_buf_release(&t);
+	}
+	if (more)
+		sc_buf_printf(out, " (and %zu other reason%s)", more, more == 1 ? "" : "s");
+	sc_buf_puts(out, ".\n\n");
+}
+
+static void render_summary(struct sc_buf *out, const struct sc_results *r, const struct rows *rows,
+			   const char *run_url)
 {
 	bool eval = is_eval(r);
 
@@ -649,6 +804,7 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 		sc_buf_puts(out, ".\n\n");
 		sc_buf_release(&v);
 	}
+	render_links(out, run_url);
 	if (r->run.oracle)
 		sc_buf_puts(out, "> **🔧 Oracle self-test.** The `oracle` provider answered every test with "
 				 "its reference solution: these numbers check the harness, not a model or a skill.\n\n");
@@ -665,16 +821,18 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 	}
 	render_trust(out, r);
 	render_pr_tests(out, r);
+	render_no_gpu(out, r);
 	if (rows->n) {
 		if (eval)
-			sc_buf_puts(out, "| skill | model | no skill | with skill | lift | tokens Δ | speedup | verdict |\n"
-					 "|---|---|---|---|---|---|---|---|\n");
+			sc_buf_puts(out, "| skill helps | skill | pass rate no skill → with skill | tokens | cost | speedup |\n"
+					 "|---|---|---|---|---|---|\n");
 		else
-			sc_buf_puts(out, "| skill | change | model | pass rate base → head | Δ | lift vs no skill | tokens Δ | speedup | gate |\n"
-					 "|---|---|---|---|---|---|---|---|---|\n");
+			sc_buf_puts(out, "| gate | skill | pass rate base → head | tokens | cost | speedup |\n"
+					 "|---|---|---|---|---|---|\n");
 		for (size_t i = 0; i < rows->n; i++)
 			(eval ? row_eval : row_diff)(out, r, &rows->v[i]);
 		sc_buf_putc(out, '\n');
+		render_legend(out, r, rows);
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
@@ -693,35 +851,6 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 
 /* ---- details ----------------------------------------------------------- */
 
-struct counts {
-	size_t passed, failed, errors, skipped;
-};
-
-static const char *verdict_icon(const char *verdict)
-{
-	if (sc_streq(verdict, "pass"))
-		return "✅";
-	if (sc_streq(verdict, "fail"))
-		return "❌";
-	if (sc_streq(verdict, "error"))
-		return "⚠️";
-	return "⏭️";
-}
-
-static void count_summary(struct sc_buf *out, const struct counts *c)
-{
-	bool any = false;
-
-#define PART(n, word) do { if (n) { sc_buf_printf(out, "%s%zu %s", any ? ", " : "", (size_t)(n), word); any = true; } } while (0)
-	PART(c->passed, "passed");
-	PART(c->failed, "failed");
-	PART(c->errors, c->errors == 1 ? "error" : "errors");
-	PART(c->skipped, "skipped");
-#undef PART
-	if (!any)
-		sc_buf_puts(out, "no units");
-}
-
 /* Appends text indented by two spaces on every line (inside a list item). */
 static void indent2(struct sc_buf *out, const char *text)
 {
@@ -735,14 +864,179 @@ static void indent2(struct sc_buf *out, const char *text)
 	}
 }
 
-static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
-{
-	const struct sc_results_kernel *k = u->kernel;
-	struct sc_buf tmp = SC_BUF_INIT, fence = SC_BUF_INIT;
+/* ---- a row's tests, grouped by test ------------------------------------ */
 
-	sc_buf_printf(out, "- %s ", verdict_icon(u->verdict));
-	sc_report_md_code(out, u->test_name ? u->test_name : u->test_id);
-	sc_buf_printf(out, " run %lld: ", (long long)u->run_index);
+/* What one test did on the row's side, compared with the base. */
+enum test_state {
+	TEST_PASSED,       /* every run that ran passed */
+	TEST_SKIPPED,      /* no run ran */
+	TEST_REGRESSED,    /* fails at head, passes at base */
+	TEST_ALREADY,      /* fails at head and at base */
+	TEST_FAILING,      /* fails, nothing to compare with */
+};
+
+struct test_group {
+	const char *id, *name;
+	const struct sc_results_unit **runs;   /* the side's runs, by run index */
+	size_t nruns;
+	size_t passed, bad, skipped;           /* bad: failed or error */
+	size_t base_n, base_passed, base_bad;  /* the base's runs of the same test */
+	enum test_state state;
+};
+
+struct test_groups {
+	struct test_group *v;
+	size_t n;
+	const struct sc_results_unit **units;  /* backing store of every group's runs */
+	size_t nrunits;                        /* side units */
+	size_t runs_max;                       /* most runs of one test */
+};
+
+struct tagged {
+	const struct sc_results_unit *u;
+	bool base;   /* the compared side */
+};
+
+static int cmp_tagged(const void *pa, const void *pb)
+{
+	const struct tagged *a = pa, *b = pb;
+	int c = strcmp(a->u->test_id ? a->u->test_id : "", b->u->test_id ? b->u->test_id : "");
+	if (c)
+		return c;
+	if (a->base != b->base)
+		return a->base ? 1 : -1;
+	return a->u->run_index < b->u->run_index ? -1 : a->u->run_index > b->u->run_index;
+}
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct test_group *a = pa, *b = pb;
+	struct sc_buf la = SC_BUF_INIT, lb = SC_BUF_INIT;
+	int c;
+
+	sc_report_test_label(&la, a->id);
+	sc_report_test_label(&lb, b->id);
+	c = sc_report_natural_cmp(la.ptr, lb.ptr);
+	sc_buf_release(&la);
+	sc_buf_release(&lb);
+	return c ? c : strcmp(a->id ? a->id : "", b->id ? b->id : "");
+}
+
+static bool unit_bad(const struct sc_results_unit *u)
+{
+	return sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error");
+}
+
+/* The tests of a row on side (head, or base for a deleted skill), each
+ * compared with the base's runs of the same test when compare is set. */
+static void collect_groups(struct test_groups *g, const struct sc_results *r, const struct row *row,
+			   const char *side, bool compare)
+{
+	struct tagged *t = NULL;
+	size_t n = 0, alloc = 0, first = 0, count, k = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (!row->model)
+		return;
+	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, NULL, &first) : r->nunits;
+	for (size_t i = first; i < first + count; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		bool base;
+		if (!sc_streq(u->skill, row->skill->path) || !sc_streq(u->model, row->model))
+			continue;
+		if (sc_streq(u->variant, side))
+			base = false;
+		else if (compare && sc_streq(u->variant, "base"))
+			base = true;
+		else
+			continue;
+		SC_GROW(t, alloc, n + 1);
+		t[n].u = u;
+		t[n++].base = base;
+	}
+	if (!n)
+		return;
+	qsort(t, n, sizeof(*t), cmp_tagged);
+	g->units = sc_xcalloc(n, sizeof(*g->units));
+	g->v = sc_xcalloc(n, sizeof(*g->v));
+	for (size_t i = 0; i < n; i++) {
+		struct test_group *grp;
+		if (g->n == 0 || !sc_streq(g->v[g->n - 1].id, t[i].u->test_id)) {
+			grp = &g->v[g->n++];
+			grp->id = t[i].u->test_id;
+			grp->runs = &g->units[k];
+		}
+		grp = &g->v[g->n - 1];
+		if (t[i].base) {
+			grp->base_n++;
+			grp->base_passed += sc_streq(t[i].u->verdict, "pass");
+			grp->base_bad += unit_bad(t[i].u);
+			continue;
+		}
+		if (!grp->name)
+			grp->name = t[i].u->test_name;
+		g->units[k++] = t[i].u;
+		grp->nruns++;
+		grp->passed += sc_streq(t[i].u->verdict, "pass");
+		grp->bad += unit_bad(t[i].u);
+		grp->skipped += !sc_streq(t[i].u->verdict, "pass") && !unit_bad(t[i].u);
+	}
+	g->nrunits = k;
+	/* a test only the base has is not one of the side's */
+	for (size_t i = 0; i < g->n; i++) {
+		struct test_group *grp = &g->v[i];
+		if (grp->nruns > g->runs_max)
+			g->runs_max = grp->nruns;
+		if (!grp->bad)
+			grp->state = grp->passed ? TEST_PASSED : TEST_SKIPPED;
+		else if (!compare || grp->base_passed + grp->base_bad == 0)
+			grp->state = TEST_FAILING;
+		else
+			grp->state = grp->base_bad ? TEST_ALREADY : TEST_REGRESSED;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (!g->v[i].nruns) {
+			memmove(&g->v[i], &g->v[i + 1], (g->n - i - 1) * sizeof(*g->v));
+			g->n--;
+			i--;
+		}
+	qsort(g->v, g->n, sizeof(*g->v), cmp_group);
+	free(t);
+}
+
+static void groups_release(struct test_groups *g)
+{
+	free(g->v);
+	free(g->units);
+}
+
+static size_t count_state(const struct test_groups *g, enum test_state s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->n; i++)
+		n += g->v[i].state == s;
+	return n;
+}
+
+/* "<code>tests[3]</code> Q3 about x" */
+static void group_name(struct sc_buf *out, const struct test_group *grp)
+{
+	struct sc_buf label = SC_BUF_INIT;
+
+	sc_report_test_label(&label, grp->id);
+	sc_report_md_code(out, label.ptr);
+	if (grp->name && *grp->name) {
+		sc_buf_putc(out, ' ');
+		sc_report_md_text(out, grp->name);
+	}
+	sc_buf_release(&label);
+}
+
+/* "fail (wrong_answer): answer lacks 'x'" for one run. */
+static void run_outcome(struct sc_buf *out, const struct sc_results_unit *u)
+{
+	struct sc_buf tmp = SC_BUF_INIT;
+
 	sc_report_md_text(out, u->verdict);
 	if (u->error_class) {
 		sc_buf_puts(out, " (");
@@ -750,18 +1044,116 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_puts(out, ")");
 	}
 	if (u->message && *u->message) {
+		const char *why = no_gpu_reason(u->message);
 		sc_buf_puts(out, ": ");
-		sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
-		sc_report_md_text(out, tmp.ptr);
-		sc_buf_clear(&tmp);
-	} else if (k && sc_streq(u->verdict, "skipped") && sc_streq(k->verdict, "compiled")) {
+		if (why) {
+			/* the runner's reason is said once, above the table */
+			sc_buf_put(&tmp, u->message, (size_t)(why - u->message));
+			sc_report_md_text(out, tmp.ptr);
+			sc_buf_puts(out, "(no GPU: the reason is above the table)");
+		} else {
+			sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
+			sc_report_md_text(out, tmp.ptr);
+		}
+	} else if (u->kernel && sc_streq(u->verdict, "skipped") && sc_streq(u->kernel->verdict, "compiled")) {
 		sc_buf_puts(out, ": no GPU: compiled only");
 	}
+	sc_buf_release(&tmp);
+}
+
+static bool same_outcome(const struct sc_results_unit *a, const struct sc_results_unit *b)
+{
+	return sc_streq(a->verdict, b->verdict) && sc_streq(a->error_class, b->error_class) &&
+	       sc_streq(a->message, b->message);
+}
+
+static const char *state_icon(const struct test_group *grp)
+{
+	switch (grp->state) {
+	case TEST_PASSED: return "✅";
+	case TEST_SKIPPED: return "⏭️";
+	case TEST_ALREADY: return "➖";
+	default: return "❌";
+	}
+}
+
+/* One test as a list item: its name, how its runs went, why the bad ones
+ * failed (the same reason once), the base's side, and the start of the
+ * answer of its first failed run. */
+static void group_item(struct sc_buf *out, const struct test_group *grp, bool in_block)
+{
+	const struct sc_results_unit *bad = NULL;
+	bool uniform = true;
+
+	for (size_t i = 0; i < grp->nruns; i++)
+		if (unit_bad(grp->runs[i])) {
+			if (!bad)
+				bad = grp->runs[i];
+			else if (!same_outcome(bad, grp->runs[i]))
+				uniform = false;
+		}
+	sc_buf_printf(out, "- %s ", state_icon(grp));
+	group_name(out, grp);
+	sc_buf_puts(out, ": ");
+	if (grp->nruns > 1)
+		sc_buf_printf(out, "%zu of %zu runs passed", grp->passed, grp->nruns);
+	if (bad && uniform) {
+		sc_buf_puts(out, grp->nruns > 1 ? "; " : "");
+		run_outcome(out, bad);
+	} else if (!bad && grp->nruns == 1) {
+		run_outcome(out, grp->runs[0]);
+	} else if (!bad && grp->skipped == grp->nruns) {
+		sc_buf_puts(out, "; ");
+		run_outcome(out, grp->runs[0]);
+	}
+	/* in a block of regressed or already failing tests the heading says
+	 * which; the base's runs are worth saying when there are several */
+	if ((grp->state == TEST_REGRESSED || grp->state == TEST_ALREADY) && (!in_block || grp->base_n > 1)) {
+		sc_buf_puts(out, " — ");
+		if (!in_block)
+			sc_buf_puts(out, grp->state == TEST_REGRESSED ? "regressed, " : "already failing, ");
+		sc_buf_printf(out, "base passed %zu of %zu", grp->base_passed, grp->base_n);
+	}
 	sc_buf_putc(out, '\n');
+	if (bad && !uniform)
+		for (size_t i = 0; i < grp->nruns; i++) {
+			if (!unit_bad(grp->runs[i]))
+				continue;
+			sc_buf_printf(out, "  - run %lld: ", (long long)grp->runs[i]->run_index + 1);
+			run_outcome(out, grp->runs[i]);
+			sc_buf_putc(out, '\n');
+		}
+	if (in_block && bad) {
+		const struct sc_results_unit *ex = NULL;
+		for (size_t i = 0; i < grp->nruns && !ex; i++)
+			if (unit_bad(grp->runs[i]) && grp->runs[i]->excerpt)
+				ex = grp->runs[i];
+		if (ex) {
+			sc_buf_puts(out, "  - answer");
+			if (grp->nruns > 1)
+				sc_buf_printf(out, " (run %lld)", (long long)ex->run_index + 1);
+			sc_buf_puts(out, ": <q>");
+			sc_report_md_text(out, ex->excerpt);
+			sc_buf_puts(out, "</q>\n");
+		}
+	}
+}
+
+/* The kernel lines of one run (speedup, mismatch, flags, compile log),
+ * as sub-items of its test. */
+static void kernel_detail(struct sc_buf *out, const struct sc_results_unit *u, bool name_run)
+{
+	const struct sc_results_kernel *k = u->kernel;
+	struct sc_buf tmp = SC_BUF_INIT, fence = SC_BUF_INIT, run = SC_BUF_INIT;
+
 	if (!k)
-		goto done;
+		return;
+	if (name_run)
+		sc_buf_printf(&run, "run %lld: ", (long long)u->run_index + 1);
+	else
+		sc_buf_puts(&run, "");
 	if (!isnan(k->speedup)) {
-		sc_buf_puts(out, "  - speedup ");
+		sc_buf_printf(out, "  - %sspeedup ", run.ptr);
 		sc_report_speedup(out, k->speedup);
 		if (!isnan(k->candidate_ms) && !isnan(k->baseline_ms))
 			sc_buf_printf(out, " (%.4g ms vs %.4g ms baseline)", k->candidate_ms, k->baseline_ms);
@@ -772,13 +1164,13 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_putc(out, '\n');
 	}
 	if (!isnan(k->max_abs_error) && !sc_streq(k->verdict, "passed")) {
-		sc_buf_printf(out, "  - worst mismatch: |error| %.3g", k->max_abs_error);
+		sc_buf_printf(out, "  - %sworst mismatch: |error| %.3g", run.ptr, k->max_abs_error);
 		if (k->worst_index != SC_RESULTS_NULL_INT)
 			sc_buf_printf(out, " at index %lld", (long long)k->worst_index);
 		sc_buf_putc(out, '\n');
 	}
 	if (k->nflags) {
-		sc_buf_puts(out, "  - flags: ");
+		sc_buf_printf(out, "  - %sflags: ", run.ptr);
 		for (size_t i = 0; i < k->nflags; i++) {
 			if (i)
 				sc_buf_puts(out, ", ");
@@ -787,15 +1179,141 @@ static void unit_detail(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_putc(out, '\n');
 	}
 	if (k->compile_log && *k->compile_log && sc_streq(k->compile, "failed")) {
-		sc_buf_puts(out, "\n  compile log:\n\n");
+		sc_buf_printf(out, "\n  %scompile log:\n\n", run.ptr);
 		sc_report_trim(&tmp, k->compile_log, SC_REPORT_MD_LOG_MAX);
 		sc_report_md_fence(&fence, "text", tmp.ptr);
 		indent2(out, fence.ptr);
 		sc_buf_putc(out, '\n');
 	}
-done:
 	sc_buf_release(&tmp);
 	sc_buf_release(&fence);
+	sc_buf_release(&run);
+}
+
+/* "8 tests: 1 passed, 7 regressed" (× runs when more than one). */
+static void groups_summary(struct sc_buf *out, const struct test_groups *g)
+{
+	size_t passed = count_state(g, TEST_PASSED), skipped = count_state(g, TEST_SKIPPED);
+	size_t regressed = count_state(g, TEST_REGRESSED), already = count_state(g, TEST_ALREADY);
+	size_t failing = count_state(g, TEST_FAILING);
+	bool any = false;
+
+	sc_buf_printf(out, "%zu test%s", g->n, g->n == 1 ? "" : "s");
+	if (g->runs_max > 1)
+		sc_buf_printf(out, " × %zu runs", g->runs_max);
+	sc_buf_puts(out, ": ");
+#define PART(n, word) do { if (n) { sc_buf_printf(out, "%s%zu %s", any ? ", " : "", (size_t)(n), word); any = true; } } while (0)
+	PART(passed, "passed");
+	PART(regressed, "regressed");
+	PART(already, "already failing");
+	PART(failing, "failed");
+	PART(skipped, "skipped");
+#undef PART
+}
+
+/* A test in a block of what failed: its item, then the kernel lines
+ * (mismatch, flags, compile log) of its failed runs. */
+static void block_item(struct sc_buf *out, const struct test_group *grp)
+{
+	group_item(out, grp, true);
+	for (size_t j = 0; j < grp->nruns; j++)
+		if (unit_bad(grp->runs[j]))
+			kernel_detail(out, grp->runs[j], grp->nruns > 1);
+}
+
+/* The block of a row the gate failed or left inconclusive: each failed
+ * check's whole message, then the tests that regressed (pass at base,
+ * fail at head) with the reason and the start of the answer, and apart
+ * the tests that fail at base too. Empty for a row with neither. */
+static void render_failure(struct sc_buf *full, struct sc_buf *compact, const struct sc_results *r,
+			   const struct row *row)
+{
+	const struct sc_results_skill *s = row->skill;
+	const struct sc_results_check *open = row_inconclusive(r, row);
+	size_t nfail = row_failures(r, row);
+	bool eval = is_eval(r), deleted = sc_streq(s->status, "deleted");
+	struct sc_buf head = SC_BUF_INIT, body = SC_BUF_INIT, msg = SC_BUF_INIT;
+	struct test_groups g;
+	size_t shown = 0;
+
+	if (eval || (!nfail && s->gate_passed && !open))
+		return;
+	collect_groups(&g, r, row, deleted ? "base" : "head", !deleted);
+	sc_buf_puts(&head, nfail || !s->gate_passed ? "❌ " : "⚠️ ");
+	sc_report_md_code(&head, s->path);
+	if (row->model) {
+		sc_buf_puts(&head, " · ");
+		sc_report_md_code(&head, row->model);
+	}
+	sc_buf_puts(&head, ": ");
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (!failure_of_row(f, row))
+			continue;
+		sc_buf_puts(&head, shown++ ? ", " : "");
+		sc_buf_puts(&head, "<b>");
+		sc_report_md_text(&head, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
+		sc_buf_puts(&head, "</b>");
+		sc_buf_puts(&body, "- ❌ **");
+		sc_report_md_text(&body, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
+		sc_buf_puts(&body, "** (");
+		sc_report_md_text(&body, f->rule);
+		sc_buf_puts(&body, "): ");
+		sc_buf_clear(&msg);
+		sc_report_trim(&msg, f->message ? f->message : "", SC_REPORT_MD_MESSAGE_MAX);
+		sc_report_md_text(&body, msg.ptr);
+		sc_buf_putc(&body, '\n');
+	}
+	if (!shown && !s->gate_passed) {
+		sc_buf_puts(&head, "failed");
+		for (size_t i = 0; i < s->ngate_reasons; i++) {
+			sc_buf_puts(&body, "- ❌ ");
+			sc_report_md_text(&body, s->gate_reasons[i]);
+			sc_buf_putc(&body, '\n');
+		}
+	} else if (!shown) {
+		sc_buf_puts(&head, "<b>pass rate</b> inconclusive");
+		sc_buf_puts(&body, "- ⚠️ **pass rate** inconclusive, not a failure: ");
+		sc_buf_clear(&msg);
+		sc_report_trim(&msg, open->message + (strlen(open->message) > 14 ? 14 : 12),
+			       SC_REPORT_MD_MESSAGE_MAX);
+		sc_report_md_text(&body, msg.ptr);
+		sc_buf_putc(&body, '\n');
+	}
+	if (g.n && !deleted) {
+		size_t regressed = count_state(&g, TEST_REGRESSED), already = count_state(&g, TEST_ALREADY);
+		size_t failing = count_state(&g, TEST_FAILING);
+		sc_buf_puts(&head, " · ");
+		groups_summary(&head, &g);
+		if (regressed) {
+			sc_buf_printf(&body, "\n**Regressed** (pass at base, fail at head): %zu test%s\n\n",
+				      regressed, regressed == 1 ? "" : "s");
+			for (size_t i = 0; i < g.n; i++)
+				if (g.v[i].state == TEST_REGRESSED)
+					block_item(&body, &g.v[i]);
+		}
+		if (failing) {
+			sc_buf_printf(&body, "\n**Failing** (%s): %zu test%s\n\n",
+				      deleted ? "at base; deleted at head" : "no base run to compare with",
+				      failing, failing == 1 ? "" : "s");
+			for (size_t i = 0; i < g.n; i++)
+				if (g.v[i].state == TEST_FAILING)
+					block_item(&body, &g.v[i]);
+		}
+		if (already) {
+			sc_buf_printf(&body, "\n**Already failing** (fail at base too, not brought by this "
+					     "change): %zu test%s\n\n", already, already == 1 ? "" : "s");
+			for (size_t i = 0; i < g.n; i++)
+				if (g.v[i].state == TEST_ALREADY)
+					block_item(&body, &g.v[i]);
+		}
+	}
+	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, body.ptr);
+	sc_buf_printf(compact, "- %s\n", head.ptr);
+	groups_release(&g);
+	sc_buf_release(&head);
+	sc_buf_release(&body);
+	sc_buf_release(&msg);
 }
 
 /* The variant whose units a row's details show: head, or base for a
@@ -808,47 +1326,57 @@ static const char *detail_variant(const struct sc_results *r, const struct row *
 }
 
 /* One row's details: a <details> block (full) and a one-line list item
- * (compact, used when the full block does not fit). Empty when the row
- * has no units. */
+ * (compact, used when the full block does not fit), one item per test
+ * (its runs together). Empty when the row has no units. */
 static void render_details(struct sc_buf *full, struct sc_buf *compact,
 			   const struct sc_results *r, const struct row *row)
 {
 	const char *variant = detail_variant(r, row);
-	struct counts c = { 0, 0, 0, 0 };
+	bool eval = is_eval(r);
 	struct sc_buf items = SC_BUF_INIT, head = SC_BUF_INIT;
-	size_t n = 0, first = 0, count;
+	struct test_groups g;
+	size_t bad = 0, passed = 0;
 
-	if (!row->model)
-		return;
-	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, variant, &first) : r->nunits;
-	for (size_t i = first; i < first + count; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		if (!sc_streq(u->skill, row->skill->path) || !sc_streq(u->model, row->model) ||
-		    !sc_streq(u->variant, variant))
-			continue;
-		n++;
-		if (sc_streq(u->verdict, "pass"))
-			c.passed++;
-		else if (sc_streq(u->verdict, "fail"))
-			c.failed++;
-		else if (sc_streq(u->verdict, "error"))
-			c.errors++;
-		else
-			c.skipped++;
-		unit_detail(&items, u);
-	}
-	if (n == 0)
+	collect_groups(&g, r, row, variant, !eval && !strcmp(variant, "head"));
+	if (g.n == 0)
 		goto done;
-	sc_buf_puts(&head, c.failed ? "❌ " : c.errors ? "⚠️ " : c.passed ? "✅ " : "⏭️ ");
+	for (size_t i = 0; i < g.n; i++) {
+		const struct test_group *grp = &g.v[i];
+		bad += grp->bad > 0;
+		passed += grp->state == TEST_PASSED;
+		group_item(&items, grp, false);
+		for (size_t j = 0; j < grp->nruns; j++)
+			kernel_detail(&items, grp->runs[j], grp->nruns > 1);
+	}
+	sc_buf_puts(&head, count_state(&g, TEST_REGRESSED) || count_state(&g, TEST_FAILING) ? "❌ "
+			   : bad ? "➖ " : passed ? "✅ " : "⏭️ ");
 	sc_report_md_code(&head, row->skill->path);
 	sc_buf_puts(&head, " · ");
 	sc_report_md_code(&head, row->model);
-	sc_buf_printf(&head, " (%s): ", sc_streq(variant, "base") ? "base" : is_eval(r) ? "with skill" : "head");
-	count_summary(&head, &c);
+	sc_buf_printf(&head, " (%s): ", sc_streq(variant, "base") ? "base" : eval ? "with skill" : "head");
+	groups_summary(&head, &g);
+	if (!eval && !strcmp(variant, "head")) {
+		const struct sc_results_comparison *bh =
+			sc_results_find_comparison(r, row->skill->path, row->model, "base", "head");
+		const struct sc_results_comparison *lh =
+			sc_results_find_comparison(r, row->skill->path, row->model, "baseline", "head");
+		if (bh && !isnan(bh->pass_rate_delta)) {
+			sc_buf_puts(&head, " · change ");
+			sc_report_points(&head, bh->pass_rate_delta);
+			sc_buf_puts(&head, " (");
+			sc_report_significance(&head, bh);
+			sc_buf_puts(&head, ")");
+		}
+		if (lh && !isnan(lh->pass_rate_delta)) {
+			sc_buf_puts(&head, " · lift vs no skill ");
+			sc_report_points(&head, lh->pass_rate_delta);
+		}
+	}
 
 	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, items.ptr);
 	sc_buf_printf(compact, "- %s\n", head.ptr);
 done:
+	groups_release(&g);
 	sc_buf_release(&items);
 	sc_buf_release(&head);
 }
@@ -996,12 +1524,12 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 {
 	struct rows rows;
 	struct sc_buf summary = SC_BUF_INIT, footer = SC_BUF_INIT, details = SC_BUF_INIT;
-	struct sc_buf full = SC_BUF_INIT, compact = SC_BUF_INIT, note = SC_BUF_INIT;
+	struct sc_buf full = SC_BUF_INIT, compact = SC_BUF_INIT, note = SC_BUF_INIT, failures = SC_BUF_INIT;
 	size_t max = opt ? opt->max_bytes : 0, abbreviated = 0, omitted = 0, budget = 0;
 	bool in_list = false, brief = false;
 
 	collect_rows(&rows, r);
-	render_summary(&summary, r, &rows);
+	render_summary(&summary, r, &rows, opt ? opt->run_url : NULL);
 	render_footer(&footer, r);
 	if (max && summary.len + footer.len + SC_REPORT_MD_NOTE_RESERVE > max) {
 		/* the table alone is over the bound: each gate cell gives the
@@ -1009,7 +1537,7 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 		for (size_t i = 0; i < rows.n; i++)
 			rows.v[i].brief = true;
 		sc_buf_clear(&summary);
-		render_summary(&summary, r, &rows);
+		render_summary(&summary, r, &rows, opt ? opt->run_url : NULL);
 		brief = true;
 	}
 	if (max) {
@@ -1017,31 +1545,46 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 			       (opt->full_report ? 6 * strlen(opt->full_report) : 0);
 		budget = fixed < max ? max - fixed : 0;
 	}
-	for (size_t i = 0; i < rows.n; i++) {
-		sc_buf_clear(&full);
-		sc_buf_clear(&compact);
-		if (rows.v[i].first)
-			render_findings(&full, &compact, rows.v[i].skill);
-		render_details(&full, &compact, r, &rows.v[i]);
-		if (!full.len)
-			continue;
-		if (!max || details.len + full.len + (in_list ? 1 : 0) <= budget) {
-			if (in_list)
-				sc_buf_putc(&details, '\n');
-			in_list = false;
-			sc_buf_put(&details, full.ptr, full.len);
-		} else if (details.len + compact.len + 1 <= budget) {
-			sc_buf_put(&details, compact.ptr, compact.len);
-			in_list = true;
-			abbreviated++;
-		} else {
-			omitted++;
+	/* first what failed, then every row's tests: one budget for both */
+	for (int part = 0; part < 2; part++) {
+		struct sc_buf *to = part == 0 ? &failures : &details;
+		size_t used;
+		in_list = false;
+		for (size_t i = 0; i < rows.n; i++) {
+			sc_buf_clear(&full);
+			sc_buf_clear(&compact);
+			if (part == 0) {
+				render_failure(&full, &compact, r, &rows.v[i]);
+			} else {
+				if (rows.v[i].first)
+					render_findings(&full, &compact, rows.v[i].skill);
+				render_details(&full, &compact, r, &rows.v[i]);
+			}
+			if (!full.len)
+				continue;
+			used = failures.len + details.len;
+			if (!max || used + full.len + (in_list ? 1 : 0) <= budget) {
+				if (in_list)
+					sc_buf_putc(to, '\n');
+				in_list = false;
+				sc_buf_put(to, full.ptr, full.len);
+			} else if (used + compact.len + 1 <= budget) {
+				sc_buf_put(to, compact.ptr, compact.len);
+				in_list = true;
+				abbreviated++;
+			} else {
+				omitted++;
+			}
 		}
+		if (in_list)
+			sc_buf_putc(to, '\n');
 	}
-	if (in_list)
-		sc_buf_putc(&details, '\n');
 
 	sc_buf_put(out, summary.ptr, summary.len);
+	if (failures.len) {
+		sc_buf_puts(out, "### What failed\n\n");
+		sc_buf_put(out, failures.ptr, failures.len);
+	}
 	if (details.len || omitted) {
 		sc_buf_puts(out, "### Details\n\n");
 		sc_buf_put(out, details.ptr, details.len);
@@ -1051,8 +1594,7 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 				     "%zu section%s abbreviated, %zu omitted",
 			      SC_REPORT_MD_COMMENT_LIMIT, abbreviated, abbreviated == 1 ? "" : "s", omitted);
 		if (brief)
-			sc_buf_puts(&note, "; the table gives each check's rule and interval, "
-					   "not its whole message nor the significance of the change");
+			sc_buf_puts(&note, "; the table's rows leave out their intervals");
 		sc_buf_puts(&note, ". The full report: ");
 		if (opt && opt->full_report)
 			sc_report_md_code(&note, opt->full_report);
@@ -1070,6 +1612,7 @@ void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct s
 	sc_buf_release(&full);
 	sc_buf_release(&compact);
 	sc_buf_release(&note);
+	sc_buf_release(&failures);
 }
 
 void sc_report_md_full(struct sc_buf *out, const struct sc_results *r)

@@ -13,6 +13,7 @@
  * skill path then model name, details the same order, numbers fixed
  * formats. The report reads results only.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sc_buf;
@@ -29,7 +30,15 @@ struct sc_md_options {
 	/* Where the full report is (a path or URL), named in the note that
 	 * says details were shortened. NULL: "the full report". */
 	const char *full_report;
+	/* The CI run that made the report (a URL), linked with its artifacts
+	 * under the verdict; NULL: no links (sc_report_md_run_url). */
+	const char *run_url;
 };
+
+/* The URL of the GitHub Actions run from GITHUB_SERVER_URL,
+ * GITHUB_REPOSITORY and GITHUB_RUN_ID (server/owner/name/actions/runs/ID)
+ * into out; false, out untouched, when one is unset or not of its form. */
+bool sc_report_md_run_url(struct sc_buf *out);
 
 /* Appends the report of r to out, bounded by opt (NULL: no bound). */
 void sc_report_md(struct sc_buf *out, const struct sc_results *r, const struct sc_md_options *opt);

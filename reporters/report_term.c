@@ -66,6 +66,9 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 	else
 		sc_buf_printf(out, "%3.0f%%", a->pass_rate * 100.0);
 	sc_buf_printf(out, "  (%lld/%lld", (long long)a->passed, (long long)a->n);
+	/* the 95% interval, as the Markdown gives it under each pass rate */
+	if (!isnan(a->ci_low) && !isnan(a->ci_high))
+		sc_buf_printf(out, ", 95%% CI %.0f–%.0f%%", a->ci_low * 100.0 + 0.0, a->ci_high * 100.0 + 0.0);
 	if (a->errors)
 		sc_buf_printf(out, ", %lld error%s", (long long)a->errors, a->errors == 1 ? "" : "s");
 	if (a->skipped)

@@ -58,6 +58,8 @@ static int add_store_history(struct sc_history_point **points, size_t *n, size_t
 		p->time = sp->started_at ? sp->started_at : sp->finished_at ? sp->finished_at : "";
 		p->pass_rate = sp->agg.pass_rate;
 		p->speedup = sp->agg.speedup_geomean;
+		p->repo = p->rev = NULL;
+		p->current = false;
 	}
 	return 0;
 }
@@ -81,7 +83,12 @@ static int write_index(const char *dir, const struct sc_results *r, const struct
 			continue;
 		sc_report_history_add(&points, &n, &alloc, &more[i]);
 	}
-	sc_report_history_add(&points, &n, &alloc, r);
+	{
+		size_t mine = n;
+		sc_report_history_add(&points, &n, &alloc, r);
+		for (size_t i = mine; i < n; i++)
+			points[i].current = true;
+	}
 	if (o->store && (err = add_store_history(&points, &n, &alloc, &stored, &nstored, o->store,
 						 r, more, loaded)) < 0)
 		goto done;
@@ -101,11 +108,11 @@ done:
 
 /* GitHub Actions: annotations on term, the step summary, the outputs. */
 static int github_actions(const struct sc_results *r, const struct sc_reports *o,
-			  const char *full_report, const char *html_page)
+			  const char *full_report, const char *html_page, const char *run_url)
 {
 	struct sc_buf ann = SC_BUF_INIT, md = SC_BUF_INIT, outputs = SC_BUF_INIT, delim = SC_BUF_INIT;
-	struct sc_md_options mdo = { SC_REPORT_STEP_SUMMARY_MAX, full_report };
-	struct sc_md_options shorto = { SC_REPORT_MD_COMMENT_LIMIT - 1, full_report };
+	struct sc_md_options mdo = { SC_REPORT_STEP_SUMMARY_MAX, full_report, run_url };
+	struct sc_md_options shorto = { SC_REPORT_MD_COMMENT_LIMIT - 1, full_report, run_url };
 	struct sc_gh_paths paths = { o->junit, o->markdown, html_page, o->json };
 	const char *summary = getenv("GITHUB_STEP_SUMMARY"), *output = getenv("GITHUB_OUTPUT");
 	int err = 0;
@@ -147,8 +154,8 @@ static bool is_stdout(const char *path)
 
 int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 {
-	struct sc_buf buf = SC_BUF_INIT, full = SC_BUF_INIT, html_page = SC_BUF_INIT;
-	const char *full_report = NULL;
+	struct sc_buf buf = SC_BUF_INIT, full = SC_BUF_INIT, html_page = SC_BUF_INIT, url = SC_BUF_INIT;
+	const char *full_report = NULL, *run_url = sc_report_md_run_url(&url) ? url.ptr : NULL;
 	struct sc_reports opts = *in;
 	const struct sc_reports *o = &opts;
 	int err = 0;
@@ -174,7 +181,7 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 			goto done;
 	}
 	if (o->markdown) {
-		struct sc_md_options mo = { SC_REPORT_MD_COMMENT_LIMIT - 1, full_report };
+		struct sc_md_options mo = { SC_REPORT_MD_COMMENT_LIMIT - 1, full_report, run_url };
 		sc_report_md(&buf, r, &mo);
 		if ((err = sc_write_file_atomic(o->markdown, buf.ptr, buf.len)) < 0)
 			goto done;
@@ -187,7 +194,7 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 		sc_buf_clear(&buf);
 		sc_report_html_page(&buf, r->run.kind && !strcmp(r->run.kind, "eval") ? "skillci eval"
 										       : "skillci report",
-				    full.ptr, full.len);
+				    full.ptr, full.len, r);
 		sc_buf_release(&full);
 		if ((err = sc_write_file_atomic(html_page.ptr, buf.ptr, buf.len)) < 0 ||
 		    (err = write_index(o->html_dir, r, o)) < 0)
@@ -212,10 +219,10 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 			fputs(buf.ptr, o->term);
 		}
 	}
-	if (o->github && (err = github_actions(r, o, full_report, html_page.len ? html_page.ptr : NULL)) < 0)
+	if (o->github && (err = github_actions(r, o, full_report, html_page.len ? html_page.ptr : NULL, run_url)) < 0)
 		goto done;
 	if (o->comment_md) {
-		struct sc_md_options mo = { o->comment_max, full_report };
+		struct sc_md_options mo = { o->comment_max, full_report, run_url };
 		sc_buf_clear(o->comment_md);
 		sc_report_md(o->comment_md, r, &mo);
 		if (o->comment_md->len > mo.max_bytes) {
@@ -233,5 +240,6 @@ done:
 	sc_buf_release(&buf);
 	sc_buf_release(&full);
 	sc_buf_release(&html_page);
+	sc_buf_release(&url);
 	return err;
 }

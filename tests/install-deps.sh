@@ -34,6 +34,17 @@ scipy() {
 		python3 -m pip install --user -q --break-system-packages scipy ||
 		echo "deps: could not install scipy; test_stats will skip its reference cases"
 }
+# junitparser, from PyPI: the JUnit parser EnricoMi's
+# publish-unit-test-result-action reads reports with; tests/e2e/test_report.sh
+# parses skillci's JUnit with it (and says it skipped that without it).
+JUNITPARSER_VERSION=5.0.3
+junitparser() {
+	python3 -c "import junitparser" 2>/dev/null && return 0
+	echo "deps: installing junitparser $JUNITPARSER_VERSION (pip)"
+	python3 -m pip install --user -q "junitparser==$JUNITPARSER_VERSION" 2>/dev/null ||
+		python3 -m pip install --user -q --break-system-packages "junitparser==$JUNITPARSER_VERSION" ||
+		echo "deps: could not install junitparser; test_report will skip its junitparser case"
+}
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -43,6 +54,7 @@ if [ -z "$missing" ]; then
 	echo "deps: all packages present"
 	install_zizmor
 	scipy
+	junitparser
 	exit 0
 fi
 echo "deps: installing$missing"
@@ -54,3 +66,4 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends $missing
 install_zizmor
 scipy
+junitparser

@@ -86,12 +86,16 @@ static size_t distinct(const char **out, size_t max, const struct sc_store_point
 	return k;
 }
 
-static const char *skill_label(const struct sc_store_point *p, size_t n, const char *skill)
+/* Skills are named by their path, as in every other report. The column
+ * is as wide as the longest (24 to 64 characters). */
+static int label_width(const char *const *skills, size_t n)
 {
+	size_t w = 24;
+
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(p[i].agg.skill, skill) && p[i].agg.skill_name)
-			return p[i].agg.skill_name;
-	return skill;
+		if (strlen(skills[i]) > w)
+			w = strlen(skills[i]);
+	return (int)(w > 64 ? 64 : w);
 }
 
 static void csv_field(struct sc_buf *out, const char *s)
@@ -163,6 +167,7 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 	size_t ns = distinct(skills, SC_ARRAY_SIZE(skills), p, n, false);
 	size_t nm = distinct(models, SC_ARRAY_SIZE(models), p, n, true);
 	double scale = m == M_SUCCESS ? 1.0 : 0.0;
+	int w = label_width(skills, ns);
 	static const char *const variants[] = { "baseline", "base", "head" };
 	static const char *const labels[] = { "baseline", "base", "with skill" };
 
@@ -184,8 +189,7 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 				if (!pt)
 					continue;
 				fmt_value(&val, value_of(&pt->agg, m), m);
-				sc_buf_printf(&line, "  %-24.24s %-10s ",
-					      first ? skill_label(p, n, skills[i]) : "", labels[v]);
+				sc_buf_printf(&line, "  %-*s %-10s ", w, first ? skills[i] : "", labels[v]);
 				sc_report_bar(&line, scale > 0 ? value_of(&pt->agg, m) / scale
 							       : NAN);
 				sc_buf_printf(&line, "  %6s", val.ptr);
@@ -202,12 +206,12 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 	}
 
 	/* The matrix: latest with-skill value (baseline in brackets). */
-	printf("%-24s", "skill \\ model");
+	printf("%-*s", w, "skill \\ model");
 	for (size_t j = 0; j < nm; j++)
 		printf(" %-22.22s", models[j]);
 	printf("\n");
 	for (size_t i = 0; i < ns; i++) {
-		printf("%-24.24s", skill_label(p, n, skills[i]));
+		printf("%-*s", w, skills[i]);
 		for (size_t j = 0; j < nm; j++) {
 			const struct sc_store_point *h = latest(p, n, skills[i], models[j], "head");
 			const struct sc_store_point *b = latest(p, n, skills[i], models[j], "baseline");
@@ -226,13 +230,13 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 	printf("(with skill; baseline in brackets; latest run)\n\n");
 
 	/* Every run, oldest first. */
-	printf("%-26s %-20s %-24s %-24s %-8s %8s %6s\n", "run", "finished", "skill", "model",
+	printf("%-26s %-20s %-*s %-24s %-8s %8s %6s\n", "run", "finished", w, "skill", "model",
 	       "variant", "value", "n");
 	for (size_t i = 0; i < n; i++) {
 		struct sc_buf val = SC_BUF_INIT;
 		fmt_value(&val, value_of(&p[i].agg, m), m);
-		printf("%-26s %-20s %-24.24s %-24.24s %-8s %8s %6d\n", p[i].run_id,
-		       p[i].finished_at ? p[i].finished_at : "-", skill_label(p, n, p[i].agg.skill),
+		printf("%-26s %-20s %-*s %-24.24s %-8s %8s %6d\n", p[i].run_id,
+		       p[i].finished_at ? p[i].finished_at : "-", w, p[i].agg.skill,
 		       p[i].agg.model, p[i].agg.variant, val.ptr, p[i].agg.n);
 		sc_buf_release(&val);
 	}

@@ -274,6 +274,9 @@ static void set_verdict(struct unit *u, const char *verdict, const char *error_c
 	set_str(&u->ru.verdict, verdict);
 	set_str(&u->ru.error_class, error_class);
 	set_str(&u->ru.message, message);
+	/* what the model wrote, for the reports of a failure */
+	free(u->ru.excerpt);
+	u->ru.excerpt = !strcmp(verdict, "fail") ? sc_results_excerpt(u->answer) : NULL;
 }
 
 static void unit_free(struct unit *u)

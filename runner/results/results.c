@@ -30,6 +30,29 @@ void sc_results_unit_init(struct sc_results_unit *u)
 	u->test_line = SC_RESULTS_NULL_INT;
 }
 
+char *sc_results_excerpt(const char *answer)
+{
+	size_t len, cut;
+	char *out;
+
+	if (!answer)
+		return NULL;
+	while (*answer == ' ' || *answer == '\t' || *answer == '\n' || *answer == '\r')
+		answer++;
+	if (!*answer)
+		return NULL;
+	len = strlen(answer);
+	if (len <= SC_RESULTS_EXCERPT_MAX)
+		return sc_xstrdup(answer);
+	cut = SC_RESULTS_EXCERPT_MAX;
+	while (cut > 0 && ((unsigned char)answer[cut] & 0xC0) == 0x80)
+		cut--;
+	out = sc_xmalloc(cut + sizeof("…"));
+	memcpy(out, answer, cut);
+	memcpy(out + cut, "…", sizeof("…"));
+	return out;
+}
+
 void sc_results_aggregate_init(struct sc_results_aggregate *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -152,7 +175,7 @@ void sc_results_unit_release(struct sc_results_unit *u)
 	}
 	free(u->skill); free(u->variant); free(u->model); free(u->test_id);
 	free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
-	free(u->message); free(u->test_file);
+	free(u->message); free(u->excerpt); free(u->test_file);
 	kernel_free(u->kernel);
 	free(h->skill); free(h->test); free(h->model); free(h->prompt);
 	free(h->harness); free(h->fixture);
@@ -262,7 +285,7 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 	struct sc_results_hashes *h = &u->hashes;
 	char **fields[] = {
 		&u->skill, &u->variant, &u->model, &u->test_id, &u->test_name, &u->kind,
-		&u->verdict, &u->error_class, &u->message, &u->test_file,
+		&u->verdict, &u->error_class, &u->message, &u->excerpt, &u->test_file,
 		&h->skill, &h->test, &h->model, &h->prompt, &h->harness, &h->fixture,
 	};
 
@@ -737,6 +760,7 @@ static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
 	TRY(rd_str(rd, o, "verdict", &u->verdict, true));
 	TRY(rd_str(rd, o, "error_class", &u->error_class, false));
 	TRY(rd_str(rd, o, "message", &u->message, false));
+	TRY(rd_str(rd, o, "excerpt", &u->excerpt, false));
 	TRY(rd_int(rd, o, "tokens_in", &u->tokens_in));
 	TRY(rd_int(rd, o, "tokens_out", &u->tokens_out));
 	TRY(rd_int(rd, o, "turns", &u->turns));
@@ -1656,6 +1680,8 @@ static void write_unit(cJSON *arr, const struct sc_results_unit *u)
 	add_str(o, "verdict", u->verdict);
 	add_str(o, "error_class", u->error_class);
 	add_str(o, "message", u->message);
+	if (u->excerpt)
+		add_str(o, "excerpt", u->excerpt);
 	add_int(o, "tokens_in", u->tokens_in);
 	add_int(o, "tokens_out", u->tokens_out);
 	add_int(o, "turns", u->turns);

@@ -20,6 +20,7 @@ struct sc_buf;
 #define SC_RESULTS_SCHEMA        "skillci.results/1"
 #define SC_RESULTS_SCHEMA_PREFIX "skillci.results/"
 #define SC_RESULTS_NULL_INT      INT64_MIN
+#define SC_RESULTS_EXCERPT_MAX   240
 
 struct sc_buf;
 struct sc_strpool;
@@ -157,6 +158,11 @@ struct sc_results_unit {
 	char *verdict;            /* pass, fail, error, skipped */
 	char *error_class;
 	char *message;
+	/* The start of the model's last answer when the unit failed (at most
+	 * SC_RESULTS_EXCERPT_MAX bytes, cut at a character boundary, "…"
+	 * appended when cut); NULL when it passed, had no answer, or was
+	 * reused from the store. Untrusted text: reports escape it. */
+	char *excerpt;
 	int64_t tokens_in, tokens_out, turns, latency_ms;
 	double judge_score;
 	bool reused;
@@ -307,6 +313,11 @@ void sc_results_unit_init(struct sc_results_unit *u);
 void sc_results_aggregate_init(struct sc_results_aggregate *a);
 void sc_results_comparison_init(struct sc_results_comparison *c);
 void sc_results_kernel_init(struct sc_results_kernel *k);
+/* The excerpt a failed unit keeps of an answer (unit.excerpt): a malloc'd
+ * copy of its first SC_RESULTS_EXCERPT_MAX bytes, leading white space
+ * skipped, cut at a UTF-8 boundary with "…" appended when cut; NULL for
+ * NULL or an answer of white space only. */
+char *sc_results_excerpt(const char *answer);
 /* Frees what one unit holds (not the unit itself) and sets it empty. */
 void sc_results_unit_release(struct sc_results_unit *u);
 /*

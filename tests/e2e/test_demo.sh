@@ -27,7 +27,7 @@ cm, ck = suites["skills/commit-messages"], suites["skills/cuda-kernels"]
 assert cm.get("failures") == "0" and cm.find(".//failure") is None, ET.tostring(cm)[:2000]
 # commit-messages' base failed two tests the head fixed: properties, not failures
 props = {p.get("name"): p.get("value") for p in cm.iter("property")}
-assert sorted(v for k, v in props.items() if " base skill_meta.json" in k).count("fail") == 2, props
+assert sorted(v for k, v in props.items() if " base tests[" in k).count("fail") == 2, props
 fails = [(c.get("name"), c.find("failure")) for c in ck.findall("testcase") if c.find("failure") is not None]
 assert len(fails) == 1, [n for n, _ in fails]
 name, f = fails[0]
@@ -41,11 +41,13 @@ check "demo Markdown: commit-messages inconclusive (5 tests, one run: a drop bey
 	python3 - "$R/report.md" <<'EOF'
 import sys
 md = open(sys.argv[1], encoding="utf-8").read()
-rows = {l.split(" | ")[0]: l for l in md.splitlines() if l.startswith("| <code>skills/")}
-cm = rows["| <code>skills/commit-messages</code>"]
-assert "| ⚠️ inconclusive — a drop of up to " in cm and "cannot be ruled out" in cm, rows
-ck = rows["| <code>skills/cuda-kernels</code>"]
-assert "❌ **validity** (skill\\_invalid): skills/cuda-kernels/SKILL.md:2:" in ck and "name-mismatch" in ck, ck
+rows = {l.split(" | ")[1].split("<br>")[0]: l for l in md.splitlines() if l.startswith("| ") and " | <code>skills/" in l}
+cm = rows["<code>skills/commit-messages</code>"]
+assert cm.startswith("| ⚠️ **unsure** |"), rows
+assert "⚠️ **pass rate** inconclusive, not a failure: a drop of up to " in md and "cannot be ruled out" in md
+ck = rows["<code>skills/cuda-kernels</code>"]
+assert ck.startswith("| ❌ **fail**<br><sub>validity</sub> |"), ck
+assert "- ❌ **validity** (skill\\_invalid): skills/cuda-kernels/SKILL.md:2:" in md and "name-mismatch" in md, md
 assert "gate failed: 1 of 2 changed skills failed (skills/cuda-kernels)" in md
 print("ok")
 EOF

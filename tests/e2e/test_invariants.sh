@@ -73,7 +73,8 @@ run_pr() {  # run_pr [ARGS...]
 results() { python3 -c "import json, sys; r = json.load(open('$W/.skillci/report/results.json')); $1"; }
 
 # agree NAME SKILL CHECK RULE: the JUnit has a failure of RULE, the
-# Markdown's row of SKILL names CHECK (RULE) with ❌, the terminal has
+# Markdown's row of SKILL fails (❌) and its block under the table names
+# RULE, the terminal has
 # "gate: ✗ CHECK (RULE)", and the three "checked" lines are the same.
 agree() {
 	check "$1: JUnit, Markdown and terminal agree on $3 ($4) for $2" python3 - \
@@ -88,7 +89,12 @@ assert rule in types, ("junit failures", types)
 md = open(md).read()
 plain = html.unescape(re.sub(r"<[^>]+>", "", md)).replace("\\", "")
 rows = [l for l in plain.splitlines() if l.startswith("|") and skill in l]
-assert any("❌" in l and "(%s)" % rule in l for l in rows), ("markdown rows", rows)
+assert any(l.startswith("| ❌ **fail**") for l in rows), ("markdown rows", rows)
+# the row's block under the table names the check's rule
+failed = md.split("### What failed")[1].split("### Details")[0] if "### What failed" in md else ""
+blocks = [html.unescape(re.sub(r"<[^>]+>", "", b)).replace("\\", "") for b in failed.split("<details>")[1:]]
+assert any(re.search(re.escape(skill) + r"(\s|:|$)", b.strip().splitlines()[0]) and "❌ " in b and "(%s)" % rule in b
+           for b in blocks if b.strip()), ("markdown blocks", blocks)
 out = open(term).read()
 assert "gate: ✗ %s (%s)" % (chk, rule) in out, ("terminal", out)
 props = {p.get("name"): p.get("value") for p in root.iter("property")}

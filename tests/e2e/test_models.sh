@@ -220,7 +220,7 @@ EOF
 run "$SKILLCI" report "$T/three.json" --markdown "$T/three.md"
 expect_exit 0 "the report renders"
 for m in lab.a generic.b hf.moonshotai/Kimi-K2-Instruct-0905:groq; do
-	check "the Markdown has a row for $m" grep -qF "| <code>skills/greeter</code> | <code>$m</code> |" "$T/three.md"
+	check "the Markdown has a row for $m" sh -c 'grep -F "| <code>skills/greeter</code>" "$1" | grep -qF "<br><sub>$2</sub> |"' sh "$T/three.md" "$m"
 done
 check "the Markdown footer shows kimi's resolved name" \
 	grep -qF '<code>kimi</code> → <code>hf.moonshotai/Kimi-K2-Instruct-0905:groq</code>' "$T/three.md"

@@ -5,7 +5,7 @@
 . tests/e2e/lib.sh
 
 unset GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_TOKEN GITHUB_REPOSITORY \
-	GITHUB_EVENT_PATH GITHUB_API_URL
+	GITHUB_EVENT_PATH GITHUB_API_URL GITHUB_SERVER_URL GITHUB_RUN_ID
 export NO_COLOR=1
 G=tests/golden
 IN=$G/inputs
@@ -43,18 +43,28 @@ expect_same "$EXP/rows.file-attrs.xml" "$T/rows.file-attrs.xml" "rows JUnit with
 md=$(cat "$T/pr.md")
 # cuda-gemm's 100% -> 0% on one test is a drop its data neither show nor
 # rule out: inconclusive, not failed (docs/evaluation.md)
-for want in '❌ **gate failed' '100% → 0%' '+75 pts (not significant, p=0.250)' '🆕 added' '🗑️ deleted' \
-	'| modified, untested |' '❌ **tests** (skill\_untested)' '<code>skills/docs-only</code>' \
-	'⚠️ inconclusive — a drop of up to 198.7 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
+for want in '❌ **gate failed' '100% → 0% (-100 pts)' '+75 pts (not significant, p=0.250)' \
+	'<code>skills/new-skill</code><br><sub>added</sub>' '<code>skills/old-skill</code><br><sub>deleted at head</sub>' \
+	'| ❌ **fail**<br><sub>tests</sub> | <code>skills/docs-only</code><br><sub>untested</sub> |' \
+	'| ❌ **fail**<br><sub>pass rate</sub> | <code>skills/commit-messages</code> |' \
+	'- ❌ **tests** (skill\_untested)' '**Regressed** (pass at base, fail at head): 2 tests' \
+	'0 of 2 runs passed; fail (wrong\_answer)' \
+	'⚠️ **pass rate** inconclusive, not a failure: a drop of up to 198.7 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
 	'<details>' 'fixtures.lock <code>efefefefefef</code>' 'mode GPU' \
 	'driver 550.54.15' 'skillci 0.1.0' 'pass\_rate\_drop' '&lt;script&gt;' '&#124; pipe'; do
 	case "$md" in *"$want"*) _tap ok "PR report shows '$want'" ;;
 	*) _tap not-ok "PR report shows '$want'" "$(head -c 2000 "$T/pr.md")" ;; esac
 done
+check "PR report: the failed kernel's compile log is one click away, in what failed" python3 -c "
+import sys
+md = open(sys.argv[1], encoding='utf-8').read()
+failed = md.split('### What failed')[1].split('### Details')[0]
+gemm = [b for b in failed.split('<details>') if 'skills/cuda-gemm' in b][0]
+assert 'run 1: compile log:' in gemm and 'identifier \"INFINITY\" is undefined' in gemm, gemm" "$T/pr.md"
 case "$(cat "$T/oracle.md")" in *"Oracle self-test"*"Incomplete run"*"compile-only"*"⚠️ **incomplete**"*)
 	_tap ok "oracle report has the self-test banner, incomplete marker and compile-only mode" ;;
 *) _tap not-ok "oracle report has the self-test banner, incomplete marker and compile-only mode" ;; esac
-case "$(cat "$T/eval.md")" in *"| no skill | with skill |"*"✅ helps"*"worst mismatch: |error| 0.25 at index 7"*)
+case "$(cat "$T/eval.md")" in *"| skill helps | skill | pass rate no skill → with skill |"*"| ✅ helps | <code>skills/cuda-softmax</code><br><sub>anthropic.claude-haiku-4-5</sub> | 17% → 100% (+83 pts)"*"✅ helps"*"worst mismatch: |error| 0.25 at index 7"*)
 	_tap ok "eval report compares no skill with the skill" ;;
 *) _tap not-ok "eval report compares no skill with the skill" ;; esac
 case "$(cat "$T/diff.md")" in *"83% → 100%"*"(unpaired)"*)
@@ -66,44 +76,87 @@ else
 	_tap ok "terminal summary has no escape sequences when not a TTY"
 fi
 check "terminal summary draws bars" grep -qF "baseline   █████░░░░░░░░░░░░░░░  25%" "$T/pr.term.txt"
+check "terminal summary gives each pass rate's interval" grep -qF "  base       ████████████████████ 100%  (4/4, 95% CI 51–100%, 950 tokens)" "$T/pr.term.txt"
 
 # ---- one row per changed skill, each with its verdict and reason --------
 
 # rows.json (tests/golden/make-rows.sh) is a real run with one changed skill
 # of every kind: the Markdown row of each says what happened and what the
 # gate decided, and nothing in the report contradicts it.
-check "rows: one row per changed skill, each kind with its gate verdict and reason" \
+check "rows: one row per changed skill, each kind with its gate verdict first" \
 	python3 - "$T/rows.md" <<'EOF'
-import sys
+import re, sys
 md = open(sys.argv[1], encoding="utf-8").read()
 rows = {}
 for line in md.splitlines():
-    if line.startswith("| <code>skills/"):
-        cells = [c.strip() for c in line.strip("|").split(" | ")]
-        rows[cells[0]] = cells
+    m = re.match(r"^\| ((?:✅|❌|⚠️|⏳|—)[^|]*?) \| <code>(skills/[^<]*)</code>", line)
+    if m:
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        rows[m.group(2)] = cells
 def row(skill):
     assert skill in rows, (skill, list(rows))
     return rows[skill]
-assert len(rows) == 8, list(rows)
-r = row("<code>skills/added</code>"); assert r[1] == "🆕 added" and r[-1] == "✅ passed", r
-r = row("<code>skills/deleted</code>"); assert r[1] == "🗑️ deleted" and r[-1] == "✅ passed — deleted at head, allowed", r
+assert len(rows) == 9, list(rows)
+r = row("skills/added"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>added</sub>"), r
+assert r[2] == "— → 100%<br><sub>no skill 0%</sub>", r
+r = row("skills/deleted"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>deleted at head</sub>"), r
 # 100% -> 100% on two tests, one run each: a drop is neither shown nor ruled out
-inconclusive = "⚠️ inconclusive — a drop of up to 71.2 points cannot be ruled out (pass rate 100% -&gt; 100%;"
-r = row("<code>skills/old-name</code> → <code>skills/new-name</code>"); assert r[1] == "🚚 renamed" and r[-1].startswith(inconclusive), r
-r = row("<code>skills/untested</code>"); assert r[1] == "modified, untested" and "untested: no tests found at head, not counted as failed" in r[-1], r
-r = row("<code>skills/invalid</code>"); assert r[1] == "modified, ⛔ invalid", r
-assert r[-1].startswith("❌ **validity** (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'") and "name-mismatch" in r[-1], r
-r = row("<code>skills/legacy</code>"); assert r[-1].startswith(inconclusive) and r[-1].endswith(" · 1 pre-existing error (also at base) · 1 error fixed"), r
-r = row("<code>skills/improved</code>"); assert r[3] == "50% → 100%" and r[-1] == "✅ passed", r
-r = row("<code>skills/regressed</code>"); assert r[3] == "100% → 12%" and r[-1].startswith("❌ **pass rate** (pass\\_rate\\_drop): pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.05"), r
+r = row("skills/new-name"); assert r[0] == "⚠️ **unsure**" and r[1].endswith("<br><sub>from skills/old-name</sub>"), r
+r = row("skills/untested"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>untested</sub>"), r
+r = row("skills/invalid"); assert r[0] == "❌ **fail**<br><sub>validity</sub>" and r[1].endswith("<sub>invalid</sub>"), r
+r = row("skills/legacy"); assert r[0] == "⚠️ **unsure**", r
+r = row("skills/improved"); assert r[0] == "✅ pass" and r[2] == "50% → 100% (+50 pts)<br><sub>15–85 → 51–100</sub>", r
+r = row("skills/regressed"); assert r[0] == "❌ **fail**<br><sub>pass rate</sub>" and r[2].startswith("100% → 12% (-88 pts)"), r
+assert r[3] == "130 (+18%)" and r[4] == "no price", r
+r = row("skills/known-bad"); assert r[0] == "⚠️ **unsure**", r
+# no message in the table: the longest cell line is short
+for skill, cells in rows.items():
+    for c in cells:
+        for part in c.split("<br>"):
+            text = re.sub(r"<[^>]+>", "", part)
+            assert len(text) <= 40, (skill, text)
 first = md.split("\n\n")[1]
-assert first == "❌ **gate failed: 2 of 8 changed skills failed (skills/invalid, skills/regressed).**", first
-for never in ("No changed skill", "regressed (", "no regression", "**Untested**"):
+assert first == "❌ **gate failed: 2 of 9 changed skills failed (skills/invalid, skills/regressed).**", first
+failed = md.split("### What failed\n\n")[1].split("### Details")[0]
+blocks = {re.search(r"<code>(skills/[^<]*)</code>", b).group(1): b for b in failed.split("<details>")[1:]}
+assert sorted(blocks) == ["skills/invalid", "skills/known-bad", "skills/legacy", "skills/new-name", "skills/regressed"], sorted(blocks)
+b = blocks["skills/invalid"]
+assert "- ❌ **validity** (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'" in b and "name-mismatch" in b, b
+b = blocks["skills/regressed"]
+assert "<b>pass rate</b> · 8 tests: 1 passed, 7 regressed</summary>" in b, b
+assert "pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.05" in b, b
+assert "**Regressed** (pass at base, fail at head): 7 tests" in b and "Already failing" not in b, b
+assert b.count("fail (wrong\\_answer): answer lacks 'ok-regressed'") == 7, b
+# the head's answer, escaped for Markdown and HTML
+assert b.count("  - answer: <q>I am not sure what the regressed word is; try &#124; pipes &lt;b&gt;and&lt;/b&gt; \\*stars\\*.</q>") == 7, b
+assert b.index("tests\\[2\\]") < b.index("tests\\[8\\]")
+b = blocks["skills/known-bad"]
+assert "**Already failing** (fail at base too, not brought by this change): 1 test" in b and "**Regressed**" not in b, b
+assert "➖ <code>tests\\[2\\]</code> Q2 about known-bad \\[hard\\]: fail (wrong\\_answer): answer lacks 'ok-known-bad'" in b, b
+assert "⚠️ **pass rate** inconclusive, not a failure: a drop of up to 71.2 points" in blocks["skills/new-name"]
+for never in ("No changed skill", "no regression", "**Untested**", "[run 0]"):
     assert never not in md, never
 assert "⚠️ pre-existing error <code>skills/legacy/SKILL.md:3</code>" in md
 assert "✅ fixed <code>skills/legacy/SKILL.md:9</code>" in md
 print("ok")
 EOF
+for name in pr rows; do
+	check "$name.md: every table row fits GitHub's comment width (at most 100 characters shown)" \
+		python3 - "$T/$name.md" <<'EOF'
+import html, re, sys
+worst = 0
+rows = [l for l in open(sys.argv[1], encoding="utf-8") if l.startswith("| ") and not l.startswith(("| gate |", "| model |"))]
+for l in rows:
+    cells = l.strip()[2:-2].split(" | ")
+    # a cell is as wide as its widest line (<br> breaks it)
+    w = sum(max(len(html.unescape(re.sub(r"<[^>]+>", "", part)).replace("\\", "")) for part in c.split("<br>"))
+            for c in cells) + 3 * (len(cells) - 1) + 4
+    worst = max(worst, w)
+    assert w <= 100, (w, l)
+assert rows, "no rows"
+print("ok: widest row", worst)
+EOF
+done
 check "rows: the terminal gives every changed skill and the same verdict" python3 - "$T/rows.term.txt" <<'EOF'
 import sys
 t = open(sys.argv[1], encoding="utf-8").read()
@@ -113,7 +166,7 @@ for want in ("skills/deleted: deleted at head\n  gate: ✓ passed", "skills/new-
              "gate: ✗ pass_rate (pass_rate_drop): pass rate fell from 100% to 12%, a drop beyond the 5-point margin",
              "skills/new-name · anthropic.fake-student (renamed from skills/old-name)\n  baseline",
              "gate: ? pass_rate: inconclusive: a drop of up to 71.2 points cannot be ruled out",
-             "✗ gate failed: 2 of 8 changed skills failed (skills/invalid, skills/regressed)"):
+             "✗ gate failed: 2 of 9 changed skills failed (skills/invalid, skills/regressed)"):
     assert want in t, want
 print("ok")
 EOF
@@ -130,13 +183,13 @@ fails = [(s.get("name"), c.get("name"), c.find("failure")) for s in root.iter("t
 got = sorted((s, n, f.get("type")) for s, n, f in fails)
 assert got == [("skills/invalid", "gate: validity (Agent Skills rules)", "skill_invalid"),
                ("skills/regressed", "gate: pass rate, base -> head", "pass_rate_drop"),
-               ("skills/regressed", "test: Q2 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q3 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q4 about regressed [easy] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q5 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q6 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q7 about regressed [hard] [run 0]", "regressed"),
-               ("skills/regressed", "test: Q8 about regressed [hard] [run 0]", "regressed")], got
+               ("skills/regressed", "skills/regressed/tests[2] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[3] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[4] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[5] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[6] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[7] run 1", "regressed"),
+               ("skills/regressed", "skills/regressed/tests[8] run 1", "regressed")], got
 v = [f for s, n, f in fails if f.get("type") == "skill_invalid"][0]
 assert v.get("message").startswith("skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'"), v.get("message")
 assert "[name-mismatch]" in v.get("message")
@@ -159,8 +212,32 @@ assert ut is not None and "allowed: the trusted config sets gate.allow_untested"
 assert un["gate: validity (Agent Skills rules)"].find("failure") is None
 # base and baseline outcomes are properties, never failures
 p = props("skills/regressed")
-assert p["anthropic.fake-student base skill_meta.json#tests[1] [run 0]"] == "pass", p
-assert p["anthropic.fake-student baseline skill_meta.json#tests[1] [run 0]"] == "fail", p
+assert p["anthropic.fake-student base tests[2] run 1"] == "pass", p
+assert p["anthropic.fake-student baseline tests[2] run 1"] == "fail", p
+assert p["anthropic.fake-student regressed"] == "tests[2], tests[3], tests[4], tests[5], tests[6], tests[7], tests[8]", p
+# a test failing at both sides: not this change's failure, listed by name
+kb = {c.get("name"): c for c in suites["skills/known-bad"].findall("testcase")}
+sk = kb["skills/known-bad/tests[2] run 1"].find("skipped")
+assert sk is not None and sk.get("type") == "already_failing", sk
+assert sk.get("message").startswith("already failing: fails at base too (1 of 1 base runs failed)"), sk.get("message")
+assert props("skills/known-bad")["anthropic.fake-student already_failing"] == "tests[2]"
+assert kb["skills/known-bad/tests[1] run 1"].find("skipped") is None
+# checks that do not apply are left out, not skipped: a passing skill skips nothing
+imp = suites["skills/improved"]
+assert imp.get("skipped") == "0" and imp.get("failures") == "0", imp.attrib
+assert "gate: kernel speedup" not in [c.get("name") for c in imp.findall("testcase")]
+assert "speedup anthropic.fake-student: no kernel speedup" in props("skills/improved")["checks_not_applicable"]
+# natural order, and counts that count the cases
+names = [c.get("name") for c in suites["skills/regressed"].findall("testcase") if "/tests[" in c.get("name")]
+assert names == ["skills/regressed/tests[%d] run 1" % i for i in range(1, 9)], names
+for s in suites.values():
+    cases = s.findall("testcase")
+    assert int(s.get("tests")) == len(cases)
+    assert int(s.get("skipped")) == sum(1 for c in cases if c.find("skipped") is not None)
+    assert int(s.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
+# the run's wall time (9 s), not the sum of its units' latencies
+assert root.get("time") == "9.000", root.get("time")
+assert abs(sum(float(s.get("time")) for s in suites.values()) - 9.0) < 0.01
 print("ok")
 EOF
 check "PR JUnit: the improved skill's tests pass; the regressed skill fails its check and tests" \
@@ -233,6 +310,49 @@ if [ -f "$XSD" ] && command -v xmllint > /dev/null; then
 else
 	skip "JUnit validates against junit-10.xsd" "no $XSD or no xmllint"
 fi
+# A real JUnit consumer: junitparser (PyPI; tests/install-deps.sh installs
+# it), the parser EnricoMi's publish-unit-test-result-action reads with. It
+# must see what skillci means: the failures are exactly the gate's, a test
+# failing at both sides is skipped as already failing, counts and the
+# duration add up the way that action adds them.
+if python3 -c "import junitparser" 2> /dev/null; then
+	check "junitparser reads the rows JUnit as the gate decided" python3 - "$T/rows.xml" "$T/pr.xml" <<'EOF'
+import sys
+from junitparser import JUnitXml, Failure, Skipped, Error
+def load(path):
+    x = JUnitXml.fromfile(path)
+    return [s for s in x]
+suites = load(sys.argv[1])
+failed, skipped = [], {}
+for s in suites:
+    cases = list(s)
+    results = [c.result for c in cases]
+    nf = sum(1 for r in results if any(isinstance(x, Failure) and not isinstance(x, Error) for x in r))
+    ns = sum(1 for r in results if any(isinstance(x, Skipped) for x in r))
+    assert (s.tests, s.failures, s.skipped) == (len(cases), nf, ns), (s.name, s.tests, s.failures, s.skipped, len(cases), nf, ns)
+    for c in cases:
+        for r in c.result:
+            if isinstance(r, Failure) and not isinstance(r, Error):
+                failed.append((s.name, c.name, r.type))
+            if isinstance(r, Skipped):
+                skipped[(s.name, c.name)] = (r.type, r.message)
+want = [("skills/invalid", "gate: validity (Agent Skills rules)", "skill_invalid"),
+        ("skills/regressed", "gate: pass rate, base -> head", "pass_rate_drop")] + \
+       [("skills/regressed", "skills/regressed/tests[%d] run 1" % i, "regressed") for i in range(2, 9)]
+assert sorted(failed) == sorted(want), failed
+t, m = skipped[("skills/known-bad", "skills/known-bad/tests[2] run 1")]
+assert t == "already_failing" and m.startswith("already failing: fails at base too"), (t, m)
+# a passing skill: no skipped case (checks that do not apply are left out)
+assert not [k for k in skipped if k[0] == "skills/improved"], skipped
+# the action's duration is the sum of the suites' times: the wall time
+assert abs(sum(s.time for s in suites) - 9.0) < 0.01, [s.time for s in suites]
+pr = load(sys.argv[2])
+assert abs(sum(s.time for s in pr) - 420.0) < 0.01, [s.time for s in pr]
+print("ok", len(suites), "suites")
+EOF
+else
+	skip "junitparser reads the rows JUnit as the gate decided" "no junitparser (tests/install-deps.sh installs it)"
+fi
 # Characters XML 1.0 cannot hold and huge messages.
 python3 - "$IN/pr.json" "$T/nasty.json" <<'EOF'
 import json, sys
@@ -290,20 +410,19 @@ expect_exit 0 "report with 300 skills exits 0"
 chars=$(python3 -c "import sys; print(len(open(sys.argv[1], encoding='utf-8').read()))" "$T/big.md")
 if [ "$chars" -lt 65536 ]; then _tap ok "300-skill report is under 65,536 characters ($chars)"
 else _tap not-ok "300-skill report is under 65,536 characters" "$chars characters"; fi
-rows=$(grep -c '^| <code>skills/generated-skill-with-a-long-name-' "$T/big.md")
+rows=$(grep -c '^| .* | <code>skills/generated-skill-with-a-long-name-' "$T/big.md")
 if [ "$rows" -eq 300 ]; then _tap ok "300-skill report keeps every summary row"
 else _tap not-ok "300-skill report keeps every summary row" "$rows rows"; fi
 case "$(cat "$T/big.md")" in *"Details shortened"*"big.full.md"*) _tap ok "shortened report points at the full report" ;;
 *) _tap not-ok "shortened report points at the full report" ;; esac
-full=$(grep -c '^<details>' "$T/big.full.md")
+full=$(grep -c '^<summary>.* (head): ' "$T/big.full.md")
 if [ "$full" -eq 300 ]; then _tap ok "the full report keeps every details section"
 else _tap not-ok "the full report keeps every details section" "$full sections"; fi
-# over the bound the table's gate cell is the rule and the interval; the
-# full report keeps each whole message
-check "the shortened table's gate cell gives the interval" grep -qF \
-	"| ⚠️ inconclusive — 90% interval \[-41.1, +41.1\] |" "$T/big.md"
+# the table gives the verdict; the full report each whole message
+check "the shortened report's rows say inconclusive" grep -qF \
+	"| ⚠️ **unsure** | <code>skills/generated-skill-with-a-long-name-000</code> |" "$T/big.md"
 check "the full report keeps the whole pass-rate message" grep -qF \
-	"⚠️ inconclusive — a drop of up to 41.1 points cannot be ruled out" "$T/big.full.md"
+	"⚠️ **pass rate** inconclusive, not a failure: a drop of up to 41.1 points cannot be ruled out" "$T/big.full.md"
 
 # ---- JSON round trip ----------------------------------------------------
 
@@ -402,7 +521,8 @@ expect_out_contains "::error file=skills/cuda-gemm/SKILL.md,title=skillci%3A ski
 	"gate.fail_inconclusive: the inconclusive drop is annotated as failing pass_rate_inconclusive"
 n=$(printf '%s\n' "$OUT" | grep -c '^::error ')
 if [ "$n" -eq 4 ]; then _tap ok "gate.fail_inconclusive: one more annotation"; else _tap not-ok "gate.fail_inconclusive: one more annotation" "$n"; fi
-check "gate.fail_inconclusive: GITHUB_OUTPUT counts 4 failing skills" grep -qx "regressions=4" "$T/gh_output2"
+check "gate.fail_inconclusive: GITHUB_OUTPUT counts 4 annotations" grep -qx "annotations=4" "$T/gh_output2"
+check "gate.fail_inconclusive: GITHUB_OUTPUT still counts 3 regressed tests" grep -qx "regressions=3" "$T/gh_output2"
 
 # ---- sticky PR comment against a fake GitHub API ------------------------
 
@@ -459,7 +579,7 @@ if [ "$len" -lt 65536 ] && curl -s "$GH_URL/_fake/comments" | grep -q "too long 
 else
 	_tap not-ok "a summary over the limit becomes a short comment pointing at the full report" "$len"
 fi
-rows=$(grep -c '^| <code>skills/s' "$T/huge.md")
+rows=$(grep -c '^| .* | <code>skills/s' "$T/huge.md")
 if [ "$rows" -eq 1500 ]; then _tap ok "--markdown still keeps every summary row"; else _tap not-ok "--markdown still keeps every summary row" "$rows"; fi
 gh_stop
 
@@ -554,21 +674,23 @@ dom = open(sys.argv[1], encoding="utf-8").read()
 md = open(sys.argv[2], encoding="utf-8").read()
 p = P(); p.feed(dom)
 # header rows: the summary table's, and the token table's (a run with usage)
-body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model")]
-md_rows = [l for l in md.splitlines() if l.startswith("| <code>")]
+body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model", "gate", "skill helps")]
+md_rows = [l for l in md.splitlines() if l.startswith("| ") and not l.startswith(("| gate |", "| skill helps |", "| model |", "|---"))]
+col = 1   # the skill, after the verdict
 assert p.tags.get("script", 0) == 0, "a script element"
 assert len(body_rows) == len(md_rows), (len(body_rows), len(md_rows))
 for r, l in zip(body_rows, md_rows):
     # the skill cell of each row, as the browser shows it
-    want = l.split(" | ")[0].lstrip("| ").replace("<code>", "").replace("</code>", "")
-    assert r[0] == want, (r[0], want)
+    import html, re
+    want = html.unescape(re.sub(r"<[^>]+>", "", l.strip()[2:-2].split(" | ")[col])).replace("\\", "")
+    assert r[col] == want, (r[col], want)
 if "<details>" in md:
     assert p.tags.get("details", 0) == md.count("<details>"), (p.tags.get("details"), md.count("<details>"))
 verdict = md.split("\n\n")[1].strip("*❌✅⏳ .")
 assert verdict.split(":")[0] in dom, verdict
 print("ok", len(body_rows), "rows")
 EOF
-		chrome --screenshot="$SHOTS/$name.png" --window-size=1400,1800 "file://$T/$name/report.html" > /dev/null
+		chrome --screenshot="$SHOTS/$name.png" --window-size=1280,1800 "file://$T/$name/report.html" > /dev/null
 		check "Chromium takes a screenshot of the $name report, and it is not blank" python3 - "$SHOTS/$name.png" <<'EOF'
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
@@ -590,11 +712,167 @@ EOF
 	check "Chromium shows the rows report's every row kind" python3 - "$T/rows.dom.html" <<'EOF'
 import sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-for want in ("skills/old-name</code> → <code>skills/new-name", "🗑️ deleted", "🆕 added", "🚚 renamed",
-             "modified, untested", "⛔ invalid", "pre-existing error", "skill_invalid", "pass_rate_drop"):
+for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted at head</sub>", "<sub>added</sub>",
+             "<sub>untested</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
+             "Already failing", "Regressed", "<q>I am not sure what the regressed word is"):
     assert want in dom, want
 print("ok")
 EOF
+	# Made to be looked at, on a desktop (1280 px) and a phone (400 px),
+	# with and without an emoji font: a copy of each page with a probe
+	# that tells, once the page is laid out, its scroll width, the width
+	# of its window, the boxes of the first icons and whether any emoji is
+	# left in the text. The page is shown in a frame of the width wanted
+	# (headless Chromium has no window under 500 px); the probe posts to
+	# the frame's parent, which writes it into its own DOM for --dump-dom.
+	# Without an emoji font: a fonts.conf that rejects Noto Color Emoji
+	# (checked with fc-match first).
+	cat > "$T/fonts.conf" <<'EOF'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
+  <selectfont><rejectfont>
+    <glob>*NotoColorEmoji*</glob>
+    <pattern><patelt name="family"><string>Noto Color Emoji</string></patelt></pattern>
+  </rejectfont></selectfont>
+</fontconfig>
+EOF
+	if command -v fc-match > /dev/null; then
+		check "the test's fonts.conf leaves no emoji font" sh -c \
+			'! FONTCONFIG_FILE="$1" fc-match "Noto Color Emoji" | grep -qi emoji' sh "$T/fonts.conf"
+	fi
+	probe() {  # probe PAGE OUT: PAGE with the probe script, as OUT
+		python3 - "$1" "$2" <<'EOF'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+script = """<script>
+window.addEventListener("load", function () {
+  var d = document.documentElement, r = {sw: d.scrollWidth, iw: window.innerWidth, icons: []};
+  var icons = document.querySelectorAll("svg.icon");
+  for (var i = 0; i < icons.length && i < 3; i++) {
+    var b = icons[i].getBoundingClientRect();
+    r.icons.push([b.left, b.top, b.width, b.height, icons[i].getAttribute("aria-label")]);
+  }
+  r.emoji = /[\\u2705\\u274c\\u26a0\\u23f3\\u2796\\u23ed\\u26d4]/.test(document.body.innerText);
+  r.charts = document.querySelectorAll("svg.bars, svg.chart").length;
+  r.wide = [];
+  document.querySelectorAll("svg.bars, svg.chart").forEach(function (c) {
+    if (c.getBoundingClientRect().right > window.innerWidth) r.wide.push(c.getAttribute("class"));
+  });
+  parent.postMessage(JSON.stringify(r), "*");
+});
+</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", script + "</body>"))
+EOF
+	}
+	probe "$T/rows/report.html" "$T/rows/probe.html"
+	probe "$T/diff/index.html" "$T/diff/probe.html"
+	frame() {  # frame DIR WIDTH: DIR/frame-WIDTH.html shows DIR/probe.html WIDTH px wide
+		printf '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">%s%s%s</body></html>\n' \
+			"<iframe src=\"probe.html\" width=\"$2\" height=\"1000\" style=\"border:0;display:block\"></iframe>" \
+			'<pre id="probe"></pre>' \
+			'<script>addEventListener("message", function (e) { document.getElementById("probe").textContent = e.data; });</script>' \
+			> "$1/frame-$2.html"
+	}
+	for w in 1280 400; do
+		for d in rows diff; do
+			frame "$T/$d" $w
+			FONTCONFIG_FILE="$T/fonts.conf" chrome --dump-dom --window-size=$((w < 500 ? 500 : w + 20)),1000 \
+				--virtual-time-budget=3000 "file://$T/$d/frame-$w.html" > "$T/probe-$w-$d.html"
+		done
+		check "at $w px without an emoji font: no horizontal overflow, icons drawn, charts within the window" \
+			python3 - "$w" "$T/probe-$w-rows.html" "$T/probe-$w-diff.html" <<'EOF'
+import html, json, re, sys
+w = int(sys.argv[1])
+for path, icons in ((sys.argv[2], True), (sys.argv[3], False)):
+    m = re.search(r'<pre id="probe">(.*?)</pre>', open(path, encoding="utf-8").read(), re.S)
+    assert m, "no probe output in " + path
+    r = json.loads(html.unescape(m.group(1)))
+    assert r["iw"] == w, (path, r)
+    assert r["sw"] <= r["iw"], ("horizontal overflow", path, r)
+    assert r["charts"] >= 2 and not r["wide"], (path, r)
+    if icons:
+        assert not r["emoji"], ("emoji left in the text", r)
+        assert len(r["icons"]) == 3 and all(b[2] >= 12 and b[3] >= 12 for b in r["icons"]), r["icons"]
+print("ok", w)
+EOF
+	done
+	# the pixels: the verdict's icon (a red cross) is drawn at 400 px
+	# without an emoji font
+	FONTCONFIG_FILE="$T/fonts.conf" chrome --screenshot="$SHOTS/rows-400-no-emoji.png" --window-size=500,1000 \
+		--virtual-time-budget=3000 "file://$T/rows/frame-400.html" > /dev/null
+	check "the screenshot at 400 px without an emoji font shows the icons' colours where the probe found them" \
+		python3 - "$SHOTS/rows-400-no-emoji.png" "$T/probe-400-rows.html" <<'EOF'
+import html, json, re, struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h, depth, ctype = struct.unpack(">IIBB", data[16:26])
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp = 4 if ctype == 6 else 3
+idat, at = b"", 8
+while at < len(data):
+    n, kind = struct.unpack(">I4s", data[at:at + 8])
+    if kind == b"IDAT":
+        idat += data[at + 8:at + 8 + n]
+    at += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+rows, prev = [], bytearray(stride)
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+probe = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', open(sys.argv[2], encoding="utf-8").read(), re.S).group(1)))
+want = {"fail": lambda r, g, b: r > 150 and g < 90 and b < 90, "pass": lambda r, g, b: g > 90 and r < 80 and b < 100,
+        "warning": lambda r, g, b: r > 120 and g > 80 and b < 40, "note": lambda r, g, b: b > 150 and r < 60}
+for left, top, bw, bh, name in probe["icons"]:
+    hits = 0
+    for y in range(int(top), int(top + bh)):
+        for x in range(int(left), int(left + bw)):
+            px = rows[y][x * bpp:x * bpp + 3]
+            hits += want.get(name, lambda r, g, b: (r, g, b) != (255, 255, 255))(*px)
+    assert hits >= 20, (name, left, top, hits)
+print("ok", [i[4] for i in probe["icons"]])
+EOF
+	check "the report page's charts: pass rate with intervals, tokens, each row named" python3 - "$T/rows.dom.html" <<'EOF'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+assert dom.count('<svg class="bars pass-rate"') == 1 and dom.count('<svg class="bars tokens"') == 1, "charts"
+chart = dom.split('<svg class="bars pass-rate"')[1].split("</svg>")[0]
+assert 'viewBox="0 0 640 ' in dom and 'width="100%"' in dom
+# a whisker per bar that has an interval, and the interval in its title
+assert chart.count('class="ci"') >= 7 * 2, chart.count('class="ci"')
+assert "head: 12% (95% interval 2–47%)" in chart, chart[:500]
+for skill in ("skills/regressed", "skills/known-bad", "skills/added"):
+    assert ">" + skill + "<" in chart, skill
+print("ok")
+EOF
+	check "the index page: dates on the x axis, a marker per variant, points apart and linked, a row per run" \
+		python3 - "$T/diff/index.html" <<'EOF'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+assert re.search(r'<text class="date"[^>]*>2026-11-29</text>', page) and re.search(r'<text class="date"[^>]*>2026-11-30</text>', page)
+for svg in re.findall(r'<svg class="chart.*?</svg>', page, re.S):
+    assert 'width="100%"' in svg and "viewBox" in svg
+    pts = re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"|<rect x="([\d.]+)" y="([\d.]+)"|<path d="M([\d.]+) ([\d.]+)l', svg)
+    seen = [tuple(float(v) for v in p if v) for p in pts]
+    assert len(seen) == len(set(seen)), ("points on top of each other", seen)
+# the current run's points link to its report
+assert page.count('<a href="report.html"><g class="point">') >= 4
+# one row per run, a column per variant
+t = page.split('<table class="history">')[1].split("</table>")[0]
+assert t.count("<tr><td>") == 2 and "<th>no skill pass rate</th><th>base pass rate</th><th>head pass rate</th>" in t, t
+print("ok")
+EOF
+	check "an all-skipped skill gets a note, not an empty chart" grep -q 'class="empty">No pass rate recorded in 1 run (every test skipped)' "$T/oracle/index.html"
 	chrome --dump-dom "file://$T/diff/index.html" > "$T/index-dom.html"
 	check "Chromium renders the index page's SVG history charts" python3 - "$T/index-dom.html" <<'EOF'
 import sys

@@ -119,7 +119,7 @@ fails = [(s.get('name'), c.get('name'), c.find('failure').get('type'))
          for s in root.iter('testsuite') for c in s.findall('testcase') if c.find('failure') is not None]
 assert all(s == 'skills/beta' for s, _, _ in fails), fails
 assert [(n, t) for _, n, t in fails if n.startswith('gate:')] == [('gate: pass rate, base -> head', 'pass_rate_drop')], fails
-assert [t for _, n, t in fails if n.startswith('test:')] == ['regressed'] * 4, fails
+assert [t for _, n, t in fails if n.startswith('skills/beta/tests[')] == ['regressed'] * 4, fails
 assert int(root.get('failures')) == 5, root.get('failures')"
 
 # ---- 4 shards merged give the same results as one run -----------------------
@@ -285,14 +285,14 @@ for alpha in 0.1 0.05; do
 			"alpha 0.1: the gate line gives the difference, its interval, p and alpha"
 		expect_out_contains "base→head -30 pts (significant, p=0.070)" "alpha 0.1: the terminal says significant"
 		expect_out_contains "gate: ✗ pass_rate (pass_rate_drop)" "alpha 0.1: the terminal gives the rule"
-		want_md='| -30 pts (significant, p=0.070) |' want_gate='❌ **pass rate** (pass\_rate\_drop)'
+		want_md='· change -30 pts (significant, p=0.070)' want_gate='❌ **pass rate** (pass\_rate\_drop)'
 		want_fail=8 significant=True
 	else
 		expect_exit 0 "alpha 0.05: the same drop (p = 0.085) does not fail"
 		expect_out_contains "base→head -30 pts (not significant, p=0.070)" "alpha 0.05: the terminal says not significant"
 		expect_out_contains "gate: ? pass_rate: inconclusive: a drop of up to 54.0 points cannot be ruled out" \
 			"alpha 0.05: the terminal says inconclusive, not passed"
-		want_md='| -30 pts (not significant, p=0.070) |' want_gate='⚠️ inconclusive' want_fail=0 significant=False
+		want_md='· change -30 pts (not significant, p=0.070)' want_gate='| ⚠️ **unsure** | <code>skills/sig</code> |' want_fail=0 significant=False
 	fi
 	check "alpha $alpha: the Markdown says the same" grep -qF "$want_md" "$T/sig$alpha-reports/report.md"
 	check "alpha $alpha: the Markdown row gives the gate's verdict" grep -qF "$want_gate" "$T/sig$alpha-reports/report.md"
@@ -303,7 +303,7 @@ fails = [(c.get('name'), c.find('failure').get('type')) for c in root.iter('test
 assert len(fails) == $want_fail, fails
 if fails:
     assert ('gate: pass rate, base -> head', 'pass_rate_drop') in fails, fails
-    assert sorted(n for n, t in fails if t == 'regressed') == ['test: q%02d? [run 0]' % i for i in range(1, 8)], fails
+    assert sorted(n for n, t in fails if t == 'regressed') == ['skills/sig/tests[%d] run 1' % i for i in range(1, 8)], fails
 r = json.load(open('$T/sig$alpha-reports/results.json'))
 c = [c for c in r['comparisons'] if c['from'] == 'base' and c['to'] == 'head'][0]
 assert abs(c['p_value'] - 9 / 128) < 1e-9 and c['significant'] is $significant, c

@@ -33,18 +33,21 @@ expect_exit 2 "no store yet exits 2"
 expect_err_contains "no results store" "missing store named"
 check "runs does not create a store" test ! -e "$DB"
 
-run "$SKILLCI" eval "$T/skills/alpha" "$T/skills/beta" -m anthropic.m-one -m anthropic.m-two --store "$DB" --no-cache
+# from the folder above the skills, as in a repository: skills are named by
+# their path (skills/alpha), as every report names them
+cd "$T" || exit 1
+run "$SKILLCI" eval skills/alpha skills/beta -m anthropic.m-one -m anthropic.m-two --store "$DB" --no-cache
 expect_exit 0 "eval of two skills on two models"
-run "$SKILLCI" eval "$T/skills/alpha" -m anthropic.m-one --store "$DB" --no-cache --runs 2
+run "$SKILLCI" eval skills/alpha -m anthropic.m-one --store "$DB" --no-cache --runs 2
 expect_exit 0 "a second run of one skill"
 
 run "$SKILLCI" runs --store "$DB"
 expect_exit 0 "runs exits 0"
 expect_out_contains "anthropic.m-one" "per-model section"
-expect_out_contains "  alpha                    baseline   █████░░░░░░░░░░░░░░░     25%" "alpha baseline bar (1/4)"
+expect_out_contains "  skills/alpha             baseline   █████░░░░░░░░░░░░░░░     25%" "alpha baseline bar (1/4), named by its path"
 expect_out_contains "                           with skill ███████████████░░░░░     75%" "alpha skill bar (3/4)"
 expect_out_contains "skill \\ model" "matrix header"
-check "matrix row for beta: 50% (50%) on both models" sh -c "printf '%s\n' \"\$1\" | grep -E '^beta +50% \(50%\) +50% \(50%\)' >/dev/null" _ "$OUT"
+check "matrix row for beta: 50% (50%) on both models" sh -c "printf '%s\n' \"\$1\" | grep -E '^skills/beta +50% \(50%\) +50% \(50%\)' >/dev/null" _ "$OUT"
 check "history lists every aggregate (2 skills x 2 models x 2 variants + 2)" \
 	sh -c "test \$(printf '%s\n' \"\$1\" | grep -cE '^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8} ') -eq 10" _ "$OUT"
 

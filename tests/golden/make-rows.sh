@@ -21,6 +21,8 @@
 #   skills/legacy     modified: its description was over 1,024 characters at
 #                     base and still is (pre-existing), and a broken link at
 #                     base is fixed
+#   skills/known-bad  modified: its second test fails at base and at head
+#                     (already failing, not brought by the change)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$(dirname "$here")")
@@ -65,6 +67,7 @@ skill old-name OLDNAME-GOOD 2
 skill untested UNTESTED 0
 skill invalid INVALID-GOOD 2
 skill legacy LEGACY-GOOD 2 "$long"
+skill known-bad KNOWNBAD-BASE 2
 printf '\nSee [the guide](guide.md).\n' >> "$R/skills/legacy/SKILL.md"
 # the trusted config allows deletions and untested skills, so the deleted
 # row shows its check passed and the untested row is shown, not counted as
@@ -83,6 +86,7 @@ printf '\nA line added with the move.\n' >> "$R/skills/new-name/SKILL.md"
 printf '\nA new line.\n' >> "$R/skills/untested/SKILL.md"
 sed -i 's/^name: invalid$/name: invalid-v2/' "$R/skills/invalid/SKILL.md"
 sed -i 's/See \[the guide\](guide.md)./No guide yet./' "$R/skills/legacy/SKILL.md"
+sed -i 's/KNOWNBAD-BASE/KNOWNBAD-HEAD/' "$R/skills/known-bad/SKILL.md"
 git -C "$R" add -A && git -C "$R" commit -q -m head
 HEAD=$(git -C "$R" rev-parse HEAD)
 
@@ -97,7 +101,9 @@ cat > "$T/script.json" <<'EOF'
     {"match": {"system": "OLDNAME-GOOD", "contains": "old-name"}, "reply": {"text": "ok-old-name", "usage": {"input": 100, "output": 10}}},
     {"match": {"system": "OLDNAME-GOOD", "contains": "new-name"}, "reply": {"text": "ok-new-name", "usage": {"input": 100, "output": 10}}},
     {"match": {"system": "INVALID-GOOD"}, "reply": {"text": "ok-invalid", "usage": {"input": 100, "output": 10}}},
-    {"match": {"system": "LEGACY-GOOD"}, "reply": {"text": "ok-legacy", "usage": {"input": 100, "output": 10}}}
+    {"match": {"system": "LEGACY-GOOD"}, "reply": {"text": "ok-legacy", "usage": {"input": 100, "output": 10}}},
+    {"match": {"system": "KNOWNBAD-", "contains": "Q1 "}, "reply": {"text": "ok-known-bad", "usage": {"input": 100, "output": 10}}},
+    {"match": {"system": "REGRESSED-BROKEN"}, "reply": {"text": "I am not sure what the regressed word is; try | pipes <b>and</b> *stars*.", "usage": {"input": 100, "output": 30}}}
   ],
   "default": {"text": "no idea", "usage": {"input": 100, "output": 10}}
 }

@@ -12,7 +12,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$(dirname "$here")")
 skillci=${SKILLCI:-$root/build/skillci}
-unset GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_TOKEN
+unset GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_TOKEN GITHUB_SERVER_URL GITHUB_REPOSITORY GITHUB_RUN_ID
 export NO_COLOR=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/skillci-golden.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

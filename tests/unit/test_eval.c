@@ -453,6 +453,7 @@ static void test_kernel_feedback_fixes_on_turn_two(void **state)
 	assert_int_equal(u->turns, 2);
 	/* compile-only: compiled means skipped, never passed */
 	assert_string_equal(u->verdict, "skipped");
+	assert_null(u->excerpt);   /* only a failed unit keeps its answer */
 	assert_string_equal(u->kernel->verdict, "compiled");
 	assert_string_equal(u->kernel->compile, "ok");
 	assert_int_equal(u->kernel->registers, 12);
@@ -491,6 +492,9 @@ static void test_kernel_out_of_turns_fails(void **state)
 	assert_string_equal(r.units[0].error_class, "compile_error");
 	assert_non_null(strstr(r.units[0].message, "blockIdy"));
 	assert_string_equal(r.units[0].kernel->compile, "failed");
+	/* the failed unit keeps the start of the model's last answer */
+	assert_non_null(r.units[0].excerpt);
+	assert_string_equal(r.units[0].excerpt, "```cuda\n// reference for vec-add\n```\n");
 	sc_results_release(&r);
 }
 

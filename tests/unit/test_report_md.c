@@ -130,7 +130,7 @@ static void test_300_skills_fit_and_keep_every_row(void **state)
 {
 	struct sc_results r;
 	struct sc_buf shortened = SC_BUF_INIT, full = SC_BUF_INIT;
-	struct sc_md_options o = { SC_REPORT_MD_COMMENT_LIMIT - 1, "out/report.html" };
+	struct sc_md_options o = { SC_REPORT_MD_COMMENT_LIMIT - 1, "out/report.html", NULL };
 	(void)state;
 
 	make_run(&r, 300, "run");
@@ -162,7 +162,7 @@ static void test_layouts_and_banners(void **state)
 	make_run(&r, 2, "eval");
 	sc_report_md_full(&b, &r);
 	assert_non_null(strstr(b.ptr, "## skillci eval"));
-	assert_non_null(strstr(b.ptr, "| no skill | with skill |"));
+	assert_non_null(strstr(b.ptr, "| skill helps | skill | pass rate no skill → with skill |"));
 	assert_null(strstr(b.ptr, "Oracle self-test"));
 	assert_null(strstr(b.ptr, "Incomplete run"));
 	sc_report_md_full(&again, &r);
@@ -183,8 +183,7 @@ static void test_layouts_and_banners(void **state)
 	assert_non_null(strstr(b.ptr, "Oracle self-test"));
 	assert_non_null(strstr(b.ptr, "Incomplete run:** interrupted by SIGINT"));
 	assert_non_null(strstr(b.ptr, "❌ **gate failed"));
-	assert_non_null(strstr(b.ptr, "🆕 added"));
-	assert_non_null(strstr(b.ptr, "new skill"));
+	assert_non_null(strstr(b.ptr, "| <code>skills/skill-0000</code><br><sub>added</sub><br><sub>model-x</sub> | — → 50% |"));
 	sc_results_release(&r);
 	sc_buf_release(&b);
 	sc_buf_release(&again);
@@ -238,12 +237,223 @@ static void test_combine_marks_added_deleted_and_diffs(void **state)
 	assert_int_equal(c->paired_n, 0);
 	assert_null(sc_results_find_comparison(&head, "skills/c", "m", "base", "head"));
 	sc_report_md_full(&md, &head);
-	assert_non_null(strstr(md.ptr, "| <code>skills/b</code> | modified | <code>m</code> | 25% → 75% | +50 pts (unpaired) |"));
-	assert_non_null(strstr(md.ptr, "| <code>skills/a</code> | 🗑️ deleted |"));
-	assert_non_null(strstr(md.ptr, "| <code>skills/c</code> | 🆕 added |"));
+	assert_non_null(strstr(md.ptr, "| ✅ pass | <code>skills/b</code><br><sub>m</sub> | 25% → 75% (+50 pts) | 750 (+200%) |"));
+	assert_non_null(strstr(md.ptr, "| <code>skills/a</code><br><sub>deleted at head</sub><br><sub>m</sub> | 25% → — |"));
+	assert_non_null(strstr(md.ptr, "| <code>skills/c</code><br><sub>added</sub><br><sub>m</sub> | — → 75% |"));
 	sc_results_release(&base);
 	sc_results_release(&head);
 	sc_buf_release(&md);
+}
+
+
+/* Test names: the id's fragment, counted from 1; natural order. */
+static void test_labels_and_natural_order(void **state)
+{
+	static const struct { const char *id, *label; } cases[] = {
+		{ "skill_meta.json#tests[0]", "tests[1]" },
+		{ "skill_meta.json#tests[9]", "tests[10]" },
+		{ "tests/cases.json#login", "tests/cases.json#login" },
+		{ "evals/evals.json#1", "evals/evals.json#1" },
+		{ "tests/x.json#cases[2]", "tests/x.json#cases[3]" },
+		{ "t0", "t0" },
+		{ "skill_meta.json#tests[x]", "tests[x]" },
+	};
+	const char *v[] = { "tests[10]", "tests[2]", "tests[1]", "tests[02]x", "a" };
+	struct sc_buf b = SC_BUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(cases); i++) {
+		sc_buf_clear(&b);
+		sc_report_test_label(&b, cases[i].id);
+		assert_string_equal(b.ptr, cases[i].label);
+	}
+	assert_true(sc_report_natural_cmp("tests[2]", "tests[10]") < 0);
+	assert_true(sc_report_natural_cmp("tests[10]", "tests[9]") > 0);
+	assert_true(sc_report_natural_cmp("tests[2]", "tests[2]") == 0);
+	assert_true(sc_report_natural_cmp("tests[2]", "tests[02]x") < 0);
+	assert_true(sc_report_natural_cmp(NULL, "a") < 0);
+	qsort(v, SC_ARRAY_SIZE(v), sizeof(*v), sc_strcmp_qsort);
+	for (size_t i = 1; i < SC_ARRAY_SIZE(v); i++)
+		for (size_t j = i; j > 0 && sc_report_natural_cmp(v[j - 1], v[j]) > 0; j--) {
+			const char *t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	assert_string_equal(v[0], "a");
+	assert_string_equal(v[1], "tests[1]");
+	assert_string_equal(v[2], "tests[2]");
+	assert_string_equal(v[3], "tests[02]x");
+	assert_string_equal(v[4], "tests[10]");
+	sc_buf_release(&b);
+}
+
+static void add_unit(struct sc_results *r, const char *variant, int test, int run, const char *verdict,
+		     const char *excerpt)
+{
+	struct sc_results_unit *x;
+	struct sc_buf id = SC_BUF_INIT, name = SC_BUF_INIT;
+
+	r->units = sc_xrealloc(r->units, (r->nunits + 1) * sizeof(*r->units));
+	x = &r->units[r->nunits++];
+	sc_results_unit_init(x);
+	sc_buf_printf(&id, "skill_meta.json#tests[%d]", test);
+	sc_buf_printf(&name, "prompt %d", test);
+	x->skill = sc_xstrdup("skills/s");
+	x->variant = sc_xstrdup(variant);
+	x->model = sc_xstrdup("m");
+	x->test_id = sc_buf_detach(&id, NULL);
+	x->test_name = sc_buf_detach(&name, NULL);
+	x->run_index = run;
+	x->verdict = sc_xstrdup(verdict);
+	if (!strcmp(verdict, "fail")) {
+		x->error_class = sc_xstrdup("wrong_answer");
+		x->message = sc_xstrdup("answer lacks 'ok'");
+		x->excerpt = excerpt ? sc_xstrdup(excerpt) : NULL;
+	}
+}
+
+/* What failed: a test that passes at base and fails at head is listed as
+ * regressed once for its three runs, with the reason and the start of the
+ * answer escaped; a test failing at both sides is listed apart as already
+ * failing; tests[10] comes after tests[2]. */
+static void test_regressed_and_already_failing(void **state)
+{
+	struct sc_results r;
+	struct sc_buf md = SC_BUF_INIT;
+	const char *reg, *already, *details, *t2, *t10;
+	(void)state;
+
+	sc_results_init(&r);
+	r.run.kind = sc_xstrdup("run");
+	r.run.runs = 3;
+	r.skills = sc_xcalloc(1, sizeof(*r.skills));
+	r.nskills = 1;
+	r.skills[0].path = sc_xstrdup("skills/s");
+	r.skills[0].status = sc_xstrdup("modified");
+	r.skills[0].gate_passed = false;
+	r.gate.failures = sc_xcalloc(1, sizeof(*r.gate.failures));
+	r.gate.nfailures = 1;
+	r.gate.failures[0].skill = sc_xstrdup("skills/s");
+	r.gate.failures[0].model = sc_xstrdup("m");
+	r.gate.failures[0].rule = sc_xstrdup("pass_rate_drop");
+	r.gate.failures[0].check = sc_xstrdup("pass_rate");
+	r.gate.failures[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
+	for (int run = 0; run < 3; run++) {
+		add_unit(&r, "base", 0, run, "pass", NULL);
+		add_unit(&r, "head", 0, run, "fail", run == 1 ? "<script>|x @team" : NULL);
+		add_unit(&r, "base", 1, run, run ? "fail" : "pass", NULL);
+		add_unit(&r, "head", 1, run, "fail", "nope");
+		add_unit(&r, "base", 9, run, "pass", NULL);
+		add_unit(&r, "head", 9, run, "pass", NULL);
+	}
+	sc_results_sort(&r);
+	sc_report_md_full(&md, &r);
+	/* the table: the verdict first, the long message not in it */
+	assert_non_null(strstr(md.ptr, "| ❌ **fail**<br><sub>pass rate</sub> | <code>skills/s</code>"));
+	assert_null(strstr(strstr(md.ptr, "| ❌ **fail**"), "a long explanation |"));
+	reg = strstr(md.ptr, "**Regressed** (pass at base, fail at head): 1 test\n");
+	already = strstr(md.ptr, "**Already failing** (fail at base too, not brought by this change): 1 test\n");
+	details = strstr(md.ptr, "### Details");
+	assert_non_null(reg);
+	assert_non_null(already);
+	assert_non_null(details);
+	assert_true(strstr(md.ptr, "a long explanation") < reg);
+	assert_true(reg < already && already < details);
+	assert_non_null(strstr(reg, "- ❌ <code>tests\\[1\\]</code> prompt 0: 0 of 3 runs passed; fail (wrong\\_answer): "
+				     "answer lacks 'ok' — base passed 3 of 3\n"
+				     "  - answer (run 2): <q>&lt;script&gt;&#124;x @&#8203;team</q>\n"));
+	/* one item per test, not one per run */
+	assert_int_equal(count(md.ptr, "prompt 0:"), 2);   /* what failed, details */
+	assert_true(strstr(already, "<code>tests\\[2\\]</code> prompt 1: 0 of 3 runs passed") < details);
+	assert_true(strstr(reg, "<code>tests\\[2\\]</code>") > already);
+	/* the details: natural order, each test's runs together */
+	t2 = strstr(details, "<code>tests\\[2\\]</code>");
+	t10 = strstr(details, "<code>tests\\[10\\]</code> prompt 9: 3 of 3 runs passed");
+	assert_non_null(t2);
+	assert_non_null(t10);
+	assert_true(t2 < t10);
+	assert_non_null(strstr(details, "(head): 3 tests × 3 runs: 1 passed, 1 regressed, 1 already failing"));
+	assert_non_null(strstr(details, "prompt 1: 0 of 3 runs passed; fail (wrong\\_answer): answer lacks 'ok' — "
+					"already failing, base passed 1 of 3"));
+	sc_results_release(&r);
+	sc_buf_release(&md);
+}
+
+/* Links to the CI run only when GitHub's variables say where it is; the
+ * report is otherwise the same. */
+static void test_links_from_github_variables(void **state)
+{
+	struct sc_results r;
+	struct sc_buf url = SC_BUF_INIT, with = SC_BUF_INIT, without = SC_BUF_INIT;
+	struct sc_md_options o = { 0, NULL, NULL };
+	(void)state;
+
+	unsetenv("GITHUB_SERVER_URL");
+	setenv("GITHUB_REPOSITORY", "example/skills", 1);
+	setenv("GITHUB_RUN_ID", "4242", 1);
+	assert_false(sc_report_md_run_url(&url));
+	setenv("GITHUB_SERVER_URL", "https://github.example.com/", 1);
+	assert_true(sc_report_md_run_url(&url));
+	assert_string_equal(url.ptr, "https://github.example.com/example/skills/actions/runs/4242");
+	setenv("GITHUB_RUN_ID", "42x", 1);
+	sc_buf_clear(&url);
+	assert_false(sc_report_md_run_url(&url));
+	setenv("GITHUB_RUN_ID", "4242", 1);
+	setenv("GITHUB_REPOSITORY", "example/skills)[x](y", 1);
+	assert_false(sc_report_md_run_url(&url));
+	setenv("GITHUB_REPOSITORY", "example/skills", 1);
+	assert_true(sc_report_md_run_url(&url));
+	unsetenv("GITHUB_SERVER_URL");
+	unsetenv("GITHUB_REPOSITORY");
+	unsetenv("GITHUB_RUN_ID");
+
+	make_run(&r, 1, "run");
+	sc_report_md(&without, &r, &o);
+	o.run_url = url.ptr;
+	sc_report_md(&with, &r, &o);
+	assert_null(strstr(without.ptr, "Evidence"));
+	assert_non_null(strstr(with.ptr, "**Evidence:** [workflow run](https://github.example.com/example/skills/actions/runs/4242)"
+				      " · [artifacts](https://github.example.com/example/skills/actions/runs/4242#artifacts)"));
+	sc_results_release(&r);
+	sc_buf_release(&url);
+	sc_buf_release(&with);
+	sc_buf_release(&without);
+}
+
+/* Compile-only kernel tests: why the runner has no GPU is said once, not
+ * on every test's line. */
+static void test_no_gpu_reason_once(void **state)
+{
+	static const char why[] = "no GPU: compile-only (libcuda.so.1: cannot open shared object file)";
+	struct sc_results r;
+	struct sc_buf md = SC_BUF_INIT, msg = SC_BUF_INIT;
+	(void)state;
+
+	sc_buf_printf(&msg, "compiled for sm_90 (32 registers, 0 bytes spilled); correctness and speed "
+		      "not checked: %s", why);
+	sc_results_init(&r);
+	r.run.kind = sc_xstrdup("run");
+	r.skills = sc_xcalloc(1, sizeof(*r.skills));
+	r.nskills = 1;
+	r.skills[0].path = sc_xstrdup("skills/s");
+	r.skills[0].status = sc_xstrdup("modified");
+	r.skills[0].gate_passed = true;
+	r.gate.passed = true;
+	for (int t = 0; t < 3; t++)
+		for (int run = 0; run < 2; run++) {
+			add_unit(&r, "head", t, run, "skipped", NULL);
+			r.units[r.nunits - 1].message = sc_xstrdup(msg.ptr);
+		}
+	sc_results_sort(&r);
+	sc_report_md_full(&md, &r);
+	assert_int_equal(count(md.ptr, "libcuda.so.1"), 1);
+	assert_non_null(strstr(md.ptr, "> **Kernels compiled, not run:** correctness and speed not checked: "
+				       "no GPU: compile-only (libcuda.so.1: cannot open shared object file)."));
+	assert_int_equal(count(md.ptr, "correctness and speed not checked: (no GPU: the reason is above the table)"), 3);
+	assert_true(strstr(md.ptr, "Kernels compiled, not run") < strstr(md.ptr, "| gate |"));
+	sc_results_release(&r);
+	sc_buf_release(&md);
+	sc_buf_release(&msg);
 }
 
 int main(void)
@@ -256,6 +466,10 @@ int main(void)
 		cmocka_unit_test(test_300_skills_fit_and_keep_every_row),
 		cmocka_unit_test(test_layouts_and_banners),
 		cmocka_unit_test(test_combine_marks_added_deleted_and_diffs),
+		cmocka_unit_test(test_labels_and_natural_order),
+		cmocka_unit_test(test_regressed_and_already_failing),
+		cmocka_unit_test(test_links_from_github_variables),
+		cmocka_unit_test(test_no_gpu_reason_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

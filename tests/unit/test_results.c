@@ -253,10 +253,59 @@ static void test_load_names_missing_file(void **state)
 	assert_non_null(strstr(sc_error_last(), "/nonexistent/results.json"));
 }
 
+/* A failed unit's excerpt: bounded, cut at a character, marked when cut,
+ * written and read back; absent when there is none. */
+static void test_excerpt_bounded_and_round_trip(void **state)
+{
+	struct sc_buf long_answer = SC_BUF_INIT, json = SC_BUF_INIT;
+	struct sc_results r, back;
+	char *e;
+	(void)state;
+
+	assert_null(sc_results_excerpt(NULL));
+	assert_null(sc_results_excerpt(" \n\t "));
+	e = sc_results_excerpt("\n  short answer");
+	assert_string_equal(e, "short answer");
+	free(e);
+	/* 'é' is two bytes: 239 of them put one across the bound */
+	sc_buf_puts(&long_answer, "x");
+	for (int i = 0; i < 200; i++)
+		sc_buf_puts(&long_answer, "é");
+	e = sc_results_excerpt(long_answer.ptr);
+	assert_true(strlen(e) <= SC_RESULTS_EXCERPT_MAX + strlen("…"));
+	assert_true(sc_utf8_check(e, strlen(e), NULL));
+	assert_int_equal(strlen(e) - strlen("…"), SC_RESULTS_EXCERPT_MAX - 1);
+	assert_string_equal(e + strlen(e) - strlen("…"), "…");
+
+	sc_results_init(&r);
+	r.schema = sc_xstrdup(SC_RESULTS_SCHEMA);
+	r.units = sc_xcalloc(2, sizeof(*r.units));
+	r.nunits = 2;
+	for (int i = 0; i < 2; i++) {
+		sc_results_unit_init(&r.units[i]);
+		r.units[i].skill = sc_xstrdup("skills/x");
+		r.units[i].variant = sc_xstrdup("head");
+		r.units[i].model = sc_xstrdup("m");
+		r.units[i].test_id = sc_xstrdup(i ? "t#1" : "t#0");
+		r.units[i].verdict = sc_xstrdup(i ? "pass" : "fail");
+	}
+	r.units[0].excerpt = e;
+	sc_results_format(&json, &r);
+	assert_int_equal(sc_results_parse(&back, json.ptr, json.len, "mem"), 0);
+	assert_string_equal(back.units[0].excerpt, r.units[0].excerpt);
+	assert_null(back.units[1].excerpt);
+	assert_null(strstr(strstr(json.ptr, "\"t#1\""), "\"excerpt\""));
+	sc_results_release(&r);
+	sc_results_release(&back);
+	sc_buf_release(&long_answer);
+	sc_buf_release(&json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_reads_fields_and_nulls),
+		cmocka_unit_test(test_excerpt_bounded_and_round_trip),
 		cmocka_unit_test(test_parse_errors_name_file_and_path),
 		cmocka_unit_test(test_minor_version_is_accepted),
 		cmocka_unit_test(test_resolved_models),
