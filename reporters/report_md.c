@@ -296,13 +296,14 @@ static void cell_tokens(struct sc_buf *out, const struct sc_results_aggregate *f
 	sc_report_signed_pct(out, pct);
 }
 
-/* The pass-rate interval a row shows, read in this one place: today the
- * 95% Wilson interval of each side (the aggregates). A recorded interval
- * of the difference head − base (diff set, lo and hi as fractions) is
- * shown instead when this returns one. False: nothing to show. */
+/* The pass-rate interval a row shows, read in this one place: the
+ * interval of the difference head − base that the gate's pass-rate check
+ * decided on (its margin: diff set, lo, hi and the smallest detectable
+ * drop as fractions), else the 95% Wilson interval of each side (the
+ * aggregates). False: nothing to show. */
 struct md_interval {
 	bool diff;
-	double lo, hi;                               /* the difference, when diff */
+	double lo, hi, detectable;                   /* the difference, when diff */
 	double base_lo, base_hi, head_lo, head_hi;   /* per side; NAN: none */
 };
 
@@ -310,15 +311,18 @@ static bool md_pass_rate_interval(const struct sc_results *r, const struct row *
 				  const struct sc_results_aggregate *base,
 				  const struct sc_results_aggregate *head, struct md_interval *iv)
 {
-	(void)r;
-	(void)row;
-	iv->diff = false;
-	iv->lo = iv->hi = NAN;
+	const struct sc_results_check *c = row->model && base && head
+		? sc_results_find_check(r, row->skill->path, row->model, "pass_rate") : NULL;
+
+	iv->diff = c && c->margin.present && !isnan(c->margin.lo) && !isnan(c->margin.hi);
+	iv->lo = iv->diff ? c->margin.lo : NAN;
+	iv->hi = iv->diff ? c->margin.hi : NAN;
+	iv->detectable = iv->diff ? c->margin.detectable : NAN;
 	iv->base_lo = base ? base->ci_low : NAN;
 	iv->base_hi = base ? base->ci_high : NAN;
 	iv->head_lo = head ? head->ci_low : NAN;
 	iv->head_hi = head ? head->ci_high : NAN;
-	return !isnan(iv->base_lo) || !isnan(iv->head_lo);
+	return iv->diff || !isnan(iv->base_lo) || !isnan(iv->head_lo);
 }
 
 /* "68–100" for an interval of rates, "—" when absent. */
@@ -477,7 +481,11 @@ static void cell_pass_rate(struct sc_buf *out, const struct sc_results *r, const
 		return;
 	sc_buf_puts(out, "<br><sub>");
 	if (iv.diff) {
-		sc_buf_printf(out, "[%+.0f, %+.0f] pts", iv.lo * 100.0 + 0.0, iv.hi * 100.0 + 0.0);
+		sc_buf_printf(out, "Δ [%+.0f, %+.0f]", iv.lo * 100.0 + 0.0, iv.hi * 100.0 + 0.0);
+		if (!isnan(iv.detectable) && iv.detectable <= 1.0)
+			sc_buf_printf(out, "; detects −%.0f", iv.detectable * 100.0 + 0.0);
+		else if (!isnan(iv.detectable))
+			sc_buf_puts(out, "; detects —");
 	} else {
 		range_pct(out, iv.base_lo, iv.base_hi);
 		sc_buf_puts(out, " → ");

@@ -311,8 +311,9 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 	}
 	tq = sc_stats_t_quantile(1.0 - alpha, out->df);
 	t80 = sc_stats_t_quantile(0.8, out->df);
-	out->lo = out->mean - tq * out->se;
-	out->hi = out->mean + tq * out->se;
+	/* a difference of pass rates lies in [-1, 1]: the bounds are cut there */
+	out->lo = fmax(out->mean - tq * out->se, -1.0);
+	out->hi = fmin(out->mean + tq * out->se, 1.0);
 	stat = (out->mean + margin) / out->se;
 	out->p_drop = sc_stats_t_cdf(stat, out->df);
 	out->p_within = sc_stats_t_cdf(-stat, out->df);

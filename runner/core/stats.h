@@ -121,7 +121,8 @@ void sc_stats_holm(const double *p, size_t n, double *adj);
  *   p_within    P-value of "the drop is margin or more" (H0: mean <= -margin):
  *               small rules a regression out
  *   lo, hi      the one-sided (1 - alpha) bounds of the mean difference
- *               (together the two-sided 1 - 2 alpha interval)
+ *               (together the two-sided 1 - 2 alpha interval), cut to
+ *               [-1, 1], where a difference of pass rates lies
  *   detectable  the smallest drop the design catches with 80% power at
  *               alpha: margin + (q(1-alpha) + q(0.8)) * se
  *

@@ -49,7 +49,7 @@ for want in '❌ **gate failed' '100% → 0% (-100 pts)' '+75 pts (not significa
 	'| ❌ **fail**<br><sub>pass rate</sub> | <code>skills/commit-messages</code> |' \
 	'- ❌ **tests** (skill\_untested)' '**Regressed** (pass at base, fail at head): 2 tests' \
 	'0 of 2 runs passed; fail (wrong\_answer)' \
-	'⚠️ **pass rate** inconclusive, not a failure: a drop of up to 198.7 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
+	'⚠️ **pass rate** inconclusive, not a failure: a drop of up to 100.0 points cannot be ruled out'  'compile log:' 'identifier "INFINITY" is undefined' \
 	'<details>' 'fixtures.lock <code>efefefefefef</code>' 'mode GPU' \
 	'driver 550.54.15' 'skillci 0.1.0' 'pass\_rate\_drop' '&lt;script&gt;' '&#124; pipe'; do
 	case "$md" in *"$want"*) _tap ok "PR report shows '$want'" ;;
@@ -105,7 +105,7 @@ r = row("skills/new-name"); assert r[0] == "⚠️ **unsure**" and r[1].endswith
 r = row("skills/untested"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>untested</sub>"), r
 r = row("skills/invalid"); assert r[0] == "❌ **fail**<br><sub>validity</sub>" and r[1].endswith("<sub>invalid</sub>"), r
 r = row("skills/legacy"); assert r[0] == "⚠️ **unsure**", r
-r = row("skills/improved"); assert r[0] == "✅ pass" and r[2] == "50% → 100% (+50 pts)<br><sub>15–85 → 51–100</sub>", r
+r = row("skills/improved"); assert r[0] == "✅ pass" and r[2] == "50% → 100% (+50 pts)<br><sub>Δ [-4, +100]; detects −87</sub>", r
 r = row("skills/regressed"); assert r[0] == "❌ **fail**<br><sub>pass rate</sub>" and r[2].startswith("100% → 12% (-88 pts)"), r
 assert r[3] == "130 (+18%)" and r[4] == "no price", r
 r = row("skills/known-bad"); assert r[0] == "⚠️ **unsure**", r
@@ -262,7 +262,7 @@ assert by["skills/docs-only"] == 1, by
 gemm = {c.get("name"): c for s in root.iter("testsuite") if s.get("name") == "skills/cuda-gemm"
         for c in s.findall("testcase")}
 sk = gemm["gate: pass rate, base -> head"].find("skipped")
-assert sk is not None and sk.get("message").startswith("inconclusive: a drop of up to 198.7 points"), sk
+assert sk is not None and sk.get("message").startswith("inconclusive: a drop of up to 100.0 points"), sk
 print("ok")
 EOF
 # A results file whose gate failed without a failure to show, and with no
@@ -466,7 +466,7 @@ GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/gh_output" GITHUB_STEP_SUMMARY="$T/gh_summ
 expect_exit 0 "report in GitHub Actions exits 0 even when the gate failed"
 expect_out_contains "::group::skillci report" "the summary is in a log group"
 expect_out_contains "::endgroup::" "the log group is closed"
-expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.05 (difference -100.0 points, 90%25 interval [-158.2, -41.8] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
+expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.05 (difference -100.0 points, 90%25 interval [-100.0, -41.8] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
 	"annotation escapes % in data, : in properties, keeps , in data"
 expect_out_contains "::error file=skills/docs-only/SKILL.md,title=skillci%3A skills/docs-only failed the gate (skill_untested)::" \
 	"each failing skill is annotated (untested)"
@@ -517,7 +517,7 @@ else _tap not-ok "GITHUB_OUTPUT parses like the runner reads it (heredoc delimit
 printf 'version: 1\ngate: {fail_inconclusive: true}\n' > "$T/fail-inconclusive.yml"
 GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/gh_output2" GITHUB_STEP_SUMMARY="$T/gh_summary2" \
 	run "$SKILLCI" report "$IN/pr.json" --config "$T/fail-inconclusive.yml"
-expect_out_contains "::error file=skills/cuda-gemm/SKILL.md,title=skillci%3A skills/cuda-gemm failed the gate on anthropic.claude-haiku-4-5 (pass_rate_inconclusive)::inconclusive: a drop of up to 198.7 points cannot be ruled out" \
+expect_out_contains "::error file=skills/cuda-gemm/SKILL.md,title=skillci%3A skills/cuda-gemm failed the gate on anthropic.claude-haiku-4-5 (pass_rate_inconclusive)::inconclusive: a drop of up to 100.0 points cannot be ruled out" \
 	"gate.fail_inconclusive: the inconclusive drop is annotated as failing pass_rate_inconclusive"
 n=$(printf '%s\n' "$OUT" | grep -c '^::error ')
 if [ "$n" -eq 4 ]; then _tap ok "gate.fail_inconclusive: one more annotation"; else _tap not-ok "gate.fail_inconclusive: one more annotation" "$n"; fi
