@@ -699,11 +699,16 @@ static void render_legend(struct sc_buf *out, const struct sc_results *r, const 
 		}
 	}
 	sc_buf_puts(out, eval ? "<sub>Pass rate with no skill → with the skill (lift)" : "<sub>Pass rate base → head (change)");
-	if (side)
-		sc_buf_puts(out, diff ? "; under it each side's 95% interval, or the change's 90% interval"
-				      : "; under it each side's 95% interval");
-	else if (diff)
-		sc_buf_puts(out, "; under it the change's 90% interval");
+	if (diff) {
+		/* the gate's interval is two-sided 1 - 2 alpha (docs/evaluation.md) */
+		double level = (1.0 - 2.0 * sc_compare_alpha(r->run.trust.gate.present ? r->run.trust.gate.alpha
+										   : r->run.alpha)) * 100.0;
+		sc_buf_printf(out, "; under it %sthe change's %.0f%% interval and the smallest drop "
+			      "the data would catch (80%% power)", side ? "each side's 95% interval, or " : "",
+			      level);
+	} else if (side) {
+		sc_buf_puts(out, "; under it each side's 95% interval");
+	}
 	sc_buf_puts(out, eval ? " · tokens: mean per test with the skill (change) · cost: this run's, at list prices"
 			      : " · tokens: mean per test at head (change) · cost: this run's, at list prices");
 	if (r->run.nmodels == 1) {
