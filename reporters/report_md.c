@@ -221,7 +221,13 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 		sc_buf_puts(out, "gate passed: no skill changed");
 	} else {
 		sc_buf_printf(out, "gate passed: %zu changed skill%s", k.changed, k.changed == 1 ? "" : "s");
-		if (k.evaluated)
+		if (k.evaluated && r->run.trust.gate.present && r->run.trust.gate.max_runs > 0)
+			/* sequential: each check sampled until decided (docs/evaluation.md) */
+			sc_buf_printf(out, ", %zu evaluated with %zu model%s × %lld to %lld runs per test "
+				      "(sequential)", k.evaluated, nmodels, nmodels == 1 ? "" : "s",
+				      (long long)r->run.trust.gate.first_runs,
+				      (long long)r->run.trust.gate.max_runs);
+		else if (k.evaluated)
 			sc_buf_printf(out, ", %zu evaluated with %zu model%s × %lld run%s", k.evaluated,
 				      nmodels, nmodels == 1 ? "" : "s", (long long)r->run.runs,
 				      r->run.runs == 1 ? "" : "s");

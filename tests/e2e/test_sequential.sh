@@ -120,6 +120,8 @@ check "open: requests are 2 x 20 x runs + 40 ($open_req for $open_runs runs)" \
 check "open: more requests than the first round (120) and the clear case" \
 	test "$open_req" -gt 120 -a "$open_req" -gt "$(margin "$T/clear.json" requests)"
 check "open: the fake saw them all" test "$(fake_stat requests)" -eq "$open_req"
+check "open: the Markdown's verdict line names the sequential design, not one fixed run count" \
+	grep -q "evaluated with 1 model × [0-9]* to [0-9]* runs per test (sequential)" "$T/open-out/report.md"
 
 # ---- --runs N keeps a fixed design -----------------------------------------
 fake_reset
