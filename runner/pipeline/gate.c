@@ -586,10 +586,12 @@ static void check_speedup(struct gate *gt, struct sc_results_skill *s, const cha
 	}
 	if (ratio < 1 - g->speedup_drop_ratio - 1e-12)
 		fail(gt, s, model, "speedup", "speedup_drop", NULL, 0,
-		     "kernel speedup geomean fell from %.2fx to %.2fx (ratio %.2f, below %.2f)",
+		     "kernel speedup over the fixtures' naive baselines (geomean) fell from %.2fx to "
+		     "%.2fx (ratio %.2f, below %.2f)",
 		     base->speedup_geomean, head->speedup_geomean, ratio, 1 - g->speedup_drop_ratio);
 	else
-		pass(gt, s, model, "speedup", "kernel speedup geomean %.2fx -> %.2fx (ratio %.2f, limit %.2f)",
+		pass(gt, s, model, "speedup", "kernel speedup over the fixtures' naive baselines "
+		     "(geomean) %.2fx -> %.2fx (ratio %.2f, limit %.2f)",
 		     base->speedup_geomean, head->speedup_geomean, ratio, 1 - g->speedup_drop_ratio);
 }
 
