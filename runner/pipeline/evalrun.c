@@ -10,6 +10,7 @@
 #include "kernelrun/kernelops.h"
 #include "pipeline/config.h"
 #include "pipeline/evalrun.h"
+#include "pipeline/pipeline.h"
 #include "providers/provider.h"
 #include "results/results.h"
 #include "results/store.h"
@@ -89,27 +90,24 @@ static int usage_error(struct sc_evalrun *e, const char *what, const char *msg)
 	return err;
 }
 
-/* The client: one for the whole run, its bounds from the config or --concurrency. */
+/*
+ * The client: one for the whole run, with the check's options
+ * (pipeline.h) and eval's two differences: a cache named with --cache is
+ * used even under cache: off, and --concurrency N bounds every provider
+ * at N as well as the total.
+ */
 static int open_client(struct sc_evalrun *e)
 {
 	const struct sc_config *cfg = &e->cfg;
 	struct sc_client_options copt;
 
-	sc_client_options_init(&copt);
-	copt.max_attempts = e->opt.retries + 1;
-	copt.cache_dir = e->cache_dir;
-	copt.cache_mode = e->opt.offline ? SC_CACHE_OFFLINE
-			: cfg->cache_mode == SC_CACHE_REFRESH ? SC_CACHE_REFRESH : SC_CACHE_USE;
-	if (cfg->request_timeout_s > 0)
-		copt.timeout_ms = (int64_t)(cfg->request_timeout_s * 1000.0);
-	if (!e->opt.concurrency && cfg->concurrency > 0) {
-		copt.max_total = cfg->concurrency;
-		for (int k = 0; k < sc_provider_count(); k++)
-			copt.per_provider[k] = sc_config_provider_limit(cfg, sc_provider_name(k));
-	}
+	sc_pipeline_client_options(&copt, cfg, e->cache_dir, e->opt.offline, e->opt.retries);
+	if (!e->opt.offline && cfg->cache_mode == SC_CACHE_OFF)
+		copt.cache_mode = SC_CACHE_USE;
 	if (e->opt.concurrency) {
 		copt.max_total = e->opt.concurrency;
 		copt.max_per_provider = e->opt.concurrency;
+		memset(copt.per_provider, 0, sizeof(copt.per_provider));
 	}
 	return sc_client_new(&e->client, &copt);
 }
