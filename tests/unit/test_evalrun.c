@@ -2,6 +2,7 @@
  * without the command line, in a scratch folder (its skillci.yml is the
  * configuration), with the oracle provider (no network is involved). */
 #include "unit.h"
+#include "fake_server.h"
 #include "diag.h"
 #include "net/http.h"
 #include "pipeline/evalrun.h"
@@ -232,12 +233,84 @@ static void test_bad_usage_and_input(void **state)
 	free(dir);
 }
 
+/* Every unit an infrastructure error (the fake answers 500, no retry);
+ * finish says exit 3 when that share is over gate.error_share. */
+static int infra_rc_at(const struct fake *f, const char *endpoint, const char *error_share)
+{
+	const char *dirs[] = { "skills/demo" };
+	struct sc_buf model = SC_BUF_INIT;
+	const char *models[1];
+	struct sc_buf yml = SC_BUF_INIT;
+	struct sc_evalrun *e = sc_evalrun_new();
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_evalrun_options o;
+	struct sc_store *store = NULL;
+	struct sc_results *r;
+	int infra = -1;
+
+	/* endpoints are named once per process: one name per call */
+	sc_buf_printf(&model, "%s.m", endpoint);
+	models[0] = model.ptr;
+	sc_buf_printf(&yml, "version: 1\nstore: results.db\ngate: {error_share: %s}\n"
+		      "providers:\n  %s: {wire: openai, base_url: \"%s/v1\"}\n", error_share,
+		      endpoint, f->url);
+	sc_test_write(".", "skillci.yml", yml.ptr);
+	memset(&o, 0, sizeof(o));
+	o.dirs = dirs;
+	o.ndirs = 1;
+	o.models = models;
+	o.nmodels = 1;
+	o.no_cache = true;
+	o.no_reuse = true;
+	o.retries = 0;
+	if (sc_evalrun_open(e, &o, &d) != 0)
+		fail_msg("open: %s", sc_error_last());
+	assert_int_equal(sc_store_open(&store, "results.db"), 0);
+	assert_int_equal(sc_evalrun_prepare(e, store), 0);
+	assert_int_equal(sc_evalrun_evaluate(e), 0);
+	assert_int_equal(sc_evalrun_finish(e, &infra), 0);
+	r = sc_evalrun_results(e);
+	assert_int_equal(r->totals.units, 4);
+	assert_int_equal(r->totals.errors, 4);
+	sc_evalrun_free(e);
+	sc_store_free(store);
+	sc_diags_release(&d);
+	sc_buf_release(&yml);
+	sc_buf_release(&model);
+	return infra;
+}
+
+static struct fake F;
+static char F_cwd[4096];
+
+static void test_error_share_decides_exit_3(void **state)
+{
+	char *dir;
+	(void)state;
+
+	fake_start(&F, "{\"default\":{\"status\":500}}");
+	dir = enter_scratch(F_cwd, sizeof(F_cwd), NULL);
+	assert_int_equal(infra_rc_at(&F, "lab1", "0.5"), 3);
+	assert_int_equal(infra_rc_at(&F, "lab2", "1"), 0);  /* a share of 1 is not over 1 */
+	free(dir);
+}
+
+/* The fake stops and the folder is restored even when a check failed. */
+static int stop_fake(void **state)
+{
+	(void)state;
+	if (F.pid > 0)
+		fake_stop(&F);
+	return chdir(F_cwd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stages_evaluate_folders_then_reuse),
 		cmocka_unit_test(test_config_gives_models_runs_and_baseline),
 		cmocka_unit_test(test_bad_usage_and_input),
+		cmocka_unit_test_teardown(test_error_share_decides_exit_3, stop_fake),
 	};
 	sc_http_global_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
