@@ -7,21 +7,15 @@
 #include "common.h"
 #include "escape.h"
 #include "cmd/cmd.h"
-#include "pipeline/config.h"
 #include "diag.h"
-#include "eval/eval.h"
-#include "kernelrun/kernelops.h"
+#include "pipeline/evalrun.h"
 #include "providers/provider.h"
 #include "reporters/report_fmt.h"
 #include "results/results.h"
-#include "skills/skill.h"
 #include "stats.h"
 #include "results/store.h"
-#include "skills/testsuite.h"
-#include "teacher/generate.h"
 
 #include <getopt.h>
-#include <sys/stat.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -355,107 +349,11 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 	}
 }
 
-/* Loads one skill and its tests; findings go to stderr. */
-static int load_skill(struct sc_skill *skill, struct sc_test_set *tests, const char *dir,
-		      const char *tests_file)
-{
-	struct sc_diags diags = SC_DIAGS_INIT;
-	struct sc_buf line = SC_BUF_INIT;
-	int err;
-
-	err = sc_skill_load(skill, dir, &diags, 0);
-	if (err == 0)
-		err = tests_file ? sc_tests_load_file(tests, tests_file, dir, &diags)
-				 : sc_tests_load_skill(tests, dir, &diags);
-	sc_diags_sort(&diags);
-	for (size_t i = 0; i < diags.n; i++) {
-		sc_buf_clear(&line);
-		sc_diag_format(&line, &diags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
-	}
-	if (err == 0 && tests_file && sc_diags_count(&diags, SC_SEV_ERROR) && tests->n == 0)
-		err = sc_error_set(SC_EINVAL, "no usable test in '%s'", tests_file);
-	sc_diags_release(&diags);
-	sc_buf_release(&line);
-	return err;
-}
-
-/* Loads a skill's tests again (after --generate-tests wrote them). */
-static int load_tests_only(struct sc_test_set *tests, const char *dir)
-{
-	struct sc_diags diags = SC_DIAGS_INIT;
-	struct sc_buf line = SC_BUF_INIT;
-	int err = sc_tests_load_skill(tests, dir, &diags);
-
-	for (size_t i = 0; i < diags.n; i++) {
-		sc_buf_clear(&line);
-		sc_diag_format(&line, &diags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
-	}
-	if (err == 0 && tests->n == 0)
-		err = sc_error_set(SC_EINVAL, "the tests written for '%s' could not be loaded", dir);
-	sc_diags_release(&diags);
-	sc_buf_release(&line);
-	return err;
-}
-
-/*
- * The folder of a skill argument: the path as given when it exists, else
- * NAME inside skills_dir when that holds a skill (upskill keeps skills in
- * skills_dir). Returns a new string.
- */
-static char *skill_dir(const char *arg, const char *skills_dir)
-{
-	struct sc_buf b = SC_BUF_INIT, md = SC_BUF_INIT;
-	struct stat st;
-
-	if (stat(arg, &st) == 0 || !skills_dir || strchr(arg, '/'))
-		return sc_xstrdup(arg);
-	sc_path_join(&b, skills_dir, arg);
-	sc_path_join(&md, b.ptr, "SKILL.md");
-	if (stat(md.ptr, &st) != 0) {
-		sc_buf_release(&b);
-		sc_buf_release(&md);
-		return sc_xstrdup(arg);
-	}
-	sc_buf_release(&md);
-	return sc_buf_detach(&b, NULL);
-}
-
-static void gen_progress(const char *line, void *payload)
+/* The lines the stages hand over while preparing go to stderr. */
+static void line_out(const char *line, void *payload)
 {
 	SC_UNUSED(payload);
 	fprintf(stderr, "%s\n", line);
-}
-
-/*
- * --generate-tests for a skill without tests: the test generation model
- * writes them from the skill's description (as upskill does), they are
- * saved in its skill_meta.json and loaded again.
- */
-static int write_tests(const struct sc_skill *skill, struct sc_test_set *tests, const char *dir,
-		       const char *model, struct sc_client *client, const char *fixtures_dir)
-{
-	struct sc_gen_options gopt;
-	struct sc_gen_result gres;
-	int err;
-
-	sc_gen_options_init(&gopt);
-	gopt.teacher = model;
-	gopt.test_gen_model = model;
-	gopt.client = client;
-	gopt.fixtures_dir = fixtures_dir;
-	gopt.progress = gen_progress;
-	err = sc_gen_tests_for_skill(&gres, &gopt, dir, skill->description);
-	if (err == 0) {
-		fprintf(stderr, "test generation: %lld request%s, %lld tokens in, %lld out\n",
-			(long long)gres.teacher_requests, gres.teacher_requests == 1 ? "" : "s",
-			(long long)gres.teacher_tokens_in, (long long)gres.teacher_tokens_out);
-		sc_test_set_release(tests);
-		err = load_tests_only(tests, dir);
-	}
-	sc_gen_result_release(&gres);
-	return err;
 }
 
 int cmd_eval(int argc, char **argv)
@@ -492,90 +390,70 @@ int cmd_eval(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *models[MAX_MODELS];
-	size_t nmodels = 0, nskills = 0;
-	const char *tests_file = NULL, *store_path = NULL, *json_path = NULL, *config_path = NULL;
-	const char *judge = NULL, *rubric_file = NULL, *cache_dir = NULL, *test_gen = NULL;
-	bool offline = false, verbose = false, tty = isatty(2), no_cache = false;
-	bool generate_tests = false;
-	char **dirs = NULL;
-	bool runs_set = false, turns_set = false, fixtures_set = false, arch_set = false;
-	struct sc_config cfg;
+	const char *json_path = NULL;
+	bool verbose = false, tty = isatty(2);
+	struct sc_evalrun_options eo;
+	struct sc_evalrun_info info;
+	struct sc_evalrun *e = NULL;
 	struct sc_diags cdiags = SC_DIAGS_INIT;
-	double max_error_share = SC_EVAL_MAX_ERROR_SHARE;
-	struct sc_eval_options opt;
-	struct sc_client_options copt;
-	struct sc_client *client = NULL;
 	struct sc_store *store = NULL;
-	struct sc_skill *skills = NULL;
-	struct sc_test_set *sets = NULL;
-	struct sc_eval_skill *es = NULL;
-	struct sc_results res;
-	struct sc_buf rubric = SC_BUF_INIT;
-	struct sc_kernelops kenv;
-	const struct sc_test_set **set_ptrs = NULL;
-	bool allow_unpinned = false;
-	int c, err = 0, rc = SC_EXIT_OK, concurrency = 0, jobs = 0;
-	int retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
+	struct sc_results *res;
+	int c, err = 0, rc = SC_EXIT_OK, infra_rc = SC_EXIT_OK;
 
-	sc_eval_options_init(&opt);
-	sc_results_init(&res);
-	memset(&cfg, 0, sizeof(cfg));  /* filled by sc_config_load() below */
-	sc_kernelops_init(&kenv, "fixtures", "sm_90", false, 300);
+	memset(&eo, 0, sizeof(eo));
+	eo.retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":m:t:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			if (nmodels == MAX_MODELS)
+			if (eo.nmodels == MAX_MODELS)
 				return sc_cmd_usage_error("eval", "at most %d models", MAX_MODELS);
-			models[nmodels++] = optarg;
+			models[eo.nmodels++] = optarg;
 			break;
 		case O_RUNS:
-			if ((rc = sc_cmd_int_option(&opt.runs, "eval", "--runs", optarg, 1, 1000)))
+			if ((rc = sc_cmd_int_option(&eo.runs, "eval", "--runs", optarg, 1, 1000)))
 				return rc;
-			runs_set = true;
 			break;
 		case O_MAX_TURNS:
-			if ((rc = sc_cmd_int_option(&opt.max_turns, "eval", "--max-turns", optarg,
+			if ((rc = sc_cmd_int_option(&eo.max_turns, "eval", "--max-turns", optarg,
 						    1, 1000)))
 				return rc;
-			turns_set = true;
 			break;
 		case O_CONC:
-			if ((rc = sc_cmd_int_option(&concurrency, "eval", "--concurrency", optarg,
+			if ((rc = sc_cmd_int_option(&eo.concurrency, "eval", "--concurrency", optarg,
 						    1, 1000)))
 				return rc;
 			break;
 		case O_RETRIES:
-			if ((rc = sc_cmd_int_option(&retries, "eval", "--retries", optarg, 0, 20)))
+			if ((rc = sc_cmd_int_option(&eo.retries, "eval", "--retries", optarg, 0, 20)))
 				return rc;
 			break;
 		case O_JOBS:
-			if ((rc = sc_cmd_int_option(&jobs, "eval", "--jobs", optarg, 1, SC_MAX_JOBS)))
+			if ((rc = sc_cmd_int_option(&eo.jobs, "eval", "--jobs", optarg, 1, SC_MAX_JOBS)))
 				return rc;
 			break;
-		case O_NO_BASELINE: opt.baseline = false; break;
-		case 't': tests_file = optarg; break;
-		case O_OFFLINE: offline = true; break;
-		case O_STORE: store_path = optarg; break;
+		case O_NO_BASELINE: eo.no_baseline = true; break;
+		case 't': eo.tests_file = optarg; break;
+		case O_OFFLINE: eo.offline = true; break;
+		case O_STORE: eo.store = optarg; break;
 		case O_JSON: json_path = optarg; break;
-		case O_JUDGE: judge = optarg; break;
-		case O_RUBRIC: rubric_file = optarg; break;
-		case O_CACHE: cache_dir = optarg; no_cache = false; break;
-		case O_NO_CACHE: no_cache = true; break;
-		case O_NO_REUSE: opt.reuse = false; break;
-		case O_FIXTURES: kenv.fixtures_dir = optarg; fixtures_set = true; break;
+		case O_JUDGE: eo.judge = optarg; break;
+		case O_RUBRIC: eo.rubric_file = optarg; break;
+		case O_CACHE: eo.cache = optarg; eo.no_cache = false; break;
+		case O_NO_CACHE: eo.no_cache = true; break;
+		case O_NO_REUSE: eo.no_reuse = true; break;
+		case O_FIXTURES: eo.fixtures = optarg; break;
 		case O_ARCH:
 			if (strncmp(optarg, "sm_", 3) || strlen(optarg) > 8)
 				return sc_cmd_usage_error("eval", "--arch must be a real architecture such as sm_90");
-			kenv.arch = optarg;
-			arch_set = true;
+			eo.arch = optarg;
 			break;
-		case O_COMPILE_ONLY: kenv.compile_only = true; break;
-		case O_UNPINNED: allow_unpinned = true; break;
-		case O_CONFIG: config_path = optarg; break;
-		case O_GEN_TESTS: generate_tests = true; break;
-		case O_TEST_GEN: test_gen = optarg; break;
+		case O_COMPILE_ONLY: eo.compile_only = true; break;
+		case O_UNPINNED: eo.allow_unpinned = true; break;
+		case O_CONFIG: eo.config = optarg; break;
+		case O_GEN_TESTS: eo.generate_tests = true; break;
+		case O_TEST_GEN: eo.test_gen_model = optarg; break;
 		case 'v': verbose = true; sc_log_set_level(SC_LOG_DEBUG); break;
 		case 'h': usage(stdout); return SC_EXIT_OK;
 		default: return sc_cmd_option_error("eval", c, argv, longopts);
@@ -583,217 +461,79 @@ int cmd_eval(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return sc_cmd_usage_error("eval", "name at least one skill folder");
+	eo.models = models;
+	eo.dirs = (const char *const *)argv + optind;
+	eo.ndirs = (size_t)(argc - optind);
+	eo.on_unit = progress;
+	eo.on_line = line_out;
+	eo.payload = &tty;
 
-	/* skillci.yml / upskill.config.yaml in the current folder, under the flags */
-	err = sc_config_load(&cfg, ".", config_path, &cdiags);
-	sc_diags_sort(&cdiags);
+	e = sc_evalrun_new();
+	err = sc_evalrun_open(e, &eo, &cdiags);
+	sc_evalrun_info(e, &info);
 	for (size_t i = 0; i < cdiags.n; i++) {
 		struct sc_buf line = SC_BUF_INIT;
 		sc_diag_format(&line, &cdiags.items[i]);
 		fprintf(stderr, "%s\n", line.ptr);
 		sc_buf_release(&line);
 	}
-	if (err < 0 || sc_diags_count(&cdiags, SC_SEV_ERROR)) {
-		rc = err < 0 ? sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err) : SC_EXIT_USAGE;
-		goto done;
-	}
-	/* named endpoints and fast-agent's provider settings, from the configuration loaded */
-	if ((err = sc_config_apply_providers(&cfg)) < 0) {
-		rc = sc_cmd_fail(err);
-		goto done;
-	}
-	for (size_t i = 0; nmodels == 0 && i < cfg.models.n && i < MAX_MODELS; i++)
-		models[i] = cfg.models.items[i];
-	if (nmodels == 0)
-		nmodels = cfg.models.n < MAX_MODELS ? cfg.models.n : MAX_MODELS;
-	if (nmodels == 0) {
-		rc = sc_cmd_usage_error("eval", "name at least one model with -m (or 'models' in skillci.yml)");
-		goto done;
-	}
-	/* every name is checked before any request is made */
-	for (size_t m = 0; m < nmodels; m++) {
-		struct sc_model pm;
-		if (sc_model_parse(&pm, models[m]) < 0) {
-			rc = sc_cmd_usage_error("eval", "%s", sc_error_last());
-			goto done;
-		}
-		sc_model_release(&pm);
-	}
-	if (!test_gen)
-		test_gen = cfg.test_gen_model ? cfg.test_gen_model : cfg.generate_model;
-	if (generate_tests) {
-		struct sc_model pm;
-		if (tests_file) {
-			rc = sc_cmd_usage_error("eval", "--generate-tests and --tests exclude each other");
-			goto done;
-		}
-		if (sc_model_parse(&pm, test_gen) < 0) {
-			rc = sc_cmd_usage_error("eval", "test generation model: %s", sc_error_last());
-			goto done;
-		}
-		sc_model_release(&pm);
-	}
-	if (!runs_set)
-		opt.runs = cfg.runs;
-	if (!turns_set)
-		opt.max_turns = cfg.max_turns;
-	store_path = sc_store_location(store_path, cfg.store_path);
-	if (!cache_dir && !no_cache && cfg.cache_mode != SC_CACHE_OFF)
-		cache_dir = cfg.cache_dir ? cfg.cache_dir : SC_DEFAULT_CACHE_DIR;
-	if (no_cache)
-		cache_dir = NULL;
-	if (!fixtures_set && cfg.fixtures_dir)
-		kenv.fixtures_dir = cfg.fixtures_dir;
-	if (!arch_set && cfg.arch)
-		kenv.arch = cfg.arch;
-	if (cfg.kernel_timeout_s >= 1)
-		kenv.wall_s = (int)cfg.kernel_timeout_s;
-	if (!judge)
-		judge = cfg.judge_model;
-	if (!rubric_file && cfg.judge_rubric)
-		sc_buf_sets(&rubric, cfg.judge_rubric);
-	max_error_share = cfg.gate.error_share;
-	opt.alpha = cfg.gate.alpha;
-	if (offline && !cache_dir) {
-		rc = sc_cmd_usage_error("eval", "--offline needs the response cache");
-		goto done;
-	}
-	if (rubric_file && (err = sc_read_file(&rubric, rubric_file, SC_MAX_CONFIG_BYTES)) < 0) {
-		rc = sc_cmd_fail(err);
-		goto done;
-	}
-
-	sc_client_options_init(&copt);
-	copt.max_attempts = retries + 1;
-	copt.cache_dir = cache_dir;
-	copt.cache_mode = offline ? SC_CACHE_OFFLINE
-			: cfg.cache_mode == SC_CACHE_REFRESH ? SC_CACHE_REFRESH : SC_CACHE_USE;
-	if (cfg.request_timeout_s > 0)
-		copt.timeout_ms = (int64_t)(cfg.request_timeout_s * 1000.0);
-	if (!concurrency && cfg.concurrency > 0) {
-		copt.max_total = cfg.concurrency;
-		for (int k = 0; k < sc_provider_count(); k++)
-			copt.per_provider[k] = sc_config_provider_limit(&cfg, sc_provider_name(k));
-	}
-	if (concurrency) {
-		copt.max_total = concurrency;
-		copt.max_per_provider = concurrency;
-	}
-	if ((err = sc_client_new(&client, &copt)) < 0) {
-		rc = sc_cmd_fail(err);
+	if (err < 0) {
+		rc = info.config_errors ? SC_EXIT_USAGE
+		   : info.usage ? sc_cmd_usage_error("eval", "%s", sc_error_last())
+		   : sc_cmd_fail(err);
 		goto done;
 	}
 	/* The store before any request (--generate-tests asks a model): one
 	 * that cannot be reached stops here, exit 3. */
-	if ((rc = sc_cmd_open_store(&store, store_path, false)))
+	if ((rc = sc_cmd_open_store(&store, info.store_location, false)))
 		goto done;
-
-	nskills = (size_t)(argc - optind);
-	skills = sc_xcalloc(nskills, sizeof(*skills));
-	sets = sc_xcalloc(nskills, sizeof(*sets));
-	es = sc_xcalloc(nskills, sizeof(*es));
-	dirs = sc_xcalloc(nskills, sizeof(*dirs));
-	for (size_t i = 0; i < nskills; i++) {
-		dirs[i] = skill_dir(argv[optind + (int)i], cfg.skills_dir);
-		if ((err = load_skill(&skills[i], &sets[i], dirs[i], tests_file)) < 0) {
-			rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
-			goto done;
-		}
-		if (generate_tests && sets[i].n == 0) {
-			if ((err = write_tests(&skills[i], &sets[i], dirs[i], test_gen, client,
-					       kenv.fixtures_dir)) < 0) {
-				rc = sc_cmd_fail(err);
-				goto done;
-			}
-		} else if (sets[i].n == 0) {
-			fprintf(stderr, "warning: %s: no tests (skill_meta.json, evals/evals.json, tests/); "
-				"--generate-tests has %s write them\n", dirs[i], test_gen);
-		}
-		es[i].path = dirs[i];
-		es[i].variant = "head";
-		es[i].skill = &skills[i];
-		es[i].tests = &sets[i];
-	}
-	opt.models = models;
-	opt.nmodels = nmodels;
-	opt.judge_model = judge;
-	opt.judge_rubric = rubric.len ? rubric.ptr : NULL;
-	opt.client = client;
-	opt.store = store;
-	set_ptrs = sc_xcalloc(nskills, sizeof(*set_ptrs));
-	for (size_t i = 0; i < nskills; i++)
-		set_ptrs[i] = &sets[i];
-	if ((err = sc_kernelops_setup(&kenv, &opt.kernel, set_ptrs, nskills, allow_unpinned)) < 0) {
+	if ((err = sc_evalrun_prepare(e, store)) < 0 || (err = sc_evalrun_evaluate(e)) < 0 ||
+	    (err = sc_evalrun_finish(e, &infra_rc)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	opt.kernel_jobs = jobs ? jobs : sc_kernelops_default_jobs(&kenv);
-	opt.progress = progress;
-	opt.payload = &tty;
-	err = sc_eval_run(&res, es, nskills, &opt);
-	if (err < 0) {
-		rc = sc_cmd_fail(err);
-		goto done;
-	}
-	sc_kernelops_describe(&kenv, &res.run);
+	res = sc_evalrun_results(e);
 
-	for (size_t s = 0; s < res.nskills; s++)
-		for (size_t m = 0; m < nmodels; m++) {
+	for (size_t s = 0; s < res->nskills; s++)
+		for (size_t m = 0; m < info.nmodels; m++) {
 			struct sc_model pm;
-			if (sc_model_parse(&pm, models[m]) < 0)
+			if (sc_model_parse(&pm, info.models[m]) < 0)
 				continue;
-			print_skill_model(&res, &res.skills[s], pm.name, models[m], opt.baseline, verbose,
-					  opt.runs);
+			print_skill_model(res, &res->skills[s], pm.name, info.models[m], info.baseline,
+					  verbose, info.runs);
 			sc_model_release(&pm);
 		}
-	if (nmodels > 1 || nskills > 1)
-		print_table(&res, opt.baseline);
+	if (info.nmodels > 1 || eo.ndirs > 1)
+		print_table(res, info.baseline);
 	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld, cache hits: %lld, "
 	       "errors: %lld, skipped: %lld\n",
-	       (long long)res.totals.units, (long long)res.totals.evaluated,
-	       (long long)res.totals.reused, (long long)res.totals.requests,
-	       (long long)res.totals.cache_hits, (long long)res.totals.errors,
-	       (long long)res.totals.skipped);
-	fprintf(stderr, "run %s stored in %s\n", res.run.id, sc_store_path(store));
+	       (long long)res->totals.units, (long long)res->totals.evaluated,
+	       (long long)res->totals.reused, (long long)res->totals.requests,
+	       (long long)res->totals.cache_hits, (long long)res->totals.errors,
+	       (long long)res->totals.skipped);
+	fprintf(stderr, "run %s stored in %s\n", res->run.id, sc_store_path(store));
 
-	if (json_path && (err = sc_results_save(&res, json_path)) < 0) {
+	if (json_path && (err = sc_results_save(res, json_path)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	if (res.totals.errors > 0) {
-		double share = (double)res.totals.errors / (double)res.totals.units;
-		for (size_t i = 0; i < res.nunits; i++)
-			if (!strcmp(res.units[i].verdict, "error")) {
-				fprintf(stderr, "error: %s: %s\n", res.units[i].test_name,
-					res.units[i].message ? res.units[i].message : "infrastructure error");
+	if (res->totals.errors > 0) {
+		for (size_t i = 0; i < res->nunits; i++)
+			if (!strcmp(res->units[i].verdict, "error")) {
+				fprintf(stderr, "error: %s: %s\n", res->units[i].test_name,
+					res->units[i].message ? res->units[i].message
+							      : "infrastructure error");
 				break;
 			}
-		if (share > max_error_share) {
+		if (infra_rc) {
 			fprintf(stderr, "error: %lld of %lld units failed for infrastructure reasons\n",
-				(long long)res.totals.errors, (long long)res.totals.units);
-			rc = SC_EXIT_INFRA;
+				(long long)res->totals.errors, (long long)res->totals.units);
+			rc = infra_rc;
 		}
 	}
 done:
-	sc_results_release(&res);
-	for (size_t i = 0; i < nskills; i++) {
-		if (skills)
-			sc_skill_release(&skills[i]);
-		if (sets)
-			sc_test_set_release(&sets[i]);
-	}
-	free(skills);
-	free(sets);
-	free(es);
-	for (size_t i = 0; dirs && i < nskills; i++)
-		free(dirs[i]);
-	free(dirs);
+	sc_evalrun_free(e);
 	sc_store_free(store);
-	sc_client_free(client);
-	sc_buf_release(&rubric);
-	free(set_ptrs);
-	sc_kernelops_release(&kenv);
-	sc_config_release(&cfg);
 	sc_diags_release(&cdiags);
 	return rc;
 }

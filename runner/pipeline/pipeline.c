@@ -1108,6 +1108,20 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 	return err;
 }
 
+void sc_pipeline_client_options(struct sc_client_options *copt, const struct sc_config *cfg,
+				const char *cache_dir, bool offline, int retries)
+{
+	sc_client_options_init(copt);
+	copt->cache_dir = cache_dir;
+	copt->cache_mode = offline ? SC_CACHE_OFFLINE : cfg->cache_mode;
+	copt->max_total = cfg->concurrency;
+	for (int k = 0; k < sc_provider_count(); k++)
+		copt->per_provider[k] = sc_config_provider_limit(cfg, sc_provider_name(k));
+	copt->max_attempts = retries + 1;
+	if (cfg->request_timeout_s > 0)
+		copt->timeout_ms = (int64_t)(cfg->request_timeout_s * 1000);
+}
+
 int sc_pipeline_evaluate(struct sc_pipeline *p)
 {
 	const struct sc_config *cfg = &p->cfg;
@@ -1118,15 +1132,7 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 
 	/* One client for the whole run: its total and per-provider bounds and
 	 * its 429 limiter hold for every request. */
-	sc_client_options_init(&copt);
-	copt.cache_dir = p->cache_dir;
-	copt.cache_mode = p->opt.offline ? SC_CACHE_OFFLINE : cfg->cache_mode;
-	copt.max_total = cfg->concurrency;
-	for (int k = 0; k < sc_provider_count(); k++)
-		copt.per_provider[k] = sc_config_provider_limit(cfg, sc_provider_name(k));
-	copt.max_attempts = p->opt.retries + 1;
-	if (cfg->request_timeout_s > 0)
-		copt.timeout_ms = (int64_t)(cfg->request_timeout_s * 1000);
+	sc_pipeline_client_options(&copt, cfg, p->cache_dir, p->opt.offline, p->opt.retries);
 	if (p->cache_dir && (err = sc_mkdir_p(p->cache_dir)) < 0)
 		return err;
 	if ((err = sc_client_new(&p->client, &copt)) < 0)

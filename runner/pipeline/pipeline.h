@@ -34,6 +34,7 @@
 #include "eval/eval.h"
 
 struct sc_buf;
+struct sc_client_options;
 struct sc_config;
 struct sc_diags;
 struct sc_results;
@@ -107,6 +108,15 @@ int sc_pipeline_evaluate(struct sc_pipeline *p);
  * gate's exit code (0, 1, or 3 for too many errors).
  */
 int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc);
+
+/*
+ * The client's options of a check under cfg (flags applied): the cache
+ * (offline: answers from it only), the total and per-provider bounds of
+ * concurrency, the retries and the request timeout. `eval` uses it too
+ * (evalrun.h).
+ */
+void sc_pipeline_client_options(struct sc_client_options *copt, const struct sc_config *cfg,
+				const char *cache_dir, bool offline, int retries);
 
 /* The results (skills after prepare, everything after finish); the
  * pipeline keeps them. */

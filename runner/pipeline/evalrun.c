@@ -1,0 +1,400 @@
+/*
+ * `skillci eval` as a library (see evalrun.h and docs/eval.md): the
+ * configuration and the client (open), the skill folders and their tests
+ * (prepare), one evaluation of every unit (evaluate), the kernel record
+ * and the error share (finish).
+ */
+#include "common.h"
+#include "diag.h"
+#include "eval/eval.h"
+#include "kernelrun/kernelops.h"
+#include "pipeline/config.h"
+#include "pipeline/evalrun.h"
+#include "pipeline/pipeline.h"
+#include "providers/provider.h"
+#include "results/results.h"
+#include "results/store.h"
+#include "skills/skill.h"
+#include "skills/testsuite.h"
+#include "teacher/generate.h"
+
+#include <sys/stat.h>
+
+#define MAX_MODELS 64
+
+struct sc_evalrun {
+	struct sc_evalrun_options opt;
+	struct sc_config cfg;
+	bool cfg_loaded;
+	const char *models[MAX_MODELS];
+	size_t nmodels;
+	const char *test_gen;
+	const char *judge;
+	const char *cache_dir;
+	const char *store_location;
+	double max_error_share;
+	bool usage, config_errors;
+	struct sc_buf rubric;
+	struct sc_eval_options eopt;
+	struct sc_client *client;
+	struct sc_store *store;          /* borrowed */
+	struct sc_kernelops kenv;
+	size_t nskills;
+	char **dirs;
+	struct sc_skill *skills;
+	struct sc_test_set *sets;
+	struct sc_eval_skill *es;
+	const struct sc_test_set **set_ptrs;
+	struct sc_results res;
+};
+
+struct sc_evalrun *sc_evalrun_new(void)
+{
+	struct sc_evalrun *e = sc_xcalloc(1, sizeof(*e));
+
+	sc_eval_options_init(&e->eopt);
+	sc_results_init(&e->res);
+	sc_buf_init(&e->rubric);
+	sc_kernelops_init(&e->kenv, "fixtures", "sm_90", false, 300);
+	e->max_error_share = SC_EVAL_MAX_ERROR_SHARE;
+	return e;
+}
+
+static void line_out(const struct sc_evalrun *e, const char *line)
+{
+	if (e->opt.on_line)
+		e->opt.on_line(line, e->opt.payload);
+}
+
+static void diags_out(const struct sc_evalrun *e, const struct sc_diags *diags)
+{
+	struct sc_buf line = SC_BUF_INIT;
+
+	for (size_t i = 0; i < diags->n; i++) {
+		sc_buf_clear(&line);
+		sc_diag_format(&line, &diags->items[i]);
+		line_out(e, line.ptr);
+	}
+	sc_buf_release(&line);
+}
+
+/* SC_EINVAL for bad usage: the command adds its help hint. */
+static int usage_error(struct sc_evalrun *e, const char *what, const char *msg)
+{
+	char *copy = sc_xstrdup(msg);  /* msg may be the last error's own text */
+	int err;
+
+	e->usage = true;
+	err = sc_error_set(SC_EINVAL, "%s%s", what, copy);
+	free(copy);
+	return err;
+}
+
+/*
+ * The client: one for the whole run, with the check's options
+ * (pipeline.h) and eval's two differences: a cache named with --cache is
+ * used even under cache: off, and --concurrency N bounds every provider
+ * at N as well as the total.
+ */
+static int open_client(struct sc_evalrun *e)
+{
+	const struct sc_config *cfg = &e->cfg;
+	struct sc_client_options copt;
+
+	sc_pipeline_client_options(&copt, cfg, e->cache_dir, e->opt.offline, e->opt.retries);
+	if (!e->opt.offline && cfg->cache_mode == SC_CACHE_OFF)
+		copt.cache_mode = SC_CACHE_USE;
+	if (e->opt.concurrency) {
+		copt.max_total = e->opt.concurrency;
+		copt.max_per_provider = e->opt.concurrency;
+		memset(copt.per_provider, 0, sizeof(copt.per_provider));
+	}
+	return sc_client_new(&e->client, &copt);
+}
+
+int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
+		    struct sc_diags *diags)
+{
+	struct sc_config *cfg = &e->cfg;
+	struct sc_eval_options *eo = &e->eopt;
+	int err;
+
+	e->opt = *opt;
+	/* skillci.yml / upskill.config.yaml in the current folder, under the flags */
+	err = sc_config_load(cfg, ".", opt->config, diags);
+	e->cfg_loaded = true;
+	sc_diags_sort(diags);
+	if (err < 0)
+		return err == SC_ENOTFOUND ? SC_EINVAL : err;
+	if (sc_diags_count(diags, SC_SEV_ERROR)) {
+		e->config_errors = true;
+		return sc_error_set(SC_EINVAL, "the configuration has errors (above)");
+	}
+	/* named endpoints and fast-agent's provider settings, from the configuration loaded */
+	if ((err = sc_config_apply_providers(cfg)) < 0)
+		return err;
+	if (opt->nmodels > MAX_MODELS)
+		return usage_error(e, "", "at most 64 models");
+	for (size_t i = 0; i < opt->nmodels; i++)
+		e->models[e->nmodels++] = opt->models[i];
+	for (size_t i = 0; e->nmodels == 0 && i < cfg->models.n && i < MAX_MODELS; i++)
+		e->models[i] = cfg->models.items[i];
+	if (e->nmodels == 0)
+		e->nmodels = cfg->models.n < MAX_MODELS ? cfg->models.n : MAX_MODELS;
+	if (e->nmodels == 0)
+		return usage_error(e, "", "name at least one model with -m (or 'models' in skillci.yml)");
+	/* every name is checked before any request is made */
+	for (size_t m = 0; m < e->nmodels; m++) {
+		struct sc_model pm;
+		if (sc_model_parse(&pm, e->models[m]) < 0)
+			return usage_error(e, "", sc_error_last());
+		sc_model_release(&pm);
+	}
+	e->test_gen = opt->test_gen_model;
+	if (!e->test_gen)
+		e->test_gen = cfg->test_gen_model ? cfg->test_gen_model : cfg->generate_model;
+	if (opt->generate_tests) {
+		struct sc_model pm;
+		if (opt->tests_file)
+			return usage_error(e, "", "--generate-tests and --tests exclude each other");
+		if (sc_model_parse(&pm, e->test_gen) < 0)
+			return usage_error(e, "test generation model: ", sc_error_last());
+		sc_model_release(&pm);
+	}
+	eo->runs = opt->runs ? opt->runs : cfg->runs;
+	eo->max_turns = opt->max_turns ? opt->max_turns : cfg->max_turns;
+	eo->baseline = !opt->no_baseline;
+	eo->reuse = !opt->no_reuse;
+	e->store_location = sc_store_location(opt->store, cfg->store_path);
+	e->cache_dir = opt->cache;
+	if (!e->cache_dir && !opt->no_cache && cfg->cache_mode != SC_CACHE_OFF)
+		e->cache_dir = cfg->cache_dir ? cfg->cache_dir : SC_DEFAULT_CACHE_DIR;
+	if (opt->no_cache)
+		e->cache_dir = NULL;
+	e->kenv.fixtures_dir = opt->fixtures ? opt->fixtures
+			     : cfg->fixtures_dir ? cfg->fixtures_dir : "fixtures";
+	e->kenv.arch = opt->arch ? opt->arch : cfg->arch ? cfg->arch : "sm_90";
+	e->kenv.compile_only = opt->compile_only;
+	if (cfg->kernel_timeout_s >= 1)
+		e->kenv.wall_s = (int)cfg->kernel_timeout_s;
+	e->judge = opt->judge ? opt->judge : cfg->judge_model;
+	if (!opt->rubric_file && cfg->judge_rubric)
+		sc_buf_sets(&e->rubric, cfg->judge_rubric);
+	e->max_error_share = cfg->gate.error_share;
+	eo->alpha = cfg->gate.alpha;
+	if (opt->offline && !e->cache_dir)
+		return usage_error(e, "", "--offline needs the response cache");
+	if (opt->rubric_file &&
+	    (err = sc_read_file(&e->rubric, opt->rubric_file, SC_MAX_CONFIG_BYTES)) < 0)
+		return err;
+	return open_client(e);
+}
+
+const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e)
+{
+	return &e->cfg;
+}
+
+/* Loads one skill and its tests; their findings go to on_line. */
+static int load_skill(struct sc_evalrun *e, size_t i)
+{
+	struct sc_diags diags = SC_DIAGS_INIT;
+	const char *tests_file = e->opt.tests_file;
+	int err;
+
+	err = sc_skill_load(&e->skills[i], e->dirs[i], &diags, 0);
+	if (err == 0)
+		err = tests_file ? sc_tests_load_file(&e->sets[i], tests_file, e->dirs[i], &diags)
+				 : sc_tests_load_skill(&e->sets[i], e->dirs[i], &diags);
+	sc_diags_sort(&diags);
+	diags_out(e, &diags);
+	if (err == 0 && tests_file && sc_diags_count(&diags, SC_SEV_ERROR) && e->sets[i].n == 0)
+		err = sc_error_set(SC_EINVAL, "no usable test in '%s'", tests_file);
+	sc_diags_release(&diags);
+	return err;
+}
+
+/* Loads a skill's tests again (after generate_tests wrote them). */
+static int load_tests_only(struct sc_evalrun *e, size_t i)
+{
+	struct sc_diags diags = SC_DIAGS_INIT;
+	int err = sc_tests_load_skill(&e->sets[i], e->dirs[i], &diags);
+
+	diags_out(e, &diags);
+	if (err == 0 && e->sets[i].n == 0)
+		err = sc_error_set(SC_EINVAL, "the tests written for '%s' could not be loaded",
+				   e->dirs[i]);
+	sc_diags_release(&diags);
+	return err;
+}
+
+/*
+ * The folder of a skill argument: the path as given when it exists, else
+ * NAME inside skills_dir when that holds a skill (upskill keeps skills in
+ * skills_dir). Returns a new string.
+ */
+static char *skill_dir(const char *arg, const char *skills_dir)
+{
+	struct sc_buf b = SC_BUF_INIT, md = SC_BUF_INIT;
+	struct stat st;
+
+	if (stat(arg, &st) == 0 || !skills_dir || strchr(arg, '/'))
+		return sc_xstrdup(arg);
+	sc_path_join(&b, skills_dir, arg);
+	sc_path_join(&md, b.ptr, "SKILL.md");
+	if (stat(md.ptr, &st) != 0) {
+		sc_buf_release(&b);
+		sc_buf_release(&md);
+		return sc_xstrdup(arg);
+	}
+	sc_buf_release(&md);
+	return sc_buf_detach(&b, NULL);
+}
+
+static void gen_progress(const char *line, void *payload)
+{
+	line_out(payload, line);
+}
+
+/*
+ * generate_tests for a skill without tests: the test generation model
+ * writes them from the skill's description (as upskill does), they are
+ * saved in its skill_meta.json and loaded again.
+ */
+static int write_tests(struct sc_evalrun *e, size_t i)
+{
+	struct sc_gen_options gopt;
+	struct sc_gen_result gres;
+	struct sc_buf line = SC_BUF_INIT;
+	int err;
+
+	sc_gen_options_init(&gopt);
+	gopt.teacher = e->test_gen;
+	gopt.test_gen_model = e->test_gen;
+	gopt.client = e->client;
+	gopt.fixtures_dir = e->kenv.fixtures_dir;
+	gopt.progress = gen_progress;
+	gopt.payload = e;
+	err = sc_gen_tests_for_skill(&gres, &gopt, e->dirs[i], e->skills[i].description);
+	if (err == 0) {
+		sc_buf_printf(&line, "test generation: %lld request%s, %lld tokens in, %lld out",
+			      (long long)gres.teacher_requests, gres.teacher_requests == 1 ? "" : "s",
+			      (long long)gres.teacher_tokens_in, (long long)gres.teacher_tokens_out);
+		line_out(e, line.ptr);
+		sc_test_set_release(&e->sets[i]);
+		err = load_tests_only(e, i);
+	}
+	sc_gen_result_release(&gres);
+	sc_buf_release(&line);
+	return err;
+}
+
+int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
+{
+	size_t n = e->opt.ndirs;
+	struct sc_buf line = SC_BUF_INIT;
+	int err = 0;
+
+	e->store = store;
+	e->nskills = n;
+	e->skills = sc_xcalloc(n ? n : 1, sizeof(*e->skills));
+	e->sets = sc_xcalloc(n ? n : 1, sizeof(*e->sets));
+	e->es = sc_xcalloc(n ? n : 1, sizeof(*e->es));
+	e->dirs = sc_xcalloc(n ? n : 1, sizeof(*e->dirs));
+	e->set_ptrs = sc_xcalloc(n ? n : 1, sizeof(*e->set_ptrs));
+	for (size_t i = 0; i < n; i++) {
+		e->dirs[i] = skill_dir(e->opt.dirs[i], e->cfg.skills_dir);
+		if ((err = load_skill(e, i)) < 0) {
+			err = err == SC_ENOTFOUND ? SC_EINVAL : err;
+			goto done;
+		}
+		if (e->opt.generate_tests && e->sets[i].n == 0) {
+			if ((err = write_tests(e, i)) < 0)
+				goto done;
+		} else if (e->sets[i].n == 0) {
+			sc_buf_clear(&line);
+			sc_buf_printf(&line, "warning: %s: no tests (skill_meta.json, evals/evals.json, "
+				      "tests/); --generate-tests has %s write them", e->dirs[i],
+				      e->test_gen);
+			line_out(e, line.ptr);
+		}
+		e->es[i].path = e->dirs[i];
+		e->es[i].variant = "head";
+		e->es[i].skill = &e->skills[i];
+		e->es[i].tests = &e->sets[i];
+		e->set_ptrs[i] = &e->sets[i];
+	}
+	err = sc_kernelops_setup(&e->kenv, &e->eopt.kernel, e->set_ptrs, n, e->opt.allow_unpinned);
+done:
+	sc_buf_release(&line);
+	return err;
+}
+
+int sc_evalrun_evaluate(struct sc_evalrun *e)
+{
+	struct sc_eval_options *eo = &e->eopt;
+
+	eo->models = e->models;
+	eo->nmodels = e->nmodels;
+	eo->judge_model = e->judge;
+	eo->judge_rubric = e->rubric.len ? e->rubric.ptr : NULL;
+	eo->client = e->client;
+	eo->store = e->store;
+	eo->kernel_jobs = e->opt.jobs ? e->opt.jobs : sc_kernelops_default_jobs(&e->kenv);
+	eo->progress = e->opt.on_unit;
+	eo->payload = e->opt.payload;
+	return sc_eval_run(&e->res, e->es, e->nskills, eo);
+}
+
+int sc_evalrun_finish(struct sc_evalrun *e, int *infra_rc)
+{
+	const struct sc_results *r = &e->res;
+
+	sc_kernelops_describe(&e->kenv, &e->res.run);
+	*infra_rc = SC_EXIT_OK;
+	if (r->totals.errors > 0 &&
+	    (double)r->totals.errors / (double)r->totals.units > e->max_error_share)
+		*infra_rc = SC_EXIT_INFRA;
+	return 0;
+}
+
+struct sc_results *sc_evalrun_results(struct sc_evalrun *e)
+{
+	return &e->res;
+}
+
+void sc_evalrun_info(const struct sc_evalrun *e, struct sc_evalrun_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->usage = e->usage;
+	out->config_errors = e->config_errors;
+	out->models = e->models;
+	out->nmodels = e->nmodels;
+	out->runs = e->eopt.runs;
+	out->baseline = e->eopt.baseline;
+	out->store_location = e->store_location;
+	out->max_error_share = e->max_error_share;
+}
+
+void sc_evalrun_free(struct sc_evalrun *e)
+{
+	if (!e)
+		return;
+	sc_results_release(&e->res);
+	for (size_t i = 0; i < e->nskills; i++) {
+		sc_skill_release(&e->skills[i]);
+		sc_test_set_release(&e->sets[i]);
+		free(e->dirs[i]);
+	}
+	free(e->skills);
+	free(e->sets);
+	free(e->es);
+	free(e->dirs);
+	free(e->set_ptrs);
+	sc_client_free(e->client);
+	sc_buf_release(&e->rubric);
+	sc_kernelops_release(&e->kenv);
+	if (e->cfg_loaded)
+		sc_config_release(&e->cfg);
+	free(e);
+}
