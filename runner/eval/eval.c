@@ -316,7 +316,30 @@ static void key_of(struct sc_store_key *k, const struct unit *u, const char *pro
 	k->run_index = (int)u->ru.run_index;
 }
 
-/* Copies a stored unit's outcome into a results unit. */
+/* The excerpt of what the model last wrote in a stored transcript (a JSON
+ * array of {role, content}), NULL when there is none. The transcript is
+ * covered by the unit's MAC, which holds for every unit reused. */
+static char *transcript_excerpt(const char *transcript)
+{
+	cJSON *a = transcript ? cJSON_Parse(transcript) : NULL;
+	char *out = NULL;
+
+	for (int i = cJSON_IsArray(a) ? cJSON_GetArraySize(a) - 1 : -1; i >= 0 && !out; i--) {
+		const cJSON *m = cJSON_GetArrayItem(a, i);
+		const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+		const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+		if (cJSON_IsString(role) && !strcmp(role->valuestring, "assistant") &&
+		    cJSON_IsString(content)) {
+			out = sc_results_excerpt(content->valuestring);
+			break;
+		}
+	}
+	cJSON_Delete(a);
+	return out;
+}
+
+/* Copies a stored unit's outcome into a results unit: a failed one keeps
+ * the excerpt of its answer, as when it was evaluated (set_verdict). */
 static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *su)
 {
 	set_str(&ru->verdict, su->verdict);
@@ -328,6 +351,9 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 	ru->latency_ms = su->latency_ms;
 	ru->judge_score = su->judge_score;
 	ru->reused = true;
+	free(ru->excerpt);
+	ru->excerpt = su->verdict && !strcmp(su->verdict, "fail") ? transcript_excerpt(su->transcript)
+								   : NULL;
 	if (ru->kernel) {
 		struct sc_results_kernel *k = ru->kernel;
 		set_str(&k->compile, su->compile);

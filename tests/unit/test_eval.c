@@ -482,10 +482,15 @@ static void test_kernel_feedback_fixes_on_turn_two(void **state)
 static void test_kernel_out_of_turns_fails(void **state)
 {
 	struct fake_kernel fk = { 0, 5, "" };
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf db = SC_BUF_INIT;
+	struct sc_store *store = NULL;
 	struct sc_results r;
 	(void)state;
 
-	run_kernel(&fk, 2, &r, NULL, true);
+	sc_path_join(&db, dir, "r.db");
+	assert_int_equal(sc_store_open(&store, db.ptr), 0);
+	run_kernel(&fk, 2, &r, store, true);
 	assert_int_equal(fk.calls, 2);
 	assert_int_equal(r.units[0].turns, 2);
 	assert_string_equal(r.units[0].verdict, "fail");
@@ -496,6 +501,19 @@ static void test_kernel_out_of_turns_fails(void **state)
 	assert_non_null(r.units[0].excerpt);
 	assert_string_equal(r.units[0].excerpt, "```cuda\n// reference for vec-add\n```\n");
 	sc_results_release(&r);
+
+	/* reused from the store, it keeps it too (from the stored transcript) */
+	run_kernel(&fk, 2, &r, store, true);
+	assert_int_equal(fk.calls, 2);
+	assert_true(r.units[0].reused);
+	assert_string_equal(r.units[0].verdict, "fail");
+	assert_non_null(r.units[0].excerpt);
+	assert_string_equal(r.units[0].excerpt, "```cuda\n// reference for vec-add\n```\n");
+	sc_results_release(&r);
+	sc_store_free(store);
+	sc_buf_release(&db);
+	sc_rm_rf(dir);
+	free(dir);
 }
 
 static void test_kernel_without_harness_is_skipped(void **state)
