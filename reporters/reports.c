@@ -58,7 +58,9 @@ static int add_store_history(struct sc_history_point **points, size_t *n, size_t
 		p->time = sp->started_at ? sp->started_at : sp->finished_at ? sp->finished_at : "";
 		p->pass_rate = sp->agg.pass_rate;
 		p->speedup = sp->agg.speedup_geomean;
-		p->repo = p->rev = NULL;
+		/* the run's repository and head, recorded since store schema 4 */
+		p->repo = sp->repo;
+		p->rev = sp->head_rev;
 		p->current = false;
 	}
 	return 0;

@@ -461,6 +461,8 @@ int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const
 	run.runs = (int)r->run.runs;
 	run.oracle = r->run.oracle;
 	run.results_path = results_path;
+	run.repo = r->run.repo;
+	run.head_rev = r->run.head_rev;
 	err = sc_store_put_run(st, &run);
 	sc_buf_release(&models);
 	return err;

@@ -1201,7 +1201,14 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 			      shard_k, shard_n);
 		res->run.incomplete_reason = sc_buf_detach(&tmp, NULL);
 	}
-	res->run.repo = sc_xstrdup(p->opt.repo);
+	/* In Actions a checkout given as a folder is GITHUB_REPOSITORY
+	 * (owner/name): what the history page links a run's commit in */
+	{
+		const char *gh = in_actions() ? getenv("GITHUB_REPOSITORY") : NULL;
+		bool url = strstr(p->opt.repo, "://") != NULL;
+		res->run.repo = sc_xstrdup(!url && gh && strchr(gh, '/') && !strpbrk(gh, " :\"'<>")
+					   ? gh : p->opt.repo);
+	}
 	res->run.base_rev = dup_or_null(p->base_rev);
 	res->run.head_rev = sc_xstrdup(p->head_rev);
 	res->run.models = sc_xcalloc(p->nmodels ? p->nmodels : 1, sizeof(char *));

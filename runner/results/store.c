@@ -27,13 +27,13 @@ static const enum sc_store_type unit_types[SC_STORE_UNIT_NCOLS] = {
 	T, T, T, T, R, I, R,           /* fixture .. speedup */
 	T, T, T,                       /* transcript, run_id, mac */
 };
-static const enum sc_store_type run_types[SC_STORE_RUN_NCOLS] = { T, T, T, T, I, T, I, I, T };
+static const enum sc_store_type run_types[SC_STORE_RUN_NCOLS] = { T, T, T, T, I, T, I, I, T, T, T };
 static const enum sc_store_type aggregate_types[SC_STORE_AGGREGATE_NCOLS] = {
 	T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
 };
 static const enum sc_store_type shard_types[SC_STORE_SHARD_NCOLS] = { T, I, I, T, T, T };
-static const enum sc_store_type history_types[SC_STORE_AGGREGATE_NCOLS + 2] = {
-	T, T, T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
+static const enum sc_store_type history_types[SC_STORE_AGGREGATE_NCOLS + 4] = {
+	T, T, T, T, T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
 };
 static const enum sc_store_type count_types[1] = { I };
 
@@ -455,6 +455,8 @@ int sc_store_put_run(struct sc_store *store, const struct sc_store_run *r)
 	v_int(&v[i++], r->runs);
 	v_int(&v[i++], r->oracle);
 	v_text(&v[i++], r->results_path);
+	v_text(&v[i++], r->repo);
+	v_text(&v[i++], r->head_rev);
 	return write_row(store, SC_ST_PUT_RUN, v, SC_ARRAY_SIZE(v));
 }
 
@@ -699,6 +701,8 @@ static int on_run(const struct sc_store_value *c, size_t n, void *payload)
 	r.runs = (int)c_int(&c[6]);
 	r.oracle = c_int(&c[7]) != 0;
 	r.results_path = c[8].text;
+	r.repo = c[9].text;
+	r.head_rev = c[10].text;
 	return e->cb(&r, e->payload);
 }
 
@@ -784,8 +788,10 @@ static int on_point(const struct sc_store_value *c, size_t n, void *payload)
 	p->run_id = c_text(&c[0]);
 	p->started_at = c_text(&c[1]);
 	p->finished_at = c_text(&c[2]);
+	p->repo = c_text(&c[3]);
+	p->head_rev = c_text(&c[4]);
 	sc_store_aggregate_init(&p->agg);
-	aggregate_from(&p->agg, c + 3);
+	aggregate_from(&p->agg, c + 5);
 	return 0;
 }
 
@@ -817,6 +823,8 @@ void sc_store_points_free(struct sc_store_point *points, size_t n)
 		free(points[i].run_id);
 		free(points[i].started_at);
 		free(points[i].finished_at);
+		free(points[i].repo);
+		free(points[i].head_rev);
 		sc_store_aggregate_release(&points[i].agg);
 	}
 	free(points);

@@ -47,7 +47,7 @@
 #include "strlist.h"
 
 #define SC_STORE_DEFAULT_PATH ".skillci/results.db"
-#define SC_STORE_SCHEMA_VERSION 3
+#define SC_STORE_SCHEMA_VERSION 4
 /* The skill hash of a unit evaluated without a skill. */
 #define SC_STORE_NO_SKILL "none"
 /* The environment variable naming the store when no --store is given. */
@@ -115,6 +115,8 @@ struct sc_store_run {
 	int runs;
 	bool oracle;
 	const char *results_path; /* results JSON written for it, or NULL */
+	const char *repo;        /* the repository checked (owner/name or a URL), or NULL */
+	const char *head_rev;    /* the head revision checked, or NULL */
 };
 
 /* Aggregate per (skill, variant, model) of one run. NAN for absent numbers. */
@@ -131,6 +133,7 @@ struct sc_store_point {
 	char *run_id;
 	char *started_at;
 	char *finished_at;
+	char *repo, *head_rev;   /* the run's, NULL when not recorded (schema 3 and older) */
 	struct sc_store_aggregate agg;
 };
 

@@ -80,13 +80,14 @@ struct sc_store_value {
 	"transcript = excluded.transcript, run_id = excluded.run_id, mac = excluded.mac"
 #define SC_STORE_RUN_COLUMNS \
 	"id, kind, started_at, finished_at, complete, models, runs, " \
-	"oracle, results_path"
+	"oracle, results_path, repo, head_rev"
 #define SC_STORE_RUN_UPDATE \
 	"kind = excluded.kind, started_at = excluded.started_at, " \
 	"finished_at = excluded.finished_at, " \
 	"complete = excluded.complete, models = excluded.models, " \
 	"runs = excluded.runs, oracle = excluded.oracle, " \
-	"results_path = excluded.results_path"
+	"results_path = excluded.results_path, repo = excluded.repo, " \
+	"head_rev = excluded.head_rev"
 #define SC_STORE_AGGREGATE_COLUMNS \
 	"run_id, skill, skill_name, variant, model, n, passed, failed, " \
 	"errors, skipped, pass_rate, ci_low, ci_high, mean_tokens, " \
@@ -110,7 +111,7 @@ struct sc_store_value {
 	"stored_at = excluded.stored_at"
 
 #define SC_STORE_UNIT_NCOLS 31
-#define SC_STORE_RUN_NCOLS 9
+#define SC_STORE_RUN_NCOLS 11
 #define SC_STORE_AGGREGATE_NCOLS 20
 #define SC_STORE_SHARD_NCOLS 6
 

@@ -25,7 +25,9 @@ struct store_sqlite {
  * v-1 to v. Version 1 is the schema of skillci before PostgreSQL; version
  * 2 makes the unit key unique (keeping, of the rows with one key, the
  * newest that is not an error, as lookups did) and adds run_shards; 3
- * adds the units' mac (older rows have none and are never reused). Runs
+ * adds the units' mac (older rows have none and are never reused); 4 the
+ * repository and head revision of a run (older runs have none: their
+ * points in the history link nowhere). Runs
  * of one finished_at are in insertion order: the rowid here, runs.seq in
  * PostgreSQL.
  */
@@ -67,13 +69,16 @@ static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 	"  PRIMARY KEY (run_id, shard_index));",
 
 	"ALTER TABLE units ADD COLUMN mac TEXT;",
+
+	"ALTER TABLE runs ADD COLUMN repo TEXT;"
+	"ALTER TABLE runs ADD COLUMN head_rev TEXT;",
 };
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
 
 static const char *const sql[SC_ST__COUNT] = {
 	[SC_ST_PUT_RUN] =
-	"INSERT INTO runs (" SC_STORE_RUN_COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?)"
+	"INSERT INTO runs (" SC_STORE_RUN_COLUMNS ") VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 	" ON CONFLICT (id) DO UPDATE SET " SC_STORE_RUN_UPDATE,
 	[SC_ST_PUT_UNIT] =
 	"INSERT INTO units (" SC_STORE_UNIT_COLUMNS ") VALUES"
@@ -109,7 +114,8 @@ static const char *const sql[SC_ST__COUNT] = {
 	"SELECT " SC_STORE_SHARD_COLUMNS " FROM run_shards WHERE (?1 IS NULL OR run_id = ?1)"
 	" ORDER BY run_id, shard_index",
 	[SC_ST_HISTORY] =
-	"SELECT a.run_id, r.started_at, r.finished_at, a.skill, a.skill_name, a.variant,"
+	"SELECT a.run_id, r.started_at, r.finished_at, r.repo, r.head_rev, a.skill, a.skill_name,"
+	" a.variant,"
 	" a.model, a.n, a.passed, a.failed, a.errors, a.skipped, a.pass_rate, a.ci_low,"
 	" a.ci_high, a.mean_tokens, a.mean_turns, a.speedup_geomean, a.fast_1,"
 	" a.fast_1_5, a.fast_2, a.judge_mean"

@@ -39,7 +39,7 @@ static int writer(const char *location, int w, int n, int batch, int go_fd)
 		return 2;
 	for (int i = 0; i < n; i += batch) {
 		struct sc_store_run r = { run_id, "run", "2026-01-01T00:00:00Z", NULL, false,
-					  "anthropic.bench", 1, false, NULL };
+					  "anthropic.bench", 1, false, NULL, NULL, NULL };
 		if (sc_store_begin(s) < 0 || sc_store_put_run(s, &r) < 0)
 			goto fail;
 		for (int k = i; k < i + batch && k < n; k++) {

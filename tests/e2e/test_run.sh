@@ -235,12 +235,24 @@ expect_err_contains "127.0.0.1" "and names the cause"
 printf '{"pull_request": {"number": 7, "base": {"sha": "%s"}, "head": {"sha": "%s"}}}' \
 	"$BASE" "$BREAK" > "$T/event.json"
 : > "$T/gh_output"; : > "$T/gh_summary"
-run env GITHUB_ACTIONS=true GITHUB_EVENT_PATH="$T/event.json" GITHUB_OUTPUT="$T/gh_output" \
-	GITHUB_STEP_SUMMARY="$T/gh_summary" $RUN --store "$T/s2.db" --json "$T/gh.json" \
+GH_ENV="GITHUB_ACTIONS=true GITHUB_EVENT_PATH=$T/event.json GITHUB_OUTPUT=$T/gh_output
+	GITHUB_STEP_SUMMARY=$T/gh_summary GITHUB_REPOSITORY=octo/skills GITHUB_SERVER_URL=https://github.com"
+# shellcheck disable=SC2086
+run env $GH_ENV $RUN --store "$T/s2.db" --json "$T/gh.json" \
 	--markdown "$T/gh.md" --junit "$T/gh.xml" --html "$T/gh"
 expect_exit 1 "in Actions the revisions come from the event"
 check "the outputs say the gate failed" grep -q '^verdict=fail' "$T/gh_output"
 expect_out_contains "::error" "an annotation marks the regressed skill"
+check "in Actions the checkout folder is recorded as GITHUB_REPOSITORY" python3 -c "
+import json; r = json.load(open('$T/gh.json'))['run']
+assert r['repo'] == 'octo/skills' and r['head_rev'] == '$BREAK', r"
+# A later run's history page links the stored run's points to its head
+# commit (the store keeps the repository and head of each run).
+# shellcheck disable=SC2086
+run env $GH_ENV $RUN --store "$T/s2.db" --json "$T/gh2.json" --html "$T/gh2"
+expect_exit 1 "the same PR again: the same verdict"
+check "its history page links the earlier run's points to the commit checked" \
+	grep -q "href=\"https://github.com/octo/skills/commit/$BREAK\"" "$T/gh2/index.html"
 
 # ---- the significance level is the config's, in every report --------------
 # A skill with 20 tests: at base 19 pass (q08 fails); at head q01-q07 fail

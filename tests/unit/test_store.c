@@ -156,7 +156,10 @@ static void key_of(struct sc_store_key *k, int run_index)
 
 static void put_run(struct sc_store *s, const char *id, const char *finished)
 {
-	struct sc_store_run r = { id, "eval", finished, finished, true, "anthropic.m1", 1, false, NULL };
+	/* r2 records the repository and head it checked (schema 4) */
+	bool gh = !strcmp(id, "r2");
+	struct sc_store_run r = { id, "eval", finished, finished, true, "anthropic.m1", 1, false, NULL,
+				  gh ? "octo/skills" : NULL, gh ? "0123456789abcdef0123456789abcdef01234567" : NULL };
 	assert_int_equal(sc_store_put_run(s, &r), 0);
 }
 
@@ -371,6 +374,11 @@ static void test_history_orders_runs_and_filters(void **state)
 	assert_true(pts[3].agg.pass_rate == 0.7);
 	assert_int_equal(pts[3].agg.passed, 7);
 	assert_true(isnan(pts[3].agg.ci_low));
+	/* each point carries its run's repository and head (a link in the history page) */
+	assert_null(pts[0].repo);
+	assert_null(pts[0].head_rev);
+	assert_string_equal(pts[3].repo, "octo/skills");
+	assert_string_equal(pts[3].head_rev, "0123456789abcdef0123456789abcdef01234567");
 	sc_store_points_free(pts, n);
 
 	assert_int_equal(sc_store_history(s, &pts, &n, "demo", NULL), 0);
@@ -506,7 +514,7 @@ static void test_four_processes_write_one_store(void **state)
 		sc_path_join(&path, f.dir, "versions.txt");
 		if (sql(&f, "SELECT version FROM schema_version ORDER BY version", path.ptr) == 0) {
 			assert_int_equal(sc_read_file(&out, path.ptr, 4096), 0);
-			assert_string_equal(out.ptr, "1\n2\n3\n");
+			assert_string_equal(out.ptr, "1\n2\n3\n4\n");
 		}
 		sc_buf_release(&out);
 		sc_buf_release(&path);
