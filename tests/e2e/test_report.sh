@@ -650,74 +650,10 @@ if [ -z "$CHROMIUM" ]; then
 	_tap not-ok "Chromium is installed for the HTML tests" "no chromium on PATH: run make deps (tests/install-deps.sh)"
 else
 	mkdir -p "$SHOTS"
-	chrome() { timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--no-first-run --user-data-dir="$T/chrome" "$@" 2> "$T/chrome.err"; }
-	for name in pr rows oracle eval diff; do
-		chrome --dump-dom "file://$T/$name/report.html" > "$T/$name.dom.html"
-		check "Chromium renders the $name report: one table row per Markdown row, details, no script" \
-			python3 - "$T/$name.dom.html" "$T/$name.md" <<'EOF'
-import sys
-from html.parser import HTMLParser
-class P(HTMLParser):
-    def __init__(s):
-        super().__init__(); s.tags = {}; s.rows = []; s.cell = None; s.row = None
-    def handle_starttag(s, t, a):
-        s.tags[t] = s.tags.get(t, 0) + 1
-        if t == "tr": s.row = []
-        if t in ("td", "th"): s.cell = ""
-    def handle_endtag(s, t):
-        if t in ("td", "th") and s.row is not None: s.row.append(s.cell.strip()); s.cell = None
-        if t == "tr": s.rows.append(s.row); s.row = None
-    def handle_data(s, d):
-        if s.cell is not None: s.cell += d
-dom = open(sys.argv[1], encoding="utf-8").read()
-md = open(sys.argv[2], encoding="utf-8").read()
-p = P(); p.feed(dom)
-# header rows: the summary table's, and the token table's (a run with usage)
-body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model", "gate", "skill helps")]
-md_rows = [l for l in md.splitlines() if l.startswith("| ") and not l.startswith(("| gate |", "| skill helps |", "| model |", "|---"))]
-col = 1   # the skill, after the verdict
-assert p.tags.get("script", 0) == 0, "a script element"
-assert len(body_rows) == len(md_rows), (len(body_rows), len(md_rows))
-for r, l in zip(body_rows, md_rows):
-    # the skill cell of each row, as the browser shows it
-    import html, re
-    want = html.unescape(re.sub(r"<[^>]+>", "", l.strip()[2:-2].split(" | ")[col])).replace("\\", "")
-    assert r[col] == want, (r[col], want)
-if "<details>" in md:
-    assert p.tags.get("details", 0) == md.count("<details>"), (p.tags.get("details"), md.count("<details>"))
-verdict = md.split("\n\n")[1].strip("*❌✅⏳ .")
-assert verdict.split(":")[0] in dom, verdict
-print("ok", len(body_rows), "rows")
-EOF
-		chrome --screenshot="$SHOTS/$name.png" --window-size=1280,1800 "file://$T/$name/report.html" > /dev/null
-		check "Chromium takes a screenshot of the $name report, and it is not blank" python3 - "$SHOTS/$name.png" <<'EOF'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-w, h = struct.unpack(">II", data[16:24])
-idat, at = b"", 8
-while at < len(data):
-    n, kind = struct.unpack(">I4s", data[at:at + 8])
-    if kind == b"IDAT":
-        idat += data[at + 8:at + 8 + n]
-    at += 12 + n
-raw = zlib.decompress(idat)
-assert w >= 1000 and h >= 1000, (w, h)
-# rendered text and tables give many different byte values; a blank page a few
-assert len(set(raw)) > 40, len(set(raw))
-print("ok", w, h)
-EOF
-	done
-	check "Chromium shows the rows report's every row kind" python3 - "$T/rows.dom.html" <<'EOF'
-import sys
-dom = open(sys.argv[1], encoding="utf-8").read()
-for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted at head</sub>", "<sub>added</sub>",
-             "<sub>untested</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
-             "Already failing", "Regressed", "<q>I am not sure what the regressed word is"):
-    assert want in dom, want
-print("ok")
-EOF
+	# Every page goes through one browser, driven over the DevTools pipe
+	# (tests/e2e/chrome_batch.py), and the pages without an emoji font
+	# through a second one: two browser starts for the suite, not one per
+	# page. The jobs are listed first, the checks below read what they wrote.
 	# Made to be looked at, on a desktop (1280 px) and a phone (400 px),
 	# with and without an emoji font: a copy of each page with a probe
 	# that tells, once the page is laid out, its scroll width, the width
@@ -776,11 +712,98 @@ EOF
 			> "$1/frame-$2.html"
 	}
 	for w in 1280 400; do
-		for d in rows diff; do
-			frame "$T/$d" $w
-			FONTCONFIG_FILE="$T/fonts.conf" chrome --dump-dom --window-size=$((w < 500 ? 500 : w + 20)),1000 \
-				--virtual-time-budget=3000 "file://$T/$d/frame-$w.html" > "$T/probe-$w-$d.html"
-		done
+		for d in rows diff; do frame "$T/$d" $w; done
+	done
+	python3 - "$T" "$SHOTS" <<'EOF'
+import json, sys
+t, shots = sys.argv[1:3]
+a = []
+for name in ("pr", "rows", "oracle", "eval", "diff"):
+    a.append({"url": "file://%s/%s/report.html" % (t, name), "width": 1280, "height": 1800,
+              "dump": "%s/%s.dom.html" % (t, name), "shot": "%s/%s.png" % (shots, name)})
+a.append({"url": "file://%s/diff/index.html" % t, "width": 1200, "height": 1600,
+          "dump": t + "/index-dom.html", "shot": shots + "/diff-index.png"})
+probe = 'document.getElementById("probe") && document.getElementById("probe").textContent.length > 0'
+b = []
+for w in (1280, 400):
+    for d in ("rows", "diff"):
+        b.append({"url": "file://%s/%s/frame-%d.html" % (t, d, w), "width": max(500, w + 20), "height": 1000,
+                  "dump": "%s/probe-%d-%s.html" % (t, w, d), "wait_for": probe})
+b.append({"url": "file://%s/rows/frame-400.html" % t, "width": 500, "height": 1000,
+          "shot": shots + "/rows-400-no-emoji.png", "wait_for": probe})
+json.dump(a, open(t + "/chrome-jobs.json", "w"))
+json.dump(b, open(t + "/chrome-jobs-no-emoji.json", "w"))
+EOF
+	check "one Chromium loads every page" timeout 120 python3 "$SKILLCI_ROOT/tests/e2e/chrome_batch.py" \
+		"$CHROMIUM" "$T/chrome" "$T/chrome-jobs.json"
+	check "one Chromium without an emoji font loads the phone and desktop probes" env FONTCONFIG_FILE="$T/fonts.conf" \
+		timeout 120 python3 "$SKILLCI_ROOT/tests/e2e/chrome_batch.py" "$CHROMIUM" "$T/chrome-no-emoji" \
+		"$T/chrome-jobs-no-emoji.json"
+	for name in pr rows oracle eval diff; do
+		check "Chromium renders the $name report: one table row per Markdown row, details, no script" \
+			python3 - "$T/$name.dom.html" "$T/$name.md" <<'EOF'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.tags = {}; s.rows = []; s.cell = None; s.row = None
+    def handle_starttag(s, t, a):
+        s.tags[t] = s.tags.get(t, 0) + 1
+        if t == "tr": s.row = []
+        if t in ("td", "th"): s.cell = ""
+    def handle_endtag(s, t):
+        if t in ("td", "th") and s.row is not None: s.row.append(s.cell.strip()); s.cell = None
+        if t == "tr": s.rows.append(s.row); s.row = None
+    def handle_data(s, d):
+        if s.cell is not None: s.cell += d
+dom = open(sys.argv[1], encoding="utf-8").read()
+md = open(sys.argv[2], encoding="utf-8").read()
+p = P(); p.feed(dom)
+# header rows: the summary table's, and the token table's (a run with usage)
+body_rows = [r for r in p.rows if r and not r[0] in ("skill", "model", "gate", "skill helps")]
+md_rows = [l for l in md.splitlines() if l.startswith("| ") and not l.startswith(("| gate |", "| skill helps |", "| model |", "|---"))]
+col = 1   # the skill, after the verdict
+assert p.tags.get("script", 0) == 0, "a script element"
+assert len(body_rows) == len(md_rows), (len(body_rows), len(md_rows))
+for r, l in zip(body_rows, md_rows):
+    # the skill cell of each row, as the browser shows it
+    import html, re
+    want = html.unescape(re.sub(r"<[^>]+>", "", l.strip()[2:-2].split(" | ")[col])).replace("\\", "")
+    assert r[col] == want, (r[col], want)
+if "<details>" in md:
+    assert p.tags.get("details", 0) == md.count("<details>"), (p.tags.get("details"), md.count("<details>"))
+verdict = md.split("\n\n")[1].strip("*❌✅⏳ .")
+assert verdict.split(":")[0] in dom, verdict
+print("ok", len(body_rows), "rows")
+EOF
+		check "Chromium takes a screenshot of the $name report, and it is not blank" python3 - "$SHOTS/$name.png" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", data[16:24])
+idat, at = b"", 8
+while at < len(data):
+    n, kind = struct.unpack(">I4s", data[at:at + 8])
+    if kind == b"IDAT":
+        idat += data[at + 8:at + 8 + n]
+    at += 12 + n
+raw = zlib.decompress(idat)
+assert w >= 1000 and h >= 1000, (w, h)
+# rendered text and tables give many different byte values; a blank page a few
+assert len(set(raw)) > 40, len(set(raw))
+print("ok", w, h)
+EOF
+	done
+	check "Chromium shows the rows report's every row kind" python3 - "$T/rows.dom.html" <<'EOF'
+import sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted at head</sub>", "<sub>added</sub>",
+             "<sub>untested</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
+             "Already failing", "Regressed", "<q>I am not sure what the regressed word is"):
+    assert want in dom, want
+print("ok")
+EOF
+	for w in 1280 400; do
 		check "at $w px without an emoji font: no horizontal overflow, icons drawn, charts within the window" \
 			python3 - "$w" "$T/probe-$w-rows.html" "$T/probe-$w-diff.html" <<'EOF'
 import html, json, re, sys
@@ -800,8 +823,6 @@ EOF
 	done
 	# the pixels: the verdict's icon (a red cross) is drawn at 400 px
 	# without an emoji font
-	FONTCONFIG_FILE="$T/fonts.conf" chrome --screenshot="$SHOTS/rows-400-no-emoji.png" --window-size=500,1000 \
-		--virtual-time-budget=3000 "file://$T/rows/frame-400.html" > /dev/null
 	check "the screenshot at 400 px without an emoji font shows the icons' colours where the probe found them" \
 		python3 - "$SHOTS/rows-400-no-emoji.png" "$T/probe-400-rows.html" <<'EOF'
 import html, json, re, struct, sys, zlib
@@ -873,7 +894,6 @@ assert t.count("<tr><td>") == 2 and "<th>no skill pass rate</th><th>base pass ra
 print("ok")
 EOF
 	check "an all-skipped skill gets a note, not an empty chart" grep -q 'class="empty">No pass rate recorded in 1 run (every test skipped)' "$T/oracle/index.html"
-	chrome --dump-dom "file://$T/diff/index.html" > "$T/index-dom.html"
 	check "Chromium renders the index page's SVG history charts" python3 - "$T/index-dom.html" <<'EOF'
 import sys
 from html.parser import HTMLParser
@@ -890,11 +910,10 @@ assert any(len(x.split()) >= 2 for x in p.points), "no line joins two runs: %r" 
 assert p.tags.get("table", 0) >= 2
 print("ok", p.tags.get("svg"), "charts")
 EOF
-	chrome --screenshot="$SHOTS/diff-index.png" --window-size=1200,1600 "file://$T/diff/index.html" > /dev/null
 	if [ -s "$SHOTS/diff-index.png" ] && [ "$(head -c 8 "$SHOTS/diff-index.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ]; then
 		_tap ok "Chromium takes a screenshot of the index page"
 	else
-		_tap not-ok "Chromium takes a screenshot of the index page" "$(cat "$T/chrome.err")"
+		_tap not-ok "Chromium takes a screenshot of the index page" "no PNG at $SHOTS/diff-index.png"
 	fi
 fi
 
