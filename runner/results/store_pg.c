@@ -99,8 +99,7 @@ static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 
 	"ALTER TABLE units ADD COLUMN mac TEXT;",
 
-	"ALTER TABLE runs ADD COLUMN repo TEXT;"
-	"ALTER TABLE runs ADD COLUMN head_rev TEXT;",
+	"ALTER TABLE runs ADD COLUMN repo TEXT; ALTER TABLE runs ADD COLUMN head_rev TEXT;",
 };
 
 /* Text sorts byte by byte, as in SQLite, whatever the database's collation. */

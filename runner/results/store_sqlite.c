@@ -70,8 +70,7 @@ static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 
 	"ALTER TABLE units ADD COLUMN mac TEXT;",
 
-	"ALTER TABLE runs ADD COLUMN repo TEXT;"
-	"ALTER TABLE runs ADD COLUMN head_rev TEXT;",
+	"ALTER TABLE runs ADD COLUMN repo TEXT; ALTER TABLE runs ADD COLUMN head_rev TEXT;",
 };
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
