@@ -324,7 +324,7 @@ static char *transcript_excerpt(const char *transcript)
 	cJSON *a = transcript ? cJSON_Parse(transcript) : NULL;
 	char *out = NULL;
 
-	for (int i = cJSON_IsArray(a) ? cJSON_GetArraySize(a) - 1 : -1; i >= 0 && !out; i--) {
+	for (int i = cJSON_IsArray(a) ? cJSON_GetArraySize(a) - 1 : -1; i >= 0; i--) {
 		const cJSON *m = cJSON_GetArrayItem(a, i);
 		const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
 		const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");

@@ -2,6 +2,7 @@
 #include "common.h"
 #include "gen.h"
 #include "half.h"
+#include "harness.h"
 #include "strong.h"
 
 #include <math.h>
@@ -69,12 +70,6 @@ static bool gemm_layout(struct gemm_layout *g, const struct sc_spec *spec, char 
 		return false;
 	}
 	return true;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 struct gemm_bufs {
@@ -261,11 +256,13 @@ int sc_strong_time(struct sc_strong_result *out, struct sc_device *d, const char
 	}
 	bufs_free(d, &g);
 	if (err >= 0) {
-		qsort(ms, (size_t)reps, sizeof(double), cmp_double);
-		out->reps = (size_t)reps;
-		out->median_ms = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
-		out->q1_ms = ms[reps / 4];
-		out->q3_ms = ms[(3 * reps) / 4 < reps ? (3 * reps) / 4 : reps - 1];
+		/* the same statistics as the candidate's timing (harness.h) */
+		struct sc_timing_stats st;
+		sc_timing_stats_compute(&st, ms, (size_t)reps);
+		out->reps = st.n;
+		out->median_ms = st.median;
+		out->q1_ms = st.q1;
+		out->q3_ms = st.q3;
 		out->done = true;
 	}
 	free(ms);

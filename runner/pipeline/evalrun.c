@@ -134,13 +134,12 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	if ((err = sc_config_apply_providers(cfg)) < 0)
 		return err;
 	if (opt->nmodels > MAX_MODELS)
-		return usage_error(e, "", "at most 64 models");
+		return usage_error(e, "", "at most 64 models");  /* MAX_MODELS */
+	/* the flags' models, else the configuration's */
 	for (size_t i = 0; i < opt->nmodels; i++)
 		e->models[e->nmodels++] = opt->models[i];
-	for (size_t i = 0; e->nmodels == 0 && i < cfg->models.n && i < MAX_MODELS; i++)
-		e->models[i] = cfg->models.items[i];
-	if (e->nmodels == 0)
-		e->nmodels = cfg->models.n < MAX_MODELS ? cfg->models.n : MAX_MODELS;
+	for (size_t i = 0; !opt->nmodels && i < cfg->models.n && i < MAX_MODELS; i++)
+		e->models[e->nmodels++] = cfg->models.items[i];
 	if (e->nmodels == 0)
 		return usage_error(e, "", "name at least one model with -m (or 'models' in skillci.yml)");
 	/* every name is checked before any request is made */

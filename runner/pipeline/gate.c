@@ -413,20 +413,16 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 		}
 		return;
 	}
+	sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu tests; "
+		      "smallest detectable drop %.1f points; ", m->st.mean * 100, (1 - 2 * alpha) * 100,
+		      m->st.lo * 100, m->st.hi * 100, m->st.tests, m->st.detectable * 100);
 	if (sc_seq_is_sequential(&gt->design))
-		sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu "
-			      "tests; smallest detectable drop %.1f points; sequential: %d run%s per test "
-			      "after %d of %d round%s, error spent over %zu check%s",
-			      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
-			      m->st.tests, m->st.detectable * 100, m->seq.runs,
-			      m->seq.runs == 1 ? "" : "s", m->seq.look, sc_seq_looks(&gt->design),
-			      sc_seq_looks(&gt->design) == 1 ? "" : "s", gt->design.family,
-			      gt->design.family == 1 ? "" : "s");
+		sc_buf_printf(&how, "sequential: %d run%s per test after %d of %d round%s, error spent "
+			      "over %zu check%s", m->seq.runs, m->seq.runs == 1 ? "" : "s", m->seq.look,
+			      sc_seq_looks(&gt->design), sc_seq_looks(&gt->design) == 1 ? "" : "s",
+			      gt->design.family, gt->design.family == 1 ? "" : "s");
 	else
-		sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu "
-			      "tests; smallest detectable drop %.1f points; Holm p=%.3g over %zu check%s",
-			      m->st.mean * 100, (1 - 2 * alpha) * 100, m->st.lo * 100, m->st.hi * 100,
-			      m->st.tests, m->st.detectable * 100, m->p_adj, gt->nmargins,
+		sc_buf_printf(&how, "Holm p=%.3g over %zu check%s", m->p_adj, gt->nmargins,
 			      gt->nmargins == 1 ? "" : "s");
 	flaky_tests(&how, gt->r, s->path, model);
 	if (m->seq.decision == SC_SEQ_REGRESSION)
