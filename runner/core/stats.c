@@ -232,29 +232,37 @@ double sc_stats_t_quantile(double p, double df)
 	return 0.5 * (lo + hi);
 }
 
+/* The indices of p's non-NaN values sorted by value (insertion sort: the
+ * families are small, skills x models); returns their count. */
+static size_t holm_order(const double *p, size_t n, size_t *order)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			order[m++] = i;
+	for (size_t i = 1; i < m; i++) {
+		size_t k = order[i], j = i;
+		while (j > 0 && p[order[j - 1]] > p[k]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+	return m;
+}
+
 void sc_stats_holm(const double *p, size_t n, double *adj)
 {
-	size_t *order, m = 0;
+	size_t *order, m;
 	double *val, run = 0.0;
 
 	if (!n)
 		return;
 	order = sc_xmalloc(n * sizeof(*order));
 	val = sc_xmalloc(n * sizeof(*val));
-	for (size_t i = 0; i < n; i++) {
-		val[i] = p[i];
-		if (!isnan(p[i]))
-			order[m++] = i;
-	}
-	/* insertion sort by p: the families are small (skills x models) */
-	for (size_t i = 1; i < m; i++) {
-		size_t k = order[i], j = i;
-		while (j > 0 && val[order[j - 1]] > val[k]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = k;
-	}
+	memcpy(val, p, n * sizeof(*val));
+	m = holm_order(val, n, order);
 	for (size_t j = 0; j < m; j++) {
 		double a = (double)(m - j) * val[order[j]];
 		if (a > 1.0)
@@ -268,6 +276,27 @@ void sc_stats_holm(const double *p, size_t n, double *adj)
 			adj[i] = NAN;
 	free(order);
 	free(val);
+}
+
+void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level)
+{
+	size_t *order, m, stop;
+
+	if (!n)
+		return;
+	order = sc_xmalloc(n * sizeof(*order));
+	m = holm_order(p, n, order);
+	stop = m;
+	for (size_t j = 0; j < m; j++) {
+		size_t at = j < stop ? j : stop;
+		level[order[j]] = alpha / (double)(m - at);
+		if (j < stop && !(p[order[j]] < level[order[j]]))
+			stop = j;  /* the step-down ends here: later ones keep this level */
+	}
+	for (size_t i = 0; i < n; i++)
+		if (isnan(p[i]))
+			level[i] = NAN;
+	free(order);
 }
 
 bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *base_pass,
@@ -319,6 +348,16 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 	out->p_within = sc_stats_t_cdf(-stat, out->df);
 	out->detectable = margin + (tq + t80) * out->se;
 	return true;
+}
+
+void sc_stats_paired_bounds(struct sc_stats_paired *st, double lo_level, double hi_level)
+{
+	if (!st->tests || isnan(st->se))
+		return;
+	st->lo = lo_level > 0.0 ? fmax(st->mean - sc_stats_t_quantile(1.0 - lo_level, st->df) * st->se, -1.0)
+				: -1.0;
+	st->hi = hi_level > 0.0 ? fmin(st->mean + sc_stats_t_quantile(1.0 - hi_level, st->df) * st->se, 1.0)
+				: 1.0;
 }
 
 double sc_stats_normal_cdf(double x)

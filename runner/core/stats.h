@@ -97,6 +97,17 @@ double sc_stats_t_quantile(double p, double df);
 void sc_stats_holm(const double *p, size_t n, double *adj);
 
 /*
+ * The level Holm's step-down tests each of the n p-values at, in the
+ * input's order: alpha / (m - i + 1) for the i-th smallest of the m
+ * non-NaN values while every smaller one was rejected, and the level of
+ * the step where the procedure stopped for the rest (NaN for a NaN p).
+ * p is rejected exactly when p < level, i.e. when its sc_stats_holm
+ * adjusted value is below alpha, so a bound computed at this level says
+ * what the adjusted p-value decides. level must not alias p.
+ */
+void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level);
+
+/*
  * The paired per-test comparison of pass rates against a margin
  * (docs/evaluation.md, "The pass-rate decision"). Each test is one
  * stratum: its runs at base and head are replicates, reduced to the
@@ -143,6 +154,17 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 			    const unsigned long *base_n, const unsigned long *head_pass,
 			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
 			    enum sc_stats_method method);
+
+/*
+ * Sets st's bounds at the levels a decision uses instead of alpha: lo the
+ * one-sided (1 - lo_level) lower bound, hi the (1 - hi_level) upper bound
+ * (with st's quantiles, cut to [-1, 1]; a level <= 0 leaves that end at -1
+ * or 1). With the levels the decision compares p_within and p_drop to, a
+ * drop beyond the margin is ruled out exactly when lo > -margin and shown
+ * exactly when hi < -margin, so the interval a report prints says what
+ * the verdict says. No-op for st without tests.
+ */
+void sc_stats_paired_bounds(struct sc_stats_paired *st, double lo_level, double hi_level);
 
 /*
  * The standard normal distribution: P(Z <= x), and the x with

@@ -236,7 +236,7 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 static void plan_margins(struct gate *gt)
 {
 	struct sc_results *r = gt->r;
-	double *p;
+	double *p, *raw, *lv;
 
 	for (size_t si = 0; si < r->nskills; si++) {
 		const struct sc_results_skill *s = &r->skills[si];
@@ -293,15 +293,21 @@ static void plan_margins(struct gate *gt)
 		}
 		return;
 	}
-	p = sc_xmalloc(gt->nmargins * sizeof(*p));
+	p = sc_xmalloc(3 * gt->nmargins * sizeof(*p));
+	raw = p + gt->nmargins;
+	lv = raw + gt->nmargins;
 	for (size_t i = 0; i < gt->nmargins; i++)
-		p[i] = gt->margins[i].st.p_drop;
-	sc_stats_holm(p, gt->nmargins, p);
+		raw[i] = gt->margins[i].st.p_drop;
+	sc_stats_holm(raw, gt->nmargins, p);
+	sc_stats_holm_levels(raw, gt->nmargins, sc_compare_alpha(gt->g->alpha), lv);
 	for (size_t i = 0; i < gt->nmargins; i++) {
 		struct margin *m = &gt->margins[i];
 		enum sc_gate_margin v;
 		m->p_adj = p[i];
 		v = sc_gate_margin_decide(m->p_adj, m->st.p_within, sc_compare_alpha(gt->g->alpha));
+		/* the upper end at the level Holm tested this check at, the
+		 * lower end at alpha: the interval says what the verdict says */
+		sc_stats_paired_bounds(&m->st, sc_compare_alpha(gt->g->alpha), lv[i]);
 		m->seq.st = m->st;
 		m->seq.look = 1;
 		m->seq.runs = gt->r->run.runs > 0 ? (int)gt->r->run.runs : 0;

@@ -147,6 +147,16 @@ enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struc
 	return SC_SEQ_OPEN;
 }
 
+void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d, int k)
+{
+	struct sc_seq_levels lv;
+
+	if (k < 1 || k > sc_seq_looks(d))
+		return;
+	sc_seq_levels(&lv, d, k);
+	sc_stats_paired_bounds(st, lv.pass, lv.fail);
+}
+
 size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const char *model,
 			  long max_run, unsigned long **bp, unsigned long **bn,
 			  unsigned long **hp, unsigned long **hn)
@@ -238,6 +248,7 @@ void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const
 		out->look = 1;
 		out->runs = d->first_runs;
 		out->decision = sc_seq_decide(&out->st, d, 1);
+		sc_seq_interval(&out->st, d, 1);
 		return;
 	}
 	for (int k = 1; k <= looks; k++) {
@@ -246,10 +257,9 @@ void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const
 		out->look = k;
 		out->runs = (int)rk;
 		out->decision = sc_seq_decide(&out->st, d, k);
-		if (out->decision != SC_SEQ_OPEN)
-			return;
-		if (!has_run_from(r, skill, model, rk)) {
-			out->more = true;
+		if (out->decision != SC_SEQ_OPEN || !has_run_from(r, skill, model, rk)) {
+			out->more = out->decision == SC_SEQ_OPEN;
+			sc_seq_interval(&out->st, d, k);
 			return;
 		}
 	}

@@ -120,6 +120,18 @@ double sc_seq_design_drop(const struct sc_stats_paired *st, const struct sc_seq_
 enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struct sc_seq_design *d,
 				   int k);
 
+/*
+ * The interval of look k at the look's own levels (sc_stats_paired_bounds):
+ * the lower end at the ruling-out level, the upper end at the regression
+ * level (divided by the family). A repeated confidence interval: with the
+ * errors spent over the looks, each end holds over all looks at once (the
+ * lower end with probability 1 - alpha, the upper with 1 - alpha / family),
+ * where the look's plain (1 - 2 alpha) interval would not; and the verdict
+ * is read off it: ruled out exactly when lo > -margin, a regression exactly
+ * when hi < -margin. sc_seq_replay applies it to the look it stops at.
+ */
+void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d, int k);
+
 /* One check decided from a results model: the look it stopped at. */
 struct sc_seq_outcome {
 	enum sc_seq_decision decision;

@@ -466,7 +466,7 @@ GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/gh_output" GITHUB_STEP_SUMMARY="$T/gh_summ
 expect_exit 0 "report in GitHub Actions exits 0 even when the gate failed"
 expect_out_contains "::group::skillci report" "the summary is in a log group"
 expect_out_contains "::endgroup::" "the log group is closed"
-expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.05 (difference -100.0 points, 90%25 interval [-100.0, -41.8] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
+expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.05 (difference -100.0 points, 90%25 interval [-100.0, -24.8] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
 	"annotation escapes % in data, : in properties, keeps , in data"
 expect_out_contains "::error file=skills/docs-only/SKILL.md,title=skillci%3A skills/docs-only failed the gate (skill_untested)::" \
 	"each failing skill is annotated (untested)"

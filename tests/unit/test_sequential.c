@@ -283,6 +283,59 @@ static void add_agg(struct sc_results *r, const char *variant, int passed, int n
  * a design of 4 runs per check and 10^6 planned checks would not fail at
  * look 1 (its level is far below 9.4e-10).
  */
+/*
+ * The interval says what the verdict says (sc_seq_interval): for fixed
+ * and sequential designs, over many random suites and every look, a
+ * regression is decided exactly when the upper end is below -margin, a
+ * drop ruled out exactly when the lower end is above it. Early looks of
+ * a sequential design get wider intervals than the plain 90% one.
+ */
+static void test_interval_matches_verdict(void **state)
+{
+	static const int design[][3] = { { 1, 0, 1 }, { 3, 0, 5 }, { 2, 20, 1 }, { 2, 20, 10 }, { 1, 8, 3 } };
+	unsigned long bp[12], hp[12], n[12];
+	uint64_t x = 88172645463325252ull;
+	size_t decided = 0, wider = 0;
+	(void)state;
+
+	for (size_t di = 0; di < sizeof(design) / sizeof(design[0]); di++) {
+		struct sc_seq_design d;
+		sc_seq_design_init(&d, 0.05, 0.05, design[di][0], design[di][1], (size_t)design[di][2]);
+		for (int k = 1; k <= sc_seq_looks(&d); k++) {
+			unsigned long runs = (unsigned long)sc_seq_look_runs(&d, k);
+			for (int rep = 0; rep < 300; rep++) {
+				struct sc_stats_paired st, plain;
+				enum sc_seq_decision v;
+				size_t tests = 2 + (size_t)(rep % 11);
+				/* half the suites hold a regression of some size */
+				unsigned long cut = rep % 2 ? runs * (unsigned long)(rep % 7) / 7 : 0;
+				for (size_t t = 0; t < tests; t++) {
+					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+					n[t] = runs;
+					bp[t] = (unsigned long)(x % (runs + 1));
+					hp[t] = (unsigned long)((x >> 20) % (runs + 1));
+					hp[t] = hp[t] > cut ? hp[t] - cut : 0;
+				}
+				assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, tests, 0.05, 0.05,
+								   SC_STATS_STRATIFIED));
+				plain = st;
+				v = sc_seq_decide(&st, &d, k);
+				sc_seq_interval(&st, &d, k);
+				assert_int_equal(v == SC_SEQ_REGRESSION, st.hi < -0.05);
+				if (v != SC_SEQ_REGRESSION)
+					assert_int_equal(v == SC_SEQ_RULED_OUT, st.lo > -0.05);
+				assert_true(st.lo <= plain.mean && plain.mean <= st.hi);
+				decided += v == SC_SEQ_REGRESSION || v == SC_SEQ_RULED_OUT;
+				if (sc_seq_is_sequential(&d) && k < sc_seq_looks(&d) && st.lo > -1.0)
+					wider += st.lo < plain.lo - 1e-12;
+			}
+		}
+	}
+	/* both branches were taken, and early looks are wider */
+	assert_true(decided > 100);
+	assert_true(wider > 100);
+}
+
 static void test_gate_records_margin(void **state)
 {
 	struct sc_results r, back;
@@ -353,6 +406,82 @@ static void test_gate_records_margin(void **state)
 	sc_results_release(&r);
 }
 
+
+/* Renames the model of the units and aggregates from index u0 / a0 on. */
+static void set_model(struct sc_results *r, size_t u0, size_t a0, const char *model)
+{
+	for (size_t i = u0; i < r->nunits; i++) {
+		free(r->units[i].model);
+		r->units[i].model = sc_xstrdup(model);
+	}
+	for (size_t i = a0; i < r->naggregates; i++) {
+		free(r->aggregates[i].model);
+		r->aggregates[i].model = sc_xstrdup(model);
+	}
+}
+
+/*
+ * A fixed design (3 runs) over three checks, Holm: m breaks every test
+ * (shown); m2 fails the third run of 8 of 10 tests (mean -26.7 points,
+ * se .1070, p_drop .0215: Holm's second step compares 2 x .0215 = .043
+ * with .05, so it fails, where Bonferroni's .05 / 3 would not); m3
+ * changes nothing on a suite that always passes. Each check's interval
+ * agrees with its status: failed exactly when its upper end is below -5
+ * points (m2's at Holm's level .025: -26.7 + 1.96 x 10.7 = -5.7; at .05 /
+ * 3 it would be -3.9), passed exactly when its lower end is above.
+ */
+static void test_fixed_interval_matches_holm(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = seq_gate(2, 0, 3);
+	static const char *const models[] = { "m", "m2", "m3" };
+	size_t failed = 0;
+	(void)state;
+
+	sc_results_init(&r);
+	r.run.runs = 3;
+	r.skills = sc_xcalloc(1, sizeof(*r.skills));
+	r.nskills = 1;
+	r.skills[0].path = sc_xstrdup("s");
+	r.skills[0].name = sc_xstrdup("s");
+	r.skills[0].status = sc_xstrdup("modified");
+	add_agg(&r, "base", 30, 30);
+	add_agg(&r, "head", 0, 30);
+	add_runs(&r, "base", 10, 0, 3, true);
+	add_runs(&r, "head", 10, 0, 3, false);
+	{
+		size_t u0 = r.nunits, a0 = r.naggregates;
+		add_agg(&r, "base", 30, 30);
+		add_agg(&r, "head", 22, 30);
+		add_runs(&r, "base", 10, 0, 3, true);
+		add_runs(&r, "head", 10, 0, 3, true);
+		/* t0..t7 fail their third run at head */
+		for (size_t i = u0; i < r.nunits; i++)
+			if (!strcmp(r.units[i].variant, "head") && r.units[i].run_index == 2 &&
+			    strcmp(r.units[i].test_id, "t8") && strcmp(r.units[i].test_id, "t9")) {
+				free(r.units[i].verdict);
+				r.units[i].verdict = sc_xstrdup("fail");
+			}
+		set_model(&r, u0, a0, "m2");
+		u0 = r.nunits, a0 = r.naggregates;
+		add_agg(&r, "base", 30, 30);
+		add_agg(&r, "head", 30, 30);
+		add_runs(&r, "base", 10, 0, 3, true);
+		add_runs(&r, "head", 10, 0, 3, true);
+		set_model(&r, u0, a0, "m3");
+	}
+	(void)sc_gate_apply(&r, &g);
+	for (size_t i = 0; i < 3; i++) {
+		const struct sc_results_check *c = sc_results_find_check(&r, "s", models[i], "pass_rate");
+		assert_non_null(c);
+		assert_true(c->margin.present);
+		assert_int_equal(!strcmp(c->status, "failed"), c->margin.hi < -0.05);
+		assert_int_equal(!strcmp(c->status, "passed"), c->margin.lo > -0.05);
+		failed += !strcmp(c->status, "failed");
+	}
+	assert_int_equal(failed, 2);
+	sc_results_release(&r);
+}
 
 /*
  * Flip rates by hand: 2 of 4 runs differ in 2 x 2 x 2 / (4 x 3) = 2/3 of
@@ -443,7 +572,9 @@ int main(void)
 		cmocka_unit_test(test_ruled_out_at_look_2),
 		cmocka_unit_test(test_inconclusive_at_max),
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_interval_matches_verdict),
 		cmocka_unit_test(test_gate_records_margin),
+		cmocka_unit_test(test_fixed_interval_matches_holm),
 		cmocka_unit_test(test_margin_bad_decision),
 		cmocka_unit_test(test_flips),
 	};

@@ -236,6 +236,83 @@ static void test_paired_margin_by_hand(void **state)
 }
 
 /*
+ * Holm's levels by hand, alpha .05 over p = .01, .04, .03, .005, NaN (4
+ * count): sorted .005 (step 1: .05/4 = .0125, rejected), .01 (.05/3 =
+ * .016667, rejected), .03 (.05/2 = .025: not rejected, the step-down
+ * stops), .04 (keeps .025). Each p is rejected exactly when its adjusted
+ * value is below .05.
+ */
+static void test_holm_levels_by_hand(void **state)
+{
+	const double p[] = { 0.01, 0.04, 0.03, 0.005, NAN };
+	double lv[5], adj[5];
+	(void)state;
+
+	sc_stats_holm_levels(p, 5, 0.05, lv);
+	assert_close(lv[0], 0.05 / 3, 1e-15);
+	assert_close(lv[1], 0.025, 1e-15);
+	assert_close(lv[2], 0.025, 1e-15);
+	assert_close(lv[3], 0.0125, 1e-15);
+	assert_true(isnan(lv[4]));
+	sc_stats_holm(p, 5, adj);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(p[i] < lv[i], adj[i] < 0.05);
+	/* random families: the same equivalence */
+	{
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		double q[7], l[7], a[7];
+		for (int rep = 0; rep < 2000; rep++) {
+			size_t n = 1 + (size_t)(rep % 7);
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				q[i] = (double)(x % 100000) / 1e6;  /* 0 .. 0.1 */
+			}
+			sc_stats_holm_levels(q, n, 0.05, l);
+			sc_stats_holm(q, n, a);
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal(q[i] < l[i], a[i] < 0.05);
+		}
+	}
+}
+
+/*
+ * The bounds at a decision's own levels, by hand: tests 3/4 -> 2/4 and
+ * 1/4 -> 1/4: d = -1/4, 0, mean -1/8; q = 6/10, 3/10; v = .24 x .5, .21 x
+ * .5; se = sqrt(.225) / 2 = .2371708245. At levels .05 (lower) and .01
+ * (upper): lo = -1/8 - 1.644853627 se = -.5151112909, hi = -1/8 +
+ * 2.326347874 se = .4267418434. A level of 0 leaves that end at -1 or 1;
+ * p-values and the estimate do not move.
+ */
+static void test_paired_bounds_by_hand(void **state)
+{
+	const unsigned long bp[] = { 3, 1 }, hp[] = { 2, 1 }, n[] = { 4, 4 };
+	struct sc_stats_paired st, none;
+	double p_drop;
+	(void)state;
+
+	assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, 2, 0.05, 0.05, SC_STATS_STRATIFIED));
+	assert_close(st.se, 0.23717082451262844, 1e-14);
+	p_drop = st.p_drop;
+	sc_stats_paired_bounds(&st, 0.05, 0.01);
+	assert_close(st.lo, -0.5151112909066679, 1e-8);
+	assert_close(st.hi, 0.4267418433894665, 1e-8);
+	assert_close(st.mean, -0.125, 1e-15);
+	assert_close(st.p_drop, p_drop, 0);
+	sc_stats_paired_bounds(&st, 0, 0.01);
+	assert_close(st.lo, -1.0, 0);
+	assert_close(st.hi, 0.4267418433894665, 1e-8);
+	sc_stats_paired_bounds(&st, 0.05, 0);
+	assert_close(st.hi, 1.0, 0);
+	/* at alpha at both ends: the interval sc_stats_paired_margin gave */
+	sc_stats_paired_bounds(&st, 0.05, 0.05);
+	assert_close(st.hi, -0.125 + 1.6448536269514722 * st.se, 1e-8);
+	/* nothing paired: untouched NANs */
+	assert_false(sc_stats_paired_margin(&none, bp, n, hp, n, 0, 0.05, 0.05, SC_STATS_STRATIFIED));
+	sc_stats_paired_bounds(&none, 0.05, 0.05);
+	assert_true(isnan(none.lo) && isnan(none.hi));
+}
+
+/*
  * Against scipy (tests/install-deps.sh installs it): the t distribution,
  * the normal (df = INFINITY), and the cluster analysis as a one-sample t test of the per-test
  * differences against -margin (scipy.stats.ttest_1samp), on a case whose
@@ -425,6 +502,8 @@ int main(void)
 		cmocka_unit_test(test_t_distribution_closed_forms),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_paired_margin_by_hand),
+		cmocka_unit_test(test_paired_bounds_by_hand),
+		cmocka_unit_test(test_holm_levels_by_hand),
 		cmocka_unit_test(test_against_scipy),
 		cmocka_unit_test(test_spending_by_hand),
 		cmocka_unit_test(test_gs_levels_by_hand),
