@@ -142,11 +142,41 @@ static int new_verdict(const double *pb, const double *ph, int runs, int checks,
  * sc_seq_decide stops it. Adds the requests made to *requests. 1 failed,
  * 0 passed, -1 inconclusive (none failed).
  */
-static int seq_verdict(const double *pb, const double *ph, const struct sc_seq_design *d0,
-		       int checks, long *requests)
+/* One check of the sequential design d: rounds of runs until it stops;
+ * adds its requests to *requests, leaves the stopping look's statistics
+ * in *st_out and returns the decision. */
+static enum sc_seq_decision seq_check(const double *pb, const double *ph,
+				      const struct sc_seq_design *d, long *requests,
+				      struct sc_stats_paired *st_out, int *look)
+{
+	unsigned long bp[TESTS] = { 0 }, hp[TESTS] = { 0 }, n[TESTS];
+	int have = 0;
+	enum sc_seq_decision v = SC_SEQ_OPEN;
+
+	for (int k = 1; k <= sc_seq_looks(d); k++) {
+		int want = sc_seq_look_runs(d, k);
+		for (int t = 0; t < TESTS; t++) {
+			for (int r = have; r < want; r++) {
+				bp[t] += uniform() < pb[t];
+				hp[t] += uniform() < ph[t];
+			}
+			n[t] = (unsigned long)want;
+		}
+		*requests += 2L * TESTS * (want - have);
+		have = want;
+		sc_stats_paired_margin(st_out, bp, n, hp, n, TESTS, d->margin, d->alpha,
+				       SC_STATS_STRATIFIED);
+		*look = k;
+		if ((v = sc_seq_decide(st_out, d, k)) != SC_SEQ_OPEN)
+			break;
+	}
+	return v;
+}
+
+/* The design d0 for a PR of checks checks (its levels computed once per family). */
+static const struct sc_seq_design *seq_family(const struct sc_seq_design *d0, int checks)
 {
 	static struct sc_seq_design d;
-	bool open = false, failed = false;
 
 	if (d.family != (size_t)checks || d.max_runs != d0->max_runs || d.rho != d0->rho ||
 	    d.rho_beta != d0->rho_beta || d.first_runs != d0->first_runs ||
@@ -155,31 +185,28 @@ static int seq_verdict(const double *pb, const double *ph, const struct sc_seq_d
 		d.family = (size_t)checks;
 		sc_seq_design_compute(&d);
 	}
+	return &d;
+}
+
+/*
+ * A PR of checks checks under the sequential design (sequential.h, the
+ * function the pipeline and the gate decide with): each check draws
+ * first_runs more runs per test at both sides per round until
+ * sc_seq_decide stops it. Adds the requests made to *requests. 1 failed,
+ * 0 passed, -1 inconclusive (none failed).
+ */
+static int seq_verdict(const double *pb, const double *ph, const struct sc_seq_design *d0,
+		       int checks, long *requests)
+{
+	const struct sc_seq_design *d = seq_family(d0, checks);
+	bool open = false, failed = false;
+
 	for (int i = 0; i < checks; i++) {
-		unsigned long bp[TESTS] = { 0 }, hp[TESTS] = { 0 }, n[TESTS];
-		int have = 0;
-		for (int k = 1; k <= sc_seq_looks(&d); k++) {
-			struct sc_stats_paired st;
-			int want = sc_seq_look_runs(&d, k);
-			enum sc_seq_decision v;
-			for (int t = 0; t < TESTS; t++) {
-				for (int r = have; r < want; r++) {
-					bp[t] += uniform() < pb[t];
-					hp[t] += uniform() < ph[t];
-				}
-				n[t] = (unsigned long)want;
-			}
-			*requests += 2L * TESTS * (want - have);
-			have = want;
-			sc_stats_paired_margin(&st, bp, n, hp, n, TESTS, d.margin, d.alpha,
-					       SC_STATS_STRATIFIED);
-			v = sc_seq_decide(&st, &d, k);
-			if (v == SC_SEQ_OPEN)
-				continue;
-			failed |= v == SC_SEQ_REGRESSION;
-			open |= v != SC_SEQ_REGRESSION && v != SC_SEQ_RULED_OUT;
-			break;
-		}
+		struct sc_stats_paired st;
+		int look;
+		enum sc_seq_decision v = seq_check(pb, ph, d, requests, &st, &look);
+		failed |= v == SC_SEQ_REGRESSION;
+		open |= v != SC_SEQ_REGRESSION && v != SC_SEQ_RULED_OUT;
 	}
 	return failed ? 1 : open ? -1 : 0;
 }
@@ -236,6 +263,74 @@ static int drop_80(const struct profile *pr, int runs, const struct sc_seq_desig
 		if (power_at(pr, drop / 100.0, runs, seq, prs, NULL) >= 0.8)
 			return drop;
 	return -1;
+}
+
+/* The sequential design's mean requests of one check over the
+ * benchmark's one-check scenarios (no change, 2 and 5 points, 35 points,
+ * 3 tests broken): the mix of PRs a repository sends. */
+static double mix_requests(const struct profile *pr, const struct sc_seq_design *seq, long prs)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (size_t si = 0; si < SC_ARRAY_SIZE(scenarios); si++) {
+		const struct scenario *sc = &scenarios[si];
+		double ph[TESTS];
+		long requests = 0;
+		if (sc->checks != 1)
+			continue;
+		head_probs(pr, sc, sc->drop, ph);
+		for (long k = 0; k < prs; k++)
+			(void)seq_verdict(pr->p, ph, seq, 1, &requests);
+		sum += (double)requests / (double)prs;
+		n++;
+	}
+	return n ? sum / n : NAN;
+}
+
+/*
+ * The interval a sequential check reports, against the truth: for each
+ * profile and one-check scenario the true mean difference is known (the
+ * mean of the head's minus the base's probabilities), so the share of PRs
+ * whose stopping look's interval misses it, below (lower end above the
+ * truth) and above (upper end below it), is measured, for the look's
+ * plain (1 - 2 alpha) interval and for the interval at the look's levels
+ * the gate reports (sc_seq_interval). Each end may miss at most alpha.
+ */
+static void coverage(const struct sc_seq_design *seq, long prs)
+{
+	printf("\n# the interval of a sequential check at the look it stopped at, against the true"
+	       " difference: the share of PRs whose lower end is above the truth (nominal <= %g%%)"
+	       " and whose upper end is below it; plain = the look's 90%% interval, reported = at"
+	       " the look's levels (sc_seq_interval)\n", ALPHA * 100);
+	printf("%-7s %-31s %-16s %-16s %-16s %s\n", "profile", "scenario", "plain lo miss",
+	       "reported lo miss", "plain hi miss", "reported hi miss");
+	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
+		const struct profile *pr = &profiles[pi];
+		for (size_t si = 0; si < SC_ARRAY_SIZE(scenarios); si++) {
+			const struct scenario *sc = &scenarios[si];
+			double ph[TESTS], truth = 0;
+			long plo = 0, rlo = 0, phi = 0, rhi = 0, requests = 0;
+			if (sc->checks != 1)
+				continue;
+			head_probs(pr, sc, sc->drop, ph);
+			for (int t = 0; t < TESTS; t++)
+				truth += (ph[t] - pr->p[t]) / TESTS;
+			for (long k = 0; k < prs; k++) {
+				struct sc_stats_paired st;
+				int look;
+				(void)seq_check(pr->p, ph, seq_family(seq, 1), &requests, &st, &look);
+				plo += st.lo > truth + 1e-12;
+				phi += st.hi < truth - 1e-12;
+				sc_seq_interval(&st, seq_family(seq, 1), look);
+				rlo += st.lo > truth + 1e-12;
+				rhi += st.hi < truth - 1e-12;
+			}
+			printf("%-7s %-31s %-16.1f %-16.1f %-16.1f %.1f\n", pr->name, sc->name,
+			       100.0 * (double)plo / (double)prs, 100.0 * (double)rlo / (double)prs,
+			       100.0 * (double)phi / (double)prs, 100.0 * (double)rhi / (double)prs);
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -349,8 +444,9 @@ equal:
 	printf("\n# equal error rates: the sequential design's 80%%-power drop D; the fixed design"
 	       " (new-R, the smallest R with power >= 80%% at D); mean requests of one check"
 	       " with nothing changed and with drop D; the ratio seq / fixed\n");
-	printf("%-7s %-6s %-7s %-8s %-10s %-10s %-10s %-10s %s\n", "profile", "D", "fixed",
-	       "power", "fixed req", "seq power", "seq req 0", "seq req D", "ratio 0 / D");
+	printf("%-7s %-6s %-7s %-8s %-10s %-10s %-10s %-10s %-12s %s\n", "profile", "D", "fixed",
+	       "power", "fixed req", "seq power", "seq req 0", "seq req D", "ratio 0 / D",
+	       "ratio, scenario mix");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
 		const struct profile *pr = &profiles[pi];
 		int drop = drop_80(pr, 0, &seq, prs), R = -1;
@@ -369,8 +465,24 @@ equal:
 			printf("no fixed design up to 60 runs reaches it\n");
 			continue;
 		}
-		printf("new-%-3d %-8.1f %-10.0f %-10.1f %-10.1f %-10.1f %.2f / %.2f\n", R, 100 * pw,
-		       freq, 100 * spw, sreq0, sreqd, sreq0 / freq, sreqd / freq);
+		printf("new-%-3d %-8.1f %-10.0f %-10.1f %-10.1f %-10.1f %.2f / %.2f  %.2f\n", R, 100 * pw,
+		       freq, 100 * spw, sreq0, sreqd, sreq0 / freq, sreqd / freq,
+		       mix_requests(pr, &seq, prs) / freq);
 	}
+	{
+		/* Wald's SPRT between a drop of the margin and a drop of D
+		 * (normal increments) has the least expected sample size of
+		 * any test with these errors at both (Wald and Wolfowitz
+		 * 1948); its ratio to the fixed sample size is free of D. */
+		double a = ALPHA, b = SC_SEQ_BETA, z = sc_stats_normal_quantile(1 - a) +
+							sc_stats_normal_quantile(1 - b);
+		double at_d = 2 * ((1 - b) * log((1 - b) / a) + b * log(b / (1 - a))) / (z * z);
+		double at_m = 2 * ((1 - a) * log((1 - a) / b) + a * log(a / (1 - b))) / (z * z);
+		printf("# the least any test with these error rates can need (Wald's SPRT, the optimum"
+		       " at both hypotheses; normal approximation, no overshoot), as a share of the"
+		       " fixed design's requests: %.2f at a drop of D, %.2f at a drop of the margin\n",
+		       at_d, at_m);
+	}
+	coverage(&seq, prs);
 	return 0;
 }
