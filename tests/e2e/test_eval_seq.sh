@@ -119,6 +119,19 @@ check "noop: requests are 20 tests x 2 sides x runs per test ($noop_req)" \
 check "noop: the fake saw them all" test "$(fake_stat requests)" -eq "$noop_req"
 check "noop: more requests than the clear lift (40)" test "$noop_req" -gt 40
 
+# ---- the budget of runs ends first: inconclusive at the last look ---------
+# --max-runs 2 --first-runs 2 is one look, the last: noop neither shows nor
+# rules out a lift there, so it stops inconclusive with 20 x 2 x 2 requests.
+fake_reset
+run $SKILLCI eval skills/noop -m $M --first-runs 2 --max-runs 2 --no-cache --store "$T/b1.db" \
+	--json "$T/b1.json"
+expect_exit 0 "last look: eval exits 0"
+check "last look: inconclusive, stopped at the last look, one round" test \
+	"$(lift "$T/b1.json" noop decision) $(lift "$T/b1.json" noop stop) $(lift "$T/b1.json" noop rounds)" = "inconclusive last_look 1"
+expect_out_contains "2 runs per test after 1 of 1 rounds (40 with the skill, 40 without); the last look" \
+	"last look: the terminal says the runs ran out"
+check "last look: 80 requests" test "$(lift "$T/b1.json" noop requests) $(fake_stat requests)" = "80 80"
+
 # ---- two checks: only the open one gets more rounds ------------------------
 # Bonferroni over 2 checks halves the lift's alpha: look 1's level,
 # a(0.1) at 0.025, is under lifter's p, so it needs a second look (4 runs).
