@@ -160,8 +160,13 @@ static int choose_design(struct sc_evalrun *e)
 					   "lift over no skill; drop --no-baseline, or give --runs N");
 		e->max_runs = 0;  /* the config's design needs the baseline: fixed */
 	}
-	if (e->max_runs)
+	if (e->max_runs) {
+		struct sc_seq_design d;
+		/* more rounds than the design takes make bigger rounds */
+		sc_seq_design_init(&d, 0.05, 0.0, e->first_runs, e->max_runs, 1);
+		e->first_runs = d.first_runs;
 		e->eopt.runs = e->max_runs;  /* the plan: every unit the design may run */
+	}
 	return 0;
 }
 
