@@ -368,6 +368,17 @@ static void test_sequential_design(void **state)
 	assert_false(info.sequential);
 	assert_false(info.baseline);
 	sc_evalrun_free(e);
+	/* --max-runs 100 in rounds of 2 would be 50 looks: rounds of ceil(100 / 32) */
+	e = sc_evalrun_new();
+	o.no_baseline = false;
+	o.max_runs = 100;
+	assert_int_equal(sc_evalrun_open(e, &o, &d), 0);
+	sc_evalrun_info(e, &info);
+	assert_true(info.sequential);
+	assert_int_equal(info.first_runs, 4);
+	assert_int_equal(info.max_runs, 100);
+	sc_evalrun_free(e);
+	o.no_baseline = true;
 	/* --no-baseline with --max-runs: nothing to compare */
 	o.max_runs = 6;
 	open_fails(&o, true, false, "--no-baseline leaves nothing to compare");
