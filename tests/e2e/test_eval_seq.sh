@@ -119,6 +119,25 @@ check "noop: requests are 20 tests x 2 sides x runs per test ($noop_req)" \
 check "noop: the fake saw them all" test "$(fake_stat requests)" -eq "$noop_req"
 check "noop: more requests than the clear lift (40)" test "$noop_req" -gt 40
 
+# ---- a lift margin: noop's lift of 10 points or more is ruled out ----------
+# With --lift-margin 10 the question is a lift beyond 10 points: noop's
+# tests agree with and without the skill (d_t = 0 on every test), so the
+# upper end of its interval falls under +10 as runs add up: ruled out.
+fake_reset
+run $SKILLCI eval skills/noop -m $M --max-runs 20 --lift-margin 10 --no-cache --store "$T/m.db" \
+	--json "$T/m.json"
+expect_exit 0 "margin: eval exits 0"
+check "margin: no_lift, ruled out, the margin recorded" test \
+	"$(lift "$T/m.json" noop decision) $(lift "$T/m.json" noop stop) $(lift "$T/m.json" noop margin)" = "no_lift ruled_out 0.1"
+check "margin: the interval's top is under the margin" python3 -c "
+import json
+l = json.load(open('$T/m.json'))['lift'][0]
+assert l['lo'] < 0 < l['hi'] < 0.1, l"
+expect_out_contains "a lift of 10 points or more is ruled out" "margin: the terminal says what is ruled out"
+expect_out_contains "Recommendation: skill is not beneficial" "margin: the recommendation follows the decision"
+m_runs=$(lift "$T/m.json" noop runs_per_test)
+check "margin: requests are 20 x 2 x $m_runs" test "$(lift "$T/m.json" noop requests)" -eq $((20 * 2 * m_runs))
+
 # ---- the budget of runs ends first: inconclusive at the last look ---------
 # --max-runs 2 --first-runs 2 is one look, the last: noop neither shows nor
 # rules out a lift there, so it stops inconclusive with 20 x 2 x 2 requests.
