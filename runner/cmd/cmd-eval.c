@@ -24,7 +24,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: skillci eval DIR... -m MODEL... [--runs N] [--no-baseline] [--tests FILE]\n"
+		"usage: skillci eval DIR... -m MODEL... [--runs N | --max-runs R [--first-runs F]]\n"
+		"                    [--lift-margin P] [--no-baseline] [--tests FILE]\n"
 		"                    [--generate-tests] [--test-gen-model MODEL]\n"
 		"                    [--max-turns N] [--judge MODEL] [--offline] [--store LOCATION]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--retries N] [--json FILE]\n"
@@ -37,7 +38,13 @@ static void usage(FILE *f)
 		"                       [?reasoning=R&temperature=T], an alias (haiku, sonnet, gpt-4.1,\n"
 		"                       kimi, ...), an endpoint of skillci.yml's providers (lab.MODEL),\n"
 		"                       or oracle.self (self-test); 'skillci help models' lists them\n"
-		"  --runs N             runs per test (default 1)\n"
+		"  --runs N             runs per test, a fixed design (default: runs in skillci.yml, else 1)\n"
+		"  --max-runs R         sample sequentially: rounds of --first-runs runs per test on\n"
+		"                       both sides, per skill x model until the lift over no skill\n"
+		"                       is shown or ruled out, at most R runs per test (default:\n"
+		"                       gate.max_runs in skillci.yml; 0 there: the fixed design)\n"
+		"  --first-runs F       runs per test in each round (default gate.first_runs, else 2)\n"
+		"  --lift-margin P      sequential: the lift in points the skill must show (default 0)\n"
 		"  --no-baseline        do not evaluate without the skill\n"
 		"  -t, --tests FILE     test file to use instead of the skill's own tests\n"
 		"  --generate-tests     a skill without tests gets tests written by the test\n"
@@ -222,10 +229,67 @@ static void print_kernels(const struct sc_results *r, const char *skill, const c
 	printf("\n");
 }
 
+static const struct sc_results_lift *find_lift(const struct sc_results *r, const char *skill,
+					      const char *model)
+{
+	for (size_t i = 0; i < r->nlifts; i++)
+		if (!strcmp(r->lifts[i].skill, skill) && !strcmp(r->lifts[i].model, model))
+			return &r->lifts[i];
+	return NULL;
+}
+
+/* Points of a pass-rate fraction, signed: "+40", "-5". */
+static void points(struct sc_buf *out, double v)
+{
+	if (isnan(v))
+		sc_buf_puts(out, "-");
+	else
+		sc_buf_printf(out, "%+.0f", v * 100.0 + 0.0);
+}
+
+/* The sequential decision of one skill x model (docs/evaluation.md, "skillci eval"). */
+static void print_lift(const struct sc_results_lift *l, double alpha, size_t nchecks)
+{
+	struct sc_buf est = SC_BUF_INIT;
+
+	points(&est, l->lift);
+	sc_buf_puts(&est, " points [");
+	points(&est, l->lo);
+	sc_buf_puts(&est, ", ");
+	points(&est, l->hi);
+	sc_buf_puts(&est, "]");
+	if (!strcmp(l->decision, "lift"))
+		printf("\n  lift: shown, %s, more than the %g-point margin\n", est.ptr,
+		       l->margin * 100.0);
+	else if (!strcmp(l->decision, "no_lift"))
+		printf("\n  lift: none, %s: a lift of %g points or more is ruled out%s\n", est.ptr,
+		       l->margin * 100.0, l->margin > 0 ? "" : " (the skill does worse than no skill)");
+	else if (!l->tests)
+		printf("\n  lift: inconclusive, no test judged with and without the skill\n");
+	else {
+		struct sc_buf d = SC_BUF_INIT;
+		sc_buf_printf(&d, "%.0f", l->detectable * 100.0);
+		printf("\n  lift: inconclusive, %s: a lift beyond the %g-point margin is neither shown "
+		       "nor ruled out;\n        the data could show a lift of %s points or more (80%% power)\n",
+		       est.ptr, l->margin * 100.0, d.ptr);
+		sc_buf_release(&d);
+	}
+	printf("        %lld runs per test after %lld of %lld rounds (%lld with the skill, %lld "
+	       "without)%s\n", (long long)l->runs_per_test, (long long)l->rounds,
+	       (long long)l->max_rounds, (long long)l->skill_runs, (long long)l->baseline_runs,
+	       !l->stop ? "" : !strcmp(l->stop, "futility") ? "; stopped for futility"
+	       : !strcmp(l->stop, "last_look") ? "; the last look" : !strcmp(l->stop, "stopped")
+	       ? "; interrupted" : "");
+	printf("        alpha %g one-sided, O'Brien-Fleming spending, Bonferroni over %zu check%s\n",
+	       alpha, nchecks, nchecks == 1 ? "" : "s");
+	sc_buf_release(&est);
+}
+
 static void print_skill_model(const struct sc_results *r, const struct sc_results_skill *s,
 			      const char *model, const char *requested, bool baseline, bool verbose,
-			      int runs)
+			      const struct sc_evalrun_info *info)
 {
+	const struct sc_results_lift *lift = find_lift(r, s->path, model);
 	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "baseline", model);
 	const struct sc_results_comparison *c = sc_results_find_comparison(r, s->path, model,
@@ -235,8 +299,12 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 	printf("%s on %s", s->name, model);
 	if (strcmp(requested, model))
 		printf(" (%s)", requested);
-	printf(" (%lld tests x %d runs)%s\n", (long long)s->tests, runs,
-	       r->run.oracle ? "  [oracle self-test]" : "");
+	if (info->sequential)
+		printf(" (%lld tests x %d to %d runs, sequential)%s\n", (long long)s->tests,
+		       info->first_runs, info->max_runs, r->run.oracle ? "  [oracle self-test]" : "");
+	else
+		printf(" (%lld tests x %d runs)%s\n", (long long)s->tests, info->runs,
+		       r->run.oracle ? "  [oracle self-test]" : "");
 	if (!head) {
 		printf("  untested: no tests found (add tests to %s/skill_meta.json, pass --tests FILE,\n"
 		       "  or --generate-tests to have the test generation model write them)\n\n",
@@ -268,7 +336,15 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 		}
 		print_kernels(r, s->path, "baseline", model, base);
 		print_kernels(r, s->path, "head", model, head);
-		if (c->paired_n == 0)
+		if (lift)
+			print_lift(lift, r->run.alpha, r->nlifts);
+		if (lift && !strcmp(lift->decision, "lift"))
+			printf("\n  Recommendation: keep skill\n");
+		else if (lift && !strcmp(lift->decision, "no_lift"))
+			printf("\n  Recommendation: skill is not beneficial\n");
+		else if (lift)
+			printf("\n  Recommendation: skill may not be beneficial (not shown)\n");
+		else if (c->paired_n == 0)
 			printf("\n  Recommendation: none (no pass/fail results to compare)\n");
 		else if (c->is_beneficial == 1)
 			printf("\n  Recommendation: keep skill\n");
@@ -360,10 +436,14 @@ int cmd_eval(int argc, char **argv)
 {
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
-	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES };
+	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES,
+	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
+		{ "max-runs", required_argument, NULL, O_MAX_RUNS },
+		{ "first-runs", required_argument, NULL, O_FIRST_RUNS },
+		{ "lift-margin", required_argument, NULL, O_LIFT_MARGIN },
 		{ "no-baseline", no_argument, NULL, O_NO_BASELINE },
 		{ "tests", required_argument, NULL, 't' },
 		{ "max-turns", required_argument, NULL, O_MAX_TURNS },
@@ -415,6 +495,22 @@ int cmd_eval(int argc, char **argv)
 			if ((rc = sc_cmd_int_option(&eo.runs, "eval", "--runs", optarg, 1, 1000)))
 				return rc;
 			break;
+		case O_MAX_RUNS:
+			if ((rc = sc_cmd_int_option(&eo.max_runs, "eval", "--max-runs", optarg, 1, 1000)))
+				return rc;
+			break;
+		case O_FIRST_RUNS:
+			if ((rc = sc_cmd_int_option(&eo.first_runs, "eval", "--first-runs", optarg,
+						    1, 1000)))
+				return rc;
+			break;
+		case O_LIFT_MARGIN: {
+			int points = 0;
+			if ((rc = sc_cmd_int_option(&points, "eval", "--lift-margin", optarg, 0, 99)))
+				return rc;
+			eo.lift_margin = points;
+			break;
+		}
 		case O_MAX_TURNS:
 			if ((rc = sc_cmd_int_option(&eo.max_turns, "eval", "--max-turns", optarg,
 						    1, 1000)))
@@ -493,6 +589,7 @@ int cmd_eval(int argc, char **argv)
 		goto done;
 	}
 	res = sc_evalrun_results(e);
+	sc_evalrun_info(e, &info);  /* the budget is known now */
 
 	for (size_t s = 0; s < res->nskills; s++)
 		for (size_t m = 0; m < info.nmodels; m++) {
@@ -500,15 +597,17 @@ int cmd_eval(int argc, char **argv)
 			if (sc_model_parse(&pm, info.models[m]) < 0)
 				continue;
 			print_skill_model(res, &res->skills[s], pm.name, info.models[m], info.baseline,
-					  verbose, info.runs);
+					  verbose, &info);
 			sc_model_release(&pm);
 		}
 	if (info.nmodels > 1 || eo.ndirs > 1)
 		print_table(res, info.baseline);
-	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld, cache hits: %lld, "
-	       "errors: %lld, skipped: %lld\n",
+	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld",
 	       (long long)res->totals.units, (long long)res->totals.evaluated,
-	       (long long)res->totals.reused, (long long)res->totals.requests,
+	       (long long)res->totals.reused, (long long)res->totals.requests);
+	if (info.sequential)
+		printf(" (the design's most: %lld)", (long long)info.max_requests);
+	printf(", cache hits: %lld, errors: %lld, skipped: %lld\n",
 	       (long long)res->totals.cache_hits, (long long)res->totals.errors,
 	       (long long)res->totals.skipped);
 	fprintf(stderr, "run %s stored in %s\n", res->run.id, sc_store_path(store));

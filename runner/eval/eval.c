@@ -1286,8 +1286,8 @@ static int store_run(struct sc_store *st, const struct sc_results *r, bool aggre
 	return 0;
 }
 
-int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size_t nskills,
-		const struct sc_eval_options *opt)
+int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, size_t *nrefs_out,
+		 const struct sc_eval_skill *skills, size_t nskills, const struct sc_eval_options *opt)
 {
 	struct ctx c;
 	struct sc_eval_unit_ref *refs = NULL;
@@ -1295,16 +1295,14 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	unsigned char digest[SC_SHA256_LEN];
 	struct sc_buf hex = SC_BUF_INIT;
 	size_t total = 0, n = 0, nvariants = opt->baseline ? 2 : 1;
-	int64_t t_start = sc_now_ms();
 	bool any_kernel = false;
 	int err = 0;
 
 	sc_results_init(out);
+	*refs_out = NULL;
+	*nrefs_out = 0;
 	memset(&c, 0, sizeof(c));
 	c.opt = opt;
-	c.out = out;
-	c.skills = skills;
-	c.nskills = nskills;
 	if (opt->runs < 1 || opt->max_turns < 1 || opt->nmodels == 0)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one model, one run and one turn");
 	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0)
@@ -1343,8 +1341,6 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 		for (size_t t = 0; t < es->tests->n; t++)
 			any_kernel |= es->tests->items[t].fixture != NULL;
 	}
-	if ((err = prepare_skills(&c)) < 0)
-		goto done;
 
 	/* The plan: every unit, in a fixed order (the plan hash covers every
 	 * unit, so all shards of one plan share it); select leaves units out. */
@@ -1385,23 +1381,61 @@ int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size
 	out->run.mode = sc_xstrdup(!any_kernel ? "none"
 				   : opt->kernel && opt->kernel->mode ? opt->kernel->mode
 				   : "compile-only");
-	c.refs = refs;
-	c.nrefs = n;
-	if ((err = drive(&c)) < 0)
-		goto done;
-
-	out->run.finished_at = sc_eval_now_iso();
-	out->run.complete = c.done == n;
-	sc_eval_aggregate(out, opt->alpha);
-	out->totals.requests = c.requests;
-	out->totals.cache_hits = c.cache_hits;
-	out->totals.wall_ms = sc_now_ms() - t_start;
-	if (opt->store && (err = store_run(opt->store, out, opt->store_aggregates)) < 0)
-		goto done;
+	*refs_out = refs;
+	*nrefs_out = n;
+	refs = NULL;
 done:
 	free(refs);
 	ctx_release(&c);
 	sc_buf_release(&hex);
+	return err;
+}
+
+int sc_eval_close(struct sc_results *out, const struct sc_eval_stats *stats, bool complete,
+		  int64_t t_start, const struct sc_eval_options *opt)
+{
+	out->run.finished_at = sc_eval_now_iso();
+	out->run.complete = complete;
+	sc_eval_aggregate(out, opt->alpha);
+	out->totals.requests = stats->requests;
+	out->totals.cache_hits = stats->cache_hits;
+	out->totals.wall_ms = sc_now_ms() - t_start;
+	if (opt->store)
+		return store_run(opt->store, out, opt->store_aggregates);
+	return 0;
+}
+
+int sc_eval_run(struct sc_results *out, const struct sc_eval_skill *skills, size_t nskills,
+		const struct sc_eval_options *opt)
+{
+	struct ctx c;
+	struct sc_eval_unit_ref *refs = NULL;
+	struct sc_eval_stats stats;
+	size_t n = 0;
+	int64_t t_start = sc_now_ms();
+	int err = 0;
+
+	memset(&c, 0, sizeof(c));
+	if ((err = sc_eval_plan(out, &refs, &n, skills, nskills, opt)) < 0)
+		goto done;
+	c.opt = opt;
+	c.out = out;
+	c.skills = skills;
+	c.nskills = nskills;
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
+	    (err = prepare_skills(&c)) < 0)
+		goto done;
+	c.refs = refs;
+	c.nrefs = n;
+	if ((err = drive(&c)) < 0)
+		goto done;
+	memset(&stats, 0, sizeof(stats));
+	stats.requests = c.requests;
+	stats.cache_hits = c.cache_hits;
+	err = sc_eval_close(out, &stats, c.done == n, t_start, opt);
+done:
+	free(refs);
+	ctx_release(&c);
 	return err;
 }
 

@@ -205,6 +205,26 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 		      const struct sc_eval_options *opt);
 
 /*
+ * sc_eval_run() in its parts, for a caller that evaluates the plan in
+ * several calls of sc_eval_run_units() (pipeline/rounds.h: sequential
+ * sampling):
+ *
+ *   sc_eval_plan()   initialises out with the run's frame (id, models,
+ *                    skills, plan hash, mode) and returns every unit of the
+ *                    plan (opt->runs per test, select applied) in *refs
+ *                    (the caller frees it); nothing is asked;
+ *   sc_eval_close()  the run's end: finished_at, complete, aggregates,
+ *                    totals (requests and cache hits from stats) and, with
+ *                    opt->store, the run row and its aggregates stored.
+ *
+ * The units go into the store under out->run.id, which sc_eval_plan sets.
+ */
+int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs, size_t *nrefs,
+		 const struct sc_eval_skill *skills, size_t nskills, const struct sc_eval_options *opt);
+int sc_eval_close(struct sc_results *out, const struct sc_eval_stats *stats, bool complete,
+		  int64_t t_start, const struct sc_eval_options *opt);
+
+/*
  * Recomputes r->aggregates, r->comparisons and r->totals (except wall_ms,
  * cache_hits and requests) from r->units, judging significance at alpha
  * (recorded as r->run.alpha; an unusable alpha means the default). Pure:

@@ -8,16 +8,21 @@
 #include "diag.h"
 #include "eval/eval.h"
 #include "kernelrun/kernelops.h"
+#include "pipeline/budget.h"
 #include "pipeline/config.h"
 #include "pipeline/evalrun.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/rounds.h"
+#include "pipeline/sequential.h"
 #include "providers/provider.h"
+#include "results/compare.h"
 #include "results/results.h"
 #include "results/store.h"
 #include "skills/skill.h"
 #include "skills/testsuite.h"
 #include "teacher/generate.h"
 
+#include <math.h>
 #include <sys/stat.h>
 
 #define MAX_MODELS 64
@@ -46,6 +51,8 @@ struct sc_evalrun {
 	struct sc_eval_skill *es;
 	const struct sc_test_set **set_ptrs;
 	struct sc_results res;
+	int first_runs, max_runs;        /* sequential: max_runs > 0 */
+	int64_t max_requests;            /* the most the design may ask */
 };
 
 struct sc_evalrun *sc_evalrun_new(void)
@@ -112,6 +119,57 @@ static int open_client(struct sc_evalrun *e)
 	return sc_client_new(&e->client, &copt);
 }
 
+/*
+ * The design: --runs N (or runs:) is a fixed one; --max-runs R,
+ * --first-runs F or the config's gate.max_runs sample sequentially. The
+ * sequential question is the lift over no skill, so it needs the
+ * baseline: --no-baseline with the flags is bad usage, and with only the
+ * config's gate.max_runs it means the fixed design of runs.
+ */
+static int choose_design(struct sc_evalrun *e)
+{
+	const struct sc_evalrun_options *opt = &e->opt;
+	const struct sc_config *cfg = &e->cfg;
+	bool flags = opt->max_runs || opt->first_runs;
+
+	if (opt->runs && flags)
+		return usage_error(e, "", "--runs N is a fixed design and --max-runs/--first-runs a "
+				   "sequential one: give one or the other");
+	if (opt->lift_margin < 0 || opt->lift_margin >= 100)
+		return usage_error(e, "", "--lift-margin must be at least 0 and below 100 points");
+	e->max_runs = opt->max_runs ? opt->max_runs : opt->runs ? 0 : cfg->gate.max_runs;
+	e->first_runs = opt->first_runs ? opt->first_runs : cfg->gate.first_runs;
+	if (e->first_runs < 1)
+		e->first_runs = SC_CONFIG_FIRST_RUNS;
+	if (opt->first_runs && !e->max_runs)
+		return usage_error(e, "", "--first-runs F needs --max-runs R (or gate.max_runs in "
+				   "skillci.yml): the runs per test sequential sampling may reach");
+	if (e->max_runs && e->max_runs < e->first_runs) {
+		struct sc_buf m = SC_BUF_INIT;
+		int err;
+		sc_buf_printf(&m, "--max-runs (%d) must be at least --first-runs (%d): the first "
+			      "round runs first_runs per test", e->max_runs, e->first_runs);
+		err = usage_error(e, "", m.ptr);
+		sc_buf_release(&m);
+		return err;
+	}
+	if (e->max_runs && opt->no_baseline) {
+		if (flags)
+			return usage_error(e, "", "--no-baseline leaves nothing to compare: sequential "
+					   "sampling (--max-runs, --first-runs) decides the skill's "
+					   "lift over no skill; drop --no-baseline, or give --runs N");
+		e->max_runs = 0;  /* the config's design needs the baseline: fixed */
+	}
+	if (e->max_runs) {
+		struct sc_seq_design d;
+		/* more rounds than the design takes make bigger rounds */
+		sc_seq_design_init(&d, 0.05, 0.0, e->first_runs, e->max_runs, 1);
+		e->first_runs = d.first_runs;
+		e->eopt.runs = e->max_runs;  /* the plan: every unit the design may run */
+	}
+	return 0;
+}
+
 int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 		    struct sc_diags *diags)
 {
@@ -163,6 +221,8 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	eo->runs = opt->runs ? opt->runs : cfg->runs;
 	eo->max_turns = opt->max_turns ? opt->max_turns : cfg->max_turns;
 	eo->baseline = !opt->no_baseline;
+	if ((err = choose_design(e)) < 0)
+		return err;
 	eo->reuse = !opt->no_reuse;
 	e->store_location = sc_store_location(opt->store, cfg->store_path);
 	e->cache_dir = opt->cache;
@@ -288,6 +348,91 @@ static int write_tests(struct sc_evalrun *e, size_t i)
 	return err;
 }
 
+/* The budget's messages speak of the PR check's trusted file: eval's is skillci.yml. */
+static int budget_error(int err)
+{
+	struct sc_buf m = SC_BUF_INIT;
+	const char *at;
+
+	sc_buf_puts(&m, sc_error_last());
+	while ((at = strstr(m.ptr, "the base branch's skillci.yml")) != NULL) {
+		size_t off = (size_t)(at - m.ptr), cut = strlen("the base branch's ");
+		memmove(m.ptr + off, m.ptr + off + cut, m.len - off - cut + 1);
+		m.len -= cut;
+	}
+	err = sc_error_set(err, "%s", m.ptr);
+	sc_buf_release(&m);
+	return err;
+}
+
+/*
+ * The most the design can cost, before the evaluation's first request:
+ * every unit of the plan (max_runs per test and side for a sequential
+ * design) at its most requests (kernel tests' turns, the judge), against
+ * budget.max_requests, and its tokens and dollars (budget.h).
+ */
+static int check_budget(struct sc_evalrun *e)
+{
+	const struct sc_config *cfg = &e->cfg;
+	const struct sc_eval_options *eo = &e->eopt;
+	struct sc_budget_estimate cost;
+	struct sc_buf line = SC_BUF_INIT, id = SC_BUF_INIT;
+	int64_t requests = 0;
+	size_t units = 0;
+	int err = 0;
+
+	sc_budget_estimate_init(&cost);
+	for (size_t m = 0; m < e->nmodels && err >= 0; m++) {
+		struct sc_model pm;
+		if ((err = sc_model_parse(&pm, e->models[m])) < 0)
+			break;
+		for (size_t s = 0; s < e->nskills; s++) {
+			const struct sc_test_set *set = &e->sets[s];
+			for (size_t t = 0; t < set->n; t++) {
+				const struct sc_test *test = &set->items[t];
+				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0);
+				size_t bytes = sc_budget_test_bytes(test);
+				for (int v = 0; v < (eo->baseline ? 2 : 1); v++)
+					for (int r = 0; r < eo->runs; r++) {
+						sc_buf_clear(&id);
+						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
+							      v ? "baseline" : "head", pm.name, test->id, r);
+						sc_budget_add_unit(&cost, &cfg->budget, id.ptr, pm.id, pm.name,
+								   bytes + (v ? 0 : e->skills[s].md_bytes),
+								   per, pm.max_tokens);
+						requests += per;
+						units++;
+					}
+			}
+		}
+		sc_model_release(&pm);
+	}
+	e->max_requests = requests;
+	if (err < 0)
+		goto done;
+	sc_buf_printf(&line, "budget: %zu unit%s, at most %lld model request%s; limit %lld requests",
+		      units, units == 1 ? "" : "s", (long long)requests, requests == 1 ? "" : "s",
+		      (long long)cfg->max_requests);
+	if (requests > cfg->max_requests) {
+		err = sc_error_set(SC_EINVAL, "the design may make %lld model requests, more than the "
+				   "budget's %lld (budget.max_requests); nothing was sent. Lower "
+				   "--max-runs, --runs, max_turns or models, or raise the limit in "
+				   "skillci.yml", (long long)requests, (long long)cfg->max_requests);
+		goto done;
+	}
+	if ((err = sc_budget_check(&cost, &cfg->budget, &line)) < 0) {
+		err = budget_error(err);
+		goto done;
+	}
+	if (e->max_runs)
+		line_out(e, line.ptr);
+done:
+	sc_budget_estimate_release(&cost);
+	sc_buf_release(&line);
+	sc_buf_release(&id);
+	return err;
+}
+
 int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 {
 	size_t n = e->opt.ndirs;
@@ -323,9 +468,126 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 		e->es[i].tests = &e->sets[i];
 		e->set_ptrs[i] = &e->sets[i];
 	}
-	err = sc_kernelops_setup(&e->kenv, &e->eopt.kernel, e->set_ptrs, n, e->opt.allow_unpinned);
+	if ((err = sc_kernelops_setup(&e->kenv, &e->eopt.kernel, e->set_ptrs, n,
+				      e->opt.allow_unpinned)) < 0)
+		goto done;
+	err = check_budget(e);
 done:
 	sc_buf_release(&line);
+	return err;
+}
+
+/* The lift of one check as the results record it (sc_results_lift). */
+static void record_lift(struct sc_results_lift *l, const struct sc_seq_outcome *o,
+			const struct sc_seq_design *d, const char *skill, const char *model,
+			bool stopped)
+{
+	l->skill = sc_xstrdup(skill);
+	l->model = sc_xstrdup(model);
+	switch (o->decision) {
+	case SC_SEQ_REGRESSION:   /* the baseline falls short of the skill */
+		l->decision = sc_xstrdup("lift");
+		l->stop = sc_xstrdup("shown");
+		break;
+	case SC_SEQ_RULED_OUT:    /* a lift of the margin or more is ruled out */
+		l->decision = sc_xstrdup("no_lift");
+		l->stop = sc_xstrdup("ruled_out");
+		break;
+	case SC_SEQ_FUTILE:
+	case SC_SEQ_INCONCLUSIVE:
+	case SC_SEQ_OPEN:
+		l->decision = sc_xstrdup("inconclusive");
+		l->stop = sc_xstrdup(o->decision == SC_SEQ_FUTILE ? "futility"
+				     : o->decision == SC_SEQ_INCONCLUSIVE ? "last_look"
+				     : stopped ? "stopped" : "last_look");
+		break;
+	}
+	/* the statistics compare baseline (as head) with the skill (as base):
+	 * the lift is minus their difference */
+	l->margin = d->margin;
+	l->lift = o->st.tests ? -o->st.mean : NAN;
+	l->lo = o->st.tests ? -o->st.hi : NAN;
+	l->hi = o->st.tests ? -o->st.lo : NAN;
+	l->detectable = o->st.tests ? o->st.detectable : NAN;
+	l->tests = (int64_t)o->st.tests;
+	l->skill_runs = (int64_t)o->base_units;
+	l->baseline_runs = (int64_t)o->head_units;
+	l->runs_per_test = o->runs;
+	l->rounds = o->look;
+	l->first_runs = d->first_runs;
+	l->max_runs = d->max_runs;
+	l->max_rounds = sc_seq_looks(d);
+}
+
+/*
+ * Sequential sampling (docs/evaluation.md, "skillci eval"): one check
+ * per skill with tests x model, the skill against no skill, both sides
+ * sampled in rounds of first_runs runs per test (rounds.h). The paired
+ * statistic holds the skill as "base" and the baseline as "head", so the
+ * design's "regression" (head below base beyond the margin) is a lift
+ * beyond lift_margin, and "ruled out" is a lift of the margin or more
+ * ruled out. Bonferroni over the checks, as the gate over a PR's.
+ */
+static int evaluate_rounds(struct sc_evalrun *e)
+{
+	struct sc_eval_options *eo = &e->eopt;
+	struct sc_results *res = &e->res;
+	struct sc_eval_unit_ref *refs = NULL;
+	struct sc_rounds_check *checks = NULL;
+	size_t *check_of = NULL, nrefs = 0, nchecks = 0;
+	struct sc_seq_design d;
+	struct sc_rounds rd;
+	struct sc_rounds_stats st;
+	int64_t t0 = sc_now_ms();
+	int err;
+
+	if ((err = sc_eval_plan(res, &refs, &nrefs, e->es, e->nskills, eo)) < 0)
+		goto done;
+	checks = sc_xcalloc(e->nskills * e->nmodels + 1, sizeof(*checks));
+	check_of = sc_xcalloc(nrefs + 1, sizeof(*check_of));
+	for (size_t s = 0; s < e->nskills; s++)
+		for (size_t m = 0; m < e->nmodels && e->sets[s].n; m++) {
+			checks[nchecks].skill = e->es[s].path;
+			checks[nchecks].model = res->run.resolved_models[m];
+			checks[nchecks].base = "head";       /* the skill */
+			checks[nchecks].head = "baseline";   /* no skill */
+			nchecks++;
+		}
+	/* the refs of skill s and model m belong to its check (every one) */
+	for (size_t u = 0; u < nrefs; u++) {
+		size_t c = 0;
+		for (size_t s = 0; s < refs[u].skill; s++)
+			c += e->sets[s].n ? e->nmodels : 0;
+		check_of[u] = c + refs[u].model;
+	}
+	sc_seq_design_init(&d, sc_compare_alpha(e->cfg.gate.alpha), e->opt.lift_margin / 100.0,
+			   e->first_runs, e->max_runs, nchecks);
+	memset(&rd, 0, sizeof(rd));
+	rd.design = &d;
+	rd.checks = checks;
+	rd.nchecks = nchecks;
+	rd.refs = refs;
+	rd.nrefs = nrefs;
+	rd.check_of = check_of;
+	rd.skills = e->es;
+	rd.nskills = e->nskills;
+	rd.eopt = eo;
+	if ((err = sc_rounds_run(res, &st, &rd)) < 0)
+		goto done;
+	if ((err = sc_eval_close(res, &st.eval, !st.eval.stopped, t0, eo)) < 0)
+		goto done;
+	res->lifts = sc_xcalloc(nchecks + 1, sizeof(*res->lifts));
+	for (size_t c = 0; c < nchecks; c++) {
+		struct sc_seq_outcome o;
+		sc_seq_replay_of(&o, res, checks[c].skill, checks[c].model, checks[c].base,
+				 checks[c].head, &d);
+		record_lift(&res->lifts[res->nlifts++], &o, &d, checks[c].skill, checks[c].model,
+			    st.eval.stopped);
+	}
+done:
+	free(refs);
+	free(checks);
+	free(check_of);
 	return err;
 }
 
@@ -342,7 +604,9 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 	eo->kernel_jobs = e->opt.jobs ? e->opt.jobs : sc_kernelops_default_jobs(&e->kenv);
 	eo->progress = e->opt.on_unit;
 	eo->payload = e->opt.payload;
-	return sc_eval_run(&e->res, e->es, e->nskills, eo);
+	if (!e->max_runs)
+		return sc_eval_run(&e->res, e->es, e->nskills, eo);
+	return evaluate_rounds(e);
 }
 
 int sc_evalrun_finish(struct sc_evalrun *e, int *infra_rc)
@@ -371,6 +635,11 @@ void sc_evalrun_info(const struct sc_evalrun *e, struct sc_evalrun_info *out)
 	out->nmodels = e->nmodels;
 	out->runs = e->eopt.runs;
 	out->baseline = e->eopt.baseline;
+	out->sequential = e->max_runs > 0;
+	out->first_runs = e->first_runs;
+	out->max_runs = e->max_runs;
+	out->lift_margin = e->opt.lift_margin;
+	out->max_requests = e->max_requests;
 	out->store_location = e->store_location;
 	out->max_error_share = e->max_error_share;
 }

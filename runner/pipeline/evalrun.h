@@ -44,6 +44,12 @@ struct sc_evalrun_options {
 	size_t nmodels;
 	const char *config;              /* --config, or NULL */
 	int runs, max_turns;             /* 0: the config's */
+	/* sequential sampling (docs/evaluation.md, "skillci eval"): rounds of
+	 * first_runs runs per test up to max_runs, per skill x model until the
+	 * lift is shown or ruled out; 0: the config's gate.first_runs and
+	 * gate.max_runs (runs given: a fixed design) */
+	int first_runs, max_runs;
+	double lift_margin;              /* points the skill must lift by (0: none) */
 	bool no_baseline;
 	const char *tests_file;          /* --tests, or NULL */
 	bool generate_tests;
@@ -66,8 +72,12 @@ struct sc_evalrun_info {
 	bool config_errors;              /* the configuration's findings have an error */
 	const char *const *models;       /* the models as given (flags or config) */
 	size_t nmodels;
-	int runs;
+	int runs;                        /* fixed: runs per test; sequential: max_runs */
 	bool baseline;
+	bool sequential;                 /* rounds (first_runs, max_runs) */
+	int first_runs, max_runs;
+	double lift_margin;              /* points */
+	int64_t max_requests;            /* the most the design may ask (budget) */
 	const char *store_location;      /* --store, $SKILLCI_STORE, config, default */
 	double max_error_share;          /* gate.error_share */
 };
@@ -80,7 +90,8 @@ void sc_evalrun_free(struct sc_evalrun *e);
  * is SC_EINVAL with info.config_errors), the flags over it, the models
  * (every name checked before any request), the rubric and the client.
  * Bad usage (no model, --generate-tests with --tests, --offline without
- * a cache) is SC_EINVAL with info.usage.
+ * a cache, a sequential design without the baseline or with --runs) is
+ * SC_EINVAL with info.usage.
  */
 int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 		    struct sc_diags *diags);
@@ -90,12 +101,18 @@ const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e);
 /*
  * Loads every skill folder and its tests; with generate_tests a skill
  * without tests gets them written (and saved in its skill_meta.json)
- * first. Sets up the kernel harness. store (borrowed, open) is where
- * units are reused from and stored.
+ * first. Sets up the kernel harness. Then the budget, before the
+ * evaluation's first request: the most requests the design can make
+ * (every test at max_runs, or runs, on both sides) against
+ * budget.max_requests, and its tokens and dollars against the budget's
+ * limits (budget.h); over any is SC_EINVAL naming the limit. The budget's
+ * line ("budget: ...") goes to on_line for a sequential design. store
+ * (borrowed, open) is where units are reused from and stored.
  */
 int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store);
-/* Evaluates every unit; the results are complete (aggregates,
- * comparisons) when it returns 0. */
+/* Evaluates every unit (a fixed design), or the rounds of a sequential
+ * one (pipeline/rounds.h) with its decisions in results' lifts; the
+ * results are complete (aggregates, comparisons) when it returns 0. */
 int sc_evalrun_evaluate(struct sc_evalrun *e);
 /*
  * Records the kernel harness in the run and sets *infra_rc to 3 when the

@@ -17,6 +17,7 @@
 #include "pipeline/gate.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/plan.h"
+#include "pipeline/rounds.h"
 #include "pipeline/sequential.h"
 #include "pipeline/signals.h"
 #include "pipeline/trust.h"
@@ -1025,86 +1026,78 @@ int sc_pipeline_prepare(struct sc_pipeline *p, struct sc_store *store, struct sc
 	}
 }
 
-/* Whether ref is a base or head unit of check (skill, model) with run < to. */
-static bool in_round(const struct sc_eval_unit_ref *ref, size_t skill, uint16_t model, int to)
+/* The first round leaves out a head unit past run 0 of a test the store
+ * knows as stable at base: once at head for now. */
+static bool defer_stable(const struct sc_eval_unit_ref *ref, void *payload)
 {
-	return !ref->baseline && ref->skill / 3 == skill && ref->skill % 3 != 2 &&
-	       ref->model == model && ref->run < to;
-}
+	const struct sc_pipeline *p = payload;
 
-static void add_stats(struct sc_eval_stats *sum, const struct sc_eval_stats *s)
-{
-	sum->decided += s->decided;
-	sum->evaluated += s->evaluated;
-	sum->reused += s->reused;
-	sum->requests += s->requests;
-	sum->cache_hits += s->cache_hits;
-	sum->stopped |= s->stopped;
-	sum->any_kernel |= s->any_kernel;
+	return ref->run > 0 && !ref->baseline && ref->skill % 3 == 0 &&
+	       stable_at_base(p, p->sides[ref->skill].es.path, p->models[ref->model].name,
+			      p->sides[ref->skill].es.tests->items[ref->test].id);
 }
 
 /*
- * Sequential sampling (sequential.h): the first round is every unit of
- * the plan with a run index below gate.first_runs, except that a test the
- * store knows as stable at base runs once at head; after each round every
- * pass-rate check of this shard is decided on the units so far (the same
- * replay the gate makes), and the next round is the base and head units
- * of the next look of the checks still open not run yet. Stops when none is open,
- * at max_runs, or when the evaluation was stopped.
+ * Sequential sampling (sequential.h) through the shared rounds stage
+ * (rounds.h): a check per changed skill with tests at base and a readable
+ * head, times the models, comparing base and head; its units are the
+ * base and head units of the plan (the baseline and the head's own tests
+ * belong to no check: one round). The first round is every unit of the
+ * plan with a run index below gate.first_runs, except that a test the
+ * store knows as stable at base runs once at head.
  */
 static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *eopt)
 {
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_seq_design d;
-	struct sc_eval_unit_ref *round = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*round));
-	bool *sent = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*sent));
-	size_t nround = 0, n3 = 3 * p->changed.n;
-	int err = 0;
+	struct sc_rounds rd;
+	struct sc_rounds_stats st;
+	struct sc_rounds_check *checks = sc_xcalloc(p->changed.n * p->nmodels + 1, sizeof(*checks));
+	size_t *check_at = sc_xcalloc(p->changed.n * p->nmodels + 1, sizeof(*check_at));
+	size_t *check_of = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(*check_of));
+	size_t nchecks = 0;
+	int err;
 
 	sc_seq_design_init(&d, sc_compare_alpha(cfg->gate.alpha),
 			   cfg->gate.pass_rate_drop_points / 100.0, cfg->gate.first_runs,
 			   cfg->gate.max_runs, cfg->gate.planned_checks);
-	memset(&p->stats, 0, sizeof(p->stats));
-	for (size_t u = 0; u < p->nrefs; u++) {
-		const struct sc_eval_unit_ref *ref = &p->refs[u];
-		if (ref->run >= sc_seq_look_runs(&d, 1))
-			continue;
-		/* a test the store knows as stable at base: once at head for now */
-		if (ref->run > 0 && !ref->baseline && ref->skill % 3 == 0 &&
-		    stable_at_base(p, p->sides[ref->skill].es.path, p->models[ref->model].name,
-				   p->sides[ref->skill].es.tests->items[ref->test].id))
-			continue;
-		round[nround++] = *ref;
-		sent[u] = true;
-	}
-	for (int k = 1; nround; k++) {
-		struct sc_eval_stats st;
-		int to = sc_seq_look_runs(&d, k + 1);
-		err = sc_eval_run_units(&p->res, &st, p->es, n3, round, nround, eopt);
-		add_stats(&p->stats, &st);
-		p->sent += nround;
-		if (err < 0 || st.stopped || k >= sc_seq_looks(&d))
-			break;
-		nround = 0;
-		for (size_t i = 0; i < p->changed.n; i++) {
-			const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
-			if (!h->loaded || !b->loaded || !b->es.tests || !b->es.tests->n)
+	for (size_t i = 0; i < p->changed.n; i++) {
+		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+		bool check = h->loaded && b->loaded && b->es.tests && b->es.tests->n;
+		for (size_t m = 0; m < p->nmodels; m++) {
+			check_at[i * p->nmodels + m] = check ? nchecks : SC_ROUNDS_NONE;
+			if (!check)
 				continue;
-			for (size_t m = 0; m < p->nmodels; m++) {
-				struct sc_seq_outcome o;
-				sc_seq_replay(&o, &p->res, h->es.path, p->models[m].name, &d);
-				if (o.decision != SC_SEQ_OPEN || !o.more || o.look != k)
-					continue;
-				for (size_t u = 0; u < p->nrefs; u++)
-					if (!sent[u] && in_round(&p->refs[u], i, (uint16_t)m, to)) {
-						round[nround++] = p->refs[u];
-						sent[u] = true;
-					}
-			}
+			checks[nchecks].skill = h->es.path;
+			checks[nchecks].model = p->models[m].name;
+			checks[nchecks].base = "base";
+			checks[nchecks].head = "head";
+			nchecks++;
 		}
 	}
-	free(round);
-	free(sent);
+	for (size_t u = 0; u < p->nrefs; u++) {
+		const struct sc_eval_unit_ref *ref = &p->refs[u];
+		check_of[u] = ref->baseline || ref->skill % 3 == 2 ? SC_ROUNDS_NONE
+			    : check_at[(ref->skill / 3) * p->nmodels + ref->model];
+	}
+	memset(&rd, 0, sizeof(rd));
+	rd.design = &d;
+	rd.checks = checks;
+	rd.nchecks = nchecks;
+	rd.refs = p->refs;
+	rd.nrefs = p->nrefs;
+	rd.check_of = check_of;
+	rd.defer = defer_stable;
+	rd.payload = p;
+	rd.skills = p->es;
+	rd.nskills = 3 * p->changed.n;
+	rd.eopt = eopt;
+	err = sc_rounds_run(&p->res, &st, &rd);
+	p->stats = st.eval;
+	p->sent = st.sent;
+	free(checks);
+	free(check_at);
+	free(check_of);
 	return err;
 }
 

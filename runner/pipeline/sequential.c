@@ -161,16 +161,24 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 			  long max_run, unsigned long **bp, unsigned long **bn,
 			  unsigned long **hp, unsigned long **hn)
 {
+	return sc_seq_test_counts_of(r, skill, model, "base", "head", max_run, bp, bn, hp, hn);
+}
+
+size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
+			     const char *base_variant, const char *head_variant, long max_run,
+			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
+			     unsigned long **hn)
+{
 	const char **ids = NULL;
 	size_t n = 0, alloc = 0;
 
 	*bp = *bn = *hp = *hn = NULL;
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		bool head = sc_streq(u->variant, "head"), passed;
+		bool head = sc_streq(u->variant, head_variant), passed;
 		size_t t;
 		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
-		    !(head || sc_streq(u->variant, "base")))
+		    !(head || sc_streq(u->variant, base_variant)))
 			continue;
 		if (max_run >= 0 && u->run_index >= max_run)
 			continue;
@@ -205,14 +213,19 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 	return n;
 }
 
-/* Whether r holds a base or head unit of skill and model with run_index >= run. */
+/* The two sides of a check: the variants compared (base, head). */
+struct pair {
+	const char *base, *head;
+};
+
+/* Whether r holds a unit of either side of skill and model with run_index >= run. */
 static bool has_run_from(const struct sc_results *r, const char *skill, const char *model,
-			 long run)
+			 const struct pair *v, long run)
 {
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index >= run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
-		    (sc_streq(u->variant, "head") || sc_streq(u->variant, "base")))
+		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))
 			return true;
 	}
 	return false;
@@ -220,10 +233,12 @@ static bool has_run_from(const struct sc_results *r, const char *skill, const ch
 
 /* The paired statistics of one look: the units with run_index < max_run. */
 static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
-		       const char *model, const struct sc_seq_design *d, long max_run)
+		       const char *model, const struct pair *v, const struct sc_seq_design *d,
+		       long max_run)
 {
 	unsigned long *bp, *bn, *hp, *hn;
-	size_t tests = sc_seq_test_counts(r, skill, model, max_run, &bp, &bn, &hp, &hn);
+	size_t tests = sc_seq_test_counts_of(r, skill, model, v->base, v->head, max_run, &bp, &bn,
+					     &hp, &hn);
 
 	sc_stats_paired_margin(&out->st, bp, bn, hp, hn, tests, d->margin, d->alpha,
 			       SC_STATS_STRATIFIED);
@@ -240,11 +255,19 @@ static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, c
 void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
 		   const char *model, const struct sc_seq_design *d)
 {
+	sc_seq_replay_of(out, r, skill, model, "base", "head", d);
+}
+
+void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
+		      const char *model, const char *base_variant, const char *head_variant,
+		      const struct sc_seq_design *d)
+{
 	int looks = sc_seq_looks(d);
+	struct pair v = { base_variant, head_variant };
 
 	memset(out, 0, sizeof(*out));
 	if (!sc_seq_is_sequential(d)) {
-		look_stats(out, r, skill, model, d, -1);
+		look_stats(out, r, skill, model, &v, d, -1);
 		out->look = 1;
 		out->runs = d->first_runs;
 		out->decision = sc_seq_decide(&out->st, d, 1);
@@ -253,11 +276,11 @@ void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const
 	}
 	for (int k = 1; k <= looks; k++) {
 		long rk = sc_seq_look_runs(d, k);
-		look_stats(out, r, skill, model, d, rk);
+		look_stats(out, r, skill, model, &v, d, rk);
 		out->look = k;
 		out->runs = (int)rk;
 		out->decision = sc_seq_decide(&out->st, d, k);
-		if (out->decision != SC_SEQ_OPEN || !has_run_from(r, skill, model, rk)) {
+		if (out->decision != SC_SEQ_OPEN || !has_run_from(r, skill, model, &v, rk)) {
 			out->more = out->decision == SC_SEQ_OPEN;
 			sc_seq_interval(&out->st, d, k);
 			return;

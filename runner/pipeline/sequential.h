@@ -153,6 +153,18 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 			  unsigned long **hp, unsigned long **hn);
 
 /*
+ * sc_seq_test_counts with the two sides named: base_variant's units are
+ * the "base" arrays, head_variant's the "head" ones. `eval` compares the
+ * skill against no skill with base_variant "head" (the skill) and
+ * head_variant "baseline", so that a "drop" is the baseline falling
+ * short of the skill: a lift (docs/evaluation.md, "skillci eval").
+ */
+size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
+			     const char *base_variant, const char *head_variant, long max_run,
+			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
+			     unsigned long **hn);
+
+/*
  * Replays the looks of d on the units of r for skill and model: look k
  * uses the units with run_index < r_k; the first look that decides is
  * the outcome. When a look is open and r holds no unit of a later run
@@ -162,5 +174,9 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
  */
 void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
 		   const char *model, const struct sc_seq_design *d);
+/* sc_seq_replay on the units of two named variants (sc_seq_test_counts_of). */
+void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
+		      const char *model, const char *base_variant, const char *head_variant,
+		      const struct sc_seq_design *d);
 
 #endif

@@ -243,6 +243,11 @@ void sc_results_release(struct sc_results *r)
 		free(f->skill); free(f->variant); free(f->model); free(f->test_id);
 	}
 	free(r->flips);
+	for (size_t i = 0; i < r->nlifts; i++) {
+		struct sc_results_lift *l = &r->lifts[i];
+		free(l->skill); free(l->model); free(l->decision); free(l->stop);
+	}
+	free(r->lifts);
 	sc_strpool_free(r->pool);
 	sc_results_init(r);
 }
@@ -1045,6 +1050,41 @@ done:
 	return err;
 }
 
+/* eval's "lift": one sequential decision per skill x model. */
+static int read_lift(struct rd *rd, const cJSON *o, struct sc_results_lift *l)
+{
+	int err = 0;
+
+	l->margin = l->lift = l->lo = l->hi = l->detectable = NAN;
+	TRY(rd_str(rd, o, "skill", &l->skill, true));
+	TRY(rd_str(rd, o, "model", &l->model, true));
+	TRY(rd_str(rd, o, "decision", &l->decision, true));
+	if (!sc_streq(l->decision, "lift") && !sc_streq(l->decision, "no_lift") &&
+	    !sc_streq(l->decision, "inconclusive")) {
+		err = rd_fail(rd, "decision", "expected lift, no_lift or inconclusive");
+		goto done;
+	}
+	TRY(rd_str(rd, o, "stop", &l->stop, false));
+	TRY(rd_num(rd, o, "margin", &l->margin));
+	TRY(rd_num(rd, o, "lift", &l->lift));
+	TRY(rd_num(rd, o, "lo", &l->lo));
+	TRY(rd_num(rd, o, "hi", &l->hi));
+	TRY(rd_num(rd, o, "detectable", &l->detectable));
+	TRY(rd_int(rd, o, "tests", &l->tests));
+	TRY(rd_int(rd, o, "baseline_runs", &l->baseline_runs));
+	TRY(rd_int(rd, o, "skill_runs", &l->skill_runs));
+	TRY(rd_int(rd, o, "runs_per_test", &l->runs_per_test));
+	TRY(rd_int(rd, o, "rounds", &l->rounds));
+	TRY(rd_int(rd, o, "first_runs", &l->first_runs));
+	TRY(rd_int(rd, o, "max_runs", &l->max_runs));
+	TRY(rd_int(rd, o, "max_rounds", &l->max_rounds));
+done:
+	return err;
+}
+
+static void init_lift(void *p) { memset(p, 0, sizeof(struct sc_results_lift)); }
+static int fn_lift(struct rd *rd, const cJSON *o, void *p) { return read_lift(rd, o, p); }
+
 static void init_flips(void *p) { memset(p, 0, sizeof(struct sc_results_flips)); }
 static int fn_flips(struct rd *rd, const cJSON *o, void *p) { return read_flips(rd, o, p); }
 
@@ -1339,6 +1379,8 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 	}
 	TRY(read_array(&rd, root, "history", (void **)&out->flips, &out->nflips,
 		       sizeof(*out->flips), init_flips, fn_flips));
+	TRY(read_array(&rd, root, "lift", (void **)&out->lifts, &out->nlifts,
+		       sizeof(*out->lifts), init_lift, fn_lift));
 	TRY(rd_obj(&rd, root, "totals", &o));
 	if (o) {
 		size_t old = rd_enter(&rd, "totals", -1);
@@ -1972,6 +2014,32 @@ static void format_results(struct sink *k, const struct sc_results *r)
 			add_int(fo, "runs", f->runs);
 			add_int(fo, "passes", f->passes);
 			add_num(fo, "flip_rate", f->flip_rate);
+		}
+	}
+	if (r->nlifts) {
+		/* eval's sequential decisions: older readers ignore it */
+		cJSON *arr = cJSON_AddArrayToObject(root, "lift");
+		for (size_t i = 0; i < r->nlifts; i++) {
+			const struct sc_results_lift *l = &r->lifts[i];
+			cJSON *lo = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, lo);
+			add_str(lo, "skill", l->skill);
+			add_str(lo, "model", l->model);
+			add_str(lo, "decision", l->decision);
+			add_str(lo, "stop", l->stop);
+			add_num(lo, "margin", l->margin);
+			add_num(lo, "lift", l->lift);
+			add_num(lo, "lo", l->lo);
+			add_num(lo, "hi", l->hi);
+			add_num(lo, "detectable", l->detectable);
+			add_int(lo, "tests", l->tests);
+			add_int(lo, "baseline_runs", l->baseline_runs);
+			add_int(lo, "skill_runs", l->skill_runs);
+			add_int(lo, "runs_per_test", l->runs_per_test);
+			add_int(lo, "rounds", l->rounds);
+			add_int(lo, "first_runs", l->first_runs);
+			add_int(lo, "max_runs", l->max_runs);
+			add_int(lo, "max_rounds", l->max_rounds);
 		}
 	}
 	sc_json_print(&doc, root, true);

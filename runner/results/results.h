@@ -269,6 +269,25 @@ struct sc_results_flips {
 	double flip_rate;          /* 2 k (n - k) / (n (n - 1)); NAN below 2 runs */
 };
 
+/*
+ * `skillci eval`'s sequential decision of one skill x model
+ * (docs/results-json.md, "lift"): the skill against no skill, paired per
+ * test, in pass-rate fractions (0.05 = 5 points).
+ */
+struct sc_results_lift {
+	char *skill, *model;
+	char *decision;            /* "lift", "no_lift", "inconclusive" */
+	char *stop;                /* why it stopped: "shown", "ruled_out", "futility",
+				    * "last_look", "stopped" */
+	double margin;             /* the lift it holds the skill to */
+	double lift, lo, hi;       /* with skill minus without, and its interval */
+	double detectable;         /* the smallest lift the data could show (80% power) */
+	int64_t tests;             /* tests judged on both sides */
+	int64_t baseline_runs, skill_runs;  /* judged units used, per side */
+	int64_t runs_per_test, rounds;      /* at the look that decided */
+	int64_t first_runs, max_runs, max_rounds;  /* the design */
+};
+
 /* The flip rate of k passes in n runs: the chance two of the runs differ. */
 double sc_results_flip_rate(int64_t passes, int64_t runs);
 
@@ -289,6 +308,8 @@ struct sc_results {
 	struct sc_results_totals totals;
 	struct sc_results_flips *flips;  /* "history", sorted by skill, variant, model, test */
 	size_t nflips;
+	struct sc_results_lift *lifts;   /* "lift": eval's sequential decisions, or none */
+	size_t nlifts;
 	/* True while skills, units, aggregates and comparisons are in the
 	 * documented order (set by load and sc_results_sort); lookups then
 	 * use binary search. Code that edits the arrays clears it or sorts. */

@@ -280,6 +280,155 @@ static int infra_rc_at(const struct fake *f, const char *endpoint, const char *e
 	return infra;
 }
 
+/*
+ * The design from the configuration: gate.first_runs 2 and gate.max_runs
+ * 6 sample in rounds. The oracle answers every test right with and
+ * without the skill: no lift and nothing worse, so the one check (bare
+ * has no tests) is inconclusive, after more than one round, with every
+ * unit in rounds of 2 runs per test. The decision goes through the
+ * results JSON and back. --runs N, and --no-baseline without the flags,
+ * are the fixed design; --no-baseline with --max-runs is bad usage.
+ */
+static void test_sequential_design(void **state)
+{
+	char cwd[4096];
+	char *dir = enter_scratch(cwd, sizeof(cwd),
+				  "version: 1\nmodels: [oracle.self]\nstore: results.db\n"
+				  "cache: {mode: off}\ngate: {first_runs: 2, max_runs: 6}\n");
+	const char *dirs[] = { "skills/demo", "skills/bare" };
+	struct sc_evalrun *e = sc_evalrun_new();
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_evalrun_info info;
+	struct sc_evalrun_options o;
+	struct sc_store *store = NULL;
+	struct sc_results *r, back;
+	const struct sc_results_lift *l;
+	int infra = -1;
+	(void)state;
+
+	memset(&o, 0, sizeof(o));
+	o.dirs = dirs;
+	o.ndirs = 2;
+	assert_int_equal(sc_evalrun_open(e, &o, &d), 0);
+	sc_evalrun_info(e, &info);
+	assert_true(info.sequential);
+	assert_int_equal(info.first_runs, 2);
+	assert_int_equal(info.max_runs, 6);
+	assert_int_equal(sc_store_open(&store, info.store_location), 0);
+	assert_int_equal(sc_evalrun_prepare(e, store), 0);
+	sc_evalrun_info(e, &info);
+	/* 2 tests x 6 runs x 2 sides, one request each */
+	assert_int_equal(info.max_requests, 24);
+	assert_int_equal(sc_evalrun_evaluate(e), 0);
+	assert_int_equal(sc_evalrun_finish(e, &infra), 0);
+	r = sc_evalrun_results(e);
+	assert_int_equal(r->nlifts, 1);
+	l = &r->lifts[0];
+	assert_string_equal(l->skill, "skills/demo");
+	assert_string_equal(l->model, "oracle.self");
+	assert_string_equal(l->decision, "inconclusive");
+	assert_true(!strcmp(l->stop, "futility") || !strcmp(l->stop, "last_look"));
+	assert_true(l->rounds > 1 && l->rounds <= 3);
+	assert_int_equal(l->max_rounds, 3);
+	assert_int_equal(l->runs_per_test, 2 * l->rounds);
+	assert_int_equal(l->tests, 2);
+	assert_int_equal(r->nunits, (size_t)(2 * 2 * l->runs_per_test));
+	assert_int_equal(l->skill_runs, 2 * l->runs_per_test);
+	assert_int_equal(l->baseline_runs, 2 * l->runs_per_test);
+	assert_true(l->lift == 0 && l->lo < 0 && l->hi > 0);
+	assert_true(r->run.complete);
+	/* through the JSON and back */
+	assert_int_equal(sc_results_save(r, "r.json"), 0);
+	assert_int_equal(sc_results_load(&back, "r.json"), 0);
+	assert_int_equal(back.nlifts, 1);
+	assert_string_equal(back.lifts[0].decision, "inconclusive");
+	assert_string_equal(back.lifts[0].stop, l->stop);
+	assert_int_equal(back.lifts[0].rounds, l->rounds);
+	assert_int_equal(back.lifts[0].first_runs, 2);
+	assert_int_equal(back.lifts[0].max_runs, 6);
+	assert_true(back.lifts[0].hi == l->hi && back.lifts[0].detectable == l->detectable);
+	sc_results_release(&back);
+	sc_evalrun_free(e);
+	sc_store_free(store);
+
+	/* --runs 2: the fixed design */
+	e = sc_evalrun_new();
+	o.runs = 2;
+	assert_int_equal(sc_evalrun_open(e, &o, &d), 0);
+	sc_evalrun_info(e, &info);
+	assert_false(info.sequential);
+	assert_int_equal(info.runs, 2);
+	sc_evalrun_free(e);
+	/* --no-baseline with the config's design: fixed, with the skill only */
+	e = sc_evalrun_new();
+	o.runs = 0;
+	o.no_baseline = true;
+	assert_int_equal(sc_evalrun_open(e, &o, &d), 0);
+	sc_evalrun_info(e, &info);
+	assert_false(info.sequential);
+	assert_false(info.baseline);
+	sc_evalrun_free(e);
+	/* --max-runs 100 in rounds of 2 would be 50 looks: rounds of ceil(100 / 32) */
+	e = sc_evalrun_new();
+	o.no_baseline = false;
+	o.max_runs = 100;
+	assert_int_equal(sc_evalrun_open(e, &o, &d), 0);
+	sc_evalrun_info(e, &info);
+	assert_true(info.sequential);
+	assert_int_equal(info.first_runs, 4);
+	assert_int_equal(info.max_runs, 100);
+	sc_evalrun_free(e);
+	o.no_baseline = true;
+	/* --no-baseline with --max-runs: nothing to compare */
+	o.max_runs = 6;
+	open_fails(&o, true, false, "--no-baseline leaves nothing to compare");
+	o.no_baseline = false;
+	o.runs = 3;
+	open_fails(&o, true, false, "--runs N is a fixed design");
+	o.runs = 0;
+	o.first_runs = 8;
+	open_fails(&o, true, false, "--max-runs (6) must be at least --first-runs (8)");
+
+	sc_diags_release(&d);
+	assert_int_equal(chdir(cwd), 0);
+	free(dir);
+}
+
+/*
+ * The budget of the design before any request: 24 requests at most
+ * (as above) against budget.max_requests 23 is refused by name.
+ */
+static void test_sequential_budget(void **state)
+{
+	char cwd[4096];
+	char *dir = enter_scratch(cwd, sizeof(cwd),
+				  "version: 1\nmodels: [oracle.self]\nstore: results.db\n"
+				  "cache: {mode: off}\ngate: {first_runs: 2, max_runs: 6}\n"
+				  "budget: {max_requests: 23}\n");
+	const char *dirs[] = { "skills/demo" };
+	struct sc_evalrun *e = sc_evalrun_new();
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_evalrun_info info;
+	struct sc_evalrun_options o;
+	struct sc_store *store = NULL;
+	(void)state;
+
+	memset(&o, 0, sizeof(o));
+	o.dirs = dirs;
+	o.ndirs = 1;
+	assert_int_equal(sc_evalrun_open(e, &o, &d), 0);
+	sc_evalrun_info(e, &info);
+	assert_int_equal(sc_store_open(&store, info.store_location), 0);
+	assert_int_equal(sc_evalrun_prepare(e, store), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "the design may make 24 model requests, more than "
+				   "the budget's 23 (budget.max_requests)"));
+	sc_evalrun_free(e);
+	sc_store_free(store);
+	sc_diags_release(&d);
+	assert_int_equal(chdir(cwd), 0);
+	free(dir);
+}
+
 static struct fake F;
 static char F_cwd[4096];
 
@@ -310,6 +459,8 @@ int main(void)
 		cmocka_unit_test(test_stages_evaluate_folders_then_reuse),
 		cmocka_unit_test(test_config_gives_models_runs_and_baseline),
 		cmocka_unit_test(test_bad_usage_and_input),
+		cmocka_unit_test(test_sequential_design),
+		cmocka_unit_test(test_sequential_budget),
 		cmocka_unit_test_teardown(test_error_share_decides_exit_3, stop_fake),
 	};
 	sc_http_global_init();
