@@ -333,6 +333,55 @@ static void coverage(const struct sc_seq_design *seq, long prs)
 	}
 }
 
+/*
+ * skillci eval's sequential lift decision (docs/evaluation.md,
+ * "Sequential sampling in eval"): the same design turned around, the
+ * skill as the statistic's base side and the baseline (the profile's
+ * probabilities) as its head side, margin 0 (eval's default
+ * --lift-margin). Per profile and true lift (every test's probability
+ * raised by it, capped at 1; shown as the mean over the tests): the share
+ * of calls that report a lift (with no lift: the false claim, at most
+ * alpha), that rule one out, and the mean requests (skill and baseline).
+ */
+static void eval_lift(const struct sc_seq_design *seq, long prs)
+{
+	static const int lifts[] = { 0, 5, 10, 20, 35 };
+	struct sc_seq_design d;
+
+	sc_seq_design_init(&d, ALPHA, 0.0, seq->first_runs, seq->max_runs, 1);
+	printf("\n# skillci eval's lift decision (seq-%d/%d turned around, margin 0): the share of"
+	       " calls reporting a lift, ruling one out (the skill does worse), inconclusive, and"
+	       " the mean requests of one skill x model\n", d.first_runs, d.max_runs);
+	printf("%-7s %-10s %-28s %-28s %-28s %s\n", "profile", "true lift", "lift shown [95% CI]",
+	       "ruled out [95% CI]", "inconclusive [95% CI]", "mean requests");
+	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
+		const struct profile *pr = &profiles[pi];
+		for (size_t li = 0; li < SC_ARRAY_SIZE(lifts); li++) {
+			double skill[TESTS], real = 0;
+			long shown = 0, none = 0, open = 0, requests = 0;
+			for (int t = 0; t < TESTS; t++) {
+				skill[t] = clamp01(pr->p[t] + lifts[li] / 100.0);
+				real += (skill[t] - pr->p[t]) * 100 / TESTS;
+			}
+			if (li && real < 1)
+				continue;  /* the profile has no room for this lift */
+			for (long k = 0; k < prs; k++) {
+				struct sc_stats_paired st;
+				int look;
+				enum sc_seq_decision v = seq_check(skill, pr->p, &d, &requests, &st, &look);
+				shown += v == SC_SEQ_REGRESSION;
+				none += v == SC_SEQ_RULED_OUT;
+				open += v != SC_SEQ_REGRESSION && v != SC_SEQ_RULED_OUT;
+			}
+			printf("%-7s %-10.1f", pr->name, real);
+			print_rate("", shown, prs);
+			print_rate(" ", none, prs);
+			print_rate(" ", open, prs);
+			printf(" %.1f\n", (double)requests / (double)prs);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long prs = argc > 1 ? atol(argv[1]) : 400;
@@ -484,5 +533,6 @@ equal:
 		       at_d, at_m);
 	}
 	coverage(&seq, prs);
+	eval_lift(&seq, prs);
 	return 0;
 }

@@ -9,7 +9,9 @@
 # failed and left inconclusive, each with its 95% interval, the mean
 # requests one PR costs, per profile the drop caught with 80% power, and
 # the requests of the sequential design against the fixed design of the
-# same power. docs/run.md ("Error rates of the gate") holds a run.
+# same power, the reported interval's misses against the true difference,
+# and skillci eval's lift decision. docs/run.md ("Error rates of the gate")
+# and docs/evaluation.md hold a run.
 # Environment: PRS (default 1000), SEED, and the sequential design's
 # SEQ_FIRST (runs per round, default 2) and SEQ_MAX (the budget, 20).
 set -u
