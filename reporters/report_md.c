@@ -1205,13 +1205,18 @@ static void kernel_detail(struct sc_buf *out, const struct sc_results_unit *u, b
 			sc_buf_puts(out, ", ");
 			sc_report_speedup(out, k->strong_speedup);
 			sc_buf_puts(out, " over the strong reference");
+			if (k->strong_reference) {
+				sc_buf_puts(out, " (");
+				sc_report_md_text(out, k->strong_reference);
+				sc_buf_puts(out, ")");
+			}
 		}
 		if (!isnan(k->pct_of_peak))
 			sc_buf_printf(out, ", %.0f%% of the roofline", k->pct_of_peak);
 		if (k->suspect)
 			sc_buf_puts(out, " — **suspect: above the roofline ceiling**");
 		sc_buf_putc(out, '\n');
-		if (k->strong_reference) {
+		if (k->strong_reference && isnan(k->strong_speedup)) {
 			sc_buf_printf(out, "  - %sstrong reference: ", run.ptr);
 			sc_report_md_text(out, k->strong_reference);
 			sc_buf_putc(out, '\n');
