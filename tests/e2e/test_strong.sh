@@ -104,6 +104,32 @@ expect_exit 0 "the same eval again, reused from the store, exits 0"
 check "reused: the worker was not asked" test ! -e "$T/job.json"
 check "reused from the store, they come back the same" python3 "$T/strong.py" "$T/k2.json" reused
 
+# a strong reference that could not be timed: the unit says so, without a number
+python3 - "$T/gpu-result.json" "$T/untimed-result.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["timing"]["strong_reference"] = {"name": "fixture solution fixtures/softmax/solution.cu", "status": "unavailable",
+                                   "why": "the solution fails the check at the first correctness size: mismatch in 'y'"}
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+stand_in_worker "$T/worker-untimed" 0 "" "$T/untimed-result.json" || exit 1
+run env SKILLCI_KERNEL_WORKER="$T/worker-untimed" $EVAL --no-reuse --json "$T/u.json"
+expect_exit 0 "eval with a strong reference not timed exits 0"
+check "the unit names it, says why it was not timed, and has no strong speedup" python3 - "$T/u.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+k = r["units"][0]["kernel"]
+assert k["strong_reference"] == ("fixture solution fixtures/softmax/solution.cu (not timed: the solution fails "
+                                 "the check at the first correctness size: mismatch in 'y')"), k
+assert k["strong_speedup"] is None and k["speedup"] == 3.0, k
+a = [x for x in r["aggregates"] if x["variant"] == "head"][0]
+assert a["strong_speedup_geomean"] is None, a
+EOF
+run "$SKILLCI" report "$T/u.json" --markdown "$T/u.md"
+check "Markdown: the kernel line shows the naive speedup, the strong reference why not" grep -qF \
+	"strong reference: fixture solution fixtures/softmax/solution.cu (not timed: the solution fails the check at the first correctness size: mismatch in 'y')" \
+	"$T/u.md"
+
 # ---- the reports show both numbers ----
 run "$SKILLCI" report "$T/k.json" --markdown "$T/k.md" --junit "$T/k.xml"
 expect_exit 0 "report exits 0"
