@@ -980,6 +980,16 @@ int main(int argc, char **argv)
 			goto done;
 		if (base)
 			j.baseline = sc_buf_detach(&text, NULL);
+		/* the fixture's solution, when it has one: the strong reference */
+		sc_buf_clear(&path);
+		sc_path_join(&path, fixture, "solution.cu");
+		if (base && access(path.ptr, R_OK) == 0) {
+			if ((err = sc_read_file(&text, path.ptr, WORKER_MAX_SOURCE)) < 0)
+				goto done;
+			j.solution = sc_buf_detach(&text, NULL);
+			sc_buf_printf(&text, "fixture solution fixtures/%s/solution.cu", j.fixture);
+			j.solution_name = sc_buf_detach(&text, NULL);
+		}
 		if (!j.arch)
 			j.arch = sc_xstrdup("sm_90");
 	} else {
