@@ -130,6 +130,20 @@ check "Markdown: the kernel line shows the naive speedup, the strong reference w
 	"strong reference: fixture solution fixtures/softmax/solution.cu (not timed: the solution fails the check at the first correctness size: mismatch in 'y')" \
 	"$T/u.md"
 
+# a fixture without a solution: the unit's strong reference is "none" and why
+python3 - "$T/gpu-result.json" "$T/none-result.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["timing"]["strong_reference"] = {"name": "none", "status": "none", "why": "the fixture has no solution.cu"}
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+stand_in_worker "$T/worker-none" 0 "" "$T/none-result.json" || exit 1
+run env SKILLCI_KERNEL_WORKER="$T/worker-none" $EVAL --no-reuse --json "$T/n.json"
+expect_exit 0 "eval without a strong reference exits 0"
+check "the unit's strong reference is none, with why" python3 -c "
+import json; k = json.load(open('$T/n.json'))['units'][0]['kernel']
+assert k['strong_reference'] == 'none: the fixture has no solution.cu' and k['strong_speedup'] is None, k"
+
 # ---- the reports show both numbers ----
 run "$SKILLCI" report "$T/k.json" --markdown "$T/k.md" --junit "$T/k.xml"
 expect_exit 0 "report exits 0"
