@@ -683,7 +683,9 @@ done:
 /* One tab-separated line for scripts: verdict, reason, speedup, candidate
  * and baseline median ms, scan flags (comma-separated), message, candidate
  * and baseline RSE, timing method, repetitions, then the candidate's GB/s,
- * GFLOP/s and % of the roofline peak ("-" where not timed). */
+ * GFLOP/s and % of the roofline peak, then the speedup over the strong
+ * reference, its median ms and its name (or its status and why) ("-"
+ * where not timed). */
 static char *brief_line(const cJSON *r)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -717,6 +719,16 @@ static char *brief_line(const cJSON *r)
 			      sc_json_num_or(t, "gflops", 0), sc_json_num_or(t, "pct_peak", 0));
 	} else {
 		sc_buf_puts(&b, "\t-\t-\t-\t-\t-\t-\t-");
+	}
+	{
+		const cJSON *s = sc_json_member(t, "strong_reference");
+		if (!cJSON_IsObject(s))
+			sc_buf_puts(&b, "\t-\t-\t-");
+		else if (!strcmp(sc_json_str_or(s, "status", ""), "done"))
+			sc_buf_printf(&b, "\t%.2f\t%.4f\t%s", sc_json_num_or(s, "speedup", 0),
+				      sc_json_num_or(s, "median_ms", 0), sc_json_str_or(s, "name", ""));
+		else
+			sc_buf_printf(&b, "\t-\t-\t%s: %s", sc_json_str_or(s, "status", ""), sc_json_str_or(s, "why", ""));
 	}
 	return sc_buf_detach(&b, NULL);
 }
