@@ -368,7 +368,13 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 	sc_buf_printf(out, "fixture=%s\nkernel_verdict=%s\n", k->fixture ? k->fixture : "",
 		      k->verdict ? k->verdict : "");
 	if (!isnan(k->speedup))
-		sc_buf_printf(out, "speedup=%.3f\n", k->speedup);
+		sc_buf_printf(out, "speedup=%.3f\n", k->speedup);  /* over the naive baseline */
+	if (k->strong_reference)
+		sc_buf_printf(out, "strong_reference=%s\n", k->strong_reference);
+	if (!isnan(k->strong_speedup))
+		sc_buf_printf(out, "strong_speedup=%.3f\n", k->strong_speedup);
+	if (!isnan(k->pct_of_peak))
+		sc_buf_printf(out, "pct_of_peak=%.1f\n", k->pct_of_peak);
 	if (!isnan(k->candidate_ms))
 		sc_buf_printf(out, "candidate_ms=%.4f\n", k->candidate_ms);
 	if (!isnan(k->baseline_ms))
@@ -632,6 +638,9 @@ static void side_props(struct jsuite *js, const struct sc_results *r, const char
 		sc_buf_clear(&key);
 		sc_buf_printf(&key, "%s %s speedup", model, variants[v]);
 		props_num(&js->props, key.ptr, 3, a->speedup_geomean);
+		sc_buf_clear(&key);
+		sc_buf_printf(&key, "%s %s strong_speedup", model, variants[v]);
+		props_num(&js->props, key.ptr, 3, a->strong_speedup_geomean);
 		sc_buf_clear(&key);
 		sc_buf_printf(&key, "%s %s judge_mean", model, variants[v]);
 		props_num(&js->props, key.ptr, 3, a->judge_mean);

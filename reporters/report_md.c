@@ -291,6 +291,19 @@ static void cell_speedup(struct sc_buf *out, const struct sc_results_aggregate *
 		sc_report_signed_pct(out, (ratio - 1.0) * 100.0);
 		sc_buf_puts(out, ")");
 	}
+	/* the first line is over the naive baselines; under it, over the
+	 * strong references, where there are any */
+	a = from ? from->strong_speedup_geomean : NAN;
+	b = to ? to->strong_speedup_geomean : NAN;
+	if (isnan(a) && isnan(b))
+		return;
+	sc_buf_puts(out, "<br><sub>strong ");
+	if (from) {
+		sc_report_speedup(out, a);
+		sc_buf_puts(out, " → ");
+	}
+	sc_report_speedup(out, b);
+	sc_buf_puts(out, "</sub>");
 }
 
 static void cell_tokens(struct sc_buf *out, const struct sc_results_aggregate *from,
@@ -717,6 +730,17 @@ static void render_legend(struct sc_buf *out, const struct sc_results *r, const 
 	}
 	sc_buf_puts(out, eval ? " · tokens: mean per test with the skill (change) · cost: this run's, at list prices"
 			      : " · tokens: mean per test at head (change) · cost: this run's, at list prices");
+	{
+		bool speed = false, strong = false;
+		for (size_t i = 0; i < r->naggregates; i++) {
+			speed |= !isnan(r->aggregates[i].speedup_geomean);
+			strong |= !isnan(r->aggregates[i].strong_speedup_geomean);
+		}
+		if (speed)
+			sc_buf_puts(out, " · speedup: geomean of passing kernels over the fixtures' naive baselines");
+		if (strong)
+			sc_buf_puts(out, "; under it, over their strong references (docs/kernels.md)");
+	}
 	if (r->run.nmodels == 1) {
 		sc_buf_puts(out, " · model ");
 		sc_report_md_code(out, r->run.models[0]);
@@ -1174,13 +1198,29 @@ static void kernel_detail(struct sc_buf *out, const struct sc_results_unit *u, b
 	if (!isnan(k->speedup)) {
 		sc_buf_printf(out, "  - %sspeedup ", run.ptr);
 		sc_report_speedup(out, k->speedup);
+		sc_buf_puts(out, " over the naive baseline");
 		if (!isnan(k->candidate_ms) && !isnan(k->baseline_ms))
-			sc_buf_printf(out, " (%.4g ms vs %.4g ms baseline)", k->candidate_ms, k->baseline_ms);
+			sc_buf_printf(out, " (%.4g ms vs %.4g ms)", k->candidate_ms, k->baseline_ms);
+		if (!isnan(k->strong_speedup)) {
+			sc_buf_puts(out, ", ");
+			sc_report_speedup(out, k->strong_speedup);
+			sc_buf_puts(out, " over the strong reference");
+			if (k->strong_reference) {
+				sc_buf_puts(out, " (");
+				sc_report_md_text(out, k->strong_reference);
+				sc_buf_puts(out, ")");
+			}
+		}
 		if (!isnan(k->pct_of_peak))
-			sc_buf_printf(out, ", %.0f%% of peak", k->pct_of_peak);
+			sc_buf_printf(out, ", %.0f%% of the roofline", k->pct_of_peak);
 		if (k->suspect)
 			sc_buf_puts(out, " — **suspect: above the roofline ceiling**");
 		sc_buf_putc(out, '\n');
+		if (k->strong_reference && isnan(k->strong_speedup)) {
+			sc_buf_printf(out, "  - %sstrong reference: ", run.ptr);
+			sc_report_md_text(out, k->strong_reference);
+			sc_buf_putc(out, '\n');
+		}
 	}
 	if (!isnan(k->max_abs_error) && !sc_streq(k->verdict, "passed")) {
 		sc_buf_printf(out, "  - %sworst mismatch: |error| %.3g", run.ptr, k->max_abs_error);

@@ -76,6 +76,12 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 	if (!isnan(a->speedup_geomean)) {
 		sc_buf_puts(out, ", ");
 		sc_report_speedup(out, a->speedup_geomean);
+		sc_buf_puts(out, " naive");
+	}
+	if (!isnan(a->strong_speedup_geomean)) {
+		sc_buf_puts(out, ", ");
+		sc_report_speedup(out, a->strong_speedup_geomean);
+		sc_buf_puts(out, " strong");
 	}
 	if (!isnan(a->mean_tokens))
 		sc_buf_printf(out, ", %.0f tokens", a->mean_tokens);

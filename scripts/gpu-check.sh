@@ -129,8 +129,8 @@ before() {
 }
 echo
 echo "2. fixtures: baseline and solution correct; solution timed against the baseline"
-printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s  %s\n' CHECK VERDICT REASON SPEEDUP \
-	SOL_MS SOL_RSE BASE_MS BASE_RSE METHOD REPS RATE PEAK% BEFORE_SOL BEFORE_BASE NOTE
+printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s %8s %10s  %s\n' CHECK VERDICT REASON SPEEDUP \
+	SOL_MS SOL_RSE BASE_MS BASE_RSE METHOD REPS RATE PEAK% BEFORE_SOL BEFORE_BASE STRONG_X STRONG_MS NOTE
 if [ "$mode" = gpu ]; then pass="passed"; else pass="compiled"; fi
 # fixture_row NAME LINE FIXTURE [tensor]
 fixture_row() {
@@ -145,9 +145,14 @@ fixture_row() {
 	total=$((total + 1))
 	note=ok
 	if [ "$v" != "$pass" ]; then bad=$((bad + 1)); note="UNEXPECTED (wanted $pass): $msg"; fi
-	printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s  %s\n' "$name" "${v:-none}" \
+	# the strong reference (docs/kernels.md): for a solution timed here it
+	# is the solution itself (about 1x), for gemm-bf16 the faster of cuBLAS
+	# and the solution; its name follows the note
+	sx=$(f 15 "$line") sm=$(f 16 "$line") sn=$(f 17 "$line" | cut -c1-100)
+	[ -n "$sn" ] && [ "$sn" != - ] && note="$note; strong: $sn"
+	printf '%-28s %-9s %-16s %8s %10s %8s %10s %8s %-6s %5s %14s %6s %10s %10s %8s %10s  %s\n' "$name" "${v:-none}" \
 		"${r:-none}" "$(f 3 "$line")" "$(f 4 "$line")" "$(f 8 "$line")" "$(f 5 "$line")" "$(f 9 "$line")" \
-		"$(f 10 "$line")" "$(f 11 "$line")" "$rate" "${pk:--}" "$1" "$2" "$note"
+		"$(f 10 "$line")" "$(f 11 "$line")" "$rate" "${pk:--}" "$1" "$2" "${sx:--}" "${sm:--}" "$note"
 }
 for dir in "$root"/fixtures/*/; do
 	fx=$(basename "$dir")

@@ -96,6 +96,14 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 			       NUM(tb, "median_ms"), NUM(tb, "iqr_ms"), NUM(t, "speedup"),
 			       NUM(t, "gbps"), NUM(t, "pct_peak"),
 			       sc_json_bool_or(t, "suspect", false) ? " (SUSPECT)" : "");
+		if (cJSON_IsObject(sc_json_member(t, "strong_reference"))) {
+			const cJSON *s = sc_json_member(t, "strong_reference");
+			if (!strcmp(STR(s, "status"), "done"))
+				printf("  strong reference: %s, %.4f ms: %.2fx\n", STR(s, "name"), NUM(s, "median_ms"),
+				       NUM(s, "speedup"));
+			else
+				printf("  strong reference: %s (%s: %s)\n", STR(s, "name"), STR(s, "status"), STR(s, "why"));
+		}
 	}
 	if (sc_json_bool_or(dev, "gpu", false))
 		printf("  device: %s, driver %.0f\n", STR(dev, "name"), NUM(dev, "driver"));

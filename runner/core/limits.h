@@ -111,7 +111,7 @@
 #define SC_STORE_RECONNECT_MS     60000   /* PostgreSQL: keep retrying a lost connection */
 #define SC_STORE_TIMEOUT_TRIES    3       /* tries of a statement that timed out */
 #define SC_STORE_CONFLICT_TRIES   10      /* tries after a deadlock or serialization failure */
-#define SC_STORE_MAX_PARAMS       32      /* parameters of one store statement */
+#define SC_STORE_MAX_PARAMS       40      /* parameters of one store statement */
 #define SC_STORE_COPY_BATCH       500     /* rows per transaction in store copy */
 
 #endif

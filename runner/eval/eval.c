@@ -148,9 +148,10 @@ void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
 	free(k->verdict);
 	free(k->message);
 	free(k->compile_log);
+	free(k->strong_reference);
 	memset(k, 0, sizeof(*k));
 	k->max_abs_error = NAN;
-	k->speedup = NAN;
+	k->speedup = k->strong_speedup = k->pct_of_peak = NAN;
 	k->registers = -1;
 }
 
@@ -362,6 +363,9 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 		k->max_abs_error = su->max_abs_error;
 		k->registers = su->registers >= 0 ? su->registers : SC_RESULTS_NULL_INT;
 		k->speedup = su->speedup;
+		set_str(&k->strong_reference, su->strong_reference);
+		k->strong_speedup = su->strong_speedup;
+		k->pct_of_peak = su->pct_of_peak;
 	}
 }
 
@@ -401,6 +405,9 @@ static void to_store(struct sc_store_unit *su, const struct sc_results_unit *ru,
 		su->max_abs_error = k->max_abs_error;
 		su->registers = k->registers == SC_RESULTS_NULL_INT ? -1 : (int)k->registers;
 		su->speedup = k->speedup;
+		su->strong_reference = k->strong_reference;
+		su->strong_speedup = k->strong_speedup;
+		su->pct_of_peak = k->pct_of_peak;
 	}
 	su->transcript = p->transcript;
 }
@@ -492,6 +499,7 @@ int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r
 		sa.mean_tokens = a->mean_tokens;
 		sa.mean_turns = a->mean_turns;
 		sa.speedup_geomean = a->speedup_geomean;
+		sa.strong_speedup_geomean = a->strong_speedup_geomean;
 		sa.fast_1 = a->fast_1;
 		sa.fast_1_5 = a->fast_1_5;
 		sa.fast_2 = a->fast_2;
@@ -665,6 +673,9 @@ static void kernel_checked(struct unit *u, const struct sc_eval_kernel_result *k
 	k->max_abs_error = kr->max_abs_error;
 	k->registers = kr->registers >= 0 ? kr->registers : SC_RESULTS_NULL_INT;
 	k->speedup = kr->speedup;
+	set_str(&k->strong_reference, kr->strong_reference);
+	k->strong_speedup = kr->strong_speedup;
+	k->pct_of_peak = kr->pct_of_peak;
 	kernel_verdict(k->verdict, &verdict, &cls);
 	if (!strcmp(verdict, "fail") && (int)u->ru.turns < u->ctx->opt->max_turns) {
 		struct sc_buf next = SC_BUF_INIT;
@@ -1456,11 +1467,12 @@ static bool same_group(const struct sc_results_unit *a, const struct sc_results_
 static void aggregate_one(struct sc_results_aggregate *a, const struct sc_results_unit *units,
 			  size_t n)
 {
-	size_t nk = 0, nsp = 0, nj = 0, nt = 0;
+	size_t nk = 0, nsp = 0, nst = 0, nj = 0, nt = 0;
 	double tokens = 0, turns = 0, judge = 0;
 	bool *correct = sc_xcalloc(n + 1, sizeof(*correct));
 	double *speed = sc_xcalloc(n + 1, sizeof(*speed));
 	double *passed_speed = sc_xcalloc(n + 1, sizeof(*passed_speed));
+	double *passed_strong = sc_xcalloc(n + 1, sizeof(*passed_strong));
 
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_unit *u = &units[i];
@@ -1487,6 +1499,8 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 			speed[nk++] = u->kernel->speedup;
 			if (ok && !isnan(u->kernel->speedup))
 				passed_speed[nsp++] = u->kernel->speedup;
+			if (ok && !isnan(u->kernel->strong_speedup))
+				passed_strong[nst++] = u->kernel->strong_speedup;
 		}
 	}
 	a->n = a->passed + a->failed;
@@ -1502,6 +1516,7 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 	if (nj)
 		a->judge_mean = judge / (double)nj;
 	a->speedup_geomean = sc_stats_geomean(passed_speed, nsp);
+	a->strong_speedup_geomean = sc_stats_geomean(passed_strong, nst);
 	if (nk) {
 		a->fast_1 = sc_stats_fast_p(correct, speed, nk, 1.0);
 		a->fast_1_5 = sc_stats_fast_p(correct, speed, nk, 1.5);
@@ -1510,6 +1525,7 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 	free(correct);
 	free(speed);
 	free(passed_speed);
+	free(passed_strong);
 }
 
 /* Units of one group in sorted order: by test id, then run index. */

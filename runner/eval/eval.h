@@ -59,7 +59,11 @@ struct sc_eval_kernel_result {
 	char *compile_log;
 	double max_abs_error; /* NAN when none */
 	int registers;        /* -1 when none */
-	double speedup;       /* NAN when none */
+	double speedup;       /* over the fixture's naive baseline; NAN when none */
+	char *strong_reference;  /* the strong reference's name, or why there is none
+				  * ("none: ...", "NAME (not timed: ...)"); NULL when not timed at all */
+	double strong_speedup;   /* over the strong reference; NAN when none */
+	double pct_of_peak;      /* share of the device's roofline, percent; NAN when none */
 };
 
 /*

@@ -219,9 +219,13 @@ int sc_strong_time(struct sc_strong_result *out, struct sc_device *d, const char
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (strcmp(fixture, "gemm-bf16"))
+	out->speedup = NAN;
+	if (strcmp(fixture, "gemm-bf16")) {
+		snprintf(out->why, sizeof(out->why), "no library kernel for fixture '%s'", fixture);
 		return 0;
+	}
 	out->applies = true;
+	out->library = true;
 	snprintf(out->name, sizeof(out->name), "vendor GEMM (cuBLAS cublasGemmEx on a GPU)");
 	if (!gemm_layout(&l, spec, out->why, sizeof(out->why)))
 		return 0;
@@ -264,7 +268,82 @@ int sc_strong_time(struct sc_strong_result *out, struct sc_device *d, const char
 		out->q1_ms = st.q1;
 		out->q3_ms = st.q3;
 		out->done = true;
+		snprintf(out->method, sizeof(out->method), "single calls between two events after 3 warm-up calls, "
+			 "L2 not flushed, not interleaved with the candidate");
 	}
 	free(ms);
 	return err < 0 ? err : 0;
+}
+
+int sc_strong_time_solution(struct sc_strong_result *out, struct sc_device *d, struct sc_device *sd,
+			    const struct sc_spec *spec, sc_ref_fn ref, const struct sc_kernel_handle *cand,
+			    const struct sc_kernel_handle *sol, const char *name, const struct sc_timing_opts_run *to)
+{
+	struct sc_check_opts co = { 1, 0x5011, to->timeout_ms, 1, false };
+	struct sc_check_result chk;
+	struct sc_timing_result tr;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->speedup = NAN;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (!sol) {
+		snprintf(out->why, sizeof(out->why), "the fixture has no solution.cu");
+		return 0;
+	}
+	out->applies = true;
+	if (!ref) {
+		snprintf(out->why, sizeof(out->why), "no CPU reference to check the solution against");
+		return 0;
+	}
+	if ((err = sc_harness_check(&chk, sd, spec, sol, ref, &co)) < 0)
+		return err;
+	if (!chk.ok) {
+		snprintf(out->why, sizeof(out->why), "the solution fails the check at the first correctness size: %.400s",
+			 chk.message);
+		return chk.device_lost ? sc_error_set(SC_EGPU, "the fixture's solution lost the device: %s", chk.message)
+				       : 0;
+	}
+	if ((err = sc_harness_time(&tr, d, sd, spec, cand, sol, to)) < 0)
+		return err;
+	if (!tr.ok) {
+		snprintf(out->why, sizeof(out->why), "timing against the solution failed: %.400s", tr.message);
+		return tr.device_lost ? sc_error_set(SC_EGPU, "timing against the fixture's solution lost the device: %s",
+						     tr.message)
+				      : 0;
+	}
+	out->done = true;
+	out->median_ms = tr.base.ev.median;
+	out->q1_ms = tr.base.ev.q1;
+	out->q3_ms = tr.base.ev.q3;
+	out->reps = tr.reps;
+	out->speedup = tr.speedup;
+	snprintf(out->method, sizeof(out->method), "the harness's %s timing, interleaved with the candidate, "
+		 "as the naive baseline is", tr.burst ? "burst" : "single-launch (L2 flushed)");
+	return 0;
+}
+
+void sc_strong_pick(struct sc_strong_result *out, const struct sc_strong_result *lib,
+		    const struct sc_strong_result *sol)
+{
+	const struct sc_strong_result *win, *other;
+
+	if (lib->done && sol->done) {
+		win = lib->speedup <= sol->speedup ? lib : sol;
+		other = win == lib ? sol : lib;
+		*out = *win;
+		snprintf(out->name, sizeof(out->name), "%.150s (faster than %.120s: %.4g ms vs %.4g ms)", win->name,
+			 other->name, win->median_ms, other->median_ms);
+		return;
+	}
+	if (lib->done || sol->done) {
+		*out = lib->done ? *lib : *sol;
+		return;
+	}
+	*out = lib->applies ? *lib : *sol;
+	out->applies = lib->applies || sol->applies;
+	if (lib->applies && sol->applies) {
+		snprintf(out->name, sizeof(out->name), "%.150s or %.150s", lib->name, sol->name);
+		snprintf(out->why, sizeof(out->why), "%.250s; %.250s", lib->why, sol->why);
+	}
 }

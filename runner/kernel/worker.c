@@ -38,6 +38,8 @@ struct job {
 	struct sc_spec spec;
 	char *candidate;
 	char *baseline;         /* NULL: no timing */
+	char *solution;         /* the fixture's solution (the strong reference); NULL: none */
+	char *solution_name;    /* what it is called in the result */
 	char *arch;
 	char *include_dir;
 	char *cache_dir;
@@ -59,6 +61,8 @@ static void job_release(struct job *j)
 	sc_spec_release(&j->spec);
 	free(j->candidate);
 	free(j->baseline);
+	free(j->solution);
+	free(j->solution_name);
 	free(j->arch);
 	free(j->include_dir);
 	free(j->cache_dir);
@@ -102,6 +106,8 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	j->nonce = jstr(root, "nonce", NULL);
 	j->candidate = jstr(root, "candidate", NULL);
 	j->baseline = jstr(root, "baseline", NULL);
+	j->solution = jstr(root, "solution", NULL);
+	j->solution_name = jstr(root, "solution_name", NULL);
 	j->arch = jstr(root, "arch", "sm_90");
 	j->include_dir = jstr(root, "include_dir", NULL);
 	j->cache_dir = jstr(root, "cache_dir", NULL);
@@ -141,6 +147,11 @@ static int job_parse(struct job *j, const char *text, size_t len)
 	}
 	if (!err && !j->fixture)
 		j->fixture = sc_xstrdup(j->spec.name);
+	if (!err && j->solution && !j->solution_name) {
+		struct sc_buf n = SC_BUF_INIT;
+		sc_buf_printf(&n, "fixture solution fixtures/%s/solution.cu", j->fixture);
+		j->solution_name = sc_buf_detach(&n, NULL);
+	}
 done:
 	cJSON_Delete(root);
 	return err;
@@ -348,40 +359,94 @@ static const struct sc_size_set *strong_check_size(const struct sc_spec *spec)
 	return best;
 }
 
-/* The strong reference (strong.h) timed in the baseline's context, as
- * timing.strong_reference; appends its speedup to msg. */
-static int strong_json(cJSON *t, struct sc_device *bdev, const struct job *j, sc_ref_fn ref,
-		       const struct sc_timing_result *tr, char *msg, size_t msgsize)
+/*
+ * The fixture's solution compiled and loaded into the baseline's context
+ * bdev as *sol; false with why when it does not compile or load (the
+ * strong reference is then not timed).
+ */
+static bool load_solution(struct sc_kernel_handle *sol, struct sc_compiled *sc, struct sc_device *bdev,
+			  const struct job *j, char *why, size_t n)
 {
-	struct sc_strong_result s;
-	cJSON *o;
-	int err = sc_strong_time(&s, bdev, j->fixture, &j->spec, ref, strong_check_size(&j->spec), &j->spec.timing, 20,
-				 j->timeout_ms);
+	memset(sol, 0, sizeof(*sol));
+	if (sc_spec_tunables(&sol->tun, &j->spec, j->solution) < 0 || compile(sc, j, j->solution, &sol->tun) < 0) {
+		snprintf(why, n, "the fixture's solution cannot be compiled: %s", sc_error_last());
+		return false;
+	}
+	if (!sc->ok) {
+		const char *first = first_error(sc->log);
+		snprintf(why, n, "the fixture's solution does not compile: %.*s", (int)strcspn(first, "\n"), first);
+		return false;
+	}
+	sol->image = sc->cubin;
+	sol->image_len = sc->cubin_len;
+	sol->entry = j->spec.entry;
+	if (bdev->load(bdev, sc->cubin, sc->cubin_len, j->spec.entry, &sol->fn) < 0) {
+		snprintf(why, n, "the fixture's solution does not load: %s", sc_error_last());
+		return false;
+	}
+	return true;
+}
 
-	if (err < 0 || !s.applies)
+/*
+ * The strong reference (strong.h) as timing.strong_reference: the
+ * fixture's solution timed against the candidate ck (on dev) in the
+ * baseline's context bdev, for gemm-bf16 also the vendor GEMM, the
+ * faster of the two kept. Appends its speedup (or why there is none) to
+ * msg. Returns a negative code when the device failed.
+ */
+static int strong_json(cJSON *t, struct sc_device *dev, struct sc_device *bdev, const struct job *j, sc_ref_fn ref,
+		       const struct sc_kernel_handle *ck, const struct sc_timing_result *tr, char *msg, size_t msgsize)
+{
+	struct sc_strong_result lib, sol, s;
+	struct sc_timing_opts_run to = { j->timeout_ms, 0, 0, 0, 0, 0 };
+	struct sc_compiled sc;
+	struct sc_kernel_handle sk;
+	cJSON *o;
+	size_t n;
+	int err;
+
+	memset(&sc, 0, sizeof(sc));
+	if ((err = sc_strong_time(&lib, bdev, j->fixture, &j->spec, ref, strong_check_size(&j->spec), &j->spec.timing,
+				  20, j->timeout_ms)) < 0)
 		return err;
+	if (lib.done)
+		lib.speedup = tr->cand.ev.median > 0 ? lib.median_ms / tr->cand.ev.median : NAN;
+	if (!j->solution) {
+		err = sc_strong_time_solution(&sol, dev, bdev, &j->spec, ref, ck, NULL, "none", &to);
+	} else {
+		memset(&sol, 0, sizeof(sol));
+		sol.speedup = NAN;
+		if (load_solution(&sk, &sc, bdev, j, sol.why, sizeof(sol.why))) {
+			sc_random_bytes(&to.secret, sizeof(to.secret));
+			err = sc_strong_time_solution(&sol, dev, bdev, &j->spec, ref, ck, &sk, j->solution_name, &to);
+		} else {
+			sol.applies = true;
+			snprintf(sol.name, sizeof(sol.name), "%s", j->solution_name);
+		}
+	}
+	sc_compiled_release(&sc);
+	if (err < 0)
+		return err;
+	sc_strong_pick(&s, &lib, &sol);
 	o = cJSON_AddObjectToObject(t, "strong_reference");
-	cJSON_AddStringToObject(o, "name", s.name);
-	cJSON_AddStringToObject(o, "layout", s.b_nk ? "C = A * B^T (B N x K)" : "C = A * B (B K x N)");
-	cJSON_AddStringToObject(o, "status", s.done ? "done" : "unavailable");
+	cJSON_AddStringToObject(o, "name", s.applies ? s.name : "none");
+	if (s.library)
+		cJSON_AddStringToObject(o, "layout", s.b_nk ? "C = A * B^T (B N x K)" : "C = A * B (B K x N)");
+	cJSON_AddStringToObject(o, "status", s.done ? "done" : s.applies ? "unavailable" : "none");
+	n = strlen(msg);
 	if (!s.done) {
-		size_t n = strlen(msg);
 		cJSON_AddStringToObject(o, "why", s.why);
-		snprintf(msg + n, msgsize - n, "; strong reference not timed: %s", s.why);
+		snprintf(msg + n, msgsize - n, s.applies ? "; strong reference not timed: %s" : "; no strong reference: %s",
+			 s.why);
 		return 0;
 	}
 	cJSON_AddNumberToObject(o, "median_ms", s.median_ms);
 	cJSON_AddNumberToObject(o, "q1_ms", s.q1_ms);
 	cJSON_AddNumberToObject(o, "q3_ms", s.q3_ms);
 	cJSON_AddNumberToObject(o, "reps", (double)s.reps);
-	cJSON_AddNumberToObject(o, "speedup", tr->cand.ev.median > 0 ? s.median_ms / tr->cand.ev.median : 0);
-	cJSON_AddStringToObject(o, "method", "single calls between two events after 3 warm-up calls, L2 not flushed, "
-					     "not interleaved with the candidate");
-	{
-		size_t n = strlen(msg);
-		snprintf(msg + n, msgsize - n, "; %.2fx the strong reference (%s, %.4f ms)",
-			 tr->cand.ev.median > 0 ? s.median_ms / tr->cand.ev.median : 0, s.name, s.median_ms);
-	}
+	cJSON_AddNumberToObject(o, "speedup", isfinite(s.speedup) ? s.speedup : 0);
+	cJSON_AddStringToObject(o, "method", s.method);
+	snprintf(msg + n, msgsize - n, "; %.2fx the strong reference (%s, %.4f ms)", s.speedup, s.name, s.median_ms);
 	return 0;
 }
 
@@ -592,7 +657,7 @@ static void run_job(cJSON *r, struct job *j)
 		snprintf(msg, sizeof(msg), "correct on %zu checks; %.4f ms vs baseline %.4f ms: %.2fx speedup (%.0f%% of peak)%s%s",
 			 chk.launches, tr.cand.ev.median, tr.base.ev.median, tr.speedup, tr.pct_peak,
 			 tr.note[0] ? "; note: " : "", tr.note);
-		if (strong_json(t, bdev, j, ref, &tr, msg, sizeof(msg)) < 0) {
+		if (strong_json(t, dev, bdev, j, ref, &ck, &tr, msg, sizeof(msg)) < 0) {
 			set_verdict(r, "error", "gpu", sc_error_last());
 			goto done;
 		}
@@ -618,7 +683,9 @@ done:
 /* One tab-separated line for scripts: verdict, reason, speedup, candidate
  * and baseline median ms, scan flags (comma-separated), message, candidate
  * and baseline RSE, timing method, repetitions, then the candidate's GB/s,
- * GFLOP/s and % of the roofline peak ("-" where not timed). */
+ * GFLOP/s and % of the roofline peak, then the speedup over the strong
+ * reference, its median ms and its name (or its status and why) ("-"
+ * where not timed). */
 static char *brief_line(const cJSON *r)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -652,6 +719,16 @@ static char *brief_line(const cJSON *r)
 			      sc_json_num_or(t, "gflops", 0), sc_json_num_or(t, "pct_peak", 0));
 	} else {
 		sc_buf_puts(&b, "\t-\t-\t-\t-\t-\t-\t-");
+	}
+	{
+		const cJSON *s = sc_json_member(t, "strong_reference");
+		if (!cJSON_IsObject(s))
+			sc_buf_puts(&b, "\t-\t-\t-");
+		else if (!strcmp(sc_json_str_or(s, "status", ""), "done"))
+			sc_buf_printf(&b, "\t%.2f\t%.4f\t%s", sc_json_num_or(s, "speedup", 0),
+				      sc_json_num_or(s, "median_ms", 0), sc_json_str_or(s, "name", ""));
+		else
+			sc_buf_printf(&b, "\t-\t-\t%s: %s", sc_json_str_or(s, "status", ""), sc_json_str_or(s, "why", ""));
 	}
 	return sc_buf_detach(&b, NULL);
 }
@@ -915,6 +992,16 @@ int main(int argc, char **argv)
 			goto done;
 		if (base)
 			j.baseline = sc_buf_detach(&text, NULL);
+		/* the fixture's solution, when it has one: the strong reference */
+		sc_buf_clear(&path);
+		sc_path_join(&path, fixture, "solution.cu");
+		if (base && access(path.ptr, R_OK) == 0) {
+			if ((err = sc_read_file(&text, path.ptr, WORKER_MAX_SOURCE)) < 0)
+				goto done;
+			j.solution = sc_buf_detach(&text, NULL);
+			sc_buf_printf(&text, "fixture solution fixtures/%s/solution.cu", j.fixture);
+			j.solution_name = sc_buf_detach(&text, NULL);
+		}
 		if (!j.arch)
 			j.arch = sc_xstrdup("sm_90");
 	} else {

@@ -100,6 +100,32 @@ static void give_device(struct sc_kernelops *env, int device)
 	pthread_mutex_unlock(&env->lock);
 }
 
+/*
+ * The strong reference of a timed worker result t (timing.strong_reference,
+ * docs/kernels.md) into out: its name and the speedup over it when it was
+ * timed; "NAME (not timed: WHY)" or "none: WHY" when not (why cut at 300
+ * bytes, the message has it all).
+ */
+static void strong_from(struct sc_eval_kernel_result *out, const cJSON *t)
+{
+	const cJSON *s = sc_json_member(t, "strong_reference");
+	const char *status = sc_json_str_or(s, "status", ""), *name = sc_json_str_or(s, "name", "");
+	struct sc_buf b = SC_BUF_INIT;
+	double sp;
+
+	if (!cJSON_IsObject(s))
+		return;
+	if (!strcmp(status, "done") && sc_json_get_num(&sp, s, "speedup") == SC_JSON_OK && sp > 0) {
+		sc_buf_puts(&b, name);
+		out->strong_speedup = sp;
+	} else if (!strcmp(status, "none")) {
+		sc_buf_printf(&b, "none: %.300s", sc_json_str_or(s, "why", "no strong reference"));
+	} else {
+		sc_buf_printf(&b, "%s (not timed: %.300s)", name, sc_json_str_or(s, "why", "unknown"));
+	}
+	out->strong_reference = sc_buf_detach(&b, NULL);
+}
+
 static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
 			void *payload)
 {
@@ -164,8 +190,13 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	out->max_abs_error = sc_json_num_or(worst, "error", NAN);
 	t = sc_json_member(r, "timing");
 	speedup = sc_json_num_or(t, "speedup", NAN);
-	if (strcmp(sc_json_str_or(t, "status", ""), "skipped") && speedup > 0)
+	if (strcmp(sc_json_str_or(t, "status", ""), "skipped") && speedup > 0) {
+		double pct;
 		out->speedup = speedup;
+		if (sc_json_get_num(&pct, t, "pct_peak") == SC_JSON_OK && pct > 0)
+			out->pct_of_peak = pct;
+		strong_from(out, t);
+	}
 	note_device(env, sc_json_member(r, "device"));
 done:
 	if (device >= 0)

@@ -75,6 +75,19 @@ int sc_kernel_job_json(struct sc_buf *out, const struct sc_kernel_job *job)
 		if ((err = sc_read_file(&base, path.ptr, 1024 * 1024)) < 0)
 			goto done;
 		cJSON_AddStringToObject(root, "baseline", base.ptr);
+		/* the strong reference: the fixture's solution, when it has one */
+		sc_buf_clear(&path);
+		sc_buf_clear(&base);
+		sc_path_join(&path, job->fixture_dir, "solution.cu");
+		if (access(path.ptr, F_OK) == 0) {
+			struct sc_buf name = SC_BUF_INIT;
+			if ((err = sc_read_file(&base, path.ptr, 1024 * 1024)) < 0)
+				goto done;
+			cJSON_AddStringToObject(root, "solution", base.ptr);
+			sc_buf_printf(&name, "fixture solution fixtures/%s/solution.cu", job->fixture_name);
+			cJSON_AddStringToObject(root, "solution_name", name.ptr);
+			sc_buf_release(&name);
+		}
 	}
 	cJSON_AddStringToObject(root, "fixture", job->fixture_name);
 	cJSON_AddStringToObject(root, "fixture_hash", job->fixture_hash ? job->fixture_hash : "");

@@ -33,7 +33,8 @@ struct sc_kernel_job {
 };
 
 /*
- * Writes the job JSON (spec embedded, baseline source included) to out.
+ * Writes the job JSON (spec embedded, baseline source included, and with
+ * timing the fixture's solution.cu, its strong reference, when it has one) to out.
  * With a cache folder, $SKILLCI_CACHE_KEY (a secret of the runner, when
  * set) goes in the job as the key that signs and verifies cache entries.
  */

@@ -20,7 +20,7 @@ void sc_results_kernel_init(struct sc_results_kernel *k)
 	k->max_abs_error = NAN;
 	k->worst_index = k->registers = k->spills = k->shared_bytes = SC_RESULTS_NULL_INT;
 	k->candidate_ms = k->baseline_ms = k->candidate_iqr_ms = NAN;
-	k->speedup = k->pct_of_peak = NAN;
+	k->speedup = k->strong_speedup = k->pct_of_peak = NAN;
 }
 
 void sc_results_unit_init(struct sc_results_unit *u)
@@ -57,7 +57,7 @@ void sc_results_aggregate_init(struct sc_results_aggregate *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->pass_rate = a->ci_low = a->ci_high = NAN;
-	a->mean_tokens = a->mean_turns = a->speedup_geomean = NAN;
+	a->mean_tokens = a->mean_turns = a->speedup_geomean = a->strong_speedup_geomean = NAN;
 	a->fast_1 = a->fast_1_5 = a->fast_2 = a->judge_mean = NAN;
 }
 
@@ -157,6 +157,7 @@ static void kernel_free(struct sc_results_kernel *k)
 	free(k->compile);
 	free(k->compile_log);
 	free(k->verdict);
+	free(k->strong_reference);
 	free_strv(k->flags, k->nflags);
 	free(k);
 }
@@ -303,7 +304,7 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 	if (u->kernel) {
 		struct sc_results_kernel *k = u->kernel;
 		char **kf[] = { &k->fixture, &k->fixture_hash, &k->compile, &k->compile_log,
-				&k->verdict };
+				&k->verdict, &k->strong_reference };
 		for (size_t i = 0; i < SC_ARRAY_SIZE(kf); i++)
 			pool_str(r->pool, kf[i]);
 		for (size_t i = 0; i < k->nflags; i++)
@@ -743,6 +744,8 @@ static int read_kernel(struct rd *rd, const cJSON *o, struct sc_results_kernel *
 	TRY(rd_num(rd, o, "baseline_ms", &k->baseline_ms));
 	TRY(rd_num(rd, o, "candidate_iqr_ms", &k->candidate_iqr_ms));
 	TRY(rd_num(rd, o, "speedup", &k->speedup));
+	TRY(rd_str(rd, o, "strong_reference", &k->strong_reference, false));
+	TRY(rd_num(rd, o, "strong_speedup", &k->strong_speedup));
 	TRY(rd_num(rd, o, "pct_of_peak", &k->pct_of_peak));
 	TRY(rd_bool(rd, o, "suspect", &k->suspect));
 	TRY(rd_strv(rd, o, "flags", &k->flags, &k->nflags));
@@ -818,6 +821,7 @@ static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggre
 	TRY(rd_num(rd, o, "mean_tokens", &a->mean_tokens));
 	TRY(rd_num(rd, o, "mean_turns", &a->mean_turns));
 	TRY(rd_num(rd, o, "speedup_geomean", &a->speedup_geomean));
+	TRY(rd_num(rd, o, "strong_speedup_geomean", &a->strong_speedup_geomean));
 	TRY(rd_num(rd, o, "fast_1", &a->fast_1));
 	TRY(rd_num(rd, o, "fast_1_5", &a->fast_1_5));
 	TRY(rd_num(rd, o, "fast_2", &a->fast_2));
@@ -1746,6 +1750,8 @@ static void write_unit(cJSON *arr, const struct sc_results_unit *u)
 		add_num(ko, "baseline_ms", k->baseline_ms);
 		add_num(ko, "candidate_iqr_ms", k->candidate_iqr_ms);
 		add_num(ko, "speedup", k->speedup);
+		add_str(ko, "strong_reference", k->strong_reference);
+		add_num(ko, "strong_speedup", k->strong_speedup);
 		add_num(ko, "pct_of_peak", k->pct_of_peak);
 		add_bool(ko, "suspect", k->suspect);
 		add_strv(ko, "flags", k->flags, k->nflags);
@@ -1782,6 +1788,7 @@ static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
 	add_num(o, "mean_tokens", a->mean_tokens);
 	add_num(o, "mean_turns", a->mean_turns);
 	add_num(o, "speedup_geomean", a->speedup_geomean);
+	add_num(o, "strong_speedup_geomean", a->strong_speedup_geomean);
 	add_num(o, "fast_1", a->fast_1);
 	add_num(o, "fast_1_5", a->fast_1_5);
 	add_num(o, "fast_2", a->fast_2);

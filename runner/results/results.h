@@ -139,8 +139,13 @@ struct sc_results_kernel {
 	int64_t worst_index;
 	int64_t registers, spills, shared_bytes;
 	double candidate_ms, baseline_ms, candidate_iqr_ms;
-	double speedup;
-	double pct_of_peak;
+	double speedup;           /* over the fixture's naive baseline (baseline.cu) */
+	/* The strong reference (docs/kernels.md): its name, or why there is
+	 * none ("none: ...", "NAME (not timed: ...)"); NULL when the kernel
+	 * was not timed. strong_speedup is the speedup over it, NAN when none. */
+	char *strong_reference;
+	double strong_speedup;
+	double pct_of_peak;       /* share of the device's roofline, percent */
 	bool suspect;
 	char **flags;
 	size_t nflags;
@@ -182,6 +187,7 @@ struct sc_results_aggregate {
 	double pass_rate, ci_low, ci_high;
 	double mean_tokens, mean_turns;
 	double speedup_geomean;
+	double strong_speedup_geomean;  /* of passed units' strong_speedup; NAN when none */
 	double fast_1, fast_1_5, fast_2;
 	double judge_mean;
 };

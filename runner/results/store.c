@@ -25,15 +25,17 @@ static const enum sc_store_type unit_types[SC_STORE_UNIT_NCOLS] = {
 	T, T, T,                       /* verdict, error_class, message */
 	I, I, I, I, R,                 /* tokens_in .. judge_score */
 	T, T, T, T, R, I, R,           /* fixture .. speedup */
-	T, T, T,                       /* transcript, run_id, mac */
+	T, T,                          /* transcript, run_id */
+	T, R, R,                       /* strong_reference, strong_speedup, pct_of_peak */
+	T,                             /* mac */
 };
 static const enum sc_store_type run_types[SC_STORE_RUN_NCOLS] = { T, T, T, T, I, T, I, I, T, T, T };
 static const enum sc_store_type aggregate_types[SC_STORE_AGGREGATE_NCOLS] = {
-	T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
+	T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R, R,
 };
 static const enum sc_store_type shard_types[SC_STORE_SHARD_NCOLS] = { T, I, I, T, T, T };
 static const enum sc_store_type history_types[SC_STORE_AGGREGATE_NCOLS + 4] = {
-	T, T, T, T, T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R,
+	T, T, T, T, T, T, T, T, T, I, I, I, I, I, R, R, R, R, R, R, R, R, R, R, R,
 };
 static const enum sc_store_type count_types[1] = { I };
 
@@ -144,6 +146,9 @@ static void unit_values(struct sc_store_value *v, const char *run_id, const stru
 	v_real(&v[i++], u->speedup);
 	v_text(&v[i++], u->transcript);
 	v_text(&v[i++], run_id);
+	v_text(&v[i++], u->strong_reference);
+	v_real(&v[i++], u->strong_speedup);
+	v_real(&v[i++], u->pct_of_peak);
 	v_text(&v[i++], mac);
 	assert(i == SC_STORE_UNIT_NCOLS);
 }
@@ -166,18 +171,28 @@ static void unit_values(struct sc_store_value *v, const char *run_id, const stru
 #define MAC_PREFIX "k1:"
 #define MAC_LEN (3 + SC_SIGN_FPR_LEN + 1 + SC_SHA256_HEX_LEN)
 
+/*
+ * v4 true: the MAC of a row written before schema 5, over its first 30
+ * columns (transcript and run_id the last) under the tag "skillci-unit/1";
+ * since schema 5 the tag is "skillci-unit/2" and all 33 columns count. A
+ * row read back is checked under /2, and under /1 only when the columns
+ * schema 5 added are all NULL (as they are in a migrated row), so an old
+ * row stays reusable and a new one cannot lose its strong reference
+ * unnoticed.
+ */
 static void unit_hmac(char out[SC_SHA256_HEX_LEN + 1], const struct sc_store_unit *u,
-		      const char *run_id, const unsigned char *key)
+		      const char *run_id, const unsigned char *key, bool v4)
 {
 	struct sc_store_value v[SC_STORE_UNIT_NCOLS];
 	unsigned char mac[SC_SHA256_LEN];
 	struct sc_buf hex = SC_BUF_INIT, field = SC_BUF_INIT;
 	struct sc_hmac h;
+	size_t ncols = v4 ? SC_STORE_UNIT_NCOLS_V4 : SC_STORE_UNIT_NCOLS;
 
 	unit_values(v, run_id, u, NULL);
 	sc_hmac_init(&h, key, SC_RUNNER_KEY_LEN);
-	sc_hmac_update(&h, "skillci-unit/1", 15);
-	for (size_t i = 0; i + 1 < SC_STORE_UNIT_NCOLS; i++) {
+	sc_hmac_update(&h, v4 ? "skillci-unit/1" : "skillci-unit/2", 15);
+	for (size_t i = 0; i + 1 < ncols; i++) {
 		sc_buf_clear(&field);
 		switch (v[i].type) {
 		case SC_STORE_NULL: sc_buf_puts(&field, "n"); break;
@@ -201,7 +216,7 @@ static void unit_mac(char out[MAC_LEN + 1], const struct sc_store_unit *u, const
 {
 	char hex[SC_SHA256_HEX_LEN + 1];
 
-	unit_hmac(hex, u, run_id, sc_runner_key());
+	unit_hmac(hex, u, run_id, sc_runner_key(), false);
 	snprintf(out, MAC_LEN + 1, MAC_PREFIX "%s:%s", sc_sign_own_fingerprint(), hex);
 }
 
@@ -231,7 +246,12 @@ static enum mac_state unit_mac_state(const struct sc_store_unit *u, char *fpr)
 	} else if (strlen(u->mac) != SC_SHA256_HEX_LEN) {
 		return MAC_BAD;
 	}
-	unit_hmac(want, u, u->run_id, key);
+	unit_hmac(want, u, u->run_id, key, false);
+	if (sc_digest_equal((const unsigned char *)hex, (const unsigned char *)want, SC_SHA256_HEX_LEN))
+		return MAC_OK;
+	if (u->strong_reference || !isnan(u->strong_speedup) || !isnan(u->pct_of_peak))
+		return MAC_BAD;
+	unit_hmac(want, u, u->run_id, key, true);
 	return sc_digest_equal((const unsigned char *)hex, (const unsigned char *)want,
 			       SC_SHA256_HEX_LEN) ? MAC_OK : MAC_BAD;
 }
@@ -311,6 +331,9 @@ static void unit_from(struct sc_store_unit *u, const struct sc_store_value *c)
 	u->speedup = c_real(&c[i++]);
 	u->transcript = unit_text(u, &c[i++]);
 	u->run_id = unit_text(u, &c[i++]);
+	u->strong_reference = unit_text(u, &c[i++]);
+	u->strong_speedup = c_real(&c[i++]);
+	u->pct_of_peak = c_real(&c[i++]);
 	u->mac = unit_text(u, &c[i++]);
 }
 
@@ -338,6 +361,7 @@ static void aggregate_from(struct sc_store_aggregate *a, const struct sc_store_v
 	a->fast_1_5 = c_real(&c[i++]);
 	a->fast_2 = c_real(&c[i++]);
 	a->judge_mean = c_real(&c[i++]);
+	a->strong_speedup_geomean = c_real(&c[i++]);
 }
 
 /* ---- locations and opening ----------------------------------------------- */
@@ -542,6 +566,7 @@ int sc_store_put_aggregate(struct sc_store *store, const char *run_id,
 	v_real(&v[i++], a->fast_1_5);
 	v_real(&v[i++], a->fast_2);
 	v_real(&v[i++], a->judge_mean);
+	v_real(&v[i++], a->strong_speedup_geomean);
 	return write_row(store, SC_ST_PUT_AGGREGATE, v, SC_ARRAY_SIZE(v));
 }
 
@@ -936,7 +961,7 @@ void sc_store_unit_init(struct sc_store_unit *u)
 	memset(u, 0, sizeof(*u));
 	u->judge_score = NAN;
 	u->max_abs_error = NAN;
-	u->speedup = NAN;
+	u->speedup = u->strong_speedup = u->pct_of_peak = NAN;
 	u->registers = -1;
 }
 
@@ -952,6 +977,7 @@ void sc_store_aggregate_init(struct sc_store_aggregate *a)
 	a->pass_rate = a->ci_low = a->ci_high = NAN;
 	a->mean_tokens = a->mean_turns = NAN;
 	a->speedup_geomean = a->fast_1 = a->fast_1_5 = a->fast_2 = a->judge_mean = NAN;
+	a->strong_speedup_geomean = NAN;
 }
 
 void sc_store_aggregate_release(struct sc_store_aggregate *a)

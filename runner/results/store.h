@@ -47,7 +47,7 @@
 #include "strlist.h"
 
 #define SC_STORE_DEFAULT_PATH ".skillci/results.db"
-#define SC_STORE_SCHEMA_VERSION 4
+#define SC_STORE_SCHEMA_VERSION 5
 /* The skill hash of a unit evaluated without a skill. */
 #define SC_STORE_NO_SKILL "none"
 /* The environment variable naming the store when no --store is given. */
@@ -92,7 +92,10 @@ struct sc_store_unit {
 	const char *compile_log;
 	double max_abs_error; /* NAN when none */
 	int registers;        /* -1 when none */
-	double speedup;       /* NAN when none */
+	double speedup;       /* over the naive baseline; NAN when none */
+	const char *strong_reference;  /* its name, or why there is none (results.h) */
+	double strong_speedup;         /* over the strong reference; NAN when none */
+	double pct_of_peak;            /* share of the roofline, percent; NAN when none */
 	const char *transcript;     /* JSON array of {"role","content"} */
 	const char *run_id;         /* run that evaluated it (filled by lookups) */
 	const char *mac;            /* HMAC under the runner key, as read; NULL for a new unit,
@@ -126,6 +129,7 @@ struct sc_store_aggregate {
 	double pass_rate, ci_low, ci_high;
 	double mean_tokens, mean_turns;
 	double speedup_geomean, fast_1, fast_1_5, fast_2, judge_mean;
+	double strong_speedup_geomean;
 };
 
 /* One point of history: an aggregate with the run it came from. */

@@ -28,13 +28,14 @@ struct sc_store_value {
 };
 
 /*
- * UNIT_COLUMNS, in order (31): skill, skill_name, variant, model, test_id,
+ * UNIT_COLUMNS, in order (34): skill, skill_name, variant, model, test_id,
  * test_name, run_index, kind, skill_hash, test_hash, fixture_hash,
  * prompt_hash, harness, verdict, error_class, message, tokens_in,
  * tokens_out, turns, latency_ms, judge_score, fixture, compile,
  * kernel_verdict, compile_log, max_abs_error, registers, speedup,
- * transcript, run_id, mac (schema 3: HMAC-SHA-256 under the runner key
- * over the other 30, store.c).
+ * transcript, run_id, strong_reference, strong_speedup, pct_of_peak
+ * (schema 5), mac (schema 3: HMAC-SHA-256 under the runner key over the
+ * other 33, store.c).
  *
  * RUN_COLUMNS (9): id, kind, started_at, finished_at, complete, models,
  * runs, oracle, results_path.
@@ -42,7 +43,7 @@ struct sc_store_value {
  * AGGREGATE_COLUMNS (20): run_id, skill, skill_name, variant, model, n,
  * passed, failed, errors, skipped, pass_rate, ci_low, ci_high,
  * mean_tokens, mean_turns, speedup_geomean, fast_1, fast_1_5, fast_2,
- * judge_mean.
+ * judge_mean, strong_speedup_geomean (schema 5).
  *
  * SHARD_COLUMNS (6): run_id, shard_index, shard_count, plan_hash,
  * results, stored_at.
@@ -55,7 +56,7 @@ struct sc_store_value {
 	"prompt_hash, harness, verdict, error_class, message, tokens_in, " \
 	"tokens_out, turns, latency_ms, judge_score, fixture, compile, " \
 	"kernel_verdict, compile_log, max_abs_error, registers, speedup, " \
-	"transcript, run_id, mac"
+	"transcript, run_id, strong_reference, strong_speedup, pct_of_peak, mac"
 #define SC_STORE_UNIT_KEY \
 	"skill_hash, test_hash, fixture_hash, model, prompt_hash, harness, run_index"
 #define SC_STORE_UNIT_UPDATE \
@@ -77,7 +78,10 @@ struct sc_store_value {
 	"compile_log = excluded.compile_log, " \
 	"max_abs_error = excluded.max_abs_error, " \
 	"registers = excluded.registers, speedup = excluded.speedup, " \
-	"transcript = excluded.transcript, run_id = excluded.run_id, mac = excluded.mac"
+	"transcript = excluded.transcript, run_id = excluded.run_id, " \
+	"strong_reference = excluded.strong_reference, " \
+	"strong_speedup = excluded.strong_speedup, " \
+	"pct_of_peak = excluded.pct_of_peak, mac = excluded.mac"
 #define SC_STORE_RUN_COLUMNS \
 	"id, kind, started_at, finished_at, complete, models, runs, " \
 	"oracle, results_path, repo, head_rev"
@@ -92,7 +96,7 @@ struct sc_store_value {
 	"run_id, skill, skill_name, variant, model, n, passed, failed, " \
 	"errors, skipped, pass_rate, ci_low, ci_high, mean_tokens, " \
 	"mean_turns, speedup_geomean, fast_1, fast_1_5, fast_2, " \
-	"judge_mean"
+	"judge_mean, strong_speedup_geomean"
 #define SC_STORE_AGGREGATE_UPDATE \
 	"skill_name = excluded.skill_name, n = excluded.n, " \
 	"passed = excluded.passed, failed = excluded.failed, " \
@@ -102,7 +106,8 @@ struct sc_store_value {
 	"mean_turns = excluded.mean_turns, " \
 	"speedup_geomean = excluded.speedup_geomean, " \
 	"fast_1 = excluded.fast_1, fast_1_5 = excluded.fast_1_5, " \
-	"fast_2 = excluded.fast_2, judge_mean = excluded.judge_mean"
+	"fast_2 = excluded.fast_2, judge_mean = excluded.judge_mean, " \
+	"strong_speedup_geomean = excluded.strong_speedup_geomean"
 #define SC_STORE_SHARD_COLUMNS \
 	"run_id, shard_index, shard_count, plan_hash, results, stored_at"
 #define SC_STORE_SHARD_UPDATE \
@@ -110,9 +115,10 @@ struct sc_store_value {
 	"plan_hash = excluded.plan_hash, results = excluded.results, " \
 	"stored_at = excluded.stored_at"
 
-#define SC_STORE_UNIT_NCOLS 31
+#define SC_STORE_UNIT_NCOLS 34
+#define SC_STORE_UNIT_NCOLS_V4 31  /* before schema 5: the MAC of older rows covers their 30 */
 #define SC_STORE_RUN_NCOLS 11
-#define SC_STORE_AGGREGATE_NCOLS 20
+#define SC_STORE_AGGREGATE_NCOLS 21
 #define SC_STORE_SHARD_NCOLS 6
 
 enum sc_store_stmt {

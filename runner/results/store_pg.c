@@ -100,6 +100,11 @@ static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE units ADD COLUMN mac TEXT;",
 
 	"ALTER TABLE runs ADD COLUMN repo TEXT; ALTER TABLE runs ADD COLUMN head_rev TEXT;",
+
+	"ALTER TABLE units ADD COLUMN strong_reference TEXT;"
+	" ALTER TABLE units ADD COLUMN strong_speedup DOUBLE PRECISION;"
+	" ALTER TABLE units ADD COLUMN pct_of_peak DOUBLE PRECISION;"
+	" ALTER TABLE aggregates ADD COLUMN strong_speedup_geomean DOUBLE PRECISION;",
 };
 
 /* Text sorts byte by byte, as in SQLite, whatever the database's collation. */
@@ -111,12 +116,13 @@ static const char *const sql[SC_ST__COUNT] = {
 	" ON CONFLICT (id) DO UPDATE SET " SC_STORE_RUN_UPDATE,
 	[SC_ST_PUT_UNIT] =
 	"INSERT INTO units (" SC_STORE_UNIT_COLUMNS ") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,"
-	"$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31)"
+	"$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31,$32,"
+	"$33,$34)"
 	" ON CONFLICT (" SC_STORE_UNIT_KEY ") DO UPDATE SET " SC_STORE_UNIT_UPDATE ","
 	" created_at = " NOW " WHERE units.verdict = 'error' AND excluded.verdict <> 'error'",
 	[SC_ST_PUT_AGGREGATE] =
 	"INSERT INTO aggregates (" SC_STORE_AGGREGATE_COLUMNS ") VALUES ($1,$2,$3,$4,$5,$6,$7,"
-	"$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)"
+	"$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
 	" ON CONFLICT (run_id, skill, variant, model) DO UPDATE SET " SC_STORE_AGGREGATE_UPDATE,
 	[SC_ST_PUT_SHARD] =
 	"INSERT INTO run_shards (" SC_STORE_SHARD_COLUMNS ") VALUES ($1,$2,$3,$4,$5,$6)"
@@ -147,7 +153,7 @@ static const char *const sql[SC_ST__COUNT] = {
 	" a.variant,"
 	" a.model, a.n, a.passed, a.failed, a.errors, a.skipped, a.pass_rate, a.ci_low,"
 	" a.ci_high, a.mean_tokens, a.mean_turns, a.speedup_geomean, a.fast_1,"
-	" a.fast_1_5, a.fast_2, a.judge_mean"
+	" a.fast_1_5, a.fast_2, a.judge_mean, a.strong_speedup_geomean"
 	" FROM aggregates a JOIN runs r ON r.id = a.run_id"
 	" WHERE ($1::text IS NULL OR a.skill = $1 OR a.skill_name = $1)"
 	"   AND ($2::text IS NULL OR a.model = $2)"

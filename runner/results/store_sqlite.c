@@ -27,7 +27,9 @@ struct store_sqlite {
  * newest that is not an error, as lookups did) and adds run_shards; 3
  * adds the units' mac (older rows have none and are never reused); 4 the
  * repository and head revision of a run (older runs have none: their
- * points in the history link nowhere). Runs
+ * points in the history link nowhere); 5 a kernel unit's strong reference,
+ * the speedup over it and its share of the roofline, and an aggregate's
+ * geomean of strong speedups (older rows have NULL there). Runs
  * of one finished_at are in insertion order: the rowid here, runs.seq in
  * PostgreSQL.
  */
@@ -71,6 +73,10 @@ static const char *const migrations[SC_STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE units ADD COLUMN mac TEXT;",
 
 	"ALTER TABLE runs ADD COLUMN repo TEXT; ALTER TABLE runs ADD COLUMN head_rev TEXT;",
+
+	"ALTER TABLE units ADD COLUMN strong_reference TEXT; ALTER TABLE units ADD COLUMN strong_speedup REAL;"
+	" ALTER TABLE units ADD COLUMN pct_of_peak REAL;"
+	" ALTER TABLE aggregates ADD COLUMN strong_speedup_geomean REAL;",
 };
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
@@ -81,12 +87,12 @@ static const char *const sql[SC_ST__COUNT] = {
 	" ON CONFLICT (id) DO UPDATE SET " SC_STORE_RUN_UPDATE,
 	[SC_ST_PUT_UNIT] =
 	"INSERT INTO units (" SC_STORE_UNIT_COLUMNS ") VALUES"
-	" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+	" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 	" ON CONFLICT (" SC_STORE_UNIT_KEY ") DO UPDATE SET " SC_STORE_UNIT_UPDATE ","
 	" created_at = " NOW " WHERE units.verdict = 'error' AND excluded.verdict <> 'error'",
 	[SC_ST_PUT_AGGREGATE] =
 	"INSERT INTO aggregates (" SC_STORE_AGGREGATE_COLUMNS ") VALUES"
-	" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+	" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 	" ON CONFLICT (run_id, skill, variant, model) DO UPDATE SET " SC_STORE_AGGREGATE_UPDATE,
 	[SC_ST_PUT_SHARD] =
 	"INSERT INTO run_shards (" SC_STORE_SHARD_COLUMNS ") VALUES (?,?,?,?,?,?)"
@@ -117,7 +123,7 @@ static const char *const sql[SC_ST__COUNT] = {
 	" a.variant,"
 	" a.model, a.n, a.passed, a.failed, a.errors, a.skipped, a.pass_rate, a.ci_low,"
 	" a.ci_high, a.mean_tokens, a.mean_turns, a.speedup_geomean, a.fast_1,"
-	" a.fast_1_5, a.fast_2, a.judge_mean"
+	" a.fast_1_5, a.fast_2, a.judge_mean, a.strong_speedup_geomean"
 	" FROM aggregates a JOIN runs r ON r.id = a.run_id"
 	" WHERE (?1 IS NULL OR a.skill = ?1 OR a.skill_name = ?1)"
 	"   AND (?2 IS NULL OR a.model = ?2)"

@@ -63,7 +63,7 @@ done
 check "the fake answered 72 requests (36 per backend)" test "$(fake_stat requests)" -eq 72
 run "$SKILLCI" store info "$PG"
 expect_out_contains "units: 36" "PostgreSQL holds 36 units"
-expect_out_contains "schema version: 4" "at schema version 4"
+expect_out_contains "schema version: 5" "at schema version 5"
 run "$SKILLCI" store info "$LITE"
 expect_out_contains "units: 36" "SQLite holds 36 units"
 expect_out_contains "backend: sqlite" "store info names the SQLite backend"
@@ -181,7 +181,7 @@ pg_createdb "${DB}_new"
 pg_sql "${DB}_new" "INSERT INTO schema_version VALUES (7)" > /dev/null
 run "$SKILLCI" eval skills/greeter -m $M --store "$(pg_url "${DB}_new")" --no-cache
 expect_exit 2 "a store with a newer schema is refused"
-expect_err_contains "schema version 7, newer than this skillci's 4" "and the message says so"
+expect_err_contains "schema version 7, newer than this skillci's 5" "and the message says so"
 
 # ---- a statement that runs past statement_timeout ------------------------------------
 fake_reset

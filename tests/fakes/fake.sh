@@ -78,9 +78,11 @@ fake_stat() {  # fake_stat NAME: one number from /_fake/stats
 	fake_stats | python3 -S -c "import json,sys; print(json.load(sys.stdin)['$1'])"
 }
 
-# stand_in_worker PATH SECONDS [LOG]: writes at PATH an executable that
-# SKILLCI_KERNEL_WORKER can name: tests/fakes/stand_in_worker.py, checking
-# each kernel in SECONDS (start and end appended to LOG when given). The
+# stand_in_worker PATH SECONDS [LOG [RESULT [JOB_COPY]]]: writes at PATH an
+# executable that SKILLCI_KERNEL_WORKER can name:
+# tests/fakes/stand_in_worker.py, checking each kernel in SECONDS (start
+# and end appended to LOG when given and not ""), writing the result in
+# the file RESULT when given, the job copied to JOB_COPY. The
 # interpreter is named by its real path: a version manager's python3 shim
 # would add its own start-up to every check.
 #
@@ -88,8 +90,8 @@ fake_stat() {  # fake_stat NAME: one number from /_fake/stats
 # -S (no site-packages scan at start-up, the larger part of Python's own
 # start-up time on a loaded machine).
 stand_in_worker() {
-	printf '#!/bin/sh\nexec "%s" -S "%s" "%s" "%s"\n' \
+	printf '#!/bin/sh\nexec "%s" -S "%s" "%s" "%s" "%s" "%s"\n' \
 		"$(python3 -c 'import sys; print(sys.executable)')" \
-		"$_fake_root/stand_in_worker.py" "$2" "${3:-}" > "$1" &&
+		"$_fake_root/stand_in_worker.py" "$2" "${3:-}" "${4:-}" "${5:-}" > "$1" &&
 		chmod +x "$1"
 }

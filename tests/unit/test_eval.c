@@ -218,9 +218,14 @@ static void test_aggregate_kernel_speed(void **state)
 	add_unit(&r, &alloc, "head", "k1", 0, "pass", 1, 1, 8.0);
 	add_unit(&r, &alloc, "head", "k2", 0, "pass", 1, 1, 0.5);
 	add_unit(&r, &alloc, "head", "k3", 0, "fail", 1, 1, 3.0);  /* wrong: never fast */
+	/* over the strong references: k0 0.5, k1 8, k2 none, k3 (failed) 4 */
+	r.units[0].kernel->strong_speedup = 0.5;
+	r.units[1].kernel->strong_speedup = 8.0;
+	r.units[3].kernel->strong_speedup = 4.0;
 	sc_eval_aggregate(&r, 0.05);
 	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
 	assert_close(h->speedup_geomean, 2.0, 1e-12);  /* cbrt(2 * 8 * 0.5) */
+	assert_close(h->strong_speedup_geomean, 2.0, 1e-12);  /* sqrt(0.5 * 8): passed units with one */
 	assert_close(h->fast_1, 0.5, 1e-15);   /* k0, k1 of 4 */
 	assert_close(h->fast_1_5, 0.5, 1e-15);
 	assert_close(h->fast_2, 0.25, 1e-15);  /* strictly above 2: k1 */
@@ -359,6 +364,7 @@ struct fake_kernel {
 	int calls;
 	int fail_calls;  /* how many first calls fail */
 	char last_answer[64];
+	bool gpu;        /* then: passed and timed, with a strong reference */
 };
 
 static int fake_check(struct sc_eval_kernel_result *out, const char *fixture, const char *answer,
@@ -375,9 +381,15 @@ static int fake_check(struct sc_eval_kernel_result *out, const char *fixture, co
 		out->compile_log = sc_xstrdup(out->message);
 		return 0;
 	}
-	out->verdict = sc_xstrdup("compiled");
+	out->verdict = sc_xstrdup(fk->gpu ? "passed" : "compiled");
 	out->compiled = true;
 	out->registers = 12;
+	if (fk->gpu) {
+		out->speedup = 12.0;
+		out->strong_reference = sc_xstrdup("fixture solution fixtures/vec-add/solution.cu");
+		out->strong_speedup = 0.9;
+		out->pct_of_peak = 55.0;
+	}
 	return 0;
 }
 
@@ -434,7 +446,7 @@ static void run_kernel(struct fake_kernel *fk, int max_turns, struct sc_results 
 
 static void test_kernel_feedback_fixes_on_turn_two(void **state)
 {
-	struct fake_kernel fk = { 0, 1, "" };
+	struct fake_kernel fk = { 0, 1, "", false };
 	char *dir = sc_test_mkdtemp();
 	struct sc_buf db = SC_BUF_INIT;
 	struct sc_store *store = NULL;
@@ -481,7 +493,7 @@ static void test_kernel_feedback_fixes_on_turn_two(void **state)
 
 static void test_kernel_out_of_turns_fails(void **state)
 {
-	struct fake_kernel fk = { 0, 5, "" };
+	struct fake_kernel fk = { 0, 5, "", false };
 	char *dir = sc_test_mkdtemp();
 	struct sc_buf db = SC_BUF_INIT;
 	struct sc_store *store = NULL;
@@ -516,9 +528,44 @@ static void test_kernel_out_of_turns_fails(void **state)
 	free(dir);
 }
 
+/* On a GPU the harness's strong reference, the speedup over it and the
+ * share of the roofline reach the unit and the aggregate, and come back
+ * the same when the unit is reused from the store. */
+static void test_kernel_strong_reference_carried(void **state)
+{
+	struct fake_kernel fk = { 0, 0, "", true };
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf db = SC_BUF_INIT;
+	struct sc_store *store = NULL;
+	struct sc_results r;
+	(void)state;
+
+	sc_path_join(&db, dir, "r.db");
+	assert_int_equal(sc_store_open(&store, db.ptr), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sc_results_kernel *k;
+		run_kernel(&fk, 2, &r, store, true);
+		assert_int_equal(fk.calls, 1);  /* the second time: reused */
+		assert_true(r.units[0].reused == (pass == 1));
+		assert_string_equal(r.units[0].verdict, "pass");
+		k = r.units[0].kernel;
+		assert_true(k->speedup == 12.0);
+		assert_string_equal(k->strong_reference, "fixture solution fixtures/vec-add/solution.cu");
+		assert_true(k->strong_speedup == 0.9);
+		assert_true(k->pct_of_peak == 55.0);
+		assert_close(r.aggregates[0].speedup_geomean, 12.0, 1e-12);
+		assert_close(r.aggregates[0].strong_speedup_geomean, 0.9, 1e-12);
+		sc_results_release(&r);
+	}
+	sc_store_free(store);
+	sc_buf_release(&db);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 static void test_kernel_without_harness_is_skipped(void **state)
 {
-	struct fake_kernel fk = { 0, 0, "" };
+	struct fake_kernel fk = { 0, 0, "", false };
 	struct sc_results r;
 	(void)state;
 
@@ -543,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_selected_units_share_the_plan_hash),
 		cmocka_unit_test(test_kernel_feedback_fixes_on_turn_two),
 		cmocka_unit_test(test_kernel_out_of_turns_fails),
+		cmocka_unit_test(test_kernel_strong_reference_carried),
 		cmocka_unit_test(test_kernel_without_harness_is_skipped),
 	};
 	sc_http_global_init();

@@ -276,6 +276,9 @@ static void test_tokens_rise(void **state)
 	sc_results_release(&r);
 }
 
+static const struct sc_results_check *check_of(const struct sc_results *r, const char *skill,
+					       const char *model, const char *check);
+
 static void test_speedup_and_judge_drop(void **state)
 {
 	struct sc_results r;
@@ -291,12 +294,32 @@ static void test_speedup_and_judge_drop(void **state)
 	a = add_agg(&r, "k", "head", 4, 4);
 	a->speedup_geomean = 1.5;  /* ratio 0.75 < 0.9 */
 	a->judge_mean = 0.7;       /* down 0.2 > 0.1 */
+	/* over the strong references it rose: the gate compares the naive
+	 * baselines and says so, showing the strong ones beside them */
+	r.aggregates[0].strong_speedup_geomean = 0.5;
+	a->strong_speedup_geomean = 0.75;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "k", "speedup_drop"));
 	assert_true(has_rule(&r, "k", "judge_drop"));
+	{
+		const struct sc_results_check *c = check_of(&r, "k", "m", "speedup");
+		assert_non_null(c);
+		assert_string_equal(c->status, "failed");
+		assert_non_null(strstr(c->message, "over the fixtures' naive baselines (geomean, what the gate "
+					       "compares) fell from 2.00x to 1.50x"));
+		assert_non_null(strstr(c->message, "; over the strong references (shown, not gated) 0.50x -> 0.75x"));
+	}
 	g.speedup_drop_ratio = 0.3;
 	g.judge_drop = 0.25;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	/* and a fall over the strong references alone does not fail it */
+	r.aggregates[0].speedup_geomean = 1.5;
+	r.aggregates[0].strong_speedup_geomean = 2.0;
+	a->strong_speedup_geomean = 0.25;
+	g.speedup_drop_ratio = 0.1;
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_string_equal(check_of(&r, "k", "m", "speedup")->status, "passed");
+	assert_non_null(strstr(check_of(&r, "k", "m", "speedup")->message, "2.00x -> 0.25x"));
 	sc_results_release(&r);
 }
 

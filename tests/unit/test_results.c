@@ -301,11 +301,65 @@ static void test_excerpt_bounded_and_round_trip(void **state)
 	sc_buf_release(&json);
 }
 
+/* A kernel unit's strong reference, the speedup over it and its share of
+ * the roofline, and an aggregate's strong-speedup geomean, round-trip
+ * through results.json; absent (an older file) they read as NULL/NAN. */
+static void test_strong_reference_round_trip(void **state)
+{
+	struct sc_buf json = SC_BUF_INIT;
+	struct sc_results r, back;
+	(void)state;
+
+	sc_results_init(&r);
+	r.schema = sc_xstrdup(SC_RESULTS_SCHEMA);
+	r.units = sc_xcalloc(1, sizeof(*r.units));
+	r.nunits = 1;
+	sc_results_unit_init(&r.units[0]);
+	r.units[0].skill = sc_xstrdup("skills/x");
+	r.units[0].variant = sc_xstrdup("head");
+	r.units[0].model = sc_xstrdup("m");
+	r.units[0].test_id = sc_xstrdup("t#0");
+	r.units[0].verdict = sc_xstrdup("pass");
+	r.units[0].kernel = sc_xmalloc(sizeof(*r.units[0].kernel));
+	sc_results_kernel_init(r.units[0].kernel);
+	r.units[0].kernel->speedup = 14.5;
+	r.units[0].kernel->strong_reference = sc_xstrdup("fixture solution fixtures/softmax/solution.cu");
+	r.units[0].kernel->strong_speedup = 0.75;
+	r.units[0].kernel->pct_of_peak = 62.5;
+	r.aggregates = sc_xcalloc(1, sizeof(*r.aggregates));
+	r.naggregates = 1;
+	sc_results_aggregate_init(&r.aggregates[0]);
+	r.aggregates[0].skill = sc_xstrdup("skills/x");
+	r.aggregates[0].variant = sc_xstrdup("head");
+	r.aggregates[0].model = sc_xstrdup("m");
+	r.aggregates[0].speedup_geomean = 14.5;
+	r.aggregates[0].strong_speedup_geomean = 0.75;
+	sc_results_format(&json, &r);
+	assert_non_null(strstr(json.ptr, "\"strong_reference\""));
+	assert_non_null(strstr(json.ptr, "\"strong_speedup_geomean\""));
+	assert_int_equal(sc_results_parse(&back, json.ptr, json.len, "mem"), 0);
+	assert_string_equal(back.units[0].kernel->strong_reference, "fixture solution fixtures/softmax/solution.cu");
+	assert_true(back.units[0].kernel->strong_speedup == 0.75);
+	assert_true(back.units[0].kernel->pct_of_peak == 62.5);
+	assert_true(back.units[0].kernel->speedup == 14.5);
+	assert_true(back.aggregates[0].strong_speedup_geomean == 0.75);
+	sc_results_release(&back);
+	sc_results_release(&r);
+	/* minimal has none of them */
+	assert_int_equal(sc_results_parse(&back, minimal, strlen(minimal), "m.json"), 0);
+	assert_null(back.units[0].kernel->strong_reference);
+	assert_true(isnan(back.units[0].kernel->strong_speedup) && isnan(back.units[0].kernel->pct_of_peak));
+	assert_true(isnan(back.aggregates[0].strong_speedup_geomean));
+	sc_results_release(&back);
+	sc_buf_release(&json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_reads_fields_and_nulls),
 		cmocka_unit_test(test_excerpt_bounded_and_round_trip),
+		cmocka_unit_test(test_strong_reference_round_trip),
 		cmocka_unit_test(test_parse_errors_name_file_and_path),
 		cmocka_unit_test(test_minor_version_is_accepted),
 		cmocka_unit_test(test_resolved_models),

@@ -16,7 +16,10 @@
  * that runs past statement_timeout.
  */
 #include "unit.h"
+#include "results/signing.h"
 #include "results/store.h"
+#include "secret.h"
+#include "sha256.h"
 
 #include <math.h>
 #include <signal.h>
@@ -514,7 +517,7 @@ static void test_four_processes_write_one_store(void **state)
 		sc_path_join(&path, f.dir, "versions.txt");
 		if (sql(&f, "SELECT version FROM schema_version ORDER BY version", path.ptr) == 0) {
 			assert_int_equal(sc_read_file(&out, path.ptr, 4096), 0);
-			assert_string_equal(out.ptr, "1\n2\n3\n4\n");
+			assert_string_equal(out.ptr, "1\n2\n3\n4\n5\n");
 		}
 		sc_buf_release(&out);
 		sc_buf_release(&path);
@@ -959,6 +962,193 @@ static void test_lookup_checks_integrity(void **state)
 	fresh_release(&f);
 }
 
+/* A kernel unit as a GPU run stores it: the strong reference, the speedup
+ * over it and the share of the roofline (schema 5). */
+static void fill_kernel_unit(struct sc_store_unit *u, int run_index)
+{
+	fill_unit(u, "pass", run_index, 100);
+	u->kind = "kernel";
+	u->fixture = "softmax";
+	u->compile = "ok";
+	u->kernel_verdict = "passed";
+	u->registers = 32;
+	u->speedup = 12.5;
+	u->strong_reference = "fixture solution fixtures/softmax/solution.cu";
+	u->strong_speedup = 0.8125;
+	u->pct_of_peak = 61.25;
+}
+
+/*
+ * The v4 MAC of u as skillci wrote it before schema 5 ("skillci-unit/1"
+ * over the first 30 columns, each typed and length-prefixed), as the
+ * column holds it: "k1:FPR:HEX". Written out here so that a change of
+ * the old format, which migrated rows depend on, fails this test.
+ */
+static void mac_text(struct sc_hmac *h, const char *t)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (t)
+		sc_buf_printf(&b, "s%zu:%s", strlen(t), t);
+	else
+		sc_buf_sets(&b, "n");
+	sc_hmac_update(h, b.ptr, b.len);
+	sc_buf_release(&b);
+}
+
+static void mac_int(struct sc_hmac *h, int64_t v)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	sc_buf_printf(&b, "i%lld;", (long long)v);
+	sc_hmac_update(h, b.ptr, b.len);
+	sc_buf_release(&b);
+}
+
+static void mac_real(struct sc_hmac *h, double v)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (isnan(v))
+		sc_buf_sets(&b, "n");
+	else
+		sc_buf_printf(&b, "r%.17g;", v);
+	sc_hmac_update(h, b.ptr, b.len);
+	sc_buf_release(&b);
+}
+
+static char *v4_mac(const struct sc_store_unit *u, const char *run_id)
+{
+	struct sc_hmac h;
+	unsigned char mac[SC_SHA256_LEN];
+	struct sc_buf b = SC_BUF_INIT, hex = SC_BUF_INIT;
+	const char *texts[] = { u->skill, u->skill_name, u->variant, u->model, u->test_id, u->test_name };
+	const char *texts2[] = { u->kind, u->skill_hash, u->test_hash, u->fixture_hash, u->prompt_hash,
+				 u->harness, u->verdict, u->error_class, u->message };
+	const char *texts3[] = { u->fixture, u->compile, u->kernel_verdict, u->compile_log };
+
+	sc_hmac_init(&h, sc_runner_key(), SC_RUNNER_KEY_LEN);
+	sc_hmac_update(&h, "skillci-unit/1", 15);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(texts); i++)
+		mac_text(&h, texts[i]);
+	mac_int(&h, u->run_index);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(texts2); i++)
+		mac_text(&h, texts2[i]);
+	mac_int(&h, u->tokens_in);
+	mac_int(&h, u->tokens_out);
+	mac_int(&h, u->turns);
+	mac_int(&h, u->latency_ms);
+	mac_real(&h, u->judge_score);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(texts3); i++)
+		mac_text(&h, texts3[i]);
+	mac_real(&h, u->max_abs_error);
+	if (u->registers >= 0)
+		mac_int(&h, u->registers);
+	else
+		mac_text(&h, NULL);
+	mac_real(&h, u->speedup);
+	mac_text(&h, u->transcript);
+	mac_text(&h, run_id);
+	sc_hmac_final(&h, mac);
+	sc_hex(&hex, mac, sizeof(mac));
+	sc_buf_printf(&b, "k1:%s:%s", sc_sign_own_fingerprint(), hex.ptr);
+	sc_buf_release(&hex);
+	return sc_buf_detach(&b, NULL);
+}
+
+/*
+ * Schema 5: a kernel unit's strong reference, strong speedup and share of
+ * the roofline round-trip, and an aggregate's strong-speedup geomean; the
+ * MAC covers them (an edited strong speedup is not reused); a row as a
+ * version 4 store held it (those columns NULL, the old MAC) is still
+ * reused after the migration, and fails once one of them is set.
+ */
+static void test_strong_reference_round_trip(void **state)
+{
+	const struct backend *be = *state;
+	struct fresh f;
+	struct sc_store *s = NULL;
+	struct sc_store_unit u, got;
+	struct sc_store_aggregate a;
+	struct sc_store_point *pts = NULL;
+	struct sc_store_key k;
+	struct sc_buf q = SC_BUF_INIT;
+	size_t n = 0;
+	char *mac;
+
+	need(be);
+	fresh_init(&f, be);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	put_run(s, "r1", "2026-01-01T00:00:00Z");
+	fill_kernel_unit(&u, 0);
+	assert_int_equal(sc_store_put_unit(s, "r1", &u), 0);
+	sc_store_aggregate_init(&a);
+	a.skill = (char *)"skills/demo";
+	a.variant = (char *)"head";
+	a.model = (char *)"anthropic.m1";
+	a.n = 1;
+	a.speedup_geomean = 12.5;
+	a.strong_speedup_geomean = 0.8125;
+	assert_int_equal(sc_store_put_aggregate(s, "r1", &a), 0);
+	key_of(&k, 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
+	assert_string_equal(got.strong_reference, "fixture solution fixtures/softmax/solution.cu");
+	assert_true(got.strong_speedup == 0.8125);
+	assert_true(got.pct_of_peak == 61.25);
+	assert_true(got.speedup == 12.5);
+	sc_store_unit_release(&got);
+	assert_int_equal(sc_store_history(s, &pts, &n, NULL, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_true(pts[0].agg.strong_speedup_geomean == 0.8125);
+	assert_true(pts[0].agg.speedup_geomean == 12.5);
+	sc_store_points_free(pts, n);
+	/* a text unit: NULL there */
+	fill_unit(&u, "pass", 1, 100);
+	assert_int_equal(sc_store_put_unit(s, "r1", &u), 0);
+	key_of(&k, 1);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
+	assert_null(got.strong_reference);
+	assert_true(isnan(got.strong_speedup) && isnan(got.pct_of_peak));
+	sc_store_unit_release(&got);
+	sc_store_free(s);
+	s = NULL;
+
+	/* the strong speedup edited behind the store's back: not reused */
+	assert_int_equal(sql(&f, "UPDATE units SET strong_speedup = 2 WHERE run_index = 0", NULL), 0);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	key_of(&k, 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), SC_ENOTFOUND);
+	sc_store_unit_release(&got);
+	sc_store_free(s);
+	s = NULL;
+
+	/* a kernel unit as schema 4 stored it: the new columns NULL, its MAC
+	 * over the 30 older ones */
+	fill_kernel_unit(&u, 0);
+	u.strong_reference = NULL;
+	u.strong_speedup = u.pct_of_peak = NAN;
+	mac = v4_mac(&u, "r1");
+	sc_buf_printf(&q, "UPDATE units SET strong_reference = NULL, strong_speedup = NULL, pct_of_peak = NULL,"
+		      " mac = '%s' WHERE run_index = 0", mac);
+	assert_int_equal(sql(&f, q.ptr, NULL), 0);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), 0);
+	assert_true(got.speedup == 12.5);
+	assert_null(got.strong_reference);
+	sc_store_unit_release(&got);
+	sc_store_free(s);
+	s = NULL;
+	/* ... and with a strong speedup added to it, it is not */
+	assert_int_equal(sql(&f, "UPDATE units SET strong_speedup = 3 WHERE run_index = 0", NULL), 0);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	assert_int_equal(sc_store_lookup_unit(s, &got, &k), SC_ENOTFOUND);
+	sc_store_unit_release(&got);
+	sc_store_free(s);
+	free(mac);
+	sc_buf_release(&q);
+	fresh_release(&f);
+}
+
 #define BOTH(fn) \
 	{ #fn " (sqlite)", fn, NULL, NULL, (void *)&sqlite_be }, \
 	{ #fn " (postgresql)", fn, NULL, NULL, (void *)&pg_be }
@@ -969,6 +1159,7 @@ int main(void)
 		BOTH(test_open_creates_store_and_reopens),
 		BOTH(test_lookup_reuses_only_same_key),
 		BOTH(test_lookup_checks_integrity),
+		BOTH(test_strong_reference_round_trip),
 		BOTH(test_rollback_writes_nothing),
 		BOTH(test_newer_schema_is_refused),
 		BOTH(test_history_orders_runs_and_filters),

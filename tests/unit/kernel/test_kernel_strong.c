@@ -4,10 +4,16 @@
  * GEMM, the check of the library's output against the CPU reference (for
  * B K x N and B N x K, and a reference of the other layout caught), the
  * timing by events, and a fixture, a layout or a device without one.
+ * The fixture's solution as the strong reference (softmax's spec and CPU
+ * reference, "kernels" registered as C functions with known costs): the
+ * speedup over it exact, a solution wrong at the check size not timed, a
+ * fixture without one; and the pick of the faster of library and solution.
  */
 #include "unit.h"
 #include "cublas.h"
 #include "device.h"
+#include "harness.h"
+#include "refs.h"
 #include "spec.h"
 #include "strong.h"
 
@@ -209,6 +215,176 @@ static void test_strong_absent(void **state)
 	sc_spec_release(&spec);
 }
 
+/* ---- the fixture's solution (softmax on the CPU double) ---- */
+
+#define SX(p) ((float *)(uintptr_t)*(uint64_t *)(p)[0])
+#define SY(p) ((float *)(uintptr_t)*(uint64_t *)(p)[1])
+#define SCOLS(p) (*(int *)(p)[3])
+
+/* Thread (row, t) writes columns t, t+B, ... of softmax(x) * scale. */
+static void softmax_scaled(const struct sc_cpu_thread *t, void **p, float scale)
+{
+	const float *x = SX(p) + (size_t)t->bid[0] * (size_t)SCOLS(p);
+	float *y = SY(p) + (size_t)t->bid[0] * (size_t)SCOLS(p);
+	float m = -INFINITY, s = 0;
+	int cols = SCOLS(p);
+
+	for (int c = 0; c < cols; c++)
+		m = fmaxf(m, x[c]);
+	for (int c = 0; c < cols; c++)
+		s += expf(x[c] - m);
+	for (int c = (int)t->tid[0]; c < cols; c += (int)t->block[0])
+		y[c] = scale * expf(x[c] - m) / s;
+}
+
+static void k_softmax(const struct sc_cpu_thread *t, void **p) { softmax_scaled(t, p, 1.0f); }
+static void k_softmax_wrong(const struct sc_cpu_thread *t, void **p) { softmax_scaled(t, p, 0.5f); }
+static int64_t cost_1ms(void **p, unsigned n) { (void)p; (void)n; return 1000000; }
+static int64_t cost_250us(void **p, unsigned n) { (void)p; (void)n; return 250000; }
+static int64_t cost_4ms(void **p, unsigned n) { (void)p; (void)n; return 4000000; }
+
+static void kload(struct sc_device *dev, const char *name, struct sc_kernel_handle *k)
+{
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(dev->load(dev, name, strlen(name), "softmax", &k->fn), 0);
+	k->tun.v[0] = 32;
+	k->image = name;
+	k->image_len = strlen(name);
+	k->entry = "softmax";
+}
+
+/* The candidate (1 ms a launch) against a solution registered as name
+ * (sol_fn at sol_cost); with_sol false: a fixture without a solution. */
+static struct sc_strong_result run_solution(sc_cpu_kernel_fn sol_fn, sc_cpu_cost_fn sol_cost, bool with_sol)
+{
+	struct sc_device *dev = sc_device_cpu_new(), *sdev = NULL;
+	struct sc_kernel_handle c, s;
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0x1234, 0, 0 };
+	struct sc_strong_result r;
+	struct sc_spec sm;
+
+	assert_int_equal(sc_spec_load(&sm, "fixtures/softmax/spec.json"), 0);
+	sm.timing.v[0] = 8;   /* a small timing size for the double */
+	sm.timing.v[1] = 64;
+	sc_device_cpu_register(dev, "cand", k_softmax, cost_1ms, 0);
+	sc_device_cpu_register(dev, "solution", sol_fn, sol_cost, 0);
+	assert_int_equal(dev->open_sibling(dev, &sdev), 0);
+	kload(dev, "cand", &c);
+	kload(sdev, "solution", &s);
+	assert_int_equal(sc_strong_time_solution(&r, dev, sdev, &sm, sc_ref_lookup("softmax"), &c,
+						 with_sol ? &s : NULL, "fixture solution fixtures/softmax/solution.cu", &o), 0);
+	sdev->close(sdev);
+	dev->close(dev);
+	sc_spec_release(&sm);
+	return r;
+}
+
+/* A solution at 250 us against a candidate at 1 ms: 0.25x, exactly. */
+static void test_solution_timed(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	r = run_solution(k_softmax, cost_250us, true);
+	if (!r.done)
+		fail_msg("%s", r.why);
+	assert_true(r.applies);
+	assert_false(r.library);
+	assert_string_equal(r.name, "fixture solution fixtures/softmax/solution.cu");
+	assert_true(fabs(r.median_ms - 0.25) < 1e-9);
+	assert_true(fabs(r.speedup - 0.25) < 1e-9);
+	assert_true(r.reps >= 2);
+	assert_non_null(strstr(r.method, "as the naive baseline is"));
+	/* a slower solution: the candidate is 4x faster */
+	r = run_solution(k_softmax, cost_4ms, true);
+	assert_true(r.done);
+	assert_true(fabs(r.median_ms - 4.0) < 1e-9);
+	assert_true(fabs(r.speedup - 4.0) < 1e-9);
+}
+
+/* A solution wrong at the check size is not timed, and says why. */
+static void test_solution_wrong_not_timed(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	r = run_solution(k_softmax_wrong, cost_250us, true);
+	assert_true(r.applies);
+	assert_false(r.done);
+	assert_int_equal(r.reps, 0);
+	assert_true(isnan(r.speedup));
+	assert_non_null(strstr(r.why, "the solution fails the check at the first correctness size"));
+	assert_non_null(strstr(r.why, "'y'"));
+}
+
+static void test_solution_none(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	r = run_solution(k_softmax, cost_250us, false);
+	assert_false(r.applies);
+	assert_false(r.done);
+	assert_true(isnan(r.speedup));
+	assert_string_equal(r.why, "the fixture has no solution.cu");
+}
+
+static struct sc_strong_result made(bool applies, bool done, bool library, const char *name, double ms, double speedup)
+{
+	struct sc_strong_result r;
+	memset(&r, 0, sizeof(r));
+	r.applies = applies;
+	r.done = done;
+	r.library = library;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	snprintf(r.why, sizeof(r.why), "%s: why", name);
+	r.median_ms = ms;
+	r.speedup = done ? speedup : NAN;
+	return r;
+}
+
+/* The faster of the library and the solution (the smaller speedup over
+ * it) is kept, its name saying which it beat; one alone is kept as is. */
+static void test_pick(void **state)
+{
+	struct sc_strong_result lib = made(true, true, true, "cuBLAS", 0.5, 2.0);
+	struct sc_strong_result sol = made(true, true, false, "fixture solution", 0.25, 1.0), r;
+	(void)state;
+
+	sc_strong_pick(&r, &lib, &sol);
+	assert_true(r.done && !r.library);
+	assert_true(r.speedup == 1.0 && r.median_ms == 0.25);
+	assert_string_equal(r.name, "fixture solution (faster than cuBLAS: 0.25 ms vs 0.5 ms)");
+	sol.median_ms = 1.0;
+	sol.speedup = 4.0;
+	sc_strong_pick(&r, &lib, &sol);
+	assert_true(r.done && r.library && r.speedup == 2.0);
+	assert_string_equal(r.name, "cuBLAS (faster than fixture solution: 0.5 ms vs 1 ms)");
+	/* the solution not timed: the library alone */
+	sol = made(true, false, false, "fixture solution", 0, 0);
+	sc_strong_pick(&r, &lib, &sol);
+	assert_true(r.done && r.speedup == 2.0);
+	assert_string_equal(r.name, "cuBLAS");
+	/* no library kernel (another fixture): the solution alone */
+	lib = made(false, false, false, "", 0, 0);
+	sol = made(true, true, false, "fixture solution", 0.25, 1.5);
+	sc_strong_pick(&r, &lib, &sol);
+	assert_true(r.done && r.speedup == 1.5);
+	assert_string_equal(r.name, "fixture solution");
+	/* neither timed: both reasons */
+	lib = made(true, false, true, "cuBLAS", 0, 0);
+	sol = made(true, false, false, "fixture solution", 0, 0);
+	sc_strong_pick(&r, &lib, &sol);
+	assert_true(r.applies && !r.done && isnan(r.speedup));
+	assert_string_equal(r.why, "cuBLAS: why; fixture solution: why");
+	/* nothing applies */
+	sol = made(false, false, false, "none", 0, 0);
+	lib = made(false, false, false, "", 0, 0);
+	sc_strong_pick(&r, &lib, &sol);
+	assert_false(r.applies);
+	assert_string_equal(r.why, "none: why");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +393,10 @@ int main(void)
 		cmocka_unit_test(test_strong_checked_and_timed),
 		cmocka_unit_test(test_strong_wrong_layout_caught),
 		cmocka_unit_test(test_strong_absent),
+		cmocka_unit_test(test_solution_timed),
+		cmocka_unit_test(test_solution_wrong_not_timed),
+		cmocka_unit_test(test_solution_none),
+		cmocka_unit_test(test_pick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
