@@ -382,6 +382,37 @@ static void eval_lift(const struct sc_seq_design *seq, long prs)
 	}
 }
 
+/* The drop (pass-rate fraction) the sequential design seq catches with
+ * 80% power, interpolated between the whole points around it; NAN when
+ * none up to 100 points. */
+static double drop_80_exact(const struct profile *pr, const struct sc_seq_design *seq, long prs)
+{
+	double prev = power_at(pr, 0.0, 0, seq, prs, NULL);
+
+	for (int drop = 1; drop <= 100; drop++) {
+		double pw = power_at(pr, drop / 100.0, 0, seq, prs, NULL);
+		if (pw >= 0.8)
+			return (drop - 1 + (0.8 - prev) / (pw - prev)) / 100.0;
+		prev = pw;
+	}
+	return NAN;
+}
+
+/* The runs per test a fixed design needs for 80% power at drop,
+ * interpolated between the whole R around it; NAN when 60 do not. */
+static double runs_80_exact(const struct profile *pr, double drop, long prs)
+{
+	double prev = 0.0;
+
+	for (int r = 1; r <= 60; r++) {
+		double pw = power_at(pr, drop, r, NULL, prs, NULL);
+		if (pw >= 0.8)
+			return r - 1 + (0.8 - prev) / (pw - prev);
+		prev = pw;
+	}
+	return NAN;
+}
+
 int main(int argc, char **argv)
 {
 	long prs = argc > 1 ? atol(argv[1]) : 400;
@@ -394,6 +425,7 @@ int main(int argc, char **argv)
 	} methods[] = { { "new", SC_STATS_STRATIFIED }, { "clus", SC_STATS_CLUSTER } };
 	struct sc_seq_design seq;
 	char seqname[32];
+	long eq_prs;
 
 	if (argc > 2)
 		rng_state ^= (uint64_t)strtoull(argv[2], NULL, 10) * 0x100000001b3ULL;
@@ -490,33 +522,36 @@ int main(int argc, char **argv)
 		}
 	}
 equal:
-	printf("\n# equal error rates: the sequential design's 80%%-power drop D; the fixed design"
-	       " (new-R, the smallest R with power >= 80%% at D); mean requests of one check"
-	       " with nothing changed and with drop D; the ratio seq / fixed\n");
-	printf("%-7s %-6s %-7s %-8s %-10s %-10s %-10s %-10s %-12s %s\n", "profile", "D", "fixed",
-	       "power", "fixed req", "seq power", "seq req 0", "seq req D", "ratio 0 / D",
-	       "ratio, scenario mix");
+	eq_prs = 10 * prs;
+	printf("\n# equal error rates (%ld PRs per point): the drop D the sequential design catches"
+	       " with 80%% power, interpolated between whole points; the fixed design of the same"
+	       " power at D (new-R, R interpolated between the whole R around 80%%: R = 16.4 is 328"
+	       " requests); the sequential design's mean requests of one check with nothing"
+	       " changed, a drop of the margin, a drop of D and of 35 points, each over the fixed"
+	       " design's; and over the mix of one-check scenarios\n", eq_prs);
+	printf("%-7s %-6s %-7s %-9s %-12s %-12s %-12s %-12s %s\n", "profile", "D", "fixed R",
+	       "fixed req", "seq: 0", "margin", "D", "35 points", "mix");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
 		const struct profile *pr = &profiles[pi];
-		int drop = drop_80(pr, 0, &seq, prs), R = -1;
-		double pw = 0, spw, sreq0, sreqd, freq = 0;
-		if (drop < 0) {
+		double d = drop_80_exact(pr, &seq, eq_prs), R, freq, req[4];
+		const double at[4] = { 0.0, MARGIN, d, 0.35 };
+		if (isnan(d)) {
 			printf("%-7s the sequential design reaches no 80%% power\n", pr->name);
 			continue;
 		}
-		for (int r = 1; r <= 60 && R < 0; r++)
-			if ((pw = power_at(pr, drop / 100.0, r, NULL, prs, &freq)) >= 0.8)
-				R = r;
-		spw = power_at(pr, drop / 100.0, 0, &seq, prs, &sreqd);
-		power_at(pr, 0.0, 0, &seq, prs, &sreq0);
-		printf("%-7s %-6.0f ", pr->name, real_drop(pr, drop / 100.0));
-		if (R < 0) {
+		R = runs_80_exact(pr, d, eq_prs);
+		printf("%-7s %-6.1f ", pr->name, real_drop(pr, d));
+		if (isnan(R)) {
 			printf("no fixed design up to 60 runs reaches it\n");
 			continue;
 		}
-		printf("new-%-3d %-8.1f %-10.0f %-10.1f %-10.1f %-10.1f %.2f / %.2f  %.2f\n", R, 100 * pw,
-		       freq, 100 * spw, sreq0, sreqd, sreq0 / freq, sreqd / freq,
-		       mix_requests(pr, &seq, prs) / freq);
+		freq = 2.0 * TESTS * R;
+		for (int i = 0; i < 4; i++)
+			(void)power_at(pr, at[i], 0, &seq, eq_prs, &req[i]);
+		printf("%-7.1f %-9.0f", R, freq);
+		for (int i = 0; i < 4; i++)
+			printf(" %5.1f %.2f ", req[i], req[i] / freq);
+		printf(" %.2f\n", mix_requests(pr, &seq, eq_prs) / freq);
 	}
 	{
 		/* Wald's SPRT between a drop of the margin and a drop of D
