@@ -350,6 +350,75 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 	return true;
 }
 
+void sc_stats_sample_add(struct sc_stats_sample *s, double x)
+{
+	s->n++;
+	s->sum += x;
+	s->sumsq += x * x;
+}
+
+/* The sum of squared deviations of a sample from its mean (never below 0). */
+static double sample_ss(const struct sc_stats_sample *s)
+{
+	double ss = s->sumsq - s->sum * s->sum / (double)s->n;
+	return ss > 0 ? ss : 0.0;
+}
+
+bool sc_stats_paired_values(struct sc_stats_paired *out, const struct sc_stats_sample *base,
+			    const struct sc_stats_sample *head, size_t ntests, double margin,
+			    double alpha)
+{
+	double sum = 0.0, sumsq = 0.0, ss_w = 0.0, df_w = 0.0, inv = 0.0, tcount;
+	bool within = true;
+	size_t t = 0;
+
+	out->tests = 0;
+	out->mean = out->se = out->df = out->lo = out->hi = NAN;
+	out->p_drop = out->p_within = out->detectable = NAN;
+	for (size_t i = 0; i < ntests; i++) {
+		double d;
+		if (!base[i].n || !head[i].n)
+			continue;
+		d = head[i].sum / (double)head[i].n - base[i].sum / (double)base[i].n;
+		sum += d;
+		sumsq += d * d;
+		within &= base[i].n >= 2 && head[i].n >= 2;
+		ss_w += sample_ss(&base[i]) + sample_ss(&head[i]);
+		df_w += (double)(base[i].n - 1) + (double)(head[i].n - 1);
+		inv += 1.0 / (double)base[i].n + 1.0 / (double)head[i].n;
+		t++;
+	}
+	if (!t)
+		return false;
+	tcount = (double)t;
+	out->tests = t;
+	out->mean = sum / tcount;
+	if (within) {
+		out->se = sqrt(ss_w / df_w * inv) / tcount;
+		out->df = df_w;
+	} else if (t >= 2) {
+		double var = (sumsq - tcount * out->mean * out->mean) / (tcount - 1.0);
+		out->se = sqrt((var > 0 ? var : 0.0) / tcount);
+		out->df = tcount - 1.0;
+	} else
+		return true;  /* one test, one replicate a side: no estimate */
+	if (out->se > 0) {
+		double tq = sc_stats_t_quantile(1.0 - alpha, out->df);
+		double stat = (out->mean + margin) / out->se;
+		out->lo = out->mean - tq * out->se;
+		out->hi = out->mean + tq * out->se;
+		out->p_drop = sc_stats_t_cdf(stat, out->df);
+		out->p_within = sc_stats_t_cdf(-stat, out->df);
+		out->detectable = margin + (tq + sc_stats_t_quantile(0.8, out->df)) * out->se;
+	} else {
+		out->lo = out->hi = out->mean;
+		out->p_drop = out->mean < -margin ? 0.0 : 1.0;
+		out->p_within = out->mean > -margin ? 0.0 : 1.0;
+		out->detectable = margin;
+	}
+	return true;
+}
+
 void sc_stats_paired_bounds(struct sc_stats_paired *st, double lo_level, double hi_level)
 {
 	if (!st->tests || isnan(st->se))

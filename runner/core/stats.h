@@ -156,6 +156,47 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 			    enum sc_stats_method method);
 
 /*
+ * One test's replicates of a measured value at one side: count, sum and
+ * sum of squares.
+ */
+struct sc_stats_sample {
+	unsigned long n;
+	double sum, sumsq;
+};
+
+/* Adds x to s. */
+void sc_stats_sample_add(struct sc_stats_sample *s, double x);
+
+/*
+ * The paired per-test comparison of a measured value (log tokens, log
+ * speedup, a judge score) against a margin, as sc_stats_paired_margin is
+ * for pass rates: per test t judged at both sides, d_t = mean_h - mean_b;
+ * the estimate is the mean of d_t over the T tests, and "drop" means the
+ * head lower (callers negate a value whose rise is the regression). The
+ * standard error:
+ *
+ *   every test with 2 or more replicates at both sides: stratified by
+ *       test, the replicates' pooled within-test variance s_w^2 (df the
+ *       sum of n - 1 over both sides and all tests): se^2 = s_w^2
+ *       sum_t (1/nb_t + 1/nh_t) / T^2, t quantiles on that df;
+ *   else, T >= 2: the tests as a sample (a paired t test): se^2 = s^2 / T
+ *       from the sample variance s^2 of d_t, df T - 1; conservative for a
+ *       fixed suite, as the spread of the true per-test changes counts as
+ *       noise;
+ *   else (one test, one replicate a side): no estimate: se, the p-values
+ *       and the bounds are NAN (nothing can be shown or ruled out).
+ *
+ * A zero se (every replicate equal) decides by the estimate alone: p_drop
+ * 0 when the mean is below -margin, else 1; p_within the other way. Same
+ * fields and meaning as sc_stats_paired_margin (lo, hi at alpha; use
+ * sc_stats_paired_bounds for a decision's levels). Returns false, every
+ * double NAN, when no test has a value at both sides.
+ */
+bool sc_stats_paired_values(struct sc_stats_paired *out, const struct sc_stats_sample *base,
+			    const struct sc_stats_sample *head, size_t ntests, double margin,
+			    double alpha);
+
+/*
  * Sets st's bounds at the levels a decision uses instead of alpha: lo the
  * one-sided (1 - lo_level) lower bound, hi the (1 - hi_level) upper bound
  * (with st's quantiles, cut to [-1, 1]; a level <= 0 leaves that end at -1

@@ -21,6 +21,20 @@ struct margin {
 	struct sc_seq_outcome seq;  /* the decision and the look it was taken at */
 };
 
+/*
+ * A measured-value check (tokens, speedup, judge) of one skill x model:
+ * the paired per-test statistics of its values (core/stats.h
+ * sc_stats_paired_values; "drop" is the direction of a regression: minus
+ * log tokens, log speedup, the judge score) against its limit as a margin
+ * in those units, and the level Holm tests it at over the PR's such
+ * checks (SC_GATE_METRIC_SHARE of alpha).
+ */
+struct metric {
+	const char *skill, *model, *check;
+	struct sc_stats_paired st;
+	double level;
+};
+
 struct gate {
 	struct sc_results *r;
 	const struct sc_config_gate *g;
@@ -28,6 +42,8 @@ struct gate {
 	struct margin *margins;     /* every pass_rate check that compares */
 	size_t nmargins;
 	struct sc_seq_design design;  /* fixed (Holm) or sequential (spending, Bonferroni) */
+	struct metric *metrics;     /* every tokens, speedup and judge check that compares */
+	size_t nmetrics, nmetric_tests;  /* ... and those with a p-value: Holm's family */
 };
 
 static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *skill,
@@ -285,6 +301,7 @@ static void plan_margins(struct gate *gt)
 		sc_seq_design_init(&gt->design, sc_compare_alpha(gt->g->alpha),
 				   gt->g->pass_rate_drop_points / 100.0, gt->g->first_runs,
 				   gt->g->max_runs, family);
+		sc_seq_design_fail_alpha(&gt->design, sc_gate_pass_rate_alpha(gt->g));
 		for (size_t i = 0; i < gt->nmargins; i++) {
 			struct margin *m = &gt->margins[i];
 			sc_seq_replay(&m->seq, r, m->skill, m->model, &gt->design);
@@ -299,12 +316,13 @@ static void plan_margins(struct gate *gt)
 	for (size_t i = 0; i < gt->nmargins; i++)
 		raw[i] = gt->margins[i].st.p_drop;
 	sc_stats_holm(raw, gt->nmargins, p);
-	sc_stats_holm_levels(raw, gt->nmargins, sc_compare_alpha(gt->g->alpha), lv);
+	sc_stats_holm_levels(raw, gt->nmargins, sc_gate_pass_rate_alpha(gt->g), lv);
 	for (size_t i = 0; i < gt->nmargins; i++) {
 		struct margin *m = &gt->margins[i];
 		enum sc_gate_margin v;
 		m->p_adj = p[i];
-		v = sc_gate_margin_decide(m->p_adj, m->st.p_within, sc_compare_alpha(gt->g->alpha));
+		v = sc_gate_margin_decide(m->p_adj, m->st.p_within, sc_gate_pass_rate_alpha(gt->g),
+					  sc_compare_alpha(gt->g->alpha));
 		/* the upper end at the level Holm tested this check at, the
 		 * lower end at alpha: the interval says what the verdict says */
 		sc_stats_paired_bounds(&m->st, sc_compare_alpha(gt->g->alpha), lv[i]);
@@ -316,6 +334,173 @@ static void plan_margins(struct gate *gt)
 				  : SC_SEQ_INCONCLUSIVE;
 	}
 	free(p);
+}
+
+/* The value a unit gives a measured-value check, in its "drop" direction;
+ * NAN when it gives none. */
+static double metric_value(const char *check, const struct sc_results_unit *u)
+{
+	if (!strcmp(check, "tokens")) {
+		int64_t t = u->tokens_in + u->tokens_out;
+		return sc_streq(u->verdict, "error") || t <= 0 ? NAN : -log((double)t);
+	}
+	if (!strcmp(check, "speedup"))
+		return u->kernel && sc_streq(u->verdict, "pass") && u->kernel->speedup > 0
+			       ? log(u->kernel->speedup) : NAN;
+	return u->judge_score;
+}
+
+/* The check's limit as a margin in its values' units. */
+static double metric_margin(const char *check, const struct sc_config_gate *g)
+{
+	if (!strcmp(check, "tokens"))
+		return log1p(g->tokens_rise_pct / 100.0);
+	if (!strcmp(check, "speedup"))
+		return g->speedup_drop_ratio < 1 ? -log1p(-g->speedup_drop_ratio) : INFINITY;
+	return g->judge_drop;
+}
+
+/* The paired statistics of check for skill and model: per test, its
+ * units' values at base and at head. */
+static void metric_stats(struct metric *m, const struct sc_results *r, const struct sc_config_gate *g)
+{
+	const char **ids = NULL;
+	struct sc_stats_sample *b = NULL, *h = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		bool head = sc_streq(u->variant, "head");
+		double x;
+		size_t t;
+		if (!sc_streq(u->skill, m->skill) || !sc_streq(u->model, m->model) ||
+		    !(head || sc_streq(u->variant, "base")) || isnan(x = metric_value(m->check, u)))
+			continue;
+		for (t = 0; t < n; t++)
+			if (sc_streq(ids[t], u->test_id ? u->test_id : ""))
+				break;
+		if (t == n) {
+			if (n + 1 > alloc) {
+				alloc = alloc ? 2 * alloc : 16;
+				ids = sc_xrealloc(ids, alloc * sizeof(*ids));
+				b = sc_xrealloc(b, alloc * sizeof(*b));
+				h = sc_xrealloc(h, alloc * sizeof(*h));
+			}
+			ids[n] = u->test_id ? u->test_id : "";
+			memset(&b[n], 0, sizeof(b[n]));
+			memset(&h[n], 0, sizeof(h[n]));
+			n++;
+		}
+		sc_stats_sample_add(head ? &h[t] : &b[t], x);
+	}
+	if (!n || !sc_stats_paired_values(&m->st, b, h, n, metric_margin(m->check, g),
+					  sc_compare_alpha(g->alpha)))
+		memset(&m->st, 0, sizeof(m->st));
+	free(ids);
+	free(b);
+	free(h);
+}
+
+/*
+ * The family of measured-value checks of the PR (tokens, speedup, judge
+ * of every skill x model check_model compares with a base), their
+ * statistics, and the level Holm tests each at over the family with
+ * SC_GATE_METRIC_SHARE of alpha, so that with the pass-rate checks' share
+ * a PR that changed nothing fails any check with probability at most
+ * alpha.
+ */
+static void plan_metrics(struct gate *gt)
+{
+	static const char *const checks[] = { "tokens", "speedup", "judge" };
+	struct sc_results *r = gt->r;
+	double *p, *lv;
+
+	for (size_t si = 0; si < r->nskills; si++) {
+		const struct sc_results_skill *s = &r->skills[si];
+		size_t first = 0, n;
+		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested)
+			continue;
+		n = sc_results_aggregates_range(r, s->path, &first);
+		for (size_t i = first; i < first + n; i++) {
+			const struct sc_results_aggregate *a = &r->aggregates[i];
+			if (!sc_streq(a->variant, "head") ||
+			    !sc_results_find_aggregate(r, s->path, "base", a->model))
+				continue;
+			for (size_t c = 0; c < SC_ARRAY_SIZE(checks); c++) {
+				struct metric *m;
+				gt->metrics = sc_xrealloc(gt->metrics, (gt->nmetrics + 1) * sizeof(*gt->metrics));
+				m = &gt->metrics[gt->nmetrics++];
+				m->skill = s->path;
+				m->model = a->model;
+				m->check = checks[c];
+				metric_stats(m, r, gt->g);
+			}
+		}
+	}
+	if (!gt->nmetrics)
+		return;
+	p = sc_xmalloc(2 * gt->nmetrics * sizeof(*p));
+	lv = p + gt->nmetrics;
+	for (size_t i = 0; i < gt->nmetrics; i++) {
+		p[i] = gt->metrics[i].st.tests ? gt->metrics[i].st.p_drop : NAN;
+		gt->nmetric_tests += !isnan(p[i]);
+	}
+	sc_stats_holm_levels(p, gt->nmetrics, sc_compare_alpha(gt->g->alpha) * SC_GATE_METRIC_SHARE, lv);
+	for (size_t i = 0; i < gt->nmetrics; i++) {
+		struct metric *m = &gt->metrics[i];
+		m->level = lv[i];
+		if (m->st.tests)
+			sc_stats_paired_bounds(&m->st, sc_compare_alpha(gt->g->alpha), lv[i]);
+	}
+	free(p);
+}
+
+static const struct metric *find_metric(const struct gate *gt, const char *skill, const char *model,
+					const char *check)
+{
+	for (size_t i = 0; i < gt->nmetrics; i++)
+		if (sc_streq(gt->metrics[i].skill, skill) && sc_streq(gt->metrics[i].model, model) &&
+		    !strcmp(gt->metrics[i].check, check))
+			return &gt->metrics[i];
+	return NULL;
+}
+
+/* The decision of a measured-value check: 1 the regression is shown
+ * (p_drop below Holm's level), 0 ruled out (p_within below alpha), -1
+ * neither (or nothing to decide on). */
+static int metric_decide(const struct gate *gt, const struct metric *m)
+{
+	if (!m || !m->st.tests || isnan(m->st.p_drop))
+		return -1;
+	if (!isnan(m->level) && m->st.p_drop < m->level)
+		return 1;
+	if (m->st.p_within < sc_compare_alpha(gt->g->alpha))
+		return 0;
+	return -1;
+}
+
+/* "; per test, paired: ... over N tests, M replicates; ..." for a message:
+ * the estimate and interval (formatted by the caller's fmt_value from the
+ * statistic's units) and the level. */
+static void metric_how(struct sc_buf *how, const struct gate *gt, const struct metric *m,
+		       const char *what, double est, double lo, double hi, const char *unit)
+{
+	if (!m || !m->st.tests) {
+		sc_buf_printf(how, "no test has %s at both base and head", what);
+		return;
+	}
+	if (isnan(m->st.se)) {
+		sc_buf_printf(how, "%s per test, paired: %+.1f%s over 1 test with one value a side, "
+			      "which cannot tell a change from noise", what, est, unit);
+		return;
+	}
+	sc_buf_printf(how, "%s per test, paired: %+.1f%s, %.0f%% interval [%+.1f%s, %+.1f%s] over %zu "
+		      "test%s; a regression shown at alpha %.3g (Holm over %zu token, speedup and judge "
+		      "check%s), ruled out at alpha %g", what, est, unit,
+		      (1 - 2 * sc_compare_alpha(gt->g->alpha)) * 100, lo, unit, hi, unit, m->st.tests,
+		      m->st.tests == 1 ? "" : "s", m->level, gt->nmetric_tests,
+		      gt->nmetric_tests == 1 ? "" : "s",
+		      sc_compare_alpha(gt->g->alpha));
 }
 
 /* Records the decision behind the pass_rate check just added. */
@@ -344,9 +529,15 @@ static const struct margin *find_margin(const struct gate *gt, const char *skill
 	return NULL;
 }
 
-enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double alpha)
+double sc_gate_pass_rate_alpha(const struct sc_config_gate *g)
 {
-	if (!isnan(p_adj) && p_adj < alpha)
+	return sc_compare_alpha(g->alpha) * (1.0 - SC_GATE_METRIC_SHARE);
+}
+
+enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double fail_alpha,
+					  double alpha)
+{
+	if (!isnan(p_adj) && p_adj < fail_alpha)
 		return SC_GATE_MARGIN_DROP;
 	if (!isnan(p_within) && p_within < alpha)
 		return SC_GATE_MARGIN_RULED_OUT;
@@ -389,8 +580,9 @@ static void flaky_tests(struct sc_buf *out, const struct sc_results *r, const ch
 /*
  * pass_rate: head against base, paired per test, against the margin
  * (docs/evaluation.md, "The pass-rate decision"). Fails only when a drop
- * beyond gate.pass_rate_drop_points is shown at alpha (Holm over the PR's
- * pass_rate checks); passes when such a drop is ruled out at alpha; else
+ * beyond gate.pass_rate_drop_points is shown at the pass-rate checks'
+ * alpha (sc_gate_pass_rate_alpha, Holm over the PR's pass_rate checks);
+ * passes when such a drop is ruled out at alpha; else
  * inconclusive, which fails only with gate.fail_inconclusive and is
  * otherwise reported as skipped, never as passed.
  */
@@ -434,7 +626,8 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 	if (m->seq.decision == SC_SEQ_REGRESSION)
 		fail(gt, s, model, "pass_rate", "pass_rate_drop", NULL, 0,
 		     "pass rate fell from %.0f%% to %.0f%%, a drop beyond the %g-point margin at alpha "
-		     "%g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin, alpha, how.ptr);
+		     "%g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin,
+		     sc_gate_pass_rate_alpha(g), how.ptr);
 	else if (m->seq.decision == SC_SEQ_RULED_OUT)
 		pass(gt, s, model, "pass_rate", "pass rate %.0f%% -> %.0f%%; a drop beyond %g points "
 		     "is ruled out at alpha %g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin,
@@ -550,28 +743,72 @@ static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char
 	}
 }
 
+/*
+ * tokens, speedup, judge: the measured-value checks. Each compares the
+ * head's values with the base's per test, paired (plan_metrics), and
+ * fails only when a regression beyond its limit is shown at Holm's level
+ * over the PR's such checks; passes when one is ruled out at alpha; else
+ * it is inconclusive and skipped, as a pass-rate check is (a raw mean
+ * moves by more than the limits between two samples of the same
+ * student). tokens and judge apply only while the pass rate is flat or
+ * worse: more tokens for more passes is no regression.
+ */
+static void metric_check(struct gate *gt, struct sc_results_skill *s, const char *model,
+			 const char *check, const char *rule, const char *summary,
+			 const char *how)
+{
+	int v = metric_decide(gt, find_metric(gt, s->path, model, check));
+
+	if (v == 1)
+		fail(gt, s, model, check, rule, NULL, 0, "%s (%s)", summary, how);
+	else if (v == 0)
+		pass(gt, s, model, check, "%s (%s)", summary, how);
+	else
+		skip(gt, s, model, check, "inconclusive: %s (%s)", summary, how);
+}
+
 static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char *model,
 			 const struct sc_results_aggregate *base,
 			 const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
+	const struct metric *m = find_metric(gt, s->path, model, "tokens");
 	double rise = sc_compare_pct_change(base->mean_tokens, head->mean_tokens);
 	bool flat_or_worse = !judged(base) || !judged(head) ||
 			     head->pass_rate - base->pass_rate <= 1e-12;
+	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
+	int v = metric_decide(gt, m);
 
 	if (isnan(rise)) {
 		skip(gt, s, model, "tokens", "no mean token counts at base and head to compare");
 		return;
 	}
-	if (flat_or_worse && rise > g->tokens_rise_pct + 1e-9)
-		fail(gt, s, model, "tokens", "tokens_rise", NULL, 0,
-		     "mean tokens rose %.0f%% (%.0f to %.0f, more than %g%%) with the pass rate flat or "
-		     "worse", rise, base->mean_tokens, head->mean_tokens, g->tokens_rise_pct);
+	if (!flat_or_worse) {
+		pass(gt, s, model, "tokens", "mean tokens %.0f -> %.0f (%+.0f%%; limit +%g%% applies "
+		     "only when the pass rate is flat or worse; it rose)", base->mean_tokens,
+		     head->mean_tokens, rise, g->tokens_rise_pct);
+		return;
+	}
+	/* the statistic is minus log tokens: its "drop" is a rise */
+	if (m && m->st.tests)
+		metric_how(&how, gt, m, "geometric-mean tokens", (exp(-m->st.mean) - 1) * 100,
+			   (exp(-m->st.hi) - 1) * 100, (exp(-m->st.lo) - 1) * 100, "%");
 	else
-		pass(gt, s, model, "tokens", "mean tokens %.0f -> %.0f (%+.0f%%; limit +%g%% %s)",
-		     base->mean_tokens, head->mean_tokens, rise, g->tokens_rise_pct,
-		     flat_or_worse ? "with the pass rate flat or worse"
-				   : "applies only when the pass rate is flat or worse; it rose");
+		metric_how(&how, gt, m, "tokens", 0, 0, 0, "%");
+	if (v == 1)
+		sc_buf_printf(&sum, "mean tokens rose %.0f%% (%.0f to %.0f, more than %g%%) with the pass "
+			      "rate flat or worse", rise, base->mean_tokens, head->mean_tokens,
+			      g->tokens_rise_pct);
+	else if (v == 0)
+		sc_buf_printf(&sum, "mean tokens %.0f -> %.0f (%+.0f%%); a rise beyond +%g%% is ruled out",
+			      base->mean_tokens, head->mean_tokens, rise, g->tokens_rise_pct);
+	else
+		sc_buf_printf(&sum, "mean tokens %.0f -> %.0f (%+.0f%%); a rise beyond +%g%% with the "
+			      "pass rate flat or worse is neither shown nor ruled out",
+			      base->mean_tokens, head->mean_tokens, rise, g->tokens_rise_pct);
+	metric_check(gt, s, model, "tokens", "tokens_rise", sum.ptr, how.ptr);
+	sc_buf_release(&how);
+	sc_buf_release(&sum);
 }
 
 static void check_speedup(struct gate *gt, struct sc_results_skill *s, const char *model,
@@ -579,8 +816,11 @@ static void check_speedup(struct gate *gt, struct sc_results_skill *s, const cha
 			  const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
+	const struct metric *m = find_metric(gt, s->path, model, "speedup");
 	double ratio = sc_compare_ratio(base->speedup_geomean, head->speedup_geomean);
+	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
 	char strong[160] = "";
+	int v = metric_decide(gt, m);
 
 	if (isnan(ratio)) {
 		skip(gt, s, model, "speedup", "no kernel speedup at both base and head (no kernel tests, "
@@ -592,15 +832,22 @@ static void check_speedup(struct gate *gt, struct sc_results_skill *s, const cha
 	if (!isnan(base->strong_speedup_geomean) || !isnan(head->strong_speedup_geomean))
 		snprintf(strong, sizeof(strong), "; over the strong references (shown, not gated) %.2fx -> %.2fx",
 			 base->strong_speedup_geomean, head->strong_speedup_geomean);
-	if (ratio < 1 - g->speedup_drop_ratio - 1e-12)
-		fail(gt, s, model, "speedup", "speedup_drop", NULL, 0,
-		     "kernel speedup over the fixtures' naive baselines (geomean, what the gate compares) fell "
-		     "from %.2fx to %.2fx (ratio %.2f, below %.2f)%s",
-		     base->speedup_geomean, head->speedup_geomean, ratio, 1 - g->speedup_drop_ratio, strong);
+	if (m && m->st.tests)
+		metric_how(&how, gt, m, "speedup", (exp(m->st.mean) - 1) * 100,
+			   (exp(m->st.lo) - 1) * 100, (exp(m->st.hi) - 1) * 100, "%");
 	else
-		pass(gt, s, model, "speedup", "kernel speedup over the fixtures' naive baselines "
-		     "(geomean, what the gate compares) %.2fx -> %.2fx (ratio %.2f, limit %.2f)%s",
-		     base->speedup_geomean, head->speedup_geomean, ratio, 1 - g->speedup_drop_ratio, strong);
+		metric_how(&how, gt, m, "speedups", 0, 0, 0, "%");
+	sc_buf_printf(&sum, "kernel speedup over the fixtures' naive baselines (geomean, what the gate "
+		      "compares) %s %.2fx to %.2fx (ratio %.2f, limit %.2f)%s",
+		      v == 1 ? "fell from" : "went from", base->speedup_geomean, head->speedup_geomean,
+		      ratio, 1 - g->speedup_drop_ratio, strong);
+	if (v == 0)
+		sc_buf_printf(&sum, "; a fall beyond the limit is ruled out");
+	else if (v != 1)
+		sc_buf_printf(&sum, "; a fall beyond the limit is neither shown nor ruled out");
+	metric_check(gt, s, model, "speedup", "speedup_drop", sum.ptr, how.ptr);
+	sc_buf_release(&how);
+	sc_buf_release(&sum);
 }
 
 static void check_judge(struct gate *gt, struct sc_results_skill *s, const char *model,
@@ -608,20 +855,37 @@ static void check_judge(struct gate *gt, struct sc_results_skill *s, const char 
 			const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
+	const struct metric *m = find_metric(gt, s->path, model, "judge");
 	bool flat_or_worse = !judged(base) || !judged(head) ||
 			     head->pass_rate - base->pass_rate <= 1e-12;
+	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
+	int v = metric_decide(gt, m);
 
 	if (isnan(base->judge_mean) || isnan(head->judge_mean)) {
 		skip(gt, s, model, "judge", "no judge scores at base and head (no judge configured)");
 		return;
 	}
-	if (flat_or_worse && base->judge_mean - head->judge_mean > g->judge_drop + 1e-12)
-		fail(gt, s, model, "judge", "judge_drop", NULL, 0,
-		     "judge score fell from %.2f to %.2f (more than %.2f) with the pass rate flat or worse",
-		     base->judge_mean, head->judge_mean, g->judge_drop);
+	if (!flat_or_worse) {
+		pass(gt, s, model, "judge", "judge score %.2f -> %.2f (limit -%.2f applies only when the "
+		     "pass rate is flat or worse; it rose)", base->judge_mean, head->judge_mean,
+		     g->judge_drop);
+		return;
+	}
+	if (m && m->st.tests)
+		metric_how(&how, gt, m, "judge score", m->st.mean * 100, m->st.lo * 100, m->st.hi * 100,
+			   " hundredths");
 	else
-		pass(gt, s, model, "judge", "judge score %.2f -> %.2f (limit -%.2f with the pass rate flat "
-		     "or worse)", base->judge_mean, head->judge_mean, g->judge_drop);
+		metric_how(&how, gt, m, "judge scores", 0, 0, 0, "");
+	sc_buf_printf(&sum, "judge score %s %.2f to %.2f (limit -%.2f) with the pass rate flat or worse",
+		      v == 1 ? "fell from" : "went from", base->judge_mean, head->judge_mean,
+		      g->judge_drop);
+	if (v == 0)
+		sc_buf_printf(&sum, "; a fall beyond the limit is ruled out");
+	else if (v != 1)
+		sc_buf_printf(&sum, "; a fall beyond the limit is neither shown nor ruled out");
+	metric_check(gt, s, model, "judge", "judge_drop", sum.ptr, how.ptr);
+	sc_buf_release(&how);
+	sc_buf_release(&sum);
 }
 
 /* errors: the run's share of infrastructure errors, blamed on the pairs that have some. */
@@ -813,6 +1077,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 	r->gate.error_share = units ? (double)errors / (double)units : 0.0;
 	share_failed = units && r->gate.error_share > g->error_share + 1e-12;
 	plan_margins(&gt);
+	plan_metrics(&gt);
 
 	for (size_t si = 0; si < r->nskills; si++) {
 		struct sc_results_skill *s = &r->skills[si];
@@ -853,6 +1118,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 	r->gate.passed = r->gate.nfailures == 0;
 	r->gate.exit_code = r->gate.passed ? 0 : share_failed || broken ? 3 : 1;
 	free(gt.margins);
+	free(gt.metrics);
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }

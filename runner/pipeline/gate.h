@@ -41,11 +41,17 @@
  *                                          config sets gate.compile_only (then
  *                                          skipped, "no kernel was run"); exit 3
  *                                          when a GPU was found but did not run them
- *   tokens     tokens_rise                 mean tokens up more than the percentage,
- *                                          pass rate flat or worse
- *   speedup    speedup_drop                speedup geomean down by more than the ratio
- *   judge      judge_drop                  judge score down by more than judge_drop,
- *                                          pass rate flat or worse
+ *   tokens     tokens_rise                 tokens up more than the percentage (shown
+ *                                          per test, paired), pass rate flat or worse
+ *   speedup    speedup_drop                speedup down by more than the ratio (shown
+ *                                          per test, paired)
+ *   judge      judge_drop                  judge score down by more than judge_drop
+ *                                          (shown per test, paired), pass rate flat
+ *                                          or worse
+ *   (the three measured-value checks fail only when the drop or rise is
+ *   shown at Holm's level over the PR's such checks, SC_GATE_METRIC_SHARE
+ *   of alpha; pass when it is ruled out at alpha; else are skipped,
+ *   inconclusive)
  *   errors     error_share                 the run's infrastructure errors over the
  *                                          share of all units (exit 3); failed for
  *                                          each skill and model that has errors
@@ -62,9 +68,22 @@
  * pass_rate message (docs/evaluation.md, "History"). */
 #define SC_GATE_FLAKY 0.2
 
+/*
+ * The share of gate.alpha spent on the measured-value checks (tokens,
+ * speedup, judge: Holm over the PR's such checks at alpha times this);
+ * the pass-rate checks spend the rest on showing a drop, so a PR that
+ * changes nothing fails any check with probability at most alpha
+ * (docs/run.md, "The gate").
+ */
+#define SC_GATE_METRIC_SHARE 0.2
+
 struct sc_results;
 struct sc_config_gate;
 struct sc_results_gate_policy;
+
+/* The alpha the PR's pass-rate checks spend on showing a drop: gate.alpha
+ * less the measured-value checks' share. */
+double sc_gate_pass_rate_alpha(const struct sc_config_gate *g);
 
 /*
  * The gate policy a run recorded (run.trust.gate), as thresholds to apply
@@ -104,10 +123,12 @@ void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char 
 
 /*
  * The verdict of one pass-rate comparison: a drop beyond the margin shown
- * (p_adj, the Holm-adjusted p_drop of sc_stats_paired, below alpha), ruled
- * out (p_within below alpha), or still open.
+ * (p_adj, the Holm-adjusted p_drop of sc_stats_paired, below fail_alpha,
+ * sc_gate_pass_rate_alpha), ruled out (p_within below alpha), or still
+ * open.
  */
 enum sc_gate_margin { SC_GATE_MARGIN_DROP, SC_GATE_MARGIN_RULED_OUT, SC_GATE_MARGIN_OPEN };
-enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double alpha);
+enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double fail_alpha,
+					  double alpha);
 
 #endif

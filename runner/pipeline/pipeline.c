@@ -1061,6 +1061,7 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 	sc_seq_design_init(&d, sc_compare_alpha(cfg->gate.alpha),
 			   cfg->gate.pass_rate_drop_points / 100.0, cfg->gate.first_runs,
 			   cfg->gate.max_runs, cfg->gate.planned_checks);
+	sc_seq_design_fail_alpha(&d, sc_gate_pass_rate_alpha(&cfg->gate));  /* as the gate replays it */
 	for (size_t i = 0; i < p->changed.n; i++) {
 		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
 		bool check = h->loaded && b->loaded && b->es.tests && b->es.tests->n;

@@ -13,6 +13,7 @@ void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, in
 			int max_runs, size_t family)
 {
 	d->alpha = alpha;
+	d->fail_alpha = alpha;
 	d->margin = margin;
 	d->beta = SC_SEQ_BETA;
 	d->first_runs = first_runs > 0 ? first_runs : 1;
@@ -35,7 +36,7 @@ void sc_seq_design_compute(struct sc_seq_design *d)
 
 	for (int i = 0; i < k; i++)
 		t[i] = sc_seq_is_sequential(d) ? (double)sc_seq_look_runs(d, i + 1) / d->max_runs : 1.0;
-	if (!sc_stats_gs_levels(d->lv_fail, t, (size_t)k, d->alpha / (double)d->family, d->rho) ||
+	if (!sc_stats_gs_levels(d->lv_fail, t, (size_t)k, d->fail_alpha / (double)d->family, d->rho) ||
 	    !sc_stats_gs_levels(d->lv_pass, t, (size_t)k, d->alpha, d->rho) ||
 	    !sc_stats_gs_levels(d->lv_fut, t, (size_t)k, d->beta, d->rho_beta)) {
 		/* only for a design outside the function's domain (alpha not in
@@ -43,6 +44,12 @@ void sc_seq_design_compute(struct sc_seq_design *d)
 		for (int i = 0; i < k; i++)
 			d->lv_fail[i] = d->lv_pass[i] = d->lv_fut[i] = 0.0;
 	}
+}
+
+void sc_seq_design_fail_alpha(struct sc_seq_design *d, double fail_alpha)
+{
+	d->fail_alpha = fail_alpha > 0 && fail_alpha < d->alpha ? fail_alpha : d->alpha;
+	sc_seq_design_compute(d);
 }
 
 bool sc_seq_is_sequential(const struct sc_seq_design *d)
@@ -108,7 +115,7 @@ double sc_seq_design_drop(const struct sc_stats_paired *st, const struct sc_seq_
 	se_max = st->se;
 	if (sc_seq_is_sequential(d))
 		se_max *= sqrt((double)sc_seq_look_runs(d, k) / (double)d->max_runs);
-	z = sc_stats_normal_quantile(1.0 - d->alpha / (double)d->family) +
+	z = sc_stats_normal_quantile(1.0 - d->fail_alpha / (double)d->family) +
 	    sc_stats_normal_quantile(1.0 - d->beta);
 	return d->margin + z * se_max;
 }

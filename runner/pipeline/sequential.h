@@ -55,7 +55,10 @@ struct sc_results;
 #define SC_SEQ_RULE_OUT_POWER 0.8
 
 struct sc_seq_design {
-	double alpha;      /* gate.alpha: one-sided, each direction */
+	double alpha;      /* gate.alpha: one-sided, ruling a drop out */
+	double fail_alpha; /* showing a drop, over the family: alpha unless
+			    * sc_seq_design_fail_alpha set less (the gate's
+			    * share for the pass-rate checks) */
 	double margin;     /* gate.pass_rate_drop_points / 100 */
 	double beta;       /* SC_SEQ_BETA */
 	int first_runs;    /* runs per test and side in each round (>= 1) */
@@ -76,6 +79,9 @@ struct sc_seq_design {
  */
 void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, int first_runs,
 			int max_runs, size_t family);
+/* Sets the alpha showing a drop spends over the family (at most alpha)
+ * and computes the levels again. */
+void sc_seq_design_fail_alpha(struct sc_seq_design *d, double fail_alpha);
 /* Computes d's levels again after a change of its fields (the benchmark's spending). */
 void sc_seq_design_compute(struct sc_seq_design *d);
 /* Whether d samples in rounds (max_runs > 0). */

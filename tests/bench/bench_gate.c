@@ -127,7 +127,7 @@ static int new_verdict(const double *pb, const double *ph, int runs, int checks,
 	}
 	sc_stats_holm(p, (size_t)checks, p);
 	for (int i = 0; i < checks; i++) {
-		enum sc_gate_margin v = sc_gate_margin_decide(p[i], st[i].p_within, ALPHA);
+		enum sc_gate_margin v = sc_gate_margin_decide(p[i], st[i].p_within, ALPHA * (1 - SC_GATE_METRIC_SHARE), ALPHA);
 		if (v == SC_GATE_MARGIN_DROP)
 			return 1;
 		open |= v == SC_GATE_MARGIN_OPEN;
@@ -436,6 +436,9 @@ int main(int argc, char **argv)
 	if (maxr < first)
 		maxr = first;
 	sc_seq_design_init(&seq, ALPHA, MARGIN, first, maxr, 1);
+	/* the gate's share for the pass-rate checks: the rest goes to the
+	 * token, speedup and judge checks (pipeline/gate.h) */
+	sc_seq_design_fail_alpha(&seq, ALPHA * (1 - SC_GATE_METRIC_SHARE));
 	if (argc > 5)
 		seq.rho = atof(argv[5]);
 	if (argc > 6)

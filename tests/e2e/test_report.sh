@@ -124,7 +124,7 @@ b = blocks["skills/invalid"]
 assert "- ❌ **validity** (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'" in b and "name-mismatch" in b, b
 b = blocks["skills/regressed"]
 assert "<b>pass rate</b> · 8 tests: 1 passed, 7 regressed</summary>" in b, b
-assert "pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.05" in b, b
+assert "pass rate fell from 100% to 12%, a drop beyond the 5-point margin at alpha 0.04" in b, b
 assert "**Regressed** (pass at base, fail at head): 7 tests" in b and "Already failing" not in b, b
 assert b.count("fail (wrong\\_answer): answer lacks 'ok-regressed'") == 7, b
 # the head's answer, escaped for Markdown and HTML
@@ -466,7 +466,7 @@ GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/gh_output" GITHUB_STEP_SUMMARY="$T/gh_summ
 expect_exit 0 "report in GitHub Actions exits 0 even when the gate failed"
 expect_out_contains "::group::skillci report" "the summary is in a log group"
 expect_out_contains "::endgroup::" "the log group is closed"
-expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.05 (difference -100.0 points, 90%25 interval [-100.0, -24.8] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
+expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate fell from 100%25 to 0%25, a drop beyond the 5-point margin at alpha 0.04 (difference -100.0 points, 90%25 interval [-100.0, -21.6] over 2 tests; smallest detectable drop 92.9 points; Holm p=0.0108 over 3 checks)" \
 	"annotation escapes % in data, : in properties, keeps , in data"
 expect_out_contains "::error file=skills/docs-only/SKILL.md,title=skillci%3A skills/docs-only failed the gate (skill_untested)::" \
 	"each failing skill is annotated (untested)"

@@ -260,7 +260,9 @@ check "its history page links the earlier run's points to the commit checked" \
 # McNemar p is 9/128 = 0.0703, a drop of 30 points. The gate asks whether
 # the drop is beyond the 10-point margin: per test, stratified, se =
 # sqrt(8 x .5 + 12 x .375) / 20 = .1458, statistic (-.30 + .10) / .1458 =
-# -1.372, one-sided p = .085. At alpha 0.1 the drop is shown and fails; at
+# -1.372, one-sided p = .085. At alpha 0.11 (of which the pass-rate checks
+# spend 0.088 on showing a drop, the rest going to the token, speedup and
+# judge checks) the drop is shown and fails; at
 # 0.05 it is neither shown nor ruled out: inconclusive, which does not fail
 # by default (gate.fail_inconclusive) and says so. The gate, the terminal,
 # the Markdown and the JUnit agree.
@@ -287,16 +289,16 @@ json.dump({'tests': [{'input': 'q%02d?' % i, 'expected': {'contains': ['ok-sig']
 	sed -i 's/SIG-BASE/SIG-HEAD/' "$1/skills/sig/SKILL.md"
 	git -C "$1" commit -q -a -m head
 }
-for alpha in 0.1 0.05; do
+for alpha in 0.11 0.05; do
 	sig_repo "$T/sig$alpha" "$alpha"
 	run $SKILLCI run --repo "$T/sig$alpha" --base HEAD~1 --head HEAD -m $M --no-cache \
 		--store "$T/sig$alpha.db" --report-dir "$T/sig$alpha-reports"
-	if [ "$alpha" = 0.1 ]; then
-		expect_exit 1 "alpha 0.1: a drop beyond the margin at p = 0.085 fails the gate"
-		expect_err_contains "gate: skills/sig $M: pass rate fell from 95% to 65%, a drop beyond the 10-point margin at alpha 0.1 (difference -30.0 points, 80% interval [-48.7, -11.3] over 20 tests; smallest detectable drop 41.0 points; Holm p=0.085 over 1 check) [pass_rate_drop]" \
-			"alpha 0.1: the gate line gives the difference, its interval, p and alpha"
-		expect_out_contains "base→head -30 pts (significant, p=0.070)" "alpha 0.1: the terminal says significant"
-		expect_out_contains "gate: ✗ pass_rate (pass_rate_drop)" "alpha 0.1: the terminal gives the rule"
+	if [ "$alpha" = 0.11 ]; then
+		expect_exit 1 "alpha 0.11: a drop beyond the margin at p = 0.085 fails the gate"
+		expect_err_contains "gate: skills/sig $M: pass rate fell from 95% to 65%, a drop beyond the 10-point margin at alpha 0.088 (difference -30.0 points, 78% interval [-47.9, -10.3] over 20 tests; smallest detectable drop 40.1 points; Holm p=0.085 over 1 check) [pass_rate_drop]" \
+			"alpha 0.11: the gate line gives the difference, its interval, p and alpha"
+		expect_out_contains "base→head -30 pts (significant, p=0.070)" "alpha 0.11: the terminal says significant"
+		expect_out_contains "gate: ✗ pass_rate (pass_rate_drop)" "alpha 0.11: the terminal gives the rule"
 		want_md='· change -30 pts (significant, p=0.070)' want_gate='❌ **pass rate** (pass\_rate\_drop)'
 		want_fail=8 significant=True
 	else

@@ -236,6 +236,81 @@ static void test_paired_margin_by_hand(void **state)
 }
 
 /*
+ * The paired comparison of measured values, by hand (and scipy):
+ *
+ * Stratified: test 1 base {1, 3}, head {2, 4}; test 2 base {5, 7}, head
+ * {5, 9}: d = 1, 1, mean 1; within-test sums of squares 2 + 2 + 2 + 8 =
+ * 14 on 4 df, s_w^2 = 3.5; se = sqrt(3.5 x (1/2 + 1/2) x 2) / 2 =
+ * sqrt(7) / 2 = 1.3228756555; margin .5: p_drop = T4((1 + .5) / se) =
+ * scipy.stats.t.cdf(1.1339, 4) = .839906014; lo = 1 - 2.1318467863 se.
+ *
+ * Paired t (one replicate a side): d = 1, 2, 4 (base 0, head d), mean
+ * 7/3, s^2 = 7/3, se = .8819171037, df 2; margin -3 makes p_drop the
+ * one-sample t test of "mean >= 3": scipy.stats.ttest_1samp(d, 3,
+ * alternative='less').pvalue = .2642977396.
+ *
+ * One test, one replicate: no estimate. Equal replicates: se 0, decided by
+ * the mean alone.
+ */
+static void test_paired_values_by_hand(void **state)
+{
+	struct sc_stats_sample b[3], h[3];
+	struct sc_stats_paired st;
+	(void)state;
+
+	memset(b, 0, sizeof(b));
+	memset(h, 0, sizeof(h));
+	sc_stats_sample_add(&b[0], 1), sc_stats_sample_add(&b[0], 3);
+	sc_stats_sample_add(&h[0], 2), sc_stats_sample_add(&h[0], 4);
+	sc_stats_sample_add(&b[1], 5), sc_stats_sample_add(&b[1], 7);
+	sc_stats_sample_add(&h[1], 5), sc_stats_sample_add(&h[1], 9);
+	assert_true(sc_stats_paired_values(&st, b, h, 3, 0.5, 0.05));
+	assert_int_equal(st.tests, 2);
+	assert_close(st.mean, 1.0, 1e-15);
+	assert_close(st.se, 1.3228756555322954, 1e-14);
+	assert_close(st.df, 4, 0);
+	assert_close(st.p_drop, 0.839906014293509, 1e-9);
+	assert_close(st.p_within, 1 - 0.839906014293509, 1e-9);
+	assert_close(st.lo, 1 - 2.1318467863266495 * st.se, 1e-8);
+
+	memset(b, 0, sizeof(b));
+	memset(h, 0, sizeof(h));
+	for (int t = 0; t < 3; t++) {
+		sc_stats_sample_add(&b[t], 0);
+		sc_stats_sample_add(&h[t], (double[]){ 1, 2, 4 }[t]);
+	}
+	assert_true(sc_stats_paired_values(&st, b, h, 3, -3.0, 0.05));
+	assert_close(st.mean, 7.0 / 3.0, 1e-15);
+	assert_close(st.se, 0.8819171036881969, 1e-14);
+	assert_close(st.df, 2, 0);
+	assert_close(st.p_drop, 0.26429773960448416, 1e-9);
+
+	/* one test, one replicate a side: nothing can be decided */
+	assert_true(sc_stats_paired_values(&st, b, h, 1, 0.5, 0.05));
+	assert_int_equal(st.tests, 1);
+	assert_true(isnan(st.se) && isnan(st.p_drop) && isnan(st.p_within) && isnan(st.lo));
+
+	/* equal replicates: se 0, the mean decides */
+	memset(b, 0, sizeof(b));
+	memset(h, 0, sizeof(h));
+	for (int k = 0; k < 2; k++) {
+		sc_stats_sample_add(&b[0], 10);
+		sc_stats_sample_add(&h[0], 8);
+	}
+	assert_true(sc_stats_paired_values(&st, b, h, 1, 1.0, 0.05));
+	assert_close(st.se, 0, 0);
+	assert_close(st.p_drop, 0, 0);     /* -2 is below -1 */
+	assert_close(st.p_within, 1, 0);
+	assert_true(sc_stats_paired_values(&st, b, h, 1, 3.0, 0.05));
+	assert_close(st.p_drop, 1, 0);
+	assert_close(st.p_within, 0, 0);   /* -2 is above -3 */
+
+	/* nothing paired */
+	assert_false(sc_stats_paired_values(&st, b + 1, h, 1, 1.0, 0.05));
+	assert_true(isnan(st.mean));
+}
+
+/*
  * Holm's levels by hand, alpha .05 over p = .01, .04, .03, .005, NaN (4
  * count): sorted .005 (step 1: .05/4 = .0125, rejected), .01 (.05/3 =
  * .016667, rejected), .03 (.05/2 = .025: not rejected, the step-down
@@ -504,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_paired_margin_by_hand),
 		cmocka_unit_test(test_paired_bounds_by_hand),
 		cmocka_unit_test(test_holm_levels_by_hand),
+		cmocka_unit_test(test_paired_values_by_hand),
 		cmocka_unit_test(test_against_scipy),
 		cmocka_unit_test(test_spending_by_hand),
 		cmocka_unit_test(test_gs_levels_by_hand),
