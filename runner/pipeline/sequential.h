@@ -49,7 +49,7 @@ struct sc_results;
 #define SC_SEQ_BETA 0.2
 /* The spending functions (sc_stats_spend's rho; 0: O'Brien-Fleming type). */
 #define SC_SEQ_RHO 0.0
-#define SC_SEQ_RHO_BETA 0.0
+#define SC_SEQ_RHO_BETA 1.0
 /* A futile check samples on while its conditional power (under the trend
  * so far) of ruling the margin out at max_runs is at least this. */
 #define SC_SEQ_RULE_OUT_POWER 0.8

@@ -16,13 +16,15 @@
  *
  * Usage: bench_gate [PRS [SEED [FIRST MAX [RHO RHO_BETA [RULE_OUT_POWER]]]]]
  * (the sequential design's rounds, budget and spending; BENCH_QUICK=1 in
- * the environment prints only the last table)
+ * the environment prints only the equal-error tables, BENCH_METRIC=1 only
+ * the measured-value checks)
  */
 #include "common.h"
 #include "stats.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
 #include "pipeline/sequential.h"
+#include "results/results.h"
 
 #include <math.h>
 
@@ -413,6 +415,122 @@ static double runs_80_exact(const struct profile *pr, double drop, long prs)
 	return NAN;
 }
 
+/* A results model of one modified skill "s", model "m", TESTS tests of
+ * runs runs each side, every unit passing, with tokens, a kernel speedup and a
+ * judge score drawn around the given means with a uniform relative
+ * spread (its standard deviation). */
+static void metric_pr(struct sc_results *r, const double mean_b[3], const double mean_h[3],
+		      double spread, int runs)
+{
+	double sum[2][3] = { { 0 } };
+
+	sc_results_init(r);
+	r->skills = sc_xcalloc(1, sizeof(*r->skills));
+	r->nskills = 1;
+	r->skills[0].path = sc_xstrdup("s");
+	r->skills[0].name = sc_xstrdup("s");
+	r->skills[0].status = sc_xstrdup("modified");
+	r->units = sc_xcalloc(2 * TESTS * (size_t)runs, sizeof(*r->units));
+	for (int side = 0; side < 2; side++)
+		for (int i = 0; i < TESTS * runs; i++) {
+			int t = i / runs;
+			struct sc_results_unit *u = &r->units[r->nunits++];
+			const double *mean = side ? mean_h : mean_b;
+			double e[3];
+			char id[16];
+			for (int k = 0; k < 3; k++)
+				e[k] = 1 + (uniform() - 0.5) * spread * sqrt(12.0);
+			sc_results_unit_init(u);
+			snprintf(id, sizeof(id), "t%d", t);
+			u->skill = sc_xstrdup("s");
+			u->model = sc_xstrdup("m");
+			u->variant = sc_xstrdup(side ? "head" : "base");
+			u->test_id = sc_xstrdup(id);
+			u->run_index = i % runs;
+			u->kind = sc_xstrdup("kernel");
+			u->verdict = sc_xstrdup("pass");
+			u->tokens_in = (int64_t)(mean[0] * e[0]);
+			u->kernel = sc_xcalloc(1, sizeof(*u->kernel));
+			sc_results_kernel_init(u->kernel);
+			u->kernel->speedup = mean[1] * e[1];
+			u->judge_score = mean[2] * e[2];
+			sum[side][0] += (double)u->tokens_in;
+			sum[side][1] += log(u->kernel->speedup);
+			sum[side][2] += u->judge_score;
+		}
+	r->aggregates = sc_xcalloc(2, sizeof(*r->aggregates));
+	for (int side = 0; side < 2; side++) {
+		struct sc_results_aggregate *a = &r->aggregates[r->naggregates++];
+		sc_results_aggregate_init(a);
+		a->skill = sc_xstrdup("s");
+		a->model = sc_xstrdup("m");
+		a->variant = sc_xstrdup(side ? "head" : "base");
+		a->n = a->passed = TESTS * runs;
+		a->pass_rate = 1.0;
+		a->mean_tokens = sum[side][0] / a->n;
+		a->speedup_geomean = exp(sum[side][1] / (double)a->n);
+		a->judge_mean = sum[side][2] / (double)a->n;
+	}
+}
+
+/*
+ * The token, speedup and judge checks (pipeline/gate.h, decided per test
+ * by sc_gate_apply itself) on PRs whose true change is known: nothing
+ * changed, with the values' spread from run to run 10-50%; and a real
+ * regression of each (tokens +50%, speedup -30%, judge -0.2 of 0.6) at
+ * 30%. The share of PRs the gate fails, against what the raw limits
+ * (tokens +20%, speedup -10%, judge -0.1 on the means) would fail.
+ */
+static void metric_checks(long prs)
+{
+	static const struct {
+		const char *name;
+		double head[3], spread;
+		int runs;
+	} cases[] = {
+		{ "no change, 10% spread", { 1000, 2.0, 0.6 }, 0.1, 1 },
+		{ "no change, 30% spread", { 1000, 2.0, 0.6 }, 0.3, 1 },
+		{ "no change, 50% spread", { 1000, 2.0, 0.6 }, 0.5, 1 },
+		{ "no change, 30%, 3 runs", { 1000, 2.0, 0.6 }, 0.3, 3 },
+		{ "tokens +50%, 30% spread", { 1500, 2.0, 0.6 }, 0.3, 1 },
+		{ "tokens +50%, 30%, 3 runs", { 1500, 2.0, 0.6 }, 0.3, 3 },
+		{ "tokens +50%, 10% spread", { 1500, 2.0, 0.6 }, 0.1, 1 },
+		{ "speedup -30%, 30% spread", { 1000, 1.4, 0.6 }, 0.3, 1 },
+		{ "speedup -30%, 30%, 3 runs", { 1000, 1.4, 0.6 }, 0.3, 3 },
+		{ "judge -0.2, 30% spread", { 1000, 2.0, 0.4 }, 0.3, 1 },
+		{ "judge -0.2, 30%, 3 runs", { 1000, 2.0, 0.4 }, 0.3, 3 },
+	};
+	const double base[3] = { 1000, 2.0, 0.6 };
+	struct sc_config cfg;
+
+	sc_config_defaults(&cfg);
+	printf("\n# the token, speedup and judge checks (sc_gate_apply, per test and paired, Holm"
+	       " over them at %g of alpha %g): %d tests, one run a side unless said, every unit passing; the"
+	       " share of PRs failed, and what the raw limits on the means would fail\n",
+	       SC_GATE_METRIC_SHARE, ALPHA, TESTS);
+	printf("%-27s %-28s %s\n", "case", "gate failed [95% CI]", "raw limits failed [95% CI]");
+	for (size_t c = 0; c < SC_ARRAY_SIZE(cases); c++) {
+		long failed = 0, raw = 0;
+		for (long k = 0; k < prs; k++) {
+			struct sc_results r;
+			const struct sc_results_aggregate *b, *h;
+			metric_pr(&r, base, cases[c].head, cases[c].spread, cases[c].runs);
+			b = &r.aggregates[0];
+			h = &r.aggregates[1];
+			raw += h->mean_tokens > b->mean_tokens * 1.2 ||
+			       h->speedup_geomean < b->speedup_geomean * 0.9 ||
+			       h->judge_mean < b->judge_mean - 0.1;
+			failed += sc_gate_apply(&r, &cfg.gate) != 0;
+			sc_results_release(&r);
+		}
+		printf("%-27s", cases[c].name);
+		print_rate("", failed, prs);
+		print_rate("  ", raw, prs);
+		printf("\n");
+	}
+	sc_config_release(&cfg);
+}
+
 int main(int argc, char **argv)
 {
 	long prs = argc > 1 ? atol(argv[1]) : 400;
@@ -446,6 +564,10 @@ int main(int argc, char **argv)
 	if (argc > 7)
 		seq.rule_out_power = atof(argv[7]);
 	sc_seq_design_compute(&seq);
+	if (getenv("BENCH_METRIC")) {
+		metric_checks(prs);
+		return 0;
+	}
 	if (getenv("BENCH_QUICK"))
 		goto equal;
 	snprintf(seqname, sizeof(seqname), "seq-%d/%d", first, maxr);
@@ -561,7 +683,8 @@ equal:
 		 * (normal increments) has the least expected sample size of
 		 * any test with these errors at both (Wald and Wolfowitz
 		 * 1948); its ratio to the fixed sample size is free of D. */
-		double a = ALPHA, b = SC_SEQ_BETA, z = sc_stats_normal_quantile(1 - a) +
+		double a = ALPHA * (1 - SC_GATE_METRIC_SHARE), b = SC_SEQ_BETA,
+		       z = sc_stats_normal_quantile(1 - a) +
 							sc_stats_normal_quantile(1 - b);
 		double at_d = 2 * ((1 - b) * log((1 - b) / a) + b * log(b / (1 - a))) / (z * z);
 		double at_m = 2 * ((1 - a) * log((1 - a) / b) + a * log(a / (1 - b))) / (z * z);
@@ -572,5 +695,6 @@ equal:
 	}
 	coverage(&seq, prs);
 	eval_lift(&seq, prs);
+	metric_checks(prs);
 	return 0;
 }

@@ -50,8 +50,9 @@ static void test_looks(void **state)
  * nothing for one check and computed at alpha / 5 for five checks
  * (a(0.5) at 0.01 = 0.00026972, by the same formula); the last look's
  * level for one check is 0.048246 (scipy). The futility boundary spends
- * beta 0.2: a(0.5) at 0.2 = 2 (1 - PHI(1.281552 / 0.7071)) = 2 (1 -
- * PHI(1.812388)) = 0.069926.
+ * beta 0.2 linearly: 0.2 x 0.5 = 0.1 at the first look; with the
+ * O'Brien-Fleming-type function instead, a(0.5) at 0.2 = 2 (1 -
+ * PHI(1.281552 / 0.7071)) = 2 (1 - PHI(1.812388)) = 0.069926.
  */
 static void test_levels(void **state)
 {
@@ -64,7 +65,14 @@ static void test_levels(void **state)
 	assert_close(lv.t, 0.5, 1e-15);
 	assert_close(lv.fail, 0.005574596680784415, 1e-12);
 	assert_close(lv.pass, 0.005574596680784415, 1e-12);
+	/* futility spends beta linearly (SC_SEQ_RHO_BETA 1): 0.2 x 0.5 at the
+	 * first look, whose level is what it spends */
+	assert_close(lv.futility, 0.1, 1e-12);
+	d.rho_beta = 0;  /* O'Brien-Fleming type: 2 (1 - PHI(z(0.9) / sqrt(0.5))) */
+	sc_seq_design_compute(&d);
+	sc_seq_levels(&lv, &d, 1);
 	assert_close(lv.futility, 0.06992632672050636, 1e-12);
+	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 1);
 	sc_seq_levels(&lv, &d, 2);
 	assert_close(lv.fail, 0.04824570306393106, 5e-6);
 	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 5);
@@ -123,7 +131,7 @@ static void test_regression_at_look_1(void **state)
  * runs q = 5/6, v = 5/36, se = sqrt(5/36 / 160) = 0.02946: p_within =
  * PHI(-0.05 / 0.02946) = PHI(-1.697) = 0.045, above the first look's
  * 0.0056; the design's drop (0.05 + 2.486 x 0.02946 x sqrt(1/2) = 0.1018)
- * is ruled out (p 0.0003 < 0.0699), but at max_runs the same estimate
+ * is ruled out (p 0.0003 < 0.1), but at max_runs the same estimate
  * would rule the margin out (z 2.40 against the last look's 1.66,
  * conditional power PHI((2.40 - 1.66) / sqrt(1/2)) = 0.85 >= 0.8), so the
  * check samples on. At 4 runs q = 9/10, v = 0.045, se = 0.01677, p_within
@@ -150,7 +158,7 @@ static void test_ruled_out_at_look_2(void **state)
  * Inconclusive at max: a mean drop of exactly the margin with se 0.1
  * (p_drop = p_within = 0.5) is never decided. At look 1 of 2 the design's
  * drop is 0.05 + 2.486 x 0.1 x sqrt(1/2) = 0.2258, ruled out at p =
- * PHI(-(-0.05 + 0.2258) / 0.1) = PHI(-1.758) = 0.039 < 0.0699, and
+ * PHI(-(-0.05 + 0.2258) / 0.1) = PHI(-1.758) = 0.039 < 0.1, and
  * ruling the margin out is hopeless (the estimate sits on it): futile,
  * stop. At the last look it is inconclusive, and so is a check with no
  * test judged at both sides.
