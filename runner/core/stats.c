@@ -299,12 +299,27 @@ void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level
 	free(order);
 }
 
+/* The tests of a paired estimate out->mean with standard error out->se
+ * (> 0) on out->df degrees of freedom against the margin: both one-sided
+ * p-values, the (1 - alpha) bounds and the drop detectable with 80% power. */
+static void paired_test(struct sc_stats_paired *out, double margin, double alpha)
+{
+	double tq = sc_stats_t_quantile(1.0 - alpha, out->df);
+	double stat = (out->mean + margin) / out->se;
+
+	out->lo = out->mean - tq * out->se;
+	out->hi = out->mean + tq * out->se;
+	out->p_drop = sc_stats_t_cdf(stat, out->df);
+	out->p_within = sc_stats_t_cdf(-stat, out->df);
+	out->detectable = margin + (tq + sc_stats_t_quantile(0.8, out->df)) * out->se;
+}
+
 bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *base_pass,
 			    const unsigned long *base_n, const unsigned long *head_pass,
 			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
 			    enum sc_stats_method method)
 {
-	double sum = 0.0, sumsq = 0.0, vsum = 0.0, tcount, tq, t80, stat;
+	double sum = 0.0, sumsq = 0.0, vsum = 0.0, tcount;
 	size_t t = 0;
 
 	out->tests = 0;
@@ -338,15 +353,10 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 		out->se = sqrt(vsum) / tcount;
 		out->df = INFINITY;
 	}
-	tq = sc_stats_t_quantile(1.0 - alpha, out->df);
-	t80 = sc_stats_t_quantile(0.8, out->df);
+	paired_test(out, margin, alpha);
 	/* a difference of pass rates lies in [-1, 1]: the bounds are cut there */
-	out->lo = fmax(out->mean - tq * out->se, -1.0);
-	out->hi = fmin(out->mean + tq * out->se, 1.0);
-	stat = (out->mean + margin) / out->se;
-	out->p_drop = sc_stats_t_cdf(stat, out->df);
-	out->p_within = sc_stats_t_cdf(-stat, out->df);
-	out->detectable = margin + (tq + t80) * out->se;
+	out->lo = fmax(out->lo, -1.0);
+	out->hi = fmin(out->hi, 1.0);
 	return true;
 }
 
@@ -402,15 +412,9 @@ bool sc_stats_paired_values(struct sc_stats_paired *out, const struct sc_stats_s
 		out->df = tcount - 1.0;
 	} else
 		return true;  /* one test, one replicate a side: no estimate */
-	if (out->se > 0) {
-		double tq = sc_stats_t_quantile(1.0 - alpha, out->df);
-		double stat = (out->mean + margin) / out->se;
-		out->lo = out->mean - tq * out->se;
-		out->hi = out->mean + tq * out->se;
-		out->p_drop = sc_stats_t_cdf(stat, out->df);
-		out->p_within = sc_stats_t_cdf(-stat, out->df);
-		out->detectable = margin + (tq + sc_stats_t_quantile(0.8, out->df)) * out->se;
-	} else {
+	if (out->se > 0)
+		paired_test(out, margin, alpha);
+	else {
 		out->lo = out->hi = out->mean;
 		out->p_drop = out->mean < -margin ? 0.0 : 1.0;
 		out->p_within = out->mean > -margin ? 0.0 : 1.0;
