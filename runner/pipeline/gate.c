@@ -401,6 +401,21 @@ static void metric_stats(struct metric *m, const struct sc_results *r, const str
 	free(h);
 }
 
+/* lift: the head's pass rate against no skill's (baseline), paired per
+ * test as the pass-rate decision, margin 0: "drop" is the skill doing
+ * worse than no skill. */
+static void lift_stats(struct metric *m, const struct sc_results *r, const struct sc_config_gate *g)
+{
+	unsigned long *bp, *bn, *hp, *hn;
+	size_t tests = sc_seq_test_counts_of(r, m->skill, m->model, "baseline", "head", -1, &bp, &bn,
+					     &hp, &hn);
+
+	if (!sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests, 0.0, sc_compare_alpha(g->alpha),
+				    SC_STATS_STRATIFIED))
+		memset(&m->st, 0, sizeof(m->st));
+	free(bp); free(bn); free(hp); free(hn);
+}
+
 /*
  * The family of measured-value checks of the PR (tokens, speedup, judge
  * of every skill x model check_model compares with a base), their
@@ -423,6 +438,17 @@ static void plan_metrics(struct gate *gt)
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
+			if (sc_streq(a->variant, "head") && sc_streq(s->status, "added") &&
+			    gt->g->require_lift) {
+				struct metric *m;
+				gt->metrics = sc_xrealloc(gt->metrics, (gt->nmetrics + 1) * sizeof(*gt->metrics));
+				m = &gt->metrics[gt->nmetrics++];
+				m->skill = s->path;
+				m->model = a->model;
+				m->check = "lift";
+				lift_stats(m, r, gt->g);
+				continue;
+			}
 			if (!sc_streq(a->variant, "head") ||
 			    !sc_results_find_aggregate(r, s->path, "base", a->model))
 				continue;
@@ -495,8 +521,8 @@ static void metric_how(struct sc_buf *how, const struct gate *gt, const struct m
 		return;
 	}
 	sc_buf_printf(how, "%s per test, paired: %+.1f%s, %.0f%% interval [%+.1f%s, %+.1f%s] over %zu "
-		      "test%s; a regression shown at alpha %.3g (Holm over %zu token, speedup and judge "
-		      "check%s), ruled out at alpha %g", what, est, unit,
+		      "test%s; a regression shown at alpha %.3g (Holm over %zu token, speedup, judge and "
+		      "lift check%s), ruled out at alpha %g", what, est, unit,
 		      (1 - 2 * sc_compare_alpha(gt->g->alpha)) * 100, lo, unit, hi, unit, m->st.tests,
 		      m->st.tests == 1 ? "" : "s", m->level, gt->nmetric_tests,
 		      gt->nmetric_tests == 1 ? "" : "s",
@@ -645,27 +671,49 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 	sc_buf_release(&how);
 }
 
-/* lift: a new skill must do better than no skill (require_lift). */
+/*
+ * lift: a new skill must not do worse than no skill (require_lift),
+ * decided as the measured-value checks are: paired per test, failed when
+ * the skill is shown worse at Holm's level over the PR's such checks,
+ * passed when it is shown better at alpha (or, as good by its pass rates,
+ * saves tokens while its pass rate is not shown lower), else inconclusive.
+ */
 static void check_lift(struct gate *gt, struct sc_results_skill *s, const char *model,
 		       const struct sc_results_aggregate *baseline,
 		       const struct sc_results_aggregate *head)
 {
-	double lift = head->pass_rate - baseline->pass_rate;
+	const struct metric *m = find_metric(gt, s->path, model, "lift");
 	bool savings = !isnan(baseline->mean_tokens) && !isnan(head->mean_tokens) &&
 		       head->mean_tokens < baseline->mean_tokens;
+	struct sc_buf how = SC_BUF_INIT;
+	int v = metric_decide(gt, m);
 
-	if (lift < -1e-12)
-		fail(gt, s, model, "lift", "new_skill_no_better", NULL, 0,
-		     "new skill passes %.0f%%, below %.0f%% without it", pct(head->pass_rate),
-		     pct(baseline->pass_rate));
-	else if (lift <= 1e-12 && !savings)
-		fail(gt, s, model, "lift", "new_skill_no_better",  NULL, 0,
-		     "new skill passes %.0f%%, no better than without it, and saves no tokens",
-		     pct(head->pass_rate));
+	if (m && m->st.tests)
+		sc_buf_printf(&how, "lift per test, paired: %+.1f points, %.0f%% interval [%+.1f, %+.1f] "
+			      "over %zu test%s; worse shown at alpha %.3g (Holm over %zu token, speedup, "
+			      "judge and lift check%s), better at alpha %g", m->st.mean * 100,
+			      (1 - 2 * sc_compare_alpha(gt->g->alpha)) * 100, m->st.lo * 100,
+			      m->st.hi * 100, m->st.tests, m->st.tests == 1 ? "" : "s", m->level,
+			      gt->nmetric_tests, gt->nmetric_tests == 1 ? "" : "s",
+			      sc_compare_alpha(gt->g->alpha));
 	else
-		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it%s",
-		     pct(head->pass_rate), pct(baseline->pass_rate),
-		     lift <= 1e-12 ? ", with fewer tokens" : "");
+		sc_buf_printf(&how, "no test judged both with the skill and without it");
+	if (v == 1)
+		fail(gt, s, model, "lift", "new_skill_no_better", NULL, 0,
+		     "new skill passes %.0f%%, below %.0f%% without it (%s)", pct(head->pass_rate),
+		     pct(baseline->pass_rate), how.ptr);
+	else if (v == 0 && m->st.mean > 0)
+		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it (%s)",
+		     pct(head->pass_rate), pct(baseline->pass_rate), how.ptr);
+	else if (savings && head->pass_rate >= baseline->pass_rate - 1e-12)
+		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it, with fewer tokens "
+		     "(%.0f -> %.0f); a lower pass rate is not shown (%s)", pct(head->pass_rate),
+		     pct(baseline->pass_rate), baseline->mean_tokens, head->mean_tokens, how.ptr);
+	else
+		skip(gt, s, model, "lift", "inconclusive: new skill passes %.0f%%, %.0f%% without it: "
+		     "neither better nor worse is shown, and it saves no tokens (%s)",
+		     pct(head->pass_rate), pct(baseline->pass_rate), how.ptr);
+	sc_buf_release(&how);
 }
 
 /*

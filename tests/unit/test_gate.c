@@ -314,8 +314,8 @@ static void test_tokens_rise(void **state)
 	assert_non_null(strstr(check_of(&r, "flat", "m", "tokens")->message,
 			       "geometric-mean tokens per test, paired: +49.5%"));  /* 148 or 151 over 99 or 101 */
 	assert_non_null(strstr(check_of(&r, "flat", "m", "tokens")->message,
-			       "over 10 tests; a regression shown at alpha 0.01 (Holm over 1 token, speedup "
-			       "and judge check)"));
+			       "over 10 tests; a regression shown at alpha 0.01 (Holm over 1 token, speedup, "
+			       "judge and lift check)"));
 	assert_string_equal(check_of(&r, "better", "m", "tokens")->status, "passed");
 	g.tokens_rise_pct = 60;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
@@ -450,47 +450,77 @@ static void test_measured_values_no_change(void **state)
 	assert_true(raw >= 40);     /* the raw limits fail on noise */
 }
 
-/* A new skill: below no skill fails; level fails unless it saves tokens,
- * at 100% too (a full baseline is no excuse, and fails discrimination);
- * require_lift off turns the lift rule off, not discrimination. */
+/*
+ * A new skill against no skill, 10 tests x 2 runs, paired per test: one
+ * that fails every run where no skill passes one of two is shown worse
+ * and fails; one that
+ * passes every test no skill fails is shown better and passes; level (one
+ * of two runs on each side) is inconclusive, skipped, unless it saves
+ * tokens; 2 of 4 against 3 of 4 with one run (a single test flipped) is
+ * noise, inconclusive, not a failure. A full baseline fails
+ * discrimination; require_lift off turns the lift rule off, not
+ * discrimination.
+ */
 static void test_new_skill_must_beat_no_skill(void **state)
 {
+	static const int one[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	static const int three[4] = { 1, 1, 1, 0 }, two[4] = { 1, 1, 0, 0 };
 	struct sc_results r;
 	struct sc_config_gate g = defaults();
 	(void)state;
 
 	sc_results_init(&r);
 	add_skill(&r, "worse", "added", false);
-	add_agg(&r, "worse", "baseline", 3, 4);
-	add_agg(&r, "worse", "head", 2, 4);
+	add_agg(&r, "worse", "baseline", 10, 20);
+	add_agg(&r, "worse", "head", 0, 20);
+	add_runs(&r, "worse", "baseline", 10, 2, one, false);
+	add_runs(&r, "worse", "head", 10, 2, NULL, false);
 	add_skill(&r, "top", "added", false);
-	add_agg(&r, "top", "baseline", 4, 4);
-	add_agg(&r, "top", "head", 4, 4);
+	add_agg(&r, "top", "baseline", 20, 20);
+	add_agg(&r, "top", "head", 20, 20);
+	add_runs(&r, "top", "baseline", 10, 2, NULL, true);
+	add_runs(&r, "top", "head", 10, 2, NULL, true);
 	add_skill(&r, "level", "added", false);
-	add_agg(&r, "level", "baseline", 2, 4);
-	add_agg(&r, "level", "head", 2, 4);
+	add_agg(&r, "level", "baseline", 10, 20);
+	add_agg(&r, "level", "head", 10, 20);
+	add_runs(&r, "level", "baseline", 10, 2, one, false);
+	add_runs(&r, "level", "head", 10, 2, one, false);
 	add_skill(&r, "cheaper", "added", false);
-	add_agg(&r, "cheaper", "baseline", 2, 4);
-	add_agg(&r, "cheaper", "head", 2, 4)->mean_tokens = 50;
+	add_agg(&r, "cheaper", "baseline", 10, 20);
+	add_agg(&r, "cheaper", "head", 10, 20)->mean_tokens = 50;
+	add_runs(&r, "cheaper", "baseline", 10, 2, one, false);
+	add_runs(&r, "cheaper", "head", 10, 2, one, false);
 	add_skill(&r, "lift", "added", false);
-	add_agg(&r, "lift", "baseline", 1, 4);
-	add_agg(&r, "lift", "head", 3, 4);
+	add_agg(&r, "lift", "baseline", 0, 20);
+	add_agg(&r, "lift", "head", 20, 20);
+	add_runs(&r, "lift", "baseline", 10, 2, NULL, false);
+	add_runs(&r, "lift", "head", 10, 2, NULL, true);
+	add_skill(&r, "noise", "added", false);
+	add_agg(&r, "noise", "baseline", 3, 4);
+	add_agg(&r, "noise", "head", 2, 4);
+	add_runs(&r, "noise", "baseline", 4, 1, three, false);
+	add_runs(&r, "noise", "head", 4, 1, two, false);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "worse", "new_skill_no_better"));
-	assert_true(has_rule(&r, "level", "new_skill_no_better"));
-	assert_true(has_rule(&r, "top", "new_skill_no_better"));
+	assert_non_null(strstr(check_of(&r, "worse", "m", "lift")->message, "lift per test, paired: -50.0 points"));
+	assert_false(has_rule(&r, "level", "new_skill_no_better"));
+	assert_string_equal(check_of(&r, "level", "m", "lift")->status, "skipped");
+	assert_false(has_rule(&r, "top", "new_skill_no_better"));
 	assert_true(has_rule(&r, "top", "tests_not_discriminating"));
-	assert_false(has_rule(&r, "cheaper", "new_skill_no_better"));
-	assert_false(has_rule(&r, "lift", "new_skill_no_better"));
-	assert_int_equal(r.gate.nfailures, 4);
+	assert_string_equal(check_of(&r, "cheaper", "m", "lift")->status, "passed");
+	assert_string_equal(check_of(&r, "lift", "m", "lift")->status, "passed");
+	assert_false(has_rule(&r, "noise", "new_skill_no_better"));
+	assert_string_equal(check_of(&r, "noise", "m", "lift")->status, "skipped");
+	assert_int_equal(r.gate.nfailures, 2);
 	g.require_lift = false;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_int_equal(r.gate.nfailures, 1);
 	assert_true(has_rule(&r, "top", "tests_not_discriminating"));
+	assert_string_equal(check_of(&r, "worse", "m", "lift")->status, "skipped");
 	/* a stricter limit: a baseline over it fails too */
 	g.max_baseline_pass_rate = 0.5;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	assert_true(has_rule(&r, "worse", "tests_not_discriminating"));
+	assert_true(has_rule(&r, "noise", "tests_not_discriminating"));
 	assert_false(has_rule(&r, "level", "tests_not_discriminating"));
 	assert_false(has_rule(&r, "lift", "tests_not_discriminating"));
 	sc_results_release(&r);
@@ -717,7 +747,8 @@ static void test_checks_recorded(void **state)
 	assert_string_equal(check_of(&r, "s", "m", "errors")->status, "passed");
 	assert_null(check_of(&r, "s", "m", "lift"));
 	assert_string_equal(check_of(&r, "new", "m", "pass_rate")->status, "skipped");
-	assert_string_equal(check_of(&r, "new", "m", "lift")->status, "passed");
+	/* no units to pair: the lift is not shown either way */
+	assert_string_equal(check_of(&r, "new", "m", "lift")->status, "skipped");
 	assert_null(check_of(&r, "gone", "", "validity"));
 	assert_string_equal(check_of(&r, "bare", "", "validity")->status, "passed");
 	assert_null(check_of(&r, "bare", "m", "pass_rate"));
