@@ -48,10 +48,10 @@
  *   judge      judge_drop                  judge score down by more than judge_drop
  *                                          (shown per test, paired), pass rate flat
  *                                          or worse
- *   (the three measured-value checks fail only when the drop or rise is
- *   shown at Holm's level over the PR's such checks, SC_GATE_METRIC_SHARE
- *   of alpha; pass when it is ruled out at alpha; else are skipped,
- *   inconclusive)
+ *   (the three measured-value checks and a new skill's lift fail only
+ *   when the drop or rise is shown at Holm's level over the PR's such
+ *   checks, SC_GATE_METRIC_SHARE of alpha; pass when it is ruled out at
+ *   alpha; else are skipped, inconclusive)
  *   errors     error_share                 the run's infrastructure errors over the
  *                                          share of all units (exit 3); failed for
  *                                          each skill and model that has errors
@@ -70,7 +70,8 @@
 
 /*
  * The share of gate.alpha spent on the measured-value checks (tokens,
- * speedup, judge: Holm over the PR's such checks at alpha times this);
+ * speedup, judge, and a new skill's lift: Holm over the PR's such checks
+ * at alpha times this);
  * the pass-rate checks spend the rest on showing a drop, so a PR that
  * changes nothing fails any check with probability at most alpha
  * (docs/run.md, "The gate").
