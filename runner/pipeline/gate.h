@@ -27,9 +27,9 @@
  *              head_no_result              the head has no pass rate (every unit
  *                                          skipped or an error)
  *              base_no_result              the base has none to compare with
- *   lift       new_skill_no_better         an added skill (require_lift) below no
- *                                          skill, or level with it and no token
- *                                          savings (a 100% baseline is no excuse)
+ *   lift       new_skill_no_better         an added skill (require_lift) shown
+ *                                          below no skill, paired per test (level
+ *                                          with no token savings: inconclusive)
  *              lift_no_result              head or baseline has no pass rate
  *   discrimination tests_not_discriminating an added skill whose no-skill baseline
  *                                          passes every test, or more than
