@@ -364,39 +364,21 @@ static double metric_margin(const char *check, const struct sc_config_gate *g)
  * units' values at base and at head. */
 static void metric_stats(struct metric *m, const struct sc_results *r, const struct sc_config_gate *g)
 {
-	const char **ids = NULL;
-	struct sc_stats_sample *b = NULL, *h = NULL;
-	size_t n = 0, alloc = 0;
+	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, m->skill, m->model, "base", "head", -1, test_of);
+	struct sc_stats_sample *b = sc_xcalloc(n ? n : 1, sizeof(*b));
+	struct sc_stats_sample *h = sc_xcalloc(n ? n : 1, sizeof(*h));
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		bool head = sc_streq(u->variant, "head");
 		double x;
-		size_t t;
-		if (!sc_streq(u->skill, m->skill) || !sc_streq(u->model, m->model) ||
-		    !(head || sc_streq(u->variant, "base")) || isnan(x = metric_value(m->check, u)))
-			continue;
-		for (t = 0; t < n; t++)
-			if (sc_streq(ids[t], u->test_id ? u->test_id : ""))
-				break;
-		if (t == n) {
-			if (n + 1 > alloc) {
-				alloc = alloc ? 2 * alloc : 16;
-				ids = sc_xrealloc(ids, alloc * sizeof(*ids));
-				b = sc_xrealloc(b, alloc * sizeof(*b));
-				h = sc_xrealloc(h, alloc * sizeof(*h));
-			}
-			ids[n] = u->test_id ? u->test_id : "";
-			memset(&b[n], 0, sizeof(b[n]));
-			memset(&h[n], 0, sizeof(h[n]));
-			n++;
-		}
-		sc_stats_sample_add(head ? &h[t] : &b[t], x);
+		if (test_of[i] != SIZE_MAX && !isnan(x = metric_value(m->check, u)))
+			sc_stats_sample_add(sc_streq(u->variant, "head") ? &h[test_of[i]] : &b[test_of[i]], x);
 	}
 	if (!n || !sc_stats_paired_values(&m->st, b, h, n, metric_margin(m->check, g),
 					  sc_compare_alpha(g->alpha)))
 		memset(&m->st, 0, sizeof(m->st));
-	free(ids);
+	free(test_of);
 	free(b);
 	free(h);
 }
@@ -414,6 +396,21 @@ static void lift_stats(struct metric *m, const struct sc_results *r, const struc
 				    SC_STATS_STRATIFIED))
 		memset(&m->st, 0, sizeof(m->st));
 	free(bp); free(bn); free(hp); free(hn);
+}
+
+/* A new entry of the PR's measured-value checks; the caller fills st. */
+static struct metric *add_metric(struct gate *gt, const char *skill, const char *model,
+				 const char *check)
+{
+	struct metric *m;
+
+	gt->metrics = sc_xrealloc(gt->metrics, (gt->nmetrics + 1) * sizeof(*gt->metrics));
+	m = &gt->metrics[gt->nmetrics++];
+	memset(m, 0, sizeof(*m));
+	m->skill = skill;
+	m->model = model;
+	m->check = check;
+	return m;
 }
 
 /*
@@ -440,27 +437,14 @@ static void plan_metrics(struct gate *gt)
 			const struct sc_results_aggregate *a = &r->aggregates[i];
 			if (sc_streq(a->variant, "head") && sc_streq(s->status, "added") &&
 			    gt->g->require_lift) {
-				struct metric *m;
-				gt->metrics = sc_xrealloc(gt->metrics, (gt->nmetrics + 1) * sizeof(*gt->metrics));
-				m = &gt->metrics[gt->nmetrics++];
-				m->skill = s->path;
-				m->model = a->model;
-				m->check = "lift";
-				lift_stats(m, r, gt->g);
+				lift_stats(add_metric(gt, s->path, a->model, "lift"), r, gt->g);
 				continue;
 			}
 			if (!sc_streq(a->variant, "head") ||
 			    !sc_results_find_aggregate(r, s->path, "base", a->model))
 				continue;
-			for (size_t c = 0; c < SC_ARRAY_SIZE(checks); c++) {
-				struct metric *m;
-				gt->metrics = sc_xrealloc(gt->metrics, (gt->nmetrics + 1) * sizeof(*gt->metrics));
-				m = &gt->metrics[gt->nmetrics++];
-				m->skill = s->path;
-				m->model = a->model;
-				m->check = checks[c];
-				metric_stats(m, r, gt->g);
-			}
+			for (size_t c = 0; c < SC_ARRAY_SIZE(checks); c++)
+				metric_stats(add_metric(gt, s->path, a->model, checks[c]), r, gt->g);
 		}
 	}
 	if (!gt->nmetrics)
@@ -815,6 +799,13 @@ static void metric_check(struct gate *gt, struct sc_results_skill *s, const char
 		skip(gt, s, model, check, "inconclusive: %s (%s)", summary, how);
 }
 
+/* tokens and judge apply while the pass rate did not rise (or is unknown). */
+static bool flat_or_worse_rate(const struct sc_results_aggregate *base,
+			       const struct sc_results_aggregate *head)
+{
+	return !judged(base) || !judged(head) || head->pass_rate - base->pass_rate <= 1e-12;
+}
+
 static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char *model,
 			 const struct sc_results_aggregate *base,
 			 const struct sc_results_aggregate *head)
@@ -822,8 +813,7 @@ static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char
 	const struct sc_config_gate *g = gt->g;
 	const struct metric *m = find_metric(gt, s->path, model, "tokens");
 	double rise = sc_compare_pct_change(base->mean_tokens, head->mean_tokens);
-	bool flat_or_worse = !judged(base) || !judged(head) ||
-			     head->pass_rate - base->pass_rate <= 1e-12;
+	bool flat_or_worse = flat_or_worse_rate(base, head);
 	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
 	int v = metric_decide(gt, m);
 
@@ -904,8 +894,7 @@ static void check_judge(struct gate *gt, struct sc_results_skill *s, const char 
 {
 	const struct sc_config_gate *g = gt->g;
 	const struct metric *m = find_metric(gt, s->path, model, "judge");
-	bool flat_or_worse = !judged(base) || !judged(head) ||
-			     head->pass_rate - base->pass_rate <= 1e-12;
+	bool flat_or_worse = flat_or_worse_rate(base, head);
 	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
 	int v = metric_decide(gt, m);
 

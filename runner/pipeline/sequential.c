@@ -171,44 +171,53 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 	return sc_seq_test_counts_of(r, skill, model, "base", "head", max_run, bp, bn, hp, hn);
 }
 
+size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
+			    const char *base_variant, const char *head_variant, long max_run,
+			    size_t *test_of)
+{
+	const char **ids = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		const char *id = u->test_id ? u->test_id : "";
+		size_t t;
+		test_of[i] = SIZE_MAX;
+		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
+		    !(sc_streq(u->variant, head_variant) || sc_streq(u->variant, base_variant)) ||
+		    (max_run >= 0 && u->run_index >= max_run))
+			continue;
+		for (t = 0; t < n && !sc_streq(ids[t], id); t++)
+			;
+		if (t == n) {
+			SC_GROW(ids, alloc, n + 1);
+			ids[n++] = id;
+		}
+		test_of[i] = t;
+	}
+	free(ids);
+	return n;
+}
+
 size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
 			     const char *base_variant, const char *head_variant, long max_run,
 			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
 			     unsigned long **hn)
 {
-	const char **ids = NULL;
-	size_t n = 0, alloc = 0;
+	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, skill, model, base_variant, head_variant, max_run, test_of);
 
-	*bp = *bn = *hp = *hn = NULL;
+	*bp = sc_xcalloc(n ? n : 1, sizeof(**bp));
+	*bn = sc_xcalloc(n ? n : 1, sizeof(**bn));
+	*hp = sc_xcalloc(n ? n : 1, sizeof(**hp));
+	*hn = sc_xcalloc(n ? n : 1, sizeof(**hn));
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		bool head = sc_streq(u->variant, head_variant), passed;
-		size_t t;
-		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
-		    !(head || sc_streq(u->variant, base_variant)))
-			continue;
-		if (max_run >= 0 && u->run_index >= max_run)
-			continue;
-		if (!sc_streq(u->verdict, "pass") && !sc_streq(u->verdict, "fail"))
-			continue;
-		passed = sc_streq(u->verdict, "pass");
-		for (t = 0; t < n; t++)
-			if (sc_streq(ids[t], u->test_id ? u->test_id : ""))
-				break;
-		if (t == n) {
-			if (n + 1 > alloc) {
-				alloc = alloc ? alloc * 2 : 16;
-				ids = sc_xrealloc(ids, alloc * sizeof(*ids));
-				*bp = sc_xrealloc(*bp, alloc * sizeof(**bp));
-				*bn = sc_xrealloc(*bn, alloc * sizeof(**bn));
-				*hp = sc_xrealloc(*hp, alloc * sizeof(**hp));
-				*hn = sc_xrealloc(*hn, alloc * sizeof(**hn));
-			}
-			ids[n] = u->test_id ? u->test_id : "";
-			(*bp)[n] = (*bn)[n] = (*hp)[n] = (*hn)[n] = 0;
-			n++;
-		}
-		if (head) {
+		bool passed = sc_streq(u->verdict, "pass");
+		size_t t = test_of[i];
+		if (t == SIZE_MAX || (!passed && !sc_streq(u->verdict, "fail")))
+			continue;  /* skipped and erred units are not judged */
+		if (sc_streq(u->variant, head_variant)) {
 			(*hn)[t]++;
 			(*hp)[t] += passed;
 		} else {
@@ -216,7 +225,7 @@ size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, cons
 			(*bp)[t] += passed;
 		}
 	}
-	free(ids);
+	free(test_of);
 	return n;
 }
 
