@@ -31,6 +31,7 @@
 #include "results/store.h"
 #include "pipeline/combine.h"
 
+#include <math.h>
 #include <getopt.h>
 #include <unistd.h>
 
@@ -417,7 +418,10 @@ static bool same_gate(const struct sc_results_gate_policy *a, const struct sc_re
 		a->deletions_allowed == b->deletions_allowed &&
 		a->max_baseline_pass_rate == b->max_baseline_pass_rate &&
 		a->compile_only == b->compile_only &&
-		a->fail_inconclusive == b->fail_inconclusive &&
+		(a->regression_points == b->regression_points ||
+		 (isnan(a->regression_points) && isnan(b->regression_points))) &&
+		(a->beta == b->beta || (isnan(a->beta) && isnan(b->beta))) &&
+		a->accept_unverified == b->accept_unverified &&
 		a->allow_untested == b->allow_untested && a->first_runs == b->first_runs &&
 		a->max_runs == b->max_runs && a->planned_checks == b->planned_checks));
 }

@@ -641,6 +641,36 @@ static void h_g_alpha(struct ctx *c, const struct sc_yaml_node *v, const char *k
 	}
 }
 
+static void h_g_beta(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double b = 0;
+	if (get_num(c, v, key, 0, true, 1, &b)) {
+		if (b >= 0.5)
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be below 0.5 (the chance "
+			       "a drop of gate.regression_points passes), found %s", key, v->value);
+		else
+			c->cfg->gate.beta = b;
+	}
+}
+
+static void h_g_regression(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double d = 0;
+	if (get_num(c, v, key, 0, true, 100, &d)) {
+		if (d < 1)
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be at least 1 point, found "
+			       "%s: a design for smaller drops needs thousands of runs per test", key,
+			       v->value);
+		else
+			c->cfg->gate.regression_points = d;
+	}
+}
+
+static void h_g_accept_unverified(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.accept_unverified);
+}
+
 static void h_g_tokens(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	get_num(c, v, key, 0, false, -1, &c->cfg->gate.tokens_rise_pct);
@@ -700,9 +730,20 @@ static void h_g_compile_only(struct ctx *c, const struct sc_yaml_node *v, const 
 	get_bool(c, v, key, &c->cfg->gate.compile_only);
 }
 
+/* gate.fail_inconclusive: read, and said to be replaced. Every check now
+ * ends passed or failed unless a cap stops it, and that is unverified,
+ * which fails unless gate.accept_unverified: so true changes nothing and
+ * false means accept_unverified. */
 static void h_g_inconclusive(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_bool(c, v, key, &c->cfg->gate.fail_inconclusive);
+	bool b = false;
+	if (!get_bool(c, v, key, &b))
+		return;
+	report(c, SC_SEV_WARNING, v, "config-replaced", "'%s' is replaced: a check the design "
+	       "could not finish is unverified and fails unless 'gate.accept_unverified: true'%s",
+	       key, b ? "" : "; read as gate.accept_unverified: true");
+	if (!b)
+		c->cfg->gate.accept_unverified = true;
 }
 
 static void h_g_untested(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -731,9 +772,16 @@ static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 		{ "max_baseline_pass_rate", h_g_baseline }, { "compile_only", h_g_compile_only },
 		{ "fail_inconclusive", h_g_inconclusive },
 		{ "allow_untested", h_g_untested },
+		{ "beta", h_g_beta },                    { "regression_points", h_g_regression },
+		{ "accept_unverified", h_g_accept_unverified },
 		{ "first_runs", h_g_first_runs },        { "max_runs", h_g_max_runs },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+	if (c->cfg->gate.regression_points <= c->cfg->gate.pass_rate_drop_points)
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'gate.regression_points' (%g) must be above 'gate.pass_rate_drop_points' (%g): "
+		       "the drop that must be caught lies beyond the drop that counts as none",
+		       c->cfg->gate.regression_points, c->cfg->gate.pass_rate_drop_points);
 	if (c->cfg->gate.max_runs > 0 && c->cfg->gate.max_runs < c->cfg->gate.first_runs)
 		report(c, SC_SEV_ERROR, v, "config-value",
 		       "'gate.max_runs' (%d) must be at least 'gate.first_runs' (%d): the first round "
@@ -1300,8 +1348,11 @@ void sc_config_defaults(struct sc_config *out)
 	out->cache_dir = sc_xstrdup(SC_DEFAULT_CACHE_DIR);
 	out->cache_mode = SC_CACHE_USE;
 	out->store_path = sc_xstrdup(SC_DEFAULT_STORE_PATH);
-	out->gate.pass_rate_drop_points = 5;
+	out->gate.pass_rate_drop_points = SC_CONFIG_MARGIN_POINTS;
+	out->gate.regression_points = SC_CONFIG_REGRESSION_POINTS;
 	out->gate.alpha = 0.05;
+	out->gate.beta = SC_CONFIG_BETA;
+	out->gate.max_runs = SC_CONFIG_MAX_RUNS;
 	out->gate.tokens_rise_pct = 20;
 	out->gate.speedup_drop_ratio = 0.1;
 	out->gate.judge_drop = 0.1;
@@ -1534,6 +1585,9 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "judge.rubric", "%s", cfg->judge_rubric ? cfg->judge_rubric : "(built in)");
 	pair(keys, values, "gate.pass_rate_drop_points", "%g", g->pass_rate_drop_points);
 	pair(keys, values, "gate.alpha", "%g", g->alpha);
+	pair(keys, values, "gate.beta", "%g", g->beta);
+	pair(keys, values, "gate.regression_points", "%g", g->regression_points);
+	pair(keys, values, "gate.accept_unverified", "%s", g->accept_unverified ? "true" : "false");
 	pair(keys, values, "gate.tokens_rise_pct", "%g", g->tokens_rise_pct);
 	pair(keys, values, "gate.speedup_drop_ratio", "%g", g->speedup_drop_ratio);
 	pair(keys, values, "gate.judge_drop", "%g", g->judge_drop);
@@ -1543,7 +1597,6 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "gate.deletion_label", "%s", g->deletion_label[0] ? g->deletion_label : "(none)");
 	pair(keys, values, "gate.max_baseline_pass_rate", "%g", g->max_baseline_pass_rate);
 	pair(keys, values, "gate.compile_only", "%s", g->compile_only ? "true" : "false");
-	pair(keys, values, "gate.fail_inconclusive", "%s", g->fail_inconclusive ? "true" : "false");
 	pair(keys, values, "gate.allow_untested", "%s", g->allow_untested ? "true" : "false");
 	pair(keys, values, "gate.first_runs", "%d", g->first_runs);
 	pair(keys, values, "gate.max_runs", "%d", g->max_runs);

@@ -163,7 +163,8 @@ static int choose_design(struct sc_evalrun *e)
 	if (e->max_runs) {
 		struct sc_seq_design d;
 		/* more rounds than the design takes make bigger rounds */
-		sc_seq_design_init(&d, 0.05, 0.0, e->first_runs, e->max_runs, 1);
+		sc_seq_design_init(&d, 0.05, SC_CONFIG_BETA, 0.0, SC_CONFIG_REGRESSION_POINTS / 100.0,
+				   e->first_runs, e->max_runs, 1);
 		e->first_runs = d.first_runs;
 		e->eopt.runs = e->max_runs;  /* the plan: every unit the design may run */
 	}
@@ -489,22 +490,24 @@ static void record_lift(struct sc_results_lift *l, const struct sc_seq_outcome *
 		l->decision = sc_xstrdup("lift");
 		l->stop = sc_xstrdup("shown");
 		break;
-	case SC_SEQ_RULED_OUT:    /* a lift of the margin or more is ruled out */
+	case SC_SEQ_RULED_OUT:    /* a lift of D or more is ruled out */
 		l->decision = sc_xstrdup("no_lift");
 		l->stop = sc_xstrdup("ruled_out");
 		break;
-	case SC_SEQ_FUTILE:
-	case SC_SEQ_INCONCLUSIVE:
+	case SC_SEQ_UNVERIFIED:
 	case SC_SEQ_OPEN:
-		l->decision = sc_xstrdup("inconclusive");
-		l->stop = sc_xstrdup(o->decision == SC_SEQ_FUTILE ? "futility"
-				     : o->decision == SC_SEQ_INCONCLUSIVE ? "last_look"
-				     : stopped ? "stopped" : "last_look");
+		l->decision = sc_xstrdup("unverified");
+		l->stop = sc_xstrdup(stopped ? "stopped" : "max_runs");
 		break;
+	}
+	if (o->decision != SC_SEQ_UNVERIFIED && o->decision != SC_SEQ_OPEN && o->at.end) {
+		free(l->stop);
+		l->stop = sc_xstrdup("end");
 	}
 	/* the statistics compare baseline (as head) with the skill (as base):
 	 * the lift is minus their difference */
 	l->margin = d->margin;
+	l->drop = d->drop;
 	l->lift = o->st.tests ? -o->st.mean : NAN;
 	l->lo = o->st.tests ? -o->st.hi : NAN;
 	l->hi = o->st.tests ? -o->st.lo : NAN;
@@ -560,7 +563,8 @@ static int evaluate_rounds(struct sc_evalrun *e)
 			c += e->sets[s].n ? e->nmodels : 0;
 		check_of[u] = c + refs[u].model;
 	}
-	sc_seq_design_init(&d, sc_compare_alpha(e->cfg.gate.alpha), e->opt.lift_margin / 100.0,
+	sc_seq_design_init(&d, sc_compare_alpha(e->cfg.gate.alpha), e->cfg.gate.beta,
+			   e->opt.lift_margin / 100.0, e->cfg.gate.regression_points / 100.0,
 			   e->first_runs, e->max_runs, nchecks);
 	memset(&rd, 0, sizeof(rd));
 	rd.design = &d;

@@ -794,15 +794,35 @@ static int setup_kernels(struct sc_pipeline *p)
  * skill with tests at base and a readable head, times the models. The
  * sequential design splits its false-fail error over them.
  */
+/*
+ * The check the design decides for changed skill i (per model): a
+ * modified or moved skill with tests at base and a readable head, base
+ * against head (CHECK_PASS_RATE); an added skill with tests under
+ * gate.require_lift, no skill against the skill (CHECK_LIFT); else none.
+ */
+enum check_kind { CHECK_NONE, CHECK_PASS_RATE, CHECK_LIFT };
+
+static enum check_kind check_kind(const struct sc_pipeline *p, size_t i)
+{
+	const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+
+	if (!h->loaded || !h->es.tests || !h->es.tests->n)
+		return b->loaded && b->es.tests && b->es.tests->n && h->loaded ? CHECK_PASS_RATE
+										: CHECK_NONE;
+	if (b->loaded && b->es.tests && b->es.tests->n)
+		return CHECK_PASS_RATE;
+	if (p->changed.items[i].status == SC_CHANGE_ADDED && p->cfg.gate.require_lift)
+		return CHECK_LIFT;
+	return CHECK_NONE;
+}
+
 static void cfg_gate_planned(struct sc_pipeline *p)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->changed.n; i++) {
-		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
-		if (h->loaded && b->loaded && b->es.tests && b->es.tests->n)
+	for (size_t i = 0; i < p->changed.n; i++)
+		if (check_kind(p, i) != CHECK_NONE)
 			n += p->nmodels;
-	}
 	p->cfg.gate.planned_checks = n;
 }
 
@@ -924,12 +944,13 @@ static int make_plan(struct sc_pipeline *p)
 	cfg_gate_planned(p);
 	for (size_t i = 0; i < 3 * p->changed.n; i++) {
 		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
-		/* sequential: the head and base sides of a check up to the
-		 * budget, the rest (baseline, the head's own tests) one round */
-		int runs = !seq ? cfg->runs : i % 3 == 2 ? cfg->gate.first_runs
-			   : p->sides[i - i % 3 + 1].loaded && p->sides[i - i % 3 + 1].es.tests->n
-			   ? cfg->gate.max_runs : cfg->gate.first_runs;
-		int base_runs = seq ? cfg->gate.first_runs : cfg->runs;
+		enum check_kind kind = check_kind(p, i / 3);
+		/* the sides of a check up to the design's cap (a fixed design:
+		 * runs); what decides nothing (the head's own tests, the no-skill
+		 * baseline of a modified skill) one round */
+		int round = seq ? cfg->gate.first_runs : 1;
+		int runs = i % 3 == 2 || kind == CHECK_NONE ? round : seq ? cfg->gate.max_runs : cfg->runs;
+		int base_runs = kind == CHECK_LIFT ? runs : round;
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
 		for (size_t m = 0; m < p->nmodels; m++)
@@ -1058,28 +1079,27 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 	size_t nchecks = 0;
 	int err;
 
-	sc_seq_design_init(&d, sc_compare_alpha(cfg->gate.alpha),
-			   cfg->gate.pass_rate_drop_points / 100.0, cfg->gate.first_runs,
-			   cfg->gate.max_runs, cfg->gate.planned_checks);
-	sc_seq_design_fail_alpha(&d, sc_gate_pass_rate_alpha(&cfg->gate));  /* as the gate replays it */
+	sc_gate_design(&d, &cfg->gate, cfg->gate.planned_checks);  /* as the gate replays it */
 	for (size_t i = 0; i < p->changed.n; i++) {
-		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
-		bool check = h->loaded && b->loaded && b->es.tests && b->es.tests->n;
+		const struct side *h = &p->sides[3 * i];
+		enum check_kind kind = check_kind(p, i);
 		for (size_t m = 0; m < p->nmodels; m++) {
-			check_at[i * p->nmodels + m] = check ? nchecks : SC_ROUNDS_NONE;
-			if (!check)
+			check_at[i * p->nmodels + m] = kind != CHECK_NONE ? nchecks : SC_ROUNDS_NONE;
+			if (kind == CHECK_NONE)
 				continue;
 			checks[nchecks].skill = h->es.path;
 			checks[nchecks].model = p->models[m].name;
-			checks[nchecks].base = "base";
+			checks[nchecks].base = kind == CHECK_LIFT ? "baseline" : "base";
 			checks[nchecks].head = "head";
 			nchecks++;
 		}
 	}
 	for (size_t u = 0; u < p->nrefs; u++) {
 		const struct sc_eval_unit_ref *ref = &p->refs[u];
-		check_of[u] = ref->baseline || ref->skill % 3 == 2 ? SC_ROUNDS_NONE
-			    : check_at[(ref->skill / 3) * p->nmodels + ref->model];
+		size_t i = ref->skill / 3;
+		bool lift = check_kind(p, i) == CHECK_LIFT;
+		check_of[u] = (ref->baseline && !lift) || ref->skill % 3 == 2 ? SC_ROUNDS_NONE
+			    : check_at[i * p->nmodels + ref->model];
 	}
 	memset(&rd, 0, sizeof(rd));
 	rd.design = &d;
@@ -1234,7 +1254,9 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 						cfg->gate.deletion_labelled;
 	res->run.trust.gate.max_baseline_pass_rate = cfg->gate.max_baseline_pass_rate;
 	res->run.trust.gate.compile_only = cfg->gate.compile_only;
-	res->run.trust.gate.fail_inconclusive = cfg->gate.fail_inconclusive;
+	res->run.trust.gate.regression_points = cfg->gate.regression_points;
+	res->run.trust.gate.beta = cfg->gate.beta;
+	res->run.trust.gate.accept_unverified = cfg->gate.accept_unverified;
 	res->run.trust.gate.allow_untested = cfg->gate.allow_untested;
 	res->run.trust.gate.first_runs = cfg->gate.max_runs > 0 ? cfg->gate.first_runs : 0;
 	res->run.trust.gate.max_runs = cfg->gate.max_runs;

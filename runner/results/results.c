@@ -92,8 +92,26 @@ void sc_results_check_release(struct sc_results_check *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static const char *const verdict_names[] = { "pass", "fail", "unverified", "error" };
+
+const char *sc_verdict_name(enum sc_verdict v)
+{
+	return (size_t)v < SC_ARRAY_SIZE(verdict_names) ? verdict_names[v] : "error";
+}
+
+bool sc_verdict_parse(const char *name, enum sc_verdict *out)
+{
+	for (size_t i = 0; name && i < SC_ARRAY_SIZE(verdict_names); i++)
+		if (!strcmp(verdict_names[i], name)) {
+			*out = (enum sc_verdict)i;
+			return true;
+		}
+	return false;
+}
+
 void sc_results_failure_release(struct sc_results_gate_failure *f)
 {
+	free(f->status);
 	free(f->skill); free(f->model); free(f->rule); free(f->message); free(f->check);
 	free(f->file);
 	memset(f, 0, sizeof(*f));
@@ -106,6 +124,8 @@ static const struct {
 	{ "pass_rate_significant_drop", "pass_rate" },
 	{ "pass_rate_drop", "pass_rate" },
 	{ "pass_rate_inconclusive", "pass_rate" },
+	{ "pass_rate_unverified", "pass_rate" },
+	{ "lift_unverified", "lift" },
 	{ "head_no_result", "pass_rate" },
 	{ "new_skill_no_better", "lift" },
 	{ "tokens_rise", "tokens" },
@@ -496,6 +516,7 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			struct sc_results_gate_policy *p = &t->gate;
 			p->present = true;
 			p->max_baseline_pass_rate = 1;
+			p->regression_points = p->beta = NAN;
 			if ((err = rd_num(rd, g, "pass_rate_drop_points", &p->pass_rate_drop_points)) < 0 ||
 			    (err = rd_num(rd, g, "alpha", &p->alpha)) < 0 ||
 			    (err = rd_num(rd, g, "tokens_rise_pct", &p->tokens_rise_pct)) < 0 ||
@@ -506,7 +527,9 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_bool(rd, g, "deletions_allowed", &p->deletions_allowed)) < 0 ||
 			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
 			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0 ||
-			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0 ||
+			    (err = rd_num(rd, g, "regression_points", &p->regression_points)) < 0 ||
+			    (err = rd_num(rd, g, "beta", &p->beta)) < 0 ||
+			    (err = rd_bool(rd, g, "accept_unverified", &p->accept_unverified)) < 0 ||
 			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0 ||
 			    (err = rd_int(rd, g, "first_runs", &p->first_runs)) < 0 ||
 			    (err = rd_int(rd, g, "max_runs", &p->max_runs)) < 0 ||
@@ -869,6 +892,7 @@ static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_marg
 	old = rd_enter(rd, "margin", -1);
 	m->present = true;
 	m->mean = m->lo = m->hi = m->detectable = NAN;
+	m->drop = m->beta = m->llr = m->info = m->i_max = NAN;
 	TRY(rd_num(rd, o, "mean", &m->mean));
 	TRY(rd_num(rd, o, "lo", &m->lo));
 	TRY(rd_num(rd, o, "hi", &m->hi));
@@ -877,11 +901,23 @@ static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_marg
 	TRY(rd_int(rd, o, "runs_per_test", &m->runs_per_test));
 	TRY(rd_int(rd, o, "rounds", &m->rounds));
 	TRY(rd_str(rd, o, "decision", &m->decision, false));
+	if (sc_streq(m->decision, "inconclusive")) {
+		/* older files: what the design left undecided */
+		free(m->decision);
+		m->decision = sc_xstrdup("unverified");
+	}
 	if (m->decision && !sc_streq(m->decision, "regression") &&
-	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "inconclusive")) {
-		err = rd_fail(rd, "decision", "expected regression, ruled_out or inconclusive");
+	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "unverified")) {
+		err = rd_fail(rd, "decision", "expected regression, ruled_out or unverified");
 		goto done;
 	}
+	TRY(rd_num(rd, o, "drop", &m->drop));
+	TRY(rd_num(rd, o, "beta", &m->beta));
+	TRY(rd_num(rd, o, "llr", &m->llr));
+	TRY(rd_num(rd, o, "info", &m->info));
+	TRY(rd_num(rd, o, "i_max", &m->i_max));
+	TRY(rd_int(rd, o, "reused", &m->reused));
+	TRY(rd_int(rd, o, "evaluated", &m->evaluated));
 	if ((err = rd_obj(rd, o, "runs", &runs)) < 0)
 		goto done;
 	if (runs) {
@@ -903,6 +939,11 @@ static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 	TRY(rd_str(rd, o, "model", &c->model, false));
 	TRY(rd_str(rd, o, "check", &c->check, true));
 	TRY(rd_str(rd, o, "status", &c->status, true));
+	if (!sc_streq(c->status, "passed") && !sc_streq(c->status, "failed") &&
+	    !sc_streq(c->status, "unverified") && !sc_streq(c->status, "error") &&
+	    !sc_streq(c->status, "skipped"))
+		TRY(rd_fail(rd, "status", "expected passed, failed, unverified, error or skipped"));
+	TRY(rd_bool(rd, o, "accepted", &c->accepted));
 	TRY(rd_str(rd, o, "rule", &c->rule, false));
 	TRY(rd_str(rd, o, "message", &c->message, false));
 	TRY(rd_str(rd, o, "file", &c->file, false));
@@ -947,6 +988,21 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 
 	TRY(rd_bool(rd, o, "passed", &g->passed));
 	TRY(rd_int(rd, o, "exit_code", &g->exit_code));
+	{
+		char *v = NULL;
+		TRY(rd_str(rd, o, "verdict", &v, false));
+		if (!v)  /* older files: what passed and the exit code said */
+			g->verdict = g->passed ? SC_VERDICT_PASS
+				     : g->exit_code == 3 ? SC_VERDICT_ERROR : SC_VERDICT_FAIL;
+		else if (!sc_verdict_parse(v, &g->verdict))
+			err = rd_fail(rd, "verdict", "expected pass, fail, unverified or error");
+		free(v);
+		if (err < 0)
+			goto done;
+	}
+	TRY(rd_int(rd, o, "unverified", &g->unverified));
+	if (g->unverified == SC_RESULTS_NULL_INT)
+		g->unverified = 0;
 	TRY(rd_num(rd, o, "error_share", &g->error_share));
 	if (isnan(g->error_share))
 		g->error_share = 0;
@@ -964,7 +1020,8 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 		g->nfailures = ++i;
 		if (!cJSON_IsObject(e))
 			err = rd_fail(rd, NULL, "expected an object");
-		if (!err && !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
+		if (!err && !(err = rd_str(rd, e, "status", &f->status, false)) &&
+		    !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
 		    !(err = rd_str(rd, e, "model", &f->model, false)) &&
 		    !(err = rd_str(rd, e, "rule", &f->rule, true)) &&
 		    !(err = rd_str(rd, e, "message", &f->message, false)) &&
@@ -975,6 +1032,8 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 			f->line = 0;
 		if (!err && !f->check)
 			f->check = sc_xstrdup(sc_results_rule_check(f->rule));
+		if (!err && !f->status)
+			f->status = sc_xstrdup("failed");
 		sc_buf_truncate(&rd->path, old);
 		if (err < 0)
 			goto done;
@@ -1059,17 +1118,23 @@ static int read_lift(struct rd *rd, const cJSON *o, struct sc_results_lift *l)
 {
 	int err = 0;
 
-	l->margin = l->lift = l->lo = l->hi = l->detectable = NAN;
+	l->margin = l->drop = l->lift = l->lo = l->hi = l->detectable = NAN;
 	TRY(rd_str(rd, o, "skill", &l->skill, true));
 	TRY(rd_str(rd, o, "model", &l->model, true));
 	TRY(rd_str(rd, o, "decision", &l->decision, true));
+	if (sc_streq(l->decision, "inconclusive")) {
+		/* older files: what the design left undecided */
+		free(l->decision);
+		l->decision = sc_xstrdup("unverified");
+	}
 	if (!sc_streq(l->decision, "lift") && !sc_streq(l->decision, "no_lift") &&
-	    !sc_streq(l->decision, "inconclusive")) {
-		err = rd_fail(rd, "decision", "expected lift, no_lift or inconclusive");
+	    !sc_streq(l->decision, "unverified")) {
+		err = rd_fail(rd, "decision", "expected lift, no_lift or unverified");
 		goto done;
 	}
 	TRY(rd_str(rd, o, "stop", &l->stop, false));
 	TRY(rd_num(rd, o, "margin", &l->margin));
+	TRY(rd_num(rd, o, "drop", &l->drop));
 	TRY(rd_num(rd, o, "lift", &l->lift));
 	TRY(rd_num(rd, o, "lo", &l->lo));
 	TRY(rd_num(rd, o, "hi", &l->hi));
@@ -1636,7 +1701,9 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_bool(go, "deletions_allowed", g->deletions_allowed);
 			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
 			add_bool(go, "compile_only", g->compile_only);
-			add_bool(go, "fail_inconclusive", g->fail_inconclusive);
+			add_num(go, "regression_points", g->regression_points);
+			add_num(go, "beta", g->beta);
+			add_bool(go, "accept_unverified", g->accept_unverified);
 			add_bool(go, "allow_untested", g->allow_untested);
 			add_int(go, "first_runs", g->first_runs);
 			add_int(go, "max_runs", g->max_runs);
@@ -1829,10 +1896,13 @@ static void write_gate(cJSON *root, const struct sc_results_gate *g, const char 
 
 	add_bool(o, "passed", g->passed);
 	add_int(o, "exit_code", g->exit_code);
+	add_str(o, "verdict", sc_verdict_name(g->verdict));
+	add_int(o, "unverified", g->unverified);
 	arr = cJSON_AddArrayToObject(o, "failures");
 	for (size_t i = 0; i < g->nfailures; i++) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, f);
+		add_str(f, "status", g->failures[i].status ? g->failures[i].status : "failed");
 		add_str(f, "skill", g->failures[i].skill);
 		add_str(f, "model", g->failures[i].model);
 		add_str(f, "rule", g->failures[i].rule);
@@ -1855,6 +1925,8 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 	add_str(co, "model", c->model);
 	add_str(co, "check", c->check);
 	add_str(co, "status", c->status);
+	if (c->accepted)
+		add_bool(co, "accepted", true);
 	add_str(co, "rule", c->rule);
 	add_str(co, "message", c->message);
 	add_str(co, "file", c->file);
@@ -1872,6 +1944,13 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 		add_int(mo, "runs_per_test", c->margin.runs_per_test);
 		add_int(mo, "rounds", c->margin.rounds);
 		add_str(mo, "decision", c->margin.decision);
+		add_num(mo, "drop", c->margin.drop);
+		add_num(mo, "beta", c->margin.beta);
+		add_num(mo, "llr", c->margin.llr);
+		add_num(mo, "info", c->margin.info);
+		add_num(mo, "i_max", c->margin.i_max);
+		add_int(mo, "reused", c->margin.reused);
+		add_int(mo, "evaluated", c->margin.evaluated);
 	}
 }
 
@@ -2035,6 +2114,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 			add_str(lo, "decision", l->decision);
 			add_str(lo, "stop", l->stop);
 			add_num(lo, "margin", l->margin);
+			add_num(lo, "drop", l->drop);
 			add_num(lo, "lift", l->lift);
 			add_num(lo, "lo", l->lo);
 			add_num(lo, "hi", l->hi);

@@ -45,7 +45,8 @@ struct sc_results_gate_policy {
 	bool deletions_allowed;          /* allow_deletions, or the event carried deletion_label */
 	double max_baseline_pass_rate;   /* 1 when absent */
 	bool compile_only;
-	bool fail_inconclusive;          /* false when absent */
+	double regression_points, beta;  /* D and beta of the pass-rate decision; NAN when absent */
+	bool accept_unverified;          /* false when absent */
 	bool allow_untested;             /* false when absent */
 	/* the sampling design (absent in older files: 0, a fixed design) */
 	int64_t first_runs, max_runs;    /* gate.first_runs, gate.max_runs */
@@ -208,7 +209,23 @@ struct sc_results_comparison {
 	int is_beneficial;        /* -1 null, 0, 1 */
 };
 
+/*
+ * What a run, a skill x model or a check means (docs/reports.md, "One
+ * verdict"): computed once by the gate, rendered by every surface.
+ */
+enum sc_verdict {
+	SC_VERDICT_PASS,        /* every check passed */
+	SC_VERDICT_FAIL,        /* a regression shown, or a rule the pull request broke */
+	SC_VERDICT_UNVERIFIED,  /* a check could not be decided: never green */
+	SC_VERDICT_ERROR,       /* could not check: the runner's fault, not the pull request's */
+};
+/* "pass", "fail", "unverified", "error" */
+const char *sc_verdict_name(enum sc_verdict v);
+/* The verdict a name means; false for another name. */
+bool sc_verdict_parse(const char *name, enum sc_verdict *out);
+
 struct sc_results_gate_failure {
+	char *status;             /* the check's: "failed", "unverified" or "error" */
 	char *skill, *model, *rule, *message;
 	char *check;              /* the check the rule belongs to (sc_results_rule_check) */
 	char *file;               /* where it is, when it has a place; else NULL */
@@ -233,13 +250,20 @@ struct sc_results_margin {
 	int64_t base_runs, head_runs;  /* judged units used, per side */
 	int64_t runs_per_test;     /* runs per test at the look that decided */
 	int64_t rounds;            /* looks taken (1 for a fixed design) */
-	char *decision;            /* "regression", "ruled_out", "inconclusive" */
+	char *decision;            /* "regression", "ruled_out", "unverified" */
+	/* the design (docs/evaluation.md, "The pass-rate decision"); NAN when absent */
+	double drop, beta;         /* D and beta, fractions */
+	double llr, info, i_max;   /* the log likelihood ratio and information at the look,
+				    * and the information where the boundaries meet */
+	int64_t reused;            /* units of the check taken from the store */
+	int64_t evaluated;         /* units of the check evaluated by this run */
 };
 
 struct sc_results_check {
 	char *skill, *model;
 	char *check;              /* validity, pass_rate, lift, tokens, speedup, judge, errors */
-	char *status;             /* passed, failed, skipped */
+	char *status;             /* passed, failed, unverified, error, skipped */
+	bool accepted;            /* unverified, and the trusted policy accepts it */
 	char *rule;               /* the rule that failed; NULL otherwise */
 	char *message;            /* what was compared, or why it failed or was skipped */
 	char *file;
@@ -248,8 +272,10 @@ struct sc_results_check {
 };
 
 struct sc_results_gate {
-	bool passed;
+	bool passed;              /* the run may merge: pass, or unverified all accepted */
 	int64_t exit_code;
+	enum sc_verdict verdict;
+	int64_t unverified;       /* checks unverified (accepted or not) */
 	struct sc_results_gate_failure *failures;
 	size_t nfailures;
 	double error_share;
@@ -282,10 +308,11 @@ struct sc_results_flips {
  */
 struct sc_results_lift {
 	char *skill, *model;
-	char *decision;            /* "lift", "no_lift", "inconclusive" */
-	char *stop;                /* why it stopped: "shown", "ruled_out", "futility",
-				    * "last_look", "stopped" */
-	double margin;             /* the lift it holds the skill to */
+	char *decision;            /* "lift", "no_lift" (a lift of D ruled out), "unverified" */
+	char *stop;                /* why it stopped: "shown", "ruled_out", "end" (the
+				    * boundaries met), "max_runs", "stopped" */
+	double margin;             /* the lift that counts as none */
+	double drop;               /* D: the lift the design rules out or shows */
 	double lift, lo, hi;       /* with skill minus without, and its interval */
 	double detectable;         /* the smallest lift the data could show (80% power) */
 	int64_t tests;             /* tests judged on both sides */
