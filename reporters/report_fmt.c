@@ -230,7 +230,7 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 	}
 	qsort(v, n, sizeof(*v), cmp_unit_test);
 	for (size_t i = 0; i < n;) {
-		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0;
+		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0, head_pass = 0;
 		for (; j < n && !cmp_unit_test(&v[i], &v[j]); j++) {
 			const struct sc_results_unit *u = v[j];
 			bool bad = u->verdict && (!strcmp(u->verdict, "fail") || !strcmp(u->verdict, "error"));
@@ -239,13 +239,50 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 				base_bad += bad;
 			} else {
 				head_bad += bad;
+				head_pass += u->verdict && !strcmp(u->verdict, "pass");
 			}
 		}
-		count += head_bad && base_pass && !base_bad;
+		/* its own runs show it: every base run passed, every head run failed */
+		count += head_bad && !head_pass && base_pass && !base_bad;
 		i = j;
 	}
 	free(v);
 	return count;
+}
+
+enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s)
+{
+	bool failed = false, errored = false, unv = false;
+
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (!sc_streq(c->skill, s->path))
+			continue;
+		failed |= sc_streq(c->status, "failed");
+		errored |= sc_streq(c->status, "error");
+		unv |= sc_streq(c->status, "unverified");
+	}
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		/* results written before every failure had a check */
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (sc_streq(f->skill, s->path) && (!f->status || sc_streq(f->status, "failed")))
+			failed = true;
+	}
+	if (!s->gate_passed && !failed && !errored && !unv)
+		failed = true;
+	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
+	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
+}
+
+const char *sc_report_verdict_icon(enum sc_verdict v)
+{
+	switch (v) {
+	case SC_VERDICT_PASS: return "✅";
+	case SC_VERDICT_FAIL: return "❌";
+	case SC_VERDICT_UNVERIFIED: return "⚠️";
+	case SC_VERDICT_ERROR: return "🛑";
+	}
+	return "❌";
 }
 
 const char *sc_report_mode_label(const char *mode)
@@ -273,28 +310,22 @@ bool sc_report_no_kernel_run(const struct sc_results *r)
 {
 	for (size_t i = 0; i < r->gate.nchecks; i++)
 		if (sc_streq(r->gate.checks[i].check, "kernel") &&
-		    sc_streq(r->gate.checks[i].status, "skipped"))
+		    (sc_streq(r->gate.checks[i].status, "skipped") ||
+		     (sc_streq(r->gate.checks[i].status, "unverified") && r->gate.checks[i].accepted)))
 			return true;
 	return false;
 }
 
-/* Whether skill s (a path) has a check of its own that found no evidence. */
+/* Whether skill s (a path) has a check that could not be decided
+ * (accepted by the trusted policy or not), or no tests. */
 static bool unverified(const struct sc_results *r, const struct sc_results_skill *s)
 {
-	static const char *const rules[] = { "head_no_result", "base_no_result", "lift_no_result",
-					     "baseline_no_result", "kernel_unverified" };
-
 	if (s->untested && !sc_streq(s->status, "deleted"))
 		return true;
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
-		if (!sc_streq(c->skill, s->path))
-			continue;
-		if (sc_streq(c->check, "kernel") && sc_streq(c->status, "skipped"))
+		if (sc_streq(c->skill, s->path) && sc_streq(c->status, "unverified"))
 			return true;
-		for (size_t k = 0; c->rule && k < SC_ARRAY_SIZE(rules); k++)
-			if (sc_streq(c->rule, rules[k]))
-				return true;
 	}
 	return false;
 }

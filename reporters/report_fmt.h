@@ -14,6 +14,9 @@
 struct sc_buf;
 struct sc_results;
 struct sc_results_comparison;
+struct sc_results_skill;
+
+#include "results/results.h"  /* enum sc_verdict */
 
 /* Appends s as inline Markdown text: HTML-special and Markdown-special
  * characters escaped, "|" safe inside table cells, line breaks and other
@@ -80,6 +83,16 @@ int sc_report_natural_cmp(const char *a, const char *b);
  * lists as regressed and the GitHub output `regressions` counts. 0 for
  * an eval. */
 size_t sc_report_count_regressions(const struct sc_results *r);
+
+/*
+ * The verdict of one changed skill from the gate's checks of it: fail
+ * when one failed, else error (could not check), else unverified, else
+ * pass; the table, the details, the annotations and the terminal all say
+ * it from here (docs/reports.md, "One verdict").
+ */
+enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s);
+/* ✅ pass, ❌ fail, ⚠️ unverified, 🛑 error. */
+const char *sc_report_verdict_icon(enum sc_verdict v);
 
 /* "GPU", "compile-only" or "no kernel tests" for run.mode. */
 const char *sc_report_mode_label(const char *mode);

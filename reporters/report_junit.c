@@ -313,8 +313,8 @@ static void findings_text(struct sc_buf *out, const struct sc_results_skill *s, 
 
 /* One testcase for a check of the gate. */
 static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, const char *model, const char *check,
-			   const char *status, const char *rule, const char *message, const char *file,
-			   int64_t line)
+			   const char *status, bool accepted, const char *rule, const char *message,
+			   const char *file, int64_t line)
 {
 	struct sc_buf cn = SC_BUF_INIT, body = SC_BUF_INIT, name = SC_BUF_INIT;
 	const char *label = check_label(check);
@@ -333,14 +333,34 @@ static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, 
 		sc_buf_printf(&c->sysout, "reason=%s\n", message);
 	c->file = sc_xstrdup(file ? file : s->skill_md ? s->skill_md : s->path);
 	c->line = line > 0 ? line : 1;
-	if (sc_streq(status, "failed")) {
-		sc_buf_printf(&body, "%s\n", message ? message : rule);
+	if (accepted)
+		sc_buf_puts(&c->sysout, "accepted=true\n");
+	if (sc_streq(status, "failed") || (sc_streq(status, "unverified") && !accepted)) {
+		/* an unverified check blocks the merge as a failure does: a
+		 * failure of type "unverified" that says so */
+		bool unv = sc_streq(status, "unverified");
+		struct sc_buf why = SC_BUF_INIT;
+		sc_buf_printf(&why, "%s%s", unv && message && !sc_starts_with(message, "unverified")
+				       ? "unverified: " : "", message ? message : rule);
+		sc_buf_printf(&body, "%s\n", why.ptr);
 		if (sc_streq(check, "validity")) {
 			sc_buf_puts(&body, "\nfindings:\n");
 			findings_text(&body, s, false);
 		}
 		locator(&body, file, line);
-		case_set(c, OUT_FAIL, rule, message ? message : rule, body.ptr);
+		case_set(c, OUT_FAIL, unv ? "unverified" : rule, why.ptr, body.ptr);
+		sc_buf_release(&why);
+	} else if (sc_streq(status, "error")) {
+		/* could not check: the runner's fault, not the pull request's */
+		sc_buf_printf(&body, "%s\n", message ? message : rule);
+		case_set(c, OUT_ERROR, rule ? rule : "error", message ? message : "could not check",
+			 body.ptr);
+	} else if (sc_streq(status, "unverified")) {
+		struct sc_buf why = SC_BUF_INIT;
+		sc_buf_printf(&why, "unverified, accepted by the trusted config: %s",
+			      message ? message : "");
+		case_set(c, OUT_SKIP, "unverified", why.ptr, NULL);
+		sc_buf_release(&why);
 	} else if (sc_streq(status, "skipped")) {
 		case_set(c, OUT_SKIP, NULL, message ? message : "not applicable", NULL);
 	}
@@ -521,12 +541,14 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_unit *u = v[i].u;
 		const struct sc_results_unit *b, *l;
-		size_t base_passed = 0, base_bad = 0;
+		size_t base_passed = 0, base_bad = 0, head_passed = 0, head_bad = 0;
 		struct jcase *c;
 		b = is_eval(r) ? NULL : same_test(r, u, "base");
 		l = same_test(r, u, "baseline");
-		if (!is_eval(r) && !sc_streq(variant, "base"))
+		if (!is_eval(r) && !sc_streq(variant, "base")) {
 			side_outcome(r, u, "base", &base_passed, &base_bad);
+			side_outcome(r, u, variant, &head_passed, &head_bad);
+		}
 		sc_buf_clear(&name);
 		sc_buf_printf(&name, "%s/%s run %lld", s->path, v[i].label, (long long)u->run_index + 1);
 		c = case_new(js, name.ptr, cn.ptr);
@@ -557,8 +579,11 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 		if (sc_streq(u->verdict, "pass")) {
 			continue;
 		} else if (sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error")) {
-			bool regressed_test = base_passed > 0 && base_bad == 0;
-			bool already_failing = base_bad > 0;
+			/* said of a test only when its own runs show it: every
+			 * base run passed and every head run failed, or every
+			 * base run failed too; else the runs are said as they were */
+			bool regressed_test = base_passed > 0 && base_bad == 0 && head_passed == 0;
+			bool already_failing = base_bad > 0 && base_passed == 0;
 			if (already_failing && (!last_already || strcmp(last_already, v[i].label))) {
 				sc_buf_printf(already, "%s%s", already->len ? ", " : "", v[i].label);
 				last_already = v[i].label;
@@ -593,8 +618,12 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 			else if (sc_streq(variant, "base"))
 				sc_buf_puts(&why, "failed at base (the skill is deleted at head)");
 			else if (regressed_test)
-				sc_buf_puts(&why, "fails at head after passing at base, within the gate's "
-					    "limits on the pass rate");
+				sc_buf_puts(&why, "fails at head after passing at base; the gate did not "
+					    "fail the pass rate");
+			else if (base_passed + base_bad)
+				sc_buf_printf(&why, "fails at head: base %zu/%zu passed, head %zu/%zu",
+					      base_passed, base_passed + base_bad, head_passed,
+					      head_passed + head_bad);
 			else
 				sc_buf_puts(&why, "fails at head; no base result to compare with");
 			if (u->message)
@@ -781,8 +810,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		if (!sc_streq(k->skill, s->path) || (k->model && *k->model))
 			continue;
 		if (check_applies(k))
-			add_check_case(js, s, NULL, k->check, k->status, k->rule, k->message, k->file,
-				       k->line);
+			add_check_case(js, s, NULL, k->check, k->status, k->accepted, k->rule, k->message,
+				       k->file, k->line);
 		else
 			not_applicable(&na, k);
 	}
@@ -793,8 +822,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		if (!sc_streq(f->skill, s->path) ||
 		    sc_results_find_check(r, s->path, f->model ? f->model : "", check))
 			continue;
-		add_check_case(js, s, f->model, check, "failed", f->rule, f->message, f->file,
-			       f->line);
+		add_check_case(js, s, f->model, check, f->status ? f->status : "failed", false, f->rule,
+			       f->message, f->file, f->line);
 	}
 	if (s->untested && !sc_streq(s->status, "deleted") &&
 	    !sc_results_find_check(r, s->path, "", "tests")) {
@@ -808,8 +837,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 			if (!sc_streq(k->skill, s->path) || !sc_streq(k->model, models[m]))
 				continue;
 			if (check_applies(k))
-				add_check_case(js, s, models[m], k->check, k->status, k->rule, k->message,
-					       k->file, k->line);
+				add_check_case(js, s, models[m], k->check, k->status, k->accepted, k->rule,
+					       k->message, k->file, k->line);
 			else
 				not_applicable(&na, k);
 		}
@@ -874,6 +903,7 @@ static void build_run(struct jsuite *js, const struct sc_results *r, size_t fail
 	if (r->run.id)
 		props_add(&js->props, "run", "%s", r->run.id);
 	props_add(&js->props, "gate", "%s", r->gate.passed ? "passed" : "failed");
+	props_add(&js->props, "verdict", "%s", sc_verdict_name(r->gate.verdict));
 	props_add(&js->props, "exit_code", "%lld", (long long)r->gate.exit_code);
 	if (!is_eval(r)) {
 		struct sc_buf c = SC_BUF_INIT;
@@ -889,7 +919,8 @@ static void build_run(struct jsuite *js, const struct sc_results *r, size_t fail
 		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
 			continue;
 		c = case_new(js, check_label(f->check) ? check_label(f->check) : f->rule, "skillci.run");
-		case_set(c, OUT_FAIL, f->rule, f->message ? f->message : f->rule, f->message);
+		case_set(c, sc_streq(f->status, "error") ? OUT_ERROR : OUT_FAIL, f->rule,
+			 f->message ? f->message : f->rule, f->message);
 		failed_cases++;
 	}
 	if (!r->gate.passed && !failed_cases) {

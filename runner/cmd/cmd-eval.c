@@ -260,30 +260,25 @@ static void print_lift(const struct sc_results_lift *l, double alpha, size_t nch
 	sc_buf_puts(&est, ", ");
 	points(&est, l->hi);
 	sc_buf_puts(&est, "]");
+	double d = isnan(l->drop) ? l->detectable : l->drop;
+
 	if (!strcmp(l->decision, "lift"))
-		printf("\n  lift: shown, %s, more than the %g-point margin\n", est.ptr,
-		       l->margin * 100.0);
+		printf("\n  lift: shown, %s, beyond the %g-point margin\n", est.ptr, l->margin * 100.0);
 	else if (!strcmp(l->decision, "no_lift"))
-		printf("\n  lift: none, %s: a lift of %g points or more is ruled out%s\n", est.ptr,
-		       l->margin * 100.0, l->margin > 0 ? "" : " (the skill does worse than no skill)");
+		printf("\n  lift: none of %g points or more, %s: ruled out\n", d * 100.0, est.ptr);
 	else if (!l->tests)
-		printf("\n  lift: inconclusive, no test judged with and without the skill\n");
-	else {
-		struct sc_buf d = SC_BUF_INIT;
-		sc_buf_printf(&d, "%.0f", l->detectable * 100.0);
-		printf("\n  lift: inconclusive, %s: a lift beyond the %g-point margin is neither shown "
-		       "nor ruled out;\n        the data could show a lift of %s points or more (80%% power)\n",
-		       est.ptr, l->margin * 100.0, d.ptr);
-		sc_buf_release(&d);
-	}
-	printf("        %lld runs per test after %lld of %lld rounds (%lld with the skill, %lld "
-	       "without)%s\n", (long long)l->runs_per_test, (long long)l->rounds,
+		printf("\n  lift: unverified, no test judged with and without the skill\n");
+	else
+		printf("\n  lift: unverified, %s: neither a lift nor the absence of a lift of %g points "
+		       "is shown;\n        %s\n", est.ptr, d * 100.0,
+		       l->stop && !strcmp(l->stop, "stopped") ? "the run was interrupted"
+		       : "the design reached its cap of runs per test (--max-runs, gate.max_runs)");
+	printf("        %lld runs per test after %lld of at most %lld rounds (%lld with the skill, "
+	       "%lld without)%s\n", (long long)l->runs_per_test, (long long)l->rounds,
 	       (long long)l->max_rounds, (long long)l->skill_runs, (long long)l->baseline_runs,
-	       !l->stop ? "" : !strcmp(l->stop, "futility") ? "; stopped for futility"
-	       : !strcmp(l->stop, "last_look") ? "; the last look" : !strcmp(l->stop, "stopped")
-	       ? "; interrupted" : "");
-	printf("        alpha %g one-sided, O'Brien-Fleming spending, Bonferroni over %zu check%s\n",
-	       alpha, nchecks, nchecks == 1 ? "" : "s");
+	       l->stop && !strcmp(l->stop, "end") ? "; the boundaries met" : "");
+	printf("        sequential probability ratio test, alpha %g over %zu check%s\n", alpha,
+	       nchecks, nchecks == 1 ? "" : "s");
 	sc_buf_release(&est);
 }
 
@@ -345,7 +340,7 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 		else if (lift && !strcmp(lift->decision, "no_lift"))
 			printf("\n  Recommendation: skill is not beneficial\n");
 		else if (lift)
-			printf("\n  Recommendation: skill may not be beneficial (not shown)\n");
+			printf("\n  Recommendation: none: unverified (neither shown nor ruled out)\n");
 		else if (c->paired_n == 0)
 			printf("\n  Recommendation: none (no pass/fail results to compare)\n");
 		else if (c->is_beneficial == 1)

@@ -765,12 +765,28 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 		c->cache_hits++;
 	else if (resp->attempts > 0)
 		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
-	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text) {
-		/* cut at the token limit: kept in the transcript, an error, not a wrong answer */
-		add_msg(u, "assistant", resp->text);
-		add_usage(u, resp);
-		u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
-		u->ru.tokens_out += resp->output_tokens;
+	if (resp->error_class == SC_CHAT_TRUNCATED || resp->error_class == SC_CHAT_PROMPT_TOO_LONG) {
+		/* An answer cut at the output limit, or a prompt over the model's
+		 * context: what this side's skill made of the request, an
+		 * outcome of the side (a failed test), never missing data
+		 * (docs/evaluation.md, "Answers the skill caused") */
+		bool cut = resp->error_class == SC_CHAT_TRUNCATED;
+		if (cut && resp->text) {
+			add_msg(u, "assistant", resp->text);
+			add_usage(u, resp);
+			u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens +
+					   resp->cache_creation_tokens;
+			u->ru.tokens_out += resp->output_tokens;
+			u->ru.turns++;
+			free(u->answer);
+			u->answer = sc_xstrdup(resp->text);
+		}
+		u->asked = true;
+		set_verdict(u, "fail", cut ? "truncated" : "prompt_too_long",
+			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
+		unit_done(u);
+		admit(c);
+		return;
 	}
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),

@@ -33,8 +33,8 @@ struct sc_buf;
 #define SC_BUDGET_BYTES_PER_TOKEN   4
 #define SC_BUDGET_PROMPT_OVERHEAD   64      /* tokens per request: roles, framing */
 #define SC_BUDGET_DEFAULT_MAX_TOKENS 4096   /* output per request when the model sets none */
-#define SC_DEFAULT_MAX_INPUT_TOKENS  50000000
-#define SC_DEFAULT_MAX_OUTPUT_TOKENS 10000000
+#define SC_DEFAULT_MAX_INPUT_TOKENS  500000000
+#define SC_DEFAULT_MAX_OUTPUT_TOKENS 100000000
 #define SC_DEFAULT_MAX_PROMPT_TOKENS 200000
 
 /* Dollars per million tokens, and the day they were taken. */

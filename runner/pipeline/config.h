@@ -169,8 +169,8 @@ struct sc_config {
 #define SC_DEFAULT_STORE_PATH   ".skillci/results.db"
 #define SC_DEFAULT_REPORT_DIR   ".skillci/report"
 #define SC_DEFAULT_RUNS_DIR     "runs"
-#define SC_DEFAULT_MAX_UNITS    10000
-#define SC_DEFAULT_MAX_REQUESTS 20000
+#define SC_DEFAULT_MAX_UNITS    50000
+#define SC_DEFAULT_MAX_REQUESTS 100000
 
 /* Fills out with the built-in defaults only (no files read). */
 void sc_config_defaults(struct sc_config *out);

@@ -816,6 +816,17 @@ static enum check_kind check_kind(const struct sc_pipeline *p, size_t i)
 	return CHECK_NONE;
 }
 
+/* The tests of changed skill i's check: the base's (a modified skill is
+ * judged on them), else the head's. */
+static size_t check_tests(const struct sc_pipeline *p, size_t i)
+{
+	const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+
+	if (b->loaded && b->es.tests && b->es.tests->n)
+		return b->es.tests->n;
+	return h->loaded && h->es.tests ? h->es.tests->n : 0;
+}
+
 static void cfg_gate_planned(struct sc_pipeline *p)
 {
 	size_t n = 0;
@@ -940,8 +951,10 @@ static int make_plan(struct sc_pipeline *p)
 	int err = 0;
 
 	bool seq = cfg->gate.max_runs > 0;
+	struct sc_seq_design design;
 
 	cfg_gate_planned(p);
+	sc_gate_design(&design, &cfg->gate, cfg->gate.planned_checks);
 	for (size_t i = 0; i < 3 * p->changed.n; i++) {
 		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
 		enum check_kind kind = check_kind(p, i / 3);
@@ -949,7 +962,8 @@ static int make_plan(struct sc_pipeline *p)
 		 * runs); what decides nothing (the head's own tests, the no-skill
 		 * baseline of a modified skill) one round */
 		int round = seq ? cfg->gate.first_runs : 1;
-		int runs = i % 3 == 2 || kind == CHECK_NONE ? round : seq ? cfg->gate.max_runs : cfg->runs;
+		int runs = i % 3 == 2 || kind == CHECK_NONE ? round
+			   : seq ? sc_seq_runs_needed(&design, check_tests(p, i / 3)) : cfg->runs;
 		int base_runs = kind == CHECK_LIFT ? runs : round;
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */

@@ -108,6 +108,21 @@ int sc_seq_look_runs(const struct sc_seq_design *d, int k)
 	return r > d->max_runs ? d->max_runs : (int)r;
 }
 
+int sc_seq_runs_needed(const struct sc_seq_design *d, size_t tests)
+{
+	if (!sc_seq_is_sequential(d) || !tests)
+		return sc_seq_is_sequential(d) ? d->max_runs : d->first_runs;
+	for (int r = 1; r < d->max_runs; r++) {
+		/* the largest variance a test can be given from 2r runs
+		 * (sc_stats_pooled_variance): n / (4 (n - 1)) at n = 2r */
+		double n = 2.0 * r, s2 = 0.25 * n / (n - 1.0);
+		/* information = T^2 / sum_t s2 (1/r + 1/r) at the least */
+		if ((double)tests * r / (2.0 * s2) >= d->i_max)
+			return r;
+	}
+	return d->max_runs;
+}
+
 const char *sc_seq_decision_name(enum sc_seq_decision v)
 {
 	switch (v) {

@@ -106,6 +106,14 @@ int sc_seq_looks(const struct sc_seq_design *d);
 /* Runs per test at look k (1-based); for a fixed design first_runs. */
 int sc_seq_look_runs(const struct sc_seq_design *d, int k);
 
+/*
+ * The runs per test after which a check of tests tests has surely
+ * reached i_max (every test's variance at its largest): the design never
+ * needs more, so a plan holds no more (at most max_runs). A fixed
+ * design's runs.
+ */
+int sc_seq_runs_needed(const struct sc_seq_design *d, size_t tests);
+
 enum sc_seq_decision {
 	SC_SEQ_OPEN,          /* not decided: sample on */
 	SC_SEQ_REGRESSION,    /* a drop is shown: the check fails */

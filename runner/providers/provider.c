@@ -35,6 +35,7 @@ const char *sc_chat_error_name(enum sc_chat_error e)
 	static const char *const names[] = {
 		"ok", "bad_request", "auth", "rate_limited", "server", "network",
 		"timeout", "parse", "offline", "config", "cancelled", "truncated", "quota",
+		"prompt_too_long",
 	};
 	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
 }
@@ -740,6 +741,37 @@ static bool is_quota(long status, const char *body, size_t len)
 	return quota;
 }
 
+/*
+ * A refusal because the prompt is over the model's context: a 413, or a
+ * 400 whose error says so (Anthropic's "prompt is too long", OpenAI's
+ * code "context_length_exceeded", the "maximum context length" of
+ * OpenAI-compatible servers). The prompt is the skill's doing: an outcome
+ * of that side, not an infrastructure fault, and no retry mends it.
+ */
+static bool is_prompt_too_long(long status, const char *body, size_t len)
+{
+	static const char *const says[] = { "prompt is too long", "maximum context length",
+					     "context length", "context window", "too many tokens",
+					     "input is too long", "exceeds the context" };
+	cJSON *root;
+	const cJSON *e;
+	const char *code = NULL, *msg = NULL;
+	bool too_long = status == 413;
+
+	if (status != 400 && status != 413)
+		return false;
+	root = cJSON_ParseWithLength(body, len);
+	e = sc_json_member(root, "error");
+	sc_json_get_str(&code, e, "code");
+	sc_json_get_str(&msg, e, "message");
+	too_long |= code && (!strcmp(code, "context_length_exceeded") ||
+			     !strcmp(code, "string_above_max_length"));
+	for (size_t i = 0; msg && i < SC_ARRAY_SIZE(says) && !too_long; i++)
+		too_long = strcasestr(msg, says[i]) != NULL;
+	cJSON_Delete(root);
+	return too_long;
+}
+
 /* Classifies one finished attempt; completes the job or queues a retry. */
 static void on_attempt_done(struct sc_http_result *res, void *payload)
 {
@@ -811,6 +843,8 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 			retry = true;
 			wait = res->retry_after_ms >= 0 ? res->retry_after_ms :
 			       sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
+		} else if (is_prompt_too_long(res->status, res->body.ptr, res->body.len)) {
+			cls = SC_CHAT_PROMPT_TOO_LONG;
 		} else {
 			cls = (res->status == 401 || res->status == 403) ? SC_CHAT_AUTH : SC_CHAT_BAD_REQUEST;
 		}

@@ -253,6 +253,7 @@ enum sc_chat_error {
 	SC_CHAT_CANCELLED,     /* taken back before an answer came: sc_client_cancel() */
 	SC_CHAT_TRUNCATED,     /* the answer was cut at the token limit (text kept) */
 	SC_CHAT_QUOTA,         /* quota or billing exhausted (no retry): insufficient_quota, 402 */
+	SC_CHAT_PROMPT_TOO_LONG, /* 413, or a 400 saying the prompt is over the context (no retry) */
 };
 
 const char *sc_chat_error_name(enum sc_chat_error e);
