@@ -554,9 +554,7 @@ static void cell_pass_rate(struct sc_buf *out, const struct sc_results *r, const
 	if (iv.diff) {
 		sc_buf_printf(out, "Δ [%+.0f, %+.0f]", iv.lo * 100.0 + 0.0, iv.hi * 100.0 + 0.0);
 		if (!isnan(iv.detectable) && iv.detectable <= 1.0)
-			sc_buf_printf(out, "; detects −%.0f", iv.detectable * 100.0 + 0.0);
-		else if (!isnan(iv.detectable))
-			sc_buf_puts(out, "; detects —");
+			sc_buf_printf(out, "; D %.0f", iv.detectable * 100.0 + 0.0);
 	} else {
 		range_pct(out, iv.base_lo, iv.base_hi);
 		sc_buf_puts(out, " → ");
@@ -771,12 +769,12 @@ static void render_legend(struct sc_buf *out, const struct sc_results *r, const 
 	}
 	sc_buf_puts(out, eval ? "<sub>Pass rate with no skill → with the skill (lift)" : "<sub>Pass rate base → head (change)");
 	if (diff) {
-		/* the gate's interval is two-sided 1 - 2 alpha (docs/evaluation.md) */
-		double level = (1.0 - 2.0 * sc_compare_alpha(r->run.trust.gate.present ? r->run.trust.gate.alpha
-										   : r->run.alpha)) * 100.0;
-		sc_buf_printf(out, "; under it %sthe change's %.0f%% interval and the smallest drop "
-			      "the data would catch (80%% power)", side ? "each side's 95% interval, or " : "",
-			      level);
+		/* the check's interval at its alpha (docs/evaluation.md); D: the drop green rules out */
+		double beta = r->run.trust.gate.present && r->run.trust.gate.beta > 0
+			      ? r->run.trust.gate.beta : 0.2;
+		sc_buf_printf(out, "; under it %sthe change's interval (Δ, in points) and D, the drop "
+			      "green rules out (one that size is caught with probability %g)",
+			      side ? "each side's 95% interval, or " : "", 1 - beta);
 	} else if (side) {
 		sc_buf_puts(out, "; under it each side's 95% interval");
 	}

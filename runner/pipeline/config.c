@@ -25,6 +25,7 @@ struct ctx {
 	char *up_eval_model;
 	char *up_model;
 	bool data_only;  /* a pull request's copy: nothing expanded (sc_config_load_data) */
+	bool runs_set, max_runs_set;  /* `runs` and `gate.max_runs` were written */
 };
 
 typedef void (*handler_fn)(struct ctx *c, const struct sc_yaml_node *v, const char *key);
@@ -307,7 +308,7 @@ static void h_models(struct ctx *c, const struct sc_yaml_node *v, const char *ke
 
 static void h_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_int(c, v, key, 1, 1000, &c->cfg->runs);
+	c->runs_set |= get_int(c, v, key, 1, 1000, &c->cfg->runs);
 }
 
 static void h_max_turns(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -758,7 +759,7 @@ static void h_g_first_runs(struct ctx *c, const struct sc_yaml_node *v, const ch
 
 static void h_g_max_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_int(c, v, key, 0, 1000, &c->cfg->gate.max_runs);
+	c->max_runs_set |= get_int(c, v, key, 0, 1000, &c->cfg->gate.max_runs);
 }
 
 static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -1486,6 +1487,10 @@ static int load(struct sc_config *out, const char *repo_root, const char *explic
 	if (err != SC_ENOTFOUND)
 		out->path = sc_xstrdup(path.ptr);
 	err = err == SC_ENOTFOUND || err == SC_ELIMIT || err == 0 ? 0 : err;
+	/* `runs: N` written without gate.max_runs asks for N runs: a fixed
+	 * design, as it meant before sampling in rounds was the default */
+	if (c.runs_set && !c.max_runs_set)
+		out->gate.max_runs = 0;
 done:
 	free(c.up_eval_model);
 	free(c.up_model);

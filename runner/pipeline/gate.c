@@ -1140,8 +1140,9 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
 	else if (!base)
-		skip(gt, s, model, "pass_rate", "no base results to compare with (the base has no "
-		     "tests, or could not be read)");
+		unverified(gt, s, model, "pass_rate", "base_no_result", g->accept_unverified,
+			   "no base results to compare with (the base has no tests, could not be read, "
+			   "or its units did not run), so nothing was compared");
 	else if (!judged(head)) {
 		no_rate(&why, "head", head);
 		unverified(gt, s, model, "pass_rate", "head_no_result", g->accept_unverified,

@@ -1281,6 +1281,16 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->totals.cache_hits = p->stats.cache_hits;
 	res->totals.wall_ms = sc_now_ms() - p->t0;
 	*gate_rc = sc_gate_apply(res, &cfg->gate);
+	if (stopped) {
+		/* what was not evaluated was not checked: the runner's stop, not
+		 * the pull request's doing (exit 3, "could not check") */
+		sc_gate_add_run_failure(res, "interrupted", "run", res->run.incomplete_reason);
+		res->gate.failures[res->gate.nfailures - 1].status = sc_xstrdup("error");
+		res->gate.verdict = SC_VERDICT_ERROR;
+		res->gate.passed = false;
+		res->gate.exit_code = SC_EXIT_INFRA;
+		*gate_rc = SC_EXIT_INFRA;
+	}
 	if (shard_n > 1 && *gate_rc != SC_EXIT_INFRA) {
 		/* a shard sees part of the units: merge decides the gate */
 		sc_gate_clear(res);
