@@ -43,7 +43,7 @@ static void usage(FILE *f)
 		"                       both sides, per skill x model until the lift over no skill\n"
 		"                       is shown or ruled out, at most R runs per test (default:\n"
 		"                       gate.max_runs in skillci.yml; 0 there: the fixed design)\n"
-		"  --first-runs F       runs per test in each round (default gate.first_runs, else 2)\n"
+		"  --first-runs F       runs per test in each round (default gate.first_runs, else 1)\n"
 		"  --lift-margin P      sequential: the lift in points the skill must show (default 0)\n"
 		"  --no-baseline        do not evaluate without the skill\n"
 		"  -t, --tests FILE     test file to use instead of the skill's own tests\n"
@@ -273,9 +273,9 @@ static void print_lift(const struct sc_results_lift *l, double alpha, size_t nch
 		       "is shown;\n        %s\n", est.ptr, d * 100.0,
 		       l->stop && !strcmp(l->stop, "stopped") ? "the run was interrupted"
 		       : "the design reached its cap of runs per test (--max-runs, gate.max_runs)");
-	printf("        %lld runs per test after %lld of at most %lld rounds (%lld with the skill, "
-	       "%lld without)%s\n", (long long)l->runs_per_test, (long long)l->rounds,
-	       (long long)l->max_rounds, (long long)l->skill_runs, (long long)l->baseline_runs,
+	printf("        %lld run%s per test after %lld of at most %lld round%s (%lld with the skill, "
+	       "%lld without)%s\n", (long long)l->runs_per_test, l->runs_per_test == 1 ? "" : "s",
+	       (long long)l->rounds, (long long)l->max_rounds, l->max_rounds == 1 ? "" : "s", (long long)l->skill_runs, (long long)l->baseline_runs,
 	       l->stop && !strcmp(l->stop, "end") ? "; the boundaries met" : "");
 	printf("        sequential probability ratio test, alpha %g over %zu check%s\n", alpha,
 	       nchecks, nchecks == 1 ? "" : "s");

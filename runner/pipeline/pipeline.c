@@ -959,12 +959,13 @@ static int make_plan(struct sc_pipeline *p)
 		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
 		enum check_kind kind = check_kind(p, i / 3);
 		/* the sides of a check up to the design's cap (a fixed design:
-		 * runs); what decides nothing (the head's own tests, the no-skill
-		 * baseline of a modified skill) one round */
+		 * runs); the head's own tests, which decide nothing, one round;
+		 * the no-skill baseline of a modified skill, shown in the report
+		 * and deciding nothing, one run */
 		int round = seq ? cfg->gate.first_runs : 1;
 		int runs = i % 3 == 2 || kind == CHECK_NONE ? round
 			   : seq ? sc_seq_runs_needed(&design, check_tests(p, i / 3)) : cfg->runs;
-		int base_runs = kind == CHECK_LIFT ? runs : round;
+		int base_runs = kind == CHECK_LIFT ? runs : kind == CHECK_PASS_RATE ? 1 : round;
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
 		for (size_t m = 0; m < p->nmodels; m++)

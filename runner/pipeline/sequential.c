@@ -177,8 +177,11 @@ enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struc
 	bool last = k >= sc_seq_looks(d);
 	struct sc_seq_look at;
 
+	/* no test judged at both sides after a round that ran every test:
+	 * every unit errored or could not be judged (a compile-only kernel),
+	 * and another round would end the same way */
 	if (!st->tests)
-		return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
+		return SC_SEQ_UNVERIFIED;
 	if (!sc_seq_is_sequential(d)) {
 		/* one look: the plain one-sided tests at alpha' and beta */
 		double drop = -st->mean;

@@ -257,7 +257,7 @@ static double fixed_runs_sim(const double *pb, const double *ph, const struct sc
 /* What one row measured. */
 struct row {
 	long green, red, unverified, prs;
-	double requests;       /* per check: base, head and the baseline's one round */
+	double requests;       /* per check: base, head and the baseline's one run */
 	double head_requests;  /* per check: head only (base and baseline from the store) */
 };
 
@@ -491,7 +491,7 @@ int main(int argc, char **argv)
 	       " %d run%s per test up to %d (gate.first_runs, gate.max_runs)\n", prs, TESTS,
 	       s.drop * 100, s.margin * 100, gate_alpha, s.alpha, s.beta, s.first, s.first == 1 ? "" : "s",
 	       s.max);
-	printf("# requests per check: base and head as sent, plus the baseline's one round (%d);"
+	printf("# requests per check: base and head as sent, plus the baseline's one run (%d);"
 	       " steady: the head only (the base and the baseline from the store); fixed: the"
 	       " one-look design with the same alpha, beta and D on the same statistic (its runs"
 	       " simulated, %ld PRs per R), plus the baseline; share: requests over fixed\n",
@@ -527,7 +527,7 @@ int main(int argc, char **argv)
 	}
 	printf("\n# one check, per profile, against the fixed design with the same alpha, beta and D"
 	       " on the same statistic (R simulated, %ld PRs per R, interpolated): its runs per"
-	       " test and requests (base, head and the baseline's round); the design's mean"
+	       " test and requests (base, head and the baseline's run); the design's mean"
 	       " requests with no change, at a drop of D and of 2D, each over the fixed design's;"
 	       " Wald's SPRT at D as a share of the fixed design (the least any test with these"
 	       " errors needs; normal approximation) and the design's share at D over it\n",

@@ -220,7 +220,12 @@ import json
 r = json.load(open('$T/sig2.json'))
 log = [json.loads(l) for l in open('$FAKE_LOG')]
 asked = [(str(e['body'].get('system')), json.dumps(e['body']['messages'])) for e in log if e['path'] == '/v1/messages']
-assert len(asked) == len(set(asked)) == len(r['units']), (len(asked), len(set(asked)), len(r['units']))
+# every request of both runs is one unit: a test's runs ask the same thing,
+# so each distinct request was sent as often as the units that ask it
+from collections import Counter
+assert len(asked) == len(r['units']), (len(asked), len(r['units']))
+per_test = Counter((u['skill'], u['variant'], u['test_id']) for u in r['units'])
+assert sorted(Counter(asked).values()) == sorted(per_test.values()), (Counter(asked), per_test)
 assert r['run']['complete'] and r['totals']['reused'] == $first, (r['totals'], $first)"
 fake_script "$T/script.json"
 
@@ -265,9 +270,12 @@ check "its history page links the earlier run's points to the commit checked" \
 # A skill with 20 tests: at base 19 pass (q08 fails); at head q01-q07 fail
 # and q08 passes. 7 tests passed only at base, 1 only at head: the exact
 # McNemar p is 9/128 = 0.0703, a drop of 30 points. With one run per test
-# (a fixed design) the gate asks whether the drop is beyond the 10-point
-# margin: per test, stratified, se = sqrt(8 x .5 + 12 x .375) / 20 = .1458,
-# statistic (.30 - .10) / .1458 = 1.372. At alpha 0.11 (of which the
+# (a fixed design) the gate asks whether a drop is shown (margin 0, the
+# default): per test, stratified, each test's pooled variance over its 2
+# answers (8 split tests: the unbiased 1 x 1 / (2 x 1) = .5; 12 agreeing:
+# the floor 3 x 1 / 4^2 = .1875), times 1/1 + 1/1:
+# se = sqrt(8 x 1 + 12 x .375) / 20 = .1768, statistic .30 / .1768 =
+# 1.697. At alpha 0.11 (of which the
 # pass-rate checks spend 0.088 on showing a drop, z 1.353, the rest going
 # to the token, speedup and judge checks) the drop is shown and fails; at
 # 0.05 (z(0.96) = 1.751) it is not shown, nor is a drop of 15 points ruled
@@ -285,7 +293,7 @@ sig_repo() {  # sig_repo DIR ALPHA: a repository whose config sets gate.alpha
 	git -C "$1" init -q -b main
 	git -C "$1" config user.email ci@example.com
 	git -C "$1" config user.name ci
-	printf 'gate:\n  alpha: %s\n  pass_rate_drop_points: 10\n' "$2" > "$1/skillci.yml"
+	printf 'gate:\n  alpha: %s\n' "$2" > "$1/skillci.yml"
 	printf -- '---\nname: sig\ndescription: Answers sig questions.\n---\n# sig\n\nSIG-BASE: answer ok-sig.\n' \
 		> "$1/skills/sig/SKILL.md"
 	python3 -c "
@@ -301,15 +309,15 @@ for alpha in 0.11 0.05; do
 	run $SKILLCI run --repo "$T/sig$alpha" --base HEAD~1 --head HEAD -m $M --no-cache --runs 1 \
 		--store "$T/sig$alpha.db" --report-dir "$T/sig$alpha-reports"
 	if [ "$alpha" = 0.11 ]; then
-		expect_exit 1 "alpha 0.11: a drop beyond the margin at p = 0.085 fails the gate"
-		expect_err_contains "gate: skills/sig $M: pass rate 95% -> 65%: a drop is shown (difference -30.0 points, 82% interval [-49.7, -10.3] over 20 tests; fixed design of 1 run per test; alpha 0.088 over 1 check, beta 0.2, D 15 points) [pass_rate_drop]" \
+		expect_exit 1 "alpha 0.11: a drop shown at z 1.697 > 1.353 fails the gate"
+		expect_err_contains "gate: skills/sig $M: pass rate 95% -> 65%: a drop is shown (difference -30.0 points, 82% interval [-53.9, -6.1] over 20 tests; fixed design of 1 run per test; alpha 0.088 over 1 check, beta 0.2, D 15 points) [pass_rate_drop]" \
 			"alpha 0.11: the gate line gives the difference, its interval, the design and alpha"
 		expect_out_contains "base→head -30 pts (significant, p=0.070)" "alpha 0.11: the terminal says significant"
 		expect_out_contains "gate: ✗ pass_rate failed (pass_rate_drop)" "alpha 0.11: the terminal gives the rule"
 		want_md='· change -30 pts (significant, p=0.070)' want_gate='❌ **pass rate** fail (pass\_rate\_drop)'
 		want_fail=8 want_type=pass_rate_drop significant=True
 	else
-		expect_exit 1 "alpha 0.05: the same drop (p = 0.085) is not shown, nor ruled out: unverified fails"
+		expect_exit 1 "alpha 0.05: the same drop (z 1.697 < 1.751) is not shown, nor ruled out: unverified fails"
 		expect_out_contains "base→head -30 pts (not significant, p=0.070)" "alpha 0.05: the terminal says not significant"
 		expect_out_contains "gate: ? pass_rate unverified (pass_rate_unverified): pass rate 95% -> 65%: a fixed design of 1 run per test shows neither a drop nor the absence of a drop of 15 points" \
 			"alpha 0.05: the terminal says unverified, not passed"
