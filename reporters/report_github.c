@@ -26,7 +26,9 @@ void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
  * One annotation for a check that blocks the merge, in the words of its
  * status: an ::error for a failure ("failed the gate"), a ::warning for
  * an unverified check ("could not be verified") and for a check the
- * runner could not make ("could not be checked: the runner's fault").
+ * runner could not make ("could not be checked: the runner's fault");
+ * also a ::warning for an unverified check the trusted config accepts
+ * (status "accepted"): it lets the merge through, and is still no pass.
  */
 static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
 		       const char *model, const char *status, const char *rule, const char *file,
@@ -37,7 +39,9 @@ static void annotation(struct sc_buf *out, const struct sc_results_skill *s, con
 
 	sc_buf_printf(&title, "skillci: %s %s", skill,
 		      failed ? "failed the gate" : sc_streq(status, "error")
-		      ? "could not be checked (the runner's fault)" : "could not be verified");
+		      ? "could not be checked (the runner's fault)"
+		      : sc_streq(status, "accepted") ? "could not be verified (accepted by the trusted config)"
+		      : "could not be verified");
 	if (model && *model)
 		sc_buf_printf(&title, " on %s", model);
 	if (rule)
@@ -65,6 +69,14 @@ size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
 			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->status,
 				   f->rule, f->file, f->line, f->message);
+	}
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (!c->accepted || !sc_streq(c->status, "unverified") || !c->skill || !*c->skill)
+			continue;
+		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
+			annotation(out, sc_results_find_skill(r, c->skill), c->skill, c->model, "accepted",
+				   c->rule, c->file, c->line, c->message);
 	}
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];

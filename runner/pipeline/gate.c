@@ -393,8 +393,14 @@ static void plan_margins(struct gate *gt)
 	}
 	family = gt->g->planned_checks > gt->nmargins ? gt->g->planned_checks : gt->nmargins;
 	{
-		/* a fixed design's runs are the run's (`runs`, --runs N) */
+		/* How the units were collected is a fact of the run, not policy:
+		 * a run that recorded no sequential design (an older file, or
+		 * gate.max_runs 0) and a run count is a fixed design of those
+		 * runs, whatever the policy applied to it samples; a fixed
+		 * design's runs are the run's (`runs`, --runs N). */
 		struct sc_config_gate g = *gt->g;
+		if (r->run.runs > 0 && (!r->run.trust.gate.present || r->run.trust.gate.max_runs <= 0))
+			g.max_runs = 0;
 		if (g.max_runs <= 0 && r->run.runs > 0)
 			g.first_runs = (int)r->run.runs;
 		sc_gate_design(&gt->design, &g, family);
@@ -1231,7 +1237,7 @@ static void check_untested(struct gate *gt, struct sc_results_skill *s)
 	bool added = sc_streq(s->status, "added");
 
 	unverified(gt, s, NULL, "tests", "skill_untested", gt->g->allow_untested,
-		   "unverified: no tests: the %sskill '%s' has no tests%s, so only its validity was "
+		   "no tests: the %sskill '%s' has no tests%s, so only its validity was "
 		   "checked%s", added ? "new " : "", s->name ? s->name : s->path,
 		   added ? "" : " at base nor head",
 		   gt->g->allow_untested ? "; accepted: the trusted config sets gate.allow_untested"

@@ -176,6 +176,7 @@ static void test_layouts_and_banners(void **state)
 	r.run.incomplete_reason = sc_xstrdup("interrupted by SIGINT");
 	r.gate.passed = false;
 	r.gate.exit_code = 1;
+	r.gate.verdict = SC_VERDICT_FAIL;
 	free(r.skills[0].status);
 	r.skills[0].status = sc_xstrdup("added");
 	sc_report_md_full(&b, &r);
@@ -320,7 +321,7 @@ static void test_regressed_and_already_failing(void **state)
 {
 	struct sc_results r;
 	struct sc_buf md = SC_BUF_INIT;
-	const char *reg, *already, *details, *t2, *t10;
+	const char *reg, *already, *mixed, *details, *t2, *t10;
 	(void)state;
 
 	sc_results_init(&r);
@@ -338,11 +339,23 @@ static void test_regressed_and_already_failing(void **state)
 	r.gate.failures[0].rule = sc_xstrdup("pass_rate_drop");
 	r.gate.failures[0].check = sc_xstrdup("pass_rate");
 	r.gate.failures[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
+	r.gate.failures[0].status = sc_xstrdup("failed");
+	r.gate.verdict = SC_VERDICT_FAIL;
+	r.gate.checks = sc_xcalloc(1, sizeof(*r.gate.checks));
+	r.gate.nchecks = 1;
+	r.gate.checks[0].skill = sc_xstrdup("skills/s");
+	r.gate.checks[0].model = sc_xstrdup("m");
+	r.gate.checks[0].check = sc_xstrdup("pass_rate");
+	r.gate.checks[0].status = sc_xstrdup("failed");
+	r.gate.checks[0].rule = sc_xstrdup("pass_rate_drop");
+	r.gate.checks[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
 	for (int run = 0; run < 3; run++) {
 		add_unit(&r, "base", 0, run, "pass", NULL);
 		add_unit(&r, "head", 0, run, "fail", run == 1 ? "<script>|x @team" : NULL);
 		add_unit(&r, "base", 1, run, run ? "fail" : "pass", NULL);
 		add_unit(&r, "head", 1, run, "fail", "nope");
+		add_unit(&r, "base", 2, run, "fail", NULL);
+		add_unit(&r, "head", 2, run, "fail", "nope");
 		add_unit(&r, "base", 9, run, "pass", NULL);
 		add_unit(&r, "head", 9, run, "pass", NULL);
 	}
@@ -364,17 +377,28 @@ static void test_regressed_and_already_failing(void **state)
 				     "  - answer (run 2): <q>&lt;script&gt;&#124;x @&#8203;team</q>\n"));
 	/* one item per test, not one per run */
 	assert_int_equal(count(md.ptr, "prompt 0:"), 2);   /* what failed, details */
-	assert_true(strstr(already, "<code>tests\\[2\\]</code> prompt 1: 0 of 3 runs passed") < details);
-	assert_true(strstr(reg, "<code>tests\\[2\\]</code>") > already);
+	/* each label from the test's own runs: 3/3 -> 0/3 regressed, 0/3 ->
+	 * 0/3 already failing, 1/3 -> 0/3 neither (its runs are said) */
+	assert_true(strstr(already, "<code>tests\\[3\\]</code> prompt 2: 0 of 3 runs passed") < details);
+	mixed = strstr(md.ptr, "**Failed at head** (some runs passed at base; the runs show neither a "
+			       "regression nor an old failure): 1 test\n");
+	assert_non_null(mixed);
+	assert_true(reg < mixed && mixed < already);
+	assert_non_null(strstr(mixed, "- ❌ <code>tests\\[2\\]</code> prompt 1: 0 of 3 runs passed; fail "
+				       "(wrong\\_answer): answer lacks 'ok' — base 1/3 → head 0/3\n"));
+	assert_true(strstr(mixed, "<code>tests\\[2\\]</code>") < already);
 	/* the details: natural order, each test's runs together */
 	t2 = strstr(details, "<code>tests\\[2\\]</code>");
 	t10 = strstr(details, "<code>tests\\[10\\]</code> prompt 9: 3 of 3 runs passed");
 	assert_non_null(t2);
 	assert_non_null(t10);
 	assert_true(t2 < t10);
-	assert_non_null(strstr(details, "(head): 3 tests × 3 runs: 1 passed, 1 regressed, 1 already failing"));
+	assert_non_null(strstr(details, "(head): 4 tests × 3 runs: 1 passed, 1 regressed, 1 already failing, "
+				       "1 failed at head, passed at base in some runs"));
+	assert_non_null(strstr(details, "prompt 2: 0 of 3 runs passed; fail (wrong\\_answer): answer lacks 'ok' — "
+					"already failing, base passed 0 of 3"));
 	assert_non_null(strstr(details, "prompt 1: 0 of 3 runs passed; fail (wrong\\_answer): answer lacks 'ok' — "
-					"already failing, base passed 1 of 3"));
+					"base 1/3 → head 0/3"));
 	sc_results_release(&r);
 	sc_buf_release(&md);
 }
