@@ -8,12 +8,40 @@
 #include <limits.h>
 #include <math.h>
 
+/* Whether the n bytes before s (from start) spell word, in any letter case. */
+static bool ends_with_ci(const char *start, const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s - start) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (tolower((unsigned char)s[(ptrdiff_t)i - (ptrdiff_t)n]) != word[i])
+			return false;
+	return true;
+}
+
 void sc_report_md_text(struct sc_buf *out, const char *s)
 {
+	const char *start = s;
+
 	if (!s)
 		return;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		/*
+		 * A URL in text from a pull request stays text: GitHub and
+		 * cmark-gfm's autolink turn "scheme://", "www." and
+		 * "mailto:"/"xmpp:" into links; written as character
+		 * references the ':' and the '.' show the same and start none
+		 * (an address after "@" is broken below).
+		 */
+		if ((c == ':' && (s[1] == '/' || ends_with_ci(start, s, "mailto") ||
+				  ends_with_ci(start, s, "xmpp"))) ||
+		    (c == '.' && ends_with_ci(start, s, "www"))) {
+			sc_buf_printf(out, "&#%d;", c);
+			continue;
+		}
 		switch (c) {
 		case '&': sc_buf_puts(out, "&amp;"); break;
 		case '<': sc_buf_puts(out, "&lt;"); break;
