@@ -455,7 +455,7 @@ int cmd_merge(int argc, char **argv)
 		for (size_t i = 0; i < diags.n; i++) {
 			sc_buf_clear(&line);
 			sc_diag_format(&line, &diags.items[i]);
-			fprintf(stderr, "%s\n", line.ptr);
+			sc_cmd_line(stderr, "%s", line.ptr);
 		}
 		sc_buf_release(&line);
 	}
@@ -549,7 +549,7 @@ int cmd_merge(int argc, char **argv)
 		if ((rc = sc_cmd_reports_write(&rest, &res, o.comment, store_at)))
 			goto done;
 	}
-	fprintf(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s\n", n, res.nunits,
+	sc_cmd_line(stderr, "merged %zu shards (%zu units): %s, %s, %s/report.html, %s", n, res.nunits,
 		o.reports.junit, o.reports.markdown, o.reports.html, o.reports.json);
 	sc_cmd_print_gate_failures(&res);
 	rc = gate_rc;

@@ -302,7 +302,7 @@ static size_t print_diags(struct sc_diags *d)
 	for (size_t i = 0; i < d->n; i++) {
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &d->items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 	}
 	sc_ci_block_end(stderr);
 	sc_buf_release(&line);
@@ -633,7 +633,7 @@ int cmd_run(int argc, char **argv)
 	res = sc_pipeline_results(p);
 	print_findings(res);
 	if (tmp.len)
-		fprintf(stderr, "%s\n", tmp.ptr);
+		sc_cmd_line(stderr, "%s", tmp.ptr);  /* names units: the skills' paths */
 	if (err < 0) {
 		rc = pipeline_fail(err, p, o.comment);
 		goto done;

@@ -31,6 +31,30 @@ int sc_cmd_fail(int err)
 	return sc_error_exit_code(err);
 }
 
+void sc_cmd_line(FILE *f, const char *fmt, ...)
+{
+	struct sc_buf msg = SC_BUF_INIT, line = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	sc_escape_log(&line, msg.ptr);
+	sc_buf_putc(&line, '\n');
+	fputs(line.ptr, f);
+	sc_buf_release(&msg);
+	sc_buf_release(&line);
+}
+
+void sc_cmd_text(FILE *f, const char *s)
+{
+	struct sc_buf t = SC_BUF_INIT;
+
+	sc_escape_text(&t, s);
+	fputs(t.ptr, f);
+	sc_buf_release(&t);
+}
+
 int sc_cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	struct sc_buf msg = SC_BUF_INIT, line = SC_BUF_INIT;
@@ -125,7 +149,7 @@ int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path)
 			continue;
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &diags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 	}
 	if (err < 0)
 		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
@@ -143,8 +167,8 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 	int err = existing ? sc_store_open_existing(out, location) : sc_store_open(out, location);
 
 	if (err == SC_ENOTFOUND) {
-		fprintf(stderr, "error: %s; evaluate first (skillci eval or run) or name one with "
-			"--store or $%s\n", sc_error_last(), SC_STORE_ENV);
+		sc_cmd_line(stderr, "error: %s; evaluate first (skillci eval or run) or name one with "
+			    "--store or $%s", sc_error_last(), SC_STORE_ENV);
 		return SC_EXIT_USAGE;
 	}
 	if (err < 0)
@@ -268,7 +292,7 @@ int sc_cmd_post_comment(const char *md)
 	}
 	err = sc_github_event_pr(&pr, event);
 	if (err == SC_ENOTFOUND) {
-		fprintf(stderr, "warning: %s; no comment posted\n", sc_error_last());
+		sc_cmd_line(stderr, "warning: %s; no comment posted", sc_error_last());
 		return 0;
 	}
 	if (err < 0)
