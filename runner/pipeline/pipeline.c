@@ -274,6 +274,11 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 	}
 	if ((err = sc_skill_content_hash(s->hash, &s->skill)) < 0)
 		goto done;
+	if (sc_skill_prompt_over(NULL, &s->skill)) {
+		/* the skill-prompt-size finding says why: no unit is planned */
+		s->unreadable = true;
+		goto done;
+	}
 	s->es.path = shown_path;
 	s->es.skill = &s->skill;
 	s->es.tests = &s->tests;
@@ -924,6 +929,7 @@ static int make_plan(struct sc_pipeline *p)
 	cfg_gate_planned(p);
 	for (size_t i = 0; i < 3 * p->changed.n; i++) {
 		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
+		struct sc_skill_prompt_size sz;  /* the system prompt as it is sent */
 		/* sequential: the head and base sides of a check up to the
 		 * budget, the rest (baseline, the head's own tests) one round */
 		int runs = !seq ? cfg->runs : i % 3 == 2 ? cfg->gate.first_runs
@@ -932,6 +938,7 @@ static int make_plan(struct sc_pipeline *p)
 		int base_runs = seq ? cfg->gate.first_runs : cfg->runs;
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
+		sc_skill_prompt_size(&sz, s->es.skill);
 		for (size_t m = 0; m < p->nmodels; m++)
 			for (size_t t = 0; t < s->es.tests->n; t++) {
 				const struct sc_test *test = &s->es.tests->items[t];
@@ -939,8 +946,12 @@ static int make_plan(struct sc_pipeline *p)
 				 * tests feed errors back), and one judge request */
 				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
 					   (cfg->judge_model ? 1 : 0);
-				size_t bytes = sc_budget_test_bytes(test);
+				size_t bytes;
 				char th[65];
+				/* the user message exactly as it is sent */
+				sc_buf_clear(&tmp);
+				sc_eval_unit_prompt(&tmp, test, p->kernel);
+				bytes = tmp.len;
 				sc_test_hash(th, test);
 				for (int r = 0; r < runs; r++) {
 					sc_buf_clear(&tmp);
@@ -948,8 +959,8 @@ static int make_plan(struct sc_pipeline *p)
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
 						    test->id, r, tmp.ptr);
 					plan.units[plan.n - 1].requests = cost;
-					plan.units[plan.n - 1].prompt_bytes =
-						bytes + (s->es.skill ? s->es.skill->md_bytes : 0);
+					plan.units[plan.n - 1].prompt_bytes = bytes + sz.total;
+					plan.units[plan.n - 1].system_bytes = sz.total;
 					if (s->baseline && r < base_runs) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
@@ -996,6 +1007,14 @@ static int make_plan(struct sc_pipeline *p)
 		sc_budget_add_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
 				   pu->model, pu->prompt_bytes, pu->requests,
 				   p->models[ref->model].max_tokens);
+		if (p->cost.over_cap == 1 && !p->cost.over_cap_note) {
+			struct sc_skill_prompt_size sz;
+			memset(&sz, 0, sizeof(sz));
+			if (!ref->baseline)
+				sc_skill_prompt_size(&sz, p->sides[si].es.skill);
+			sc_budget_note_over_cap(&p->cost, pu->system_bytes, sz.body, sz.listed,
+						sz.listing, pu->prompt_bytes - pu->system_bytes);
+		}
 		p->nrefs++;
 		p->need_requests += pu->requests;
 	}
