@@ -300,7 +300,8 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	if (o.comment)
-		rc = sc_cmd_post_comment(comment.ptr);
+		rc = sc_cmd_post_comment(comment.ptr, 0, r.run.prov.present ? r.run.prov.head
+									     : r.run.head_rev);
 done:
 	sc_results_release(&r);
 	sc_results_release(&base);

@@ -141,13 +141,17 @@ void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r);
  * Returns 0 or the exit code after printing the error.
  */
 int sc_cmd_reports_write(const struct sc_cmd_reports *r, const struct sc_results *res,
-			 bool comment, const char *store);
+			 bool comment, long long pr, const char *store);
 /*
  * Creates or updates the sticky pull-request comment with md (GITHUB_TOKEN,
- * GITHUB_REPOSITORY, GITHUB_EVENT_PATH). Returns 0 when posted or skipped
+ * GITHUB_REPOSITORY) on pull request pr, or when pr is 0 on the one this
+ * job is about (pipeline/ghpr.h: the job's own event, or in a workflow_run
+ * job the GitHub API's pull request of head). head (may be NULL) is the
+ * commit the report judged: a pull request whose head is another commit
+ * gets no comment (a warning says so). Returns 0 when posted or skipped
  * with a warning, or an exit code.
  */
-int sc_cmd_post_comment(const char *md);
+int sc_cmd_post_comment(const char *md, long long pr, const char *head);
 void sc_cmd_reports_release(struct sc_cmd_reports *r);
 
 #endif
