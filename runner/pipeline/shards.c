@@ -107,6 +107,7 @@ static const char *f_mb(const struct sc_results *r) { return r->run.prov.merge_b
 static const char *f_judged(const struct sc_results *r) { return r->run.prov.judged; }
 static const char *f_tree(const struct sc_results *r) { return r->run.prov.judged_tree; }
 static const char *f_config(const struct sc_results *r) { return r->run.prov.config_hash; }
+static const char *f_plan(const struct sc_results *r) { return r->run.plan_hash; }
 static const char *f_run(const struct sc_results *r) { return r->run.prov.workflow_run_id; }
 
 static const struct prov_field fields[] = {
@@ -115,6 +116,7 @@ static const struct prov_field fields[] = {
 	{ "provenance.merge_base", f_mb },
 	{ "provenance.judged", f_judged },
 	{ "provenance.judged_tree", f_tree },
+	{ "plan_hash", f_plan },
 	{ "provenance.config_hash", f_config },
 	{ "provenance.workflow_run_id", f_run },
 };
@@ -128,6 +130,10 @@ static int same_provenance(const struct sc_results *a, const char *fa, const str
 {
 	for (size_t k = 0; k < SC_ARRAY_SIZE(fields); k++) {
 		const char *x = fields[k].get(a), *y = fields[k].get(b);
+		if (!same_str(x, y) && fields[k].get == f_plan)
+			return sc_error_set(SC_EINVAL, "'%s' belongs to another plan (plan_hash %.12s, "
+					    "'%s' has %.12s): the shards of one check split one plan",
+					    fb, or_none(y), fa, or_none(x));
 		if (!same_str(x, y))
 			return sc_error_set(SC_EINVAL, "'%s' and '%s' disagree on %s (%.12s vs %.12s): "
 					    "the shards of one check judge one head and base under one "
@@ -240,10 +246,6 @@ int sc_shards_check(size_t *order, const struct sc_results *sh, const char *cons
 		const struct sc_results_run *run = &sh[i].run;
 		if (!sc_streq(run->kind, "run"))
 			return sc_error_set(SC_EINVAL, "'%s' is not the results of skillci run", labels[i]);
-		if (!sc_streq(run->plan_hash, sh[0].run.plan_hash))
-			return sc_error_set(SC_EINVAL, "'%s' belongs to another plan (plan_hash %.12s, "
-					    "'%s' has %.12s)", labels[i], or_none(run->plan_hash),
-					    labels[0], or_none(sh[0].run.plan_hash));
 		if (!run->prov.present)
 			return sc_error_set(SC_EINVAL, "'%s' records no provenance (the head, base, policy "
 					    "and workflow run it judged): written by an older skillci; "
