@@ -179,6 +179,12 @@ int cmd_changed(int argc, char **argv)
 	} else if (a.event) {
 		if ((err = sc_ghevent_read(&ev, a.event)) < 0)
 			goto done;
+		if (!strcmp(ev.kind, "workflow_run")) {
+			/* its base is the pull request's, which only the API knows */
+			rc = sc_cmd_usage_error("changed", "a workflow_run event names no base: give "
+						"--base REV");
+			goto out;
+		}
 		base_rev = ev.base;
 		no_base = !ev.base;
 		if (!a.head)
