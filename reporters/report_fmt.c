@@ -36,6 +36,28 @@ void sc_report_md_text(struct sc_buf *out, const char *s)
 		 * references the ':' and the '.' show the same and start none
 		 * (an address after "@" is broken below).
 		 */
+		/* C1 controls, the line and paragraph separators and the
+		 * bidirectional marks and overrides reorder or hide what a
+		 * reader sees: spaces, as other controls are */
+		if ((c == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F) ||
+		    (c == 0xD8 && (unsigned char)s[1] == 0x9C)) {
+			sc_buf_putc(out, ' ');
+			s++;
+			continue;
+		}
+		if (c == 0xE2 && (unsigned char)s[1] == 0x80 &&
+		    (((unsigned char)s[2] >= 0xA8 && (unsigned char)s[2] <= 0xAE) ||
+		     (unsigned char)s[2] == 0x8E || (unsigned char)s[2] == 0x8F)) {
+			sc_buf_putc(out, ' ');
+			s += 2;
+			continue;
+		}
+		if (c == 0xE2 && (unsigned char)s[1] == 0x81 && (unsigned char)s[2] >= 0xA6 &&
+		    (unsigned char)s[2] <= 0xA9) {
+			sc_buf_putc(out, ' ');
+			s += 2;
+			continue;
+		}
 		if ((c == ':' && (s[1] == '/' || ends_with_ci(start, s, "mailto") ||
 				  ends_with_ci(start, s, "xmpp"))) ||
 		    (c == '.' && ends_with_ci(start, s, "www"))) {

@@ -46,7 +46,7 @@ ctl_case() {
 
 cat > "$T/script.json" <<EOF
 {"rules": [
-  {"match": {"contains": "ERRQ"}, "reply": {"status": 400, "error_message": "bad $CTLJ request"}},
+  {"match": {"contains": "ERRQ"}, "reply": {"status": 400, "error_message": "bad $CTLJ request, see https://evil.example/x or www.evil.example"}},
   {"match": {"contains": "write a kernel"}, "reply": {"text": "\`\`\`cuda\n__global__ void k(float *o) { o[0] = 1; } // $CTLJ\n\`\`\`"}},
   {"match": {"system": "SKILL"}, "reply": {"text": "ok $CTLJ answer", "usage": {"input": 10, "output": 5}}}
  ],
@@ -107,6 +107,13 @@ ctl_case run "findings, test names, answers and server errors with control bytes
 check "run: the folder name and a test's input are shown, escaped" \
 	grep -qF "'q x\\x1b]0;owned\\x07y\\x1b" "$T/run.err"
 check "run: the folder name is shown, escaped" grep -qF "evilx$SHOWN" "$T/run.err"
+
+# URLs in the pull request's text are inert in the Markdown and the HTML
+check "run: the report shows the server's URL as text" grep -q "evil.example/x" "$T/report/report.md"
+check "run: no link to a URL from the pull request in report.md or report.html" sh -c \
+	"! grep -qi 'href=\"[^\"]*evil.example' '$T/report/report.html' && ! grep -q '](https\?://evil' '$T/report/report.md'"
+check "run: no bidirectional override reaches the Markdown" sh -c \
+	"! grep -q \"\$(printf '\\342\\200\\256')\" '$T/report/report.md'"
 
 # ---- report, merge ----------------------------------------------------------------
 run "$SKILLCI" report "$T/report/results.json" --markdown "$T/r.md"

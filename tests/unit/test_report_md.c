@@ -17,6 +17,10 @@ static void test_md_text_escapes_html_markdown_and_pipes(void **state)
 
 	sc_report_md_text(&b, "<script>a|b *c* _d_ `e` [f](g) & h\nline\x01");
 	assert_string_equal(b.ptr, "&lt;script&gt;a&#124;b \\*c\\* \\_d\\_ \\`e\\` \\[f\\](g) &amp; h line ");
+	/* C1, separators and bidirectional controls: spaces; other UTF-8 kept */
+	sc_buf_clear(&b);
+	sc_report_md_text(&b, "a\xc2\x9b" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d\xe2\x80\xa8" "e\xd8\x9c" "f\xc3\xa9");
+	assert_string_equal(b.ptr, "a b c d e f\xc3\xa9");
 	sc_buf_release(&b);
 }
 
