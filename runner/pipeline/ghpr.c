@@ -112,11 +112,13 @@ int sc_ghpr_read_event(struct sc_ghpr *out, const struct sc_ghpr_env *env)
 		sc_error_clear();
 		return 0;
 	}
-	if (*want && strcmp(ev.kind, want)) {
+	if ((*want && strcmp(ev.kind, want)) ||
+	    (!*want && !strcmp(ev.kind, "workflow_run"))) {
 		struct sc_buf why = SC_BUF_INIT;
 		sc_buf_printf(&why, "GITHUB_EVENT_PATH holds a %s event, but this job's event is %s: "
 			      "the file is not the one GitHub wrote for this job (an artifact?), and "
-			      "nothing of it is used%s", ev.kind, env->event_name,
+			      "nothing of it is used%s", ev.kind,
+			      set(env->event_name) ? env->event_name : "not named (GITHUB_EVENT_NAME)",
 			      !strcmp(want, "workflow_run") ? "; the pull request comes from the GitHub "
 			      "API" : "");
 		out->ignored = sc_buf_detach(&why, NULL);

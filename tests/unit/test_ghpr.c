@@ -74,6 +74,12 @@ static void test_event_of_the_job(void **state)
 	assert_false(pr.event);
 	assert_non_null(pr.ignored);
 	sc_ghpr_release(&pr);
+	/* a workflow_run file where no workflow_run job is named: not used */
+	read_as(&pr, dir, "wr.json", wr_event, NULL);
+	assert_false(pr.event);
+	assert_null(pr.head);
+	assert_non_null(pr.ignored);
+	sc_ghpr_release(&pr);
 	/* an event without revisions: only the pull request it is about */
 	read_as(&pr, dir, "c.json", "{\"issue\": {\"number\": 3, \"pull_request\": {}}}", "issue_comment");
 	assert_int_equal(pr.number, 3);
