@@ -1008,6 +1008,7 @@ static int make_plan(struct sc_pipeline *p)
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct sc_buf tmp = SC_BUF_INIT;
+	size_t *user = NULL;  /* bytes of each test's user message, per side */
 	int err = 0;
 
 	bool seq = cfg->gate.max_runs > 0;
@@ -1025,6 +1026,13 @@ static int make_plan(struct sc_pipeline *p)
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
 		sc_skill_prompt_size(&sz, s->es.skill);
+		/* each test's user message exactly as it is sent, built once */
+		user = sc_xrealloc(user, (s->es.tests->n + 1) * sizeof(*user));
+		for (size_t t = 0; t < s->es.tests->n; t++) {
+			sc_buf_clear(&tmp);
+			sc_eval_unit_prompt(&tmp, &s->es.tests->items[t], p->kernel);
+			user[t] = tmp.len;
+		}
 		for (size_t m = 0; m < p->nmodels; m++)
 			for (size_t t = 0; t < s->es.tests->n; t++) {
 				const struct sc_test *test = &s->es.tests->items[t];
@@ -1032,12 +1040,8 @@ static int make_plan(struct sc_pipeline *p)
 				 * tests feed errors back), and one judge request */
 				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
 					   (cfg->judge_model ? 1 : 0);
-				size_t bytes;
+				size_t bytes = user[t];
 				char th[65];
-				/* the user message exactly as it is sent */
-				sc_buf_clear(&tmp);
-				sc_eval_unit_prompt(&tmp, test, p->kernel);
-				bytes = tmp.len;
 				sc_test_hash(th, test);
 				for (int r = 0; r < runs; r++) {
 					sc_buf_clear(&tmp);
@@ -1107,6 +1111,7 @@ static int make_plan(struct sc_pipeline *p)
 	memcpy(p->plan_hash, plan.hash, sizeof(p->plan_hash));
 	p->plan_units = plan.n;
 done:
+	free(user);
 	sc_plan_release(&plan);
 	sc_buf_release(&tmp);
 	return err;
