@@ -8,12 +8,62 @@
 #include <limits.h>
 #include <math.h>
 
+/* Whether the n bytes before s (from start) spell word, in any letter case. */
+static bool ends_with_ci(const char *start, const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s - start) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (tolower((unsigned char)s[(ptrdiff_t)i - (ptrdiff_t)n]) != word[i])
+			return false;
+	return true;
+}
+
 void sc_report_md_text(struct sc_buf *out, const char *s)
 {
+	const char *start = s;
+
 	if (!s)
 		return;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		/*
+		 * A URL in text from a pull request stays text: GitHub and
+		 * cmark-gfm's autolink turn "scheme://", "www." and
+		 * "mailto:"/"xmpp:" into links; written as character
+		 * references the ':' and the '.' show the same and start none
+		 * (an address after "@" is broken below).
+		 */
+		/* C1 controls, the line and paragraph separators and the
+		 * bidirectional marks and overrides reorder or hide what a
+		 * reader sees: spaces, as other controls are */
+		if ((c == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F) ||
+		    (c == 0xD8 && (unsigned char)s[1] == 0x9C)) {
+			sc_buf_putc(out, ' ');
+			s++;
+			continue;
+		}
+		if (c == 0xE2 && (unsigned char)s[1] == 0x80 &&
+		    (((unsigned char)s[2] >= 0xA8 && (unsigned char)s[2] <= 0xAE) ||
+		     (unsigned char)s[2] == 0x8E || (unsigned char)s[2] == 0x8F)) {
+			sc_buf_putc(out, ' ');
+			s += 2;
+			continue;
+		}
+		if (c == 0xE2 && (unsigned char)s[1] == 0x81 && (unsigned char)s[2] >= 0xA6 &&
+		    (unsigned char)s[2] <= 0xA9) {
+			sc_buf_putc(out, ' ');
+			s += 2;
+			continue;
+		}
+		if ((c == ':' && (s[1] == '/' || ends_with_ci(start, s, "mailto") ||
+				  ends_with_ci(start, s, "xmpp"))) ||
+		    (c == '.' && ends_with_ci(start, s, "www"))) {
+			sc_buf_printf(out, "&#%d;", c);
+			continue;
+		}
 		switch (c) {
 		case '&': sc_buf_puts(out, "&amp;"); break;
 		case '<': sc_buf_puts(out, "&lt;"); break;

@@ -20,8 +20,14 @@ struct sc_results_skill;
 
 /* Appends s as inline Markdown text: HTML-special and Markdown-special
  * characters escaped, "|" safe inside table cells, line breaks and other
- * control characters turned into spaces, and "@name" mentions made inert
- * (a zero-width space after the @). NULL appends nothing. */
+ * control characters turned into spaces (C1 controls, the line and
+ * paragraph separators and the bidirectional marks, embeddings, overrides
+ * and isolates too: they reorder or hide what a reader sees), "@name"
+ * mentions made inert
+ * (a zero-width space after the @), and URLs inert: the ':' of "://",
+ * "mailto:" and "xmpp:" and the '.' of "www." as character references,
+ * so neither GitHub nor cmark-gfm's autolink makes a link of them (the
+ * text shows the same). NULL appends nothing. */
 void sc_report_md_text(struct sc_buf *out, const char *s);
 /* The same, wrapped in <code>…</code>. */
 void sc_report_md_code(struct sc_buf *out, const char *s);

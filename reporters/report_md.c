@@ -1645,6 +1645,29 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 		sc_buf_puts(out, " · run ");
 		sc_report_md_code(out, run->id);
 	}
+	if (run->prov.present && run->prov.head) {
+		/* the commit judged: what would land (docs/run.md, "Provenance") */
+		struct sc_buf h = SC_BUF_INIT;
+		sc_buf_puts(out, " · judged ");
+		sc_buf_printf(&h, "%.12s", run->prov.head);
+		sc_report_md_code(out, h.ptr);
+		if (sc_streq(run->prov.judged, "merge") && run->prov.base) {
+			sc_buf_clear(&h);
+			sc_buf_printf(&h, "%.12s", run->prov.base);
+			sc_buf_puts(out, " merged into the target's tip ");
+			sc_report_md_code(out, h.ptr);
+			if (run->prov.judged_tree) {
+				sc_buf_clear(&h);
+				sc_buf_printf(&h, "%.12s", run->prov.judged_tree);
+				sc_buf_puts(out, " (tree ");
+				sc_report_md_code(out, h.ptr);
+				sc_buf_puts(out, ")");
+			}
+		}
+		if (run->prov.pr_number > 0)
+			sc_buf_printf(out, " · pull request #%lld", (long long)run->prov.pr_number);
+		sc_buf_release(&h);
+	}
 	if (!run->complete)
 		sc_buf_puts(out, " · ⚠️ **incomplete**");
 	sc_buf_puts(out, "</sub>\n");

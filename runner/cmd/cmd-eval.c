@@ -142,7 +142,7 @@ static void print_rate_line(const char *label, const struct sc_results_aggregate
 	}
 	if (suffix && *suffix)
 		sc_buf_printf(&b, "  %s", suffix);
-	printf("%s\n", b.ptr);
+	sc_cmd_line(stdout, "%s", b.ptr);
 	sc_buf_release(&b);
 }
 
@@ -181,18 +181,17 @@ static void print_tests(const struct sc_results *r, const char *skill, const cha
 		sc_buf_clear(&esc);
 		sc_escape_log(&esc, u->test_name);
 		if (baseline)
-			printf("  %zu. %-40.40s  %d/%d base  %d/%d skill\n", shown, esc.ptr, bp, bn, sp, sn);
+			sc_cmd_line(stdout, "  %zu. %-40.40s  %d/%d base  %d/%d skill", shown, esc.ptr,
+				    bp, bn, sp, sn);
 		else
-			printf("  %zu. %-40.40s  %d/%d skill\n", shown, esc.ptr, sp, sn);
+			sc_cmd_line(stdout, "  %zu. %-40.40s  %d/%d skill", shown, esc.ptr, sp, sn);
 		for (size_t j = 0; j < r->nunits; j++) {
 			const struct sc_results_unit *w = &r->units[j];
 			if (strcmp(w->skill, skill) || strcmp(w->model, model) ||
 			    strcmp(w->test_id, u->test_id) || !w->message)
 				continue;
-			sc_buf_clear(&esc);
-			sc_escape_log(&esc, w->message);
-			printf("       %s run %lld: %s: %s\n", w->variant, (long long)w->run_index,
-			       w->verdict, esc.ptr);
+			sc_cmd_line(stdout, "       %s run %lld: %s: %s", w->variant,
+				    (long long)w->run_index, w->verdict, w->message);
 		}
 	}
 	if (shown)
@@ -291,21 +290,25 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "baseline", model);
 	const struct sc_results_comparison *c = sc_results_find_comparison(r, s->path, model,
 									  "baseline", "head");
-	struct sc_buf suffix = SC_BUF_INIT;
+	struct sc_buf suffix = SC_BUF_INIT, title = SC_BUF_INIT;
 
-	printf("%s on %s", s->name, model);
+	/* the skill's name and path are the skill's own text */
+	sc_buf_printf(&title, "%s on %s", s->name, model);
 	if (strcmp(requested, model))
-		printf(" (%s)", requested);
+		sc_buf_printf(&title, " (%s)", requested);
 	if (info->sequential)
-		printf(" (%lld tests x %d to %d runs, sequential)%s\n", (long long)s->tests,
-		       info->first_runs, info->max_runs, r->run.oracle ? "  [oracle self-test]" : "");
+		sc_buf_printf(&title, " (%lld tests x %d to %d runs, sequential)%s", (long long)s->tests,
+			      info->first_runs, info->max_runs,
+			      r->run.oracle ? "  [oracle self-test]" : "");
 	else
-		printf(" (%lld tests x %d runs)%s\n", (long long)s->tests, info->runs,
-		       r->run.oracle ? "  [oracle self-test]" : "");
+		sc_buf_printf(&title, " (%lld tests x %d runs)%s", (long long)s->tests, info->runs,
+			      r->run.oracle ? "  [oracle self-test]" : "");
+	sc_cmd_line(stdout, "%s", title.ptr);
+	sc_buf_release(&title);
 	if (!head) {
-		printf("  untested: no tests found (add tests to %s/skill_meta.json, pass --tests FILE,\n"
-		       "  or --generate-tests to have the test generation model write them)\n\n",
-		       s->path);
+		sc_cmd_line(stdout, "  untested: no tests found (add tests to %s/skill_meta.json, pass "
+			    "--tests FILE,", s->path);
+		printf("  or --generate-tests to have the test generation model write them)\n\n");
 		return;
 	}
 	if (verbose)
@@ -394,8 +397,9 @@ static void print_table(const struct sc_results *r, bool baseline)
 			pct(&b, head ? head->pass_rate : NAN);
 			spct(&l, c ? c->skill_lift : NAN);
 			spct(&t, c ? -c->token_savings : NAN);
-			printf("%-24.24s %-*.*s %9s %9s %7s %8.4g %9s\n", r->skills[s].name, w, w, model,
-			       baseline ? a.ptr : "-", b.ptr, l.ptr, c ? c->p_value : NAN, t.ptr);
+			sc_cmd_line(stdout, "%-24.24s %-*.*s %9s %9s %7s %8.4g %9s", r->skills[s].name,
+				    w, w, model, baseline ? a.ptr : "-", b.ptr, l.ptr,
+				    c ? c->p_value : NAN, t.ptr);
 			sc_buf_release(&a);
 			sc_buf_release(&b);
 			sc_buf_release(&l);
@@ -413,7 +417,10 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 	bool tty = *(bool *)payload;
 
 	if (tty) {
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, skill, variant, model);
+		struct sc_buf line = SC_BUF_INIT;  /* the skill's path is its own text */
+		sc_escape_log(&line, skill);
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, line.ptr, variant, model);
+		sc_buf_release(&line);
 		if (done == total)
 			fprintf(stderr, "\r\033[K");
 	} else {
@@ -426,7 +433,7 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 static void line_out(const char *line, void *payload)
 {
 	SC_UNUSED(payload);
-	fprintf(stderr, "%s\n", line);
+	sc_cmd_line(stderr, "%s", line);
 }
 
 int cmd_eval(int argc, char **argv)
@@ -567,7 +574,7 @@ int cmd_eval(int argc, char **argv)
 	for (size_t i = 0; i < cdiags.n; i++) {
 		struct sc_buf line = SC_BUF_INIT;
 		sc_diag_format(&line, &cdiags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 		sc_buf_release(&line);
 	}
 	if (err < 0) {
@@ -607,7 +614,7 @@ int cmd_eval(int argc, char **argv)
 	printf(", cache hits: %lld, errors: %lld, skipped: %lld\n",
 	       (long long)res->totals.cache_hits, (long long)res->totals.errors,
 	       (long long)res->totals.skipped);
-	fprintf(stderr, "run %s stored in %s\n", res->run.id, sc_store_path(store));
+	sc_cmd_line(stderr, "run %s stored in %s", res->run.id, sc_store_path(store));
 
 	if (json_path && (err = sc_results_save(res, json_path)) < 0) {
 		rc = sc_cmd_fail(err);
@@ -616,9 +623,9 @@ int cmd_eval(int argc, char **argv)
 	if (res->totals.errors > 0) {
 		for (size_t i = 0; i < res->nunits; i++)
 			if (!strcmp(res->units[i].verdict, "error")) {
-				fprintf(stderr, "error: %s: %s\n", res->units[i].test_name,
-					res->units[i].message ? res->units[i].message
-							      : "infrastructure error");
+				sc_cmd_line(stderr, "error: %s: %s", res->units[i].test_name,
+					    res->units[i].message ? res->units[i].message
+								  : "infrastructure error");
 				break;
 			}
 		if (infra_rc) {

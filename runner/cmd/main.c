@@ -73,9 +73,9 @@ static int unknown_command(const char *name)
 		sc_buf_printf(&near, "%s'%s'", near.len ? " or " : "", commands[i].name);
 	}
 	if (near.len)
-		fprintf(stderr, "error: unknown command '%s'; did you mean %s?\n", name, near.ptr);
+		sc_cmd_line(stderr, "error: unknown command '%s'; did you mean %s?", name, near.ptr);
 	else
-		fprintf(stderr, "error: unknown command '%s'; see 'skillci --help'\n", name);
+		sc_cmd_line(stderr, "error: unknown command '%s'; see 'skillci --help'", name);
 	sc_buf_release(&near);
 	return SC_EXIT_USAGE;
 }

@@ -52,6 +52,25 @@ void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test)
 	}
 }
 
+void sc_eval_unit_prompt(struct sc_buf *out, const struct sc_test *test,
+			 const struct sc_eval_kernel_ops *kernel)
+{
+	struct sc_buf fx = SC_BUF_INIT;
+	size_t start = out->len;
+
+	sc_eval_user_message(out, test);
+	/* A kernel test's own input says what to write; the fixture's prompt
+	 * gives the exact signature, launch geometry, tolerance and
+	 * environment (the model cannot pass without them). It is added
+	 * unless the input already is that prompt (as generate writes it). */
+	if (test->fixture && kernel && kernel->prompt &&
+	    kernel->prompt(&fx, test->fixture, kernel->payload) == 0 && fx.len &&
+	    !strstr(out->ptr + start, fx.ptr))
+		sc_buf_printf(out, "\n\n%s", fx.ptr);
+	sc_error_clear();
+	sc_buf_release(&fx);
+}
+
 /* Case-insensitive substring search (ASCII case folding, as Python's
  * lower() does for the ASCII range). */
 static bool contains_ci(const char *hay, const char *needle)
@@ -1013,17 +1032,7 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	ru->hashes.fixture = u->fixture_hash[0] ? sc_xstrdup(u->fixture_hash) : NULL;
 	ru->verdict = sc_xstrdup("error");
 
-	sc_eval_user_message(&user, t);
-	/* A kernel test's own input says what to write; the fixture's prompt
-	 * gives the exact signature, launch geometry, tolerance and
-	 * environment (the model cannot pass without them). It is added
-	 * unless the input already is that prompt (as generate writes it). */
-	if (t->fixture && opt->kernel && opt->kernel->prompt &&
-	    opt->kernel->prompt(&tmp, t->fixture, opt->kernel->payload) == 0 && tmp.len &&
-	    !strstr(user.ptr, tmp.ptr))
-		sc_buf_printf(&user, "\n\n%s", tmp.ptr);
-	sc_error_clear();
-	sc_buf_clear(&tmp);
+	sc_eval_unit_prompt(&user, t, opt->kernel);
 	add_msg(u, "user", user.ptr);
 	if (u->oracle_model) {
 		if (t->fixture) {

@@ -240,6 +240,14 @@ void sc_eval_aggregate(struct sc_results *r, double alpha);
 /* Builds the user message: the input, then each context file as upskill does
  * ("\n\n```NAME\nCONTENT\n```"). */
 void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test);
+/*
+ * The first user message of a unit exactly as it is sent: the user
+ * message above, then for a kernel test the fixture's task prompt from
+ * kernel (may be NULL) unless the input already holds it. The budget
+ * counts this before any request (pipeline/budget.h).
+ */
+void sc_eval_unit_prompt(struct sc_buf *out, const struct sc_test *test,
+			 const struct sc_eval_kernel_ops *kernel);
 /* True when every string of contains occurs in answer, ignoring case. */
 bool sc_eval_contains_all(const char *answer, const char *const *contains, size_t n);
 /* Parses a judge's reply: the number after the last "SCORE:", clamped to

@@ -112,15 +112,6 @@ const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const c
 	return p ? p : longest(builtin, SC_ARRAY_SIZE(builtin), model_id, model_name);
 }
 
-size_t sc_budget_test_bytes(const struct sc_test *test)
-{
-	size_t n = test->input ? strlen(test->input) : 0;
-
-	for (size_t i = 0; i < test->nfiles; i++)
-		n += test->files[i].size + (test->files[i].name ? strlen(test->files[i].name) : 0);
-	return n;
-}
-
 int64_t sc_budget_tokens(size_t bytes)
 {
 	return (int64_t)((bytes + SC_BUDGET_BYTES_PER_TOKEN - 1) / SC_BUDGET_BYTES_PER_TOKEN);
@@ -143,6 +134,7 @@ void sc_budget_estimate_release(struct sc_budget_estimate *e)
 {
 	free(e->unpriced_model);
 	free(e->over_cap_unit);
+	free(e->over_cap_note);
 	free(e->price_date);
 	memset(e, 0, sizeof(*e));
 }
@@ -177,6 +169,22 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 		free(e->price_date);
 		e->price_date = sc_xstrdup(price->date);
 	}
+}
+
+void sc_budget_note_over_cap(struct sc_budget_estimate *e, size_t system_bytes, size_t body_bytes,
+			     size_t listed, size_t listing_bytes, size_t user_bytes)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (!e->over_cap || e->over_cap_note)
+		return;
+	sc_buf_printf(&b, "its system prompt is %zu bytes", system_bytes);
+	if (system_bytes)
+		sc_buf_printf(&b, " (the skill's body %zu, the listing of its %zu file%s under "
+			      "references/ %zu)", body_bytes, listed, listed == 1 ? "" : "s",
+			      listing_bytes);
+	sc_buf_printf(&b, ", its user message %zu bytes", user_bytes);
+	e->over_cap_note = sc_buf_detach(&b, NULL);
 }
 
 /* "1.2M", "65.5k", "812": a token count for the budget line. */
@@ -220,10 +228,12 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 		sc_buf_puts(line, "no dollar limit");
 	if (e->over_cap)
 		return sc_error_set(SC_EINVAL, "unit '%s' has a prompt of ~%lld tokens, more than "
-				    "budget.max_prompt_tokens (%lld)%s; nothing was sent. Make the skill, "
-				    "the test's input or its context files smaller, or raise the limit in "
-				    "the base branch's skillci.yml", e->over_cap_unit,
+				    "budget.max_prompt_tokens (%lld)%s%s%s; nothing was sent. Make the "
+				    "skill (its body, the files under references/ it lists), the test's "
+				    "input or its context files smaller, or raise the limit in the base "
+				    "branch's skillci.yml", e->over_cap_unit,
 				    (long long)e->over_cap_tokens, (long long)b->max_prompt_tokens,
+				    e->over_cap_note ? ": " : "", e->over_cap_note ? e->over_cap_note : "",
 				    e->over_cap > 1 ? " (and other units too)" : "");
 	if (b->max_input_tokens > 0 && e->input_tokens > b->max_input_tokens)
 		return sc_error_set(SC_EINVAL, "the plan may send ~%lld input tokens, more than "

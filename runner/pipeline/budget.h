@@ -3,7 +3,9 @@
 /*
  * The cost bound of a run, decided before any request (docs/run.md,
  * "Budget"). For every planned unit the plan estimates its input tokens
- * (the prompt's bytes: the skill, the test's input and context files,
+ * (the prompt's bytes as it is sent: the system prompt the skill makes,
+ * its references/ listing included, and the user message with the
+ * test's input, context files and fixture prompt, all built at plan time;
  * resent on every turn, plus the answers of earlier turns) and its output
  * tokens (max_tokens per request), prices both from a dated table per
  * model, and compares the totals with the trusted configuration's budget:
@@ -63,6 +65,7 @@ struct sc_budget_estimate {
 	size_t over_cap;             /* units whose prompt is over max_prompt_tokens */
 	char *over_cap_unit;         /* the first such unit's id */
 	int64_t over_cap_tokens;     /* and its prompt's tokens */
+	char *over_cap_note;         /* and what its prompt is made of, or NULL */
 	char *price_date;            /* the oldest date of a price used */
 };
 
@@ -82,9 +85,6 @@ const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const c
 /* The built-in table: entry i, or NULL past its end. */
 const struct sc_price *sc_budget_builtin_price(size_t i);
 
-struct sc_test;
-/* The bytes a test adds to a prompt: its input and its context files. */
-size_t sc_budget_test_bytes(const struct sc_test *test);
 
 /* Tokens of n bytes of prompt (ceil(n / SC_BUDGET_BYTES_PER_TOKEN)). */
 int64_t sc_budget_tokens(size_t bytes);
@@ -100,6 +100,15 @@ void sc_budget_estimate_release(struct sc_budget_estimate *e);
 void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
 			const char *unit_id, const char *model_id, const char *model_name,
 			size_t prompt_bytes, int requests, int max_tokens);
+/*
+ * Says what the first unit over budget.max_prompt_tokens sends, for the
+ * error (once: later calls do nothing): system_bytes of system prompt,
+ * of which body_bytes the skill's body and listing_bytes the listing of
+ * its listed files under references/, and user_bytes of user message.
+ * Call it after sc_budget_add_unit() when over_cap became 1.
+ */
+void sc_budget_note_over_cap(struct sc_budget_estimate *e, size_t system_bytes, size_t body_bytes,
+			     size_t listed, size_t listing_bytes, size_t user_bytes);
 /*
  * Appends the estimate to line ("; estimate ~1.2M input and ~65.5k output
  * tokens, ~$4.21 (prices of 2025-11-01); token and dollar limits ...") and returns 0, or

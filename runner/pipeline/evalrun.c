@@ -18,6 +18,7 @@
 #include "results/compare.h"
 #include "results/results.h"
 #include "results/store.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
 #include "skills/testsuite.h"
 #include "teacher/generate.h"
@@ -263,6 +264,9 @@ static int load_skill(struct sc_evalrun *e, size_t i)
 	int err;
 
 	err = sc_skill_load(&e->skills[i], e->dirs[i], &diags, 0);
+	if (err == 0 && sc_skill_prompt_over(NULL, &e->skills[i]))
+		err = sc_error_set(SC_EINVAL, "'%s' is not evaluated: what it puts into a prompt is "
+				   "over the limit (the skill-prompt-size finding above)", e->dirs[i]);
 	if (err == 0)
 		err = tests_file ? sc_tests_load_file(&e->sets[i], tests_file, e->dirs[i], &diags)
 				 : sc_tests_load_skill(&e->sets[i], e->dirs[i], &diags);
@@ -377,7 +381,7 @@ static int check_budget(struct sc_evalrun *e)
 	const struct sc_config *cfg = &e->cfg;
 	const struct sc_eval_options *eo = &e->eopt;
 	struct sc_budget_estimate cost;
-	struct sc_buf line = SC_BUF_INIT, id = SC_BUF_INIT;
+	struct sc_buf line = SC_BUF_INIT, id = SC_BUF_INIT, msg = SC_BUF_INIT;
 	int64_t requests = 0;
 	size_t units = 0;
 	int err = 0;
@@ -389,18 +393,27 @@ static int check_budget(struct sc_evalrun *e)
 			break;
 		for (size_t s = 0; s < e->nskills; s++) {
 			const struct sc_test_set *set = &e->sets[s];
+			struct sc_skill_prompt_size sz;  /* the system prompt as sent */
+			sc_skill_prompt_size(&sz, &e->skills[s]);
 			for (size_t t = 0; t < set->n; t++) {
 				const struct sc_test *test = &set->items[t];
 				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0);
-				size_t bytes = sc_budget_test_bytes(test);
+				size_t bytes;
+				sc_buf_clear(&msg);
+				sc_eval_unit_prompt(&msg, test, eo->kernel);  /* as sent */
+				bytes = msg.len;
 				for (int v = 0; v < (eo->baseline ? 2 : 1); v++)
 					for (int r = 0; r < eo->runs; r++) {
+						size_t sys = v ? 0 : sz.total;
 						sc_buf_clear(&id);
 						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
 							      v ? "baseline" : "head", pm.name, test->id, r);
 						sc_budget_add_unit(&cost, &cfg->budget, id.ptr, pm.id, pm.name,
-								   bytes + (v ? 0 : e->skills[s].md_bytes),
-								   per, pm.max_tokens);
+								   bytes + sys, per, pm.max_tokens);
+						if (cost.over_cap == 1)
+							sc_budget_note_over_cap(&cost, sys, v ? 0 : sz.body,
+										v ? 0 : sz.listed,
+										v ? 0 : sz.listing, bytes);
 						requests += per;
 						units++;
 					}
@@ -428,6 +441,7 @@ static int check_budget(struct sc_evalrun *e)
 	if (e->max_runs)
 		line_out(e, line.ptr);
 done:
+	sc_buf_release(&msg);
 	sc_budget_estimate_release(&cost);
 	sc_buf_release(&line);
 	sc_buf_release(&id);

@@ -6,9 +6,10 @@
  */
 #include "common.h"
 #include "diag.h"
+#include "sha256.h"
 #include "eval/eval.h"
 #include "git/changed.h"
-#include "git/ghevent.h"
+#include "pipeline/ghpr.h"
 #include "git/git.h"
 #include "kernelrun/kernelops.h"
 #include "pipeline/budget.h"
@@ -59,8 +60,13 @@ struct sc_pipeline {
 	struct sc_git_repo *repo;
 	struct sc_git_tree *tbase, *thead;
 	struct sc_git_tree *ttip;        /* the target's tip: policy and the verdict's tests */
+	struct sc_git_tree *tjudged;     /* what is evaluated: the merge of the tip and the head */
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE], tip_rev[SC_GIT_HEX_SIZE];
-	struct sc_ghevent ev;
+	char judged_tree[SC_GIT_HEX_SIZE];
+	char config_hash[65];            /* the trusted policy as applied (provenance) */
+	bool merged;                     /* the judged tree is a merge, not the head's own */
+	bool has_merge_base;
+	struct sc_ghpr pr;               /* the pull request: the job's event, or the API */
 	char repo_real[4096];
 	const char *repo_workdir;
 	struct sc_workdir wd;
@@ -110,23 +116,46 @@ static bool in_actions(void)
  * first push).
  */
 static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_SIZE],
-			char head_out[SC_GIT_HEX_SIZE], struct sc_ghevent *ev,
-			struct sc_git_repo *repo, const struct sc_pipeline_options *o)
+			char head_out[SC_GIT_HEX_SIZE], bool *has_mb, struct sc_ghpr *ev,
+			struct sc_trust *trust, struct sc_git_repo *repo,
+			const struct sc_pipeline_options *o)
 {
 	const char *base = o->base, *head = o->head;
 	char b[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE], parent[SC_GIT_HEX_SIZE];
+	struct sc_ghpr_env env;
 	size_t nparents = 0;
 	int err = 0;
 
 	base_out[0] = tip_out[0] = '\0';
-	if (in_actions() && getenv("GITHUB_EVENT_PATH")) {
-		/* the event's labels count even when flags name both commits */
-		if ((err = sc_ghevent_read(ev, getenv("GITHUB_EVENT_PATH"))) < 0 && (!base || !head))
+	sc_ghpr_env_from_environ(&env);
+	if (in_actions() && env.event_path) {
+		/* the job's own event; its labels count even when flags name
+		 * both commits */
+		if ((err = sc_ghpr_read_event(ev, &env)) < 0 && (!base || !head))
 			return err;
 		if (err < 0) {
 			sc_error_clear();
 			err = 0;
 		}
+		if (ev->ignored) {
+			sc_log(SC_LOG_WARN, "%s", ev->ignored);
+			sc_trust_note(trust, "%s", ev->ignored);
+		}
+	}
+	if (in_actions() && sc_ghpr_is_workflow_run(&env)) {
+		/* a workflow_run job: the pull request of the run's head (or
+		 * --head's), its number, labels and base, from the GitHub API */
+		const char *h = head ? head : ev->head;
+		char hh[SC_GIT_HEX_SIZE];
+		if (!h)
+			return sc_error_set(SC_EINVAL, "a workflow_run job with no head to check: its "
+					    "event is not readable; give --head");
+		if ((err = sc_git_resolve(hh, repo, h)) < 0 ||
+		    (err = sc_ghpr_from_api(ev, &env, hh)) < 0)
+			return err;
+		sc_trust_note(trust, "pull request #%lld, its labels, base %.12s and head %.12s come "
+			      "from the GitHub API (a workflow_run job), checked against the "
+			      "triggering run's head", ev->number, ev->base, ev->head);
 	}
 	if ((!base || !head) && ev->head) {
 		if (!head)
@@ -157,10 +186,8 @@ static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_
 	if ((err = sc_git_resolve(b, repo, base)) < 0)
 		return err;
 	memcpy(tip_out, b, SC_GIT_HEX_SIZE);
-	if (sc_git_merge_base(mb, repo, b, head_out) == 0)
-		memcpy(base_out, mb, SC_GIT_HEX_SIZE);
-	else
-		memcpy(base_out, b, SC_GIT_HEX_SIZE);
+	*has_mb = sc_git_merge_base(mb, repo, b, head_out) == 0;
+	memcpy(base_out, *has_mb ? mb : b, SC_GIT_HEX_SIZE);
 	sc_error_clear();
 	return 0;
 }
@@ -274,6 +301,11 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 	}
 	if ((err = sc_skill_content_hash(s->hash, &s->skill)) < 0)
 		goto done;
+	if (sc_skill_prompt_over(NULL, &s->skill)) {
+		/* the skill-prompt-size finding says why: no unit is planned */
+		s->unreadable = true;
+		goto done;
+	}
 	s->es.path = shown_path;
 	s->es.skill = &s->skill;
 	s->es.tests = &s->tests;
@@ -423,6 +455,43 @@ static void trust_to_results(struct sc_results_trust *out, const struct sc_trust
 		out->notes[i] = sc_xstrdup(t->notes.items[i]);
 }
 
+/*
+ * The SHA-256 of the policy a check runs under, after the flags: the
+ * policy keys that decide a verdict (sc_config_policy: models, runs,
+ * turns, arch, the judge, the gate, the manifest's skills and the
+ * provider endpoints; not where this runner keeps its cache, store and
+ * fixtures, nor its own concurrency, timeouts and budget) and the models
+ * evaluated. Two shards with the same hash were decided by the same rules.
+ */
+static void policy_hash(char out[65], const struct sc_config *cfg, const struct sc_strlist *models)
+{
+	static const char *const decides[] = { "models", "runs", "max_turns", "arch", "judge.",
+					       "gate.", "skills[", "providers." };
+	struct sc_strlist keys = { 0 }, values = { 0 };
+	struct sc_buf text = SC_BUF_INIT;
+
+	sc_config_policy(cfg, &keys, &values);
+	for (size_t i = 0; i < keys.n && i < values.n; i++) {
+		bool use = false;
+		for (size_t d = 0; d < SC_ARRAY_SIZE(decides) && !use; d++)
+			use = sc_ends_with(decides[d], ".") || sc_ends_with(decides[d], "[")
+			      ? sc_starts_with(keys.items[i], decides[d])
+			      : !strcmp(keys.items[i], decides[d]);
+		if (!use)
+			continue;
+		sc_buf_printf(&text, "%zu:%s=%zu:%s\n", strlen(keys.items[i]), keys.items[i],
+			      strlen(values.items[i]), values.items[i]);
+	}
+	sc_buf_printf(&text, "runs=%d;max_turns=%d;judge=%s\n", cfg->runs, cfg->max_turns,
+		      cfg->judge_model ? cfg->judge_model : "");
+	for (size_t i = 0; i < models->n; i++)
+		sc_buf_printf(&text, "model=%zu:%s\n", strlen(models->items[i]), models->items[i]);
+	sc_sha256_hex(out, text.ptr, text.len);
+	sc_strlist_release(&keys);
+	sc_strlist_release(&values);
+	sc_buf_release(&text);
+}
+
 /* ---- the stages ---------------------------------------------------------- */
 
 struct sc_pipeline *sc_pipeline_new(void)
@@ -433,7 +502,7 @@ struct sc_pipeline *sc_pipeline_new(void)
 	sc_trust_init(&p->trust);
 	sc_results_init(&p->res);
 	sc_buf_init(&p->fixtures_rel);
-	memset(&p->ev, 0, sizeof(p->ev));
+	memset(&p->pr, 0, sizeof(p->pr));
 	p->wd.lock_fd = -1;
 	p->t0 = sc_now_ms();
 	return p;
@@ -462,12 +531,33 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 		return err;
 	if (sc_git_workdir(p->repo) && realpath(sc_git_workdir(p->repo), p->repo_real))
 		p->repo_workdir = p->repo_real;
-	if ((err = resolve_revs(p->base_rev, p->tip_rev, p->head_rev, &p->ev, p->repo, opt)) < 0)
+	if ((err = resolve_revs(p->base_rev, p->tip_rev, p->head_rev, &p->has_merge_base, &p->pr,
+				&p->trust, p->repo, opt)) < 0)
 		return err;
 	if ((err = sc_git_tree_open(&p->thead, p->repo, p->head_rev)) < 0 ||
 	    (p->base_rev[0] && (err = sc_git_tree_open(&p->tbase, p->repo, p->base_rev)) < 0) ||
 	    (p->tip_rev[0] && (err = sc_git_tree_open(&p->ttip, p->repo, p->tip_rev)) < 0))
 		return err;
+	/*
+	 * The commit judged is what would land: the head merged into the
+	 * target's tip (GitHub's merge ref), so a branch cut before the tip's
+	 * latest changes is judged with them. What changed is still the
+	 * head's own diff from the merge base (find_changed). A conflict
+	 * stops the run: rebase or resolve.
+	 */
+	if (p->tip_rev[0] && p->has_merge_base) {
+		if ((err = sc_git_merge_trees(&p->tjudged, p->judged_tree, p->repo, p->base_rev,
+					      p->tip_rev, p->head_rev)) < 0)
+			return err;
+		p->merged = strcmp(p->base_rev, p->tip_rev) != 0;
+	} else if ((err = sc_git_tree_open(&p->tjudged, p->repo, p->head_rev)) < 0 ||
+		   (err = sc_git_commit_tree_id(p->judged_tree, p->repo, p->head_rev)) < 0) {
+		return err;
+	}
+	if (p->merged)
+		sc_trust_note(&p->trust, "the head %.12s is judged merged into the target's tip %.12s "
+			      "(tree %.12s), what would land; what changed is the head's own diff "
+			      "from the merge base", p->head_rev, p->tip_rev, p->judged_tree);
 	if (p->tip_rev[0] && strcmp(p->tip_rev, p->base_rev))
 		sc_trust_note(&p->trust, "policy and the verdict's tests come from the target's tip "
 			      "%.12s; the merge base %.12s decides only what changed", p->tip_rev,
@@ -499,7 +589,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 		memset(&in, 0, sizeof(in));
 		sc_path_join(&scratch, p->wd.path, "config");
 		in.base = p->ttip;
-		in.head = p->thead;
+		in.head = p->tjudged;  /* the head's own changes to it, merged */
 		in.base_rev = p->tip_rev;
 		in.head_rev = p->head_rev;
 		in.repo_workdir = p->repo_workdir;
@@ -521,7 +611,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	if ((err = sc_config_apply_providers(cfg)) < 0)
 		return err;
 	cfg->gate.deletion_labelled = cfg->gate.deletion_label[0] &&
-				      sc_ghevent_has_label(&p->ev, cfg->gate.deletion_label);
+				      sc_ghpr_has_label(&p->pr, cfg->gate.deletion_label);
 
 	/* Flags override the config. --compile-only is the workflow's own
 	 * word (trusted) that this runner runs no kernel. */
@@ -546,7 +636,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	}
 	if ((err = sc_trust_fixtures(&p->fixtures_dir, opt->fixtures ? opt->fixtures
 							: cfg->fixtures_dir,
-				     opt->fixtures != NULL, p->ttip, p->thead, p->repo_workdir,
+				     opt->fixtures != NULL, p->ttip, p->tjudged, p->repo_workdir,
 				     p->wd.path, &p->trust, diags)) < 0)
 		return err;
 	free(cfg->fixtures_dir);
@@ -565,6 +655,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	}
 	p->cache_dir = opt->no_cache || cfg->cache_mode == SC_CACHE_OFF ? NULL
 		       : opt->cache ? opt->cache : cfg->cache_dir;
+	policy_hash(p->config_hash, cfg, &p->model_names);
 	return 0;
 }
 
@@ -663,11 +754,11 @@ static int duplicate_names(struct sc_pipeline *p)
 		nloaded += p->sides[3 * i].loaded && p->sides[3 * i].skill.name;
 	if (!nloaded)
 		return 0;
-	if ((err = sc_git_list_skills(&all, p->thead)) < 0)
+	if ((err = sc_git_list_skills(&all, p->tjudged)) < 0)
 		goto done;
 	names = sc_xcalloc(all.n ? all.n : 1, sizeof(*names));
 	for (size_t k = 0; k < all.n; k++)
-		if ((err = sc_changed_skill_name(&names[k], p->thead, all.items[k].path,
+		if ((err = sc_changed_skill_name(&names[k], p->tjudged, all.items[k].path,
 						 all.items[k].lowercase)) < 0)
 			goto done;
 	for (size_t i = 0; i < p->changed.n; i++) {
@@ -717,7 +808,7 @@ static int load_sides(struct sc_pipeline *p)
 		b->es.variant = "base";
 		t->es.variant = SC_VARIANT_HEAD_TESTS;
 		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
-		    (err = load_side(h, p->thead, cs->path, p->wd.path, "head", cs->path, &p->cfg,
+		    (err = load_side(h, p->tjudged, cs->path, p->wd.path, "head", cs->path, &p->cfg,
 				     true)) < 0 &&
 		    (err = side_unreadable(h, err, cs->path)) < 0)
 			return err;
@@ -736,7 +827,7 @@ static int load_sides(struct sc_pipeline *p)
 			    (err = side_unreadable(b, err, cs->path)) < 0)
 				return err;
 		}
-		if (cs->status == SC_CHANGE_DELETED && (err = what_stands(h, p->thead, cs->path)) < 0)
+		if (cs->status == SC_CHANGE_DELETED && (err = what_stands(h, p->tjudged, cs->path)) < 0)
 			return err;
 		wire_sides(h, b, t);
 		/* the head's own kernel tests run only against fixtures the
@@ -948,6 +1039,7 @@ static int make_plan(struct sc_pipeline *p)
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct sc_buf tmp = SC_BUF_INIT;
+	size_t *user = NULL;  /* bytes of each test's user message, per side */
 	int err = 0;
 
 	bool seq = cfg->gate.max_runs > 0;
@@ -966,8 +1058,17 @@ static int make_plan(struct sc_pipeline *p)
 		int runs = i % 3 == 2 || kind == CHECK_NONE ? round
 			   : seq ? sc_seq_runs_needed(&design, check_tests(p, i / 3)) : cfg->runs;
 		int base_runs = kind == CHECK_LIFT ? runs : kind == CHECK_PASS_RATE ? 1 : round;
+		struct sc_skill_prompt_size sz;  /* the system prompt as it is sent */
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
+		sc_skill_prompt_size(&sz, s->es.skill);
+		/* each test's user message exactly as it is sent, built once */
+		user = sc_xrealloc(user, (s->es.tests->n + 1) * sizeof(*user));
+		for (size_t t = 0; t < s->es.tests->n; t++) {
+			sc_buf_clear(&tmp);
+			sc_eval_unit_prompt(&tmp, &s->es.tests->items[t], p->kernel);
+			user[t] = tmp.len;
+		}
 		for (size_t m = 0; m < p->nmodels; m++)
 			for (size_t t = 0; t < s->es.tests->n; t++) {
 				const struct sc_test *test = &s->es.tests->items[t];
@@ -975,7 +1076,7 @@ static int make_plan(struct sc_pipeline *p)
 				 * tests feed errors back), and one judge request */
 				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
 					   (cfg->judge_model ? 1 : 0);
-				size_t bytes = sc_budget_test_bytes(test);
+				size_t bytes = user[t];
 				char th[65];
 				sc_test_hash(th, test);
 				for (int r = 0; r < runs; r++) {
@@ -984,8 +1085,8 @@ static int make_plan(struct sc_pipeline *p)
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
 						    test->id, r, tmp.ptr);
 					plan.units[plan.n - 1].requests = cost;
-					plan.units[plan.n - 1].prompt_bytes =
-						bytes + (s->es.skill ? s->es.skill->md_bytes : 0);
+					plan.units[plan.n - 1].prompt_bytes = bytes + sz.total;
+					plan.units[plan.n - 1].system_bytes = sz.total;
 					if (s->baseline && r < base_runs) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
@@ -1032,12 +1133,21 @@ static int make_plan(struct sc_pipeline *p)
 		sc_budget_add_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
 				   pu->model, pu->prompt_bytes, pu->requests,
 				   p->models[ref->model].max_tokens);
+		if (p->cost.over_cap == 1 && !p->cost.over_cap_note) {
+			struct sc_skill_prompt_size sz;
+			memset(&sz, 0, sizeof(sz));
+			if (!ref->baseline)
+				sc_skill_prompt_size(&sz, p->sides[si].es.skill);
+			sc_budget_note_over_cap(&p->cost, pu->system_bytes, sz.body, sz.listed,
+						sz.listing, pu->prompt_bytes - pu->system_bytes);
+		}
 		p->nrefs++;
 		p->need_requests += pu->requests;
 	}
 	memcpy(p->plan_hash, plan.hash, sizeof(p->plan_hash));
 	p->plan_units = plan.n;
 done:
+	free(user);
 	sc_plan_release(&plan);
 	sc_buf_release(&tmp);
 	return err;
@@ -1252,6 +1362,21 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.shard_index = shard_k;
 	res->run.shard_count = shard_n;
 	res->run.plan_hash = sc_xstrdup(p->plan_hash);
+	{
+		/* what the verdict rests on: every shard records the same */
+		struct sc_results_provenance *pv = &res->run.prov;
+		pv->present = true;
+		pv->head = sc_xstrdup(p->head_rev);
+		pv->base = dup_or_null(p->tip_rev);
+		pv->merge_base = p->has_merge_base ? dup_or_null(p->base_rev) : NULL;
+		pv->judged = sc_xstrdup(p->merged ? "merge" : "head");
+		pv->judged_tree = dup_or_null(p->judged_tree);
+		pv->config_hash = sc_xstrdup(p->config_hash);
+		pv->workflow_run_id = dup_or_null(p->opt.workflow_run_id);
+		pv->workflow_run_attempt = p->opt.workflow_run_id ? p->opt.workflow_run_attempt : 0;
+		pv->pr_number = p->pr.number;
+		pv->pr_source = p->pr.number && p->pr.source ? sc_xstrdup(p->pr.source) : NULL;
+	}
 	res->run.mode = sc_xstrdup(!p->stats.any_kernel ? "none"
 				   : p->kernel && p->kernel->mode ? p->kernel->mode : "compile-only");
 	if (p->kops_ready)
@@ -1319,6 +1444,11 @@ void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out)
 	out->cache_dir = p->cache_dir;
 }
 
+long long sc_pipeline_pr_number(const struct sc_pipeline *p)
+{
+	return p ? p->pr.number : 0;
+}
+
 bool sc_pipeline_shallow(const struct sc_pipeline *p)
 {
 	return p->repo && sc_git_is_shallow(p->repo);
@@ -1350,8 +1480,9 @@ void sc_pipeline_free(struct sc_pipeline *p)
 	sc_changed_release(&p->changed);
 	sc_git_tree_free(p->tbase);
 	sc_git_tree_free(p->ttip);
+	sc_git_tree_free(p->tjudged);
 	sc_git_tree_free(p->thead);
-	sc_ghevent_release(&p->ev);
+	sc_ghpr_release(&p->pr);
 	sc_git_free(p->repo);
 	sc_config_release(&p->cfg);
 	sc_trust_release(&p->trust);

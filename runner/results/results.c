@@ -215,6 +215,9 @@ void sc_results_release(struct sc_results *r)
 	free_strv(run->models, run->nmodels);
 	free_strv(run->resolved_models, run->nresolved_models);
 	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
+	free(run->prov.head); free(run->prov.base); free(run->prov.merge_base);
+	free(run->prov.judged); free(run->prov.judged_tree); free(run->prov.config_hash);
+	free(run->prov.workflow_run_id); free(run->prov.pr_source);
 	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
 	for (size_t i = 0; i < run->nusage; i++) {
 		free(run->usage[i].skill);
@@ -605,6 +608,31 @@ static int read_usage(struct rd *rd, const cJSON *run, struct sc_results_run *ou
 	return 0;
 }
 
+static int read_provenance(struct rd *rd, const cJSON *run, struct sc_results_provenance *p)
+{
+	const cJSON *o;
+	size_t old;
+	int err;
+
+	if ((err = rd_obj(rd, run, "provenance", &o)) < 0 || !o)
+		return err;
+	old = rd_enter(rd, "provenance", -1);
+	p->present = true;
+	p->workflow_run_attempt = 0;
+	if ((err = rd_str(rd, o, "head", &p->head, true)) == 0 &&
+	    (err = rd_str(rd, o, "base", &p->base, false)) == 0 &&
+	    (err = rd_str(rd, o, "merge_base", &p->merge_base, false)) == 0 &&
+	    (err = rd_str(rd, o, "judged", &p->judged, false)) == 0 &&
+	    (err = rd_str(rd, o, "judged_tree", &p->judged_tree, false)) == 0 &&
+	    (err = rd_str(rd, o, "config_hash", &p->config_hash, false)) == 0 &&
+	    (err = rd_str(rd, o, "workflow_run_id", &p->workflow_run_id, false)) == 0 &&
+	    (err = rd_int(rd, o, "workflow_run_attempt", &p->workflow_run_attempt)) == 0 &&
+	    (err = rd_int(rd, o, "pull_request", &p->pr_number)) == 0)
+		err = rd_str(rd, o, "pull_request_source", &p->pr_source, false);
+	sc_buf_truncate(&rd->path, old);
+	return err;
+}
+
 static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 {
 	const cJSON *shard, *gpu;
@@ -637,6 +665,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 			goto done;
 	}
 	TRY(rd_str(rd, o, "plan_hash", &run->plan_hash, false));
+	TRY(read_provenance(rd, o, &run->prov));
 	TRY(rd_bool(rd, o, "oracle", &run->oracle));
 	TRY(rd_str(rd, o, "mode", &run->mode, false));
 	TRY(rd_obj(rd, o, "gpu", &gpu));
@@ -1672,6 +1701,20 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 	add_int(shard, "index", run->shard_index);
 	add_int(shard, "count", run->shard_count);
 	add_str(o, "plan_hash", run->plan_hash);
+	if (run->prov.present) {
+		const struct sc_results_provenance *p = &run->prov;
+		cJSON *po = cJSON_AddObjectToObject(o, "provenance");
+		add_str(po, "head", p->head);
+		add_str(po, "base", p->base);
+		add_str(po, "merge_base", p->merge_base);
+		add_str(po, "judged", p->judged);
+		add_str(po, "judged_tree", p->judged_tree);
+		add_str(po, "config_hash", p->config_hash);
+		add_str(po, "workflow_run_id", p->workflow_run_id);
+		add_int(po, "workflow_run_attempt", p->workflow_run_attempt);
+		add_int(po, "pull_request", p->pr_number);
+		add_str(po, "pull_request_source", p->pr_source);
+	}
 	add_bool(o, "oracle", run->oracle);
 	add_str(o, "mode", run->mode);
 	if (run->has_gpu) {

@@ -71,6 +71,27 @@ struct sc_results_usage {
 	char *price_date;         /* the date of the price used, or NULL */
 };
 
+/*
+ * What a check's verdict rests on (docs/run.md, "Provenance"): the
+ * commits it judged, the policy and plan it ran under and the CI run it
+ * belongs to. Every shard of one check records the same, and merge
+ * refuses shards that disagree (pipeline/shards.h). present is false
+ * where a file has none (eval, older files).
+ */
+struct sc_results_provenance {
+	bool present;
+	char *head;               /* the pull request's head commit */
+	char *base;               /* the target's tip: policy and the verdict's tests */
+	char *merge_base;         /* decides what changed; NULL when there is none */
+	char *judged;             /* "merge" (the head merged into the tip) or "head" */
+	char *judged_tree;        /* the tree evaluated */
+	char *config_hash;        /* SHA-256 of the trusted policy as applied */
+	char *workflow_run_id;    /* the CI run all shards share; NULL outside one */
+	int64_t workflow_run_attempt;  /* its attempt (1 when the system has none) */
+	int64_t pr_number;        /* the pull request, 0 when none */
+	char *pr_source;          /* "event" (the job's own) or "api"; NULL when none */
+};
+
 struct sc_results_run {
 	char *id;
 	char *kind;               /* "run" or "eval" */
@@ -86,6 +107,7 @@ struct sc_results_run {
 	int64_t runs;
 	int64_t shard_index, shard_count;
 	char *plan_hash;
+	struct sc_results_provenance prov;
 	bool oracle;
 	char *mode;               /* "gpu", "compile-only", "none" */
 	bool has_gpu;

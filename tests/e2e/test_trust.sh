@@ -435,6 +435,12 @@ expect_exit 2 "--store '' is a usage error"
 expect_err_contains "--store needs a value" "and says so"
 run_pr --report-dir ''
 expect_exit 2 "--report-dir '' is a usage error"
+# '..' is followed before the link check: a store beside the workspace is
+# the flag's own place, not "a symbolic link" (there is none)
+run_pr --store ../small-beside.db --no-cache
+base_verdict "store ../x.db"
+expect_err_lacks "symbolic link" "--store ../x.db: no link is named where there is none"
+check "--store ../x.db: the store is written beside the workspace" test -s "$T/small-beside.db"
 
 # a read-only store and an unwritable report folder are found before the
 # first request (as an unprivileged user: root may write anywhere). The

@@ -6,6 +6,7 @@
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "pipeline/combine.h"
+#include "format/markdown.h"
 
 #include <math.h>
 
@@ -16,7 +17,52 @@ static void test_md_text_escapes_html_markdown_and_pipes(void **state)
 
 	sc_report_md_text(&b, "<script>a|b *c* _d_ `e` [f](g) & h\nline\x01");
 	assert_string_equal(b.ptr, "&lt;script&gt;a&#124;b \\*c\\* \\_d\\_ \\`e\\` \\[f\\](g) &amp; h line ");
+	/* C1, separators and bidirectional controls: spaces; other UTF-8 kept */
+	sc_buf_clear(&b);
+	sc_report_md_text(&b, "a\xc2\x9b" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d\xe2\x80\xa8" "e\xd8\x9c" "f\xc3\xa9");
+	assert_string_equal(b.ptr, "a b c d e f\xc3\xa9");
 	sc_buf_release(&b);
+}
+
+/* URLs in text from a pull request render as text, in a table cell and in
+ * <code> too: cmark-gfm (the HTML report; GitHub's renderer is the same
+ * library) makes no link of them, and the words still read the same. */
+static void test_urls_are_inert(void **state)
+{
+	static const char *const urls[] = {
+		"see https://evil.example/x now", "HTTPS://EVIL.EXAMPLE", "ftp://evil.example",
+		"www.evil.example/p", "(WWW.evil.example)", "mailto:a@evil.example",
+		"xmpp:a@evil.example", "a@evil.example", "x_www.evil.example",
+	};
+	struct sc_buf md = SC_BUF_INIT, html = SC_BUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		sc_buf_clear(&md);
+		sc_buf_clear(&html);
+		sc_buf_puts(&md, "| a |\n|---|\n| ");
+		sc_report_md_text(&md, urls[i]);
+		sc_buf_puts(&md, " |\n\n");
+		sc_report_md_code(&md, urls[i]);
+		sc_buf_puts(&md, " and ");
+		sc_report_md_text(&md, urls[i]);
+		sc_buf_putc(&md, '\n');
+		sc_markdown_to_html(&html, md.ptr, md.len, 1);
+		if (strstr(html.ptr, "<a "))
+			fail_msg("'%s' became a link: %s", urls[i], html.ptr);
+	}
+	/* the text shows as written */
+	sc_buf_clear(&md);
+	sc_buf_clear(&html);
+	sc_report_md_text(&md, "go to https://evil.example or www.evil.example");
+	sc_markdown_to_html(&html, md.ptr, md.len, 0);
+	assert_non_null(strstr(html.ptr, "go to https://evil.example or www.evil.example"));
+	/* a colon elsewhere is left alone */
+	sc_buf_clear(&md);
+	sc_report_md_text(&md, "skills/a: 3 tests");
+	assert_string_equal(md.ptr, "skills/a: 3 tests");
+	sc_buf_release(&md);
+	sc_buf_release(&html);
 }
 
 static void test_fence_outgrows_backticks_inside(void **state)
@@ -484,6 +530,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_md_text_escapes_html_markdown_and_pipes),
+		cmocka_unit_test(test_urls_are_inert),
 		cmocka_unit_test(test_fence_outgrows_backticks_inside),
 		cmocka_unit_test(test_number_formats),
 		cmocka_unit_test(test_bar),

@@ -202,6 +202,15 @@ static void test_output_paths(void **state)
 	sc_buf_clear(&p);
 	sc_buf_printf(&p, "%s/elsewhere/report.md", dir);
 	assert_int_equal(sc_trust_check_output("--markdown", p.ptr, ws), 0);
+	/* ".." is followed before the link check: out of the workspace by
+	 * "..", a path elsewhere (no link on the way); "a/./../b" stays in */
+	assert_int_equal(sc_trust_check_output("--store", "../x.db", ws), 0);
+	assert_int_equal(sc_trust_check_output("--store", "a/./../b/x.db", ws), 0);
+	assert_int_equal(sc_trust_check_output("--store", "a/../../ws/in/x.db", ws), 0);
+	/* ".." after a link is the link target's parent: still a way out */
+	assert_int_equal(sc_trust_check_output("--junit", "out/../junit.xml", ws), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "leads out of the workspace"));
+	assert_int_equal(sc_trust_check_output("--junit", "../ws/out/junit.xml", ws), SC_EUNSAFE);
 	sc_rm_rf(dir);
 	free(dir);
 	sc_buf_release(&w);
