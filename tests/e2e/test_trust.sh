@@ -92,7 +92,9 @@ base_verdict() {
 	expect_err_contains "gate: skills/alpha" "$1: the gate names alpha"
 	check "$1: base 100% and head 0% on the base's 4 tests" results "
 a = {(x['variant']): (x['pass_rate'], x['n']) for x in r['aggregates'] if x['skill'] == 'skills/alpha'}
-assert a['base'] == (1.0, 4) and a['head'] == (0.0, 4), a
+# the same runs of the base's 4 tests at both sides (rounds until the drop is shown)
+assert a['base'][0] == 1.0 and a['head'][0] == 0.0 and a['base'][1] == a['head'][1], a
+assert a['base'][1] % 4 == 0 and a['base'][1] >= 4, a
 assert not r['gate']['passed'] and r['gate']['exit_code'] == 1, r['gate']"
 	outside_unchanged "$1: no file outside the workspace changed"
 }
