@@ -268,6 +268,50 @@ check "after the first tests: a pass-rate drop on the base's (first) tests" pyth
 import json; r = json.load(open('$W/r.json'))
 assert any(f['rule'] == 'pass_rate_drop' for f in r['gate']['failures']), r['gate']['failures']"
 
+# expectations-only tests in a PR check: a head that refuses is never green.
+# Without a grader both sides are unverified (no pass rate to compare);
+# with the trusted config's grader the drop is shown.
+evals4() {  # evals4 DIR NAME: 4 evals with expectations and an expected output
+	mkdir -p "$1/evals/files"
+	printf 'a,b\n1,2\n' > "$1/evals/files/in.csv"
+	python3 - "$1/evals/evals.json" "$2" <<'EOF'
+import json, sys
+json.dump({"skill_name": sys.argv[2], "evals": [
+    {"id": i, "prompt": "Sum column b of the file (%d)" % i, "expected_output": "The sum of column b, 2",
+     "files": ["evals/files/in.csv"],
+     "expectations": ["The output states the sum of column b", "The sum is 2"]} for i in range(1, 5)]},
+    open(sys.argv[1], "w"), indent=1)
+EOF
+}
+for grader in none "$G"; do
+	if [ "$grader" = none ]; then cfg=$CONFIG; else
+		cfg=$(printf '%s\ngrader: {model: %s}\n' "$CONFIG" "$grader"); fi
+	new_repo "graded-$(echo "$grader" | tr . -)" "$cfg"
+	skill "$W/skills/summer" summer SUMMER
+	evals4 "$W/skills/summer" summer
+	BASE=$(commit "summer, with evals")
+	sed -i 's/SUMMER: answer./REFUSER: answer./' "$W/skills/summer/SKILL.md"
+	commit "summer now refuses" > /dev/null
+	run_pr
+	expect_exit 1 "expectations-only tests, grader $grader: a refusing head is not green"
+	if [ "$grader" = none ]; then
+		check "expectations-only, no grader: every unit unverified (no_grader), no pass rate: head_no_result" python3 -c "
+import json; r = json.load(open('$W/r.json'))
+assert {(u['verdict'], u['error_class']) for u in r['units']} == {('unverified', 'no_grader')}, r['units']
+assert [f['rule'] for f in r['gate']['failures']] == ['head_no_result'], r['gate']['failures']"
+	else
+		check "expectations-only, the trusted grader: the head fails every statement, a pass-rate drop" python3 -c "
+import json; r = json.load(open('$W/r.json'))
+h = [u for u in r['units'] if u['variant'] == 'head']
+assert h and all(u['verdict'] == 'fail' and u['error_class'] == 'expectation_failed' for u in h), h
+b = [u for u in r['units'] if u['variant'] == 'base']
+assert b and all(u['verdict'] == 'pass' for u in b), b
+assert [f['rule'] for f in r['gate']['failures']] == ['pass_rate_drop'], r['gate']['failures']"
+		check "expectations-only, the trusted grader: the Markdown shows the grading with evidence" \
+			grep -q "expectations: 0 of 3 met" "$W/report.md"
+	fi
+done
+
 # a test with an unknown verifier type, new at head, fails validity
 new_repo badverifier "$CONFIG"
 skill "$W/skills/gamma" gamma GAMMA
