@@ -498,9 +498,10 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 				goto done;
 		} else if (e->sets[i].n == 0) {
 			sc_buf_clear(&line);
-			sc_buf_printf(&line, "warning: %s: no tests (skill_meta.json, evals/evals.json, "
-				      "tests/); --generate-tests has %s write them", e->dirs[i],
-				      e->test_gen);
+			sc_buf_printf(&line, "warning: %s: unverified: no tests (skill_meta.json, "
+				      "evals/evals.json, tests/); skillci tests init %s writes a starter "
+				      "suite (the format: skillci help tests), or --generate-tests has "
+				      "%s write them", e->dirs[i], e->dirs[i], e->test_gen);
 			line_out(e, line.ptr);
 		}
 		e->es[i].path = e->dirs[i];
