@@ -248,7 +248,7 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 				      nmodels, nmodels == 1 ? "" : "s", (long long)r->run.runs,
 				      r->run.runs == 1 ? "" : "s");
 		if (k.untested)
-			sc_buf_printf(out, ", %zu untested", k.untested);
+			sc_buf_printf(out, ", %zu unverified: no tests", k.untested);
 		if (k.deleted)
 			sc_buf_printf(out, ", %zu deleted", k.deleted);
 		if (k.evaluated && r->run.trust.gate.present && r->run.trust.gate.regression_points > 0)
@@ -505,7 +505,7 @@ static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
 	if (fresh)
 		PART("invalid");
 	if (s->untested && !sc_streq(s->status, "deleted"))
-		PART("untested");
+		PART("unverified: no tests");
 #undef PART
 	if (parts)
 		sc_buf_puts(out, "</sub>");
@@ -704,8 +704,16 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < r->nskills; i++)
-		any |= sc_results_tests_edited(&r->skills[i]);
+	for (size_t i = 0; i < r->nskills; i++) {
+		const struct sc_results_skill *s = &r->skills[i];
+		any |= sc_results_tests_edited(s);
+		if (!s->first_tests)
+			continue;
+		sc_buf_puts(out, "> **🧪 Tests added: they judge later PRs.** ");
+		sc_report_md_code(out, s->path);
+		sc_buf_printf(out, " had no tests at base; the verdict runs the head's %lld against no "
+			      "skill, as for a new skill.\n\n", (long long)s->tests);
+	}
 	if (!any)
 		return;
 	sc_buf_puts(out, "> **✏️ This pull request edits tests.** The verdict uses the base revision's "

@@ -36,6 +36,7 @@ struct sc_evalrun {
 	size_t nmodels;
 	const char *test_gen;
 	const char *judge;
+	const char *grader;
 	const char *cache_dir;
 	const char *store_location;
 	double max_error_share;
@@ -239,6 +240,7 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	if (cfg->kernel_timeout_s >= 1)
 		e->kenv.wall_s = (int)cfg->kernel_timeout_s;
 	e->judge = opt->judge ? opt->judge : cfg->judge_model;
+	e->grader = opt->grader ? opt->grader : cfg->grader_model;
 	if (!opt->rubric_file && cfg->judge_rubric)
 		sc_buf_sets(&e->rubric, cfg->judge_rubric);
 	e->max_error_share = cfg->gate.error_share;
@@ -256,6 +258,42 @@ const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e)
 	return &e->cfg;
 }
 
+/*
+ * The test files upskill's evals manifest (./.upskill/evals.yaml, beside
+ * skillci.yml) maps to skill i, added to its set. Paths in the manifest
+ * are relative to the current folder, the repository's root.
+ */
+static int load_evals_manifest(struct sc_evalrun *e, size_t i, struct sc_diags *diags)
+{
+	struct sc_buf text = SC_BUF_INIT, rel = SC_BUF_INIT;
+	struct sc_strlist files = { 0 };
+	const char *dir = e->dirs[i];
+	int err = sc_read_file(&text, SC_TESTS_EVALS_MANIFEST, SC_MAX_CONFIG_BYTES);
+
+	if (err == SC_ENOTFOUND) {
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	while (dir[0] == '.' && dir[1] == '/')
+		dir += 2;
+	sc_buf_puts(&rel, dir);
+	while (rel.len > 1 && rel.ptr[rel.len - 1] == '/')
+		rel.ptr[--rel.len] = '\0';
+	sc_tests_evals_manifest(&files, text.ptr, text.len, SC_TESTS_EVALS_MANIFEST, rel.ptr,
+				e->skills[i].name, diags);
+	if (files.n)
+		err = sc_tests_load_manifest(&e->sets[i], &files, NULL, ".", NULL, e->dirs[i],
+					     SC_TESTS_EVALS_MANIFEST, 0, diags);
+done:
+	sc_buf_release(&text);
+	sc_buf_release(&rel);
+	sc_strlist_release(&files);
+	return err;
+}
+
 /* Loads one skill and its tests; their findings go to on_line. */
 static int load_skill(struct sc_evalrun *e, size_t i)
 {
@@ -270,6 +308,8 @@ static int load_skill(struct sc_evalrun *e, size_t i)
 	if (err == 0)
 		err = tests_file ? sc_tests_load_file(&e->sets[i], tests_file, e->dirs[i], &diags)
 				 : sc_tests_load_skill(&e->sets[i], e->dirs[i], &diags);
+	if (err == 0 && !tests_file)
+		err = load_evals_manifest(e, i, &diags);
 	sc_diags_sort(&diags);
 	diags_out(e, &diags);
 	if (err == 0 && tests_file && sc_diags_count(&diags, SC_SEV_ERROR) && e->sets[i].n == 0)
@@ -397,7 +437,8 @@ static int check_budget(struct sc_evalrun *e)
 			sc_skill_prompt_size(&sz, &e->skills[s]);
 			for (size_t t = 0; t < set->n; t++) {
 				const struct sc_test *test = &set->items[t];
-				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0);
+				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0) +
+					  (e->grader && sc_test_needs_grader(test) ? 1 : 0);
 				size_t bytes;
 				sc_buf_clear(&msg);
 				sc_eval_unit_prompt(&msg, test, eo->kernel);  /* as sent */
@@ -472,9 +513,10 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 				goto done;
 		} else if (e->sets[i].n == 0) {
 			sc_buf_clear(&line);
-			sc_buf_printf(&line, "warning: %s: no tests (skill_meta.json, evals/evals.json, "
-				      "tests/); --generate-tests has %s write them", e->dirs[i],
-				      e->test_gen);
+			sc_buf_printf(&line, "warning: %s: unverified: no tests (skill_meta.json, "
+				      "evals/evals.json, tests/); skillci tests init %s writes a starter "
+				      "suite (the format: skillci help tests), or --generate-tests has "
+				      "%s write them", e->dirs[i], e->dirs[i], e->test_gen);
 			line_out(e, line.ptr);
 		}
 		e->es[i].path = e->dirs[i];
@@ -616,6 +658,7 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 	eo->models = e->models;
 	eo->nmodels = e->nmodels;
 	eo->judge_model = e->judge;
+	eo->grader_model = e->grader;
 	eo->judge_rubric = e->rubric.len ? e->rubric.ptr : NULL;
 	eo->client = e->client;
 	eo->store = e->store;

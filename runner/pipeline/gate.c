@@ -307,6 +307,17 @@ void sc_gate_design(struct sc_seq_design *out, const struct sc_config_gate *g, s
 }
 
 /*
+ * True when s is judged as a new skill is (against no skill, not against
+ * a base): an added skill, or one whose head adds the first tests of a
+ * skill the base had without tests (first_tests: they cannot regress
+ * against nothing; docs/run.md, "First tests").
+ */
+static bool judged_as_new(const struct sc_results_skill *s)
+{
+	return sc_streq(s->status, "added") || s->first_tests;
+}
+
+/*
  * What leaves a check unverified whatever its statistics say: a test
  * judged at one side only (the other side's units all erred: the
  * infrastructure, after its retries), and units recorded "unverified"
@@ -370,7 +381,7 @@ static void plan_margins(struct gate *gt)
 	for (size_t si = 0; si < r->nskills; si++) {
 		const struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
-		bool added = sc_streq(s->status, "added");
+		bool added = judged_as_new(s);
 		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested ||
 		    (added && !gt->g->require_lift))
 			continue;
@@ -1132,7 +1143,7 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "base", model);
 	const struct sc_results_aggregate *baseline =
 		sc_results_find_aggregate(r, s->path, "baseline", model);
-	bool added = sc_streq(s->status, "added");
+	bool added = judged_as_new(s);
 	bool excused = compile_only_excuse(gt, s, model);
 	struct sc_buf why = SC_BUF_INIT;
 
@@ -1142,7 +1153,11 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
 		unverified(gt, s, model, "pass_rate", "pass_rate_unverified", true,
 			   "%s: no kernel was run (gate.compile_only)", why.ptr);
-	} else if (added)
+	} else if (s->first_tests)
+		skip(gt, s, model, "pass_rate", "tests added: they judge later PRs (the base had none, "
+		     "so there is nothing to regress from; the lift check compares the skill with no "
+		     "skill on them)");
+	else if (added)
 		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
 	else if (!base)
@@ -1186,7 +1201,8 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		check_speedup(gt, s, model, base, head);
 		check_judge(gt, s, model, base, head);
 	} else {
-		const char *why_not = added ? "new skill: no base to compare with"
+		const char *why_not = s->first_tests ? "tests added: no base results on them"
+				      : added ? "new skill: no base to compare with"
 				      : "no base results to compare with";
 		skip(gt, s, model, "tokens", "%s", why_not);
 		skip(gt, s, model, "speedup", "%s", why_not);
@@ -1237,10 +1253,11 @@ static void check_untested(struct gate *gt, struct sc_results_skill *s)
 	bool added = sc_streq(s->status, "added");
 
 	unverified(gt, s, NULL, "tests", "skill_untested", gt->g->allow_untested,
-		   "no tests: the %sskill '%s' has no tests%s, so only its validity was "
+		   "unverified: no tests: the %sskill '%s' has no tests%s, so only its validity was "
 		   "checked%s", added ? "new " : "", s->name ? s->name : s->path,
 		   added ? "" : " at base nor head",
-		   gt->g->allow_untested ? "; accepted: the trusted config sets gate.allow_untested"
+		   gt->g->allow_untested ? "; accepted: the trusted config sets gate.allow_untested "
+		   "('skillci tests init' writes a starter suite; the format: 'skillci help tests')"
 		   : "; write a starter suite with 'skillci tests init' (the format: 'skillci help "
 		     "tests'), or set gate.allow_untested: true in the trusted config to accept "
 		     "untested skills");

@@ -50,6 +50,7 @@ struct side {
 	struct sc_diags findings;  /* its own: SKILL.md, test files, writing it out; repo paths */
 	bool unreadable;    /* the side could not be read at all (a finding says why) */
 	bool has_changes;   /* head: changes compares the head's tests with the base's */
+	bool first_tests;   /* head: the base had no tests; judged on the head's own */
 	struct sc_test_changes changes;
 };
 
@@ -252,6 +253,47 @@ static char *move_findings(struct sc_diags *diags, struct sc_diags *mine, const 
 }
 
 /*
+ * upskill's evals manifest (SC_TESTS_EVALS_MANIFEST) at this side's
+ * revision: the test files it maps to the skill at rel are written out
+ * under mroot (made when needed: root/side_name-repo) and loaded. At head
+ * a file the pull request deleted is a removed test, not an error. A
+ * manifest that cannot be read is a finding.
+ */
+static int load_evals_manifest(struct side *s, struct sc_git_tree *tree, const char *rel,
+			       const char *sub, const char *dir, const struct sc_config *cfg,
+			       bool head, struct sc_diags *mine, struct sc_buf *mroot)
+{
+	struct sc_buf text = SC_BUF_INIT;
+	struct sc_strlist files = { 0 }, present = { 0 };
+	int err = sc_git_read_blob(&text, tree, SC_TESTS_EVALS_MANIFEST, SC_MAX_CONFIG_BYTES);
+
+	if (err < 0) {
+		if (err != SC_ENOTFOUND)
+			sc_diags_add(mine, SC_SEV_ERROR, SC_TESTS_EVALS_MANIFEST, 0, "test-manifest",
+				     "%s", sc_error_last());
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	sc_tests_evals_manifest(&files, text.ptr, text.len, SC_TESTS_EVALS_MANIFEST,
+				*rel ? rel : ".", s->skill.name, mine);
+	if (!files.n)
+		goto done;
+	if (!mroot->len)
+		sc_buf_printf(mroot, "%s-repo", sub);
+	if ((err = sc_mkdir_p(mroot->ptr)) < 0 ||
+	    (err = sc_trust_write_blobs(tree, &files, mroot->ptr, &present)) < 0)
+		goto done;
+	err = sc_tests_load_manifest(&s->tests, head ? &present : &files, NULL, mroot->ptr,
+				     cfg->fixtures_dir, dir, SC_TESTS_EVALS_MANIFEST, 0, mine);
+done:
+	sc_buf_release(&text);
+	sc_strlist_release(&files);
+	sc_strlist_release(&present);
+	return err;
+}
+
+/*
  * Writes one side of a changed skill (the folder at git_path in tree) to
  * root/side_name/git_path and loads the skill and its tests: the skill's
  * own test files, then the manifest's, read from the same revision (the
@@ -299,6 +341,8 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 						  man->line, &mine)) < 0)
 			goto done;
 	}
+	if ((err = load_evals_manifest(s, tree, rel, sub.ptr, dir.ptr, cfg, head, &mine, &mroot)) < 0)
+		goto done;
 	if ((err = sc_skill_content_hash(s->hash, &s->skill)) < 0)
 		goto done;
 	if (sc_skill_prompt_over(NULL, &s->skill)) {
@@ -344,6 +388,19 @@ static int side_unreadable(struct side *s, int err, const char *path)
 }
 
 /*
+ * The first tests are evidence (docs/run.md, "First tests"): a skill the
+ * base has without tests, whose head adds tests, cannot regress against
+ * nothing; it is judged on the head's new tests as an added skill is
+ * (against no skill), and those tests judge the pull requests after it.
+ * True (and h marked) when that is the case.
+ */
+static bool first_tests(struct side *h, const struct side *b)
+{
+	h->first_tests = b->loaded && b->tests.n == 0 && h->tests.n > 0;
+	return h->first_tests;
+}
+
+/*
  * Wires the three sides of one changed skill after loading: the head is
  * judged on the base's tests when the base was read (the tests already
  * reviewed and merged), else on its own (an added skill); the head's
@@ -355,9 +412,13 @@ static void wire_sides(struct side *h, struct side *b, struct side *p)
 	if (!h->loaded)
 		return;
 	if (b->loaded) {
-		h->es.tests = &b->tests;
 		sc_trust_diff_tests(&p->tests, &h->changes, &b->tests, &h->tests);
 		h->has_changes = true;
+		if (first_tests(h, b)) {
+			sc_test_set_release(&p->tests);  /* they are the verdict's tests */
+			return;
+		}
+		h->es.tests = &b->tests;
 		if (p->tests.n) {
 			p->es.path = h->es.path;
 			p->es.variant = SC_VARIANT_HEAD_TESTS;
@@ -429,6 +490,7 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 	rs->tests = head->loaded ? (int64_t)head->es.tests->n : 0;
 	/* an unreadable head is a gate failure, not an untested skill */
 	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
+	rs->first_tests = head->first_tests;
 	if (head->has_changes) {
 		rs->has_test_changes = true;
 		rs->tests_added = (int64_t)head->changes.added;
@@ -832,7 +894,7 @@ static int load_sides(struct sc_pipeline *p)
 		wire_sides(h, b, t);
 		/* the head's own kernel tests run only against fixtures the
 		 * base revision has pinned */
-		if (h->loaded && !b->loaded)
+		if (h->loaded && (!b->loaded || h->first_tests))
 			sc_trust_drop_unknown_fixtures(&h->tests, p->cfg.fixtures_dir,
 						       p->opt.allow_unpinned, cs->path, &p->trust);
 		if (t->loaded &&
@@ -902,7 +964,9 @@ static enum check_kind check_kind(const struct sc_pipeline *p, size_t i)
 										: CHECK_NONE;
 	if (b->loaded && b->es.tests && b->es.tests->n)
 		return CHECK_PASS_RATE;
-	if (p->changed.items[i].status == SC_CHANGE_ADDED && p->cfg.gate.require_lift)
+	/* an added skill, or the first tests of one (judged as new) */
+	if ((p->changed.items[i].status == SC_CHANGE_ADDED || h->first_tests) &&
+	    p->cfg.gate.require_lift)
 		return CHECK_LIFT;
 	return CHECK_NONE;
 }
@@ -1075,7 +1139,8 @@ static int make_plan(struct sc_pipeline *p)
 				/* the most requests a unit makes: its turns (kernel
 				 * tests feed errors back), and one judge request */
 				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
-					   (cfg->judge_model ? 1 : 0);
+					   (cfg->judge_model ? 1 : 0) +
+					   (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
 				size_t bytes = user[t];
 				char th[65];
 				sc_test_hash(th, test);
@@ -1106,6 +1171,8 @@ static int make_plan(struct sc_pipeline *p)
 	sc_buf_clear(&tmp);
 	sc_buf_printf(&tmp, "runs=%d;turns=%d;harness=%s;judge=%s", cfg->runs, cfg->max_turns,
 		      SC_EVAL_HARNESS_VERSION, cfg->judge_model ? cfg->judge_model : "");
+	if (cfg->grader_model)
+		sc_buf_printf(&tmp, ";grader=%s", cfg->grader_model);
 	if (seq)
 		sc_buf_printf(&tmp, ";first_runs=%d;max_runs=%d", cfg->gate.first_runs,
 			      cfg->gate.max_runs);
@@ -1283,6 +1350,7 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	eopt.runs = cfg->runs;
 	eopt.max_turns = cfg->max_turns;
 	eopt.judge_model = cfg->judge_model;
+	eopt.grader_model = cfg->grader_model;
 	eopt.judge_rubric = cfg->judge_rubric;
 	eopt.reuse = !p->opt.no_reuse;
 	eopt.kernel = p->kernel;

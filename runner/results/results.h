@@ -142,6 +142,9 @@ struct sc_results_skill {
 	char *base_tree, *head_tree;
 	int64_t tests;            /* tests the verdict used (the base's when there is a base) */
 	bool untested;
+	/* the base had no tests and the head adds the first ones: the verdict
+	 * used the head's tests, judged as a new skill's are ("first_tests") */
+	bool first_tests;
 	/* how the head's tests differ from the base's; has_test_changes is
 	 * false where there is nothing to compare (added, deleted, eval) */
 	bool has_test_changes;
@@ -471,7 +474,9 @@ void sc_results_failure_release(struct sc_results_gate_failure *f);
  * changes: run and reported beside the verdict, never judged. */
 #define SC_VARIANT_HEAD_TESTS "head_tests"
 
-/* True when the skill's head changes its tests (added, changed or removed). */
+/* True when the skill's head changes its tests (added, changed or removed)
+ * beside the base's, which decide; false for the first tests (first_tests),
+ * which are the verdict's own. */
 bool sc_results_tests_edited(const struct sc_results_skill *s);
 
 /* Variant order: baseline 0, base 1, head 2, anything else 3. */

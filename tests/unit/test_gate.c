@@ -10,7 +10,8 @@
 
 #include <math.h>
 
-static void add_skill(struct sc_results *r, const char *path, const char *status, bool untested)
+static struct sc_results_skill *add_skill(struct sc_results *r, const char *path,
+					  const char *status, bool untested)
 {
 	struct sc_results_skill *s;
 
@@ -21,6 +22,7 @@ static void add_skill(struct sc_results *r, const char *path, const char *status
 	s->name = sc_xstrdup(path);
 	s->status = sc_xstrdup(status);
 	s->untested = untested;
+	return s;
 }
 
 /* An aggregate with pass rate passed/n; tokens, speedup, judge NAN unless given. */
@@ -229,7 +231,11 @@ static void test_noise_is_unverified(void **state)
 	assert_true(r.gate.passed);
 	assert_int_equal(r.gate.nfailures, 0);
 	assert_true(sc_results_find_check(&r, "s", "m", "pass_rate")->accepted);
+	/* the run recorded a sequential design: its one round is a design
+	 * cut short */
 	g = defaults();
+	r.run.trust.gate.present = true;
+	r.run.trust.gate.max_runs = g.max_runs;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	c = sc_results_find_check(&r, "s", "m", "pass_rate");
 	assert_string_equal(c->status, "unverified");
@@ -619,13 +625,36 @@ static void test_deleted_and_untested(void **state)
 	assert_non_null(strstr(r.gate.checks[0].message, "label 'remove-skill'"));
 	sc_results_release(&r);
 
+	/* untested skills are unverified: by default (gate.allow_untested)
+	 * accepted, each check skipped as "unverified: no tests", new skills too */
 	g = defaults();
+	assert_true(g.allow_untested);
 	sc_results_init(&r);
 	add_skill(&r, "none", "added", true);
 	add_skill(&r, "old", "modified", true);
 	add_skill(&r, "moved", "renamed", true);
-	/* validity alone is no evidence: a skill without tests is unverified,
-	 * which blocks the merge by default */
+	/* validity alone is no evidence: unverified, accepted by default
+	 * (gate.allow_untested): exit 0, and the verdict is unverified */
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_int_equal(r.gate.nfailures, 0);
+	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
+	assert_int_equal(r.gate.unverified, 3);
+	{
+		static const char *const paths[] = { "none", "old", "moved" };
+		for (size_t i = 0; i < 3; i++) {
+			const struct sc_results_check *c = sc_results_find_check(&r, paths[i], "", "tests");
+			assert_non_null(c);
+			assert_string_equal(c->status, "unverified");
+			assert_true(c->accepted);
+			assert_non_null(strstr(c->message, "unverified: no tests"));
+			assert_non_null(strstr(c->message, "skillci tests init"));
+			assert_non_null(strstr(c->message, "skillci help tests"));
+			assert_non_null(strstr(c->message, "accepted: the trusted config sets gate.allow_untested"));
+		}
+	}
+	/* the trusted config refuses them: each blocks, unverified, the
+	 * message says what writes tests and which key accepts them */
+	g.allow_untested = false;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
 	assert_true(has_rule(&r, "none", "skill_untested"));
@@ -637,21 +666,51 @@ static void test_deleted_and_untested(void **state)
 		assert_string_equal(r.gate.failures[i].check, "tests");
 		assert_non_null(strstr(r.gate.failures[i].message, "unverified: no tests"));
 		assert_non_null(strstr(r.gate.failures[i].message, "skillci tests init"));
+		assert_non_null(strstr(r.gate.failures[i].message, "skillci help tests"));
+		assert_null(strstr(r.gate.failures[i].message, "docs/"));
 		assert_non_null(strstr(r.gate.failures[i].message, "gate.allow_untested"));
 	}
-	/* the trusted config accepts them, new ones too: exit 0, still unverified */
-	g.allow_untested = true;
+	sc_results_release(&r);
+}
+
+/*
+ * The first tests are evidence: a skill the base had without tests whose
+ * head adds them is judged as a new skill (against no skill, by the same
+ * design), never skill_untested; its pass-rate check says the tests judge
+ * later PRs. A fixed design of 2 runs on 10 tests: 0% without the skill,
+ * 100% with it, a lift shown; tests no answer fails prove nothing.
+ */
+static void test_first_tests(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = fixed();
+	(void)state;
+
+	g.allow_untested = false;  /* the first tests are evidence under every policy */
+	sc_results_init(&r);
+	r.run.runs = 2;
+	add_skill(&r, "first", "modified", false)->first_tests = true;
+	add_agg(&r, "first", "baseline", 0, 20);
+	add_agg(&r, "first", "head", 20, 20);
+	add_runs(&r, "first", "baseline", 10, 2, NULL, false);
+	add_runs(&r, "first", "head", 10, 2, NULL, true);
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	assert_int_equal(r.gate.nfailures, 0);
-	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
-	assert_int_equal(r.gate.unverified, 3);
-	{
-		const struct sc_results_check *c = sc_results_find_check(&r, "none", "", "tests");
-		assert_non_null(c);
-		assert_string_equal(c->status, "unverified");
-		assert_true(c->accepted);
-		assert_non_null(strstr(c->message, "accepted: the trusted config sets gate.allow_untested"));
-	}
+	assert_int_equal(r.gate.verdict, SC_VERDICT_PASS);
+	assert_false(has_rule(&r, "first", "skill_untested"));
+	assert_non_null(strstr(check_of(&r, "first", "m", "pass_rate")->message,
+			       "tests added: they judge later PRs"));
+	assert_string_equal(check_of(&r, "first", "m", "lift")->status, "passed");
+	assert_string_equal(check_of(&r, "first", "m", "discrimination")->status, "passed");
+	sc_results_release(&r);
+	sc_results_init(&r);
+	r.run.runs = 2;
+	add_skill(&r, "first", "modified", false)->first_tests = true;
+	add_agg(&r, "first", "baseline", 20, 20);
+	add_agg(&r, "first", "head", 20, 20);
+	add_runs(&r, "first", "baseline", 10, 2, NULL, true);
+	add_runs(&r, "first", "head", 10, 2, NULL, true);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "first", "tests_not_discriminating"));
 	sc_results_release(&r);
 }
 
@@ -1040,6 +1099,7 @@ int main(void)
 		cmocka_unit_test(test_measured_values_no_change),
 		cmocka_unit_test(test_new_skill_against_no_skill),
 		cmocka_unit_test(test_deleted_and_untested),
+		cmocka_unit_test(test_first_tests),
 		cmocka_unit_test(test_kernel_unverified),
 		cmocka_unit_test(test_error_share_exits_3),
 		cmocka_unit_test(test_checks_recorded),
