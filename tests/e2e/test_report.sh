@@ -46,9 +46,9 @@ md=$(cat "$T/pr.md")
 # unverified, which blocks (docs/evaluation.md)
 for want in '❌ **gate failed' '100% → 0% (-100 pts)' '+75 pts (not significant, p=0.250)' \
 	'<code>skills/new-skill</code><br><sub>added</sub>' '<code>skills/old-skill</code><br><sub>deleted at head</sub>' \
-	'| ⚠️ **unverified**<br><sub>tests</sub> | <code>skills/docs-only</code><br><sub>untested</sub> |' \
+	'| ⚠️ **unverified**<br><sub>tests (accepted)</sub> | <code>skills/docs-only</code><br><sub>unverified: no tests</sub> |' \
 	'| ❌ **fail**<br><sub>pass rate</sub> | <code>skills/commit-messages</code> |' \
-	'- ⚠️ **tests** unverified (skill\_untested)' '**Regressed** (pass at base, fail at head): 2 tests' \
+	'- ⚠️ **tests** unverified, accepted by the trusted config (skill\_untested): unverified: no tests' '**Regressed** (pass at base, fail at head): 2 tests' \
 	'0 of 2 runs passed; fail (wrong\_answer)' \
 	'⚠️ **pass rate** unverified (pass\_rate\_unverified): pass rate 100% -&gt; 0%: a fixed design of 2 runs per test shows neither a drop nor the absence of a drop of 15 points'  'compile log:' 'identifier "INFINITY" is undefined' \
 	'<details>' 'fixtures.lock <code>efefefefefef</code>' 'mode GPU' \
@@ -105,7 +105,7 @@ r = row("skills/deleted"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub
 # 100% -> 100% on two tests, sampled until a drop of D is ruled out
 r = row("skills/new-name"); assert r[0] == "✅ pass" and r[1].endswith("<br><sub>from skills/old-name</sub>"), r
 # untested: unverified, accepted by the trusted config (gate.allow_untested), never "pass"
-r = row("skills/untested"); assert r[0] == "⚠️ **unverified**<br><sub>tests (accepted)</sub>" and r[1].endswith("<br><sub>untested</sub>"), r
+r = row("skills/untested"); assert r[0] == "⚠️ **unverified**<br><sub>tests (accepted)</sub>" and r[1].endswith("<br><sub>unverified: no tests</sub>"), r
 r = row("skills/invalid"); assert r[0] == "❌ **fail**<br><sub>validity</sub>" and r[1].endswith("<sub>invalid</sub>"), r
 r = row("skills/legacy"); assert r[0] == "✅ pass", r
 r = row("skills/improved"); assert r[0] == "✅ pass" and r[2] == "50% → 100% (+50 pts)<br><sub>Δ [-11, +100]; D 15</sub>", r
@@ -124,7 +124,7 @@ failed = md.split("### What failed\n\n")[1].split("### Details")[0]
 blocks = {re.search(r"<code>(skills/[^<]*)</code>", b).group(1): b for b in failed.split("<details>")[1:]}
 # every open check has its block: the two failures and the accepted unverified one
 assert sorted(blocks) == ["skills/invalid", "skills/regressed", "skills/untested"], sorted(blocks)
-assert "⚠️ **tests** unverified, accepted by the trusted config (skill\\_untested): no tests: the skill 'untested'" in blocks["skills/untested"], blocks["skills/untested"]
+assert "⚠️ **tests** unverified, accepted by the trusted config (skill\\_untested): unverified: no tests: the skill 'untested'" in blocks["skills/untested"], blocks["skills/untested"]
 b = blocks["skills/invalid"]
 assert "- ❌ **validity** fail (skill\\_invalid): skills/invalid/SKILL.md:2: 'name' is 'invalid-v2'" in b and "name-mismatch" in b, b
 b = blocks["skills/regressed"]
@@ -167,11 +167,11 @@ check "rows: the terminal gives every changed skill and the same verdict" python
 import sys
 t = open(sys.argv[1], encoding="utf-8").read()
 for want in ("skills/deleted: deleted at head\n  gate: ✓ passed", "skills/new-name · anthropic.fake-student (renamed from skills/old-name)",
-             "skills/untested: modified, untested (no tests found)",
+             "skills/untested: modified, unverified: no tests",
              "gate: ✗ validity failed (skill_invalid): skills/invalid/SKILL.md:2:",
              "gate: ✗ pass_rate failed (pass_rate_drop): pass rate 100% -> 12%: a drop is shown",
              "skills/new-name · anthropic.fake-student (renamed from skills/old-name)\n  baseline",
-             "gate: ? tests unverified, accepted (skill_untested): no tests",
+             "gate: ? tests unverified, accepted (skill_untested): unverified: no tests",
              "✗ gate failed: 2 of 9 changed skills failed (skills/invalid, skills/regressed); 1 unverified"):
     assert want in t, want
 print("ok")
@@ -212,7 +212,7 @@ assert "allowed: the trusted config sets gate.allow_deletions" in [c for c in dl
 un = {c.get("name"): c for c in suites["skills/untested"].findall("testcase")}
 # unverified and accepted by the trusted config: skipped (not a pass, not blocking)
 ut = un["gate: the skill has tests (changed skill)"].find("skipped")
-assert ut is not None and ut.get("message").startswith("unverified, accepted by the trusted config: no tests"), ut
+assert ut is not None and ut.get("message").startswith("unverified, accepted by the trusted config: unverified: no tests"), ut
 assert "accepted: the trusted config sets gate.allow_untested" in ut.get("message"), ut
 assert un["gate: validity (Agent Skills rules)"].find("failure") is None
 # base and baseline outcomes are properties, never failures
@@ -263,9 +263,10 @@ assert by["skills/old-skill"] == 1, by
 # file's fixed design of 2 runs shows neither a drop nor its absence): its
 # check blocks, as a failure of type unverified, and its test, whose runs
 # show no regression on their own, is not a failure; docs-only is
-# untested, which nothing accepts: unverified, blocking
+# untested: unverified, accepted by the default policy (gate.allow_untested),
+# so a skipped case, not a failure
 assert by["skills/commit-messages"] == 5 and by["skills/cuda-gemm"] == 1, by
-assert by["skills/docs-only"] == 1, by
+assert by["skills/docs-only"] == 0, by
 def case(suite, name):
     return [c for s in root.iter("testsuite") if s.get("name") == suite
             for c in s.findall("testcase") if c.get("name") == name][0]
@@ -273,8 +274,8 @@ f = case("skills/cuda-gemm", "gate: pass rate, base -> head").find("failure")
 assert f is not None and f.get("type") == "unverified", f
 assert f.get("message").startswith("unverified: pass rate 100% -> 0%: a fixed design of 2 runs per test shows neither"), f.get("message")
 assert case("skills/cuda-gemm", "skills/cuda-gemm/tests[1] run 1").find("failure") is None
-f = case("skills/docs-only", "gate: the skill has tests (changed skill)").find("failure")
-assert f is not None and f.get("type") == "unverified", f
+sk = case("skills/docs-only", "gate: the skill has tests (changed skill)").find("skipped")
+assert sk is not None and sk.get("message").startswith("unverified, accepted by the trusted config: unverified: no tests"), sk
 print("ok")
 EOF
 # A results file whose gate failed without a failure to show, and with no
@@ -482,7 +483,7 @@ expect_out_contains "::group::skillci report" "the summary is in a log group"
 expect_out_contains "::endgroup::" "the log group is closed"
 expect_out_contains "::error file=skills/commit-messages/SKILL.md,title=skillci%3A skills/commit-messages failed the gate on anthropic.claude-haiku-4-5 (pass_rate_drop)::pass rate 100%25 -> 0%25: a drop is shown (difference -100.0 points, 98%25 interval [-100.0, -5.0] over 2 tests; fixed design of 2 runs per test; alpha 0.01 over 4 checks, beta 0.2, D 15 points)" \
 	"annotation escapes % in data, : in properties, keeps , in data"
-expect_out_contains "::warning file=skills/docs-only/SKILL.md,title=skillci%3A skills/docs-only could not be verified (skill_untested)::no tests:" \
+expect_out_contains "::warning file=skills/docs-only/SKILL.md,title=skillci%3A skills/docs-only could not be verified (accepted by the trusted config) (skill_untested)::unverified: no tests:" \
 	"each unverified skill is annotated as a warning (untested)"
 expect_out_contains "::warning file=skills/cuda-gemm/SKILL.md,title=skillci%3A skills/cuda-gemm could not be verified on anthropic.claude-haiku-4-5 (pass_rate_unverified)::" \
 	"each unverified skill is annotated as a warning (pass rate)"
@@ -823,7 +824,7 @@ EOF
 import sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 for want in ("skills/new-name</code><br><sub>from skills/old-name", "<sub>deleted at head</sub>", "<sub>added</sub>",
-             "<sub>untested</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
+             "<sub>unverified: no tests</sub>", "<sub>invalid</sub>", "pre-existing error", "skill_invalid", "pass_rate_drop",
              "already failing, base passed 0 of 7", "Regressed", "<q>I am not sure what the regressed word is"):
     assert want in dom, want
 print("ok")
