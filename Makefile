@@ -68,7 +68,7 @@ HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/nvrtc.h && echo 1)
 CORE_SRC := $(wildcard runner/core/*.c)
 CORE_OBJS := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CORE_A   := $(BUILD)/libskillci-core.a
-LIB_PARTS := $(filter-out runner/core/ runner/cmd/ runner/kernel/,$(sort $(dir $(wildcard runner/*/*.c))))
+LIB_PARTS := $(filter-out runner/core/ runner/cmd/ runner/kernel/ runner/jail/,$(sort $(dir $(wildcard runner/*/*.c))))
 LIB_SRC  := $(wildcard $(LIB_PARTS:%=%*.c) reporters/*.c)
 LIB_OBJS := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libskillci.a
