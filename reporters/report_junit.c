@@ -800,7 +800,7 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 	    !sc_results_find_check(r, s->path, "", "tests")) {
 		/* an added skill, or results written before skill_untested */
 		struct jcase *c = case_new(js, "tests", cn.ptr);
-		case_set(c, OUT_SKIP, NULL, "untested: no tests found at head (not counted as failed)", NULL);
+		case_set(c, OUT_SKIP, NULL, "unverified: no tests at head (not counted as failed)", NULL);
 	}
 	for (size_t m = 0; m < nmodels; m++) {
 		for (size_t i = 0; i < r->gate.nchecks; i++) {

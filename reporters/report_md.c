@@ -232,7 +232,7 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 				      nmodels, nmodels == 1 ? "" : "s", (long long)r->run.runs,
 				      r->run.runs == 1 ? "" : "s");
 		if (k.untested)
-			sc_buf_printf(out, ", %zu untested", k.untested);
+			sc_buf_printf(out, ", %zu unverified: no tests", k.untested);
 		if (k.deleted)
 			sc_buf_printf(out, ", %zu deleted", k.deleted);
 	}
@@ -453,7 +453,7 @@ static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
 	if (fresh)
 		PART("invalid");
 	if (s->untested && !sc_streq(s->status, "deleted"))
-		PART("untested");
+		PART("unverified: no tests");
 #undef PART
 	if (parts)
 		sc_buf_puts(out, "</sub>");

@@ -131,7 +131,7 @@ static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 	}
 	if (!n)
 		sc_buf_printf(out, "  gate: %s%s\n", shard ? "decided by skillci merge" : "✓ passed",
-			      s->untested ? " (untested: no tests found)" : "");
+			      s->untested ? " (unverified: no tests)" : "");
 }
 
 /* What the pull request tried that was not applied, and the skills whose
@@ -266,7 +266,7 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		if (sc_streq(s->status, "deleted"))
 			sc_buf_puts(out, ": deleted at head\n");
 		else if (s->untested)
-			sc_buf_printf(out, ": %s%suntested (no tests found)\n", eval ? "" : s->status ? s->status : "",
+			sc_buf_printf(out, ": %s%sunverified: no tests\n", eval ? "" : s->status ? s->status : "",
 				      eval || !s->status ? "" : ", ");
 		else
 			sc_buf_printf(out, ": %s%snothing evaluated\n", eval ? "" : s->status ? s->status : "",

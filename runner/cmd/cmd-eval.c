@@ -27,7 +27,8 @@ static void usage(FILE *f)
 		"usage: skillci eval DIR... -m MODEL... [--runs N | --max-runs R [--first-runs F]]\n"
 		"                    [--lift-margin P] [--no-baseline] [--tests FILE]\n"
 		"                    [--generate-tests] [--test-gen-model MODEL]\n"
-		"                    [--max-turns N] [--judge MODEL] [--offline] [--store LOCATION]\n"
+		"                    [--max-turns N] [--judge MODEL] [--grader MODEL] [--offline]\n"
+		"                    [--store LOCATION]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--retries N] [--json FILE]\n"
 		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
 		"\n"
@@ -54,6 +55,9 @@ static void usage(FILE *f)
 		"  --max-turns N        model turns for kernel tests (default 3)\n"
 		"  --judge MODEL        score every answer 0-1 with this model (beside the verdict)\n"
 		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
+		"  --grader MODEL       grade tests' expectations with this model, per statement with\n"
+		"                       quoted evidence (default: grader.model; without one such\n"
+		"                       tests are unverified: skillci help tests)\n"
 		"  --offline            answer from the response cache only\n"
 		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
 		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
@@ -308,8 +312,8 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 		printf(" (%lld tests x %d runs)%s\n", (long long)s->tests, info->runs,
 		       r->run.oracle ? "  [oracle self-test]" : "");
 	if (!head) {
-		printf("  untested: no tests found (add tests to %s/skill_meta.json, pass --tests FILE,\n"
-		       "  or --generate-tests to have the test generation model write them)\n\n",
+		printf("  unverified: no tests (skillci tests init %s writes a starter suite; the\n"
+		       "  format: skillci help tests; or pass --tests FILE, or --generate-tests)\n\n",
 		       s->path);
 		return;
 	}
@@ -439,7 +443,7 @@ int cmd_eval(int argc, char **argv)
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
 	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES,
-	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN };
+	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN, O_GRADER };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -453,6 +457,7 @@ int cmd_eval(int argc, char **argv)
 		{ "store", required_argument, NULL, O_STORE },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "judge", required_argument, NULL, O_JUDGE },
+		{ "grader", required_argument, NULL, O_GRADER },
 		{ "rubric", required_argument, NULL, O_RUBRIC },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
@@ -537,6 +542,7 @@ int cmd_eval(int argc, char **argv)
 		case O_STORE: eo.store = optarg; break;
 		case O_JSON: json_path = optarg; break;
 		case O_JUDGE: eo.judge = optarg; break;
+		case O_GRADER: eo.grader = optarg; break;
 		case O_RUBRIC: eo.rubric_file = optarg; break;
 		case O_CACHE: eo.cache = optarg; eo.no_cache = false; break;
 		case O_NO_CACHE: eo.no_cache = true; break;

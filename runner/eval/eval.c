@@ -15,6 +15,7 @@
  */
 #include "common.h"
 #include "eval/eval.h"
+#include "eval/grader.h"
 #include "eval/workpool.h"
 #include "providers/provider.h"
 #include "results/compare.h"
@@ -181,6 +182,7 @@ struct unit {
 	int64_t t0;
 	bool evaluated;             /* not reused */
 	bool judging;
+	bool grading;               /* the grader's request is out */
 	bool asked;                 /* a model answered at least once */
 	struct sc_results_unit ru;
 };
@@ -611,6 +613,8 @@ static const char *chat_error_class(enum sc_chat_error e)
 
 static int submit_turn(struct unit *u);
 static int submit_judge(struct unit *u);
+static int submit_grader(struct unit *u);
+static void grader_request(struct sc_chat_request *req, const struct sc_eval_options *opt);
 
 /* Starts the judge when one is configured and the verdict is not an error;
  * otherwise the unit is done. */
@@ -751,6 +755,138 @@ static void check_kernel(struct unit *u, const char *answer)
 	sc_workpool_push(c->pool, kcheck_run, kc);
 }
 
+/*
+ * The answer met the test's "contains" strings; what else the test names
+ * decides the unit. Workspace verifiers need the workspace an agent run
+ * leaves: in a chat unit they cannot be checked, so the unit is
+ * unverified (needs_agent). Expectations and an expected_output need the
+ * grader: asked when one is configured (returns true: on_grader decides),
+ * else the unit is unverified (no_grader). Otherwise it passes. Never a
+ * pass for a check that was not made.
+ */
+static bool decide_beyond_answer(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	const struct sc_test *t = u->test;
+
+	if (sc_test_has_workspace_verifier(t)) {
+		struct sc_buf msg = SC_BUF_INIT;
+		const struct sc_test_verifier *v = NULL;
+		for (size_t i = 0; i < t->nverifiers && !v; i++)
+			if (t->verifiers[i].type != SC_VERIFIER_CONTAINS)
+				v = &t->verifiers[i];
+		sc_buf_printf(&msg, "the test's %s verifier checks the workspace an agent run leaves "
+			      "behind; this unit ran as one chat request, so it was not checked: run "
+			      "the test as an agent", sc_verifier_type_name(v->type));
+		set_verdict(u, "unverified", "needs_agent", msg.ptr);
+		sc_buf_release(&msg);
+		return false;
+	}
+	if (sc_test_needs_grader(t)) {
+		if (!opt->grader_model) {
+			set_verdict(u, "unverified", "no_grader",
+				    "the test's expectations are statements a grader model judges, and "
+				    "no grader is configured: set grader.model in the trusted config "
+				    "(skillci.yml; `skillci eval --grader MODEL`)");
+			return false;
+		}
+		if (submit_grader(u) == 0)
+			return true;
+		set_verdict(u, "error", "grader", sc_error_last());
+		return false;
+	}
+	set_verdict(u, "pass", NULL, NULL);
+	return false;
+}
+
+/* The grader's reply: each statement passed or failed with its evidence,
+ * recorded in the transcript; the unit passes when every one passed. */
+static void on_grader(struct sc_chat_response *resp, void *payload)
+{
+	struct unit *u = payload;
+	struct ctx *c = u->ctx;
+	struct sc_grading g;
+	cJSON *m, *items;
+
+	u->grading = false;
+	if (resp->error_class == SC_CHAT_CANCELLED) {
+		unit_drop(u);
+		return;
+	}
+	if (resp->from_cache)
+		c->cache_hits++;
+	else if (resp->attempts > 0)
+		c->requests++;
+	if (resp->error_class != SC_CHAT_OK || !resp->text) {
+		struct sc_buf msg = SC_BUF_INIT;
+		sc_buf_printf(&msg, "the grader could not be asked: %s",
+			      resp->error ? resp->error : sc_chat_error_name(resp->error_class));
+		set_verdict(u, "error", "grader", msg.ptr);
+		sc_buf_release(&msg);
+		unit_done(u);
+		admit(c);
+		return;
+	}
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "grader");
+	cJSON_AddStringToObject(m, "model", c->opt->grader_model);
+	cJSON_AddStringToObject(m, "content", resp->text);
+	cJSON_AddItemToArray(u->transcript, m);
+	if (sc_grader_parse(&g, resp->text, u->test, u->answer) < 0) {
+		set_verdict(u, "error", "grader", sc_error_last());
+		sc_error_clear();
+	} else {
+		struct sc_buf msg = SC_BUF_INIT;
+		items = cJSON_AddArrayToObject(m, "expectations");
+		for (size_t i = 0; i < g.n; i++) {
+			cJSON *it = cJSON_CreateObject();
+			cJSON_AddStringToObject(it, "text", g.items[i].text);
+			cJSON_AddBoolToObject(it, "passed", g.items[i].passed);
+			cJSON_AddStringToObject(it, "evidence", g.items[i].evidence);
+			if (g.items[i].unquoted)
+				cJSON_AddTrueToObject(it, "evidence_not_in_answer");
+			cJSON_AddItemToArray(items, it);
+		}
+		sc_grading_summary(&msg, &g);
+		if (g.passed == g.n)
+			set_verdict(u, "pass", NULL, msg.ptr);
+		else
+			set_verdict(u, "fail", "expectation_failed", msg.ptr);
+		sc_buf_release(&msg);
+		sc_grading_release(&g);
+	}
+	after_verdict(u);
+	admit(c);
+}
+
+/* Asks the grader about u's answer (grader.h): fixed instructions, the
+ * test's statements, the answer quoted as data. */
+static int submit_grader(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	struct sc_buf prompt = SC_BUF_INIT, oracle = SC_BUF_INIT;
+	struct sc_chat_message m;
+	struct sc_chat_request req;
+	int err;
+
+	sc_grader_prompt(&prompt, u->test, u->answer);
+	sc_grader_oracle_reply(&oracle, u->test, u->answer);
+	grader_request(&req, opt);
+	m.role = SC_CHAT_USER;
+	m.content = prompt.ptr;
+	req.messages = &m;
+	req.nmessages = 1;
+	req.label = u->ru.test_name;
+	req.oracle_answer = oracle.ptr;
+	u->grading = true;
+	err = sc_client_submit(opt->client, &req, on_grader, u);
+	if (err < 0)
+		u->grading = false;
+	sc_buf_release(&prompt);
+	sc_buf_release(&oracle);
+	return err;
+}
+
 /* The completion of one model turn. */
 static void on_chat(struct sc_chat_response *resp, void *payload)
 {
@@ -793,7 +929,8 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	}
 	if (sc_eval_contains_all(resp->text, (const char *const *)u->test->contains.items,
 				 u->test->contains.n)) {
-		set_verdict(u, "pass", NULL, NULL);
+		if (decide_beyond_answer(u))
+			return;  /* the grader was asked; on_grader decides */
 	} else {
 		struct sc_buf msg = SC_BUF_INIT;
 		for (size_t i = 0; i < u->test->contains.n; i++)
@@ -833,6 +970,37 @@ static void judge_request(struct sc_chat_request *req, const struct sc_eval_opti
 	req->temperature = 0.0;
 	req->temperature_optional = true;  /* left out where the judge model takes none */
 	req->oracle_answer = "SCORE: 1";
+}
+
+/* The grader's request but its prompt (grader.h). */
+static void grader_request(struct sc_chat_request *req, const struct sc_eval_options *opt)
+{
+	memset(req, 0, sizeof(*req));
+	req->model = opt->grader_model;
+	req->system = sc_grader_system();
+	req->max_tokens = 2048;
+	req->temperature = 0.0;
+	req->temperature_optional = true;
+	req->oracle_answer = "{\"expectations\": []}";
+}
+
+/* A grader model that cannot take the grader's request is refused before
+ * any unit runs, as the judge is. */
+static int check_grader(const struct sc_eval_options *opt)
+{
+	struct sc_chat_request req;
+	struct sc_request_shape sh;
+	struct sc_model m;
+	int err;
+
+	if (!opt->grader_model)
+		return 0;
+	grader_request(&req, opt);
+	if ((err = sc_model_parse(&m, opt->grader_model)) < 0)
+		return sc_error_wrap(err, "grader");
+	err = sc_model_shape(&sh, &m, &req);
+	sc_model_release(&m);
+	return err < 0 ? sc_error_wrap(err, "grader") : 0;
 }
 
 /* A judge model that cannot take the judge's request is refused before any unit runs. */
@@ -986,6 +1154,11 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 		sha_hex(rh, opt->judge_rubric ? opt->judge_rubric : default_rubric);
 		sc_buf_printf(&tmp, "+judge:%s:%.12s", opt->judge_model, rh);
 	}
+	if (opt->grader_model && sc_test_needs_grader(t)) {
+		char gh[65];
+		sha_hex(gh, sc_grader_system());
+		sc_buf_printf(&tmp, "+grader:%s:%s:%.12s", opt->grader_model, SC_GRADER_VERSION, gh);
+	}
 	u->harness = sc_buf_detach(&tmp, NULL);
 	ru->hashes.skill = strcmp(skill_hash, SC_STORE_NO_SKILL) ? sc_xstrdup(skill_hash) : NULL;
 	ru->hashes.test = sc_xstrdup(u->test_hash);
@@ -1069,7 +1242,7 @@ static bool not_started(void *payload, void *arg)
 {
 	struct unit *u = payload;
 
-	return u->ctx == arg && !u->asked && !u->judging;
+	return u->ctx == arg && !u->asked && !u->judging && !u->grading;
 }
 
 /*
@@ -1259,7 +1432,8 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 	if (opt->max_turns < 1)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one turn");
 	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
-	    (err = check_judge(opt)) < 0 || (err = prepare_skills(&c)) < 0)
+	    (err = check_judge(opt)) < 0 || (err = check_grader(opt)) < 0 ||
+	    (err = prepare_skills(&c)) < 0)
 		goto done;
 	for (size_t i = 0; i < nrefs; i++)
 		if (refs[i].skill >= nskills || refs[i].model >= c.nmodels ||
@@ -1316,7 +1490,8 @@ int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, siz
 	c.opt = opt;
 	if (opt->runs < 1 || opt->max_turns < 1 || opt->nmodels == 0)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one model, one run and one turn");
-	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0)
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0 ||
+	    (err = check_grader(opt)) < 0)
 		goto done;
 
 	/* The results frame: run, skills. */
@@ -1623,7 +1798,8 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 			t->passed += !strcmp(u->verdict, "pass");
 			t->failed += !strcmp(u->verdict, "fail");
 			t->errors += !strcmp(u->verdict, "error");
-			t->skipped += !strcmp(u->verdict, "skipped");
+			/* unverified units count as skipped: never a pass (contract 1) */
+			t->skipped += !strcmp(u->verdict, "skipped") || !strcmp(u->verdict, "unverified");
 		}
 		SC_GROW(r->aggregates, alloc, r->naggregates + 1);
 		SC_GROW(first, ranges_alloc, r->naggregates + 1);

@@ -119,6 +119,8 @@ struct sc_eval_options {
 	double temperature;         /* < 0: provider default */
 	const char *judge_model;    /* NULL: no judge */
 	const char *judge_rubric;   /* NULL: the default rubric */
+	const char *grader_model;   /* grades expectations (eval/grader.h); NULL: tests
+				     * with expectations are unverified (no_grader) */
 	struct sc_client *client;   /* required when anything is evaluated */
 	struct sc_store *store;     /* NULL: no reuse, nothing stored */
 	bool reuse;                 /* look units up in the store first */

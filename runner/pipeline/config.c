@@ -624,6 +624,18 @@ static void h_judge(struct ctx *c, const struct sc_yaml_node *v, const char *key
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
 
+static void h_grader_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->grader_model);
+}
+
+/* grader: the model that grades tests' expectations (docs/tests-format.md) */
+static void h_grader(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = { { "model", h_grader_model } };
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
 static void h_g_points(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	get_num(c, v, key, 0, false, 100, &c->cfg->gate.pass_rate_drop_points);
@@ -1052,6 +1064,7 @@ static const struct key skillci_keys[] = {
 	{ "gate", h_gate },             { "skills", h_skills },
 	{ "reports", h_reports },       { "providers", h_providers },
 	{ "budget", h_budget },         { "prices", h_prices },
+	{ "grader", h_grader },
 };
 
 /* ---- upskill.config.yaml handlers ------------------------------------- */
@@ -1307,6 +1320,9 @@ void sc_config_defaults(struct sc_config *out)
 	out->gate.judge_drop = 0.1;
 	out->gate.error_share = 0.1;
 	out->gate.require_lift = true;
+	/* an untested skill is unverified, shown as such, and accepted: a new
+	 * adopter's repository has no tests yet (docs/run.md, "Untested skills") */
+	out->gate.allow_untested = true;
 	sc_budget_config_defaults(&out->budget);
 	out->gate.max_baseline_pass_rate = 1;
 	out->gate.first_runs = SC_CONFIG_FIRST_RUNS;
@@ -1532,6 +1548,7 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "store", "%s", cfg->store_path);
 	pair(keys, values, "judge.model", "%s", cfg->judge_model ? cfg->judge_model : "(none)");
 	pair(keys, values, "judge.rubric", "%s", cfg->judge_rubric ? cfg->judge_rubric : "(built in)");
+	pair(keys, values, "grader.model", "%s", cfg->grader_model ? cfg->grader_model : "(none)");
 	pair(keys, values, "gate.pass_rate_drop_points", "%g", g->pass_rate_drop_points);
 	pair(keys, values, "gate.alpha", "%g", g->alpha);
 	pair(keys, values, "gate.tokens_rise_pct", "%g", g->tokens_rise_pct);
@@ -1642,6 +1659,7 @@ void sc_config_release(struct sc_config *cfg)
 	free(cfg->store_path);
 	free(cfg->judge_model);
 	free(cfg->judge_rubric);
+	free(cfg->grader_model);
 	for (size_t i = 0; i < cfg->nskills; i++) {
 		free(cfg->skills[i].skill);
 		sc_strlist_release(&cfg->skills[i].tests);

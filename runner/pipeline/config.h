@@ -119,6 +119,7 @@ struct sc_config {
 
 	char *judge_model;       /* NULL: no judge */
 	char *judge_rubric;      /* NULL: the built-in rubric */
+	char *grader_model;      /* grades expectations; NULL: such tests are unverified */
 
 	struct sc_config_gate gate;
 

@@ -35,6 +35,7 @@ struct sc_evalrun {
 	size_t nmodels;
 	const char *test_gen;
 	const char *judge;
+	const char *grader;
 	const char *cache_dir;
 	const char *store_location;
 	double max_error_share;
@@ -237,6 +238,7 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	if (cfg->kernel_timeout_s >= 1)
 		e->kenv.wall_s = (int)cfg->kernel_timeout_s;
 	e->judge = opt->judge ? opt->judge : cfg->judge_model;
+	e->grader = opt->grader ? opt->grader : cfg->grader_model;
 	if (!opt->rubric_file && cfg->judge_rubric)
 		sc_buf_sets(&e->rubric, cfg->judge_rubric);
 	e->max_error_share = cfg->gate.error_share;
@@ -390,7 +392,8 @@ static int check_budget(struct sc_evalrun *e)
 			const struct sc_test_set *set = &e->sets[s];
 			for (size_t t = 0; t < set->n; t++) {
 				const struct sc_test *test = &set->items[t];
-				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0);
+				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0) +
+					  (e->grader && sc_test_needs_grader(test) ? 1 : 0);
 				size_t bytes = sc_budget_test_bytes(test);
 				for (int v = 0; v < (eo->baseline ? 2 : 1); v++)
 					for (int r = 0; r < eo->runs; r++) {
@@ -598,6 +601,7 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 	eo->models = e->models;
 	eo->nmodels = e->nmodels;
 	eo->judge_model = e->judge;
+	eo->grader_model = e->grader;
 	eo->judge_rubric = e->rubric.len ? e->rubric.ptr : NULL;
 	eo->client = e->client;
 	eo->store = e->store;

@@ -55,6 +55,7 @@ struct sc_evalrun_options {
 	bool generate_tests;
 	const char *test_gen_model;      /* NULL: the config's */
 	const char *judge, *rubric_file; /* NULL: the config's */
+	const char *grader;              /* grades expectations; NULL: the config's grader.model */
 	bool offline, no_cache, no_reuse, compile_only, allow_unpinned;
 	const char *cache, *store;       /* NULL: the config's, else the defaults */
 	const char *fixtures, *arch;     /* NULL: the config's, else fixtures, sm_90 */

@@ -243,6 +243,17 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 }
 
 /*
+ * True when s is judged as a new skill is (against no skill, not against
+ * a base): an added skill, or one whose head adds the first tests of a
+ * skill the base had without tests (first_tests: they cannot regress
+ * against nothing; docs/run.md, "First tests").
+ */
+static bool judged_as_new(const struct sc_results_skill *s)
+{
+	return sc_streq(s->status, "added") || s->first_tests;
+}
+
+/*
  * The family of pass_rate comparisons of the PR (the skill x model pairs
  * check_model compares: a changed, tested, not added skill with pass
  * rates at base and head), their paired statistics, and Holm's
@@ -258,7 +269,7 @@ static void plan_margins(struct gate *gt)
 		const struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
 		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") ||
-		    sc_streq(s->status, "added"))
+		    judged_as_new(s))
 			continue;
 		if (s->untested)
 			continue;
@@ -435,7 +446,7 @@ static void plan_metrics(struct gate *gt)
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			if (sc_streq(a->variant, "head") && sc_streq(s->status, "added") &&
+			if (sc_streq(a->variant, "head") && judged_as_new(s) &&
 			    gt->g->require_lift) {
 				lift_stats(add_metric(gt, s->path, a->model, "lift"), r, gt->g);
 				continue;
@@ -978,14 +989,18 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "base", model);
 	const struct sc_results_aggregate *baseline =
 		sc_results_find_aggregate(r, s->path, "baseline", model);
-	bool added = sc_streq(s->status, "added");
+	bool added = judged_as_new(s);
 	bool excused = compile_only_excuse(gt, s, model);
 	struct sc_buf why = SC_BUF_INIT;
 
 	if (excused && (!judged(head) || (!added && !judged(base)))) {
 		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
 		skip(gt, s, model, "pass_rate", "%s: no kernel was run (gate.compile_only)", why.ptr);
-	} else if (added)
+	} else if (s->first_tests)
+		skip(gt, s, model, "pass_rate", "tests added: they judge later PRs (the base had none, "
+		     "so there is nothing to regress from; the lift check compares the skill with no "
+		     "skill on them)");
+	else if (added)
 		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
 	else if (!base)
@@ -1033,7 +1048,8 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		check_speedup(gt, s, model, base, head);
 		check_judge(gt, s, model, base, head);
 	} else {
-		const char *why_not = added ? "new skill: no base to compare with"
+		const char *why_not = s->first_tests ? "tests added: no base results on them"
+				      : added ? "new skill: no base to compare with"
 				      : "no base results to compare with";
 		skip(gt, s, model, "tokens", "%s", why_not);
 		skip(gt, s, model, "speedup", "%s", why_not);
@@ -1073,31 +1089,44 @@ static void check_deleted(struct gate *gt, struct sc_results_skill *s)
 		     s->name ? s->name : s->path);
 }
 
-/* An added skill with no test at all: nothing shows it works. */
+/* What every message that says "add tests" says (docs/tests-format.md):
+ * the command that writes them and where the format is, in the binary. */
+#define ADD_TESTS "skillci tests init PATH writes a starter suite; the format: skillci help tests"
+
+/*
+ * An added skill with no test at all: nothing shows it works. Unverified:
+ * with gate.allow_untested (the default) the check is skipped as
+ * "unverified: no tests", else it fails tests_not_discriminating.
+ */
 static void check_added_untested(struct gate *gt, struct sc_results_skill *s)
 {
-	fail(gt, s, NULL, "discrimination", "tests_not_discriminating", s->skill_md, 0,
-	     "the new skill has no tests, so nothing shows it works (add tests: docs/tests-format.md)");
+	if (gt->g->allow_untested)
+		skip(gt, s, NULL, "tests", "unverified: no tests: nothing shows the new skill works "
+		     "(%s); accepted: gate.allow_untested is true in the trusted config", ADD_TESTS);
+	else
+		fail(gt, s, NULL, "discrimination", "tests_not_discriminating", s->skill_md, 0,
+		     "unverified: no tests: the new skill has no tests, so nothing shows it works "
+		     "(%s), and gate.allow_untested is false", ADD_TESTS);
 }
 
 /*
  * A modified or moved skill with no tests at base nor head: only its
- * validity was checked, nothing shows it still works. It fails
- * skill_untested unless the trusted config accepts untested skills
- * (gate.allow_untested); then the check is skipped with the reason, and
- * the reports still count the skill unverified.
+ * validity was checked, nothing shows it still works. Unverified, shown
+ * as "unverified: no tests" on every surface; it fails skill_untested
+ * only when the trusted config refuses untested skills
+ * (gate.allow_untested: false; the default accepts them, docs/run.md).
  */
 static void check_untested(struct gate *gt, struct sc_results_skill *s)
 {
 	if (gt->g->allow_untested)
-		skip(gt, s, NULL, "tests", "no tests found at base nor head; allowed: the trusted "
-		     "config sets gate.allow_untested");
+		skip(gt, s, NULL, "tests", "unverified: no tests at base nor head, so only the skill's "
+		     "validity was checked (%s); accepted: gate.allow_untested is true in the trusted "
+		     "config", ADD_TESTS);
 	else
 		fail(gt, s, NULL, "tests", "skill_untested", s->skill_md, 0,
-		     "the skill '%s' has no tests at base nor head, so only its validity was checked: "
-		     "add tests under the skill (docs/tests-format.md), or set gate.allow_untested: "
-		     "true in the trusted config to accept untested skills",
-		     s->name ? s->name : s->path);
+		     "unverified: no tests: the skill '%s' has no tests at base nor head, so only its "
+		     "validity was checked (%s); gate.allow_untested: false in the trusted config "
+		     "refuses untested skills", s->name ? s->name : s->path, ADD_TESTS);
 }
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)

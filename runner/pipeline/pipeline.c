@@ -49,6 +49,7 @@ struct side {
 	struct sc_diags findings;  /* its own: SKILL.md, test files, writing it out; repo paths */
 	bool unreadable;    /* the side could not be read at all (a finding says why) */
 	bool has_changes;   /* head: changes compares the head's tests with the base's */
+	bool first_tests;   /* head: the base had no tests; judged on the head's own */
 	struct sc_test_changes changes;
 };
 
@@ -312,6 +313,19 @@ static int side_unreadable(struct side *s, int err, const char *path)
 }
 
 /*
+ * The first tests are evidence (docs/run.md, "First tests"): a skill the
+ * base has without tests, whose head adds tests, cannot regress against
+ * nothing; it is judged on the head's new tests as an added skill is
+ * (against no skill), and those tests judge the pull requests after it.
+ * True (and h marked) when that is the case.
+ */
+static bool first_tests(struct side *h, const struct side *b)
+{
+	h->first_tests = b->loaded && b->tests.n == 0 && h->tests.n > 0;
+	return h->first_tests;
+}
+
+/*
  * Wires the three sides of one changed skill after loading: the head is
  * judged on the base's tests when the base was read (the tests already
  * reviewed and merged), else on its own (an added skill); the head's
@@ -323,9 +337,13 @@ static void wire_sides(struct side *h, struct side *b, struct side *p)
 	if (!h->loaded)
 		return;
 	if (b->loaded) {
-		h->es.tests = &b->tests;
 		sc_trust_diff_tests(&p->tests, &h->changes, &b->tests, &h->tests);
 		h->has_changes = true;
+		if (first_tests(h, b)) {
+			sc_test_set_release(&p->tests);  /* they are the verdict's tests */
+			return;
+		}
+		h->es.tests = &b->tests;
 		if (p->tests.n) {
 			p->es.path = h->es.path;
 			p->es.variant = SC_VARIANT_HEAD_TESTS;
@@ -397,6 +415,7 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 	rs->tests = head->loaded ? (int64_t)head->es.tests->n : 0;
 	/* an unreadable head is a gate failure, not an untested skill */
 	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
+	rs->first_tests = head->first_tests;
 	if (head->has_changes) {
 		rs->has_test_changes = true;
 		rs->tests_added = (int64_t)head->changes.added;
@@ -741,7 +760,7 @@ static int load_sides(struct sc_pipeline *p)
 		wire_sides(h, b, t);
 		/* the head's own kernel tests run only against fixtures the
 		 * base revision has pinned */
-		if (h->loaded && !b->loaded)
+		if (h->loaded && (!b->loaded || h->first_tests))
 			sc_trust_drop_unknown_fixtures(&h->tests, p->cfg.fixtures_dir,
 						       p->opt.allow_unpinned, cs->path, &p->trust);
 		if (t->loaded &&
@@ -938,7 +957,8 @@ static int make_plan(struct sc_pipeline *p)
 				/* the most requests a unit makes: its turns (kernel
 				 * tests feed errors back), and one judge request */
 				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
-					   (cfg->judge_model ? 1 : 0);
+					   (cfg->judge_model ? 1 : 0) +
+					   (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
 				size_t bytes = sc_budget_test_bytes(test);
 				char th[65];
 				sc_test_hash(th, test);
@@ -969,6 +989,8 @@ static int make_plan(struct sc_pipeline *p)
 	sc_buf_clear(&tmp);
 	sc_buf_printf(&tmp, "runs=%d;turns=%d;harness=%s;judge=%s", cfg->runs, cfg->max_turns,
 		      SC_EVAL_HARNESS_VERSION, cfg->judge_model ? cfg->judge_model : "");
+	if (cfg->grader_model)
+		sc_buf_printf(&tmp, ";grader=%s", cfg->grader_model);
 	if (seq)
 		sc_buf_printf(&tmp, ";first_runs=%d;max_runs=%d", cfg->gate.first_runs,
 			      cfg->gate.max_runs);
@@ -1138,6 +1160,7 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	eopt.runs = cfg->runs;
 	eopt.max_turns = cfg->max_turns;
 	eopt.judge_model = cfg->judge_model;
+	eopt.grader_model = cfg->grader_model;
 	eopt.judge_rubric = cfg->judge_rubric;
 	eopt.reuse = !p->opt.no_reuse;
 	eopt.kernel = p->kernel;

@@ -700,6 +700,7 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 	TRY(rd_str(rd, o, "head_tree", &s->head_tree, false));
 	TRY(rd_int(rd, o, "tests", &s->tests));
 	TRY(rd_bool(rd, o, "untested", &s->untested));
+	TRY(rd_bool(rd, o, "first_tests", &s->first_tests));
 	TRY(read_findings(rd, o, s));
 	TRY(rd_obj(rd, o, "test_changes", &changes));
 	if (changes) {
@@ -1685,6 +1686,7 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 	add_str(o, "head_tree", s->head_tree);
 	add_int(o, "tests", s->tests);
 	add_bool(o, "untested", s->untested);
+	add_bool(o, "first_tests", s->first_tests);
 	findings = cJSON_AddArrayToObject(o, "findings");
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];

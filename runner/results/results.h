@@ -119,6 +119,9 @@ struct sc_results_skill {
 	char *base_tree, *head_tree;
 	int64_t tests;            /* tests the verdict used (the base's when there is a base) */
 	bool untested;
+	/* the base had no tests and the head adds the first ones: the verdict
+	 * used the head's tests, judged as a new skill's are ("first_tests") */
+	bool first_tests;
 	/* how the head's tests differ from the base's; has_test_changes is
 	 * false where there is nothing to compare (added, deleted, eval) */
 	bool has_test_changes;

@@ -437,17 +437,22 @@ run_pr --retries 0
 expect_exit 1 "all units erred: not green (exit 1)"
 agree "all erred" skills/alpha pass_rate head_no_result
 
-# a modified skill with no tests at base nor head: validity alone is no evidence
-new_repo untested
+# a modified skill with no tests at base nor head: validity alone is no
+# evidence. A trusted config that refuses untested skills fails it.
+REFUSE=$(printf '%s\n' "$CONFIG" | sed 's/error_share: 0.5}/error_share: 0.5, allow_untested: false}/')
+new_repo untested "$REFUSE"
 skill skills/zeta zeta ZETA
 BASE=$(commit "zeta, without tests")
 printf '\nMore.\n' >> "$W/skills/zeta/SKILL.md"
 pr "edit zeta"
 run_pr
-expect_exit 1 "untested, modified: not green (exit 1)"
+expect_exit 1 "untested, modified, refused: not green (exit 1)"
 agree "untested, modified" skills/zeta tests skill_untested
-expect_out_contains "add tests under the skill" "untested, modified: the failure says to add tests"
-expect_out_contains "gate.allow_untested: true" "untested, modified: or which trusted key accepts it"
+expect_out_contains "unverified: no tests" "untested, modified: shown as unverified: no tests"
+expect_out_contains "skillci tests init PATH writes a starter suite; the format: skillci help tests" \
+	"untested, modified: the failure names the command that writes tests and the format's help"
+expect_out_lacks "docs/tests-format.md" "untested, modified: no path of skillci's source tree"
+expect_out_contains "gate.allow_untested: false" "untested, modified: and which trusted key refused it"
 checked "untested, modified" "1 changed skill: judged on the base's tests 0, added 0, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1"
 # moved, still without tests
 git -C "$W" reset -q --hard "$BASE"
@@ -455,12 +460,12 @@ mkdir -p "$W/skills/pack"
 git -C "$W" mv skills/zeta skills/pack/zeta
 pr "move zeta under pack/"
 run_pr
-expect_exit 1 "untested, moved: not green (exit 1)"
+expect_exit 1 "untested, moved, refused: not green (exit 1)"
 agree "untested, moved" skills/pack/zeta tests skill_untested
 # the head cannot accept its own untested skill
 git -C "$W" reset -q --hard "$BASE"
 printf '\nMore.\n' >> "$W/skills/zeta/SKILL.md"
-sed -i 's/error_share: 0.5}/error_share: 0.5, allow_untested: true}/' "$W/skillci.yml"
+sed -i 's/allow_untested: false}/allow_untested: true}/' "$W/skillci.yml"
 pr "edit zeta and accept untested skills in the head's config"
 run_pr
 expect_exit 1 "untested, allowed only by the head's config: still fails"
@@ -470,17 +475,21 @@ c = [x for x in r['run']['trust']['head_config_changes'] if x['key'] == 'gate.al
 assert c and c[0]['head'] == 'true' and c[0]['base'] == 'false', r['run']['trust']['head_config_changes']
 assert r['run']['trust']['gate']['allow_untested'] is False, r['run']['trust']['gate']"
 
-# the trusted config accepts untested skills: skipped, still counted unverified
-new_repo untestedok "$(printf '%s\n' "$CONFIG" | sed 's/error_share: 0.5}/error_share: 0.5, allow_untested: true}/')"
+# by default (no key: a new adopter) untested skills are accepted and shown
+# unverified on every surface, never as tested
+new_repo untestedok
 skill skills/zeta zeta ZETA
 BASE=$(commit "zeta, without tests")
 printf '\nMore.\n' >> "$W/skills/zeta/SKILL.md"
 pr "edit zeta"
 run_pr
-passes "untested, accepted by the trusted config"
+passes "untested, accepted by default"
 checked "untested, accepted" "1 changed skill: judged on the base's tests 0, added 0, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1"
-check "untested, accepted: the JUnit says which key allowed it" grep -q \
-	"allowed: the trusted config sets gate.allow_untested" "$W/.skillci/report/junit.xml"
+expect_out_contains "unverified: no tests" "untested, accepted: the terminal says unverified: no tests"
+check "untested, accepted: the JUnit says unverified: no tests and which key accepted it" grep -q \
+	"unverified: no tests at base nor head.*accepted: gate.allow_untested is true" "$W/.skillci/report/junit.xml"
+check "untested, accepted: the Markdown says unverified: no tests" grep -q "unverified: no tests" \
+	"$W/.skillci/report/report.md"
 check "untested, accepted: the results record the policy for merge" results "
 assert r['run']['trust']['gate']['allow_untested'] is True, r['run']['trust']['gate']"
 
@@ -523,13 +532,20 @@ run_pr
 expect_exit 1 "models emptied by the head: the target's models still run (exit 1)"
 agree "models emptied" skills/alpha pass_rate pass_rate_drop
 
-# an added skill with no tests at all
-new_repo addednotests
+# an added skill with no tests at all: refused by a config that refuses
+# untested skills, accepted as unverified by default
+new_repo addednotests "$REFUSE"
 skill skills/eps eps EPS
 pr "a new skill without tests"
 run_pr
-expect_exit 1 "added without tests: not green (exit 1)"
+expect_exit 1 "added without tests, refused: not green (exit 1)"
 agree "added without tests" skills/eps discrimination tests_not_discriminating
+new_repo addednotestsok
+skill skills/eps eps EPS
+pr "a new skill without tests"
+run_pr
+passes "added without tests, accepted by default"
+checked "added without tests, accepted" "1 changed skill: judged on the base's tests 0, added 1, moved 0, deleted 0 (allowed 0, not allowed 0), unverified 1"
 
 # ---- 7. a run that stops on setup is reported where the reviewer looks --------
 GHDIR=$(mktemp -d "$T/gh.XXXXXX")

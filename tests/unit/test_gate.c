@@ -10,7 +10,8 @@
 
 #include <math.h>
 
-static void add_skill(struct sc_results *r, const char *path, const char *status, bool untested)
+static struct sc_results_skill *add_skill(struct sc_results *r, const char *path,
+					  const char *status, bool untested)
 {
 	struct sc_results_skill *s;
 
@@ -21,6 +22,7 @@ static void add_skill(struct sc_results *r, const char *path, const char *status
 	s->name = sc_xstrdup(path);
 	s->status = sc_xstrdup(status);
 	s->untested = untested;
+	return s;
 }
 
 /* An aggregate with pass rate passed/n; tokens, speedup, judge NAN unless given. */
@@ -551,34 +553,78 @@ static void test_deleted_and_untested(void **state)
 	assert_non_null(strstr(r.gate.checks[0].message, "label 'remove-skill'"));
 	sc_results_release(&r);
 
+	/* untested skills are unverified: by default (gate.allow_untested)
+	 * accepted, each check skipped as "unverified: no tests", new skills too */
 	g = defaults();
+	assert_true(g.allow_untested);
 	sc_results_init(&r);
 	add_skill(&r, "none", "added", true);
 	add_skill(&r, "old", "modified", true);
 	add_skill(&r, "moved", "renamed", true);
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_int_equal(r.gate.nfailures, 0);
+	{
+		static const char *const paths[] = { "none", "old", "moved" };
+		for (size_t i = 0; i < 3; i++) {
+			const struct sc_results_check *c = sc_results_find_check(&r, paths[i], "", "tests");
+			assert_non_null(c);
+			assert_string_equal(c->status, "skipped");
+			assert_non_null(strstr(c->message, "unverified: no tests"));
+			assert_non_null(strstr(c->message, "skillci tests init"));
+			assert_non_null(strstr(c->message, "skillci help tests"));
+			assert_non_null(strstr(c->message, "gate.allow_untested is true"));
+		}
+	}
+	/* the trusted config refuses them: each fails, the message says what
+	 * writes tests and which key accepts them */
+	g.allow_untested = false;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "none", "tests_not_discriminating"));
 	/* validity alone is no evidence: a modified or moved skill without tests fails */
 	assert_true(has_rule(&r, "old", "skill_untested"));
 	assert_true(has_rule(&r, "moved", "skill_untested"));
 	assert_int_equal(r.gate.nfailures, 3);
-	for (size_t i = 0; i < r.gate.nfailures; i++)
-		if (!strcmp(r.gate.failures[i].rule, "skill_untested")) {
+	for (size_t i = 0; i < r.gate.nfailures; i++) {
+		assert_non_null(strstr(r.gate.failures[i].message, "unverified: no tests"));
+		assert_non_null(strstr(r.gate.failures[i].message, "skillci tests init"));
+		assert_non_null(strstr(r.gate.failures[i].message, "skillci help tests"));
+		assert_null(strstr(r.gate.failures[i].message, "docs/"));
+		assert_non_null(strstr(r.gate.failures[i].message, "gate.allow_untested"));
+		if (!strcmp(r.gate.failures[i].rule, "skill_untested"))
 			assert_string_equal(r.gate.failures[i].check, "tests");
-			assert_non_null(strstr(r.gate.failures[i].message, "add tests"));
-			assert_non_null(strstr(r.gate.failures[i].message, "gate.allow_untested"));
-		}
-	/* the trusted config accepts them: skipped with the reason, the added one still fails */
-	g.allow_untested = true;
-	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	assert_int_equal(r.gate.nfailures, 1);
-	assert_true(has_rule(&r, "none", "tests_not_discriminating"));
-	{
-		const struct sc_results_check *c = sc_results_find_check(&r, "old", "", "tests");
-		assert_non_null(c);
-		assert_string_equal(c->status, "skipped");
-		assert_non_null(strstr(c->message, "gate.allow_untested"));
 	}
+	sc_results_release(&r);
+}
+
+/*
+ * The first tests are evidence: a skill the base had without tests whose
+ * head adds them is judged as a new skill (against no skill), never
+ * skill_untested; its pass-rate check says the tests judge later PRs.
+ */
+static void test_first_tests(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = defaults();
+	(void)state;
+
+	g.allow_untested = false;  /* the first tests are evidence under every policy */
+	sc_results_init(&r);
+	add_skill(&r, "first", "modified", false)->first_tests = true;
+	add_agg(&r, "first", "baseline", 0, 4);
+	add_agg(&r, "first", "head", 4, 4);
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_false(has_rule(&r, "first", "skill_untested"));
+	assert_non_null(strstr(check_of(&r, "first", "m", "pass_rate")->message,
+			       "tests added: they judge later PRs"));
+	assert_string_equal(check_of(&r, "first", "m", "discrimination")->status, "passed");
+	/* tests no answer fails prove nothing, as for a new skill */
+	sc_results_release(&r);
+	sc_results_init(&r);
+	add_skill(&r, "first", "modified", false)->first_tests = true;
+	add_agg(&r, "first", "baseline", 4, 4);
+	add_agg(&r, "first", "head", 4, 4);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_true(has_rule(&r, "first", "tests_not_discriminating"));
 	sc_results_release(&r);
 }
 
@@ -911,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_measured_values_no_change),
 		cmocka_unit_test(test_new_skill_must_beat_no_skill),
 		cmocka_unit_test(test_deleted_and_untested),
+		cmocka_unit_test(test_first_tests),
 		cmocka_unit_test(test_kernel_unverified),
 		cmocka_unit_test(test_error_share_exits_3),
 		cmocka_unit_test(test_checks_recorded),
