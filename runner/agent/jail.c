@@ -232,24 +232,25 @@ static _Noreturn void child(const char *bwrap, char **argv, int sock, int err_w,
 			    int nfds)
 {
 	char *envp[] = { NULL };
-	int hi = 3 + nfds + 8;
+	int low = 3 + nfds, tmp[JAIL_MAX_MOUNTS + 3], tsock, terr;
 
 	setpgid(0, 0);
-	/* first above the targets, then down: a source may sit on a target */
-	for (int i = 0; i < nfds; i++) {
-		int d = fcntl(fds[i], F_DUPFD, hi + i);
-		if (d < 0)
-			_exit(126);
-	}
-	if (dup2(sock, 0) < 0 || dup2(sock, 1) < 0 || dup2(err_w, 2) < 0)
+	/* every descriptor first above the targets (F_DUPFD takes the lowest
+	 * free one from there: other threads' descriptors are here too until
+	 * the exec), then down into place */
+	tsock = fcntl(sock, F_DUPFD, low);
+	terr = fcntl(err_w, F_DUPFD, low);
+	for (int i = 0; i < nfds; i++)
+		tmp[i] = fcntl(fds[i], F_DUPFD, low);
+	if (tsock < 0 || terr < 0 || dup2(tsock, 0) < 0 || dup2(tsock, 1) < 0 || dup2(terr, 2) < 0)
 		_exit(126);
 	for (int i = 0; i < nfds; i++)
-		if (dup2(hi + i, 3 + i) < 0)
+		if (tmp[i] < 0 || dup2(tmp[i], 3 + i) < 0)
 			_exit(126);
 #ifdef SYS_close_range
-	syscall(SYS_close_range, (unsigned)(3 + nfds), ~0U, 0);
+	syscall(SYS_close_range, (unsigned)low, ~0U, 0);
 #else
-	for (int fd = 3 + nfds; fd < 4096; fd++)
+	for (int fd = low; fd < 4096; fd++)
 		close(fd);
 #endif
 	if (geteuid() == 0) {
