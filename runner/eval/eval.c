@@ -2001,6 +2001,17 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 			judge += u->judge_score;
 			nj++;
 		}
+		if (u->trigger && counted(u)) {
+			/* a trigger test passes when the skill was opened as it should */
+			bool pass = !strcmp(u->verdict, "pass");
+			if (!strcmp(u->trigger, "should_trigger")) {
+				a->trigger_should++;
+				a->trigger_hits += pass;
+			} else {
+				a->trigger_should_not++;
+				a->trigger_false += !pass;
+			}
+		}
 		if (u->kernel && counted(u)) {
 			bool ok = !strcmp(u->verdict, "pass");
 			correct[nk] = ok;
