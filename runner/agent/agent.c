@@ -278,7 +278,7 @@ struct sc_agent_run {
 	int turns;
 	bool triggered, opened_skill, at_limit;
 	int trigger_turn;
-	int64_t t_new, ready_ms;
+	int64_t t_new, ready_ms, jail_ms;
 	char *tool_error;           /* the jail failed during tools */
 };
 
@@ -412,6 +412,7 @@ int sc_agent_run_start(struct sc_agent_run *ar)
 		m[i].host_dir = sc_buf_detach(&d, NULL);
 	}
 	err = sc_jail_start(&ar->jail, &ar->opt.jail, m, ar->nlisted);
+	ar->jail_ms = sc_jail_start_ms(ar->jail);
 	for (size_t i = 0; err == 0 && i < ar->test->nfiles; i++) {
 		const struct sc_test_file *f = &ar->test->files[i];
 		if ((err = file_bytes(&data, f, ar->validators_dir)) < 0)
@@ -430,6 +431,11 @@ int sc_agent_run_start(struct sc_agent_run *ar)
 int64_t sc_agent_run_ready_ms(const struct sc_agent_run *ar)
 {
 	return ar->ready_ms;
+}
+
+int64_t sc_agent_run_jail_ms(const struct sc_agent_run *ar)
+{
+	return ar->jail_ms;
 }
 
 void sc_agent_run_request(struct sc_agent_run *ar, struct sc_chat_request *req)
@@ -1134,6 +1140,28 @@ static void one_line(struct sc_buf *out, const char *s, size_t max)
 	}
 }
 
+/*
+ * A tool's result for the trace: short ones whole, a longer one its first
+ * line (a command's status) and its last characters (where an error
+ * says what went wrong).
+ */
+static void trace_result(struct sc_buf *out, const char *res)
+{
+	size_t len = res ? strlen(res) : 0, nl, from;
+
+	if (len <= 200) {
+		one_line(out, res, 200);
+		return;
+	}
+	nl = strcspn(res, "\n");
+	one_line(out, res, nl < 60 ? nl : 60);
+	from = len - 120;
+	while (from < len && ((unsigned char)res[from] & 0xC0) == 0x80)
+		from++;
+	sc_buf_puts(out, " … ");
+	one_line(out, res + from, 120);
+}
+
 /* A call's arguments for the trace: write_file shows its path and size. */
 static void trace_args(struct sc_buf *out, const char *name, const char *args)
 {
@@ -1197,7 +1225,7 @@ void sc_agent_trace(struct sc_buf *out, const char *transcript, size_t max)
 			trace_args(&t, name ? name : "", arg_str(m, "arguments"));
 			sc_buf_puts(&t, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "is_error"))
 				    ? " → error: " : " → ");
-			one_line(&t, res, 160);
+			trace_result(&t, res);
 		}
 	}
 	if (any_call && last && *last) {

@@ -137,8 +137,10 @@ void sc_agent_run_free(struct sc_agent_run *ar);
  */
 int sc_agent_run_start(struct sc_agent_run *ar);
 /* Milliseconds from sc_agent_run_new to the first request's submit (set
- * by sc_agent_run_request the first time). */
+ * by sc_agent_run_request the first time; 0 before), and of them the
+ * jail's start. */
 int64_t sc_agent_run_ready_ms(const struct sc_agent_run *ar);
+int64_t sc_agent_run_jail_ms(const struct sc_agent_run *ar);
 
 /*
  * Fills req for the next turn (model, temperature and the like are the

@@ -33,7 +33,6 @@
 #define JAIL_STOP_MS      2000    /* the jail's end after its input closes */
 #define JAIL_STDERR_MAX   4096
 #define JAIL_MAX_MOUNTS   64
-#define JAIL_UID          1000    /* the user inside the jail */
 
 void sc_jail_limits_init(struct sc_jail_limits *lim)
 {
@@ -193,9 +192,11 @@ static void argv_free(struct argv_b *a)
 static void add_root_dirs(struct argv_b *a)
 {
 	static const char *const dirs[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
+	/* each mount costs every jail's start (the kernel takes them one at a
+	 * time): only what programs need, the dynamic loader's cache and
+	 * Debian's alternatives (awk, editor ...), and the time zone */
 	static const char *const etc[] = {
-		"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-		"/etc/localtime",
+		"/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime",
 	};
 	char target[256], path[64];
 
@@ -488,10 +489,13 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	/* the descriptors bubblewrap reads: 3 the helper, 4 passwd, 5 group,
 	 * 6.. the skill folders */
 	fds[nfds++] = open(helper, O_RDONLY | O_CLOEXEC);
-	snprintf(pw, sizeof(pw), "root:x:0:0:root:/:/bin/sh\nagent:x:%d:%d:agent:%s:/bin/sh\n"
-		 "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n", JAIL_UID, JAIL_UID,
-		 SC_JAIL_WORKSPACE);
-	snprintf(gr, sizeof(gr), "root:x:0:\nagent:x:%d:\nnogroup:x:65534:\n", JAIL_UID);
+	{
+		unsigned uid = geteuid() == 0 ? SC_JAIL_UNPRIVILEGED_UID : (unsigned)geteuid();
+		unsigned gid = geteuid() == 0 ? SC_JAIL_UNPRIVILEGED_UID : (unsigned)getegid();
+		snprintf(pw, sizeof(pw), "root:x:0:0:root:/:/bin/sh\nagent:x:%u:%u:agent:%s:/bin/sh\n",
+			 uid, gid, SC_JAIL_WORKSPACE);
+		snprintf(gr, sizeof(gr), "root:x:0:\nagent:x:%u:\n", gid);
+	}
 	fds[nfds++] = text_fd(pw);
 	fds[nfds++] = text_fd(gr);
 	for (size_t i = 0; i < n; i++)
@@ -511,10 +515,8 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	arg(&a, "--unshare-net");
 	arg(&a, "--unshare-uts");
 	arg(&a, "--unshare-cgroup-try");
-	arg(&a, "--uid");
-	argn(&a, JAIL_UID);
-	arg(&a, "--gid");
-	argn(&a, JAIL_UID);
+	/* the user inside is the jail's own outside (nobody for root): no
+	 * second user namespace for another uid, which costs every start */
 	arg(&a, "--die-with-parent");
 	arg(&a, "--new-session");
 	arg(&a, "--as-pid-1");
@@ -525,20 +527,18 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	arg(&a, "/usr");
 	arg(&a, "/usr");
 	add_root_dirs(&a);
-	arg(&a, "--ro-bind-data");
+	/* files copied into the root's memory file system (read-only once it
+	 * is remounted below): no mount of their own */
+	arg(&a, "--file");
 	arg(&a, "4");
 	arg(&a, "/etc/passwd");
-	arg(&a, "--ro-bind-data");
+	arg(&a, "--file");
 	arg(&a, "5");
 	arg(&a, "/etc/group");
 	arg(&a, "--proc");
 	arg(&a, "/proc");
 	arg(&a, "--dev");
 	arg(&a, "/dev");
-	arg(&a, "--size");
-	argn(&a, lim.tmp_bytes);
-	arg(&a, "--tmpfs");
-	arg(&a, "/dev/shm");
 	arg(&a, "--size");
 	argn(&a, lim.tmp_bytes);
 	arg(&a, "--tmpfs");
@@ -559,10 +559,10 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	}
 	arg(&a, "--perms");
 	arg(&a, "0555");
-	arg(&a, "--ro-bind-data");
+	arg(&a, "--file");
 	arg(&a, "3");
 	arg(&a, SC_JAIL_HELPER_PATH);
-	/* nothing but /tmp, /dev/shm and the workspace may be written */
+	/* nothing but /tmp and the workspace may be written */
 	arg(&a, "--remount-ro");
 	arg(&a, "/dev");
 	arg(&a, "--remount-ro");

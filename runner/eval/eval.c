@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,6 +195,13 @@ struct unit {
 	bool agent_mode;            /* runs as an agent (runner/agent) */
 	bool agent_final;           /* its transcript moved into transcript above */
 	struct sc_agent_run *agent; /* its session */
+	/* its jail starts beside the first request: until it is up, a step
+	 * the answer asks for waits here (0: none) */
+	enum { JAIL_STARTING, JAIL_UP, JAIL_FAILED } jail;
+	int waiting;                /* AJOB_TOOLS + 1 or AJOB_VERIFY + 1 */
+	int64_t waiting_since;
+	char *jail_msg;             /* why the jail failed */
+	char *turn_msg;             /* why a turn could not be submitted (NULL: it was) */
 	struct sc_results_unit ru;
 };
 
@@ -243,7 +251,7 @@ struct ctx {
 	size_t kernels_busy;
 	/* agent runs: their options, pool, the skills' copies the jails mount */
 	struct sc_agent_options agent_opt;
-	struct sc_workpool *agent_pool;
+	struct sc_workpool *agent_pool, *start_pool;
 	char *stage;                /* NULL until an agent unit needs it */
 	char (*mount_names)[65];    /* per skill: its name in the jail */
 	char agent_hash[65];
@@ -318,6 +326,8 @@ static void unit_free(struct unit *u)
 	free(u->harness);
 	cJSON_Delete(u->transcript);
 	sc_agent_run_free(u->agent);
+	free(u->jail_msg);
+	free(u->turn_msg);
 	free(u);
 }
 
@@ -965,8 +975,12 @@ static void agent_push(struct unit *u, enum ajob_kind kind)
 	int err;
 
 	if (!c->agent_pool) {
+		/* steps (tools, verifiers) and jails' starts on threads of their
+		 * own: a unit's next turn waits on its step, never behind starts
+		 * (which the kernel runs mostly one at a time) */
 		int n = c->agent_opt.jobs > 0 ? c->agent_opt.jobs : SC_EVAL_AGENT_JOBS;
-		if ((err = sc_workpool_new(&c->agent_pool, n)) < 0) {
+		if ((err = sc_workpool_new(&c->agent_pool, n)) < 0 ||
+		    (err = sc_workpool_new(&c->start_pool, n / 4 > 2 ? n / 4 : 2)) < 0) {
 			set_verdict(u, "error", "jail", sc_error_last());
 			unit_done(u);
 			return;
@@ -976,7 +990,7 @@ static void agent_push(struct unit *u, enum ajob_kind kind)
 	j->u = u;
 	j->kind = kind;
 	sc_client_expect(c->opt->client);
-	sc_workpool_push(c->agent_pool, ajob_run, j);
+	sc_workpool_push(kind == AJOB_START ? c->start_pool : c->agent_pool, ajob_run, j);
 }
 
 /* An agent's verdict: the outcome, then (for a pass with expectations)
@@ -985,7 +999,10 @@ static void agent_decided(struct unit *u, const struct sc_agent_outcome *o)
 {
 	char *t = sc_agent_run_transcript(u->agent);
 
-	set_verdict(u, o->verdict, o->error_class, o->message);
+	if (u->turn_msg)
+		set_verdict(u, "error", "provider", u->turn_msg);
+	else
+		set_verdict(u, o->verdict, o->error_class, o->message);
 	cJSON_Delete(u->transcript);
 	u->transcript = cJSON_Parse(t);
 	if (!u->transcript)
@@ -994,7 +1011,8 @@ static void agent_decided(struct unit *u, const struct sc_agent_outcome *o)
 	free(t);
 	free(u->answer);
 	u->answer = sc_xstrdup(sc_agent_run_answer(u->agent));
-	if (!strcmp(o->verdict, "pass") && !u->test->trigger && sc_test_needs_grader(u->test)) {
+	if (!u->turn_msg && !strcmp(o->verdict, "pass") && !u->test->trigger &&
+	    sc_test_needs_grader(u->test)) {
 		if (!u->ctx->opt->grader_model) {
 			set_verdict(u, "unverified", "no_grader",
 				    "the test's expectations are statements a grader model judges, and "
@@ -1009,6 +1027,32 @@ static void agent_decided(struct unit *u, const struct sc_agent_outcome *o)
 	after_verdict(u);
 }
 
+/*
+ * The jail is up or failed (the START step is back): the step an early
+ * answer asked for runs now; a jail that failed makes the unit an error
+ * once no request of it is out.
+ */
+static void agent_jail_ready(struct unit *u, int err, const char *msg)
+{
+	u->jail = err < 0 ? JAIL_FAILED : JAIL_UP;
+	if (err < 0)
+		u->jail_msg = sc_xstrdup(msg ? msg : "jail unavailable");
+	/* the jail's start, and how long an answer that came first waited for it */
+	sc_trace("agent", "jail %lld ms wait %lld ms: %s", (long long)sc_agent_run_jail_ms(u->agent),
+		 (long long)(u->waiting ? sc_now_ms() - u->waiting_since : 0), u->ru.test_name);
+	if (u->waiting || u->turn_msg) {
+		int step = u->waiting - 1;
+		u->waiting = 0;
+		if (u->jail == JAIL_FAILED || u->turn_msg) {
+			set_verdict(u, "error", u->jail == JAIL_FAILED ? "jail" : "provider",
+				    u->jail == JAIL_FAILED ? u->jail_msg : u->turn_msg);
+			unit_done(u);
+		} else {
+			agent_push(u, (enum ajob_kind)step);
+		}
+	}
+}
+
 /* On the loop's thread: a step is back. */
 static void ajob_done(void *payload)
 {
@@ -1016,16 +1060,15 @@ static void ajob_done(void *payload)
 	struct unit *u = j->u;
 	struct ctx *c = u->ctx;
 
-	if (j->kind == AJOB_VERIFY) {
+	if (j->kind == AJOB_START) {
+		agent_jail_ready(u, j->err, j->msg);
+	} else if (j->kind == AJOB_VERIFY) {
 		agent_decided(u, &j->out);
-	} else if (j->err < 0 && j->kind == AJOB_START) {
-		set_verdict(u, "error", "jail", j->msg);
-		unit_done(u);
 	} else if (j->err < 0) {
 		agent_push(u, AJOB_VERIFY);  /* the outcome says the jail failed */
 	} else if (submit_agent_turn(u) < 0) {
-		set_verdict(u, "error", "provider", sc_error_last());
-		unit_done(u);
+		u->turn_msg = sc_xstrdup(sc_error_last());
+		agent_push(u, AJOB_VERIFY);  /* ends the jail; the unit is an error */
 	}
 	sc_agent_outcome_release(&j->out);
 	free(j->msg);
@@ -1033,12 +1076,21 @@ static void ajob_done(void *payload)
 	admit(c);
 }
 
-/* One answer of an agent: run its tools, or check it. */
+/* One answer of an agent: run its tools, or check it (once its jail is up). */
 static void agent_answer(struct unit *u, const struct sc_chat_response *resp)
 {
 	enum sc_agent_next next = sc_agent_on_answer(u->agent, resp);
+	enum ajob_kind step = next == SC_AGENT_NEXT_TOOLS ? AJOB_TOOLS : AJOB_VERIFY;
 
-	agent_push(u, next == SC_AGENT_NEXT_TOOLS ? AJOB_TOOLS : AJOB_VERIFY);
+	if (u->jail == JAIL_UP) {
+		agent_push(u, step);
+	} else if (u->jail == JAIL_FAILED) {
+		set_verdict(u, "error", "jail", u->jail_msg);
+		unit_done(u);
+	} else {
+		u->waiting = (int)step + 1;
+		u->waiting_since = sc_now_ms();
+	}
 }
 
 /* The mount name of skill s: its name when it is a safe one, else "skill-N". */
@@ -1136,8 +1188,13 @@ static int agent_stage(struct ctx *c)
 	return err;
 }
 
-/* Starts an agent unit: its session, then its jail on the pool. A jail
- * that cannot run makes the unit an error; nothing runs outside one. */
+/*
+ * Starts an agent unit: its session, its first turn (which needs no
+ * jail) into the client's queue, and its jail on the pool beside it, so
+ * the jail's start costs the unit no time when it is up before the first
+ * answer. A jail that cannot run makes the unit an error (the probe
+ * says so before any request); nothing runs outside one.
+ */
 static void agent_start(struct unit *u, const struct sc_eval_unit_ref *ref)
 {
 	struct ctx *c = u->ctx;
@@ -1149,6 +1206,9 @@ static void agent_start(struct unit *u, const struct sc_eval_unit_ref *ref)
 		unit_done(u);
 		return;
 	}
+	u->jail = JAIL_STARTING;
+	if (submit_agent_turn(u) < 0)
+		u->turn_msg = sc_xstrdup(sc_error_last());  /* decided when the start is back */
 	agent_push(u, AJOB_START);
 }
 
@@ -1159,6 +1219,9 @@ static int submit_agent_turn(struct unit *u)
 
 	memset(&req, 0, sizeof(req));
 	sc_agent_run_request(u->agent, &req);
+	if (!u->ru.turns)  /* the unit's start to its first request */
+		sc_trace("agent", "ready %lld ms: %s", (long long)sc_agent_run_ready_ms(u->agent),
+			 u->ru.test_name);
 	req.model = u->model;
 	req.max_tokens = opt->max_tokens;
 	req.temperature = opt->temperature;
@@ -1693,6 +1756,21 @@ static void ctx_release(struct ctx *c)
 }
 
 /*
+ * Each agent unit in flight holds its jail's two descriptors: the soft
+ * limit on open files (often 1,024) is raised to the hard one, up to
+ * 65,536, so a wide window of them does not run out.
+ */
+static void raise_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 65536) {
+		rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
  * Drives the planned units (c->refs) to the end: admission, the client
  * loop (requests, kernel checks, ticks), the last transaction. Returns 0
  * or the first fatal error (its message set again).
@@ -1700,6 +1778,7 @@ static void ctx_release(struct ctx *c)
 static int drive(struct ctx *c)
 {
 	const struct sc_eval_options *opt = c->opt;
+	bool any_agent = false;
 	int err = 0;
 
 	/* room for every planned unit at once: no doubling slack */
@@ -1708,15 +1787,21 @@ static int drive(struct ctx *c)
 				    sizeof(*c->out->units));
 	c->commit_units = opt->commit_units > 0 ? opt->commit_units : SC_EVAL_COMMIT_UNITS;
 	c->commit_ms = opt->commit_ms > 0 ? opt->commit_ms : SC_EVAL_COMMIT_MS;
+	for (size_t i = 0; i < c->nrefs; i++) {
+		const struct sc_test *t = &c->skills[c->refs[i].skill].tests->items[c->refs[i].test];
+		c->any_kernel |= t->fixture != NULL;
+		any_agent |= sc_agent_runs_test(t, c->agent_opt.mode);
+	}
 	if (opt->window > 0)
 		c->window = (size_t)opt->window;
 	else
-		c->window = 2 * (size_t)(opt->client ? sc_client_capacity(opt->client) : 1) +
+		/* an agent unit is off the wire while its tools run: twice as
+		 * many more units keep the request slots busy */
+		c->window = (any_agent ? 4 : 2) * (size_t)(opt->client ? sc_client_capacity(opt->client) : 1) +
 			    4 * (size_t)(opt->kernel_jobs > 0 ? opt->kernel_jobs : 1);
+	if (any_agent)
+		raise_open_files();
 	sha_hex(c->prompt_hash, sc_skill_prompt_template);
-	for (size_t i = 0; i < c->nrefs; i++)
-		if (c->skills[c->refs[i].skill].tests->items[c->refs[i].test].fixture)
-			c->any_kernel = true;
 	admit(c);
 	if (opt->client && (c->active || c->next < c->nrefs)) {
 		sc_client_set_tick(opt->client, 50, tick, c);
@@ -1736,7 +1821,8 @@ static int drive(struct ctx *c)
 	sc_workpool_free(c->pool);  /* every check was posted back and run */
 	c->pool = NULL;
 	sc_workpool_free(c->agent_pool);
-	c->agent_pool = NULL;
+	sc_workpool_free(c->start_pool);
+	c->agent_pool = c->start_pool = NULL;
 	flush(c);
 	report_activity(c);
 	if (c->err) {

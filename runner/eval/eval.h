@@ -152,8 +152,9 @@ struct sc_eval_options {
 	 * NULL: the defaults (agent.mode auto). */
 	const struct sc_agent_options *agent;
 	/* Units started and not yet decided, at most (0: twice the client's
-	 * total bound plus four per kernel job): keeps every request slot
-	 * busy while bounding the memory of units in flight. */
+	 * total bound, four times it when agent units are planned, plus four
+	 * per kernel job): keeps every request slot busy while bounding the
+	 * memory of units in flight. */
 	int window;
 	/* Store transactions (0: SC_EVAL_COMMIT_UNITS, SC_EVAL_COMMIT_MS). */
 	int commit_units;

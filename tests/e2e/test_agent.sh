@@ -235,6 +235,49 @@ check "--agent never: the workspace test is unverified (needs_agent)" \
 check "--agent never: a trigger test is unverified" \
 	test "$(unit "$T/n.json" head "eval_queries.json#0" verdict)" = unverified
 
+# skillci run on a pull request: the head's description no longer makes
+# the student open the skill (the fake opens it only when the listed
+# description says "status reports"), so the head's trigger test fails
+# where the base's passed, and the agent tests run on both sides; two
+# shards merged give the units of one run.
+R="$T/repo"
+mkdir -p "$R/skills"
+cp -r "$S" "$R/skills/reporter"
+git -C "$R" init -q -b main
+git -C "$R" -c user.email=ci@example.com -c user.name=ci add -A
+git -C "$R" -c user.email=ci@example.com -c user.name=ci commit -q -m base
+RBASE=$(git -C "$R" rev-parse HEAD)
+sed -i 's/^description: .*/description: Formats dates./' "$R/skills/reporter/SKILL.md"
+git -C "$R" -c user.email=ci@example.com -c user.name=ci commit -q -a -m "head: a new description"
+RHEAD=$(git -C "$R" rev-parse HEAD)
+python3 -S - "$T/script.json" "$T/script-run.json" <<'EOF2'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for r in s["rules"]:
+    if r["match"].get("input") == "[T1]":
+        r["match"]["system"] = "status reports"
+json.dump(s, open(sys.argv[2], "w"))
+EOF2
+curl -s -X POST --data-binary @"$T/script-run.json" "$FAKE_URL/_fake/script" > /dev/null
+RUNA="$SKILLCI run --repo $R --base $RBASE --head $RHEAD -m anthropic.fake-student --no-cache"
+run $RUNA --store "$T/run.db" --json "$T/run.json" --markdown "$T/run.md" --junit "$T/run.xml"
+check "run: the base's trigger test opened the skill" test "$(unit "$T/run.json" base "eval_queries.json#0" verdict)" = pass
+check "run: the head's description no longer triggers it" test "$(unit "$T/run.json" head "eval_queries.json#0" error_class)" = not_triggered
+check "run: the agent tests ran on both sides" sh -c \
+	"test \"\$(python3 -S -c \"import json; print(sorted((u['variant'], u['verdict']) for u in json.load(open('$T/run.json'))['units'] if u['test_id'].endswith('#good')))\")\" = \"[('base', 'pass'), ('baseline', 'fail'), ('head', 'pass')]\""
+check "run: the Markdown shows the head's recall beside the base's" grep -q "recall 0/2 (0%) \\[base 1/2\\]" "$T/run.md"
+for k in 1 2; do
+	run $RUNA --store "$T/shard$k.db" --shard "$k/2" --json "$T/shard$k.json"
+done
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" --json "$T/merged.json"
+check "run: two shards merged hold the units of one run, the same verdicts" python3 -S - "$T/run.json" "$T/merged.json" "$T/shard1.json" <<'EOF2'
+import json, sys
+v = [sorted((u["variant"], u["test_id"], u["verdict"]) for u in json.load(open(f))["units"]) for f in sys.argv[1:3]]
+assert v[0] == v[1], v
+assert 0 < len(json.load(open(sys.argv[3]))["units"]) < len(v[0])
+EOF2
+curl -s -X POST --data-binary @"$T/script.json" "$FAKE_URL/_fake/script" > /dev/null
+
 # No jail, no run: bubblewrap missing makes every agent unit an error and
 # nothing is asked or run outside a jail.
 fake_reset

@@ -63,7 +63,11 @@ Script (JSON; every field optional):
                                      # draw for the k-th request with a given body is
                                      # a hash of (script "seed", body, k), so every
                                      # run of the same requests waits the same
-                                     # multiset of times whatever their order
+                                     # multiset of times whatever their order;
+                                     # "by": "turn" draws from the first user
+                                     # message and the turn instead of the body
+                                     # (an agent's chain waits the same in
+                                     # every run, whatever its tool ids)
       "fault": null,                 # "malformed" (200 with bad JSON), "truncate"
                                      # (Content-Length larger than the body, then
                                      # close), "drip" (one byte every drip_ms),
@@ -374,8 +378,15 @@ class Handler(BaseHTTPRequestHandler):
             if "latency_lognormal" in reply:
                 k = STATE["body_counts"].get(raw, 0)
                 STATE["body_counts"][raw] = k + 1
+                draw = raw
+                if reply["latency_lognormal"].get("by") == "turn" and isinstance(body, dict):
+                    # an agent's turn: drawn from its first message and turn
+                    # number, so every run of a chain waits the same
+                    msgs = body.get("messages")
+                    draw = ("%s|%d" % (first_user(msgs), sum(1 for m in msgs or []
+                            if isinstance(m, dict) and m.get("role") == "assistant"))).encode()
                 reply["latency_ms"] = lognormal_ms(reply["latency_lognormal"],
-                                                   int(STATE["script"].get("seed", 1)), raw, k)
+                                                   int(STATE["script"].get("seed", 1)), draw, k)
             wait = float(reply.get("latency_ms") or 0)
             STATE["latency_sum_ms"] += wait
             STATE["latency_max_ms"] = max(STATE["latency_max_ms"], wait)

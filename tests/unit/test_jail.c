@@ -125,8 +125,9 @@ static void test_commands(void **state)
 	assert_int_equal(run(&f, &r, "sh .skills/demo/scripts/hello.sh > said.txt && cat said.txt"), 0);
 	assert_string_equal(r.output.ptr, "hello from the skill\n");
 	/* the workspace persists between commands; the user is not root */
-	assert_int_equal(run(&f, &r, "test -f said.txt && id -u && pwd && echo $HOME"), 0);
-	assert_string_equal(r.output.ptr, "1000\n/workspace\n/workspace\n");
+	assert_int_equal(run(&f, &r, "test -f said.txt && id -un && test \"$(id -u)\" != 0 && pwd && "
+			 "echo $HOME"), 0);
+	assert_string_equal(r.output.ptr, "agent\n/workspace\n/workspace\n");
 	/* output beyond the limit is counted, not kept */
 	assert_int_equal(run(&f, &r, "head -c 200000 /dev/zero | tr '\\0' x"), 0);
 	assert_int_equal(r.output.len, SC_JAIL_DEFAULT_OUTPUT);
