@@ -214,6 +214,7 @@ int sc_agent_stage_skill(const char *stage, const char *name, const char *dir,
 		sc_buf_clear(&dst);
 		sc_path_join(&src, dir, files[i]);
 		sc_path_join(&dst, root.ptr, files[i]);
+		sc_buf_clear(&data);
 		if ((err = sc_read_file(&data, src.ptr, SC_MAX_FILE_BYTES)) < 0)
 			break;
 		err = write_public(dst.ptr, data.ptr, data.len);
@@ -330,6 +331,22 @@ int sc_agent_run_new(struct sc_agent_run **out, const struct sc_agent_options *o
 	if (t->trigger && ar->opt.trigger_turns > 0 && ar->opt.trigger_turns < ar->max_turns)
 		ar->max_turns = ar->opt.trigger_turns;
 	ar->transcript = cJSON_CreateArray();
+	/* the prompt as sent and the tools offered, so the transcript is the
+	 * whole conversation (export writes it out as it was) */
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "system");
+	cJSON_AddStringToObject(m, "content", ar->system);
+	{
+		cJSON *tools = cJSON_AddArrayToObject(m, "tools");
+		for (size_t i = 0; i < sc_agent_ntools; i++) {
+			cJSON *def = cJSON_CreateObject();
+			cJSON_AddStringToObject(def, "name", sc_agent_tools[i].name);
+			cJSON_AddStringToObject(def, "description", sc_agent_tools[i].description);
+			cJSON_AddItemToObject(def, "parameters", cJSON_Parse(sc_agent_tools[i].schema));
+			cJSON_AddItemToArray(tools, def);
+		}
+	}
+	cJSON_AddItemToArray(ar->transcript, m);
 	add_msg(ar, SC_CHAT_USER, user);
 	m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "role", "user");

@@ -167,10 +167,24 @@ import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = [r[0] for r in db.execute("SELECT transcript FROM units WHERE variant='head' AND test_id LIKE '%#good'")]
 t = json.loads(rows[0])
-assert [m["role"] for m in t] == ["user", "assistant", "tool", "assistant", "tool", "assistant"], t
-assert t[1]["tool_calls"][0]["name"] == "read_file" and "usage" in t[1]
-assert t[4]["name"] == "run" and "DONE" in t[4]["content"] and "exit 0" in t[4]["content"]
-assert t[5]["usage"]["input_tokens"] == 300
+assert [m["role"] for m in t] == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"], t
+assert "<available_skills>" in t[0]["content"] and len(t[0]["tools"]) == 4
+assert t[2]["tool_calls"][0]["name"] == "read_file" and "usage" in t[2]
+assert t[5]["name"] == "run" and t[5]["content"] == "exit 0\nstatus: DONE (stamped by the reporter skill)\n", t[5]
+assert t[6]["usage"]["input_tokens"] == 300
+EOF
+run "$SKILLCI" export -o "$T/export.jsonl" --passing --store "$T/r1.db"
+expect_exit 0 "export writes the agent runs"
+check "export: an agent run with its prompt, tools, calls and results" python3 -S - "$T/export.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+a = [l for l in lines if l["metadata"]["kind"] == "agent"][0]
+assert [m["role"] for m in a["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"], a
+assert "<available_skills>" in a["messages"][0]["content"]
+assert [t["function"]["name"] for t in a["tools"]] == ["read_file", "list_files", "write_file", "run"]
+call = a["messages"][2]["tool_calls"][0]
+assert call["type"] == "function" and call["function"]["name"] == "read_file"
+assert a["messages"][3]["tool_call_id"] == call["id"]
 EOF
 
 # Reports: the trigger decisions and the agent's trace.
