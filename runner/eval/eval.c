@@ -199,6 +199,8 @@ struct unit {
 	 * the answer asks for waits here (0: none) */
 	enum { JAIL_STARTING, JAIL_UP, JAIL_FAILED } jail;
 	int waiting;                /* AJOB_TOOLS + 1 or AJOB_VERIFY + 1 */
+	int agent_jobs;             /* its steps on the pool (they point at it) */
+	bool done_pending;          /* decided (an error) while a step was out */
 	int64_t waiting_since;
 	char *jail_msg;             /* why the jail failed */
 	char *turn_msg;             /* why a turn could not be submitted (NULL: it was) */
@@ -989,6 +991,7 @@ static void agent_push(struct unit *u, enum ajob_kind kind)
 	j = sc_xcalloc(1, sizeof(*j));
 	j->u = u;
 	j->kind = kind;
+	u->agent_jobs++;
 	sc_client_expect(c->opt->client);
 	sc_workpool_push(kind == AJOB_START ? c->start_pool : c->agent_pool, ajob_run, j);
 }
@@ -1060,7 +1063,11 @@ static void ajob_done(void *payload)
 	struct unit *u = j->u;
 	struct ctx *c = u->ctx;
 
-	if (j->kind == AJOB_START) {
+	u->agent_jobs--;
+	if (u->done_pending) {
+		/* its request failed while the jail started: the verdict is set */
+		unit_done(u);
+	} else if (j->kind == AJOB_START) {
 		agent_jail_ready(u, j->err, j->msg);
 	} else if (j->kind == AJOB_VERIFY) {
 		agent_decided(u, &j->out);
@@ -1147,6 +1154,7 @@ static int agent_new(struct unit *u, size_t skill, bool baseline, int max_turns)
 	err = sc_agent_run_new(&u->agent, &c->agent_opt, u->test, baseline ? NULL
 			       : c->mount_names[skill], listed, n, sys.ptr, user.ptr,
 			       es->tests_dir ? es->tests_dir : es->skill->dir, max_turns);
+	add_msg(u, "user", user.ptr);  /* the task, as the judge is shown it */
 	for (size_t i = 0; i < n; i++)
 		sc_buf_release(&dirs[i]);
 	free(dirs);
@@ -1255,7 +1263,10 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
-		unit_done(u);
+		if (u->agent_jobs)
+			u->done_pending = true;  /* decided when its job is back */
+		else
+			unit_done(u);
 		admit(c);
 		return;
 	}
@@ -1606,7 +1617,8 @@ static bool not_started(void *payload, void *arg)
 {
 	struct unit *u = payload;
 
-	return u->ctx == arg && !u->asked && !u->judging && !u->grading;
+	/* an agent unit whose jail is starting stays: its job points at it */
+	return u->ctx == arg && !u->asked && !u->judging && !u->grading && !u->agent_jobs;
 }
 
 /*
