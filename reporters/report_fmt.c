@@ -302,7 +302,7 @@ static bool unverified(const struct sc_results *r, const struct sc_results_skill
 void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
 {
 	size_t n = 0, judged = 0, added = 0, moved = 0, deleted = 0, allowed = 0, refused = 0;
-	size_t unver = 0;
+	size_t unver = 0, first = 0;
 
 	if (r->run.kind && !strcmp(r->run.kind, "eval"))
 		return;
@@ -323,13 +323,17 @@ void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
 				}
 		} else {
 			moved += sc_streq(s->status, "renamed");
-			judged += !s->untested && s->tests > 0;
+			judged += !s->untested && s->tests > 0 && !s->first_tests;
+			first += s->first_tests;
 		}
 		unver += unverified(r, s);
 	}
 	sc_buf_printf(out, "%zu changed skill%s: judged on the base's tests %zu, added %zu, moved %zu, "
 		      "deleted %zu (allowed %zu, not allowed %zu), unverified %zu", n, n == 1 ? "" : "s",
 		      judged, added, moved, deleted, allowed, refused, unver);
+	if (first)
+		sc_buf_printf(out, ", first tests %zu (judged on the head's new tests against no skill)",
+			      first);
 	if (sc_report_no_kernel_run(r))
 		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
 }

@@ -654,8 +654,16 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < r->nskills; i++)
-		any |= sc_results_tests_edited(&r->skills[i]);
+	for (size_t i = 0; i < r->nskills; i++) {
+		const struct sc_results_skill *s = &r->skills[i];
+		any |= sc_results_tests_edited(s);
+		if (!s->first_tests)
+			continue;
+		sc_buf_puts(out, "> **🧪 Tests added: they judge later PRs.** ");
+		sc_report_md_code(out, s->path);
+		sc_buf_printf(out, " had no tests at base; the verdict runs the head's %lld against no "
+			      "skill, as for a new skill.\n\n", (long long)s->tests);
+	}
 	if (!any)
 		return;
 	sc_buf_puts(out, "> **✏️ This pull request edits tests.** The verdict uses the base revision's "

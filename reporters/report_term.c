@@ -161,6 +161,12 @@ static void trust_lines(struct sc_buf *out, const struct sc_results *r)
 	}
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];
+		if (s->first_tests) {
+			put(out, s->path);
+			sc_buf_printf(out, ": tests added: they judge later PRs (the base had none; "
+				      "the verdict runs the head's %lld against no skill)\n",
+				      (long long)s->tests);
+		}
 		if (!sc_results_tests_edited(s))
 			continue;
 		put(out, s->path);

@@ -129,6 +129,7 @@ static int same_skills(const struct sc_results *a, const char *fa, const struct 
 					    "the shards of one run list the same", fa, fb,
 					    x ? "the first has" : "the second has", one->path);
 		if (!same_str(x->status, y->status) || x->untested != y->untested ||
+		    x->first_tests != y->first_tests ||
 		    !same_str(x->head_tree, y->head_tree) || !same_str(x->base_tree, y->base_tree) ||
 		    x->nfindings != y->nfindings)
 			return sc_error_set(SC_EINVAL, "'%s' and '%s' disagree about skill '%s' (status "

@@ -35,6 +35,7 @@ int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_store(int argc, char **argv);
+int cmd_tests(int argc, char **argv);
 
 /* Prints "error: MESSAGE" for the current sc_error_last() and returns the
  * exit code for err (2 for input errors, 3 for infrastructure). */

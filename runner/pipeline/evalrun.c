@@ -259,6 +259,42 @@ const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e)
 	return &e->cfg;
 }
 
+/*
+ * The test files upskill's evals manifest (./.upskill/evals.yaml, beside
+ * skillci.yml) maps to skill i, added to its set. Paths in the manifest
+ * are relative to the current folder, the repository's root.
+ */
+static int load_evals_manifest(struct sc_evalrun *e, size_t i, struct sc_diags *diags)
+{
+	struct sc_buf text = SC_BUF_INIT, rel = SC_BUF_INIT;
+	struct sc_strlist files = { 0 };
+	const char *dir = e->dirs[i];
+	int err = sc_read_file(&text, SC_TESTS_EVALS_MANIFEST, SC_MAX_CONFIG_BYTES);
+
+	if (err == SC_ENOTFOUND) {
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	while (dir[0] == '.' && dir[1] == '/')
+		dir += 2;
+	sc_buf_puts(&rel, dir);
+	while (rel.len > 1 && rel.ptr[rel.len - 1] == '/')
+		rel.ptr[--rel.len] = '\0';
+	sc_tests_evals_manifest(&files, text.ptr, text.len, SC_TESTS_EVALS_MANIFEST, rel.ptr,
+				e->skills[i].name, diags);
+	if (files.n)
+		err = sc_tests_load_manifest(&e->sets[i], &files, NULL, ".", NULL, e->dirs[i],
+					     SC_TESTS_EVALS_MANIFEST, 0, diags);
+done:
+	sc_buf_release(&text);
+	sc_buf_release(&rel);
+	sc_strlist_release(&files);
+	return err;
+}
+
 /* Loads one skill and its tests; their findings go to on_line. */
 static int load_skill(struct sc_evalrun *e, size_t i)
 {
@@ -270,6 +306,8 @@ static int load_skill(struct sc_evalrun *e, size_t i)
 	if (err == 0)
 		err = tests_file ? sc_tests_load_file(&e->sets[i], tests_file, e->dirs[i], &diags)
 				 : sc_tests_load_skill(&e->sets[i], e->dirs[i], &diags);
+	if (err == 0 && !tests_file)
+		err = load_evals_manifest(e, i, &diags);
 	sc_diags_sort(&diags);
 	diags_out(e, &diags);
 	if (err == 0 && tests_file && sc_diags_count(&diags, SC_SEV_ERROR) && e->sets[i].n == 0)
@@ -469,9 +507,10 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 				goto done;
 		} else if (e->sets[i].n == 0) {
 			sc_buf_clear(&line);
-			sc_buf_printf(&line, "warning: %s: no tests (skill_meta.json, evals/evals.json, "
-				      "tests/); --generate-tests has %s write them", e->dirs[i],
-				      e->test_gen);
+			sc_buf_printf(&line, "warning: %s: unverified: no tests (skill_meta.json, "
+				      "evals/evals.json, tests/); skillci tests init %s writes a starter "
+				      "suite (the format: skillci help tests), or --generate-tests has "
+				      "%s write them", e->dirs[i], e->dirs[i], e->test_gen);
 			line_out(e, line.ptr);
 		}
 		e->es[i].path = e->dirs[i];

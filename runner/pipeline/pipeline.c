@@ -226,6 +226,47 @@ static char *move_findings(struct sc_diags *diags, struct sc_diags *mine, const 
 }
 
 /*
+ * upskill's evals manifest (SC_TESTS_EVALS_MANIFEST) at this side's
+ * revision: the test files it maps to the skill at rel are written out
+ * under mroot (made when needed: root/side_name-repo) and loaded. At head
+ * a file the pull request deleted is a removed test, not an error. A
+ * manifest that cannot be read is a finding.
+ */
+static int load_evals_manifest(struct side *s, struct sc_git_tree *tree, const char *rel,
+			       const char *sub, const char *dir, const struct sc_config *cfg,
+			       bool head, struct sc_diags *mine, struct sc_buf *mroot)
+{
+	struct sc_buf text = SC_BUF_INIT;
+	struct sc_strlist files = { 0 }, present = { 0 };
+	int err = sc_git_read_blob(&text, tree, SC_TESTS_EVALS_MANIFEST, SC_MAX_CONFIG_BYTES);
+
+	if (err < 0) {
+		if (err != SC_ENOTFOUND)
+			sc_diags_add(mine, SC_SEV_ERROR, SC_TESTS_EVALS_MANIFEST, 0, "test-manifest",
+				     "%s", sc_error_last());
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	sc_tests_evals_manifest(&files, text.ptr, text.len, SC_TESTS_EVALS_MANIFEST,
+				*rel ? rel : ".", s->skill.name, mine);
+	if (!files.n)
+		goto done;
+	if (!mroot->len)
+		sc_buf_printf(mroot, "%s-repo", sub);
+	if ((err = sc_mkdir_p(mroot->ptr)) < 0 ||
+	    (err = sc_trust_write_blobs(tree, &files, mroot->ptr, &present)) < 0)
+		goto done;
+	err = sc_tests_load_manifest(&s->tests, head ? &present : &files, NULL, mroot->ptr,
+				     cfg->fixtures_dir, dir, SC_TESTS_EVALS_MANIFEST, 0, mine);
+done:
+	sc_buf_release(&text);
+	sc_strlist_release(&files);
+	sc_strlist_release(&present);
+	return err;
+}
+
+/*
  * Writes one side of a changed skill (the folder at git_path in tree) to
  * root/side_name/git_path and loads the skill and its tests: the skill's
  * own test files, then the manifest's, read from the same revision (the
@@ -273,6 +314,8 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 						  man->line, &mine)) < 0)
 			goto done;
 	}
+	if ((err = load_evals_manifest(s, tree, rel, sub.ptr, dir.ptr, cfg, head, &mine, &mroot)) < 0)
+		goto done;
 	if ((err = sc_skill_content_hash(s->hash, &s->skill)) < 0)
 		goto done;
 	s->es.path = shown_path;

@@ -1453,7 +1453,9 @@ int sc_results_load(struct sc_results *out, const char *path)
 
 bool sc_results_tests_edited(const struct sc_results_skill *s)
 {
-	return s->has_test_changes && (s->tests_added || s->tests_changed || s->tests_removed);
+	/* the first tests are the verdict's tests, not an edit beside it */
+	return s->has_test_changes && !s->first_tests &&
+	       (s->tests_added || s->tests_changed || s->tests_removed);
 }
 
 int sc_results_variant_rank(const char *variant)

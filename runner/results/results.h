@@ -431,7 +431,9 @@ void sc_results_failure_release(struct sc_results_gate_failure *f);
  * changes: run and reported beside the verdict, never judged. */
 #define SC_VARIANT_HEAD_TESTS "head_tests"
 
-/* True when the skill's head changes its tests (added, changed or removed). */
+/* True when the skill's head changes its tests (added, changed or removed)
+ * beside the base's, which decide; false for the first tests (first_tests),
+ * which are the verdict's own. */
 bool sc_results_tests_edited(const struct sc_results_skill *s);
 
 /* Variant order: baseline 0, base 1, head 2, anything else 3. */

@@ -1459,6 +1459,115 @@ int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *sk
 	return err == SC_ENOTFOUND ? err : 0;
 }
 
+/* ---- upskill's evals manifest ------------------------------------------ */
+
+/* One path or a list of paths (node at key), appended to out when safe. */
+static void manifest_paths(struct sc_strlist *out, const struct sc_yaml_node *v, const char *key,
+			   const char *display, struct sc_diags *diags)
+{
+	size_t n = v && v->kind == SC_YAML_SEQ ? sc_yaml_count(v) : 1;
+
+	if (!v || (v->kind == SC_YAML_MAP) || (v->kind == SC_YAML_SCALAR && sc_yaml_is_null(v))) {
+		sc_diags_add(diags, SC_SEV_ERROR, display, v ? v->line : 0, "test-manifest",
+			     "%s must be a path or a list of paths", key);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_yaml_node *p = v->kind == SC_YAML_SEQ ? sc_yaml_seq_item(v, i) : v;
+		if (p->kind != SC_YAML_SCALAR || sc_yaml_is_null(p)) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, p->line, "test-manifest",
+				     "%s must be a path or a list of paths, found a %s", key,
+				     sc_yaml_type_name(p));
+			continue;
+		}
+		if (!sc_path_is_safe_relative(p->value)) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, p->line, "test-path",
+				     "%s '%s' is not a relative path inside the repository; refused",
+				     key, p->value);
+			continue;
+		}
+		if (!sc_strlist_has(out, p->value))
+			sc_strlist_add(out, p->value);
+	}
+}
+
+/* True when the manifest's skill key names the skill: its folder or name. */
+static bool manifest_skill(const char *key, const char *skill_path, const char *skill_name)
+{
+	size_t n = strlen(key);
+
+	while (n > 1 && key[n - 1] == '/')
+		n--;
+	if (skill_path && strlen(skill_path) == n && !strncmp(key, skill_path, n))
+		return true;
+	return skill_name && !strcmp(key, skill_name);
+}
+
+int sc_tests_evals_manifest(struct sc_strlist *out, const char *text, size_t len,
+			    const char *display, const char *skill_path, const char *skill_name,
+			    struct sc_diags *diags)
+{
+	static const char *const file_keys[] = { "suites", "suite", "tests" };
+	struct sc_yaml_node *doc = NULL;
+	const struct sc_yaml_node *evals, *skills;
+
+	if (sc_yaml_parse(&doc, text, len, display, 0) < 0) {
+		const char *problem;
+		size_t line = yaml_error_line(sc_error_last(), display, &problem);
+		sc_diags_add(diags, SC_SEV_ERROR, display, line, "test-manifest", "invalid YAML: %s",
+			     problem);
+		sc_error_clear();
+		return 0;
+	}
+	if (doc->kind != SC_YAML_MAP) {
+		if (!sc_yaml_is_null(doc))
+			sc_diags_add(diags, SC_SEV_ERROR, display, doc->line, "test-manifest",
+				     "the manifest must be a map with 'evals' or 'skills', found a %s",
+				     sc_yaml_type_name(doc));
+		sc_yaml_free(doc);
+		return 0;
+	}
+	evals = sc_yaml_map_get(doc, "evals");
+	skills = sc_yaml_map_get(doc, "skills");
+	if (evals && evals->kind != SC_YAML_SEQ)
+		sc_diags_add(diags, SC_SEV_ERROR, display, evals->line, "test-manifest",
+			     "evals must be a list of {skill, suites}");
+	for (size_t i = 0; evals && evals->kind == SC_YAML_SEQ && i < sc_yaml_count(evals); i++) {
+		const struct sc_yaml_node *e = sc_yaml_seq_item(evals, i), *sk, *files = NULL;
+		const char *key = "suites";
+		if (e->kind != SC_YAML_MAP || !(sk = sc_yaml_map_get(e, "skill")) ||
+		    sk->kind != SC_YAML_SCALAR || sc_yaml_is_null(sk)) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, e->line, "test-manifest",
+				     "evals[%zu] must be a map with 'skill' (a folder or a name)", i);
+			continue;
+		}
+		for (size_t k = 0; k < SC_ARRAY_SIZE(file_keys) && !files; k++)
+			if ((files = sc_yaml_map_get(e, file_keys[k])))
+				key = file_keys[k];
+		if (!files) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, e->line, "test-manifest",
+				     "evals[%zu] names no test file: give 'suites' (or 'suite', 'tests')",
+				     i);
+			continue;
+		}
+		if (manifest_skill(sk->value, skill_path, skill_name))
+			manifest_paths(out, files, key, display, diags);
+	}
+	if (skills && skills->kind != SC_YAML_MAP)
+		sc_diags_add(diags, SC_SEV_ERROR, display, skills->line, "test-manifest",
+			     "skills must be a map of skill (folder or name) to test files");
+	for (size_t i = 0; skills && skills->kind == SC_YAML_MAP && i < sc_yaml_count(skills); i++) {
+		const struct sc_yaml_node *k = sc_yaml_map_key(skills, i);
+		if (k->kind == SC_YAML_SCALAR && manifest_skill(k->value, skill_path, skill_name))
+			manifest_paths(out, sc_yaml_map_value(skills, i), k->value, display, diags);
+	}
+	if (!evals && !skills)
+		sc_diags_add(diags, SC_SEV_WARNING, display, doc->line, "test-manifest",
+			     "neither 'evals' nor 'skills' here: no test files mapped");
+	sc_yaml_free(doc);
+	return 0;
+}
+
 /* fixtures_dir/name/prompt.md, with fixtures_dir under repo_root unless absolute. */
 static void fixture_prompt_path(struct sc_buf *out, const char *repo_root,
 				const char *fixtures_dir, const char *name)

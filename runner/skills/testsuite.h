@@ -180,6 +180,27 @@ int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *tes
  */
 int sc_tests_load_triggers(struct sc_test_set *out, const char *skill_dir, struct sc_diags *diags);
 
+/* upskill's evals manifest, at the repository root. */
+#define SC_TESTS_EVALS_MANIFEST ".upskill/evals.yaml"
+
+/*
+ * Reads upskill's evals manifest (text, len bytes; findings name display
+ * and a line) and appends to out the test files (repository paths) it
+ * maps to one skill: the skill at repository folder skill_path, or named
+ * skill_name. Two forms (docs/tests-format.md):
+ *
+ *   evals:                               skills:
+ *     - skill: skills/pdf   (or a name)    pdf: evals/pdf.yaml
+ *       suites: [evals/pdf.yaml]           skills/docx: [a.json, b.yaml]
+ *       (or suite: / tests: PATH)
+ *
+ * Paths must be safe relative paths. Returns 0 (problems are findings;
+ * an entry with one is skipped).
+ */
+int sc_tests_evals_manifest(struct sc_strlist *out, const char *text, size_t len,
+			    const char *display, const char *skill_path, const char *skill_name,
+			    struct sc_diags *diags);
+
 void sc_test_set_release(struct sc_test_set *set);
 /* Removes (and frees) test i of set, keeping the order of the rest. */
 void sc_test_set_remove(struct sc_test_set *set, size_t i);

@@ -254,6 +254,17 @@ int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_option
 			   const char *skill_dir, const char *task);
 
 /*
+ * The asking part of sc_gen_tests_for_skill(): test cases for task from
+ * opt->test_gen_model (else opt->teacher) into out->cases (out initialised
+ * by the caller), nothing saved. what names the skill in progress lines
+ * and messages; *model_name (when not NULL) gets the canonical name of the
+ * model that wrote them (the caller frees it). Returns as
+ * sc_gen_tests_for_skill() does, without SC_EIO.
+ */
+int sc_gen_ask_tests(struct sc_gen_result *out, const struct sc_gen_options *opt,
+		     const char *what, const char *task, char **model_name);
+
+/*
  * The whole of `generate`: writes, validates, tests, evaluates, refines and
  * saves the skill. Returns 0; SC_EPARSE when the teacher's answer could
  * not be used after one retry (the message says why); SC_EINVAL for bad

@@ -272,7 +272,8 @@ cd "$U" || exit 1
 run env GENERIC_BASE_URL="$B_URL/v1" "$SKILLCI" eval skills/release-checklist --store "$T/up.db" --no-cache
 cd "$SKILLCI_ROOT" || exit 1
 expect_exit 0 "a skill without tests is reported, not failed"
-expect_out_contains "untested: no tests found" "untested is said"
+expect_out_contains "unverified: no tests" "untested is said, as unverified"
+expect_out_contains "skillci tests init skills/release-checklist" "the message names tests init"
 expect_out_contains "--generate-tests" "the message names --generate-tests"
 expect_err_contains "--generate-tests has generic.qwen3:8b write them" "the test generation model is named"
 

@@ -160,12 +160,13 @@ forge thresholds 'd["run"]["trust"] = {"gate": {"pass_rate_drop_points": 100, "a
 forge unchanged 'for s in d["skills"]: s["status"] = "unchanged"'
 forge untested 'for s in d["skills"]: s["untested"] = True'
 forge added 'for s in d["skills"]: s["status"] = "added"'
+forge firsttests 'for s in d["skills"]: s["first_tests"] = True'
 forge kind 'd["run"]["kind"] = "eval"
 for s in d["skills"]: s["status"] = "unchanged"'
 forge aggregates 'for a in d["aggregates"]: a["pass_rate"] = 1.0; a["passed"] = a["n"]; a["failed"] = 0
 d["comparisons"] = []'
 forge dropunits 'd["units"] = [u for u in d["units"] if u["skill"] not in ("skills/commit-messages", "skills/cuda-gemm")]'
-for f in claim thresholds unchanged untested added kind aggregates dropunits; do
+for f in claim thresholds unchanged untested added firsttests kind aggregates dropunits; do
 	report_outputs $f
 	check "forged '$f': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fail" "$T/$f.out"
 	check "forged '$f': the Markdown says the gate failed" grep -qF "❌ **gate failed" "$T/$f.md"
@@ -178,6 +179,9 @@ expect_err_contains "claim.json' claims the gate passed; recomputed from its uni
 report_outputs unchanged
 check "the Markdown names the status the units contradict" grep -qF \
 	"unchanged.json marks skill 'skills/commit-messages' unchanged but holds its head units: judged as modified" "$T/unchanged.md"
+check "a forged first_tests claim beside base units is not taken" grep -qF \
+	"firsttests.json marks skill 'skills/commit-messages' as adding its first tests but holds its base units: judged against the base" \
+	"$T/firsttests.md"
 # no units: the verdict is the file's claim, shown as such, never a pass
 forge nounits 'd["units"] = []'
 report_outputs nounits

@@ -111,8 +111,9 @@ static void test_stages_evaluate_folders_then_reuse(void **state)
 	o.payload = &lines;
 	/* 2 tests x 2 runs x (with, without the skill) */
 	assert_int_equal(run_stages(&o, 8, 0), 8);
-	assert_non_null(strstr(lines.ptr, "warning: skills/bare: no tests (skill_meta.json, "
-				   "evals/evals.json, tests/); --generate-tests has "));
+	assert_non_null(strstr(lines.ptr, "warning: skills/bare: unverified: no tests (skill_meta.json, "
+				   "evals/evals.json, tests/); skillci tests init skills/bare writes a "
+				   "starter suite (the format: skillci help tests), or --generate-tests has "));
 	assert_null(strstr(lines.ptr, "skills/demo"));
 	/* a second run reuses every unit from the store */
 	assert_int_equal(run_stages(&o, 8, 8), 8);

@@ -969,6 +969,54 @@ static void test_implied_validator_copy_and_hash(void **state)
 	free(dir);
 }
 
+/* upskill's evals manifest: both forms map files to a skill by folder or
+ * name; bad entries are findings with lines, unsafe paths refused. */
+static void test_evals_manifest(void **state)
+{
+	static const char text[] =
+		"evals:\n"
+		"  - skill: skills/pdf/\n"
+		"    suites: [evals/pdf.yaml, evals/pdf2.json]\n"
+		"  - skill: docx\n"
+		"    suite: evals/docx.yaml\n"
+		"  - skill: skills/pdf\n"
+		"    tests: ../outside.yaml\n"
+		"  - suites: [x.yaml]\n"
+		"skills:\n"
+		"  pdf: [evals/pdf.yaml, evals/more.yaml]\n"
+		"  skills/xlsx: evals/xlsx.yaml\n";
+	struct sc_strlist out = SC_STRLIST_INIT;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(sc_tests_evals_manifest(&out, text, strlen(text), ".upskill/evals.yaml",
+						 "skills/pdf", "pdf", &d), 0);
+	assert_int_equal(out.n, 3);
+	assert_string_equal(out.items[0], "evals/pdf.yaml");
+	assert_string_equal(out.items[1], "evals/pdf2.json");
+	assert_string_equal(out.items[2], "evals/more.yaml");
+	expect_error(&d, "tests '../outside.yaml' is not a relative path inside the repository", 7,
+		     "test-path");
+	expect_error(&d, "evals[3] must be a map with 'skill'", 8, "test-manifest");
+	sc_strlist_release(&out);
+	sc_diags_release(&d);
+
+	assert_int_equal(sc_tests_evals_manifest(&out, text, strlen(text), "m", "skills/docx", "docx",
+						 &d), 0);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.items[0], "evals/docx.yaml");
+	sc_strlist_release(&out);
+	sc_diags_release(&d);
+
+	assert_int_equal(sc_tests_evals_manifest(&out, "evals: {a: b}\n", 14, "m", "s", "s", &d), 0);
+	expect_error(&d, "evals must be a list", 1, "test-manifest");
+	assert_int_equal(out.n, 0);
+	sc_diags_release(&d);
+	assert_int_equal(sc_tests_evals_manifest(&out, "evals: [\n", 9, "m", "s", "s", &d), 0);
+	expect_error(&d, "invalid YAML", 0, "test-manifest");
+	sc_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -990,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(test_verifier_model_yaml),
 		cmocka_unit_test(test_verifier_errors),
 		cmocka_unit_test(test_implied_validator_copy_and_hash),
+		cmocka_unit_test(test_evals_manifest),
 	};
 	return cmocka_run_group_tests_name("testsuite", tests, NULL, NULL);
 }
