@@ -240,6 +240,13 @@ assert calls and tools and all(m["tool_call_id"].startswith("call_fake_") for m 
 assert all(isinstance(c["function"]["arguments"], str) for m in calls for c in m["tool_calls"])
 EOF
 
+# A judge scores an agent unit's final answer beside its verdict.
+run $SKILLCI eval "$S" -m anthropic.fake-student --judge anthropic.fake-judge --no-baseline \
+	--no-cache --store "$T/jd.db" --json "$T/jd.json"
+expect_exit 0 "eval with a judge over agent units"
+check "the judge leaves the agent's verdicts as they were" \
+	test "$(unit "$T/jd.json" head "#good" verdict)" = pass
+
 # agent.mode never: workspace verifiers cannot be checked in one chat
 # request (unverified, needs_agent); trigger tests are unverified too.
 run $SKILLCI eval "$S" -m anthropic.fake-student --agent never --no-baseline --no-cache \
