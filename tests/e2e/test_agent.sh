@@ -281,6 +281,7 @@ json.dump(s, open(sys.argv[2], "w"))
 EOF2
 curl -s -X POST --data-binary @"$T/script-run.json" "$FAKE_URL/_fake/script" > /dev/null
 RUNA="$SKILLCI run --repo $R --base $RBASE --head $RHEAD -m anthropic.fake-student --no-cache"
+cd "$T" || exit 1  # run's work folder and default reports go under the current folder
 run $RUNA --store "$T/run.db" --json "$T/run.json" --markdown "$T/run.md" --junit "$T/run.xml"
 check "run: the base's trigger test opened the skill" test "$(unit "$T/run.json" base "eval_queries.json#0" verdict)" = pass
 check "run: the head's description no longer triggers it" test "$(unit "$T/run.json" head "eval_queries.json#0" error_class)" = not_triggered
@@ -298,6 +299,7 @@ assert v[0] == v[1], v
 assert 0 < len(json.load(open(sys.argv[3]))["units"]) < len(v[0])
 EOF2
 curl -s -X POST --data-binary @"$T/script.json" "$FAKE_URL/_fake/script" > /dev/null
+cd "$SKILLCI_ROOT" || exit 1
 
 # No jail, no run: bubblewrap missing makes every agent unit an error and
 # nothing is asked or run outside a jail.
