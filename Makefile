@@ -131,7 +131,7 @@ asan:
 # the TSan runtime's own files). A race stops the process (halt_on_error),
 # so the suite that ran it fails. Not part of check: the TSan build is a
 # third build of the tree.
-TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run
+TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run test_agent
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" programs unit
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" TESTS="$(TSAN_SUITES)" \

@@ -67,7 +67,7 @@ cat > "$T/skillci.yml" <<'EOF'
 agent:
   limits:
     command_timeout: 3
-    cpu: 10
+    cpu: 17
     processes: 32
     file_size: 8
     workspace: 32
@@ -109,7 +109,7 @@ check "bigfile: the file-size limit stopped it" sh -c "python3 -S -c \"import js
 check "bigfile: no large file on the host" sh -c "! find '$T' /tmp -xdev -name big.bin 2>/dev/null | grep -q ."
 check "forever: the wall-time limit ended it" sh -c "python3 -S -c \"import json; e=[u['excerpt'] for u in json.load(open('$T/r.json'))['units'] if u['test_id'].endswith('#forever')][0]; assert 'timed out after 3.0 s' in e, e\""
 check "the plain unit beside them passes" test "$(field plain verdict)" = pass
-check "no jail process is left on the host" sh -c "! ps -eo args | grep -v grep | grep -q 'skillci-jail [0-9]'"
+check "no jail process is left on the host" sh -c "! ps -eo args | grep -v grep | grep -q 'skillci-jail 17 '"
 check "the run left no copy of the skill behind" sh -c \
 	"! find /tmp \"\${TMPDIR:-/tmp}\" -maxdepth 1 -name 'skillci-jail-*' -newer '$T/.before' 2>/dev/null | grep -q ."
 kill "$LISTENER" 2>/dev/null

@@ -50,6 +50,7 @@ static void start(struct fixture *f)
 	f->lim.file_bytes = 8 * 1024 * 1024;
 	f->lim.workspace_bytes = 32 * 1024 * 1024;
 	f->lim.processes = 32;
+	f->lim.cpu_s = 4321;  /* on the helper's command line: this test's jails */
 	if (sc_jail_start(&f->jail, &f->lim, &m, 1) < 0)
 		fail_msg("%s", sc_error_last());
 }
@@ -329,9 +330,12 @@ static void test_end_kills_everything(void **state)
 	assert_int_equal(sc_jail_exec(f.jail, &r, "sleep 876543", 300), 0);
 	assert_true(r.timed_out);
 	assert_int_equal(host_processes_with("sleep 876543"), 0);
+	/* this jail's helper, by the CPU limit on its command line (other
+	 * suites may run jails beside this one) */
+	assert_true(host_processes_with("skillci-jail 4321 ") >= 1);  /* bubblewrap and the helper */
 	sc_jail_free(f.jail);
 	f.jail = NULL;
-	assert_int_equal(host_processes_with("skillci-jail"), 0);
+	assert_int_equal(host_processes_with("skillci-jail 4321 "), 0);
 	sc_jail_run_release(&r);
 	stop(&f);
 }
