@@ -592,6 +592,11 @@ static void unit_done(struct unit *u)
 	const struct sc_eval_options *opt = c->opt;
 	size_t idx;
 
+	if (u->agent_jobs) {
+		/* an agent step on the pool points at it: done when it is back */
+		u->done_pending = true;
+		return;
+	}
 	if (u->evaluated)
 		u->ru.latency_ms = sc_now_ms() - u->t0;
 	/* equal strings of many units are kept once (results.h) */
@@ -1263,10 +1268,7 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
-		if (u->agent_jobs)
-			u->done_pending = true;  /* decided when its job is back */
-		else
-			unit_done(u);
+		unit_done(u);
 		admit(c);
 		return;
 	}

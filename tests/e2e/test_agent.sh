@@ -54,6 +54,7 @@ EOF
 # trigger).
 cat > "$T/script.json" <<'EOF'
 {"rules": [
+  {"match": {"input": "[ERR]"}, "reply": {"status": 400, "error_message": "refused by the fake"}},
   {"match": {"system": "<available_skills>", "input": "[GOOD]", "turn": 1},
    "reply": {"text": "Reading the skill.",
              "tool_calls": [{"name": "read_file", "input": {"path": ".skills/reporter/SKILL.md"}}]}},
@@ -246,6 +247,18 @@ run $SKILLCI eval "$S" -m anthropic.fake-student --judge anthropic.fake-judge --
 expect_exit 0 "eval with a judge over agent units"
 check "the judge leaves the agent's verdicts as they were" \
 	test "$(unit "$T/jd.json" head "#good" verdict)" = pass
+
+# A request that fails while the unit's jail is still starting: the unit
+# is an error once the start is back (never freed under it).
+E="$T/skills/erring"
+mkdir -p "$E/tests"
+printf -- '---\nname: erring\ndescription: Its requests fail.\n---\n# Erring\n' > "$E/SKILL.md"
+printf '{"cases": [{"input": "fail at once [ERR]", "verifiers": [{"type": "file_exists", "path": "x"}]}]}\n' \
+	> "$E/tests/agent.json"
+run $SKILLCI eval "$E" -m anthropic.fake-student --no-baseline --no-cache --store "$T/er.db" \
+	--json "$T/er.json" --retries 0
+check "a failed first turn makes the agent unit an error (provider)" sh -c \
+	"test \"\$(python3 -S -c \"import json; u=json.load(open('$T/er.json'))['units'][0]; print(u['verdict'], u['error_class'], 'refused by the fake' in u['message'])\")\" = 'error provider True'"
 
 # agent.mode never: workspace verifiers cannot be checked in one chat
 # request (unverified, needs_agent); trigger tests are unverified too.
