@@ -383,6 +383,14 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_printf(out, "judge_score=%.3f\n", u->judge_score);
 	if (u->reused)
 		sc_buf_puts(out, "reused=true\n");
+	if (u->trigger) {
+		/* a trigger test's decision: did the student open SKILL.md */
+		bool pass = sc_streq(u->verdict, "pass"), fail = sc_streq(u->verdict, "fail");
+		bool should = sc_streq(u->trigger, "should_trigger");
+		sc_buf_printf(out, "trigger=%s\n", u->trigger);
+		if (pass || fail)
+			sc_buf_printf(out, "triggered=%s\n", (pass == should) ? "yes" : "no");
+	}
 	if (!k)
 		return;
 	sc_buf_printf(out, "fixture=%s\nkernel_verdict=%s\n", k->fixture ? k->fixture : "",
@@ -405,6 +413,12 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_printf(out, "registers=%lld\n", (long long)k->registers);
 	if (k->suspect)
 		sc_buf_puts(out, "suspect=true\n");
+}
+
+/* An agent run's unit: its excerpt is its trace of tool calls. */
+static bool agent_unit(const struct sc_results_unit *u)
+{
+	return sc_streq(u->kind, "agent") || sc_streq(u->kind, "trigger");
 }
 
 /* The body of a unit's failure: the message, the worst mismatch and the
@@ -567,15 +581,17 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 			sc_buf_printf(&c->sysout, "baseline_verdict=%s\n", l->verdict);
 			props_add(&c->props, "baseline", "%s", l->verdict);
 		}
+		if (u->trigger)
+			props_add(&c->props, "trigger", "%s", u->trigger);
 		if (u->excerpt)
-			sc_buf_printf(&c->sysout, "answer=%s\n", u->excerpt);
+			sc_buf_printf(&c->sysout, "%s=%s\n", agent_unit(u) ? "agent" : "answer", u->excerpt);
 		sc_buf_clear(&why);
 		sc_buf_clear(&body);
 		if (u->test_name)
 			sc_buf_printf(&body, "test: %s\n", u->test_name);
 		unit_body(&body, u);
 		if (u->excerpt)
-			sc_buf_printf(&body, "answer: %s\n", u->excerpt);
+			sc_buf_printf(&body, "%s: %s\n", agent_unit(u) ? "agent" : "answer", u->excerpt);
 		if (sc_streq(u->verdict, "pass")) {
 			continue;
 		} else if (sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error")) {
@@ -673,6 +689,20 @@ static void side_props(struct jsuite *js, const struct sc_results *r, const char
 		sc_buf_clear(&key);
 		sc_buf_printf(&key, "%s %s judge_mean", model, variants[v]);
 		props_num(&js->props, key.ptr, 3, a->judge_mean);
+		if (a->trigger_should) {
+			sc_buf_clear(&key);
+			sc_buf_printf(&key, "%s %s trigger_recall", model, variants[v]);
+			props_add(&js->props, key.ptr, "%.4f (%lld of %lld should_trigger queries opened "
+				  "the skill)", (double)a->trigger_hits / (double)a->trigger_should,
+				  (long long)a->trigger_hits, (long long)a->trigger_should);
+		}
+		if (a->trigger_should_not) {
+			sc_buf_clear(&key);
+			sc_buf_printf(&key, "%s %s false_trigger_rate", model, variants[v]);
+			props_add(&js->props, key.ptr, "%.4f (%lld of %lld should_not_trigger queries "
+				  "opened the skill)", (double)a->trigger_false / (double)a->trigger_should_not,
+				  (long long)a->trigger_false, (long long)a->trigger_should_not);
+		}
 		if (!strcmp(variants[v], "head"))
 			continue;
 		{

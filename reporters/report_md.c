@@ -1186,6 +1186,60 @@ static const char *state_icon(const struct test_group *grp)
 	}
 }
 
+/*
+ * An agent run's trace under a failed test (its first failed run with
+ * one): each line of the excerpt (turns, tool calls and results, the
+ * answer) a sub-item. True when there was one to show.
+ */
+static bool agent_trace_item(struct sc_buf *out, const struct test_group *grp)
+{
+	const struct sc_results_unit *ex = NULL;
+	const char *p;
+
+	for (size_t i = 0; i < grp->nruns && !ex; i++)
+		if (unit_bad(grp->runs[i]) && grp->runs[i]->excerpt &&
+		    (sc_streq(grp->runs[i]->kind, "agent") || sc_streq(grp->runs[i]->kind, "trigger")))
+			ex = grp->runs[i];
+	if (!ex)
+		return false;
+	sc_buf_puts(out, "  - agent");
+	if (grp->nruns > 1)
+		sc_buf_printf(out, " (run %lld)", (long long)ex->run_index + 1);
+	sc_buf_puts(out, ":\n");
+	for (p = ex->excerpt; *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = sc_xstrndup(p, n);
+		sc_buf_puts(out, "    - ");
+		sc_report_md_text(out, line);
+		sc_buf_putc(out, '\n');
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+	return true;
+}
+
+/* A trigger test's decision over its runs: " — should trigger, opened
+ * in 2 of 3 runs". Nothing for other tests. */
+static void trigger_note(struct sc_buf *out, const struct test_group *grp)
+{
+	size_t opened = 0, decided = 0;
+	bool should;
+
+	if (!grp->nruns || !grp->runs[0]->trigger)
+		return;
+	should = sc_streq(grp->runs[0]->trigger, "should_trigger");
+	for (size_t i = 0; i < grp->nruns; i++) {
+		bool pass = sc_streq(grp->runs[i]->verdict, "pass");
+		if (!pass && !sc_streq(grp->runs[i]->verdict, "fail"))
+			continue;
+		decided++;
+		opened += pass == should;
+	}
+	sc_buf_printf(out, " — trigger test, %s: opened the skill in %zu of %zu run%s",
+		      should ? "should trigger" : "should not trigger", opened, decided,
+		      decided == 1 ? "" : "s");
+}
+
 /* One test as a list item: its name, how its runs went, why the bad ones
  * failed (the same reason once), the base's side, and the start of the
  * answer of its first failed run. */
@@ -1227,6 +1281,7 @@ static void group_item(struct sc_buf *out, const struct test_group *grp, bool in
 		sc_buf_printf(out, " — base %zu/%zu → head %zu/%zu", grp->base_passed, grp->base_n,
 			      grp->passed, grp->nruns);
 	}
+	trigger_note(out, grp);
 	sc_buf_putc(out, '\n');
 	if (bad && !uniform)
 		for (size_t i = 0; i < grp->nruns; i++) {
@@ -1236,6 +1291,8 @@ static void group_item(struct sc_buf *out, const struct test_group *grp, bool in
 			run_outcome(out, grp->runs[i]);
 			sc_buf_putc(out, '\n');
 		}
+	if (bad && agent_trace_item(out, grp))
+		return;
 	if (in_block && bad) {
 		const struct sc_results_unit *ex = NULL;
 		for (size_t i = 0; i < grp->nruns && !ex; i++)
@@ -1456,6 +1513,37 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 	sc_buf_release(&msg);
 }
 
+/* " · triggers: recall 4/5 (80%), false triggers 1/5 (20%)" for a row
+ * with trigger tests, with the base's in brackets where there is one. */
+static void trigger_summary(struct sc_buf *out, const struct sc_results *r, const struct row *row,
+			    const char *variant)
+{
+	const struct sc_results_aggregate *a =
+		sc_results_find_aggregate(r, row->skill->path, variant, row->model);
+	const struct sc_results_aggregate *b = strcmp(variant, "base") ?
+		sc_results_find_aggregate(r, row->skill->path, "base", row->model) : NULL;
+
+	if (!a || !(a->trigger_should || a->trigger_should_not))
+		return;
+	sc_buf_puts(out, " · triggers:");
+	if (a->trigger_should) {
+		sc_buf_printf(out, " recall %lld/%lld (%.0f%%)", (long long)a->trigger_hits,
+			      (long long)a->trigger_should,
+			      100.0 * (double)a->trigger_hits / (double)a->trigger_should);
+		if (b && b->trigger_should)
+			sc_buf_printf(out, " [base %lld/%lld]", (long long)b->trigger_hits,
+				      (long long)b->trigger_should);
+	}
+	if (a->trigger_should_not) {
+		sc_buf_printf(out, "%s false triggers %lld/%lld (%.0f%%)", a->trigger_should ? "," : "",
+			      (long long)a->trigger_false, (long long)a->trigger_should_not,
+			      100.0 * (double)a->trigger_false / (double)a->trigger_should_not);
+		if (b && b->trigger_should_not)
+			sc_buf_printf(out, " [base %lld/%lld]", (long long)b->trigger_false,
+				      (long long)b->trigger_should_not);
+	}
+}
+
 /* The variant whose units a row's details show: head, or base for a
  * deleted skill. */
 static const char *detail_variant(const struct sc_results *r, const struct row *row)
@@ -1512,6 +1600,7 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 			sc_report_points(&head, lh->pass_rate_delta);
 		}
 	}
+	trigger_summary(&head, r, row, variant);
 
 	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, items.ptr);
 	sc_buf_printf(compact, "- %s\n", head.ptr);

@@ -8,6 +8,8 @@
 # /usr/local/cuda (or $CUDA_HOME) when present, and optional. zizmor, the
 # GitHub Actions security linter that tests/e2e/test_zizmor.sh runs over
 # action.yml and the docs/ci.md workflows, comes from PyPI (pip, pinned).
+# bubblewrap is the agent jail (docs/security.md): agent units run their
+# tools in it, and end as errors ("jail unavailable") without it.
 set -eu
 ZIZMOR_VERSION=1.32.0
 install_zizmor() {
@@ -24,7 +26,8 @@ install_zizmor() {
 pkgs="build-essential pkg-config libgit2-dev libcurl4-openssl-dev libcjson-dev
 libyaml-dev libxml2-dev libxml2-utils libcmark-gfm-dev
 libcmark-gfm-extensions-dev libsqlite3-dev libpq-dev libcmocka-dev python3 python3-pip git
-clang sqlite3 strace postgresql postgresql-client chromium fonts-noto-color-emoji"
+clang sqlite3 strace postgresql postgresql-client chromium fonts-noto-color-emoji
+bubblewrap"
 # scipy, from PyPI: the reference test_stats compares the gate's
 # statistics with (the test skips, saying so, without it).
 scipy() {

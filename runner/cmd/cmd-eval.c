@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "cmd/cmd.h"
 #include "diag.h"
+#include "agent/agent.h"
 #include "pipeline/evalrun.h"
 #include "providers/provider.h"
 #include "reporters/report_fmt.h"
@@ -27,7 +28,8 @@ static void usage(FILE *f)
 		"usage: skillci eval DIR... -m MODEL... [--runs N | --max-runs R [--first-runs F]]\n"
 		"                    [--lift-margin P] [--no-baseline] [--tests FILE]\n"
 		"                    [--generate-tests] [--test-gen-model MODEL]\n"
-		"                    [--max-turns N] [--judge MODEL] [--grader MODEL] [--offline]\n"
+		"                    [--max-turns N] [--judge MODEL] [--grader MODEL] [--agent MODE]\n"
+		"                    [--offline]\n"
 		"                    [--store LOCATION]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--retries N] [--json FILE]\n"
 		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
@@ -52,12 +54,16 @@ static void usage(FILE *f)
 		"                       generation model first, saved in its skill_meta.json\n"
 		"  --test-gen-model M   that model (default: test_gen_model, else\n"
 		"                       skill_generation_model of upskill.config.yaml, else sonnet)\n"
-		"  --max-turns N        model turns for kernel tests (default 3)\n"
+		"  --max-turns N        model turns for kernel tests and agent runs (default 3)\n"
+		"  --agent MODE         which tests run as agents, with tools in a jail: auto (tests\n"
+		"                       with workspace verifiers, trigger tests), always (every text\n"
+		"                       test), never (default: agent.mode in skillci.yml, else auto)\n"
 		"  --judge MODEL        score every answer 0-1 with this model (beside the verdict)\n"
 		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
 		"  --grader MODEL       grade tests' expectations with this model, per statement with\n"
 		"                       quoted evidence (default: grader.model; without one such\n"
-		"                       tests are unverified: skillci help tests)\n"
+		"                       tests are unverified: skillci help tests)\n");
+	fprintf(f,
 		"  --offline            answer from the response cache only\n"
 		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
 		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
@@ -445,7 +451,7 @@ int cmd_eval(int argc, char **argv)
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
 	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES,
-	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN, O_GRADER };
+	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN, O_GRADER, O_AGENT };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -460,6 +466,7 @@ int cmd_eval(int argc, char **argv)
 		{ "json", required_argument, NULL, O_JSON },
 		{ "judge", required_argument, NULL, O_JUDGE },
 		{ "grader", required_argument, NULL, O_GRADER },
+		{ "agent", required_argument, NULL, O_AGENT },
 		{ "rubric", required_argument, NULL, O_RUBRIC },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
@@ -545,6 +552,14 @@ int cmd_eval(int argc, char **argv)
 		case O_JSON: json_path = optarg; break;
 		case O_JUDGE: eo.judge = optarg; break;
 		case O_GRADER: eo.grader = optarg; break;
+		case O_AGENT: {
+			enum sc_agent_mode mode;
+			if (sc_agent_mode_parse(&mode, optarg) < 0)
+				return sc_cmd_usage_error("eval", "--agent: %s", sc_error_last());
+			eo.agent_mode = (int)mode;
+			eo.agent_mode_set = true;
+			break;
+		}
 		case O_RUBRIC: eo.rubric_file = optarg; break;
 		case O_CACHE: eo.cache = optarg; eo.no_cache = false; break;
 		case O_NO_CACHE: eo.no_cache = true; break;

@@ -27,6 +27,7 @@
 
 #include "buf.h"
 
+struct sc_agent_options;
 struct sc_client;
 struct sc_store;
 struct sc_results;
@@ -48,6 +49,8 @@ struct sc_eval_skill {
 					* not evaluated (sc_eval_run_units names no unit of it) */
 	const struct sc_test_set *tests;
 	const char *hash;              /* sc_skill_content_hash() when known, else NULL */
+	const char *tests_dir;         /* the folder the tests were read from (an agent run's
+					* validators and binary files); NULL: the skill's own */
 };
 
 /* What the kernel harness says about one answer. Strings owned. */
@@ -144,9 +147,14 @@ struct sc_eval_options {
 	double alpha;
 	/* Kernel checks at once, each in its own worker process (default 1). */
 	int kernel_jobs;
+	/* Agent runs (runner/agent/agent.h): which tests run as agents, the
+	 * jail's limits, the threads that run jails, tools and verifiers.
+	 * NULL: the defaults (agent.mode auto). */
+	const struct sc_agent_options *agent;
 	/* Units started and not yet decided, at most (0: twice the client's
-	 * total bound plus four per kernel job): keeps every request slot
-	 * busy while bounding the memory of units in flight. */
+	 * total bound, four times it when agent units are planned, plus four
+	 * per kernel job): keeps every request slot busy while bounding the
+	 * memory of units in flight. */
 	int window;
 	/* Store transactions (0: SC_EVAL_COMMIT_UNITS, SC_EVAL_COMMIT_MS). */
 	int commit_units;

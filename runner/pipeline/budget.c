@@ -143,13 +143,29 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 			const char *unit_id, const char *model_id, const char *model_name,
 			size_t prompt_bytes, int requests, int max_tokens)
 {
+	sc_budget_add_unit_growth(e, b, unit_id, model_id, model_name, prompt_bytes, requests,
+				  max_tokens, 0);
+}
+
+int64_t sc_budget_agent_growth(int max_calls, size_t tool_output)
+{
+	/* each result: its text (capped), and its call's id, name and framing */
+	return (int64_t)(max_calls > 0 ? max_calls : 1) *
+	       (sc_budget_tokens(tool_output) + SC_BUDGET_PROMPT_OVERHEAD);
+}
+
+void sc_budget_add_unit_growth(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens, int64_t growth)
+{
 	int64_t prompt = sc_budget_tokens(prompt_bytes) + SC_BUDGET_PROMPT_OVERHEAD;
 	int64_t out = max_tokens > 0 ? max_tokens : SC_BUDGET_DEFAULT_MAX_TOKENS;
 	int64_t r = requests > 0 ? requests : 1, in;
 	const struct sc_price *price = sc_budget_price(b, model_id, model_name);
 
-	/* request k (0-based) sends the prompt and the k earlier answers */
-	in = r * prompt + out * (r * (r - 1) / 2);
+	/* request k (0-based) sends the prompt, the k earlier answers and
+	 * what each earlier turn added (an agent's tool results) */
+	in = r * prompt + (out + (growth > 0 ? growth : 0)) * (r * (r - 1) / 2);
 	e->units++;
 	e->input_tokens += in;
 	e->output_tokens += r * out;

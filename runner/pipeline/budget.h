@@ -110,6 +110,20 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 void sc_budget_note_over_cap(struct sc_budget_estimate *e, size_t system_bytes, size_t body_bytes,
 			     size_t listed, size_t listing_bytes, size_t user_bytes);
 /*
+ * The same for a unit whose every turn also adds growth tokens to the
+ * prompt beyond its answer (an agent's tool results): request k sends
+ * the prompt, the k earlier answers and k x growth tokens.
+ */
+void sc_budget_add_unit_growth(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens, int64_t growth);
+/*
+ * The most one agent turn adds to the prompt beside its answer: the
+ * results of max_calls tool calls of at most tool_output bytes each,
+ * with their framing (tokens). The agent's caps make it a bound.
+ */
+int64_t sc_budget_agent_growth(int max_calls, size_t tool_output);
+/*
  * Appends the estimate to line ("; estimate ~1.2M input and ~65.5k output
  * tokens, ~$4.21 (prices of 2025-11-01); token and dollar limits ...") and returns 0, or
  * SC_EINVAL with a message naming the unit or the total over its limit

@@ -1103,6 +1103,111 @@ static void h_providers(struct ctx *c, const struct sc_yaml_node *v, const char 
 	sc_buf_release(&k);
 }
 
+/* ---- agent: agent runs and their jail (docs/config.md, "agent") ---------- */
+
+static void h_agent_mode(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	int b;
+	/* YAML 1.1 reads a plain never-like "off"/"no" as a boolean: refuse it by name */
+	if (strcmp(sc_yaml_type_name(v), "string") != 0 || sc_yaml_is_bool(v, &b) ||
+	    sc_agent_mode_parse(&c->cfg->agent.mode, v->value) < 0) {
+		sc_error_clear();
+		type_error(c, v, key, "one of auto, always, never");
+	}
+}
+
+static void h_agent_jobs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 256, &c->cfg->agent.jobs);
+}
+
+static void h_agent_max_calls(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 64, &c->cfg->agent.max_calls_per_turn);
+}
+
+static void h_agent_trigger_turns(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 100, &c->cfg->agent.trigger_turns);
+}
+
+static void h_agent_output(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	int n;
+	if (get_int(c, v, key, 256, 1024 * 1024, &n))
+		c->cfg->agent.tool_output_max = (size_t)n;
+}
+
+/* A size in MiB into bytes. */
+static void mib(struct ctx *c, const struct sc_yaml_node *v, const char *key, long max, int64_t *out)
+{
+	int n;
+	if (get_int(c, v, key, 1, max, &n))
+		*out = (int64_t)n * 1024 * 1024;
+}
+
+static void h_lim_timeout(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double s;
+	if (get_num(c, v, key, 0, true, 3600, &s))
+		c->cfg->agent.jail.command_timeout_ms = (int64_t)(s * 1000);
+}
+
+static void h_lim_cpu(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 3600, &c->cfg->agent.jail.cpu_s);
+}
+
+static void h_lim_memory(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 1024 * 1024, &c->cfg->agent.jail.memory_bytes);
+}
+
+static void h_lim_processes(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 4096, &c->cfg->agent.jail.processes);
+}
+
+static void h_lim_file(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 64 * 1024, &c->cfg->agent.jail.file_bytes);
+}
+
+static void h_lim_workspace(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 64 * 1024, &c->cfg->agent.jail.workspace_bytes);
+}
+
+static void h_lim_tmp(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 64 * 1024, &c->cfg->agent.jail.tmp_bytes);
+}
+
+static void h_agent_limits(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "command_timeout", h_lim_timeout }, { "cpu", h_lim_cpu },
+		{ "memory", h_lim_memory },           { "processes", h_lim_processes },
+		{ "file_size", h_lim_file },          { "workspace", h_lim_workspace },
+		{ "tmp", h_lim_tmp },
+	};
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_agent(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "mode", h_agent_mode },           { "jobs", h_agent_jobs },
+		{ "max_calls", h_agent_max_calls }, { "tool_output", h_agent_output },
+		{ "trigger_turns", h_agent_trigger_turns }, { "limits", h_agent_limits },
+	};
+	if (v->kind == SC_YAML_SCALAR) {
+		h_agent_mode(c, v, key);
+		return;
+	}
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
 static const struct key skillci_keys[] = {
 	{ "version", h_version },       { "models", h_models },
 	{ "runs", h_runs },             { "max_turns", h_max_turns },
@@ -1113,7 +1218,7 @@ static const struct key skillci_keys[] = {
 	{ "gate", h_gate },             { "skills", h_skills },
 	{ "reports", h_reports },       { "providers", h_providers },
 	{ "budget", h_budget },         { "prices", h_prices },
-	{ "grader", h_grader },
+	{ "grader", h_grader },         { "agent", h_agent },
 };
 
 /* ---- upskill.config.yaml handlers ------------------------------------- */
@@ -1171,6 +1276,10 @@ static const struct key upskill_keys[] = {
 	{ "max_refine_attempts", u_refine },
 	{ "auto_eval", u_auto_eval },
 	{ "fastagent_config", u_fastagent },
+	/* what upskill's eval and benchmark take as --runs and as their
+	 * concurrency: runs per test, requests in flight */
+	{ "num_runs", h_runs },
+	{ "max_parallel", h_total },
 };
 
 /* ---- fastagent.config.yaml --------------------------------------------- */
@@ -1384,6 +1493,7 @@ void sc_config_defaults(struct sc_config *out)
 	out->generate_model = sc_xstrdup(SC_DEFAULT_GENERATE_MODEL);
 	out->max_refine_attempts = 2;
 	out->runs_dir = sc_xstrdup(SC_DEFAULT_RUNS_DIR);
+	sc_agent_options_init(&out->agent);
 }
 
 /*
@@ -1605,6 +1715,20 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "judge.model", "%s", cfg->judge_model ? cfg->judge_model : "(none)");
 	pair(keys, values, "judge.rubric", "%s", cfg->judge_rubric ? cfg->judge_rubric : "(built in)");
 	pair(keys, values, "grader.model", "%s", cfg->grader_model ? cfg->grader_model : "(none)");
+	pair(keys, values, "agent.mode", "%s", sc_agent_mode_name(cfg->agent.mode));
+	pair(keys, values, "agent.jobs", "%d", cfg->agent.jobs);
+	pair(keys, values, "agent.max_calls", "%d", cfg->agent.max_calls_per_turn);
+	pair(keys, values, "agent.tool_output", "%zu", cfg->agent.tool_output_max);
+	pair(keys, values, "agent.trigger_turns", "%d", cfg->agent.trigger_turns);
+	pair(keys, values, "agent.limits.command_timeout", "%g",
+	     (double)cfg->agent.jail.command_timeout_ms / 1000.0);
+	pair(keys, values, "agent.limits.cpu", "%d", cfg->agent.jail.cpu_s);
+	pair(keys, values, "agent.limits.memory", "%lld", (long long)(cfg->agent.jail.memory_bytes >> 20));
+	pair(keys, values, "agent.limits.processes", "%d", cfg->agent.jail.processes);
+	pair(keys, values, "agent.limits.file_size", "%lld", (long long)(cfg->agent.jail.file_bytes >> 20));
+	pair(keys, values, "agent.limits.workspace", "%lld",
+	     (long long)(cfg->agent.jail.workspace_bytes >> 20));
+	pair(keys, values, "agent.limits.tmp", "%lld", (long long)(cfg->agent.jail.tmp_bytes >> 20));
 	pair(keys, values, "gate.pass_rate_drop_points", "%g", g->pass_rate_drop_points);
 	pair(keys, values, "gate.alpha", "%g", g->alpha);
 	pair(keys, values, "gate.beta", "%g", g->beta);

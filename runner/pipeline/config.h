@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/agent.h"
 #include "pipeline/budget.h"
 #include "providers/cache_mode.h"  /* the file sets use, refresh or off */
 #include "strlist.h"
@@ -132,6 +133,8 @@ struct sc_config {
 	char *grader_model;      /* grades expectations; NULL: such tests are unverified */
 
 	struct sc_config_gate gate;
+
+	struct sc_agent_options agent;  /* "agent": agent runs and their jail (agent.h) */
 
 	struct sc_config_endpoint *endpoints;  /* "providers" */
 	size_t nendpoints, endpoints_alloc;

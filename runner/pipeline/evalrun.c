@@ -223,6 +223,9 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	}
 	eo->runs = opt->runs ? opt->runs : cfg->runs;
 	eo->max_turns = opt->max_turns ? opt->max_turns : cfg->max_turns;
+	if (opt->agent_mode_set)
+		e->cfg.agent.mode = (enum sc_agent_mode)opt->agent_mode;
+	eo->agent = &cfg->agent;
 	eo->baseline = !opt->no_baseline;
 	if ((err = choose_design(e)) < 0)
 		return err;
@@ -437,8 +440,13 @@ static int check_budget(struct sc_evalrun *e)
 			sc_skill_prompt_size(&sz, &e->skills[s]);
 			for (size_t t = 0; t < set->n; t++) {
 				const struct sc_test *test = &set->items[t];
-				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0) +
+				bool agent = sc_agent_runs_test(test, cfg->agent.mode);
+				int per = (sc_test_is_kernel(test) || agent ? eo->max_turns : 1) +
+					  (e->judge ? 1 : 0) +
 					  (e->grader && sc_test_needs_grader(test) ? 1 : 0);
+				/* an agent's turns grow the prompt by its tool results (budget.h) */
+				int64_t growth = agent ? sc_budget_agent_growth(cfg->agent.max_calls_per_turn,
+										cfg->agent.tool_output_max) : 0;
 				size_t bytes;
 				sc_buf_clear(&msg);
 				sc_eval_unit_prompt(&msg, test, eo->kernel);  /* as sent */
@@ -449,8 +457,9 @@ static int check_budget(struct sc_evalrun *e)
 						sc_buf_clear(&id);
 						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
 							      v ? "baseline" : "head", pm.name, test->id, r);
-						sc_budget_add_unit(&cost, &cfg->budget, id.ptr, pm.id, pm.name,
-								   bytes + sys, per, pm.max_tokens);
+						sc_budget_add_unit_growth(&cost, &cfg->budget, id.ptr, pm.id,
+									  pm.name, bytes + sys, per,
+									  pm.max_tokens, growth);
 						if (cost.over_cap == 1)
 							sc_budget_note_over_cap(&cost, sys, v ? 0 : sz.body,
 										v ? 0 : sz.listed,

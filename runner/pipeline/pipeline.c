@@ -419,6 +419,7 @@ static void wire_sides(struct side *h, struct side *b, struct side *p)
 			return;
 		}
 		h->es.tests = &b->tests;
+		h->es.tests_dir = b->skill.dir;  /* their validators and binary files */
 		if (p->tests.n) {
 			p->es.path = h->es.path;
 			p->es.variant = SC_VARIANT_HEAD_TESTS;
@@ -1138,9 +1139,14 @@ static int make_plan(struct sc_pipeline *p)
 				const struct sc_test *test = &s->es.tests->items[t];
 				/* the most requests a unit makes: its turns (kernel
 				 * tests feed errors back), and one judge request */
-				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
+				bool agent = sc_agent_runs_test(test, cfg->agent.mode);
+				int cost = (sc_test_is_kernel(test) || agent ? cfg->max_turns : 1) +
 					   (cfg->judge_model ? 1 : 0) +
 					   (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
+				/* an agent's turns grow the prompt by its tool results, bounded
+				 * by the agent's caps (budget.h) */
+				int64_t growth = agent ? sc_budget_agent_growth(cfg->agent.max_calls_per_turn,
+										cfg->agent.tool_output_max) : 0;
 				size_t bytes = user[t];
 				char th[65];
 				sc_test_hash(th, test);
@@ -1150,6 +1156,7 @@ static int make_plan(struct sc_pipeline *p)
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
 						    test->id, r, tmp.ptr);
 					plan.units[plan.n - 1].requests = cost;
+					plan.units[plan.n - 1].growth = growth;
 					plan.units[plan.n - 1].prompt_bytes = bytes + sz.total;
 					plan.units[plan.n - 1].system_bytes = sz.total;
 					if (s->baseline && r < base_runs) {
@@ -1158,6 +1165,7 @@ static int make_plan(struct sc_pipeline *p)
 						sc_plan_add(&plan, s->es.path, "baseline", p->models[m].name,
 							    test->id, r, tmp.ptr);
 						plan.units[plan.n - 1].requests = cost;
+						plan.units[plan.n - 1].growth = growth;
 						plan.units[plan.n - 1].prompt_bytes = bytes;
 					}
 				}
@@ -1173,6 +1181,8 @@ static int make_plan(struct sc_pipeline *p)
 		      SC_EVAL_HARNESS_VERSION, cfg->judge_model ? cfg->judge_model : "");
 	if (cfg->grader_model)
 		sc_buf_printf(&tmp, ";grader=%s", cfg->grader_model);
+	if (cfg->agent.mode != SC_AGENT_AUTO)
+		sc_buf_printf(&tmp, ";agent=%s", sc_agent_mode_name(cfg->agent.mode));
 	if (seq)
 		sc_buf_printf(&tmp, ";first_runs=%d;max_runs=%d", cfg->gate.first_runs,
 			      cfg->gate.max_runs);
@@ -1197,9 +1207,9 @@ static int make_plan(struct sc_pipeline *p)
 		for (size_t m = 0; m < p->nmodels; m++)
 			if (!strcmp(p->models[m].name, pu->model))
 				ref->model = (uint16_t)m;
-		sc_budget_add_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
-				   pu->model, pu->prompt_bytes, pu->requests,
-				   p->models[ref->model].max_tokens);
+		sc_budget_add_unit_growth(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
+					  pu->model, pu->prompt_bytes, pu->requests,
+					  p->models[ref->model].max_tokens, pu->growth);
 		if (p->cost.over_cap == 1 && !p->cost.over_cap_note) {
 			struct sc_skill_prompt_size sz;
 			memset(&sz, 0, sizeof(sz));
@@ -1349,6 +1359,7 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	eopt.nmodels = p->nmodels;
 	eopt.runs = cfg->runs;
 	eopt.max_turns = cfg->max_turns;
+	eopt.agent = &cfg->agent;
 	eopt.judge_model = cfg->judge_model;
 	eopt.grader_model = cfg->grader_model;
 	eopt.judge_rubric = cfg->judge_rubric;

@@ -26,6 +26,7 @@ struct sc_plan_unit {
 	int requests;      /* the most model requests the unit can make (1 unless set) */
 	size_t prompt_bytes; /* its prompt as sent: system prompt and user message (budget.h); 0 unless set */
 	size_t system_bytes; /* of which the system prompt (the skill's) */
+	int64_t growth;    /* tokens each turn adds beside its answer (an agent's tool results) */
 };
 
 struct sc_plan {

@@ -118,6 +118,10 @@ struct job {
 	char *model_name, *system, *oracle_answer, *label;  /* owned copies req points at */
 	struct sc_chat_message *messages;  /* owned array req.messages points at */
 	char **texts;                      /* owned copies messages[i].content points at */
+	struct sc_tool_def *tools;         /* owned copies req.tools, req.tool_msgs point at */
+	struct sc_chat_tool_msg *tool_msgs;
+	struct sc_tool_call *calls;        /* every message's calls, one array */
+	size_t ncalls;
 	sc_chat_cb cb;
 	void *payload;
 	char key[SC_SHA256_HEX_LEN + 1];   /* cache key, "" when not cached */
@@ -192,12 +196,75 @@ int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
 	return 0;
 }
 
+/* Owned copies of a request's tools and tool parts, into j (req points at them). */
+static void copy_tools(struct job *j, const struct sc_chat_request *req)
+{
+	size_t ncalls = 0, k = 0;
+
+	j->req.tools = NULL;
+	j->req.ntools = 0;
+	j->req.tool_msgs = NULL;
+	if (req->ntools && req->tools) {
+		j->tools = sc_xcalloc(req->ntools, sizeof(*j->tools));
+		for (size_t i = 0; i < req->ntools; i++) {
+			j->tools[i].name = sc_xstrdup(req->tools[i].name ? req->tools[i].name : "");
+			j->tools[i].description = sc_xstrdup(req->tools[i].description
+							     ? req->tools[i].description : "");
+			j->tools[i].schema = sc_xstrdup(req->tools[i].schema ? req->tools[i].schema
+							: "{\"type\":\"object\"}");
+		}
+		j->req.tools = j->tools;
+		j->req.ntools = req->ntools;
+	}
+	if (!req->tool_msgs)
+		return;
+	for (size_t i = 0; i < req->nmessages; i++)
+		ncalls += req->tool_msgs[i].ncalls;
+	j->tool_msgs = sc_xcalloc(req->nmessages ? req->nmessages : 1, sizeof(*j->tool_msgs));
+	j->calls = sc_xcalloc(ncalls ? ncalls : 1, sizeof(*j->calls));
+	j->ncalls = ncalls;
+	for (size_t i = 0; i < req->nmessages; i++) {
+		const struct sc_chat_tool_msg *m = &req->tool_msgs[i];
+		j->tool_msgs[i].calls = m->ncalls ? &j->calls[k] : NULL;
+		j->tool_msgs[i].ncalls = m->ncalls;
+		j->tool_msgs[i].call_id = m->call_id ? sc_xstrdup(m->call_id) : NULL;
+		j->tool_msgs[i].is_error = m->is_error;
+		for (size_t c = 0; c < m->ncalls; c++, k++) {
+			j->calls[k].id = sc_xstrdup(m->calls[c].id ? m->calls[c].id : "");
+			j->calls[k].name = sc_xstrdup(m->calls[c].name ? m->calls[c].name : "");
+			j->calls[k].arguments = sc_xstrdup(m->calls[c].arguments
+							   ? m->calls[c].arguments : "{}");
+		}
+	}
+	j->req.tool_msgs = j->tool_msgs;
+}
+
+static void free_tools(struct job *j)
+{
+	for (size_t i = 0; j->tools && i < j->req.ntools; i++) {
+		free((char *)j->tools[i].name);
+		free((char *)j->tools[i].description);
+		free((char *)j->tools[i].schema);
+	}
+	free(j->tools);
+	for (size_t i = 0; j->tool_msgs && i < j->req.nmessages; i++)
+		free((char *)j->tool_msgs[i].call_id);
+	free(j->tool_msgs);
+	for (size_t k = 0; k < j->ncalls; k++) {
+		free((char *)j->calls[k].id);
+		free((char *)j->calls[k].name);
+		free((char *)j->calls[k].arguments);
+	}
+	free(j->calls);
+}
+
 static void job_free(struct job *j)
 {
 	if (!j)
 		return;
 	sc_model_release(&j->model);
 	free(j->url);
+	free_tools(j);
 	for (size_t i = 0; i < j->req.nmessages; i++)
 		free(j->texts[i]);
 	free(j->texts);
@@ -211,6 +278,7 @@ static void job_free(struct job *j)
 	free(j->resp.error);
 	free(j->resp.usage_raw);
 	free(j->resp.stop_reason);
+	free(j->resp.tool_calls);
 	free(j);
 }
 
@@ -529,6 +597,7 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 		j->messages[i].content = j->texts[i];
 	}
 	j->req.messages = j->messages;
+	copy_tools(j, req);
 	sc_buf_init(&j->body);
 	j->submitted_ms = sc_now_ms();
 	if (c->opt.cache_mode != SC_CACHE_OFF && model.kind != SC_PROVIDER_ORACLE)
@@ -623,6 +692,10 @@ static void complete(struct sc_client *c, struct job *j)
 			set_error(j, j->resp.error_class, "failed");
 	} else if (!j->resp.text) {
 		j->resp.text = sc_xstrdup("");
+	}
+	if (j->resp.error_class != SC_CHAT_OK && j->resp.error_class != SC_CHAT_TRUNCATED) {
+		free(j->resp.tool_calls);
+		j->resp.tool_calls = NULL;
 	}
 	if (j->resp.error_class == SC_CHAT_OK && !j->resp.from_cache && j->key[0] &&
 	    (c->opt.cache_mode == SC_CACHE_USE || c->opt.cache_mode == SC_CACHE_REFRESH)) {
@@ -821,7 +894,7 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 				       sc_provider_name(j->model.kind), j->model.id,
 				       j->req.label ? " (test '" : "", j->req.label ? j->req.label : "",
 				       j->req.label ? "')" : "", nuls, nuls == 1 ? "" : "s");
-			if (scrub(c, &j->resp.text))
+			if (scrub(c, &j->resp.text) || (j->resp.tool_calls && scrub(c, &j->resp.tool_calls)))
 				sc_log(SC_LOG_WARN, "%s model '%s': the answer held key material; it "
 				       "was replaced with [redacted]", sc_provider_name(j->model.kind),
 				       j->model.id);

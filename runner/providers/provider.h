@@ -218,11 +218,42 @@ struct sc_request_shape {
 int sc_model_shape(struct sc_request_shape *out, const struct sc_model *model,
 		   const struct sc_chat_request *req);
 
-enum sc_chat_role { SC_CHAT_USER, SC_CHAT_ASSISTANT };
+enum sc_chat_role {
+	SC_CHAT_USER,
+	SC_CHAT_ASSISTANT,
+	SC_CHAT_TOOL,        /* a tool's result (its call in the request's tool_msgs) */
+};
 
 struct sc_chat_message {
 	enum sc_chat_role role;
 	const char *content;
+};
+
+/*
+ * Tool calling (agent runs, docs/evaluation.md "Agent runs"), over each
+ * API's own wire format: Anthropic's tools / tool_use / tool_result
+ * blocks, OpenAI's tools / tool_calls / role "tool" messages. Everything
+ * is borrowed in a request; a response's calls are one owned JSON text.
+ */
+struct sc_tool_def {
+	const char *name;         /* "read_file" */
+	const char *description;
+	const char *schema;       /* JSON Schema of the arguments (an object), as text */
+};
+
+/* A call the model made. */
+struct sc_tool_call {
+	const char *id;           /* the provider's id ("toolu_...", "call_...") */
+	const char *name;
+	const char *arguments;    /* a JSON object as text ("{}" when none) */
+};
+
+/* What message i of a request holds beside its text (request.tool_msgs[i]). */
+struct sc_chat_tool_msg {
+	const struct sc_tool_call *calls;  /* SC_CHAT_ASSISTANT: the calls it made */
+	size_t ncalls;
+	const char *call_id;      /* SC_CHAT_TOOL: the id of the call it answers */
+	bool is_error;            /* SC_CHAT_TOOL: the result reports a failure */
 };
 
 /* One request. Everything is borrowed; sc_client_submit() copies it. */
@@ -237,6 +268,14 @@ struct sc_chat_request {
 	int run_index;              /* sample number; part of the cache key */
 	const char *oracle_answer;  /* reference answer for the oracle provider */
 	const char *label;          /* test name for error messages (may be NULL) */
+	/* Tool calling: the tools offered (none: a plain chat, sent as before),
+	 * and per message its calls or the call it answers (NULL: no message
+	 * has any; else nmessages entries). A tool result is an SC_CHAT_TOOL
+	 * message; consecutive ones answer the calls of the assistant message
+	 * before them. */
+	const struct sc_tool_def *tools;
+	size_t ntools;
+	const struct sc_chat_tool_msg *tool_msgs;
 };
 
 enum sc_chat_error {
@@ -279,6 +318,10 @@ struct sc_chat_response {
 	int attempts;               /* HTTP attempts made (0 from the cache or oracle) */
 	int64_t latency_ms;         /* submit to completion */
 	int64_t backoff_ms;         /* total time scheduled for waits between attempts */
+	/* The tool calls of the answer as one JSON array, [{"id", "name",
+	 * "arguments"}] with arguments a JSON object as text; NULL when the
+	 * answer calls none. An answer with calls may have empty text. */
+	char *tool_calls;
 	bool from_cache;
 	bool oracle;                /* answered by the oracle: zero cost, not a model */
 	enum sc_chat_error error_class;

@@ -196,7 +196,7 @@ void sc_results_unit_release(struct sc_results_unit *u)
 	}
 	free(u->skill); free(u->variant); free(u->model); free(u->test_id);
 	free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
-	free(u->message); free(u->excerpt); free(u->test_file);
+	free(u->message); free(u->excerpt); free(u->test_file); free(u->trigger);
 	kernel_free(u->kernel);
 	free(h->skill); free(h->test); free(h->model); free(h->prompt);
 	free(h->harness); free(h->fixture);
@@ -314,7 +314,7 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 	struct sc_results_hashes *h = &u->hashes;
 	char **fields[] = {
 		&u->skill, &u->variant, &u->model, &u->test_id, &u->test_name, &u->kind,
-		&u->verdict, &u->error_class, &u->message, &u->excerpt, &u->test_file,
+		&u->verdict, &u->error_class, &u->message, &u->excerpt, &u->test_file, &u->trigger,
 		&h->skill, &h->test, &h->model, &h->prompt, &h->harness, &h->fixture,
 	};
 
@@ -818,6 +818,7 @@ static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
 	TRY(rd_str(rd, o, "test_name", &u->test_name, false));
 	TRY(rd_int(rd, o, "run_index", &u->run_index));
 	TRY(rd_str(rd, o, "kind", &u->kind, false));
+	TRY(rd_str(rd, o, "trigger", &u->trigger, false));
 	TRY(rd_str(rd, o, "verdict", &u->verdict, true));
 	TRY(rd_str(rd, o, "error_class", &u->error_class, false));
 	TRY(rd_str(rd, o, "message", &u->message, false));
@@ -879,6 +880,20 @@ static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggre
 	TRY(rd_num(rd, o, "fast_1_5", &a->fast_1_5));
 	TRY(rd_num(rd, o, "fast_2", &a->fast_2));
 	TRY(rd_num(rd, o, "judge_mean", &a->judge_mean));
+	{
+		const cJSON *tr;
+		TRY(rd_obj(rd, o, "triggers", &tr));
+		if (tr) {
+			size_t old = rd_enter(rd, "triggers", -1);
+			if (!(err = rd_int(rd, tr, "should", &a->trigger_should)) &&
+			    !(err = rd_int(rd, tr, "opened", &a->trigger_hits)) &&
+			    !(err = rd_int(rd, tr, "should_not", &a->trigger_should_not)))
+				err = rd_int(rd, tr, "opened_wrongly", &a->trigger_false);
+			sc_buf_truncate(&rd->path, old);
+			if (err < 0)
+				goto done;
+		}
+	}
 done:
 	return err;
 }
@@ -1837,6 +1852,8 @@ static void write_unit(cJSON *arr, const struct sc_results_unit *u)
 	add_str(o, "test_name", u->test_name);
 	add_int(o, "run_index", u->run_index);
 	add_str(o, "kind", u->kind);
+	if (u->trigger)
+		add_str(o, "trigger", u->trigger);
 	add_str(o, "verdict", u->verdict);
 	add_str(o, "error_class", u->error_class);
 	add_str(o, "message", u->message);
@@ -1907,6 +1924,17 @@ static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
 	add_num(o, "fast_1_5", a->fast_1_5);
 	add_num(o, "fast_2", a->fast_2);
 	add_num(o, "judge_mean", a->judge_mean);
+	if (a->trigger_should || a->trigger_should_not) {
+		cJSON *tr = cJSON_AddObjectToObject(o, "triggers");
+		add_int(tr, "should", a->trigger_should);
+		add_int(tr, "opened", a->trigger_hits);
+		add_int(tr, "should_not", a->trigger_should_not);
+		add_int(tr, "opened_wrongly", a->trigger_false);
+		add_num(tr, "recall", a->trigger_should ? (double)a->trigger_hits /
+			(double)a->trigger_should : NAN);
+		add_num(tr, "false_trigger_rate", a->trigger_should_not ? (double)a->trigger_false /
+			(double)a->trigger_should_not : NAN);
+	}
 }
 
 static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)

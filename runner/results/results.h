@@ -185,7 +185,8 @@ struct sc_results_unit {
 	char *skill, *variant, *model;
 	char *test_id, *test_name;
 	int64_t run_index;
-	char *kind;               /* "text" or "kernel" */
+	char *kind;               /* "text", "kernel", "agent" (an agent run) or "trigger" */
+	char *trigger;            /* trigger tests: "should_trigger" or "should_not_trigger"; else NULL */
 	char *verdict;            /* pass, fail, error, skipped */
 	char *error_class;
 	char *message;
@@ -216,6 +217,11 @@ struct sc_results_aggregate {
 	double strong_speedup_geomean;  /* of passed units' strong_speedup; NAN when none */
 	double fast_1, fast_1_5, fast_2;
 	double judge_mean;
+	/* Trigger tests (decided units only): should_trigger queries and how
+	 * many opened the skill (recall = trigger_hits / trigger_should), and
+	 * should_not_trigger queries and how many opened it all the same
+	 * (false-trigger rate = trigger_false / trigger_should_not). */
+	int64_t trigger_should, trigger_hits, trigger_should_not, trigger_false;
 };
 
 struct sc_results_comparison {

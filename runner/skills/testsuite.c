@@ -1411,6 +1411,7 @@ int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct s
 
 	sc_path_join(&full, skill_dir, "evals/evals.json");
 	load_path(&ld, full.ptr, full.ptr, "evals/evals.json", EXPECT_EVALS, true);
+	err = sc_tests_load_triggers(out, skill_dir, diags);
 
 	sc_strlist_release(&suites);
 	sc_buf_release(&full);
@@ -1712,6 +1713,7 @@ void sc_test_set_add_copy(struct sc_test_set *set, const struct sc_test *t)
 	c->validator_config = dup0(t->validator_config);
 	c->fixture = dup0(t->fixture);
 	c->expected_output = dup0(t->expected_output);
+	c->trigger = t->trigger;
 }
 
 void sc_test_set_release(struct sc_test_set *set)
@@ -1825,6 +1827,9 @@ void sc_test_hash(char out[65], const struct sc_test *t)
 		hash_field(&ctx, "validator", v->validator);
 		hash_field(&ctx, "config", v->config);
 	}
+	/* a trigger query's expectation, only for those (older hashes stay) */
+	if (t->trigger)
+		hash_field(&ctx, "trigger", t->trigger > 0 ? "should_trigger" : "should_not_trigger");
 	sc_sha256_final(&ctx, digest);
 	sc_hex(&hex, digest, sizeof(digest));
 	memcpy(out, hex.ptr, SC_SHA256_HEX_LEN + 1);

@@ -35,6 +35,7 @@ enum sc_test_format {
 	SC_TESTS_CASES,       /* {"cases": [...]} suite, JSON or YAML */
 	SC_TESTS_LIST,        /* bare [...] list of test cases */
 	SC_TESTS_EVALS,       /* evals/evals.json "evals" */
+	SC_TESTS_TRIGGERS,    /* evals/eval_queries.json: trigger queries (triggers.c) */
 };
 
 /*
@@ -104,6 +105,10 @@ struct sc_test {
 	char *validator_config;/* compact JSON text of the object, or NULL */
 	char *fixture;         /* kernel fixture name (skillci), or NULL for a text test */
 	char *expected_output; /* reference answer (evals.json), or NULL */
+	/* A trigger query (Agent Skills' eval_queries.json, triggers.c): 1
+	 * should_trigger, -1 should_not_trigger, 0 not one. The query is the
+	 * input; the test asks whether the student opens the skill's SKILL.md. */
+	int trigger;
 };
 
 /* Generation metadata from skill_meta.json ("metadata"); NULL when absent. */
@@ -164,6 +169,16 @@ int sc_tests_load_manifest(struct sc_test_set *out, const struct sc_strlist *tes
 			   const struct sc_strlist *fixtures, const char *repo_root,
 			   const char *fixtures_dir, const char *skill_dir,
 			   const char *config_file, size_t line, struct sc_diags *diags);
+
+/*
+ * Adds the trigger queries of the skill at skill_dir (triggers.c): the
+ * Agent Skills guide's eval_queries.json, a list of {"query": TEXT,
+ * "should_trigger": BOOL}, read from evals/eval_queries.json and from
+ * evals/train_queries.json and evals/validation_queries.json (its split
+ * for tuning a description), each file when it exists. Test ids are
+ * "evals/eval_queries.json#3". Returns 0, even with findings.
+ */
+int sc_tests_load_triggers(struct sc_test_set *out, const char *skill_dir, struct sc_diags *diags);
 
 /* upskill's evals manifest, at the repository root. */
 #define SC_TESTS_EVALS_MANIFEST ".upskill/evals.yaml"

@@ -165,7 +165,8 @@ cases:
       - type: command
         command: test -s out/report.md
 EOF
-run $SKILLCI eval "$T/skills/refuser" -m $M --no-cache --no-baseline --store "$T/e.db" --json "$T/v1.json"
+run $SKILLCI eval "$T/skills/refuser" -m $M --no-cache --no-baseline --store "$T/e.db" --json "$T/v1.json" \
+	--agent never
 expect_exit 0 "workspace verifiers: eval runs"
 check "a YAML suite in tests/ is read: its cases are units" python3 -c "
 import json; r = json.load(open('$T/v1.json'))
@@ -178,6 +179,20 @@ for tid, typ in (('tests/suite.yaml#eval-yaml', 'validator'), ('tests/suite.yaml
     assert u['verdict'] == 'unverified' and u['error_class'] == 'needs_agent', u
     assert typ + ' verifier checks the workspace' in u['message'], u
 assert r['totals']['passed'] == 0, r['totals']"
+# the default (agent.mode auto) runs them as agents (docs/agents.md): the
+# refusing student writes nothing, so the file check fails, and the
+# validator with no program beside the tests stays unverified
+run $SKILLCI eval "$T/skills/refuser" -m $M --no-cache --no-baseline --store "$T/e.db" --json "$T/v1a.json"
+if grep -q "jail unavailable" "$T/v1a.json"; then
+	skip "workspace verifiers in an agent run" "$(grep -o 'jail unavailable[^"]*' "$T/v1a.json" | head -n 1)"
+else
+	check "as agents: the report fails its file check, the validator is unverified" python3 -c "
+import json; r = json.load(open('$T/v1a.json'))
+u = {u['test_id']: u for u in r['units']}
+assert (u['tests/suite.yaml#report']['verdict'], u['tests/suite.yaml#report']['error_class']) == ('fail', 'verifier_failed'), u
+assert (u['tests/suite.yaml#eval-yaml']['verdict'], u['tests/suite.yaml#eval-yaml']['error_class']) == ('unverified', 'no_validator'), u
+assert r['totals']['passed'] == 0, r['totals']"
+fi
 run $SKILLCI eval "$T/skills/refuser" -m $M --no-cache --no-baseline --store "$T/e.db" \
 	--tests "$T/skills/refuser/tests/suite.yaml" --json "$T/v2.json"
 expect_exit 0 "--tests suite.yaml: eval runs"

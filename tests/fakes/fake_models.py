@@ -26,7 +26,12 @@ Script (JSON; every field optional):
                    "nth": [1, 2],              # only these matches of this rule (1-based)
                    "first": 2,                 # shorthand for nth 1..N
                    "within_s": 60,             # only this long after the script was loaded
-                   "chance": 0.1},             # only this share of requests (script "seed")
+                   "chance": 0.1,              # only this share of requests (script "seed")
+                   # agent runs (tool calling):
+                   "turn": 2,                  # the request's turn: its assistant messages + 1
+                   "input": "make a",          # substring of the first user message
+                   "tool_result": "exit 0",    # substring of the last tool result sent
+                   "tools": true},             # whether the request offers tools
          "reply": REPLY}
       ]
     }
@@ -58,7 +63,11 @@ Script (JSON; every field optional):
                                      # draw for the k-th request with a given body is
                                      # a hash of (script "seed", body, k), so every
                                      # run of the same requests waits the same
-                                     # multiset of times whatever their order
+                                     # multiset of times whatever their order;
+                                     # "by": "turn" draws from the first user
+                                     # message and the turn instead of the body
+                                     # (an agent's chain waits the same in
+                                     # every run, whatever its tool ids)
       "fault": null,                 # "malformed" (200 with bad JSON), "truncate"
                                      # (Content-Length larger than the body, then
                                      # close), "drip" (one byte every drip_ms),
@@ -70,8 +79,14 @@ Script (JSON; every field optional):
       "drip_ms": 200,
       "raw_usage": null,             # usage object sent verbatim instead
       "retry_after_ms": 1500,        # retry-after-ms header (OpenAI, Azure)
-      "stop": "length"               # finish_reason (OpenAI) or stop_reason (Anthropic);
-                                     # default "stop" / "end_turn"
+      "stop": "length",              # finish_reason (OpenAI) or stop_reason (Anthropic);
+                                     # default "stop" / "end_turn" ("tool_calls" /
+                                     # "tool_use" for an answer with tool calls)
+      "tool_calls": [                # the answer calls tools, in each API's own format:
+        {"name": "write_file",       # Anthropic tool_use blocks {id, name, input},
+         "input": {"path": "a.txt",  # OpenAI message.tool_calls [{id, type: function,
+                   "content": "x"}}  # function: {name, arguments: JSON text}}]; ids
+      ]                              # are made up ("toolu_fake_N_K", "call_fake_N_K")
     }
 
 The default reply is {"text": "fake answer to: {last_user}"} with usage
@@ -166,6 +181,33 @@ def last_user(messages):
     return ""
 
 
+def first_user(messages):
+    for m in messages or []:
+        if m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, list):
+                return "".join(b.get("text", "") for b in c if isinstance(b, dict))
+            return c if isinstance(c, str) else ""
+    return ""
+
+
+def last_tool_result(messages):
+    """The content of the last tool result: an Anthropic tool_result block
+    or an OpenAI role "tool" message ("" when none)."""
+    for m in reversed(messages or []):
+        if m.get("role") == "tool":
+            return m.get("content") if isinstance(m.get("content"), str) else ""
+        c = m.get("content")
+        if m.get("role") == "user" and isinstance(c, list):
+            for b in reversed(c):
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    r = b.get("content")
+                    if isinstance(r, list):
+                        return "".join(x.get("text", "") for x in r if isinstance(x, dict))
+                    return r if isinstance(r, str) else ""
+    return ""
+
+
 def system_text(body):
     if not isinstance(body, dict):
         return ""
@@ -191,8 +233,10 @@ def set_script(script):
 def pick_reply(api, body, path=""):
     script = STATE["script"]
     model = body.get("model", "") if isinstance(body, dict) else ""
-    user = last_user(body.get("messages") if isinstance(body, dict) else None)
+    messages = body.get("messages") if isinstance(body, dict) else None
+    user = last_user(messages)
     system = system_text(body)
+    turn = 1 + sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "assistant")
     for i, rule in enumerate(script.get("rules", [])):
         m = rule.get("match", {})
         if "model" in m and m["model"] != model:
@@ -204,6 +248,14 @@ def pick_reply(api, body, path=""):
         if "path" in m and m["path"] not in path:
             continue
         if "system" in m and m["system"] not in system:
+            continue
+        if "turn" in m and m["turn"] != turn:
+            continue
+        if "input" in m and m["input"] not in first_user(messages):
+            continue
+        if "tool_result" in m and m["tool_result"] not in last_tool_result(messages):
+            continue
+        if "tools" in m and bool(m["tools"]) != bool(isinstance(body, dict) and body.get("tools")):
             continue
         count = STATE["rule_counts"].get(i, 0) + 1
         STATE["rule_counts"][i] = count
@@ -326,8 +378,15 @@ class Handler(BaseHTTPRequestHandler):
             if "latency_lognormal" in reply:
                 k = STATE["body_counts"].get(raw, 0)
                 STATE["body_counts"][raw] = k + 1
+                draw = raw
+                if reply["latency_lognormal"].get("by") == "turn" and isinstance(body, dict):
+                    # an agent's turn: drawn from its first message and turn
+                    # number, so every run of a chain waits the same
+                    msgs = body.get("messages")
+                    draw = ("%s|%d" % (first_user(msgs), sum(1 for m in msgs or []
+                            if isinstance(m, dict) and m.get("role") == "assistant"))).encode()
                 reply["latency_ms"] = lognormal_ms(reply["latency_lognormal"],
-                                                   int(STATE["script"].get("seed", 1)), raw, k)
+                                                   int(STATE["script"].get("seed", 1)), draw, k)
             wait = float(reply.get("latency_ms") or 0)
             STATE["latency_sum_ms"] += wait
             STATE["latency_max_ms"] = max(STATE["latency_max_ms"], wait)
@@ -367,7 +426,7 @@ class Handler(BaseHTTPRequestHandler):
             FILLED.notify_all()
 
     def answer(self, api, body, reply, n, key):
-        text_reply = reply.get("text", "fake answer to: {last_user}")
+        text_reply = reply.get("text", "" if reply.get("tool_calls") else "fake answer to: {last_user}")
         if reply.get("latency_ms"):
             time.sleep(reply["latency_ms"] / 1000.0)
         fault = reply.get("fault")
@@ -406,21 +465,33 @@ class Handler(BaseHTTPRequestHandler):
                 .replace("{model}", model).replace("{n}", str(n)))
         u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0}
         u.update(reply.get("usage", {}))
+        calls = reply.get("tool_calls") or []
         if api == "anthropic":
             usage = {"input_tokens": u["input"], "output_tokens": u["output"],
                      "cache_read_input_tokens": u["cache_read"],
                      "cache_creation_input_tokens": u["cache_creation"]}
+            content = [{"type": "text", "text": text}] if text or not calls else []
+            for k, c in enumerate(calls):
+                content.append({"type": "tool_use", "id": "toolu_fake_%d_%d" % (n, k),
+                                "name": c.get("name", ""), "input": c.get("input", {})})
             obj = {"id": "msg_fake_%d" % n, "type": "message", "role": "assistant", "model": model,
-                   "content": [{"type": "text", "text": text}], "stop_reason": reply.get("stop", "end_turn"),
+                   "content": content,
+                   "stop_reason": reply.get("stop", "tool_use" if calls else "end_turn"),
                    "usage": reply.get("raw_usage", usage)}
         else:
             usage = {"prompt_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
                      "completion_tokens": u["output"],
                      "total_tokens": u["input"] + u["cache_read"] + u["cache_creation"] + u["output"],
                      "prompt_tokens_details": {"cached_tokens": u["cache_read"]}}
+            msg = {"role": "assistant", "content": text if text or not calls else None}
+            if calls:
+                msg["tool_calls"] = [{"id": "call_fake_%d_%d" % (n, k), "type": "function",
+                                      "function": {"name": c.get("name", ""),
+                                                   "arguments": json.dumps(c.get("input", {}))}}
+                                     for k, c in enumerate(calls)]
             obj = {"id": "chatcmpl-fake-%d" % n, "object": "chat.completion", "model": model,
-                   "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                "finish_reason": reply.get("stop", "stop")}],
+                   "choices": [{"index": 0, "message": msg,
+                                "finish_reason": reply.get("stop", "tool_calls" if calls else "stop")}],
                    "usage": reply.get("raw_usage", usage)}
         data = json.dumps(obj).encode()
         if fault == "invalid_utf8":
