@@ -317,14 +317,14 @@ static void h_fast_agent_version(struct ctx *c, const struct sc_yaml_node *v, co
 
 	if (!get_str(c, v, key, &s))
 		return;
-	for (size_t i = 0; i < sc_models_grammar_count(); i++) {
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
 		if (!strcmp(s, sc_models_grammar_version(i))) {
 			free(c->cfg->fast_agent_version);
 			c->cfg->fast_agent_version = s;
 			return;
 		}
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
 		sc_buf_printf(&known, "%s%s", i ? ", " : "", sc_models_grammar_version(i));
-	}
 	report(c, SC_SEV_ERROR, v, "config-value", "'%s' %s is not a fast-agent version whose model "
 	       "names skillci reads (%s)", key, s, known.ptr);
 	sc_buf_release(&known);

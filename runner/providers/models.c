@@ -313,13 +313,13 @@ int sc_models_set_grammar(const char *version)
 		grammar = DEFAULT_GRAMMAR;
 		return 0;
 	}
-	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++) {
+	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++)
 		if (!strcmp(grammars[i].version, version)) {
 			grammar = i;
 			return 0;
 		}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++)
 		sc_buf_printf(&known, "%s%s", i ? ", " : "", grammars[i].version);
-	}
 	err = sc_error_set(SC_EINVAL, "fast-agent %s is not a version whose model names skillci "
 			   "reads; supported: %s", version, known.ptr);
 	sc_buf_release(&known);
@@ -1433,9 +1433,9 @@ static int read_spec_old(struct sc_model *out, struct settings *user, const char
 		out->alias = sc_xstrdup(s.ptr);
 		sc_buf_clear(&s);
 		sc_buf_puts(&s, target);
-		if (route && strchr(s.ptr, ':'))
-			sc_buf_truncate(&s, (size_t)(strrchr(s.ptr, ':') - s.ptr));
 	}
+	if (route && strchr(s.ptr, ':'))  /* the route given replaces the one there */
+		sc_buf_truncate(&s, (size_t)(strrchr(s.ptr, ':') - s.ptr));
 	rest = s.ptr;
 	{
 		const char *slash = strchr(rest, '/');
@@ -1459,9 +1459,11 @@ static int read_spec_old(struct sc_model *out, struct settings *user, const char
 	if (!have) {
 		dot = memchr(rest, '.', mlen);
 		if (provider_named(&p, rest, dot ? (size_t)(dot - rest) : mlen)) {
+			/* the model is what follows the provider's dot: nothing without one */
+			size_t skip = dot ? (size_t)(dot + 1 - rest) : mlen;
 			have = true;
-			mlen -= dot ? (size_t)(dot + 1 - rest) : mlen;
-			rest = dot ? dot + 1 : rest + mlen;
+			rest += skip;
+			mlen -= skip;
 		} else if ((fa = bare_provider(rest, mlen)) && provider_named(&p, fa, strlen(fa))) {
 			have = true;
 		}
@@ -1497,11 +1499,21 @@ done:
 	return err;
 }
 
+/* The Responses API models fast-agent's model database gives no flex tier. */
+static const struct { const char *model; unsigned versions; } no_flex[] = {
+	{ "gpt-5.1-codex", SC_FA_V0_6_7 },
+	{ "gpt-5.3-codex", SC_FA_V0_6_7 | SC_FA_V0_10_48 },
+	{ "gpt-5.3-codex-spark", SC_FA_V0_6_7 | SC_FA_V0_10_48 },
+	{ "gpt-5.3-chat-latest", SC_FA_V0_6_7 | SC_FA_V0_10_48 },
+	{ "chat-latest", SC_FA_V0_10_48 },
+};
+
 /*
  * What fast-agent checks once the model is known: instant= only for
  * moonshotai/kimi-k2.5, and then as the reasoning toggle (so never beside
  * a reasoning setting); transport=websocket or auto only for the providers
- * that have one; service_tier=fast not for Google (0.10).
+ * that have one; service_tier=fast not for Google (0.10), flex not for the
+ * Responses models its database gives the fast tier only.
  */
 static int check_settings(struct settings *s, const struct sc_model *m, const char *fa_name,
 			  const char *name)
@@ -1532,6 +1544,13 @@ static int check_settings(struct settings *s, const struct sc_model *m, const ch
 	    !strcmp(fa_name, "google") && !strcmp(s->service_tier, "fast"))
 		return sc_error_set(SC_EINVAL, "model name '%s': google takes service_tier=flex only",
 				    name);
+	if ((s->set & SET_SERVICE_TIER) && !strcmp(s->service_tier, "flex") && fa_name &&
+	    !strcmp(fa_name, "responses")) {
+		for (size_t i = 0; i < SC_ARRAY_SIZE(no_flex); i++)
+			if ((no_flex[i].versions & gbit()) && !strcasecmp(m->id, no_flex[i].model))
+				return sc_error_set(SC_EINVAL, "model name '%s': %s takes service_tier=fast "
+						    "or none, not flex", name, m->id);
+	}
 	return 0;
 }
 

@@ -455,7 +455,7 @@ openai.gpt-5.1?reasoning=auto|reasoning_effort=<missing>
 claude-sonnet-4-5|model=claude-sonnet-4-5
 gpt52?reasoning=max|model=gpt-5.2 reasoning.effort=xhigh max_output_tokens=4096 reasoning_effort=<missing>
 responses.gpt-5.1?reasoning=low|model=gpt-5.1 reasoning.effort=low store=false
-codex?verbosity=low&service_tier=flex|model=gpt-5.3-codex text.verbosity=low service_tier=flex
+responses.gpt-5.2-codex?verbosity=low&service_tier=flex|model=gpt-5.2-codex text.verbosity=low service_tier=flex
 gpt-5.1?web_search=on&service_tier=fast|service_tier=priority tools.0.type=web_search
 googleoai.gemini-2.5-flash?reasoning=none|model=gemini-2.5-flash reasoning_effort=none
 openai.gpt-5?verbosity=low|verbosity=low
