@@ -149,9 +149,11 @@ static const struct sc_provider_info builtins[SC_PROVIDER_BUILTINS] = {
  * what skillci does with each: the provider of its table that speaks it,
  * or why none does. fast-agent's "google" speaks Gemini's native API and
  * "googleoai" its OpenAI-compatible endpoint; skillci's google is the
- * latter for both (the same model ids). Bedrock: curl's AWS SigV4 could
- * sign its requests, but fast-agent reaches it through boto3's credential
- * chain and the Converse API, neither of which skillci has.
+ * latter for both (the same model ids). Bedrock: SigV4 signs the request
+ * path URI-encoded twice for every service but S3, and the Bedrock model
+ * ids in that path hold ':'; libcurl's SigV4 (7.88 on these machines)
+ * signs the path as written (the encoding came to curl later, and with
+ * bugs of its own: curl issues 13754, 16927), so it cannot sign them.
  */
 #define ALL_VERSIONS (SC_FA_V0_4_53 | SC_FA_V0_6_7 | SC_FA_V0_10_48)
 static const struct fa_provider {
@@ -176,10 +178,12 @@ static const struct fa_provider {
 	{ "moonshot", SC_FA_V0_10_48, SC_PROVIDER_MOONSHOT, NULL },
 	{ "generic", ALL_VERSIONS, SC_PROVIDER_GENERIC, NULL },
 	{ "bedrock", ALL_VERSIONS, -1,
-	  "Amazon Bedrock is reached through boto3's AWS credential chain and the Converse API, "
-	  "neither of which skillci has (curl's SigV4 signs requests, but no wire format here "
-	  "speaks Bedrock); reach the model through openrouter or hf, or put an "
-	  "OpenAI-compatible gateway in front of Bedrock and name it in skillci.yml 'providers'" },
+	  "Amazon Bedrock's model ids hold ':' (anthropic.claude-...-v1:0), which AWS signs "
+	  "URI-encoded twice in the request path, and the AWS SigV4 signing of this libcurl "
+	  "(CURLOPT_AWS_SIGV4, 7.88) signs the path as written, so those requests would not "
+	  "verify; fast-agent reaches Bedrock through boto3 instead. Reach the model through "
+	  "openrouter or hf, or name an OpenAI-compatible gateway to Bedrock in skillci.yml "
+	  "'providers'" },
 	{ "codexresponses", ALL_VERSIONS, -1,
 	  "the Codex backend of ChatGPT signs in with a ChatGPT account (OAuth), not an API key, "
 	  "so no CI runner can use it; use responses.MODEL with OPENAI_API_KEY" },

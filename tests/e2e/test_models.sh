@@ -160,7 +160,7 @@ expect_exit 2 "the .EFFORT suffix is refused"
 expect_err_contains "write 'sonnet?reasoning=high'" "its replacement is spelled out"
 run "$SKILLCI" ask -m bedrock.anthropic.claude-3-5-sonnet-20240620-v1:0 "hi"
 expect_exit 2 "bedrock is refused by name"
-expect_err_contains "provider 'bedrock' is not one skillci speaks: Amazon Bedrock is reached through boto3" \
+expect_err_contains "provider 'bedrock' is not one skillci speaks: Amazon Bedrock's model ids hold ':'" \
 	"with the reason"
 run "$SKILLCI" ask -m openrouterr.x/y "hi"
 expect_exit 2 "an unknown provider exits 2"
