@@ -35,7 +35,8 @@ for v in 0.4.53 0.6.7 0.10.48; do
 		skip "parity with fast-agent $v" "fast-agent-mcp $v is not installed in $FA/$v (make deps installs it; it needs Python 3.13 and PyPI)"
 		continue
 	fi
-	run python3 "$P/parity.py" check --skillci "$SKILLCI" --version "$v" --python "$FA/$v/bin/python"
+	run python3 "$P/parity.py" check --skillci "$SKILLCI" --version "$v" --python "$FA/$v/bin/python" \
+		--cache "$T/readings-$v.json"
 	expect_exit 0 "fast-agent $v and skillci read every string alike, but the listed differences"
 	expect_out_contains "fast-agent $v: $n strings" "fast-agent $v read all $n strings"
 done
@@ -44,13 +45,13 @@ done
 if [ -f "$FA/0.6.7/.skillci-ok" ]; then
 	grep -v ' sonnet?colour=red ' "$P/differences.txt" > "$T/differences.txt"
 	run python3 "$P/parity.py" check --skillci "$SKILLCI" --version 0.6.7 \
-		--python "$FA/0.6.7/bin/python" --differences "$T/differences.txt"
+		--python "$FA/0.6.7/bin/python" --differences "$T/differences.txt" --cache "$T/readings-0.6.7.json"
 	expect_exit 1 "a difference that is not listed fails the check"
 	expect_out_contains "'sonnet?colour=red': fast-agent reads anthropic.claude-sonnet-4-6" \
 		"the failure says how each side read the string"
 	printf 'all sonnet deliberately-wrong\n= deliberately-wrong planted\n' >> "$T/differences.txt"
 	run python3 "$P/parity.py" check --skillci "$SKILLCI" --version 0.6.7 \
-		--python "$FA/0.6.7/bin/python" --differences "$T/differences.txt"
+		--python "$FA/0.6.7/bin/python" --differences "$T/differences.txt" --cache "$T/readings-0.6.7.json"
 	expect_out_contains "'sonnet': listed as a difference (deliberately-wrong) but both read" \
 		"a listed difference that is none fails the check"
 else
@@ -58,8 +59,8 @@ else
 fi
 
 if [ "$have_all" -eq 1 ]; then
-	run python3 "$P/parity.py" tables --python "0.4.53=$FA/0.4.53/bin/python" \
-		--python "0.6.7=$FA/0.6.7/bin/python" --python "0.10.48=$FA/0.10.48/bin/python"
+	run python3 "$P/parity.py" tables --cache "0.4.53=$T/readings-0.4.53.json" \
+		--cache "0.6.7=$T/readings-0.6.7.json" --cache "0.10.48=$T/readings-0.10.48.json"
 	expect_exit 0 "runner/providers/model_tables.c is what fast-agent's own tables make"
 else
 	skip "model_tables.c against fast-agent's tables" "not every supported fast-agent is installed (make deps)"

@@ -17,35 +17,45 @@ import sys
 import tempfile
 
 
-def main():
+def isolate():
+    """HOME and the current folder an empty folder: no user overlay applies."""
     empty = tempfile.mkdtemp(prefix="fa-facts-")
     os.environ["HOME"] = empty
-    for var in ("FAST_AGENT_HOME", "ENVIRONMENT_DIR"):
+    for var in ("FAST_AGENT_HOME", "ENVIRONMENT_DIR", "HF_DEFAULT_PROVIDER"):
         os.environ.pop(var, None)
     os.chdir(empty)
+
+
+def facts():
+    """The facts of the fast-agent installed here (isolate() first)."""
     from fast_agent.llm.model_factory import ModelFactory
     from fast_agent.llm.provider_types import Provider
 
-    facts = {
+    out = {
         "version": importlib.metadata.version("fast-agent-mcp"),
         "providers": [p.value for p in Provider],
     }
     if hasattr(ModelFactory, "MODEL_ALIASES"):  # 0.4.x
-        facts["aliases"] = dict(ModelFactory.MODEL_ALIASES)
-        facts["bare"] = {k: p.value for k, p in ModelFactory.DEFAULT_PROVIDERS.items()}
-        facts["bare_case"] = "exact"
+        out["aliases"] = dict(ModelFactory.MODEL_ALIASES)
+        out["bare"] = {k: p.value for k, p in ModelFactory.DEFAULT_PROVIDERS.items()}
+        out["bare_case"] = "exact"
     else:
-        facts["aliases"] = dict(ModelFactory.get_runtime_presets())
+        out["aliases"] = dict(ModelFactory.get_runtime_presets())
         from fast_agent.llm.model_database import ModelDatabase
         # the provider fast-agent's own lookup gives each name of its model
         # database (names it retired give none)
-        facts["bare"] = {}
+        out["bare"] = {}
         for k in ModelDatabase.MODELS:
             prov = ModelDatabase.get_default_provider(k)
             if prov is not None:
-                facts["bare"][k] = prov.value
-        facts["bare_case"] = "lower"
-    json.dump(facts, sys.stdout, indent=1, sort_keys=True)
+                out["bare"][k] = prov.value
+        out["bare_case"] = "lower"
+    return out
+
+
+def main():
+    isolate()
+    json.dump(facts(), sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
 
 

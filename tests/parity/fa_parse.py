@@ -10,12 +10,12 @@ It calls fast-agent's own parser (ModelFactory.parse_model_string, the
 function fast-agent's model factory and upskill call) and nothing else:
 no model is created and no network is used. The user's own fast-agent
 settings (model overlays under $HOME, an environment folder) are kept out:
-HOME and the current folder are an empty folder."""
+HOME and the current folder are an empty folder. With --facts, the first
+line is {"facts": ...}, what fa_facts.py prints, from the same process."""
 import importlib.metadata
 import json
 import os
 import sys
-import tempfile
 
 SETTINGS = ("verbosity", "structured", "long_context", "transport", "service_tier",
             "web_search", "web_fetch", "temperature", "top_p", "top_k", "min_p",
@@ -33,16 +33,17 @@ def reading(config):
 
 
 def main():
-    empty = tempfile.mkdtemp(prefix="fa-parse-")
-    os.environ["HOME"] = empty
-    for var in ("FAST_AGENT_HOME", "ENVIRONMENT_DIR", "HF_DEFAULT_PROVIDER"):
-        os.environ.pop(var, None)
-    os.chdir(empty)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import fa_facts
+
+    fa_facts.isolate()
     from fast_agent.llm.model_factory import ModelFactory
 
     if "--version" in sys.argv:
         print(importlib.metadata.version("fast-agent-mcp"))
         return
+    if "--facts" in sys.argv:  # the version's facts first, in the same process
+        print(json.dumps({"facts": fa_facts.facts()}))
     for line in sys.stdin:
         name = line.rstrip("\r\n")
         try:

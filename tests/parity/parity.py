@@ -10,10 +10,13 @@
         listed for V must still be one. Then skillci's canonical name of
         every accepted string is read by fast-agent again: it must be the
         same model with the same settings as the string itself. Also checks
-        that strings.txt holds every alias and every provider of V.
-    parity.py tables --python V=PY ...
+        that strings.txt holds every alias and every provider of V. One
+        fast-agent process reads everything (its import is the slow part);
+        --cache FILE keeps the readings for another run of the same test.
+    parity.py tables --cache V=FILE ...
         model_tables.c regenerated from each version's facts (fa_facts.py,
-        gen_tables.py) must equal the file in the tree.
+        kept by a check with --cache FILE; gen_tables.py) must equal the
+        file in the tree.
     parity.py doc --skillci BIN (--write FILE | --check FILE)
         The parity section of docs/providers.md, made from skillci's
         readings at every version and differences.txt: written, or checked
@@ -96,8 +99,41 @@ def skillci_readings(binary, version, names):
 
 
 def fast_agent_readings(python, names):
+    """(facts, readings) from one fast-agent process: its import is the slow part."""
+    python = os.path.abspath(python) if os.sep in python else python
     with tempfile.TemporaryDirectory() as d:
-        return run_lines([os.path.abspath(python) if os.sep in python else python, os.path.join(HERE, "fa_parse.py")], names, d)
+        env = {k: v for k, v in os.environ.items() if k != "HF_DEFAULT_PROVIDER"}
+        p = subprocess.run([python, os.path.join(HERE, "fa_parse.py"), "--facts"],
+                           input="".join(n + "\n" for n in names), capture_output=True,
+                           text=True, cwd=d, env=env)
+    if p.returncode != 0:
+        sys.exit("fa_parse.py under %s failed (%d): %s" % (python, p.returncode, p.stderr.strip()))
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    if len(lines) != len(names) + 1 or "facts" not in lines[0]:
+        sys.exit("fa_parse.py printed %d lines for %d names" % (len(lines), len(names)))
+    return lines[0]["facts"], lines[1:]
+
+
+def readings(args, names):
+    """skillci's readings, fast-agent's, fast-agent's of skillci's canonical
+    names (None where skillci refused) and fast-agent's facts; from
+    args.cache when it holds them, else made (one fast-agent process) and
+    kept there."""
+    if args.cache and os.path.exists(args.cache):
+        with open(args.cache) as f:
+            got = json.load(f)
+        if got.get("names") == names and got.get("version") == args.version:
+            return got["ours"], got["theirs"], got["again"], got["facts"]
+    ours = skillci_readings(args.skillci, args.version, names)
+    canon = [o["canonical"] for o in ours if o["ok"]]
+    facts, both = fast_agent_readings(args.python, names + canon)
+    theirs, rest = both[:len(names)], iter(both[len(names):])
+    again = [next(rest) if o["ok"] else None for o in ours]
+    if args.cache:
+        with open(args.cache, "w") as f:
+            json.dump({"version": args.version, "names": names, "ours": ours, "theirs": theirs,
+                       "again": again, "facts": facts}, f)
+    return ours, theirs, again, facts
 
 
 def normal(r, transport=True):
@@ -161,8 +197,9 @@ def cmd_check(args):
     names = strings()
     reasons, listed = differences(args.differences)
     problems = []
-    ours = skillci_readings(args.skillci, args.version, names)
-    theirs = fast_agent_readings(args.python, names)
+    ours, theirs, again, facts = readings(args, names)
+    if facts["version"] != args.version:
+        sys.exit("%s is fast-agent %s, not %s" % (args.python, facts["version"], args.version))
     nsame = ndiff = 0
     for name, o, t in zip(names, ours, theirs):
         differs = not same(normal(o), normal(t))
@@ -176,10 +213,10 @@ def cmd_check(args):
         ndiff += differs
         nsame += not differs
     # the canonical name of what both accept reads as the same model
-    pairs = [(n, o, t) for n, o, t in zip(names, ours, theirs) if o["ok"] and t["ok"]]
-    again = fast_agent_readings(args.python, [o["canonical"] for _, o, _ in pairs])
     ncanon = 0
-    for (name, o, t), a in zip(pairs, again):
+    for name, o, t, a in zip(names, ours, theirs, again):
+        if not (o["ok"] and t["ok"]):
+            continue
         ncanon += 1
         if not same(normal(a, False), normal(t, False)) and not listed.get((args.version, name)):
             problems.append("%s %r: the canonical name %r is %s to fast-agent, the string %s"
@@ -188,8 +225,6 @@ def cmd_check(args):
     for alias, versions in sorted(table_aliases().items()):
         if args.version in versions and alias not in names:
             problems.append("%s: alias %r is not in strings.txt" % (args.version, alias))
-    facts = json.loads(subprocess.run([args.python, os.path.join(HERE, "fa_facts.py")],
-                                      capture_output=True, text=True, check=True).stdout)
     for prov in facts["providers"]:
         if not any(n == prov or n.startswith(prov + ".") or n.startswith(prov + "/")
                    for n in names):
@@ -202,14 +237,15 @@ def cmd_check(args):
 
 
 def cmd_tables(args):
-    pythons = dict(v.split("=", 1) for v in args.python)
+    caches = dict(v.split("=", 1) for v in args.cache)
     with tempfile.TemporaryDirectory() as d:
         paths = []
         for v in VERSIONS:
             path = os.path.join(d, v + ".json")
+            with open(caches[v]) as f:
+                facts = json.load(f)["facts"]
             with open(path, "w") as f:
-                subprocess.run([pythons[v], os.path.join(HERE, "fa_facts.py")], stdout=f,
-                               check=True, cwd=d)
+                json.dump(facts, f)
             paths.append(path)
         made = subprocess.run([sys.executable, os.path.join(HERE, "gen_tables.py")] + paths,
                               capture_output=True, text=True, check=True).stdout
@@ -280,8 +316,10 @@ def main():
     c.add_argument("--version", required=True, choices=VERSIONS)
     c.add_argument("--python", required=True)
     c.add_argument("--differences", help="another differences.txt (the test plants one)")
+    c.add_argument("--cache", help="a file keeping the readings between runs of one test")
     t = sub.add_parser("tables")
-    t.add_argument("--python", action="append", required=True, help="VERSION=PYTHON")
+    t.add_argument("--cache", action="append", required=True,
+                   help="VERSION=FILE: the --cache file of a check at that version")
     d = sub.add_parser("doc")
     d.add_argument("--skillci", required=True)
     g = d.add_mutually_exclusive_group(required=True)
