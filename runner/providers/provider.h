@@ -137,7 +137,7 @@ int sc_providers_set_file_setting(int kind, const char *key, const char *value);
 const char *sc_provider_file_setting(int kind, const char *key);
 /* The i-th configured header as "Name: value", or NULL. */
 const char *sc_provider_file_header(int kind, size_t i);
-/* Forgets every endpoint and file setting (tests). */
+/* Forgets every endpoint and file setting, and the grammar goes back to the default (tests). */
 void sc_providers_reset(void);
 /* The scheduler's view of those file settings: NULL when none. */
 const char *sc_provider_file_base(int kind);
