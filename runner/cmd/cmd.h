@@ -62,8 +62,8 @@ struct sc_config;
  */
 int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path);
 
-/* Prints the provider table and the aliases (`skillci help models`). */
-int sc_cmd_help_models(void);
+/* `skillci help models`: the provider table and the aliases, or --parse. argv[0] is "models". */
+int sc_cmd_help_models(int argc, char **argv);
 
 struct sc_store;
 /*

@@ -100,7 +100,7 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "models"))
-		return sc_cmd_help_models();
+		return sc_cmd_help_models(argc - 1, argv + 1);
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);

@@ -306,6 +306,32 @@ static void h_models(struct ctx *c, const struct sc_yaml_node *v, const char *ke
 	get_strlist(c, v, key, SC_MAX_CONFIG_MODELS, &c->cfg->models);
 }
 
+/*
+ * fast_agent_version: the fast-agent version whose model strings (aliases,
+ * providers, settings) the names of this configuration and of the command
+ * line follow; one of the versions skillci reads (provider.h).
+ */
+static void h_fast_agent_version(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_buf known = SC_BUF_INIT;
+	char *s = NULL;
+
+	if (!get_str(c, v, key, &s))
+		return;
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
+		if (!strcmp(s, sc_models_grammar_version(i))) {
+			free(c->cfg->fast_agent_version);
+			c->cfg->fast_agent_version = s;
+			return;
+		}
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
+		sc_buf_printf(&known, "%s%s", i ? ", " : "", sc_models_grammar_version(i));
+	report(c, SC_SEV_ERROR, v, "config-value", "'%s' %s is not a fast-agent version whose model "
+	       "names skillci reads (%s)", key, s, known.ptr);
+	sc_buf_release(&known);
+	free(s);
+}
+
 static void h_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	c->runs_set |= get_int(c, v, key, 1, 1000, &c->cfg->runs);
@@ -1210,6 +1236,7 @@ static void h_agent(struct ctx *c, const struct sc_yaml_node *v, const char *key
 
 static const struct key skillci_keys[] = {
 	{ "version", h_version },       { "models", h_models },
+	{ "fast_agent_version", h_fast_agent_version },
 	{ "runs", h_runs },             { "max_turns", h_max_turns },
 	{ "fixtures", h_fixtures },     { "arch", h_arch },
 	{ "skills_dir", h_skills_dir }, { "concurrency", h_concurrency },
@@ -1416,6 +1443,9 @@ int sc_config_apply_providers(const struct sc_config *cfg)
 {
 	int err;
 
+	/* the model names that follow are read as this fast-agent reads them */
+	if ((err = sc_models_set_grammar(cfg->fast_agent_version)) < 0)
+		return sc_error_wrap(err, "%s", cfg->path ? cfg->path : SC_CONFIG_FILE);
 	/* the secrets the trusted configuration names join the redactor */
 	if (cfg->store_path)
 		sc_output_add_location_secrets(cfg->store_path);
@@ -1697,6 +1727,8 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 
 	list_value(&v, &cfg->models);
 	pair(keys, values, "models", "%s", v.ptr);
+	pair(keys, values, "fast_agent_version", "%s", cfg->fast_agent_version ?
+	     cfg->fast_agent_version : SC_MODELS_GRAMMAR_DEFAULT);
 	pair(keys, values, "runs", "%d", cfg->runs);
 	pair(keys, values, "max_turns", "%d", cfg->max_turns);
 	pair(keys, values, "fixtures", "%s", cfg->fixtures_dir);
@@ -1833,6 +1865,7 @@ void sc_config_release(struct sc_config *cfg)
 	sc_strlist_release(&cfg->models);
 	free(cfg->fixtures_dir);
 	free(cfg->arch);
+	free(cfg->fast_agent_version);
 	free(cfg->skills_dir);
 	for (size_t i = 0; i < cfg->nprovider_limits; i++)
 		free(cfg->provider_limits[i].provider);

@@ -111,6 +111,7 @@ struct sc_config {
 	char *fastagent_path;    /* fastagent.config.yaml read, or NULL */
 
 	struct sc_strlist models;  /* student models, in order; empty: the command decides */
+	char *fast_agent_version;  /* whose model names are read (provider.h); NULL: the default */
 	int runs;                /* runs per test (>= 1) */
 	int max_turns;           /* turns per test, feedback turns included (>= 1) */
 	char *fixtures_dir;      /* kernel fixtures folder */

@@ -27,6 +27,22 @@ void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddNumberToObject(root, "top_p", model->top_p);
 	if (model->verbosity)
 		cJSON_AddStringToObject(root, "verbosity", model->verbosity);
+	if (model->has & SC_MODEL_HAS_TOP_K)
+		cJSON_AddNumberToObject(root, "top_k", model->top_k);
+	if (model->has & SC_MODEL_HAS_MIN_P)
+		cJSON_AddNumberToObject(root, "min_p", model->min_p);
+	if (model->has & SC_MODEL_HAS_PRESENCE)
+		cJSON_AddNumberToObject(root, "presence_penalty", model->presence_penalty);
+	if (model->has & SC_MODEL_HAS_REPETITION)
+		cJSON_AddNumberToObject(root, "repetition_penalty", model->repetition_penalty);
+	if (model->service_tier)
+		cJSON_AddStringToObject(root, "service_tier", model->service_tier);
+	if ((model->has & SC_MODEL_HAS_WEB_SEARCH) && model->web_search)
+		cJSON_AddTrueToObject(root, "web_search");
+	if ((model->has & SC_MODEL_HAS_WEB_FETCH) && model->web_fetch)
+		cJSON_AddTrueToObject(root, "web_fetch");
+	if ((model->has & SC_MODEL_HAS_CONTEXT) && model->long_context)
+		cJSON_AddTrueToObject(root, "context_1m");
 	if (req->system && *req->system)
 		cJSON_AddStringToObject(root, "system", req->system);
 	else

@@ -327,7 +327,8 @@ static const struct sc_provider_wire *wire_for(int kind)
 	if (kind == SC_PROVIDER_XAI)
 		return &sc_wire_openai_xai;
 	return p->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic :
-	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai : NULL;
+	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai :
+	       p->wire == SC_WIRE_RESPONSES ? &sc_wire_responses : NULL;
 }
 
 bool sc_provider_parse_error(struct sc_buf *out, const char *body, size_t len)
@@ -432,6 +433,8 @@ static int configure(struct provider_state *p, int kind)
 	base = first_env(info->base_env, &from);
 	if (!base)
 		base = sc_provider_file_base(kind);
+	if (!base && kind == SC_PROVIDER_RESPONSES)
+		base = sc_provider_file_base(SC_PROVIDER_OPENAI);
 	if (!base && info->azure && sc_provider_file_setting(kind, "resource_name")) {
 		sc_buf_printf(&res, "https://%s.openai.azure.com",
 			      sc_provider_file_setting(kind, "resource_name"));
@@ -453,6 +456,8 @@ static int configure(struct provider_state *p, int kind)
 	}
 	if (kind < SC_PROVIDER_BUILTINS)
 		key = sc_provider_file_key(kind);
+	if (!key && kind == SC_PROVIDER_RESPONSES)
+		key = sc_provider_file_key(SC_PROVIDER_OPENAI);  /* fast-agent: the openai block's */
 	if (!key)
 		key = first_env(info->key_env, NULL);
 	if (!key && kind == SC_PROVIDER_HF)
@@ -716,6 +721,8 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	struct provider_state *p = j->prov;
 	const struct sc_provider_info *info = sc_provider_get(j->model.kind);
 	int64_t left = c->opt.deadline_ms - (now - j->submitted_ms);
+	struct sc_buf beta = SC_BUF_INIT;
+	struct sc_request_shape sh;
 	size_t n = 0;
 	int err;
 
@@ -731,6 +738,13 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	}
 	for (int i = 0; i < 3 && info->headers[i]; i++)
 		headers[n++] = info->headers[i];
+	/* Anthropic's betas the model's settings need (context=1m, web_fetch) */
+	sc_model_shape(&sh, &j->model, &j->req);
+	sc_error_clear();
+	if (sh.beta) {
+		sc_buf_printf(&beta, "anthropic-beta: %s", sh.beta);
+		headers[n++] = beta.ptr;
+	}
 	/* fastagent.config.yaml's default_headers (a header of the same name as
 	 * one above replaces it: OpenRouter's X-Title) */
 	for (size_t i = 0; i < SC_PROVIDER_FILE_HEADERS && sc_provider_file_header(j->model.kind, i); i++) {
@@ -760,6 +774,7 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	if (auth.len)
 		memset(auth.ptr, 0, auth.len);
 	sc_buf_release(&auth);
+	sc_buf_release(&beta);
 	if (err < 0)
 		return err;
 	j->resp.attempts++;
@@ -879,12 +894,14 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 			cls = SC_CHAT_PARSE;
 			sc_buf_printf(&detail, "HTTP %ld: %s", res->status, sc_error_last());
 		} else if (j->resp.stop_reason && (!strcmp(j->resp.stop_reason, "length") ||
-						   !strcmp(j->resp.stop_reason, "max_tokens"))) {
+						   !strcmp(j->resp.stop_reason, "max_tokens") ||
+						   !strcmp(j->resp.stop_reason, "max_output_tokens"))) {
 			/* cut at the token limit: an error of its own, the text kept */
 			cls = SC_CHAT_TRUNCATED;
 			sc_buf_printf(&detail, "the answer was cut at the token limit (%s '%s' after "
 				      "%lld output tokens); raise max_tokens or lower the effort",
-				      wire == &sc_wire_anthropic ? "stop_reason" : "finish_reason",
+				      wire == &sc_wire_anthropic ? "stop_reason" :
+				      wire == &sc_wire_responses ? "incomplete_details.reason" : "finish_reason",
 				      j->resp.stop_reason, (long long)j->resp.output_tokens);
 			scrub(c, &j->resp.text);
 		} else {

@@ -103,6 +103,37 @@ static void add_tools(cJSON *root, const struct sc_chat_request *req)
 	}
 }
 
+/*
+ * fast-agent's other settings as the Messages API takes them: top_k, and
+ * the server-side web_search and web_fetch tools (appended to "tools",
+ * made when no tool came before; web_fetch also needs its beta header,
+ * which provider.c sends from the shape).
+ */
+static void add_settings(cJSON *root, const struct sc_request_shape *sh)
+{
+	cJSON *tools, *t;
+
+	if (sh->has & SC_MODEL_HAS_TOP_K)
+		cJSON_AddNumberToObject(root, "top_k", sh->top_k);
+	if (!sh->web_search && !sh->web_fetch)
+		return;
+	tools = cJSON_GetObjectItemCaseSensitive(root, "tools");
+	if (!tools)
+		tools = cJSON_AddArrayToObject(root, "tools");
+	if (sh->web_search) {
+		t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "type", "web_search_20250305");
+		cJSON_AddStringToObject(t, "name", "web_search");
+		cJSON_AddItemToArray(tools, t);
+	}
+	if (sh->web_fetch) {
+		t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "type", "web_fetch_20250910");
+		cJSON_AddStringToObject(t, "name", "web_fetch");
+		cJSON_AddItemToArray(tools, t);
+	}
+}
+
 /* True when any message carries a tool call or result. */
 static bool has_tool_parts(const struct sc_chat_request *req)
 {
@@ -147,6 +178,7 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddNumberToObject(root, "temperature", sh.temperature);
 	if (sh.top_p >= 0)
 		cJSON_AddNumberToObject(root, "top_p", sh.top_p);
+	add_settings(root, &sh);
 	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 }

@@ -48,6 +48,27 @@ static void add_reasoning(cJSON *root, const struct sc_request_shape *sh,
 	}
 }
 
+/*
+ * fast-agent's other settings where the provider takes them (shaped by
+ * sc_model_shape): presence_penalty, and top_k, min_p and
+ * repetition_penalty as top-level fields (what the Hugging Face router,
+ * OpenRouter and vLLM read; fast-agent sends them as extra_body, which the
+ * OpenAI SDK merges into the body); service_tier.
+ */
+static void add_settings(cJSON *root, const struct sc_request_shape *sh)
+{
+	if (sh->has & SC_MODEL_HAS_TOP_K)
+		cJSON_AddNumberToObject(root, "top_k", sh->top_k);
+	if (sh->has & SC_MODEL_HAS_MIN_P)
+		cJSON_AddNumberToObject(root, "min_p", sh->min_p);
+	if (sh->has & SC_MODEL_HAS_PRESENCE)
+		cJSON_AddNumberToObject(root, "presence_penalty", sh->presence_penalty);
+	if (sh->has & SC_MODEL_HAS_REPETITION)
+		cJSON_AddNumberToObject(root, "repetition_penalty", sh->repetition_penalty);
+	if (sh->service_tier)
+		cJSON_AddStringToObject(root, "service_tier", sh->service_tier);
+}
+
 static void build_body(struct sc_buf *out, const struct sc_model *model,
 		       const struct sc_chat_request *req)
 {
@@ -116,6 +137,7 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 	add_reasoning(root, &sh, p);
 	if (sh.verbosity)
 		cJSON_AddStringToObject(root, "verbosity", sh.verbosity);
+	add_settings(root, &sh);
 	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 }

@@ -884,11 +884,22 @@ void sc_gen_failures(struct sc_strlist *out, const struct sc_results *r, const c
 
 /* ---- lifecycle -------------------------------------------------------------- */
 
+/*
+ * upskill's max_refine_attempts counts evaluations, refinements between
+ * them: max(1, attempts) evaluations, so one fewer refinement.
+ */
+int sc_gen_refinements(int max_refine_attempts)
+{
+	int n = (max_refine_attempts < 1 ? 1 : max_refine_attempts) - 1;
+
+	return n > SC_GEN_MAX_REFINE ? SC_GEN_MAX_REFINE : n;
+}
+
 void sc_gen_options_init(struct sc_gen_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
 	opt->fixtures_dir = "fixtures";
-	opt->max_refine = 3;
+	opt->max_refine = sc_gen_refinements(SC_GEN_ATTEMPTS);
 	opt->runs = 1;
 }
 

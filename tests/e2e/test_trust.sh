@@ -333,7 +333,7 @@ new_repo money
 alpha_skill ALPHA-BROKEN
 cat > "$W/skillci.yml" <<'EOF'
 version: 1
-models: [anthropic.claude-opus-4-1, openai.gpt-5.high, anthropic.fake-student]
+models: [anthropic.claude-opus-4-1, "openai.gpt-5?reasoning=high", anthropic.fake-student]
 runs: 1000
 max_turns: 100
 concurrency: 10000

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Fake model server for skillci tests: real HTTP on 127.0.0.1, python3
 standard library only. It speaks the Anthropic Messages API (POST to any
-path ending in /messages: /v1/messages, /anthropic/v1/messages) and OpenAI
+path ending in /messages: /v1/messages, /anthropic/v1/messages), OpenAI
 chat completions (POST to any path ending in /chat/completions:
 /v1/chat/completions, /openai/v1/chat/completions, Azure's
-/openai/deployments/DEP/chat/completions?api-version=V), so one server can
-stand in for every provider, each under its own path prefix.
+/openai/deployments/DEP/chat/completions?api-version=V) and OpenAI's
+Responses API (POST to any path ending in /responses: /v1/responses), so
+one server can stand in for every provider, each under its own path
+prefix.
 
 Usage:
     fake_models.py [--script FILE] [--port-file FILE] [--log FILE] [--port N]
@@ -20,7 +22,7 @@ Script (JSON; every field optional):
       "rules": [
         {"match": {"model": "claude-x",        # exact model id in the body
                    "contains": "hello",        # substring of the last user message
-                   "api": "anthropic",         # or "openai"
+                   "api": "anthropic",         # or "openai", "responses"
                    "path": "/hf/",             # substring of the request path
                    "system": "<skill",         # substring of the system prompt
                    "nth": [1, 2],              # only these matches of this rule (1-based)
@@ -39,7 +41,8 @@ Script (JSON; every field optional):
     REPLY = {
       "status": 200,                 # HTTP status; errors get the API's error body
       "text": "answer",              # {last_user}, {model}, {n} are replaced
-      "usage": {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0},
+      "usage": {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0,
+                "reasoning": 0},      # reasoning: the part of output spent reasoning
       "error_type": "overloaded_error", "error_message": "Overloaded",
       "echo_key": false,             # put the received key in the error message: true or
                                      # "raw", or a form of it: "prefix" (its first 16
@@ -81,7 +84,11 @@ Script (JSON; every field optional):
       "retry_after_ms": 1500,        # retry-after-ms header (OpenAI, Azure)
       "stop": "length",              # finish_reason (OpenAI) or stop_reason (Anthropic);
                                      # default "stop" / "end_turn" ("tool_calls" /
-                                     # "tool_use" for an answer with tool calls)
+                                     # "tool_use" for an answer with tool calls); for
+                                     # the Responses API any value makes the response
+                                     # "incomplete" with incomplete_details.reason
+                                     # "max_output_tokens" ("length", "max_tokens")
+                                     # or the value itself
       "tool_calls": [                # the answer calls tools, in each API's own format:
         {"name": "write_file",       # Anthropic tool_use blocks {id, name, input},
          "input": {"path": "a.txt",  # OpenAI message.tool_calls [{id, type: function,
@@ -94,7 +101,12 @@ input 10, output 5. Usage maps to each API: Anthropic input_tokens,
 output_tokens, cache_read_input_tokens, cache_creation_input_tokens;
 OpenAI prompt_tokens = input + cache_read + cache_creation,
 completion_tokens = output, prompt_tokens_details.cached_tokens =
-cache_read.
+cache_read, completion_tokens_details.reasoning_tokens = reasoning; the
+Responses API input_tokens = input + cache_read + cache_creation,
+input_tokens_details.cached_tokens = cache_read, output_tokens = output
+(reasoning included, as the API counts it),
+output_tokens_details.reasoning_tokens = reasoning, and a "reasoning"
+output item before the message when reasoning is not 0.
 
 Every request is appended to the JSONL log (--log): n, time, method, path
 (without the query), query (a map of the query parameters), api
@@ -168,12 +180,16 @@ def route(path):
         return "anthropic"
     if path.endswith("/chat/completions"):
         return "openai"
+    if path.endswith("/responses"):
+        return "responses"
     return None
 
 
 def last_user(messages):
+    if isinstance(messages, str):  # the Responses API's input may be one string
+        return messages
     for m in reversed(messages or []):
-        if m.get("role") == "user":
+        if isinstance(m, dict) and m.get("role") == "user":
             c = m.get("content")
             if isinstance(c, list):
                 return "".join(b.get("text", "") for b in c if isinstance(b, dict))
@@ -182,8 +198,10 @@ def last_user(messages):
 
 
 def first_user(messages):
+    if isinstance(messages, str):  # the Responses API's input may be one string
+        return messages
     for m in messages or []:
-        if m.get("role") == "user":
+        if isinstance(m, dict) and m.get("role") == "user":
             c = m.get("content")
             if isinstance(c, list):
                 return "".join(b.get("text", "") for b in c if isinstance(b, dict))
@@ -194,7 +212,11 @@ def first_user(messages):
 def last_tool_result(messages):
     """The content of the last tool result: an Anthropic tool_result block
     or an OpenAI role "tool" message ("" when none)."""
-    for m in reversed(messages or []):
+    if not isinstance(messages, list):
+        return ""
+    for m in reversed(messages):
+        if not isinstance(m, dict):
+            continue
         if m.get("role") == "tool":
             return m.get("content") if isinstance(m.get("content"), str) else ""
         c = m.get("content")
@@ -208,10 +230,19 @@ def last_tool_result(messages):
     return ""
 
 
+def turns(body):
+    """The conversation of a request body: messages, or the Responses API's input."""
+    if not isinstance(body, dict):
+        return None
+    return body.get("input") if "input" in body else body.get("messages")
+
+
 def system_text(body):
     if not isinstance(body, dict):
         return ""
     s = body.get("system")
+    if s is None:
+        s = body.get("instructions")  # the Responses API
     if isinstance(s, list):
         return "".join(b.get("text", "") for b in s if isinstance(b, dict))
     if isinstance(s, str):
@@ -233,7 +264,7 @@ def set_script(script):
 def pick_reply(api, body, path=""):
     script = STATE["script"]
     model = body.get("model", "") if isinstance(body, dict) else ""
-    messages = body.get("messages") if isinstance(body, dict) else None
+    messages = turns(body)
     user = last_user(messages)
     system = system_text(body)
     turn = 1 + sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "assistant")
@@ -298,6 +329,32 @@ def key_form(key, how):
     if how == "basic":
         return "Basic " + base64.b64encode(("user:" + key).encode()).decode()
     return key
+
+
+def responses_answer(reply, model, text, u, n):
+    """A Responses API response object: output items (a reasoning item when
+    the usage has reasoning tokens, then the assistant message), status
+    completed or, with a "stop", incomplete and its reason; usage with the
+    cached input and the reasoning part of the output."""
+    stop = reply.get("stop")
+    reason = None
+    if stop:
+        reason = "max_output_tokens" if stop in ("length", "max_tokens", "max_output_tokens") else stop
+    output = []
+    if u["reasoning"]:
+        output.append({"id": "rs_fake_%d" % n, "type": "reasoning", "summary": []})
+    output.append({"id": "msg_fake_%d" % n, "type": "message", "status": "completed",
+                   "role": "assistant",
+                   "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    usage = {"input_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
+             "input_tokens_details": {"cached_tokens": u["cache_read"]},
+             "output_tokens": u["output"],
+             "output_tokens_details": {"reasoning_tokens": u["reasoning"]},
+             "total_tokens": u["input"] + u["cache_read"] + u["cache_creation"] + u["output"]}
+    return {"id": "resp_fake_%d" % n, "object": "response", "created_at": int(time.time()),
+            "status": "incomplete" if reason else "completed", "model": model,
+            "incomplete_details": {"reason": reason} if reason else None,
+            "error": None, "output": output, "usage": reply.get("raw_usage", usage)}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -461,9 +518,9 @@ class Handler(BaseHTTPRequestHandler):
         text = text_reply
         for form in ("raw", "prefix", "masked", "upper", "reversed", "base64", "basic"):
             text = text.replace("{key:%s}" % form, key_form(key, form))
-        text = (text.replace("{last_user}", last_user(body.get("messages") if isinstance(body, dict) else None))
+        text = (text.replace("{last_user}", last_user(turns(body)))
                 .replace("{model}", model).replace("{n}", str(n)))
-        u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0}
+        u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0, "reasoning": 0}
         u.update(reply.get("usage", {}))
         calls = reply.get("tool_calls") or []
         if api == "anthropic":
@@ -478,11 +535,15 @@ class Handler(BaseHTTPRequestHandler):
                    "content": content,
                    "stop_reason": reply.get("stop", "tool_use" if calls else "end_turn"),
                    "usage": reply.get("raw_usage", usage)}
+        elif api == "responses":
+            obj = responses_answer(reply, model, text, u, n)
         else:
             usage = {"prompt_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
                      "completion_tokens": u["output"],
                      "total_tokens": u["input"] + u["cache_read"] + u["cache_creation"] + u["output"],
                      "prompt_tokens_details": {"cached_tokens": u["cache_read"]}}
+            if u["reasoning"]:
+                usage["completion_tokens_details"] = {"reasoning_tokens": u["reasoning"]}
             msg = {"role": "assistant", "content": text if text or not calls else None}
             if calls:
                 msg["tool_calls"] = [{"id": "call_fake_%d_%d" % (n, k), "type": "function",

@@ -465,6 +465,54 @@ static void test_example_manifest(void **state)
 
 
 /* Named endpoints: parsed, checked, registered only by apply. */
+/* fast_agent_version chooses whose model names are read, once applied, and is policy. */
+static void test_fast_agent_version(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_strlist keys = { 0 }, values = { 0 };
+	struct sc_model m;
+	bool found = false;
+	(void)state;
+
+	sc_providers_reset();
+	assert_int_equal(load(&cfg, &d, "version: 1\nfast_agent_version: 0.10.48\n", NULL), 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 0);
+	assert_string_equal(cfg.fast_agent_version, "0.10.48");
+	/* loading changes nothing: applying the trusted configuration does */
+	assert_int_equal(sc_model_parse(&m, "zai.glm-5.2"), SC_EINVAL);
+	assert_int_equal(sc_config_apply_providers(&cfg), 0);
+	assert_string_equal(sc_models_grammar(), "0.10.48");
+	assert_int_equal(sc_model_parse(&m, "zai.glm-5.2"), 0);
+	sc_model_release(&m);
+	sc_config_policy(&cfg, &keys, &values);
+	for (size_t i = 0; i < keys.n; i++)
+		if (!strcmp(keys.items[i], "fast_agent_version")) {
+			assert_string_equal(values.items[i], "0.10.48");
+			found = true;
+		}
+	assert_true(found);
+	sc_strlist_release(&keys);
+	sc_strlist_release(&values);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	sc_providers_reset();
+
+	assert_int_equal(load(&cfg, &d, "version: 1\nfast_agent_version: 0.5.1\n", NULL), 0);
+	expect_line(&d, "skillci.yml:2: error: 'fast_agent_version' 0.5.1 is not a fast-agent version "
+		    "whose model names skillci reads (0.4.53, 0.6.7, 0.10.48) [config-value]");
+	assert_null(cfg.fast_agent_version);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	/* not set: the default, upskill's pin */
+	assert_int_equal(load(&cfg, &d, "version: 1\n", NULL), 0);
+	assert_int_equal(sc_config_apply_providers(&cfg), 0);
+	assert_string_equal(sc_models_grammar(), "0.6.7");
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	sc_providers_reset();
+}
+
 static void test_provider_endpoints(void **state)
 {
 	struct sc_config cfg;
@@ -498,7 +546,7 @@ static void test_provider_endpoints(void **state)
 	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder"), 0);
 	assert_string_equal(m.name, "lab.qwen3-coder");
 	sc_model_release(&m);
-	assert_int_equal(sc_model_parse(&m, "claude-proxy.claude-x.high"), 0);
+	assert_int_equal(sc_model_parse(&m, "claude-proxy.claude-x?reasoning=high"), 0);
 	assert_int_equal(sc_provider_get(m.kind)->wire, SC_WIRE_ANTHROPIC);
 	sc_model_release(&m);
 	sc_config_release(&cfg);
@@ -610,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_short_forms),
 		cmocka_unit_test(test_example_manifest),
 		cmocka_unit_test(test_provider_endpoints),
+		cmocka_unit_test(test_fast_agent_version),
 		cmocka_unit_test(test_fastagent_generic),
 	};
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
