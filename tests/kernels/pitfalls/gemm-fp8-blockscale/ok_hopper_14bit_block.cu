@@ -1,5 +1,5 @@
 // fixture: gemm-fp8-blockscale
-// Variant (a hypothesis about the hardware, not measured on a GPU): DeepSeek-V3's account of Hopper's FP8 tensor cores, a partial sum kept to about 14 significant bits, modelled as each 32-deep step's exact sum added to a block accumulator truncated to 14 bits, the block's partial promoted to a scaled float32 sum every 128 columns, as DeepGEMM does: the tolerance admits it.
+// Variant: a hypothesis about the hardware, not measured on a GPU: DeepSeek-V3's account of Hopper's FP8 tensor cores, a partial sum kept to about 14 significant bits, modelled as each 32-deep step's exact sum added to a block accumulator truncated to 14 bits, the block's partial promoted to a scaled float32 sum every 128 columns, as DeepGEMM does: the tolerance admits it.
 // expect-emu: passed none
 #include <cuda_bf16.h>
 
