@@ -1,5 +1,5 @@
 // fixture: attention-sdpa-bf16
-// Variant: SDPA's math backend (aten/src/ATen/native/transformers/attention.cpp, _scaled_dot_product_attention_math) as current PyTorch runs it on bfloat16 unless torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True): q, k, v upcast to float32, q and k each scaled by sqrt(1/sqrt(hd)) before the product, the is_causal mask top-left (tril), softmax, P.V in float32, one rounding to bfloat16.
+// Variant: SDPA's math backend (aten/src/ATen/native/transformers/attention.cpp, _scaled_dot_product_attention_math) as current PyTorch runs it on bfloat16 unless torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True): q, k, v upcast to float32, q and k each scaled by sqrt(1/sqrt(hd)) before the product, the is_causal mask top-left (tril), the score matrix materialised (here in the scratch buffer s), softmax, P.V in float32, one rounding to bfloat16. One thread per query row, as a plain loop nest.
 // expect-emu: passed none
 #include <cuda_bf16.h>
 
@@ -7,55 +7,34 @@ extern "C" __global__ void attention_sdpa_bf16(const __nv_bfloat16* q, const __n
                                           __nv_bfloat16* o, float* s, int batch, int heads, int q_len, int k_len,
                                           int hd, int causal)
 {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const size_t b = blockIdx.y / heads, h = blockIdx.y % heads, rs = (size_t)heads * hd;
-    const float sq = sqrtf(rsqrtf((float)hd));  // sqrt of the scale, applied to q and k
-    const int row_end = min(q_len, (int)(blockIdx.x + 1) * BM);
+    const int i = blockIdx.x * BM + (int)threadIdx.x;
+    if ((int)b >= batch || (int)threadIdx.x >= BM || i >= q_len)
+        return;
+    const float sq = sqrtf(rsqrtf((float)hd));  // the square root of the scale, on q and on k
+    const __nv_bfloat16* qi = q + (b * q_len + i) * rs + h * hd;
     const __nv_bfloat16* kb = k + b * k_len * rs + h * hd;
     const __nv_bfloat16* vb = v + b * k_len * rs + h * hd;
-
-    if ((int)b >= batch)
-        return;
-    for (int i = blockIdx.x * BM + warp; i < row_end; i += NT / 32) {
-        const __nv_bfloat16* qi = q + (b * q_len + i) * rs + h * hd;
-        __nv_bfloat16* oi = o + (b * q_len + i) * rs + h * hd;
-        float* srow = s + ((size_t)blockIdx.y * q_len + i) * k_len;
-        const int nk = causal ? min(k_len, i + 1) : k_len;
-
-        // S: one key at a time.
-        float m = -INFINITY;
-        for (int j = 0; j < nk; j++) {
-            const __nv_bfloat16* kj = kb + j * rs;
-            float d = 0.0f;
-            for (int c = lane; c < hd; c += 32)
-                d += (__bfloat162float(qi[c]) * sq) * (__bfloat162float(kj[c]) * sq);
-            for (int off = 16; off > 0; off >>= 1)
-                d += __shfl_xor_sync(0xffffffffu, d, off);
-
-            if (lane == 0)
-                srow[j] = d;
-            m = fmaxf(m, d);
-        }
-        __syncwarp();
-
-        // P = exp(S - max), in place, and its sum.
-        float l = 0.0f;
-        for (int j = lane; j < nk; j += 32) {
-            float p = expf(srow[j] - m);
-            srow[j] = p;
-            l += p;
-        }
-        for (int off = 16; off > 0; off >>= 1)
-            l += __shfl_xor_sync(0xffffffffu, l, off);
-        __syncwarp();
-
-        // O = P V / sum; a row that sees no key is zero.
-        for (int c = lane; c < hd; c += 32) {
-            float acc = 0.0f;
-            for (int j = 0; j < nk; j++)
-                acc += srow[j] * __bfloat162float(vb[j * rs + c]);
-            oi[c] = __float2bfloat16(nk > 0 ? acc / l : 0.0f);
-        }
-        __syncwarp();
+    __nv_bfloat16* oi = o + (b * q_len + i) * rs + h * hd;
+    float* srow = s + ((size_t)blockIdx.y * q_len + i) * k_len;
+    const int nk = causal ? min(k_len, i + 1) : k_len;
+    float m = -INFINITY;
+    for (int j = 0; j < nk; j++) {
+        float d = 0.0f;
+        for (int c = 0; c < hd; c++)
+            d += (__bfloat162float(qi[c]) * sq) * (__bfloat162float(kb[j * rs + c]) * sq);
+        srow[j] = d;
+        m = fmaxf(m, d);
+    }
+    float l = 0.0f;
+    for (int j = 0; j < nk; j++) {
+        srow[j] = expf(srow[j] - m);
+        l += srow[j];
+    }
+    for (int c = 0; c < hd; c++) {
+        float acc = 0.0f;
+        for (int j = 0; j < nk; j++)
+            acc += srow[j] / l * __bfloat162float(vb[j * rs + c]);
+        oi[c] = __float2bfloat16(nk > 0 ? acc : 0.0f);
     }
 }
