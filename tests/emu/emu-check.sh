@@ -16,13 +16,18 @@
 # when something cannot be built.
 #
 #   sh tests/emu/emu-check.sh [--seeds N] [--no-planted|--pitfalls-only]
-#                             [--untimed-baselines] [FIXTURE|DIR...]
+#                             [--untimed-baselines] [--untimed-variants]
+#                             [FIXTURE|DIR...]
 #
 # --untimed-baselines checks each fixture's baseline on every correctness
 # size, distribution and seed but does not time it: the timing protocol
 # is exercised by the solutions and the planted kernels, and emulating the
 # naive baselines' timed launches is the slowest part of the table (about
 # a minute for attention-bf16); make check uses it, make emu-check not.
+# --untimed-variants does the same for the correct variants planted
+# beside the pitfalls (tests/kernels/pitfalls/FIXTURE/ok_*.cu: a
+# library's eager or fused arithmetic, which must pass the correctness
+# check); make check uses it, make emu-check times them too.
 #
 # --pitfalls-only checks only the planted pitfalls of the fixtures named
 # (tests/kernels/pitfalls/FIXTURE/), not their baselines and solutions
@@ -41,14 +46,15 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 cxx=${CXX:-g++}
 flags=${EMU_CXXFLAGS:--std=c++17 -O2 -g -fno-strict-aliasing -Wno-unknown-pragmas -fsanitize=undefined -fno-sanitize-recover=undefined}
 libs=${KERNEL_LIBS:--lcjson -ldl -lm -lpthread}
-seeds=2 planted=yes only_pitfalls=no untimed_base=no fixtures=""
+seeds=2 planted=yes only_pitfalls=no untimed_base=no untimed_var=no fixtures=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seeds) seeds=$2; shift 2 ;;
 	--no-planted) planted=no; shift ;;
 	--pitfalls-only) only_pitfalls=yes; shift ;;
 	--untimed-baselines) untimed_base=yes; shift ;;
-	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [--untimed-baselines] [FIXTURE...]" >&2; exit 2 ;;
+	--untimed-variants) untimed_var=yes; shift ;;
+	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [--untimed-baselines] [--untimed-variants] [FIXTURE...]" >&2; exit 2 ;;
 	*) fixtures="$fixtures $1"; shift ;;
 	esac
 done
@@ -149,6 +155,7 @@ check() {
 			# reported here, not by the shell
 			notime=""
 			case "$untimed_base:$name" in yes:*/baseline) notime=--no-timing ;; esac
+			case "$untimed_var:$name" in yes:pitfall/*/ok_*) notime=--no-timing ;; esac
 			# shellcheck disable=SC2086
 			line=$( ("$prog" --fixture "$dir" --candidate "$k" --seeds "$seeds" $notime; exit $?) 2>"$tmp/err")
 			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E "emu:|runtime error|ERROR" "$tmp/err" | head -c 200)"
