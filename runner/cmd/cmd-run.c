@@ -699,35 +699,44 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "error: %s; the reports are marked incomplete and a rerun resumes "
 			"from the store\n", res->run.incomplete_reason);
 		rc = SC_EXIT_INFRA;
-	} else if (gate_rc == SC_EXIT_INFRA) {
-		const struct sc_results_unit *e = first_error(res);
-		struct sc_buf line = SC_BUF_INIT;
-		sc_buf_puts(&line, "error: ");
-		for (size_t i = 0; i < res->gate.nfailures; i++)
-			if (!strcmp(res->gate.failures[i].rule, "error_share"))
-				sc_escape_log(&line, res->gate.failures[i].message);
-		if (e) {
-			sc_buf_puts(&line, "\nerror: first failure: ");
-			sc_escape_log(&line, e->skill);
-			sc_buf_putc(&line, ' ');
-			sc_escape_log(&line, e->model);
-			sc_buf_puts(&line, " '");
-			sc_escape_log(&line, e->test_name);
-			sc_buf_puts(&line, "': ");
-			sc_escape_log(&line, e->message ? e->message : "infrastructure error");
-		}
-		sc_ci_block_begin(stderr);
-		fprintf(stderr, "%s\n", line.ptr);
-		sc_ci_block_end(stderr);
-		sc_buf_release(&line);
-		rc = SC_EXIT_INFRA;
-	} else if (shard_n > 1) {
-		fprintf(stderr, "shard %d/%d done: the gate is decided by skillci merge\n", shard_k,
-			shard_n);
-		rc = SC_EXIT_OK;
 	} else {
-		sc_cmd_print_gate_failures(res);
-		rc = gate_rc;
+		/* infrastructure errors over the share are said with their first
+		 * cause even when a failure of the pull request decides the exit */
+		bool share = false;
+		for (size_t i = 0; i < res->gate.nfailures; i++)
+			share |= sc_streq(res->gate.failures[i].rule, "error_share");
+		if (share || gate_rc == SC_EXIT_INFRA) {
+			const struct sc_results_unit *e = first_error(res);
+			struct sc_buf line = SC_BUF_INIT;
+			sc_buf_puts(&line, "error: ");
+			for (size_t i = 0; i < res->gate.nfailures; i++)
+				if (!strcmp(res->gate.failures[i].rule, "error_share"))
+					sc_escape_log(&line, res->gate.failures[i].message);
+			if (e) {
+				sc_buf_puts(&line, "\nerror: first failure: ");
+				sc_escape_log(&line, e->skill);
+				sc_buf_putc(&line, ' ');
+				sc_escape_log(&line, e->model);
+				sc_buf_puts(&line, " '");
+				sc_escape_log(&line, e->test_name);
+				sc_buf_puts(&line, "': ");
+				sc_escape_log(&line, e->message ? e->message : "infrastructure error");
+			}
+			sc_ci_block_begin(stderr);
+			fprintf(stderr, "%s\n", line.ptr);
+			sc_ci_block_end(stderr);
+			sc_buf_release(&line);
+		}
+		if (gate_rc == SC_EXIT_INFRA) {
+			rc = SC_EXIT_INFRA;
+		} else if (shard_n > 1) {
+			fprintf(stderr, "shard %d/%d done: the gate is decided by skillci merge\n",
+				shard_k, shard_n);
+			rc = SC_EXIT_OK;
+		} else {
+			sc_cmd_print_gate_failures(res);
+			rc = gate_rc;
+		}
 	}
 done:
 	if (signals_on)

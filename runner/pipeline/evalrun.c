@@ -49,6 +49,7 @@ struct sc_evalrun {
 	size_t nskills;
 	char **dirs;
 	struct sc_skill *skills;
+	char (*hashes)[65];          /* each skill's content hash: every file read once */
 	struct sc_test_set *sets;
 	struct sc_eval_skill *es;
 	const struct sc_test_set **set_ptrs;
@@ -507,6 +508,7 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 	e->store = store;
 	e->nskills = n;
 	e->skills = sc_xcalloc(n ? n : 1, sizeof(*e->skills));
+	e->hashes = sc_xcalloc(n ? n : 1, sizeof(*e->hashes));
 	e->sets = sc_xcalloc(n ? n : 1, sizeof(*e->sets));
 	e->es = sc_xcalloc(n ? n : 1, sizeof(*e->es));
 	e->dirs = sc_xcalloc(n ? n : 1, sizeof(*e->dirs));
@@ -528,9 +530,17 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 				      "%s write them", e->dirs[i], e->dirs[i], e->test_gen);
 			line_out(e, line.ptr);
 		}
+		/* the content hash reads every file of the skill: one it cannot
+		 * read (past a limit, not a regular file) is bad input whether
+		 * or not the skill has tests, and whatever the design */
+		if ((err = sc_skill_content_hash(e->hashes[i], &e->skills[i])) < 0) {
+			err = err == SC_ENOTFOUND ? SC_EINVAL : err;
+			goto done;
+		}
 		e->es[i].path = e->dirs[i];
 		e->es[i].variant = "head";
 		e->es[i].skill = &e->skills[i];
+		e->es[i].hash = e->hashes[i];
 		e->es[i].tests = &e->sets[i];
 		e->set_ptrs[i] = &e->sets[i];
 	}
@@ -725,6 +735,7 @@ void sc_evalrun_free(struct sc_evalrun *e)
 		free(e->dirs[i]);
 	}
 	free(e->skills);
+	free(e->hashes);
 	free(e->sets);
 	free(e->es);
 	free(e->dirs);

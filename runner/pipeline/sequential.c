@@ -177,11 +177,8 @@ enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struc
 	bool last = k >= sc_seq_looks(d);
 	struct sc_seq_look at;
 
-	/* no test judged at both sides after a round that ran every test:
-	 * every unit errored or could not be judged (a compile-only kernel),
-	 * and another round would end the same way */
 	if (!st->tests)
-		return SC_SEQ_UNVERIFIED;
+		return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
 	if (!sc_seq_is_sequential(d)) {
 		/* one look: the plain one-sided tests at alpha' and beta */
 		double drop = -st->mean;
@@ -293,6 +290,20 @@ static bool has_run_from(const struct sc_results *r, const char *skill, const ch
 	return false;
 }
 
+/* True when the check has a unit (of either side) with run_index < run:
+ * its rounds up to there ran. */
+static bool has_run_before(const struct sc_results *r, const char *skill, const char *model,
+			   const struct pair *v, long run)
+{
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (u->run_index < run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
+		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))
+			return true;
+	}
+	return false;
+}
+
 /* The paired statistics of one look: the units with run_index < max_run. */
 static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
 		       const char *model, const struct pair *v, const struct sc_seq_design *d,
@@ -343,6 +354,11 @@ void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, co
 		out->look = k;
 		out->runs = (int)rk;
 		out->decision = sc_seq_decide(&out->st, d, k, info_prev);
+		/* its rounds ran and no test was judged at both sides: every
+		 * unit errored or could not be judged (a compile-only kernel),
+		 * and another round would end the same way */
+		if (!out->st.tests && has_run_before(r, skill, model, &v, rk))
+			out->decision = SC_SEQ_UNVERIFIED;
 		(void)sc_seq_look(&out->at, d, &out->st, info_prev);
 		if (out->decision != SC_SEQ_OPEN || !has_run_from(r, skill, model, &v, rk)) {
 			out->more = out->decision == SC_SEQ_OPEN;

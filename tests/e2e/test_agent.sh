@@ -81,7 +81,7 @@ EOF
 fake_start "$T/script.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-agent-key
 export OPENAI_BASE_URL="$FAKE_URL/v1" OPENAI_API_KEY=sk-test-agent-key
-EVAL="$SKILLCI eval $S -m anthropic.fake-student --cache $T/cache"
+EVAL="$SKILLCI eval $S -m anthropic.fake-student --runs 1 --cache $T/cache"
 
 run $EVAL --store "$T/r1.db" --json "$T/r1.json"
 unit() {  # unit FILE VARIANT TEST_ID FIELD: one field of one unit
@@ -226,7 +226,7 @@ check "a reused failed agent unit keeps its trace" sh -c \
 
 # OpenAI's wire format: tool_calls and role "tool" messages.
 fake_reset
-run $SKILLCI eval "$S" -m openai.gpt-4.1-mini --no-baseline --store "$T/o.db" --json "$T/o.json" --no-cache
+run $SKILLCI eval "$S" -m openai.gpt-4.1-mini --runs 1 --no-baseline --store "$T/o.db" --json "$T/o.json" --no-cache
 expect_exit 0 "eval over OpenAI chat completions with tools"
 check "OpenAI: the same verdicts" sh -c \
 	"test \"\$(python3 -S -c \"import json; print(sorted((u['test_id'][-6:], u['verdict']) for u in json.load(open('$T/o.json'))['units']))\")\" = \"\$(python3 -S -c \"import json; print(sorted((u['test_id'][-6:], u['verdict']) for u in json.load(open('$T/r1.json'))['units'] if u['variant'] == 'head'))\")\""
@@ -293,7 +293,7 @@ for r in s["rules"]:
 json.dump(s, open(sys.argv[2], "w"))
 EOF2
 curl -s -X POST --data-binary @"$T/script-run.json" "$FAKE_URL/_fake/script" > /dev/null
-RUNA="$SKILLCI run --repo $R --base $RBASE --head $RHEAD -m anthropic.fake-student --no-cache"
+RUNA="$SKILLCI run --repo $R --base $RBASE --head $RHEAD -m anthropic.fake-student --no-cache --runs 1"
 cd "$T" || exit 1  # run's work folder and default reports go under the current folder
 run $RUNA --store "$T/run.db" --json "$T/run.json" --markdown "$T/run.md" --junit "$T/run.xml"
 check "run: the base's trigger test opened the skill" test "$(unit "$T/run.json" base "eval_queries.json#0" verdict)" = pass

@@ -102,8 +102,10 @@ root = ET.parse('$W/.skillci/report/junit.xml').getroot()
 s = [x for x in root.iter('testsuite') if x.get('name') == 'skills/alpha'][0]
 p = {q.get('name'): q.get('value') for q in s.find('properties')}
 v = p['usage anthropic.claude-opus-4-1']
-assert v == '18000 input, 1800 output tokens, \$0.4050 (prices of 2025-11-01)', v"
-expect_out_contains "used      18000 input, 1800 output tokens, \$0.4050 at list prices of 2025-11-01" \
+# 2 tests x 3 runs at base and head, the baseline (deciding nothing) once:
+# 14 requests of 1000 + 100 tokens at $15 and $75 per million
+assert v == '14000 input, 1400 output tokens, \$0.3150 (prices of 2025-11-01)', v"
+expect_out_contains "used      14000 input, 1400 output tokens, \$0.3150 at list prices of 2025-11-01" \
 	"the terminal shows the actual tokens and cost"
 check "skillci report renders the same table from results.json" sh -c \
 	"cd '$W' && '$SKILLCI' report .skillci/report/results.json --markdown '$T/again.md' > /dev/null && grep -q 'Tokens and cost of this run' '$T/again.md'"

@@ -168,6 +168,13 @@ ctl_case fixtures "a fixture folder named with control bytes"
 run "$SKILLCI" generate "a task $CTL" -m "$M" --no-eval -o "$T/gen"
 ctl_case generate "a task and a teacher's answer with control bytes"
 
+# ---- tests ----------------------------------------------------------------------------
+# a skill that has tests: nothing written over them, the folder named escaped
+run "$SKILLCI" tests init "$EVIL" --teacher "$M" --no-run --no-cache
+ctl_case tests "init over a skill folder named with control bytes"
+run "$SKILLCI" tests init "$T/none$CTL" --teacher "$M" --no-run --no-cache
+ctl_case tests "init of a missing folder named with control bytes"
+
 # ---- help, version, an unknown command ---------------------------------------------
 run "$SKILLCI" help "nope$CTL"
 ctl_case help "help for an unknown command named with control bytes"

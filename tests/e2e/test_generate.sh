@@ -75,7 +75,7 @@ check "no API key in any output or file" sh -c "! grep -rq sk-test-generate-secr
 # The saved folder loads in skillci unchanged.
 run "$SKILLCI" validate out/magic-words
 expect_exit 0 "skillci validate accepts the generated skill"
-run "$SKILLCI" eval out/magic-words -m $S_MODEL --store "$T/results.db" --no-cache
+run "$SKILLCI" eval out/magic-words -m $S_MODEL --runs 1 --store "$T/results.db" --no-cache
 expect_exit 0 "skillci eval reads the generated skill and its tests"
 expect_out_contains "magic-words on anthropic.student (2 tests x 1 runs)" "eval finds both generated tests"
 expect_out_contains "units: 4 (" "eval evaluates the four units"

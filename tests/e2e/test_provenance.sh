@@ -159,7 +159,6 @@ expect_err_contains "is not the head_sha" "the message names the run's head"
 # 100%.
 CONFIG_STALE='version: 1
 models: [anthropic.fake-student]
-runs: 1
 gate: {pass_rate_drop_points: 5, alpha: 0.05, error_share: 0.1}'
 W="$T/stale"; mkdir -p "$W"
 printf '%s\n' "$CONFIG_STALE" > "$W/skillci.yml"

@@ -376,7 +376,7 @@ check "cilog: the run ends (exit 1 or 3: errors over the base's share)" sh -c "t
 expect_err_contains "first failure" "cilog: the server's error text is shown (escaped)"
 check "cilog: no line starts a workflow command but skillci's own" python3 - "$T/cilog1.out" "$T/cilog1.err" <<'EOF'
 import re, sys
-ours = re.compile(r"::(group::|endgroup::|stop-commands::[0-9a-f]{32}$|[0-9a-f]{32}::$|error file=|warning title=skillci::)")
+ours = re.compile(r"::(group::|endgroup::|stop-commands::[0-9a-f]{32}$|[0-9a-f]{32}::$|error file=|warning file=|warning title=skillci::)")
 for path in sys.argv[1:]:
     for line in open(path, encoding="utf-8", errors="replace"):
         s = line.lstrip(" \t\u00a0\ufeff")

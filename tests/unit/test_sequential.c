@@ -174,8 +174,7 @@ static void test_ruled_out_at_look_2(void **state)
  * The boundaries meet: with the information of i_max a drop above
  * (m + D) / 2 = 7.5 points fails and one below passes, at any look. A
  * drop of exactly 7.5 points before i_max (L = 0) is open until the cap,
- * then unverified; a check with no test judged at both sides is
- * unverified at once.
+ * then unverified; so is a check with no test judged at both sides.
  */
 static void test_end_and_cap(void **state)
 {
@@ -197,10 +196,10 @@ static void test_end_and_cap(void **state)
 	assert_int_equal(sc_seq_decide(&st, &d, 4, 0.0), SC_SEQ_UNVERIFIED);
 	assert_string_equal(sc_seq_decision_name(SC_SEQ_UNVERIFIED), "unverified");
 	assert_int_equal(sc_seq_decision_parse("inconclusive"), SC_SEQ_UNVERIFIED);
-	/* nothing judged after a round of every test: more rounds would
-	 * end the same way (every unit errors, or none can be judged) */
+	/* nothing judged yet: open until the last look (the replay ends a
+	 * check whose rounds ran and judged nothing: test_replay_nothing_judged) */
 	st.tests = 0;
-	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_UNVERIFIED);
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_OPEN);
 	assert_int_equal(sc_seq_decide(&st, &d, 4, 0.0), SC_SEQ_UNVERIFIED);
 }
 
@@ -289,6 +288,37 @@ static void test_replay(void **state)
 	sc_seq_replay(&o, &r, "s", "m", &d);
 	assert_int_equal(o.look, 2);
 	assert_int_equal(o.head_units, 20);
+	sc_results_release(&r);
+}
+
+/*
+ * A check whose first round ran and judged nothing (every unit an
+ * error): unverified at look 1, not sampled on to the cap; a check with
+ * no unit at all has not run yet: open.
+ */
+static void test_replay_nothing_judged(void **state)
+{
+	struct sc_results r;
+	struct sc_seq_design d;
+	struct sc_seq_outcome o;
+	(void)state;
+
+	design(&d, 1, 20, 1);
+	sc_results_init(&r);
+	sc_seq_replay(&o, &r, "s", "m", &d);
+	assert_int_equal(o.decision, SC_SEQ_OPEN);
+	assert_int_equal(o.look, 1);
+	add_runs(&r, "base", 10, 0, 1, true);
+	add_runs(&r, "head", 10, 0, 1, false);
+	for (size_t i = 0; i < r.nunits; i++) {
+		free(r.units[i].verdict);
+		r.units[i].verdict = sc_xstrdup("error");
+	}
+	sc_seq_replay(&o, &r, "s", "m", &d);
+	assert_int_equal(o.decision, SC_SEQ_UNVERIFIED);
+	assert_false(o.more);
+	assert_int_equal(o.look, 1);
+	assert_int_equal(o.st.tests, 0);
 	sc_results_release(&r);
 }
 
@@ -624,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_end_and_cap),
 		cmocka_unit_test(test_fixed_by_hand),
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay_nothing_judged),
 		cmocka_unit_test(test_gate_records_margin),
 		cmocka_unit_test(test_gate_missing_side),
 		cmocka_unit_test(test_fixed_over_checks),
