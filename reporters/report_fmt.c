@@ -380,6 +380,29 @@ static bool unverified(const struct sc_results *r, const struct sc_results_skill
 	return false;
 }
 
+void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r)
+{
+	size_t decided = 0;
+
+	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+		return;
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if ((sc_streq(c->check, "pass_rate") || sc_streq(c->check, "lift")) &&
+		    (sc_streq(c->status, "passed") || sc_streq(c->status, "failed")) &&
+		    c->margin.present)
+			decided++;
+	}
+	if (!decided)
+		return;
+	sc_buf_printf(out, "%lld request%s for %zu decided check%s, %.1f per check",
+		      (long long)r->totals.requests, r->totals.requests == 1 ? "" : "s", decided,
+		      decided == 1 ? "" : "s", (double)r->totals.requests / (double)decided);
+	if (r->totals.reused)
+		sc_buf_printf(out, " (%lld unit%s from the store)", (long long)r->totals.reused,
+			      r->totals.reused == 1 ? "" : "s");
+}
+
 void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
 {
 	size_t n = 0, judged = 0, added = 0, moved = 0, deleted = 0, allowed = 0, refused = 0;

@@ -70,6 +70,13 @@ int sc_report_trim(struct sc_buf *out, const char *s, size_t max);
  * runner "; no kernel was run (compile-only runner)". Nothing for an eval.
  */
 void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r);
+/*
+ * What a decision cost (docs/run.md, "Requests per decided check"): "280
+ * requests for 4 decided checks, 70 per check (40 units from the store)"
+ * over the pass-rate and lift checks the design decided (passed or
+ * failed). Nothing when no such check was decided, or for an eval.
+ */
+void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r);
 /* Whether a kernel check was skipped because the runner is compile-only. */
 bool sc_report_no_kernel_run(const struct sc_results *r);
 

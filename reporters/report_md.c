@@ -1732,7 +1732,19 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 	}
 	if (!run->nmodels)
 		sc_buf_puts(out, "—");
-	sc_buf_printf(out, " · %lld run%s per test", (long long)run->runs, run->runs == 1 ? "" : "s");
+	if (run->trust.gate.present && run->trust.gate.max_runs > 0)
+		sc_buf_printf(out, " · %lld to %lld runs per test (sequential)",
+			      (long long)run->trust.gate.first_runs, (long long)run->trust.gate.max_runs);
+	else
+		sc_buf_printf(out, " · %lld run%s per test", (long long)run->runs,
+			      run->runs == 1 ? "" : "s");
+	{
+		struct sc_buf cost = SC_BUF_INIT;
+		sc_report_cost_line(&cost, r);
+		if (cost.len)
+			sc_buf_printf(out, " · %s", cost.ptr);
+		sc_buf_release(&cost);
+	}
 	sc_buf_printf(out, " · significance at alpha %g", sc_compare_alpha(run->alpha));
 	if (run->shard_count > 1)
 		sc_buf_printf(out, " · shard %lld/%lld", (long long)run->shard_index, (long long)run->shard_count);

@@ -296,6 +296,17 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		put(out, f->message ? f->message : "");
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 	}
+	{
+		/* what the decisions cost */
+		struct sc_buf cost = SC_BUF_INIT;
+		sc_report_cost_line(&cost, r);
+		if (cost.len) {
+			sc_buf_puts(out, "cost: ");
+			put(out, cost.ptr);
+			sc_buf_putc(out, '\n');
+		}
+		sc_buf_release(&cost);
+	}
 	trust_lines(out, r);
 	sc_report_verdict_text(&verdict, r);
 	sc_buf_printf(out, "%s%s ", colour ? (r->gate.verdict == SC_VERDICT_PASS ? GREEN

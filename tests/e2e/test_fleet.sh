@@ -157,8 +157,10 @@ EOF
 fake_script "$T/slow.json"
 mkdir -p "$T/restart" && cd "$T/restart" || exit 1
 : > "$T/.run_start"
+# one run per test (a fixed design): 2 skills x 4 tests x base, head and
+# baseline = 24 units
 $SKILLCI run --repo "$R" --base "$BASE" --head "$HEAD" -m $M --no-cache --store "$RSTORE" \
-	--concurrency 2 --report-dir out > stdout 2> stderr &
+	--runs 1 --concurrency 2 --report-dir out > stdout 2> stderr &
 pid=$!
 before=""
 for _ in $(seq 1 300); do
