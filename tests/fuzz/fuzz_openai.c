@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(resp.error);
 	free(resp.usage_raw);
 	free(resp.stop_reason);
+	free(resp.tool_calls);
 	sc_buf_release(&msg);
 	return 0;
 }
