@@ -18,6 +18,7 @@
 #include "device.h"
 #include "harness.h"
 #include "nvrtc.h"
+#include "ptx.h"
 #include "refs.h"
 #include "gen.h"
 #include "scan.h"
@@ -307,8 +308,9 @@ static bool emit_flags(cJSON *r, const struct sc_scan *scan)
  * are dropped: a macro, a pasted token or a split string cannot hide from
  * the PTX, and a spelling that compiles to nothing is no flag).
  */
-static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, bool fp32)
+static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, const struct sc_spec *spec)
 {
+	struct sc_ptx_rules rules;
 	size_t k = 0;
 
 	if (!cc->ptx)
@@ -317,7 +319,8 @@ static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, 
 		if (!sc_scan_kind_is_ptx(scan->flags[i].kind))
 			scan->flags[k++] = scan->flags[i];
 	scan->nflags = k;
-	sc_scan_ptx(scan, cc->ptx, cc->ptx_len, fp32);
+	sc_ptx_rules_from_spec(&rules, spec);
+	sc_scan_ptx(scan, cc->ptx, cc->ptx_len, &rules);
 }
 
 /*
@@ -471,7 +474,7 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddStringToObject(r, "arch", j->arch);
 
 	/* 1. Static scan: refusals before anything reaches NVRTC. */
-	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), sc_spec_is_fp32(&j->spec));
+	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), j->spec.precision == SC_PRECISION_FP32);
 	if (err < 0) {
 		set_verdict(r, "failed", scan.refusal ? scan.refusal : "include_refused", sc_error_last());
 		return;
@@ -492,7 +495,7 @@ static void run_job(cJSON *r, struct job *j)
 	}
 	cJSON_AddItemToObject(r, "compile", compile_json(&cc, j->arch));
 	if (cc.ok) {
-		merge_ptx_flags(&scan, &cc, sc_spec_is_fp32(&j->spec));
+		merge_ptx_flags(&scan, &cc, &j->spec);
 		flag_error = emit_flags(r, &scan);
 	}
 	if (!cc.ok) {

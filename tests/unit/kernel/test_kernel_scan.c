@@ -1,5 +1,6 @@
 /* The static scan: include refusals before compiling, and flags. */
 #include "unit.h"
+#include "ptx.h"
 #include "scan.h"
 #include "spec.h"
 
@@ -210,7 +211,7 @@ static void test_planted_kernels(void **state)
 				sc_buf_printf(&sp, "fixtures/%s/spec.json", name);
 				if (sc_spec_load(&spec, sp.ptr) < 0)
 					fail_msg("%s: %s", e->d_name, sc_error_last());
-				fp32 = sc_spec_is_fp32(&spec);
+				fp32 = spec.precision == SC_PRECISION_FP32;
 				sc_spec_release(&spec);
 				sc_buf_release(&sp);
 			}
@@ -262,7 +263,7 @@ static void test_fixture_kernels_scan_clean(void **state)
 				struct sc_scan s;
 				sc_buf_printf(&path, "fixtures/%s/%s", e->d_name, k ? "solution.cu" : "baseline.cu");
 				assert_int_equal(sc_read_file(&src, path.ptr, 1 << 20), 0);
-				assert_int_equal(sc_scan_source(&s, src.ptr, src.len, sc_spec_is_fp32(&spec)), 0);
+				assert_int_equal(sc_scan_source(&s, src.ptr, src.len, spec.precision == SC_PRECISION_FP32), 0);
 				for (size_t i = 0; i < s.nflags; i++)
 					if (s.flags[i].severity == SC_SCAN_ERROR)
 						fail_msg("%s: flag %s at line %zu", path.ptr, s.flags[i].kind, s.flags[i].line);
@@ -288,12 +289,14 @@ static void test_fixture_kernels_scan_clean(void **state)
 }
 
 
-/* Scans one PTX text (fp32 fixture unless said); returns the scan. */
-static struct sc_scan ptx(const char *text, bool fp32)
+/* Scans one PTX text under a fixture precision (float outputs, no
+ * compensated TF32); returns the scan. */
+static struct sc_scan ptx(const char *text, enum sc_precision p)
 {
 	struct sc_scan s;
+	struct sc_ptx_rules r = { p, false, true };
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(sc_scan_ptx(&s, text, strlen(text), fp32), 0);
+	assert_int_equal(sc_scan_ptx(&s, text, strlen(text), &r), 0);
 	return s;
 }
 
@@ -308,64 +311,65 @@ static void test_ptx_flags(void **state)
 	(void)state;
 
 	s = ptx(PTX_HEAD ".global .align 4 .u32 calls;\n" PTX_ENTRY
-		"\tmov.u64 \t%rd5, calls;\n\tatom.global.add.u32 \t%r2, [%rd5], 1;\n\tret;\n}\n", true);
-	assert_true(has_flag(&s, "device_state", 4));
+		"\tmov.u64 \t%rd5, calls;\n\tatom.global.add.u32 \t%r2, [%rd5], 1;\n\tret;\n}\n", SC_PRECISION_FP32);
+	assert_true(has_flag(&s, "device_state", 11));  /* at the write, not the declaration */
 	assert_true(has_flag(&s, "module_atomic", 0));
 	assert_int_equal(s.flags[0].severity, SC_SCAN_ERROR);
 	assert_true(s.flags[0].from_ptx);
 	/* through cvta, and directly on the symbol */
 	s = ptx(PTX_HEAD ".visible .global .align 4 .b8 memo[64];\n" PTX_ENTRY
-		"\tmov.u64 \t%rd1, memo;\n\tcvta.global.u64 \t%rd2, %rd1;\n\tred.global.add.u32 \t[%rd2], 1;\n}\n", true);
+		"\tmov.u64 \t%rd1, memo;\n\tcvta.global.u64 \t%rd2, %rd1;\n\tred.global.add.u32 \t[%rd2], 1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "module_atomic", 0));
-	s = ptx(PTX_HEAD ".global .align 4 .u32 n;\n" PTX_ENTRY "\tatom.global.add.u32 \t%r1, [n], 1;\n}\n", true);
+	s = ptx(PTX_HEAD ".global .align 4 .u32 n;\n" PTX_ENTRY "\tatom.global.add.u32 \t%r1, [n], 1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "module_atomic", 0));
 	/* an atomic on a kernel argument is no module atomic */
-	s = ptx(PTX_HEAD PTX_ENTRY "\tld.param.u64 \t%rd1, [k_param_0];\n\tatom.global.add.u32 \t%r1, [%rd1], 1;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tld.param.u64 \t%rd1, [k_param_0];\n\tatom.global.add.u32 \t%r1, [%rd1], 1;\n}\n", SC_PRECISION_FP32);
 	assert_int_equal(s.nflags, 0);
-	s = ptx(PTX_HEAD PTX_ENTRY "\t// begin inline asm\n\tmov.u64 \t%rd1, %clock64;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\t// begin inline asm\n\tmov.u64 \t%rd1, %clock64;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "clock_read", 0));
-	s = ptx(PTX_HEAD PTX_ENTRY "\tmov.u32 \t%r1, %clock;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tmov.u32 \t%r1, %clock;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "clock_read", 0));
-	s = ptx(PTX_HEAD PTX_ENTRY "\tmov.u64 %rd2, %globaltimer;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tmov.u64 %rd2, %globaltimer;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "clock_read", 0));
-	s = ptx(PTX_HEAD PTX_ENTRY "\tnanosleep.u32 %r1;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tnanosleep.u32 %r1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "sleep", 0));
-	s = ptx(PTX_HEAD PTX_ENTRY "\tcvt.rna.tf32.f32 %r1, %f1;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tcvt.rna.tf32.f32 %r1, %f1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "precision_downcast", 0));
-	s = ptx(PTX_HEAD PTX_ENTRY "\t{  cvt.rn.f16.f32 %rs1, %f1;}\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\t{  cvt.rn.f16.f32 %rs1, %f1;}\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "precision_downcast", 0));
 	/* on a bfloat16 fixture the narrow types are the point */
-	s = ptx(PTX_HEAD PTX_ENTRY "\t{  cvt.rn.bf16.f32 %rs1, %f1;}\n}\n", false);
+	s = ptx(PTX_HEAD PTX_ENTRY "\t{  cvt.rn.bf16.f32 %rs1, %f1;}\n}\n", SC_PRECISION_BF16);
 	assert_int_equal(s.nflags, 0);
 	s = ptx(PTX_HEAD ".extern .func  (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0,\n"
 		"\t.param .b64 vprintf_param_1\n)\n;\n.global .align 1 .b8 $str[4] = {104, 105, 10};\n" PTX_ENTRY
-		"\tmov.u64 \t%rd6, $str;\n\tcall.uni (retval0), \n\tvprintf, \n\t(\n\tparam0, \n\tparam1\n\t);\n}\n", true);
+		"\tmov.u64 \t%rd6, $str;\n\tcall.uni (retval0), \n\tvprintf, \n\t(\n\tparam0, \n\tparam1\n\t);\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "printf", 0));
 	assert_false(has_flag(&s, "device_state", 0));  /* $str is the compiler's */
-	s = ptx(PTX_HEAD PTX_ENTRY "\tcall.uni (retval0), \n\tcudaLaunchDeviceV2, \n\t(\n\tparam0\n\t);\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tcall.uni (retval0), \n\tcudaLaunchDeviceV2, \n\t(\n\tparam0\n\t);\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "device_launch", 0));
-	s = ptx(PTX_HEAD PTX_ENTRY "\tcall.uni (retval0), \n\tmalloc, \n\t(\n\tparam0\n\t);\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tcall.uni (retval0), \n\tmalloc, \n\t(\n\tparam0\n\t);\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "device_heap", 0));
 	/* clean: shared arrays, constants, global loads and stores, fp32 math */
 	s = ptx(PTX_HEAD ".const .align 4 .b8 tbl[16];\n" PTX_ENTRY "\t.shared .align 4 .b8 _ZZ1kE3buf[1024];\n"
 		"\tld.global.f32 \t%f1, [%rd4+8];\n\tex2.approx.f32 \t%f2, %f1;\n\tst.global.f32 \t[%rd4], %f2;\n"
-		"\tatom.shared.add.u32 \t%r1, [_ZZ1kE3buf], 1;\n}\n", true);
+		"\tatom.shared.add.u32 \t%r1, [_ZZ1kE3buf], 1;\n}\n", SC_PRECISION_FP32);
 	assert_int_equal(s.nflags, 0);
 	/* the math library's tables are not state, unless written */
 	s = ptx(PTX_HEAD ".global .align 4 .b8 __cudart_i2opi_f[24] = {65, 144, 67, 60};\n" PTX_ENTRY
-		"\tmov.u64 \t%rd1, __cudart_i2opi_f;\n\tld.global.nc.u32 \t%r1, [%rd1];\n}\n", true);
+		"\tmov.u64 \t%rd1, __cudart_i2opi_f;\n\tld.global.nc.u32 \t%r1, [%rd1];\n}\n", SC_PRECISION_FP32);
 	assert_int_equal(s.nflags, 0);
 	s = ptx(PTX_HEAD ".global .align 4 .b8 __cudart_i2opi_f[24] = {65, 144, 67, 60};\n" PTX_ENTRY
-		"\tmov.u64 \t%rd1, __cudart_i2opi_f;\n\tst.global.u32 \t[%rd1], %r1;\n}\n", true);
+		"\tmov.u64 \t%rd1, __cudart_i2opi_f;\n\tst.global.u32 \t[%rd1], %r1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "device_state", 0));
 	s = ptx(PTX_HEAD ".global .align 4 .b8 __cudart_i2opi_f[24] = {65, 144, 67, 60};\n" PTX_ENTRY
-		"\tst.global.u32 \t[__cudart_i2opi_f+4], %r1;\n}\n", true);
+		"\tst.global.u32 \t[__cudart_i2opi_f+4], %r1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "device_state", 0));
-	/* without its initialiser the name is only a name */
-	s = ptx(PTX_HEAD ".global .align 4 .u32 __cudart_i2opi_f;\n" PTX_ENTRY "\tret;\n}\n", true);
-	assert_true(has_flag(&s, "device_state", 0));
+	/* state nothing writes is no state, whatever its name */
+	s = ptx(PTX_HEAD ".global .align 4 .u32 counter;\n" PTX_ENTRY "\tld.global.u32 %r1, [counter];\n\tret;\n}\n",
+		SC_PRECISION_FP32);
+	assert_int_equal(s.nflags, 0);
 	/* one flag per kind, at its first line */
-	s = ptx(PTX_HEAD PTX_ENTRY "\tnanosleep.u32 %r1;\n\tnanosleep.u32 %r2;\n}\n", true);
+	s = ptx(PTX_HEAD PTX_ENTRY "\tnanosleep.u32 %r1;\n\tnanosleep.u32 %r2;\n}\n", SC_PRECISION_FP32);
 	assert_int_equal(s.nflags, 1);
 	/* the kinds the PTX decides */
 	assert_true(sc_scan_kind_is_ptx("device_state"));
