@@ -79,7 +79,7 @@ struct decl {
 };
 
 struct module {
-	const char *text;
+	const char *text, *end;
 	struct tok *t;
 	size_t nt, at;
 	struct instr *in;
@@ -154,9 +154,12 @@ static void flag(struct module *m, const char *kind, size_t line, const char *bo
 		char *dst = s->flags[s->nflags].text;
 		size_t n = 0, cap = sizeof(s->flags[0].text);
 		const char *p = bol ? bol : "";
-		while (*p == ' ' || *p == '\t')
+		/* a line of the text ends at its end (the text need not end in
+		 * a NUL); any other string at its NUL */
+		const char *lim = p >= m->text && p < m->end ? m->end : NULL;
+		while ((!lim || p < lim) && (*p == ' ' || *p == '\t'))
 			p++;
-		while (p[n] && p[n] != '\n' && n < cap - 1) {
+		while ((!lim || p + n < lim) && p[n] && p[n] != '\n' && n < cap - 1) {
 			dst[n] = (unsigned char)p[n] < 0x20 || (unsigned char)p[n] >= 0x7f ? ' ' : p[n];
 			n++;
 		}
@@ -251,7 +254,8 @@ static void tokenise(struct module *m, const char *text, size_t len)
 			p++;
 			continue;
 		}
-		if (c == '.' && p + 1 < end && (isalpha((unsigned char)p[1]) || p[1] == '_')) {
+		if (c == '.' && p + 1 < end && id_char((unsigned char)p[1])) {
+			/* a directive or modifier, ".global", ".shared::cta", ".1d" */
 			p++;
 			for (;;) {
 				while (p < end && id_char((unsigned char)*p))
@@ -265,7 +269,7 @@ static void tokenise(struct module *m, const char *text, size_t len)
 			push_tok(m, &alloc, T_DOT, s, (size_t)(p - s), line, bol);
 			continue;
 		}
-		if (isdigit(c) || (c == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
+		if (isdigit(c)) {
 			bool hex = c == '0' && p + 1 < end && strchr("xXfFdD", p[1]);
 			p++;
 			while (p < end && (id_char((unsigned char)*p) || *p == '.' ||
@@ -306,6 +310,16 @@ static void tokname(char *dst, const struct tok *t)
 	dst[n] = '\0';
 }
 
+/* The decimal number in s[0..n) (digits only; the text need not end in a
+ * NUL), capped. */
+static long digits_value(const char *s, size_t n)
+{
+	long v = 0;
+	for (size_t i = 0; i < n && isdigit((unsigned char)s[i]); i++)
+		v = v < 100000000 ? v * 10 + (s[i] - '0') : v;
+	return v;
+}
+
 static bool tok_eq(const struct tok *t, const char *s)
 {
 	return strlen(s) == t->n && !memcmp(t->s, s, t->n);
@@ -341,7 +355,12 @@ static size_t add_func(struct module *m, const struct tok *t)
 
 static void unreadable(struct module *m, size_t i)
 {
-	const struct tok *t = &m->t[i < m->nt ? i : m->nt - 1];
+	const struct tok *t;
+	if (!m->nt) {
+		flag(m, "ptx_unreadable", 1, NULL);
+		return;
+	}
+	t = &m->t[i < m->nt ? i : m->nt - 1];
 	flag(m, "ptx_unreadable", t->line, t->bol);
 }
 
@@ -400,7 +419,7 @@ static size_t declaration(struct module *m, size_t i)
 				tokname(d->name, &m->t[k]);
 				d->range = -1;
 				if (punct(m, k + 1, '<') && k + 2 < end && m->t[k + 2].k == T_NUM)
-					d->range = strtol(m->t[k + 2].s, NULL, 10);
+					d->range = digits_value(m->t[k + 2].s, m->t[k + 2].n);
 			}
 		}
 		if (!reg && last && (punct(m, k, '[') || punct(m, k, '=') || punct(m, k, ';')))
@@ -482,7 +501,7 @@ static size_t decl_scope(const struct module *m, const struct tok *t)
 			bool digits = true;
 			for (size_t q = n; q < t->n; q++)
 				digits &= isdigit((unsigned char)t->s[q]) != 0;
-			if (digits && strtol(t->s + n, NULL, 10) < x->range)
+			if (digits && digits_value(t->s + n, t->n - n) < x->range)
 				return x->scope;
 		}
 	}
@@ -750,8 +769,12 @@ static void parse(struct module *m)
 			i = k + 1;
 			continue;
 		}
+		/* stray tokens at module level (a '}' too): past them */
 		unreadable(m, i);
-		i = skip_statement(m, i);
+		{
+			size_t next = skip_statement(m, i);
+			i = next > i ? next : i + 1;
+		}
 	}
 }
 
@@ -820,8 +843,10 @@ static bool taint_name(struct module *m, size_t func, const char *name, size_t t
 static size_t name_taint(struct module *m, size_t func, const char *name)
 {
 	char buf[PTX_NAME_MAX * 2 + 32];
+	size_t id;
 	snprintf(buf, sizeof(buf), "%zu:%s", func, name);
-	return m->taint[intern(m, buf)];
+	id = intern(m, buf);  /* may grow the table */
+	return m->taint[id];
 }
 
 /* Opcodes whose memory operands are only read. */
@@ -875,7 +900,7 @@ static bool propagate(struct module *m)
 	for (size_t n = 0; n < m->nin; n++) {
 		const struct instr *in = &m->in[n];
 		struct func *fn = &m->funcs[in->func];
-		const struct operand *o = &m->opnds[in->opnd0];
+		const struct operand *o = in->nopnd ? &m->opnds[in->opnd0] : NULL;
 		size_t t;
 
 		if (!in->nopnd)
@@ -982,7 +1007,7 @@ static void name_of(char *dst, size_t cap, const struct tok *t)
  * a call that the module does not define at all. */
 static void check_calls(struct module *m, const struct instr *in)
 {
-	const struct operand *o = &m->opnds[in->opnd0];
+	const struct operand *o = in->nopnd ? &m->opnds[in->opnd0] : NULL;
 	size_t target = SIZE_MAX;
 
 	/* the target of a call: its first operand outside parentheses */
@@ -1014,7 +1039,7 @@ static void check_calls(struct module *m, const struct instr *in)
 /* The writes and atomics of an instruction to module state. */
 static void check_memory(struct module *m, const struct instr *in)
 {
-	const struct operand *o = &m->opnds[in->opnd0];
+	const struct operand *o = in->nopnd ? &m->opnds[in->opnd0] : NULL;
 	bool first_bracket = true;
 	size_t t;
 
@@ -1173,7 +1198,7 @@ static bool tf32_compensated(struct module *m)
 	}
 	for (size_t n = 0; n < m->nin; n++) {
 		const struct instr *in = &m->in[n];
-		const struct operand *o = &m->opnds[in->opnd0];
+		const struct operand *o = in->nopnd ? &m->opnds[in->opnd0] : NULL;
 		if (in->nopnd == 2 && (op_is(m, in, "mov") || op_is(m, in, "neg"))) {
 			size_t a = reg_id(m, &o[0]), b = reg_id(m, &o[1]);
 			if (a == SIZE_MAX || b == SIZE_MAX)
@@ -1186,7 +1211,7 @@ static bool tf32_compensated(struct module *m)
 	}
 	for (size_t n = 0; n < m->nin && ok; n++) {
 		const struct instr *in = &m->in[n];
-		const struct operand *o = &m->opnds[in->opnd0];
+		const struct operand *o = in->nopnd ? &m->opnds[in->opnd0] : NULL;
 		size_t hi, x;
 		bool split = false, residual = false;
 		if (!(op_is(m, in, "cvt") && has_mod(m, in, ".tf32")) || in->nopnd != 2)
@@ -1201,7 +1226,7 @@ static bool tf32_compensated(struct module *m)
 		x = copy_root(m, parent, x);
 		for (size_t q = 0; q < m->nin && !(split && residual); q++) {
 			const struct instr *s = &m->in[q];
-			const struct operand *so = &m->opnds[s->opnd0];
+			const struct operand *so = s->nopnd ? &m->opnds[s->opnd0] : NULL;
 			size_t r, a, b;
 			if (s->nopnd != 3 || !(op_is(m, s, "sub") || op_is(m, s, "add")) || !has_mod(m, s, ".f32"))
 				continue;
@@ -1280,6 +1305,7 @@ int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, const struct s
 
 	memset(&m, 0, sizeof(m));
 	m.text = ptx;
+	m.end = ptx + len;
 	m.out = out;
 	m.rules = rules;
 	if (memchr(ptx, '\0', len))

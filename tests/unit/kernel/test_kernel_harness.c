@@ -335,7 +335,7 @@ static struct sc_check_result run_check(sc_cpu_kernel_fn fn)
 {
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { 5, 1, 1000, 0, false };
+	struct sc_check_opts o = { 5, 1, 1000, 0, false, false };
 	struct sc_check_result r;
 
 	sc_device_cpu_register(dev, "k", fn, NULL, 0);
@@ -578,7 +578,7 @@ static struct sc_timing_result run_timing_opts(sc_cpu_kernel_fn cfn, sc_cpu_cost
 {
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { 1000, 2, 0, secret, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, secret, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 
 	sc_device_cpu_register(dev, "cand", cfn, ccost, hidden);
@@ -663,8 +663,8 @@ static void test_revalidation_catches_first_calls_cheat(void **state)
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_check_result chk;
 	struct sc_kernel_handle k, b;
-	struct sc_check_opts o = { 5, 1, 1000, 0, false };
-	struct sc_timing_opts_run to = { 1000, 2, 0, 0, 0, 0 };
+	struct sc_check_opts o = { 5, 1, 1000, 0, false, false };
+	struct sc_timing_opts_run to = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 	(void)state;
 
@@ -750,12 +750,14 @@ static void test_timing_protocol_events_around_the_launch(void **state)
 	assert_true(r.ok);
 	assert_false(r.burst);
 	n = check_protocol(dev, &launches, &warm);
-	/* warm-up (5) and timed repetitions, one launch each, no warm launch */
-	assert_int_equal(n, 5 + r.reps);
+	/* warm-up (5) and timed repetitions, each a launch of every input
+	 * distribution, one launch each, no warm launch */
+	assert_int_equal(r.ndists, 2);
+	assert_int_equal(n, 5 + r.reps * r.ndists);
 	assert_int_equal(launches, n);
 	assert_int_equal(warm, 0);
 	n = check_protocol(bdev, &launches, &warm);
-	assert_int_equal(n, 5 + r.reps);
+	assert_int_equal(n, 5 + r.reps * r.ndists);
 	dev->close(dev);
 	bdev->close(bdev);
 }
@@ -781,8 +783,8 @@ static void test_timing_bursts_for_short_kernels(void **state)
 	assert_true(fabs(r.speedup - 4.0) < 1e-9);
 	assert_false(r.cand.launch_bound);
 	n = check_protocol(dev, &launches, &warm);
-	assert_int_equal(n, 5 + r.reps);
-	assert_int_equal(launches, 5 + 25 * r.reps);
+	assert_int_equal(n, 5 + r.reps * r.ndists);
+	assert_int_equal(launches, 5 + 25 * r.reps * r.ndists);
 	assert_int_equal(warm, 0);  /* no untimed launch: each has buffers of its own */
 	dev->close(dev);
 	bdev->close(bdev);
@@ -801,7 +803,7 @@ static void test_timing_launch_bound_burst_is_noted(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 	(void)state;
 
@@ -860,7 +862,7 @@ static void test_timing_baseline_isolated_and_checked(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 	(void)state;
 
@@ -973,8 +975,9 @@ static void test_timing_fresh_inputs_and_own_buffers(void **state)
 	assert_true(r.ok);
 	assert_true(r.burst);
 	assert_int_equal(r.cand.burst, 25);
-	/* warm-up (5 single launches) + reps x 25, + the fresh re-validation */
-	assert_int_equal(nseen, 5 + 25 * r.reps + 1);
+	/* warm-up (5 single launches) + reps x distributions x 25, + the
+	 * fresh re-validation */
+	assert_int_equal(nseen, 5 + 25 * r.reps * r.ndists + 1);
 	for (size_t i = 0; i < nseen; i++)
 		for (size_t j = i + 1; j < nseen; j++)
 			if (seen_hash[i] == seen_hash[j])
@@ -1051,7 +1054,7 @@ static void test_check_reference_after_launch(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { 5, 1, 1000, 0, false };
+	struct sc_check_opts o = { 5, 1, 1000, 0, false, false };
 	struct sc_check_result r;
 	(void)state;
 
@@ -1072,7 +1075,7 @@ static void test_check_hides_secret_seeds(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { 1, 987654321, 1000, 0, true };
+	struct sc_check_opts o = { 1, 987654321, 1000, 0, true, false };
 	struct sc_check_result r;
 	(void)state;
 
@@ -1138,7 +1141,7 @@ static void test_timing_calibrated_spin(void **state)
 	for (int i = 0; i < 3; i++) {
 		struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 		struct sc_kernel_handle k, b;
-		struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0 };
+		struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 		struct sc_timing_result r;
 		double want;
 
@@ -1284,7 +1287,7 @@ static struct sc_check_result ln_check(sc_cpu_kernel_fn fn, size_t dist, size_t 
 	struct sc_spec ln, one;
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { n, (uint64_t)seed, 1000, 0, false };
+	struct sc_check_opts o = { n, (uint64_t)seed, 1000, 0, false, false };
 	struct sc_check_result r;
 
 	assert_int_equal(sc_spec_load(&ln, "fixtures/layernorm/spec.json"), 0);

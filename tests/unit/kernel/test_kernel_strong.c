@@ -259,7 +259,7 @@ static struct sc_strong_result run_solution(sc_cpu_kernel_fn sol_fn, sc_cpu_cost
 {
 	struct sc_device *dev = sc_device_cpu_new(), *sdev = NULL;
 	struct sc_kernel_handle c, s;
-	struct sc_timing_opts_run o = { 1000, 2, 0, 0x1234, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0x1234, 0, 0, NULL, NULL };
 	struct sc_strong_result r;
 	struct sc_spec sm;
 
@@ -272,7 +272,9 @@ static struct sc_strong_result run_solution(sc_cpu_kernel_fn sol_fn, sc_cpu_cost
 	kload(dev, "cand", &c);
 	kload(sdev, "solution", &s);
 	assert_int_equal(sc_strong_time_solution(&r, dev, sdev, &sm, sc_ref_lookup("softmax"), &c,
-						 with_sol ? &s : NULL, "fixture solution fixtures/softmax/solution.cu", &o), 0);
+						 with_sol ? &s : NULL, "fixture solution fixtures/softmax/solution.cu", &o,
+						 &sm.timing, 1),
+			 0);
 	sdev->close(sdev);
 	dev->close(dev);
 	sc_spec_release(&sm);
