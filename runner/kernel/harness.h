@@ -40,7 +40,7 @@
 /* The CPU reference judges the re-validation at a timed shape (every
  * rule, terms_rtol per element) when the spec's flops there are at most
  * this; above, the baseline's output is the answer. */
-#define SC_HARNESS_REF_MAX_FLOPS 2e9
+#define SC_HARNESS_REF_MAX_FLOPS 5e8
 /* The determinism check runs at the largest correctness size whose size
  * variables multiply to at most this. */
 #define SC_HARNESS_REPEAT_MAX_WORK 16777216.0

@@ -2,12 +2,17 @@
 # End-to-end: the bfloat16 fixtures' baselines and solutions, the planted
 # kernels and the emulator's self-checks through the CUDA emulation
 # (tests/emu/), against the CPU references with the real harness on the
-# CPU double, one seed per size and distribution, then timed against the
-# reference (fresh inputs per timed launch, a subset checked in full), and
+# CPU double, one seed per size and distribution and the determinism
+# check, then timed against the reference (every distribution in each
+# repetition, fresh inputs per timed launch, a subset checked in full by
+# every rule), checked again, timed in the strong reference's phase, and
 # scanned by the worker (source and PTX) where it is built; and the
 # planted pitfalls of every other fixture (tests/kernels/pitfalls/).
-# Every row of emu-check.sh's tables is a test. The full run: make
-# emu-check.
+# --quick: the fixtures' own kernels at one timed shape without the
+# strong phase, the planted kernels only the scan refuses not timed (the
+# other planted kernels get the whole protocol). Each run draws a fresh
+# secret and prints it (EMU_SECRET replays it). Every row of
+# emu-check.sh's tables is a test. The full run: make emu-check.
 . tests/e2e/lib.sh
 
 R=$SKILLCI_ROOT
@@ -29,8 +34,9 @@ full="$full bias-gelu-tanh-bf16 swiglu-bf16 qk-rmsnorm-rope-bf16 groupnorm-silu-
 # The baselines are checked, not timed (--untimed-baselines): the timing
 # protocol is the solutions' and the planted kernels' here, and make
 # emu-check times every baseline too.
-run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 --untimed-baselines $full
+run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 --untimed-baselines --quick $full
 expect_exit 0 "emu-check: every check as expected"
+expect_out_contains "emu-check: secret 0x" "emu-check prints the secret it drew"
 # One test per row of the table: CHECK VERDICT REASON RATIO RUNS SECS NOTE.
 printf '%s\n' "$OUT" | awk 'NR > 1 && NF >= 7 && $1 ~ /\// {print $1, $7}' > "$T/rows"
 all_out=$OUT
@@ -62,7 +68,11 @@ for want in softmax-bf16/solution gemm-bf16/solution attention-bf16/solution pla
 	    pitfall/bias-gelu/tanh_gelu \
 	    gemm-fp8-e4m3/solution pitfall/gemm-fp8-e4m3/e5m2_decode pitfall/swiglu-bf16/ok_hf_eager \
 	    pitfall/qk-rmsnorm-rope-bf16/rope_before_norm pitfall/groupnorm-silu-nhwc-bf16/one_pass_variance \
-	    pitfall/bias-gelu-tanh-bf16/erf_gelu; do
+	    pitfall/bias-gelu-tanh-bf16/erf_gelu \
+	    planted/dodge_comment_globaltimer planted/dodge_comment_braces planted/dodge_gridid planted/dodge_clock_hi \
+	    planted/dodge_table_name planted/dodge_const_cvta planted/dodge_tf32_comment planted/ok_3xtf32 \
+	    planted/precision_by_distribution planted/timing_size_rtz planted/strong_phase_wrong \
+	    planted/strong_phase_fault planted/uninit_output_read; do
 	expect_out_contains "$want" "emu-check ran $want"
 done
 done_testing

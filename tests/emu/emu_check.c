@@ -32,9 +32,9 @@
  * draws of the checked launches come from the secret (--secret, hex or
  * decimal; default drawn from the system and printed on stderr), so a
  * failure replays with the same secret. --timed-shapes also checks the
- * spec's own timed shapes (sizes.timing and extra_timing_sizes) whose
- * size variables multiply to at most 2^22 ($EMU_TIMED_CAP), one seed
- * each: a decode-like shape, run as a GPU would time it.
+ * spec's extra timed shapes (extra_timing_sizes) whose size variables
+ * multiply to at most 2^22 ($EMU_TIMED_CAP), one seed each: a
+ * decode-like shape, run as a GPU would time it.
  *
  * Prints one line, "VERDICT REASON RATIO MESSAGE"; exits 0 when the check
  * passed, 1 when it failed, 2 on bad usage, 3 when the check could not run.
@@ -183,7 +183,8 @@ static int timing_failed(enum sc_check_reason reason, double ratio, size_t runs,
 	return 1;
 }
 
-/* The spec's own timed shapes whose sizes multiply to at most 2^22 (or
+/* The spec's extra timed shapes (extra_timing_sizes: the production
+ * size is never small enough) whose sizes multiply to at most 2^22 (or
  * $EMU_TIMED_CAP), each checked like a correctness size with one seed; 0
  * when all pass (or none is small enough), 1 after printing the failure. */
 static int check_timed_shapes(struct sc_device *dev, const struct sc_spec *spec, const struct sc_kernel_handle *k,
@@ -195,7 +196,7 @@ static int check_timed_shapes(struct sc_device *dev, const struct sc_spec *spec,
 	const char *cap_env = getenv("EMU_TIMED_CAP");
 	double cap = cap_env && *cap_env ? strtod(cap_env, NULL) : 4194304.0;
 
-	for (size_t i = 0; i < spec->ntimed; i++) {
+	for (size_t i = 1; i < spec->ntimed; i++) {
 		if (work(spec, &spec->timed[i]) > cap)
 			continue;
 		one.correctness[0] = spec->timed[i];
