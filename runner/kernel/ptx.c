@@ -59,6 +59,7 @@ struct var {
 	char name[PTX_NAME_MAX];
 	size_t line;
 	const char *bol;
+	bool holds_addr;  /* its initialiser names a symbol (= generic(g)): it holds an address */
 };
 
 struct func {
@@ -107,6 +108,7 @@ struct module {
 	size_t nnames, anames;
 	size_t *hash;
 	size_t hcap;
+	bool addr_vars;  /* some module variable holds an address (struct var) */
 	/* per token: its name id (SIZE_MAX: none) */
 	size_t *ids;
 	struct sc_scan *out;
@@ -433,6 +435,16 @@ static size_t declaration(struct module *m, size_t i)
 			tokname(v->name, &m->t[last]);
 			v->line = m->t[i].line;
 			v->bol = m->t[i].bol;
+			v->holds_addr = false;
+			/* an initialiser that names a symbol: an address (of
+			 * another variable, or of a function) */
+			for (size_t k = last + 1; k < end; k++)
+				if (punct(m, k, '=')) {
+					for (size_t q = k + 1; q < end; q++)
+						v->holds_addr |= m->t[q].k == T_IDENT;
+					break;
+				}
+			m->addr_vars |= v->holds_addr;
 		} else if (scoped) {
 			struct decl *d;
 			SC_GROW(m->decls, m->adecls, m->ndecls + 1);
@@ -954,6 +966,11 @@ static bool propagate(struct module *m)
 					t = tok_taint(m, b);
 				else if (has_mod(m, in, ".local"))
 					t = fn->local_taint;
+				else if (m->addr_vars)
+					/* a load from module state where some variable
+					 * holds an address (__device__ int *p = &g) may
+					 * load that address */
+					t = operand_taint(m, &o[1]);
 				if (t)
 					changed |= taint_operand(m, &o[0], t);
 			}
