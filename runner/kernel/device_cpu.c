@@ -344,6 +344,10 @@ static void cpu_close(struct sc_device *d)
 {
 	if (!d)
 		return;
+	/* what is still allocated goes with the device, as a CUDA context's
+	 * memory goes with it (after a fault nothing else frees it) */
+	for (size_t i = 0; i < impl(d)->nallocs; i++)
+		free((void *)(uintptr_t)impl(d)->allocs[i].at);
 	sc_buf_release(&impl(d)->log);
 	free(d->impl);
 	free(d);

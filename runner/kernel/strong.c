@@ -322,7 +322,7 @@ int sc_strong_time_solution(struct sc_strong_result *out, struct sc_device *d, s
 						spec->size_vars[i], (long long)shapes[k].v[i]);
 		if (!tr.ok && tr.device_lost && tr.base_fault) {
 			/* the solution faulted: not the candidate's doing */
-			snprintf(out->why, sizeof(out->why), "the solution faulted during the timing at %s: %.400s", sdesc,
+			snprintf(out->why, sizeof(out->why), "the solution faulted during the timing at %.100s: %.350s", sdesc,
 				 tr.message);
 			return sc_error_set(SC_EGPU, "timing against the fixture's solution lost the device: %s", tr.message);
 		}
