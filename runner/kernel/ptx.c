@@ -398,61 +398,75 @@ static bool state_space_var(const struct module *m, size_t i)
 	return is(m, i, ".global") || is(m, i, ".const");
 }
 
+/* Records name token k as module state (a .global or .const variable). */
+static struct var *add_var(struct module *m, size_t k, size_t decl)
+{
+	struct var *v;
+	SC_GROW(m->vars, m->avars, m->nvars + 1);
+	v = &m->vars[m->nvars++];
+	tokname(v->name, &m->t[k]);
+	v->line = m->t[decl].line;
+	v->bol = m->t[decl].bol;
+	v->holds_addr = false;
+	return v;
+}
+
+/* Records name token k (with a range %name<N>, or -1) as declared by the
+ * innermost open scope. */
+static void add_decl(struct module *m, size_t k, long range)
+{
+	struct decl *d;
+	SC_GROW(m->decls, m->adecls, m->ndecls + 1);
+	d = &m->decls[m->ndecls++];
+	d->scope = m->stack[m->depth - 1];
+	tokname(d->name, &m->t[k]);
+	d->range = range;
+}
+
 /*
- * A variable declaration from i (at its state space) to its ';': the
- * name is the last identifier before '[', '<', '=' or ';'. Module state
- * (.global, .const, at any depth) is recorded; in a nested scope a
- * .param/.local/.reg name is that scope's own.
+ * A declaration from i (at its state space) to its ';': every name it
+ * declares (a list too, `.global .u32 a, b;`), an identifier outside an
+ * initialiser and outside brackets. Module state (.global, .const, at any
+ * depth) is recorded, and whether its initialiser names a symbol (it then
+ * holds an address: `= generic(g)`); in a nested scope a .reg, .param,
+ * .local or .shared name is that scope's own.
  */
 static size_t declaration(struct module *m, size_t i)
 {
 	bool state = state_space_var(m, i), reg = is(m, i, ".reg");
 	bool scoped = m->depth > 1 && (reg || is(m, i, ".param") || is(m, i, ".local") || is(m, i, ".shared"));
-	size_t last = 0, end = skip_statement(m, i);
+	size_t end = skip_statement(m, i);
+	struct var *last = NULL;
+	bool in_init = false;
+	int depth = 0;
 
 	for (size_t k = i + 1; k < end; k++) {
-		if (m->t[k].k == T_IDENT) {
-			last = k;
-			if (reg && scoped && (punct(m, k + 1, ',') || punct(m, k + 1, ';') || punct(m, k + 1, '<'))) {
-				struct decl *d;
-				SC_GROW(m->decls, m->adecls, m->ndecls + 1);
-				d = &m->decls[m->ndecls++];
-				d->scope = m->stack[m->depth - 1];
-				tokname(d->name, &m->t[k]);
-				d->range = -1;
-				if (punct(m, k + 1, '<') && k + 2 < end && m->t[k + 2].k == T_NUM)
-					d->range = digits_value(m->t[k + 2].s, m->t[k + 2].n);
+		if (punct(m, k, '{') || punct(m, k, '(') || punct(m, k, '[') || punct(m, k, '<'))
+			depth++;
+		else if (punct(m, k, '}') || punct(m, k, ')') || punct(m, k, ']') || punct(m, k, '>'))
+			depth--;
+		else if (punct(m, k, '=') && depth == 0)
+			in_init = true;
+		else if (punct(m, k, ',') && depth == 0)
+			in_init = false;
+		if (m->t[k].k != T_IDENT)
+			continue;
+		if (in_init) {
+			/* a symbol in an initialiser: an address */
+			if (last) {
+				last->holds_addr = true;
+				m->addr_vars = true;
 			}
+			continue;
 		}
-		if (!reg && last && (punct(m, k, '[') || punct(m, k, '=') || punct(m, k, ';')))
-			break;
-	}
-	if (!reg && last) {
-		if (state) {
-			struct var *v;
-			SC_GROW(m->vars, m->avars, m->nvars + 1);
-			v = &m->vars[m->nvars++];
-			tokname(v->name, &m->t[last]);
-			v->line = m->t[i].line;
-			v->bol = m->t[i].bol;
-			v->holds_addr = false;
-			/* an initialiser that names a symbol: an address (of
-			 * another variable, or of a function) */
-			for (size_t k = last + 1; k < end; k++)
-				if (punct(m, k, '=')) {
-					for (size_t q = k + 1; q < end; q++)
-						v->holds_addr |= m->t[q].k == T_IDENT;
-					break;
-				}
-			m->addr_vars |= v->holds_addr;
-		} else if (scoped) {
-			struct decl *d;
-			SC_GROW(m->decls, m->adecls, m->ndecls + 1);
-			d = &m->decls[m->ndecls++];
-			d->scope = m->stack[m->depth - 1];
-			tokname(d->name, &m->t[last]);
-			d->range = -1;
-		}
+		if (depth != 0)
+			continue;
+		if (state)
+			last = add_var(m, k, i);
+		else if (scoped)
+			add_decl(m, k, reg && punct(m, k + 1, '<') && k + 2 < end && m->t[k + 2].k == T_NUM
+					       ? digits_value(m->t[k + 2].s, m->t[k + 2].n)
+					       : -1);
 	}
 	return end;
 }

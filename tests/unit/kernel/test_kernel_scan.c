@@ -512,6 +512,9 @@ static void test_ptx_module_state_by_writes(void **state)
 	s = ptx(PTX_HEAD ".global .align 4 .u32 counter;\n.global .align 8 .u64 ptr = generic(counter);\n" PTX_ENTRY
 		"\tld.global.u64 %rd8, [ptr];\n\tatom.add.u32 %r6, [%rd8], 1;\n}\n", SC_PRECISION_FP32);
 	assert_true(has_flag(&s, "module_atomic", 0));
+	/* a list of variables declares each */
+	s = ptx(PTX_HEAD ".global .u32 a, b;\n" PTX_ENTRY "\tst.global.u32 [a], 1;\n}\n", SC_PRECISION_FP32);
+	assert_true(has_flag(&s, "device_state", 0));
 	/* its address stored where the scan does not follow it */
 	s = ptx(PTX_HEAD ".global .u32 g;\n" PTX_ENTRY "\tmov.u64 %rd1, g;\n\tld.param.u64 %rd2, [k_param_0];\n"
 		"\tst.global.u64 [%rd2], %rd1;\n}\n", SC_PRECISION_FP32);
