@@ -1057,8 +1057,11 @@ static double terms_allowance(const struct sc_spec *spec, const struct sc_param 
  * reference: each element within its tolerance (terms_rtol bounded as
  * terms_allowance says), no mean signed error beyond the spec's bound
  * (a result rounded toward zero only where it is timed), and outputs
- * that a constant would not pass. On a failure sets out's reason and
- * message (prefixed by what) and *good false.
+ * that a constant would not pass (judged on a buffer of at least
+ * SC_HARNESS_CONSTANT_MIN elements: the inputs of timed launches are
+ * drawn afresh each time, and a handful of random sums can land within
+ * the tolerance of their mean by chance). On a failure sets out's reason
+ * and message (prefixed by what) and *good false.
  */
 static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *spec, struct instance *a,
 			   struct sc_device *da, struct instance *b, struct sc_device *db, const char *what, bool *good)
@@ -1110,7 +1113,7 @@ static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *s
 				c.bias_toward_zero ? (c.bias < 0 ? "toward zero" : "away from zero") : (c.bias < 0 ? "low" : "high"),
 				fabs(c.bias), c.bias_n, spec->max_mean_signed_error, c.bias_noise);
 			*good = false;
-		} else if (c.constant_passes) {
+		} else if (c.constant_passes && a->count[i] >= SC_HARNESS_CONSTANT_MIN) {
 			out->reason = SC_REASON_CONSTANT;
 			set_msg(out->message, sizeof(out->message),
 				"%s: output '%s' is near-constant at the timed shape (a constant would pass the tolerance), so this check cannot judge the kernel; the fixture needs outputs well above atol there",

@@ -41,6 +41,10 @@
  * rule, terms_rtol per element) when the spec's flops there are at most
  * this; above, the baseline's output is the answer. */
 #define SC_HARNESS_REF_MAX_FLOPS 5e8
+/* The constant-output rule judges a timed launch's output buffer of at
+ * least this many elements (a few outputs of fresh random inputs can
+ * land within the tolerance of their mean by chance). */
+#define SC_HARNESS_CONSTANT_MIN 16
 /* The determinism check runs at the largest correctness size whose size
  * variables multiply to at most this. */
 #define SC_HARNESS_REPEAT_MAX_WORK 16777216.0
