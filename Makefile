@@ -68,7 +68,7 @@ HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/nvrtc.h && echo 1)
 CORE_SRC := $(wildcard runner/core/*.c)
 CORE_OBJS := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CORE_A   := $(BUILD)/libskillci-core.a
-LIB_PARTS := $(filter-out runner/core/ runner/cmd/ runner/kernel/,$(sort $(dir $(wildcard runner/*/*.c))))
+LIB_PARTS := $(filter-out runner/core/ runner/cmd/ runner/kernel/ runner/jail/,$(sort $(dir $(wildcard runner/*/*.c))))
 LIB_SRC  := $(wildcard $(LIB_PARTS:%=%*.c) reporters/*.c)
 LIB_OBJS := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libskillci.a
@@ -131,7 +131,7 @@ asan:
 # the TSan runtime's own files). A race stops the process (halt_on_error),
 # so the suite that ran it fails. Not part of check: the TSan build is a
 # third build of the tree.
-TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run
+TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run test_agent
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" programs unit
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" TESTS="$(TSAN_SUITES)" \

@@ -8,12 +8,62 @@
 #include <limits.h>
 #include <math.h>
 
+/* Whether the n bytes before s (from start) spell word, in any letter case. */
+static bool ends_with_ci(const char *start, const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s - start) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (tolower((unsigned char)s[(ptrdiff_t)i - (ptrdiff_t)n]) != word[i])
+			return false;
+	return true;
+}
+
 void sc_report_md_text(struct sc_buf *out, const char *s)
 {
+	const char *start = s;
+
 	if (!s)
 		return;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		/*
+		 * A URL in text from a pull request stays text: GitHub and
+		 * cmark-gfm's autolink turn "scheme://", "www." and
+		 * "mailto:"/"xmpp:" into links; written as character
+		 * references the ':' and the '.' show the same and start none
+		 * (an address after "@" is broken below).
+		 */
+		/* C1 controls, the line and paragraph separators and the
+		 * bidirectional marks and overrides reorder or hide what a
+		 * reader sees: spaces, as other controls are */
+		if ((c == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F) ||
+		    (c == 0xD8 && (unsigned char)s[1] == 0x9C)) {
+			sc_buf_putc(out, ' ');
+			s++;
+			continue;
+		}
+		if (c == 0xE2 && (unsigned char)s[1] == 0x80 &&
+		    (((unsigned char)s[2] >= 0xA8 && (unsigned char)s[2] <= 0xAE) ||
+		     (unsigned char)s[2] == 0x8E || (unsigned char)s[2] == 0x8F)) {
+			sc_buf_putc(out, ' ');
+			s += 2;
+			continue;
+		}
+		if (c == 0xE2 && (unsigned char)s[1] == 0x81 && (unsigned char)s[2] >= 0xA6 &&
+		    (unsigned char)s[2] <= 0xA9) {
+			sc_buf_putc(out, ' ');
+			s += 2;
+			continue;
+		}
+		if ((c == ':' && (s[1] == '/' || ends_with_ci(start, s, "mailto") ||
+				  ends_with_ci(start, s, "xmpp"))) ||
+		    (c == '.' && ends_with_ci(start, s, "www"))) {
+			sc_buf_printf(out, "&#%d;", c);
+			continue;
+		}
 		switch (c) {
 		case '&': sc_buf_puts(out, "&amp;"); break;
 		case '<': sc_buf_puts(out, "&lt;"); break;
@@ -230,7 +280,7 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 	}
 	qsort(v, n, sizeof(*v), cmp_unit_test);
 	for (size_t i = 0; i < n;) {
-		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0;
+		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0, head_pass = 0;
 		for (; j < n && !cmp_unit_test(&v[i], &v[j]); j++) {
 			const struct sc_results_unit *u = v[j];
 			bool bad = u->verdict && (!strcmp(u->verdict, "fail") || !strcmp(u->verdict, "error"));
@@ -239,13 +289,50 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 				base_bad += bad;
 			} else {
 				head_bad += bad;
+				head_pass += u->verdict && !strcmp(u->verdict, "pass");
 			}
 		}
-		count += head_bad && base_pass && !base_bad;
+		/* its own runs show it: every base run passed, every head run failed */
+		count += head_bad && !head_pass && base_pass && !base_bad;
 		i = j;
 	}
 	free(v);
 	return count;
+}
+
+enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s)
+{
+	bool failed = false, errored = false, unv = false;
+
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (!sc_streq(c->skill, s->path))
+			continue;
+		failed |= sc_streq(c->status, "failed");
+		errored |= sc_streq(c->status, "error");
+		unv |= sc_streq(c->status, "unverified");
+	}
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		/* results written before every failure had a check */
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		if (sc_streq(f->skill, s->path) && (!f->status || sc_streq(f->status, "failed")))
+			failed = true;
+	}
+	if (!s->gate_passed && !failed && !errored && !unv)
+		failed = true;
+	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
+	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
+}
+
+const char *sc_report_verdict_icon(enum sc_verdict v)
+{
+	switch (v) {
+	case SC_VERDICT_PASS: return "✅";
+	case SC_VERDICT_FAIL: return "❌";
+	case SC_VERDICT_UNVERIFIED: return "⚠️";
+	case SC_VERDICT_ERROR: return "🛑";
+	}
+	return "❌";
 }
 
 const char *sc_report_mode_label(const char *mode)
@@ -273,36 +360,53 @@ bool sc_report_no_kernel_run(const struct sc_results *r)
 {
 	for (size_t i = 0; i < r->gate.nchecks; i++)
 		if (sc_streq(r->gate.checks[i].check, "kernel") &&
-		    sc_streq(r->gate.checks[i].status, "skipped"))
+		    (sc_streq(r->gate.checks[i].status, "skipped") ||
+		     (sc_streq(r->gate.checks[i].status, "unverified") && r->gate.checks[i].accepted)))
 			return true;
 	return false;
 }
 
-/* Whether skill s (a path) has a check of its own that found no evidence. */
+/* Whether skill s (a path) has a check that could not be decided
+ * (accepted by the trusted policy or not), or no tests. */
 static bool unverified(const struct sc_results *r, const struct sc_results_skill *s)
 {
-	static const char *const rules[] = { "head_no_result", "base_no_result", "lift_no_result",
-					     "baseline_no_result", "kernel_unverified" };
-
 	if (s->untested && !sc_streq(s->status, "deleted"))
 		return true;
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
-		if (!sc_streq(c->skill, s->path))
-			continue;
-		if (sc_streq(c->check, "kernel") && sc_streq(c->status, "skipped"))
+		if (sc_streq(c->skill, s->path) && sc_streq(c->status, "unverified"))
 			return true;
-		for (size_t k = 0; c->rule && k < SC_ARRAY_SIZE(rules); k++)
-			if (sc_streq(c->rule, rules[k]))
-				return true;
 	}
 	return false;
+}
+
+void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r)
+{
+	size_t decided = 0;
+
+	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+		return;
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if ((sc_streq(c->check, "pass_rate") || sc_streq(c->check, "lift")) &&
+		    (sc_streq(c->status, "passed") || sc_streq(c->status, "failed")) &&
+		    c->margin.present)
+			decided++;
+	}
+	if (!decided)
+		return;
+	sc_buf_printf(out, "%lld request%s for %zu decided check%s, %.1f per check",
+		      (long long)r->totals.requests, r->totals.requests == 1 ? "" : "s", decided,
+		      decided == 1 ? "" : "s", (double)r->totals.requests / (double)decided);
+	if (r->totals.reused)
+		sc_buf_printf(out, " (%lld unit%s from the store)", (long long)r->totals.reused,
+			      r->totals.reused == 1 ? "" : "s");
 }
 
 void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
 {
 	size_t n = 0, judged = 0, added = 0, moved = 0, deleted = 0, allowed = 0, refused = 0;
-	size_t unver = 0;
+	size_t unver = 0, first = 0;
 
 	if (r->run.kind && !strcmp(r->run.kind, "eval"))
 		return;
@@ -323,13 +427,17 @@ void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
 				}
 		} else {
 			moved += sc_streq(s->status, "renamed");
-			judged += !s->untested && s->tests > 0;
+			judged += !s->untested && s->tests > 0 && !s->first_tests;
+			first += s->first_tests;
 		}
 		unver += unverified(r, s);
 	}
 	sc_buf_printf(out, "%zu changed skill%s: judged on the base's tests %zu, added %zu, moved %zu, "
 		      "deleted %zu (allowed %zu, not allowed %zu), unverified %zu", n, n == 1 ? "" : "s",
 		      judged, added, moved, deleted, allowed, refused, unver);
+	if (first)
+		sc_buf_printf(out, ", first tests %zu (judged on the head's new tests against no skill)",
+			      first);
 	if (sc_report_no_kernel_run(r))
 		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
 }

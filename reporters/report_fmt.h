@@ -14,11 +14,20 @@
 struct sc_buf;
 struct sc_results;
 struct sc_results_comparison;
+struct sc_results_skill;
+
+#include "results/results.h"  /* enum sc_verdict */
 
 /* Appends s as inline Markdown text: HTML-special and Markdown-special
  * characters escaped, "|" safe inside table cells, line breaks and other
- * control characters turned into spaces, and "@name" mentions made inert
- * (a zero-width space after the @). NULL appends nothing. */
+ * control characters turned into spaces (C1 controls, the line and
+ * paragraph separators and the bidirectional marks, embeddings, overrides
+ * and isolates too: they reorder or hide what a reader sees), "@name"
+ * mentions made inert
+ * (a zero-width space after the @), and URLs inert: the ':' of "://",
+ * "mailto:" and "xmpp:" and the '.' of "www." as character references,
+ * so neither GitHub nor cmark-gfm's autolink makes a link of them (the
+ * text shows the same). NULL appends nothing. */
 void sc_report_md_text(struct sc_buf *out, const char *s);
 /* The same, wrapped in <code>…</code>. */
 void sc_report_md_code(struct sc_buf *out, const char *s);
@@ -61,6 +70,13 @@ int sc_report_trim(struct sc_buf *out, const char *s, size_t max);
  * runner "; no kernel was run (compile-only runner)". Nothing for an eval.
  */
 void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r);
+/*
+ * What a decision cost (docs/run.md, "Requests per decided check"): "280
+ * requests for 4 decided checks, 70 per check (40 units from the store)"
+ * over the pass-rate and lift checks the design decided (passed or
+ * failed). Nothing when no such check was decided, or for an eval.
+ */
+void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r);
 /* Whether a kernel check was skipped because the runner is compile-only. */
 bool sc_report_no_kernel_run(const struct sc_results *r);
 
@@ -80,6 +96,16 @@ int sc_report_natural_cmp(const char *a, const char *b);
  * lists as regressed and the GitHub output `regressions` counts. 0 for
  * an eval. */
 size_t sc_report_count_regressions(const struct sc_results *r);
+
+/*
+ * The verdict of one changed skill from the gate's checks of it: fail
+ * when one failed, else error (could not check), else unverified, else
+ * pass; the table, the details, the annotations and the terminal all say
+ * it from here (docs/reports.md, "One verdict").
+ */
+enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s);
+/* ✅ pass, ❌ fail, ⚠️ unverified, 🛑 error. */
+const char *sc_report_verdict_icon(enum sc_verdict v);
 
 /* "GPU", "compile-only" or "no kernel tests" for run.mode. */
 const char *sc_report_mode_label(const char *mode);

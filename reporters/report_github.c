@@ -22,18 +22,31 @@ void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
 	sc_escape_gh_property(out, s);
 }
 
+/*
+ * One annotation for a check that blocks the merge, in the words of its
+ * status: an ::error for a failure ("failed the gate"), a ::warning for
+ * an unverified check ("could not be verified") and for a check the
+ * runner could not make ("could not be checked: the runner's fault");
+ * also a ::warning for an unverified check the trusted config accepts
+ * (status "accepted"): it lets the merge through, and is still no pass.
+ */
 static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
-		       const char *model, const char *rule, const char *file, int64_t line,
-		       const char *message)
+		       const char *model, const char *status, const char *rule, const char *file,
+		       int64_t line, const char *message)
 {
 	struct sc_buf title = SC_BUF_INIT;
+	bool failed = !status || sc_streq(status, "failed");
 
-	sc_buf_printf(&title, "skillci: %s failed the gate", skill);
+	sc_buf_printf(&title, "skillci: %s %s", skill,
+		      failed ? "failed the gate" : sc_streq(status, "error")
+		      ? "could not be checked (the runner's fault)"
+		      : sc_streq(status, "accepted") ? "could not be verified (accepted by the trusted config)"
+		      : "could not be verified");
 	if (model && *model)
 		sc_buf_printf(&title, " on %s", model);
 	if (rule)
 		sc_buf_printf(&title, " (%s)", rule);
-	sc_buf_puts(out, "::error file=");
+	sc_buf_puts(out, failed ? "::error file=" : "::warning file=");
 	sc_report_gh_escape_property(out, file ? file : s && s->skill_md ? s->skill_md : skill);
 	if (line > 0)
 		sc_buf_printf(out, ",line=%lld", (long long)line);
@@ -54,8 +67,16 @@ size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 		if (!f->skill || !*f->skill)
 			continue;   /* run-wide (error_share): not about a file */
 		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->rule,
-				   f->file, f->line, f->message);
+			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->status,
+				   f->rule, f->file, f->line, f->message);
+	}
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (!c->accepted || !sc_streq(c->status, "unverified") || !c->skill || !*c->skill)
+			continue;
+		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
+			annotation(out, sc_results_find_skill(r, c->skill), c->skill, c->model, "accepted",
+				   c->rule, c->file, c->line, c->message);
 	}
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];
@@ -71,10 +92,10 @@ size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 		for (size_t k = 0; k < s->ngate_reasons; k++)
 			sc_buf_printf(&why, "%s%s", k ? "\n" : "", s->gate_reasons[k]);
 		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, s, s->path, NULL, NULL, NULL, 0, why.ptr);
+			annotation(out, s, s->path, NULL, NULL, NULL, NULL, 0, why.ptr);
 		sc_buf_release(&why);
 	}
-	return found;
+	return found < SC_REPORT_MAX_ANNOTATIONS ? found : SC_REPORT_MAX_ANNOTATIONS;
 }
 
 void sc_report_gh_delimiter(struct sc_buf *out)
@@ -138,8 +159,11 @@ int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 	int err = 0;
 
 #define OUT(name, value) do { if ((err = sc_report_gh_output(out, (name), (value), delim)) < 0) goto done; } while (0)
-	OUT("verdict", r->gate.passed ? "pass" : "fail");
+	OUT("verdict", sc_verdict_name(r->gate.verdict));
 	OUT("passed", r->gate.passed ? "true" : "false");
+	sc_buf_printf(&v, "%lld", (long long)r->gate.unverified);
+	OUT("unverified", v.ptr);
+	sc_buf_clear(&v);
 	sc_buf_printf(&v, "%lld", (long long)r->gate.exit_code);
 	OUT("exit_code", v.ptr);
 	sc_buf_clear(&v);

@@ -110,18 +110,19 @@ static size_t chunk_end(const char *md, size_t len, size_t from)
 /* ---- icons ----------------------------------------------------------------- */
 
 /* The Markdown's emoji, drawn: each a shape of its own (check, cross,
- * triangle, clock, bar, chevrons, "i") as well as a colour, with its
+ * triangle, clock, bar, chevrons, octagon, "i") as well as a colour, with its
  * meaning as the title; the word the Markdown puts beside it stays. */
 static const struct icon {
 	const char *emoji, *name, *svg;
 } icons[] = {
-	{ "\u26a0\ufe0f", "warning", "<path d=\"M8 1.2 15.2 14.5H.8Z\" fill=\"#9a6700\"/><path d=\"M8 5.5v4.5\" stroke=\"#fff\" stroke-width=\"2\"/><circle cx=\"8\" cy=\"12.3\" r=\"1.1\" fill=\"#fff\"/>" },
+	{ "\u26a0\ufe0f", "unverified", "<path d=\"M8 1.2 15.2 14.5H.8Z\" fill=\"#9a6700\"/><path d=\"M8 5.5v4.5\" stroke=\"#fff\" stroke-width=\"2\"/><circle cx=\"8\" cy=\"12.3\" r=\"1.1\" fill=\"#fff\"/>" },
 	{ "\u26a0", "warning", "<path d=\"M8 1.2 15.2 14.5H.8Z\" fill=\"#9a6700\"/><path d=\"M8 5.5v4.5\" stroke=\"#fff\" stroke-width=\"2\"/><circle cx=\"8\" cy=\"12.3\" r=\"1.1\" fill=\"#fff\"/>" },
 	{ "\u23ed\ufe0f", "skipped", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#6e7781\"/><path d=\"M4.5 5l3 3-3 3M8.5 5l3 3-3 3\" stroke=\"#fff\" stroke-width=\"1.6\" fill=\"none\"/>" },
 	{ "\u2705", "pass", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#1a7f37\"/><path d=\"M4.4 8.4l2.4 2.4 4.9-5.1\" stroke=\"#fff\" stroke-width=\"2\" fill=\"none\"/>" },
 	{ "\u274c", "fail", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#cf222e\"/><path d=\"M5.2 5.2l5.6 5.6M10.8 5.2l-5.6 5.6\" stroke=\"#fff\" stroke-width=\"2\"/>" },
 	{ "\u23f3", "pending", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#6e7781\"/><path d=\"M8 3.8V8l2.8 1.8\" stroke=\"#fff\" stroke-width=\"1.6\" fill=\"none\"/>" },
 	{ "\u2796", "already failing", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#6e7781\"/><path d=\"M4.5 8h7\" stroke=\"#fff\" stroke-width=\"2\"/>" },
+	{ "\U0001f6d1", "could not check", "<path d=\"M5 1h6l4 4v6l-4 4H5l-4-4V5Z\" fill=\"#bc4c00\"/><path d=\"M8 4.2v5\" stroke=\"#fff\" stroke-width=\"2\"/><circle cx=\"8\" cy=\"11.8\" r=\"1.1\" fill=\"#fff\"/>" },
 	{ "\u26d4", "invalid", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#cf222e\"/><path d=\"M4 8h8\" stroke=\"#fff\" stroke-width=\"2.4\"/>" },
 	{ "\U0001f512", "note", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#0969da\"/><path d=\"M8 7v5\" stroke=\"#fff\" stroke-width=\"2\"/><circle cx=\"8\" cy=\"4.6\" r=\"1.1\" fill=\"#fff\"/>" },
 	{ "\u270f\ufe0f", "note", "<circle cx=\"8\" cy=\"8\" r=\"7.2\" fill=\"#0969da\"/><path d=\"M8 7v5\" stroke=\"#fff\" stroke-width=\"2\"/><circle cx=\"8\" cy=\"4.6\" r=\"1.1\" fill=\"#fff\"/>" },

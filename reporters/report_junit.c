@@ -313,8 +313,8 @@ static void findings_text(struct sc_buf *out, const struct sc_results_skill *s, 
 
 /* One testcase for a check of the gate. */
 static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, const char *model, const char *check,
-			   const char *status, const char *rule, const char *message, const char *file,
-			   int64_t line)
+			   const char *status, bool accepted, const char *rule, const char *message,
+			   const char *file, int64_t line)
 {
 	struct sc_buf cn = SC_BUF_INIT, body = SC_BUF_INIT, name = SC_BUF_INIT;
 	const char *label = check_label(check);
@@ -333,14 +333,34 @@ static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, 
 		sc_buf_printf(&c->sysout, "reason=%s\n", message);
 	c->file = sc_xstrdup(file ? file : s->skill_md ? s->skill_md : s->path);
 	c->line = line > 0 ? line : 1;
-	if (sc_streq(status, "failed")) {
-		sc_buf_printf(&body, "%s\n", message ? message : rule);
+	if (accepted)
+		sc_buf_puts(&c->sysout, "accepted=true\n");
+	if (sc_streq(status, "failed") || (sc_streq(status, "unverified") && !accepted)) {
+		/* an unverified check blocks the merge as a failure does: a
+		 * failure of type "unverified" that says so */
+		bool unv = sc_streq(status, "unverified");
+		struct sc_buf why = SC_BUF_INIT;
+		sc_buf_printf(&why, "%s%s", unv && message && !sc_starts_with(message, "unverified")
+				       ? "unverified: " : "", message ? message : rule);
+		sc_buf_printf(&body, "%s\n", why.ptr);
 		if (sc_streq(check, "validity")) {
 			sc_buf_puts(&body, "\nfindings:\n");
 			findings_text(&body, s, false);
 		}
 		locator(&body, file, line);
-		case_set(c, OUT_FAIL, rule, message ? message : rule, body.ptr);
+		case_set(c, OUT_FAIL, unv ? "unverified" : rule, why.ptr, body.ptr);
+		sc_buf_release(&why);
+	} else if (sc_streq(status, "error")) {
+		/* could not check: the runner's fault, not the pull request's */
+		sc_buf_printf(&body, "%s\n", message ? message : rule);
+		case_set(c, OUT_ERROR, rule ? rule : "error", message ? message : "could not check",
+			 body.ptr);
+	} else if (sc_streq(status, "unverified")) {
+		struct sc_buf why = SC_BUF_INIT;
+		sc_buf_printf(&why, "unverified, accepted by the trusted config: %s",
+			      message ? message : "");
+		case_set(c, OUT_SKIP, "unverified", why.ptr, NULL);
+		sc_buf_release(&why);
 	} else if (sc_streq(status, "skipped")) {
 		case_set(c, OUT_SKIP, NULL, message ? message : "not applicable", NULL);
 	}
@@ -363,6 +383,14 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_printf(out, "judge_score=%.3f\n", u->judge_score);
 	if (u->reused)
 		sc_buf_puts(out, "reused=true\n");
+	if (u->trigger) {
+		/* a trigger test's decision: did the student open SKILL.md */
+		bool pass = sc_streq(u->verdict, "pass"), fail = sc_streq(u->verdict, "fail");
+		bool should = sc_streq(u->trigger, "should_trigger");
+		sc_buf_printf(out, "trigger=%s\n", u->trigger);
+		if (pass || fail)
+			sc_buf_printf(out, "triggered=%s\n", (pass == should) ? "yes" : "no");
+	}
 	if (!k)
 		return;
 	sc_buf_printf(out, "fixture=%s\nkernel_verdict=%s\n", k->fixture ? k->fixture : "",
@@ -385,6 +413,12 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_printf(out, "registers=%lld\n", (long long)k->registers);
 	if (k->suspect)
 		sc_buf_puts(out, "suspect=true\n");
+}
+
+/* An agent run's unit: its excerpt is its trace of tool calls. */
+static bool agent_unit(const struct sc_results_unit *u)
+{
+	return sc_streq(u->kind, "agent") || sc_streq(u->kind, "trigger");
 }
 
 /* The body of a unit's failure: the message, the worst mismatch and the
@@ -521,12 +555,14 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_unit *u = v[i].u;
 		const struct sc_results_unit *b, *l;
-		size_t base_passed = 0, base_bad = 0;
+		size_t base_passed = 0, base_bad = 0, head_passed = 0, head_bad = 0;
 		struct jcase *c;
 		b = is_eval(r) ? NULL : same_test(r, u, "base");
 		l = same_test(r, u, "baseline");
-		if (!is_eval(r) && !sc_streq(variant, "base"))
+		if (!is_eval(r) && !sc_streq(variant, "base")) {
 			side_outcome(r, u, "base", &base_passed, &base_bad);
+			side_outcome(r, u, variant, &head_passed, &head_bad);
+		}
 		sc_buf_clear(&name);
 		sc_buf_printf(&name, "%s/%s run %lld", s->path, v[i].label, (long long)u->run_index + 1);
 		c = case_new(js, name.ptr, cn.ptr);
@@ -545,20 +581,25 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 			sc_buf_printf(&c->sysout, "baseline_verdict=%s\n", l->verdict);
 			props_add(&c->props, "baseline", "%s", l->verdict);
 		}
+		if (u->trigger)
+			props_add(&c->props, "trigger", "%s", u->trigger);
 		if (u->excerpt)
-			sc_buf_printf(&c->sysout, "answer=%s\n", u->excerpt);
+			sc_buf_printf(&c->sysout, "%s=%s\n", agent_unit(u) ? "agent" : "answer", u->excerpt);
 		sc_buf_clear(&why);
 		sc_buf_clear(&body);
 		if (u->test_name)
 			sc_buf_printf(&body, "test: %s\n", u->test_name);
 		unit_body(&body, u);
 		if (u->excerpt)
-			sc_buf_printf(&body, "answer: %s\n", u->excerpt);
+			sc_buf_printf(&body, "%s: %s\n", agent_unit(u) ? "agent" : "answer", u->excerpt);
 		if (sc_streq(u->verdict, "pass")) {
 			continue;
 		} else if (sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error")) {
-			bool regressed_test = base_passed > 0 && base_bad == 0;
-			bool already_failing = base_bad > 0;
+			/* said of a test only when its own runs show it: every
+			 * base run passed and every head run failed, or every
+			 * base run failed too; else the runs are said as they were */
+			bool regressed_test = base_passed > 0 && base_bad == 0 && head_passed == 0;
+			bool already_failing = base_bad > 0 && base_passed == 0;
 			if (already_failing && (!last_already || strcmp(last_already, v[i].label))) {
 				sc_buf_printf(already, "%s%s", already->len ? ", " : "", v[i].label);
 				last_already = v[i].label;
@@ -593,8 +634,12 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 			else if (sc_streq(variant, "base"))
 				sc_buf_puts(&why, "failed at base (the skill is deleted at head)");
 			else if (regressed_test)
-				sc_buf_puts(&why, "fails at head after passing at base, within the gate's "
-					    "limits on the pass rate");
+				sc_buf_puts(&why, "fails at head after passing at base; the gate did not "
+					    "fail the pass rate");
+			else if (base_passed + base_bad)
+				sc_buf_printf(&why, "fails at head: base %zu/%zu passed, head %zu/%zu",
+					      base_passed, base_passed + base_bad, head_passed,
+					      head_passed + head_bad);
 			else
 				sc_buf_puts(&why, "fails at head; no base result to compare with");
 			if (u->message)
@@ -644,6 +689,20 @@ static void side_props(struct jsuite *js, const struct sc_results *r, const char
 		sc_buf_clear(&key);
 		sc_buf_printf(&key, "%s %s judge_mean", model, variants[v]);
 		props_num(&js->props, key.ptr, 3, a->judge_mean);
+		if (a->trigger_should) {
+			sc_buf_clear(&key);
+			sc_buf_printf(&key, "%s %s trigger_recall", model, variants[v]);
+			props_add(&js->props, key.ptr, "%.4f (%lld of %lld should_trigger queries opened "
+				  "the skill)", (double)a->trigger_hits / (double)a->trigger_should,
+				  (long long)a->trigger_hits, (long long)a->trigger_should);
+		}
+		if (a->trigger_should_not) {
+			sc_buf_clear(&key);
+			sc_buf_printf(&key, "%s %s false_trigger_rate", model, variants[v]);
+			props_add(&js->props, key.ptr, "%.4f (%lld of %lld should_not_trigger queries "
+				  "opened the skill)", (double)a->trigger_false / (double)a->trigger_should_not,
+				  (long long)a->trigger_false, (long long)a->trigger_should_not);
+		}
 		if (!strcmp(variants[v], "head"))
 			continue;
 		{
@@ -781,8 +840,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		if (!sc_streq(k->skill, s->path) || (k->model && *k->model))
 			continue;
 		if (check_applies(k))
-			add_check_case(js, s, NULL, k->check, k->status, k->rule, k->message, k->file,
-				       k->line);
+			add_check_case(js, s, NULL, k->check, k->status, k->accepted, k->rule, k->message,
+				       k->file, k->line);
 		else
 			not_applicable(&na, k);
 	}
@@ -793,14 +852,14 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		if (!sc_streq(f->skill, s->path) ||
 		    sc_results_find_check(r, s->path, f->model ? f->model : "", check))
 			continue;
-		add_check_case(js, s, f->model, check, "failed", f->rule, f->message, f->file,
-			       f->line);
+		add_check_case(js, s, f->model, check, f->status ? f->status : "failed", false, f->rule,
+			       f->message, f->file, f->line);
 	}
 	if (s->untested && !sc_streq(s->status, "deleted") &&
 	    !sc_results_find_check(r, s->path, "", "tests")) {
 		/* an added skill, or results written before skill_untested */
 		struct jcase *c = case_new(js, "tests", cn.ptr);
-		case_set(c, OUT_SKIP, NULL, "untested: no tests found at head (not counted as failed)", NULL);
+		case_set(c, OUT_SKIP, NULL, "unverified: no tests at head (not counted as failed)", NULL);
 	}
 	for (size_t m = 0; m < nmodels; m++) {
 		for (size_t i = 0; i < r->gate.nchecks; i++) {
@@ -808,8 +867,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 			if (!sc_streq(k->skill, s->path) || !sc_streq(k->model, models[m]))
 				continue;
 			if (check_applies(k))
-				add_check_case(js, s, models[m], k->check, k->status, k->rule, k->message,
-					       k->file, k->line);
+				add_check_case(js, s, models[m], k->check, k->status, k->accepted, k->rule,
+					       k->message, k->file, k->line);
 			else
 				not_applicable(&na, k);
 		}
@@ -874,6 +933,7 @@ static void build_run(struct jsuite *js, const struct sc_results *r, size_t fail
 	if (r->run.id)
 		props_add(&js->props, "run", "%s", r->run.id);
 	props_add(&js->props, "gate", "%s", r->gate.passed ? "passed" : "failed");
+	props_add(&js->props, "verdict", "%s", sc_verdict_name(r->gate.verdict));
 	props_add(&js->props, "exit_code", "%lld", (long long)r->gate.exit_code);
 	if (!is_eval(r)) {
 		struct sc_buf c = SC_BUF_INIT;
@@ -889,7 +949,8 @@ static void build_run(struct jsuite *js, const struct sc_results *r, size_t fail
 		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
 			continue;
 		c = case_new(js, check_label(f->check) ? check_label(f->check) : f->rule, "skillci.run");
-		case_set(c, OUT_FAIL, f->rule, f->message ? f->message : f->rule, f->message);
+		case_set(c, sc_streq(f->status, "error") ? OUT_ERROR : OUT_FAIL, f->rule,
+			 f->message ? f->message : f->rule, f->message);
 		failed_cases++;
 	}
 	if (!r->gate.passed && !failed_cases) {

@@ -128,25 +128,17 @@ static void rows_release(struct rows *rows)
 	free(rows->skills);
 }
 
-/* Did skill s fail the gate (its own verdict or a failure naming it)? */
-static bool skill_failed(const struct sc_results *r, const struct sc_results_skill *s)
-{
-	if (!s->gate_passed)
-		return true;
-	for (size_t f = 0; f < r->gate.nfailures; f++)
-		if (sc_streq(r->gate.failures[f].skill, s->path))
-			return true;
-	return false;
-}
-
-/* Counts of the changed skills by what happened to them. */
+/* Counts of the changed skills by what happened to them; names: the
+ * skills of the run's verdict (failed ones for fail, ...), at most
+ * max_names. */
 struct kinds {
-	size_t changed, failed, evaluated, untested, deleted;
+	size_t changed, failed, evaluated, untested, deleted, unverified, errored;
+	size_t named;    /* skills of the run's verdict */
 };
 
 static struct kinds count_kinds(const struct sc_results *r, struct sc_buf *names, size_t max_names)
 {
-	struct kinds k = { 0, 0, 0, 0, 0 };
+	struct kinds k = { 0, 0, 0, 0, 0, 0, 0, 0 };
 
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];
@@ -159,17 +151,23 @@ static struct kinds count_kinds(const struct sc_results *r, struct sc_buf *names
 			k.untested++;
 		else
 			k.evaluated++;
-		if (!skill_failed(r, s))
-			continue;
-		if (names && k.failed < max_names) {
-			if (k.failed)
+		{
+			enum sc_verdict v = sc_report_skill_verdict(r, s);
+			k.failed += v == SC_VERDICT_FAIL;
+			k.unverified += v == SC_VERDICT_UNVERIFIED;
+			k.errored += v == SC_VERDICT_ERROR;
+			if (v == SC_VERDICT_PASS || v != r->gate.verdict)
+				continue;
+		}
+		if (names && k.named < max_names) {
+			if (k.named)
 				sc_buf_puts(names, ", ");
 			sc_buf_puts(names, s->path);
 		}
-		k.failed++;
+		k.named++;
 	}
-	if (names && k.failed > max_names)
-		sc_buf_printf(names, " and %zu more", k.failed - max_names);
+	if (names && k.named > max_names)
+		sc_buf_printf(names, " and %zu more", k.named - max_names);
 	return k;
 }
 
@@ -193,9 +191,18 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 	struct kinds k = count_kinds(r, &names, 3);
 	size_t nmodels = r->run.nmodels;
 
-	if (!r->gate.passed && r->gate.exit_code == 3) {
-		sc_buf_printf(out, "gate failed: too many infrastructure errors (%.0f%% of units); "
-			      "results are not conclusive", r->gate.error_share * 100.0);
+	if (!is_eval(r) && r->gate.verdict == SC_VERDICT_ERROR) {
+		/* the cause, once, first: the runner's, not the pull request's */
+		const char *why = NULL;
+		for (size_t i = 0; i < r->gate.nfailures && !why; i++)
+			if (sc_streq(r->gate.failures[i].status, "error"))
+				why = r->gate.failures[i].message;
+		sc_buf_puts(out, "could not check: the runner's fault, not the pull request's");
+		if (why)
+			sc_buf_printf(out, ": %s", why);
+		else
+			sc_buf_printf(out, ": %.0f%% of units failed for infrastructure reasons",
+				      r->gate.error_share * 100.0);
 	} else if (is_eval(r)) {
 		size_t helped, pairs;
 		count_beneficial(r, &helped, &pairs);
@@ -210,13 +217,22 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 		sc_buf_printf(out, "shard %lld/%lld of a sharded run: skillci merge decides the gate "
 			      "(%zu changed skill%s)", (long long)r->run.shard_index,
 			      (long long)r->run.shard_count, k.changed, k.changed == 1 ? "" : "s");
-	} else if (!r->gate.passed) {
+	} else if (r->gate.verdict == SC_VERDICT_FAIL) {
 		sc_buf_printf(out, "gate failed: %zu of %zu changed skill%s failed", k.failed, k.changed,
 			      k.changed == 1 ? "" : "s");
 		if (names.len)
 			sc_buf_printf(out, " (%s)", names.ptr);
 		else
 			sc_buf_puts(out, " (the run as a whole)");
+		if (k.unverified)
+			sc_buf_printf(out, "; %zu unverified", k.unverified);
+	} else if (r->gate.verdict == SC_VERDICT_UNVERIFIED) {
+		sc_buf_printf(out, "gate unverified: %zu of %zu changed skill%s could not be decided",
+			      k.unverified, k.changed, k.changed == 1 ? "" : "s");
+		if (names.len)
+			sc_buf_printf(out, " (%s)", names.ptr);
+		sc_buf_puts(out, r->gate.passed ? "; accepted by the trusted config, not a pass"
+				     : "; not a pass: neither a regression nor its absence is shown");
 	} else if (k.changed == 0) {
 		sc_buf_puts(out, "gate passed: no skill changed");
 	} else {
@@ -232,9 +248,14 @@ void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 				      nmodels, nmodels == 1 ? "" : "s", (long long)r->run.runs,
 				      r->run.runs == 1 ? "" : "s");
 		if (k.untested)
-			sc_buf_printf(out, ", %zu untested", k.untested);
+			sc_buf_printf(out, ", %zu unverified: no tests", k.untested);
 		if (k.deleted)
 			sc_buf_printf(out, ", %zu deleted", k.deleted);
+		if (k.evaluated && r->run.trust.gate.present && r->run.trust.gate.regression_points > 0)
+			/* what green promises (docs/run.md, "The gate") */
+			sc_buf_printf(out, "; no drop of %g points or more (one that size is caught with "
+				      "probability %g)", r->run.trust.gate.regression_points,
+				      1 - r->run.trust.gate.beta);
 	}
 	if (!is_eval(r) && sc_report_no_kernel_run(r))
 		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
@@ -361,21 +382,54 @@ static bool failure_of_row(const struct sc_results_gate_failure *f, const struct
 	return sc_streq(f->skill, row->skill->path) && (whole || sc_streq(f->model, row->model));
 }
 
-/* The row's inconclusive pass-rate check (passed the gate, not a pass). */
-static const struct sc_results_check *row_inconclusive(const struct sc_results *r, const struct row *row)
+/* The checks of a row: its skill's, of its model or of the whole skill. */
+static bool check_of_row(const struct sc_results_check *c, const struct row *row)
 {
-	const struct sc_results_check *c = row->model
-		? sc_results_find_check(r, row->skill->path, row->model, "pass_rate") : NULL;
-	return c && sc_streq(c->status, "skipped") && c->message &&
-	       !strncmp(c->message, "inconclusive", 12) ? c : NULL;
+	return sc_streq(c->skill, row->skill->path) &&
+	       (!c->model || !*c->model || sc_streq(c->model, row->model));
 }
 
-static size_t row_failures(const struct sc_results *r, const struct row *row)
+/* A check that is not a pass: failed, unverified (accepted or not) or an error. */
+static bool check_open(const struct sc_results_check *c)
 {
-	size_t n = 0;
+	return sc_streq(c->status, "failed") || sc_streq(c->status, "unverified") ||
+	       sc_streq(c->status, "error");
+}
+
+/* The verdict of a row from its checks (sc_report_skill_verdict's rule). */
+static enum sc_verdict row_verdict(const struct sc_results *r, const struct row *row)
+{
+	bool failed = false, errored = false, unv = false;
+
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		if (!check_of_row(c, row))
+			continue;
+		failed |= sc_streq(c->status, "failed");
+		errored |= sc_streq(c->status, "error");
+		unv |= sc_streq(c->status, "unverified");
+	}
 	for (size_t i = 0; i < r->gate.nfailures; i++)
-		n += failure_of_row(&r->gate.failures[i], row);
-	return n;
+		failed |= failure_of_row(&r->gate.failures[i], row) &&
+			  (!r->gate.failures[i].status || sc_streq(r->gate.failures[i].status, "failed")) &&
+			  !sc_results_find_check(r, row->skill->path, r->gate.failures[i].model,
+						 r->gate.failures[i].check);
+	if (!row->skill->gate_passed && !failed && !errored && !unv)
+		failed = true;
+	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
+	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
+}
+
+/* "fail", "unverified", "could not check", "pass". */
+static const char *verdict_word(enum sc_verdict v)
+{
+	switch (v) {
+	case SC_VERDICT_FAIL: return "fail";
+	case SC_VERDICT_UNVERIFIED: return "unverified";
+	case SC_VERDICT_ERROR: return "could not check";
+	case SC_VERDICT_PASS: break;
+	}
+	return "pass";
 }
 
 /* The gate cell: a short word and an icon first, the failed checks under
@@ -383,33 +437,31 @@ static size_t row_failures(const struct sc_results *r, const struct row *row)
 static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const struct sc_results_skill *s = row->skill;
-	size_t nfailed = 0;
+	enum sc_verdict v = row_verdict(r, row);
+	size_t named = 0;
 
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		const char *name;
-		bool seen = false;
-		if (!failure_of_row(f, row))
-			continue;
-		name = check_name(f->check ? f->check : sc_results_rule_check(f->rule));
-		/* one name per check */
-		for (size_t j = 0; j < i && !seen; j++) {
-			const struct sc_results_gate_failure *g = &r->gate.failures[j];
-			seen = failure_of_row(g, row) &&
-			       sc_streq(check_name(g->check ? g->check : sc_results_rule_check(g->rule)), name);
+	if (v != SC_VERDICT_PASS) {
+		/* the word and icon of the row's verdict, the checks behind it under it */
+		sc_buf_printf(out, "%s **%s**", sc_report_verdict_icon(v), verdict_word(v));
+		for (size_t i = 0; i < r->gate.nchecks; i++) {
+			const struct sc_results_check *c = &r->gate.checks[i];
+			const char *name;
+			bool seen = false;
+			if (!check_of_row(c, row) || !check_open(c))
+				continue;
+			name = check_name(c->check);
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = check_of_row(&r->gate.checks[j], row) && check_open(&r->gate.checks[j]) &&
+				       sc_streq(check_name(r->gate.checks[j].check), name);
+			if (seen)
+				continue;
+			sc_buf_puts(out, named++ ? ", " : "<br><sub>");
+			sc_report_md_text(out, name);
+			if (c->accepted)
+				sc_buf_puts(out, " (accepted)");
 		}
-		if (seen)
-			continue;
-		sc_buf_puts(out, nfailed++ ? ", " : "❌ **fail**<br><sub>");
-		sc_report_md_text(out, name);
-	}
-	if (nfailed) {
-		sc_buf_puts(out, "</sub>");
-		return;
-	}
-	if (!s->gate_passed) {
-		/* results written before failures named their check */
-		sc_buf_puts(out, "❌ **fail**");
+		if (named)
+			sc_buf_puts(out, "</sub>");
 		return;
 	}
 	if (is_shard(r)) {
@@ -425,7 +477,7 @@ static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, cons
 		sc_buf_puts(out, allowed ? "✅ pass" : "—");
 		return;
 	}
-	sc_buf_puts(out, row_inconclusive(r, row) ? "⚠️ **unsure**" : "✅ pass");
+	sc_buf_puts(out, "✅ pass");
 }
 
 /* The skill cell: its path, then small, each on a line of its own, what
@@ -453,7 +505,7 @@ static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
 	if (fresh)
 		PART("invalid");
 	if (s->untested && !sc_streq(s->status, "deleted"))
-		PART("untested");
+		PART("unverified: no tests");
 #undef PART
 	if (parts)
 		sc_buf_puts(out, "</sub>");
@@ -502,9 +554,7 @@ static void cell_pass_rate(struct sc_buf *out, const struct sc_results *r, const
 	if (iv.diff) {
 		sc_buf_printf(out, "Δ [%+.0f, %+.0f]", iv.lo * 100.0 + 0.0, iv.hi * 100.0 + 0.0);
 		if (!isnan(iv.detectable) && iv.detectable <= 1.0)
-			sc_buf_printf(out, "; detects −%.0f", iv.detectable * 100.0 + 0.0);
-		else if (!isnan(iv.detectable))
-			sc_buf_puts(out, "; detects —");
+			sc_buf_printf(out, "; D %.0f", iv.detectable * 100.0 + 0.0);
 	} else {
 		range_pct(out, iv.base_lo, iv.base_hi);
 		sc_buf_puts(out, " → ");
@@ -654,8 +704,16 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < r->nskills; i++)
-		any |= sc_results_tests_edited(&r->skills[i]);
+	for (size_t i = 0; i < r->nskills; i++) {
+		const struct sc_results_skill *s = &r->skills[i];
+		any |= sc_results_tests_edited(s);
+		if (!s->first_tests)
+			continue;
+		sc_buf_puts(out, "> **🧪 Tests added: they judge later PRs.** ");
+		sc_report_md_code(out, s->path);
+		sc_buf_printf(out, " had no tests at base; the verdict runs the head's %lld against no "
+			      "skill, as for a new skill.\n\n", (long long)s->tests);
+	}
 	if (!any)
 		return;
 	sc_buf_puts(out, "> **✏️ This pull request edits tests.** The verdict uses the base revision's "
@@ -719,12 +777,12 @@ static void render_legend(struct sc_buf *out, const struct sc_results *r, const 
 	}
 	sc_buf_puts(out, eval ? "<sub>Pass rate with no skill → with the skill (lift)" : "<sub>Pass rate base → head (change)");
 	if (diff) {
-		/* the gate's interval is two-sided 1 - 2 alpha (docs/evaluation.md) */
-		double level = (1.0 - 2.0 * sc_compare_alpha(r->run.trust.gate.present ? r->run.trust.gate.alpha
-										   : r->run.alpha)) * 100.0;
-		sc_buf_printf(out, "; under it %sthe change's %.0f%% interval and the smallest drop "
-			      "the data would catch (80%% power)", side ? "each side's 95% interval, or " : "",
-			      level);
+		/* the check's interval at its alpha (docs/evaluation.md); D: the drop green rules out */
+		double beta = r->run.trust.gate.present && r->run.trust.gate.beta > 0
+			      ? r->run.trust.gate.beta : 0.2;
+		sc_buf_printf(out, "; under it %sthe change's interval (Δ, in points) and D, the drop "
+			      "green rules out (one that size is caught with probability %g)",
+			      side ? "each side's 95% interval, or " : "", 1 - beta);
 	} else if (side) {
 		sc_buf_puts(out, "; under it each side's 95% interval");
 	}
@@ -830,7 +888,10 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 	bool eval = is_eval(r);
 
 	sc_buf_puts(out, eval ? "## skillci eval\n\n" : "## skillci report\n\n");
-	sc_buf_puts(out, !r->gate.passed ? "❌ **" : is_shard(r) && !eval ? "⏳ **" : "✅ **");
+	if (is_shard(r) && !eval && r->gate.passed)
+		sc_buf_puts(out, "⏳ **");
+	else
+		sc_buf_printf(out, "%s **", sc_report_verdict_icon(r->gate.verdict));
 	{
 		struct sc_buf v = SC_BUF_INIT;
 		sc_report_verdict_text(&v, r);
@@ -913,8 +974,9 @@ static void indent2(struct sc_buf *out, const char *text)
 enum test_state {
 	TEST_PASSED,       /* every run that ran passed */
 	TEST_SKIPPED,      /* no run ran */
-	TEST_REGRESSED,    /* fails at head, passes at base */
-	TEST_ALREADY,      /* fails at head and at base */
+	TEST_REGRESSED,    /* every head run fails, every base run passed */
+	TEST_ALREADY,      /* fails at head; every base run failed too */
+	TEST_CHANGED,      /* fails at head; the runs show neither (base 2/3 -> head 0/3) */
 	TEST_FAILING,      /* fails, nothing to compare with */
 };
 
@@ -1034,8 +1096,12 @@ static void collect_groups(struct test_groups *g, const struct sc_results *r, co
 			grp->state = grp->passed ? TEST_PASSED : TEST_SKIPPED;
 		else if (!compare || grp->base_passed + grp->base_bad == 0)
 			grp->state = TEST_FAILING;
+		else if (!grp->base_passed)
+			grp->state = TEST_ALREADY;
+		else if (!grp->base_bad && !grp->passed)
+			grp->state = TEST_REGRESSED;
 		else
-			grp->state = grp->base_bad ? TEST_ALREADY : TEST_REGRESSED;
+			grp->state = TEST_CHANGED;
 	}
 	for (size_t i = 0; i < g->n; i++)
 		if (!g->v[i].nruns) {
@@ -1120,6 +1186,60 @@ static const char *state_icon(const struct test_group *grp)
 	}
 }
 
+/*
+ * An agent run's trace under a failed test (its first failed run with
+ * one): each line of the excerpt (turns, tool calls and results, the
+ * answer) a sub-item. True when there was one to show.
+ */
+static bool agent_trace_item(struct sc_buf *out, const struct test_group *grp)
+{
+	const struct sc_results_unit *ex = NULL;
+	const char *p;
+
+	for (size_t i = 0; i < grp->nruns && !ex; i++)
+		if (unit_bad(grp->runs[i]) && grp->runs[i]->excerpt &&
+		    (sc_streq(grp->runs[i]->kind, "agent") || sc_streq(grp->runs[i]->kind, "trigger")))
+			ex = grp->runs[i];
+	if (!ex)
+		return false;
+	sc_buf_puts(out, "  - agent");
+	if (grp->nruns > 1)
+		sc_buf_printf(out, " (run %lld)", (long long)ex->run_index + 1);
+	sc_buf_puts(out, ":\n");
+	for (p = ex->excerpt; *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = sc_xstrndup(p, n);
+		sc_buf_puts(out, "    - ");
+		sc_report_md_text(out, line);
+		sc_buf_putc(out, '\n');
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+	return true;
+}
+
+/* A trigger test's decision over its runs: " — should trigger, opened
+ * in 2 of 3 runs". Nothing for other tests. */
+static void trigger_note(struct sc_buf *out, const struct test_group *grp)
+{
+	size_t opened = 0, decided = 0;
+	bool should;
+
+	if (!grp->nruns || !grp->runs[0]->trigger)
+		return;
+	should = sc_streq(grp->runs[0]->trigger, "should_trigger");
+	for (size_t i = 0; i < grp->nruns; i++) {
+		bool pass = sc_streq(grp->runs[i]->verdict, "pass");
+		if (!pass && !sc_streq(grp->runs[i]->verdict, "fail"))
+			continue;
+		decided++;
+		opened += pass == should;
+	}
+	sc_buf_printf(out, " — trigger test, %s: opened the skill in %zu of %zu run%s",
+		      should ? "should trigger" : "should not trigger", opened, decided,
+		      decided == 1 ? "" : "s");
+}
+
 /* One test as a list item: its name, how its runs went, why the bad ones
  * failed (the same reason once), the base's side, and the start of the
  * answer of its first failed run. */
@@ -1150,13 +1270,18 @@ static void group_item(struct sc_buf *out, const struct test_group *grp, bool in
 		run_outcome(out, grp->runs[0]);
 	}
 	/* in a block of regressed or already failing tests the heading says
-	 * which; the base's runs are worth saying when there are several */
+	 * which; the base's runs are worth saying when there are several. A
+	 * test whose runs show neither says what they were */
 	if ((grp->state == TEST_REGRESSED || grp->state == TEST_ALREADY) && (!in_block || grp->base_n > 1)) {
 		sc_buf_puts(out, " — ");
 		if (!in_block)
 			sc_buf_puts(out, grp->state == TEST_REGRESSED ? "regressed, " : "already failing, ");
 		sc_buf_printf(out, "base passed %zu of %zu", grp->base_passed, grp->base_n);
+	} else if (grp->state == TEST_CHANGED) {
+		sc_buf_printf(out, " — base %zu/%zu → head %zu/%zu", grp->base_passed, grp->base_n,
+			      grp->passed, grp->nruns);
 	}
+	trigger_note(out, grp);
 	sc_buf_putc(out, '\n');
 	if (bad && !uniform)
 		for (size_t i = 0; i < grp->nruns; i++) {
@@ -1166,6 +1291,8 @@ static void group_item(struct sc_buf *out, const struct test_group *grp, bool in
 			run_outcome(out, grp->runs[i]);
 			sc_buf_putc(out, '\n');
 		}
+	if (bad && agent_trace_item(out, grp))
+		return;
 	if (in_block && bad) {
 		const struct sc_results_unit *ex = NULL;
 		for (size_t i = 0; i < grp->nruns && !ex; i++)
@@ -1254,7 +1381,7 @@ static void groups_summary(struct sc_buf *out, const struct test_groups *g)
 {
 	size_t passed = count_state(g, TEST_PASSED), skipped = count_state(g, TEST_SKIPPED);
 	size_t regressed = count_state(g, TEST_REGRESSED), already = count_state(g, TEST_ALREADY);
-	size_t failing = count_state(g, TEST_FAILING);
+	size_t failing = count_state(g, TEST_FAILING), changed = count_state(g, TEST_CHANGED);
 	bool any = false;
 
 	sc_buf_printf(out, "%zu test%s", g->n, g->n == 1 ? "" : "s");
@@ -1265,6 +1392,7 @@ static void groups_summary(struct sc_buf *out, const struct test_groups *g)
 	PART(passed, "passed");
 	PART(regressed, "regressed");
 	PART(already, "already failing");
+	PART(changed, "failed at head, passed at base in some runs");
 	PART(failing, "failed");
 	PART(skipped, "skipped");
 #undef PART
@@ -1288,60 +1416,62 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 			   const struct row *row)
 {
 	const struct sc_results_skill *s = row->skill;
-	const struct sc_results_check *open = row_inconclusive(r, row);
-	size_t nfail = row_failures(r, row);
+	enum sc_verdict v = row_verdict(r, row);
 	bool eval = is_eval(r), deleted = sc_streq(s->status, "deleted");
 	struct sc_buf head = SC_BUF_INIT, body = SC_BUF_INIT, msg = SC_BUF_INIT;
 	struct test_groups g;
 	size_t shown = 0;
 
-	if (eval || (!nfail && s->gate_passed && !open))
+	if (eval || v == SC_VERDICT_PASS)
 		return;
 	collect_groups(&g, r, row, deleted ? "base" : "head", !deleted);
-	sc_buf_puts(&head, nfail || !s->gate_passed ? "❌ " : "⚠️ ");
+	sc_buf_printf(&head, "%s ", sc_report_verdict_icon(v));
 	sc_report_md_code(&head, s->path);
 	if (row->model) {
 		sc_buf_puts(&head, " · ");
 		sc_report_md_code(&head, row->model);
 	}
 	sc_buf_puts(&head, ": ");
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (!failure_of_row(f, row))
+	/* every check of the row that is not a pass, in the words of its status */
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const struct sc_results_check *c = &r->gate.checks[i];
+		enum sc_verdict cv;
+		if (!check_of_row(c, row) || !check_open(c))
 			continue;
+		cv = sc_streq(c->status, "failed") ? SC_VERDICT_FAIL : sc_streq(c->status, "error")
+		     ? SC_VERDICT_ERROR : SC_VERDICT_UNVERIFIED;
 		sc_buf_puts(&head, shown++ ? ", " : "");
 		sc_buf_puts(&head, "<b>");
-		sc_report_md_text(&head, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
-		sc_buf_puts(&head, "</b>");
-		sc_buf_puts(&body, "- ❌ **");
-		sc_report_md_text(&body, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
-		sc_buf_puts(&body, "** (");
-		sc_report_md_text(&body, f->rule);
-		sc_buf_puts(&body, "): ");
+		sc_report_md_text(&head, check_name(c->check));
+		sc_buf_printf(&head, "</b> %s", verdict_word(cv));
+		sc_buf_printf(&body, "- %s **", sc_report_verdict_icon(cv));
+		sc_report_md_text(&body, check_name(c->check));
+		sc_buf_printf(&body, "** %s", verdict_word(cv));
+		if (c->accepted)
+			sc_buf_puts(&body, ", accepted by the trusted config");
+		if (c->rule) {
+			sc_buf_puts(&body, " (");
+			sc_report_md_text(&body, c->rule);
+			sc_buf_puts(&body, ")");
+		}
+		sc_buf_puts(&body, ": ");
 		sc_buf_clear(&msg);
-		sc_report_trim(&msg, f->message ? f->message : "", SC_REPORT_MD_MESSAGE_MAX);
+		sc_report_trim(&msg, c->message ? c->message : "", SC_REPORT_MD_MESSAGE_MAX);
 		sc_report_md_text(&body, msg.ptr);
 		sc_buf_putc(&body, '\n');
 	}
-	if (!shown && !s->gate_passed) {
+	if (!shown) {
+		/* results written before failures had checks */
 		sc_buf_puts(&head, "failed");
 		for (size_t i = 0; i < s->ngate_reasons; i++) {
 			sc_buf_puts(&body, "- ❌ ");
 			sc_report_md_text(&body, s->gate_reasons[i]);
 			sc_buf_putc(&body, '\n');
 		}
-	} else if (!shown) {
-		sc_buf_puts(&head, "<b>pass rate</b> inconclusive");
-		sc_buf_puts(&body, "- ⚠️ **pass rate** inconclusive, not a failure: ");
-		sc_buf_clear(&msg);
-		sc_report_trim(&msg, open->message + (strlen(open->message) > 14 ? 14 : 12),
-			       SC_REPORT_MD_MESSAGE_MAX);
-		sc_report_md_text(&body, msg.ptr);
-		sc_buf_putc(&body, '\n');
 	}
 	if (g.n && !deleted) {
 		size_t regressed = count_state(&g, TEST_REGRESSED), already = count_state(&g, TEST_ALREADY);
-		size_t failing = count_state(&g, TEST_FAILING);
+		size_t failing = count_state(&g, TEST_FAILING), changed = count_state(&g, TEST_CHANGED);
 		sc_buf_puts(&head, " · ");
 		groups_summary(&head, &g);
 		if (regressed) {
@@ -1349,6 +1479,14 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 				      regressed, regressed == 1 ? "" : "s");
 			for (size_t i = 0; i < g.n; i++)
 				if (g.v[i].state == TEST_REGRESSED)
+					block_item(&body, &g.v[i]);
+		}
+		if (changed) {
+			sc_buf_printf(&body, "\n**Failed at head** (some runs passed at base; the runs "
+				      "show neither a regression nor an old failure): %zu test%s\n\n",
+				      changed, changed == 1 ? "" : "s");
+			for (size_t i = 0; i < g.n; i++)
+				if (g.v[i].state == TEST_CHANGED)
 					block_item(&body, &g.v[i]);
 		}
 		if (failing) {
@@ -1373,6 +1511,37 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 	sc_buf_release(&head);
 	sc_buf_release(&body);
 	sc_buf_release(&msg);
+}
+
+/* " · triggers: recall 4/5 (80%), false triggers 1/5 (20%)" for a row
+ * with trigger tests, with the base's in brackets where there is one. */
+static void trigger_summary(struct sc_buf *out, const struct sc_results *r, const struct row *row,
+			    const char *variant)
+{
+	const struct sc_results_aggregate *a =
+		sc_results_find_aggregate(r, row->skill->path, variant, row->model);
+	const struct sc_results_aggregate *b = strcmp(variant, "base") ?
+		sc_results_find_aggregate(r, row->skill->path, "base", row->model) : NULL;
+
+	if (!a || !(a->trigger_should || a->trigger_should_not))
+		return;
+	sc_buf_puts(out, " · triggers:");
+	if (a->trigger_should) {
+		sc_buf_printf(out, " recall %lld/%lld (%.0f%%)", (long long)a->trigger_hits,
+			      (long long)a->trigger_should,
+			      100.0 * (double)a->trigger_hits / (double)a->trigger_should);
+		if (b && b->trigger_should)
+			sc_buf_printf(out, " [base %lld/%lld]", (long long)b->trigger_hits,
+				      (long long)b->trigger_should);
+	}
+	if (a->trigger_should_not) {
+		sc_buf_printf(out, "%s false triggers %lld/%lld (%.0f%%)", a->trigger_should ? "," : "",
+			      (long long)a->trigger_false, (long long)a->trigger_should_not,
+			      100.0 * (double)a->trigger_false / (double)a->trigger_should_not);
+		if (b && b->trigger_should_not)
+			sc_buf_printf(out, " [base %lld/%lld]", (long long)b->trigger_false,
+				      (long long)b->trigger_should_not);
+	}
 }
 
 /* The variant whose units a row's details show: head, or base for a
@@ -1431,6 +1600,7 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 			sc_report_points(&head, lh->pass_rate_delta);
 		}
 	}
+	trigger_summary(&head, r, row, variant);
 
 	sc_buf_printf(full, "<details>\n<summary>%s</summary>\n\n%s\n</details>\n\n", head.ptr, items.ptr);
 	sc_buf_printf(compact, "- %s\n", head.ptr);
@@ -1562,7 +1732,19 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 	}
 	if (!run->nmodels)
 		sc_buf_puts(out, "—");
-	sc_buf_printf(out, " · %lld run%s per test", (long long)run->runs, run->runs == 1 ? "" : "s");
+	if (run->trust.gate.present && run->trust.gate.max_runs > 0)
+		sc_buf_printf(out, " · %lld to %lld runs per test (sequential)",
+			      (long long)run->trust.gate.first_runs, (long long)run->trust.gate.max_runs);
+	else
+		sc_buf_printf(out, " · %lld run%s per test", (long long)run->runs,
+			      run->runs == 1 ? "" : "s");
+	{
+		struct sc_buf cost = SC_BUF_INIT;
+		sc_report_cost_line(&cost, r);
+		if (cost.len)
+			sc_buf_printf(out, " · %s", cost.ptr);
+		sc_buf_release(&cost);
+	}
 	sc_buf_printf(out, " · significance at alpha %g", sc_compare_alpha(run->alpha));
 	if (run->shard_count > 1)
 		sc_buf_printf(out, " · shard %lld/%lld", (long long)run->shard_index, (long long)run->shard_count);
@@ -1571,6 +1753,29 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 	if (run->id) {
 		sc_buf_puts(out, " · run ");
 		sc_report_md_code(out, run->id);
+	}
+	if (run->prov.present && run->prov.head) {
+		/* the commit judged: what would land (docs/run.md, "Provenance") */
+		struct sc_buf h = SC_BUF_INIT;
+		sc_buf_puts(out, " · judged ");
+		sc_buf_printf(&h, "%.12s", run->prov.head);
+		sc_report_md_code(out, h.ptr);
+		if (sc_streq(run->prov.judged, "merge") && run->prov.base) {
+			sc_buf_clear(&h);
+			sc_buf_printf(&h, "%.12s", run->prov.base);
+			sc_buf_puts(out, " merged into the target's tip ");
+			sc_report_md_code(out, h.ptr);
+			if (run->prov.judged_tree) {
+				sc_buf_clear(&h);
+				sc_buf_printf(&h, "%.12s", run->prov.judged_tree);
+				sc_buf_puts(out, " (tree ");
+				sc_report_md_code(out, h.ptr);
+				sc_buf_puts(out, ")");
+			}
+		}
+		if (run->prov.pr_number > 0)
+			sc_buf_printf(out, " · pull request #%lld", (long long)run->prov.pr_number);
+		sc_buf_release(&h);
 	}
 	if (!run->complete)
 		sc_buf_puts(out, " · ⚠️ **incomplete**");

@@ -11,6 +11,7 @@
 
 #define GREEN "\033[32m"
 #define RED   "\033[31m"
+#define YELLOW "\033[33m"
 #define DIM   "\033[2m"
 #define BOLD  "\033[1m"
 #define RESET "\033[0m"
@@ -98,28 +99,35 @@ static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 
 	if (r->run.kind && !strcmp(r->run.kind, "eval"))
 		return;
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		/* every check that is not a pass, in the words of its status:
+		 * ✗ failed, ? unverified (accepted or not), ! could not check */
+		const struct sc_results_check *c = &r->gate.checks[i];
+		bool whole = !c->model || !*c->model, failed = sc_streq(c->status, "failed");
+		bool err = sc_streq(c->status, "error"), unv = sc_streq(c->status, "unverified");
+		if (!sc_streq(c->skill, s->path) || (!whole && model && !sc_streq(c->model, model)) ||
+		    !(failed || err || unv))
+			continue;
+		sc_buf_printf(out, "  gate: %s%s %s %s%s (%s): ", colour ? (failed || err ? RED : YELLOW) : "",
+			      failed ? "✗" : err ? "!" : "?", c->check,
+			      failed ? "failed" : err ? "could not check" : "unverified",
+			      c->accepted ? ", accepted" : "", c->rule ? c->rule : c->check);
+		put(out, c->message ? c->message : "");
+		sc_buf_printf(out, "%s\n", colour ? RESET : "");
+		n++;
+	}
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		/* results written before every failure had a check */
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
 		bool whole = !f->model || !*f->model;
-		if (!sc_streq(f->skill, s->path) || (!whole && model && !sc_streq(f->model, model)))
+		if (!sc_streq(f->skill, s->path) || (!whole && model && !sc_streq(f->model, model)) ||
+		    sc_results_find_check(r, f->skill, f->model ? f->model : "", f->check))
 			continue;
 		sc_buf_printf(out, "  gate: %s✗ %s (%s): ", colour ? RED : "",
 			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule);
 		put(out, f->message ? f->message : "");
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 		n++;
-	}
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		/* an inconclusive pass-rate check is not a pass: say which drop is open */
-		const struct sc_results_check *c = &r->gate.checks[i];
-		if (sc_streq(c->skill, s->path) && (!model || sc_streq(c->model, model)) &&
-		    sc_streq(c->check, "pass_rate") && sc_streq(c->status, "skipped") && c->message &&
-		    !strncmp(c->message, "inconclusive", 12)) {
-			sc_buf_puts(out, "  gate: ? pass_rate: ");
-			put(out, c->message);
-			sc_buf_puts(out, "\n");
-			n++;
-		}
 	}
 	if (!n && !s->gate_passed) {
 		for (size_t i = 0; i < s->ngate_reasons; i++) {
@@ -131,7 +139,7 @@ static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 	}
 	if (!n)
 		sc_buf_printf(out, "  gate: %s%s\n", shard ? "decided by skillci merge" : "✓ passed",
-			      s->untested ? " (untested: no tests found)" : "");
+			      s->untested ? " (unverified: no tests)" : "");
 }
 
 /* What the pull request tried that was not applied, and the skills whose
@@ -161,6 +169,12 @@ static void trust_lines(struct sc_buf *out, const struct sc_results *r)
 	}
 	for (size_t i = 0; i < r->nskills; i++) {
 		const struct sc_results_skill *s = &r->skills[i];
+		if (s->first_tests) {
+			put(out, s->path);
+			sc_buf_printf(out, ": tests added: they judge later PRs (the base had none; "
+				      "the verdict runs the head's %lld against no skill)\n",
+				      (long long)s->tests);
+		}
 		if (!sc_results_tests_edited(s))
 			continue;
 		put(out, s->path);
@@ -266,7 +280,7 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		if (sc_streq(s->status, "deleted"))
 			sc_buf_puts(out, ": deleted at head\n");
 		else if (s->untested)
-			sc_buf_printf(out, ": %s%suntested (no tests found)\n", eval ? "" : s->status ? s->status : "",
+			sc_buf_printf(out, ": %s%sunverified: no tests\n", eval ? "" : s->status ? s->status : "",
 				      eval || !s->status ? "" : ", ");
 		else
 			sc_buf_printf(out, ": %s%snothing evaluated\n", eval ? "" : s->status ? s->status : "",
@@ -282,10 +296,23 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		put(out, f->message ? f->message : "");
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 	}
+	{
+		/* what the decisions cost */
+		struct sc_buf cost = SC_BUF_INIT;
+		sc_report_cost_line(&cost, r);
+		if (cost.len) {
+			sc_buf_puts(out, "cost: ");
+			put(out, cost.ptr);
+			sc_buf_putc(out, '\n');
+		}
+		sc_buf_release(&cost);
+	}
 	trust_lines(out, r);
 	sc_report_verdict_text(&verdict, r);
-	sc_buf_printf(out, "%s%s ", colour ? (r->gate.passed ? GREEN : RED) : "",
-		      r->gate.passed ? "✓" : "✗");
+	sc_buf_printf(out, "%s%s ", colour ? (r->gate.verdict == SC_VERDICT_PASS ? GREEN
+					      : r->gate.verdict == SC_VERDICT_UNVERIFIED ? YELLOW : RED) : "",
+		      r->gate.verdict == SC_VERDICT_PASS ? "✓" : r->gate.verdict == SC_VERDICT_FAIL ? "✗"
+		      : r->gate.verdict == SC_VERDICT_ERROR ? "!" : "?");
 	put(out, verdict.ptr);
 	sc_buf_printf(out, "%s\n", colour ? RESET : "");
 	if (!r->run.complete) {

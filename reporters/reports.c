@@ -5,9 +5,11 @@
 #include "common.h"
 #include "escape.h"
 #include "reporters/reports.h"
+#include "reporters/report_fmt.h"
 #include "reporters/report_github.h"
 #include "reporters/report_html.h"
 #include "reporters/report_junit.h"
+#include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "reporters/report_term.h"
 #include "results/results.h"
@@ -232,8 +234,10 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 			 * changed skills): the verdict, and where the rest is. */
 			sc_buf_clear(o->comment_md);
 			sc_buf_puts(o->comment_md, "## skillci report\n\n");
-			sc_buf_puts(o->comment_md, r->gate.passed ? "✅ **" : "❌ **");
-			sc_report_verdict_text(o->comment_md, r);
+			sc_buf_printf(o->comment_md, "%s **", sc_report_verdict_icon(r->gate.verdict));
+			sc_buf_clear(&buf);
+			sc_report_verdict_text(&buf, r);  /* names skill paths: text */
+			sc_report_md_text(o->comment_md, buf.ptr);
 			sc_buf_puts(o->comment_md, ".**\n\nThe summary table is too long for a comment; see "
 					  "the job's step summary or the HTML report.\n");
 		}

@@ -22,7 +22,10 @@
 #   results    skills, format, core (the results model and its store sit
 #              below the evaluation and the gate that fill them; the
 #              statistics they use are core)
-#   the rest (the library)  any library part, never cmd, reporters, kernel
+#   jail       nothing of ours (skillci-jail, the helper inside the agent
+#              jail, is its own program: libc only)
+#   the rest (the library)  any library part and jail's protocol header
+#              (jail/jailproto.h), never cmd, reporters, kernel
 #
 # and each third-party library is included by exactly one wrapper (cJSON,
 # used wherever JSON is read or written, is the exception).
@@ -30,7 +33,7 @@ set -u
 root=${1:-.}
 cd "$root" || exit 2
 
-library="format skills git net providers eval pipeline results teacher kernelrun"
+library="format skills git net providers eval pipeline results teacher kernelrun agent"
 
 allowed() {  # allowed PART TARGET: exit 0 when PART may include TARGET
 	[ "$1" = "$2" ] && return 0
@@ -38,13 +41,14 @@ allowed() {  # allowed PART TARGET: exit 0 when PART may include TARGET
 	case "$1" in
 	core) return 1 ;;
 	kernel) return 1 ;;
+	jail) return 1 ;;
 	fixtures) [ "$2" = kernel ] ;;
 	format) return 1 ;;
 	reporters) [ "$2" = results ] || [ "$2" = format ] ;;
 	cmd) [ "$2" != kernel ] ;;
 	skills) [ "$2" = format ] ;;
 	results) [ "$2" = skills ] || [ "$2" = format ] ;;
-	*) case " $library " in *" $2 "*) return 0 ;; esac; return 1 ;;
+	*) case " $library " in *" $2 "*) return 0 ;; esac; [ "$2" = jail ] ;;
 	esac
 }
 

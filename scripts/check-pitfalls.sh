@@ -37,7 +37,14 @@ for spec in fixtures/*/spec.json; do
 	# the table rows of the section, up to the next heading of level 1 or 2
 	rows=$(awk '/^## Pitfalls, tested[[:space:]]*$/ {on = 1; found = 1; next}
 		on && /^##?[[:space:]]/ {on = 0}
-		on && /^[[:space:]]*\|/ {print}
+		on && /^[[:space:]]*\|/ {
+			# the first three columns, trimmed (the kernel also of
+			# backquotes), tab-separated
+			n = split($0, c, "|")
+			for (i = 2; i <= 4; i++) { if (i > n) c[i] = ""; gsub(/^[ \t]+|[ \t]+$/, "", c[i]) }
+			gsub(/^`+|`+$/, "", c[3])
+			print c[2] "\t" c[3] "\t" c[4]
+		}
 		END {if (!found) print "NO-SECTION"}' "$notes")
 	if [ "$rows" = NO-SECTION ]; then
 		problem "$notes" "no '## Pitfalls, tested' section"
@@ -45,12 +52,10 @@ for spec in fixtures/*/spec.json; do
 	fi
 	listed=""
 	n=0
-	while IFS= read -r row; do
-		[ -n "$row" ] || continue
-		# columns, trimmed; skip the header and the separator
-		c1=$(printf '%s' "$row" | awk -F'|' '{gsub(/^[ \t]+|[ \t]+$/, "", $2); print $2}')
-		c2=$(printf '%s' "$row" | awk -F'|' '{gsub(/^[ \t`]+|[ \t`]+$/, "", $3); print $3}')
-		c3=$(printf '%s' "$row" | awk -F'|' '{gsub(/^[ \t]+|[ \t]+$/, "", $4); print $4}')
+	tab=$(printf '\t')
+	while IFS="$tab" read -r c1 c2 c3; do
+		[ -n "$c1$c2$c3" ] || continue
+		# skip the header and the separator
 		case "$c1" in pitfall|variant|"pitfall or variant") continue ;; esac
 		case "$c2" in planted\ kernel|-*|:-*) continue ;; esac
 		n=$((n + 1))
@@ -64,14 +69,24 @@ for spec in fixtures/*/spec.json; do
 			continue
 		fi
 		[ -n "$c3" ] || problem "$notes" "row '$c1': no worst error / tolerance"
-		grep -q "^// fixture: *$f *\$" "$c2" || problem "$c2" "no '// fixture: $f' line"
-		exp=$(sed -n 's|^// expect-emu: *||p' "$c2" | head -n 1)
-		case "$(basename "$c2")" in
+		# the kernel's header in one read: its fixture line (1 or 0), its
+		# first expect-emu value, whether it has a Variant and a Pitfall line
+		hdr=$(awk -v f="$f" '
+			$0 ~ "^// fixture: *" f " *$" {fx = 1}
+			/^\/\/ expect-emu:/ && !got {e = $0; sub(/^\/\/ expect-emu: */, "", e); got = 1}
+			/^\/\/ Variant: ./ {va = 1}
+			/^\/\/ Pitfall: ./ {pi = 1}
+			END {printf "%d\t%d\t%d\t%s", fx, va, pi, e}' "$c2")
+		IFS="$tab" read -r has_fx has_var has_pit exp <<HDR
+$hdr
+HDR
+		[ "$has_fx" = 1 ] || problem "$c2" "no '// fixture: $f' line"
+		case "${c2##*/}" in
 		ok_*)
-			grep -q '^// Variant: ..*' "$c2" || problem "$c2" "a correct variant (ok_*) needs a '// Variant: ...' line"
+			[ "$has_var" = 1 ] || problem "$c2" "a correct variant (ok_*) needs a '// Variant: ...' line"
 			case "$exp" in passed*) ;; *) problem "$c2" "a correct variant (ok_*) needs '// expect-emu: passed none', not '${exp:-nothing}'" ;; esac ;;
 		*)
-			grep -q '^// Pitfall: ..*' "$c2" || problem "$c2" "no '// Pitfall: ...' line"
+			[ "$has_pit" = 1 ] || problem "$c2" "no '// Pitfall: ...' line"
 			case "$exp" in failed\ ?*) ;; *) problem "$c2" "a pitfall needs '// expect-emu: failed REASON', not '${exp:-nothing}'" ;; esac ;;
 		esac
 	done <<ROWS

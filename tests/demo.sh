@@ -44,6 +44,7 @@ sed -e 's|^fixtures: ../fixtures.*|fixtures: fixtures|' \
     -e 's|^  require_lift: true$|&\n  compile_only: true    # this runner compiles kernels only (docs/run.md)|' \
     -e 's|- skill: cuda-kernels|- skill: skills/cuda-kernels|' \
     -e 's|- skill: commit-messages|- skill: skills/commit-messages|' \
+    -e "s|^  model: anthropic.claude-haiku-4-5\$|  model: $model|" \
     "$root/skills/skillci.yml" > "$repo/skillci.yml"
 
 # Base: the commit-messages examples carry reference answers, two of them
@@ -121,9 +122,9 @@ else
 	echo "== student model: $model"
 fi
 echo
-echo "== skillci run --repo $repo --base $base --head $head -m $model --runs 1"
+echo "== skillci run --repo $repo --base $base --head $head -m $model"
 cd "$demo" || exit 3
-"$skillci" run --repo "$repo" --base "$base" --head "$head" -m "$model" --runs 1
+"$skillci" run --repo "$repo" --base "$base" --head "$head" -m "$model"
 rc=$?
 echo
 echo "== skillci run exited $rc (0 pass, 1 gate failed, 2 bad input, 3 infrastructure)"

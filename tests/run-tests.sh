@@ -28,6 +28,9 @@ logs="$root/$build/test-logs"
 mkdir -p "$logs"
 export SKILLCI="${SKILLCI:-$root/$build/skillci}"
 export SKILLCI_ROOT="$root"
+# the agent jail's helper (runner/jail/), which unit test binaries would
+# otherwise look for beside themselves
+export SKILLCI_JAIL_HELPER="${SKILLCI_JAIL_HELPER:-$root/$build/skillci-jail}"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 : "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0:halt_on_error=1}"
 export ASAN_OPTIONS

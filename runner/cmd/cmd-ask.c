@@ -51,9 +51,11 @@ static void on_answer(struct sc_chat_response *resp, void *payload)
 	struct ask_result *r = payload;
 
 	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text)
-		fprintf(stderr, "%s\n", resp->text);  /* what came before the cut */
+		sc_cmd_text(stderr, resp->text);  /* what came before the cut */
+	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text)
+		fputc('\n', stderr);
 	if (resp->error_class != SC_CHAT_OK) {
-		fprintf(stderr, "error: %s\n", resp->error);
+		sc_cmd_line(stderr, "error: %s", resp->error);  /* a server's words */
 		if (resp->error_class == SC_CHAT_TRUNCATED)
 			fprintf(stderr, "tokens: input %lld, output %lld (reasoning %lld), cache read %lld, "
 			"cache write %lld\n", (long long)resp->input_tokens,
@@ -62,7 +64,7 @@ static void on_answer(struct sc_chat_response *resp, void *payload)
 		r->exit_code = resp->error_class == SC_CHAT_CONFIG ? SC_EXIT_USAGE : SC_EXIT_INFRA;
 		return;
 	}
-	fputs(resp->text, stdout);
+	sc_cmd_text(stdout, resp->text);  /* the model's answer: its lines, no control */
 	if (!*resp->text || resp->text[strlen(resp->text) - 1] != '\n')
 		fputc('\n', stdout);
 	fprintf(stderr, "tokens: input %lld, output %lld, cache read %lld, cache write %lld, "
@@ -172,7 +174,7 @@ int cmd_ask(int argc, char **argv)
 		goto done;
 	}
 	if (strcmp(pm.name, model))
-		fprintf(stderr, "model: %s\n", pm.name);
+		sc_cmd_line(stderr, "model: %s", pm.name);
 	if (!strcmp(argv[optind], "-")) {
 		if (sc_buf_put_capped(&prompt, "", 0, 1) < 0) { /* keeps the buffer empty */ }
 		for (;;) {

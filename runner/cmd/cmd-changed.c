@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "git/changed.h"
 #include "git/ghevent.h"
 #include "git/git.h"
@@ -90,7 +91,13 @@ static int print_json(const struct sc_changed *list)
 	cJSON_Delete(arr);
 	if (!text)
 		sc_die("out of memory");
-	puts(text);
+	{
+		/* paths are the pull request's: no raw control reaches a terminal */
+		struct sc_buf esc = SC_BUF_INIT;
+		sc_escape_json(&esc, text, strlen(text));
+		puts(esc.ptr);
+		sc_buf_release(&esc);
+	}
 	free(text);
 	return 0;
 }
@@ -100,9 +107,10 @@ static void print_text(const struct sc_changed *list)
 	for (size_t i = 0; i < list->n; i++) {
 		const struct sc_changed_skill *s = &list->items[i];
 		if (s->old_path)
-			printf("%-9s %s -> %s\n", sc_change_status_name(s->status), s->old_path, s->path);
+			sc_cmd_line(stdout, "%-9s %s -> %s", sc_change_status_name(s->status), s->old_path,
+				    s->path);
 		else
-			printf("%-9s %s\n", sc_change_status_name(s->status), s->path);
+			sc_cmd_line(stdout, "%-9s %s", sc_change_status_name(s->status), s->path);
 	}
 }
 
@@ -171,6 +179,12 @@ int cmd_changed(int argc, char **argv)
 	} else if (a.event) {
 		if ((err = sc_ghevent_read(&ev, a.event)) < 0)
 			goto done;
+		if (!strcmp(ev.kind, "workflow_run")) {
+			/* its base is the pull request's, which only the API knows */
+			rc = sc_cmd_usage_error("changed", "a workflow_run event names no base: give "
+						"--base REV");
+			goto out;
+		}
 		base_rev = ev.base;
 		no_base = !ev.base;
 		if (!a.head)
@@ -214,8 +228,8 @@ int cmd_changed(int argc, char **argv)
 		goto done;
 	for (size_t i = 0; i < list.n; i++)
 		if (list.items[i].lowercase && list.items[i].status != SC_CHANGE_DELETED)
-			fprintf(stderr, "warning: '%s/skill.md': lowercase skill file accepted; "
-				"rename it to SKILL.md\n", list.items[i].path);
+			sc_cmd_line(stderr, "warning: '%s/skill.md': lowercase skill file accepted; "
+				    "rename it to SKILL.md", list.items[i].path);
 	if (a.json)
 		print_json(&list);
 	else

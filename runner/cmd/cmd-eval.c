@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "cmd/cmd.h"
 #include "diag.h"
+#include "agent/agent.h"
 #include "pipeline/evalrun.h"
 #include "providers/provider.h"
 #include "reporters/report_fmt.h"
@@ -27,7 +28,9 @@ static void usage(FILE *f)
 		"usage: skillci eval DIR... -m MODEL... [--runs N | --max-runs R [--first-runs F]]\n"
 		"                    [--lift-margin P] [--no-baseline] [--tests FILE]\n"
 		"                    [--generate-tests] [--test-gen-model MODEL]\n"
-		"                    [--max-turns N] [--judge MODEL] [--offline] [--store LOCATION]\n"
+		"                    [--max-turns N] [--judge MODEL] [--grader MODEL] [--agent MODE]\n"
+		"                    [--offline]\n"
+		"                    [--store LOCATION]\n"
 		"                    [--no-reuse] [--cache DIR] [--no-cache] [--retries N] [--json FILE]\n"
 		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
 		"\n"
@@ -43,7 +46,7 @@ static void usage(FILE *f)
 		"                       both sides, per skill x model until the lift over no skill\n"
 		"                       is shown or ruled out, at most R runs per test (default:\n"
 		"                       gate.max_runs in skillci.yml; 0 there: the fixed design)\n"
-		"  --first-runs F       runs per test in each round (default gate.first_runs, else 2)\n"
+		"  --first-runs F       runs per test in each round (default gate.first_runs, else 1)\n"
 		"  --lift-margin P      sequential: the lift in points the skill must show (default 0)\n"
 		"  --no-baseline        do not evaluate without the skill\n"
 		"  -t, --tests FILE     test file to use instead of the skill's own tests\n"
@@ -51,9 +54,16 @@ static void usage(FILE *f)
 		"                       generation model first, saved in its skill_meta.json\n"
 		"  --test-gen-model M   that model (default: test_gen_model, else\n"
 		"                       skill_generation_model of upskill.config.yaml, else sonnet)\n"
-		"  --max-turns N        model turns for kernel tests (default 3)\n"
+		"  --max-turns N        model turns for kernel tests and agent runs (default 3)\n"
+		"  --agent MODE         which tests run as agents, with tools in a jail: auto (tests\n"
+		"                       with workspace verifiers, trigger tests), always (every text\n"
+		"                       test), never (default: agent.mode in skillci.yml, else auto)\n"
 		"  --judge MODEL        score every answer 0-1 with this model (beside the verdict)\n"
 		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
+		"  --grader MODEL       grade tests' expectations with this model, per statement with\n"
+		"                       quoted evidence (default: grader.model; without one such\n"
+		"                       tests are unverified: skillci help tests)\n");
+	fprintf(f,
 		"  --offline            answer from the response cache only\n"
 		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
 		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
@@ -142,7 +152,7 @@ static void print_rate_line(const char *label, const struct sc_results_aggregate
 	}
 	if (suffix && *suffix)
 		sc_buf_printf(&b, "  %s", suffix);
-	printf("%s\n", b.ptr);
+	sc_cmd_line(stdout, "%s", b.ptr);
 	sc_buf_release(&b);
 }
 
@@ -181,18 +191,17 @@ static void print_tests(const struct sc_results *r, const char *skill, const cha
 		sc_buf_clear(&esc);
 		sc_escape_log(&esc, u->test_name);
 		if (baseline)
-			printf("  %zu. %-40.40s  %d/%d base  %d/%d skill\n", shown, esc.ptr, bp, bn, sp, sn);
+			sc_cmd_line(stdout, "  %zu. %-40.40s  %d/%d base  %d/%d skill", shown, esc.ptr,
+				    bp, bn, sp, sn);
 		else
-			printf("  %zu. %-40.40s  %d/%d skill\n", shown, esc.ptr, sp, sn);
+			sc_cmd_line(stdout, "  %zu. %-40.40s  %d/%d skill", shown, esc.ptr, sp, sn);
 		for (size_t j = 0; j < r->nunits; j++) {
 			const struct sc_results_unit *w = &r->units[j];
 			if (strcmp(w->skill, skill) || strcmp(w->model, model) ||
 			    strcmp(w->test_id, u->test_id) || !w->message)
 				continue;
-			sc_buf_clear(&esc);
-			sc_escape_log(&esc, w->message);
-			printf("       %s run %lld: %s: %s\n", w->variant, (long long)w->run_index,
-			       w->verdict, esc.ptr);
+			sc_cmd_line(stdout, "       %s run %lld: %s: %s", w->variant,
+				    (long long)w->run_index, w->verdict, w->message);
 		}
 	}
 	if (shown)
@@ -260,30 +269,25 @@ static void print_lift(const struct sc_results_lift *l, double alpha, size_t nch
 	sc_buf_puts(&est, ", ");
 	points(&est, l->hi);
 	sc_buf_puts(&est, "]");
+	double d = isnan(l->drop) ? l->detectable : l->drop;
+
 	if (!strcmp(l->decision, "lift"))
-		printf("\n  lift: shown, %s, more than the %g-point margin\n", est.ptr,
-		       l->margin * 100.0);
+		printf("\n  lift: shown, %s, beyond the %g-point margin\n", est.ptr, l->margin * 100.0);
 	else if (!strcmp(l->decision, "no_lift"))
-		printf("\n  lift: none, %s: a lift of %g points or more is ruled out%s\n", est.ptr,
-		       l->margin * 100.0, l->margin > 0 ? "" : " (the skill does worse than no skill)");
+		printf("\n  lift: none of %g points or more, %s: ruled out\n", d * 100.0, est.ptr);
 	else if (!l->tests)
-		printf("\n  lift: inconclusive, no test judged with and without the skill\n");
-	else {
-		struct sc_buf d = SC_BUF_INIT;
-		sc_buf_printf(&d, "%.0f", l->detectable * 100.0);
-		printf("\n  lift: inconclusive, %s: a lift beyond the %g-point margin is neither shown "
-		       "nor ruled out;\n        the data could show a lift of %s points or more (80%% power)\n",
-		       est.ptr, l->margin * 100.0, d.ptr);
-		sc_buf_release(&d);
-	}
-	printf("        %lld runs per test after %lld of %lld rounds (%lld with the skill, %lld "
-	       "without)%s\n", (long long)l->runs_per_test, (long long)l->rounds,
-	       (long long)l->max_rounds, (long long)l->skill_runs, (long long)l->baseline_runs,
-	       !l->stop ? "" : !strcmp(l->stop, "futility") ? "; stopped for futility"
-	       : !strcmp(l->stop, "last_look") ? "; the last look" : !strcmp(l->stop, "stopped")
-	       ? "; interrupted" : "");
-	printf("        alpha %g one-sided, O'Brien-Fleming spending, Bonferroni over %zu check%s\n",
-	       alpha, nchecks, nchecks == 1 ? "" : "s");
+		printf("\n  lift: unverified, no test judged with and without the skill\n");
+	else
+		printf("\n  lift: unverified, %s: neither a lift nor the absence of a lift of %g points "
+		       "is shown;\n        %s\n", est.ptr, d * 100.0,
+		       l->stop && !strcmp(l->stop, "stopped") ? "the run was interrupted"
+		       : "the design reached its cap of runs per test (--max-runs, gate.max_runs)");
+	printf("        %lld run%s per test after %lld of at most %lld round%s (%lld with the skill, "
+	       "%lld without)%s\n", (long long)l->runs_per_test, l->runs_per_test == 1 ? "" : "s",
+	       (long long)l->rounds, (long long)l->max_rounds, l->max_rounds == 1 ? "" : "s", (long long)l->skill_runs, (long long)l->baseline_runs,
+	       l->stop && !strcmp(l->stop, "end") ? "; the boundaries met" : "");
+	printf("        sequential probability ratio test, alpha %g over %zu check%s\n", alpha,
+	       nchecks, nchecks == 1 ? "" : "s");
 	sc_buf_release(&est);
 }
 
@@ -296,21 +300,25 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "baseline", model);
 	const struct sc_results_comparison *c = sc_results_find_comparison(r, s->path, model,
 									  "baseline", "head");
-	struct sc_buf suffix = SC_BUF_INIT;
+	struct sc_buf suffix = SC_BUF_INIT, title = SC_BUF_INIT;
 
-	printf("%s on %s", s->name, model);
+	/* the skill's name and path are the skill's own text */
+	sc_buf_printf(&title, "%s on %s", s->name, model);
 	if (strcmp(requested, model))
-		printf(" (%s)", requested);
+		sc_buf_printf(&title, " (%s)", requested);
 	if (info->sequential)
-		printf(" (%lld tests x %d to %d runs, sequential)%s\n", (long long)s->tests,
-		       info->first_runs, info->max_runs, r->run.oracle ? "  [oracle self-test]" : "");
+		sc_buf_printf(&title, " (%lld tests x %d to %d runs, sequential)%s", (long long)s->tests,
+			      info->first_runs, info->max_runs,
+			      r->run.oracle ? "  [oracle self-test]" : "");
 	else
-		printf(" (%lld tests x %d runs)%s\n", (long long)s->tests, info->runs,
-		       r->run.oracle ? "  [oracle self-test]" : "");
+		sc_buf_printf(&title, " (%lld tests x %d runs)%s", (long long)s->tests, info->runs,
+			      r->run.oracle ? "  [oracle self-test]" : "");
+	sc_cmd_line(stdout, "%s", title.ptr);
+	sc_buf_release(&title);
 	if (!head) {
-		printf("  untested: no tests found (add tests to %s/skill_meta.json, pass --tests FILE,\n"
-		       "  or --generate-tests to have the test generation model write them)\n\n",
-		       s->path);
+		sc_cmd_line(stdout, "  unverified: no tests (skillci tests init %s writes a starter "
+			    "suite; the", s->path);
+		printf("  format: skillci help tests; or pass --tests FILE, or --generate-tests)\n\n");
 		return;
 	}
 	if (verbose)
@@ -345,7 +353,7 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 		else if (lift && !strcmp(lift->decision, "no_lift"))
 			printf("\n  Recommendation: skill is not beneficial\n");
 		else if (lift)
-			printf("\n  Recommendation: skill may not be beneficial (not shown)\n");
+			printf("\n  Recommendation: none: unverified (neither shown nor ruled out)\n");
 		else if (c->paired_n == 0)
 			printf("\n  Recommendation: none (no pass/fail results to compare)\n");
 		else if (c->is_beneficial == 1)
@@ -399,8 +407,9 @@ static void print_table(const struct sc_results *r, bool baseline)
 			pct(&b, head ? head->pass_rate : NAN);
 			spct(&l, c ? c->skill_lift : NAN);
 			spct(&t, c ? -c->token_savings : NAN);
-			printf("%-24.24s %-*.*s %9s %9s %7s %8.4g %9s\n", r->skills[s].name, w, w, model,
-			       baseline ? a.ptr : "-", b.ptr, l.ptr, c ? c->p_value : NAN, t.ptr);
+			sc_cmd_line(stdout, "%-24.24s %-*.*s %9s %9s %7s %8.4g %9s", r->skills[s].name,
+				    w, w, model, baseline ? a.ptr : "-", b.ptr, l.ptr,
+				    c ? c->p_value : NAN, t.ptr);
 			sc_buf_release(&a);
 			sc_buf_release(&b);
 			sc_buf_release(&l);
@@ -418,7 +427,10 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 	bool tty = *(bool *)payload;
 
 	if (tty) {
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, skill, variant, model);
+		struct sc_buf line = SC_BUF_INIT;  /* the skill's path is its own text */
+		sc_escape_log(&line, skill);
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, line.ptr, variant, model);
+		sc_buf_release(&line);
 		if (done == total)
 			fprintf(stderr, "\r\033[K");
 	} else {
@@ -431,7 +443,7 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 static void line_out(const char *line, void *payload)
 {
 	SC_UNUSED(payload);
-	fprintf(stderr, "%s\n", line);
+	sc_cmd_line(stderr, "%s", line);
 }
 
 int cmd_eval(int argc, char **argv)
@@ -439,7 +451,7 @@ int cmd_eval(int argc, char **argv)
 	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
 	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
 	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES,
-	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN };
+	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN, O_GRADER, O_AGENT };
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
@@ -453,6 +465,8 @@ int cmd_eval(int argc, char **argv)
 		{ "store", required_argument, NULL, O_STORE },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "judge", required_argument, NULL, O_JUDGE },
+		{ "grader", required_argument, NULL, O_GRADER },
+		{ "agent", required_argument, NULL, O_AGENT },
 		{ "rubric", required_argument, NULL, O_RUBRIC },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "no-cache", no_argument, NULL, O_NO_CACHE },
@@ -537,6 +551,15 @@ int cmd_eval(int argc, char **argv)
 		case O_STORE: eo.store = optarg; break;
 		case O_JSON: json_path = optarg; break;
 		case O_JUDGE: eo.judge = optarg; break;
+		case O_GRADER: eo.grader = optarg; break;
+		case O_AGENT: {
+			enum sc_agent_mode mode;
+			if (sc_agent_mode_parse(&mode, optarg) < 0)
+				return sc_cmd_usage_error("eval", "--agent: %s", sc_error_last());
+			eo.agent_mode = (int)mode;
+			eo.agent_mode_set = true;
+			break;
+		}
 		case O_RUBRIC: eo.rubric_file = optarg; break;
 		case O_CACHE: eo.cache = optarg; eo.no_cache = false; break;
 		case O_NO_CACHE: eo.no_cache = true; break;
@@ -572,7 +595,7 @@ int cmd_eval(int argc, char **argv)
 	for (size_t i = 0; i < cdiags.n; i++) {
 		struct sc_buf line = SC_BUF_INIT;
 		sc_diag_format(&line, &cdiags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 		sc_buf_release(&line);
 	}
 	if (err < 0) {
@@ -612,7 +635,7 @@ int cmd_eval(int argc, char **argv)
 	printf(", cache hits: %lld, errors: %lld, skipped: %lld\n",
 	       (long long)res->totals.cache_hits, (long long)res->totals.errors,
 	       (long long)res->totals.skipped);
-	fprintf(stderr, "run %s stored in %s\n", res->run.id, sc_store_path(store));
+	sc_cmd_line(stderr, "run %s stored in %s", res->run.id, sc_store_path(store));
 
 	if (json_path && (err = sc_results_save(res, json_path)) < 0) {
 		rc = sc_cmd_fail(err);
@@ -621,9 +644,9 @@ int cmd_eval(int argc, char **argv)
 	if (res->totals.errors > 0) {
 		for (size_t i = 0; i < res->nunits; i++)
 			if (!strcmp(res->units[i].verdict, "error")) {
-				fprintf(stderr, "error: %s: %s\n", res->units[i].test_name,
-					res->units[i].message ? res->units[i].message
-							      : "infrastructure error");
+				sc_cmd_line(stderr, "error: %s: %s", res->units[i].test_name,
+					    res->units[i].message ? res->units[i].message
+								  : "infrastructure error");
 				break;
 			}
 		if (infra_rc) {

@@ -109,7 +109,8 @@ int cmd_export(int argc, char **argv)
 		rc = sc_cmd_fail(SC_EIO);
 		goto done;
 	}
-	printf("exported %zu unit%s to %s\n", st.written, st.written == 1 ? "" : "s", out_path);
+	sc_cmd_line(stdout, "exported %zu unit%s to %s", st.written, st.written == 1 ? "" : "s",
+		    out_path);
 	if (st.no_answer || st.below_speedup)
 		printf("left out: %zu without an answer, %zu below --min-speedup\n", st.no_answer,
 		       st.below_speedup);

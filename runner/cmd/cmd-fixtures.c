@@ -10,6 +10,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "kernelrun/fixture.h"
 #include "kernelrun/kernelrun.h"
 
@@ -102,9 +103,9 @@ int cmd_fixtures(int argc, char **argv)
 			goto done;
 		}
 		for (size_t i = 0; i < list.n; i++)
-			printf("%s  %s%s\n", list.items[i].hash, list.items[i].name,
+			sc_cmd_line(stdout, "%s  %s%s", list.items[i].hash, list.items[i].name,
 			       list.items[i].pin == SC_PIN_OK ? "" : list.items[i].pin == SC_PIN_CHANGED ? " (re-pinned)" : " (new)");
-		printf("%zu fixtures pinned in %s/%s\n", list.n, dir, SC_FIXTURES_LOCK);
+		sc_cmd_line(stdout, "%zu fixtures pinned in %s/%s", list.n, dir, SC_FIXTURES_LOCK);
 		goto done;
 	}
 	if (!strcmp(sub, "list")) {
@@ -119,13 +120,18 @@ int cmd_fixtures(int argc, char **argv)
 				cJSON_AddItemToArray(a, o);
 			}
 			t = cJSON_Print(a);
-			printf("%s\n", t);
+			{
+				struct sc_buf esc = SC_BUF_INIT;  /* folder names */
+				sc_escape_json(&esc, t, strlen(t));
+				printf("%s\n", esc.ptr);
+				sc_buf_release(&esc);
+			}
 			free(t);
 			cJSON_Delete(a);
 		} else {
 			for (size_t i = 0; i < list.n; i++)
-				printf("%-14s %.12s  %s\n", list.items[i].name, list.items[i].hash,
-				       pin_name(list.items[i].pin));
+				sc_cmd_line(stdout, "%-14s %.12s  %s", list.items[i].name,
+					    list.items[i].hash, pin_name(list.items[i].pin));
 		}
 		goto done;
 	}
@@ -139,7 +145,7 @@ int cmd_fixtures(int argc, char **argv)
 		for (size_t i = 0; i < list.n; i++) {
 			const struct sc_fixture *f = &list.items[i];
 			if (f->pin != SC_PIN_OK) {
-				printf("%-14s %s: %s\n", f->name, pin_name(f->pin),
+				sc_cmd_line(stdout, "%-14s %s: %s", f->name, pin_name(f->pin),
 				       f->pin == SC_PIN_CHANGED ? "hash differs from fixtures.lock" : "not in fixtures.lock");
 				bad++;
 			}
@@ -154,11 +160,11 @@ int cmd_fixtures(int argc, char **argv)
 				r = cJSON_Parse(result.ptr);
 				v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "verdict"));
 				if (!v || (strcmp(v, "passed") && strcmp(v, "compiled"))) {
-					printf("%-14s %s: %s: %s\n", f->name, which, v ? v : "no result",
+					sc_cmd_line(stdout, "%-14s %s: %s: %s", f->name, which, v ? v : "no result",
 					       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "message")));
 					bad++;
 				} else {
-					printf("%-14s %s: %s\n", f->name, which,
+					sc_cmd_line(stdout, "%-14s %s: %s", f->name, which,
 					       !strcmp(v, "passed") ? "passes on every size and seed" : "compiles (no GPU: not run)");
 				}
 				cJSON_Delete(r);

@@ -53,7 +53,9 @@ static void usage(FILE *f)
 		"                         empty is refused unless --force\n"
 		"  --force                write over an existing skill folder\n"
 		"  --no-eval              write the skill only: no tests, no evaluation\n"
-		"  --max-refine N         refinements while not beneficial (default 3, 0-%d)\n"
+		"  --max-refine N         refinements while not beneficial, 0-%d (default: one\n"
+		"                         fewer than max_refine_attempts of upskill.config.yaml,\n"
+		"                         upskill's evaluations in all, default 2)\n"
 		"  --runs N               evaluation runs per test (default 1)\n"
 		"  --store LOCATION       results store: a SQLite file or postgresql://… (default\n"
 		"                         $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
@@ -193,7 +195,7 @@ int cmd_generate(int argc, char **argv)
 	struct sc_client *client = NULL;
 	struct sc_store *store = NULL;
 	struct sc_kernelops kops;
-	bool compile_only = false, allow_unpinned = false, teacher_set = false;
+	bool compile_only = false, allow_unpinned = false, teacher_set = false, refine_set = false;
 	struct sc_model check;
 	struct sc_config cfg;
 	int c, err, rc = SC_EXIT_OK;
@@ -233,6 +235,7 @@ int cmd_generate(int argc, char **argv)
 					       0, SC_GEN_MAX_REFINE);
 			if (rc)
 				return rc;
+			refine_set = true;
 			break;
 		case O_RUNS:
 			if ((rc = sc_cmd_int_option(&opt.runs, "generate", "--runs", optarg,
@@ -263,6 +266,8 @@ int cmd_generate(int argc, char **argv)
 	if (!opt.test_gen_model)
 		opt.test_gen_model = cfg.test_gen_model;
 	opt.skills_dir = cfg.skills_dir;
+	if (!refine_set)  /* upskill's max_refine_attempts: evaluations in all */
+		opt.max_refine = sc_gen_refinements(cfg.max_refine_attempts);
 	/* model names are checked before anything is asked */
 	{
 		const char *names[2 + MAX_LIST];

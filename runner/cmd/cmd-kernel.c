@@ -10,6 +10,7 @@
 #include "common.h"
 #include "json.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "kernelrun/extract.h"
 #include "kernelrun/fixture.h"
 #include "kernelrun/kernelrun.h"
@@ -45,42 +46,46 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 	const cJSON *dev = sc_json_member(r, "device");
 	const cJSON *sb = sc_json_member(r, "sandbox");
 	const cJSON *ko = sc_json_member(r, "kernel_output");
+	struct sc_buf o = SC_BUF_INIT;
 	char up[16];
 	size_t i;
 
 	for (i = 0; verdict[i] && i < sizeof(up) - 1; i++)
 		up[i] = (char)(verdict[i] >= 'a' && verdict[i] <= 'z' ? verdict[i] - 32 : verdict[i]);
 	up[i] = '\0';
-	printf("%s %s: %s", fixture, file, up);
+	sc_escape_log(&o, fixture);  /* one line, whatever the names hold */
+	sc_buf_putc(&o, ' ');
+	sc_escape_log(&o, file);
+	sc_buf_printf(&o, ": %s", up);
 	if (*STR(r, "reason") && strcmp(STR(r, "reason"), "none"))
-		printf(" (%s)", STR(r, "reason"));
-	printf("\n  %s\n", STR(r, "message"));
+		sc_buf_printf(&o, " (%s)", STR(r, "reason"));
+	sc_buf_printf(&o, "\n  %s\n", STR(r, "message"));
 	if (cJSON_IsObject(c)) {
 		if (sc_json_bool_or(c, "ok", false))
-			printf("  compile: %s, NVRTC %s, %.0f registers, %.0f B spilled, %.0f B shared, %s\n",
+			sc_buf_printf(&o, "  compile: %s, NVRTC %s, %.0f registers, %.0f B spilled, %.0f B shared, %s\n",
 			       STR(c, "arch"), STR(c, "nvrtc"), NUM(c, "registers"),
 			       NUM(c, "spill_stores"), NUM(c, "shared_bytes"),
 			       sc_json_bool_or(c, "cached", false) ? "cached" : "compiled now");
 		else
-			printf("  compiler log:\n%s\n", STR(c, "log"));
+			sc_buf_printf(&o, "  compiler log:\n%s\n", STR(c, "log"));
 		if (*STR(c, "cache_note"))
-			printf("  cache: %s\n", STR(c, "cache_note"));
+			sc_buf_printf(&o, "  cache: %s\n", STR(c, "cache_note"));
 		if (!sc_json_bool_or(c, "confined", true))
-			printf("  compiler jail: none (%s)\n", STR(c, "confine_why"));
+			sc_buf_printf(&o, "  compiler jail: none (%s)\n", STR(c, "confine_why"));
 	}
 	cJSON_ArrayForEach(f, scan)
-		printf("  scan: line %.0f: %s (%s): %s\n", NUM(f, "line"), STR(f, "kind"),
+		sc_buf_printf(&o, "  scan: line %.0f: %s (%s): %s\n", NUM(f, "line"), STR(f, "kind"),
 		       STR(f, "severity"), STR(f, "text"));
 	if (cJSON_IsObject(corr)) {
 		const cJSON *w = sc_json_member(corr, "worst");
 		if (!strcmp(STR(corr, "status"), "skipped"))
-			printf("  correctness: skipped (%s)\n", STR(corr, "reason"));
+			sc_buf_printf(&o, "  correctness: skipped (%s)\n", STR(corr, "reason"));
 		else
-			printf("  correctness: %s after %.0f launches (%.0f sizes x %.0f distributions x %.0f seeds)\n",
+			sc_buf_printf(&o, "  correctness: %s after %.0f launches (%.0f sizes x %.0f distributions x %.0f seeds)\n",
 			       STR(corr, "status"), NUM(corr, "launches"), NUM(corr, "sizes"),
 			       NUM(corr, "distributions"), NUM(corr, "seeds"));
 		if (cJSON_IsObject(w))
-			printf("  worst element: %s[%.0f], error %.3g against tolerance %.3g\n",
+			sc_buf_printf(&o, "  worst element: %s[%.0f], error %.3g against tolerance %.3g\n",
 			       STR(w, "param"), NUM(w, "index"), NUM(w, "error"),
 			       NUM(w, "tolerance"));
 	}
@@ -88,9 +93,9 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 		const cJSON *tc = sc_json_member(t, "candidate");
 		const cJSON *tb = sc_json_member(t, "baseline");
 		if (!strcmp(STR(t, "status"), "skipped"))
-			printf("  timing: skipped (%s)\n", STR(t, "reason"));
+			sc_buf_printf(&o, "  timing: skipped (%s)\n", STR(t, "reason"));
 		else if (cJSON_IsObject(tc))
-			printf("  timing: %.4f ms (IQR %.4f, %.0f reps) vs baseline %.4f ms "
+			sc_buf_printf(&o, "  timing: %.4f ms (IQR %.4f, %.0f reps) vs baseline %.4f ms "
 			       "(IQR %.4f): %.2fx speedup, %.0f GB/s, %.0f%% of peak%s\n",
 			       NUM(tc, "median_ms"), NUM(tc, "iqr_ms"), NUM(tc, "reps"),
 			       NUM(tb, "median_ms"), NUM(tb, "iqr_ms"), NUM(t, "speedup"),
@@ -99,34 +104,38 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 		if (cJSON_IsObject(sc_json_member(t, "strong_reference"))) {
 			const cJSON *s = sc_json_member(t, "strong_reference");
 			if (!strcmp(STR(s, "status"), "done"))
-				printf("  strong reference: %s, %.4f ms: %.2fx\n", STR(s, "name"), NUM(s, "median_ms"),
+				sc_buf_printf(&o, "  strong reference: %s, %.4f ms: %.2fx\n", STR(s, "name"), NUM(s, "median_ms"),
 				       NUM(s, "speedup"));
 			else
-				printf("  strong reference: %s (%s: %s)\n", STR(s, "name"), STR(s, "status"), STR(s, "why"));
+				sc_buf_printf(&o, "  strong reference: %s (%s: %s)\n", STR(s, "name"), STR(s, "status"), STR(s, "why"));
 		}
 	}
 	if (sc_json_bool_or(dev, "gpu", false))
-		printf("  device: %s, driver %.0f\n", STR(dev, "name"), NUM(dev, "driver"));
+		sc_buf_printf(&o, "  device: %s, driver %.0f\n", STR(dev, "name"), NUM(dev, "driver"));
 	if (cJSON_IsObject(ko)) {
 		const char *text = STR(ko, "text");
 		int lines = 0;
-		printf("  kernel output (%.0f bytes of device printf%s; never parsed):\n",
+		sc_buf_printf(&o, "  kernel output (%.0f bytes of device printf%s; never parsed):\n",
 		       NUM(ko, "bytes"),
 		       sc_json_bool_or(ko, "truncated", false) ? ", shown truncated" : "");
 		while (*text && lines < 10) {
 			size_t n = strcspn(text, "\n");
-			printf("    | %.*s\n", (int)(n < 200 ? n : 200), text);
+			sc_buf_printf(&o, "    | %.*s\n", (int)(n < 200 ? n : 200), text);
 			text += n + (text[n] == '\n');
 			lines++;
 		}
 		if (*text)
-			printf("    | ...\n");
+			sc_buf_printf(&o, "    | ...\n");
 	}
 	if (cJSON_IsObject(sb))
-		printf("  sandbox: empty environment, wall limit %.0f s, network namespace %s\n",
+		sc_buf_printf(&o, "  sandbox: empty environment, wall limit %.0f s, network namespace %s\n",
 		       NUM(sb, "wall_limit_s"),
 		       sc_json_bool_or(sb, "network_namespace", false) ? "yes"
 								 : "no (not permitted here)");
+	/* names, messages, the compiler's log and the kernel's own output
+	 * quote the candidate: each line escaped for the terminal */
+	sc_cmd_text(stdout, o.ptr);
+	sc_buf_release(&o);
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -246,8 +255,12 @@ int cmd_kernel(int argc, char **argv)
 	sc_kernelrun_result_json(&result, &run, &lim);
 	r = cJSON_Parse(result.ptr);
 	verdict = STR(r, "verdict");
-	if (json)
-		printf("%s\n", result.ptr);
+	if (json) {
+		struct sc_buf esc = SC_BUF_INIT;
+		sc_escape_json(&esc, result.ptr, result.len);
+		printf("%s\n", esc.ptr);
+		sc_buf_release(&esc);
+	}
 	else
 		print_human(r, fx->name, file);
 	if (!strcmp(verdict, "passed") || !strcmp(verdict, "compiled"))

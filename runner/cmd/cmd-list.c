@@ -10,6 +10,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "diag.h"
 #include "skills/skill.h"
 
@@ -144,19 +145,19 @@ static void print_skill(const struct tree *t, size_t i, const char *prefix, bool
 		label = s->folder_name;
 	if (!s->name || strcmp(s->name, label) != 0)
 		sc_buf_printf(&line, " (%s)", label);
-	printf("%s\n", line.ptr);
+	sc_cmd_line(stdout, "%s", line.ptr);
 	sc_buf_printf(&sub, "%s%s", prefix, last ? "    " : "│   ");
 	sc_buf_clear(&line);
 	if (s->description)
 		one_line(&line, s->description, LIST_DESCRIPTION_CHARS);
 	else
 		sc_buf_puts(&line, s->loaded ? "(no description)" : "(SKILL.md not read)");
-	printf("%s%s\n", sub.ptr, line.ptr);
+	sc_cmd_line(stdout, "%s%s", sub.ptr, line.ptr);
 	if (t->verbose) {
-		printf("%sSKILL.md: %zu body lines, ~%zu tokens; %zu file%s\n", sub.ptr, s->body_lines,
-		       s->body_tokens, s->nfiles, s->nfiles == 1 ? "" : "s");
+		sc_cmd_line(stdout, "%sSKILL.md: %zu body lines, ~%zu tokens; %zu file%s", sub.ptr,
+			    s->body_lines, s->body_tokens, s->nfiles, s->nfiles == 1 ? "" : "s");
 		for (size_t f = 0; f < s->nfiles; f++)
-			printf("%s  %s\n", sub.ptr, s->files[f]);
+			sc_cmd_line(stdout, "%s  %s", sub.ptr, s->files[f]);
 	}
 	print_children(t, (ssize_t)i, sub.ptr);
 	sc_buf_release(&sub);
@@ -195,7 +196,7 @@ int cmd_list(int argc, char **argv)
 	if (!dir)
 		dir = stat("skills", &st) == 0 && S_ISDIR(st.st_mode) ? "skills" : ".";
 	if (stat(dir, &st) < 0) {
-		fprintf(stderr, "error: '%s' does not exist\n", dir);
+		sc_cmd_line(stderr, "error: '%s' does not exist", dir);
 		return SC_EXIT_USAGE;
 	}
 	if ((err = sc_skill_discover(&list, dir, &diags, 0)) < 0) {
@@ -204,7 +205,7 @@ int cmd_list(int argc, char **argv)
 	}
 	t.list = &list;
 	tree_build(&t);
-	printf("%s (%zu skill%s)\n", dir, list.n, list.n == 1 ? "" : "s");
+	sc_cmd_line(stdout, "%s (%zu skill%s)", dir, list.n, list.n == 1 ? "" : "s");
 	/* A skill at DIR itself is the tree's single root. */
 	if (list.n && !strcmp(list.items[0].rel_dir, "."))
 		print_skill(&t, 0, "", true);
@@ -212,8 +213,8 @@ int cmd_list(int argc, char **argv)
 		print_children(&t, -1, "");
 	nerr = sc_diags_count(&diags, SC_SEV_ERROR);
 	if (nerr)
-		fprintf(stderr, "note: %zu error%s in these skills; see 'skillci validate %s'\n", nerr,
-			nerr == 1 ? "" : "s", dir);
+		sc_cmd_line(stderr, "note: %zu error%s in these skills; see 'skillci validate %s'", nerr,
+			    nerr == 1 ? "" : "s", dir);
 done:
 	tree_release(&t);
 	sc_diags_release(&diags);

@@ -1,12 +1,32 @@
 /*
- * skillci help models: the provider table, the named endpoints of the
- * folder's configuration and the alias table, with what each resolves to
- * and whether its key variable is set (never the key).
+ * skillci help models [--fast-agent VERSION] [--config FILE] [--parse [NAME...]]:
+ * the fast-agent version whose model names the folder's configuration
+ * follows, the provider table, the fast-agent providers refused and why,
+ * the named endpoints of the folder's configuration and the alias table,
+ * with what each resolves to and whether its key variable is set (never
+ * the key). --parse prints how each NAME (or each line of standard input)
+ * is read, one JSON object a line: the provider, model id, settings and
+ * canonical name, or the refusal (tests/parity compares it with
+ * fast-agent's own reading).
  */
 #include "common.h"
 #include "cmd/cmd.h"
 #include "pipeline/config.h"
 #include "providers/provider.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+
+/* s as a JSON string, appended to out. */
+static void quote(struct sc_buf *out, const char *s)
+{
+	cJSON *v = cJSON_CreateString(s);
+	char *q = cJSON_PrintUnformatted(v);
+
+	sc_buf_puts(out, q);
+	cJSON_free(q);
+	cJSON_Delete(v);
+}
 
 /* "VAR" or "A or B", and whether one of them is set. */
 static void vars(struct sc_buf *out, const char *const v[3], bool *set)
@@ -23,7 +43,8 @@ static void provider_line(const struct sc_provider_info *p, int kind)
 {
 	struct sc_buf base = SC_BUF_INIT, key = SC_BUF_INIT;
 	const char *wire = p->wire == SC_WIRE_ANTHROPIC ? "anthropic" :
-			   p->wire == SC_WIRE_OPENAI ? "openai" : "-";
+			   p->wire == SC_WIRE_OPENAI ? "openai" :
+			   p->wire == SC_WIRE_RESPONSES ? "responses" : "-";
 	bool set;
 
 	if (p->wire == SC_WIRE_NONE) {
@@ -57,28 +78,134 @@ static void provider_line(const struct sc_provider_info *p, int kind)
 	sc_buf_release(&key);
 }
 
-int sc_cmd_help_models(void)
+/* Whether the grammar's version has the built-in provider kind (oracle: always). */
+static bool in_grammar(int kind)
 {
-	struct sc_config cfg;
-	int rc;
+	struct sc_model m;
+	struct sc_buf probe = SC_BUF_INIT;
+	bool ok;
 
+	if (kind == SC_PROVIDER_ORACLE)
+		return true;
+	sc_buf_printf(&probe, "%s.probe", sc_provider_name(kind));
+	ok = sc_model_parse(&m, probe.ptr) == 0;
+	if (ok)
+		sc_model_release(&m);
+	sc_error_clear();
+	sc_buf_release(&probe);
+	return ok;
+}
+
+/* One JSON line: how name is read, or why it is refused. */
+static void parse_line(const char *name)
+{
+	struct sc_model m;
+	struct sc_buf b = SC_BUF_INIT, in = SC_BUF_INIT;
+
+	quote(&in, name);
+	if (sc_model_parse(&m, name) == 0) {
+		sc_model_json(&b, &m);
+		/* {"in": NAME, "ok": true, ...the reading} */
+		printf("{\"in\":%s,\"ok\":true,%s\n", in.ptr, b.ptr + 1);
+		sc_model_release(&m);
+	} else {
+		quote(&b, sc_error_last());
+		printf("{\"in\":%s,\"ok\":false,\"error\":%s}\n", in.ptr, b.ptr);
+	}
+	sc_buf_release(&b);
+	sc_buf_release(&in);
+}
+
+static int parse_names(char **names, int n)
+{
+	char line[4096];
+
+	for (int i = 0; i < n; i++)
+		parse_line(names[i]);
+	if (n)
+		return SC_EXIT_OK;
+	while (fgets(line, sizeof(line), stdin)) {
+		size_t len = strlen(line);
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		parse_line(line);
+	}
+	return SC_EXIT_OK;
+}
+
+static void usage(void)
+{
+	printf("usage: skillci help models [--fast-agent VERSION] [--config FILE] [--parse [NAME...]]\n\n"
+	       "The model names of this folder's configuration: the fast-agent version they\n"
+	       "follow, the providers, the named endpoints and the aliases.\n\n"
+	       "  --fast-agent VERSION  read names as this fast-agent version does (0.4.53,\n"
+	       "                        0.6.7, 0.10.48; default: fast_agent_version of the\n"
+	       "                        configuration, else 0.6.7)\n"
+	       "  --config FILE         the configuration (default: ./skillci.yml)\n"
+	       "  --parse [NAME...]     print how each NAME (or each line of standard input)\n"
+	       "                        is read, one JSON object a line\n");
+}
+
+int sc_cmd_help_models(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fast-agent", required_argument, NULL, 'f' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "parse", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *version = NULL, *config = NULL;
+	bool parse = false;
+	struct sc_config cfg;
+	int rc, c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:c:ph", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': version = optarg; break;
+		case 'c': config = optarg; break;
+		case 'p': parse = true; break;
+		case 'h': usage(); return SC_EXIT_OK;
+		default: return sc_cmd_option_error("help models", c, argv, longopts);
+		}
+	}
+	if (!parse && optind < argc)
+		return sc_cmd_usage_error("help models", "unexpected argument '%s' (names go after "
+					  "--parse)", argv[optind]);
 	memset(&cfg, 0, sizeof(cfg));
-	rc = sc_cmd_load_providers(&cfg, NULL);
-	printf("Model names (fast-agent 0.4.53): PROVIDER.MODEL[.EFFORT][?reasoning=R&verbosity=V&\n"
-	       "structured=S&temperature=T&top_p=P&max_tokens=N], PROVIDER/MODEL, or an alias or bare\n"
-	       "model name (ALIAS, ALIAS.EFFORT, ALIAS:ROUTE for a Hugging Face route). EFFORT: none,\n"
-	       "minimal, low, medium, high, xhigh, max, auto. R: an effort, on, off or a thinking\n"
-	       "budget in tokens (Anthropic, OpenRouter). What each model takes is checked before any\n"
-	       "request; docs/providers.md has the table.\n\n");
+	rc = sc_cmd_load_providers(&cfg, config);
+	if (rc == SC_EXIT_OK && version && sc_models_set_grammar(version) < 0)
+		rc = sc_cmd_fail(SC_EINVAL);
+	if (rc != SC_EXIT_OK || parse) {
+		if (rc == SC_EXIT_OK)
+			rc = parse_names(argv + optind, argc - optind);
+		sc_config_release(&cfg);
+		return rc;
+	}
+	printf("Model names follow fast-agent %s", sc_models_grammar());
+	printf("%s (fast_agent_version in skillci.yml chooses ",
+	       strcmp(sc_models_grammar(), SC_MODELS_GRAMMAR_DEFAULT) ? "" : ", upskill's pin");
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
+		printf("%s%s", i ? ", " : "", sc_models_grammar_version(i));
+	printf("):\nPROVIDER.MODEL[?reasoning=R&...], PROVIDER/MODEL, an alias or a bare model name,\n"
+	       "ALIAS:ROUTE for another Hugging Face inference provider. R: an effort (auto,\n"
+	       "none, minimal, low, medium, high, xhigh, max), on, off or a token budget.\n"
+	       "Settings: verbosity, structured, context=1m, transport, service_tier, web_search,\n"
+	       "web_fetch, temperature, top_p, top_k, min_p, presence_penalty, repetition_penalty,\n"
+	       "max_tokens (as that version reads them). What each model takes is checked before\n"
+	       "any request; docs/providers.md has the tables.\n\n");
 	printf("Providers (name, wire format, base URL [its variable], key variable):\n");
 	for (int i = 0; i < SC_PROVIDER_BUILTINS; i++)
-		provider_line(sc_provider_get(i), i);
+		if (in_grammar(i))
+			provider_line(sc_provider_get(i), i);
 	printf("\nNamed endpoints (skillci.yml 'providers'):\n");
 	if (sc_provider_count() == SC_PROVIDER_BUILTINS)
 		printf("  none\n");
 	for (int i = SC_PROVIDER_BUILTINS; i < sc_provider_count(); i++)
 		provider_line(sc_provider_get(i), i);
-	printf("\nAliases:\n");
+	printf("\nAliases of fast-agent %s:\n", sc_models_grammar());
 	for (size_t i = 0; i < sc_alias_count(); i++) {
 		const char *name, *target;
 		struct sc_model m;
@@ -86,6 +213,8 @@ int sc_cmd_help_models(void)
 		if (sc_model_parse(&m, name) == 0) {
 			printf("  %-22s %s\n", name, m.name);
 			sc_model_release(&m);
+		} else {
+			printf("  %-22s refused: %s\n", name, sc_error_last());
 		}
 	}
 	sc_config_release(&cfg);

@@ -161,7 +161,7 @@ static int load_policy(struct sc_config *cfg, const char *path)
 	for (size_t i = 0; i < diags.n; i++) {
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &diags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 	}
 	if (err < 0)
 		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
@@ -254,13 +254,13 @@ int cmd_report(int argc, char **argv)
 		sc_gate_apply(&r, &cfg.gate);
 		sc_report_claims_without_units(&r, &claimed_skills, label);
 		if (r.gate.passed != claimed)
-			fprintf(stderr, "warning: '%s' claims the gate %s; recomputed from its units "
-				"and the %s thresholds it %s\n", o.results, verdict_word(claimed),
+			sc_cmd_line(stderr, "warning: '%s' claims the gate %s; recomputed from its units "
+				    "and the %s thresholds it %s", o.results, verdict_word(claimed),
 				policy, verdict_word(r.gate.passed));
 	} else {
 		sc_report_unverified(&r, label);
-		fprintf(stderr, "warning: '%s' holds no units: its verdict (%s) is its claim, "
-			"unverified, and is reported as failed\n", o.results, verdict_word(claimed));
+		sc_cmd_line(stderr, "warning: '%s' holds no units: its verdict (%s) is its claim, "
+			    "unverified, and is reported as failed", o.results, verdict_word(claimed));
 	}
 	/* --json re-signs only what it verified: an unsigned or forged input
 	 * is written unsigned, so merge and report elsewhere refuse it */
@@ -268,9 +268,9 @@ int cmd_report(int argc, char **argv)
 	if (!verified)
 		/* the verdict is recomputed, but which units and skills the file
 		 * holds is still its own say */
-		fprintf(stderr, "warning: '%s'%s is not signed by a trusted runner key: the verdict "
-			"is recomputed from the units it holds, and which units and skills it holds "
-			"is its own claim\n", o.results, o.base ? " (or its --base file)" : "");
+		sc_cmd_line(stderr, "warning: '%s'%s is not signed by a trusted runner key: the "
+			    "verdict is recomputed from the units it holds, and which units and skills "
+			    "it holds is its own claim", o.results, o.base ? " (or its --base file)" : "");
 	if (o.store) {
 		/* the history's store must be there: say so as every reader does */
 		struct sc_store *st = NULL;
@@ -300,7 +300,8 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	if (o.comment)
-		rc = sc_cmd_post_comment(comment.ptr);
+		rc = sc_cmd_post_comment(comment.ptr, 0, r.run.prov.present ? r.run.prov.head
+									     : r.run.head_rev);
 done:
 	sc_results_release(&r);
 	sc_results_release(&base);

@@ -26,6 +26,7 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/plan.h"
 #include "pipeline/progress.h"
+#include "pipeline/shards.h"
 #include "pipeline/signals.h"
 #include "pipeline/trust.h"
 #include "providers/provider.h"
@@ -302,7 +303,7 @@ static size_t print_diags(struct sc_diags *d)
 	for (size_t i = 0; i < d->n; i++) {
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &d->items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 	}
 	sc_ci_block_end(stderr);
 	sc_buf_release(&line);
@@ -425,6 +426,10 @@ static const char *setup_hint(const char *msg, bool shallow)
 		return "no model API key reached this run. A pull request from a fork gets no "
 		       "secrets: check it with the safe workflow for forks in docs/ci.md (a "
 		       "workflow_run job on the base repository), or set the key as a secret";
+	if (strstr(msg, "rebase or resolve"))
+		return "the pull request does not merge cleanly into its target branch, so what would "
+		       "land cannot be judged: rebase it onto the target (or merge the target into "
+		       "it) and resolve the conflicts, then push";
 	if (shallow)
 		return "the checkout is shallow, so the base revision or the merge base is missing: "
 		       "check out with actions/checkout's `fetch-depth: 0`";
@@ -445,7 +450,7 @@ static const char *setup_hint(const char *msg, bool shallow)
  * the step summary, the outputs (verdict "error") and, with --comment,
  * the sticky comment, each saying what to do. Returns rc.
  */
-static int report_setup_failure(int rc, const char *msg, bool shallow, bool comment)
+static int report_setup_failure(int rc, const char *msg, bool shallow, bool comment, long long pr)
 {
 	const char *hint = setup_hint(msg, shallow);
 	struct sc_buf md = SC_BUF_INIT, line = SC_BUF_INIT, out = SC_BUF_INIT, delim = SC_BUF_INIT;
@@ -487,7 +492,7 @@ static int report_setup_failure(int rc, const char *msg, bool shallow, bool comm
 		sc_buf_release(&sum);
 	}
 	if (comment)
-		(void)sc_cmd_post_comment(md.ptr);  /* its own warnings; the exit code is rc */
+		(void)sc_cmd_post_comment(md.ptr, pr, NULL);  /* its own warnings; the exit code is rc */
 done:
 	sc_buf_release(&md);
 	sc_buf_release(&line);
@@ -503,7 +508,8 @@ static int pipeline_fail(int err, const struct sc_pipeline *p, bool comment)
 	char *msg = sc_xstrdup(*sc_error_last() ? sc_error_last() : sc_error_name(err));
 	int rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
 
-	rc = report_setup_failure(rc, msg, p && sc_pipeline_shallow(p), comment);
+	rc = report_setup_failure(rc, msg, p && sc_pipeline_shallow(p), comment,
+				  sc_pipeline_pr_number(p));
 	free(msg);
 	return rc;
 }
@@ -523,7 +529,8 @@ int cmd_run(int argc, char **argv)
 	struct sc_buf tmp = SC_BUF_INIT;
 	char workspace[4096];
 	const char *store_path;
-	char *run_id = NULL;
+	char *run_id = NULL, *workflow_run = NULL;
+	int64_t workflow_attempt = 0;
 	bool progress_ready = false, signals_on = false;
 	int shard_k = 1, shard_n = 1, rc = 0, err = 0, gate_rc = 0;
 
@@ -544,6 +551,8 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	}
 	run_id = choose_run_id(&o, shard_n);
+	/* the CI run this check belongs to: every shard records it */
+	sc_shards_workflow_run(&workflow_run, &workflow_attempt, o.run_id);
 
 	/* The revisions, the trusted policy, the fixtures and the models. */
 	memset(&popt, 0, sizeof(popt));
@@ -569,6 +578,8 @@ int cmd_run(int argc, char **argv)
 	popt.shard_k = shard_k;
 	popt.shard_n = shard_n;
 	popt.run_id = run_id;
+	popt.workflow_run_id = workflow_run;
+	popt.workflow_run_attempt = workflow_attempt;
 	popt.workspace = workspace;
 	popt.on_unit = on_unit;
 	popt.on_activity = on_activity;
@@ -619,7 +630,7 @@ int cmd_run(int argc, char **argv)
 	 * cannot be written fails the run now (exit 3), before a paid request. */
 	if ((rc = sc_cmd_open_store(&store, store_path, false))) {
 		char *msg = sc_xstrdup(sc_error_last());
-		rc = report_setup_failure(rc, msg, false, o.comment);
+		rc = report_setup_failure(rc, msg, false, o.comment, sc_pipeline_pr_number(p));
 		free(msg);
 		goto done;
 	}
@@ -633,7 +644,7 @@ int cmd_run(int argc, char **argv)
 	res = sc_pipeline_results(p);
 	print_findings(res);
 	if (tmp.len)
-		fprintf(stderr, "%s\n", tmp.ptr);
+		sc_cmd_line(stderr, "%s", tmp.ptr);  /* names units: the skills' paths */
 	if (err < 0) {
 		rc = pipeline_fail(err, p, o.comment);
 		goto done;
@@ -667,7 +678,8 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	}
 	sc_cmd_reports_mkdirs(&o.reports);
-	if ((rc = sc_cmd_reports_write(&o.reports, res, o.comment, store_path)))
+	if ((rc = sc_cmd_reports_write(&o.reports, res, o.comment, sc_pipeline_pr_number(p),
+				       store_path)))
 		goto done;
 	{
 		struct sc_buf line = SC_BUF_INIT;
@@ -687,35 +699,44 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "error: %s; the reports are marked incomplete and a rerun resumes "
 			"from the store\n", res->run.incomplete_reason);
 		rc = SC_EXIT_INFRA;
-	} else if (gate_rc == SC_EXIT_INFRA) {
-		const struct sc_results_unit *e = first_error(res);
-		struct sc_buf line = SC_BUF_INIT;
-		sc_buf_puts(&line, "error: ");
-		for (size_t i = 0; i < res->gate.nfailures; i++)
-			if (!strcmp(res->gate.failures[i].rule, "error_share"))
-				sc_escape_log(&line, res->gate.failures[i].message);
-		if (e) {
-			sc_buf_puts(&line, "\nerror: first failure: ");
-			sc_escape_log(&line, e->skill);
-			sc_buf_putc(&line, ' ');
-			sc_escape_log(&line, e->model);
-			sc_buf_puts(&line, " '");
-			sc_escape_log(&line, e->test_name);
-			sc_buf_puts(&line, "': ");
-			sc_escape_log(&line, e->message ? e->message : "infrastructure error");
-		}
-		sc_ci_block_begin(stderr);
-		fprintf(stderr, "%s\n", line.ptr);
-		sc_ci_block_end(stderr);
-		sc_buf_release(&line);
-		rc = SC_EXIT_INFRA;
-	} else if (shard_n > 1) {
-		fprintf(stderr, "shard %d/%d done: the gate is decided by skillci merge\n", shard_k,
-			shard_n);
-		rc = SC_EXIT_OK;
 	} else {
-		sc_cmd_print_gate_failures(res);
-		rc = gate_rc;
+		/* infrastructure errors over the share are said with their first
+		 * cause even when a failure of the pull request decides the exit */
+		bool share = false;
+		for (size_t i = 0; i < res->gate.nfailures; i++)
+			share |= sc_streq(res->gate.failures[i].rule, "error_share");
+		if (share || gate_rc == SC_EXIT_INFRA) {
+			const struct sc_results_unit *e = first_error(res);
+			struct sc_buf line = SC_BUF_INIT;
+			sc_buf_puts(&line, "error: ");
+			for (size_t i = 0; i < res->gate.nfailures; i++)
+				if (!strcmp(res->gate.failures[i].rule, "error_share"))
+					sc_escape_log(&line, res->gate.failures[i].message);
+			if (e) {
+				sc_buf_puts(&line, "\nerror: first failure: ");
+				sc_escape_log(&line, e->skill);
+				sc_buf_putc(&line, ' ');
+				sc_escape_log(&line, e->model);
+				sc_buf_puts(&line, " '");
+				sc_escape_log(&line, e->test_name);
+				sc_buf_puts(&line, "': ");
+				sc_escape_log(&line, e->message ? e->message : "infrastructure error");
+			}
+			sc_ci_block_begin(stderr);
+			fprintf(stderr, "%s\n", line.ptr);
+			sc_ci_block_end(stderr);
+			sc_buf_release(&line);
+		}
+		if (gate_rc == SC_EXIT_INFRA) {
+			rc = SC_EXIT_INFRA;
+		} else if (shard_n > 1) {
+			fprintf(stderr, "shard %d/%d done: the gate is decided by skillci merge\n",
+				shard_k, shard_n);
+			rc = SC_EXIT_OK;
+		} else {
+			sc_cmd_print_gate_failures(res);
+			rc = gate_rc;
+		}
 	}
 done:
 	if (signals_on)
@@ -728,5 +749,6 @@ done:
 	sc_buf_release(&tmp);
 	sc_cmd_reports_release(&o.reports);
 	free(run_id);
+	free(workflow_run);
 	return rc;
 }

@@ -180,7 +180,7 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 
 	/* Per-model bars of the latest numbers. */
 	for (size_t j = 0; j < nm; j++) {
-		printf("%s\n", models[j]);
+		sc_cmd_line(stdout, "%s", models[j]);
 		for (size_t i = 0; i < ns; i++) {
 			bool first = true;
 			for (size_t v = 0; v < SC_ARRAY_SIZE(variants); v++) {
@@ -196,7 +196,7 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 				if (m == M_SUCCESS && pt->agg.n)
 					sc_buf_printf(&line, "  [%.0f%%\u2013%.0f%%]", pt->agg.ci_low * 100,
 						      pt->agg.ci_high * 100);
-				printf("%s\n", line.ptr);
+				sc_cmd_line(stdout, "%s", line.ptr);
 				first = false;
 				sc_buf_release(&line);
 				sc_buf_release(&val);
@@ -206,12 +206,17 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 	}
 
 	/* The matrix: latest with-skill value (baseline in brackets). */
-	printf("%-*s", w, "skill \\ model");
-	for (size_t j = 0; j < nm; j++)
-		printf(" %-22.22s", models[j]);
-	printf("\n");
+	{
+		struct sc_buf head = SC_BUF_INIT;
+		sc_buf_printf(&head, "%-*s", w, "skill \\ model");
+		for (size_t j = 0; j < nm; j++)
+			sc_buf_printf(&head, " %-22.22s", models[j]);
+		sc_cmd_line(stdout, "%s", head.ptr);
+		sc_buf_release(&head);
+	}
 	for (size_t i = 0; i < ns; i++) {
-		printf("%-*s", w, skills[i]);
+		struct sc_buf row = SC_BUF_INIT;  /* names from the store: escaped */
+		sc_buf_printf(&row, "%-*s", w, skills[i]);
 		for (size_t j = 0; j < nm; j++) {
 			const struct sc_store_point *h = latest(p, n, skills[i], models[j], "head");
 			const struct sc_store_point *b = latest(p, n, skills[i], models[j], "baseline");
@@ -222,10 +227,11 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 				fmt_value(&cell, value_of(&b->agg, m), m);
 				sc_buf_puts(&cell, ")");
 			}
-			printf(" %-22s", cell.ptr);
+			sc_buf_printf(&row, " %-22s", cell.ptr);
 			sc_buf_release(&cell);
 		}
-		printf("\n");
+		sc_cmd_line(stdout, "%s", row.ptr);
+		sc_buf_release(&row);
 	}
 	printf("(with skill; baseline in brackets; latest run)\n\n");
 
@@ -235,9 +241,9 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 	for (size_t i = 0; i < n; i++) {
 		struct sc_buf val = SC_BUF_INIT;
 		fmt_value(&val, value_of(&p[i].agg, m), m);
-		printf("%-26s %-20s %-*s %-24.24s %-8s %8s %6d\n", p[i].run_id,
-		       p[i].finished_at ? p[i].finished_at : "-", w, p[i].agg.skill,
-		       p[i].agg.model, p[i].agg.variant, val.ptr, p[i].agg.n);
+		sc_cmd_line(stdout, "%-26s %-20s %-*s %-24.24s %-8s %8s %6d", p[i].run_id,
+			    p[i].finished_at ? p[i].finished_at : "-", w, p[i].agg.skill,
+			    p[i].agg.model, p[i].agg.variant, val.ptr, p[i].agg.n);
 		sc_buf_release(&val);
 	}
 }
@@ -293,8 +299,9 @@ int cmd_runs(int argc, char **argv)
 		goto done;
 	}
 	if (n == 0)
-		printf("no runs%s%s%s%s in '%s'\n", skill ? " for skill " : "", skill ? skill : "",
-		       model ? " on model " : "", model ? model : "", sc_store_path(store));
+		sc_cmd_line(stdout, "no runs%s%s%s%s in '%s'", skill ? " for skill " : "",
+			    skill ? skill : "", model ? " on model " : "", model ? model : "",
+			    sc_store_path(store));
 	else
 		print_views(pts, n, m);
 	if (csv && (err = write_csv(csv, pts, n)) < 0) {
@@ -302,7 +309,7 @@ int cmd_runs(int argc, char **argv)
 		goto done;
 	}
 	if (csv)
-		fprintf(stderr, "wrote %zu rows to %s\n", n, csv);
+		sc_cmd_line(stderr, "wrote %zu rows to %s", n, csv);
 done:
 	sc_store_points_free(pts, n);
 	sc_store_free(store);

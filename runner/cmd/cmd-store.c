@@ -46,8 +46,9 @@ static int store_info(const char *location)
 		rc = sc_cmd_fail(SC_EIO);
 		goto done;
 	}
-	printf("store: %s\nbackend: %s\nschema version: %d\nruns: %lld\nunits: %lld\n"
-	       "aggregates: %lld\nshard results: %lld\n", sc_store_path(st), sc_store_backend(st),
+	sc_cmd_line(stdout, "store: %s", sc_store_path(st));
+	printf("backend: %s\nschema version: %d\nruns: %lld\nunits: %lld\n"
+	       "aggregates: %lld\nshard results: %lld\n", sc_store_backend(st),
 	       version, (long long)n.runs, (long long)n.units, (long long)n.aggregates,
 	       (long long)n.shards);
 done:
@@ -70,13 +71,13 @@ static int store_copy(const char *from_loc, const char *to_loc)
 		rc = sc_cmd_fail(err == SC_EUNSAFE ? err : SC_EIO);
 		goto done;
 	}
-	printf("copied %lld runs, %lld units (%lld new), %lld aggregates and %lld shard results "
-	       "from %s to %s\n", (long long)stats.runs, (long long)(stats.units - stats.skipped_units),
+	sc_cmd_line(stdout, "copied %lld runs, %lld units (%lld new), %lld aggregates and %lld "
+		    "shard results from %s to %s", (long long)stats.runs, (long long)(stats.units - stats.skipped_units),
 	       (long long)stats.new_units, (long long)stats.aggregates, (long long)stats.shards,
 	       sc_store_path(from), sc_store_path(to));
 	if (stats.skipped_units)
-		fprintf(stderr, "warning: %lld of %lld units of %s not copied: their MAC does not hold "
-			"(planted, edited or unsigned)%s%s%s\n", (long long)stats.skipped_units,
+		sc_cmd_line(stderr, "warning: %lld of %lld units of %s not copied: their MAC does not "
+			    "hold (planted, edited or unsigned)%s%s%s", (long long)stats.skipped_units,
 			(long long)stats.units, sc_store_path(from),
 			stats.unknown_key_units ? ", or they are signed by runner key " : "",
 			stats.unknown_key_units ? stats.unknown_key : "",

@@ -10,6 +10,7 @@
  */
 #include "common.h"
 #include "cmd/cmd.h"
+#include "escape.h"
 #include "diag.h"
 #include "skills/skill.h"
 #include "skills/testsuite.h"
@@ -240,8 +241,13 @@ static int print_json(const struct run *r, size_t nerr, size_t nwarn)
 	text = cJSON_Print(root);
 	if (!text)
 		sc_die("out of memory printing JSON");
-	if (printf("%s\n", text) < 0)
-		rc = -1;
+	{
+		struct sc_buf esc = SC_BUF_INIT;  /* names and paths are the skills' */
+		sc_escape_json(&esc, text, strlen(text));
+		if (printf("%s\n", esc.ptr) < 0)
+			rc = -1;
+		sc_buf_release(&esc);
+	}
 	free(text);
 	cJSON_Delete(root);
 	free(warns);
@@ -258,7 +264,7 @@ static void print_lines(const struct run *r)
 	for (size_t i = 0; i < r->diags.n; i++) {
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &r->diags.items[i]);
-		printf("%s\n", line.ptr);
+		sc_cmd_line(stdout, "%s", line.ptr);
 	}
 	sc_buf_release(&line);
 }
@@ -295,7 +301,7 @@ int cmd_validate(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
-			fprintf(stderr, "error: '%s' does not exist\n", argv[i]);
+			sc_cmd_line(stderr, "error: '%s' does not exist", argv[i]);
 			return SC_EXIT_USAGE;
 		}
 	}
@@ -312,8 +318,8 @@ int cmd_validate(int argc, char **argv)
 	nwarn = sc_diags_count(&r.diags, SC_SEV_WARNING);
 	if (r.verbose)
 		for (size_t i = 0; i < r.skips.nskipped; i++)
-			fprintf(stderr, "skipped %s: %s\n", r.skips.skipped[i].path,
-				r.skips.skipped[i].reason);
+			sc_cmd_line(stderr, "skipped %s: %s", r.skips.skipped[i].path,
+				    r.skips.skipped[i].reason);
 	if (json) {
 		if (print_json(&r, nerr, nwarn) < 0) {
 			rc = SC_EXIT_INFRA;

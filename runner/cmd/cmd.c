@@ -6,6 +6,7 @@
 #include "escape.h"
 #include "output.h"
 #include "net/github_api.h"
+#include "pipeline/ghpr.h"
 #include "pipeline/config.h"
 #include "reporters/report_md.h"
 #include "reporters/report_term.h"
@@ -29,6 +30,30 @@ int sc_cmd_fail(int err)
 	fprintf(stderr, "error: %s\n", line.ptr);
 	sc_buf_release(&line);
 	return sc_error_exit_code(err);
+}
+
+void sc_cmd_line(FILE *f, const char *fmt, ...)
+{
+	struct sc_buf msg = SC_BUF_INIT, line = SC_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	sc_escape_log(&line, msg.ptr);
+	sc_buf_putc(&line, '\n');
+	fputs(line.ptr, f);
+	sc_buf_release(&msg);
+	sc_buf_release(&line);
+}
+
+void sc_cmd_text(FILE *f, const char *s)
+{
+	struct sc_buf t = SC_BUF_INIT;
+
+	sc_escape_text(&t, s);
+	fputs(t.ptr, f);
+	sc_buf_release(&t);
 }
 
 int sc_cmd_usage_error(const char *cmd, const char *fmt, ...)
@@ -125,7 +150,7 @@ int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path)
 			continue;
 		sc_buf_clear(&line);
 		sc_diag_format(&line, &diags.items[i]);
-		fprintf(stderr, "%s\n", line.ptr);
+		sc_cmd_line(stderr, "%s", line.ptr);
 	}
 	if (err < 0)
 		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
@@ -143,8 +168,8 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 	int err = existing ? sc_store_open_existing(out, location) : sc_store_open(out, location);
 
 	if (err == SC_ENOTFOUND) {
-		fprintf(stderr, "error: %s; evaluate first (skillci eval or run) or name one with "
-			"--store or $%s\n", sc_error_last(), SC_STORE_ENV);
+		sc_cmd_line(stderr, "error: %s; evaluate first (skillci eval or run) or name one with "
+			    "--store or $%s", sc_error_last(), SC_STORE_ENV);
 		return SC_EXIT_USAGE;
 	}
 	if (err < 0)
@@ -240,13 +265,14 @@ void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r)
 }
 
 /* The sticky PR comment. 0 when posted or skipped with a warning. */
-int sc_cmd_post_comment(const char *md)
+int sc_cmd_post_comment(const char *md, long long pr, const char *head)
 {
 	struct sc_github gh;
 	struct sc_buf body = SC_BUF_INIT;
-	const char *event = getenv("GITHUB_EVENT_PATH");
+	struct sc_ghpr ctx = SC_GHPR_INIT;
+	struct sc_ghpr_env env;
 	enum sc_github_outcome outcome = SC_GITHUB_CREATED;
-	long long pr = 0, id = 0;
+	long long id = 0;
 	int err, rc = 0;
 
 	gh.api_url = getenv("GITHUB_API_URL");
@@ -262,17 +288,36 @@ int sc_cmd_post_comment(const char *md)
 		fprintf(stderr, "error: --comment needs GITHUB_REPOSITORY (owner/name)\n");
 		return SC_EXIT_USAGE;
 	}
-	if (!event || !*event) {
-		fprintf(stderr, "error: --comment needs GITHUB_EVENT_PATH (the pull request event)\n");
-		return SC_EXIT_USAGE;
+	if (pr <= 0) {
+		/* the pull request of this job: its own event, or the API's
+		 * pull request of the head in a workflow_run job */
+		sc_ghpr_env_from_environ(&env);
+		if (!env.event_path || !*env.event_path) {
+			fprintf(stderr, "error: --comment needs GITHUB_EVENT_PATH (the job's event)\n");
+			return SC_EXIT_USAGE;
+		}
+		err = sc_ghpr_read_event(&ctx, &env);
+		if (ctx.ignored)
+			sc_cmd_line(stderr, "warning: %s", ctx.ignored);
+		if (err == 0 || ctx.number)
+			err = sc_ghpr_from_api(&ctx, &env, head);
+		if (err == SC_ENET || err == SC_EAUTH) {
+			rc = sc_cmd_fail(err);
+			rc = SC_EXIT_INFRA;
+			goto done;
+		}
+		if (err < 0 || !ctx.number) {
+			sc_cmd_line(stderr, "warning: %s; no comment posted",
+				    err < 0 ? sc_error_last() : "the job's event is not about a pull request");
+			goto done;
+		}
+		if (head && ctx.head && strcmp(head, ctx.head)) {
+			sc_cmd_line(stderr, "warning: pull request #%lld's head is %.12s, not the %.12s "
+				    "this report judged; no comment posted", ctx.number, ctx.head, head);
+			goto done;
+		}
+		pr = ctx.number;
 	}
-	err = sc_github_event_pr(&pr, event);
-	if (err == SC_ENOTFOUND) {
-		fprintf(stderr, "warning: %s; no comment posted\n", sc_error_last());
-		return 0;
-	}
-	if (err < 0)
-		return sc_cmd_fail(err);
 	sc_buf_printf(&body, "%s\n%s", SC_GITHUB_MARKER, md);
 	err = sc_github_upsert_comment(&outcome, &id, &gh, pr, SC_GITHUB_MARKER, body.ptr);
 	if (err < 0) {
@@ -288,13 +333,15 @@ int sc_cmd_post_comment(const char *md)
 		fprintf(stderr, "%s pull request comment %lld on #%lld\n",
 			outcome == SC_GITHUB_UPDATED ? "updated" : "created", id, pr);
 	}
+done:
+	sc_ghpr_release(&ctx);
 	sc_buf_release(&body);
 	return rc;
 }
 
 
 int sc_cmd_reports_write(const struct sc_cmd_reports *r, const struct sc_results *res,
-			 bool comment, const char *store)
+			 bool comment, long long pr, const char *store)
 {
 	struct sc_reports rep;
 	struct sc_buf md = SC_BUF_INIT;
@@ -318,7 +365,8 @@ int sc_cmd_reports_write(const struct sc_cmd_reports *r, const struct sc_results
 	if ((err = sc_reports_write(res, &rep)) < 0)
 		rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
 	else if (comment)
-		rc = sc_cmd_post_comment(md.ptr);
+		rc = sc_cmd_post_comment(md.ptr, pr, res->run.prov.present ? res->run.prov.head
+									  : res->run.head_rev);
 	sc_buf_release(&md);
 	return rc;
 }

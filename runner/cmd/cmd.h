@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct sc_command {
 	const char *name;
@@ -35,10 +36,20 @@ int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_store(int argc, char **argv);
+int cmd_tests(int argc, char **argv);
 
 /* Prints "error: MESSAGE" for the current sc_error_last() and returns the
  * exit code for err (2 for input errors, 3 for infrastructure). */
 int sc_cmd_fail(int err);
+/*
+ * Prints one line to f: fmt formatted, the whole line escaped for a
+ * terminal or the CI log (sc_escape_log: values name paths, skills, tests,
+ * answers and server replies, any of which may hold control bytes), then
+ * a line feed. fmt holds no line feed of its own.
+ */
+void sc_cmd_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints s (a block of lines: an answer, a log) escaped with sc_escape_text. */
+void sc_cmd_text(FILE *f, const char *s);
 /* Prints "usage: ..." hint for a bad option and returns SC_EXIT_USAGE. */
 int sc_cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct sc_config;
@@ -51,8 +62,8 @@ struct sc_config;
  */
 int sc_cmd_load_providers(struct sc_config *cfg, const char *config_path);
 
-/* Prints the provider table and the aliases (`skillci help models`). */
-int sc_cmd_help_models(void);
+/* `skillci help models`: the provider table and the aliases, or --parse. argv[0] is "models". */
+int sc_cmd_help_models(int argc, char **argv);
 
 struct sc_store;
 /*
@@ -131,13 +142,17 @@ void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r);
  * Returns 0 or the exit code after printing the error.
  */
 int sc_cmd_reports_write(const struct sc_cmd_reports *r, const struct sc_results *res,
-			 bool comment, const char *store);
+			 bool comment, long long pr, const char *store);
 /*
  * Creates or updates the sticky pull-request comment with md (GITHUB_TOKEN,
- * GITHUB_REPOSITORY, GITHUB_EVENT_PATH). Returns 0 when posted or skipped
+ * GITHUB_REPOSITORY) on pull request pr, or when pr is 0 on the one this
+ * job is about (pipeline/ghpr.h: the job's own event, or in a workflow_run
+ * job the GitHub API's pull request of head). head (may be NULL) is the
+ * commit the report judged: a pull request whose head is another commit
+ * gets no comment (a warning says so). Returns 0 when posted or skipped
  * with a warning, or an exit code.
  */
-int sc_cmd_post_comment(const char *md);
+int sc_cmd_post_comment(const char *md, long long pr, const char *head);
 void sc_cmd_reports_release(struct sc_cmd_reports *r);
 
 #endif

@@ -30,6 +30,7 @@ static const struct sc_command commands[] = {
 	{ "kernel", cmd_kernel, "check one CUDA kernel against a fixture: compile, verify, time" },
 	{ "fixtures", cmd_fixtures, "list, verify or re-pin the kernel fixtures" },
 	{ "generate", cmd_generate, "a teacher model writes a skill and its tests, evaluates and refines it" },
+	{ "tests", cmd_tests, "tests init: the teacher writes a skill's first tests; the test format" },
 	{ "export", cmd_export, "stored transcripts as chat-format JSONL for fine-tuning" },
 };
 
@@ -40,7 +41,8 @@ static void print_usage(FILE *f)
 	for (size_t i = 0; i < SC_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'skillci help <command>' or 'skillci <command> --help' for a command's options;\n"
-		   "'skillci help models' for the providers and model aliases.\n"
+		   "'skillci help models' for the providers and model aliases;\n"
+		   "'skillci help tests' for the test format.\n"
 		   "exit codes: 0 success, 1 a gate failed, 2 bad usage/config/input,\n"
 		   "3 infrastructure failure.\n");
 }
@@ -73,9 +75,9 @@ static int unknown_command(const char *name)
 		sc_buf_printf(&near, "%s'%s'", near.len ? " or " : "", commands[i].name);
 	}
 	if (near.len)
-		fprintf(stderr, "error: unknown command '%s'; did you mean %s?\n", name, near.ptr);
+		sc_cmd_line(stderr, "error: unknown command '%s'; did you mean %s?", name, near.ptr);
 	else
-		fprintf(stderr, "error: unknown command '%s'; see 'skillci --help'\n", name);
+		sc_cmd_line(stderr, "error: unknown command '%s'; see 'skillci --help'", name);
 	sc_buf_release(&near);
 	return SC_EXIT_USAGE;
 }
@@ -98,7 +100,7 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "models"))
-		return sc_cmd_help_models();
+		return sc_cmd_help_models(argc - 1, argv + 1);
 	c = find_command(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);

@@ -29,6 +29,7 @@ enum {
 	PERCENT = 4,        /* '%', CR and LF as %25, %0D, %0A (workflow commands) */
 	PROPERTY = 8,       /* ':' and ',' as %3A and %2C too */
 	NO_COMMAND = 16,    /* never begins with "::" (a line of the CI log) */
+	LINES = 32,         /* NO_COMMAND for every line (after each kept line feed) */
 };
 
 /*
@@ -64,6 +65,12 @@ static void escape_any(struct sc_buf *out, const char *s, size_t n, unsigned how
 			sc_buf_puts(out, "%2C");
 		} else if (cp == '\n' && (how & KEEP_LF)) {
 			sc_buf_putc(out, '\n');
+			if (how & LINES) {
+				leading = true;
+				p += len;
+				n -= len;
+				continue;
+			}
 		} else if (cp == '\t' && (how & KEEP_TAB)) {
 			sc_buf_putc(out, '\t');
 		} else if (cp == '\n') {
@@ -76,13 +83,13 @@ static void escape_any(struct sc_buf *out, const char *s, size_t n, unsigned how
 			sc_buf_printf(out, "\\x%02x", (unsigned)cp);
 		} else if (hidden_cp(cp)) {
 			sc_buf_printf(out, "\\u%04x", (unsigned)cp);
-		} else if ((how & NO_COMMAND) && leading && cp == ':' && n >= 2 && p[1] == ':') {
+		} else if ((how & (NO_COMMAND | LINES)) && leading && cp == ':' && n >= 2 && p[1] == ':') {
 			sc_buf_puts(out, "\\x3a");
 		} else {
 			sc_buf_put(out, p, len);
 		}
-		if (len && !space_cp(cp))
-			leading = false;
+		if (len && !space_cp(cp) && !(cp == '\t' && (how & KEEP_TAB)))
+			leading = false;  /* a kept tab is white space the runner trims */
 		p += len;
 		n -= len;
 	}
@@ -102,6 +109,38 @@ void sc_escape_log(struct sc_buf *out, const char *s)
 void sc_escape_terminal(struct sc_buf *out, const char *s)
 {
 	sc_escape_log(out, s);
+}
+
+void sc_escape_text_n(struct sc_buf *out, const char *s, size_t n)
+{
+	escape_any(out, s, n, KEEP_LF | KEEP_TAB | LINES);
+}
+
+void sc_escape_text(struct sc_buf *out, const char *s)
+{
+	if (s)
+		sc_escape_text_n(out, s, strlen(s));
+}
+
+void sc_escape_json(struct sc_buf *out, const char *json, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)json;
+
+	while (n) {
+		uint32_t cp = 0;
+		size_t len = sc_utf8_decode((const char *)p, n, &cp);
+
+		if (!len) {
+			sc_buf_puts(out, "\\ufffd");
+			len = 1;
+		} else if (cp == 0x7F || hidden_cp(cp)) {
+			sc_buf_printf(out, "\\u%04x", (unsigned)cp);
+		} else {
+			sc_buf_put(out, p, len);
+		}
+		p += len;
+		n -= len;
+	}
 }
 
 void sc_escape_gh_property(struct sc_buf *out, const char *s)

@@ -56,6 +56,22 @@ void sc_escape_log_n(struct sc_buf *out, const char *s, size_t n);
  *                         line feeds and tabs kept
  */
 void sc_escape_terminal(struct sc_buf *out, const char *s);
+/*
+ * A block of text for a terminal or the CI log that keeps its lines (a
+ * model's answer, a compile log, a listing): line feeds and tabs stay,
+ * every other control is escaped as sc_escape_log does, and no line
+ * begins with "::".
+ */
+void sc_escape_text(struct sc_buf *out, const char *s);
+void sc_escape_text_n(struct sc_buf *out, const char *s, size_t n);
+/*
+ * JSON text (n bytes, as cJSON prints it) for a terminal: cJSON escapes
+ * C0 controls but writes DEL, C1 controls, the separators and the
+ * bidirectional controls raw inside strings; they become "\uNNNN", and a
+ * byte that is not UTF-8 "\ufffd". Outside strings cJSON writes none of
+ * them, so the document means the same.
+ */
+void sc_escape_json(struct sc_buf *out, const char *json, size_t n);
 void sc_escape_gh_property(struct sc_buf *out, const char *s);
 void sc_escape_gh_data(struct sc_buf *out, const char *s);
 void sc_escape_gh_output(struct sc_buf *out, const char *s);

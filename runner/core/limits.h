@@ -13,6 +13,10 @@
 
 /* Files */
 #define SC_MAX_SKILL_MD_BYTES    (1024 * 1024)      /* SKILL.md */
+/* What one skill may put into a system prompt (its body, name and
+ * description, the listing of its references/ files): over it the skill
+ * is an error finding and is not evaluated (skills/prompt.h) */
+#define SC_MAX_SKILL_PROMPT_BYTES (256 * 1024)
 #define SC_MAX_JSON_BYTES        (8 * 1024 * 1024)  /* test files, results */
 #define SC_MAX_CONFIG_BYTES      (256 * 1024)       /* skillci.yml */
 #define SC_MAX_CONTEXT_FILE_BYTES (256 * 1024)      /* a test's context file */

@@ -299,6 +299,21 @@ void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level
 	free(order);
 }
 
+double sc_stats_pooled_variance(unsigned long passes, unsigned long n)
+{
+	double x = (double)passes, m = (double)n, smooth;
+
+	if (!n)
+		return NAN;
+	/* (x + 1) / (n + 2) keeps 0 of n and n of n from reading as certain */
+	smooth = (x + 1.0) * (m - x + 1.0) / ((m + 2.0) * (m + 2.0));
+	if (n < 2)
+		return smooth;
+	/* x (n - x) / (n (n - 1)) is unbiased for p (1 - p); the smoothed
+	 * value alone is 0.875 of it at p = 1/2 with one run a side */
+	return fmax(x * (m - x) / (m * (m - 1.0)), smooth);
+}
+
 /* The tests of a paired estimate out->mean with standard error out->se
  * (> 0) on out->df degrees of freedom against the margin: both one-sided
  * p-values, the (1 - alpha) bounds and the drop detectable with 80% power. */
@@ -332,10 +347,10 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 		nb = (double)base_n[i];
 		nh = (double)head_n[i];
 		d = (double)head_pass[i] / nh - (double)base_pass[i] / nb;
-		q = ((double)(base_pass[i] + head_pass[i]) + 1.0) / (nb + nh + 2.0);
+		q = sc_stats_pooled_variance(base_pass[i] + head_pass[i], base_n[i] + head_n[i]);
 		sum += d;
 		sumsq += d * d;
-		vsum += q * (1.0 - q) * (1.0 / nb + 1.0 / nh);
+		vsum += q * (1.0 / nb + 1.0 / nh);
 		t++;
 	}
 	if (!t)
@@ -445,127 +460,131 @@ double sc_stats_normal_quantile(double p)
 	return sc_stats_t_quantile(p, INFINITY);
 }
 
-double sc_stats_obf_spend(double t, double alpha)
-{
-	if (isnan(t) || isnan(alpha) || !(alpha > 0.0))
-		return NAN;
-	if (t <= 0.0)
-		return 0.0;
-	if (t >= 1.0)
-		return alpha;
-	/* 2 (1 - PHI(x)) = erfc(x / sqrt 2), without the cancellation */
-	return erfc(sc_stats_normal_quantile(1.0 - alpha / 2.0) / sqrt(t) / M_SQRT2);
-}
-
-double sc_stats_spend(double t, double alpha, double rho)
-{
-	if (rho <= 0.0 || isnan(rho))
-		return sc_stats_obf_spend(t, alpha);
-	if (isnan(t) || isnan(alpha) || !(alpha > 0.0))
-		return NAN;
-	if (t <= 0.0)
-		return 0.0;
-	if (t >= 1.0)
-		return alpha;
-	return alpha * pow(t, rho);
-}
-
-double sc_stats_spend_level(double t_prev, double t, double alpha, double rho)
-{
-	double d = sc_stats_spend(t, alpha, rho) - sc_stats_spend(t_prev, alpha, rho);
-
-	return d > 0.0 ? d : 0.0;
-}
-
-/* The grid of the recursive integration: points per look. */
-#define GS_GRID 601
-/* The statistic's boundary when a look spends nothing: never crossed. */
-#define GS_NEVER 40.0
-
 /* P(Z > x) for the standard normal, accurate in the far tail. */
 static double upper_tail(double x)
 {
 	return 0.5 * erfc(x / M_SQRT2);
 }
 
-/*
- * The chance of crossing at this look: sum over the previous look's grid
- * (points u, weights w times the sub-density f) of P(S_new >= b | S = u)
- * with the increment's standard deviation sd.
- */
-static double gs_cross(const double *u, const double *wf, size_t m, double b, double sd)
-{
-	double sum = 0.0;
+/* ---- the truncated sequential probability ratio test --------------------- */
 
-	for (size_t j = 0; j < m; j++)
-		sum += wf[j] * upper_tail((b - u[j]) / sd);
-	return sum;
+/* Points of the grid the continuation density is carried on. */
+#define SPRT_GRID 161
+
+/*
+ * The errors of the design in sc_stats_sprt_errors' terms, under one
+ * hypothesis: drift 0 gives the chance of a regression (alpha's side),
+ * drift z the chance of passing (beta's side). W is the score of the
+ * drop measured from the margin, a Brownian motion in information units
+ * of the fixed design; looks at t_k = k / steps; the boundaries at look k
+ * are W = (a + z^2 t / 2) / z (fails) and W = (-b + z^2 t / 2) / z
+ * (passes), a strip of constant width (a + b) / z moving up at z / 2,
+ * so on a grid of fixed spacing every step is the same convolution. At
+ * the last look (t = imax) a path fails at W >= z t / 2, else passes.
+ */
+static double sprt_side(double a, double b, double z, double imax, int steps, bool h1)
+{
+	int looks = (int)lround(imax * steps);
+	double dt = 1.0 / steps, sd = sqrt(dt), drift = h1 ? z : 0.0;
+	double width = (a + b) / z, h = width / (SPRT_GRID - 1), t1 = dt, out = 0.0;
+	double f[SPRT_GRID], g[SPRT_GRID], ker[2 * SPRT_GRID - 1];
+	double up[SPRT_GRID], down[SPRT_GRID], last[SPRT_GRID];
+
+	if (looks < 2)
+		looks = 2;
+	/* look 1, from W = 0 */
+	{
+		double lo = (-b + z * z * t1 / 2) / z, hi = lo + width, s1 = sqrt(t1);
+		out += h1 ? sc_stats_normal_cdf((lo - drift * t1) / s1)
+			  : upper_tail((hi - drift * t1) / s1);
+		for (int i = 0; i < SPRT_GRID; i++) {
+			double x = lo + h * i;
+			double w = (i == 0 || i == SPRT_GRID - 1) ? h / 2 : h;
+			f[i] = w * exp(-0.5 * (x - drift * t1) * (x - drift * t1) / t1) /
+			       (s1 * sqrt(2.0 * M_PI));
+		}
+	}
+	/* from grid point j to the next look: the strip moved up by z dt / 2 */
+	for (int j = 0; j < SPRT_GRID; j++) {
+		double off = z * dt / 2 - drift * dt - j * h;
+		up[j] = upper_tail((width + off) / sd);
+		down[j] = sc_stats_normal_cdf(off / sd);
+		last[j] = upper_tail((b / z + off) / sd);
+	}
+	for (int d = -(SPRT_GRID - 1); d <= SPRT_GRID - 1; d++) {
+		double x = (z * dt / 2 + d * h - drift * dt) / sd;
+		ker[d + SPRT_GRID - 1] = exp(-0.5 * x * x) / (sd * sqrt(2.0 * M_PI));
+	}
+	for (int k = 2; k <= looks; k++) {
+		if (k == looks) {
+			for (int j = 0; j < SPRT_GRID; j++)
+				out += f[j] * (h1 ? 1.0 - last[j] : last[j]);
+			break;
+		}
+		for (int j = 0; j < SPRT_GRID; j++)
+			out += f[j] * (h1 ? down[j] : up[j]);
+		for (int i = 0; i < SPRT_GRID; i++) {
+			double s = 0.0, w = (i == 0 || i == SPRT_GRID - 1) ? h / 2 : h;
+			const double *kr = ker + i + SPRT_GRID - 1;
+			for (int j = 0; j < SPRT_GRID; j++)
+				s += f[j] * kr[-j];
+			g[i] = s * w;
+		}
+		memcpy(f, g, sizeof(f));
+	}
+	return out;
 }
 
-bool sc_stats_gs_levels(double *levels, const double *t, size_t k, double alpha, double rho)
+void sc_stats_sprt_errors(double *alpha_out, double *beta_out, double a, double b, double alpha,
+			  double beta, double imax, int steps)
 {
-	double *u, *wf, *nu, *nwf, prev_t = 0.0, spent_before = 0.0;
-	size_t m = 0;
+	double z = sc_stats_normal_quantile(1.0 - alpha) + sc_stats_normal_quantile(1.0 - beta);
 
-	if (!k || k > SC_STATS_GS_MAX_LOOKS || !(alpha > 0.0) || !(alpha < 1.0))
-		return false;
-	for (size_t i = 0; i < k; i++)
-		if (!(t[i] > (i ? t[i - 1] : 0.0)) || t[i] > 1.0)
-			return false;
-	for (size_t i = 0; i < k; i++)
-		levels[i] = 0.0;
-	u = sc_xmalloc(GS_GRID * sizeof(*u));
-	wf = sc_xmalloc(GS_GRID * sizeof(*wf));
-	nu = sc_xmalloc(GS_GRID * sizeof(*nu));
-	nwf = sc_xmalloc(GS_GRID * sizeof(*nwf));
-	for (size_t i = 0; i < k; i++) {
-		double spent = sc_stats_spend(t[i], alpha, rho), inc = spent - spent_before;
-		double sd = sqrt(t[i] - prev_t), st = sqrt(t[i]), c, lo, h;
-		if (inc <= 0.0) {
-			c = GS_NEVER;
-		} else if (i == 0) {
-			c = -sc_stats_normal_quantile(inc);
-		} else {
-			/* the crossing chance falls as c grows: bisect it */
-			double a = -GS_NEVER, b = GS_NEVER;
-			for (int it = 0; it < 100 && b - a > 1e-10; it++) {
-				double mid = 0.5 * (a + b);
-				if (gs_cross(u, wf, m, mid * st, sd) > inc)
-					a = mid;
-				else
-					b = mid;
-			}
-			c = 0.5 * (a + b);
-		}
-		if (c > GS_NEVER)
-			c = GS_NEVER;
-		levels[i] = c >= GS_NEVER ? 0.0 : upper_tail(c);
-		/* the sub-density of S = Z sqrt(t) on the continuation region
-		 * (-10 sqrt(t), c sqrt(t)), trapezoid weights folded in */
-		lo = -10.0 * st;
-		h = (c * st - lo) / (GS_GRID - 1);
-		if (!(h > 0.0))
-			break;  /* nothing continues: later looks spend on nothing */
-		for (size_t j = 0; j < GS_GRID; j++) {
-			double s = lo + h * (double)j, f = 0.0;
-			if (i == 0) {
-				f = exp(-0.5 * s * s / t[0]) / (st * sqrt(2.0 * M_PI));
-			} else {
-				for (size_t q = 0; q < m; q++) {
-					double z = (s - u[q]) / sd;
-					f += wf[q] * exp(-0.5 * z * z);
-				}
-				f /= sd * sqrt(2.0 * M_PI);
-			}
-			nu[j] = s;
-			nwf[j] = f * h * (j == 0 || j == GS_GRID - 1 ? 0.5 : 1.0);
-		}
-		memcpy(u, nu, GS_GRID * sizeof(*u));
-		memcpy(wf, nwf, GS_GRID * sizeof(*wf));
-		m = GS_GRID;
-		prev_t = t[i];
-		spent_before = spent;
+	*alpha_out = sprt_side(a, b, z, imax, steps, false);
+	*beta_out = sprt_side(a, b, z, imax, steps, true);
+}
+
+/* The boundary x in [lo, hi] at which err(x) = want, err falling in x (bisection on it). */
+static double sprt_solve(double want, double lo, double hi, double other, bool for_a, double z,
+			 double imax, int steps)
+{
+	for (int it = 0; it < 48 && hi - lo > 1e-7; it++) {
+		double mid = 0.5 * (lo + hi);
+		double e = for_a ? sprt_side(mid, other, z, imax, steps, false)
+				 : sprt_side(other, mid, z, imax, steps, true);
+		if (e > want)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	free(u); free(wf); free(nu); free(nwf);
-	return true;
+	return 0.5 * (lo + hi);
+}
+
+bool sc_stats_sprt_calibrate(double *a, double *b, double alpha, double beta, double imax,
+			     int steps)
+{
+	double z, ea, eb, ta, tb;
+
+	if (!(alpha > 0 && alpha < 0.5 && beta > 0 && beta < 0.5 && imax >= 1 && steps >= 2))
+		return false;
+	z = sc_stats_normal_quantile(1.0 - alpha) + sc_stats_normal_quantile(1.0 - beta);
+	ta = log((1.0 - beta) / alpha);
+	tb = log((1.0 - alpha) / beta);
+	/* Wald's boundaries hold the errors for a path seen at every instant;
+	 * seen at looks, and truncated, the errors differ: solve each
+	 * boundary for its error in turn (each moves the other's little) */
+	for (int round = 0; round < 6; round++) {
+		double na = sprt_solve(alpha, 0.0, 4.0 * ta + 4.0, tb, true, z, imax, steps);
+		double nb = sprt_solve(beta, 0.0, 4.0 * tb + 4.0, na, false, z, imax, steps);
+		bool still = fabs(na - ta) < 1e-6 && fabs(nb - tb) < 1e-6;
+		ta = na;
+		tb = nb;
+		if (still)
+			break;
+	}
+	sc_stats_sprt_errors(&ea, &eb, ta, tb, alpha, beta, imax, steps);
+	*a = ta;
+	*b = tb;
+	/* the truncation alone may spend more than alpha: then no a holds it */
+	return fabs(ea - alpha) < 0.01 * alpha && fabs(eb - beta) < 0.01 * beta;
 }

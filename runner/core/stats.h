@@ -116,10 +116,10 @@ void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level
  * error depends on the method:
  *
  *   SC_STATS_STRATIFIED  the tests are the suite, fixed; only the runs
- *       are random: se^2 = sum_t v_t / T^2, v_t = q_t (1 - q_t) (1/nb_t +
- *       1/nh_t), q_t = (passes_t + 1) / (units_t + 2) the test's pooled
- *       pass rate at both sides, smoothed so 0/1 and 1/1 are not certain.
- *       Normal quantiles (df = INFINITY).
+ *       are random: se^2 = sum_t v_t / T^2, v_t = s2_t (1/nb_t + 1/nh_t),
+ *       s2_t = sc_stats_pooled_variance(passes_t, units_t), the test's
+ *       Bernoulli variance estimated from its runs at both sides. Normal
+ *       quantiles (df = INFINITY).
  *   SC_STATS_CLUSTER  the tests are a sample of possible tests (Miller,
  *       "Adding Error Bars to Evals"): se^2 = max(s^2, v0) / T with s^2
  *       the sample variance of d_t and v0 the mean of the v_t (a floor so
@@ -141,6 +141,17 @@ void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level
  * double NAN, when no test is judged at both sides.
  */
 enum sc_stats_method { SC_STATS_STRATIFIED, SC_STATS_CLUSTER };
+
+/*
+ * The Bernoulli variance p (1 - p) of a test from passes of n runs
+ * pooled over both sides, never below the truth on average: the larger
+ * of the unbiased x (n - x) / (n (n - 1)) and the smoothed q (1 - q),
+ * q = (x + 1) / (n + 2), which keeps 0 of n and n of n from reading as
+ * certain (the smoothed value alone is anti-conservative: 0.875 of
+ * p (1 - p) at p = 1/2 with one run a side; docs/evaluation.md). NAN
+ * for n = 0; the smoothed value for n = 1.
+ */
+double sc_stats_pooled_variance(unsigned long passes, unsigned long n);
 
 struct sc_stats_paired {
 	size_t tests;
@@ -215,48 +226,30 @@ double sc_stats_normal_cdf(double x);
 double sc_stats_normal_quantile(double p);
 
 /*
- * Lan-DeMets error spending of the O'Brien-Fleming type (docs/evaluation.md,
- * "Sequential sampling"): the share of a one-sided error alpha spent by
- * information fraction t,
+ * A truncated sequential probability ratio test between a drop of m and
+ * of D (pipeline/sequential.h), on the normal approximation: the score
+ * of the drop measured from m is a Brownian motion in information,
+ * counted in units of what a fixed design with errors alpha and beta
+ * needs, its drift 0 under "a drop of m" and z = z(1 - alpha) + z(1 -
+ * beta) under "a drop of D". Looks at t = k / steps (k = 1, 2, ...);
+ * with L the log likelihood ratio, a look fails the check at L >= a,
+ * passes it at L <= -b; the last, at t = imax, fails at L >= 0, else
+ * passes.
  *
- *     a(t) = 2 (1 - PHI(z(1 - alpha/2) / sqrt(t)))      0 < t <= 1
+ * sc_stats_sprt_errors: the design's two errors, the chance it fails
+ * under drift 0 and passes under drift z, by recursive numerical
+ * integration of the density of the paths still open (Armitage,
+ * McPherson and Rowe), on a grid of SPRT_GRID points.
  *
- * 0 for t <= 0 and alpha for t >= 1; increasing in t. It spends almost
- * nothing early (a(0.25) is 0.00009 of alpha 0.05) and most of alpha near
- * the end, so early stops need overwhelming evidence.
+ * sc_stats_sprt_calibrate: the a and b whose errors are alpha and beta
+ * (Wald's log((1 - beta) / alpha) and log((1 - alpha) / beta) hold them
+ * only for a path seen at every instant and never truncated). false when
+ * no a and b do (the truncation at imax alone spends more than alpha):
+ * raise imax. Takes some tens of milliseconds.
  */
-double sc_stats_obf_spend(double t, double alpha);
-
-/*
- * The power family of spending functions (Kim and DeMets): a(t) = alpha
- * t^rho for 0 <= t <= 1 (rho 1 spends like Pocock's design, rho 3 close
- * to O'Brien-Fleming's). rho <= 0 means sc_stats_obf_spend.
- */
-double sc_stats_spend(double t, double alpha, double rho);
-
-/*
- * The nominal level of the look at information fraction t after a look at
- * t_prev (0 for the first look): the spending function's increment
- * a(t) - a(t_prev) (sc_stats_spend with rho). Rejecting at look k when its p-value is below its
- * increment keeps the chance of any rejection over all looks at most a(1)
- * = alpha by the union bound, whatever the correlation of the looks.
- */
-double sc_stats_spend_level(double t_prev, double t, double alpha, double rho);
-
-/*
- * Exact nominal levels of a one-sided group-sequential test with error
- * spending (Armitage, McPherson and Rowe's recursive integration, as in
- * Jennison and Turnbull ch. 19): looks at increasing information
- * fractions t[0..k) (the last is 1), the statistic at each look standard
- * normal under the null with corr(Z_i, Z_j) = sqrt(t_i / t_j) (independent
- * increments), and the chance of crossing first at look i equal to the
- * spending increment sc_stats_spend(t_i) - sc_stats_spend(t_{i-1}).
- * Writes levels[i] = 1 - PHI(c_i), the one-sided p-value below which look
- * i rejects. Other stopping rules are ignored (non-binding), which only
- * lowers the real error. Looks beyond SC_STATS_GS_MAX_LOOKS, or t not
- * increasing in (0, 1], give false (levels untouched).
- */
-#define SC_STATS_GS_MAX_LOOKS 32
-bool sc_stats_gs_levels(double *levels, const double *t, size_t k, double alpha, double rho);
+void sc_stats_sprt_errors(double *alpha_out, double *beta_out, double a, double b, double alpha,
+			  double beta, double imax, int steps);
+bool sc_stats_sprt_calibrate(double *a, double *b, double alpha, double beta, double imax,
+			     int steps);
 
 #endif

@@ -14,7 +14,9 @@
  * kcheck_run() (a pool thread), which touches only its own struct kcheck.
  */
 #include "common.h"
+#include "agent/agent.h"
 #include "eval/eval.h"
+#include "eval/grader.h"
 #include "eval/workpool.h"
 #include "providers/provider.h"
 #include "results/compare.h"
@@ -29,6 +31,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +41,12 @@ static const char default_rubric[] =
 	"SCORE: followed by a number from 0 (useless) to 1 (fully correct).";
 
 #define TEST_NAME_MAX 80
+/* An agent unit's trace in the reports of a failure (bytes). */
+#define SC_EVAL_AGENT_EXCERPT_MAX 1500
+/* Threads running agent units' jails, tools and verifiers, unless the
+ * config's agent.jobs says otherwise: most of their time is a command's
+ * or a jail's start, so more than the cores. */
+#define SC_EVAL_AGENT_JOBS 16
 
 /* ---- prompts and checks --------------------------------------------------- */
 
@@ -50,6 +59,25 @@ void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test)
 			continue;  /* binary: hashed, never put in a prompt */
 		sc_buf_printf(out, "\n\n```%s\n%s\n```", f->name, f->content);
 	}
+}
+
+void sc_eval_unit_prompt(struct sc_buf *out, const struct sc_test *test,
+			 const struct sc_eval_kernel_ops *kernel)
+{
+	struct sc_buf fx = SC_BUF_INIT;
+	size_t start = out->len;
+
+	sc_eval_user_message(out, test);
+	/* A kernel test's own input says what to write; the fixture's prompt
+	 * gives the exact signature, launch geometry, tolerance and
+	 * environment (the model cannot pass without them). It is added
+	 * unless the input already is that prompt (as generate writes it). */
+	if (test->fixture && kernel && kernel->prompt &&
+	    kernel->prompt(&fx, test->fixture, kernel->payload) == 0 && fx.len &&
+	    !strstr(out->ptr + start, fx.ptr))
+		sc_buf_printf(out, "\n\n%s", fx.ptr);
+	sc_error_clear();
+	sc_buf_release(&fx);
 }
 
 /* Case-insensitive substring search (ASCII case folding, as Python's
@@ -181,7 +209,20 @@ struct unit {
 	int64_t t0;
 	bool evaluated;             /* not reused */
 	bool judging;
+	bool grading;               /* the grader's request is out */
 	bool asked;                 /* a model answered at least once */
+	bool agent_mode;            /* runs as an agent (runner/agent) */
+	bool agent_final;           /* its transcript moved into transcript above */
+	struct sc_agent_run *agent; /* its session */
+	/* its jail starts beside the first request: until it is up, a step
+	 * the answer asks for waits here (0: none) */
+	enum { JAIL_STARTING, JAIL_UP, JAIL_FAILED } jail;
+	int waiting;                /* AJOB_TOOLS + 1 or AJOB_VERIFY + 1 */
+	int agent_jobs;             /* its steps on the pool (they point at it) */
+	bool done_pending;          /* decided (an error) while a step was out */
+	int64_t waiting_since;
+	char *jail_msg;             /* why the jail failed */
+	char *turn_msg;             /* why a turn could not be submitted (NULL: it was) */
 	struct sc_results_unit ru;
 };
 
@@ -229,6 +270,12 @@ struct ctx {
 	/* kernel checks */
 	struct sc_workpool *pool;
 	size_t kernels_busy;
+	/* agent runs: their options, pool, the skills' copies the jails mount */
+	struct sc_agent_options agent_opt;
+	struct sc_workpool *agent_pool, *start_pool;
+	char *stage;                /* NULL until an agent unit needs it */
+	char (*mount_names)[65];    /* per skill: its name in the jail */
+	char agent_hash[65];
 	/* stopping */
 	bool stopping, admitting;
 	int err;                    /* first fatal error, 0 when none */
@@ -275,9 +322,17 @@ static void set_verdict(struct unit *u, const char *verdict, const char *error_c
 	set_str(&u->ru.verdict, verdict);
 	set_str(&u->ru.error_class, error_class);
 	set_str(&u->ru.message, message);
-	/* what the model wrote, for the reports of a failure */
+	/* what the model wrote (an agent: what it did), for the reports of a failure */
 	free(u->ru.excerpt);
-	u->ru.excerpt = !strcmp(verdict, "fail") ? sc_results_excerpt(u->answer) : NULL;
+	u->ru.excerpt = NULL;
+	if (!strcmp(verdict, "fail") && u->agent) {
+		struct sc_buf t = SC_BUF_INIT;
+		sc_agent_run_excerpt(&t, u->agent, SC_EVAL_AGENT_EXCERPT_MAX);
+		u->ru.excerpt = t.len ? sc_buf_detach(&t, NULL) : sc_results_excerpt(u->answer);
+		sc_buf_release(&t);
+	} else if (!strcmp(verdict, "fail")) {
+		u->ru.excerpt = sc_results_excerpt(u->answer);
+	}
 }
 
 static void unit_free(struct unit *u)
@@ -291,6 +346,9 @@ static void unit_free(struct unit *u)
 	free(u->answer);
 	free(u->harness);
 	cJSON_Delete(u->transcript);
+	sc_agent_run_free(u->agent);
+	free(u->jail_msg);
+	free(u->turn_msg);
 	free(u);
 }
 
@@ -355,6 +413,15 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 	free(ru->excerpt);
 	ru->excerpt = su->verdict && !strcmp(su->verdict, "fail") ? transcript_excerpt(su->transcript)
 								   : NULL;
+	if (ru->excerpt && (sc_streq(ru->kind, "agent") || sc_streq(ru->kind, "trigger"))) {
+		struct sc_buf t = SC_BUF_INIT;
+		sc_agent_trace(&t, su->transcript, SC_EVAL_AGENT_EXCERPT_MAX);
+		if (t.len) {
+			free(ru->excerpt);
+			ru->excerpt = sc_buf_detach(&t, NULL);
+		}
+		sc_buf_release(&t);
+	}
 	if (ru->kernel) {
 		struct sc_results_kernel *k = ru->kernel;
 		set_str(&k->compile, su->compile);
@@ -544,6 +611,11 @@ static void unit_done(struct unit *u)
 	const struct sc_eval_options *opt = c->opt;
 	size_t idx;
 
+	if (u->agent_jobs) {
+		/* an agent step on the pool points at it: done when it is back */
+		u->done_pending = true;
+		return;
+	}
 	if (u->evaluated)
 		u->ru.latency_ms = sc_now_ms() - u->t0;
 	/* equal strings of many units are kept once (results.h) */
@@ -563,7 +635,9 @@ static void unit_done(struct unit *u)
 		p = &c->pend[c->npend++];
 		p->idx = idx;
 		p->skill_name = u->es->skill->name;
-		p->transcript = cJSON_PrintUnformatted(u->transcript);
+		/* an agent's own transcript, when it ended before its verdict took it */
+		p->transcript = u->agent && !u->agent_final ? sc_agent_run_transcript(u->agent)
+			       : cJSON_PrintUnformatted(u->transcript);
 		p->harness = u->harness;
 		u->harness = NULL;
 		memcpy(p->skill_hash, u->skill_hash, sizeof(p->skill_hash));
@@ -611,6 +685,8 @@ static const char *chat_error_class(enum sc_chat_error e)
 
 static int submit_turn(struct unit *u);
 static int submit_judge(struct unit *u);
+static int submit_grader(struct unit *u);
+static void grader_request(struct sc_chat_request *req, const struct sc_eval_options *opt);
 
 /* Starts the judge when one is configured and the verdict is not an error;
  * otherwise the unit is done. */
@@ -751,6 +827,442 @@ static void check_kernel(struct unit *u, const char *answer)
 	sc_workpool_push(c->pool, kcheck_run, kc);
 }
 
+/*
+ * The answer met the test's "contains" strings; what else the test names
+ * decides the unit. Workspace verifiers need the workspace an agent run
+ * leaves: in a chat unit they cannot be checked, so the unit is
+ * unverified (needs_agent). Expectations and an expected_output need the
+ * grader: asked when one is configured (returns true: on_grader decides),
+ * else the unit is unverified (no_grader). Otherwise it passes. Never a
+ * pass for a check that was not made.
+ */
+static bool decide_beyond_answer(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	const struct sc_test *t = u->test;
+
+	if (sc_test_has_workspace_verifier(t)) {
+		struct sc_buf msg = SC_BUF_INIT;
+		const struct sc_test_verifier *v = NULL;
+		for (size_t i = 0; i < t->nverifiers && !v; i++)
+			if (t->verifiers[i].type != SC_VERIFIER_CONTAINS)
+				v = &t->verifiers[i];
+		sc_buf_printf(&msg, "the test's %s verifier checks the workspace an agent run leaves "
+			      "behind; this unit ran as one chat request, so it was not checked: run "
+			      "the test as an agent", sc_verifier_type_name(v->type));
+		set_verdict(u, "unverified", "needs_agent", msg.ptr);
+		sc_buf_release(&msg);
+		return false;
+	}
+	if (sc_test_needs_grader(t)) {
+		if (!opt->grader_model) {
+			set_verdict(u, "unverified", "no_grader",
+				    "the test's expectations are statements a grader model judges, and "
+				    "no grader is configured: set grader.model in the trusted config "
+				    "(skillci.yml; `skillci eval --grader MODEL`)");
+			return false;
+		}
+		if (submit_grader(u) == 0)
+			return true;
+		set_verdict(u, "error", "grader", sc_error_last());
+		return false;
+	}
+	set_verdict(u, "pass", NULL, NULL);
+	return false;
+}
+
+/* The grader's reply: each statement passed or failed with its evidence,
+ * recorded in the transcript; the unit passes when every one passed. */
+static void on_grader(struct sc_chat_response *resp, void *payload)
+{
+	struct unit *u = payload;
+	struct ctx *c = u->ctx;
+	struct sc_grading g;
+	cJSON *m, *items;
+
+	u->grading = false;
+	if (resp->error_class == SC_CHAT_CANCELLED) {
+		unit_drop(u);
+		return;
+	}
+	if (resp->from_cache)
+		c->cache_hits++;
+	else if (resp->attempts > 0)
+		c->requests++;
+	if (resp->error_class != SC_CHAT_OK || !resp->text) {
+		struct sc_buf msg = SC_BUF_INIT;
+		sc_buf_printf(&msg, "the grader could not be asked: %s",
+			      resp->error ? resp->error : sc_chat_error_name(resp->error_class));
+		set_verdict(u, "error", "grader", msg.ptr);
+		sc_buf_release(&msg);
+		unit_done(u);
+		admit(c);
+		return;
+	}
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "grader");
+	cJSON_AddStringToObject(m, "model", c->opt->grader_model);
+	cJSON_AddStringToObject(m, "content", resp->text);
+	cJSON_AddItemToArray(u->transcript, m);
+	if (sc_grader_parse(&g, resp->text, u->test, u->answer) < 0) {
+		set_verdict(u, "error", "grader", sc_error_last());
+		sc_error_clear();
+	} else {
+		struct sc_buf msg = SC_BUF_INIT;
+		items = cJSON_AddArrayToObject(m, "expectations");
+		for (size_t i = 0; i < g.n; i++) {
+			cJSON *it = cJSON_CreateObject();
+			cJSON_AddStringToObject(it, "text", g.items[i].text);
+			cJSON_AddBoolToObject(it, "passed", g.items[i].passed);
+			cJSON_AddStringToObject(it, "evidence", g.items[i].evidence);
+			if (g.items[i].unquoted)
+				cJSON_AddTrueToObject(it, "evidence_not_in_answer");
+			cJSON_AddItemToArray(items, it);
+		}
+		sc_grading_summary(&msg, &g);
+		if (g.passed == g.n)
+			set_verdict(u, "pass", NULL, msg.ptr);
+		else
+			set_verdict(u, "fail", "expectation_failed", msg.ptr);
+		sc_buf_release(&msg);
+		sc_grading_release(&g);
+	}
+	after_verdict(u);
+	admit(c);
+}
+
+/* Asks the grader about u's answer (grader.h): fixed instructions, the
+ * test's statements, the answer quoted as data. */
+static int submit_grader(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	struct sc_buf prompt = SC_BUF_INIT, oracle = SC_BUF_INIT;
+	struct sc_chat_message m;
+	struct sc_chat_request req;
+	int err;
+
+	sc_grader_prompt(&prompt, u->test, u->answer);
+	sc_grader_oracle_reply(&oracle, u->test, u->answer);
+	grader_request(&req, opt);
+	m.role = SC_CHAT_USER;
+	m.content = prompt.ptr;
+	req.messages = &m;
+	req.nmessages = 1;
+	req.label = u->ru.test_name;
+	req.oracle_answer = oracle.ptr;
+	u->grading = true;
+	err = sc_client_submit(opt->client, &req, on_grader, u);
+	if (err < 0)
+		u->grading = false;
+	sc_buf_release(&prompt);
+	sc_buf_release(&oracle);
+	return err;
+}
+
+/* ---- agent units (runner/agent) ------------------------------------------ */
+
+/* An agent unit's blocking step, run on the agent pool, and its outcome. */
+enum ajob_kind { AJOB_START, AJOB_TOOLS, AJOB_VERIFY };
+
+struct ajob {
+	struct unit *u;
+	enum ajob_kind kind;
+	int err;
+	char *msg;
+	struct sc_agent_outcome out;
+};
+
+static void ajob_done(void *payload);
+static int submit_agent_turn(struct unit *u);
+static void on_chat(struct sc_chat_response *resp, void *payload);
+
+/* On a pool thread: the step, then back to the loop. */
+static void ajob_run(void *payload)
+{
+	struct ajob *j = payload;
+	struct sc_agent_run *ar = j->u->agent;
+
+	if (j->kind == AJOB_START)
+		j->err = sc_agent_run_start(ar);
+	else if (j->kind == AJOB_TOOLS)
+		j->err = sc_agent_run_tools(ar);
+	else
+		j->err = sc_agent_verify(ar, &j->out);
+	if (j->err < 0)
+		j->msg = sc_xstrdup(sc_error_last());
+	sc_client_post(j->u->ctx->opt->client, ajob_done, j);
+}
+
+/* Hands a unit's next blocking step to the agent pool; the requests go on. */
+static void agent_push(struct unit *u, enum ajob_kind kind)
+{
+	struct ctx *c = u->ctx;
+	struct ajob *j;
+	int err;
+
+	if (!c->agent_pool) {
+		/* steps (tools, verifiers) and jails' starts on threads of their
+		 * own: a unit's next turn waits on its step, never behind starts
+		 * (which the kernel runs mostly one at a time) */
+		int n = c->agent_opt.jobs > 0 ? c->agent_opt.jobs : SC_EVAL_AGENT_JOBS;
+		if ((err = sc_workpool_new(&c->agent_pool, n)) < 0 ||
+		    (err = sc_workpool_new(&c->start_pool, n / 4 > 2 ? n / 4 : 2)) < 0) {
+			set_verdict(u, "error", "jail", sc_error_last());
+			unit_done(u);
+			return;
+		}
+	}
+	j = sc_xcalloc(1, sizeof(*j));
+	j->u = u;
+	j->kind = kind;
+	u->agent_jobs++;
+	sc_client_expect(c->opt->client);
+	sc_workpool_push(kind == AJOB_START ? c->start_pool : c->agent_pool, ajob_run, j);
+}
+
+/* An agent's verdict: the outcome, then (for a pass with expectations)
+ * the grader, then the judge. */
+static void agent_decided(struct unit *u, const struct sc_agent_outcome *o)
+{
+	char *t = sc_agent_run_transcript(u->agent);
+
+	if (u->turn_msg)
+		set_verdict(u, "error", "provider", u->turn_msg);
+	else
+		set_verdict(u, o->verdict, o->error_class, o->message);
+	cJSON_Delete(u->transcript);
+	u->transcript = cJSON_Parse(t);
+	if (!u->transcript)
+		u->transcript = cJSON_CreateArray();
+	u->agent_final = true;
+	free(t);
+	free(u->answer);
+	u->answer = sc_xstrdup(sc_agent_run_answer(u->agent));
+	if (!u->turn_msg && !strcmp(o->verdict, "pass") && !u->test->trigger &&
+	    sc_test_needs_grader(u->test)) {
+		if (!u->ctx->opt->grader_model) {
+			set_verdict(u, "unverified", "no_grader",
+				    "the test's expectations are statements a grader model judges, and "
+				    "no grader is configured: set grader.model in the trusted config "
+				    "(skillci.yml; `skillci eval --grader MODEL`)");
+		} else if (submit_grader(u) == 0) {
+			return;  /* on_grader decides */
+		} else {
+			set_verdict(u, "error", "grader", sc_error_last());
+		}
+	}
+	after_verdict(u);
+}
+
+/*
+ * The jail is up or failed (the START step is back): the step an early
+ * answer asked for runs now; a jail that failed makes the unit an error
+ * once no request of it is out.
+ */
+static void agent_jail_ready(struct unit *u, int err, const char *msg)
+{
+	u->jail = err < 0 ? JAIL_FAILED : JAIL_UP;
+	if (err < 0)
+		u->jail_msg = sc_xstrdup(msg ? msg : "jail unavailable");
+	/* the jail's start, and how long an answer that came first waited for it */
+	sc_trace("agent", "jail %lld ms wait %lld ms: %s", (long long)sc_agent_run_jail_ms(u->agent),
+		 (long long)(u->waiting ? sc_now_ms() - u->waiting_since : 0), u->ru.test_name);
+	if (u->waiting || u->turn_msg) {
+		int step = u->waiting - 1;
+		u->waiting = 0;
+		if (u->jail == JAIL_FAILED || u->turn_msg) {
+			set_verdict(u, "error", u->jail == JAIL_FAILED ? "jail" : "provider",
+				    u->jail == JAIL_FAILED ? u->jail_msg : u->turn_msg);
+			unit_done(u);
+		} else {
+			agent_push(u, (enum ajob_kind)step);
+		}
+	}
+}
+
+/* On the loop's thread: a step is back. */
+static void ajob_done(void *payload)
+{
+	struct ajob *j = payload;
+	struct unit *u = j->u;
+	struct ctx *c = u->ctx;
+
+	u->agent_jobs--;
+	if (u->done_pending) {
+		/* its request failed while the jail started: the verdict is set */
+		unit_done(u);
+	} else if (j->kind == AJOB_START) {
+		agent_jail_ready(u, j->err, j->msg);
+	} else if (j->kind == AJOB_VERIFY) {
+		agent_decided(u, &j->out);
+	} else if (j->err < 0) {
+		agent_push(u, AJOB_VERIFY);  /* the outcome says the jail failed */
+	} else if (submit_agent_turn(u) < 0) {
+		u->turn_msg = sc_xstrdup(sc_error_last());
+		agent_push(u, AJOB_VERIFY);  /* ends the jail; the unit is an error */
+	}
+	sc_agent_outcome_release(&j->out);
+	free(j->msg);
+	free(j);
+	admit(c);
+}
+
+/* One answer of an agent: run its tools, or check it (once its jail is up). */
+static void agent_answer(struct unit *u, const struct sc_chat_response *resp)
+{
+	enum sc_agent_next next = sc_agent_on_answer(u->agent, resp);
+	enum ajob_kind step = next == SC_AGENT_NEXT_TOOLS ? AJOB_TOOLS : AJOB_VERIFY;
+
+	if (u->jail == JAIL_UP) {
+		agent_push(u, step);
+	} else if (u->jail == JAIL_FAILED) {
+		set_verdict(u, "error", "jail", u->jail_msg);
+		unit_done(u);
+	} else {
+		u->waiting = (int)step + 1;
+		u->waiting_since = sc_now_ms();
+	}
+}
+
+/* The mount name of skill s: its name when it is a safe one, else "skill-N". */
+static void mount_name(char out[65], const struct sc_skill *sk, size_t s)
+{
+	const char *n = sk->name ? sk->name : sk->folder_name;
+	bool ok = n && *n && strlen(n) <= 64 && *n != '.';
+
+	for (const char *p = n; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
+	if (ok)
+		snprintf(out, 65, "%s", n);
+	else
+		snprintf(out, 65, "skill-%zu", s);
+}
+
+/*
+ * A new agent session for u: the skills listed (none for the baseline;
+ * else this variant and the run's other skills, one per name), the
+ * prompt, the first user message (the input, and the files staged).
+ */
+static int agent_new(struct unit *u, size_t skill, bool baseline, int max_turns)
+{
+	struct ctx *c = u->ctx;
+	struct sc_agent_skill *listed = sc_xcalloc(c->nskills + 1, sizeof(*listed));
+	struct sc_buf sys = SC_BUF_INIT, user = SC_BUF_INIT, *dirs;
+	const struct sc_eval_skill *es = &c->skills[skill];
+	size_t n = 0;
+	int err;
+
+	dirs = sc_xcalloc(c->nskills + 1, sizeof(*dirs));
+	for (size_t k = 0; !baseline && k <= c->nskills; k++) {
+		/* k == 0: this skill; then the others, by name, each once */
+		size_t s = k == 0 ? skill : k - 1;
+		bool seen = false;
+		if (k > 0 && (s == skill || !c->skills[s].skill))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			seen |= !strcmp(listed[i].name, c->mount_names[s]);
+		if (seen)
+			continue;
+		sc_buf_init(&dirs[n]);
+		sc_buf_printf(&dirs[n], "%s/%zu", c->stage, s);
+		listed[n].name = c->mount_names[s];
+		listed[n].description = c->skills[s].skill->description;
+		listed[n].stage_dir = dirs[n].ptr;
+		n++;
+	}
+	sc_agent_system_prompt(&sys, listed, n);
+	sc_buf_puts(&user, u->test->input ? u->test->input : "");
+	for (size_t i = 0; i < u->test->nfiles; i++)
+		sc_buf_printf(&user, "%s%s", i ? ", " : "\n\nFiles in the workspace: ",
+			      u->test->files[i].name);
+	err = sc_agent_run_new(&u->agent, &c->agent_opt, u->test, baseline ? NULL
+			       : c->mount_names[skill], listed, n, sys.ptr, user.ptr,
+			       es->tests_dir ? es->tests_dir : es->skill->dir, max_turns);
+	add_msg(u, "user", user.ptr);  /* the task, as the judge is shown it */
+	for (size_t i = 0; i < n; i++)
+		sc_buf_release(&dirs[i]);
+	free(dirs);
+	free(listed);
+	sc_buf_release(&sys);
+	sc_buf_release(&user);
+	return err;
+}
+
+/*
+ * The copies of the run's skills that the jails mount read-only (made
+ * once, the first time an agent unit starts). Returns 0 or the error
+ * ("jail unavailable" when no folder the jail can read exists).
+ */
+static int agent_stage(struct ctx *c)
+{
+	struct sc_buf stage = SC_BUF_INIT, dir = SC_BUF_INIT;
+	int err;
+
+	if (c->stage)
+		return 0;
+	if ((err = sc_jail_stage_dir(&stage)) < 0)
+		return err;
+	for (size_t s = 0; s < c->nskills && err == 0; s++) {
+		const struct sc_skill *sk = c->skills[s].skill;
+		if (!sk)
+			continue;
+		sc_buf_clear(&dir);
+		sc_buf_printf(&dir, "%s/%zu", stage.ptr, s);
+		err = sc_agent_stage_skill(dir.ptr, c->mount_names[s], sk->dir, sk->files, sk->nfiles);
+	}
+	if (err < 0) {
+		sc_rm_rf(stage.ptr);
+		sc_buf_release(&stage);
+	} else {
+		c->stage = sc_buf_detach(&stage, NULL);
+	}
+	sc_buf_release(&dir);
+	return err;
+}
+
+/*
+ * Starts an agent unit: its session, its first turn (which needs no
+ * jail) into the client's queue, and its jail on the pool beside it, so
+ * the jail's start costs the unit no time when it is up before the first
+ * answer. A jail that cannot run makes the unit an error (the probe
+ * says so before any request); nothing runs outside one.
+ */
+static void agent_start(struct unit *u, const struct sc_eval_unit_ref *ref)
+{
+	struct ctx *c = u->ctx;
+	int err;
+
+	if ((err = sc_jail_probe()) < 0 || (err = agent_stage(c)) < 0 ||
+	    (err = agent_new(u, ref->skill, ref->baseline, c->opt->max_turns)) < 0) {
+		set_verdict(u, "error", "jail", sc_error_last());
+		unit_done(u);
+		return;
+	}
+	u->jail = JAIL_STARTING;
+	if (submit_agent_turn(u) < 0)
+		u->turn_msg = sc_xstrdup(sc_error_last());  /* decided when the start is back */
+	agent_push(u, AJOB_START);
+}
+
+static int submit_agent_turn(struct unit *u)
+{
+	const struct sc_eval_options *opt = u->ctx->opt;
+	struct sc_chat_request req;
+
+	memset(&req, 0, sizeof(req));
+	sc_agent_run_request(u->agent, &req);
+	if (!u->ru.turns)  /* the unit's start to its first request */
+		sc_trace("agent", "ready %lld ms: %s", (long long)sc_agent_run_ready_ms(u->agent),
+			 u->ru.test_name);
+	req.model = u->model;
+	req.max_tokens = opt->max_tokens;
+	req.temperature = opt->temperature;
+	req.run_index = (int)u->ru.run_index;
+	req.oracle_answer = u->oracle;
+	req.label = u->ru.test_name;
+	return sc_client_submit(opt->client, &req, on_chat, u);
+}
+
 /* The completion of one model turn. */
 static void on_chat(struct sc_chat_response *resp, void *payload)
 {
@@ -765,12 +1277,28 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 		c->cache_hits++;
 	else if (resp->attempts > 0)
 		c->requests++;  /* sent over HTTP (an offline miss sends nothing) */
-	if (resp->error_class == SC_CHAT_TRUNCATED && resp->text) {
-		/* cut at the token limit: kept in the transcript, an error, not a wrong answer */
-		add_msg(u, "assistant", resp->text);
-		add_usage(u, resp);
-		u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
-		u->ru.tokens_out += resp->output_tokens;
+	if (resp->error_class == SC_CHAT_TRUNCATED || resp->error_class == SC_CHAT_PROMPT_TOO_LONG) {
+		/* An answer cut at the output limit, or a prompt over the model's
+		 * context: what this side's skill made of the request, an
+		 * outcome of the side (a failed test), never missing data
+		 * (docs/evaluation.md, "Answers the skill caused") */
+		bool cut = resp->error_class == SC_CHAT_TRUNCATED;
+		if (cut && resp->text) {
+			add_msg(u, "assistant", resp->text);
+			add_usage(u, resp);
+			u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens +
+					   resp->cache_creation_tokens;
+			u->ru.tokens_out += resp->output_tokens;
+			u->ru.turns++;
+			free(u->answer);
+			u->answer = sc_xstrdup(resp->text);
+		}
+		u->asked = true;
+		set_verdict(u, "fail", cut ? "truncated" : "prompt_too_long",
+			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
+		unit_done(u);
+		admit(c);
+		return;
 	}
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
 		set_verdict(u, "error", chat_error_class(resp->error_class),
@@ -783,6 +1311,10 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	u->ru.turns++;
 	u->ru.tokens_in += resp->input_tokens + resp->cache_read_tokens + resp->cache_creation_tokens;
 	u->ru.tokens_out += resp->output_tokens;
+	if (u->agent) {
+		agent_answer(u, resp);
+		return;
+	}
 	add_msg(u, "assistant", resp->text);
 	add_usage(u, resp);
 	free(u->answer);
@@ -793,7 +1325,8 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 	}
 	if (sc_eval_contains_all(resp->text, (const char *const *)u->test->contains.items,
 				 u->test->contains.n)) {
-		set_verdict(u, "pass", NULL, NULL);
+		if (decide_beyond_answer(u))
+			return;  /* the grader was asked; on_grader decides */
 	} else {
 		struct sc_buf msg = SC_BUF_INIT;
 		for (size_t i = 0; i < u->test->contains.n; i++)
@@ -833,6 +1366,37 @@ static void judge_request(struct sc_chat_request *req, const struct sc_eval_opti
 	req->temperature = 0.0;
 	req->temperature_optional = true;  /* left out where the judge model takes none */
 	req->oracle_answer = "SCORE: 1";
+}
+
+/* The grader's request but its prompt (grader.h). */
+static void grader_request(struct sc_chat_request *req, const struct sc_eval_options *opt)
+{
+	memset(req, 0, sizeof(*req));
+	req->model = opt->grader_model;
+	req->system = sc_grader_system();
+	req->max_tokens = 2048;
+	req->temperature = 0.0;
+	req->temperature_optional = true;
+	req->oracle_answer = "{\"expectations\": []}";
+}
+
+/* A grader model that cannot take the grader's request is refused before
+ * any unit runs, as the judge is. */
+static int check_grader(const struct sc_eval_options *opt)
+{
+	struct sc_chat_request req;
+	struct sc_request_shape sh;
+	struct sc_model m;
+	int err;
+
+	if (!opt->grader_model)
+		return 0;
+	grader_request(&req, opt);
+	if ((err = sc_model_parse(&m, opt->grader_model)) < 0)
+		return sc_error_wrap(err, "grader");
+	err = sc_model_shape(&sh, &m, &req);
+	sc_model_release(&m);
+	return err < 0 ? sc_error_wrap(err, "grader") : 0;
 }
 
 /* A judge model that cannot take the judge's request is refused before any unit runs. */
@@ -961,7 +1525,11 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	ru->test_id = sc_xstrdup(t->id);
 	ru->test_name = test_name(t);
 	ru->run_index = ref->run;
-	ru->kind = sc_xstrdup(t->fixture ? "kernel" : "text");
+	u->agent_mode = sc_agent_runs_test(t, c->agent_opt.mode);
+	ru->kind = sc_xstrdup(t->fixture ? "kernel" : t->trigger ? "trigger"
+			      : u->agent_mode ? "agent" : "text");
+	if (t->trigger)
+		ru->trigger = sc_xstrdup(t->trigger > 0 ? "should_trigger" : "should_not_trigger");
 	ru->test_file = t->source ? sc_xstrdup(t->source) : NULL;
 	ru->test_line = t->line ? (int64_t)t->line : SC_RESULTS_NULL_INT;
 	if (t->fixture) {
@@ -981,10 +1549,17 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	} else {
 		sc_buf_puts(&tmp, SC_EVAL_HARNESS_VERSION);
 	}
+	if (u->agent_mode)  /* the tools, prompt, jail limits and turns decide it too */
+		sc_buf_printf(&tmp, "+agent:%.16s:turns%d", c->agent_hash, opt->max_turns);
 	if (opt->judge_model) {
 		char rh[65];
 		sha_hex(rh, opt->judge_rubric ? opt->judge_rubric : default_rubric);
 		sc_buf_printf(&tmp, "+judge:%s:%.12s", opt->judge_model, rh);
+	}
+	if (opt->grader_model && sc_test_needs_grader(t)) {
+		char gh[65];
+		sha_hex(gh, sc_grader_system());
+		sc_buf_printf(&tmp, "+grader:%s:%s:%.12s", opt->grader_model, SC_GRADER_VERSION, gh);
 	}
 	u->harness = sc_buf_detach(&tmp, NULL);
 	ru->hashes.skill = strcmp(skill_hash, SC_STORE_NO_SKILL) ? sc_xstrdup(skill_hash) : NULL;
@@ -997,17 +1572,7 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	ru->hashes.fixture = u->fixture_hash[0] ? sc_xstrdup(u->fixture_hash) : NULL;
 	ru->verdict = sc_xstrdup("error");
 
-	sc_eval_user_message(&user, t);
-	/* A kernel test's own input says what to write; the fixture's prompt
-	 * gives the exact signature, launch geometry, tolerance and
-	 * environment (the model cannot pass without them). It is added
-	 * unless the input already is that prompt (as generate writes it). */
-	if (t->fixture && opt->kernel && opt->kernel->prompt &&
-	    opt->kernel->prompt(&tmp, t->fixture, opt->kernel->payload) == 0 && tmp.len &&
-	    !strstr(user.ptr, tmp.ptr))
-		sc_buf_printf(&user, "\n\n%s", tmp.ptr);
-	sc_error_clear();
-	sc_buf_clear(&tmp);
+	sc_eval_unit_prompt(&user, t, opt->kernel);
 	add_msg(u, "user", user.ptr);
 	if (u->oracle_model) {
 		if (t->fixture) {
@@ -1050,6 +1615,16 @@ static int decide_early(struct ctx *c, struct unit *u)
 			return err;
 		sc_error_clear();
 	}
+	if (u->test->trigger && !strcmp(u->ru.variant, "baseline")) {
+		set_verdict(u, "skipped", NULL, "a trigger test asks whether the skill is opened; "
+			    "the baseline lists no skill");
+		return 1;
+	}
+	if (u->test->trigger && !u->agent_mode) {
+		set_verdict(u, "unverified", "needs_agent", "a trigger test runs as an agent, and "
+			    "agent.mode is never: set agent.mode to auto in the trusted config");
+		return 1;
+	}
 	if (u->test->fixture && (!opt->kernel || !opt->kernel->check)) {
 		set_verdict(u, "skipped", NULL, "kernel harness not available in this build");
 		return 1;
@@ -1069,7 +1644,8 @@ static bool not_started(void *payload, void *arg)
 {
 	struct unit *u = payload;
 
-	return u->ctx == arg && !u->asked && !u->judging;
+	/* an agent unit whose jail is starting stays: its job points at it */
+	return u->ctx == arg && !u->asked && !u->judging && !u->grading && !u->agent_jobs;
 }
 
 /*
@@ -1086,7 +1662,8 @@ static void admit(struct ctx *c)
 		return;
 	c->admitting = true;
 	while (c->next < c->nrefs && c->active < c->window && !stop_asked(c)) {
-		struct unit *u = plan_unit(c, &c->refs[c->next++]);
+		const struct sc_eval_unit_ref *ref = &c->refs[c->next++];
+		struct unit *u = plan_unit(c, ref);
 		int decided = decide_early(c, u);
 		if (decided < 0) {
 			fatal(c, decided);
@@ -1107,6 +1684,10 @@ static void admit(struct ctx *c)
 		u->evaluated = true;
 		u->t0 = sc_now_ms();
 		c->active++;
+		if (u->agent_mode) {
+			agent_start(u, ref);
+			continue;
+		}
 		if ((err = submit_turn(u)) < 0) {
 			/* a bad model or a missing key: every unit would fail alike */
 			fatal(c, err);
@@ -1139,6 +1720,26 @@ static int prepare_skills(struct ctx *c)
 
 	c->skill_hashes = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->skill_hashes));
 	c->systems = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->systems));
+	c->mount_names = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->mount_names));
+	if (c->opt->agent)
+		c->agent_opt = *c->opt->agent;
+	else
+		sc_agent_options_init(&c->agent_opt);
+	{
+		/* the agent's part of the harness key: tools, prompt, jail limits */
+		struct sc_buf k = SC_BUF_INIT;
+		const struct sc_jail_limits *l = &c->agent_opt.jail;
+		char ph[65];
+		sc_agent_prompt_hash(ph);
+		sc_buf_printf(&k, "%s|%lld|%d|%lld|%d|%lld|%d|%lld|%lld|%zu|%zu|%d|%d", ph,
+			      (long long)l->command_timeout_ms, l->cpu_s, (long long)l->memory_bytes,
+			      l->processes, (long long)l->file_bytes, l->open_files,
+			      (long long)l->workspace_bytes, (long long)l->tmp_bytes, l->output_bytes,
+			      c->agent_opt.tool_output_max, c->agent_opt.max_calls_per_turn,
+			      c->agent_opt.trigger_turns);
+		sha_hex(c->agent_hash, k.ptr);
+		sc_buf_release(&k);
+	}
 	for (size_t s = 0; s < c->nskills; s++) {
 		const struct sc_eval_skill *es = &c->skills[s];
 		sc_buf_init(&c->systems[s]);
@@ -1149,6 +1750,7 @@ static int prepare_skills(struct ctx *c)
 		else if ((err = sc_skill_content_hash(c->skill_hashes[s], es->skill)) < 0)
 			return err;
 		sc_skill_system_prompt(&c->systems[s], es->skill);
+		mount_name(c->mount_names[s], es->skill, s);
 	}
 	return 0;
 }
@@ -1185,7 +1787,26 @@ static void ctx_release(struct ctx *c)
 		sc_buf_release(&c->systems[s]);
 	free(c->systems);
 	free(c->skill_hashes);
+	free(c->mount_names);
+	if (c->stage)
+		sc_rm_rf(c->stage);
+	free(c->stage);
 	free(c->err_msg);
+}
+
+/*
+ * Each agent unit in flight holds its jail's two descriptors: the soft
+ * limit on open files (often 1,024) is raised to the hard one, up to
+ * 65,536, so a wide window of them does not run out.
+ */
+static void raise_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 65536) {
+		rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /*
@@ -1196,6 +1817,7 @@ static void ctx_release(struct ctx *c)
 static int drive(struct ctx *c)
 {
 	const struct sc_eval_options *opt = c->opt;
+	bool any_agent = false;
 	int err = 0;
 
 	/* room for every planned unit at once: no doubling slack */
@@ -1204,15 +1826,21 @@ static int drive(struct ctx *c)
 				    sizeof(*c->out->units));
 	c->commit_units = opt->commit_units > 0 ? opt->commit_units : SC_EVAL_COMMIT_UNITS;
 	c->commit_ms = opt->commit_ms > 0 ? opt->commit_ms : SC_EVAL_COMMIT_MS;
+	for (size_t i = 0; i < c->nrefs; i++) {
+		const struct sc_test *t = &c->skills[c->refs[i].skill].tests->items[c->refs[i].test];
+		c->any_kernel |= t->fixture != NULL;
+		any_agent |= sc_agent_runs_test(t, c->agent_opt.mode);
+	}
 	if (opt->window > 0)
 		c->window = (size_t)opt->window;
 	else
-		c->window = 2 * (size_t)(opt->client ? sc_client_capacity(opt->client) : 1) +
+		/* an agent unit is off the wire while its tools run: twice as
+		 * many more units keep the request slots busy */
+		c->window = (any_agent ? 4 : 2) * (size_t)(opt->client ? sc_client_capacity(opt->client) : 1) +
 			    4 * (size_t)(opt->kernel_jobs > 0 ? opt->kernel_jobs : 1);
+	if (any_agent)
+		raise_open_files();
 	sha_hex(c->prompt_hash, sc_skill_prompt_template);
-	for (size_t i = 0; i < c->nrefs; i++)
-		if (c->skills[c->refs[i].skill].tests->items[c->refs[i].test].fixture)
-			c->any_kernel = true;
 	admit(c);
 	if (opt->client && (c->active || c->next < c->nrefs)) {
 		sc_client_set_tick(opt->client, 50, tick, c);
@@ -1231,6 +1859,9 @@ static int drive(struct ctx *c)
 	}
 	sc_workpool_free(c->pool);  /* every check was posted back and run */
 	c->pool = NULL;
+	sc_workpool_free(c->agent_pool);
+	sc_workpool_free(c->start_pool);
+	c->agent_pool = c->start_pool = NULL;
 	flush(c);
 	report_activity(c);
 	if (c->err) {
@@ -1259,7 +1890,8 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 	if (opt->max_turns < 1)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one turn");
 	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
-	    (err = check_judge(opt)) < 0 || (err = prepare_skills(&c)) < 0)
+	    (err = check_judge(opt)) < 0 || (err = check_grader(opt)) < 0 ||
+	    (err = prepare_skills(&c)) < 0)
 		goto done;
 	for (size_t i = 0; i < nrefs; i++)
 		if (refs[i].skill >= nskills || refs[i].model >= c.nmodels ||
@@ -1316,7 +1948,8 @@ int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, siz
 	c.opt = opt;
 	if (opt->runs < 1 || opt->max_turns < 1 || opt->nmodels == 0)
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one model, one run and one turn");
-	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0)
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 || (err = check_judge(opt)) < 0 ||
+	    (err = check_grader(opt)) < 0)
 		goto done;
 
 	/* The results frame: run, skills. */
@@ -1493,6 +2126,17 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 			judge += u->judge_score;
 			nj++;
 		}
+		if (u->trigger && counted(u)) {
+			/* a trigger test passes when the skill was opened as it should */
+			bool pass = !strcmp(u->verdict, "pass");
+			if (!strcmp(u->trigger, "should_trigger")) {
+				a->trigger_should++;
+				a->trigger_hits += pass;
+			} else {
+				a->trigger_should_not++;
+				a->trigger_false += !pass;
+			}
+		}
 		if (u->kernel && counted(u)) {
 			bool ok = !strcmp(u->verdict, "pass");
 			correct[nk] = ok;
@@ -1623,7 +2267,8 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 			t->passed += !strcmp(u->verdict, "pass");
 			t->failed += !strcmp(u->verdict, "fail");
 			t->errors += !strcmp(u->verdict, "error");
-			t->skipped += !strcmp(u->verdict, "skipped");
+			/* unverified units count as skipped: never a pass (contract 1) */
+			t->skipped += !strcmp(u->verdict, "skipped") || !strcmp(u->verdict, "unverified");
 		}
 		SC_GROW(r->aggregates, alloc, r->naggregates + 1);
 		SC_GROW(first, ranges_alloc, r->naggregates + 1);

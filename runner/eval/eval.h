@@ -27,6 +27,7 @@
 
 #include "buf.h"
 
+struct sc_agent_options;
 struct sc_client;
 struct sc_store;
 struct sc_results;
@@ -48,6 +49,8 @@ struct sc_eval_skill {
 					* not evaluated (sc_eval_run_units names no unit of it) */
 	const struct sc_test_set *tests;
 	const char *hash;              /* sc_skill_content_hash() when known, else NULL */
+	const char *tests_dir;         /* the folder the tests were read from (an agent run's
+					* validators and binary files); NULL: the skill's own */
 };
 
 /* What the kernel harness says about one answer. Strings owned. */
@@ -119,6 +122,8 @@ struct sc_eval_options {
 	double temperature;         /* < 0: provider default */
 	const char *judge_model;    /* NULL: no judge */
 	const char *judge_rubric;   /* NULL: the default rubric */
+	const char *grader_model;   /* grades expectations (eval/grader.h); NULL: tests
+				     * with expectations are unverified (no_grader) */
 	struct sc_client *client;   /* required when anything is evaluated */
 	struct sc_store *store;     /* NULL: no reuse, nothing stored */
 	bool reuse;                 /* look units up in the store first */
@@ -142,9 +147,14 @@ struct sc_eval_options {
 	double alpha;
 	/* Kernel checks at once, each in its own worker process (default 1). */
 	int kernel_jobs;
+	/* Agent runs (runner/agent/agent.h): which tests run as agents, the
+	 * jail's limits, the threads that run jails, tools and verifiers.
+	 * NULL: the defaults (agent.mode auto). */
+	const struct sc_agent_options *agent;
 	/* Units started and not yet decided, at most (0: twice the client's
-	 * total bound plus four per kernel job): keeps every request slot
-	 * busy while bounding the memory of units in flight. */
+	 * total bound, four times it when agent units are planned, plus four
+	 * per kernel job): keeps every request slot busy while bounding the
+	 * memory of units in flight. */
 	int window;
 	/* Store transactions (0: SC_EVAL_COMMIT_UNITS, SC_EVAL_COMMIT_MS). */
 	int commit_units;
@@ -240,6 +250,14 @@ void sc_eval_aggregate(struct sc_results *r, double alpha);
 /* Builds the user message: the input, then each context file as upskill does
  * ("\n\n```NAME\nCONTENT\n```"). */
 void sc_eval_user_message(struct sc_buf *out, const struct sc_test *test);
+/*
+ * The first user message of a unit exactly as it is sent: the user
+ * message above, then for a kernel test the fixture's task prompt from
+ * kernel (may be NULL) unless the input already holds it. The budget
+ * counts this before any request (pipeline/budget.h).
+ */
+void sc_eval_unit_prompt(struct sc_buf *out, const struct sc_test *test,
+			 const struct sc_eval_kernel_ops *kernel);
 /* True when every string of contains occurs in answer, ignoring case. */
 bool sc_eval_contains_all(const char *answer, const char *const *contains, size_t n);
 /* Parses a judge's reply: the number after the last "SCORE:", clamped to

@@ -1,4 +1,5 @@
-/* The thread pool of workpool.h: one FIFO under a mutex, a condition to wake a thread. */
+/* The thread pool of workpool.h: two FIFOs (urgent first) under a mutex, a
+ * condition to wake a thread. */
 #include "common.h"
 #include "eval/workpool.h"
 
@@ -14,6 +15,7 @@ struct sc_workpool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct job *head, *tail;
+	struct job *uhead, *utail;  /* urgent: taken before the others */
 	size_t busy;         /* queued + running */
 	bool closing;
 	pthread_t *threads;
@@ -28,16 +30,22 @@ static void *thread_main(void *arg)
 		struct job *j;
 
 		pthread_mutex_lock(&p->lock);
-		while (!p->head && !p->closing)
+		while (!p->head && !p->uhead && !p->closing)
 			pthread_cond_wait(&p->wake, &p->lock);
-		if (!p->head) {
+		if (p->uhead) {
+			j = p->uhead;
+			p->uhead = j->next;
+			if (!p->uhead)
+				p->utail = NULL;
+		} else if (p->head) {
+			j = p->head;
+			p->head = j->next;
+			if (!p->head)
+				p->tail = NULL;
+		} else {
 			pthread_mutex_unlock(&p->lock);
 			return NULL;
 		}
-		j = p->head;
-		p->head = j->next;
-		if (!p->head)
-			p->tail = NULL;
 		pthread_mutex_unlock(&p->lock);
 		j->fn(j->payload);
 		free(j);
@@ -74,21 +82,32 @@ int sc_workpool_new(struct sc_workpool **out, int nthreads)
 	return 0;
 }
 
-void sc_workpool_push(struct sc_workpool *p, void (*fn)(void *payload), void *payload)
+static void push(struct sc_workpool *p, void (*fn)(void *payload), void *payload, bool urgent)
 {
 	struct job *j = sc_xcalloc(1, sizeof(*j));
+	struct job **head = urgent ? &p->uhead : &p->head, **tail = urgent ? &p->utail : &p->tail;
 
 	j->fn = fn;
 	j->payload = payload;
 	pthread_mutex_lock(&p->lock);
-	if (p->tail)
-		p->tail->next = j;
+	if (*tail)
+		(*tail)->next = j;
 	else
-		p->head = j;
-	p->tail = j;
+		*head = j;
+	*tail = j;
 	p->busy++;
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void sc_workpool_push(struct sc_workpool *p, void (*fn)(void *payload), void *payload)
+{
+	push(p, fn, payload, false);
+}
+
+void sc_workpool_push_urgent(struct sc_workpool *p, void (*fn)(void *payload), void *payload)
+{
+	push(p, fn, payload, true);
 }
 
 size_t sc_workpool_busy(struct sc_workpool *p)

@@ -2,8 +2,9 @@
 #define SC_WORKPOOL_H
 /*
  * A small pool of threads that run blocking jobs (kernel checks: each
- * starts a sandboxed worker process and waits for it) beside the thread
- * that drives the model requests. Jobs run in the order pushed, at most
+ * starts a sandboxed worker process and waits for it; an agent unit's
+ * jail, tools and verifiers) beside the thread that drives the model
+ * requests. Jobs run in the order pushed (urgent ones first), at most
  * one per thread; a job hands its outcome back itself (the evaluation
  * posts it to the request loop, provider.h: sc_client_post).
  *
@@ -17,6 +18,9 @@ struct sc_workpool;
 int sc_workpool_new(struct sc_workpool **out, int nthreads);
 /* Queues fn(payload) to run on one of the threads. From the owning thread. */
 void sc_workpool_push(struct sc_workpool *pool, void (*fn)(void *payload), void *payload);
+/* The same, ahead of every job queued with sc_workpool_push (in their own
+ * order among themselves): work a waiting request depends on. */
+void sc_workpool_push_urgent(struct sc_workpool *pool, void (*fn)(void *payload), void *payload);
 /* Jobs queued or running now. */
 size_t sc_workpool_busy(struct sc_workpool *pool);
 /* Runs what is queued to the end, then stops and joins the threads. NULL is a no-op. */

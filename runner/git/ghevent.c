@@ -28,7 +28,7 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 {
 	struct sc_buf data = SC_BUF_INIT;
 	cJSON *root = NULL;
-	const cJSON *pr, *mg;
+	const cJSON *pr, *mg, *wr;
 	const char *before, *after;
 	int err;
 
@@ -42,12 +42,34 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 	}
 	pr = sc_json_member(root, "pull_request");
 	mg = sc_json_member(root, "merge_group");
+	wr = sc_json_member(root, "workflow_run");
 	before = sc_json_str_or(root, "before", NULL);
 	after = sc_json_str_or(root, "after", NULL);
-	if (cJSON_IsObject(pr)) {
+	if (cJSON_IsObject(wr)) {
+		const cJSON *prs = sc_json_member(wr, "pull_requests"), *e;
+		out->kind = sc_xstrdup("workflow_run");
+		if ((err = take_id(&out->head, sc_json_str_or(wr, "head_sha", NULL), path,
+				   "workflow_run.head_sha")) < 0)
+			goto done;
+		out->run_id = sc_json_int_or(wr, "id", 1, INT64_MAX, 0);
+		out->run_attempt = sc_json_int_or(wr, "run_attempt", 1, INT64_MAX, 1);
+		out->run_event = sc_xstrdup(sc_json_str_or(wr, "event", ""));
+		if (cJSON_IsArray(prs)) {
+			size_t n = (size_t)cJSON_GetArraySize(prs);
+			out->run_prs = sc_xcalloc(n ? n : 1, sizeof(*out->run_prs));
+			cJSON_ArrayForEach(e, prs) {
+				long long num = sc_json_int_or(e, "number", 1, INT64_MAX, 0);
+				if (num && out->nrun_prs < n)
+					out->run_prs[out->nrun_prs++] = num;
+			}
+		}
+	} else if (cJSON_IsObject(pr)) {
 		const char *base = sc_json_str_or(sc_json_member(pr, "base"), "sha", NULL);
 		const char *head = sc_json_str_or(sc_json_member(pr, "head"), "sha", NULL);
 		out->kind = sc_xstrdup("pull_request");
+		out->number = sc_json_int_or(pr, "number", 1, INT64_MAX, 0);
+		if (!out->number)
+			out->number = sc_json_int_or(root, "number", 1, INT64_MAX, 0);
 		const cJSON *labels = sc_json_member(pr, "labels"), *l;
 		if ((err = take_id(&out->base, base, path, "pull_request.base.sha")) < 0 ||
 		    (err = take_id(&out->head, head, path, "pull_request.head.sha")) < 0)
@@ -83,7 +105,8 @@ int sc_ghevent_read(struct sc_ghevent *out, const char *path)
 		}
 	} else {
 		err = sc_error_set(SC_EINVAL,
-				   "'%s': not a pull_request, push or merge_group event; give --base and --head",
+				   "'%s': not a pull_request, push, merge_group or workflow_run event; "
+				   "give --base and --head",
 				   path);
 	}
 done:
@@ -102,8 +125,14 @@ void sc_ghevent_release(struct sc_ghevent *ev)
 	for (size_t i = 0; i < ev->nlabels; i++)
 		free(ev->labels[i]);
 	free(ev->labels);
+	free(ev->run_event);
+	free(ev->run_prs);
 	ev->labels = NULL;
 	ev->nlabels = 0;
+	ev->run_event = NULL;
+	ev->run_prs = NULL;
+	ev->nrun_prs = 0;
+	ev->number = ev->run_id = ev->run_attempt = 0;
 	ev->kind = ev->base = ev->head = NULL;
 }
 

@@ -9,6 +9,8 @@
 #include "sha256.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 struct sc_git_repo {
 	git_repository *repo;
 	char *name;
+	bool mempack;     /* an in-memory object database takes new objects (merges) */
 };
 
 struct sc_git_tree {
@@ -520,6 +523,138 @@ int sc_git_tree_open(struct sc_git_tree **out, struct sc_git_repo *repo, const c
 fail:
 	free(t);
 	return rc;
+}
+
+/*
+ * New objects of this process (a merge's blobs and trees) go to an
+ * in-memory object database placed before the repository's own: the
+ * repository on disk is never written, and the objects last as long as
+ * the repository is open.
+ */
+static int use_mempack(struct sc_git_repo *repo)
+{
+	git_odb_backend *be = NULL;
+	git_odb *odb = NULL;
+
+	if (repo->mempack)
+		return 0;
+	if (git_mempack_new(&be) < 0 || git_repository_odb(&odb, repo->repo) < 0 ||
+	    git_odb_add_backend(odb, be, 1000) < 0) {
+		int rc = git_fail(SC_ERROR, "cannot set up an in-memory object database");
+		if (be && odb)
+			be->free(be);
+		git_odb_free(odb);
+		return rc;
+	}
+	git_odb_free(odb);
+	repo->mempack = true;
+	return 0;
+}
+
+/* The first conflicting paths of idx, for the message ("a, b and 3 more"). */
+static void conflict_paths(struct sc_buf *out, git_index *idx)
+{
+	git_index_conflict_iterator *it = NULL;
+	const git_index_entry *anc, *ours, *theirs;
+	size_t n = 0;
+
+	if (git_index_conflict_iterator_new(&it, idx) < 0)
+		return;
+	while (git_index_conflict_next(&anc, &ours, &theirs, it) == 0) {
+		const git_index_entry *e = ours ? ours : theirs ? theirs : anc;
+		if (n < 5)
+			sc_buf_printf(out, "%s%s", n ? ", " : "", e && e->path ? e->path : "?");
+		n++;
+	}
+	if (n > 5)
+		sc_buf_printf(out, " and %zu more", n - 5);
+	git_index_conflict_iterator_free(it);
+}
+
+int sc_git_merge_trees(struct sc_git_tree **out, char tree_out[SC_GIT_HEX_SIZE],
+		       struct sc_git_repo *repo, const char *base, const char *ours,
+		       const char *theirs)
+{
+	git_oid ib, io, it, tid;
+	git_commit *cb = NULL, *co = NULL, *ct = NULL;
+	git_tree *tb = NULL, *to = NULL, *tt = NULL;
+	git_index *idx = NULL;
+	git_merge_options mo;
+	struct sc_git_tree *t = NULL;
+	int rc;
+
+	*out = NULL;
+	tree_out[0] = '\0';
+	git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);  /* three-way, renames found */
+	if ((rc = parse_id(&ib, base)) < 0 || (rc = parse_id(&io, ours)) < 0 ||
+	    (rc = parse_id(&it, theirs)) < 0)
+		return rc;
+	if (git_commit_lookup(&cb, repo->repo, &ib) < 0 || git_commit_tree(&tb, cb) < 0 ||
+	    git_commit_lookup(&co, repo->repo, &io) < 0 || git_commit_tree(&to, co) < 0 ||
+	    git_commit_lookup(&ct, repo->repo, &it) < 0 || git_commit_tree(&tt, ct) < 0) {
+		rc = git_fail(SC_ENOTFOUND, "cannot read the commits to merge");
+		goto done;
+	}
+	if (git_oid_equal(&ib, &io) || git_oid_equal(&ib, &it)) {
+		/* one side is the merge base: the merge is the other side */
+		git_oid_cpy(&tid, git_tree_id(git_oid_equal(&ib, &io) ? tt : to));
+	} else {
+		if ((rc = use_mempack(repo)) < 0)
+			goto done;
+		if (git_merge_trees(&idx, repo->repo, tb, to, tt, &mo) < 0) {
+			rc = git_fail(SC_ERROR, "cannot merge the trees");
+			goto done;
+		}
+		if (git_index_has_conflicts(idx)) {
+			struct sc_buf paths = SC_BUF_INIT;
+			conflict_paths(&paths, idx);
+			rc = sc_error_set(SC_EINVAL, "the head %.12s does not merge cleanly into the target's "
+					  "tip %.12s (conflicts in %s): rebase or resolve the conflicts, "
+					  "then push; what would land cannot be judged before", theirs, ours,
+					  paths.len ? paths.ptr : "the trees");
+			sc_buf_release(&paths);
+			goto done;
+		}
+		if (git_index_write_tree_to(&tid, idx, repo->repo) < 0) {
+			rc = git_fail(SC_ERROR, "cannot write the merged tree");
+			goto done;
+		}
+	}
+	t = sc_xcalloc(1, sizeof(*t));
+	t->repo = repo;
+	if (git_tree_lookup(&t->tree, repo->repo, &tid) < 0) {
+		rc = git_fail(SC_ERROR, "cannot read the merged tree");
+		free(t);
+		goto done;
+	}
+	git_oid_tostr(tree_out, SC_GIT_HEX_SIZE, &tid);
+	*out = t;
+	rc = 0;
+done:
+	git_index_free(idx);
+	git_tree_free(tb);
+	git_tree_free(to);
+	git_tree_free(tt);
+	git_commit_free(cb);
+	git_commit_free(co);
+	git_commit_free(ct);
+	return rc;
+}
+
+int sc_git_commit_tree_id(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo, const char *commit)
+{
+	git_commit *c = NULL;
+	git_oid id;
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = parse_id(&id, commit)) < 0)
+		return rc;
+	if (git_commit_lookup(&c, repo->repo, &id) < 0)
+		return git_fail(SC_ENOTFOUND, "cannot read the commit");
+	git_oid_tostr(out, SC_GIT_HEX_SIZE, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
 }
 
 void sc_git_tree_free(struct sc_git_tree *tree)

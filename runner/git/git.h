@@ -107,6 +107,21 @@ const char *sc_git_status_name(enum sc_git_status status);
  */
 int sc_git_tree_open(struct sc_git_tree **out, struct sc_git_repo *repo, const char *commit);
 void sc_git_tree_free(struct sc_git_tree *tree);
+/*
+ * The tree that merging commit theirs (a pull request's head) into ours
+ * (the target's tip) makes, with base their merge base: what GitHub's
+ * merge ref holds and what would land. Computed in memory (three-way,
+ * renames found); new blobs and trees go to an in-memory object database,
+ * never to the repository on disk. When base is ours or theirs the merge
+ * is the other side's tree. tree_out gets the tree's id. A merge with
+ * conflicts is SC_EINVAL naming the first paths and saying "rebase or
+ * resolve"; SC_ENOTFOUND when a commit is missing.
+ */
+int sc_git_merge_trees(struct sc_git_tree **out, char tree_out[SC_GIT_HEX_SIZE],
+		       struct sc_git_repo *repo, const char *base, const char *ours,
+		       const char *theirs);
+/* The tree id of a commit (hex); SC_ENOTFOUND when it is not a commit here. */
+int sc_git_commit_tree_id(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo, const char *commit);
 
 /*
  * Appends the file changes from tree a to tree b, type changes included:

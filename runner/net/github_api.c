@@ -240,6 +240,129 @@ done:
 	return err;
 }
 
+void sc_github_pr_release(struct sc_github_pr *pr)
+{
+	free(pr->state);
+	free(pr->head_sha);
+	free(pr->base_sha);
+	free(pr->head_ref);
+	free(pr->base_ref);
+	free(pr->head_repo);
+	free(pr->base_repo);
+	for (size_t i = 0; i < pr->nlabels; i++)
+		free(pr->labels[i]);
+	free(pr->labels);
+	memset(pr, 0, sizeof(*pr));
+}
+
+static char *str_dup_or_null(const cJSON *o, const char *key)
+{
+	const char *v = sc_json_str_or(o, key, NULL);
+	return v ? sc_xstrdup(v) : NULL;
+}
+
+int sc_github_commit_pulls(long long **out, size_t *n, const struct sc_github *gh, const char *sha)
+{
+	struct sc_buf path = SC_BUF_INIT, resp = SC_BUF_INIT;
+	cJSON *arr = NULL;
+	const cJSON *e;
+	long status = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!sc_github_repo_ok(gh->repo))
+		return sc_error_set(SC_EINVAL, "GITHUB_REPOSITORY '%s' is not owner/name", gh->repo ? gh->repo : "");
+	for (const char *p = sha; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return sc_error_set(SC_EINVAL, "'%s' is not a commit id", sha);
+	sc_buf_printf(&path, "/repos/%s/commits/%s/pulls?per_page=100", gh->repo, sha);
+	if ((err = call(&resp, &status, gh, "GET", path.ptr, NULL)) < 0)
+		goto done;
+	if (status == 404 || status == 422)
+		goto done;  /* a commit GitHub does not know: no pull request */
+	if (status != 200) {
+		err = status_error(status, "GET", path.ptr, &resp);
+		goto done;
+	}
+	arr = cJSON_ParseWithLength(resp.ptr, resp.len);
+	if (!cJSON_IsArray(arr)) {
+		err = sc_error_set(SC_EPARSE, "GitHub API: GET %s: expected a JSON array of pull requests",
+				   path.ptr);
+		goto done;
+	}
+	*out = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**out));
+	cJSON_ArrayForEach(e, arr) {
+		long long num = sc_json_int_or(e, "number", 1, INT64_MAX, 0);
+		if (num)
+			(*out)[(*n)++] = num;
+	}
+done:
+	cJSON_Delete(arr);
+	sc_buf_release(&path);
+	sc_buf_release(&resp);
+	return err;
+}
+
+int sc_github_get_pr(struct sc_github_pr *out, const struct sc_github *gh, long long number)
+{
+	struct sc_buf path = SC_BUF_INIT, resp = SC_BUF_INIT;
+	cJSON *o = NULL;
+	const cJSON *head, *base, *labels, *l;
+	long status = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!sc_github_repo_ok(gh->repo))
+		return sc_error_set(SC_EINVAL, "GITHUB_REPOSITORY '%s' is not owner/name", gh->repo ? gh->repo : "");
+	sc_buf_printf(&path, "/repos/%s/pulls/%lld", gh->repo, number);
+	if ((err = call(&resp, &status, gh, "GET", path.ptr, NULL)) < 0)
+		goto done;
+	if (status == 404) {
+		err = sc_error_set(SC_ENOTFOUND, "GitHub API: pull request #%lld of %s not found", number,
+				   gh->repo);
+		goto done;
+	}
+	if (status != 200) {
+		err = status_error(status, "GET", path.ptr, &resp);
+		goto done;
+	}
+	o = cJSON_ParseWithLength(resp.ptr, resp.len);
+	head = sc_json_member(o, "head");
+	base = sc_json_member(o, "base");
+	if (!cJSON_IsObject(o) || !cJSON_IsObject(head) || !cJSON_IsObject(base)) {
+		err = sc_error_set(SC_EPARSE, "GitHub API: GET %s: expected a pull request", path.ptr);
+		goto done;
+	}
+	out->number = sc_json_int_or(o, "number", 1, INT64_MAX, 0);
+	out->state = str_dup_or_null(o, "state");
+	out->head_sha = str_dup_or_null(head, "sha");
+	out->base_sha = str_dup_or_null(base, "sha");
+	out->head_ref = str_dup_or_null(head, "ref");
+	out->base_ref = str_dup_or_null(base, "ref");
+	out->head_repo = str_dup_or_null(sc_json_member(head, "repo"), "full_name");
+	out->base_repo = str_dup_or_null(sc_json_member(base, "repo"), "full_name");
+	labels = sc_json_member(o, "labels");
+	if (cJSON_IsArray(labels)) {
+		out->labels = sc_xcalloc((size_t)cJSON_GetArraySize(labels) + 1, sizeof(char *));
+		cJSON_ArrayForEach(l, labels) {
+			const char *name = sc_json_str_or(l, "name", NULL);
+			if (name)
+				out->labels[out->nlabels++] = sc_xstrdup(name);
+		}
+	}
+	if (out->number != number || !out->head_sha || !out->base_sha)
+		err = sc_error_set(SC_EPARSE, "GitHub API: GET %s: the answer is not pull request #%lld "
+				   "with a head and a base", path.ptr, number);
+done:
+	if (err < 0)
+		sc_github_pr_release(out);
+	cJSON_Delete(o);
+	sc_buf_release(&path);
+	sc_buf_release(&resp);
+	return err;
+}
+
 int sc_github_event_pr(long long *out, const char *event_path)
 {
 	struct sc_buf data = SC_BUF_INIT;

@@ -7,6 +7,7 @@
  * Authorization header, and never appears in a message.
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 struct sc_github {
 	const char *api_url;  /* e.g. https://api.github.com (no trailing slash needed) */
@@ -47,6 +48,29 @@ int sc_github_identity(char **out, const struct sc_github *gh);
 int sc_github_upsert_comment(enum sc_github_outcome *outcome, long long *comment_id,
 			     const struct sc_github *gh, long long pr, const char *marker,
 			     const char *body);
+
+/* A pull request as the REST API describes it (GET /repos/R/pulls/N). */
+struct sc_github_pr {
+	long long number;
+	char *state;              /* "open", "closed" */
+	char *head_sha, *base_sha;
+	char *head_ref, *base_ref;
+	char *head_repo, *base_repo;  /* "owner/name" of each side */
+	char **labels;            /* label names */
+	size_t nlabels;
+};
+void sc_github_pr_release(struct sc_github_pr *pr);
+
+/*
+ * The numbers of the pull requests GitHub associates with commit sha
+ * (GET /repos/R/commits/SHA/pulls; for a commit not on the default
+ * branch, the open ones whose head it is). *out is a new array of *n
+ * numbers. Errors as sc_github_upsert_comment; a 404 or 422 (a commit
+ * GitHub does not know) is an empty list.
+ */
+int sc_github_commit_pulls(long long **out, size_t *n, const struct sc_github *gh, const char *sha);
+/* Reads pull request number (GET /repos/R/pulls/N) into out. SC_ENOTFOUND on 404. */
+int sc_github_get_pr(struct sc_github_pr *out, const struct sc_github *gh, long long number);
 
 /* Reads the pull request number from a GitHub event file
  * (pull_request.number, or number for issue_comment-like events).

@@ -112,15 +112,6 @@ const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const c
 	return p ? p : longest(builtin, SC_ARRAY_SIZE(builtin), model_id, model_name);
 }
 
-size_t sc_budget_test_bytes(const struct sc_test *test)
-{
-	size_t n = test->input ? strlen(test->input) : 0;
-
-	for (size_t i = 0; i < test->nfiles; i++)
-		n += test->files[i].size + (test->files[i].name ? strlen(test->files[i].name) : 0);
-	return n;
-}
-
 int64_t sc_budget_tokens(size_t bytes)
 {
 	return (int64_t)((bytes + SC_BUDGET_BYTES_PER_TOKEN - 1) / SC_BUDGET_BYTES_PER_TOKEN);
@@ -143,6 +134,7 @@ void sc_budget_estimate_release(struct sc_budget_estimate *e)
 {
 	free(e->unpriced_model);
 	free(e->over_cap_unit);
+	free(e->over_cap_note);
 	free(e->price_date);
 	memset(e, 0, sizeof(*e));
 }
@@ -151,13 +143,29 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 			const char *unit_id, const char *model_id, const char *model_name,
 			size_t prompt_bytes, int requests, int max_tokens)
 {
+	sc_budget_add_unit_growth(e, b, unit_id, model_id, model_name, prompt_bytes, requests,
+				  max_tokens, 0);
+}
+
+int64_t sc_budget_agent_growth(int max_calls, size_t tool_output)
+{
+	/* each result: its text (capped), and its call's id, name and framing */
+	return (int64_t)(max_calls > 0 ? max_calls : 1) *
+	       (sc_budget_tokens(tool_output) + SC_BUDGET_PROMPT_OVERHEAD);
+}
+
+void sc_budget_add_unit_growth(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens, int64_t growth)
+{
 	int64_t prompt = sc_budget_tokens(prompt_bytes) + SC_BUDGET_PROMPT_OVERHEAD;
 	int64_t out = max_tokens > 0 ? max_tokens : SC_BUDGET_DEFAULT_MAX_TOKENS;
 	int64_t r = requests > 0 ? requests : 1, in;
 	const struct sc_price *price = sc_budget_price(b, model_id, model_name);
 
-	/* request k (0-based) sends the prompt and the k earlier answers */
-	in = r * prompt + out * (r * (r - 1) / 2);
+	/* request k (0-based) sends the prompt, the k earlier answers and
+	 * what each earlier turn added (an agent's tool results) */
+	in = r * prompt + (out + (growth > 0 ? growth : 0)) * (r * (r - 1) / 2);
 	e->units++;
 	e->input_tokens += in;
 	e->output_tokens += r * out;
@@ -177,6 +185,22 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 		free(e->price_date);
 		e->price_date = sc_xstrdup(price->date);
 	}
+}
+
+void sc_budget_note_over_cap(struct sc_budget_estimate *e, size_t system_bytes, size_t body_bytes,
+			     size_t listed, size_t listing_bytes, size_t user_bytes)
+{
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (!e->over_cap || e->over_cap_note)
+		return;
+	sc_buf_printf(&b, "its system prompt is %zu bytes", system_bytes);
+	if (system_bytes)
+		sc_buf_printf(&b, " (the skill's body %zu, the listing of its %zu file%s under "
+			      "references/ %zu)", body_bytes, listed, listed == 1 ? "" : "s",
+			      listing_bytes);
+	sc_buf_printf(&b, ", its user message %zu bytes", user_bytes);
+	e->over_cap_note = sc_buf_detach(&b, NULL);
 }
 
 /* "1.2M", "65.5k", "812": a token count for the budget line. */
@@ -220,10 +244,12 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 		sc_buf_puts(line, "no dollar limit");
 	if (e->over_cap)
 		return sc_error_set(SC_EINVAL, "unit '%s' has a prompt of ~%lld tokens, more than "
-				    "budget.max_prompt_tokens (%lld)%s; nothing was sent. Make the skill, "
-				    "the test's input or its context files smaller, or raise the limit in "
-				    "the base branch's skillci.yml", e->over_cap_unit,
+				    "budget.max_prompt_tokens (%lld)%s%s%s; nothing was sent. Make the "
+				    "skill (its body, the files under references/ it lists), the test's "
+				    "input or its context files smaller, or raise the limit in the base "
+				    "branch's skillci.yml", e->over_cap_unit,
 				    (long long)e->over_cap_tokens, (long long)b->max_prompt_tokens,
+				    e->over_cap_note ? ": " : "", e->over_cap_note ? e->over_cap_note : "",
 				    e->over_cap > 1 ? " (and other units too)" : "");
 	if (b->max_input_tokens > 0 && e->input_tokens > b->max_input_tokens)
 		return sc_error_set(SC_EINVAL, "the plan may send ~%lld input tokens, more than "

@@ -3,7 +3,9 @@
 /*
  * The cost bound of a run, decided before any request (docs/run.md,
  * "Budget"). For every planned unit the plan estimates its input tokens
- * (the prompt's bytes: the skill, the test's input and context files,
+ * (the prompt's bytes as it is sent: the system prompt the skill makes,
+ * its references/ listing included, and the user message with the
+ * test's input, context files and fixture prompt, all built at plan time;
  * resent on every turn, plus the answers of earlier turns) and its output
  * tokens (max_tokens per request), prices both from a dated table per
  * model, and compares the totals with the trusted configuration's budget:
@@ -33,8 +35,8 @@ struct sc_buf;
 #define SC_BUDGET_BYTES_PER_TOKEN   4
 #define SC_BUDGET_PROMPT_OVERHEAD   64      /* tokens per request: roles, framing */
 #define SC_BUDGET_DEFAULT_MAX_TOKENS 4096   /* output per request when the model sets none */
-#define SC_DEFAULT_MAX_INPUT_TOKENS  50000000
-#define SC_DEFAULT_MAX_OUTPUT_TOKENS 10000000
+#define SC_DEFAULT_MAX_INPUT_TOKENS  500000000
+#define SC_DEFAULT_MAX_OUTPUT_TOKENS 100000000
 #define SC_DEFAULT_MAX_PROMPT_TOKENS 200000
 
 /* Dollars per million tokens, and the day they were taken. */
@@ -63,6 +65,7 @@ struct sc_budget_estimate {
 	size_t over_cap;             /* units whose prompt is over max_prompt_tokens */
 	char *over_cap_unit;         /* the first such unit's id */
 	int64_t over_cap_tokens;     /* and its prompt's tokens */
+	char *over_cap_note;         /* and what its prompt is made of, or NULL */
 	char *price_date;            /* the oldest date of a price used */
 };
 
@@ -82,9 +85,6 @@ const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const c
 /* The built-in table: entry i, or NULL past its end. */
 const struct sc_price *sc_budget_builtin_price(size_t i);
 
-struct sc_test;
-/* The bytes a test adds to a prompt: its input and its context files. */
-size_t sc_budget_test_bytes(const struct sc_test *test);
 
 /* Tokens of n bytes of prompt (ceil(n / SC_BUDGET_BYTES_PER_TOKEN)). */
 int64_t sc_budget_tokens(size_t bytes);
@@ -100,6 +100,29 @@ void sc_budget_estimate_release(struct sc_budget_estimate *e);
 void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
 			const char *unit_id, const char *model_id, const char *model_name,
 			size_t prompt_bytes, int requests, int max_tokens);
+/*
+ * Says what the first unit over budget.max_prompt_tokens sends, for the
+ * error (once: later calls do nothing): system_bytes of system prompt,
+ * of which body_bytes the skill's body and listing_bytes the listing of
+ * its listed files under references/, and user_bytes of user message.
+ * Call it after sc_budget_add_unit() when over_cap became 1.
+ */
+void sc_budget_note_over_cap(struct sc_budget_estimate *e, size_t system_bytes, size_t body_bytes,
+			     size_t listed, size_t listing_bytes, size_t user_bytes);
+/*
+ * The same for a unit whose every turn also adds growth tokens to the
+ * prompt beyond its answer (an agent's tool results): request k sends
+ * the prompt, the k earlier answers and k x growth tokens.
+ */
+void sc_budget_add_unit_growth(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens, int64_t growth);
+/*
+ * The most one agent turn adds to the prompt beside its answer: the
+ * results of max_calls tool calls of at most tool_output bytes each,
+ * with their framing (tokens). The agent's caps make it a bound.
+ */
+int64_t sc_budget_agent_growth(int max_calls, size_t tool_output);
 /*
  * Appends the estimate to line ("; estimate ~1.2M input and ~65.5k output
  * tokens, ~$4.21 (prices of 2025-11-01); token and dollar limits ...") and returns 0, or

@@ -191,6 +191,13 @@ int sc_report_distrust_statuses(struct sc_results *r, const char *what)
 			s->untested = false;
 			changed++;
 		}
+		if (s->first_tests && base) {
+			/* first tests mean the base had none: base units say otherwise */
+			add_note(r, "%s marks skill '%s' as adding its first tests but holds its base "
+				 "units: judged against the base", what, s->path);
+			s->first_tests = false;
+			changed++;
+		}
 	}
 	return changed;
 }

@@ -25,6 +25,7 @@ struct ctx {
 	char *up_eval_model;
 	char *up_model;
 	bool data_only;  /* a pull request's copy: nothing expanded (sc_config_load_data) */
+	bool runs_set, max_runs_set;  /* `runs` and `gate.max_runs` were written */
 };
 
 typedef void (*handler_fn)(struct ctx *c, const struct sc_yaml_node *v, const char *key);
@@ -305,9 +306,35 @@ static void h_models(struct ctx *c, const struct sc_yaml_node *v, const char *ke
 	get_strlist(c, v, key, SC_MAX_CONFIG_MODELS, &c->cfg->models);
 }
 
+/*
+ * fast_agent_version: the fast-agent version whose model strings (aliases,
+ * providers, settings) the names of this configuration and of the command
+ * line follow; one of the versions skillci reads (provider.h).
+ */
+static void h_fast_agent_version(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	struct sc_buf known = SC_BUF_INIT;
+	char *s = NULL;
+
+	if (!get_str(c, v, key, &s))
+		return;
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
+		if (!strcmp(s, sc_models_grammar_version(i))) {
+			free(c->cfg->fast_agent_version);
+			c->cfg->fast_agent_version = s;
+			return;
+		}
+	for (size_t i = 0; i < sc_models_grammar_count(); i++)
+		sc_buf_printf(&known, "%s%s", i ? ", " : "", sc_models_grammar_version(i));
+	report(c, SC_SEV_ERROR, v, "config-value", "'%s' %s is not a fast-agent version whose model "
+	       "names skillci reads (%s)", key, s, known.ptr);
+	sc_buf_release(&known);
+	free(s);
+}
+
 static void h_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_int(c, v, key, 1, 1000, &c->cfg->runs);
+	c->runs_set |= get_int(c, v, key, 1, 1000, &c->cfg->runs);
 }
 
 static void h_max_turns(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -624,6 +651,18 @@ static void h_judge(struct ctx *c, const struct sc_yaml_node *v, const char *key
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
 }
 
+static void h_grader_model(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_str(c, v, key, &c->cfg->grader_model);
+}
+
+/* grader: the model that grades tests' expectations (docs/tests-format.md) */
+static void h_grader(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = { { "model", h_grader_model } };
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
 static void h_g_points(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
 	get_num(c, v, key, 0, false, 100, &c->cfg->gate.pass_rate_drop_points);
@@ -639,6 +678,36 @@ static void h_g_alpha(struct ctx *c, const struct sc_yaml_node *v, const char *k
 		else
 			c->cfg->gate.alpha = a;
 	}
+}
+
+static void h_g_beta(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double b = 0;
+	if (get_num(c, v, key, 0, true, 1, &b)) {
+		if (b >= 0.5)
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be below 0.5 (the chance "
+			       "a drop of gate.regression_points passes), found %s", key, v->value);
+		else
+			c->cfg->gate.beta = b;
+	}
+}
+
+static void h_g_regression(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double d = 0;
+	if (get_num(c, v, key, 0, true, 100, &d)) {
+		if (d < 1)
+			report(c, SC_SEV_ERROR, v, "config-value", "'%s' must be at least 1 point, found "
+			       "%s: a design for smaller drops needs thousands of runs per test", key,
+			       v->value);
+		else
+			c->cfg->gate.regression_points = d;
+	}
+}
+
+static void h_g_accept_unverified(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_bool(c, v, key, &c->cfg->gate.accept_unverified);
 }
 
 static void h_g_tokens(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -700,9 +769,20 @@ static void h_g_compile_only(struct ctx *c, const struct sc_yaml_node *v, const 
 	get_bool(c, v, key, &c->cfg->gate.compile_only);
 }
 
+/* gate.fail_inconclusive: read, and said to be replaced. Every check now
+ * ends passed or failed unless a cap stops it, and that is unverified,
+ * which fails unless gate.accept_unverified: so true changes nothing and
+ * false means accept_unverified. */
 static void h_g_inconclusive(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_bool(c, v, key, &c->cfg->gate.fail_inconclusive);
+	bool b = false;
+	if (!get_bool(c, v, key, &b))
+		return;
+	report(c, SC_SEV_WARNING, v, "config-replaced", "'%s' is replaced: a check the design "
+	       "could not finish is unverified and fails unless 'gate.accept_unverified: true'%s",
+	       key, b ? "" : "; read as gate.accept_unverified: true");
+	if (!b)
+		c->cfg->gate.accept_unverified = true;
 }
 
 static void h_g_untested(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -717,7 +797,7 @@ static void h_g_first_runs(struct ctx *c, const struct sc_yaml_node *v, const ch
 
 static void h_g_max_runs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 {
-	get_int(c, v, key, 0, 1000, &c->cfg->gate.max_runs);
+	c->max_runs_set |= get_int(c, v, key, 0, 1000, &c->cfg->gate.max_runs);
 }
 
 static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
@@ -731,9 +811,16 @@ static void h_gate(struct ctx *c, const struct sc_yaml_node *v, const char *key)
 		{ "max_baseline_pass_rate", h_g_baseline }, { "compile_only", h_g_compile_only },
 		{ "fail_inconclusive", h_g_inconclusive },
 		{ "allow_untested", h_g_untested },
+		{ "beta", h_g_beta },                    { "regression_points", h_g_regression },
+		{ "accept_unverified", h_g_accept_unverified },
 		{ "first_runs", h_g_first_runs },        { "max_runs", h_g_max_runs },
 	};
 	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+	if (c->cfg->gate.regression_points <= c->cfg->gate.pass_rate_drop_points)
+		report(c, SC_SEV_ERROR, v, "config-value",
+		       "'gate.regression_points' (%g) must be above 'gate.pass_rate_drop_points' (%g): "
+		       "the drop that must be caught lies beyond the drop that counts as none",
+		       c->cfg->gate.regression_points, c->cfg->gate.pass_rate_drop_points);
 	if (c->cfg->gate.max_runs > 0 && c->cfg->gate.max_runs < c->cfg->gate.first_runs)
 		report(c, SC_SEV_ERROR, v, "config-value",
 		       "'gate.max_runs' (%d) must be at least 'gate.first_runs' (%d): the first round "
@@ -1042,8 +1129,114 @@ static void h_providers(struct ctx *c, const struct sc_yaml_node *v, const char 
 	sc_buf_release(&k);
 }
 
+/* ---- agent: agent runs and their jail (docs/config.md, "agent") ---------- */
+
+static void h_agent_mode(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	int b;
+	/* YAML 1.1 reads a plain never-like "off"/"no" as a boolean: refuse it by name */
+	if (strcmp(sc_yaml_type_name(v), "string") != 0 || sc_yaml_is_bool(v, &b) ||
+	    sc_agent_mode_parse(&c->cfg->agent.mode, v->value) < 0) {
+		sc_error_clear();
+		type_error(c, v, key, "one of auto, always, never");
+	}
+}
+
+static void h_agent_jobs(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 256, &c->cfg->agent.jobs);
+}
+
+static void h_agent_max_calls(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 64, &c->cfg->agent.max_calls_per_turn);
+}
+
+static void h_agent_trigger_turns(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 100, &c->cfg->agent.trigger_turns);
+}
+
+static void h_agent_output(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	int n;
+	if (get_int(c, v, key, 256, 1024 * 1024, &n))
+		c->cfg->agent.tool_output_max = (size_t)n;
+}
+
+/* A size in MiB into bytes. */
+static void mib(struct ctx *c, const struct sc_yaml_node *v, const char *key, long max, int64_t *out)
+{
+	int n;
+	if (get_int(c, v, key, 1, max, &n))
+		*out = (int64_t)n * 1024 * 1024;
+}
+
+static void h_lim_timeout(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	double s;
+	if (get_num(c, v, key, 0, true, 3600, &s))
+		c->cfg->agent.jail.command_timeout_ms = (int64_t)(s * 1000);
+}
+
+static void h_lim_cpu(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 3600, &c->cfg->agent.jail.cpu_s);
+}
+
+static void h_lim_memory(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 1024 * 1024, &c->cfg->agent.jail.memory_bytes);
+}
+
+static void h_lim_processes(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	get_int(c, v, key, 1, 4096, &c->cfg->agent.jail.processes);
+}
+
+static void h_lim_file(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 64 * 1024, &c->cfg->agent.jail.file_bytes);
+}
+
+static void h_lim_workspace(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 64 * 1024, &c->cfg->agent.jail.workspace_bytes);
+}
+
+static void h_lim_tmp(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	mib(c, v, key, 64 * 1024, &c->cfg->agent.jail.tmp_bytes);
+}
+
+static void h_agent_limits(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "command_timeout", h_lim_timeout }, { "cpu", h_lim_cpu },
+		{ "memory", h_lim_memory },           { "processes", h_lim_processes },
+		{ "file_size", h_lim_file },          { "workspace", h_lim_workspace },
+		{ "tmp", h_lim_tmp },
+	};
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
+static void h_agent(struct ctx *c, const struct sc_yaml_node *v, const char *key)
+{
+	static const struct key keys[] = {
+		{ "mode", h_agent_mode },           { "jobs", h_agent_jobs },
+		{ "max_calls", h_agent_max_calls }, { "tool_output", h_agent_output },
+		{ "trigger_turns", h_agent_trigger_turns }, { "limits", h_agent_limits },
+	};
+	if (v->kind == SC_YAML_SCALAR) {
+		h_agent_mode(c, v, key);
+		return;
+	}
+	walk_map(c, v, key, keys, SC_ARRAY_SIZE(keys));
+}
+
 static const struct key skillci_keys[] = {
 	{ "version", h_version },       { "models", h_models },
+	{ "fast_agent_version", h_fast_agent_version },
 	{ "runs", h_runs },             { "max_turns", h_max_turns },
 	{ "fixtures", h_fixtures },     { "arch", h_arch },
 	{ "skills_dir", h_skills_dir }, { "concurrency", h_concurrency },
@@ -1052,6 +1245,7 @@ static const struct key skillci_keys[] = {
 	{ "gate", h_gate },             { "skills", h_skills },
 	{ "reports", h_reports },       { "providers", h_providers },
 	{ "budget", h_budget },         { "prices", h_prices },
+	{ "grader", h_grader },         { "agent", h_agent },
 };
 
 /* ---- upskill.config.yaml handlers ------------------------------------- */
@@ -1109,6 +1303,10 @@ static const struct key upskill_keys[] = {
 	{ "max_refine_attempts", u_refine },
 	{ "auto_eval", u_auto_eval },
 	{ "fastagent_config", u_fastagent },
+	/* what upskill's eval and benchmark take as --runs and as their
+	 * concurrency: runs per test, requests in flight */
+	{ "num_runs", h_runs },
+	{ "max_parallel", h_total },
 };
 
 /* ---- fastagent.config.yaml --------------------------------------------- */
@@ -1245,6 +1443,9 @@ int sc_config_apply_providers(const struct sc_config *cfg)
 {
 	int err;
 
+	/* the model names that follow are read as this fast-agent reads them */
+	if ((err = sc_models_set_grammar(cfg->fast_agent_version)) < 0)
+		return sc_error_wrap(err, "%s", cfg->path ? cfg->path : SC_CONFIG_FILE);
 	/* the secrets the trusted configuration names join the redactor */
 	if (cfg->store_path)
 		sc_output_add_location_secrets(cfg->store_path);
@@ -1300,13 +1501,19 @@ void sc_config_defaults(struct sc_config *out)
 	out->cache_dir = sc_xstrdup(SC_DEFAULT_CACHE_DIR);
 	out->cache_mode = SC_CACHE_USE;
 	out->store_path = sc_xstrdup(SC_DEFAULT_STORE_PATH);
-	out->gate.pass_rate_drop_points = 5;
+	out->gate.pass_rate_drop_points = SC_CONFIG_MARGIN_POINTS;
+	out->gate.regression_points = SC_CONFIG_REGRESSION_POINTS;
 	out->gate.alpha = 0.05;
+	out->gate.beta = SC_CONFIG_BETA;
+	out->gate.max_runs = SC_CONFIG_MAX_RUNS;
 	out->gate.tokens_rise_pct = 20;
 	out->gate.speedup_drop_ratio = 0.1;
 	out->gate.judge_drop = 0.1;
 	out->gate.error_share = 0.1;
 	out->gate.require_lift = true;
+	/* an untested skill is unverified, shown as such, and accepted: a new
+	 * adopter's repository has no tests yet (docs/run.md, "Untested skills") */
+	out->gate.allow_untested = true;
 	sc_budget_config_defaults(&out->budget);
 	out->gate.max_baseline_pass_rate = 1;
 	out->gate.first_runs = SC_CONFIG_FIRST_RUNS;
@@ -1316,6 +1523,7 @@ void sc_config_defaults(struct sc_config *out)
 	out->generate_model = sc_xstrdup(SC_DEFAULT_GENERATE_MODEL);
 	out->max_refine_attempts = 2;
 	out->runs_dir = sc_xstrdup(SC_DEFAULT_RUNS_DIR);
+	sc_agent_options_init(&out->agent);
 }
 
 /*
@@ -1435,6 +1643,10 @@ static int load(struct sc_config *out, const char *repo_root, const char *explic
 	if (err != SC_ENOTFOUND)
 		out->path = sc_xstrdup(path.ptr);
 	err = err == SC_ENOTFOUND || err == SC_ELIMIT || err == 0 ? 0 : err;
+	/* `runs: N` written without gate.max_runs asks for N runs: a fixed
+	 * design, as it meant before sampling in rounds was the default */
+	if (c.runs_set && !c.max_runs_set)
+		out->gate.max_runs = 0;
 done:
 	free(c.up_eval_model);
 	free(c.up_model);
@@ -1515,6 +1727,8 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 
 	list_value(&v, &cfg->models);
 	pair(keys, values, "models", "%s", v.ptr);
+	pair(keys, values, "fast_agent_version", "%s", cfg->fast_agent_version ?
+	     cfg->fast_agent_version : SC_MODELS_GRAMMAR_DEFAULT);
 	pair(keys, values, "runs", "%d", cfg->runs);
 	pair(keys, values, "max_turns", "%d", cfg->max_turns);
 	pair(keys, values, "fixtures", "%s", cfg->fixtures_dir);
@@ -1532,8 +1746,26 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "store", "%s", cfg->store_path);
 	pair(keys, values, "judge.model", "%s", cfg->judge_model ? cfg->judge_model : "(none)");
 	pair(keys, values, "judge.rubric", "%s", cfg->judge_rubric ? cfg->judge_rubric : "(built in)");
+	pair(keys, values, "grader.model", "%s", cfg->grader_model ? cfg->grader_model : "(none)");
+	pair(keys, values, "agent.mode", "%s", sc_agent_mode_name(cfg->agent.mode));
+	pair(keys, values, "agent.jobs", "%d", cfg->agent.jobs);
+	pair(keys, values, "agent.max_calls", "%d", cfg->agent.max_calls_per_turn);
+	pair(keys, values, "agent.tool_output", "%zu", cfg->agent.tool_output_max);
+	pair(keys, values, "agent.trigger_turns", "%d", cfg->agent.trigger_turns);
+	pair(keys, values, "agent.limits.command_timeout", "%g",
+	     (double)cfg->agent.jail.command_timeout_ms / 1000.0);
+	pair(keys, values, "agent.limits.cpu", "%d", cfg->agent.jail.cpu_s);
+	pair(keys, values, "agent.limits.memory", "%lld", (long long)(cfg->agent.jail.memory_bytes >> 20));
+	pair(keys, values, "agent.limits.processes", "%d", cfg->agent.jail.processes);
+	pair(keys, values, "agent.limits.file_size", "%lld", (long long)(cfg->agent.jail.file_bytes >> 20));
+	pair(keys, values, "agent.limits.workspace", "%lld",
+	     (long long)(cfg->agent.jail.workspace_bytes >> 20));
+	pair(keys, values, "agent.limits.tmp", "%lld", (long long)(cfg->agent.jail.tmp_bytes >> 20));
 	pair(keys, values, "gate.pass_rate_drop_points", "%g", g->pass_rate_drop_points);
 	pair(keys, values, "gate.alpha", "%g", g->alpha);
+	pair(keys, values, "gate.beta", "%g", g->beta);
+	pair(keys, values, "gate.regression_points", "%g", g->regression_points);
+	pair(keys, values, "gate.accept_unverified", "%s", g->accept_unverified ? "true" : "false");
 	pair(keys, values, "gate.tokens_rise_pct", "%g", g->tokens_rise_pct);
 	pair(keys, values, "gate.speedup_drop_ratio", "%g", g->speedup_drop_ratio);
 	pair(keys, values, "gate.judge_drop", "%g", g->judge_drop);
@@ -1543,7 +1775,6 @@ void sc_config_policy(const struct sc_config *cfg, struct sc_strlist *keys, stru
 	pair(keys, values, "gate.deletion_label", "%s", g->deletion_label[0] ? g->deletion_label : "(none)");
 	pair(keys, values, "gate.max_baseline_pass_rate", "%g", g->max_baseline_pass_rate);
 	pair(keys, values, "gate.compile_only", "%s", g->compile_only ? "true" : "false");
-	pair(keys, values, "gate.fail_inconclusive", "%s", g->fail_inconclusive ? "true" : "false");
 	pair(keys, values, "gate.allow_untested", "%s", g->allow_untested ? "true" : "false");
 	pair(keys, values, "gate.first_runs", "%d", g->first_runs);
 	pair(keys, values, "gate.max_runs", "%d", g->max_runs);
@@ -1634,6 +1865,7 @@ void sc_config_release(struct sc_config *cfg)
 	sc_strlist_release(&cfg->models);
 	free(cfg->fixtures_dir);
 	free(cfg->arch);
+	free(cfg->fast_agent_version);
 	free(cfg->skills_dir);
 	for (size_t i = 0; i < cfg->nprovider_limits; i++)
 		free(cfg->provider_limits[i].provider);
@@ -1642,6 +1874,7 @@ void sc_config_release(struct sc_config *cfg)
 	free(cfg->store_path);
 	free(cfg->judge_model);
 	free(cfg->judge_rubric);
+	free(cfg->grader_model);
 	for (size_t i = 0; i < cfg->nskills; i++) {
 		free(cfg->skills[i].skill);
 		sc_strlist_release(&cfg->skills[i].tests);

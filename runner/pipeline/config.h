@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/agent.h"
 #include "pipeline/budget.h"
 #include "providers/cache_mode.h"  /* the file sets use, refresh or off */
 #include "strlist.h"
@@ -66,8 +67,14 @@ struct sc_config_skill {
 
 /* Gate thresholds (DESIGN.md, Evaluation). */
 struct sc_config_gate {
-	double pass_rate_drop_points;  /* fail when head is lower by more than this (points) */
-	double alpha;                  /* significance level of the paired test */
+	/* the pass-rate decision (docs/evaluation.md): "no drop of
+	 * regression_points or more" against "a drop beyond
+	 * pass_rate_drop_points", at alpha and beta */
+	double pass_rate_drop_points;  /* m: a drop up to this counts as none (points) */
+	double regression_points;      /* D: a drop this size is caught with chance 1 - beta */
+	double alpha;                  /* the chance a PR dropping m fails, over all its checks */
+	double beta;                   /* the chance a drop of D passes a check */
+	bool accept_unverified;        /* an unverified check does not fail the run */
 	double tokens_rise_pct;        /* fail when mean tokens rise more than this, pass rate flat or worse */
 	double speedup_drop_ratio;     /* fail when the speedup geomean falls by more than this ratio */
 	double judge_drop;             /* fail when the judge score falls by more than this */
@@ -80,19 +87,23 @@ struct sc_config_gate {
 	bool deletion_labelled;        /* set by the run: the event carries deletion_label */
 	double max_baseline_pass_rate; /* an added skill whose baseline passes more fails */
 	bool compile_only;             /* this runner runs no kernel: not unverified, reported */
-	bool fail_inconclusive;        /* an inconclusive pass-rate check fails (default: reported, exit 0) */
 	bool allow_untested;           /* a changed skill without tests skips skill_untested */
 	/* sequential sampling (docs/evaluation.md, "Sequential sampling"):
-	 * max_runs > 0 samples each skill x model in rounds of first_runs
-	 * runs per test until the pass-rate check is decided or max_runs;
-	 * 0 (default): a fixed design of `runs` runs */
+	 * max_runs > 0 (default SC_CONFIG_MAX_RUNS) samples each skill x
+	 * model in rounds of first_runs runs per test until the pass-rate
+	 * check is decided, or max_runs (then unverified); 0: a fixed
+	 * design of `runs` runs */
 	int first_runs;                /* runs per test per round (default SC_CONFIG_FIRST_RUNS) */
-	int max_runs;                  /* the budget of runs per test and side; 0: fixed */
+	int max_runs;                  /* the cap of runs per test and side; 0: fixed */
 	size_t planned_checks;         /* set by the run: the PR's pass-rate checks (Bonferroni) */
 };
 
-/* gate.first_runs when gate.max_runs is set and it is not. */
-#define SC_CONFIG_FIRST_RUNS 2
+/* The defaults of the pass-rate decision (docs/run.md, "The gate"). */
+#define SC_CONFIG_FIRST_RUNS 1
+#define SC_CONFIG_MAX_RUNS 50
+#define SC_CONFIG_MARGIN_POINTS 0
+#define SC_CONFIG_REGRESSION_POINTS 15
+#define SC_CONFIG_BETA 0.2
 
 struct sc_config {
 	char *path;              /* skillci.yml read, or NULL */
@@ -100,6 +111,7 @@ struct sc_config {
 	char *fastagent_path;    /* fastagent.config.yaml read, or NULL */
 
 	struct sc_strlist models;  /* student models, in order; empty: the command decides */
+	char *fast_agent_version;  /* whose model names are read (provider.h); NULL: the default */
 	int runs;                /* runs per test (>= 1) */
 	int max_turns;           /* turns per test, feedback turns included (>= 1) */
 	char *fixtures_dir;      /* kernel fixtures folder */
@@ -119,8 +131,11 @@ struct sc_config {
 
 	char *judge_model;       /* NULL: no judge */
 	char *judge_rubric;      /* NULL: the built-in rubric */
+	char *grader_model;      /* grades expectations; NULL: such tests are unverified */
 
 	struct sc_config_gate gate;
+
+	struct sc_agent_options agent;  /* "agent": agent runs and their jail (agent.h) */
 
 	struct sc_config_endpoint *endpoints;  /* "providers" */
 	size_t nendpoints, endpoints_alloc;
@@ -159,8 +174,8 @@ struct sc_config {
 #define SC_DEFAULT_STORE_PATH   ".skillci/results.db"
 #define SC_DEFAULT_REPORT_DIR   ".skillci/report"
 #define SC_DEFAULT_RUNS_DIR     "runs"
-#define SC_DEFAULT_MAX_UNITS    10000
-#define SC_DEFAULT_MAX_REQUESTS 20000
+#define SC_DEFAULT_MAX_UNITS    50000
+#define SC_DEFAULT_MAX_REQUESTS 100000
 
 /* Fills out with the built-in defaults only (no files read). */
 void sc_config_defaults(struct sc_config *out);

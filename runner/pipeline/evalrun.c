@@ -18,6 +18,7 @@
 #include "results/compare.h"
 #include "results/results.h"
 #include "results/store.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
 #include "skills/testsuite.h"
 #include "teacher/generate.h"
@@ -35,6 +36,7 @@ struct sc_evalrun {
 	size_t nmodels;
 	const char *test_gen;
 	const char *judge;
+	const char *grader;
 	const char *cache_dir;
 	const char *store_location;
 	double max_error_share;
@@ -47,6 +49,7 @@ struct sc_evalrun {
 	size_t nskills;
 	char **dirs;
 	struct sc_skill *skills;
+	char (*hashes)[65];          /* each skill's content hash: every file read once */
 	struct sc_test_set *sets;
 	struct sc_eval_skill *es;
 	const struct sc_test_set **set_ptrs;
@@ -163,7 +166,8 @@ static int choose_design(struct sc_evalrun *e)
 	if (e->max_runs) {
 		struct sc_seq_design d;
 		/* more rounds than the design takes make bigger rounds */
-		sc_seq_design_init(&d, 0.05, 0.0, e->first_runs, e->max_runs, 1);
+		sc_seq_design_init(&d, 0.05, SC_CONFIG_BETA, 0.0, SC_CONFIG_REGRESSION_POINTS / 100.0,
+				   e->first_runs, e->max_runs, 1);
 		e->first_runs = d.first_runs;
 		e->eopt.runs = e->max_runs;  /* the plan: every unit the design may run */
 	}
@@ -220,6 +224,9 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	}
 	eo->runs = opt->runs ? opt->runs : cfg->runs;
 	eo->max_turns = opt->max_turns ? opt->max_turns : cfg->max_turns;
+	if (opt->agent_mode_set)
+		e->cfg.agent.mode = (enum sc_agent_mode)opt->agent_mode;
+	eo->agent = &cfg->agent;
 	eo->baseline = !opt->no_baseline;
 	if ((err = choose_design(e)) < 0)
 		return err;
@@ -237,6 +244,7 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	if (cfg->kernel_timeout_s >= 1)
 		e->kenv.wall_s = (int)cfg->kernel_timeout_s;
 	e->judge = opt->judge ? opt->judge : cfg->judge_model;
+	e->grader = opt->grader ? opt->grader : cfg->grader_model;
 	if (!opt->rubric_file && cfg->judge_rubric)
 		sc_buf_sets(&e->rubric, cfg->judge_rubric);
 	e->max_error_share = cfg->gate.error_share;
@@ -254,6 +262,42 @@ const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e)
 	return &e->cfg;
 }
 
+/*
+ * The test files upskill's evals manifest (./.upskill/evals.yaml, beside
+ * skillci.yml) maps to skill i, added to its set. Paths in the manifest
+ * are relative to the current folder, the repository's root.
+ */
+static int load_evals_manifest(struct sc_evalrun *e, size_t i, struct sc_diags *diags)
+{
+	struct sc_buf text = SC_BUF_INIT, rel = SC_BUF_INIT;
+	struct sc_strlist files = { 0 };
+	const char *dir = e->dirs[i];
+	int err = sc_read_file(&text, SC_TESTS_EVALS_MANIFEST, SC_MAX_CONFIG_BYTES);
+
+	if (err == SC_ENOTFOUND) {
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	if (err < 0)
+		goto done;
+	while (dir[0] == '.' && dir[1] == '/')
+		dir += 2;
+	sc_buf_puts(&rel, dir);
+	while (rel.len > 1 && rel.ptr[rel.len - 1] == '/')
+		rel.ptr[--rel.len] = '\0';
+	sc_tests_evals_manifest(&files, text.ptr, text.len, SC_TESTS_EVALS_MANIFEST, rel.ptr,
+				e->skills[i].name, diags);
+	if (files.n)
+		err = sc_tests_load_manifest(&e->sets[i], &files, NULL, ".", NULL, e->dirs[i],
+					     SC_TESTS_EVALS_MANIFEST, 0, diags);
+done:
+	sc_buf_release(&text);
+	sc_buf_release(&rel);
+	sc_strlist_release(&files);
+	return err;
+}
+
 /* Loads one skill and its tests; their findings go to on_line. */
 static int load_skill(struct sc_evalrun *e, size_t i)
 {
@@ -262,9 +306,14 @@ static int load_skill(struct sc_evalrun *e, size_t i)
 	int err;
 
 	err = sc_skill_load(&e->skills[i], e->dirs[i], &diags, 0);
+	if (err == 0 && sc_skill_prompt_over(NULL, &e->skills[i]))
+		err = sc_error_set(SC_EINVAL, "'%s' is not evaluated: what it puts into a prompt is "
+				   "over the limit (the skill-prompt-size finding above)", e->dirs[i]);
 	if (err == 0)
 		err = tests_file ? sc_tests_load_file(&e->sets[i], tests_file, e->dirs[i], &diags)
 				 : sc_tests_load_skill(&e->sets[i], e->dirs[i], &diags);
+	if (err == 0 && !tests_file)
+		err = load_evals_manifest(e, i, &diags);
 	sc_diags_sort(&diags);
 	diags_out(e, &diags);
 	if (err == 0 && tests_file && sc_diags_count(&diags, SC_SEV_ERROR) && e->sets[i].n == 0)
@@ -376,7 +425,7 @@ static int check_budget(struct sc_evalrun *e)
 	const struct sc_config *cfg = &e->cfg;
 	const struct sc_eval_options *eo = &e->eopt;
 	struct sc_budget_estimate cost;
-	struct sc_buf line = SC_BUF_INIT, id = SC_BUF_INIT;
+	struct sc_buf line = SC_BUF_INIT, id = SC_BUF_INIT, msg = SC_BUF_INIT;
 	int64_t requests = 0;
 	size_t units = 0;
 	int err = 0;
@@ -388,18 +437,34 @@ static int check_budget(struct sc_evalrun *e)
 			break;
 		for (size_t s = 0; s < e->nskills; s++) {
 			const struct sc_test_set *set = &e->sets[s];
+			struct sc_skill_prompt_size sz;  /* the system prompt as sent */
+			sc_skill_prompt_size(&sz, &e->skills[s]);
 			for (size_t t = 0; t < set->n; t++) {
 				const struct sc_test *test = &set->items[t];
-				int per = (sc_test_is_kernel(test) ? eo->max_turns : 1) + (e->judge ? 1 : 0);
-				size_t bytes = sc_budget_test_bytes(test);
+				bool agent = sc_agent_runs_test(test, cfg->agent.mode);
+				int per = (sc_test_is_kernel(test) || agent ? eo->max_turns : 1) +
+					  (e->judge ? 1 : 0) +
+					  (e->grader && sc_test_needs_grader(test) ? 1 : 0);
+				/* an agent's turns grow the prompt by its tool results (budget.h) */
+				int64_t growth = agent ? sc_budget_agent_growth(cfg->agent.max_calls_per_turn,
+										cfg->agent.tool_output_max) : 0;
+				size_t bytes;
+				sc_buf_clear(&msg);
+				sc_eval_unit_prompt(&msg, test, eo->kernel);  /* as sent */
+				bytes = msg.len;
 				for (int v = 0; v < (eo->baseline ? 2 : 1); v++)
 					for (int r = 0; r < eo->runs; r++) {
+						size_t sys = v ? 0 : sz.total;
 						sc_buf_clear(&id);
 						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
 							      v ? "baseline" : "head", pm.name, test->id, r);
-						sc_budget_add_unit(&cost, &cfg->budget, id.ptr, pm.id, pm.name,
-								   bytes + (v ? 0 : e->skills[s].md_bytes),
-								   per, pm.max_tokens);
+						sc_budget_add_unit_growth(&cost, &cfg->budget, id.ptr, pm.id,
+									  pm.name, bytes + sys, per,
+									  pm.max_tokens, growth);
+						if (cost.over_cap == 1)
+							sc_budget_note_over_cap(&cost, sys, v ? 0 : sz.body,
+										v ? 0 : sz.listed,
+										v ? 0 : sz.listing, bytes);
 						requests += per;
 						units++;
 					}
@@ -427,6 +492,7 @@ static int check_budget(struct sc_evalrun *e)
 	if (e->max_runs)
 		line_out(e, line.ptr);
 done:
+	sc_buf_release(&msg);
 	sc_budget_estimate_release(&cost);
 	sc_buf_release(&line);
 	sc_buf_release(&id);
@@ -442,6 +508,7 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 	e->store = store;
 	e->nskills = n;
 	e->skills = sc_xcalloc(n ? n : 1, sizeof(*e->skills));
+	e->hashes = sc_xcalloc(n ? n : 1, sizeof(*e->hashes));
 	e->sets = sc_xcalloc(n ? n : 1, sizeof(*e->sets));
 	e->es = sc_xcalloc(n ? n : 1, sizeof(*e->es));
 	e->dirs = sc_xcalloc(n ? n : 1, sizeof(*e->dirs));
@@ -457,14 +524,23 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 				goto done;
 		} else if (e->sets[i].n == 0) {
 			sc_buf_clear(&line);
-			sc_buf_printf(&line, "warning: %s: no tests (skill_meta.json, evals/evals.json, "
-				      "tests/); --generate-tests has %s write them", e->dirs[i],
-				      e->test_gen);
+			sc_buf_printf(&line, "warning: %s: unverified: no tests (skill_meta.json, "
+				      "evals/evals.json, tests/); skillci tests init %s writes a starter "
+				      "suite (the format: skillci help tests), or --generate-tests has "
+				      "%s write them", e->dirs[i], e->dirs[i], e->test_gen);
 			line_out(e, line.ptr);
+		}
+		/* the content hash reads every file of the skill: one it cannot
+		 * read (past a limit, not a regular file) is bad input whether
+		 * or not the skill has tests, and whatever the design */
+		if ((err = sc_skill_content_hash(e->hashes[i], &e->skills[i])) < 0) {
+			err = err == SC_ENOTFOUND ? SC_EINVAL : err;
+			goto done;
 		}
 		e->es[i].path = e->dirs[i];
 		e->es[i].variant = "head";
 		e->es[i].skill = &e->skills[i];
+		e->es[i].hash = e->hashes[i];
 		e->es[i].tests = &e->sets[i];
 		e->set_ptrs[i] = &e->sets[i];
 	}
@@ -489,22 +565,24 @@ static void record_lift(struct sc_results_lift *l, const struct sc_seq_outcome *
 		l->decision = sc_xstrdup("lift");
 		l->stop = sc_xstrdup("shown");
 		break;
-	case SC_SEQ_RULED_OUT:    /* a lift of the margin or more is ruled out */
+	case SC_SEQ_RULED_OUT:    /* a lift of D or more is ruled out */
 		l->decision = sc_xstrdup("no_lift");
 		l->stop = sc_xstrdup("ruled_out");
 		break;
-	case SC_SEQ_FUTILE:
-	case SC_SEQ_INCONCLUSIVE:
+	case SC_SEQ_UNVERIFIED:
 	case SC_SEQ_OPEN:
-		l->decision = sc_xstrdup("inconclusive");
-		l->stop = sc_xstrdup(o->decision == SC_SEQ_FUTILE ? "futility"
-				     : o->decision == SC_SEQ_INCONCLUSIVE ? "last_look"
-				     : stopped ? "stopped" : "last_look");
+		l->decision = sc_xstrdup("unverified");
+		l->stop = sc_xstrdup(stopped ? "stopped" : "max_runs");
 		break;
+	}
+	if (o->decision != SC_SEQ_UNVERIFIED && o->decision != SC_SEQ_OPEN && o->at.end) {
+		free(l->stop);
+		l->stop = sc_xstrdup("end");
 	}
 	/* the statistics compare baseline (as head) with the skill (as base):
 	 * the lift is minus their difference */
 	l->margin = d->margin;
+	l->drop = d->drop;
 	l->lift = o->st.tests ? -o->st.mean : NAN;
 	l->lo = o->st.tests ? -o->st.hi : NAN;
 	l->hi = o->st.tests ? -o->st.lo : NAN;
@@ -560,7 +638,8 @@ static int evaluate_rounds(struct sc_evalrun *e)
 			c += e->sets[s].n ? e->nmodels : 0;
 		check_of[u] = c + refs[u].model;
 	}
-	sc_seq_design_init(&d, sc_compare_alpha(e->cfg.gate.alpha), e->opt.lift_margin / 100.0,
+	sc_seq_design_init(&d, sc_compare_alpha(e->cfg.gate.alpha), e->cfg.gate.beta,
+			   e->opt.lift_margin / 100.0, e->cfg.gate.regression_points / 100.0,
 			   e->first_runs, e->max_runs, nchecks);
 	memset(&rd, 0, sizeof(rd));
 	rd.design = &d;
@@ -598,6 +677,7 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 	eo->models = e->models;
 	eo->nmodels = e->nmodels;
 	eo->judge_model = e->judge;
+	eo->grader_model = e->grader;
 	eo->judge_rubric = e->rubric.len ? e->rubric.ptr : NULL;
 	eo->client = e->client;
 	eo->store = e->store;
@@ -655,6 +735,7 @@ void sc_evalrun_free(struct sc_evalrun *e)
 		free(e->dirs[i]);
 	}
 	free(e->skills);
+	free(e->hashes);
 	free(e->sets);
 	free(e->es);
 	free(e->dirs);

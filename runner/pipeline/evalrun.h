@@ -55,6 +55,9 @@ struct sc_evalrun_options {
 	bool generate_tests;
 	const char *test_gen_model;      /* NULL: the config's */
 	const char *judge, *rubric_file; /* NULL: the config's */
+	const char *grader;              /* grades expectations; NULL: the config's grader.model */
+	bool agent_mode_set;             /* --agent: agent_mode over the config's agent.mode */
+	int agent_mode;                  /* enum sc_agent_mode */
 	bool offline, no_cache, no_reuse, compile_only, allow_unpinned;
 	const char *cache, *store;       /* NULL: the config's, else the defaults */
 	const char *fixtures, *arch;     /* NULL: the config's, else fixtures, sm_90 */

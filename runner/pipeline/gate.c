@@ -13,12 +13,22 @@
 
 #include <math.h>
 
-/* One pass-rate comparison of the PR: a member of the family. */
+/*
+ * One check the design decides (sequential.h): a modified skill's pass
+ * rate, base against head, or an added skill's lift, no skill against
+ * the skill (a "drop" is the skill doing worse than no skill). The PR's
+ * such checks are the family the design divides alpha over.
+ */
 struct margin {
 	const char *skill, *model;
-	struct sc_stats_paired st;
-	double p_adj;               /* fixed design: p_drop, Holm-adjusted over the family */
+	const char *base, *head;    /* the variants compared */
 	struct sc_seq_outcome seq;  /* the decision and the look it was taken at */
+	/* what leaves it unverified whatever the design says */
+	size_t missing;             /* tests judged at one side only */
+	const char *missing_test, *missing_side;  /* the first of them, and its empty side */
+	size_t unjudged;            /* units recorded "unverified" (nothing to judge them by) */
+	const char *unjudged_why;
+	int64_t reused, evaluated;  /* the check's units from the store, and evaluated now */
 };
 
 /*
@@ -39,16 +49,22 @@ struct gate {
 	struct sc_results *r;
 	const struct sc_config_gate *g;
 	size_t checks_alloc;
-	struct margin *margins;     /* every pass_rate check that compares */
+	struct margin *margins;     /* every pass_rate and lift check the design decides */
 	size_t nmargins;
-	struct sc_seq_design design;  /* fixed (Holm) or sequential (spending, Bonferroni) */
+	struct sc_seq_design design;  /* the pass-rate decision (sc_gate_design) */
 	struct metric *metrics;     /* every tokens, speedup and judge check that compares */
 	size_t nmetrics, nmetric_tests;  /* ... and those with a p-value: Holm's family */
 };
 
+/*
+ * Adds one check to r's gate. A check that blocks the merge (failed,
+ * error, or unverified and not accepted by the trusted policy) also
+ * becomes a failure of r's gate with its status, and a reason of the
+ * skill s.
+ */
 static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *skill,
-		       const char *model, const char *check, const char *status, const char *rule,
-		       const char *file, int64_t line, const char *fmt, va_list ap)
+		       const char *model, const char *check, const char *status, bool accepted,
+		       const char *rule, const char *file, int64_t line, const char *fmt, va_list ap)
 {
 	struct sc_results *r = gt->r;
 	struct sc_results_check *c;
@@ -62,11 +78,14 @@ static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *
 	c->model = sc_xstrdup(model ? model : "");
 	c->check = sc_xstrdup(check);
 	c->status = sc_xstrdup(status);
+	c->accepted = accepted;
 	c->rule = rule ? sc_xstrdup(rule) : NULL;
 	c->file = file ? sc_xstrdup(file) : NULL;
 	c->line = line;
 	c->message = sc_buf_detach(&msg, NULL);
-	if (strcmp(status, "failed"))
+	if (!strcmp(status, "unverified"))
+		r->gate.unverified++;
+	if (!sc_gate_check_blocks(c))
 		return;
 	/* the failure behind it, and the skill's reasons */
 	{
@@ -75,9 +94,10 @@ static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *
 					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
 		f = &r->gate.failures[r->gate.nfailures++];
 		memset(f, 0, sizeof(*f));
+		f->status = sc_xstrdup(status);
 		f->skill = sc_xstrdup(skill);
 		f->model = sc_xstrdup(model ? model : "");
-		f->rule = sc_xstrdup(rule);
+		f->rule = sc_xstrdup(rule ? rule : check);
 		f->check = sc_xstrdup(check);
 		f->message = sc_xstrdup(c->message);
 		f->file = file ? sc_xstrdup(file) : NULL;
@@ -94,6 +114,12 @@ static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *
 	}
 }
 
+bool sc_gate_check_blocks(const struct sc_results_check *c)
+{
+	return sc_streq(c->status, "failed") || sc_streq(c->status, "error") ||
+	       (sc_streq(c->status, "unverified") && !c->accepted);
+}
+
 static void record(struct gate *gt, struct sc_results_skill *s, const char *skill,
 		   const char *model, const char *check, const char *status, const char *rule,
 		   const char *fmt, ...) __attribute__((format(printf, 8, 9)));
@@ -104,7 +130,7 @@ static void record(struct gate *gt, struct sc_results_skill *s, const char *skil
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, skill, model, check, status, rule, NULL, 0, fmt, ap);
+	vadd_check(gt, s, skill, model, check, status, false, rule, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -115,6 +141,11 @@ static void skip(struct gate *gt, struct sc_results_skill *s, const char *model,
 static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
 		 const char *rule, const char *file, int64_t line, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
+static void unverified(struct gate *gt, struct sc_results_skill *s, const char *model,
+		       const char *check, const char *rule, bool accepted, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static void infra_error(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		  const char *rule, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
 		 const char *fmt, ...)
@@ -122,7 +153,7 @@ static void pass(struct gate *gt, struct sc_results_skill *s, const char *model,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "passed", NULL, NULL, 0, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, "passed", false, NULL, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -132,7 +163,7 @@ static void skip(struct gate *gt, struct sc_results_skill *s, const char *model,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "skipped", NULL, NULL, 0, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, "skipped", false, NULL, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -142,7 +173,32 @@ static void fail(struct gate *gt, struct sc_results_skill *s, const char *model,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "failed", rule, file, line, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, "failed", false, rule, file, line, fmt, ap);
+	va_end(ap);
+}
+
+/* A check that could not be decided: never green; it blocks the merge
+ * unless accepted (the trusted policy says so: gate.accept_unverified,
+ * gate.allow_untested, gate.compile_only). */
+static void unverified(struct gate *gt, struct sc_results_skill *s, const char *model,
+		       const char *check, const char *rule, bool accepted, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd_check(gt, s, s->path, model, check, "unverified", accepted, rule, s->skill_md, 0, fmt,
+		   ap);
+	va_end(ap);
+}
+
+/* A check the runner could not make: its fault, not the pull request's (exit 3). */
+static void infra_error(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+		  const char *rule, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd_check(gt, s, s->path, model, check, "error", false, rule, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -168,6 +224,8 @@ void sc_gate_clear(struct sc_results *r)
 	}
 	r->gate.passed = true;
 	r->gate.exit_code = 0;
+	r->gate.verdict = SC_VERDICT_PASS;
+	r->gate.unverified = 0;
 }
 
 /* An aggregate with something to judge: at least one pass/fail unit. */
@@ -242,98 +300,127 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 		pass(gt, s, NULL, "validity", "no errors at head");
 }
 
+void sc_gate_design(struct sc_seq_design *out, const struct sc_config_gate *g, size_t family)
+{
+	sc_seq_design_init(out, sc_gate_pass_rate_alpha(g), g->beta, g->pass_rate_drop_points / 100.0,
+			   g->regression_points / 100.0, g->first_runs, g->max_runs, family);
+}
+
 /*
- * The family of pass_rate comparisons of the PR (the skill x model pairs
- * check_model compares: a changed, tested, not added skill with pass
- * rates at base and head), their paired statistics, and Holm's
- * adjustment of their p-values so the chance of failing a PR that
- * changed nothing stays at alpha however many checks it has.
+ * True when s is judged as a new skill is (against no skill, not against
+ * a base): an added skill, or one whose head adds the first tests of a
+ * skill the base had without tests (first_tests: they cannot regress
+ * against nothing; docs/run.md, "First tests").
+ */
+static bool judged_as_new(const struct sc_results_skill *s)
+{
+	return sc_streq(s->status, "added") || s->first_tests;
+}
+
+/*
+ * What leaves a check unverified whatever its statistics say: a test
+ * judged at one side only (the other side's units all erred: the
+ * infrastructure, after its retries), and units recorded "unverified"
+ * (a test skillci cannot judge on this runner). Counts its units taken
+ * from the store and evaluated now too.
+ */
+static void evidence(struct margin *m, const struct sc_results *r)
+{
+	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, m->skill, m->model, m->base, m->head, -1, test_of);
+	unsigned long *judged = sc_xcalloc(2 * (n ? n : 1), sizeof(*judged));
+	unsigned long *erred = sc_xcalloc(2 * (n ? n : 1), sizeof(*erred));
+	const char **ids = sc_xcalloc(n ? n : 1, sizeof(*ids));
+
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		size_t t = test_of[i], side;
+		if (t == SIZE_MAX)
+			continue;
+		side = sc_streq(u->variant, m->head);
+		ids[t] = u->test_id;
+		if (u->reused)
+			m->reused++;
+		else if (!sc_streq(u->verdict, "skipped"))
+			m->evaluated++;
+		if (sc_streq(u->verdict, "pass") || sc_streq(u->verdict, "fail"))
+			judged[2 * t + side]++;
+		else if (sc_streq(u->verdict, "error"))
+			erred[2 * t + side]++;
+		else if (sc_streq(u->verdict, "unverified") && !m->unjudged++)
+			m->unjudged_why = u->message ? u->message : "a test skillci cannot judge here";
+	}
+	for (size_t t = 0; t < n; t++) {
+		bool b = judged[2 * t] > 0, h = judged[2 * t + 1] > 0;
+		if (b == h || !(erred[2 * t] + erred[2 * t + 1]))
+			continue;
+		if (!m->missing++) {
+			m->missing_test = ids[t];
+			m->missing_side = b ? m->head : m->base;
+		}
+	}
+	free(test_of);
+	free(judged);
+	free(erred);
+	free(ids);
+}
+
+/*
+ * The checks the design decides for the PR: every changed, tested skill
+ * x model with a head result, a modified or moved one against its base,
+ * an added one (gate.require_lift) against no skill; each replays its
+ * looks on the units (sequential.h), so report and merge decide as the
+ * run did. The family is the PR's such checks as planned (a shard sees
+ * part of them).
  */
 static void plan_margins(struct gate *gt)
 {
 	struct sc_results *r = gt->r;
-	double *p, *raw, *lv;
+	size_t family;
 
 	for (size_t si = 0; si < r->nskills; si++) {
 		const struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
-		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") ||
-		    sc_streq(s->status, "added"))
-			continue;
-		if (s->untested)
+		bool added = judged_as_new(s);
+		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested ||
+		    (added && !gt->g->require_lift))
 			continue;
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			const struct sc_results_aggregate *base;
-			unsigned long *bp, *bn, *hp, *hn;
-			size_t tests;
+			const char *other = added ? "baseline" : "base";
 			struct margin *m;
-			if (!sc_streq(a->variant, "head") || !judged(a))
-				continue;
-			base = sc_results_find_aggregate(r, s->path, "base", a->model);
-			if (!judged(base))
+			if (!sc_streq(a->variant, "head") || !judged(a) ||
+			    !judged(sc_results_find_aggregate(r, s->path, other, a->model)))
 				continue;
 			gt->margins = sc_xrealloc(gt->margins, (gt->nmargins + 1) * sizeof(*gt->margins));
 			m = &gt->margins[gt->nmargins++];
+			memset(m, 0, sizeof(*m));
 			m->skill = s->path;
 			m->model = a->model;
-			tests = sc_seq_test_counts(r, s->path, a->model, -1, &bp, &bn, &hp, &hn);
-			sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests,
-					       gt->g->pass_rate_drop_points / 100.0,
-					       sc_compare_alpha(gt->g->alpha), SC_STATS_STRATIFIED);
-			memset(&m->seq, 0, sizeof(m->seq));
-			for (size_t t = 0; t < tests; t++)
-				if (bn[t] && hn[t]) {  /* the units the statistics used */
-					m->seq.base_units += bn[t];
-					m->seq.head_units += hn[t];
-				}
-			free(bp); free(bn); free(hp); free(hn);
+			m->base = other;
+			m->head = "head";
 		}
 	}
-	if (!gt->nmargins)
-		return;
-	if (gt->g->max_runs > 0) {
-		/* sequential: each check replays its looks; the family is the
-		 * PR's pass-rate checks as planned (a shard sees part of them) */
-		size_t family = gt->g->planned_checks > gt->nmargins ? gt->g->planned_checks
-								     : gt->nmargins;
-		sc_seq_design_init(&gt->design, sc_compare_alpha(gt->g->alpha),
-				   gt->g->pass_rate_drop_points / 100.0, gt->g->first_runs,
-				   gt->g->max_runs, family);
-		sc_seq_design_fail_alpha(&gt->design, sc_gate_pass_rate_alpha(gt->g));
-		for (size_t i = 0; i < gt->nmargins; i++) {
-			struct margin *m = &gt->margins[i];
-			sc_seq_replay(&m->seq, r, m->skill, m->model, &gt->design);
-			m->st = m->seq.st;
-			m->p_adj = NAN;
-		}
-		return;
+	family = gt->g->planned_checks > gt->nmargins ? gt->g->planned_checks : gt->nmargins;
+	{
+		/* How the units were collected is a fact of the run, not policy:
+		 * a run that recorded no sequential design (an older file, or
+		 * gate.max_runs 0) and a run count is a fixed design of those
+		 * runs, whatever the policy applied to it samples; a fixed
+		 * design's runs are the run's (`runs`, --runs N). */
+		struct sc_config_gate g = *gt->g;
+		if (r->run.runs > 0 && (!r->run.trust.gate.present || r->run.trust.gate.max_runs <= 0))
+			g.max_runs = 0;
+		if (g.max_runs <= 0 && r->run.runs > 0)
+			g.first_runs = (int)r->run.runs;
+		sc_gate_design(&gt->design, &g, family);
 	}
-	p = sc_xmalloc(3 * gt->nmargins * sizeof(*p));
-	raw = p + gt->nmargins;
-	lv = raw + gt->nmargins;
-	for (size_t i = 0; i < gt->nmargins; i++)
-		raw[i] = gt->margins[i].st.p_drop;
-	sc_stats_holm(raw, gt->nmargins, p);
-	sc_stats_holm_levels(raw, gt->nmargins, sc_gate_pass_rate_alpha(gt->g), lv);
 	for (size_t i = 0; i < gt->nmargins; i++) {
 		struct margin *m = &gt->margins[i];
-		enum sc_gate_margin v;
-		m->p_adj = p[i];
-		v = sc_gate_margin_decide(m->p_adj, m->st.p_within, sc_gate_pass_rate_alpha(gt->g),
-					  sc_compare_alpha(gt->g->alpha));
-		/* the upper end at the level Holm tested this check at, the
-		 * lower end at alpha: the interval says what the verdict says */
-		sc_stats_paired_bounds(&m->st, sc_compare_alpha(gt->g->alpha), lv[i]);
-		m->seq.st = m->st;
-		m->seq.look = 1;
-		m->seq.runs = gt->r->run.runs > 0 ? (int)gt->r->run.runs : 0;
-		m->seq.decision = v == SC_GATE_MARGIN_DROP ? SC_SEQ_REGRESSION
-				  : v == SC_GATE_MARGIN_RULED_OUT ? SC_SEQ_RULED_OUT
-				  : SC_SEQ_INCONCLUSIVE;
+		sc_seq_replay_of(&m->seq, r, m->skill, m->model, m->base, m->head, &gt->design);
+		evidence(m, r);
 	}
-	free(p);
 }
 
 /* The value a unit gives a measured-value check, in its "drop" direction;
@@ -383,21 +470,6 @@ static void metric_stats(struct metric *m, const struct sc_results *r, const str
 	free(h);
 }
 
-/* lift: the head's pass rate against no skill's (baseline), paired per
- * test as the pass-rate decision, margin 0: "drop" is the skill doing
- * worse than no skill. */
-static void lift_stats(struct metric *m, const struct sc_results *r, const struct sc_config_gate *g)
-{
-	unsigned long *bp, *bn, *hp, *hn;
-	size_t tests = sc_seq_test_counts_of(r, m->skill, m->model, "baseline", "head", -1, &bp, &bn,
-					     &hp, &hn);
-
-	if (!sc_stats_paired_margin(&m->st, bp, bn, hp, hn, tests, 0.0, sc_compare_alpha(g->alpha),
-				    SC_STATS_STRATIFIED))
-		memset(&m->st, 0, sizeof(m->st));
-	free(bp); free(bn); free(hp); free(hn);
-}
-
 /* A new entry of the PR's measured-value checks; the caller fills st. */
 static struct metric *add_metric(struct gate *gt, const char *skill, const char *model,
 				 const char *check)
@@ -430,16 +502,12 @@ static void plan_metrics(struct gate *gt)
 	for (size_t si = 0; si < r->nskills; si++) {
 		const struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
-		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested)
+		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested ||
+		    sc_streq(s->status, "added"))
 			continue;
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			if (sc_streq(a->variant, "head") && sc_streq(s->status, "added") &&
-			    gt->g->require_lift) {
-				lift_stats(add_metric(gt, s->path, a->model, "lift"), r, gt->g);
-				continue;
-			}
 			if (!sc_streq(a->variant, "head") ||
 			    !sc_results_find_aggregate(r, s->path, "base", a->model))
 				continue;
@@ -505,30 +573,38 @@ static void metric_how(struct sc_buf *how, const struct gate *gt, const struct m
 		return;
 	}
 	sc_buf_printf(how, "%s per test, paired: %+.1f%s, %.0f%% interval [%+.1f%s, %+.1f%s] over %zu "
-		      "test%s; a regression shown at alpha %.3g (Holm over %zu token, speedup, judge and "
-		      "lift check%s), ruled out at alpha %g", what, est, unit,
+		      "test%s; a regression shown at alpha %.3g (Holm over %zu token, speedup and judge "
+		      "check%s), ruled out at alpha %g", what, est, unit,
 		      (1 - 2 * sc_compare_alpha(gt->g->alpha)) * 100, lo, unit, hi, unit, m->st.tests,
 		      m->st.tests == 1 ? "" : "s", m->level, gt->nmetric_tests,
 		      gt->nmetric_tests == 1 ? "" : "s",
 		      sc_compare_alpha(gt->g->alpha));
 }
 
-/* Records the decision behind the pass_rate check just added. */
+/* Records the decision behind the check just added. */
 static void set_margin(struct gate *gt, const struct margin *m)
 {
 	struct sc_results_check *c = &gt->r->gate.checks[gt->r->gate.nchecks - 1];
+	const struct sc_seq_design *d = &gt->design;
 
 	c->margin.present = true;
-	c->margin.mean = m->st.mean;
-	c->margin.lo = m->st.lo;
-	c->margin.hi = m->st.hi;
-	c->margin.detectable = m->st.detectable;
-	c->margin.tests = (int64_t)m->st.tests;
+	c->margin.mean = m->seq.st.tests ? m->seq.st.mean : NAN;
+	c->margin.lo = m->seq.st.tests ? m->seq.st.lo : NAN;
+	c->margin.hi = m->seq.st.tests ? m->seq.st.hi : NAN;
+	c->margin.detectable = d->drop;
+	c->margin.tests = (int64_t)m->seq.st.tests;
 	c->margin.base_runs = (int64_t)m->seq.base_units;
 	c->margin.head_runs = (int64_t)m->seq.head_units;
 	c->margin.runs_per_test = m->seq.runs;
 	c->margin.rounds = m->seq.look;
 	c->margin.decision = sc_xstrdup(sc_seq_decision_name(m->seq.decision));
+	c->margin.drop = d->drop;
+	c->margin.beta = d->beta;
+	c->margin.llr = m->seq.at.info > 0 ? m->seq.at.llr : NAN;
+	c->margin.info = m->seq.at.info > 0 ? m->seq.at.info : NAN;
+	c->margin.i_max = sc_seq_is_sequential(d) ? d->i_max : NAN;
+	c->margin.reused = m->reused;
+	c->margin.evaluated = m->evaluated;
 }
 
 static const struct margin *find_margin(const struct gate *gt, const char *skill, const char *model)
@@ -542,16 +618,6 @@ static const struct margin *find_margin(const struct gate *gt, const char *skill
 double sc_gate_pass_rate_alpha(const struct sc_config_gate *g)
 {
 	return sc_compare_alpha(g->alpha) * (1.0 - SC_GATE_METRIC_SHARE);
-}
-
-enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double fail_alpha,
-					  double alpha)
-{
-	if (!isnan(p_adj) && p_adj < fail_alpha)
-		return SC_GATE_MARGIN_DROP;
-	if (!isnan(p_within) && p_within < alpha)
-		return SC_GATE_MARGIN_RULED_OUT;
-	return SC_GATE_MARGIN_OPEN;
 }
 
 /*
@@ -588,156 +654,225 @@ static void flaky_tests(struct sc_buf *out, const struct sc_results *r, const ch
 }
 
 /*
- * pass_rate: head against base, paired per test, against the margin
- * (docs/evaluation.md, "The pass-rate decision"). Fails only when a drop
- * beyond gate.pass_rate_drop_points is shown at the pass-rate checks'
- * alpha (sc_gate_pass_rate_alpha, Holm over the PR's pass_rate checks);
- * passes when such a drop is ruled out at alpha; else
- * inconclusive, which fails only with gate.fail_inconclusive and is
- * otherwise reported as skipped, never as passed.
+ * How a check of the design was decided, for its message: the estimate,
+ * its interval, the look, the likelihood ratio against its boundaries,
+ * the design's errors, where its units came from.
  */
-static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const char *model,
-			    const struct sc_results_aggregate *base,
-			    const struct sc_results_aggregate *head)
+static void margin_how(struct sc_buf *how, const struct gate *gt, const struct margin *m,
+		       const char *what)
+{
+	const struct sc_seq_design *d = &gt->design;
+	const struct sc_stats_paired *st = &m->seq.st;
+
+	sc_buf_printf(how, "%s %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu test%s; ", what,
+		      st->mean * 100, (1 - 2 * d->alpha_check) * 100, st->lo * 100, st->hi * 100,
+		      st->tests, st->tests == 1 ? "" : "s");
+	if (sc_seq_is_sequential(d)) {
+		sc_buf_printf(how, "sequential: %d run%s per test after %d round%s", m->seq.runs,
+			      m->seq.runs == 1 ? "" : "s", m->seq.look, m->seq.look == 1 ? "" : "s");
+		if (m->seq.at.info > 0) {
+			if (m->seq.at.end)
+				sc_buf_printf(how, ", the boundaries met (log likelihood ratio %.2f)",
+					      m->seq.at.llr);
+			else
+				sc_buf_printf(how, ", log likelihood ratio %.2f (passes at %.2f or below, "
+					      "fails at %.2f or above)", m->seq.at.llr,
+					      m->seq.at.pass_at, m->seq.at.fail_at);
+		}
+	} else {
+		sc_buf_printf(how, "fixed design of %d run%s per test", m->seq.runs,
+			      m->seq.runs == 1 ? "" : "s");
+	}
+	sc_buf_printf(how, "; alpha %.3g over %zu check%s, beta %g, D %g points", d->alpha_check,
+		      d->family, d->family == 1 ? "" : "s", d->beta, d->drop * 100);
+	if (m->reused)
+		sc_buf_printf(how, "; %lld unit%s from the store", (long long)m->reused,
+			      m->reused == 1 ? "" : "s");
+	flaky_tests(how, gt->r, m->skill, m->model);
+}
+
+/*
+ * A check of the design (pass_rate or lift), recorded with its decision:
+ * failed when a drop is shown (the head below the base, or for a new
+ * skill below no skill); passed when a drop of D or more is ruled out;
+ * unverified when the design stopped early (gate.max_runs, the budget, a
+ * stop), when a test has a result at one side only, or when some units
+ * could not be judged; never passed on less than the whole of its tests.
+ */
+static void decide_margin(struct gate *gt, struct sc_results_skill *s, const char *model,
+			  const char *check, const char *rule, const char *unv_rule,
+			  const char *summary, const struct margin *m)
 {
 	const struct sc_config_gate *g = gt->g;
-	const struct margin *m = find_margin(gt, s->path, model);
-	double alpha = sc_compare_alpha(g->alpha), margin = g->pass_rate_drop_points;
+	double D = gt->design.drop * 100, beta = gt->design.beta;
 	struct sc_buf how = SC_BUF_INIT;
+	enum sc_seq_decision v = m->seq.decision;
 
-	if (!m || !m->st.tests) {
-		if (g->fail_inconclusive)
-			fail(gt, s, model, "pass_rate", "pass_rate_inconclusive", NULL, 0,
-			     "inconclusive: no test was judged at both base and head, so a drop of up to "
-			     "100 points cannot be ruled out (gate.fail_inconclusive)");
-		else
-			skip(gt, s, model, "pass_rate", "inconclusive: no test was judged at both base "
-			     "and head, so a drop of up to 100 points cannot be ruled out");
-		{
-			struct sc_results_margin *mg = &gt->r->gate.checks[gt->r->gate.nchecks - 1].margin;
-			mg->present = true;
-			mg->mean = mg->lo = mg->hi = mg->detectable = NAN;
-			mg->decision = sc_xstrdup("inconclusive");
-		}
-		return;
-	}
-	sc_buf_printf(&how, "difference %+.1f points, %.0f%% interval [%+.1f, %+.1f] over %zu tests; "
-		      "smallest detectable drop %.1f points; ", m->st.mean * 100, (1 - 2 * alpha) * 100,
-		      m->st.lo * 100, m->st.hi * 100, m->st.tests, m->st.detectable * 100);
-	if (sc_seq_is_sequential(&gt->design))
-		sc_buf_printf(&how, "sequential: %d run%s per test after %d of %d round%s, error spent "
-			      "over %zu check%s", m->seq.runs, m->seq.runs == 1 ? "" : "s", m->seq.look,
-			      sc_seq_looks(&gt->design), sc_seq_looks(&gt->design) == 1 ? "" : "s",
-			      gt->design.family, gt->design.family == 1 ? "" : "s");
+	margin_how(&how, gt, m, strcmp(check, "lift") ? "difference" : "skill minus no skill");
+	if (v == SC_SEQ_REGRESSION)
+		fail(gt, s, model, check, rule, NULL, 0, "%s: a drop is shown (%s)%s", summary,
+		     how.ptr, m->missing || m->unjudged ? "; some tests have no result at one side"
+		     : "");
+	else if (m->unjudged)
+		unverified(gt, s, model, check, unv_rule, g->accept_unverified,
+			   "%s: %zu unit%s could not be judged (%s), so a drop of %g points or more "
+			   "cannot be ruled out (%s)", summary, m->unjudged,
+			   m->unjudged == 1 ? "" : "s", m->unjudged_why, D, how.ptr);
+	else if (m->missing)
+		unverified(gt, s, model, check, unv_rule, g->accept_unverified,
+			   "%s: test '%s'%s has no result at %s (its units failed for infrastructure "
+			   "reasons after every retry), so a drop of %g points or more cannot be ruled "
+			   "out on the whole suite (%s)", summary, m->missing_test ? m->missing_test : "",
+			   m->missing > 1 ? " and others" : "", m->missing_side, D, how.ptr);
+	else if (v == SC_SEQ_RULED_OUT)
+		pass(gt, s, model, check, "%s: no drop of %g points or more (one that size is caught "
+		     "with probability %g) (%s)", summary, D, 1 - beta, how.ptr);
+	else if (!sc_seq_is_sequential(&gt->design))
+		unverified(gt, s, model, check, unv_rule, g->accept_unverified,
+			   "%s: a fixed design of %d run%s per test shows neither a drop nor the "
+			   "absence of a drop of %g points: sample sequentially (gate.max_runs), or "
+			   "give more runs or tests (%s)", summary, m->seq.runs,
+			   m->seq.runs == 1 ? "" : "s", D, how.ptr);
 	else
-		sc_buf_printf(&how, "Holm p=%.3g over %zu check%s", m->p_adj, gt->nmargins,
-			      gt->nmargins == 1 ? "" : "s");
-	flaky_tests(&how, gt->r, s->path, model);
-	if (m->seq.decision == SC_SEQ_REGRESSION)
-		fail(gt, s, model, "pass_rate", "pass_rate_drop", NULL, 0,
-		     "pass rate fell from %.0f%% to %.0f%%, a drop beyond the %g-point margin at alpha "
-		     "%g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin,
-		     sc_gate_pass_rate_alpha(g), how.ptr);
-	else if (m->seq.decision == SC_SEQ_RULED_OUT)
-		pass(gt, s, model, "pass_rate", "pass rate %.0f%% -> %.0f%%; a drop beyond %g points "
-		     "is ruled out at alpha %g (%s)", pct(base->pass_rate), pct(head->pass_rate), margin,
-		     alpha, how.ptr);
-	else if (g->fail_inconclusive)
-		fail(gt, s, model, "pass_rate", "pass_rate_inconclusive", NULL, 0,
-		     "inconclusive: a drop of up to %.1f points cannot be ruled out (pass rate %.0f%% -> "
-		     "%.0f%%; %s; gate.fail_inconclusive)", -m->st.lo * 100, pct(base->pass_rate),
-		     pct(head->pass_rate), how.ptr);
-	else
-		skip(gt, s, model, "pass_rate", "inconclusive: a drop of up to %.1f points cannot be "
-		     "ruled out (pass rate %.0f%% -> %.0f%%; %s)", -m->st.lo * 100,
-		     pct(base->pass_rate), pct(head->pass_rate), how.ptr);
+		unverified(gt, s, model, check, unv_rule, g->accept_unverified,
+			   "%s: the design stopped before deciding (%s), so neither a drop nor the "
+			   "absence of a drop of %g points is shown: raise gate.max_runs or the budget, "
+			   "or add tests (%s)", summary,
+			   m->seq.more ? "the run was stopped or its budget ran out"
+			   : "gate.max_runs reached", D, how.ptr);
 	set_margin(gt, m);
 	sc_buf_release(&how);
 }
 
+/* pass_rate: head against base, paired per test (decide_margin). */
+static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const char *model,
+			    const struct sc_results_aggregate *base,
+			    const struct sc_results_aggregate *head)
+{
+	const struct margin *m = find_margin(gt, s->path, model);
+	struct sc_buf sum = SC_BUF_INIT;
+
+	sc_buf_printf(&sum, "pass rate %.0f%% -> %.0f%%", pct(base->pass_rate), pct(head->pass_rate));
+	if (!m || !m->seq.st.tests) {
+		unverified(gt, s, model, "pass_rate", "pass_rate_unverified", gt->g->accept_unverified,
+			   "%s: no test was judged at both base and head, so nothing was compared",
+			   sum.ptr);
+		if (m)
+			set_margin(gt, m);
+	} else {
+		decide_margin(gt, s, model, "pass_rate", "pass_rate_drop", "pass_rate_unverified",
+			      sum.ptr, m);
+	}
+	sc_buf_release(&sum);
+}
+
 /*
- * lift: a new skill must not do worse than no skill (require_lift),
- * decided as the measured-value checks are: paired per test, failed when
- * the skill is shown worse at Holm's level over the PR's such checks,
- * passed when it is shown better at alpha (or, as good by its pass rates,
- * saves tokens while its pass rate is not shown lower), else inconclusive.
+ * lift: a new skill against no skill (gate.require_lift), decided as a
+ * pass rate is, the baseline as the base: fails when the skill is shown
+ * worse than no skill, passes when worse by D or more is ruled out.
  */
 static void check_lift(struct gate *gt, struct sc_results_skill *s, const char *model,
 		       const struct sc_results_aggregate *baseline,
 		       const struct sc_results_aggregate *head)
 {
-	const struct metric *m = find_metric(gt, s->path, model, "lift");
-	bool savings = !isnan(baseline->mean_tokens) && !isnan(head->mean_tokens) &&
-		       head->mean_tokens < baseline->mean_tokens;
-	struct sc_buf how = SC_BUF_INIT;
-	int v = metric_decide(gt, m);
+	const struct margin *m = find_margin(gt, s->path, model);
+	struct sc_buf sum = SC_BUF_INIT;
 
-	if (m && m->st.tests)
-		sc_buf_printf(&how, "lift per test, paired: %+.1f points, %.0f%% interval [%+.1f, %+.1f] "
-			      "over %zu test%s; worse shown at alpha %.3g (Holm over %zu token, speedup, "
-			      "judge and lift check%s), better at alpha %g", m->st.mean * 100,
-			      (1 - 2 * sc_compare_alpha(gt->g->alpha)) * 100, m->st.lo * 100,
-			      m->st.hi * 100, m->st.tests, m->st.tests == 1 ? "" : "s", m->level,
-			      gt->nmetric_tests, gt->nmetric_tests == 1 ? "" : "s",
-			      sc_compare_alpha(gt->g->alpha));
+	sc_buf_printf(&sum, "new skill passes %.0f%%, %.0f%% without it", pct(head->pass_rate),
+		      pct(baseline->pass_rate));
+	if (!m || !m->seq.st.tests)
+		unverified(gt, s, model, "lift", "lift_unverified", gt->g->accept_unverified,
+			   "%s: no test was judged both with the skill and without it", sum.ptr);
 	else
-		sc_buf_printf(&how, "no test judged both with the skill and without it");
-	if (v == 1)
-		fail(gt, s, model, "lift", "new_skill_no_better", NULL, 0,
-		     "new skill passes %.0f%%, below %.0f%% without it (%s)", pct(head->pass_rate),
-		     pct(baseline->pass_rate), how.ptr);
-	else if (v == 0 && m->st.mean > 0)
-		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it (%s)",
-		     pct(head->pass_rate), pct(baseline->pass_rate), how.ptr);
-	else if (savings && head->pass_rate >= baseline->pass_rate - 1e-12)
-		pass(gt, s, model, "lift", "new skill passes %.0f%%, %.0f%% without it, with fewer tokens "
-		     "(%.0f -> %.0f); a lower pass rate is not shown (%s)", pct(head->pass_rate),
-		     pct(baseline->pass_rate), baseline->mean_tokens, head->mean_tokens, how.ptr);
-	else
-		skip(gt, s, model, "lift", "inconclusive: new skill passes %.0f%%, %.0f%% without it: "
-		     "neither better nor worse is shown, and it saves no tokens (%s)",
-		     pct(head->pass_rate), pct(baseline->pass_rate), how.ptr);
-	sc_buf_release(&how);
+		decide_margin(gt, s, model, "lift", "new_skill_no_better", "lift_unverified", sum.ptr,
+			      m);
+	sc_buf_release(&sum);
 }
 
 /*
- * discrimination: an added skill's tests must tell a skill from none: the
- * no-skill baseline may not pass every test, nor more than
- * gate.max_baseline_pass_rate of them. Tests any answer passes prove
- * nothing about the skill.
+ * discrimination: an added skill's tests must tell a skill from none. A
+ * test counts when some answer of the model passed it, with the skill or
+ * without: one nobody passes tells nothing. The no-skill baseline may
+ * not pass every counting test, nor more than
+ * gate.max_baseline_pass_rate of them; with no counting test at all,
+ * nothing shows the tests can tell.
  */
 static void check_discrimination(struct gate *gt, struct sc_results_skill *s, const char *model,
 				 const struct sc_results_aggregate *baseline)
 {
-	double limit = gt->g->max_baseline_pass_rate;
+	const struct sc_results *r = gt->r;
+	double limit = gt->g->max_baseline_pass_rate, rate;
+	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, s->path, model, "baseline", "head", -1, test_of);
+	unsigned long *bp = sc_xcalloc(n ? n : 1, sizeof(*bp)), *bn = sc_xcalloc(n ? n : 1, sizeof(*bn));
+	unsigned long *hp = sc_xcalloc(n ? n : 1, sizeof(*hp));
+	size_t counting = 0, impossible = 0;
+	unsigned long passes = 0, runs = 0;
 	struct sc_buf why = SC_BUF_INIT;
 
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		bool p = sc_streq(u->verdict, "pass");
+		if (test_of[i] == SIZE_MAX || (!p && !sc_streq(u->verdict, "fail")))
+			continue;
+		if (sc_streq(u->variant, "baseline")) {
+			bn[test_of[i]]++;
+			bp[test_of[i]] += p;
+		} else {
+			hp[test_of[i]] += p;
+		}
+	}
+	for (size_t t = 0; t < n; t++) {
+		if (!bn[t])
+			continue;
+		if (!bp[t] && !hp[t]) {
+			impossible++;
+			continue;
+		}
+		counting++;
+		passes += bp[t];
+		runs += bn[t];
+	}
+	rate = runs ? (double)passes / (double)runs : NAN;
+	if (impossible)
+		sc_buf_printf(&why, "; %zu test%s no answer passed, with the skill or without, %s "
+			      "nothing and %s left out", impossible, impossible == 1 ? "" : "s",
+			      impossible == 1 ? "tells" : "tell", impossible == 1 ? "is" : "are");
 	if (!judged(baseline)) {
-		no_rate(&why, "baseline (no skill)", baseline);
+		struct sc_buf none = SC_BUF_INIT;
+		no_rate(&none, "baseline (no skill)", baseline);
 		fail(gt, s, model, "discrimination", "baseline_no_result", NULL, 0,
-		     "the tests were not shown to tell the skill from no skill: %s", why.ptr);
-	} else if (baseline->pass_rate >= 1 - 1e-12 || baseline->pass_rate > limit + 1e-12)
+		     "the tests were not shown to tell the skill from no skill: %s", none.ptr);
+		sc_buf_release(&none);
+	} else if (!counting)
 		fail(gt, s, model, "discrimination", "tests_not_discriminating", NULL, 0,
-		     "without the skill the model passes %.0f%% of the tests (limit %.0f%%, and never "
-		     "100%%): the tests cannot tell whether the skill works", pct(baseline->pass_rate),
-		     pct(limit));
+		     "no test was passed by any answer, with the skill or without: the tests cannot "
+		     "tell whether the skill works%s", why.ptr);
+	else if (rate >= 1 - 1e-12 || rate > limit + 1e-12)
+		fail(gt, s, model, "discrimination", "tests_not_discriminating", NULL, 0,
+		     "without the skill the model passes %.0f%% of the %zu test%s an answer can pass "
+		     "(limit %.0f%%, and never 100%%): the tests cannot tell whether the skill works%s",
+		     pct(rate), counting, counting == 1 ? "" : "s", pct(limit), why.ptr);
 	else
 		pass(gt, s, model, "discrimination", "without the skill the model passes %.0f%% of the "
-		     "tests (limit %.0f%%)", pct(baseline->pass_rate), pct(limit));
+		     "%zu test%s an answer can pass (limit %.0f%%)%s", pct(rate), counting,
+		     counting == 1 ? "" : "s", pct(limit), why.ptr);
 	sc_buf_release(&why);
+	free(test_of);
+	free(bp);
+	free(bn);
+	free(hp);
 }
 
 /*
  * kernel: every kernel test of the head ran on a GPU. Units skipped
- * because nothing could run them (no GPU, a broken driver, a build
- * without CUDA) fail kernel_unverified, unless the trusted config marks
- * the runner compile-only (gate.compile_only): then the check is skipped
- * and every report says no kernel was run. *broken is set when a GPU was
- * found but the kernels still could not run (exit 3: the runner, not the
- * pull request).
+ * because nothing could run them (no GPU, a build without CUDA) leave
+ * correctness and speed unverified (accepted when the trusted config
+ * marks the runner compile-only, gate.compile_only: every report then
+ * says no kernel was run); a GPU that was found and still did not run
+ * them is the runner's fault: an error (exit 3).
  */
-static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char *model,
-			 bool *broken)
+static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char *model)
 {
 	const struct sc_results *r = gt->r;
 	int64_t kernels = 0, unrun = 0;
@@ -760,19 +895,22 @@ static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char
 		return;
 	if (!unrun)
 		pass(gt, s, model, "kernel", "%lld kernel test units ran on a GPU", (long long)kernels);
+	else if (r->run.has_gpu && !gt->g->compile_only)
+		infra_error(gt, s, model, "kernel", "kernel_unverified",
+			    "%lld of %lld kernel test units could not run although a GPU was found "
+			    "(%s): the runner's fault, not the pull request's; check the driver",
+			    (long long)unrun, (long long)kernels, why ? why : "no reason given");
 	else if (gt->g->compile_only)
-		skip(gt, s, model, "kernel", "no kernel was run: %lld of %lld kernel test units only "
-		     "compiled; the trusted config marks this runner compile-only (gate.compile_only)",
-		     (long long)unrun, (long long)kernels);
-	else {
-		fail(gt, s, model, "kernel", "kernel_unverified", NULL, 0,
-		     "%lld of %lld kernel test units could not run on a GPU (%s), so correctness and "
-		     "speed are unverified; run on a GPU runner, or mark a compile-only runner with "
-		     "gate.compile_only in the trusted config", (long long)unrun, (long long)kernels,
-		     r->run.has_gpu ? "a GPU was found but did not run them"
-		     : why ? why : "no usable GPU");
-		*broken |= r->run.has_gpu;
-	}
+		unverified(gt, s, model, "kernel", "kernel_unverified", true,
+			   "no kernel was run: %lld of %lld kernel test units only compiled; the "
+			   "trusted config marks this runner compile-only (gate.compile_only)",
+			   (long long)unrun, (long long)kernels);
+	else
+		unverified(gt, s, model, "kernel", "kernel_unverified", false,
+			   "%lld of %lld kernel test units could not run on a GPU (%s), so correctness "
+			   "and speed are unverified; run on a GPU runner, or mark a compile-only runner "
+			   "with gate.compile_only in the trusted config", (long long)unrun,
+			   (long long)kernels, why ? why : "no usable GPU");
 }
 
 /*
@@ -925,29 +1063,55 @@ static void check_judge(struct gate *gt, struct sc_results_skill *s, const char 
 	sc_buf_release(&sum);
 }
 
+/*
+ * Whether unit u of r decides anything: its skill's base and head, and
+ * the baseline of an added skill (its lift). The baseline of a modified
+ * skill and the tests the head adds (head_tests) are shown, never
+ * judged: their errors are reported, not counted against the run.
+ */
+static bool unit_decides(const struct sc_results *r, const struct sc_results_unit *u)
+{
+	const struct sc_results_skill *s;
+
+	if (sc_streq(u->variant, "base") || sc_streq(u->variant, "head"))
+		return true;
+	if (!sc_streq(u->variant, "baseline"))
+		return false;
+	s = sc_results_find_skill(r, u->skill);
+	return s && sc_streq(s->status, "added");
+}
+
 /* errors: the run's share of infrastructure errors, blamed on the pairs that have some. */
 static void check_errors(struct gate *gt, struct sc_results_skill *s, const char *model,
 			 bool share_failed)
 {
 	const struct sc_results *r = gt->r;
-	int64_t errors = 0, units = 0;
+	int64_t errors = 0, units = 0, aside = 0;
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model))
 			continue;
+		if (!unit_decides(r, u)) {
+			aside += sc_streq(u->verdict, "error");
+			continue;
+		}
 		units++;
 		errors += sc_streq(u->verdict, "error");
 	}
 	if (share_failed && errors)
-		fail(gt, s, model, "errors", "error_share", NULL, 0,
-		     "%lld of %lld units failed for infrastructure reasons; the run has %.0f%% "
-		     "infrastructure errors, more than %.0f%%", (long long)errors, (long long)units,
-		     r->gate.error_share * 100, gt->g->error_share * 100);
+		infra_error(gt, s, model, "errors", "error_share",
+			    "could not check: %lld of %lld units failed for infrastructure reasons; the "
+			    "run has %.0f%% infrastructure errors, more than %.0f%% (gate.error_share): "
+			    "the runner's fault, not the pull request's; run it again",
+			    (long long)errors, (long long)units, r->gate.error_share * 100,
+			    gt->g->error_share * 100);
 	else
 		pass(gt, s, model, "errors", "%lld of %lld units failed for infrastructure reasons "
-		     "(the run: %.0f%%, limit %.0f%%)", (long long)errors, (long long)units,
-		     r->gate.error_share * 100, gt->g->error_share * 100);
+		     "(the run: %.0f%%, limit %.0f%%)%s", (long long)errors, (long long)units,
+		     r->gate.error_share * 100, gt->g->error_share * 100,
+		     aside ? "; errors of units that decide nothing (the no-skill baseline of a "
+			     "changed skill, the head's own tests) are not counted" : "");
 }
 
 /*
@@ -971,60 +1135,64 @@ static bool compile_only_excuse(const struct gate *gt, const struct sc_results_s
 
 /* The checks of one changed skill and one model with head units. */
 static void check_model(struct gate *gt, struct sc_results_skill *s, const char *model,
-			bool share_failed, bool *broken)
+			bool share_failed)
 {
 	struct sc_results *r = gt->r;
+	const struct sc_config_gate *g = gt->g;
 	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "base", model);
 	const struct sc_results_aggregate *baseline =
 		sc_results_find_aggregate(r, s->path, "baseline", model);
-	bool added = sc_streq(s->status, "added");
+	bool added = judged_as_new(s);
 	bool excused = compile_only_excuse(gt, s, model);
 	struct sc_buf why = SC_BUF_INIT;
 
+	/* no result at one side: never a silent pass, and not the pull
+	 * request's fault either (every unit skipped or erred) */
 	if (excused && (!judged(head) || (!added && !judged(base)))) {
 		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
-		skip(gt, s, model, "pass_rate", "%s: no kernel was run (gate.compile_only)", why.ptr);
-	} else if (added)
+		unverified(gt, s, model, "pass_rate", "pass_rate_unverified", true,
+			   "%s: no kernel was run (gate.compile_only)", why.ptr);
+	} else if (s->first_tests)
+		skip(gt, s, model, "pass_rate", "tests added: they judge later PRs (the base had none, "
+		     "so there is nothing to regress from; the lift check compares the skill with no "
+		     "skill on them)");
+	else if (added)
 		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
 	else if (!base)
-		skip(gt, s, model, "pass_rate", "no base results to compare with (the base has no "
-		     "tests, or could not be read)");
+		unverified(gt, s, model, "pass_rate", "base_no_result", g->accept_unverified,
+			   "no base results to compare with (the base has no tests, could not be read, "
+			   "or its units did not run), so nothing was compared");
 	else if (!judged(head)) {
-		/* no pass rate at head: never a silent pass */
 		no_rate(&why, "head", head);
-		if (judged(base))
-			fail(gt, s, model, "pass_rate", "head_no_result", NULL, 0,
-			     "the head has no result where the base passed %.0f%% of %lld: %s",
-			     pct(base->pass_rate), (long long)base->n, why.ptr);
-		else
-			fail(gt, s, model, "pass_rate", "head_no_result", NULL, 0,
-			     "the head has no result, so nothing was verified: %s", why.ptr);
+		unverified(gt, s, model, "pass_rate", "head_no_result", g->accept_unverified,
+			   "the head has no result%s%.0f%s, so nothing was compared: %s",
+			   judged(base) ? " where the base passed " : "",
+			   judged(base) ? pct(base->pass_rate) : 0.0, judged(base) ? "%" : "", why.ptr);
 	} else if (!judged(base)) {
 		no_rate(&why, "base", base);
-		fail(gt, s, model, "pass_rate", "base_no_result", NULL, 0,
-		     "the head cannot be compared with the base, so nothing was verified: %s", why.ptr);
+		unverified(gt, s, model, "pass_rate", "base_no_result", g->accept_unverified,
+			   "the head cannot be compared with the base, so nothing was compared: %s",
+			   why.ptr);
 	} else
 		check_pass_rate(gt, s, model, base, head);
 	if (added) {
 		sc_buf_clear(&why);
-		if (!gt->g->require_lift)
+		if (!g->require_lift)
 			skip(gt, s, model, "lift", "gate.require_lift is false");
 		else if (!judged(head) || !judged(baseline)) {
 			no_rate(&why, judged(head) ? "baseline (no skill)" : "head",
 				judged(head) ? baseline : head);
-			if (excused)
-				skip(gt, s, model, "lift", "%s: no kernel was run (gate.compile_only)",
-				     why.ptr);
-			else
-				fail(gt, s, model, "lift", "lift_no_result", NULL, 0,
-				     "the new skill was not compared with no skill: %s", why.ptr);
+			unverified(gt, s, model, "lift", "lift_no_result", excused || g->accept_unverified,
+				   "the new skill was not compared with no skill: %s%s", why.ptr,
+				   excused ? " (no kernel was run: gate.compile_only)" : "");
 		} else
 			check_lift(gt, s, model, baseline, head);
 		if (excused && !judged(baseline))
-			skip(gt, s, model, "discrimination", "no pass/fail units without the skill: no "
-			     "kernel was run (gate.compile_only)");
+			unverified(gt, s, model, "discrimination", "baseline_no_result", true,
+				   "no pass/fail units without the skill: no kernel was run "
+				   "(gate.compile_only)");
 		else
 			check_discrimination(gt, s, model, baseline);
 	}
@@ -1033,13 +1201,14 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		check_speedup(gt, s, model, base, head);
 		check_judge(gt, s, model, base, head);
 	} else {
-		const char *why_not = added ? "new skill: no base to compare with"
+		const char *why_not = s->first_tests ? "tests added: no base results on them"
+				      : added ? "new skill: no base to compare with"
 				      : "no base results to compare with";
 		skip(gt, s, model, "tokens", "%s", why_not);
 		skip(gt, s, model, "speedup", "%s", why_not);
 		skip(gt, s, model, "judge", "%s", why_not);
 	}
-	check_kernel(gt, s, model, broken);
+	check_kernel(gt, s, model);
 	check_errors(gt, s, model, share_failed);
 	sc_buf_release(&why);
 }
@@ -1073,44 +1242,72 @@ static void check_deleted(struct gate *gt, struct sc_results_skill *s)
 		     s->name ? s->name : s->path);
 }
 
-/* An added skill with no test at all: nothing shows it works. */
-static void check_added_untested(struct gate *gt, struct sc_results_skill *s)
-{
-	fail(gt, s, NULL, "discrimination", "tests_not_discriminating", s->skill_md, 0,
-	     "the new skill has no tests, so nothing shows it works (add tests: docs/tests-format.md)");
-}
-
 /*
- * A modified or moved skill with no tests at base nor head: only its
- * validity was checked, nothing shows it still works. It fails
- * skill_untested unless the trusted config accepts untested skills
- * (gate.allow_untested); then the check is skipped with the reason, and
- * the reports still count the skill unverified.
+ * A changed skill with no tests at base nor head: only its validity was
+ * checked, nothing shows it works. The check is unverified ("no tests"),
+ * which blocks the merge unless the trusted config accepts untested
+ * skills (gate.allow_untested); the head's own setting is not applied.
  */
 static void check_untested(struct gate *gt, struct sc_results_skill *s)
 {
-	if (gt->g->allow_untested)
-		skip(gt, s, NULL, "tests", "no tests found at base nor head; allowed: the trusted "
-		     "config sets gate.allow_untested");
-	else
-		fail(gt, s, NULL, "tests", "skill_untested", s->skill_md, 0,
-		     "the skill '%s' has no tests at base nor head, so only its validity was checked: "
-		     "add tests under the skill (docs/tests-format.md), or set gate.allow_untested: "
-		     "true in the trusted config to accept untested skills",
-		     s->name ? s->name : s->path);
+	bool added = sc_streq(s->status, "added");
+
+	unverified(gt, s, NULL, "tests", "skill_untested", gt->g->allow_untested,
+		   "unverified: no tests: the %sskill '%s' has no tests%s, so only its validity was "
+		   "checked%s", added ? "new " : "", s->name ? s->name : s->path,
+		   added ? "" : " at base nor head",
+		   gt->g->allow_untested ? "; accepted: the trusted config sets gate.allow_untested "
+		   "('skillci tests init' writes a starter suite; the format: 'skillci help tests')"
+		   : "; write a starter suite with 'skillci tests init' (the format: 'skillci help "
+		     "tests'), or set gate.allow_untested: true in the trusted config to accept "
+		     "untested skills");
+}
+
+/* The verdict of the run from its checks: a failure wins, then an
+ * error (could not check), then an unverified check, else pass. */
+static enum sc_verdict run_verdict(const struct sc_results *r)
+{
+	bool failed = false, errored = false, unv = false;
+
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const char *st = r->gate.checks[i].status;
+		failed |= sc_streq(st, "failed");
+		errored |= sc_streq(st, "error");
+		unv |= sc_streq(st, "unverified");
+	}
+	for (size_t i = 0; i < r->gate.nfailures; i++) {
+		/* failures of the run as a whole have no check row */
+		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		failed |= !f->status || sc_streq(f->status, "failed");
+		errored |= sc_streq(f->status, "error");
+		unv |= sc_streq(f->status, "unverified");
+	}
+	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
+	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
+}
+
+void sc_gate_set_verdict(struct sc_results *r)
+{
+	r->gate.verdict = run_verdict(r);
+	r->gate.passed = r->gate.nfailures == 0;
+	r->gate.exit_code = r->gate.verdict == SC_VERDICT_ERROR ? 3 : r->gate.passed ? 0 : 1;
 }
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 {
 	struct gate gt = { .r = r, .g = g };
-	int64_t errors = 0, units = (int64_t)r->nunits;
-	bool share_failed, blamed = false, broken = false;
+	int64_t errors = 0, units = 0;
+	bool share_failed, blamed = false;
 
 	sc_gate_clear(r);
 	if (!r->sorted)
 		sc_results_sort(r);
-	for (size_t i = 0; i < r->nunits; i++)
-		errors += r->units[i].verdict && !strcmp(r->units[i].verdict, "error");
+	for (size_t i = 0; i < r->nunits; i++) {
+		if (!unit_decides(r, &r->units[i]))
+			continue;
+		units++;
+		errors += sc_streq(r->units[i].verdict, "error");
+	}
 	r->gate.error_share = units ? (double)errors / (double)units : 0.0;
 	share_failed = units && r->gate.error_share > g->error_share + 1e-12;
 	plan_margins(&gt);
@@ -1129,31 +1326,28 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 		}
 		check_validity(&gt, s);
 		if (s->untested) {
-			if (sc_streq(s->status, "added"))
-				check_added_untested(&gt, s);
-			else
-				check_untested(&gt, s);
+			check_untested(&gt, s);
 			continue;
 		}
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++)
 			if (sc_streq(r->aggregates[i].variant, "head"))
-				check_model(&gt, s, r->aggregates[i].model, share_failed, &broken);
+				check_model(&gt, s, r->aggregates[i].model, share_failed);
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++)
 		blamed |= sc_streq(r->gate.failures[i].rule, "error_share");
 	if (share_failed && !blamed) {
 		/* errors only where no check runs (a deleted skill's units, say):
-		 * still a failure, of the run as a whole */
+		 * still the run's, as a whole */
 		struct sc_buf m = SC_BUF_INIT;
-		sc_buf_printf(&m, "%lld of %lld units failed for infrastructure reasons (%.0f%%, "
-			      "more than %.0f%%)", (long long)errors, (long long)units,
+		sc_buf_printf(&m, "could not check: %lld of %lld units failed for infrastructure "
+			      "reasons (%.0f%%, more than %.0f%%)", (long long)errors, (long long)units,
 			      r->gate.error_share * 100, g->error_share * 100);
 		sc_gate_add_run_failure(r, "error_share", "errors", m.ptr);
+		r->gate.failures[r->gate.nfailures - 1].status = sc_xstrdup("error");
 		sc_buf_release(&m);
 	}
-	r->gate.passed = r->gate.nfailures == 0;
-	r->gate.exit_code = r->gate.passed ? 0 : share_failed || broken ? 3 : 1;
+	sc_gate_set_verdict(r);
 	free(gt.margins);
 	free(gt.metrics);
 	sc_results_sort(r);
@@ -1170,9 +1364,7 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 		if (!strcmp(r->skills[i].path, skill))
 			s = &r->skills[i];
 	record(&gt, s, skill, model, sc_results_rule_check(rule), "failed", rule, "%s", message);
-	r->gate.passed = false;
-	if (r->gate.exit_code != 3)
-		r->gate.exit_code = 1;
+	sc_gate_set_verdict(r);
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }
@@ -1186,6 +1378,7 @@ void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char 
 				       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
 	f = &r->gate.failures[r->gate.nfailures++];
 	memset(f, 0, sizeof(*f));
+	f->status = NULL;  /* "failed"; the caller may set another */
 	f->skill = sc_xstrdup("");
 	f->model = sc_xstrdup("");
 	f->rule = sc_xstrdup(rule);
@@ -1205,7 +1398,10 @@ void sc_gate_policy_to_config(struct sc_config_gate *out, const struct sc_result
 	out->allow_deletions = g->deletions_allowed;
 	out->max_baseline_pass_rate = g->max_baseline_pass_rate;
 	out->compile_only = g->compile_only;
-	out->fail_inconclusive = g->fail_inconclusive;
+	out->regression_points = g->regression_points > 0 ? g->regression_points
+							  : SC_CONFIG_REGRESSION_POINTS;
+	out->beta = g->beta > 0 && g->beta < 0.5 ? g->beta : SC_CONFIG_BETA;
+	out->accept_unverified = g->accept_unverified;
 	out->allow_untested = g->allow_untested;
 	out->first_runs = g->first_runs > 0 ? (int)g->first_runs : SC_CONFIG_FIRST_RUNS;
 	out->max_runs = g->max_runs > 0 ? (int)g->max_runs : 0;

@@ -1,46 +1,38 @@
 #ifndef SC_GATE_H
 #define SC_GATE_H
 /*
- * The gate of a PR check (DESIGN.md "Default gate", docs/run.md): reads the
- * findings, aggregates and comparisons of a results model and writes its
- * verdict into the same model: every check it made (r->gate.checks, what
- * the JUnit shows, passed, failed or skipped with the reason), a failure
- * per broken rule (r->gate.failures) and each skill's gate. Every
- * threshold comes from struct sc_config_gate (skillci.yml "gate:",
- * defaults in config.c). Checks and their rules, per changed skill (not
- * deleted):
+ * The gate of a PR check (DESIGN.md, "The gate decides"; docs/run.md):
+ * reads the findings, aggregates and units of a results model and writes
+ * its verdict into the same model: every check it made (r->gate.checks,
+ * what the JUnit shows: passed, failed, unverified, error or skipped with
+ * the reason), a failure per check that blocks the merge
+ * (r->gate.failures), each skill's gate, and the run's verdict
+ * (r->gate.verdict: pass, fail, unverified, error). Every threshold comes
+ * from struct sc_config_gate (skillci.yml "gate:", defaults in config.c).
+ * Checks and their rules, per changed skill (not deleted):
  *
  *   validity   skill_invalid               an error finding new at head (with
  *                                          fail_on_existing, any at head)
- *   tests      skill_untested              a modified or moved skill with no tests
- *                                          at base nor head, unless the trusted
- *                                          config sets gate.allow_untested (then
- *                                          skipped; still counted unverified)
- * and per model with head units (not for untested skills):
- *   pass_rate  pass_rate_drop              a drop beyond gate.pass_rate_drop_points
- *                                          shown at alpha: paired per test, runs as
- *                                          replicates, Holm over the PR's pass_rate
- *                                          checks (core/stats.h); ruled out: passed;
- *                                          neither: inconclusive, skipped with the
- *                                          drop that cannot be ruled out
- *              pass_rate_inconclusive      inconclusive with gate.fail_inconclusive
- *              head_no_result              the head has no pass rate (every unit
- *                                          skipped or an error)
- *              base_no_result              the base has none to compare with
- *   lift       new_skill_no_better         an added skill (require_lift) shown
- *                                          below no skill, paired per test (level
- *                                          with no token savings: inconclusive)
- *              lift_no_result              head or baseline has no pass rate
+ *   tests      skill_untested              unverified: a changed skill with no tests
+ *                                          (accepted with gate.allow_untested)
+ * and per model with head units:
+ *   pass_rate  pass_rate_drop              the design (sequential.h) shows a drop
+ *              pass_rate_unverified        the design stopped early, a test has a
+ *                                          result at one side only, or units could not
+ *                                          be judged (unverified)
+ *              head_no_result, base_no_result  a side without any pass/fail unit
+ *                                          (unverified)
+ *   lift       new_skill_no_better         an added skill (require_lift) shown worse
+ *                                          than no skill by the same design
+ *              lift_unverified, lift_no_result  as for pass_rate (unverified)
  *   discrimination tests_not_discriminating an added skill whose no-skill baseline
- *                                          passes every test, or more than
- *                                          gate.max_baseline_pass_rate; or that has
- *                                          no tests at all
+ *                                          passes every test some answer can pass, or
+ *                                          more than gate.max_baseline_pass_rate; or
+ *                                          whose tests no answer passes
  *              baseline_no_result          the baseline has no pass rate
- *   kernel     kernel_unverified           head or base kernel units that could not
- *                                          run on a GPU (skipped) unless the trusted
- *                                          config sets gate.compile_only (then
- *                                          skipped, "no kernel was run"); exit 3
- *                                          when a GPU was found but did not run them
+ *   kernel     kernel_unverified           kernel units that could not run on a GPU:
+ *                                          unverified (accepted with gate.compile_only);
+ *                                          an error (exit 3) when a GPU was found
  *   tokens     tokens_rise                 tokens up more than the percentage (shown
  *                                          per test, paired), pass rate flat or worse
  *   speedup    speedup_drop                speedup down by more than the ratio (shown
@@ -48,21 +40,21 @@
  *   judge      judge_drop                  judge score down by more than judge_drop
  *                                          (shown per test, paired), pass rate flat
  *                                          or worse
- *   (the three measured-value checks and a new skill's lift fail only
- *   when the drop or rise is shown at Holm's level over the PR's such
- *   checks, SC_GATE_METRIC_SHARE of alpha; pass when it is ruled out at
- *   alpha; else are skipped, inconclusive)
- *   errors     error_share                 the run's infrastructure errors over the
- *                                          share of all units (exit 3); failed for
- *                                          each skill and model that has errors
+ *   (the three measured-value checks fail only when the regression is
+ *   shown at Holm's level over the PR's such checks, SC_GATE_METRIC_SHARE
+ *   of alpha; pass when it is ruled out; else are skipped: they refine a
+ *   pass rate and decide nothing alone)
+ *   errors     error_share                 the run's infrastructure errors, among
+ *                                          the units that decide something, over the
+ *                                          share: an error (exit 3), "could not check"
  *
- * No evidence, no pass: a check whose units were all skipped or erred
- * fails (tokens, speedup and judge, which only refine a pass rate, are
- * skipped with the reason). An untested modified or moved skill fails
- * skill_untested (validity alone is no evidence); an untested added one
- * fails discrimination.
+ * The run's verdict: fail when a check failed; else error when a check
+ * could not be made; else unverified when a check is unverified; else
+ * pass. The exit code: 0 pass (and unverified when every unverified
+ * check is accepted), 1 fail or unverified, 3 error.
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 /* A test whose history flips at least this often at base is named in its
  * pass_rate message (docs/evaluation.md, "History"). */
@@ -94,11 +86,10 @@ double sc_gate_pass_rate_alpha(const struct sc_config_gate *g);
 void sc_gate_policy_to_config(struct sc_config_gate *out, const struct sc_results_gate_policy *g);
 
 /*
- * Applies the gate to r: replaces r->gate (keeping error_share's
- * definition: errors over all units), sets every skill's gate_passed and
- * gate_reasons, and sorts r. Returns the exit code: 0 passed, 1 a rule
- * failed, 3 too many infrastructure errors or a GPU that did not run the
- * kernels (which wins over 1).
+ * Applies the gate to r: replaces r->gate (error_share: the errors among
+ * the units that decide something), sets every skill's gate_passed and
+ * gate_reasons and the run's verdict, and sorts r. Returns the exit code:
+ * 0 passed, 1 failed or unverified, 3 could not check.
  */
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g);
 
@@ -122,14 +113,21 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char *check,
 			     const char *message);
 
+struct sc_seq_design;
+struct sc_results_check;
+
 /*
- * The verdict of one pass-rate comparison: a drop beyond the margin shown
- * (p_adj, the Holm-adjusted p_drop of sc_stats_paired, below fail_alpha,
- * sc_gate_pass_rate_alpha), ruled out (p_within below alpha), or still
- * open.
+ * The pass-rate decision as the gate makes it (sequential.h): alpha the
+ * pass-rate checks' share (sc_gate_pass_rate_alpha) over family checks,
+ * beta, m and D, the rounds and the cap from g. The pipeline's rounds,
+ * the gate's replay and the benchmark all take it from here.
  */
-enum sc_gate_margin { SC_GATE_MARGIN_DROP, SC_GATE_MARGIN_RULED_OUT, SC_GATE_MARGIN_OPEN };
-enum sc_gate_margin sc_gate_margin_decide(double p_adj, double p_within, double fail_alpha,
-					  double alpha);
+void sc_gate_design(struct sc_seq_design *out, const struct sc_config_gate *g, size_t family);
+
+/* Whether a check blocks the merge: failed, error, or unverified and not accepted. */
+bool sc_gate_check_blocks(const struct sc_results_check *c);
+
+/* Sets r's verdict, passed and exit code from its checks and failures. */
+void sc_gate_set_verdict(struct sc_results *r);
 
 #endif

@@ -6,9 +6,10 @@
  */
 #include "common.h"
 #include "diag.h"
+#include "sha256.h"
 #include "eval/eval.h"
 #include "git/changed.h"
-#include "git/ghevent.h"
+#include "pipeline/ghpr.h"
 #include "git/git.h"
 #include "kernelrun/kernelops.h"
 #include "pipeline/budget.h"
@@ -49,6 +50,7 @@ struct side {
 	struct sc_diags findings;  /* its own: SKILL.md, test files, writing it out; repo paths */
 	bool unreadable;    /* the side could not be read at all (a finding says why) */
 	bool has_changes;   /* head: changes compares the head's tests with the base's */
+	bool first_tests;   /* head: the base had no tests; judged on the head's own */
 	struct sc_test_changes changes;
 };
 
@@ -59,8 +61,13 @@ struct sc_pipeline {
 	struct sc_git_repo *repo;
 	struct sc_git_tree *tbase, *thead;
 	struct sc_git_tree *ttip;        /* the target's tip: policy and the verdict's tests */
+	struct sc_git_tree *tjudged;     /* what is evaluated: the merge of the tip and the head */
 	char base_rev[SC_GIT_HEX_SIZE], head_rev[SC_GIT_HEX_SIZE], tip_rev[SC_GIT_HEX_SIZE];
-	struct sc_ghevent ev;
+	char judged_tree[SC_GIT_HEX_SIZE];
+	char config_hash[65];            /* the trusted policy as applied (provenance) */
+	bool merged;                     /* the judged tree is a merge, not the head's own */
+	bool has_merge_base;
+	struct sc_ghpr pr;               /* the pull request: the job's event, or the API */
 	char repo_real[4096];
 	const char *repo_workdir;
 	struct sc_workdir wd;
@@ -110,23 +117,46 @@ static bool in_actions(void)
  * first push).
  */
 static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_SIZE],
-			char head_out[SC_GIT_HEX_SIZE], struct sc_ghevent *ev,
-			struct sc_git_repo *repo, const struct sc_pipeline_options *o)
+			char head_out[SC_GIT_HEX_SIZE], bool *has_mb, struct sc_ghpr *ev,
+			struct sc_trust *trust, struct sc_git_repo *repo,
+			const struct sc_pipeline_options *o)
 {
 	const char *base = o->base, *head = o->head;
 	char b[SC_GIT_HEX_SIZE], mb[SC_GIT_HEX_SIZE], parent[SC_GIT_HEX_SIZE];
+	struct sc_ghpr_env env;
 	size_t nparents = 0;
 	int err = 0;
 
 	base_out[0] = tip_out[0] = '\0';
-	if (in_actions() && getenv("GITHUB_EVENT_PATH")) {
-		/* the event's labels count even when flags name both commits */
-		if ((err = sc_ghevent_read(ev, getenv("GITHUB_EVENT_PATH"))) < 0 && (!base || !head))
+	sc_ghpr_env_from_environ(&env);
+	if (in_actions() && env.event_path) {
+		/* the job's own event; its labels count even when flags name
+		 * both commits */
+		if ((err = sc_ghpr_read_event(ev, &env)) < 0 && (!base || !head))
 			return err;
 		if (err < 0) {
 			sc_error_clear();
 			err = 0;
 		}
+		if (ev->ignored) {
+			sc_log(SC_LOG_WARN, "%s", ev->ignored);
+			sc_trust_note(trust, "%s", ev->ignored);
+		}
+	}
+	if (in_actions() && sc_ghpr_is_workflow_run(&env)) {
+		/* a workflow_run job: the pull request of the run's head (or
+		 * --head's), its number, labels and base, from the GitHub API */
+		const char *h = head ? head : ev->head;
+		char hh[SC_GIT_HEX_SIZE];
+		if (!h)
+			return sc_error_set(SC_EINVAL, "a workflow_run job with no head to check: its "
+					    "event is not readable; give --head");
+		if ((err = sc_git_resolve(hh, repo, h)) < 0 ||
+		    (err = sc_ghpr_from_api(ev, &env, hh)) < 0)
+			return err;
+		sc_trust_note(trust, "pull request #%lld, its labels, base %.12s and head %.12s come "
+			      "from the GitHub API (a workflow_run job), checked against the "
+			      "triggering run's head", ev->number, ev->base, ev->head);
 	}
 	if ((!base || !head) && ev->head) {
 		if (!head)
@@ -157,10 +187,8 @@ static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_
 	if ((err = sc_git_resolve(b, repo, base)) < 0)
 		return err;
 	memcpy(tip_out, b, SC_GIT_HEX_SIZE);
-	if (sc_git_merge_base(mb, repo, b, head_out) == 0)
-		memcpy(base_out, mb, SC_GIT_HEX_SIZE);
-	else
-		memcpy(base_out, b, SC_GIT_HEX_SIZE);
+	*has_mb = sc_git_merge_base(mb, repo, b, head_out) == 0;
+	memcpy(base_out, *has_mb ? mb : b, SC_GIT_HEX_SIZE);
 	sc_error_clear();
 	return 0;
 }
@@ -225,6 +253,47 @@ static char *move_findings(struct sc_diags *diags, struct sc_diags *mine, const 
 }
 
 /*
+ * upskill's evals manifest (SC_TESTS_EVALS_MANIFEST) at this side's
+ * revision: the test files it maps to the skill at rel are written out
+ * under mroot (made when needed: root/side_name-repo) and loaded. At head
+ * a file the pull request deleted is a removed test, not an error. A
+ * manifest that cannot be read is a finding.
+ */
+static int load_evals_manifest(struct side *s, struct sc_git_tree *tree, const char *rel,
+			       const char *sub, const char *dir, const struct sc_config *cfg,
+			       bool head, struct sc_diags *mine, struct sc_buf *mroot)
+{
+	struct sc_buf text = SC_BUF_INIT;
+	struct sc_strlist files = { 0 }, present = { 0 };
+	int err = sc_git_read_blob(&text, tree, SC_TESTS_EVALS_MANIFEST, SC_MAX_CONFIG_BYTES);
+
+	if (err < 0) {
+		if (err != SC_ENOTFOUND)
+			sc_diags_add(mine, SC_SEV_ERROR, SC_TESTS_EVALS_MANIFEST, 0, "test-manifest",
+				     "%s", sc_error_last());
+		sc_error_clear();
+		err = 0;
+		goto done;
+	}
+	sc_tests_evals_manifest(&files, text.ptr, text.len, SC_TESTS_EVALS_MANIFEST,
+				*rel ? rel : ".", s->skill.name, mine);
+	if (!files.n)
+		goto done;
+	if (!mroot->len)
+		sc_buf_printf(mroot, "%s-repo", sub);
+	if ((err = sc_mkdir_p(mroot->ptr)) < 0 ||
+	    (err = sc_trust_write_blobs(tree, &files, mroot->ptr, &present)) < 0)
+		goto done;
+	err = sc_tests_load_manifest(&s->tests, head ? &present : &files, NULL, mroot->ptr,
+				     cfg->fixtures_dir, dir, SC_TESTS_EVALS_MANIFEST, 0, mine);
+done:
+	sc_buf_release(&text);
+	sc_strlist_release(&files);
+	sc_strlist_release(&present);
+	return err;
+}
+
+/*
  * Writes one side of a changed skill (the folder at git_path in tree) to
  * root/side_name/git_path and loads the skill and its tests: the skill's
  * own test files, then the manifest's, read from the same revision (the
@@ -272,8 +341,15 @@ static int load_side(struct side *s, struct sc_git_tree *tree, const char *git_p
 						  man->line, &mine)) < 0)
 			goto done;
 	}
+	if ((err = load_evals_manifest(s, tree, rel, sub.ptr, dir.ptr, cfg, head, &mine, &mroot)) < 0)
+		goto done;
 	if ((err = sc_skill_content_hash(s->hash, &s->skill)) < 0)
 		goto done;
+	if (sc_skill_prompt_over(NULL, &s->skill)) {
+		/* the skill-prompt-size finding says why: no unit is planned */
+		s->unreadable = true;
+		goto done;
+	}
 	s->es.path = shown_path;
 	s->es.skill = &s->skill;
 	s->es.tests = &s->tests;
@@ -312,6 +388,19 @@ static int side_unreadable(struct side *s, int err, const char *path)
 }
 
 /*
+ * The first tests are evidence (docs/run.md, "First tests"): a skill the
+ * base has without tests, whose head adds tests, cannot regress against
+ * nothing; it is judged on the head's new tests as an added skill is
+ * (against no skill), and those tests judge the pull requests after it.
+ * True (and h marked) when that is the case.
+ */
+static bool first_tests(struct side *h, const struct side *b)
+{
+	h->first_tests = b->loaded && b->tests.n == 0 && h->tests.n > 0;
+	return h->first_tests;
+}
+
+/*
  * Wires the three sides of one changed skill after loading: the head is
  * judged on the base's tests when the base was read (the tests already
  * reviewed and merged), else on its own (an added skill); the head's
@@ -323,9 +412,14 @@ static void wire_sides(struct side *h, struct side *b, struct side *p)
 	if (!h->loaded)
 		return;
 	if (b->loaded) {
-		h->es.tests = &b->tests;
 		sc_trust_diff_tests(&p->tests, &h->changes, &b->tests, &h->tests);
 		h->has_changes = true;
+		if (first_tests(h, b)) {
+			sc_test_set_release(&p->tests);  /* they are the verdict's tests */
+			return;
+		}
+		h->es.tests = &b->tests;
+		h->es.tests_dir = b->skill.dir;  /* their validators and binary files */
 		if (p->tests.n) {
 			p->es.path = h->es.path;
 			p->es.variant = SC_VARIANT_HEAD_TESTS;
@@ -397,6 +491,7 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 	rs->tests = head->loaded ? (int64_t)head->es.tests->n : 0;
 	/* an unreadable head is a gate failure, not an untested skill */
 	rs->untested = cs->status != SC_CHANGE_DELETED && rs->tests == 0 && !head->unreadable;
+	rs->first_tests = head->first_tests;
 	if (head->has_changes) {
 		rs->has_test_changes = true;
 		rs->tests_added = (int64_t)head->changes.added;
@@ -423,6 +518,43 @@ static void trust_to_results(struct sc_results_trust *out, const struct sc_trust
 		out->notes[i] = sc_xstrdup(t->notes.items[i]);
 }
 
+/*
+ * The SHA-256 of the policy a check runs under, after the flags: the
+ * policy keys that decide a verdict (sc_config_policy: models, runs,
+ * turns, arch, the judge, the gate, the manifest's skills and the
+ * provider endpoints; not where this runner keeps its cache, store and
+ * fixtures, nor its own concurrency, timeouts and budget) and the models
+ * evaluated. Two shards with the same hash were decided by the same rules.
+ */
+static void policy_hash(char out[65], const struct sc_config *cfg, const struct sc_strlist *models)
+{
+	static const char *const decides[] = { "models", "runs", "max_turns", "arch", "judge.",
+					       "gate.", "skills[", "providers." };
+	struct sc_strlist keys = { 0 }, values = { 0 };
+	struct sc_buf text = SC_BUF_INIT;
+
+	sc_config_policy(cfg, &keys, &values);
+	for (size_t i = 0; i < keys.n && i < values.n; i++) {
+		bool use = false;
+		for (size_t d = 0; d < SC_ARRAY_SIZE(decides) && !use; d++)
+			use = sc_ends_with(decides[d], ".") || sc_ends_with(decides[d], "[")
+			      ? sc_starts_with(keys.items[i], decides[d])
+			      : !strcmp(keys.items[i], decides[d]);
+		if (!use)
+			continue;
+		sc_buf_printf(&text, "%zu:%s=%zu:%s\n", strlen(keys.items[i]), keys.items[i],
+			      strlen(values.items[i]), values.items[i]);
+	}
+	sc_buf_printf(&text, "runs=%d;max_turns=%d;judge=%s\n", cfg->runs, cfg->max_turns,
+		      cfg->judge_model ? cfg->judge_model : "");
+	for (size_t i = 0; i < models->n; i++)
+		sc_buf_printf(&text, "model=%zu:%s\n", strlen(models->items[i]), models->items[i]);
+	sc_sha256_hex(out, text.ptr, text.len);
+	sc_strlist_release(&keys);
+	sc_strlist_release(&values);
+	sc_buf_release(&text);
+}
+
 /* ---- the stages ---------------------------------------------------------- */
 
 struct sc_pipeline *sc_pipeline_new(void)
@@ -433,7 +565,7 @@ struct sc_pipeline *sc_pipeline_new(void)
 	sc_trust_init(&p->trust);
 	sc_results_init(&p->res);
 	sc_buf_init(&p->fixtures_rel);
-	memset(&p->ev, 0, sizeof(p->ev));
+	memset(&p->pr, 0, sizeof(p->pr));
 	p->wd.lock_fd = -1;
 	p->t0 = sc_now_ms();
 	return p;
@@ -462,12 +594,33 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 		return err;
 	if (sc_git_workdir(p->repo) && realpath(sc_git_workdir(p->repo), p->repo_real))
 		p->repo_workdir = p->repo_real;
-	if ((err = resolve_revs(p->base_rev, p->tip_rev, p->head_rev, &p->ev, p->repo, opt)) < 0)
+	if ((err = resolve_revs(p->base_rev, p->tip_rev, p->head_rev, &p->has_merge_base, &p->pr,
+				&p->trust, p->repo, opt)) < 0)
 		return err;
 	if ((err = sc_git_tree_open(&p->thead, p->repo, p->head_rev)) < 0 ||
 	    (p->base_rev[0] && (err = sc_git_tree_open(&p->tbase, p->repo, p->base_rev)) < 0) ||
 	    (p->tip_rev[0] && (err = sc_git_tree_open(&p->ttip, p->repo, p->tip_rev)) < 0))
 		return err;
+	/*
+	 * The commit judged is what would land: the head merged into the
+	 * target's tip (GitHub's merge ref), so a branch cut before the tip's
+	 * latest changes is judged with them. What changed is still the
+	 * head's own diff from the merge base (find_changed). A conflict
+	 * stops the run: rebase or resolve.
+	 */
+	if (p->tip_rev[0] && p->has_merge_base) {
+		if ((err = sc_git_merge_trees(&p->tjudged, p->judged_tree, p->repo, p->base_rev,
+					      p->tip_rev, p->head_rev)) < 0)
+			return err;
+		p->merged = strcmp(p->base_rev, p->tip_rev) != 0;
+	} else if ((err = sc_git_tree_open(&p->tjudged, p->repo, p->head_rev)) < 0 ||
+		   (err = sc_git_commit_tree_id(p->judged_tree, p->repo, p->head_rev)) < 0) {
+		return err;
+	}
+	if (p->merged)
+		sc_trust_note(&p->trust, "the head %.12s is judged merged into the target's tip %.12s "
+			      "(tree %.12s), what would land; what changed is the head's own diff "
+			      "from the merge base", p->head_rev, p->tip_rev, p->judged_tree);
 	if (p->tip_rev[0] && strcmp(p->tip_rev, p->base_rev))
 		sc_trust_note(&p->trust, "policy and the verdict's tests come from the target's tip "
 			      "%.12s; the merge base %.12s decides only what changed", p->tip_rev,
@@ -499,7 +652,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 		memset(&in, 0, sizeof(in));
 		sc_path_join(&scratch, p->wd.path, "config");
 		in.base = p->ttip;
-		in.head = p->thead;
+		in.head = p->tjudged;  /* the head's own changes to it, merged */
 		in.base_rev = p->tip_rev;
 		in.head_rev = p->head_rev;
 		in.repo_workdir = p->repo_workdir;
@@ -521,7 +674,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	if ((err = sc_config_apply_providers(cfg)) < 0)
 		return err;
 	cfg->gate.deletion_labelled = cfg->gate.deletion_label[0] &&
-				      sc_ghevent_has_label(&p->ev, cfg->gate.deletion_label);
+				      sc_ghpr_has_label(&p->pr, cfg->gate.deletion_label);
 
 	/* Flags override the config. --compile-only is the workflow's own
 	 * word (trusted) that this runner runs no kernel. */
@@ -546,7 +699,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	}
 	if ((err = sc_trust_fixtures(&p->fixtures_dir, opt->fixtures ? opt->fixtures
 							: cfg->fixtures_dir,
-				     opt->fixtures != NULL, p->ttip, p->thead, p->repo_workdir,
+				     opt->fixtures != NULL, p->ttip, p->tjudged, p->repo_workdir,
 				     p->wd.path, &p->trust, diags)) < 0)
 		return err;
 	free(cfg->fixtures_dir);
@@ -565,6 +718,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	}
 	p->cache_dir = opt->no_cache || cfg->cache_mode == SC_CACHE_OFF ? NULL
 		       : opt->cache ? opt->cache : cfg->cache_dir;
+	policy_hash(p->config_hash, cfg, &p->model_names);
 	return 0;
 }
 
@@ -663,11 +817,11 @@ static int duplicate_names(struct sc_pipeline *p)
 		nloaded += p->sides[3 * i].loaded && p->sides[3 * i].skill.name;
 	if (!nloaded)
 		return 0;
-	if ((err = sc_git_list_skills(&all, p->thead)) < 0)
+	if ((err = sc_git_list_skills(&all, p->tjudged)) < 0)
 		goto done;
 	names = sc_xcalloc(all.n ? all.n : 1, sizeof(*names));
 	for (size_t k = 0; k < all.n; k++)
-		if ((err = sc_changed_skill_name(&names[k], p->thead, all.items[k].path,
+		if ((err = sc_changed_skill_name(&names[k], p->tjudged, all.items[k].path,
 						 all.items[k].lowercase)) < 0)
 			goto done;
 	for (size_t i = 0; i < p->changed.n; i++) {
@@ -717,7 +871,7 @@ static int load_sides(struct sc_pipeline *p)
 		b->es.variant = "base";
 		t->es.variant = SC_VARIANT_HEAD_TESTS;
 		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
-		    (err = load_side(h, p->thead, cs->path, p->wd.path, "head", cs->path, &p->cfg,
+		    (err = load_side(h, p->tjudged, cs->path, p->wd.path, "head", cs->path, &p->cfg,
 				     true)) < 0 &&
 		    (err = side_unreadable(h, err, cs->path)) < 0)
 			return err;
@@ -736,12 +890,12 @@ static int load_sides(struct sc_pipeline *p)
 			    (err = side_unreadable(b, err, cs->path)) < 0)
 				return err;
 		}
-		if (cs->status == SC_CHANGE_DELETED && (err = what_stands(h, p->thead, cs->path)) < 0)
+		if (cs->status == SC_CHANGE_DELETED && (err = what_stands(h, p->tjudged, cs->path)) < 0)
 			return err;
 		wire_sides(h, b, t);
 		/* the head's own kernel tests run only against fixtures the
 		 * base revision has pinned */
-		if (h->loaded && !b->loaded)
+		if (h->loaded && (!b->loaded || h->first_tests))
 			sc_trust_drop_unknown_fixtures(&h->tests, p->cfg.fixtures_dir,
 						       p->opt.allow_unpinned, cs->path, &p->trust);
 		if (t->loaded &&
@@ -794,15 +948,48 @@ static int setup_kernels(struct sc_pipeline *p)
  * skill with tests at base and a readable head, times the models. The
  * sequential design splits its false-fail error over them.
  */
+/*
+ * The check the design decides for changed skill i (per model): a
+ * modified or moved skill with tests at base and a readable head, base
+ * against head (CHECK_PASS_RATE); an added skill with tests under
+ * gate.require_lift, no skill against the skill (CHECK_LIFT); else none.
+ */
+enum check_kind { CHECK_NONE, CHECK_PASS_RATE, CHECK_LIFT };
+
+static enum check_kind check_kind(const struct sc_pipeline *p, size_t i)
+{
+	const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+
+	if (!h->loaded || !h->es.tests || !h->es.tests->n)
+		return b->loaded && b->es.tests && b->es.tests->n && h->loaded ? CHECK_PASS_RATE
+										: CHECK_NONE;
+	if (b->loaded && b->es.tests && b->es.tests->n)
+		return CHECK_PASS_RATE;
+	/* an added skill, or the first tests of one (judged as new) */
+	if ((p->changed.items[i].status == SC_CHANGE_ADDED || h->first_tests) &&
+	    p->cfg.gate.require_lift)
+		return CHECK_LIFT;
+	return CHECK_NONE;
+}
+
+/* The tests of changed skill i's check: the base's (a modified skill is
+ * judged on them), else the head's. */
+static size_t check_tests(const struct sc_pipeline *p, size_t i)
+{
+	const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
+
+	if (b->loaded && b->es.tests && b->es.tests->n)
+		return b->es.tests->n;
+	return h->loaded && h->es.tests ? h->es.tests->n : 0;
+}
+
 static void cfg_gate_planned(struct sc_pipeline *p)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->changed.n; i++) {
-		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
-		if (h->loaded && b->loaded && b->es.tests && b->es.tests->n)
+	for (size_t i = 0; i < p->changed.n; i++)
+		if (check_kind(p, i) != CHECK_NONE)
 			n += p->nmodels;
-	}
 	p->cfg.gate.planned_checks = n;
 }
 
@@ -917,29 +1104,50 @@ static int make_plan(struct sc_pipeline *p)
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct sc_buf tmp = SC_BUF_INIT;
+	size_t *user = NULL;  /* bytes of each test's user message, per side */
 	int err = 0;
 
 	bool seq = cfg->gate.max_runs > 0;
+	struct sc_seq_design design;
 
 	cfg_gate_planned(p);
+	sc_gate_design(&design, &cfg->gate, cfg->gate.planned_checks);
 	for (size_t i = 0; i < 3 * p->changed.n; i++) {
 		const struct side *s = &p->sides[i], *h = &p->sides[i - i % 3];
-		/* sequential: the head and base sides of a check up to the
-		 * budget, the rest (baseline, the head's own tests) one round */
-		int runs = !seq ? cfg->runs : i % 3 == 2 ? cfg->gate.first_runs
-			   : p->sides[i - i % 3 + 1].loaded && p->sides[i - i % 3 + 1].es.tests->n
-			   ? cfg->gate.max_runs : cfg->gate.first_runs;
-		int base_runs = seq ? cfg->gate.first_runs : cfg->runs;
+		enum check_kind kind = check_kind(p, i / 3);
+		/* the sides of a check up to the design's cap (a fixed design:
+		 * runs); the head's own tests, which decide nothing, one round;
+		 * the no-skill baseline of a modified skill, shown in the report
+		 * and deciding nothing, one run */
+		int round = seq ? cfg->gate.first_runs : 1;
+		int runs = i % 3 == 2 || kind == CHECK_NONE ? round
+			   : seq ? sc_seq_runs_needed(&design, check_tests(p, i / 3)) : cfg->runs;
+		int base_runs = kind == CHECK_LIFT ? runs : kind == CHECK_PASS_RATE ? 1 : round;
+		struct sc_skill_prompt_size sz;  /* the system prompt as it is sent */
 		if (!s->loaded || !h->loaded || s->es.tests->n == 0)
 			continue;  /* deleted, unreadable, or nothing to run */
+		sc_skill_prompt_size(&sz, s->es.skill);
+		/* each test's user message exactly as it is sent, built once */
+		user = sc_xrealloc(user, (s->es.tests->n + 1) * sizeof(*user));
+		for (size_t t = 0; t < s->es.tests->n; t++) {
+			sc_buf_clear(&tmp);
+			sc_eval_unit_prompt(&tmp, &s->es.tests->items[t], p->kernel);
+			user[t] = tmp.len;
+		}
 		for (size_t m = 0; m < p->nmodels; m++)
 			for (size_t t = 0; t < s->es.tests->n; t++) {
 				const struct sc_test *test = &s->es.tests->items[t];
 				/* the most requests a unit makes: its turns (kernel
 				 * tests feed errors back), and one judge request */
-				int cost = (sc_test_is_kernel(test) ? cfg->max_turns : 1) +
-					   (cfg->judge_model ? 1 : 0);
-				size_t bytes = sc_budget_test_bytes(test);
+				bool agent = sc_agent_runs_test(test, cfg->agent.mode);
+				int cost = (sc_test_is_kernel(test) || agent ? cfg->max_turns : 1) +
+					   (cfg->judge_model ? 1 : 0) +
+					   (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
+				/* an agent's turns grow the prompt by its tool results, bounded
+				 * by the agent's caps (budget.h) */
+				int64_t growth = agent ? sc_budget_agent_growth(cfg->agent.max_calls_per_turn,
+										cfg->agent.tool_output_max) : 0;
+				size_t bytes = user[t];
 				char th[65];
 				sc_test_hash(th, test);
 				for (int r = 0; r < runs; r++) {
@@ -948,14 +1156,16 @@ static int make_plan(struct sc_pipeline *p)
 					sc_plan_add(&plan, s->es.path, s->es.variant, p->models[m].name,
 						    test->id, r, tmp.ptr);
 					plan.units[plan.n - 1].requests = cost;
-					plan.units[plan.n - 1].prompt_bytes =
-						bytes + (s->es.skill ? s->es.skill->md_bytes : 0);
+					plan.units[plan.n - 1].growth = growth;
+					plan.units[plan.n - 1].prompt_bytes = bytes + sz.total;
+					plan.units[plan.n - 1].system_bytes = sz.total;
 					if (s->baseline && r < base_runs) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
 						sc_plan_add(&plan, s->es.path, "baseline", p->models[m].name,
 							    test->id, r, tmp.ptr);
 						plan.units[plan.n - 1].requests = cost;
+						plan.units[plan.n - 1].growth = growth;
 						plan.units[plan.n - 1].prompt_bytes = bytes;
 					}
 				}
@@ -969,6 +1179,10 @@ static int make_plan(struct sc_pipeline *p)
 	sc_buf_clear(&tmp);
 	sc_buf_printf(&tmp, "runs=%d;turns=%d;harness=%s;judge=%s", cfg->runs, cfg->max_turns,
 		      SC_EVAL_HARNESS_VERSION, cfg->judge_model ? cfg->judge_model : "");
+	if (cfg->grader_model)
+		sc_buf_printf(&tmp, ";grader=%s", cfg->grader_model);
+	if (cfg->agent.mode != SC_AGENT_AUTO)
+		sc_buf_printf(&tmp, ";agent=%s", sc_agent_mode_name(cfg->agent.mode));
 	if (seq)
 		sc_buf_printf(&tmp, ";first_runs=%d;max_runs=%d", cfg->gate.first_runs,
 			      cfg->gate.max_runs);
@@ -993,15 +1207,24 @@ static int make_plan(struct sc_pipeline *p)
 		for (size_t m = 0; m < p->nmodels; m++)
 			if (!strcmp(p->models[m].name, pu->model))
 				ref->model = (uint16_t)m;
-		sc_budget_add_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
-				   pu->model, pu->prompt_bytes, pu->requests,
-				   p->models[ref->model].max_tokens);
+		sc_budget_add_unit_growth(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
+					  pu->model, pu->prompt_bytes, pu->requests,
+					  p->models[ref->model].max_tokens, pu->growth);
+		if (p->cost.over_cap == 1 && !p->cost.over_cap_note) {
+			struct sc_skill_prompt_size sz;
+			memset(&sz, 0, sizeof(sz));
+			if (!ref->baseline)
+				sc_skill_prompt_size(&sz, p->sides[si].es.skill);
+			sc_budget_note_over_cap(&p->cost, pu->system_bytes, sz.body, sz.listed,
+						sz.listing, pu->prompt_bytes - pu->system_bytes);
+		}
 		p->nrefs++;
 		p->need_requests += pu->requests;
 	}
 	memcpy(p->plan_hash, plan.hash, sizeof(p->plan_hash));
 	p->plan_units = plan.n;
 done:
+	free(user);
 	sc_plan_release(&plan);
 	sc_buf_release(&tmp);
 	return err;
@@ -1058,28 +1281,27 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 	size_t nchecks = 0;
 	int err;
 
-	sc_seq_design_init(&d, sc_compare_alpha(cfg->gate.alpha),
-			   cfg->gate.pass_rate_drop_points / 100.0, cfg->gate.first_runs,
-			   cfg->gate.max_runs, cfg->gate.planned_checks);
-	sc_seq_design_fail_alpha(&d, sc_gate_pass_rate_alpha(&cfg->gate));  /* as the gate replays it */
+	sc_gate_design(&d, &cfg->gate, cfg->gate.planned_checks);  /* as the gate replays it */
 	for (size_t i = 0; i < p->changed.n; i++) {
-		const struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1];
-		bool check = h->loaded && b->loaded && b->es.tests && b->es.tests->n;
+		const struct side *h = &p->sides[3 * i];
+		enum check_kind kind = check_kind(p, i);
 		for (size_t m = 0; m < p->nmodels; m++) {
-			check_at[i * p->nmodels + m] = check ? nchecks : SC_ROUNDS_NONE;
-			if (!check)
+			check_at[i * p->nmodels + m] = kind != CHECK_NONE ? nchecks : SC_ROUNDS_NONE;
+			if (kind == CHECK_NONE)
 				continue;
 			checks[nchecks].skill = h->es.path;
 			checks[nchecks].model = p->models[m].name;
-			checks[nchecks].base = "base";
+			checks[nchecks].base = kind == CHECK_LIFT ? "baseline" : "base";
 			checks[nchecks].head = "head";
 			nchecks++;
 		}
 	}
 	for (size_t u = 0; u < p->nrefs; u++) {
 		const struct sc_eval_unit_ref *ref = &p->refs[u];
-		check_of[u] = ref->baseline || ref->skill % 3 == 2 ? SC_ROUNDS_NONE
-			    : check_at[(ref->skill / 3) * p->nmodels + ref->model];
+		size_t i = ref->skill / 3;
+		bool lift = check_kind(p, i) == CHECK_LIFT;
+		check_of[u] = (ref->baseline && !lift) || ref->skill % 3 == 2 ? SC_ROUNDS_NONE
+			    : check_at[i * p->nmodels + ref->model];
 	}
 	memset(&rd, 0, sizeof(rd));
 	rd.design = &d;
@@ -1137,7 +1359,9 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	eopt.nmodels = p->nmodels;
 	eopt.runs = cfg->runs;
 	eopt.max_turns = cfg->max_turns;
+	eopt.agent = &cfg->agent;
 	eopt.judge_model = cfg->judge_model;
+	eopt.grader_model = cfg->grader_model;
 	eopt.judge_rubric = cfg->judge_rubric;
 	eopt.reuse = !p->opt.no_reuse;
 	eopt.kernel = p->kernel;
@@ -1217,6 +1441,21 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->run.shard_index = shard_k;
 	res->run.shard_count = shard_n;
 	res->run.plan_hash = sc_xstrdup(p->plan_hash);
+	{
+		/* what the verdict rests on: every shard records the same */
+		struct sc_results_provenance *pv = &res->run.prov;
+		pv->present = true;
+		pv->head = sc_xstrdup(p->head_rev);
+		pv->base = dup_or_null(p->tip_rev);
+		pv->merge_base = p->has_merge_base ? dup_or_null(p->base_rev) : NULL;
+		pv->judged = sc_xstrdup(p->merged ? "merge" : "head");
+		pv->judged_tree = dup_or_null(p->judged_tree);
+		pv->config_hash = sc_xstrdup(p->config_hash);
+		pv->workflow_run_id = dup_or_null(p->opt.workflow_run_id);
+		pv->workflow_run_attempt = p->opt.workflow_run_id ? p->opt.workflow_run_attempt : 0;
+		pv->pr_number = p->pr.number;
+		pv->pr_source = p->pr.number && p->pr.source ? sc_xstrdup(p->pr.source) : NULL;
+	}
 	res->run.mode = sc_xstrdup(!p->stats.any_kernel ? "none"
 				   : p->kernel && p->kernel->mode ? p->kernel->mode : "compile-only");
 	if (p->kops_ready)
@@ -1234,7 +1473,9 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 						cfg->gate.deletion_labelled;
 	res->run.trust.gate.max_baseline_pass_rate = cfg->gate.max_baseline_pass_rate;
 	res->run.trust.gate.compile_only = cfg->gate.compile_only;
-	res->run.trust.gate.fail_inconclusive = cfg->gate.fail_inconclusive;
+	res->run.trust.gate.regression_points = cfg->gate.regression_points;
+	res->run.trust.gate.beta = cfg->gate.beta;
+	res->run.trust.gate.accept_unverified = cfg->gate.accept_unverified;
 	res->run.trust.gate.allow_untested = cfg->gate.allow_untested;
 	res->run.trust.gate.first_runs = cfg->gate.max_runs > 0 ? cfg->gate.first_runs : 0;
 	res->run.trust.gate.max_runs = cfg->gate.max_runs;
@@ -1245,6 +1486,16 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	res->totals.cache_hits = p->stats.cache_hits;
 	res->totals.wall_ms = sc_now_ms() - p->t0;
 	*gate_rc = sc_gate_apply(res, &cfg->gate);
+	if (stopped) {
+		/* what was not evaluated was not checked: the runner's stop, not
+		 * the pull request's doing (exit 3, "could not check") */
+		sc_gate_add_run_failure(res, "interrupted", "run", res->run.incomplete_reason);
+		res->gate.failures[res->gate.nfailures - 1].status = sc_xstrdup("error");
+		res->gate.verdict = SC_VERDICT_ERROR;
+		res->gate.passed = false;
+		res->gate.exit_code = SC_EXIT_INFRA;
+		*gate_rc = SC_EXIT_INFRA;
+	}
 	if (shard_n > 1 && *gate_rc != SC_EXIT_INFRA) {
 		/* a shard sees part of the units: merge decides the gate */
 		sc_gate_clear(res);
@@ -1270,6 +1521,11 @@ void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out)
 	out->evaluated = p->stats.decided;
 	out->stopped = p->stats.stopped && p->res.nunits < p->sent;
 	out->cache_dir = p->cache_dir;
+}
+
+long long sc_pipeline_pr_number(const struct sc_pipeline *p)
+{
+	return p ? p->pr.number : 0;
 }
 
 bool sc_pipeline_shallow(const struct sc_pipeline *p)
@@ -1303,8 +1559,9 @@ void sc_pipeline_free(struct sc_pipeline *p)
 	sc_changed_release(&p->changed);
 	sc_git_tree_free(p->tbase);
 	sc_git_tree_free(p->ttip);
+	sc_git_tree_free(p->tjudged);
 	sc_git_tree_free(p->thead);
-	sc_ghevent_release(&p->ev);
+	sc_ghpr_release(&p->pr);
 	sc_git_free(p->repo);
 	sc_config_release(&p->cfg);
 	sc_trust_release(&p->trust);

@@ -55,6 +55,10 @@ struct sc_pipeline_options {
 	bool no_cache, offline, no_reuse, compile_only, allow_unpinned;
 	int shard_k, shard_n;            /* this shard, 1-based; 1/1 when not sharded */
 	const char *run_id;              /* the run's id (every shard's the same) */
+	/* the CI run the check belongs to (shards.h: sc_shards_workflow_run),
+	 * recorded in the provenance; NULL outside one */
+	const char *workflow_run_id;
+	int64_t workflow_run_attempt;
 	const char *workspace;           /* the current folder, resolved: paths stay inside */
 	/* while evaluating (may be NULL): each unit decided, what is going on
 	 * now, and whether to stop starting units; with payload */
@@ -122,6 +126,12 @@ void sc_pipeline_client_options(struct sc_client_options *copt, const struct sc_
  * pipeline keeps them. */
 struct sc_results *sc_pipeline_results(struct sc_pipeline *p);
 void sc_pipeline_info(const struct sc_pipeline *p, struct sc_pipeline_info *out);
+/*
+ * The pull request the check is about (pipeline/ghpr.h: the job's own
+ * event, or the GitHub API in a workflow_run job); 0 when none or not
+ * known yet. The sticky comment goes there.
+ */
+long long sc_pipeline_pr_number(const struct sc_pipeline *p);
 /* Whether the repository opened is a shallow clone (for a setup error's hint). */
 bool sc_pipeline_shallow(const struct sc_pipeline *p);
 

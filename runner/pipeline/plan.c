@@ -29,6 +29,7 @@ void sc_plan_add(struct sc_plan *plan, const char *skill, const char *variant, c
 	u->content = sc_xstrdup(content ? content : "");
 	u->hash = sc_plan_hash_id(u->id);
 	u->requests = 1;
+	u->prompt_bytes = u->system_bytes = 0;
 }
 
 static int by_id(const void *a, const void *b)

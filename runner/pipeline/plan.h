@@ -24,7 +24,9 @@ struct sc_plan_unit {
 	char *content;     /* hashes that decide the unit (skill, test), part of the plan hash */
 	uint64_t hash;     /* stable: the first 8 bytes of SHA-256(id), big-endian */
 	int requests;      /* the most model requests the unit can make (1 unless set) */
-	size_t prompt_bytes; /* its prompt: skill, input, context files (budget.h); 0 unless set */
+	size_t prompt_bytes; /* its prompt as sent: system prompt and user message (budget.h); 0 unless set */
+	size_t system_bytes; /* of which the system prompt (the skill's) */
+	int64_t growth;    /* tokens each turn adds beside its answer (an agent's tool results) */
 };
 
 struct sc_plan {

@@ -8,48 +8,81 @@
 #include "results/results.h"
 
 #include <math.h>
+#include <pthread.h>
 
-void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, int first_runs,
-			int max_runs, size_t family)
+void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, double margin,
+			double drop, int first_runs, int max_runs, size_t family)
 {
 	d->alpha = alpha;
-	d->fail_alpha = alpha;
-	d->margin = margin;
-	d->beta = SC_SEQ_BETA;
+	d->beta = beta;
+	d->margin = margin > 0 ? margin : 0.0;
+	d->drop = drop > d->margin ? drop : d->margin + 0.01;
 	d->first_runs = first_runs > 0 ? first_runs : 1;
 	d->max_runs = max_runs > 0 ? max_runs : 0;
 	if (d->max_runs && d->max_runs < d->first_runs)
 		d->max_runs = d->first_runs;
 	d->family = family ? family : 1;
-	d->rho = SC_SEQ_RHO;
-	d->rho_beta = SC_SEQ_RHO_BETA;
-	d->rule_out_power = SC_SEQ_RULE_OUT_POWER;
-	if (d->max_runs && (d->max_runs + d->first_runs - 1) / d->first_runs > SC_STATS_GS_MAX_LOOKS)
-		d->first_runs = (d->max_runs + SC_STATS_GS_MAX_LOOKS - 1) / SC_STATS_GS_MAX_LOOKS;
+	if (d->max_runs && (d->max_runs + d->first_runs - 1) / d->first_runs > SC_SEQ_MAX_LOOKS)
+		d->first_runs = (d->max_runs + SC_SEQ_MAX_LOOKS - 1) / SC_SEQ_MAX_LOOKS;
 	sc_seq_design_compute(d);
+}
+
+/*
+ * The boundaries whose errors are alpha' and beta for looks every
+ * 1 / SC_SEQ_STEPS of the fixed design's information, truncated at imax
+ * of it; an imax the truncation alone would spend too much alpha at is
+ * raised. The calibration takes tens of milliseconds and depends on
+ * alpha' and beta alone: the last few are remembered (a gate applied
+ * again to many results files, the benchmark).
+ */
+static void boundaries(struct sc_seq_design *d)
+{
+	static struct {
+		double alpha, beta, a, b, imax;
+	} memo[8];
+	static size_t next;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(memo); i++)
+		if (memo[i].alpha == d->alpha_check && memo[i].beta == d->beta && memo[i].imax > 0) {
+			d->log_a = memo[i].a;
+			d->log_b = memo[i].b;
+			d->imax = memo[i].imax;
+			pthread_mutex_unlock(&lock);
+			return;
+		}
+	pthread_mutex_unlock(&lock);
+	for (d->imax = SC_SEQ_IMAX; d->imax <= 4.0; d->imax += 0.5)
+		if (sc_stats_sprt_calibrate(&d->log_a, &d->log_b, d->alpha_check, d->beta, d->imax,
+					    SC_SEQ_STEPS))
+			break;
+	if (d->imax > 4.0) {
+		/* outside the method's domain: Wald's boundaries, no truncation gain */
+		d->imax = 4.0;
+		d->log_a = log((1.0 - d->beta) / d->alpha_check);
+		d->log_b = log((1.0 - d->alpha_check) / d->beta);
+	}
+	pthread_mutex_lock(&lock);
+	memo[next].alpha = d->alpha_check;
+	memo[next].beta = d->beta;
+	memo[next].a = d->log_a;
+	memo[next].b = d->log_b;
+	memo[next].imax = d->imax;
+	next = (next + 1) % SC_ARRAY_SIZE(memo);
+	pthread_mutex_unlock(&lock);
 }
 
 void sc_seq_design_compute(struct sc_seq_design *d)
 {
-	double t[SC_STATS_GS_MAX_LOOKS] = { 0 };
-	int k = sc_seq_looks(d);
+	double width = d->drop - d->margin;
 
-	for (int i = 0; i < k; i++)
-		t[i] = sc_seq_is_sequential(d) ? (double)sc_seq_look_runs(d, i + 1) / d->max_runs : 1.0;
-	if (!sc_stats_gs_levels(d->lv_fail, t, (size_t)k, d->fail_alpha / (double)d->family, d->rho) ||
-	    !sc_stats_gs_levels(d->lv_pass, t, (size_t)k, d->alpha, d->rho) ||
-	    !sc_stats_gs_levels(d->lv_fut, t, (size_t)k, d->beta, d->rho_beta)) {
-		/* only for a design outside the function's domain (alpha not in
-		 * (0, 1)): nothing rejects */
-		for (int i = 0; i < k; i++)
-			d->lv_fail[i] = d->lv_pass[i] = d->lv_fut[i] = 0.0;
-	}
-}
-
-void sc_seq_design_fail_alpha(struct sc_seq_design *d, double fail_alpha)
-{
-	d->fail_alpha = fail_alpha > 0 && fail_alpha < d->alpha ? fail_alpha : d->alpha;
-	sc_seq_design_compute(d);
+	d->alpha_check = d->alpha / (double)(d->family ? d->family : 1);
+	d->z = sc_stats_normal_quantile(1.0 - d->alpha_check) +
+	       sc_stats_normal_quantile(1.0 - d->beta);
+	d->i_fixed = d->z * d->z / (width * width);
+	boundaries(d);
+	d->i_max = d->imax * d->i_fixed;
 }
 
 bool sc_seq_is_sequential(const struct sc_seq_design *d)
@@ -75,20 +108,19 @@ int sc_seq_look_runs(const struct sc_seq_design *d, int k)
 	return r > d->max_runs ? d->max_runs : (int)r;
 }
 
-void sc_seq_levels(struct sc_seq_levels *out, const struct sc_seq_design *d, int k)
+int sc_seq_runs_needed(const struct sc_seq_design *d, size_t tests)
 {
-	double t = 1.0, t_prev = 0.0;
-
-	if (sc_seq_is_sequential(d)) {
-		t = (double)sc_seq_look_runs(d, k) / (double)d->max_runs;
-		t_prev = k > 1 ? (double)sc_seq_look_runs(d, k - 1) / (double)d->max_runs : 0.0;
+	if (!sc_seq_is_sequential(d) || !tests)
+		return sc_seq_is_sequential(d) ? d->max_runs : d->first_runs;
+	for (int r = 1; r < d->max_runs; r++) {
+		/* the largest variance a test can be given from 2r runs
+		 * (sc_stats_pooled_variance): n / (4 (n - 1)) at n = 2r */
+		double n = 2.0 * r, s2 = 0.25 * n / (n - 1.0);
+		/* information = T^2 / sum_t s2 (1/r + 1/r) at the least */
+		if ((double)tests * r / (2.0 * s2) >= d->i_max)
+			return r;
 	}
-	(void)t_prev;
-	assert(k >= 1 && k <= sc_seq_looks(d));
-	out->t = t;
-	out->fail = d->lv_fail[k - 1];
-	out->pass = d->lv_pass[k - 1];
-	out->futility = sc_seq_is_sequential(d) ? d->lv_fut[k - 1] : 0.0;
+	return d->max_runs;
 }
 
 const char *sc_seq_decision_name(enum sc_seq_decision v)
@@ -99,69 +131,80 @@ const char *sc_seq_decision_name(enum sc_seq_decision v)
 	case SC_SEQ_RULED_OUT:
 		return "ruled_out";
 	case SC_SEQ_OPEN:
-	case SC_SEQ_FUTILE:
-	case SC_SEQ_INCONCLUSIVE:
+	case SC_SEQ_UNVERIFIED:
 		break;
 	}
-	return "inconclusive";
+	return "unverified";
 }
 
-double sc_seq_design_drop(const struct sc_stats_paired *st, const struct sc_seq_design *d, int k)
+enum sc_seq_decision sc_seq_decision_parse(const char *name)
 {
-	double se_max, z;
+	if (sc_streq(name, "regression"))
+		return SC_SEQ_REGRESSION;
+	if (sc_streq(name, "ruled_out"))
+		return SC_SEQ_RULED_OUT;
+	return SC_SEQ_UNVERIFIED;
+}
 
-	if (!st->tests || isnan(st->se))
-		return NAN;
-	se_max = st->se;
-	if (sc_seq_is_sequential(d))
-		se_max *= sqrt((double)sc_seq_look_runs(d, k) / (double)d->max_runs);
-	z = sc_stats_normal_quantile(1.0 - d->fail_alpha / (double)d->family) +
-	    sc_stats_normal_quantile(1.0 - d->beta);
-	return d->margin + z * se_max;
+bool sc_seq_look(struct sc_seq_look *out, const struct sc_seq_design *d,
+		 const struct sc_stats_paired *st, double info_prev)
+{
+	double width = d->drop - d->margin, dt, c;
+
+	memset(out, 0, sizeof(*out));
+	if (!st->tests || isnan(st->se) || !(st->se > 0))
+		return false;
+	out->info = 1.0 / (st->se * st->se);
+	out->llr = width * (-st->mean - 0.5 * (d->margin + d->drop)) * out->info;
+	/* a look after less information than the boundaries were made for
+	 * sees the path more often than they assume: raise both by the
+	 * difference in expected overshoot (never lower them) */
+	dt = (out->info - (info_prev > 0 ? info_prev : 0.0)) / d->i_fixed;
+	c = SC_SEQ_OVERSHOOT * d->z * (sqrt(1.0 / SC_SEQ_STEPS) - sqrt(dt > 0 ? dt : 0.0));
+	if (c < 0)
+		c = 0;
+	out->fail_at = d->log_a + c;
+	out->pass_at = -(d->log_b + c);
+	out->end = out->info >= d->i_max;
+	if (out->end)
+		out->fail_at = out->pass_at = 0.0;
+	return true;
 }
 
 enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struct sc_seq_design *d,
-				   int k)
+				   int k, double info_prev)
 {
-	struct sc_seq_levels lv;
 	bool last = k >= sc_seq_looks(d);
+	struct sc_seq_look at;
 
 	if (!st->tests)
-		return last ? SC_SEQ_INCONCLUSIVE : SC_SEQ_OPEN;
-	sc_seq_levels(&lv, d, k);
-	if (!isnan(st->p_drop) && st->p_drop < lv.fail)
-		return SC_SEQ_REGRESSION;
-	if (!isnan(st->p_within) && st->p_within < lv.pass)
-		return SC_SEQ_RULED_OUT;
-	if (last)
-		return SC_SEQ_INCONCLUSIVE;
-	if (st->se > 0) {
-		/* P-value of "the drop is the design's drop or more" */
-		double p = sc_stats_normal_cdf(-(st->mean + sc_seq_design_drop(st, d, k)) / st->se);
-		/* the estimate so far, at max_runs' standard error: would the
-		 * last look rule the margin out? Then sample on for that */
-		double se_max = st->se * sqrt((double)sc_seq_look_runs(d, k) / (double)d->max_runs);
-		double final_level = d->lv_pass[sc_seq_looks(d) - 1];
-		double t = (double)sc_seq_look_runs(d, k) / (double)d->max_runs, cp = 0.0;
-		bool could_rule_out;
-		if (final_level > 0 && t < 1.0)
-			cp = sc_stats_normal_cdf(((st->mean + d->margin) / se_max +
-						  sc_stats_normal_quantile(final_level)) / sqrt(1.0 - t));
-		could_rule_out = d->rule_out_power < 1.0 && cp >= d->rule_out_power;
-		if (p < lv.futility && !could_rule_out)
-			return SC_SEQ_FUTILE;
+		return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
+	if (!sc_seq_is_sequential(d)) {
+		/* one look: the plain one-sided tests at alpha' and beta */
+		double drop = -st->mean;
+		if (!(st->se > 0))
+			return drop > d->margin ? SC_SEQ_REGRESSION
+			       : drop < d->drop ? SC_SEQ_RULED_OUT : SC_SEQ_UNVERIFIED;
+		if ((drop - d->margin) / st->se > sc_stats_normal_quantile(1.0 - d->alpha_check))
+			return SC_SEQ_REGRESSION;
+		if ((d->drop - drop) / st->se > sc_stats_normal_quantile(1.0 - d->beta))
+			return SC_SEQ_RULED_OUT;
+		return SC_SEQ_UNVERIFIED;
 	}
-	return SC_SEQ_OPEN;
+	if (!sc_seq_look(&at, d, st, info_prev))
+		return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
+	if (at.end)
+		return at.llr >= 0 ? SC_SEQ_REGRESSION : SC_SEQ_RULED_OUT;
+	if (at.llr >= at.fail_at)
+		return SC_SEQ_REGRESSION;
+	if (at.llr <= at.pass_at)
+		return SC_SEQ_RULED_OUT;
+	return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
 }
 
-void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d, int k)
+void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d)
 {
-	struct sc_seq_levels lv;
-
-	if (k < 1 || k > sc_seq_looks(d))
-		return;
-	sc_seq_levels(&lv, d, k);
-	sc_stats_paired_bounds(st, lv.pass, lv.fail);
+	sc_stats_paired_bounds(st, d->alpha_check, d->alpha_check);
 }
 
 size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const char *model,
@@ -247,6 +290,20 @@ static bool has_run_from(const struct sc_results *r, const char *skill, const ch
 	return false;
 }
 
+/* True when the check has a unit (of either side) with run_index < run:
+ * its rounds up to there ran. */
+static bool has_run_before(const struct sc_results *r, const char *skill, const char *model,
+			   const struct pair *v, long run)
+{
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct sc_results_unit *u = &r->units[i];
+		if (u->run_index < run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
+		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))
+			return true;
+	}
+	return false;
+}
+
 /* The paired statistics of one look: the units with run_index < max_run. */
 static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
 		       const char *model, const struct pair *v, const struct sc_seq_design *d,
@@ -256,7 +313,7 @@ static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, c
 	size_t tests = sc_seq_test_counts_of(r, skill, model, v->base, v->head, max_run, &bp, &bn,
 					     &hp, &hn);
 
-	sc_stats_paired_margin(&out->st, bp, bn, hp, hn, tests, d->margin, d->alpha,
+	sc_stats_paired_margin(&out->st, bp, bn, hp, hn, tests, d->margin, d->alpha_check,
 			       SC_STATS_STRATIFIED);
 	out->base_units = out->head_units = 0;
 	for (size_t t = 0; t < tests; t++) {
@@ -280,14 +337,15 @@ void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, co
 {
 	int looks = sc_seq_looks(d);
 	struct pair v = { base_variant, head_variant };
+	double info_prev = 0.0;
 
 	memset(out, 0, sizeof(*out));
 	if (!sc_seq_is_sequential(d)) {
 		look_stats(out, r, skill, model, &v, d, -1);
 		out->look = 1;
 		out->runs = d->first_runs;
-		out->decision = sc_seq_decide(&out->st, d, 1);
-		sc_seq_interval(&out->st, d, 1);
+		out->decision = sc_seq_decide(&out->st, d, 1, 0.0);
+		sc_seq_interval(&out->st, d);
 		return;
 	}
 	for (int k = 1; k <= looks; k++) {
@@ -295,11 +353,19 @@ void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, co
 		look_stats(out, r, skill, model, &v, d, rk);
 		out->look = k;
 		out->runs = (int)rk;
-		out->decision = sc_seq_decide(&out->st, d, k);
+		out->decision = sc_seq_decide(&out->st, d, k, info_prev);
+		/* its rounds ran and no test was judged at both sides: every
+		 * unit errored or could not be judged (a compile-only kernel),
+		 * and another round would end the same way */
+		if (!out->st.tests && has_run_before(r, skill, model, &v, rk))
+			out->decision = SC_SEQ_UNVERIFIED;
+		(void)sc_seq_look(&out->at, d, &out->st, info_prev);
 		if (out->decision != SC_SEQ_OPEN || !has_run_from(r, skill, model, &v, rk)) {
 			out->more = out->decision == SC_SEQ_OPEN;
-			sc_seq_interval(&out->st, d, k);
+			sc_seq_interval(&out->st, d);
 			return;
 		}
+		if (out->at.info > info_prev)
+			info_prev = out->at.info;
 	}
 }

@@ -1,34 +1,51 @@
 #ifndef SC_SEQUENTIAL_H
 #define SC_SEQUENTIAL_H
 /*
- * Sequential sampling of the pass-rate decision (docs/evaluation.md,
- * "Sequential sampling"): a group-sequential design per skill x model.
- * Every test is run first_runs times at base and at head; after each
- * round (a look) the check is decided on the runs so far, and only the
- * checks still open get first_runs more runs per test, up to max_runs.
+ * The pass-rate decision of a check (docs/evaluation.md, "The pass-rate
+ * decision"): per skill x model, "no regression of D points or more"
+ * against "a regression", decided by a truncated sequential probability
+ * ratio test on the paired per-test statistic, so that every check that
+ * runs its design to the end is decided, pass or fail.
  *
- * Look k has run r_k = min(k * first_runs, max_runs) runs per test and
- * information fraction t_k = r_k / max_runs. Each stopping direction
- * spends its error with the O'Brien-Fleming-type function of
- * core/stats.h (sc_stats_obf_spend); look k's nominal level is the
- * increment a(t_k) - a(t_k-1), so by the union bound each error stays
- * within its total over all looks:
+ * The statistic at look k is the paired per-test difference of pass
+ * rates (core/stats.h sc_stats_paired_margin, stratified): the drop
+ * th = -mean with standard error se, its information I = 1 / se^2. The
+ * two hypotheses are a drop of the margin m (gate.pass_rate_drop_points,
+ * default 0: nothing changed) and a drop of D (gate.regression_points);
+ * their log likelihood ratio at look k is
  *
- *   regression  p_drop < a_k(alpha) / family   a drop beyond the margin is
- *               shown; Bonferroni over the PR's pass-rate checks keeps the
- *               chance that a PR changing nothing fails at most alpha
- *   ruled out   p_within < a_k(alpha)         a drop beyond the margin is
- *               ruled out (passing a drop at the margin: at most alpha)
- *   futile      p_design < a_k(beta)           the drop the design is sized
- *               to catch at max_runs (margin + (z(1-alpha/family) +
- *               z(1-beta)) se, se projected to max_runs) is ruled out: the
- *               budget would most likely end inconclusive, so it stops
- *               now, inconclusive, unless the estimate so far would rule
- *               the margin out at max_runs (then it samples on for that).
- *               Non-binding: it never raises either error
+ *     L = (D - m) (th - (m + D) / 2) I.
  *
- * At the last look whatever is not decided is inconclusive. A fixed
- * design (max_runs 0, `runs:` or `--runs N`) has one look.
+ *   regression  L >= a + c_k        a drop is shown
+ *   ruled out   L <= -(b + c_k)     a drop of D or more is ruled out
+ *   the end     I >= i_max: regression when L >= 0, else ruled out (the
+ *               boundaries meet: every check that gets there is decided)
+ *   unverified  the last look (gate.max_runs runs per test) before any of
+ *               these: the cap stopped the design early
+ *
+ * alpha' = alpha / family (Bonferroni over the PR's pass-rate checks, so
+ * the chance that a PR whose every check drops by m or less fails is at
+ * most alpha). a and b are calibrated (core/stats.h
+ * sc_stats_sprt_calibrate) so that, on the normal approximation with
+ * looks every 1 / SC_SEQ_STEPS of the information a fixed design needs,
+ * I_fixed = ((z(1 - alpha') + z(1 - beta)) / (D - m))^2, and truncation
+ * at i_max = imax I_fixed (SC_SEQ_IMAX, raised where the truncation alone
+ * would spend too much alpha), the chance of failing a drop of m is
+ * alpha' and of passing a drop of D is beta: Wald's log((1 - beta) /
+ * alpha') and log((1 - alpha') / beta) hold them only for a path seen at
+ * every instant. A look after less information than that step sees the
+ * path more often: c_k = 0.583 z (sqrt(1 / SC_SEQ_STEPS) - sqrt(dI_k /
+ * I_fixed)), never below 0, raises both boundaries by the difference in
+ * expected overshoot (Siegmund's correction; a bigger step only makes the
+ * design more careful). tests/bench/bench_gate.sh measures the errors on
+ * simulated suites.
+ *
+ * Looks come after rounds: look k has r_k = min(k * first_runs,
+ * max_runs) runs per test and side. A fixed design (max_runs 0: `runs:`
+ * or `--runs N`) has one look on every unit and decides by the plain
+ * one-sided tests instead: a regression when a drop beyond m is shown at
+ * alpha', ruled out when a drop of D or more is rejected at beta, else
+ * unverified.
  *
  * The decision (sc_seq_decide) is pure and shared by the pipeline's
  * rounds, the gate (which replays the looks from the units of a results
@@ -45,44 +62,42 @@ struct sc_results;
  * at base, all one outcome, runs once at head in the first round. */
 #define SC_SEQ_STABLE_RUNS 4
 
-/* The miss rate the futility boundary spends: power 80% at the design's drop. */
-#define SC_SEQ_BETA 0.2
-/* The spending functions (sc_stats_spend's rho; 0: O'Brien-Fleming type). */
-#define SC_SEQ_RHO 0.0
-#define SC_SEQ_RHO_BETA 1.0
-/* A futile check samples on while its conditional power (under the trend
- * so far) of ruling the margin out at max_runs is at least this. */
-#define SC_SEQ_RULE_OUT_POWER 0.8
+/* i_max over the fixed design's information, and the looks the
+ * boundaries are calibrated for (per fixed design's information). */
+#define SC_SEQ_IMAX 2.0
+#define SC_SEQ_STEPS 10
+/* Siegmund's constant: the expected overshoot of a Brownian path over a
+ * boundary seen at steps of variance 1, in standard deviations. */
+#define SC_SEQ_OVERSHOOT 0.583
+/* A design of more rounds than this gets bigger rounds. */
+#define SC_SEQ_MAX_LOOKS 64
 
 struct sc_seq_design {
-	double alpha;      /* gate.alpha: one-sided, ruling a drop out */
-	double fail_alpha; /* showing a drop, over the family: alpha unless
-			    * sc_seq_design_fail_alpha set less (the gate's
-			    * share for the pass-rate checks) */
-	double margin;     /* gate.pass_rate_drop_points / 100 */
-	double beta;       /* SC_SEQ_BETA */
+	double alpha;      /* the chance a PR whose checks drop by m fails, over the family */
+	double beta;       /* the chance a drop of D passes one check */
+	double margin;     /* m: the drop that counts as none (fraction) */
+	double drop;       /* D: the drop that must be caught (fraction) */
 	int first_runs;    /* runs per test and side in each round (>= 1) */
 	int max_runs;      /* runs per test and side at most; 0: a fixed design */
 	size_t family;     /* pass-rate checks of the PR (>= 1) */
-	double rho;        /* spending of alpha (sc_stats_spend): SC_SEQ_RHO */
-	double rho_beta;   /* spending of beta: SC_SEQ_RHO_BETA */
-	double rule_out_power;  /* futility waits while ruling out is this likely: SC_SEQ_RULE_OUT_POWER */
-	/* per look (sc_seq_design_compute): the exact nominal levels */
-	double lv_fail[SC_STATS_GS_MAX_LOOKS], lv_pass[SC_STATS_GS_MAX_LOOKS];
-	double lv_fut[SC_STATS_GS_MAX_LOOKS];
+	/* sc_seq_design_compute */
+	double imax;            /* SC_SEQ_IMAX, or more where the truncation needs it */
+	double alpha_check;     /* alpha / family */
+	double z;               /* z(1 - alpha') + z(1 - beta) */
+	double log_a, log_b;    /* the calibrated boundaries a and b */
+	double i_fixed, i_max;  /* information a fixed design needs; where the boundaries meet */
 };
 
 /*
  * Fills d for a sequential design (max_runs > 0) or a fixed one (0) and
- * computes its levels. A design of more than SC_STATS_GS_MAX_LOOKS rounds
- * gets bigger rounds: first_runs becomes ceil(max_runs / 32).
+ * computes the rest. margin and drop are fractions (0.15 = 15 points);
+ * drop is raised to margin + 0.01 when it is not above the margin. A
+ * design of more than SC_SEQ_MAX_LOOKS rounds gets bigger rounds:
+ * first_runs becomes ceil(max_runs / SC_SEQ_MAX_LOOKS).
  */
-void sc_seq_design_init(struct sc_seq_design *d, double alpha, double margin, int first_runs,
-			int max_runs, size_t family);
-/* Sets the alpha showing a drop spends over the family (at most alpha)
- * and computes the levels again. */
-void sc_seq_design_fail_alpha(struct sc_seq_design *d, double fail_alpha);
-/* Computes d's levels again after a change of its fields (the benchmark's spending). */
+void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, double margin,
+			double drop, int first_runs, int max_runs, size_t family);
+/* Computes d's derived fields again after a change of its fields. */
 void sc_seq_design_compute(struct sc_seq_design *d);
 /* Whether d samples in rounds (max_runs > 0). */
 bool sc_seq_is_sequential(const struct sc_seq_design *d);
@@ -91,57 +106,66 @@ int sc_seq_looks(const struct sc_seq_design *d);
 /* Runs per test at look k (1-based); for a fixed design first_runs. */
 int sc_seq_look_runs(const struct sc_seq_design *d, int k);
 
-/* The nominal levels of look k: each direction's spending increment. */
-struct sc_seq_levels {
-	double t;          /* information fraction */
-	double fail;       /* for p_drop: already divided by the family */
-	double pass;       /* for p_within */
-	double futility;   /* for p_design */
-};
-void sc_seq_levels(struct sc_seq_levels *out, const struct sc_seq_design *d, int k);
+/*
+ * The runs per test after which a check of tests tests has surely
+ * reached i_max (every test's variance at its largest): the design never
+ * needs more, so a plan holds no more (at most max_runs). A fixed
+ * design's runs.
+ */
+int sc_seq_runs_needed(const struct sc_seq_design *d, size_t tests);
 
 enum sc_seq_decision {
 	SC_SEQ_OPEN,          /* not decided: sample on */
-	SC_SEQ_REGRESSION,    /* a drop beyond the margin is shown */
-	SC_SEQ_RULED_OUT,     /* a drop beyond the margin is ruled out */
-	SC_SEQ_FUTILE,        /* the design's drop ruled out: stop, inconclusive */
-	SC_SEQ_INCONCLUSIVE   /* the last look, neither */
+	SC_SEQ_REGRESSION,    /* a drop is shown: the check fails */
+	SC_SEQ_RULED_OUT,     /* a drop of D or more is ruled out: the check passes */
+	SC_SEQ_UNVERIFIED     /* stopped before the design decided (the cap, the budget,
+			       * a stop, or no test judged at both sides) */
 };
 
-/* "regression", "ruled_out" or "inconclusive" (open and futile too). */
+/* "regression", "ruled_out", "unverified" (open too). */
 const char *sc_seq_decision_name(enum sc_seq_decision v);
+/* The decision a name means; "inconclusive" (older files) is unverified. */
+enum sc_seq_decision sc_seq_decision_parse(const char *name);
+
+/* Where look k stands: the log likelihood ratio and its boundaries. */
+struct sc_seq_look {
+	double info;           /* I = 1 / se^2 */
+	double llr;            /* L */
+	double fail_at;        /* L at or above this fails: a + c_k */
+	double pass_at;        /* L at or below this passes: -(b + c_k) */
+	bool end;              /* I reached i_max: the boundaries meet (at 0) */
+};
 
 /*
- * The drop the design catches with 80% power at max_runs, from look k's
- * standard error projected to max_runs (se * sqrt(r_k / max_runs)).
+ * Where a look stands on st (the paired statistics of the runs so far)
+ * after a look whose information was info_prev (0 for the first).
+ * false when st has no test or no standard error.
  */
-double sc_seq_design_drop(const struct sc_stats_paired *st, const struct sc_seq_design *d, int k);
+bool sc_seq_look(struct sc_seq_look *out, const struct sc_seq_design *d,
+		 const struct sc_stats_paired *st, double info_prev);
 
 /*
- * Decides look k (1-based) on st, the paired statistics of the runs so
- * far (sc_stats_paired_margin, stratified). A fixed design decides its
- * one look at alpha / family and alpha. st without tests is open before
- * the last look and inconclusive at it.
+ * Decides look k (1-based) on st after a look of information info_prev
+ * (sc_seq_look). A fixed design decides its one look by the one-sided
+ * tests. st without tests is open before the last look and unverified
+ * at it; so is a look that neither boundary decides.
  */
 enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struct sc_seq_design *d,
-				   int k);
+				   int k, double info_prev);
 
 /*
- * The interval of look k at the look's own levels (sc_stats_paired_bounds):
- * the lower end at the ruling-out level, the upper end at the regression
- * level (divided by the family). A repeated confidence interval: with the
- * errors spent over the looks, each end holds over all looks at once (the
- * lower end with probability 1 - alpha, the upper with 1 - alpha / family),
- * where the look's plain (1 - 2 alpha) interval would not; and the verdict
- * is read off it: ruled out exactly when lo > -margin, a regression exactly
- * when hi < -margin. sc_seq_replay applies it to the look it stops at.
+ * Sets st's interval (lo, hi) for a report: the plain one-sided (1 -
+ * alpha') bounds of the difference at the look decided. The verdict is
+ * the likelihood ratio's, not the interval's; the interval says where
+ * the difference lies.
  */
-void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d, int k);
+void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d);
 
 /* One check decided from a results model: the look it stopped at. */
 struct sc_seq_outcome {
 	enum sc_seq_decision decision;
 	struct sc_stats_paired st;     /* at the look decided (or the last with data) */
+	struct sc_seq_look at;         /* where that look stood (at.info 0: none) */
 	int look;                      /* 1-based */
 	int runs;                      /* runs per test at that look */
 	unsigned long base_units, head_units;  /* judged units used per side */
@@ -187,7 +211,7 @@ size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, cons
  * uses the units with run_index < r_k; the first look that decides is
  * the outcome. When a look is open and r holds no unit of a later run
  * the check stopped there (out->more): open before the last look (the
- * pipeline samples on; the gate reads it as inconclusive, the budget or
+ * pipeline samples on; the gate reads it as unverified: the budget or
  * a stop ended it). A fixed design is its one look on every unit.
  */
 void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,

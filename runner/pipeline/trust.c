@@ -506,49 +506,73 @@ void sc_trust_models(struct sc_strlist *out, const char *const *cli, size_t ncli
 
 /* ---- paths -------------------------------------------------------------- */
 
+/*
+ * The path is followed one part at a time as the kernel will follow it:
+ * "." is skipped, ".." goes to the parent of where the walk stands
+ * (resolved, so "link/.." is the link target's parent), every part that
+ * exists is resolved with its links. A step taken from inside the
+ * workspace whose resolved place is outside it is a link leading out;
+ * a ".." that leaves the workspace is a path elsewhere, as an absolute
+ * one is (`--store ../x.db`).
+ */
 int sc_trust_check_output(const char *key, const char *path, const char *workspace)
 {
-	struct sc_buf abs = SC_BUF_INIT, part = SC_BUF_INIT;
+	struct sc_buf cur = SC_BUF_INIT, part = SC_BUF_INIT;
 	char real[PATH_BUF];
+	const char *p = path;
+	bool exists = true;  /* cur names something that exists, resolved */
 	int err = 0;
 
-	if (path[0] == '/')
-		sc_buf_puts(&abs, path);
-	else
-		sc_path_join(&abs, workspace, path);
-	if (!under(abs.ptr, workspace))
-		goto done;  /* the workflow's own place outside the workspace */
-	/* every existing prefix, resolved, must stay inside */
-	for (size_t i = strlen(workspace); i <= abs.len; i++) {
-		if (i < abs.len && abs.ptr[i] != '/')
-			continue;
+	sc_buf_puts(&cur, path[0] == '/' ? "/" : workspace);
+	while (*p) {
+		struct stat st;
+		bool inside;
+		size_t n;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
 		sc_buf_clear(&part);
-		sc_buf_put(&part, abs.ptr, i);
-		if (!part.len)
+		sc_buf_put(&part, p, n);
+		p += n;
+		if (!strcmp(part.ptr, "."))
 			continue;
-		{
-			struct stat st;
-			if (lstat(part.ptr, &st) < 0)
-				break;  /* the rest does not exist yet */
-			if (!realpath(part.ptr, real)) {
-				if (S_ISLNK(st.st_mode)) {
-					err = sc_error_set(SC_EUNSAFE, "refusing %s '%s': '%s' is a symbolic link "
-							   "that leads nowhere; remove it", key, path,
-							   part.ptr);
-					goto done;
-				}
-				break;
-			}
-			if (!under(real, workspace)) {
-				err = sc_error_set(SC_EUNSAFE, "refusing %s '%s': '%s' leads out of the "
-						   "workspace (to '%s') through a symbolic link", key, path,
-						   part.ptr, real);
+		if (!strcmp(part.ptr, "..")) {
+			char *slash = strrchr(cur.ptr, '/');
+			if (slash)
+				sc_buf_truncate(&cur, slash == cur.ptr ? 1 : (size_t)(slash - cur.ptr));
+			continue;
+		}
+		inside = under(cur.ptr, workspace);
+		if (cur.len > 1)
+			sc_buf_putc(&cur, '/');
+		sc_buf_puts(&cur, part.ptr);
+		if (!exists)
+			continue;
+		if (lstat(cur.ptr, &st) < 0) {
+			exists = false;  /* the rest does not exist yet */
+			continue;
+		}
+		if (!realpath(cur.ptr, real)) {
+			if (S_ISLNK(st.st_mode) && inside) {
+				err = sc_error_set(SC_EUNSAFE, "refusing %s '%s': '%s' is a symbolic link "
+						   "that leads nowhere; remove it", key, path, cur.ptr);
 				goto done;
 			}
+			exists = false;
+			continue;
 		}
+		if (inside && !under(real, workspace)) {
+			err = sc_error_set(SC_EUNSAFE, "refusing %s '%s': '%s' leads out of the "
+					   "workspace (to '%s') through a symbolic link", key, path,
+					   cur.ptr, real);
+			goto done;
+		}
+		sc_buf_sets(&cur, real);
 	}
 done:
-	sc_buf_release(&abs);
+	sc_buf_release(&cur);
 	sc_buf_release(&part);
 	return err;
 }

@@ -103,7 +103,9 @@ void sc_trust_models(struct sc_strlist *out, const char *const *cli, size_t ncli
  * the current folder. A path inside the workspace (relative, or absolute
  * under it) must stay inside: each part of it that already exists,
  * resolved with its symbolic links, must still be under workspace.
- * Absolute paths elsewhere are the workflow's own choice and pass.
+ * Absolute paths elsewhere, and paths whose ".." parts lead out of the
+ * workspace, are the workflow's own choice and pass: the parts are
+ * followed in order, ".." from where the walk stands (resolved).
  * Returns 0 or SC_EUNSAFE naming the key, the path and the link.
  */
 int sc_trust_check_output(const char *key, const char *path, const char *workspace);

@@ -8,7 +8,9 @@
  * URL only where model names are local to a server), so `--runs 3` keeps three samples and a rerun is free. Entries are
  * files DIR/xx/KEY.json written atomically (temp file + rename), so two
  * processes may share a folder: a reader sees a whole entry or none.
- * Errors and empty answers are never stored.
+ * Errors and empty answers are never stored; an answer that calls tools
+ * keeps its calls (covered by the MAC), and the key covers the tools
+ * offered and every call and result sent.
  *
  * Integrity: every entry carries "mac", an HMAC-SHA-256 under the runner
  * key (secret.h) over its key, answer and token counts. An entry without

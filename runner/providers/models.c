@@ -1,20 +1,25 @@
 /*
- * The provider table, the alias table, named endpoints and model names
- * (provider.h; docs/providers.md says where each provider's fields come
- * from).
+ * The provider table, named endpoints and model names (provider.h;
+ * docs/providers.md says where each provider's fields come from).
  *
- * Parsing a model name follows fast-agent's ModelFactory, which upskill
- * uses: settings after '?' (reasoning, temperature, top_p, max_tokens);
- * then an alias, an alias with ":ROUTE" (an alias of a Hugging Face model
- * with another inference provider) or with ".EFFORT"; else
- * PROVIDER.MODEL[.EFFORT] (or PROVIDER/MODEL) with PROVIDER a built-in
- * provider or a named endpoint. Every accepted name has one canonical
- * spelling (struct sc_model.name), which results, the store and the cache
- * use, so "kimi" and its target are the same model.
+ * A model name is read as fast-agent reads it, at the version the grammar
+ * follows (0.6.7, upskill's pin, unless the trusted configuration chose
+ * another): the settings after '?', a ":ROUTE" suffix, the alias (preset)
+ * of that version, then PROVIDER/MODEL or PROVIDER.MODEL with a provider
+ * of that version, else a bare model name with its default provider.
+ * fast-agent 0.4.x also reads a ".EFFORT" suffix, which 0.6.0 removed:
+ * later grammars refuse it, spelling out the ?reasoning= that replaces it.
+ * The version's aliases and bare names are generated facts
+ * (model_tables.c); tests/e2e/test_parity.sh feeds a list of names to
+ * fast-agent's own parser and to this one. Every accepted name has one
+ * canonical spelling (struct sc_model.name) that fast-agent reads as the
+ * same model, which results, the store and the cache use.
  */
 #include "common.h"
 #include "providers/provider.h"
+#include "providers/model_tables.h"
 #include "net/http.h"
+#include "json.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -94,6 +99,36 @@ static const struct sc_provider_info builtins[SC_PROVIDER_BUILTINS] = {
 		.key_env = { "GROQ_API_KEY" }, .key_header = "Authorization",
 		.max_tokens_field = "max_completion_tokens", .effort = SC_EFFORT_REASONING_EFFORT,
 	},
+	[SC_PROVIDER_RESPONSES] = {
+		.name = "responses", .title = "OpenAI Responses API", .wire = SC_WIRE_RESPONSES,
+		.base_url = "https://api.openai.com/v1",
+		.base_env = { "OPENAI_BASE_URL", "OPENAI_API_BASE" },
+		.key_env = { "OPENAI_API_KEY" }, .key_header = "Authorization",
+		.max_tokens_field = "max_output_tokens", .effort = SC_EFFORT_REASONING_EFFORT,
+	},
+	[SC_PROVIDER_ALIYUN] = {
+		.name = "aliyun", .title = "Alibaba Cloud Model Studio (DashScope, OpenAI-compatible)",
+		.wire = SC_WIRE_OPENAI,
+		.base_url = "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+		.base_env = { "ALIYUN_BASE_URL" },
+		.key_env = { "ALIYUN_API_KEY", "DASHSCOPE_API_KEY" }, .key_header = "Authorization",
+		.max_tokens_field = "max_tokens", .effort = SC_EFFORT_REASONING_EFFORT,
+	},
+	[SC_PROVIDER_ZAI] = {
+		.name = "zai", .title = "Z.ai (GLM models, OpenAI-compatible)", .wire = SC_WIRE_OPENAI,
+		.base_url = "https://api.z.ai/api/paas/v4",
+		.base_env = { "ZAI_BASE_URL" },
+		.key_env = { "ZAI_API_KEY" }, .key_header = "Authorization",
+		.max_tokens_field = "max_tokens", .effort = SC_EFFORT_REASONING_EFFORT,
+	},
+	[SC_PROVIDER_MOONSHOT] = {
+		.name = "moonshot", .title = "Moonshot AI (Kimi models, OpenAI-compatible)",
+		.wire = SC_WIRE_OPENAI,
+		.base_url = "https://api.moonshot.ai/v1",
+		.base_env = { "MOONSHOT_BASE_URL" },
+		.key_env = { "MOONSHOT_API_KEY" }, .key_header = "Authorization",
+		.max_tokens_field = "max_tokens", .effort = SC_EFFORT_REASONING_EFFORT,
+	},
 	[SC_PROVIDER_GENERIC] = {
 		.name = "generic", .title = "any OpenAI-compatible server (Ollama, llama.cpp, vLLM)",
 		.wire = SC_WIRE_OPENAI,
@@ -110,116 +145,67 @@ static const struct sc_provider_info builtins[SC_PROVIDER_BUILTINS] = {
 };
 
 /*
- * Aliases as fast-agent 0.4.53 defines them (ModelFactory.MODEL_ALIASES)
- * and the bare model names of its DEFAULT_PROVIDERS, each a model string
- * of the grammar above. fast-agent sends OpenAI's o-series and gpt-5 to
- * its Responses API provider ("responses."); here they go to chat
- * completions, which serves them too. Its internal models (passthrough,
- * playback, ...), the codexresponses provider and Aliyun's qwen-* names
- * are not here (docs/providers.md).
+ * fast-agent's providers, in every supported version (model_tables.h), and
+ * what skillci does with each: the provider of its table that speaks it,
+ * or why none does. fast-agent's "google" speaks Gemini's native API and
+ * "googleoai" its OpenAI-compatible endpoint; skillci's google is the
+ * latter for both (the same model ids). Bedrock: SigV4 signs the request
+ * path URI-encoded twice for every service but S3, and the Bedrock model
+ * ids in that path hold ':'; libcurl's SigV4 (7.88 on these machines)
+ * signs the path as written (the encoding came to curl later, and with
+ * bugs of its own: curl issues 13754, 16927), so it cannot sign them.
  */
-static const struct { const char *name, *target; } aliases[] = {
-	{ "haiku", "anthropic.claude-haiku-4-5" },
-	{ "haiku3", "anthropic.claude-3-haiku-20240307" },
-	{ "haiku35", "anthropic.claude-3-5-haiku-latest" },
-	{ "haiku45", "anthropic.claude-haiku-4-5" },
-	{ "sonnet", "anthropic.claude-sonnet-4-5" },
-	{ "sonnet4", "anthropic.claude-sonnet-4-0" },
-	{ "sonnet45", "anthropic.claude-sonnet-4-5" },
-	{ "sonnet35", "anthropic.claude-3-5-sonnet-latest" },
-	{ "sonnet37", "anthropic.claude-3-7-sonnet-latest" },
-	{ "claude", "anthropic.claude-sonnet-4-5" },
-	{ "opus", "anthropic.claude-opus-4-6" },
-	{ "opus4", "anthropic.claude-opus-4-1" },
-	{ "opus45", "anthropic.claude-opus-4-5" },
-	{ "opus46", "anthropic.claude-opus-4-6" },
-	{ "opus3", "anthropic.claude-3-opus-latest" },
-	{ "gpt51", "openai.gpt-5.1" },
-	{ "gpt52", "openai.gpt-5.2" },
-	{ "codex", "openai.gpt-5.2-codex" },
-	{ "deepseek", "deepseek.deepseek-chat" },
-	{ "deepseekv3", "deepseek.deepseek-chat" },
-	{ "deepseek3", "deepseek.deepseek-chat" },
-	{ "gemini2", "google.gemini-2.0-flash" },
-	{ "gemini25", "google.gemini-2.5-flash-preview-09-2025" },
-	{ "gemini25pro", "google.gemini-2.5-pro" },
-	{ "gemini3", "google.gemini-3-pro-preview" },
-	{ "gemini3flash", "google.gemini-3-flash-preview" },
-	{ "grok-4-fast", "xai.grok-4-fast-non-reasoning" },
-	{ "grok-4-fast-reasoning", "xai.grok-4-fast-reasoning" },
-	{ "kimi", "hf.moonshotai/Kimi-K2-Instruct-0905:groq" },
-	{ "kimigroq", "groq.moonshotai/kimi-k2-instruct-0905" },
-	{ "kimithink", "hf.moonshotai/Kimi-K2-Thinking:together" },
-	{ "kimi25", "hf.moonshotai/Kimi-K2.5:fireworks-ai" },
-	{ "minimax", "hf.MiniMaxAI/MiniMax-M2.1:novita" },
-	{ "gpt-oss", "hf.openai/gpt-oss-120b:cerebras" },
-	{ "gpt-oss-20b", "hf.openai/gpt-oss-20b" },
-	{ "glm", "hf.zai-org/GLM-5:novita" },
-	{ "glm5", "hf.zai-org/GLM-5:novita" },
-	{ "glm47", "hf.zai-org/GLM-4.7:cerebras" },
-	{ "qwen3", "hf.Qwen/Qwen3-Next-80B-A3B-Instruct:together" },
-	{ "deepseek31", "hf.deepseek-ai/DeepSeek-V3.1" },
-	{ "deepseek32", "hf.deepseek-ai/DeepSeek-V3.2:fireworks-ai" },
-	/* bare model names (DEFAULT_PROVIDERS) */
-	{ "gpt-4o", "openai.gpt-4o" },
-	{ "gpt-4o-mini", "openai.gpt-4o-mini" },
-	{ "gpt-4.1", "openai.gpt-4.1" },
-	{ "gpt-4.1-mini", "openai.gpt-4.1-mini" },
-	{ "gpt-4.1-nano", "openai.gpt-4.1-nano" },
-	{ "gpt-5", "openai.gpt-5" },
-	{ "gpt-5.1", "openai.gpt-5.1" },
-	{ "gpt-5-mini", "openai.gpt-5-mini" },
-	{ "gpt-5-nano", "openai.gpt-5-nano" },
-	{ "gpt-5.2", "openai.gpt-5.2" },
-	{ "gpt-5.1-codex", "openai.gpt-5.1-codex" },
-	{ "gpt-5.2-codex", "openai.gpt-5.2-codex" },
-	{ "gpt-5.3-codex", "openai.gpt-5.3-codex" },
-	{ "o1-mini", "openai.o1-mini" },
-	{ "o1", "openai.o1" },
-	{ "o1-preview", "openai.o1-preview" },
-	{ "o3", "openai.o3" },
-	{ "o3-mini", "openai.o3-mini" },
-	{ "o4-mini", "openai.o4-mini" },
-	{ "claude-3-haiku-20240307", "anthropic.claude-3-haiku-20240307" },
-	{ "claude-3-5-haiku-20241022", "anthropic.claude-3-5-haiku-20241022" },
-	{ "claude-3-5-haiku-latest", "anthropic.claude-3-5-haiku-latest" },
-	{ "claude-3-5-sonnet-20240620", "anthropic.claude-3-5-sonnet-20240620" },
-	{ "claude-3-5-sonnet-20241022", "anthropic.claude-3-5-sonnet-20241022" },
-	{ "claude-3-5-sonnet-latest", "anthropic.claude-3-5-sonnet-latest" },
-	{ "claude-3-7-sonnet-20250219", "anthropic.claude-3-7-sonnet-20250219" },
-	{ "claude-3-7-sonnet-latest", "anthropic.claude-3-7-sonnet-latest" },
-	{ "claude-3-opus-20240229", "anthropic.claude-3-opus-20240229" },
-	{ "claude-3-opus-latest", "anthropic.claude-3-opus-latest" },
-	{ "claude-opus-4-0", "anthropic.claude-opus-4-0" },
-	{ "claude-opus-4-1", "anthropic.claude-opus-4-1" },
-	{ "claude-opus-4-5", "anthropic.claude-opus-4-5" },
-	{ "claude-opus-4-6", "anthropic.claude-opus-4-6" },
-	{ "claude-opus-4-20250514", "anthropic.claude-opus-4-20250514" },
-	{ "claude-sonnet-4-20250514", "anthropic.claude-sonnet-4-20250514" },
-	{ "claude-sonnet-4-0", "anthropic.claude-sonnet-4-0" },
-	{ "claude-sonnet-4-5-20250929", "anthropic.claude-sonnet-4-5-20250929" },
-	{ "claude-sonnet-4-5", "anthropic.claude-sonnet-4-5" },
-	{ "claude-haiku-4-5", "anthropic.claude-haiku-4-5" },
-	{ "deepseek-chat", "deepseek.deepseek-chat" },
-	{ "gemini-2.0-flash", "google.gemini-2.0-flash" },
-	{ "gemini-2.5-flash-preview-05-20", "google.gemini-2.5-flash-preview-05-20" },
-	{ "gemini-2.5-flash-preview-09-2025", "google.gemini-2.5-flash-preview-09-2025" },
-	{ "gemini-2.5-pro-preview-05-06", "google.gemini-2.5-pro-preview-05-06" },
-	{ "gemini-2.5-pro", "google.gemini-2.5-pro" },
-	{ "gemini-3-pro-preview", "google.gemini-3-pro-preview" },
-	{ "gemini-3-flash-preview", "google.gemini-3-flash-preview" },
-	{ "grok-4", "xai.grok-4" },
-	{ "grok-4-0709", "xai.grok-4-0709" },
-	{ "grok-3", "xai.grok-3" },
-	{ "grok-3-mini", "xai.grok-3-mini" },
-	{ "grok-3-fast", "xai.grok-3-fast" },
-	{ "grok-3-mini-fast", "xai.grok-3-mini-fast" },
-};
-
-/* fast-agent's provider names that map to one of the table (docs/providers.md). */
-static const struct { const char *name; int kind; } provider_synonyms[] = {
-	{ "googleoai", SC_PROVIDER_GOOGLE },   /* Gemini through the OpenAI-compatible endpoint */
-	{ "responses", SC_PROVIDER_OPENAI },   /* OpenAI: sent to chat completions here */
+#define ALL_VERSIONS (SC_FA_V0_4_53 | SC_FA_V0_6_7 | SC_FA_V0_10_48)
+static const struct fa_provider {
+	const char *name;
+	unsigned versions;
+	int kind;            /* enum sc_provider_kind, or -1: refused */
+	const char *refusal; /* why, when refused */
+} fa_providers[] = {
+	{ "anthropic", ALL_VERSIONS, SC_PROVIDER_ANTHROPIC, NULL },
+	{ "openai", ALL_VERSIONS, SC_PROVIDER_OPENAI, NULL },
+	{ "responses", ALL_VERSIONS, SC_PROVIDER_RESPONSES, NULL },
+	{ "azure", ALL_VERSIONS, SC_PROVIDER_AZURE, NULL },
+	{ "google", ALL_VERSIONS, SC_PROVIDER_GOOGLE, NULL },
+	{ "googleoai", ALL_VERSIONS, SC_PROVIDER_GOOGLE, NULL },
+	{ "hf", ALL_VERSIONS, SC_PROVIDER_HF, NULL },
+	{ "openrouter", ALL_VERSIONS, SC_PROVIDER_OPENROUTER, NULL },
+	{ "deepseek", ALL_VERSIONS, SC_PROVIDER_DEEPSEEK, NULL },
+	{ "xai", ALL_VERSIONS, SC_PROVIDER_XAI, NULL },
+	{ "groq", ALL_VERSIONS, SC_PROVIDER_GROQ, NULL },
+	{ "aliyun", ALL_VERSIONS, SC_PROVIDER_ALIYUN, NULL },
+	{ "zai", SC_FA_V0_10_48, SC_PROVIDER_ZAI, NULL },
+	{ "moonshot", SC_FA_V0_10_48, SC_PROVIDER_MOONSHOT, NULL },
+	{ "generic", ALL_VERSIONS, SC_PROVIDER_GENERIC, NULL },
+	{ "bedrock", ALL_VERSIONS, -1,
+	  "Amazon Bedrock's model ids hold ':' (anthropic.claude-...-v1:0), which AWS signs "
+	  "URI-encoded twice in the request path, and the AWS SigV4 signing of this libcurl "
+	  "(CURLOPT_AWS_SIGV4, 7.88) signs the path as written, so those requests would not "
+	  "verify; fast-agent reaches Bedrock through boto3 instead. Reach the model through "
+	  "openrouter or hf, or name an OpenAI-compatible gateway to Bedrock in skillci.yml "
+	  "'providers'" },
+	{ "codexresponses", ALL_VERSIONS, -1,
+	  "the Codex backend of ChatGPT signs in with a ChatGPT account (OAuth), not an API key, "
+	  "so no CI runner can use it; use responses.MODEL with OPENAI_API_KEY" },
+	{ "openresponses", ALL_VERSIONS, -1,
+	  "an Open Responses server is one of your own, and skillci's named endpoints speak the "
+	  "openai or anthropic wire format only; serve the model OpenAI-compatibly and name it in "
+	  "skillci.yml 'providers'" },
+	{ "tensorzero", ALL_VERSIONS, -1,
+	  "a TensorZero gateway is a server of your own: name its OpenAI-compatible endpoint in "
+	  "skillci.yml 'providers'" },
+	{ "fast-agent", ALL_VERSIONS, -1,
+	  "fast-agent's internal models (passthrough, playback, silent, slow) answer without a "
+	  "model; skillci's self-test is the oracle provider" },
+	{ "copilot", SC_FA_V0_10_48, -1,
+	  "GitHub Copilot's models are reached through a GitHub sign-in (OAuth device flow), not "
+	  "an API key, so no CI runner can use them" },
+	{ "anthropic-vertex", SC_FA_V0_10_48, -1,
+	  "Claude on Google Vertex AI signs its requests with Google Cloud credentials, which "
+	  "skillci does not read; use anthropic.MODEL with ANTHROPIC_API_KEY" },
+	{ "metaai", SC_FA_V0_10_48, -1,
+	  "Meta AI's Muse models are served by Meta's own Responses-style API, which skillci does "
+	  "not speak" },
 };
 
 /*
@@ -286,22 +272,130 @@ const char *sc_provider_name(int kind)
 	return p ? p->name : "unknown";
 }
 
+/* ---- the grammar's fast-agent version ------------------------------------- */
+
+static const struct { const char *version; unsigned bit; } grammars[] = {
+	{ "0.4.53", SC_FA_V0_4_53 },
+	{ "0.6.7", SC_FA_V0_6_7 },
+	{ "0.10.48", SC_FA_V0_10_48 },
+};
+#define DEFAULT_GRAMMAR 1
+static size_t grammar = DEFAULT_GRAMMAR;
+
+static unsigned gbit(void)
+{
+	return grammars[grammar].bit;
+}
+
+/* The .EFFORT suffix, exact bare names, no sampling settings: fast-agent 0.4.x. */
+static bool old_grammar(void)
+{
+	return gbit() == SC_FA_V0_4_53;
+}
+
+const char *sc_models_grammar(void)
+{
+	return grammars[grammar].version;
+}
+
+size_t sc_models_grammar_count(void)
+{
+	return SC_ARRAY_SIZE(grammars);
+}
+
+const char *sc_models_grammar_version(size_t i)
+{
+	return i < SC_ARRAY_SIZE(grammars) ? grammars[i].version : NULL;
+}
+
+int sc_models_set_grammar(const char *version)
+{
+	struct sc_buf known = SC_BUF_INIT;
+	int err;
+
+	if (!version) {
+		grammar = DEFAULT_GRAMMAR;
+		return 0;
+	}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++)
+		if (!strcmp(grammars[i].version, version)) {
+			grammar = i;
+			return 0;
+		}
+	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++)
+		sc_buf_printf(&known, "%s%s", i ? ", " : "", grammars[i].version);
+	err = sc_error_set(SC_EINVAL, "fast-agent %s is not a version whose model names skillci "
+			   "reads; supported: %s", version, known.ptr);
+	sc_buf_release(&known);
+	return err;
+}
+
+/*
+ * The versions a table row holds for, as "0.6.7 and 0.10.48"; returns how
+ * many (for the verb that follows).
+ */
+static size_t versions_text(struct sc_buf *out, unsigned bits)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++)
+		n += (bits & grammars[i].bit) != 0;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(grammars); i++) {
+		if (!(bits & grammars[i].bit))
+			continue;
+		sc_buf_printf(out, "%s%s", k == 0 ? "" : k + 1 == n ? " and " : ", ",
+			      grammars[i].version);
+		k++;
+	}
+	return n;
+}
+
 size_t sc_alias_count(void)
 {
-	return SC_ARRAY_SIZE(aliases);
+	size_t n = 0;
+
+	for (size_t i = 0; i < sc_fa_npresets; i++)
+		n += (sc_fa_presets[i].versions & gbit()) != 0;
+	return n;
 }
 
 void sc_alias_get(size_t i, const char **name, const char **target)
 {
-	*name = i < SC_ARRAY_SIZE(aliases) ? aliases[i].name : NULL;
-	*target = i < SC_ARRAY_SIZE(aliases) ? aliases[i].target : NULL;
+	*name = *target = NULL;
+	for (size_t k = 0; k < sc_fa_npresets; k++) {
+		if (!(sc_fa_presets[k].versions & gbit()))
+			continue;
+		if (i-- == 0) {
+			*name = sc_fa_presets[k].name;
+			*target = sc_fa_presets[k].target;
+			return;
+		}
+	}
+}
+
+/* The alias called name in the grammar's version (NULL: none); any version when any. */
+static const struct sc_fa_preset *preset_of(const char *name, size_t len, bool any)
+{
+	for (size_t i = 0; i < sc_fa_npresets; i++)
+		if ((any || (sc_fa_presets[i].versions & gbit())) &&
+		    strlen(sc_fa_presets[i].name) == len && !strncmp(sc_fa_presets[i].name, name, len))
+			return &sc_fa_presets[i];
+	return NULL;
 }
 
 static const char *alias_target(const char *name)
 {
-	for (size_t i = 0; i < SC_ARRAY_SIZE(aliases); i++)
-		if (!strcmp(aliases[i].name, name))
-			return aliases[i].target;
+	const struct sc_fa_preset *p = preset_of(name, strlen(name), false);
+	return p ? p->target : NULL;
+}
+
+/* fast-agent's provider called name (len bytes) in the grammar's version, or any version. */
+static const struct fa_provider *fa_provider_of(const char *name, size_t len, bool any)
+{
+	for (size_t i = 0; i < SC_ARRAY_SIZE(fa_providers); i++)
+		if ((any || (fa_providers[i].versions & gbit())) && strlen(fa_providers[i].name) == len &&
+		    !strncmp(fa_providers[i].name, name, len))
+			return &fa_providers[i];
 	return NULL;
 }
 
@@ -346,6 +440,9 @@ int sc_providers_add_endpoint(const struct sc_endpoint *e)
 	if (alias_target(e->name))
 		return sc_error_set(SC_EINVAL, "endpoint name '%s' is a model alias; choose another",
 				    e->name);
+	if (fa_provider_of(e->name, strlen(e->name), true))
+		return sc_error_set(SC_EINVAL, "endpoint name '%s' is a fast-agent provider; choose "
+				    "another", e->name);
 	if (e->wire != SC_WIRE_ANTHROPIC && e->wire != SC_WIRE_OPENAI)
 		return sc_error_set(SC_EINVAL, "endpoint '%s' needs a wire format: openai or anthropic",
 				    e->name);
@@ -477,6 +574,7 @@ const char *sc_provider_file_header(int kind, size_t i)
 
 void sc_providers_reset(void)
 {
+	grammar = DEFAULT_GRAMMAR;
 	for (size_t i = 0; i < SC_ARRAY_SIZE(file_settings); i++) {
 		free(file_settings[i]);
 		file_settings[i] = NULL;
@@ -512,19 +610,25 @@ int sc_provider_thinking_budget(const char *effort)
 	return 0;
 }
 
-/* A word with a thinking budget (minimal..max): written as the .EFFORT suffix. */
-static bool is_effort(const char *s)
-{
-	return sc_provider_thinking_budget(s) > 0;
-}
-
-/* Any effort word a name may end in: minimal..max, none, auto. */
-static bool is_effort_word(const char *s)
+/*
+ * An effort word of fast-agent's EFFORT_LEVELS (auto, none, minimal..max),
+ * in lower case; fast-agent 0.10.x also reads "adaptive" as auto. Returns
+ * the word to keep, or NULL.
+ */
+static const char *effort_word(const char *s)
 {
 	for (size_t i = 0; s && i < SC_ARRAY_SIZE(efforts); i++)
 		if (!strcmp(s, efforts[i].word))
-			return true;
-	return false;
+			return efforts[i].word;
+	if (s && gbit() == SC_FA_V0_10_48 && !strcmp(s, "adaptive"))
+		return "auto";
+	return NULL;
+}
+
+static void model_init(struct sc_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->temperature = m->top_p = -1;
 }
 
 void sc_model_release(struct sc_model *m)
@@ -535,64 +639,343 @@ void sc_model_release(struct sc_model *m)
 	free(m->alias);
 	free(m->verbosity);
 	free(m->structured);
-	memset(m, 0, sizeof(*m));
-	m->temperature = m->top_p = -1;
+	free(m->service_tier);
+	free(m->transport);
+	model_init(m);
 }
 
-/* The settings of a model name's query part. */
-struct settings {
-	char *effort;        /* word, "none", "auto" or "on" */
-	int budget;
-	double temperature, top_p;
-	int max_tokens;
-	char *verbosity, *structured;
+/*
+ * The settings of a model string's query, or of an alias's (fast-agent
+ * merges the two, the string's winning key by key). A field is set when
+ * its SET_ bit is.
+ */
+enum {
+	SET_REASONING = 1u << 0, SET_TEMPERATURE = 1u << 1, SET_TOP_P = 1u << 2,
+	SET_MAX_TOKENS = 1u << 3, SET_VERBOSITY = 1u << 4, SET_STRUCTURED = 1u << 5,
+	SET_INSTANT = 1u << 6, SET_CONTEXT = 1u << 7, SET_TRANSPORT = 1u << 8,
+	SET_SERVICE_TIER = 1u << 9, SET_WEB_SEARCH = 1u << 10, SET_WEB_FETCH = 1u << 11,
+	SET_TOP_K = 1u << 12, SET_MIN_P = 1u << 13, SET_PRESENCE = 1u << 14,
+	SET_REPETITION = 1u << 15,
 };
 
-static void settings_init(struct settings *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->temperature = s->top_p = -1;
-}
+struct settings {
+	unsigned set;
+	const char *effort;        /* effort word, "on" or "off"; NULL with a budget */
+	int budget;
+	double temperature, top_p, min_p, presence, repetition;
+	int max_tokens, top_k;
+	const char *verbosity, *structured, *transport, *service_tier;
+	bool instant, context, web_search, web_fetch;
+};
+
+/* The keys a query may hold, and the versions that read each. */
+enum key_id {
+	K_REASONING, K_VERBOSITY, K_STRUCTURED, K_INSTANT, K_CONTEXT, K_LONG_CONTEXT,
+	K_TRANSPORT, K_SERVICE_TIER, K_WEB_SEARCH, K_WEB_FETCH, K_TEMPERATURE, K_TOP_P,
+	K_TOP_K, K_MIN_P, K_PRESENCE, K_REPETITION, K_MAX_TOKENS, K_RUNTIME, K_X_SEARCH,
+};
+
+#define V6_ON (SC_FA_V0_6_7 | SC_FA_V0_10_48)
+static const struct query_key {
+	const char *key;
+	enum key_id id;
+	unsigned versions;  /* fast-agent's; skillci's own keys are read at every version */
+	bool own;           /* temperature, top_p, max_tokens: skillci's own before fast-agent had them */
+} query_keys[] = {
+	{ "reasoning", K_REASONING, ALL_VERSIONS, false },
+	{ "verbosity", K_VERBOSITY, ALL_VERSIONS, false },
+	{ "structured", K_STRUCTURED, ALL_VERSIONS, false },
+	{ "instant", K_INSTANT, ALL_VERSIONS, false },
+	{ "context", K_CONTEXT, ALL_VERSIONS, false },
+	{ "transport", K_TRANSPORT, ALL_VERSIONS, false },
+	{ "temperature", K_TEMPERATURE, V6_ON, true },
+	{ "top_p", K_TOP_P, V6_ON, true },
+	{ "max_tokens", K_MAX_TOKENS, SC_FA_V0_10_48, true },
+	{ "temp", K_TEMPERATURE, V6_ON, false },
+	{ "topP", K_TOP_P, V6_ON, false },
+	{ "top_k", K_TOP_K, V6_ON, false },
+	{ "topK", K_TOP_K, V6_ON, false },
+	{ "min_p", K_MIN_P, V6_ON, false },
+	{ "minP", K_MIN_P, V6_ON, false },
+	{ "presence_penalty", K_PRESENCE, V6_ON, false },
+	{ "presencePenalty", K_PRESENCE, V6_ON, false },
+	{ "repetition_penalty", K_REPETITION, V6_ON, false },
+	{ "repetitionPenalty", K_REPETITION, V6_ON, false },
+	{ "service_tier", K_SERVICE_TIER, V6_ON, false },
+	{ "web_search", K_WEB_SEARCH, V6_ON, false },
+	{ "web_fetch", K_WEB_FETCH, V6_ON, false },
+	{ "maxTokens", K_MAX_TOKENS, SC_FA_V0_10_48, false },
+	{ "long_context", K_LONG_CONTEXT, SC_FA_V0_10_48, false },
+	{ "x_search", K_X_SEARCH, SC_FA_V0_10_48, false },
+	/* fast-agent 0.10's settings of its own agent loop, not of the model */
+	{ "lite", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "compaction", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "compact_at", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "streaming_timeout", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "poll_period", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "task_budget", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "taskBudget", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "structured_tools", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "structuredToolPolicy", K_RUNTIME, SC_FA_V0_10_48, false },
+	{ "structured_tool_policy", K_RUNTIME, SC_FA_V0_10_48, false },
+};
 
 static bool word_in(const char *w, const char *const *list)
 {
 	for (; *list; list++)
-		if (!strcasecmp(w, *list))
+		if (!strcmp(w, *list))
 			return true;
 	return false;
 }
 
-/* A number in [lo, hi] written in full ("0.7"); false otherwise. */
-static bool parse_num(const char *v, double lo, double hi, double *out)
+/* fast-agent's TRUE_VALUES and FALSE_VALUES: 1 true, 0 false, -1 neither. */
+static int toggle_of(const char *v)
+{
+	static const char *const on[] = { "on", "true", "1", "yes", "enable", "enabled", NULL };
+	static const char *const off[] = { "off", "false", "0", "no", "disable", "disabled", NULL };
+
+	return word_in(v, on) ? 1 : word_in(v, off) ? 0 : -1;
+}
+
+/* Python's int() of a trimmed string: an optional sign and digits. */
+static bool parse_int(const char *v, long lo, long hi, long *out)
 {
 	char *end;
-	double x;
+	long x;
 
-	if (!*v)
+	if (!*v || isspace((unsigned char)*v))
 		return false;
 	errno = 0;
-	x = strtod(v, &end);
-	if (*end || errno || isnan(x) || x < lo || x > hi)
+	x = strtol(v, &end, 10);
+	if (*end || errno || x < lo || x > hi)
 		return false;
 	*out = x;
 	return true;
 }
 
+/* Python's float() of a trimmed string, finite (fast-agent refuses inf and nan). */
+static bool parse_float(const char *v, double *out)
+{
+	char *end;
+	double x;
+
+	if (!*v || strpbrk(v, "xXpP") || isspace((unsigned char)*v))
+		return false;
+	errno = 0;
+	x = strtod(v, &end);
+	if (*end || errno == ERANGE || !isfinite(x))
+		return false;
+	*out = x;
+	return true;
+}
+
+/* %XX and '+' decoded in place, as Python's parse_qs reads a query. */
+static void url_decode(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		if (*r == '+') {
+			*w++ = ' ';
+		} else if (*r == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
+			char hex[3] = { r[1], r[2], 0 };
+			*w++ = (char)strtol(hex, NULL, 16);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* Leading and trailing blanks dropped, the rest in lower case (Python's strip().lower()). */
+static char *trim_lower(char *s, bool lower)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	for (char *c = s; lower && *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return s;
+}
+
+/* Interned copies of the few words a setting keeps (so settings own nothing). */
+static const char *keep_word(const char *w)
+{
+	static const char *const words[] = {
+		"auto", "none", "minimal", "low", "medium", "high", "xhigh", "max", "on", "off",
+		"json", "tool_use", "sse", "websocket", "fast", "flex", NULL,
+	};
+	for (const char *const *p = words; *p; p++)
+		if (!strcmp(*p, w))
+			return *p;
+	return NULL;
+}
+
+static int bad_value(const char *name, const char *key, const char *val, const char *want)
+{
+	return sc_error_set(SC_EINVAL, "model name '%s': %s '%s' is not %s", name, key, val, want);
+}
+
+/* One KEY=VALUE of a query into s. */
+static int set_key(struct settings *s, const struct query_key *k, char *raw, const char *name)
+{
+	char *v = trim_lower(raw, k->id != K_TEMPERATURE && k->id != K_TOP_P);
+	long n;
+	int t;
+
+	switch (k->id) {
+	case K_REASONING:
+		s->set |= SET_REASONING;
+		s->effort = NULL;
+		s->budget = 0;
+		if (effort_word(v))
+			s->effort = effort_word(v);
+		else if ((t = toggle_of(v)) >= 0)
+			s->effort = t ? "on" : "off";
+		else if (parse_int(v, 1, 1000000, &n))
+			s->budget = (int)n;
+		else
+			return bad_value(name, "reasoning", raw, "an effort (auto, none, minimal, low, "
+					 "medium, high, xhigh, max), on/off or a token budget from 1 to "
+					 "1000000");
+		return 0;
+	case K_VERBOSITY:
+		if (!strcmp(v, "med"))
+			v = (char *)"medium";
+		if (strcmp(v, "low") && strcmp(v, "medium") && strcmp(v, "high"))
+			return bad_value(name, "verbosity", raw, "low, medium (med) or high");
+		s->set |= SET_VERBOSITY;
+		s->verbosity = keep_word(v);
+		return 0;
+	case K_STRUCTURED:
+		if (!strcmp(v, "tool-use"))
+			v = (char *)"tool_use";
+		if (strcmp(v, "json") && strcmp(v, "tool_use"))
+			return bad_value(name, "structured", raw, "json or tool_use");
+		s->set |= SET_STRUCTURED;
+		s->structured = keep_word(v);
+		return 0;
+	case K_INSTANT:
+	case K_WEB_SEARCH:
+	case K_WEB_FETCH:
+	case K_LONG_CONTEXT:
+		if ((t = toggle_of(v)) < 0)
+			return bad_value(name, k->key, raw, "on or off (true/false, 1/0, yes/no)");
+		if (k->id == K_INSTANT)
+			s->instant = t, s->set |= SET_INSTANT;
+		else if (k->id == K_WEB_SEARCH)
+			s->web_search = t, s->set |= SET_WEB_SEARCH;
+		else if (k->id == K_WEB_FETCH)
+			s->web_fetch = t, s->set |= SET_WEB_FETCH;
+		else
+			s->context = t, s->set |= SET_CONTEXT;
+		return 0;
+	case K_CONTEXT:
+		if (strcmp(v, "1m"))
+			return bad_value(name, "context", raw, "1m, the only long context there is");
+		s->context = true;
+		s->set |= SET_CONTEXT;
+		return 0;
+	case K_TRANSPORT:
+		if (!strcmp(v, "ws"))
+			v = (char *)"websocket";
+		if (strcmp(v, "websocket") && strcmp(v, "sse") && strcmp(v, "auto"))
+			return bad_value(name, "transport", raw, "sse, websocket (ws) or auto");
+		s->set |= SET_TRANSPORT;
+		s->transport = keep_word(v);
+		return 0;
+	case K_SERVICE_TIER:
+		if (strcmp(v, "fast") && strcmp(v, "flex"))
+			return bad_value(name, "service_tier", raw, "fast or flex");
+		s->set |= SET_SERVICE_TIER;
+		s->service_tier = keep_word(v);
+		return 0;
+	case K_TEMPERATURE:
+		if (!parse_float(v, &s->temperature) || s->temperature < 0 || s->temperature > 2)
+			return bad_value(name, "temperature", raw, "a number from 0 to 2");
+		s->set |= SET_TEMPERATURE;
+		return 0;
+	case K_TOP_P:
+		if (!parse_float(v, &s->top_p) || s->top_p < 0 || s->top_p > 1)
+			return bad_value(name, "top_p", raw, "a number from 0 to 1");
+		s->set |= SET_TOP_P;
+		return 0;
+	case K_TOP_K:
+		if (!parse_int(v, 0, 1000000, &n))
+			return bad_value(name, "top_k", raw, "a whole number from 0");
+		s->top_k = (int)n;
+		s->set |= SET_TOP_K;
+		return 0;
+	case K_MIN_P:
+	case K_PRESENCE:
+	case K_REPETITION: {
+		double x;
+		if (!parse_float(v, &x))
+			return bad_value(name, k->key, raw, "a number");
+		if (k->id == K_MIN_P)
+			s->min_p = x, s->set |= SET_MIN_P;
+		else if (k->id == K_PRESENCE)
+			s->presence = x, s->set |= SET_PRESENCE;
+		else
+			s->repetition = x, s->set |= SET_REPETITION;
+		return 0;
+	}
+	case K_MAX_TOKENS:
+		if (!parse_int(v, 1, 10000000, &n))
+			return bad_value(name, "max_tokens", raw, "a positive whole number");
+		s->max_tokens = (int)n;
+		s->set |= SET_MAX_TOKENS;
+		return 0;
+	case K_X_SEARCH:
+		return sc_error_set(SC_EINVAL, "model name '%s': x_search turns on xAI's X search tool, "
+				    "which lives in xAI's Responses API; skillci's xai provider speaks chat "
+				    "completions: leave it out", name);
+	case K_RUNTIME:
+		return sc_error_set(SC_EINVAL, "model name '%s': '%s' is a setting of fast-agent's own "
+				    "agent loop, not of the model, and skillci runs no fast-agent loop: "
+				    "leave it out", name, k->key);
+	}
+	return 0;
+}
+
+/* The keys the grammar's version reads, for a message. */
+static void known_keys(struct sc_buf *out)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(query_keys); i++) {
+		const struct query_key *k = &query_keys[i];
+		if (!(k->versions & gbit()) && !k->own)
+			continue;
+		if (k->id == K_RUNTIME || k->id == K_X_SEARCH)
+			continue;
+		sc_buf_printf(out, "%s%s", first ? "" : ", ", k->key);
+		first = false;
+	}
+}
+
 /*
- * Parses "reasoning=high&temperature=0.7" into s. fast-agent's values for
- * reasoning: an effort word, a toggle (on/off, true/false, ...) or a
- * token budget.
+ * Parses "reasoning=high&temperature=0.7" into s as the grammar's version
+ * reads it (percent-decoded, the last of a key winning; temp, topP, ...
+ * as their long names). Refused where fast-agent would ignore: a key with
+ * no value and a key the version does not read (a typo would otherwise
+ * change nothing without a word). context and long_context together are
+ * refused, as fast-agent 0.10 refuses them.
  */
 static int parse_query(struct settings *s, const char *query, const char *name)
 {
-	static const char *const on[] = { "on", "true", "1", "yes", "enable", "enabled", NULL };
-	static const char *const off[] = { "off", "false", "no", "disable", "disabled", "none", NULL };
 	char *copy = sc_xstrdup(query), *p = copy;
+	bool saw_context = false, saw_long = false;
 	int err = 0;
 
-	while (p && *p) {
-		char *amp = strchr(p, '&'), *eq, *key, *val;
-		double x;
+	while (p && *p && !err) {
+		char *amp = strchr(p, '&'), *eq, *key;
+		const struct query_key *k = NULL;
 		if (amp)
 			*amp = '\0';
 		key = p;
@@ -600,89 +983,131 @@ static int parse_query(struct settings *s, const char *query, const char *name)
 		if (!*key)
 			continue;
 		eq = strchr(key, '=');
-		if (!eq || eq == key) {
+		if (eq)
+			*eq = '\0';
+		url_decode(key);
+		if (!eq || !eq[1]) {
 			err = sc_error_set(SC_EINVAL, "model name '%s': setting '%s' needs a value "
 					   "(KEY=VALUE)", name, key);
 			break;
 		}
-		*eq = '\0';
-		val = eq + 1;
-		if (!strcmp(key, "reasoning")) {
-			char *end;
-			long n;
-			free(s->effort);
-			s->effort = NULL;
-			s->budget = 0;
-			errno = 0;
-			n = strtol(val, &end, 10);
-			if (is_effort_word(val)) {
-				s->effort = sc_xstrdup(val);
-			} else if (word_in(val, on)) {
-				s->effort = sc_xstrdup("on");
-			} else if (word_in(val, off) || (!*end && *val && n == 0)) {
-				s->effort = sc_xstrdup("none");
-			} else if (*val && !*end && !errno && n > 0 && n <= 1000000) {
-				s->budget = (int)n;
+		url_decode(eq + 1);
+		for (size_t i = 0; i < SC_ARRAY_SIZE(query_keys) && !k; i++)
+			if (!strcmp(query_keys[i].key, key) &&
+			    ((query_keys[i].versions & gbit()) || query_keys[i].own))
+				k = &query_keys[i];
+		if (!k) {
+			struct sc_buf m = SC_BUF_INIT;
+			unsigned other = 0;
+			for (size_t i = 0; i < SC_ARRAY_SIZE(query_keys); i++)
+				if (!strcmp(query_keys[i].key, key))
+					other |= query_keys[i].versions;
+			sc_buf_printf(&m, "model name '%s': ", name);
+			if (other) {
+				sc_buf_printf(&m, "setting '%s' is not read by fast-agent %s, whose model names "
+					      "this repository follows (fast-agent ", key, sc_models_grammar());
+				sc_buf_puts(&m, versions_text(&m, other) > 1 ? " read it" : " reads it");
+				sc_buf_puts(&m, "; fast_agent_version in skillci.yml chooses)");
 			} else {
-				err = sc_error_set(SC_EINVAL, "model name '%s': reasoning '%s' is not an "
-						   "effort (none, minimal, low, medium, high, xhigh, max, auto), on/off "
-						   "or a token budget", name, val);
-				break;
+				sc_buf_printf(&m, "unknown setting '%s' (known: ", key);
+				known_keys(&m);
+				sc_buf_puts(&m, ")");
 			}
-		} else if (!strcmp(key, "temperature")) {
-			if (!parse_num(val, 0, 2, &s->temperature)) {
-				err = sc_error_set(SC_EINVAL, "model name '%s': temperature '%s' is not "
-						   "a number from 0 to 2", name, val);
-				break;
-			}
-		} else if (!strcmp(key, "top_p")) {
-			if (!parse_num(val, 0, 1, &s->top_p)) {
-				err = sc_error_set(SC_EINVAL, "model name '%s': top_p '%s' is not a "
-						   "number from 0 to 1", name, val);
-				break;
-			}
-		} else if (!strcmp(key, "max_tokens")) {
-			if (!parse_num(val, 1, 10000000, &x) || x != floor(x)) {
-				err = sc_error_set(SC_EINVAL, "model name '%s': max_tokens '%s' is not "
-						   "a positive integer", name, val);
-				break;
-			}
-			s->max_tokens = (int)x;
-		} else if (!strcmp(key, "verbosity")) {
-			static const char *const v[] = { "low", "medium", "high", NULL };
-			const char *w = !strcasecmp(val, "med") ? "medium" : val;
-			if (!word_in(w, v)) {
-				err = sc_error_set(SC_EINVAL, "model name '%s': verbosity '%s' is not low, "
-						   "medium or high", name, val);
-				break;
-			}
-			free(s->verbosity);
-			s->verbosity = sc_xstrdup(w);
-			for (char *c = s->verbosity; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
-		} else if (!strcmp(key, "structured")) {
-			const char *w = !strcasecmp(val, "json") ? "json" :
-					(!strcasecmp(val, "tool_use") || !strcasecmp(val, "tool-use")) ?
-					"tool_use" : NULL;
-			if (!w) {
-				err = sc_error_set(SC_EINVAL, "model name '%s': structured '%s' is not json "
-						   "or tool_use", name, val);
-				break;
-			}
-			free(s->structured);
-			s->structured = sc_xstrdup(w);
-		} else {
-			err = sc_error_set(SC_EINVAL, "model name '%s': unknown setting '%s' (known: "
-					   "reasoning, verbosity, structured, temperature, top_p, "
-					   "max_tokens)", name, key);
+			err = sc_error_set(SC_EINVAL, "%s", m.ptr);
+			sc_buf_release(&m);
 			break;
 		}
+		saw_context |= k->id == K_CONTEXT;
+		saw_long |= k->id == K_LONG_CONTEXT;
+		err = set_key(s, k, eq + 1, name);
 	}
+	if (!err && saw_context && saw_long)
+		err = sc_error_set(SC_EINVAL, "model name '%s' sets the long context twice (context= "
+				   "and long_context=)", name);
 	free(copy);
 	return err;
 }
 
-/* The closest provider or alias to word, when close enough to suggest. */
+/* s, with what it leaves unset taken from defaults (an alias's own settings). */
+static void settings_merge(struct settings *s, const struct settings *d)
+{
+	unsigned take = d->set & ~s->set;
+
+	if (take & SET_REASONING)
+		s->effort = d->effort, s->budget = d->budget;
+	if (take & SET_TEMPERATURE)
+		s->temperature = d->temperature;
+	if (take & SET_TOP_P)
+		s->top_p = d->top_p;
+	if (take & SET_MAX_TOKENS)
+		s->max_tokens = d->max_tokens;
+	if (take & SET_VERBOSITY)
+		s->verbosity = d->verbosity;
+	if (take & SET_STRUCTURED)
+		s->structured = d->structured;
+	if (take & SET_INSTANT)
+		s->instant = d->instant;
+	if (take & SET_CONTEXT)
+		s->context = d->context;
+	if (take & SET_TRANSPORT)
+		s->transport = d->transport;
+	if (take & SET_SERVICE_TIER)
+		s->service_tier = d->service_tier;
+	if (take & SET_WEB_SEARCH)
+		s->web_search = d->web_search;
+	if (take & SET_WEB_FETCH)
+		s->web_fetch = d->web_fetch;
+	if (take & SET_TOP_K)
+		s->top_k = d->top_k;
+	if (take & SET_MIN_P)
+		s->min_p = d->min_p;
+	if (take & SET_PRESENCE)
+		s->presence = d->presence;
+	if (take & SET_REPETITION)
+		s->repetition = d->repetition;
+	s->set |= take;
+}
+
+/* Copies the settings into the model. */
+static void settings_apply(struct sc_model *m, const struct settings *s)
+{
+	if (s->set & SET_REASONING) {
+		m->effort = s->effort ? sc_xstrdup(s->effort) : NULL;
+		m->budget = s->budget;
+	}
+	if (s->set & SET_TEMPERATURE)
+		m->temperature = s->temperature;
+	if (s->set & SET_TOP_P)
+		m->top_p = s->top_p;
+	if (s->set & SET_MAX_TOKENS)
+		m->max_tokens = s->max_tokens;
+	if (s->set & SET_VERBOSITY)
+		m->verbosity = sc_xstrdup(s->verbosity);
+	if (s->set & SET_STRUCTURED)
+		m->structured = sc_xstrdup(s->structured);
+	if (s->set & SET_TRANSPORT)
+		m->transport = sc_xstrdup(s->transport);
+	if (s->set & SET_SERVICE_TIER)
+		m->service_tier = sc_xstrdup(s->service_tier);
+	if (s->set & SET_CONTEXT)
+		m->long_context = s->context, m->has |= SC_MODEL_HAS_CONTEXT;
+	if (s->set & SET_WEB_SEARCH)
+		m->web_search = s->web_search, m->has |= SC_MODEL_HAS_WEB_SEARCH;
+	if (s->set & SET_WEB_FETCH)
+		m->web_fetch = s->web_fetch, m->has |= SC_MODEL_HAS_WEB_FETCH;
+	if (s->set & SET_TOP_K)
+		m->top_k = s->top_k, m->has |= SC_MODEL_HAS_TOP_K;
+	if (s->set & SET_MIN_P)
+		m->min_p = s->min_p, m->has |= SC_MODEL_HAS_MIN_P;
+	if (s->set & SET_PRESENCE)
+		m->presence_penalty = s->presence, m->has |= SC_MODEL_HAS_PRESENCE;
+	if (s->set & SET_REPETITION)
+		m->repetition_penalty = s->repetition, m->has |= SC_MODEL_HAS_REPETITION;
+}
+
+/* ---- errors that name the way out ------------------------------------------ */
+
+/* The closest provider or alias of the grammar's version to word, when close enough. */
 static const char *closest(const char *word, bool providers_only, size_t *dist)
 {
 	const char *best = NULL;
@@ -690,57 +1115,117 @@ static const char *closest(const char *word, bool providers_only, size_t *dist)
 
 	for (int i = 0; i < sc_provider_count(); i++) {
 		size_t d = sc_edit_distance(word, sc_provider_name(i));
-		if (d < bd) {
+		if (d < bd && (i >= SC_PROVIDER_BUILTINS || i == SC_PROVIDER_ORACLE ||
+			       fa_provider_of(sc_provider_name(i), strlen(sc_provider_name(i)), false))) {
 			bd = d;
 			best = sc_provider_name(i);
 		}
 	}
-	for (size_t i = 0; !providers_only && i < SC_ARRAY_SIZE(aliases); i++) {
-		size_t d = sc_edit_distance(word, aliases[i].name);
+	for (size_t i = 0; !providers_only && i < sc_fa_npresets; i++) {
+		size_t d;
+		if (!(sc_fa_presets[i].versions & gbit()))
+			continue;
+		d = sc_edit_distance(word, sc_fa_presets[i].name);
 		if (d < bd) {
 			bd = d;
-			best = aliases[i].name;
+			best = sc_fa_presets[i].name;
 		}
 	}
 	*dist = bd;
 	return bd <= limit ? best : NULL;
 }
 
-/* "; known providers: a, b; aliases: x, y (skillci help models)". */
+/* "; providers: a, b; aliases: x, y (skillci help models)". */
 static void known_list(struct sc_buf *out)
 {
+	bool first = true;
+
 	sc_buf_puts(out, "; providers: ");
-	for (int i = 0; i < sc_provider_count(); i++)
-		sc_buf_printf(out, "%s%s", i ? ", " : "", sc_provider_name(i));
-	sc_buf_puts(out, "; aliases: ");
-	for (size_t i = 0; i < SC_ARRAY_SIZE(aliases); i++)
-		sc_buf_printf(out, "%s%s", i ? ", " : "", aliases[i].name);
+	for (int i = 0; i < sc_provider_count(); i++) {
+		const char *n = sc_provider_name(i);
+		if (i < SC_PROVIDER_BUILTINS && i != SC_PROVIDER_ORACLE &&
+		    !fa_provider_of(n, strlen(n), false))
+			continue;
+		sc_buf_printf(out, "%s%s", first ? "" : ", ", n);
+		first = false;
+	}
+	sc_buf_printf(out, "; aliases of fast-agent %s: ", sc_models_grammar());
+	first = true;
+	for (size_t i = 0; i < sc_fa_npresets; i++) {
+		if (!(sc_fa_presets[i].versions & gbit()))
+			continue;
+		sc_buf_printf(out, "%s%s", first ? "" : ", ", sc_fa_presets[i].name);
+		first = false;
+	}
 	sc_buf_puts(out, " ('skillci help models' shows what each is)");
 }
 
-static int unknown(const char *name, const char *prov)
+/*
+ * An unknown name: a provider or alias of another fast-agent version says
+ * which versions have it and how to choose one; else the closest provider
+ * or alias, and the known ones.
+ */
+static int unknown(const char *name, const char *spec)
 {
 	struct sc_buf m = SC_BUF_INIT;
-	const char *near_prov = NULL, *near_all;
+	const char *near_prov = NULL, *near_all, *dot = strchr(spec, '.');
+	const struct fa_provider *other = NULL;
+	const struct sc_fa_preset *other_alias;
+	char *prov = dot ? sc_xstrndup(spec, (size_t)(dot - spec)) : NULL;
 	size_t dp = SIZE_MAX, da = SIZE_MAX;
 	int err;
 
+	other_alias = preset_of(spec, strlen(spec), true);
 	if (prov)
-		near_prov = closest(prov, true, &dp);
-	near_all = closest(name, false, &da);
-	if (prov)
-		sc_buf_printf(&m, "unknown provider '%s' in model name '%s', which is no alias "
-			      "either", prov, name);
-	else
-		sc_buf_printf(&m, "unknown model '%s': not an alias, and not PROVIDER.MODEL", name);
-	if (near_prov && dp <= da)
-		sc_buf_printf(&m, " (did you mean '%s.%s'?)", near_prov, strchr(name, '.') + 1);
-	else if (near_all)
-		sc_buf_printf(&m, " (did you mean '%s'?)", near_all);
+		other = fa_provider_of(prov, strlen(prov), true);
+	if (other) {
+		sc_buf_printf(&m, "model name '%s': fast-agent %s, whose model names this repository "
+			      "follows, has no provider '%s' (fast-agent ", name, sc_models_grammar(), prov);
+		sc_buf_puts(&m, versions_text(&m, other->versions) > 1 ? " have it" : " has it");
+		sc_buf_puts(&m, "; fast_agent_version in skillci.yml chooses the version)");
+	} else if (other_alias) {
+		sc_buf_printf(&m, "model name '%s': '%s' is no alias of fast-agent %s, whose model names "
+			      "this repository follows (fast-agent ", name, spec, sc_models_grammar());
+		sc_buf_puts(&m, versions_text(&m, other_alias->versions) > 1 ? " read" : " reads");
+		sc_buf_printf(&m, " it as '%s'; fast_agent_version in skillci.yml chooses the "
+			      "version)", other_alias->target);
+	} else {
+		if (prov)
+			near_prov = closest(prov, true, &dp);
+		near_all = closest(spec, false, &da);
+		if (prov)
+			sc_buf_printf(&m, "unknown provider '%s' in model name '%s', which is no alias "
+				      "either", prov, name);
+		else
+			sc_buf_printf(&m, "unknown model '%s': not an alias, a known model or "
+				      "PROVIDER.MODEL", name);
+		if (near_prov && dp <= da)
+			sc_buf_printf(&m, " (did you mean '%s.%s'?)", near_prov, dot + 1);
+		else if (near_all)
+			sc_buf_printf(&m, " (did you mean '%s'?)", near_all);
+	}
 	known_list(&m);
 	err = sc_error_set(SC_EINVAL, "%s", m.ptr);
 	sc_buf_release(&m);
+	free(prov);
 	return err;
+}
+
+/*
+ * The replacement for NAME.EFFORT: the name without the suffix, with
+ * ?reasoning=EFFORT before the settings it had ("sonnet.high?top_p=0.9" ->
+ * "sonnet?reasoning=high&top_p=0.9"); route: the ":ROUTE" the effort stood
+ * before, kept.
+ */
+static void reasoning_instead(struct sc_buf *out, const char *base, size_t len,
+			      const char *effort, const char *route, const char *query)
+{
+	sc_buf_put(out, base, len);
+	if (route)
+		sc_buf_printf(out, ":%s", route);
+	sc_buf_printf(out, "?reasoning=%s", effort);
+	if (query && *query)
+		sc_buf_printf(out, "&%s", query);
 }
 
 /* Characters a model name may not hold (it becomes JSON, a URL part, a file line). */
@@ -752,61 +1237,6 @@ static bool name_chars_ok(const char *name)
 	return true;
 }
 
-/* A %g number without a trailing ".0" question: 1, 0.95. */
-static void put_num(struct sc_buf *out, double x)
-{
-	sc_buf_printf(out, "%.6g", x);
-}
-
-/*
- * PROVIDER.ID[.EFFORT][?reasoning=...&verbosity=...&structured=...&temperature=...
- * &top_p=...&max_tokens=...]. An id with a ":ROUTE" takes the effort before
- * it (hf.MODEL.high:groq), which is how fast-agent reads it back.
- */
-static char *canonical(const struct sc_model *m)
-{
-	struct sc_buf b = SC_BUF_INIT;
-	const char *colon = strrchr(m->id, ':');
-	char sep = '?';
-
-	if (m->effort && is_effort(m->effort) && colon)
-		sc_buf_printf(&b, "%s.%.*s.%s%s", sc_provider_name(m->kind), (int)(colon - m->id), m->id,
-			      m->effort, colon);
-	else if (m->effort && is_effort(m->effort))
-		sc_buf_printf(&b, "%s.%s.%s", sc_provider_name(m->kind), m->id, m->effort);
-	else
-		sc_buf_printf(&b, "%s.%s", sc_provider_name(m->kind), m->id);
-	if (m->budget || (m->effort && !is_effort(m->effort))) {
-		sc_buf_printf(&b, "%creasoning=", sep);
-		if (m->budget)
-			sc_buf_printf(&b, "%d", m->budget);
-		else
-			sc_buf_puts(&b, m->effort);
-		sep = '&';
-	}
-	if (m->verbosity) {
-		sc_buf_printf(&b, "%cverbosity=%s", sep, m->verbosity);
-		sep = '&';
-	}
-	if (m->structured) {
-		sc_buf_printf(&b, "%cstructured=%s", sep, m->structured);
-		sep = '&';
-	}
-	if (m->temperature >= 0) {
-		sc_buf_printf(&b, "%ctemperature=", sep);
-		put_num(&b, m->temperature);
-		sep = '&';
-	}
-	if (m->top_p >= 0) {
-		sc_buf_printf(&b, "%ctop_p=", sep);
-		put_num(&b, m->top_p);
-		sep = '&';
-	}
-	if (m->max_tokens)
-		sc_buf_printf(&b, "%cmax_tokens=%d", sep, m->max_tokens);
-	return sc_buf_detach(&b, NULL);
-}
-
 /* An Azure deployment name goes into the URL path. */
 static bool deployment_ok(const char *s)
 {
@@ -816,28 +1246,520 @@ static bool deployment_ok(const char *s)
 	return true;
 }
 
-/* Checks the settings against what the provider can send. */
-static int check_provider(const struct sc_model *m, const char *name)
-{
-	const struct sc_provider_info *p = sc_provider_get(m->kind);
-	bool reasoning = m->budget || (m->effort && strcmp(m->effort, "none") &&
-					 strcmp(m->effort, "auto"));
+/* ---- reading a name ---------------------------------------------------------- */
 
-	if (p->effort == SC_EFFORT_UNSUPPORTED && reasoning && m->kind != SC_PROVIDER_ORACLE)
-		return sc_error_set(SC_EINVAL, "model name '%s': %s takes no reasoning setting "
-				    "(DeepSeek reasons with the model deepseek.deepseek-reasoner)",
-				    name, p->name);
-	if (m->budget && p->effort == SC_EFFORT_REASONING_EFFORT)
-		return sc_error_set(SC_EINVAL, "model name '%s': a token budget (?reasoning=%d) needs "
-				    "an Anthropic or OpenRouter model; use an effort word (minimal, low, "
-				    "medium, high, xhigh) for %s", name, m->budget, p->name);
-	if (m->budget && p->effort == SC_EFFORT_THINKING && m->budget < MIN_THINKING_BUDGET)
-		return sc_error_set(SC_EINVAL, "model name '%s': a thinking budget must be at least "
-				    "%d tokens", name, MIN_THINKING_BUDGET);
-	if (p->azure && !deployment_ok(m->id))
-		return sc_error_set(SC_EINVAL, "model name '%s': '%s' is not an Azure deployment "
-				    "name (letters, digits, '-', '_', '.')", name, m->id);
+/*
+ * A provider name of s[0..len): fast-agent's of the grammar's version (fa
+ * set, kind its table's or -1), the oracle or a named endpoint (fa NULL).
+ */
+struct prov {
+	const struct fa_provider *fa;
+	int kind;
+};
+
+static bool provider_named(struct prov *out, const char *s, size_t len)
+{
+	char *n;
+	int kind;
+
+	if (!len)
+		return false;
+	out->fa = fa_provider_of(s, len, false);
+	if (out->fa) {
+		out->kind = out->fa->kind;
+		return true;
+	}
+	n = sc_xstrndup(s, len);
+	kind = sc_provider_find(n);
+	free(n);
+	if (kind == SC_PROVIDER_ORACLE || kind >= SC_PROVIDER_BUILTINS) {
+		out->kind = kind;
+		return true;
+	}
+	return false;
+}
+
+/* fast-agent's default provider of a bare model name, or NULL. */
+static const char *bare_provider(const char *model, size_t len)
+{
+	for (size_t i = 0; i < sc_fa_nbare; i++) {
+		const struct sc_fa_bare *b = &sc_fa_bare[i];
+		if (!(b->versions & gbit()) || strlen(b->name) != len)
+			continue;
+		/* 0.4.x looks DEFAULT_PROVIDERS up exactly, later versions in lower case */
+		if (old_grammar() ? !strncmp(b->name, model, len) : !strncasecmp(b->name, model, len))
+			return b->provider;
+	}
+	return NULL;
+}
+
+/*
+ * The provider and model of spec, as fast-agent resolves them: a provider
+ * before the first '/', else before the first '.', else the default
+ * provider of the bare model name. *model points into spec.
+ */
+static bool resolve(struct prov *p, const char **model, const char *spec)
+{
+	const char *slash = strchr(spec, '/'), *dot = strchr(spec, '.'), *fa;
+
+	if (slash && slash > spec && slash[1] && provider_named(p, spec, (size_t)(slash - spec))) {
+		*model = slash + 1;
+		return true;
+	}
+	if (provider_named(p, spec, dot ? (size_t)(dot - spec) : strlen(spec))) {
+		*model = dot ? dot + 1 : spec + strlen(spec);
+		return true;
+	}
+	fa = bare_provider(spec, strlen(spec));
+	if (!fa && gbit() == SC_FA_V0_10_48 && strrchr(spec, ':'))
+		fa = bare_provider(spec, (size_t)(strrchr(spec, ':') - spec));  /* 0.10: MODEL:ROUTE */
+	if (fa && provider_named(p, fa, strlen(fa))) {
+		*model = spec;
+		return true;
+	}
+	return false;
+}
+
+/* The last '.'-part of s[0..len), when it is an effort word (any case): its word. */
+static const char *effort_suffix(const char *s, size_t len, size_t *dot_at)
+{
+	char word[16];
+	size_t i = len, n;
+
+	while (i > 0 && s[i - 1] != '.')
+		i--;
+	if (i == 0)
+		return NULL;
+	n = len - i;
+	if (n == 0 || n >= sizeof(word))
+		return NULL;
+	for (size_t k = 0; k < n; k++)
+		word[k] = (char)tolower((unsigned char)s[i + k]);
+	word[n] = '\0';
+	/* leading and trailing blanks cannot occur: names hold none */
+	*dot_at = i - 1;
+	return effort_word(word);
+}
+
+/*
+ * The name without its query, read as fast-agent 0.6 and later read it:
+ * ":ROUTE" split off, the alias expanded (its settings into defaults), the
+ * route put back, a ".EFFORT" suffix refused with its replacement, then
+ * the provider and model resolved. An effort before the route ("hf.m.high:
+ * groq") fast-agent reads as part of the model id; skillci refuses it with
+ * the replacement instead.
+ */
+static int read_spec(struct sc_model *out, struct settings *defaults, const char *spec,
+		     const char *query, const char *name)
+{
+	const char *colon = strrchr(spec, ':'), *route = NULL, *model, *suffix;
+	const struct sc_fa_preset *alias;
+	struct sc_buf expanded = SC_BUF_INIT, fix = SC_BUF_INIT;
+	size_t blen = strlen(spec), at;
+	struct prov p;
+	int err = 0;
+
+	if (colon && colon > spec) {
+		blen = (size_t)(colon - spec);
+		route = *(colon + 1) ? colon + 1 : NULL;
+	}
+	alias = preset_of(spec, blen, false);
+	if (!alias && route && (suffix = effort_suffix(spec, blen, &at))) {
+		reasoning_instead(&fix, spec, at, suffix, route, query);
+		err = sc_error_set(SC_EINVAL, "model name '%s': fast-agent %s reads the '.%.*s' "
+				   "before ':%s' as part of the model id, not as an effort; write '%s'",
+				   name, sc_models_grammar(), (int)(blen - at - 1), spec + at + 1, route,
+				   fix.ptr);
+		goto done;
+	}
+	if (alias) {
+		const char *q = strchr(alias->target, '?');
+		sc_buf_put(&expanded, alias->target, q ? (size_t)(q - alias->target) : strlen(alias->target));
+		if (q && (err = parse_query(defaults, q + 1, name)) < 0)
+			goto done;
+		out->alias = sc_xstrndup(spec, blen);
+	} else {
+		sc_buf_put(&expanded, spec, blen);
+	}
+	if (route) {
+		char *c = strrchr(expanded.ptr, ':');
+		if (c)
+			sc_buf_truncate(&expanded, (size_t)(c - expanded.ptr));
+		sc_buf_printf(&expanded, ":%s", route);
+	}
+	if ((suffix = effort_suffix(expanded.ptr, expanded.len, &at))) {
+		reasoning_instead(&fix, spec, alias ? blen : at, suffix, NULL, query);
+		err = sc_error_set(SC_EINVAL, "model name '%s': the '.%s' suffix is not read since "
+				   "fast-agent 0.6.0 (this repository follows fast-agent %s); write '%s'",
+				   name, expanded.ptr + at + 1, sc_models_grammar(), fix.ptr);
+		goto done;
+	}
+	if (!resolve(&p, &model, expanded.ptr)) {
+		err = unknown(name, expanded.ptr);
+		goto done;
+	}
+	out->kind = p.kind;
+	if (p.fa && p.kind < 0) {
+		err = sc_error_set(SC_EINVAL, "model name '%s': provider '%s' is not one skillci speaks: "
+				   "%s", name, p.fa->name, p.fa->refusal);
+		goto done;
+	}
+	out->id = sc_xstrdup(model);
+done:
+	sc_buf_release(&expanded);
+	sc_buf_release(&fix);
+	return err;
+}
+
+/*
+ * The same as fast-agent 0.4.x reads it: ":ROUTE" split off, the alias
+ * expanded (0.4 aliases carry no settings), PROVIDER/ taken, a last
+ * ".EFFORT" taken as the effort (the query's reasoning then is one too
+ * many), the provider before the first '.', else the bare name's default
+ * provider; the route goes back on the model id.
+ */
+static int read_spec_old(struct sc_model *out, struct settings *user, const char *spec,
+			 const char *query, const char *name)
+{
+	const char *colon = strrchr(spec, ':'), *route = NULL, *target, *rest, *dot, *fa, *eff;
+	struct sc_buf s = SC_BUF_INIT, fix = SC_BUF_INIT;
+	struct prov p;
+	bool have = false;
+	size_t blen = strlen(spec), at, mlen;
+	int err = 0;
+
+	if (colon && colon > spec) {
+		blen = (size_t)(colon - spec);
+		route = *(colon + 1) ? colon + 1 : NULL;
+	}
+	sc_buf_put(&s, spec, blen);
+	if ((target = alias_target(s.ptr))) {
+		out->alias = sc_xstrdup(s.ptr);
+		sc_buf_clear(&s);
+		sc_buf_puts(&s, target);
+	}
+	if (route && strchr(s.ptr, ':'))  /* the route given replaces the one there */
+		sc_buf_truncate(&s, (size_t)(strrchr(s.ptr, ':') - s.ptr));
+	rest = s.ptr;
+	{
+		const char *slash = strchr(rest, '/');
+		if (slash && slash > rest && slash[1] && provider_named(&p, rest, (size_t)(slash - rest))) {
+			have = true;
+			rest = slash + 1;
+		}
+	}
+	mlen = strlen(rest);
+	if ((eff = effort_suffix(rest, mlen, &at))) {
+		if (user->set & SET_REASONING) {
+			err = sc_error_set(SC_EINVAL, "model name '%s' sets the reasoning twice (a '.%s' "
+					   "suffix and ?reasoning=)", name, eff);
+			goto done;
+		}
+		user->set |= SET_REASONING;
+		user->effort = eff;
+		user->budget = 0;
+		mlen = at;
+	}
+	if (!have) {
+		dot = memchr(rest, '.', mlen);
+		if (provider_named(&p, rest, dot ? (size_t)(dot - rest) : mlen)) {
+			/* the model is what follows the provider's dot: nothing without one */
+			size_t skip = dot ? (size_t)(dot + 1 - rest) : mlen;
+			have = true;
+			rest += skip;
+			mlen -= skip;
+		} else if ((fa = bare_provider(rest, mlen)) && provider_named(&p, fa, strlen(fa))) {
+			have = true;
+		}
+	}
+	if (!have) {
+		char *m = sc_xstrndup(rest, mlen);
+		if (eff && alias_target(m)) {
+			reasoning_instead(&fix, m, mlen, eff, route, query);
+			err = sc_error_set(SC_EINVAL, "model name '%s': fast-agent %s reads no effort after "
+					   "an alias; write '%s'", name, sc_models_grammar(), fix.ptr);
+		} else {
+			err = unknown(name, m);
+		}
+		free(m);
+		goto done;
+	}
+	out->kind = p.kind;
+	if (p.fa && p.kind < 0) {
+		err = sc_error_set(SC_EINVAL, "model name '%s': provider '%s' is not one skillci speaks: "
+				   "%s", name, p.fa->name, p.fa->refusal);
+		goto done;
+	}
+	{
+		struct sc_buf id = SC_BUF_INIT;
+		sc_buf_put(&id, rest, mlen);
+		if (route)
+			sc_buf_printf(&id, ":%s", route);
+		out->id = sc_buf_detach(&id, NULL);
+	}
+done:
+	sc_buf_release(&s);
+	sc_buf_release(&fix);
+	return err;
+}
+
+/* The Responses API models fast-agent's model database gives no flex tier. */
+static const struct { const char *model; unsigned versions; } no_flex[] = {
+	{ "gpt-5.1-codex", SC_FA_V0_6_7 },
+	{ "gpt-5.3-codex", SC_FA_V0_6_7 | SC_FA_V0_10_48 },
+	{ "gpt-5.3-codex-spark", SC_FA_V0_6_7 | SC_FA_V0_10_48 },
+	{ "gpt-5.3-chat-latest", SC_FA_V0_6_7 | SC_FA_V0_10_48 },
+	{ "chat-latest", SC_FA_V0_10_48 },
+};
+
+/*
+ * What fast-agent checks once the model is known: instant= only for
+ * moonshotai/kimi-k2.5, and then as the reasoning toggle (so never beside
+ * a reasoning setting); transport=websocket or auto only for the providers
+ * that have one; service_tier=fast not for Google (0.10), flex not for the
+ * Responses models its database gives the fast tier only.
+ */
+static int check_settings(struct settings *s, const struct sc_model *m, const char *fa_name,
+			  const char *name)
+{
+	if (s->set & SET_INSTANT) {
+		const char *colon = strrchr(m->id, ':');
+		size_t n = colon ? (size_t)(colon - m->id) : strlen(m->id);
+		if (s->set & SET_REASONING)
+			return sc_error_set(SC_EINVAL, "model name '%s' sets the reasoning twice "
+					    "(instant= and reasoning=, or the alias's reasoning)", name);
+		if (n != strlen("moonshotai/kimi-k2.5") || strncasecmp(m->id, "moonshotai/kimi-k2.5", n))
+			return sc_error_set(SC_EINVAL, "model name '%s': instant= is only for "
+					    "moonshotai/kimi-k2.5, not '%s'", name, m->id);
+		s->set |= SET_REASONING;
+		s->effort = s->instant ? "off" : "on";
+		s->budget = 0;
+	}
+	if ((s->set & SET_TRANSPORT) && strcmp(s->transport, "sse")) {
+		bool ok = gbit() != SC_FA_V0_4_53 && fa_name &&
+			  (!strcmp(fa_name, "responses") ||
+			   (gbit() == SC_FA_V0_10_48 && !strcmp(fa_name, "xai")));
+		if (!ok)
+			return sc_error_set(SC_EINVAL, "model name '%s': transport=%s is only for "
+					    "fast-agent %s's Responses API providers", name, s->transport,
+					    sc_models_grammar());
+	}
+	if ((s->set & SET_SERVICE_TIER) && gbit() == SC_FA_V0_10_48 && fa_name &&
+	    !strcmp(fa_name, "google") && !strcmp(s->service_tier, "fast"))
+		return sc_error_set(SC_EINVAL, "model name '%s': google takes service_tier=flex only",
+				    name);
+	if ((s->set & SET_SERVICE_TIER) && !strcmp(s->service_tier, "flex") && fa_name &&
+	    !strcmp(fa_name, "responses")) {
+		for (size_t i = 0; i < SC_ARRAY_SIZE(no_flex); i++)
+			if ((no_flex[i].versions & gbit()) && !strcasecmp(m->id, no_flex[i].model))
+				return sc_error_set(SC_EINVAL, "model name '%s': %s takes service_tier=fast "
+						    "or none, not flex", name, m->id);
+	}
 	return 0;
+}
+
+/* The fast-agent provider name a model's provider part was (NULL: oracle, endpoint). */
+static const char *fa_name_of(const char *spec, const struct sc_model *m)
+{
+	const char *dot = strchr(spec, '.'), *slash = strchr(spec, '/');
+	const struct fa_provider *fa;
+
+	if (slash && (!dot || slash < dot) && (fa = fa_provider_of(spec, (size_t)(slash - spec), false)))
+		return fa->name;
+	if (dot && (fa = fa_provider_of(spec, (size_t)(dot - spec), false)))
+		return fa->name;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(fa_providers); i++)
+		if (fa_providers[i].kind == m->kind && (fa_providers[i].versions & gbit()))
+			return fa_providers[i].name;
+	return NULL;
+}
+
+/* A %g number: 1, 0.95. */
+static void put_num(struct sc_buf *out, double x)
+{
+	sc_buf_printf(out, "%.6g", x);
+}
+
+/*
+ * PROVIDER.ID[?reasoning=...&verbosity=...&structured=...&context=1m
+ * &service_tier=...&web_search=on&web_fetch=on&temperature=...&top_p=...
+ * &top_k=...&min_p=...&presence_penalty=...&repetition_penalty=...
+ * &max_tokens=...]: the settings in a fixed order, the reasoning always as
+ * ?reasoning= (every supported fast-agent reads it), an effort word, on,
+ * off or a budget. A transport and settings turned off (web_search=off)
+ * change no request here and are left out.
+ */
+static char *canonical(const struct sc_model *m)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	char sep = '?';
+
+#define NEXT(key) (sc_buf_printf(&b, "%c%s=", sep, key), sep = '&')
+	sc_buf_printf(&b, "%s.%s", sc_provider_name(m->kind), m->id);
+	if (m->budget) {
+		NEXT("reasoning");
+		sc_buf_printf(&b, "%d", m->budget);
+	} else if (m->effort) {
+		NEXT("reasoning");
+		sc_buf_puts(&b, m->effort);
+	}
+	if (m->verbosity)
+		NEXT("verbosity"), sc_buf_puts(&b, m->verbosity);
+	if (m->structured)
+		NEXT("structured"), sc_buf_puts(&b, m->structured);
+	if ((m->has & SC_MODEL_HAS_CONTEXT) && m->long_context)
+		NEXT("context"), sc_buf_puts(&b, "1m");
+	if (m->service_tier)
+		NEXT("service_tier"), sc_buf_puts(&b, m->service_tier);
+	if ((m->has & SC_MODEL_HAS_WEB_SEARCH) && m->web_search)
+		NEXT("web_search"), sc_buf_puts(&b, "on");
+	if ((m->has & SC_MODEL_HAS_WEB_FETCH) && m->web_fetch)
+		NEXT("web_fetch"), sc_buf_puts(&b, "on");
+	if (m->temperature >= 0)
+		NEXT("temperature"), put_num(&b, m->temperature);
+	if (m->top_p >= 0)
+		NEXT("top_p"), put_num(&b, m->top_p);
+	if (m->has & SC_MODEL_HAS_TOP_K)
+		NEXT("top_k"), sc_buf_printf(&b, "%d", m->top_k);
+	if (m->has & SC_MODEL_HAS_MIN_P)
+		NEXT("min_p"), put_num(&b, m->min_p);
+	if (m->has & SC_MODEL_HAS_PRESENCE)
+		NEXT("presence_penalty"), put_num(&b, m->presence_penalty);
+	if (m->has & SC_MODEL_HAS_REPETITION)
+		NEXT("repetition_penalty"), put_num(&b, m->repetition_penalty);
+	if (m->max_tokens)
+		NEXT("max_tokens"), sc_buf_printf(&b, "%d", m->max_tokens);
+#undef NEXT
+	return sc_buf_detach(&b, NULL);
+}
+
+/* Reads name into out (released on error). */
+static int parse(struct sc_model *out, const char *name)
+{
+	struct settings user, defaults;
+	const char *q = strchr(name, '?'), *fa_name;
+	char *spec = q ? sc_xstrndup(name, (size_t)(q - name)) : sc_xstrdup(name);
+	int err;
+
+	memset(&user, 0, sizeof(user));
+	memset(&defaults, 0, sizeof(defaults));
+	if (!*spec) {
+		err = sc_error_set(SC_EINVAL, "model name '%s' has no model before its settings", name);
+		goto done;
+	}
+	if (q && (err = parse_query(&user, q + 1, name)) < 0)
+		goto done;
+	if (old_grammar())
+		err = read_spec_old(out, &user, spec, q ? q + 1 : NULL, name);
+	else
+		err = read_spec(out, &defaults, spec, q ? q + 1 : NULL, name);
+	if (err < 0)
+		goto done;
+	if (!*out->id && out->kind != SC_PROVIDER_ORACLE) {
+		err = sc_error_set(SC_EINVAL, "model name '%s' has no model (expected %s.MODEL)", name,
+				   sc_provider_name(out->kind));
+		goto done;
+	}
+	if (!*out->id) {
+		free(out->id);
+		out->id = sc_xstrdup("reference");
+	}
+	settings_merge(&user, &defaults);
+	fa_name = fa_name_of(spec, out);
+	if ((err = check_settings(&user, out, fa_name, name)) < 0)
+		goto done;
+	settings_apply(out, &user);
+	if (sc_provider_get(out->kind)->azure && !deployment_ok(out->id))
+		err = sc_error_set(SC_EINVAL, "model name '%s': '%s' is not an Azure deployment "
+				   "name (letters, digits, '-', '_', '.')", name, out->id);
+done:
+	free(spec);
+	return err;
+}
+
+int sc_model_parse(struct sc_model *out, const char *name)
+{
+	int err;
+
+	model_init(out);
+	if (!name || !*name)
+		return sc_error_set(SC_EINVAL, "empty model name (expected PROVIDER.MODEL or an alias "
+				    "such as haiku, sonnet, gpt-5.1, kimi)");
+	if (!name_chars_ok(name))
+		return sc_error_set(SC_EINVAL, "model name '%s' has a character that is not allowed",
+				    name);
+	if ((err = parse(out, name)) < 0) {
+		sc_model_release(out);
+		return err;
+	}
+	if (out->kind == SC_PROVIDER_HF && !strchr(out->id, ':')) {
+		/* fast-agent: hf.default_provider, else HF_DEFAULT_PROVIDER */
+		const char *route = sc_provider_file_setting(SC_PROVIDER_HF, "default_provider");
+		if (!route)
+			route = getenv("HF_DEFAULT_PROVIDER");
+		if (route && *route) {
+			struct sc_buf id = SC_BUF_INIT;
+			if (!deployment_ok(route)) {
+				sc_model_release(out);
+				return sc_error_set(SC_EINVAL, "HF_DEFAULT_PROVIDER '%s' is not an inference "
+						    "provider name (letters, digits, '-', '_', '.')", route);
+			}
+			sc_buf_printf(&id, "%s:%s", out->id, route);
+			free(out->id);
+			out->id = sc_buf_detach(&id, NULL);
+		}
+	}
+	out->name = canonical(out);
+	return 0;
+}
+
+/* The reading as JSON, in fa_parse.py's shape (tests/parity). */
+void sc_model_json(struct sc_buf *out, const struct sc_model *m)
+{
+	cJSON *o = cJSON_CreateObject(), *r;
+
+#define NUM_OR_NULL(key, cond, x) \
+	((cond) ? (void)cJSON_AddNumberToObject(o, key, x) : (void)cJSON_AddNullToObject(o, key))
+#define STR_OR_NULL(key, s) ((s) ? (void)cJSON_AddStringToObject(o, key, s) : (void)cJSON_AddNullToObject(o, key))
+#define BOOL_OR_NULL(key, bit, v) \
+	((m->has & (bit)) ? (void)cJSON_AddBoolToObject(o, key, v) : (void)cJSON_AddNullToObject(o, key))
+	cJSON_AddStringToObject(o, "provider", sc_provider_name(m->kind));
+	cJSON_AddStringToObject(o, "model", m->id);
+	if (m->budget) {
+		r = cJSON_AddObjectToObject(o, "reasoning");
+		cJSON_AddStringToObject(r, "kind", "budget");
+		cJSON_AddNumberToObject(r, "value", m->budget);
+	} else if (m->effort && (!strcmp(m->effort, "on") || !strcmp(m->effort, "off"))) {
+		r = cJSON_AddObjectToObject(o, "reasoning");
+		cJSON_AddStringToObject(r, "kind", "toggle");
+		cJSON_AddBoolToObject(r, "value", !strcmp(m->effort, "on"));
+	} else if (m->effort) {
+		r = cJSON_AddObjectToObject(o, "reasoning");
+		cJSON_AddStringToObject(r, "kind", "effort");
+		cJSON_AddStringToObject(r, "value", m->effort);
+	} else {
+		cJSON_AddNullToObject(o, "reasoning");
+	}
+	STR_OR_NULL("verbosity", m->verbosity);
+	STR_OR_NULL("structured", m->structured);
+	BOOL_OR_NULL("long_context", SC_MODEL_HAS_CONTEXT, m->long_context);
+	STR_OR_NULL("transport", m->transport);
+	STR_OR_NULL("service_tier", m->service_tier);
+	BOOL_OR_NULL("web_search", SC_MODEL_HAS_WEB_SEARCH, m->web_search);
+	BOOL_OR_NULL("web_fetch", SC_MODEL_HAS_WEB_FETCH, m->web_fetch);
+	NUM_OR_NULL("temperature", m->temperature >= 0, m->temperature);
+	NUM_OR_NULL("top_p", m->top_p >= 0, m->top_p);
+	NUM_OR_NULL("top_k", m->has & SC_MODEL_HAS_TOP_K, m->top_k);
+	NUM_OR_NULL("min_p", m->has & SC_MODEL_HAS_MIN_P, m->min_p);
+	NUM_OR_NULL("presence_penalty", m->has & SC_MODEL_HAS_PRESENCE, m->presence_penalty);
+	NUM_OR_NULL("repetition_penalty", m->has & SC_MODEL_HAS_REPETITION, m->repetition_penalty);
+	NUM_OR_NULL("max_tokens", m->max_tokens > 0, m->max_tokens);
+	STR_OR_NULL("canonical", m->name);
+#undef NUM_OR_NULL
+#undef STR_OR_NULL
+#undef BOOL_OR_NULL
+	sc_json_print(out, o, false);
+	cJSON_Delete(o);
 }
 
 /* ---- what each model takes ------------------------------------------------- */
@@ -867,7 +1789,9 @@ static const struct family {
 } families[] = {
 #define P(k) (1u << (k))
 #define ANTH P(SC_PROVIDER_ANTHROPIC)
-#define OAI (P(SC_PROVIDER_OPENAI) | P(SC_PROVIDER_AZURE))
+#define CHAT (P(SC_PROVIDER_OPENAI) | P(SC_PROVIDER_AZURE))
+#define RESP P(SC_PROVIDER_RESPONSES)
+#define OAI (CHAT | RESP)
 	/* Anthropic: extended thinking from Claude 3.7 on; the Claude 4.1+
 	 * models (and any newer Claude 4 this table does not name) take
 	 * temperature or top_p, not both */
@@ -886,11 +1810,17 @@ static const struct family {
 	{ ANTH, "claude-3-7-sonnet", F_THINKING, NULL, 64000, NULL },
 	{ ANTH, "claude-3-5-", 0, "", 8192, NULL },
 	{ ANTH, "claude-3-", 0, "", 4096, NULL },
-	/* OpenAI: reasoning models take no temperature or top_p */
-	{ OAI, "gpt-5.1-codex", 0, NULL, 0, "is served only by OpenAI's Responses API" },
-	{ OAI, "gpt-5.2-codex", 0, NULL, 0, "is served only by OpenAI's Responses API" },
-	{ OAI, "gpt-5.3-codex", 0, NULL, 0, "is served only by OpenAI's Responses API" },
-	{ OAI, "gpt-5-codex", 0, NULL, 0, "is served only by OpenAI's Responses API" },
+	/* OpenAI: reasoning models take no temperature or top_p; the Codex
+	 * models and gpt-5.4 only on the Responses API */
+	{ RESP, "gpt-5.1-codex", F_NO_SAMPLING | F_VERBOSITY, " low medium high xhigh ", 128000, NULL },
+	{ RESP, "gpt-5.2-codex", F_NO_SAMPLING | F_VERBOSITY, " low medium high xhigh ", 128000, NULL },
+	{ RESP, "gpt-5.3-codex", F_NO_SAMPLING | F_VERBOSITY, " low medium high xhigh ", 128000, NULL },
+	{ RESP, "gpt-5-codex", F_NO_SAMPLING | F_VERBOSITY, " low medium high ", 128000, NULL },
+	{ RESP, "gpt-5.4", F_NO_SAMPLING | F_VERBOSITY, " none low medium high xhigh ", 128000, NULL },
+	{ CHAT, "gpt-5.1-codex", 0, NULL, 0, "is served only by OpenAI's Responses API; name it responses.MODEL" },
+	{ CHAT, "gpt-5.2-codex", 0, NULL, 0, "is served only by OpenAI's Responses API; name it responses.MODEL" },
+	{ CHAT, "gpt-5.3-codex", 0, NULL, 0, "is served only by OpenAI's Responses API; name it responses.MODEL" },
+	{ CHAT, "gpt-5-codex", 0, NULL, 0, "is served only by OpenAI's Responses API; name it responses.MODEL" },
 	{ OAI, "gpt-5-chat", 0, "", 16384, NULL },
 	{ OAI, "gpt-5.2", F_NO_SAMPLING | F_VERBOSITY, " none low medium high xhigh ", 128000, NULL },
 	{ OAI, "gpt-5.1", F_NO_SAMPLING | F_VERBOSITY, " none low medium high ", 128000, NULL },
@@ -918,6 +1848,8 @@ static const struct family {
 	/* Groq: gpt-oss takes low, medium, high */
 	{ P(SC_PROVIDER_GROQ), "openai/gpt-oss", 0, " low medium high ", 0, NULL },
 #undef OAI
+#undef RESP
+#undef CHAT
 #undef ANTH
 #undef P
 };
@@ -1011,6 +1943,135 @@ static int refuse(const struct sc_model *m, const struct sc_chat_request *req, c
 	return err;
 }
 
+/*
+ * What a reasoning setting asks of the provider: DeepSeek takes none (it
+ * reasons through the model deepseek-reasoner), a token budget needs
+ * Anthropic's thinking or OpenRouter's reasoning object, a thinking budget
+ * is at least the Messages API's minimum. Returns err, or the refusal when
+ * err is 0.
+ */
+static int shape_reasoning_checks(const struct sc_model *m, const struct sc_chat_request *req,
+				  const struct sc_provider_info *p, int err)
+{
+	bool reasoning = m->budget || (m->effort && strcmp(m->effort, "none") &&
+				       strcmp(m->effort, "off") && strcmp(m->effort, "auto"));
+
+	if (err)
+		return err;
+	if (p->effort == SC_EFFORT_UNSUPPORTED && reasoning)
+		return refuse(m, req, "%s takes no reasoning setting (DeepSeek reasons with the model "
+			      "deepseek.deepseek-reasoner)", p->name);
+	if (m->budget && p->effort == SC_EFFORT_REASONING_EFFORT)
+		return refuse(m, req, "a token budget (?reasoning=%d) needs an Anthropic or OpenRouter "
+			      "model; use an effort word (minimal, low, medium, high, xhigh) for %s",
+			      m->budget, p->name);
+	if (m->budget && p->effort == SC_EFFORT_THINKING && m->budget < MIN_THINKING_BUDGET)
+		return refuse(m, req, "a thinking budget must be at least %d tokens",
+			      MIN_THINKING_BUDGET);
+	return 0;
+}
+
+/*
+ * The sampling settings each provider takes (SC_MODEL_HAS_ bits): the
+ * Messages API top_k; OpenAI's chat completions and the compatible APIs
+ * that document it presence_penalty; the routers and servers that pass
+ * the rest through (the Hugging Face router, OpenRouter, generic servers
+ * such as vLLM, Alibaba's DashScope, named OpenAI-wire endpoints) all
+ * four; the Responses API and Gemini's compatible endpoint none.
+ */
+static unsigned sampling_taken(const struct sc_model *m, const struct sc_provider_info *p)
+{
+	const unsigned all = SC_MODEL_HAS_TOP_K | SC_MODEL_HAS_MIN_P | SC_MODEL_HAS_PRESENCE |
+			     SC_MODEL_HAS_REPETITION;
+
+	if (p->wire == SC_WIRE_ANTHROPIC)
+		return SC_MODEL_HAS_TOP_K;
+	if (p->wire != SC_WIRE_OPENAI)
+		return 0;
+	if (p->endpoint)
+		return all;
+	switch (m->kind) {
+	case SC_PROVIDER_HF: case SC_PROVIDER_OPENROUTER: case SC_PROVIDER_GENERIC:
+	case SC_PROVIDER_ALIYUN:
+		return all;
+	case SC_PROVIDER_GOOGLE:
+		return 0;
+	default:
+		return SC_MODEL_HAS_PRESENCE;
+	}
+}
+
+/*
+ * fast-agent 0.6's other settings, sent where the provider takes them and
+ * refused (naming the provider) where it does not: top_k, min_p,
+ * presence_penalty, repetition_penalty (sampling_taken); service_tier
+ * (OpenAI's chat completions and Responses API: fast is "priority"); the
+ * server-side web_search tool (Anthropic, the Responses API) and web_fetch
+ * (Anthropic, a beta); the 1M context (Anthropic, a beta header). A
+ * transport and structured= change no request.
+ */
+static int shape_other(struct sc_request_shape *out, const struct sc_model *m,
+		       const struct sc_chat_request *req, const struct sc_provider_info *p, int err)
+{
+	static const struct { unsigned bit; const char *key; } sampling[] = {
+		{ SC_MODEL_HAS_TOP_K, "top_k" }, { SC_MODEL_HAS_MIN_P, "min_p" },
+		{ SC_MODEL_HAS_PRESENCE, "presence_penalty" },
+		{ SC_MODEL_HAS_REPETITION, "repetition_penalty" },
+	};
+	unsigned taken = sampling_taken(m, p);
+	bool anthropic = p->wire == SC_WIRE_ANTHROPIC;
+	bool context = (m->has & SC_MODEL_HAS_CONTEXT) && m->long_context;
+	bool fetch = (m->has & SC_MODEL_HAS_WEB_FETCH) && m->web_fetch;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(sampling); i++) {
+		if (!(m->has & sampling[i].bit))
+			continue;
+		if (!(taken & sampling[i].bit)) {
+			if (!err)
+				err = refuse(m, req, "%s takes no %s; leave it out", p->name,
+					     sampling[i].key);
+			continue;
+		}
+		out->has |= sampling[i].bit;
+	}
+	out->top_k = m->top_k;
+	out->min_p = m->min_p;
+	out->presence_penalty = m->presence_penalty;
+	out->repetition_penalty = m->repetition_penalty;
+	if ((out->has & SC_MODEL_HAS_TOP_K) && out->thinking_budget > 0) {
+		if (!err)
+			err = refuse(m, req, "extended thinking takes no top_k; leave it out or turn "
+				     "thinking off (?reasoning=off)");
+		out->has &= ~SC_MODEL_HAS_TOP_K;
+	}
+	if (m->service_tier) {
+		if (m->kind == SC_PROVIDER_OPENAI || m->kind == SC_PROVIDER_RESPONSES)
+			out->service_tier = !strcmp(m->service_tier, "fast") ? "priority" : "flex";
+		else if (!err)
+			err = refuse(m, req, "service_tier is a setting of OpenAI's APIs (openai, "
+				     "responses); %s takes none", p->name);
+	}
+	if ((m->has & SC_MODEL_HAS_WEB_SEARCH) && m->web_search) {
+		if (anthropic || p->wire == SC_WIRE_RESPONSES)
+			out->web_search = true;
+		else if (!err)
+			err = refuse(m, req, "web_search is the server-side search tool of Anthropic's "
+				     "and OpenAI's Responses APIs; %s has none", p->name);
+	}
+	if (fetch && !anthropic && !err)
+		err = refuse(m, req, "web_fetch is Anthropic's server-side fetch tool; %s has none",
+			     p->name);
+	if (context && !anthropic && !err)
+		err = refuse(m, req, "context=1m is Anthropic's 1M-token context (a beta); %s has none",
+			     p->name);
+	if (anthropic) {
+		out->web_fetch = fetch;
+		out->beta = context && fetch ? "context-1m-2025-08-07,web-fetch-2025-09-10" :
+			    context ? "context-1m-2025-08-07" : fetch ? "web-fetch-2025-09-10" : NULL;
+	}
+	return err;
+}
+
 int sc_model_shape(struct sc_request_shape *out, const struct sc_model *m,
 		   const struct sc_chat_request *req)
 {
@@ -1031,8 +2092,8 @@ int sc_model_shape(struct sc_request_shape *out, const struct sc_model *m,
 	if (!p || p->wire == SC_WIRE_NONE)
 		return 0;
 	if (caps.unsupported)
-		err = refuse(m, req, "%s %s, which skillci does not speak; choose another model",
-			     m->id, caps.unsupported);
+		err = refuse(m, req, "%s %s", m->id, caps.unsupported);
+	err = shape_reasoning_checks(m, req, p, err);
 
 	/* sampling */
 	if (caps.no_sampling && out->temperature >= 0) {
@@ -1053,7 +2114,9 @@ int sc_model_shape(struct sc_request_shape *out, const struct sc_model *m,
 		out->temperature = -1;
 	}
 
-	/* reasoning */
+	/* reasoning: the toggle off is the effort none */
+	if (effort && !strcmp(effort, "off"))
+		effort = "none";
 	if (effort && (!strcmp(effort, "auto") || (!strcmp(effort, "none") &&
 						    p->effort == SC_EFFORT_THINKING)))
 		effort = NULL;  /* the provider's default; thinking off is no block */
@@ -1121,255 +2184,5 @@ int sc_model_shape(struct sc_request_shape *out, const struct sc_model *m,
 		else if (!err)
 			err = refuse(m, req, "verbosity is an OpenAI gpt-5 setting; %s takes none", m->id);
 	}
-	return err;
-}
-
-/* Moves the settings the user wrote over those of an alias target. */
-static int apply_settings(struct sc_model *m, struct settings *s, const char *name)
-{
-	if (s->effort || s->budget) {
-		/* PROVIDER.MODEL.high?reasoning=low is a contradiction; an alias's own
-		 * setting is a default the user may change */
-		bool same = s->effort && m->effort && !strcmp(s->effort, m->effort) &&
-			    s->budget == m->budget;
-		if ((m->effort || m->budget) && !m->alias && !same)
-			return sc_error_set(SC_EINVAL, "model name '%s' sets the reasoning twice", name);
-		free(m->effort);
-		m->effort = s->effort;
-		s->effort = NULL;
-		m->budget = s->budget;
-	}
-	if (s->temperature >= 0)
-		m->temperature = s->temperature;
-	if (s->top_p >= 0)
-		m->top_p = s->top_p;
-	if (s->max_tokens)
-		m->max_tokens = s->max_tokens;
-	if (s->verbosity) {
-		free(m->verbosity);
-		m->verbosity = s->verbosity;
-		s->verbosity = NULL;
-	}
-	if (s->structured) {
-		free(m->structured);
-		m->structured = s->structured;
-		s->structured = NULL;
-	}
-	return 0;
-}
-
-static int parse(struct sc_model *out, const char *name, int depth);
-
-/* A provider of the table by its name or one of fast-agent's synonyms, or -1. */
-static int find_provider(const char *name)
-{
-	int kind = sc_provider_find(name);
-
-	for (size_t i = 0; kind < 0 && i < SC_ARRAY_SIZE(provider_synonyms); i++)
-		if (!strcmp(name, provider_synonyms[i].name))
-			kind = provider_synonyms[i].kind;
-	return kind;
-}
-
-/* "high" of "high" or "high:groq": an effort word (owned), or NULL. */
-static char *effort_before_route(const char *s)
-{
-	const char *colon = strchr(s, ':');
-	char *w = colon ? sc_xstrndup(s, (size_t)(colon - s)) : sc_xstrdup(s);
-
-	if (is_effort_word(w) && (!colon || colon[1]))
-		return w;
-	free(w);
-	return NULL;
-}
-
-/* An alias target with its ":ROUTE" replaced (fast-agent: "kimi:together"). */
-static int parse_alias(struct sc_model *out, const char *alias, const char *target,
-		       const char *route, const char *effort, int depth)
-{
-	struct sc_buf t = SC_BUF_INIT;
-	int err;
-
-	sc_buf_puts(&t, target);
-	if (route) {
-		const char *q = strchr(t.ptr, '?'), *colon;
-		size_t qlen = q ? strlen(q) : 0;
-		char *query = q ? sc_xstrdup(q) : NULL;
-		sc_buf_truncate(&t, t.len - qlen);
-		colon = strrchr(t.ptr, ':');
-		if (colon)
-			sc_buf_truncate(&t, (size_t)(colon - t.ptr));
-		sc_buf_printf(&t, ":%s", route);
-		if (query)
-			sc_buf_puts(&t, query);
-		free(query);
-	}
-	err = parse(out, t.ptr, depth + 1);
-	if (err == 0 && effort) {
-		if (out->effort || out->budget) {
-			sc_model_release(out);
-			err = sc_error_set(SC_EINVAL, "alias '%s' already sets the reasoning", alias);
-		} else {
-			out->effort = sc_xstrdup(effort);
-		}
-	}
-	if (err == 0) {
-		free(out->alias);
-		out->alias = sc_xstrdup(alias);
-	}
-	sc_buf_release(&t);
-	return err;
-}
-
-/*
- * The name without its settings: an alias (with :ROUTE or .EFFORT), or
- * PROVIDER.MODEL[.EFFORT], or PROVIDER/MODEL.
- */
-static int parse_base(struct sc_model *out, const char *base, const char *name, int depth)
-{
-	const char *dot, *slash, *rest, *last, *target;
-	char *word;
-	char *prov = NULL;
-	int kind, err;
-
-	if ((target = alias_target(base)))
-		return parse_alias(out, base, target, NULL, NULL, depth);
-	{
-		/* ALIAS:ROUTE and ALIAS.EFFORT */
-		const char *colon = strrchr(base, ':');
-		const char *ldot = strrchr(base, '.');
-		if (colon && colon[1]) {
-			char *a = sc_xstrndup(base, (size_t)(colon - base));
-			target = alias_target(a);
-			err = target ? parse_alias(out, a, target, colon + 1, NULL, depth) : 1;
-			free(a);
-			if (err <= 0)
-				return err;
-		}
-		if (ldot && is_effort_word(ldot + 1)) {
-			char *a = sc_xstrndup(base, (size_t)(ldot - base));
-			target = alias_target(a);
-			err = target ? parse_alias(out, a, target, NULL, ldot + 1, depth) : 1;
-			free(a);
-			if (err <= 0)
-				return err;
-		}
-	}
-	dot = strchr(base, '.');
-	slash = strchr(base, '/');
-	prov = dot ? sc_xstrndup(base, (size_t)(dot - base)) : sc_xstrdup(base);
-	kind = find_provider(prov);
-	rest = dot ? dot + 1 : "";
-	if (kind < 0 && slash && (!dot || slash < dot)) {
-		/* fast-agent's PROVIDER/MODEL form */
-		char *p2 = sc_xstrndup(base, (size_t)(slash - base));
-		if ((kind = find_provider(p2)) >= 0) {
-			free(prov);
-			prov = p2;
-			rest = slash + 1;
-		} else {
-			free(p2);
-		}
-	}
-	if (kind < 0) {
-		err = unknown(name, dot ? prov : NULL);
-		free(prov);
-		return err;
-	}
-	out->kind = kind;
-	free(prov);
-	if (!*rest && kind != SC_PROVIDER_ORACLE)
-		return sc_error_set(SC_EINVAL, "model name '%s' has no model (expected %s.MODEL[.EFFORT])",
-				    name, sc_provider_name(kind));
-	last = strrchr(rest, '.');
-	if (last && (word = effort_before_route(last + 1))) {
-		/* MODEL.EFFORT or MODEL.EFFORT:ROUTE */
-		struct sc_buf id = SC_BUF_INIT;
-		sc_buf_put(&id, rest, (size_t)(last - rest));
-		sc_buf_puts(&id, last + 1 + strlen(word));
-		out->id = sc_buf_detach(&id, NULL);
-		out->effort = word;
-	} else if (is_effort_word(rest) && kind != SC_PROVIDER_ORACLE) {
-		return sc_error_set(SC_EINVAL, "model name '%s' has an effort but no model", name);
-	} else {
-		out->id = sc_xstrdup(*rest ? rest : "reference");
-	}
-	if (!*out->id || out->id[strlen(out->id) - 1] == '.' || out->id[0] == '.') {
-		free(out->id);
-		out->id = NULL;
-		return sc_error_set(SC_EINVAL, "model name '%s' has an empty model", name);
-	}
-	return 0;
-}
-
-static int parse(struct sc_model *out, const char *name, int depth)
-{
-	struct settings s;
-	const char *q;
-	char *base;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	out->temperature = out->top_p = -1;
-	settings_init(&s);
-	if (depth > 2)
-		return sc_error_set(SC_EINVAL, "model alias '%s' does not resolve", name);
-	q = strchr(name, '?');
-	base = q ? sc_xstrndup(name, (size_t)(q - name)) : sc_xstrdup(name);
-	if (!*base) {
-		free(base);
-		return sc_error_set(SC_EINVAL, "model name '%s' has no model before its settings", name);
-	}
-	if (q && (err = parse_query(&s, q + 1, name)) < 0)
-		goto done;
-	if ((err = parse_base(out, base, name, depth)) < 0)
-		goto done;
-	if ((err = apply_settings(out, &s, name)) < 0)
-		goto done;
-	err = check_provider(out, name);
-done:
-	free(base);
-	free(s.effort);
-	free(s.verbosity);
-	free(s.structured);
-	if (err < 0) {
-		sc_model_release(out);
-		return err;
-	}
-	return 0;
-}
-
-int sc_model_parse(struct sc_model *out, const char *name)
-{
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	out->temperature = out->top_p = -1;
-	if (!name || !*name)
-		return sc_error_set(SC_EINVAL, "empty model name (expected PROVIDER.MODEL[.EFFORT] or "
-				    "an alias such as haiku, sonnet, gpt-4.1, kimi)");
-	if (!name_chars_ok(name))
-		return sc_error_set(SC_EINVAL, "model name '%s' has a character that is not allowed",
-				    name);
-	if ((err = parse(out, name, 0)) < 0)
-		return err;
-	if (out->kind == SC_PROVIDER_HF && !strchr(out->id, ':')) {
-		/* fast-agent: hf.default_provider, else HF_DEFAULT_PROVIDER */
-		const char *route = sc_provider_file_setting(SC_PROVIDER_HF, "default_provider");
-		if (!route)
-			route = getenv("HF_DEFAULT_PROVIDER");
-		if (route && *route) {
-			struct sc_buf id = SC_BUF_INIT;
-			if (!deployment_ok(route)) {
-				sc_model_release(out);
-				return sc_error_set(SC_EINVAL, "HF_DEFAULT_PROVIDER '%s' is not an inference "
-						    "provider name (letters, digits, '-', '_', '.')", route);
-			}
-			sc_buf_printf(&id, "%s:%s", out->id, route);
-			free(out->id);
-			out->id = sc_buf_detach(&id, NULL);
-		}
-	}
-	out->name = canonical(out);
-	return 0;
+	return shape_other(out, m, req, p, err);
 }

@@ -35,6 +35,7 @@ const char *sc_chat_error_name(enum sc_chat_error e)
 	static const char *const names[] = {
 		"ok", "bad_request", "auth", "rate_limited", "server", "network",
 		"timeout", "parse", "offline", "config", "cancelled", "truncated", "quota",
+		"prompt_too_long",
 	};
 	return (size_t)e < SC_ARRAY_SIZE(names) ? names[e] : "unknown";
 }
@@ -117,6 +118,10 @@ struct job {
 	char *model_name, *system, *oracle_answer, *label;  /* owned copies req points at */
 	struct sc_chat_message *messages;  /* owned array req.messages points at */
 	char **texts;                      /* owned copies messages[i].content points at */
+	struct sc_tool_def *tools;         /* owned copies req.tools, req.tool_msgs point at */
+	struct sc_chat_tool_msg *tool_msgs;
+	struct sc_tool_call *calls;        /* every message's calls, one array */
+	size_t ncalls;
 	sc_chat_cb cb;
 	void *payload;
 	char key[SC_SHA256_HEX_LEN + 1];   /* cache key, "" when not cached */
@@ -191,12 +196,75 @@ int sc_client_new(struct sc_client **out, const struct sc_client_options *opt)
 	return 0;
 }
 
+/* Owned copies of a request's tools and tool parts, into j (req points at them). */
+static void copy_tools(struct job *j, const struct sc_chat_request *req)
+{
+	size_t ncalls = 0, k = 0;
+
+	j->req.tools = NULL;
+	j->req.ntools = 0;
+	j->req.tool_msgs = NULL;
+	if (req->ntools && req->tools) {
+		j->tools = sc_xcalloc(req->ntools, sizeof(*j->tools));
+		for (size_t i = 0; i < req->ntools; i++) {
+			j->tools[i].name = sc_xstrdup(req->tools[i].name ? req->tools[i].name : "");
+			j->tools[i].description = sc_xstrdup(req->tools[i].description
+							     ? req->tools[i].description : "");
+			j->tools[i].schema = sc_xstrdup(req->tools[i].schema ? req->tools[i].schema
+							: "{\"type\":\"object\"}");
+		}
+		j->req.tools = j->tools;
+		j->req.ntools = req->ntools;
+	}
+	if (!req->tool_msgs)
+		return;
+	for (size_t i = 0; i < req->nmessages; i++)
+		ncalls += req->tool_msgs[i].ncalls;
+	j->tool_msgs = sc_xcalloc(req->nmessages ? req->nmessages : 1, sizeof(*j->tool_msgs));
+	j->calls = sc_xcalloc(ncalls ? ncalls : 1, sizeof(*j->calls));
+	j->ncalls = ncalls;
+	for (size_t i = 0; i < req->nmessages; i++) {
+		const struct sc_chat_tool_msg *m = &req->tool_msgs[i];
+		j->tool_msgs[i].calls = m->ncalls ? &j->calls[k] : NULL;
+		j->tool_msgs[i].ncalls = m->ncalls;
+		j->tool_msgs[i].call_id = m->call_id ? sc_xstrdup(m->call_id) : NULL;
+		j->tool_msgs[i].is_error = m->is_error;
+		for (size_t c = 0; c < m->ncalls; c++, k++) {
+			j->calls[k].id = sc_xstrdup(m->calls[c].id ? m->calls[c].id : "");
+			j->calls[k].name = sc_xstrdup(m->calls[c].name ? m->calls[c].name : "");
+			j->calls[k].arguments = sc_xstrdup(m->calls[c].arguments
+							   ? m->calls[c].arguments : "{}");
+		}
+	}
+	j->req.tool_msgs = j->tool_msgs;
+}
+
+static void free_tools(struct job *j)
+{
+	for (size_t i = 0; j->tools && i < j->req.ntools; i++) {
+		free((char *)j->tools[i].name);
+		free((char *)j->tools[i].description);
+		free((char *)j->tools[i].schema);
+	}
+	free(j->tools);
+	for (size_t i = 0; j->tool_msgs && i < j->req.nmessages; i++)
+		free((char *)j->tool_msgs[i].call_id);
+	free(j->tool_msgs);
+	for (size_t k = 0; k < j->ncalls; k++) {
+		free((char *)j->calls[k].id);
+		free((char *)j->calls[k].name);
+		free((char *)j->calls[k].arguments);
+	}
+	free(j->calls);
+}
+
 static void job_free(struct job *j)
 {
 	if (!j)
 		return;
 	sc_model_release(&j->model);
 	free(j->url);
+	free_tools(j);
 	for (size_t i = 0; i < j->req.nmessages; i++)
 		free(j->texts[i]);
 	free(j->texts);
@@ -210,6 +278,7 @@ static void job_free(struct job *j)
 	free(j->resp.error);
 	free(j->resp.usage_raw);
 	free(j->resp.stop_reason);
+	free(j->resp.tool_calls);
 	free(j);
 }
 
@@ -258,7 +327,8 @@ static const struct sc_provider_wire *wire_for(int kind)
 	if (kind == SC_PROVIDER_XAI)
 		return &sc_wire_openai_xai;
 	return p->wire == SC_WIRE_ANTHROPIC ? &sc_wire_anthropic :
-	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai : NULL;
+	       p->wire == SC_WIRE_OPENAI ? &sc_wire_openai :
+	       p->wire == SC_WIRE_RESPONSES ? &sc_wire_responses : NULL;
 }
 
 bool sc_provider_parse_error(struct sc_buf *out, const char *body, size_t len)
@@ -363,6 +433,8 @@ static int configure(struct provider_state *p, int kind)
 	base = first_env(info->base_env, &from);
 	if (!base)
 		base = sc_provider_file_base(kind);
+	if (!base && kind == SC_PROVIDER_RESPONSES)
+		base = sc_provider_file_base(SC_PROVIDER_OPENAI);
 	if (!base && info->azure && sc_provider_file_setting(kind, "resource_name")) {
 		sc_buf_printf(&res, "https://%s.openai.azure.com",
 			      sc_provider_file_setting(kind, "resource_name"));
@@ -384,6 +456,8 @@ static int configure(struct provider_state *p, int kind)
 	}
 	if (kind < SC_PROVIDER_BUILTINS)
 		key = sc_provider_file_key(kind);
+	if (!key && kind == SC_PROVIDER_RESPONSES)
+		key = sc_provider_file_key(SC_PROVIDER_OPENAI);  /* fast-agent: the openai block's */
 	if (!key)
 		key = first_env(info->key_env, NULL);
 	if (!key && kind == SC_PROVIDER_HF)
@@ -528,6 +602,7 @@ int sc_client_submit(struct sc_client *c, const struct sc_chat_request *req,
 		j->messages[i].content = j->texts[i];
 	}
 	j->req.messages = j->messages;
+	copy_tools(j, req);
 	sc_buf_init(&j->body);
 	j->submitted_ms = sc_now_ms();
 	if (c->opt.cache_mode != SC_CACHE_OFF && model.kind != SC_PROVIDER_ORACLE)
@@ -623,6 +698,10 @@ static void complete(struct sc_client *c, struct job *j)
 	} else if (!j->resp.text) {
 		j->resp.text = sc_xstrdup("");
 	}
+	if (j->resp.error_class != SC_CHAT_OK && j->resp.error_class != SC_CHAT_TRUNCATED) {
+		free(j->resp.tool_calls);
+		j->resp.tool_calls = NULL;
+	}
 	if (j->resp.error_class == SC_CHAT_OK && !j->resp.from_cache && j->key[0] &&
 	    (c->opt.cache_mode == SC_CACHE_USE || c->opt.cache_mode == SC_CACHE_REFRESH)) {
 		if (sc_cache_put(c->cache_dir, j->key, &j->model, &j->resp) < 0)
@@ -642,6 +721,8 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	struct provider_state *p = j->prov;
 	const struct sc_provider_info *info = sc_provider_get(j->model.kind);
 	int64_t left = c->opt.deadline_ms - (now - j->submitted_ms);
+	struct sc_buf beta = SC_BUF_INIT;
+	struct sc_request_shape sh;
 	size_t n = 0;
 	int err;
 
@@ -657,6 +738,13 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	}
 	for (int i = 0; i < 3 && info->headers[i]; i++)
 		headers[n++] = info->headers[i];
+	/* Anthropic's betas the model's settings need (context=1m, web_fetch) */
+	sc_model_shape(&sh, &j->model, &j->req);
+	sc_error_clear();
+	if (sh.beta) {
+		sc_buf_printf(&beta, "anthropic-beta: %s", sh.beta);
+		headers[n++] = beta.ptr;
+	}
 	/* fastagent.config.yaml's default_headers (a header of the same name as
 	 * one above replaces it: OpenRouter's X-Title) */
 	for (size_t i = 0; i < SC_PROVIDER_FILE_HEADERS && sc_provider_file_header(j->model.kind, i); i++) {
@@ -686,6 +774,7 @@ static int start_attempt(struct sc_client *c, struct job *j, int64_t now)
 	if (auth.len)
 		memset(auth.ptr, 0, auth.len);
 	sc_buf_release(&auth);
+	sc_buf_release(&beta);
 	if (err < 0)
 		return err;
 	j->resp.attempts++;
@@ -740,6 +829,37 @@ static bool is_quota(long status, const char *body, size_t len)
 	return quota;
 }
 
+/*
+ * A refusal because the prompt is over the model's context: a 413, or a
+ * 400 whose error says so (Anthropic's "prompt is too long", OpenAI's
+ * code "context_length_exceeded", the "maximum context length" of
+ * OpenAI-compatible servers). The prompt is the skill's doing: an outcome
+ * of that side, not an infrastructure fault, and no retry mends it.
+ */
+static bool is_prompt_too_long(long status, const char *body, size_t len)
+{
+	static const char *const says[] = { "prompt is too long", "maximum context length",
+					     "context length", "context window", "too many tokens",
+					     "input is too long", "exceeds the context" };
+	cJSON *root;
+	const cJSON *e;
+	const char *code = NULL, *msg = NULL;
+	bool too_long = status == 413;
+
+	if (status != 400 && status != 413)
+		return false;
+	root = cJSON_ParseWithLength(body, len);
+	e = sc_json_member(root, "error");
+	sc_json_get_str(&code, e, "code");
+	sc_json_get_str(&msg, e, "message");
+	too_long |= code && (!strcmp(code, "context_length_exceeded") ||
+			     !strcmp(code, "string_above_max_length"));
+	for (size_t i = 0; msg && i < SC_ARRAY_SIZE(says) && !too_long; i++)
+		too_long = strcasestr(msg, says[i]) != NULL;
+	cJSON_Delete(root);
+	return too_long;
+}
+
 /* Classifies one finished attempt; completes the job or queues a retry. */
 static void on_attempt_done(struct sc_http_result *res, void *payload)
 {
@@ -774,12 +894,14 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 			cls = SC_CHAT_PARSE;
 			sc_buf_printf(&detail, "HTTP %ld: %s", res->status, sc_error_last());
 		} else if (j->resp.stop_reason && (!strcmp(j->resp.stop_reason, "length") ||
-						   !strcmp(j->resp.stop_reason, "max_tokens"))) {
+						   !strcmp(j->resp.stop_reason, "max_tokens") ||
+						   !strcmp(j->resp.stop_reason, "max_output_tokens"))) {
 			/* cut at the token limit: an error of its own, the text kept */
 			cls = SC_CHAT_TRUNCATED;
 			sc_buf_printf(&detail, "the answer was cut at the token limit (%s '%s' after "
 				      "%lld output tokens); raise max_tokens or lower the effort",
-				      wire == &sc_wire_anthropic ? "stop_reason" : "finish_reason",
+				      wire == &sc_wire_anthropic ? "stop_reason" :
+				      wire == &sc_wire_responses ? "incomplete_details.reason" : "finish_reason",
 				      j->resp.stop_reason, (long long)j->resp.output_tokens);
 			scrub(c, &j->resp.text);
 		} else {
@@ -789,7 +911,7 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 				       sc_provider_name(j->model.kind), j->model.id,
 				       j->req.label ? " (test '" : "", j->req.label ? j->req.label : "",
 				       j->req.label ? "')" : "", nuls, nuls == 1 ? "" : "s");
-			if (scrub(c, &j->resp.text))
+			if (scrub(c, &j->resp.text) || (j->resp.tool_calls && scrub(c, &j->resp.tool_calls)))
 				sc_log(SC_LOG_WARN, "%s model '%s': the answer held key material; it "
 				       "was replaced with [redacted]", sc_provider_name(j->model.kind),
 				       j->model.id);
@@ -811,6 +933,8 @@ static void on_attempt_done(struct sc_http_result *res, void *payload)
 			retry = true;
 			wait = res->retry_after_ms >= 0 ? res->retry_after_ms :
 			       sc_http_retry_after_ms(res->retry_after, (int64_t)time(NULL));
+		} else if (is_prompt_too_long(res->status, res->body.ptr, res->body.len)) {
+			cls = SC_CHAT_PROMPT_TOO_LONG;
 		} else {
 			cls = (res->status == 401 || res->status == 403) ? SC_CHAT_AUTH : SC_CHAT_BAD_REQUEST;
 		}

@@ -3,14 +3,18 @@
 /*
  * Model providers and the request scheduler.
  *
- * Model names follow upskill and fast-agent (docs/providers.md):
- * PROVIDER.MODEL[.EFFORT][?reasoning=R&temperature=T&top_p=P&max_tokens=N],
- * or an alias from one table (haiku, sonnet, opus, gpt-4.1, o3-mini, kimi,
- * ...; `skillci help models` lists them). PROVIDER is one of the built-in
- * providers of one table (anthropic, openai, azure, google, hf, openrouter,
- * deepseek, xai, groq, generic, oracle) or an endpoint named in the trusted
- * configuration and registered with sc_providers_add_endpoint(). EFFORT is
- * one of minimal, low, medium, high, xhigh, max.
+ * Model names follow upskill, whose model strings are fast-agent's, as
+ * one fast-agent version reads them (docs/providers.md; 0.6.7, upskill's
+ * pin, unless sc_models_set_grammar() chose another):
+ * PROVIDER.MODEL[?reasoning=R&verbosity=V&...], PROVIDER/MODEL, or an alias
+ * or bare model name of that version's tables (sonnet, kimi, gpt-5.1, ...;
+ * `skillci help models` lists them), ALIAS:ROUTE for another Hugging Face
+ * inference provider. PROVIDER is one of fast-agent's providers that
+ * skillci speaks (anthropic, openai, responses, azure, google, hf,
+ * openrouter, deepseek, xai, groq, aliyun, zai, moonshot, generic), the
+ * oracle, or an endpoint named in the trusted configuration and registered
+ * with sc_providers_add_endpoint(); the others are refused by name with
+ * the reason.
  *
  * A struct sc_client owns one HTTP loop (runner/http.c), the response
  * cache (runner/cache.c) and the concurrency bounds. Callers submit any
@@ -35,6 +39,7 @@ enum sc_wire_format {
 	SC_WIRE_NONE,        /* the oracle: no HTTP */
 	SC_WIRE_ANTHROPIC,   /* Anthropic Messages: POST {base}/v1/messages */
 	SC_WIRE_OPENAI,      /* OpenAI chat completions: POST {base}/chat/completions */
+	SC_WIRE_RESPONSES,   /* OpenAI Responses API: POST {base}/responses */
 };
 
 /* How a reasoning effort is sent. */
@@ -59,6 +64,10 @@ enum sc_provider_kind {
 	SC_PROVIDER_DEEPSEEK,
 	SC_PROVIDER_XAI,
 	SC_PROVIDER_GROQ,
+	SC_PROVIDER_RESPONSES,   /* OpenAI's Responses API (fast-agent's "responses") */
+	SC_PROVIDER_ALIYUN,
+	SC_PROVIDER_ZAI,
+	SC_PROVIDER_MOONSHOT,
 	SC_PROVIDER_GENERIC,
 	SC_PROVIDER_ORACLE,
 	SC_PROVIDER_BUILTINS
@@ -128,7 +137,7 @@ int sc_providers_set_file_setting(int kind, const char *key, const char *value);
 const char *sc_provider_file_setting(int kind, const char *key);
 /* The i-th configured header as "Name: value", or NULL. */
 const char *sc_provider_file_header(int kind, size_t i);
-/* Forgets every endpoint and file setting (tests). */
+/* Forgets every endpoint and file setting, and the grammar goes back to the default (tests). */
 void sc_providers_reset(void);
 /* The scheduler's view of those file settings: NULL when none. */
 const char *sc_provider_file_base(int kind);
@@ -136,7 +145,20 @@ const char *sc_provider_file_key(int kind);
 /* True for an http:// or https:// URL with a host and no blanks or quotes. */
 bool sc_provider_url_ok(const char *url);
 
-/* The alias table: name and the model string it stands for. */
+/*
+ * The fast-agent version whose model-string grammar (aliases, bare names,
+ * providers, settings) sc_model_parse() follows: "0.6.7" by default.
+ * sc_models_set_grammar(NULL) restores the default; an unsupported version
+ * is SC_EINVAL naming the supported ones. sc_providers_reset() restores it
+ * too.
+ */
+const char *sc_models_grammar(void);
+int sc_models_set_grammar(const char *version);
+size_t sc_models_grammar_count(void);
+const char *sc_models_grammar_version(size_t i);   /* oldest first; NULL past the end */
+#define SC_MODELS_GRAMMAR_DEFAULT "0.6.7"
+
+/* The alias table of the grammar's version: name and the model string it stands for. */
 size_t sc_alias_count(void);
 void sc_alias_get(size_t i, const char **name, const char **target);
 
@@ -144,16 +166,31 @@ void sc_alias_get(size_t i, const char **name, const char **target);
 struct sc_model {
 	int kind;            /* enum sc_provider_kind, or an endpoint's index */
 	char *id;            /* the provider's model id, alias resolved: "claude-haiku-4-5" */
-	char *effort;        /* minimal..max, "none", "on" (provider default), or NULL */
+	char *effort;        /* auto, none, minimal..max, or a toggle "on"/"off"; NULL: not set */
 	int budget;          /* thinking tokens from ?reasoning=N; 0: none */
 	double temperature;  /* ?temperature=; < 0: not set */
 	double top_p;        /* ?top_p=; < 0: not set */
 	int max_tokens;      /* ?max_tokens=; 0: not set */
 	char *verbosity;     /* ?verbosity=: low, medium, high; NULL: not set */
 	char *structured;    /* ?structured=: json, tool_use; NULL: not set (no effect here) */
-	char *name;          /* canonical PROVIDER.MODEL[.EFFORT][?settings] */
+	char *name;          /* canonical PROVIDER.MODEL[?settings] */
 	char *alias;         /* the alias it came from, or NULL */
+	/* fast-agent 0.6.7's other settings (docs/providers.md, "Settings") */
+	unsigned has;        /* SC_MODEL_HAS_*: which of these are set */
+	int top_k;
+	double min_p, presence_penalty, repetition_penalty;
+	bool web_search, web_fetch, long_context;
+	char *service_tier;  /* "fast" or "flex"; NULL: not set */
+	char *transport;     /* "sse", "websocket", "auto"; NULL (no request changes) */
 };
+
+#define SC_MODEL_HAS_TOP_K       0x01u
+#define SC_MODEL_HAS_MIN_P       0x02u
+#define SC_MODEL_HAS_PRESENCE    0x04u
+#define SC_MODEL_HAS_REPETITION  0x08u
+#define SC_MODEL_HAS_WEB_SEARCH  0x10u
+#define SC_MODEL_HAS_WEB_FETCH   0x20u
+#define SC_MODEL_HAS_CONTEXT     0x40u
 
 /*
  * Parses a model name; SC_EINVAL with a message naming it when malformed,
@@ -162,6 +199,13 @@ struct sc_model {
  */
 int sc_model_parse(struct sc_model *out, const char *name);
 void sc_model_release(struct sc_model *model);
+/*
+ * A parsed model as one JSON object (appended to out): provider, model,
+ * reasoning {kind, value}, each setting (null when not set) and the
+ * canonical name, in the shape tests/parity/fa_parse.py prints
+ * fast-agent's reading in, so the two can be compared.
+ */
+void sc_model_json(struct sc_buf *out, const struct sc_model *model);
 
 /* Anthropic thinking budget for an effort word, 0 when none (docs/providers.md). */
 int sc_provider_thinking_budget(const char *effort);
@@ -205,6 +249,13 @@ struct sc_request_shape {
 	int reasoning_budget;     /* OpenRouter reasoning.max_tokens; 0: none */
 	bool reasoning_on;        /* OpenRouter reasoning.enabled */
 	const char *verbosity;
+	/* the other settings, where the provider takes them */
+	unsigned has;             /* SC_MODEL_HAS_* sent: top_k, min_p, ... */
+	int top_k;
+	double min_p, presence_penalty, repetition_penalty;
+	const char *service_tier; /* as sent: "priority" or "flex"; NULL */
+	bool web_search, web_fetch;  /* the provider's server-side tools */
+	const char *beta;         /* Anthropic's anthropic-beta header value; NULL */
 };
 
 /*
@@ -218,11 +269,42 @@ struct sc_request_shape {
 int sc_model_shape(struct sc_request_shape *out, const struct sc_model *model,
 		   const struct sc_chat_request *req);
 
-enum sc_chat_role { SC_CHAT_USER, SC_CHAT_ASSISTANT };
+enum sc_chat_role {
+	SC_CHAT_USER,
+	SC_CHAT_ASSISTANT,
+	SC_CHAT_TOOL,        /* a tool's result (its call in the request's tool_msgs) */
+};
 
 struct sc_chat_message {
 	enum sc_chat_role role;
 	const char *content;
+};
+
+/*
+ * Tool calling (agent runs, docs/evaluation.md "Agent runs"), over each
+ * API's own wire format: Anthropic's tools / tool_use / tool_result
+ * blocks, OpenAI's tools / tool_calls / role "tool" messages. Everything
+ * is borrowed in a request; a response's calls are one owned JSON text.
+ */
+struct sc_tool_def {
+	const char *name;         /* "read_file" */
+	const char *description;
+	const char *schema;       /* JSON Schema of the arguments (an object), as text */
+};
+
+/* A call the model made. */
+struct sc_tool_call {
+	const char *id;           /* the provider's id ("toolu_...", "call_...") */
+	const char *name;
+	const char *arguments;    /* a JSON object as text ("{}" when none) */
+};
+
+/* What message i of a request holds beside its text (request.tool_msgs[i]). */
+struct sc_chat_tool_msg {
+	const struct sc_tool_call *calls;  /* SC_CHAT_ASSISTANT: the calls it made */
+	size_t ncalls;
+	const char *call_id;      /* SC_CHAT_TOOL: the id of the call it answers */
+	bool is_error;            /* SC_CHAT_TOOL: the result reports a failure */
 };
 
 /* One request. Everything is borrowed; sc_client_submit() copies it. */
@@ -237,6 +319,14 @@ struct sc_chat_request {
 	int run_index;              /* sample number; part of the cache key */
 	const char *oracle_answer;  /* reference answer for the oracle provider */
 	const char *label;          /* test name for error messages (may be NULL) */
+	/* Tool calling: the tools offered (none: a plain chat, sent as before),
+	 * and per message its calls or the call it answers (NULL: no message
+	 * has any; else nmessages entries). A tool result is an SC_CHAT_TOOL
+	 * message; consecutive ones answer the calls of the assistant message
+	 * before them. */
+	const struct sc_tool_def *tools;
+	size_t ntools;
+	const struct sc_chat_tool_msg *tool_msgs;
 };
 
 enum sc_chat_error {
@@ -253,6 +343,7 @@ enum sc_chat_error {
 	SC_CHAT_CANCELLED,     /* taken back before an answer came: sc_client_cancel() */
 	SC_CHAT_TRUNCATED,     /* the answer was cut at the token limit (text kept) */
 	SC_CHAT_QUOTA,         /* quota or billing exhausted (no retry): insufficient_quota, 402 */
+	SC_CHAT_PROMPT_TOO_LONG, /* 413, or a 400 saying the prompt is over the context (no retry) */
 };
 
 const char *sc_chat_error_name(enum sc_chat_error e);
@@ -278,6 +369,10 @@ struct sc_chat_response {
 	int attempts;               /* HTTP attempts made (0 from the cache or oracle) */
 	int64_t latency_ms;         /* submit to completion */
 	int64_t backoff_ms;         /* total time scheduled for waits between attempts */
+	/* The tool calls of the answer as one JSON array, [{"id", "name",
+	 * "arguments"}] with arguments a JSON object as text; NULL when the
+	 * answer calls none. An answer with calls may have empty text. */
+	char *tool_calls;
 	bool from_cache;
 	bool oracle;                /* answered by the oracle: zero cost, not a model */
 	enum sc_chat_error error_class;
@@ -406,6 +501,7 @@ struct sc_provider_wire {
 extern const struct sc_provider_wire sc_wire_anthropic;
 extern const struct sc_provider_wire sc_wire_openai;  /* every OpenAI-compatible provider */
 extern const struct sc_provider_wire sc_wire_openai_xai;  /* the same, xAI's usage counts */
+extern const struct sc_provider_wire sc_wire_responses;   /* OpenAI's Responses API */
 
 /*
  * The message in an error body, the same for every API: error.message

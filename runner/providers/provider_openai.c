@@ -15,6 +15,14 @@
  * completion_tokens_details.reasoning_tokens (xAI: outside completion_tokens).
  * Error body: {"error":{"message":...,"type":...}} (some servers send a
  * bare string).
+ *
+ * Tools (agent runs): "tools": [{"type": "function", "function": {name,
+ * description, parameters}}]; an assistant turn that called tools carries
+ * "tool_calls": [{id, "type": "function", "function": {name, arguments}}]
+ * (arguments a JSON text) and content null when it wrote nothing; each
+ * result is a message {"role": "tool", tool_call_id, content}. The
+ * answer's choices[0].message.tool_calls are its calls (finish_reason
+ * "tool_calls"). A request without tools is sent exactly as before.
  */
 #include "common.h"
 #include "json.h"
@@ -40,6 +48,27 @@ static void add_reasoning(cJSON *root, const struct sc_request_shape *sh,
 	}
 }
 
+/*
+ * fast-agent's other settings where the provider takes them (shaped by
+ * sc_model_shape): presence_penalty, and top_k, min_p and
+ * repetition_penalty as top-level fields (what the Hugging Face router,
+ * OpenRouter and vLLM read; fast-agent sends them as extra_body, which the
+ * OpenAI SDK merges into the body); service_tier.
+ */
+static void add_settings(cJSON *root, const struct sc_request_shape *sh)
+{
+	if (sh->has & SC_MODEL_HAS_TOP_K)
+		cJSON_AddNumberToObject(root, "top_k", sh->top_k);
+	if (sh->has & SC_MODEL_HAS_MIN_P)
+		cJSON_AddNumberToObject(root, "min_p", sh->min_p);
+	if (sh->has & SC_MODEL_HAS_PRESENCE)
+		cJSON_AddNumberToObject(root, "presence_penalty", sh->presence_penalty);
+	if (sh->has & SC_MODEL_HAS_REPETITION)
+		cJSON_AddNumberToObject(root, "repetition_penalty", sh->repetition_penalty);
+	if (sh->service_tier)
+		cJSON_AddStringToObject(root, "service_tier", sh->service_tier);
+}
+
 static void build_body(struct sc_buf *out, const struct sc_model *model,
 		       const struct sc_chat_request *req)
 {
@@ -58,11 +87,47 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 		cJSON_AddItemToArray(msgs, m);
 	}
 	for (size_t i = 0; i < req->nmessages; i++) {
+		const struct sc_chat_message *msg = &req->messages[i];
+		const struct sc_chat_tool_msg *t = req->tool_msgs ? &req->tool_msgs[i] : NULL;
 		m = cJSON_CreateObject();
-		cJSON_AddStringToObject(m, "role",
-					req->messages[i].role == SC_CHAT_ASSISTANT ? "assistant" : "user");
-		cJSON_AddStringToObject(m, "content", req->messages[i].content);
+		cJSON_AddStringToObject(m, "role", msg->role == SC_CHAT_ASSISTANT ? "assistant"
+					: msg->role == SC_CHAT_TOOL ? "tool" : "user");
+		if (msg->role == SC_CHAT_TOOL)
+			cJSON_AddStringToObject(m, "tool_call_id", t && t->call_id ? t->call_id : "");
+		if (msg->role == SC_CHAT_ASSISTANT && t && t->ncalls && !(msg->content && *msg->content))
+			cJSON_AddNullToObject(m, "content");
+		else
+			cJSON_AddStringToObject(m, "content", msg->content);
+		if (msg->role == SC_CHAT_ASSISTANT && t && t->ncalls) {
+			cJSON *calls = cJSON_AddArrayToObject(m, "tool_calls");
+			for (size_t c = 0; c < t->ncalls; c++) {
+				cJSON *call = cJSON_CreateObject(), *fn;
+				cJSON_AddStringToObject(call, "id", t->calls[c].id);
+				cJSON_AddStringToObject(call, "type", "function");
+				fn = cJSON_AddObjectToObject(call, "function");
+				cJSON_AddStringToObject(fn, "name", t->calls[c].name);
+				cJSON_AddStringToObject(fn, "arguments", t->calls[c].arguments);
+				cJSON_AddItemToArray(calls, call);
+			}
+		}
 		cJSON_AddItemToArray(msgs, m);
+	}
+	if (req->ntools) {
+		cJSON *tools = cJSON_AddArrayToObject(root, "tools");
+		for (size_t i = 0; i < req->ntools; i++) {
+			cJSON *t = cJSON_CreateObject(), *fn, *params;
+			cJSON_AddStringToObject(t, "type", "function");
+			fn = cJSON_AddObjectToObject(t, "function");
+			cJSON_AddStringToObject(fn, "name", req->tools[i].name);
+			cJSON_AddStringToObject(fn, "description", req->tools[i].description);
+			params = cJSON_Parse(req->tools[i].schema);
+			if (!cJSON_IsObject(params)) {
+				cJSON_Delete(params);
+				params = cJSON_CreateObject();
+			}
+			cJSON_AddItemToObject(fn, "parameters", params);
+			cJSON_AddItemToArray(tools, t);
+		}
 	}
 	cJSON_AddNumberToObject(root, sh.max_tokens_field, sh.max_tokens);
 	if (sh.temperature >= 0)
@@ -72,6 +137,7 @@ static void build_body(struct sc_buf *out, const struct sc_model *model,
 	add_reasoning(root, &sh, p);
 	if (sh.verbosity)
 		cJSON_AddStringToObject(root, "verbosity", sh.verbosity);
+	add_settings(root, &sh);
 	sc_json_print(out, root, false);
 	cJSON_Delete(root);
 }
@@ -130,6 +196,32 @@ static int parse_ok(struct sc_chat_response *resp, const char *body, size_t len,
 	resp->stop_reason = cJSON_IsString(finish) ? sc_xstrdup(finish->valuestring) : NULL;
 	free(resp->text);
 	resp->text = sc_xstrdup(cJSON_IsString(content) ? content->valuestring : "");
+	free(resp->tool_calls);
+	resp->tool_calls = NULL;
+	{
+		const cJSON *calls = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"), *call;
+		cJSON *out = NULL;
+		if (!cJSON_IsArray(calls))
+			calls = NULL;
+		cJSON_ArrayForEach(call, calls) {
+			const cJSON *fn = cJSON_GetObjectItemCaseSensitive(call, "function");
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(call, "id");
+			const cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+			const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+			cJSON *c = cJSON_CreateObject();
+			if (!out)
+				out = cJSON_CreateArray();
+			cJSON_AddStringToObject(c, "id", cJSON_IsString(id) ? id->valuestring : "");
+			cJSON_AddStringToObject(c, "name", cJSON_IsString(name) ? name->valuestring : "");
+			cJSON_AddStringToObject(c, "arguments", cJSON_IsString(args) ? args->valuestring
+						: "{}");
+			cJSON_AddItemToArray(out, c);
+		}
+		if (out) {
+			resp->tool_calls = cJSON_PrintUnformatted(out);
+			cJSON_Delete(out);
+		}
+	}
 done:
 	cJSON_Delete(root);
 	return err;

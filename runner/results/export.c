@@ -44,6 +44,63 @@ void sc_export_stats_release(struct sc_export_stats *stats)
 	sc_strlist_release(&stats->unverified_names);
 }
 
+/*
+ * An agent run's first transcript entry: its prompt replaces the one
+ * rebuilt from the skill (it lists every skill, as sent), and its tools
+ * go on the line as the chat format's "tools" (type function).
+ */
+static void agent_system(cJSON *line, cJSON *msgs, const cJSON *m, const char *rebuilt)
+{
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+	const cJSON *tools = cJSON_GetObjectItemCaseSensitive(m, "tools"), *t;
+	cJSON *first = cJSON_GetArrayItem(msgs, 0), *arr;
+
+	if (rebuilt && first)
+		cJSON_DeleteItemFromArray(msgs, 0);
+	if (cJSON_IsString(content) && *content->valuestring) {
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "role", "system");
+		cJSON_AddStringToObject(s, "content", content->valuestring);
+		cJSON_InsertItemInArray(msgs, 0, s);
+	}
+	if (!cJSON_IsArray(tools))
+		return;
+	arr = cJSON_AddArrayToObject(line, "tools");
+	cJSON_ArrayForEach(t, tools) {
+		cJSON *x = cJSON_CreateObject(), *fn = cJSON_AddObjectToObject(x, "function");
+		cJSON_AddStringToObject(x, "type", "function");
+		cJSON_AddItemToObject(fn, "name", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t, "name"), 1));
+		cJSON_AddItemToObject(fn, "description",
+				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t, "description"), 1));
+		cJSON_AddItemToObject(fn, "parameters",
+				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t, "parameters"), 1));
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
+/* An assistant turn's tool calls (an agent run), in the chat format's form. */
+static void add_tool_calls(cJSON *c, const cJSON *calls)
+{
+	const cJSON *call;
+	cJSON *arr;
+
+	if (!cJSON_IsArray(calls) || !cJSON_GetArraySize(calls))
+		return;
+	arr = cJSON_AddArrayToObject(c, "tool_calls");
+	cJSON_ArrayForEach(call, calls) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(call, "id");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(call, "name");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(call, "arguments");
+		cJSON *x = cJSON_CreateObject(), *fn;
+		cJSON_AddStringToObject(x, "id", cJSON_IsString(id) ? id->valuestring : "");
+		cJSON_AddStringToObject(x, "type", "function");
+		fn = cJSON_AddObjectToObject(x, "function");
+		cJSON_AddStringToObject(fn, "name", cJSON_IsString(name) ? name->valuestring : "");
+		cJSON_AddStringToObject(fn, "arguments", cJSON_IsString(args) ? args->valuestring : "{}");
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
 int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *u,
 				const char *system, size_t *dropped)
 {
@@ -75,6 +132,21 @@ int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *
 					   "content", u->test_id);
 			goto done;
 		}
+		if (!strcmp(role->valuestring, "system") && m == tr->child) {
+			/* an agent run's own prompt and tools, as they were sent */
+			agent_system(line, msgs, m, system);
+			continue;
+		}
+		if (!strcmp(role->valuestring, "tool")) {
+			/* an agent run's tool result, in the chat format's form */
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "tool_call_id");
+			c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "role", "tool");
+			cJSON_AddStringToObject(c, "tool_call_id", cJSON_IsString(id) ? id->valuestring : "");
+			cJSON_AddStringToObject(c, "content", content->valuestring);
+			cJSON_AddItemToArray(msgs, c);
+			continue;
+		}
 		/* only the conversation: the system prompt is the one rebuilt above */
 		if (strcmp(role->valuestring, "user") && strcmp(role->valuestring, "assistant")) {
 			if (dropped)
@@ -85,6 +157,7 @@ int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *
 		c = cJSON_CreateObject();
 		cJSON_AddStringToObject(c, "role", role->valuestring);
 		cJSON_AddStringToObject(c, "content", content->valuestring);
+		add_tool_calls(c, cJSON_GetObjectItemCaseSensitive(m, "tool_calls"));
 		cJSON_AddItemToArray(msgs, c);
 	}
 	if (!answer) {

@@ -92,8 +92,26 @@ void sc_results_check_release(struct sc_results_check *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static const char *const verdict_names[] = { "pass", "fail", "unverified", "error" };
+
+const char *sc_verdict_name(enum sc_verdict v)
+{
+	return (size_t)v < SC_ARRAY_SIZE(verdict_names) ? verdict_names[v] : "error";
+}
+
+bool sc_verdict_parse(const char *name, enum sc_verdict *out)
+{
+	for (size_t i = 0; name && i < SC_ARRAY_SIZE(verdict_names); i++)
+		if (!strcmp(verdict_names[i], name)) {
+			*out = (enum sc_verdict)i;
+			return true;
+		}
+	return false;
+}
+
 void sc_results_failure_release(struct sc_results_gate_failure *f)
 {
+	free(f->status);
 	free(f->skill); free(f->model); free(f->rule); free(f->message); free(f->check);
 	free(f->file);
 	memset(f, 0, sizeof(*f));
@@ -106,6 +124,8 @@ static const struct {
 	{ "pass_rate_significant_drop", "pass_rate" },
 	{ "pass_rate_drop", "pass_rate" },
 	{ "pass_rate_inconclusive", "pass_rate" },
+	{ "pass_rate_unverified", "pass_rate" },
+	{ "lift_unverified", "lift" },
 	{ "head_no_result", "pass_rate" },
 	{ "new_skill_no_better", "lift" },
 	{ "tokens_rise", "tokens" },
@@ -176,7 +196,7 @@ void sc_results_unit_release(struct sc_results_unit *u)
 	}
 	free(u->skill); free(u->variant); free(u->model); free(u->test_id);
 	free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
-	free(u->message); free(u->excerpt); free(u->test_file);
+	free(u->message); free(u->excerpt); free(u->test_file); free(u->trigger);
 	kernel_free(u->kernel);
 	free(h->skill); free(h->test); free(h->model); free(h->prompt);
 	free(h->harness); free(h->fixture);
@@ -195,6 +215,9 @@ void sc_results_release(struct sc_results *r)
 	free_strv(run->models, run->nmodels);
 	free_strv(run->resolved_models, run->nresolved_models);
 	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
+	free(run->prov.head); free(run->prov.base); free(run->prov.merge_base);
+	free(run->prov.judged); free(run->prov.judged_tree); free(run->prov.config_hash);
+	free(run->prov.workflow_run_id); free(run->prov.pr_source);
 	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
 	for (size_t i = 0; i < run->nusage; i++) {
 		free(run->usage[i].skill);
@@ -291,7 +314,7 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 	struct sc_results_hashes *h = &u->hashes;
 	char **fields[] = {
 		&u->skill, &u->variant, &u->model, &u->test_id, &u->test_name, &u->kind,
-		&u->verdict, &u->error_class, &u->message, &u->excerpt, &u->test_file,
+		&u->verdict, &u->error_class, &u->message, &u->excerpt, &u->test_file, &u->trigger,
 		&h->skill, &h->test, &h->model, &h->prompt, &h->harness, &h->fixture,
 	};
 
@@ -496,6 +519,7 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			struct sc_results_gate_policy *p = &t->gate;
 			p->present = true;
 			p->max_baseline_pass_rate = 1;
+			p->regression_points = p->beta = NAN;
 			if ((err = rd_num(rd, g, "pass_rate_drop_points", &p->pass_rate_drop_points)) < 0 ||
 			    (err = rd_num(rd, g, "alpha", &p->alpha)) < 0 ||
 			    (err = rd_num(rd, g, "tokens_rise_pct", &p->tokens_rise_pct)) < 0 ||
@@ -506,7 +530,9 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_bool(rd, g, "deletions_allowed", &p->deletions_allowed)) < 0 ||
 			    (err = rd_num(rd, g, "max_baseline_pass_rate", &p->max_baseline_pass_rate)) < 0 ||
 			    (err = rd_bool(rd, g, "compile_only", &p->compile_only)) < 0 ||
-			    (err = rd_bool(rd, g, "fail_inconclusive", &p->fail_inconclusive)) < 0 ||
+			    (err = rd_num(rd, g, "regression_points", &p->regression_points)) < 0 ||
+			    (err = rd_num(rd, g, "beta", &p->beta)) < 0 ||
+			    (err = rd_bool(rd, g, "accept_unverified", &p->accept_unverified)) < 0 ||
 			    (err = rd_bool(rd, g, "allow_untested", &p->allow_untested)) < 0 ||
 			    (err = rd_int(rd, g, "first_runs", &p->first_runs)) < 0 ||
 			    (err = rd_int(rd, g, "max_runs", &p->max_runs)) < 0 ||
@@ -582,6 +608,31 @@ static int read_usage(struct rd *rd, const cJSON *run, struct sc_results_run *ou
 	return 0;
 }
 
+static int read_provenance(struct rd *rd, const cJSON *run, struct sc_results_provenance *p)
+{
+	const cJSON *o;
+	size_t old;
+	int err;
+
+	if ((err = rd_obj(rd, run, "provenance", &o)) < 0 || !o)
+		return err;
+	old = rd_enter(rd, "provenance", -1);
+	p->present = true;
+	p->workflow_run_attempt = 0;
+	if ((err = rd_str(rd, o, "head", &p->head, true)) == 0 &&
+	    (err = rd_str(rd, o, "base", &p->base, false)) == 0 &&
+	    (err = rd_str(rd, o, "merge_base", &p->merge_base, false)) == 0 &&
+	    (err = rd_str(rd, o, "judged", &p->judged, false)) == 0 &&
+	    (err = rd_str(rd, o, "judged_tree", &p->judged_tree, false)) == 0 &&
+	    (err = rd_str(rd, o, "config_hash", &p->config_hash, false)) == 0 &&
+	    (err = rd_str(rd, o, "workflow_run_id", &p->workflow_run_id, false)) == 0 &&
+	    (err = rd_int(rd, o, "workflow_run_attempt", &p->workflow_run_attempt)) == 0 &&
+	    (err = rd_int(rd, o, "pull_request", &p->pr_number)) == 0)
+		err = rd_str(rd, o, "pull_request_source", &p->pr_source, false);
+	sc_buf_truncate(&rd->path, old);
+	return err;
+}
+
 static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 {
 	const cJSON *shard, *gpu;
@@ -614,6 +665,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 			goto done;
 	}
 	TRY(rd_str(rd, o, "plan_hash", &run->plan_hash, false));
+	TRY(read_provenance(rd, o, &run->prov));
 	TRY(rd_bool(rd, o, "oracle", &run->oracle));
 	TRY(rd_str(rd, o, "mode", &run->mode, false));
 	TRY(rd_obj(rd, o, "gpu", &gpu));
@@ -700,6 +752,7 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 	TRY(rd_str(rd, o, "head_tree", &s->head_tree, false));
 	TRY(rd_int(rd, o, "tests", &s->tests));
 	TRY(rd_bool(rd, o, "untested", &s->untested));
+	TRY(rd_bool(rd, o, "first_tests", &s->first_tests));
 	TRY(read_findings(rd, o, s));
 	TRY(rd_obj(rd, o, "test_changes", &changes));
 	if (changes) {
@@ -765,6 +818,7 @@ static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
 	TRY(rd_str(rd, o, "test_name", &u->test_name, false));
 	TRY(rd_int(rd, o, "run_index", &u->run_index));
 	TRY(rd_str(rd, o, "kind", &u->kind, false));
+	TRY(rd_str(rd, o, "trigger", &u->trigger, false));
 	TRY(rd_str(rd, o, "verdict", &u->verdict, true));
 	TRY(rd_str(rd, o, "error_class", &u->error_class, false));
 	TRY(rd_str(rd, o, "message", &u->message, false));
@@ -826,6 +880,20 @@ static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggre
 	TRY(rd_num(rd, o, "fast_1_5", &a->fast_1_5));
 	TRY(rd_num(rd, o, "fast_2", &a->fast_2));
 	TRY(rd_num(rd, o, "judge_mean", &a->judge_mean));
+	{
+		const cJSON *tr;
+		TRY(rd_obj(rd, o, "triggers", &tr));
+		if (tr) {
+			size_t old = rd_enter(rd, "triggers", -1);
+			if (!(err = rd_int(rd, tr, "should", &a->trigger_should)) &&
+			    !(err = rd_int(rd, tr, "opened", &a->trigger_hits)) &&
+			    !(err = rd_int(rd, tr, "should_not", &a->trigger_should_not)))
+				err = rd_int(rd, tr, "opened_wrongly", &a->trigger_false);
+			sc_buf_truncate(&rd->path, old);
+			if (err < 0)
+				goto done;
+		}
+	}
 done:
 	return err;
 }
@@ -869,6 +937,7 @@ static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_marg
 	old = rd_enter(rd, "margin", -1);
 	m->present = true;
 	m->mean = m->lo = m->hi = m->detectable = NAN;
+	m->drop = m->beta = m->llr = m->info = m->i_max = NAN;
 	TRY(rd_num(rd, o, "mean", &m->mean));
 	TRY(rd_num(rd, o, "lo", &m->lo));
 	TRY(rd_num(rd, o, "hi", &m->hi));
@@ -877,11 +946,23 @@ static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_marg
 	TRY(rd_int(rd, o, "runs_per_test", &m->runs_per_test));
 	TRY(rd_int(rd, o, "rounds", &m->rounds));
 	TRY(rd_str(rd, o, "decision", &m->decision, false));
+	if (sc_streq(m->decision, "inconclusive")) {
+		/* older files: what the design left undecided */
+		free(m->decision);
+		m->decision = sc_xstrdup("unverified");
+	}
 	if (m->decision && !sc_streq(m->decision, "regression") &&
-	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "inconclusive")) {
-		err = rd_fail(rd, "decision", "expected regression, ruled_out or inconclusive");
+	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "unverified")) {
+		err = rd_fail(rd, "decision", "expected regression, ruled_out or unverified");
 		goto done;
 	}
+	TRY(rd_num(rd, o, "drop", &m->drop));
+	TRY(rd_num(rd, o, "beta", &m->beta));
+	TRY(rd_num(rd, o, "llr", &m->llr));
+	TRY(rd_num(rd, o, "info", &m->info));
+	TRY(rd_num(rd, o, "i_max", &m->i_max));
+	TRY(rd_int(rd, o, "reused", &m->reused));
+	TRY(rd_int(rd, o, "evaluated", &m->evaluated));
 	if ((err = rd_obj(rd, o, "runs", &runs)) < 0)
 		goto done;
 	if (runs) {
@@ -903,6 +984,11 @@ static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 	TRY(rd_str(rd, o, "model", &c->model, false));
 	TRY(rd_str(rd, o, "check", &c->check, true));
 	TRY(rd_str(rd, o, "status", &c->status, true));
+	if (!sc_streq(c->status, "passed") && !sc_streq(c->status, "failed") &&
+	    !sc_streq(c->status, "unverified") && !sc_streq(c->status, "error") &&
+	    !sc_streq(c->status, "skipped"))
+		TRY(rd_fail(rd, "status", "expected passed, failed, unverified, error or skipped"));
+	TRY(rd_bool(rd, o, "accepted", &c->accepted));
 	TRY(rd_str(rd, o, "rule", &c->rule, false));
 	TRY(rd_str(rd, o, "message", &c->message, false));
 	TRY(rd_str(rd, o, "file", &c->file, false));
@@ -947,6 +1033,21 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 
 	TRY(rd_bool(rd, o, "passed", &g->passed));
 	TRY(rd_int(rd, o, "exit_code", &g->exit_code));
+	{
+		char *v = NULL;
+		TRY(rd_str(rd, o, "verdict", &v, false));
+		if (!v)  /* older files: what passed and the exit code said */
+			g->verdict = g->passed ? SC_VERDICT_PASS
+				     : g->exit_code == 3 ? SC_VERDICT_ERROR : SC_VERDICT_FAIL;
+		else if (!sc_verdict_parse(v, &g->verdict))
+			err = rd_fail(rd, "verdict", "expected pass, fail, unverified or error");
+		free(v);
+		if (err < 0)
+			goto done;
+	}
+	TRY(rd_int(rd, o, "unverified", &g->unverified));
+	if (g->unverified == SC_RESULTS_NULL_INT)
+		g->unverified = 0;
 	TRY(rd_num(rd, o, "error_share", &g->error_share));
 	if (isnan(g->error_share))
 		g->error_share = 0;
@@ -964,7 +1065,8 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 		g->nfailures = ++i;
 		if (!cJSON_IsObject(e))
 			err = rd_fail(rd, NULL, "expected an object");
-		if (!err && !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
+		if (!err && !(err = rd_str(rd, e, "status", &f->status, false)) &&
+		    !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
 		    !(err = rd_str(rd, e, "model", &f->model, false)) &&
 		    !(err = rd_str(rd, e, "rule", &f->rule, true)) &&
 		    !(err = rd_str(rd, e, "message", &f->message, false)) &&
@@ -975,6 +1077,8 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 			f->line = 0;
 		if (!err && !f->check)
 			f->check = sc_xstrdup(sc_results_rule_check(f->rule));
+		if (!err && !f->status)
+			f->status = sc_xstrdup("failed");
 		sc_buf_truncate(&rd->path, old);
 		if (err < 0)
 			goto done;
@@ -1059,17 +1163,23 @@ static int read_lift(struct rd *rd, const cJSON *o, struct sc_results_lift *l)
 {
 	int err = 0;
 
-	l->margin = l->lift = l->lo = l->hi = l->detectable = NAN;
+	l->margin = l->drop = l->lift = l->lo = l->hi = l->detectable = NAN;
 	TRY(rd_str(rd, o, "skill", &l->skill, true));
 	TRY(rd_str(rd, o, "model", &l->model, true));
 	TRY(rd_str(rd, o, "decision", &l->decision, true));
+	if (sc_streq(l->decision, "inconclusive")) {
+		/* older files: what the design left undecided */
+		free(l->decision);
+		l->decision = sc_xstrdup("unverified");
+	}
 	if (!sc_streq(l->decision, "lift") && !sc_streq(l->decision, "no_lift") &&
-	    !sc_streq(l->decision, "inconclusive")) {
-		err = rd_fail(rd, "decision", "expected lift, no_lift or inconclusive");
+	    !sc_streq(l->decision, "unverified")) {
+		err = rd_fail(rd, "decision", "expected lift, no_lift or unverified");
 		goto done;
 	}
 	TRY(rd_str(rd, o, "stop", &l->stop, false));
 	TRY(rd_num(rd, o, "margin", &l->margin));
+	TRY(rd_num(rd, o, "drop", &l->drop));
 	TRY(rd_num(rd, o, "lift", &l->lift));
 	TRY(rd_num(rd, o, "lo", &l->lo));
 	TRY(rd_num(rd, o, "hi", &l->hi));
@@ -1437,7 +1547,9 @@ int sc_results_load(struct sc_results *out, const char *path)
 
 bool sc_results_tests_edited(const struct sc_results_skill *s)
 {
-	return s->has_test_changes && (s->tests_added || s->tests_changed || s->tests_removed);
+	/* the first tests are the verdict's tests, not an edit beside it */
+	return s->has_test_changes && !s->first_tests &&
+	       (s->tests_added || s->tests_changed || s->tests_removed);
 }
 
 int sc_results_variant_rank(const char *variant)
@@ -1607,6 +1719,20 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 	add_int(shard, "index", run->shard_index);
 	add_int(shard, "count", run->shard_count);
 	add_str(o, "plan_hash", run->plan_hash);
+	if (run->prov.present) {
+		const struct sc_results_provenance *p = &run->prov;
+		cJSON *po = cJSON_AddObjectToObject(o, "provenance");
+		add_str(po, "head", p->head);
+		add_str(po, "base", p->base);
+		add_str(po, "merge_base", p->merge_base);
+		add_str(po, "judged", p->judged);
+		add_str(po, "judged_tree", p->judged_tree);
+		add_str(po, "config_hash", p->config_hash);
+		add_str(po, "workflow_run_id", p->workflow_run_id);
+		add_int(po, "workflow_run_attempt", p->workflow_run_attempt);
+		add_int(po, "pull_request", p->pr_number);
+		add_str(po, "pull_request_source", p->pr_source);
+	}
 	add_bool(o, "oracle", run->oracle);
 	add_str(o, "mode", run->mode);
 	if (run->has_gpu) {
@@ -1636,7 +1762,9 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 			add_bool(go, "deletions_allowed", g->deletions_allowed);
 			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
 			add_bool(go, "compile_only", g->compile_only);
-			add_bool(go, "fail_inconclusive", g->fail_inconclusive);
+			add_num(go, "regression_points", g->regression_points);
+			add_num(go, "beta", g->beta);
+			add_bool(go, "accept_unverified", g->accept_unverified);
 			add_bool(go, "allow_untested", g->allow_untested);
 			add_int(go, "first_runs", g->first_runs);
 			add_int(go, "max_runs", g->max_runs);
@@ -1685,6 +1813,7 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 	add_str(o, "head_tree", s->head_tree);
 	add_int(o, "tests", s->tests);
 	add_bool(o, "untested", s->untested);
+	add_bool(o, "first_tests", s->first_tests);
 	findings = cJSON_AddArrayToObject(o, "findings");
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
@@ -1723,6 +1852,8 @@ static void write_unit(cJSON *arr, const struct sc_results_unit *u)
 	add_str(o, "test_name", u->test_name);
 	add_int(o, "run_index", u->run_index);
 	add_str(o, "kind", u->kind);
+	if (u->trigger)
+		add_str(o, "trigger", u->trigger);
 	add_str(o, "verdict", u->verdict);
 	add_str(o, "error_class", u->error_class);
 	add_str(o, "message", u->message);
@@ -1793,6 +1924,17 @@ static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
 	add_num(o, "fast_1_5", a->fast_1_5);
 	add_num(o, "fast_2", a->fast_2);
 	add_num(o, "judge_mean", a->judge_mean);
+	if (a->trigger_should || a->trigger_should_not) {
+		cJSON *tr = cJSON_AddObjectToObject(o, "triggers");
+		add_int(tr, "should", a->trigger_should);
+		add_int(tr, "opened", a->trigger_hits);
+		add_int(tr, "should_not", a->trigger_should_not);
+		add_int(tr, "opened_wrongly", a->trigger_false);
+		add_num(tr, "recall", a->trigger_should ? (double)a->trigger_hits /
+			(double)a->trigger_should : NAN);
+		add_num(tr, "false_trigger_rate", a->trigger_should_not ? (double)a->trigger_false /
+			(double)a->trigger_should_not : NAN);
+	}
 }
 
 static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
@@ -1829,10 +1971,13 @@ static void write_gate(cJSON *root, const struct sc_results_gate *g, const char 
 
 	add_bool(o, "passed", g->passed);
 	add_int(o, "exit_code", g->exit_code);
+	add_str(o, "verdict", sc_verdict_name(g->verdict));
+	add_int(o, "unverified", g->unverified);
 	arr = cJSON_AddArrayToObject(o, "failures");
 	for (size_t i = 0; i < g->nfailures; i++) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, f);
+		add_str(f, "status", g->failures[i].status ? g->failures[i].status : "failed");
 		add_str(f, "skill", g->failures[i].skill);
 		add_str(f, "model", g->failures[i].model);
 		add_str(f, "rule", g->failures[i].rule);
@@ -1855,6 +2000,8 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 	add_str(co, "model", c->model);
 	add_str(co, "check", c->check);
 	add_str(co, "status", c->status);
+	if (c->accepted)
+		add_bool(co, "accepted", true);
 	add_str(co, "rule", c->rule);
 	add_str(co, "message", c->message);
 	add_str(co, "file", c->file);
@@ -1872,6 +2019,13 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 		add_int(mo, "runs_per_test", c->margin.runs_per_test);
 		add_int(mo, "rounds", c->margin.rounds);
 		add_str(mo, "decision", c->margin.decision);
+		add_num(mo, "drop", c->margin.drop);
+		add_num(mo, "beta", c->margin.beta);
+		add_num(mo, "llr", c->margin.llr);
+		add_num(mo, "info", c->margin.info);
+		add_num(mo, "i_max", c->margin.i_max);
+		add_int(mo, "reused", c->margin.reused);
+		add_int(mo, "evaluated", c->margin.evaluated);
 	}
 }
 
@@ -2035,6 +2189,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 			add_str(lo, "decision", l->decision);
 			add_str(lo, "stop", l->stop);
 			add_num(lo, "margin", l->margin);
+			add_num(lo, "drop", l->drop);
 			add_num(lo, "lift", l->lift);
 			add_num(lo, "lo", l->lo);
 			add_num(lo, "hi", l->hi);

@@ -45,7 +45,8 @@ struct sc_results_gate_policy {
 	bool deletions_allowed;          /* allow_deletions, or the event carried deletion_label */
 	double max_baseline_pass_rate;   /* 1 when absent */
 	bool compile_only;
-	bool fail_inconclusive;          /* false when absent */
+	double regression_points, beta;  /* D and beta of the pass-rate decision; NAN when absent */
+	bool accept_unverified;          /* false when absent */
 	bool allow_untested;             /* false when absent */
 	/* the sampling design (absent in older files: 0, a fixed design) */
 	int64_t first_runs, max_runs;    /* gate.first_runs, gate.max_runs */
@@ -70,6 +71,27 @@ struct sc_results_usage {
 	char *price_date;         /* the date of the price used, or NULL */
 };
 
+/*
+ * What a check's verdict rests on (docs/run.md, "Provenance"): the
+ * commits it judged, the policy and plan it ran under and the CI run it
+ * belongs to. Every shard of one check records the same, and merge
+ * refuses shards that disagree (pipeline/shards.h). present is false
+ * where a file has none (eval, older files).
+ */
+struct sc_results_provenance {
+	bool present;
+	char *head;               /* the pull request's head commit */
+	char *base;               /* the target's tip: policy and the verdict's tests */
+	char *merge_base;         /* decides what changed; NULL when there is none */
+	char *judged;             /* "merge" (the head merged into the tip) or "head" */
+	char *judged_tree;        /* the tree evaluated */
+	char *config_hash;        /* SHA-256 of the trusted policy as applied */
+	char *workflow_run_id;    /* the CI run all shards share; NULL outside one */
+	int64_t workflow_run_attempt;  /* its attempt (1 when the system has none) */
+	int64_t pr_number;        /* the pull request, 0 when none */
+	char *pr_source;          /* "event" (the job's own) or "api"; NULL when none */
+};
+
 struct sc_results_run {
 	char *id;
 	char *kind;               /* "run" or "eval" */
@@ -85,6 +107,7 @@ struct sc_results_run {
 	int64_t runs;
 	int64_t shard_index, shard_count;
 	char *plan_hash;
+	struct sc_results_provenance prov;
 	bool oracle;
 	char *mode;               /* "gpu", "compile-only", "none" */
 	bool has_gpu;
@@ -119,6 +142,9 @@ struct sc_results_skill {
 	char *base_tree, *head_tree;
 	int64_t tests;            /* tests the verdict used (the base's when there is a base) */
 	bool untested;
+	/* the base had no tests and the head adds the first ones: the verdict
+	 * used the head's tests, judged as a new skill's are ("first_tests") */
+	bool first_tests;
 	/* how the head's tests differ from the base's; has_test_changes is
 	 * false where there is nothing to compare (added, deleted, eval) */
 	bool has_test_changes;
@@ -159,7 +185,8 @@ struct sc_results_unit {
 	char *skill, *variant, *model;
 	char *test_id, *test_name;
 	int64_t run_index;
-	char *kind;               /* "text" or "kernel" */
+	char *kind;               /* "text", "kernel", "agent" (an agent run) or "trigger" */
+	char *trigger;            /* trigger tests: "should_trigger" or "should_not_trigger"; else NULL */
 	char *verdict;            /* pass, fail, error, skipped */
 	char *error_class;
 	char *message;
@@ -190,6 +217,11 @@ struct sc_results_aggregate {
 	double strong_speedup_geomean;  /* of passed units' strong_speedup; NAN when none */
 	double fast_1, fast_1_5, fast_2;
 	double judge_mean;
+	/* Trigger tests (decided units only): should_trigger queries and how
+	 * many opened the skill (recall = trigger_hits / trigger_should), and
+	 * should_not_trigger queries and how many opened it all the same
+	 * (false-trigger rate = trigger_false / trigger_should_not). */
+	int64_t trigger_should, trigger_hits, trigger_should_not, trigger_false;
 };
 
 struct sc_results_comparison {
@@ -208,7 +240,23 @@ struct sc_results_comparison {
 	int is_beneficial;        /* -1 null, 0, 1 */
 };
 
+/*
+ * What a run, a skill x model or a check means (docs/reports.md, "One
+ * verdict"): computed once by the gate, rendered by every surface.
+ */
+enum sc_verdict {
+	SC_VERDICT_PASS,        /* every check passed */
+	SC_VERDICT_FAIL,        /* a regression shown, or a rule the pull request broke */
+	SC_VERDICT_UNVERIFIED,  /* a check could not be decided: never green */
+	SC_VERDICT_ERROR,       /* could not check: the runner's fault, not the pull request's */
+};
+/* "pass", "fail", "unverified", "error" */
+const char *sc_verdict_name(enum sc_verdict v);
+/* The verdict a name means; false for another name. */
+bool sc_verdict_parse(const char *name, enum sc_verdict *out);
+
 struct sc_results_gate_failure {
+	char *status;             /* the check's: "failed", "unverified" or "error" */
 	char *skill, *model, *rule, *message;
 	char *check;              /* the check the rule belongs to (sc_results_rule_check) */
 	char *file;               /* where it is, when it has a place; else NULL */
@@ -233,13 +281,20 @@ struct sc_results_margin {
 	int64_t base_runs, head_runs;  /* judged units used, per side */
 	int64_t runs_per_test;     /* runs per test at the look that decided */
 	int64_t rounds;            /* looks taken (1 for a fixed design) */
-	char *decision;            /* "regression", "ruled_out", "inconclusive" */
+	char *decision;            /* "regression", "ruled_out", "unverified" */
+	/* the design (docs/evaluation.md, "The pass-rate decision"); NAN when absent */
+	double drop, beta;         /* D and beta, fractions */
+	double llr, info, i_max;   /* the log likelihood ratio and information at the look,
+				    * and the information where the boundaries meet */
+	int64_t reused;            /* units of the check taken from the store */
+	int64_t evaluated;         /* units of the check evaluated by this run */
 };
 
 struct sc_results_check {
 	char *skill, *model;
 	char *check;              /* validity, pass_rate, lift, tokens, speedup, judge, errors */
-	char *status;             /* passed, failed, skipped */
+	char *status;             /* passed, failed, unverified, error, skipped */
+	bool accepted;            /* unverified, and the trusted policy accepts it */
 	char *rule;               /* the rule that failed; NULL otherwise */
 	char *message;            /* what was compared, or why it failed or was skipped */
 	char *file;
@@ -248,8 +303,10 @@ struct sc_results_check {
 };
 
 struct sc_results_gate {
-	bool passed;
+	bool passed;              /* the run may merge: pass, or unverified all accepted */
 	int64_t exit_code;
+	enum sc_verdict verdict;
+	int64_t unverified;       /* checks unverified (accepted or not) */
 	struct sc_results_gate_failure *failures;
 	size_t nfailures;
 	double error_share;
@@ -282,10 +339,11 @@ struct sc_results_flips {
  */
 struct sc_results_lift {
 	char *skill, *model;
-	char *decision;            /* "lift", "no_lift", "inconclusive" */
-	char *stop;                /* why it stopped: "shown", "ruled_out", "futility",
-				    * "last_look", "stopped" */
-	double margin;             /* the lift it holds the skill to */
+	char *decision;            /* "lift", "no_lift" (a lift of D ruled out), "unverified" */
+	char *stop;                /* why it stopped: "shown", "ruled_out", "end" (the
+				    * boundaries met), "max_runs", "stopped" */
+	double margin;             /* the lift that counts as none */
+	double drop;               /* D: the lift the design rules out or shows */
 	double lift, lo, hi;       /* with skill minus without, and its interval */
 	double detectable;         /* the smallest lift the data could show (80% power) */
 	int64_t tests;             /* tests judged on both sides */
@@ -422,7 +480,9 @@ void sc_results_failure_release(struct sc_results_gate_failure *f);
  * changes: run and reported beside the verdict, never judged. */
 #define SC_VARIANT_HEAD_TESTS "head_tests"
 
-/* True when the skill's head changes its tests (added, changed or removed). */
+/* True when the skill's head changes its tests (added, changed or removed)
+ * beside the base's, which decide; false for the first tests (first_tests),
+ * which are the verdict's own. */
 bool sc_results_tests_edited(const struct sc_results_skill *s);
 
 /* Variant order: baseline 0, base 1, head 2, anything else 3. */

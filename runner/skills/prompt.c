@@ -66,6 +66,59 @@ void sc_skill_system_prompt(struct sc_buf *out, const struct sc_skill *skill)
 	sc_buf_release(&refs);
 }
 
+void sc_skill_prompt_size(struct sc_skill_prompt_size *out, const struct sc_skill *skill)
+{
+	struct sc_buf p = SC_BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < skill->nfiles; i++)
+		if (sc_starts_with(skill->files[i], "references/")) {
+			out->listing += strlen(skill->files[i]) + 3;  /* "- ", and a line feed */
+			out->listed++;
+		}
+	out->body = skill->body ? strlen(skill->body) : 0;
+	sc_skill_system_prompt(&p, skill);
+	out->total = p.len;
+	sc_buf_release(&p);
+}
+
+/* "1,234,567": a byte count for a message. */
+static void grouped(struct sc_buf *out, size_t n)
+{
+	char digits[32];
+	size_t len = (size_t)snprintf(digits, sizeof(digits), "%zu", n);
+
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			sc_buf_putc(out, ',');
+		sc_buf_putc(out, digits[i]);
+	}
+}
+
+bool sc_skill_prompt_over(struct sc_buf *why, const struct sc_skill *skill)
+{
+	struct sc_skill_prompt_size sz;
+
+	sc_skill_prompt_size(&sz, skill);
+	if (sz.total <= SC_MAX_SKILL_PROMPT_BYTES)
+		return false;
+	if (why) {
+		sc_buf_puts(why, "the skill would put ");
+		grouped(why, sz.total);
+		sc_buf_puts(why, " bytes into every request's system prompt (its body ");
+		grouped(why, sz.body);
+		sc_buf_puts(why, " bytes, the listing of its ");
+		grouped(why, sz.listed);
+		sc_buf_printf(why, " file%s under references/ ", sz.listed == 1 ? "" : "s");
+		grouped(why, sz.listing);
+		sc_buf_puts(why, " bytes), more than the ");
+		grouped(why, SC_MAX_SKILL_PROMPT_BYTES);
+		sc_buf_puts(why, " a skill may: it is not evaluated; shorten the body or keep fewer "
+			    "files under references/");
+	}
+	return true;
+}
+
 int sc_skill_content_hash(char out[65], const struct sc_skill *skill)
 {
 	struct sc_sha256 ctx;

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "diag.h"
 #include "format/markdown.h"
+#include "skills/prompt.h"
 #include "skills/skill.h"
 #include "format/yaml.h"
 
@@ -1044,8 +1045,16 @@ static int run_walk(struct sc_skill_list *out, const char *root, struct sc_diags
 		struct sc_skill *s = &out->items[i];
 		if (s->nfiles > 1)
 			qsort(s->files, s->nfiles, sizeof(*s->files), sc_strcmp_qsort);
-		if (err == 0 && !(flags & SC_SKILL_NO_PARSE))
+		if (err == 0 && !(flags & SC_SKILL_NO_PARSE)) {
+			struct sc_buf why = SC_BUF_INIT;
 			load_md(&w, s);
+			/* what the skill puts into a prompt is bounded, its file
+			 * listing included (docs/skills.md) */
+			if (s->loaded && sc_skill_prompt_over(&why, s))
+				sc_diags_add(diags, SC_SEV_ERROR, s->md_path, 0, "skill-prompt-size",
+					     "%s", why.ptr);
+			sc_buf_release(&why);
+		}
 	}
 	free(w.root_real);
 	sc_buf_release(&path);

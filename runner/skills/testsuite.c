@@ -9,11 +9,13 @@
 #include "json.h"
 #include "diag.h"
 #include "sha256.h"
+#include "format/yaml.h"
 #include "skills/testsuite.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 
@@ -384,88 +386,92 @@ static int context_files(struct loader *ld, struct sc_test *t, const cJSON *file
 	return err;
 }
 
-/* upskill's "verifiers": [{"type": "contains", "values"|"value"|"contains": ...}]. */
-static int verifiers(struct loader *ld, struct sc_test *t, const cJSON *list, const char *path)
-{
-	static const char *const keys[] = { "values", "value", "contains", "text" };
-	struct sc_buf p = SC_BUF_INIT, q = SC_BUF_INIT;
-	const cJSON *v;
-	size_t i = 0;
-	int err = 0;
+/* ---- verifiers ---------------------------------------------------------- */
 
-	if (!list || cJSON_IsNull(list))
-		return 0;
-	if (!cJSON_IsArray(list)) {
-		type_error(ld, list, path, "a list of verifiers");
+static const char *const verifier_names[] = {
+	[SC_VERIFIER_CONTAINS] = "contains",
+	[SC_VERIFIER_FILE_EXISTS] = "file_exists",
+	[SC_VERIFIER_FILE_CONTAINS] = "file_contains",
+	[SC_VERIFIER_COMMAND] = "command",
+	[SC_VERIFIER_VALIDATOR] = "validator",
+};
+
+const char *sc_verifier_type_name(enum sc_verifier_type type)
+{
+	return (size_t)type < SC_ARRAY_SIZE(verifier_names) ? verifier_names[type] : "unknown";
+}
+
+static struct sc_test_verifier *add_verifier(struct sc_test *t, enum sc_verifier_type type,
+					     const char *json_path, size_t line)
+{
+	struct sc_test_verifier *v;
+	SC_GROW(t->verifiers, t->verifiers_alloc, t->nverifiers + 1);
+	v = &t->verifiers[t->nverifiers++];
+	memset(v, 0, sizeof(*v));
+	v->type = type;
+	v->json_path = sc_xstrdup(json_path);
+	v->line = line;
+	return v;
+}
+
+static void verifier_release(struct sc_test_verifier *v)
+{
+	free(v->path);
+	sc_strlist_release(&v->values);
+	free(v->command);
+	free(v->validator);
+	free(v->config);
+	free(v->json_path);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * The first member of obj named by one of keys (aliases of one field);
+ * *which is set to the name found. A second alias present too is an
+ * error: the file says one thing twice.
+ */
+static const cJSON *member(struct loader *ld, const cJSON *obj, const char *path,
+			   const char *const *keys, size_t nkeys, const char **which, bool *bad)
+{
+	const cJSON *found = NULL;
+
+	*which = keys[0];
+	for (size_t k = 0; k < nkeys; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, keys[k]);
+		if (!v || cJSON_IsNull(v))
+			continue;
+		if (found) {
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s has both '%s' and '%s'; give one", path, *which, keys[k]);
+			*bad = true;
+			continue;
+		}
+		found = v;
+		*which = keys[k];
+	}
+	return found;
+}
+
+/* A workspace path of a verifier: a safe relative path (no "..", not absolute). */
+static int verifier_path(struct loader *ld, const cJSON *v, const char *path, char **out)
+{
+	if (!cJSON_IsString(v)) {
+		type_error(ld, v, path, "a string (a path in the workspace)");
 		return -1;
 	}
-	cJSON_ArrayForEach(v, list) {
-		const cJSON *type = cJSON_GetObjectItemCaseSensitive(v, "type");
-		bool found = false;
-
-		sc_buf_clear(&p);
-		sc_buf_printf(&p, "%s[%zu]", path, i++);
-		if (!cJSON_IsObject(v)) {
-			type_error(ld, v, p.ptr, "an object");
-			err = -1;
-			continue;
-		}
-		sc_diag_path_join(&q, p.ptr, "type");
-		if (!cJSON_IsString(type)) {
-			type_error(ld, type, q.ptr, "a string");
-			err = -1;
-			continue;
-		}
-		if (strcmp(type->valuestring, "contains") != 0) {
-			finding(ld, SC_SEV_WARNING, type, "test-verifier",
-				"%s '%s' is not supported (only 'contains'); ignored", q.ptr,
-				type->valuestring);
-			continue;
-		}
-		for (size_t k = 0; k < SC_ARRAY_SIZE(keys); k++) {
-			const cJSON *val = cJSON_GetObjectItemCaseSensitive(v, keys[k]);
-			if (!val)
-				continue;
-			found = true;
-			sc_diag_path_join(&q, p.ptr, keys[k]);
-			if (string_list(ld, val, q.ptr, true, &t->contains) < 0)
-				err = -1;
-		}
-		if (!found) {
-			finding(ld, SC_SEV_ERROR, v, "test-schema",
-				"%s of type 'contains' has no 'values' or 'value'", p.ptr);
-			err = -1;
-		}
+	if (!sc_path_is_safe_relative(v->valuestring)) {
+		finding(ld, SC_SEV_ERROR, v, "test-path",
+			"%s '%s' is not a relative path inside the workspace; refused", path,
+			v->valuestring);
+		return -1;
 	}
-	sc_buf_release(&p);
-	sc_buf_release(&q);
-	return err;
+	*out = sc_xstrdup(v->valuestring);
+	return 0;
 }
 
-static void test_release(struct sc_test *t)
-{
-	free(t->id);
-	free(t->source);
-	free(t->json_path);
-	free(t->input);
-	sc_strlist_release(&t->contains);
-	sc_strlist_release(&t->expectations);
-	for (size_t i = 0; i < t->nfiles; i++) {
-		free(t->files[i].name);
-		free(t->files[i].content);
-	}
-	free(t->files);
-	free(t->validator);
-	free(t->output_file);
-	free(t->validator_config);
-	free(t->fixture);
-	free(t->expected_output);
-	memset(t, 0, sizeof(*t));
-}
-
-/* The validator_config object: flat, values strings, numbers or booleans. */
-static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v,
-			    const char *path)
+/* The validator's config: a flat object of strings, numbers or booleans
+ * (upskill's validator_config), kept as compact JSON text in *out. */
+static int validator_config_text(struct loader *ld, const cJSON *v, const char *path, char **out)
 {
 	const cJSON *item;
 	struct sc_buf p = SC_BUF_INIT, text = SC_BUF_INIT;
@@ -485,8 +491,234 @@ static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v
 		}
 	}
 	sc_json_print(&text, v, false);
-	t->validator_config = sc_buf_detach(&text, NULL);
+	free(*out);
+	*out = sc_buf_detach(&text, NULL);
 	return 0;
+}
+
+/* A whole number member (exit_code) within [lo, hi]. */
+static int int_member(struct loader *ld, const cJSON *v, const char *path, int lo, int hi,
+		      int *out)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble ||
+	    v->valuedouble < lo || v->valuedouble > hi) {
+		if (!cJSON_IsNumber(v))
+			type_error(ld, v, path, "a whole number");
+		else
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s must be a whole number from %d to %d, found %g", path, lo, hi,
+				v->valuedouble);
+		return -1;
+	}
+	*out = (int)v->valuedouble;
+	return 0;
+}
+
+static int timeout_member(struct loader *ld, const cJSON *v, const char *path, double *out)
+{
+	if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || v->valuedouble > 3600) {
+		if (!cJSON_IsNumber(v))
+			type_error(ld, v, path, "a number of seconds");
+		else
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s must be more than 0 and at most 3600 seconds, found %g", path,
+				v->valuedouble);
+		return -1;
+	}
+	*out = v->valuedouble;
+	return 0;
+}
+
+static const char *const values_keys[] = { "values", "value", "contains", "text", "substring" };
+static const char *const path_keys[] = { "path", "file" };
+static const char *const command_keys[] = { "command", "cmd", "run" };
+static const char *const exit_keys[] = { "exit_code", "expect_exit_code" };
+static const char *const timeout_keys[] = { "timeout", "timeout_s" };
+static const char *const validator_keys[] = { "validator", "name" };
+static const char *const output_keys[] = { "output_file", "path", "file" };
+static const char *const config_keys[] = { "config", "validator_config" };
+
+/*
+ * One entry of "verifiers" at path: its type, then the members that type
+ * takes (aliases in the *_keys tables above; docs/tests-format.md). A type
+ * skillci does not know is an error (test-verifier): upskill fails an
+ * unknown verifier closed, and a check skipped would let the test pass
+ * unchecked. Returns -1 after reporting any problem.
+ */
+static int load_verifier(struct loader *ld, struct sc_test *t, const cJSON *v, const char *path)
+{
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(v, "type"), *m;
+	struct sc_buf q = SC_BUF_INIT;
+	struct sc_test_verifier *ver;
+	enum sc_verifier_type kind = SC_VERIFIER_CONTAINS;
+	const char *which;
+	bool bad = false, known = false;
+
+	if (!cJSON_IsObject(v)) {
+		type_error(ld, v, path, "an object");
+		return -1;
+	}
+	sc_diag_path_join(&q, path, "type");
+	if (!cJSON_IsString(type)) {
+		type_error(ld, type, q.ptr, "a string");
+		sc_buf_release(&q);
+		return -1;
+	}
+	for (size_t k = 0; k < SC_ARRAY_SIZE(verifier_names); k++) {
+		if (!strcmp(type->valuestring, verifier_names[k])) {
+			kind = (enum sc_verifier_type)k;
+			known = true;
+		}
+	}
+	if (!known) {
+		finding(ld, SC_SEV_ERROR, type, "test-verifier",
+			"%s '%s' is not a verifier type skillci can run (contains, file_exists, "
+			"file_contains, command, validator); the test is refused, as upskill "
+			"refuses it", q.ptr, type->valuestring);
+		sc_buf_release(&q);
+		return -1;
+	}
+	ver = add_verifier(t, kind, path, index_line(&ld->ix, v));
+
+	if (kind == SC_VERIFIER_CONTAINS || kind == SC_VERIFIER_FILE_CONTAINS) {
+		m = member(ld, v, path, values_keys, SC_ARRAY_SIZE(values_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (!m) {
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s of type '%s' has no 'values' or 'value'", path,
+				type->valuestring);
+			bad = true;
+		} else if (string_list(ld, m, q.ptr, true, &ver->values) < 0) {
+			bad = true;
+		} else if (!ver->values.n) {
+			finding(ld, SC_SEV_ERROR, m, "test-schema", "%s is an empty list", q.ptr);
+			bad = true;
+		}
+	}
+	if (kind == SC_VERIFIER_FILE_EXISTS || kind == SC_VERIFIER_FILE_CONTAINS) {
+		m = member(ld, v, path, path_keys, SC_ARRAY_SIZE(path_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (!m) {
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s of type '%s' has no 'path'", path, type->valuestring);
+			bad = true;
+		} else if (verifier_path(ld, m, q.ptr, &ver->path) < 0) {
+			bad = true;
+		}
+	}
+	if (kind == SC_VERIFIER_COMMAND) {
+		m = member(ld, v, path, command_keys, SC_ARRAY_SIZE(command_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (!m) {
+			finding(ld, SC_SEV_ERROR, v, "test-schema", "%s of type 'command' has no "
+				"'command'", path);
+			bad = true;
+		} else if (!cJSON_IsString(m)) {
+			type_error(ld, m, q.ptr, "a string (a shell command line)");
+			bad = true;
+		} else if (!m->valuestring[0]) {
+			finding(ld, SC_SEV_ERROR, m, "test-schema", "%s is empty", q.ptr);
+			bad = true;
+		} else {
+			ver->command = sc_xstrdup(m->valuestring);
+		}
+		m = member(ld, v, path, exit_keys, SC_ARRAY_SIZE(exit_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (m && int_member(ld, m, q.ptr, 0, 255, &ver->exit_code) < 0)
+			bad = true;
+	}
+	if (kind == SC_VERIFIER_VALIDATOR) {
+		m = member(ld, v, path, validator_keys, SC_ARRAY_SIZE(validator_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (!m) {
+			finding(ld, SC_SEV_ERROR, v, "test-schema",
+				"%s of type 'validator' has no 'validator' (its name)", path);
+			bad = true;
+		} else if (!cJSON_IsString(m) || !m->valuestring[0]) {
+			if (!cJSON_IsString(m))
+				type_error(ld, m, q.ptr, "a string (the validator's name)");
+			else
+				finding(ld, SC_SEV_ERROR, m, "test-schema", "%s is empty", q.ptr);
+			bad = true;
+		} else {
+			ver->validator = sc_xstrdup(m->valuestring);
+		}
+		m = member(ld, v, path, output_keys, SC_ARRAY_SIZE(output_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (m && verifier_path(ld, m, q.ptr, &ver->path) < 0)
+			bad = true;
+		m = member(ld, v, path, config_keys, SC_ARRAY_SIZE(config_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (m && validator_config_text(ld, m, q.ptr, &ver->config) < 0)
+			bad = true;
+	}
+	if (kind == SC_VERIFIER_COMMAND || kind == SC_VERIFIER_VALIDATOR) {
+		m = member(ld, v, path, timeout_keys, SC_ARRAY_SIZE(timeout_keys), &which, &bad);
+		sc_diag_path_join(&q, path, which);
+		if (m && timeout_member(ld, m, q.ptr, &ver->timeout_s) < 0)
+			bad = true;
+	}
+	if (!bad && kind == SC_VERIFIER_CONTAINS) {
+		for (size_t i = 0; i < ver->values.n; i++)
+			sc_strlist_add(&t->contains, ver->values.items[i]);
+	}
+	sc_buf_release(&q);
+	return bad ? -1 : 0;
+}
+
+/* upskill's "verifiers": a list of {"type": ..., ...} objects. */
+static int verifiers(struct loader *ld, struct sc_test *t, const cJSON *list, const char *path)
+{
+	struct sc_buf p = SC_BUF_INIT;
+	const cJSON *v;
+	size_t i = 0;
+	int err = 0;
+
+	if (!list || cJSON_IsNull(list))
+		return 0;
+	if (!cJSON_IsArray(list)) {
+		type_error(ld, list, path, "a list of verifiers");
+		return -1;
+	}
+	cJSON_ArrayForEach(v, list) {
+		sc_buf_clear(&p);
+		sc_buf_printf(&p, "%s[%zu]", path, i++);
+		if (load_verifier(ld, t, v, p.ptr) < 0)
+			err = -1;
+	}
+	sc_buf_release(&p);
+	return err;
+}
+
+static void test_release(struct sc_test *t)
+{
+	free(t->id);
+	free(t->source);
+	free(t->json_path);
+	free(t->input);
+	sc_strlist_release(&t->contains);
+	sc_strlist_release(&t->expectations);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		free(t->files[i].name);
+		free(t->files[i].content);
+	}
+	free(t->files);
+	for (size_t i = 0; i < t->nverifiers; i++)
+		verifier_release(&t->verifiers[i]);
+	free(t->verifiers);
+	free(t->validator);
+	free(t->output_file);
+	free(t->validator_config);
+	free(t->fixture);
+	free(t->expected_output);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The validator_config object: flat, values strings, numbers or booleans. */
+static int validator_config(struct loader *ld, struct sc_test *t, const cJSON *v,
+			    const char *path)
+{
+	return validator_config_text(ld, v, path, &t->validator_config);
 }
 
 /* The id a test carries itself ("id" in cases and evals), as text. */
@@ -511,6 +743,20 @@ static int own_id(struct loader *ld, const cJSON *obj, const char *path, struct 
 	type_error(ld, v, p.ptr, "a non-empty string or an integer");
 	sc_buf_release(&p);
 	return -1;
+}
+
+/*
+ * True when t names a check skillci can run: a non-empty "contains"
+ * string, a workspace verifier, expectations or an expected_output (for
+ * the grader), or a fixture. An empty contains string matches every
+ * answer, so it is no check.
+ */
+static bool test_has_check(const struct sc_test *t)
+{
+	for (size_t i = 0; i < t->contains.n; i++)
+		if (t->contains.items[i][0])
+			return true;
+	return t->fixture || sc_test_has_workspace_verifier(t) || sc_test_needs_grader(t);
 }
 
 /*
@@ -635,11 +881,19 @@ static void load_test(struct loader *ld, const cJSON *obj, const char *path,
 			p.ptr, t.fixture);
 		bad = true;
 	}
-	if (!bad && !t.fixture && !t.validator && !t.contains.n && !t.expectations.n &&
-	    !t.expected_output) {
-		finding(ld, SC_SEV_WARNING, obj, "test-no-check",
-			"%s has nothing to check, so it always passes: give expected.contains, "
-			"verifiers, a validator or a fixture", path);
+	if (!bad && t.validator) {  /* upskill's flat fields: one implied validator verifier */
+		struct sc_test_verifier *ver = add_verifier(&t, SC_VERIFIER_VALIDATOR, path, t.line);
+		ver->implied = true;
+		ver->validator = sc_xstrdup(t.validator);
+		ver->path = t.output_file ? sc_xstrdup(t.output_file) : NULL;
+		ver->config = t.validator_config ? sc_xstrdup(t.validator_config) : NULL;
+	}
+	if (!bad && !test_has_check(&t)) {
+		finding(ld, SC_SEV_ERROR, obj, "test-no-check",
+			"%s names nothing skillci can check, so any answer would pass: give "
+			"expected.contains, verifiers, a validator, expectations, an "
+			"expected_output or a fixture (skillci help tests)", path);
+		bad = true;
 	}
 
 	has_id = own_id(ld, obj, path, &id);
@@ -776,6 +1030,8 @@ static void drop_duplicate_ids(struct loader *ld, size_t first)
 
 enum expect { EXPECT_ANY, EXPECT_META, EXPECT_SUITE, EXPECT_EVALS };
 
+static void load_root(struct loader *ld, cJSON *root, enum expect expect, const char *kind);
+
 /*
  * Parses the JSON text of one file and loads what it holds. expect says
  * which file this is: skill_meta.json (tests are optional), a suite in
@@ -786,7 +1042,7 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 {
 	const char *end = NULL;
 	cJSON *root = NULL;
-	size_t start = 0, bad = 0, first;
+	size_t start = 0, bad = 0;
 
 	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
 		start = 3;
@@ -827,13 +1083,23 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 		return;
 	}
 	index_build(&ld->ix, root, text, len, start);
-	first = ld->set->n;
+	load_root(ld, root, expect, "JSON");
+}
+
+/*
+ * Loads what the parsed document root holds (ld->ix indexes its nodes'
+ * lines), then frees root and the index. kind names the document's
+ * language in messages ("JSON", "YAML").
+ */
+static void load_root(struct loader *ld, cJSON *root, enum expect expect, const char *kind)
+{
+	size_t first = ld->set->n;
 
 	if (cJSON_IsArray(root) && (expect == EXPECT_ANY || expect == EXPECT_SUITE)) {
 		load_tests_array(ld, root, "", SC_TESTS_LIST);
 	} else if (!cJSON_IsObject(root)) {
 		finding(ld, SC_SEV_ERROR, root, "test-schema",
-			"the file must hold a JSON object%s, found %s",
+			"the file must hold a %s object%s, found %s", kind,
 			expect == EXPECT_ANY || expect == EXPECT_SUITE ? " or a list of tests" : "",
 			json_type(root));
 	} else if (expect == EXPECT_META) {
@@ -869,6 +1135,155 @@ static void load_text(struct loader *ld, const char *text, size_t len, enum expe
 	cJSON_Delete(root);
 	free(ld->ix.items);
 	memset(&ld->ix, 0, sizeof(ld->ix));
+}
+
+/* ---- YAML suites ------------------------------------------------------ */
+
+static void index_add(struct json_index *ix, const cJSON *node, size_t line)
+{
+	SC_GROW(ix->items, ix->alloc, ix->n + 1);
+	ix->items[ix->n].node = node;
+	ix->items[ix->n].offset = 0;
+	ix->items[ix->n++].line = line;
+}
+
+/* A plain scalar that reads as a number: digits, sign, point and exponent
+ * only (so "nan", "inf" and "0x10" stay strings) and finite. */
+static bool yaml_number(const struct sc_yaml_node *n, double *out)
+{
+	char *end;
+	if (!sc_yaml_is_number(n) || strspn(n->value, "0123456789+-.eE") != strlen(n->value))
+		return false;
+	*out = strtod(n->value, &end);
+	return isfinite(*out);
+}
+
+/*
+ * The YAML node n as a cJSON value, with the line of every value recorded
+ * in ld->ix, as upskill's YAML loader (PyYAML's safe_load, YAML 1.1) reads
+ * it: plain null, booleans (yes/no, on/off too) and numbers are typed,
+ * quoted and block scalars and explicit tags are strings. A key that is not
+ * a scalar or that a map repeats is an error (a repeated key would
+ * silently replace the first); returns NULL after reporting it.
+ */
+static cJSON *yaml_to_json(struct loader *ld, const struct sc_yaml_node *n)
+{
+	cJSON *out;
+	double num;
+	int b;
+
+	if (n->kind == SC_YAML_SCALAR) {
+		if (sc_yaml_is_null(n))
+			out = cJSON_CreateNull();
+		else if (sc_yaml_is_bool(n, &b))
+			out = cJSON_CreateBool(b);
+		else if (yaml_number(n, &num))
+			out = cJSON_CreateNumber(num);
+		else
+			out = cJSON_CreateString(n->value);
+	} else if (n->kind == SC_YAML_SEQ) {
+		out = cJSON_CreateArray();
+		for (size_t i = 0; i < n->nchildren; i++) {
+			cJSON *item = yaml_to_json(ld, n->children[i]);
+			if (!item) {
+				cJSON_Delete(out);
+				return NULL;
+			}
+			cJSON_AddItemToArray(out, item);
+		}
+	} else {
+		out = cJSON_CreateObject();
+		for (size_t i = 0; i < sc_yaml_count(n); i++) {
+			const struct sc_yaml_node *k = sc_yaml_map_key(n, i);
+			cJSON *val;
+			if (k->kind != SC_YAML_SCALAR) {
+				sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, k->line,
+					     "test-yaml", "a map key must be a plain string, found "
+					     "a %s", sc_yaml_type_name(k));
+				cJSON_Delete(out);
+				return NULL;
+			}
+			if (cJSON_GetObjectItemCaseSensitive(out, k->value)) {
+				sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, k->line,
+					     "test-yaml", "key '%s' appears twice in one map",
+					     k->value);
+				cJSON_Delete(out);
+				return NULL;
+			}
+			if (!(val = yaml_to_json(ld, sc_yaml_map_value(n, i)))) {
+				cJSON_Delete(out);
+				return NULL;
+			}
+			cJSON_AddItemToObject(out, k->value, val);
+		}
+	}
+	if (!out)
+		sc_die("out of memory");
+	index_add(&ld->ix, out, n->line);
+	return out;
+}
+
+/* "FILE:LINE:COL: problem" (sc_yaml_parse's message) split into line and
+ * problem; line 0 when the message has no position. */
+static size_t yaml_error_line(const char *msg, const char *file, const char **problem)
+{
+	size_t n = strlen(file), line = 0;
+	const char *p = msg;
+
+	*problem = msg;
+	if (strncmp(msg, file, n) != 0 || msg[n] != ':')
+		return 0;
+	p = msg + n + 1;
+	while (*p >= '0' && *p <= '9')
+		line = line * 10 + (size_t)(*p++ - '0');
+	if (*p == ':') {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == ':')
+			p++;
+		while (*p == ' ')
+			p++;
+		*problem = p;
+	}
+	return line;
+}
+
+/* The YAML counterpart of load_text(): parse with libyaml (format/yaml),
+ * convert to the JSON model, load. */
+static void load_yaml_text(struct loader *ld, const char *text, size_t len, enum expect expect)
+{
+	struct sc_yaml_node *doc = NULL;
+	size_t bad = 0;
+	cJSON *root;
+
+	if (!sc_utf8_check(text, len, &bad)) {
+		sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, offset_line(text, bad),
+			     "test-yaml", "invalid UTF-8 at byte %zu", bad);
+		return;
+	}
+	if (sc_yaml_parse(&doc, text, len, ld->display, 0) < 0) {
+		const char *problem;
+		size_t line = yaml_error_line(sc_error_last(), ld->display, &problem);
+		sc_diags_add(ld->diags, SC_SEV_ERROR, ld->display, line, "test-yaml",
+			     "invalid YAML: %s", problem);
+		return;
+	}
+	root = yaml_to_json(ld, doc);
+	sc_yaml_free(doc);
+	if (!root) {
+		free(ld->ix.items);
+		memset(&ld->ix, 0, sizeof(ld->ix));
+		return;
+	}
+	qsort(ld->ix.items, ld->ix.n, sizeof(*ld->ix.items), cmp_pos);
+	load_root(ld, root, expect, "YAML");
+}
+
+/* True for a file name that holds YAML (.yaml, .yml). */
+static bool yaml_name(const char *name)
+{
+	return sc_ends_with(name, ".yaml") || sc_ends_with(name, ".yml");
 }
 
 /* True when path, symlinks resolved, lies inside the skill folder. */
@@ -913,12 +1328,15 @@ static int load_path(struct loader *ld, const char *full, const char *display,
 		return err;
 	}
 	sc_strlist_add(&ld->set->sources, source);
-	load_text(ld, data.ptr, data.len, expect);
+	if (yaml_name(full))
+		load_yaml_text(ld, data.ptr, data.len, expect);
+	else
+		load_text(ld, data.ptr, data.len, expect);
 	sc_buf_release(&data);
 	return 0;
 }
 
-/* The names of the JSON files in skill_dir/tests, sorted. */
+/* The names of the JSON and YAML files in skill_dir/tests, sorted. */
 static void list_suites(struct loader *ld, const char *skill_dir, struct sc_strlist *out)
 {
 	struct sc_buf dir = SC_BUF_INIT, full = SC_BUF_INIT;
@@ -931,7 +1349,8 @@ static void list_suites(struct loader *ld, const char *skill_dir, struct sc_strl
 		goto done;
 	while ((de = readdir(d))) {
 		struct stat st;
-		if (de->d_name[0] == '.' || !sc_ends_with(de->d_name, ".json"))
+		if (de->d_name[0] == '.' ||
+		    (!sc_ends_with(de->d_name, ".json") && !yaml_name(de->d_name)))
 			continue;
 		sc_path_join(&full, dir.ptr, de->d_name);
 		if (lstat(full.ptr, &st) < 0 || !S_ISREG(st.st_mode))
@@ -992,6 +1411,7 @@ int sc_tests_load_skill(struct sc_test_set *out, const char *skill_dir, struct s
 
 	sc_path_join(&full, skill_dir, "evals/evals.json");
 	load_path(&ld, full.ptr, full.ptr, "evals/evals.json", EXPECT_EVALS, true);
+	err = sc_tests_load_triggers(out, skill_dir, diags);
 
 	sc_strlist_release(&suites);
 	sc_buf_release(&full);
@@ -1037,6 +1457,115 @@ int sc_tests_load_file(struct sc_test_set *out, const char *path, const char *sk
 	free(ld.skill_real);
 	sc_buf_release(&base);
 	return err == SC_ENOTFOUND ? err : 0;
+}
+
+/* ---- upskill's evals manifest ------------------------------------------ */
+
+/* One path or a list of paths (node at key), appended to out when safe. */
+static void manifest_paths(struct sc_strlist *out, const struct sc_yaml_node *v, const char *key,
+			   const char *display, struct sc_diags *diags)
+{
+	size_t n = v && v->kind == SC_YAML_SEQ ? sc_yaml_count(v) : 1;
+
+	if (!v || (v->kind == SC_YAML_MAP) || (v->kind == SC_YAML_SCALAR && sc_yaml_is_null(v))) {
+		sc_diags_add(diags, SC_SEV_ERROR, display, v ? v->line : 0, "test-manifest",
+			     "%s must be a path or a list of paths", key);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_yaml_node *p = v->kind == SC_YAML_SEQ ? sc_yaml_seq_item(v, i) : v;
+		if (p->kind != SC_YAML_SCALAR || sc_yaml_is_null(p)) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, p->line, "test-manifest",
+				     "%s must be a path or a list of paths, found a %s", key,
+				     sc_yaml_type_name(p));
+			continue;
+		}
+		if (!sc_path_is_safe_relative(p->value)) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, p->line, "test-path",
+				     "%s '%s' is not a relative path inside the repository; refused",
+				     key, p->value);
+			continue;
+		}
+		if (!sc_strlist_has(out, p->value))
+			sc_strlist_add(out, p->value);
+	}
+}
+
+/* True when the manifest's skill key names the skill: its folder or name. */
+static bool manifest_skill(const char *key, const char *skill_path, const char *skill_name)
+{
+	size_t n = strlen(key);
+
+	while (n > 1 && key[n - 1] == '/')
+		n--;
+	if (skill_path && strlen(skill_path) == n && !strncmp(key, skill_path, n))
+		return true;
+	return skill_name && !strcmp(key, skill_name);
+}
+
+int sc_tests_evals_manifest(struct sc_strlist *out, const char *text, size_t len,
+			    const char *display, const char *skill_path, const char *skill_name,
+			    struct sc_diags *diags)
+{
+	static const char *const file_keys[] = { "suites", "suite", "tests" };
+	struct sc_yaml_node *doc = NULL;
+	const struct sc_yaml_node *evals, *skills;
+
+	if (sc_yaml_parse(&doc, text, len, display, 0) < 0) {
+		const char *problem;
+		size_t line = yaml_error_line(sc_error_last(), display, &problem);
+		sc_diags_add(diags, SC_SEV_ERROR, display, line, "test-manifest", "invalid YAML: %s",
+			     problem);
+		sc_error_clear();
+		return 0;
+	}
+	if (doc->kind != SC_YAML_MAP) {
+		if (!sc_yaml_is_null(doc))
+			sc_diags_add(diags, SC_SEV_ERROR, display, doc->line, "test-manifest",
+				     "the manifest must be a map with 'evals' or 'skills', found a %s",
+				     sc_yaml_type_name(doc));
+		sc_yaml_free(doc);
+		return 0;
+	}
+	evals = sc_yaml_map_get(doc, "evals");
+	skills = sc_yaml_map_get(doc, "skills");
+	if (evals && evals->kind != SC_YAML_SEQ)
+		sc_diags_add(diags, SC_SEV_ERROR, display, evals->line, "test-manifest",
+			     "evals must be a list of {skill, suites}");
+	for (size_t i = 0; evals && evals->kind == SC_YAML_SEQ && i < sc_yaml_count(evals); i++) {
+		const struct sc_yaml_node *e = sc_yaml_seq_item(evals, i), *sk, *files = NULL;
+		const char *key = "suites";
+		if (e->kind != SC_YAML_MAP || !(sk = sc_yaml_map_get(e, "skill")) ||
+		    sk->kind != SC_YAML_SCALAR || sc_yaml_is_null(sk)) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, e->line, "test-manifest",
+				     "evals[%zu] must be a map with 'skill' (a folder or a name)", i);
+			continue;
+		}
+		for (size_t k = 0; k < SC_ARRAY_SIZE(file_keys) && !files; k++)
+			if ((files = sc_yaml_map_get(e, file_keys[k])))
+				key = file_keys[k];
+		if (!files) {
+			sc_diags_add(diags, SC_SEV_ERROR, display, e->line, "test-manifest",
+				     "evals[%zu] names no test file: give 'suites' (or 'suite', 'tests')",
+				     i);
+			continue;
+		}
+		if (manifest_skill(sk->value, skill_path, skill_name))
+			manifest_paths(out, files, key, display, diags);
+	}
+	if (skills && skills->kind != SC_YAML_MAP)
+		sc_diags_add(diags, SC_SEV_ERROR, display, skills->line, "test-manifest",
+			     "skills must be a map of skill (folder or name) to test files");
+	for (size_t i = 0; skills && skills->kind == SC_YAML_MAP && i < sc_yaml_count(skills); i++) {
+		const struct sc_yaml_node *k = sc_yaml_map_key(skills, i);
+		if (k->kind == SC_YAML_SCALAR && manifest_skill(k->value, skill_path, skill_name))
+			manifest_paths(out, sc_yaml_map_value(skills, i), k->value, display, diags);
+	}
+	if (!evals && !skills)
+		sc_diags_add(diags, SC_SEV_WARNING, display, doc->line, "test-manifest",
+			     "neither 'evals' nor 'skills' here: no test files mapped");
+	sc_yaml_free(doc);
+	return 0;
 }
 
 /* fixtures_dir/name/prompt.md, with fixtures_dir under repo_root unless absolute. */
@@ -1167,11 +1696,24 @@ void sc_test_set_add_copy(struct sc_test_set *set, const struct sc_test *t)
 			c->files[i].content = dup0(t->files[i].content);
 		}
 	}
+	for (size_t i = 0; i < t->nverifiers; i++) {
+		const struct sc_test_verifier *v = &t->verifiers[i];
+		struct sc_test_verifier *w = add_verifier(c, v->type, v->json_path, v->line);
+		w->path = dup0(v->path);
+		strlist_copy(&w->values, &v->values);
+		w->command = dup0(v->command);
+		w->exit_code = v->exit_code;
+		w->timeout_s = v->timeout_s;
+		w->validator = dup0(v->validator);
+		w->config = dup0(v->config);
+		w->implied = v->implied;
+	}
 	c->validator = dup0(t->validator);
 	c->output_file = dup0(t->output_file);
 	c->validator_config = dup0(t->validator_config);
 	c->fixture = dup0(t->fixture);
 	c->expected_output = dup0(t->expected_output);
+	c->trigger = t->trigger;
 }
 
 void sc_test_set_release(struct sc_test_set *set)
@@ -1195,6 +1737,27 @@ void sc_test_set_release(struct sc_test_set *set)
 bool sc_test_is_kernel(const struct sc_test *t)
 {
 	return t->fixture != NULL;
+}
+
+bool sc_test_has_workspace_verifier(const struct sc_test *t)
+{
+	for (size_t i = 0; i < t->nverifiers; i++)
+		if (t->verifiers[i].type != SC_VERIFIER_CONTAINS)
+			return true;
+	return false;
+}
+
+bool sc_test_needs_workspace(const struct sc_test *t)
+{
+	return t->nfiles > 0 || sc_test_has_workspace_verifier(t);
+}
+
+bool sc_test_needs_grader(const struct sc_test *t)
+{
+	for (size_t i = 0; i < t->expectations.n; i++)
+		if (t->expectations.items[i][0])
+			return true;
+	return t->expected_output && t->expected_output[0];
 }
 
 /* ---- hashing and the oracle answer ------------------------------------ */
@@ -1247,6 +1810,26 @@ void sc_test_hash(char out[65], const struct sc_test *t)
 	hash_field(&ctx, "validator_config", t->validator_config);
 	hash_field(&ctx, "fixture", t->fixture);
 	hash_field(&ctx, "expected_output", t->expected_output);
+	/* The workspace verifiers a "verifiers" list names (contains values are
+	 * hashed above, implied validators as the flat fields), only when there
+	 * are any, so the hash of every test without them is what it was. */
+	for (size_t i = 0; i < t->nverifiers; i++) {
+		const struct sc_test_verifier *v = &t->verifiers[i];
+		char num[64];
+		if (v->implied || v->type == SC_VERIFIER_CONTAINS)
+			continue;
+		hash_field(&ctx, "verifier", sc_verifier_type_name(v->type));
+		hash_field(&ctx, "path", v->path);
+		hash_list(&ctx, "values", &v->values);
+		hash_field(&ctx, "command", v->command);
+		snprintf(num, sizeof(num), "%d/%.17g", v->exit_code, v->timeout_s);
+		hash_field(&ctx, "exit_timeout", num);
+		hash_field(&ctx, "validator", v->validator);
+		hash_field(&ctx, "config", v->config);
+	}
+	/* a trigger query's expectation, only for those (older hashes stay) */
+	if (t->trigger)
+		hash_field(&ctx, "trigger", t->trigger > 0 ? "should_trigger" : "should_not_trigger");
 	sc_sha256_final(&ctx, digest);
 	sc_hex(&hex, digest, sizeof(digest));
 	memcpy(out, hex.ptr, SC_SHA256_HEX_LEN + 1);

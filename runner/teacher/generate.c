@@ -884,11 +884,22 @@ void sc_gen_failures(struct sc_strlist *out, const struct sc_results *r, const c
 
 /* ---- lifecycle -------------------------------------------------------------- */
 
+/*
+ * upskill's max_refine_attempts counts evaluations, refinements between
+ * them: max(1, attempts) evaluations, so one fewer refinement.
+ */
+int sc_gen_refinements(int max_refine_attempts)
+{
+	int n = (max_refine_attempts < 1 ? 1 : max_refine_attempts) - 1;
+
+	return n > SC_GEN_MAX_REFINE ? SC_GEN_MAX_REFINE : n;
+}
+
 void sc_gen_options_init(struct sc_gen_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
 	opt->fixtures_dir = "fixtures";
-	opt->max_refine = 3;
+	opt->max_refine = sc_gen_refinements(SC_GEN_ATTEMPTS);
 	opt->runs = 1;
 }
 
@@ -1778,8 +1789,8 @@ done:
 	return err;
 }
 
-int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_options *opt,
-			   const char *skill_dir, const char *task)
+int sc_gen_ask_tests(struct sc_gen_result *out, const struct sc_gen_options *opt,
+		     const char *what, const char *task, char **model_name)
 {
 	struct gen g;
 	struct sc_strlist fixture_lines = { 0 };
@@ -1788,7 +1799,6 @@ int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_option
 	const char *model = opt->test_gen_model ? opt->test_gen_model : opt->teacher;
 	int err;
 
-	sc_gen_result_init(out);
 	memset(&g, 0, sizeof(g));
 	g.opt = opt;
 	g.out = out;
@@ -1797,24 +1807,45 @@ int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_option
 	if (!task || !*task) {
 		sc_model_release(&tm);
 		return sc_error_set(SC_EINVAL, "skill '%s' has no description to write tests from",
-				    skill_dir);
+				    what);
 	}
-	out->dir = sc_xstrdup(skill_dir);
 	list_fixtures(&g, &fixture_lines);
-	progress(&g, "Generating test cases for %s with %s...", skill_dir, tm.name);
+	progress(&g, "Generating test cases for %s with %s...", what, tm.name);
 	sc_gen_prompt_tests(&prompt, task, &fixture_lines);
 	if ((err = teacher_json(&g, WANT_TESTS, model, prompt.ptr, &out->cases)) < 0)
 		goto done;
-	if ((err = settle_fixtures(&g, &out->cases)) < 0)
-		goto done;
-	if ((err = save_tests(skill_dir, &out->cases, tm.name, task)) < 0)
-		goto done;
-	progress(&g, "Generated %zu test cases; saved in %s/skill_meta.json", out->cases.n, skill_dir);
+	err = settle_fixtures(&g, &out->cases);
+	if (err == 0 && model_name)
+		*model_name = sc_xstrdup(tm.name);
 done:
 	sc_strlist_release(&g.known_fixtures);
 	sc_strlist_release(&fixture_lines);
 	sc_buf_release(&prompt);
 	sc_model_release(&tm);
+	return err;
+}
+
+int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_options *opt,
+			   const char *skill_dir, const char *task)
+{
+	char *model = NULL;
+	int err;
+
+	sc_gen_result_init(out);
+	out->dir = sc_xstrdup(skill_dir);
+	if ((err = sc_gen_ask_tests(out, opt, skill_dir, task, &model)) < 0)
+		goto done;
+	if ((err = save_tests(skill_dir, &out->cases, model, task)) < 0)
+		goto done;
+	if (opt->progress) {
+		struct sc_buf line = SC_BUF_INIT;
+		sc_buf_printf(&line, "Generated %zu test cases; saved in %s/skill_meta.json",
+			      out->cases.n, skill_dir);
+		opt->progress(line.ptr, opt->payload);
+		sc_buf_release(&line);
+	}
+done:
+	free(model);
 	return err;
 }
 

@@ -185,7 +185,8 @@ struct sc_gen_options {
 	const char *skills_dir;          /* NULL: "skills" */
 	bool no_eval;
 	bool force;                      /* --force: write over an existing folder */
-	int max_refine;                  /* refinements after the first evaluation */
+	int max_refine;                  /* refinements after the first evaluation (default:
+					    upskill's 2 attempts, one refinement) */
 	int max_tokens;                  /* teacher answers; 0: SC_GEN_MAX_TOKENS */
 	int runs;                        /* evaluation runs per test (>= 1) */
 	struct sc_client *client;
@@ -198,6 +199,10 @@ struct sc_gen_options {
 };
 
 void sc_gen_options_init(struct sc_gen_options *opt);
+/* upskill's default max_refine_attempts: evaluations in all. */
+#define SC_GEN_ATTEMPTS 2
+/* The refinements of upskill's max_refine_attempts: max(1, attempts) - 1. */
+int sc_gen_refinements(int max_refine_attempts);
 
 /* One evaluation of one version on one model. */
 struct sc_gen_score {
@@ -252,6 +257,17 @@ bool sc_gen_attempt_better(const struct sc_gen_attempt *a, const struct sc_gen_a
  */
 int sc_gen_tests_for_skill(struct sc_gen_result *out, const struct sc_gen_options *opt,
 			   const char *skill_dir, const char *task);
+
+/*
+ * The asking part of sc_gen_tests_for_skill(): test cases for task from
+ * opt->test_gen_model (else opt->teacher) into out->cases (out initialised
+ * by the caller), nothing saved. what names the skill in progress lines
+ * and messages; *model_name (when not NULL) gets the canonical name of the
+ * model that wrote them (the caller frees it). Returns as
+ * sc_gen_tests_for_skill() does, without SC_EIO.
+ */
+int sc_gen_ask_tests(struct sc_gen_result *out, const struct sc_gen_options *opt,
+		     const char *what, const char *task, char **model_name);
 
 /*
  * The whole of `generate`: writes, validates, tests, evaluates, refines and

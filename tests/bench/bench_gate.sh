@@ -1,22 +1,22 @@
 #!/bin/sh
-# The gate's operating characteristics, simulated: a fake student with
-# known per-test pass probabilities (profiles easy, mixed, hard, and one
-# flaky test), PR scenarios (no change, a drop inside the margin, at the
-# margin, a large drop, three tests broken, five skills x two models with
-# nothing changed), PRS simulated PRs each, decided by the old fixed rule,
-# by the gate's fixed design and by its sequential design (the library's
-# statistics and decision, pipeline/sequential.h). Prints the share of PRs
-# failed and left inconclusive, each with its 95% interval, the mean
-# requests one PR costs, per profile the drop caught with 80% power, and
-# the requests of the sequential design against the fixed design of the
-# same power, the reported interval's misses against the true difference,
-# and skillci eval's lift decision. docs/run.md ("Error rates of the gate")
-# and docs/evaluation.md hold a run.
-# Environment: PRS (default 1000), SEED, and the sequential design's
-# SEQ_FIRST (runs per round, default 2) and SEQ_MAX (the budget, 20).
+# The gate's pass-rate decision, simulated: a fake student with known
+# per-test pass probabilities (profiles easy, mixed, hard, and one flaky
+# test), PR scenarios (no change, a 2-point drop, a drop of D and of 2D,
+# a 35-point drop, the three tests passed most broken, five skills x two
+# models with nothing changed, and a drop of D in one of those ten
+# checks), PRS simulated PRs each, decided by the design as shipped
+# (pipeline/sequential.h with the defaults of pipeline/config.c). Prints
+# the share of PRs green, red and unverified with 95% intervals, the mean
+# requests of one check against the fixed design with the same alpha, beta
+# and D and against Wald's SPRT bound, skillci eval's lift decision, and
+# the token, speedup and judge checks. docs/run.md ("Error rates of the
+# gate") holds a run; tests/bench/gate_tables.py turns the output into its
+# tables.
+# Environment: PRS (default 1000), SEED; FIRST, MAX, D (points), BETA and
+# IMAX change the design for an experiment (the defaults: the shipped one).
 set -u
 root=${SKILLCI_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BUILD:-build}
 driver="$root/$build/tests/bench/bench_gate"
 [ -x "$driver" ] || { echo "bench_gate: build $driver first (make BUILD=$build programs)"; exit 1; }
-exec "$driver" "${PRS:-1000}" "${SEED:-0}" "${SEQ_FIRST:-2}" "${SEQ_MAX:-20}"
+exec "$driver" "${PRS:-1000}" "${SEED:-0}" "${FIRST:-0}" "${MAX:-0}" "${D:-0}" "${BETA:-0}" "${IMAX:-0}"

@@ -1,80 +1,71 @@
 #!/usr/bin/env python3
 """The Markdown tables of docs/run.md ("Error rates of the gate") from the
-output of tests/bench/bench_gate.sh: sh tests/bench/bench_gate.sh |
-python3 tests/bench/gate_tables.py."""
+output of tests/bench/bench_gate.sh:
+
+    sh tests/bench/bench_gate.sh | python3 tests/bench/gate_tables.py
+
+The first table: per profile and scenario, the share of PRs green, red
+and unverified (with 95% intervals) and the mean requests of one check;
+the second: one check per profile against the fixed design and Wald's
+bound; the third: skillci eval's lift decision."""
 import re
 import sys
 
-rows = {}      # (profile, scenario) -> {design: (failed, lo, hi, inconclusive, requests)}
-order = []
-power = {}     # profile -> {design: text}
-equal = []
+RATE = r"\s*([\d.]+) \[\s*([\d.]+),\s*([\d.]+)\]"
+main, summary, lift = [], [], []
 section = "main"
 for line in sys.stdin:
     line = line.rstrip("\n")
-    if line.startswith("# the smallest uniform drop"):
-        section = "power"
+    if line.startswith("# one check, per profile"):
+        section = "summary"
         continue
-    if line.startswith("# equal error rates"):
-        section = "equal"
+    if line.startswith("# skillci eval's lift decision"):
+        section = "lift"
         continue
-    if line.startswith("#") or not line.strip():
-        if section == "equal" and line.startswith("# the least"):
-            section = "done"
+    if line.startswith("# the token, speedup and judge checks"):
+        section = "done"
         continue
-    if line.startswith("profile"):
+    if not line.strip() or line.startswith("#") or line.startswith("profile"):
         continue
     if section == "main":
-        m = re.match(r"^(\S+)\s+(.+?)\s{2,}(old-\d+|new-\d+|clus-\d+|seq-\S+)\s+(.*)$", line)
-        if not m:
-            continue
-        prof, scen, design, rest = m.groups()
-        nums = re.findall(r"[-\d.]+", rest.replace("%", ""))
-        key = (prof, scen)
-        if key not in rows:
-            rows[key] = {}
-            order.append(key)
-        if design.startswith("old"):
-            rows[key][design] = (nums[0], nums[1], nums[2], None, nums[3])
-        else:
-            rows[key][design] = (nums[0], nums[1], nums[2], nums[3], nums[6])
-    elif section == "power":
-        m = re.match(r"^(\S+)\s+(\S+)\s+(.*)$", line)
+        m = re.match(r"^(\S+)\s+(.+?)\s+([\d.]+)" + RATE + RATE + RATE +
+                     r"\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", line)
         if m:
-            power.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
-    elif section == "equal":
-        equal.append(line.split())
+            main.append(m.groups())
+    elif section == "summary":
+        m = re.match(r"^(\S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) \(([\d.]+)\)\s+([\d.]+) \(([\d.]+)\)"
+                     r"\s+(\S+) \((\S+)\)\s+([\d.]+)\s+([\d.]+)$", line)
+        if m:
+            summary.append(m.groups())
+    elif section == "lift":
+        m = re.match(r"^(\S+)\s+([\d.]+)" + RATE + RATE + RATE + r"\s+([\d.]+)$", line)
+        if m:
+            lift.append(m.groups())
 
-seq = next(d for d in rows[order[0]] if d.startswith("seq"))
-designs = ["old-1", "old-3", "new-1", "new-3", "new-10", seq]
-print("| profile | scenario | " + " | ".join(designs) + " | requests: new-10, %s |" % seq)
-print("|---" * (len(designs) + 3) + "|")
-for key in order:
-    cells = []
-    for d in designs:
-        f, lo, hi, inc, _ = rows[key][d]
-        c = "%s [%s, %s]" % (f, lo, hi)
-        if inc is not None:
-            c += " (%.0f)" % float(inc)
-        cells.append(c)
-    req = "%.0f, %.0f" % (float(rows[key]["new-10"][4]), float(rows[key][seq][4]))
-    print("| %s | %s | %s | %s |" % (key[0], key[1].replace(" x ", " x "), " | ".join(cells), req))
+
+def cell(v, lo, hi):
+    return "%s [%s, %s]" % (v, lo, hi)
+
+
+print("| profile | scenario | mean drop | green % | red % | unverified % | requests per check "
+      "| steady (head only) | fixed design | share |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for g in main:
+    prof, scen, drop = g[0], g[1], g[2]
+    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        prof, scen, drop, cell(*g[3:6]), cell(*g[6:9]), cell(*g[9:12]), g[12], g[13], g[14],
+        g[15]))
 print()
-print("| profile | new-1 | new-3 | new-10 | %s |" % seq)
-print("|---|---|---|---|---|")
-for prof, d in power.items():
-    def cell(x):
-        m = re.match(r"([\d.]+) points", x)
-        if m:
-            return "%s points" % m.group(1)
-        m = re.search(r"is ([\d.]+) points", x)
-        return "not reached (max %s)" % m.group(1) if m else x
-    print("| %s | %s |" % (prof, " | ".join(cell(d[k]) for k in ["new-1", "new-3", "new-10", seq])))
+print("| profile | fixed R | fixed requests | no change | drop of D | drop of 2D "
+      "| Wald's SPRT at D | design at D over SPRT |")
+print("|---|---|---|---|---|---|---|---|")
+for g in summary:
+    two = "—" if g[7] == "nan" else "%s (%s)" % (g[7], g[8])
+    print("| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s |" % (
+        g[0], g[1], g[2], g[3], g[4], g[5], g[6], two, g[9], g[10]))
 print()
-print("| profile | D | fixed R | fixed requests | seq: no change | drop of the margin | drop of D | 35 points | mix |")
-print("|---|---|---|---|---|---|---|---|---|")
-for e in equal:
-    prof, dd, R, freq = e[0], e[1], e[2], e[3]
-    vals = e[4:12]
-    cells = ["%s (%s)" % (vals[i], vals[i + 1]) for i in range(0, 8, 2)]
-    print("| %s | %s points | %s | %s | %s | %s |" % (prof, dd, R, freq, " | ".join(cells), e[12]))
+print("| profile | true lift | lift shown % | lift of D ruled out % | unverified % | requests |")
+print("|---|---|---|---|---|---|")
+for g in lift:
+    print("| %s | %s | %s | %s | %s | %s |" % (g[0], g[1], cell(*g[2:5]), cell(*g[5:8]),
+                                             cell(*g[8:11]), g[11]))

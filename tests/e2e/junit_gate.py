@@ -76,7 +76,10 @@ def main():
         junit = ".skillci/report/junit.xml"
     if not junit or not os.path.isfile(junit):
         return 0
-    if os.path.getmtime(junit) < os.path.getmtime(marker):
+    # a file times stamped in the same clock tick as the marker was not
+    # written by this command (file times are coarse: a previous command's
+    # JUnit, written just before the marker, can carry the marker's time)
+    if os.path.getmtime(junit) <= os.path.getmtime(marker):
         return 0
     if cmd == "report":
         results = opts.get("--json")
@@ -90,17 +93,30 @@ def main():
         return 1
     root = ET.parse(junit).getroot()
     failures = len(root.findall(".//failure"))
+    errors = len(root.findall(".//testcase/error"))
     declared = int(root.get("failures", "0"))
     r = json.load(open(results, encoding="utf-8"))
-    passed = r.get("gate", {}).get("passed", True)
+    gate = r.get("gate", {})
+    passed = gate.get("passed", True)
+    verdict = gate.get("verdict")
     problems = []
     if declared != failures:
         problems.append("testsuites failures=%d but %d <failure> elements" % (declared, failures))
-    if (failures == 0) != bool(passed):
-        problems.append("gate passed=%s in %s but the JUnit has %d failures" %
-                        (passed, results, failures))
+    # what blocks the merge is a failure (a regression, a broken rule, an
+    # unverified check not accepted) or an error (could not check)
+    if (failures + errors == 0) != bool(passed):
+        problems.append("gate passed=%s in %s but the JUnit has %d failures and %d errors" %
+                        (passed, results, failures, errors))
     if cmd in ("run", "merge") and rc in (0, 1) and (rc == 0) != (failures == 0):
         problems.append("exit %d but the JUnit has %d failures" % (rc, failures))
+    if verdict is not None:
+        if cmd in ("run", "merge"):
+            want = {0: ("pass", "unverified"), 1: ("fail", "unverified"), 3: ("error",)}.get(rc)
+            if want and verdict not in want:
+                problems.append("exit %d but the verdict is %s" % (rc, verdict))
+        props = [p.get("value") for p in root.iter("property") if p.get("name") == "verdict"]
+        if props and any(v != verdict for v in props):
+            problems.append("the JUnit says verdict %s, the results %s" % (props[0], verdict))
     xsd = os.path.join(os.environ.get("SKILLCI_ROOT", "."), "tests", "data", "junit-10.xsd")
     if "--junit-file-attrs" not in argv and os.path.isfile(xsd) and shutil.which("xmllint"):
         v = subprocess.run(["xmllint", "--noout", "--schema", xsd, junit], capture_output=True, text=True)

@@ -37,7 +37,7 @@ run_pr() {
 }
 requests() { curl -s "$FAKE_URL/_fake/stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['requests'])"; }
 
-# ---- 1. a 0.9 MB SKILL.md and 8 tests of 0.8 MB input each ---------------------
+# ---- 1. a 0.2 MB SKILL.md and 8 tests of 0.8 MB input each ---------------------
 new_repo huge 'version: 1
 models: [anthropic.claude-sonnet-4-5]
 runs: 1'
@@ -45,13 +45,13 @@ python3 - "$W/skills/alpha" <<'EOF'
 import json, sys
 d = sys.argv[1]
 with open(d + "/SKILL.md", "a") as f:
-    f.write(("Detail line of the skill. " * 40 + "\n") * 900)          # ~0.9 MB
+    f.write(("Detail line of the skill. " * 40 + "\n") * 200)          # ~0.2 MB
 json.dump({"tests": [{"input": ("word " * 160000) + "q%d" % i, "expected": {"contains": ["ok"]}}
                      for i in range(8)]}, open(d + "/skill_meta.json", "w"))  # 0.8 MB each
 EOF
 HEADREV=$(commit "a huge skill")
 run_pr
-expect_exit 2 "0.9 MB skill and 0.8 MB inputs: refused at plan time (exit 2)"
+expect_exit 2 "0.2 MB skill and 0.8 MB inputs: refused at plan time (exit 2)"
 expect_err_contains "budget.max_prompt_tokens (200000)" "the message names the prompt cap"
 expect_err_contains "has a prompt of ~" "the message gives the unit's estimated prompt tokens"
 expect_err_contains "skills/alpha|" "the message names the unit"
@@ -102,8 +102,10 @@ root = ET.parse('$W/.skillci/report/junit.xml').getroot()
 s = [x for x in root.iter('testsuite') if x.get('name') == 'skills/alpha'][0]
 p = {q.get('name'): q.get('value') for q in s.find('properties')}
 v = p['usage anthropic.claude-opus-4-1']
-assert v == '18000 input, 1800 output tokens, \$0.4050 (prices of 2025-11-01)', v"
-expect_out_contains "used      18000 input, 1800 output tokens, \$0.4050 at list prices of 2025-11-01" \
+# 2 tests x 3 runs at base and head, the baseline (deciding nothing) once:
+# 14 requests of 1000 + 100 tokens at $15 and $75 per million
+assert v == '14000 input, 1400 output tokens, \$0.3150 (prices of 2025-11-01)', v"
+expect_out_contains "used      14000 input, 1400 output tokens, \$0.3150 at list prices of 2025-11-01" \
 	"the terminal shows the actual tokens and cost"
 check "skillci report renders the same table from results.json" sh -c \
 	"cd '$W' && '$SKILLCI' report .skillci/report/results.json --markdown '$T/again.md' > /dev/null && grep -q 'Tokens and cost of this run' '$T/again.md'"
@@ -142,6 +144,65 @@ run_pr
 check "a model without a price runs under the token budget (exit 0 or 1)" sh -c "test $RC -eq 0 -o $RC -eq 1"
 expect_err_contains "models without a price, such as 'anthropic.fake-student', not counted" \
 	"the budget line says which model has no price"
+
+# ---- 5. the prompt as sent: a skill's references/ listing counts ----------------
+# The system prompt lists every file under references/. 4,000 files with
+# long names add ~160 kB to it (~40k tokens) while SKILL.md and the test
+# stay small: the plan counts the prompt as it is built, so a 20,000-token
+# prompt cap refuses it before any request, naming what the prompt holds.
+new_repo listing 'version: 1
+models: [anthropic.claude-haiku-4-5]
+runs: 1
+budget: {max_prompt_tokens: 20000}'
+refs() {  # refs N LEN: N empty files under references/ with names of LEN characters
+	python3 - "$W/skills/alpha/references" "$1" "$2" <<'PY'
+import os, sys
+d, n, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(d, exist_ok=True)
+for i in range(n):
+    name = ("%05d-" % i) + "a-long-reference-file-name-" * 10
+    open(os.path.join(d, name[:width] + ".md"), "w").close()
+PY
+}
+refs 4000 25
+HEADREV=$(commit "4,000 reference files")
+run_pr
+expect_exit 2 "4,000 names under references/: refused at plan time (exit 2)"
+check "4,000 names: the fake model server saw 0 requests" test "$(requests)" = 0
+expect_err_contains "budget.max_prompt_tokens (20000)" "4,000 names: the message names the prompt cap"
+expect_err_contains "the listing of its 4000 files under references/" \
+	"4,000 names: the message says the listing makes the prompt"
+check "4,000 names: the estimate is the prompt as built (over 40k tokens), not SKILL.md's size" \
+	python3 -c "
+import re, sys
+m = re.search(r'has a prompt of ~(\d+) tokens', open('$T/.err').read())
+assert m and int(m.group(1)) > 40000, m and m.group(0)"
+# the same skill within a larger cap (the workflow's own config) runs:
+# what is counted is what is sent
+printf 'version: 1\nmodels: [anthropic.claude-haiku-4-5]\nruns: 1\nbudget: {max_prompt_tokens: 100000}\n' \
+	> "$T/listing.yml"
+run_pr --config "$T/listing.yml"
+check "4,000 names under a 100,000-token cap: the run goes ahead (exit 0 or 1)" sh -c "test $RC -le 1"
+check "4,000 names: the requests sent are the ones planned" test "$(requests)" -gt 0
+
+# ---- 6. what one skill may put into a prompt is capped -------------------------
+# 4,000 names of 80 characters make a listing over the 256 KiB a skill may
+# put into a system prompt: the skill is an error finding that says so,
+# it is not evaluated, and nothing is sent for it.
+new_repo cap 'version: 1
+models: [anthropic.claude-haiku-4-5]
+runs: 1'
+refs 4000 80
+HEADREV=$(commit "4,000 long reference names")
+run_pr
+expect_exit 1 "a listing over the skill's prompt cap: the gate fails (exit 1)"
+check "the skill's prompt cap: the fake model server saw 0 requests" test "$(requests)" = 0
+expect_out_contains "skill-prompt-size" "the skill's prompt cap: the finding is named"
+expect_out_contains "the listing of its 4,000 files under references/" \
+	"the skill's prompt cap: the finding says the listing is what is over"
+run "$SKILLCI" validate "$W/skills/alpha"
+expect_exit 1 "validate: the same skill is an error"
+expect_out_contains "skill-prompt-size" "validate: the finding is named"
 
 # ---- 4. bad budget values are errors naming the file and line -------------------
 new_repo bad 'version: 1

@@ -126,7 +126,8 @@ expect_out_contains "with skill ████████████████
 check "--offline makes no request" test "$(fake_stat requests)" -eq 0
 run "$SKILLCI" eval "$T/skills/greeter" -m $M --store "$T/results.db" --cache "$T/empty-cache" --offline --no-reuse
 expect_exit 3 "--offline with an empty cache exits 3"
-expect_out_contains "units: 20 (20 evaluated, 0 reused), requests: 0, cache hits: 0, errors: 20" "every unit is an error without a cached answer"
+expect_out_contains "units: 20 (20 evaluated, 0 reused), requests: 0 (the design's most: 1000), cache hits: 0, errors: 20" "every unit is an error without a cached answer"
+expect_out_contains "lift: unverified, no test judged with and without the skill" "nothing judged: unverified after one round, not 50"
 check "still no request" test "$(fake_stat requests)" -eq 0
 
 # Two evaluations writing one store at the same time.
@@ -219,7 +220,7 @@ expect_out_contains "errors: 20" "every unit is an error"
 # Errors are never reused: the next run asks again.
 fake_script "$T/script.json"
 fake_reset
-run "$SKILLCI" eval "$T/skills/greeter" -m anthropic.other --store "$T/results.db" --no-cache
+run "$SKILLCI" eval "$T/skills/greeter" -m anthropic.other --store "$T/results.db" --no-cache --runs 1
 expect_exit 0 "after the outage the eval succeeds"
 check "error units were asked again" test "$(fake_stat requests)" -eq 20
 

@@ -4,10 +4,10 @@
 # test's outcome with and without the skill is fixed:
 #
 #   lifter  10 tests, wrong on all without the skill, right on all with it:
-#           the lift is shown at the first look (worked out below)
+#           the lift is shown at the second look (worked out below)
 #   noop    20 tests, right on the odd ones and wrong on the even ones,
-#           with the skill or without: no lift, nothing worse, so the check
-#           samples on until futility or the last look, inconclusive
+#           with the skill or without: no lift, so a lift of D (15 points)
+#           or more is ruled out once the runs add up
 #
 # Requests are counted in the results JSON (totals.requests), on eval's
 # closing line and by the fake.
@@ -52,41 +52,46 @@ assert len(l) == 1, r.get('lift')
 print(l[0]['$3'])"
 }
 
-# ---- a clear lift stops at the first look --------------------------------
-# The design: first_runs 2, max_runs 20, so 10 looks at t = 0.1, 0.2, ...
-# One check (family 1), alpha 0.05, margin 0. At look 1 every test has 2
-# runs a side: the skill 2 of 2, the baseline 0 of 2, so d_t = -1 (baseline
-# minus skill), q_t = (2 + 1) / (4 + 2) = 0.5, v_t = 0.25 (1/2 + 1/2), se =
-# sqrt(10 x 0.25) / 10; p = PHI(-1 / se). Look 1's level is the spending
-# a(0.1) = 2 (1 - PHI(z(0.975) / sqrt(0.1))): the script below checks p is
-# under it, so the check stops at look 1 with 2 runs per test.
+# ---- a clear lift is shown at the second look ------------------------------
+# The design: rounds of 1 run (gate.first_runs' default), max_runs 20. One
+# check (family 1), alpha 0.05, beta 0.2, margin 0, D 15 points; the log
+# likelihood ratio L = (D - m) (lift - (m + D) / 2) I, I = 1 / se^2. Each
+# test's variance is pooled over its answers at both sides: at look 1 (1
+# run a side: 1 pass of 2) the unbiased 1 x 1 / (2 x 1) = .5, so se =
+# sqrt(10 x .5 x 2) / 10, I = 10, L = .15 x .925 x 10 = 1.39, under any
+# boundary the design can have (its upper boundary is at least Wald's
+# log((1 - beta) / alpha) lowered by the truncation: 2 or more, checked in
+# test_sequential); at look 2 (2 of 4: the unbiased 2 x 2 / (4 x 3) = 1/3
+# over the floor 3 x 3 / 6^2) se = sqrt(10 x (1/3) x 1) / 10, I = 30,
+# L = 4.16: shown, with the interval 1 - z(.95) se = +70 points.
 run $SKILLCI eval skills/lifter -m $M --max-runs 20 --no-cache --store "$T/a.db" --json "$T/a.json"
 expect_exit 0 "lifter: eval exits 0"
-expect_out_contains "lifter on $M (10 tests x 2 to 20 runs, sequential)" "lifter: the header names the design"
-expect_out_contains "lift: shown, +100 points [" "lifter: the lift is shown, with its interval"
-expect_out_contains "2 runs per test after 1 of 10 rounds (20 with the skill, 20 without)" \
+expect_out_contains "lifter on $M (10 tests x 1 to 20 runs, sequential)" "lifter: the header names the design"
+expect_out_contains "lift: shown, +100 points [+70, +100]" "lifter: the lift is shown, with its interval (hand computed)"
+expect_out_contains "2 runs per test after 2 of at most 20 rounds (20 with the skill, 20 without)" \
 	"lifter: runs per test and rounds"
-check "lifter: look 1's p is under its O'Brien-Fleming level (hand computation)" python3 -c "
-from math import erfc, sqrt
-z975 = 1.959963984540054
-se = sqrt(10 * 0.25) / 10
-p = 0.5 * erfc((1 / se) / sqrt(2))
-level = erfc(z975 / sqrt(0.1) / sqrt(2))
-assert p < level, (p, level)"
-check "lifter: the JSON's lift record says shown at look 1" test \
-	"$(lift "$T/a.json" lifter decision) $(lift "$T/a.json" lifter stop) $(lift "$T/a.json" lifter rounds) $(lift "$T/a.json" lifter runs_per_test)" = "lift shown 1 2"
+check "lifter: the likelihood ratio by hand: 1.39 at look 1, 4.16 at look 2" python3 -c "
+from math import sqrt
+l1 = .15 * (1 - .075) * 1 / (sqrt(10 * .5 * 2) / 10) ** 2
+l2 = .15 * (1 - .075) * 1 / (sqrt(10 * (1 / 3)) / 10) ** 2
+assert abs(l1 - 1.3875) < 1e-9 and abs(l2 - 4.1625) < 1e-9, (l1, l2)
+from statistics import NormalDist
+lo = 1 - NormalDist().inv_cdf(.95) * sqrt(10 / 3) / 10
+assert round(lo * 100) == 70, lo"
+check "lifter: the JSON's lift record says shown at look 2" test \
+	"$(lift "$T/a.json" lifter decision) $(lift "$T/a.json" lifter stop) $(lift "$T/a.json" lifter rounds) $(lift "$T/a.json" lifter runs_per_test)" = "lift shown 2 2"
 check "lifter: the record's interval, design and runs" python3 -c "
 import json
 l = json.load(open('$T/a.json'))['lift'][0]
-assert l['lift'] == 1 and 0 < l['lo'] < 1 and l['hi'] == 1, l
+assert l['lift'] == 1 and abs(l['lo'] - 0.6997) < 1e-3 and l['hi'] == 1, l
 assert (l['tests'], l['skill_runs'], l['baseline_runs']) == (10, 20, 20), l
-assert (l['first_runs'], l['max_runs'], l['max_rounds'], l['margin']) == (2, 20, 10, 0), l
+assert (l['first_runs'], l['max_runs'], l['max_rounds'], l['margin'], l['drop']) == (1, 20, 20, 0, 0.15), l
 assert l['detectable'] > 0, l"
 # 10 tests x 2 runs x 2 sides; the design's most: 10 x 20 x 2
 check "lifter: 40 requests, counted by totals, the fake and the closing line" test \
 	"$(lift "$T/a.json" lifter requests) $(fake_stat requests)" = "40 40"
 expect_out_contains "requests: 40 (the design's most: 400)" "lifter: the closing line counts requests and the design's most"
-expect_err_contains "budget: 400 units, at most 400 model requests; limit 20000 requests" \
+expect_err_contains "budget: 400 units, at most 400 model requests; limit 100000 requests" \
 	"lifter: the budget line before the first request"
 check "no API key in any output" sh -c "! grep -rq sk-test-evalseq-secret '$T/.out' '$T/.err' '$T/a.json'"
 
@@ -95,85 +100,93 @@ fake_reset
 run $SKILLCI eval skills/lifter -m $M --max-runs 20 --no-cache --store "$T/a.db" --json "$T/a2.json"
 expect_exit 0 "again: eval exits 0"
 check "again: no request, the same decision at the same look" test \
-	"$(fake_stat requests) $(lift "$T/a2.json" lifter requests) $(lift "$T/a2.json" lifter decision) $(lift "$T/a2.json" lifter rounds)" = "0 0 lift 1"
+	"$(fake_stat requests) $(lift "$T/a2.json" lifter requests) $(lift "$T/a2.json" lifter decision) $(lift "$T/a2.json" lifter rounds)" = "0 0 lift 2"
 
-# ---- a skill that does nothing: inconclusive ------------------------------
+# ---- a skill that does nothing: a lift of D ruled out ---------------------
+# Every test agrees with and without the skill: lift 0, L = .15 x (0 -
+# .075) x I. Look 1 (0 or 2 passes of 2 per test, the floor 1 x 3 / 16):
+# I = 1 / (7.5 / 400) = 53.3, L = -0.60; look 2 (the floor 1 x 5 / 36):
+# I = 144, L = -1.62, under the lower boundary (at most Wald's
+# -log((1 - alpha) / beta) = -1.56 plus the truncation: the run says).
 fake_reset
 run $SKILLCI eval skills/noop -m $M --max-runs 20 --no-cache --store "$T/b.db" --json "$T/b.json"
-expect_exit 0 "noop: an inconclusive lift is not an error"
-expect_out_contains "lift: inconclusive, +0 points [" "noop: the terminal says inconclusive, with the interval"
-expect_out_contains "a lift beyond the 0-point margin is neither shown nor ruled out" "noop: what is not known"
+expect_exit 0 "noop: eval exits 0"
+expect_out_contains "lift: none of 15 points or more, +0 points [-14, +14]: ruled out" \
+	"noop: the terminal says a lift of D is ruled out, with the interval"
+expect_out_contains "2 runs per test after 2 of at most 20 rounds (40 with the skill, 40 without)" \
+	"noop: decided at look 2"
+expect_out_contains "Recommendation: skill is not beneficial" "noop: the recommendation follows the decision"
 noop_rounds=$(lift "$T/b.json" noop rounds)
 noop_runs=$(lift "$T/b.json" noop runs_per_test)
 noop_req=$(lift "$T/b.json" noop requests)
-check "noop: inconclusive, stopped for futility or at the last look" python3 -c "
+check "noop: no_lift, ruled out, interval around 0" python3 -c "
 import json
 l = json.load(open('$T/b.json'))['lift'][0]
-assert l['decision'] == 'inconclusive' and l['stop'] in ('futility', 'last_look'), l
-assert l['lift'] == 0 and l['lo'] < 0 < l['hi'], l"
-check "noop: it sampled past the first round ($noop_rounds rounds)" test "$noop_rounds" -gt 1
-check "noop: runs per test are 2 per round ($noop_runs after $noop_rounds)" \
-	test "$noop_runs" -eq $((2 * noop_rounds))
+assert l['decision'] == 'no_lift' and l['stop'] == 'ruled_out', l
+assert l['lift'] == 0 and l['lo'] < 0 < l['hi'] < 0.15, l"
+check "noop: it sampled past the first round ($noop_rounds rounds)" test "$noop_rounds" -eq 2
+check "noop: runs per test are 1 per round ($noop_runs after $noop_rounds)" \
+	test "$noop_runs" -eq "$noop_rounds"
 check "noop: requests are 20 tests x 2 sides x runs per test ($noop_req)" \
 	test "$noop_req" -eq $((20 * 2 * noop_runs))
 check "noop: the fake saw them all" test "$(fake_stat requests)" -eq "$noop_req"
 check "noop: more requests than the clear lift (40)" test "$noop_req" -gt 40
 
-# ---- a lift margin: noop's lift of 10 points or more is ruled out ----------
-# With --lift-margin 10 the question is a lift beyond 10 points: noop's
-# tests agree with and without the skill (d_t = 0 on every test), so the
-# upper end of its interval falls under +10 as runs add up: ruled out.
+# ---- a lift margin: noop's lift beyond 10 points is ruled out later ---------
+# With --lift-margin 10 (m) the question is a lift of more than 10 points
+# against one of D = 15: L = .05 x (0 - .125) x I, slower toward the lower
+# boundary: look 2 (I 144) L = -0.90, look 3 (the floor 1 x 7 / 64, I =
+# 274) L = -1.71: ruled out with 3 runs per test.
 fake_reset
 run $SKILLCI eval skills/noop -m $M --max-runs 20 --lift-margin 10 --no-cache --store "$T/m.db" \
 	--json "$T/m.json"
 expect_exit 0 "margin: eval exits 0"
 check "margin: no_lift, ruled out, the margin recorded" test \
 	"$(lift "$T/m.json" noop decision) $(lift "$T/m.json" noop stop) $(lift "$T/m.json" noop margin)" = "no_lift ruled_out 0.1"
-check "margin: the interval's top is under the margin" python3 -c "
+check "margin: the interval's top is under D" python3 -c "
 import json
 l = json.load(open('$T/m.json'))['lift'][0]
-assert l['lo'] < 0 < l['hi'] < 0.1, l"
-expect_out_contains "a lift of 10 points or more is ruled out" "margin: the terminal says what is ruled out"
-expect_out_contains "Recommendation: skill is not beneficial" "margin: the recommendation follows the decision"
-m_runs=$(lift "$T/m.json" noop runs_per_test)
-check "margin: requests are 20 x 2 x $m_runs" test "$(lift "$T/m.json" noop requests)" -eq $((20 * 2 * m_runs))
+assert l['lo'] < 0 < l['hi'] < 0.15, l"
+expect_out_contains "lift: none of 15 points or more, +0 points [-10, +10]: ruled out" "margin: the terminal says what is ruled out"
+expect_out_contains "3 runs per test after 3 of at most 20 rounds" "margin: the smaller distance takes 3 looks"
+check "margin: requests are 20 x 2 x 3" test "$(lift "$T/m.json" noop requests)" -eq 120
 
-# ---- the budget of runs ends first: inconclusive at the last look ---------
-# --max-runs 2 --first-runs 2 is one look, the last: noop neither shows nor
-# rules out a lift there, so it stops inconclusive with 20 x 2 x 2 requests.
+# ---- the cap of runs ends first: unverified ---------------------------------
+# --max-runs 1 is one look, the last: noop's L = -0.60 there decides
+# nothing, so the lift is unverified (stopped at max_runs) after 40 requests.
 fake_reset
-run $SKILLCI eval skills/noop -m $M --first-runs 2 --max-runs 2 --no-cache --store "$T/b1.db" \
+run $SKILLCI eval skills/noop -m $M --first-runs 1 --max-runs 1 --no-cache --store "$T/b1.db" \
 	--json "$T/b1.json"
-expect_exit 0 "last look: eval exits 0"
-check "last look: inconclusive, stopped at the last look, one round" test \
-	"$(lift "$T/b1.json" noop decision) $(lift "$T/b1.json" noop stop) $(lift "$T/b1.json" noop rounds)" = "inconclusive last_look 1"
-expect_out_contains "2 runs per test after 1 of 1 rounds (40 with the skill, 40 without); the last look" \
-	"last look: the terminal says the runs ran out"
-check "last look: 80 requests" test "$(lift "$T/b1.json" noop requests) $(fake_stat requests)" = "80 80"
+expect_exit 0 "cap: eval exits 0 (eval decides no merge)"
+check "cap: unverified, stopped at max_runs, one round" test \
+	"$(lift "$T/b1.json" noop decision) $(lift "$T/b1.json" noop stop) $(lift "$T/b1.json" noop rounds)" = "unverified max_runs 1"
+expect_out_contains "the design reached its cap of runs per test (--max-runs, gate.max_runs)" \
+	"cap: the terminal says the runs ran out"
+expect_out_contains "1 run per test after 1 of at most 1 round (20 with the skill, 20 without)" \
+	"cap: the runs and the round, in the singular"
+expect_out_contains "Recommendation: none: unverified" "cap: no recommendation on an unverified lift"
+check "cap: 40 requests" test "$(lift "$T/b1.json" noop requests) $(fake_stat requests)" = "40 40"
 
 # ---- two checks: only the open one gets more rounds ------------------------
-# Bonferroni over 2 checks halves the lift's alpha: look 1's level,
-# a(0.1) at 0.025, is under lifter's p, so it needs a second look (4 runs).
+# Bonferroni over 2 checks: each at alpha 0.025; every check is sampled
+# only while open, so the requests are each check's own runs.
 fake_reset
 run $SKILLCI eval skills/lifter skills/noop -m $M --max-runs 20 --no-cache --store "$T/c.db" \
 	--json "$T/c.json"
 expect_exit 0 "both: eval exits 0"
-check "both: look 1's level at alpha 0.025 is under lifter's p: it needs look 2" python3 -c "
-from math import erfc, sqrt
-from statistics import NormalDist
-z = NormalDist().inv_cdf(1 - 0.025 / 2)
-se = sqrt(10 * 0.25) / 10
-p = 0.5 * erfc((1 / se) / sqrt(2))
-assert p > erfc(z / sqrt(0.1) / sqrt(2))"
-check "both: lifter shown at look 2, noop inconclusive" test \
-	"$(lift "$T/c.json" lifter decision) $(lift "$T/c.json" lifter rounds) $(lift "$T/c.json" noop decision)" = "lift 2 inconclusive"
+check "both: lifter shown, noop ruled out" test \
+	"$(lift "$T/c.json" lifter decision) $(lift "$T/c.json" noop decision)" = "lift no_lift"
+both_lift=$(lift "$T/c.json" lifter runs_per_test)
 both_noop=$(lift "$T/c.json" noop runs_per_test)
-check "both: requests are lifter's 10 x 2 x 4 and noop's 20 x 2 x $both_noop, no more" \
-	test "$(lift "$T/c.json" lifter requests)" -eq $((10 * 2 * 4 + 20 * 2 * both_noop))
-check "both: the fake saw the same" test "$(fake_stat requests)" -eq $((10 * 2 * 4 + 20 * 2 * both_noop))
-expect_out_contains "Bonferroni over 2 checks" "both: the family is named"
+check "both: requests are lifter's 10 x 2 x $both_lift and noop's 20 x 2 x $both_noop, no more" \
+	test "$(lift "$T/c.json" lifter requests)" -eq $((10 * 2 * both_lift + 20 * 2 * both_noop))
+check "both: the fake saw the same" test "$(fake_stat requests)" -eq $((10 * 2 * both_lift + 20 * 2 * both_noop))
+check "both: the smaller alpha takes at least as many runs as one check" \
+	test "$both_lift" -ge 2 -a "$both_noop" -ge 2
+expect_out_contains "sequential probability ratio test, alpha 0.05 over 2 checks" "both: the family is named"
 
 # ---- the config asks for it; --runs N stays fixed --------------------------
+# first_runs 2: look 1 has lifter's look 2 above (I 30, L 4.16): shown.
 printf 'gate: {first_runs: 2, max_runs: 20}\n' > skillci.yml
 fake_reset
 run $SKILLCI eval skills/lifter -m $M --no-cache --store "$T/d.db" --json "$T/d.json"
@@ -185,10 +198,10 @@ fake_reset
 run $SKILLCI eval skills/lifter -m $M --runs 3 --no-cache --store "$T/e.db" --json "$T/e.json"
 expect_exit 0 "--runs 3: eval exits 0"
 expect_out_contains "(10 tests x 3 runs)" "--runs 3: a fixed design"
-check "--runs 3: 60 requests, no lift record" python3 -c "
+check "--runs 3: 60 requests" python3 -c "
 import json
 r = json.load(open('$T/e.json'))
-assert r['totals']['requests'] == 60 and 'lift' not in r, r['totals']"
+assert r['totals']['requests'] == 60, r['totals']"
 fake_reset
 run $SKILLCI eval skills/lifter -m $M --no-baseline --no-cache --store "$T/f.db" --json "$T/f.json"
 expect_exit 0 "config + --no-baseline: the fixed design of runs"
@@ -208,10 +221,19 @@ expect_err_contains "--runs N is a fixed design and --max-runs/--first-runs a se
 run $SKILLCI eval skills/lifter -m $M --first-runs 4 --max-runs 2 --no-cache --store "$T/g.db"
 expect_exit 2 "--max-runs below --first-runs: bad usage"
 expect_err_contains "--max-runs (2) must be at least --first-runs (4)" "--max-runs below --first-runs: the message"
+printf 'gate: {max_runs: 0}\n' > skillci.yml
 run $SKILLCI eval skills/lifter -m $M --first-runs 4 --no-cache --store "$T/g.db"
-expect_exit 2 "--first-runs alone: bad usage"
+expect_exit 2 "--first-runs alone, gate.max_runs 0: bad usage"
 expect_err_contains "--first-runs F needs --max-runs R" "--first-runs alone: the message"
+rm skillci.yml
 check "bad usage: no request was made" test "$(fake_stat requests)" -eq 0
+run $SKILLCI eval skills/lifter -m $M --first-runs 4 --no-cache --store "$T/g4.db" --json "$T/g4.json"
+expect_exit 0 "--first-runs alone: capped by the default gate.max_runs (50)"
+check "--first-runs alone: rounds of 4, at most 50 runs" python3 -c "
+import json
+l = json.load(open('$T/g4.json'))['lift'][0]
+assert (l['first_runs'], l['max_runs'], l['rounds'], l['runs_per_test']) == (4, 50, 1, 4), l"
+fake_reset
 
 # ---- the budget: refused before any request --------------------------------
 printf 'budget: {max_requests: 399}\n' > skillci.yml

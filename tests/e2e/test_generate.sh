@@ -75,7 +75,7 @@ check "no API key in any output or file" sh -c "! grep -rq sk-test-generate-secr
 # The saved folder loads in skillci unchanged.
 run "$SKILLCI" validate out/magic-words
 expect_exit 0 "skillci validate accepts the generated skill"
-run "$SKILLCI" eval out/magic-words -m $S_MODEL --store "$T/results.db" --no-cache
+run "$SKILLCI" eval out/magic-words -m $S_MODEL --runs 1 --store "$T/results.db" --no-cache
 expect_exit 0 "skillci eval reads the generated skill and its tests"
 expect_out_contains "magic-words on anthropic.student (2 tests x 1 runs)" "eval finds both generated tests"
 expect_out_contains "units: 4 (" "eval evaluates the four units"
@@ -143,6 +143,30 @@ expect_out_contains "version 1 of 3 kept, not beneficial on every model" "summar
 GEN="$SKILLCI generate --store $T/r4.db --no-cache -m $T_MODEL"
 run $GEN "answer with the magic word" --max-refine 0 -o "$T/out4/magic-words"
 expect_err_lacks "Refining..." "--max-refine 0 evaluates once"
+
+# upskill's max_refine_attempts counts evaluations: 2 (its default) is one
+# refinement, 1 is none; --max-refine counts refinements and wins
+fake_script "$T/s3.json"
+GEN="$SKILLCI generate --store $T/r3b.db --no-cache -m $T_MODEL"
+run $GEN "answer with the magic word" --eval-model $S_MODEL -o "$T/out3b/magic-words"
+expect_err_contains "(attempt 2)" "by default, two evaluations as upskill (max_refine_attempts 2)"
+expect_err_lacks "(attempt 3)" "and no third"
+expect_err_contains "stopping after 1 refinement" "one refinement between them"
+mkdir -p "$T/up1"
+printf 'max_refine_attempts: 1\n' > "$T/up1/upskill.config.yaml"
+fake_script "$T/s3.json"
+(cd "$T/up1" && $GEN "answer with the magic word" --eval-model $S_MODEL \
+	-o "$T/up1/out/magic-words" > "$T/up1.out" 2> "$T/up1.err")
+check "max_refine_attempts: 1 evaluates once" sh -c "grep -q '(attempt 1)' '$T/up1.err' && ! grep -q 'Refining...' '$T/up1.err'"
+printf 'max_refine_attempts: 3\n' > "$T/up1/upskill.config.yaml"
+fake_script "$T/s3.json"
+(cd "$T/up1" && $GEN "answer with the magic word" --eval-model $S_MODEL --force \
+	-o "$T/up1/out/magic-words" > "$T/up1.out" 2> "$T/up1.err")
+check "max_refine_attempts: 3 evaluates three times" sh -c "grep -q '(attempt 3)' '$T/up1.err' && ! grep -q '(attempt 4)' '$T/up1.err'"
+(cd "$T/up1" && $GEN "answer with the magic word" --eval-model $S_MODEL --force --max-refine 0 \
+	-o "$T/up1/out/magic-words" > "$T/up1.out" 2> "$T/up1.err")
+check "--max-refine wins over max_refine_attempts" sh -c "! grep -q 'Refining...' '$T/up1.err'"
+GEN="$SKILLCI generate --store $T/r4.db --no-cache -m $T_MODEL"
 
 # ---- 4. a malformed teacher answer is retried once, then reported ------------
 cat > "$T/s4.json" <<EOF

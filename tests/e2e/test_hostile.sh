@@ -188,7 +188,7 @@ done
 bounded eval-escape2 "$SKILLCI" eval skills/escape -m oracle.self --store "$T/results.db" --no-reuse --no-cache
 expect_err_contains "tests[0].files[0] '../../secret' is not a relative path inside the skill folder; refused [test-path]" \
 	"eval: says why the escaping test is left out"
-expect_out_contains "escape on oracle.self (1 tests x 1 runs)" "eval: only the one safe test is evaluated"
+expect_out_contains "escape on oracle.self (1 tests x 1 to 50 runs, sequential)" "eval: only the one safe test is evaluated"
 bounded eval-sparse "$SKILLCI" eval skills/sparse -m oracle.self --store "$T/results.db" --no-cache
 expect_exit 2 "eval of a skill with a 1 GB file: refused as bad input (exit 2)"
 expect_contained "eval sparse"

@@ -36,7 +36,7 @@ check "runs does not create a store" test ! -e "$DB"
 # from the folder above the skills, as in a repository: skills are named by
 # their path (skills/alpha), as every report names them
 cd "$T" || exit 1
-run "$SKILLCI" eval skills/alpha skills/beta -m anthropic.m-one -m anthropic.m-two --store "$DB" --no-cache
+run "$SKILLCI" eval skills/alpha skills/beta -m anthropic.m-one -m anthropic.m-two --store "$DB" --no-cache --runs 1
 expect_exit 0 "eval of two skills on two models"
 run "$SKILLCI" eval skills/alpha -m anthropic.m-one --store "$DB" --no-cache --runs 2
 expect_exit 0 "a second run of one skill"

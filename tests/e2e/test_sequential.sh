@@ -5,12 +5,16 @@
 # at base and head is fixed:
 #
 #   clear  10 tests, right on all at base, wrong on all at head: the drop is
-#          shown at the second look (4 runs per test), long before the
+#          shown at the first look (2 runs per test), long before the
 #          budget of 20
-#   open   20 tests, right on all at base; at head wrong on q01 only: a mean
-#          drop of exactly the 5-point margin, which neither shows nor rules
-#          out a regression, so the check samples on past the first rounds
-#          until the design's drop is ruled out (futility)
+#   near   20 tests, right on all at base; at head wrong on q01 only: a
+#          drop of 5 points, a third of D (15), is not ruled out by the
+#          first round; the check samples on until it is
+#   middle 40 tests, right on all at base; at head wrong on q01 to q03: a
+#          drop of 7.5 points, half way between no drop and D, moves the
+#          likelihood ratio toward neither boundary; at gate.max_runs 3
+#          the design is cut before it decides: unverified, which blocks
+#          unless gate.accept_unverified
 #
 # Requests are counted in results.json (totals.requests) and by the fake.
 . tests/e2e/lib.sh
@@ -21,6 +25,10 @@ cat > "$T/script.json" <<'EOF'
   "rules": [
     {"match": {"system": "SEQ-GOOD"}, "reply": {"text": "ok-seq", "usage": {"input": 50, "output": 5}}},
     {"match": {"system": "OPEN-HEAD", "contains": "q01?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "MID-HEAD", "contains": "q01?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "MID-HEAD", "contains": "q02?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "MID-HEAD", "contains": "q03?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "MID-"}, "reply": {"text": "ok-seq", "usage": {"input": 50, "output": 5}}},
     {"match": {"system": "OPEN-"}, "reply": {"text": "ok-seq", "usage": {"input": 50, "output": 5}}}
   ],
   "default": {"text": "no idea", "usage": {"input": 50, "output": 5}}
@@ -63,22 +71,22 @@ m = c[0]['margin']
 print(m['$2'] if '$2' != 'runs' else '%d/%d' % (m['runs']['base'], m['runs']['head']))"
 }
 
-# ---- a clear regression stops at the second look -------------------------
+# ---- a clear regression stops at the first look --------------------------
 seq_repo "$T/clear" SEQ-GOOD SEQ-BROKEN 10
 run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache \
 	--store "$T/clear.db" --report-dir "$T/clear-out" --json "$T/clear.json"
 expect_exit 1 "clear: the regression fails the gate"
-expect_err_contains "sequential: 4 runs per test after 2 of 10 rounds" \
-	"clear: the gate line says the check stopped after 2 of 10 rounds"
-check "clear: the margin says regression after 2 rounds, 4 runs per test" \
-	test "$(margin "$T/clear.json" decision) $(margin "$T/clear.json" rounds) $(margin "$T/clear.json" runs_per_test)" = "regression 2 4"
-check "clear: 40 judged units per side" test "$(margin "$T/clear.json" runs)" = "40/40"
-# base and head 10 tests x 4 runs, the baseline one round of 2
-check "clear: 100 requests in totals.requests" test "$(margin "$T/clear.json" requests)" -eq 100
-check "clear: the fake saw the same 100 requests" test "$(fake_stat requests)" -eq 100
-# the budget: base and head 10 x 20 runs, baseline 10 x 2
-check "clear: fewer requests than max_runs would make (420)" \
-	test "$(margin "$T/clear.json" requests)" -lt 420
+expect_err_contains "sequential: 2 runs per test after 1 round" \
+	"clear: the gate line says the check stopped after the first round"
+check "clear: the margin says regression after 1 round, 2 runs per test" \
+	test "$(margin "$T/clear.json" decision) $(margin "$T/clear.json" rounds) $(margin "$T/clear.json" runs_per_test)" = "regression 1 2"
+check "clear: 20 judged units per side" test "$(margin "$T/clear.json" runs)" = "20/20"
+# base and head 10 tests x 2 runs, the baseline (it decides nothing) once
+check "clear: 50 requests in totals.requests" test "$(margin "$T/clear.json" requests)" -eq 50
+check "clear: the fake saw the same 50 requests" test "$(fake_stat requests)" -eq 50
+# the budget: base and head 10 x 20 runs, baseline 10 x 1
+check "clear: fewer requests than max_runs would make (410)" \
+	test "$(margin "$T/clear.json" requests)" -lt 410
 check "clear: the margin's interval and detectable drop are numbers" python3 -c "
 import json
 r = json.load(open('$T/clear.json'))
@@ -94,34 +102,68 @@ run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache \
 	--store "$T/clear.db" --report-dir "$T/clear-again" --json "$T/clear-again.json"
 expect_exit 1 "clear again: the same verdict"
 check "clear again: no request, the same look" test \
-	"$(fake_stat requests) $(margin "$T/clear-again.json" requests) $(margin "$T/clear-again.json" rounds)" = "0 0 2"
+	"$(fake_stat requests) $(margin "$T/clear-again.json" requests) $(margin "$T/clear-again.json" rounds)" = "0 0 1"
 
 # ---- report recomputes the same decision from the units --------------------
 run $SKILLCI report "$T/clear.json" --json "$T/clear-report.json"
 expect_exit 0 "clear: report renders the results"
 check "clear: report's margin is the run's" test \
-	"$(margin "$T/clear-report.json" decision) $(margin "$T/clear-report.json" rounds)" = "regression 2"
+	"$(margin "$T/clear-report.json" decision) $(margin "$T/clear-report.json" rounds)" = "regression 1"
 
-# ---- an open case samples more ---------------------------------------------
+# ---- a drop below D samples on until it is ruled out ---------------------
 fake_reset
 seq_repo "$T/open" OPEN-BASE OPEN-HEAD 20
 run $SKILLCI run --repo "$T/open" --base HEAD~1 --head HEAD -m $M --no-cache \
 	--store "$T/open.db" --report-dir "$T/open-out" --json "$T/open.json"
-expect_exit 0 "open: an inconclusive check does not fail by default"
-expect_out_contains "inconclusive" "open: the terminal says inconclusive"
-check "open: the margin says inconclusive" test "$(margin "$T/open.json" decision)" = inconclusive
+expect_exit 0 "near: a drop of a third of D passes"
+expect_out_contains "no drop of 15 points or more" "near: the terminal says what green rules out"
+check "near: the margin says ruled out" test "$(margin "$T/open.json" decision)" = ruled_out
 open_rounds=$(margin "$T/open.json" rounds)
 open_runs=$(margin "$T/open.json" runs_per_test)
 open_req=$(margin "$T/open.json" requests)
-check "open: more than 2 rounds (it sampled on; $open_rounds)" test "$open_rounds" -gt 2
-# base and head 20 tests x runs, the baseline 20 x 2
-check "open: requests are 2 x 20 x runs + 40 ($open_req for $open_runs runs)" \
-	test "$open_req" -eq $((2 * 20 * open_runs + 40))
-check "open: more requests than the first round (120) and the clear case" \
-	test "$open_req" -gt 120 -a "$open_req" -gt "$(margin "$T/clear.json" requests)"
-check "open: the fake saw them all" test "$(fake_stat requests)" -eq "$open_req"
-check "open: the Markdown's verdict line names the sequential design, not one fixed run count" \
+check "near: more than 1 round (it sampled on; $open_rounds)" test "$open_rounds" -gt 1
+# base and head 20 tests x runs, the baseline 20 x 1
+check "near: requests are 2 x 20 x runs + 20 ($open_req for $open_runs runs)" \
+	test "$open_req" -eq $((2 * 20 * open_runs + 20))
+check "near: more requests than the first round (100) and the clear case" \
+	test "$open_req" -gt 100 -a "$open_req" -gt "$(margin "$T/clear.json" requests)"
+check "near: the fake saw them all" test "$(fake_stat requests)" -eq "$open_req"
+check "near: the Markdown's verdict line names the sequential design, not one fixed run count" \
 	grep -q "evaluated with 1 model × [0-9]* to [0-9]* runs per test (sequential)" "$T/open-out/report.md"
+
+# ---- a drop half way to D, cut at max_runs: unverified --------------------
+fake_reset
+seq_repo "$T/mid" MID-BASE MID-HEAD 40 'gate: {first_runs: 1, max_runs: 3}'
+run $SKILLCI run --repo "$T/mid" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/mid.db" --report-dir "$T/mid-out" --json "$T/mid.json"
+expect_exit 1 "middle: an unverified check blocks by default"
+expect_out_contains "gate unverified" "middle: the terminal says unverified, not passed"
+check "middle: the margin says unverified after 3 rounds of 1 run" \
+	test "$(margin "$T/mid.json" decision) $(margin "$T/mid.json" rounds) $(margin "$T/mid.json" runs_per_test)" = "unverified 3 3"
+# base and head 40 tests x 3 runs, the baseline 40 x 1
+check "middle: 280 requests" test "$(margin "$T/mid.json" requests) $(fake_stat requests)" = "280 280"
+check "middle: results.json's verdict is unverified, the check blocks" python3 -c "
+import json
+r = json.load(open('$T/mid.json'))
+assert r['gate']['verdict'] == 'unverified' and r['gate']['passed'] is False, r['gate']
+c = [c for c in r['gate']['checks'] if c['check'] == 'pass_rate'][0]
+assert c['status'] == 'unverified' and 'accepted' not in c, c"
+check "middle: the JUnit blocks with a failure of type unverified" \
+	grep -q 'type="unverified"' "$T/mid-out/junit.xml"
+fake_reset
+seq_repo "$T/mid2" MID-BASE MID-HEAD 40 'gate: {first_runs: 1, max_runs: 3, accept_unverified: true}'
+run $SKILLCI run --repo "$T/mid2" --base HEAD~1 --head HEAD -m $M --no-cache \
+	--store "$T/mid.db" --report-dir "$T/mid-acc" --json "$T/mid-acc.json"
+expect_exit 0 "middle: gate.accept_unverified lets it through"
+check "middle: accepted, still unverified, nothing sent again" python3 -c "
+import json
+r = json.load(open('$T/mid-acc.json'))
+assert r['gate']['verdict'] == 'unverified' and r['gate']['passed'] is True, r['gate']
+c = [c for c in r['gate']['checks'] if c['check'] == 'pass_rate'][0]
+assert c['status'] == 'unverified' and c['accepted'] is True, c
+assert r['totals']['requests'] == 0, r['totals']"
+check "middle: accepted: the Markdown does not say passed" \
+	sh -c "! grep -q 'gate passed' '$T/mid-acc/report.md' && grep -q 'unverified' '$T/mid-acc/report.md'"
 
 # ---- --runs N keeps a fixed design -----------------------------------------
 fake_reset
@@ -130,9 +172,9 @@ run $SKILLCI run --repo "$T/clear" --base HEAD~1 --head HEAD -m $M --no-cache --
 expect_exit 1 "--runs 3: the regression fails"
 check "--runs 3: one round of 3 runs (fixed design)" \
 	test "$(margin "$T/fixed.json" rounds) $(margin "$T/fixed.json" runs)" = "1 30/30"
-check "--runs 3: 90 requests (base, head and baseline, 10 x 3 each)" \
-	test "$(margin "$T/fixed.json" requests)" -eq 90
-expect_err_contains "Holm p=" "--runs 3: the message is the fixed design's"
+check "--runs 3: 70 requests (base and head 10 x 3 each, the baseline 10 x 1)" \
+	test "$(margin "$T/fixed.json" requests)" -eq 70
+expect_err_contains "fixed design of 3 runs per test" "--runs 3: the message is the fixed design's"
 
 # ---- the head cannot raise the budget --------------------------------------
 fake_reset
@@ -192,7 +234,7 @@ assert len(h) == 10 and all(x['flip_rate'] == 0 and x['runs'] == 4 and x['varian
                             for k, x in h.items() if k != ('base', 'skill_meta.json#tests[0]')), h"
 expect_err_contains "test skill_meta.json#tests[0] flips 67% at base (4 runs)" \
 	"history: the gate message names the flaky test"
-check "history: 11 requests (nine stable tests once, q01 twice)" \
+check "history: 11 requests (nine stable tests once, q01 twice; got $(margin "$T/flaky2.json" requests) $(fake_stat requests))" \
 	test "$(margin "$T/flaky2.json" requests) $(fake_stat requests)" = "11 11"
 check "history: decided at the first look" test "$(margin "$T/flaky2.json" rounds)" = 1
 fake_script "$T/script.json"

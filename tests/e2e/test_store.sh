@@ -148,7 +148,7 @@ expect_err_lacks "fleet-secret" "without the password"
 run "$SKILLCI" store info "$TCP"
 expect_exit 3 "without a password the server refuses (exit 3)"
 expect_err_contains "no password supplied" "libpq's reason is shown"
-run env PGPASSWORD=fleet-secret "$SKILLCI" eval skills/greeter -m $M --store "$TCP" --no-cache \
+run env PGPASSWORD=fleet-secret "$SKILLCI" eval skills/greeter -m $M --runs 1 --store "$TCP" --no-cache \
 	--json "$T/tcp.json"
 expect_exit 0 "PGPASSWORD from the environment connects over TCP"
 pg_sql fleet "SELECT r.*, u.* FROM runs r JOIN units u ON u.run_id = r.id" > "$T/fleet-rows.txt"
@@ -217,7 +217,7 @@ cut_case() {  # cut_case NAME PATTERN NTH WHEN
 		--pattern "$2" --nth "$3" --when "$4" --log "$T/cut.log" &
 	cut_pid=$!
 	for _ in $(seq 1 100); do [ -s "$T/cut.port" ] && break; sleep 0.05; done
-	run env PGPASSWORD=fleet-secret "$SKILLCI" eval skills/greeter -m $M --no-cache \
+	run env PGPASSWORD=fleet-secret "$SKILLCI" eval skills/greeter -m $M --runs 1 --no-cache \
 		--store "postgresql://fleet@127.0.0.1:$(cat "$T/cut.port")/$cdb"
 	kill "$cut_pid" 2>/dev/null
 	wait "$cut_pid" 2>/dev/null

@@ -160,12 +160,13 @@ forge thresholds 'd["run"]["trust"] = {"gate": {"pass_rate_drop_points": 100, "a
 forge unchanged 'for s in d["skills"]: s["status"] = "unchanged"'
 forge untested 'for s in d["skills"]: s["untested"] = True'
 forge added 'for s in d["skills"]: s["status"] = "added"'
+forge firsttests 'for s in d["skills"]: s["first_tests"] = True'
 forge kind 'd["run"]["kind"] = "eval"
 for s in d["skills"]: s["status"] = "unchanged"'
 forge aggregates 'for a in d["aggregates"]: a["pass_rate"] = 1.0; a["passed"] = a["n"]; a["failed"] = 0
 d["comparisons"] = []'
 forge dropunits 'd["units"] = [u for u in d["units"] if u["skill"] not in ("skills/commit-messages", "skills/cuda-gemm")]'
-for f in claim thresholds unchanged untested added kind aggregates dropunits; do
+for f in claim thresholds unchanged untested added firsttests kind aggregates dropunits; do
 	report_outputs $f
 	check "forged '$f': \$GITHUB_OUTPUT says verdict=fail" grep -qx "verdict=fail" "$T/$f.out"
 	check "forged '$f': the Markdown says the gate failed" grep -qF "❌ **gate failed" "$T/$f.md"
@@ -178,6 +179,9 @@ expect_err_contains "claim.json' claims the gate passed; recomputed from its uni
 report_outputs unchanged
 check "the Markdown names the status the units contradict" grep -qF \
 	"unchanged.json marks skill 'skills/commit-messages' unchanged but holds its head units: judged as modified" "$T/unchanged.md"
+check "a forged first_tests claim beside base units is not taken" grep -qF \
+	"firsttests.json marks skill 'skills/commit-messages' as adding its first tests but holds its base units: judged against the base" \
+	"$T/firsttests.md"
 # no units: the verdict is the file's claim, shown as such, never a pass
 forge nounits 'd["units"] = []'
 report_outputs nounits
@@ -202,7 +206,7 @@ live = re.findall(r"@(?!&#8203;)[A-Za-z0-9]", t)
 assert not live, live
 EOF
 # --config is the trusted policy: loosened thresholds there do apply
-printf 'gate:\n  pass_rate_drop_points: 100\n  error_share: 1\n  speedup_drop_ratio: 1\n' > "$T/loose.yml"
+printf 'gate:\n  pass_rate_drop_points: 99\n  regression_points: 100\n  error_share: 1\n  speedup_drop_ratio: 1\n' > "$T/loose.yml"
 run "$SKILLCI" report "$T/claim.json" --config "$T/loose.yml" --json "$T/loose.res.json"
 check "thresholds from --config decide" python3 -c "
 import json; g = json.load(open('$T/loose.res.json'))['gate']
@@ -257,7 +261,7 @@ EOF
 loosen() { python3 -c '
 import re, sys
 t = open(sys.argv[1]).read()
-u = re.sub(r"(\"pass_rate_drop_points\":\s*)5\b", r"\g<1>100", t)
+u = re.sub(r"(\"pass_rate_drop_points\":\s*)[0-9.]+", r"\g<1>100", t)
 assert u != t
 open(sys.argv[2], "w").write(u)' "$1" "$2"; }
 loosen "$T/shard1.json" "$T/loose1.json"
@@ -312,7 +316,7 @@ import sqlite3, sys, json
 db = sqlite3.connect(sys.argv[1])
 (res,) = db.execute("select results from run_shards where shard_index = 2").fetchone()
 import re
-d = re.sub(r'("pass_rate_drop_points":\s*)5\b', r'\g<1>100', res)
+d = re.sub(r'("pass_rate_drop_points":\s*)[0-9.]+', r'\g<1>100', res)
 assert d != res
 db.execute("update run_shards set results = ? where shard_index = 2", (d,))
 db.commit()
@@ -337,7 +341,7 @@ cat > "$T/greet.json" <<'EOF'
 EOF
 fake_start "$T/greet.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
-EVAL="$SKILLCI eval skills/greeter -m anthropic.fake-student --no-cache"
+EVAL="$SKILLCI eval skills/greeter -m anthropic.fake-student --no-cache --runs 1"
 run $EVAL --store "$T/st/a.db"
 expect_exit 0 "eval fills a store"
 python3 - "$T/st/a.db" <<'EOF'

@@ -23,21 +23,26 @@
 # when something cannot be built.
 #
 #   sh tests/emu/emu-check.sh [--seeds N] [--no-planted|--pitfalls-only]
-#                             [--untimed-baselines] [--quick] [FIXTURE|DIR...]
+#                             [--untimed-baselines] [--untimed-variants]
+#                             [--quick] [FIXTURE|DIR...]
 #
 # --quick times the fixtures' baselines and solutions at one shape and
-# without the strong reference's phase, and does not time the planted
-# kernels only the scan refuses (expect-emu: flagged scan); the other
-# planted kernels get the whole protocol: make check uses it. Without it,
-# the solutions are also checked at the spec's own timed shapes where
-# those are small enough for the emulation (size variables multiplying to
-# at most 2^22, EMU_TIMED_CAP).
+# without the strong reference's phase, does not time the planted
+# kernels only the scan refuses (expect-emu: flagged scan), and implies
+# --untimed-variants; the other planted kernels get the whole protocol:
+# make check uses it. Without it, the solutions are also checked at the
+# spec's own timed shapes where those are small enough for the emulation
+# (size variables multiplying to at most 2^22, EMU_TIMED_CAP).
 #
 # --untimed-baselines checks each fixture's baseline on every correctness
 # size, distribution and seed but does not time it: the timing protocol
 # is exercised by the solutions and the planted kernels, and emulating the
 # naive baselines' timed launches is the slowest part of the table (about
 # a minute for attention-bf16); make check uses it, make emu-check not.
+# --untimed-variants does the same for the correct variants planted
+# beside the pitfalls (tests/kernels/pitfalls/FIXTURE/ok_*.cu: a
+# library's eager or fused arithmetic, which must pass the correctness
+# check); make check uses it, make emu-check times them too.
 #
 # --pitfalls-only checks only the planted pitfalls of the fixtures named
 # (tests/kernels/pitfalls/FIXTURE/), not their baselines and solutions
@@ -56,7 +61,7 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 cxx=${CXX:-g++}
 flags=${EMU_CXXFLAGS:--std=c++17 -O2 -g -fno-strict-aliasing -Wno-unknown-pragmas -fsanitize=undefined -fno-sanitize-recover=undefined}
 libs=${KERNEL_LIBS:--lcjson -ldl -lm -lpthread}
-seeds=2 planted=yes only_pitfalls=no untimed_base=no quick=no fixtures=""
+seeds=2 planted=yes only_pitfalls=no untimed_base=no untimed_var=no quick=no fixtures=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seeds) seeds=$2; shift 2 ;;
@@ -64,10 +69,13 @@ while [ $# -gt 0 ]; do
 	--no-planted) planted=no; shift ;;
 	--pitfalls-only) only_pitfalls=yes; shift ;;
 	--untimed-baselines) untimed_base=yes; shift ;;
-	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [--untimed-baselines] [--quick] [FIXTURE...]" >&2; exit 2 ;;
+	--untimed-variants) untimed_var=yes; shift ;;
+	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [--untimed-baselines] [--untimed-variants] [--quick] [FIXTURE...]" >&2; exit 2 ;;
 	*) fixtures="$fixtures $1"; shift ;;
 	esac
 done
+# a quick run checks the libraries' correct variants without timing them
+[ "$quick" = yes ] && untimed_var=yes
 command -v "$cxx" >/dev/null 2>&1 || { echo "emu-check: no C++ compiler ($cxx)" >&2; exit 3; }
 # The objects to link: from make (EMU_OBJS, with any EXTRA_FIXTURES
 # references), else the build folder's.
@@ -182,6 +190,9 @@ check() {
 			# a kernel only the scan refuses: its timing decides nothing,
 			# so a quick run does not emulate it
 			[ "$quick:$ev:$er" = "yes:flagged:scan" ] && notime="$notime --no-timing"
+			# a library's correct variant beside the pitfalls: checked,
+			# not timed, with --untimed-variants (or --quick)
+			case "$untimed_var:$name" in yes:pitfall/*/ok_*) notime="$notime --no-timing" ;; esac
 			# shellcheck disable=SC2086
 			line=$( ("$prog" --fixture "$dir" --candidate "$k" --seeds "$seeds" --secret "$secret" $notime; exit $?) \
 				2>"$tmp/err")

@@ -6,6 +6,12 @@ standard library only. It keeps issue comments in memory and serves:
     GET   /repos/{owner}/{repo}/issues/{n}/comments?per_page=&page=
     POST  /repos/{owner}/{repo}/issues/{n}/comments        {"body": ...}
     PATCH /repos/{owner}/{repo}/issues/comments/{id}       {"body": ...}
+    GET   /repos/{owner}/{repo}/pulls/{n}                  a pull request (see /_fake/pull)
+    GET   /repos/{owner}/{repo}/commits/{sha}/pulls        the open pull requests whose
+                                                          head is sha (as GitHub answers
+                                                          for a commit off the default
+                                                          branch), else the merged ones
+                                                          that hold it as merge commit
 
 Usage:
     fake_github.py --port-file FILE --log FILE [--token TOKEN]
@@ -29,6 +35,10 @@ Admin endpoints:
     POST /_fake/forbid     {"forbid": true|false}
     POST /_fake/plant      {"issue": N, "body": ..., "login": ...}: a comment
                            written by someone else (another user, a bot)
+    POST /_fake/pull       {"number": N, "head": SHA, "base": SHA, "base_ref": "main",
+                            "labels": [...], "state": "open", "head_repo": "fork/x",
+                            "base_repo": "owner/repo" (default: the path's)}: defines
+                           or replaces pull request N of every repository path
 """
 import argparse
 import hashlib
@@ -39,7 +49,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs
 
-STATE = {"comments": {}, "next_id": 1000, "forbid": False, "seeded": set()}
+STATE = {"comments": {}, "next_id": 1000, "forbid": False, "seeded": set(), "pulls": {}}
 LOCK = threading.Lock()
 ARGS = None
 
@@ -57,6 +67,17 @@ def seed(issue):
         STATE["comments"][STATE["next_id"]] = {
             "id": STATE["next_id"], "issue": issue,
             "body": "unrelated comment %d" % i, "user": {"login": "someone"}}
+
+
+def pull_json(p, repo):
+    """A pull request as GET /repos/{o}/{r}/pulls/{n} answers it."""
+    base_repo = p.get("base_repo", repo)
+    return {"number": int(p["number"]), "state": p.get("state", "open"),
+            "labels": [{"name": l} for l in p.get("labels", [])],
+            "head": {"sha": p["head"], "ref": p.get("head_ref", "feature"),
+                     "repo": {"full_name": p.get("head_repo", base_repo)}},
+            "base": {"sha": p["base"], "ref": p.get("base_ref", "main"),
+                     "repo": {"full_name": base_repo}}}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -110,6 +131,10 @@ class Handler(BaseHTTPRequestHandler):
                      "user": {"login": body.get("login", "someone")}}
                 STATE["comments"][c["id"]] = c
             return self.reply(201, c)
+        if u.path == "/_fake/pull":
+            with LOCK:
+                STATE["pulls"][int(body["number"])] = body
+            return self.reply(201, body)
         if u.path == "/_fake/forbid":
             with LOCK:
                 STATE["forbid"] = bool((body or {}).get("forbid"))
@@ -122,6 +147,20 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(200, {"login": ARGS.user, "type": "User"})
             return self.reply(403, {"message": "Resource not accessible by integration",
                                     "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user"})
+        # /repos/{o}/{r}/pulls/{n}
+        if len(parts) == 5 and parts[0] == "repos" and parts[3] == "pulls" and self.command == "GET":
+            with LOCK:
+                p = STATE["pulls"].get(int(parts[4])) if parts[4].isdigit() else None
+            if not p:
+                return self.reply(404, {"message": "Not Found"})
+            return self.reply(200, pull_json(p, parts[1] + "/" + parts[2]))
+        # /repos/{o}/{r}/commits/{sha}/pulls
+        if len(parts) == 6 and parts[0] == "repos" and parts[3] == "commits" and parts[5] == "pulls":
+            sha = parts[4]
+            with LOCK:
+                mine = [pull_json(p, parts[1] + "/" + parts[2]) for n, p in sorted(STATE["pulls"].items())
+                        if p.get("head") == sha and p.get("state", "open") == "open"]
+            return self.reply(200, mine)
         # /repos/{o}/{r}/issues/{n}/comments
         if len(parts) == 6 and parts[0] == "repos" and parts[3] == "issues" and parts[5] == "comments":
             issue = int(parts[4])

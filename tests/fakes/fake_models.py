@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Fake model server for skillci tests: real HTTP on 127.0.0.1, python3
 standard library only. It speaks the Anthropic Messages API (POST to any
-path ending in /messages: /v1/messages, /anthropic/v1/messages) and OpenAI
+path ending in /messages: /v1/messages, /anthropic/v1/messages), OpenAI
 chat completions (POST to any path ending in /chat/completions:
 /v1/chat/completions, /openai/v1/chat/completions, Azure's
-/openai/deployments/DEP/chat/completions?api-version=V), so one server can
-stand in for every provider, each under its own path prefix.
+/openai/deployments/DEP/chat/completions?api-version=V) and OpenAI's
+Responses API (POST to any path ending in /responses: /v1/responses), so
+one server can stand in for every provider, each under its own path
+prefix.
 
 Usage:
     fake_models.py [--script FILE] [--port-file FILE] [--log FILE] [--port N]
@@ -20,13 +22,18 @@ Script (JSON; every field optional):
       "rules": [
         {"match": {"model": "claude-x",        # exact model id in the body
                    "contains": "hello",        # substring of the last user message
-                   "api": "anthropic",         # or "openai"
+                   "api": "anthropic",         # or "openai", "responses"
                    "path": "/hf/",             # substring of the request path
                    "system": "<skill",         # substring of the system prompt
                    "nth": [1, 2],              # only these matches of this rule (1-based)
                    "first": 2,                 # shorthand for nth 1..N
                    "within_s": 60,             # only this long after the script was loaded
-                   "chance": 0.1},             # only this share of requests (script "seed")
+                   "chance": 0.1,              # only this share of requests (script "seed")
+                   # agent runs (tool calling):
+                   "turn": 2,                  # the request's turn: its assistant messages + 1
+                   "input": "make a",          # substring of the first user message
+                   "tool_result": "exit 0",    # substring of the last tool result sent
+                   "tools": true},             # whether the request offers tools
          "reply": REPLY}
       ]
     }
@@ -34,7 +41,8 @@ Script (JSON; every field optional):
     REPLY = {
       "status": 200,                 # HTTP status; errors get the API's error body
       "text": "answer",              # {last_user}, {model}, {n} are replaced
-      "usage": {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0},
+      "usage": {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0,
+                "reasoning": 0},      # reasoning: the part of output spent reasoning
       "error_type": "overloaded_error", "error_message": "Overloaded",
       "echo_key": false,             # put the received key in the error message: true or
                                      # "raw", or a form of it: "prefix" (its first 16
@@ -58,7 +66,11 @@ Script (JSON; every field optional):
                                      # draw for the k-th request with a given body is
                                      # a hash of (script "seed", body, k), so every
                                      # run of the same requests waits the same
-                                     # multiset of times whatever their order
+                                     # multiset of times whatever their order;
+                                     # "by": "turn" draws from the first user
+                                     # message and the turn instead of the body
+                                     # (an agent's chain waits the same in
+                                     # every run, whatever its tool ids)
       "fault": null,                 # "malformed" (200 with bad JSON), "truncate"
                                      # (Content-Length larger than the body, then
                                      # close), "drip" (one byte every drip_ms),
@@ -70,8 +82,18 @@ Script (JSON; every field optional):
       "drip_ms": 200,
       "raw_usage": null,             # usage object sent verbatim instead
       "retry_after_ms": 1500,        # retry-after-ms header (OpenAI, Azure)
-      "stop": "length"               # finish_reason (OpenAI) or stop_reason (Anthropic);
-                                     # default "stop" / "end_turn"
+      "stop": "length",              # finish_reason (OpenAI) or stop_reason (Anthropic);
+                                     # default "stop" / "end_turn" ("tool_calls" /
+                                     # "tool_use" for an answer with tool calls); for
+                                     # the Responses API any value makes the response
+                                     # "incomplete" with incomplete_details.reason
+                                     # "max_output_tokens" ("length", "max_tokens")
+                                     # or the value itself
+      "tool_calls": [                # the answer calls tools, in each API's own format:
+        {"name": "write_file",       # Anthropic tool_use blocks {id, name, input},
+         "input": {"path": "a.txt",  # OpenAI message.tool_calls [{id, type: function,
+                   "content": "x"}}  # function: {name, arguments: JSON text}}]; ids
+      ]                              # are made up ("toolu_fake_N_K", "call_fake_N_K")
     }
 
 The default reply is {"text": "fake answer to: {last_user}"} with usage
@@ -79,7 +101,12 @@ input 10, output 5. Usage maps to each API: Anthropic input_tokens,
 output_tokens, cache_read_input_tokens, cache_creation_input_tokens;
 OpenAI prompt_tokens = input + cache_read + cache_creation,
 completion_tokens = output, prompt_tokens_details.cached_tokens =
-cache_read.
+cache_read, completion_tokens_details.reasoning_tokens = reasoning; the
+Responses API input_tokens = input + cache_read + cache_creation,
+input_tokens_details.cached_tokens = cache_read, output_tokens = output
+(reasoning included, as the API counts it),
+output_tokens_details.reasoning_tokens = reasoning, and a "reasoning"
+output item before the message when reasoning is not 0.
 
 Every request is appended to the JSONL log (--log): n, time, method, path
 (without the query), query (a map of the query parameters), api
@@ -153,12 +180,16 @@ def route(path):
         return "anthropic"
     if path.endswith("/chat/completions"):
         return "openai"
+    if path.endswith("/responses"):
+        return "responses"
     return None
 
 
 def last_user(messages):
+    if isinstance(messages, str):  # the Responses API's input may be one string
+        return messages
     for m in reversed(messages or []):
-        if m.get("role") == "user":
+        if isinstance(m, dict) and m.get("role") == "user":
             c = m.get("content")
             if isinstance(c, list):
                 return "".join(b.get("text", "") for b in c if isinstance(b, dict))
@@ -166,10 +197,52 @@ def last_user(messages):
     return ""
 
 
+def first_user(messages):
+    if isinstance(messages, str):  # the Responses API's input may be one string
+        return messages
+    for m in messages or []:
+        if isinstance(m, dict) and m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, list):
+                return "".join(b.get("text", "") for b in c if isinstance(b, dict))
+            return c if isinstance(c, str) else ""
+    return ""
+
+
+def last_tool_result(messages):
+    """The content of the last tool result: an Anthropic tool_result block
+    or an OpenAI role "tool" message ("" when none)."""
+    if not isinstance(messages, list):
+        return ""
+    for m in reversed(messages):
+        if not isinstance(m, dict):
+            continue
+        if m.get("role") == "tool":
+            return m.get("content") if isinstance(m.get("content"), str) else ""
+        c = m.get("content")
+        if m.get("role") == "user" and isinstance(c, list):
+            for b in reversed(c):
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    r = b.get("content")
+                    if isinstance(r, list):
+                        return "".join(x.get("text", "") for x in r if isinstance(x, dict))
+                    return r if isinstance(r, str) else ""
+    return ""
+
+
+def turns(body):
+    """The conversation of a request body: messages, or the Responses API's input."""
+    if not isinstance(body, dict):
+        return None
+    return body.get("input") if "input" in body else body.get("messages")
+
+
 def system_text(body):
     if not isinstance(body, dict):
         return ""
     s = body.get("system")
+    if s is None:
+        s = body.get("instructions")  # the Responses API
     if isinstance(s, list):
         return "".join(b.get("text", "") for b in s if isinstance(b, dict))
     if isinstance(s, str):
@@ -191,8 +264,10 @@ def set_script(script):
 def pick_reply(api, body, path=""):
     script = STATE["script"]
     model = body.get("model", "") if isinstance(body, dict) else ""
-    user = last_user(body.get("messages") if isinstance(body, dict) else None)
+    messages = turns(body)
+    user = last_user(messages)
     system = system_text(body)
+    turn = 1 + sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "assistant")
     for i, rule in enumerate(script.get("rules", [])):
         m = rule.get("match", {})
         if "model" in m and m["model"] != model:
@@ -204,6 +279,14 @@ def pick_reply(api, body, path=""):
         if "path" in m and m["path"] not in path:
             continue
         if "system" in m and m["system"] not in system:
+            continue
+        if "turn" in m and m["turn"] != turn:
+            continue
+        if "input" in m and m["input"] not in first_user(messages):
+            continue
+        if "tool_result" in m and m["tool_result"] not in last_tool_result(messages):
+            continue
+        if "tools" in m and bool(m["tools"]) != bool(isinstance(body, dict) and body.get("tools")):
             continue
         count = STATE["rule_counts"].get(i, 0) + 1
         STATE["rule_counts"][i] = count
@@ -246,6 +329,32 @@ def key_form(key, how):
     if how == "basic":
         return "Basic " + base64.b64encode(("user:" + key).encode()).decode()
     return key
+
+
+def responses_answer(reply, model, text, u, n):
+    """A Responses API response object: output items (a reasoning item when
+    the usage has reasoning tokens, then the assistant message), status
+    completed or, with a "stop", incomplete and its reason; usage with the
+    cached input and the reasoning part of the output."""
+    stop = reply.get("stop")
+    reason = None
+    if stop:
+        reason = "max_output_tokens" if stop in ("length", "max_tokens", "max_output_tokens") else stop
+    output = []
+    if u["reasoning"]:
+        output.append({"id": "rs_fake_%d" % n, "type": "reasoning", "summary": []})
+    output.append({"id": "msg_fake_%d" % n, "type": "message", "status": "completed",
+                   "role": "assistant",
+                   "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    usage = {"input_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
+             "input_tokens_details": {"cached_tokens": u["cache_read"]},
+             "output_tokens": u["output"],
+             "output_tokens_details": {"reasoning_tokens": u["reasoning"]},
+             "total_tokens": u["input"] + u["cache_read"] + u["cache_creation"] + u["output"]}
+    return {"id": "resp_fake_%d" % n, "object": "response", "created_at": int(time.time()),
+            "status": "incomplete" if reason else "completed", "model": model,
+            "incomplete_details": {"reason": reason} if reason else None,
+            "error": None, "output": output, "usage": reply.get("raw_usage", usage)}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -326,8 +435,15 @@ class Handler(BaseHTTPRequestHandler):
             if "latency_lognormal" in reply:
                 k = STATE["body_counts"].get(raw, 0)
                 STATE["body_counts"][raw] = k + 1
+                draw = raw
+                if reply["latency_lognormal"].get("by") == "turn" and isinstance(body, dict):
+                    # an agent's turn: drawn from its first message and turn
+                    # number, so every run of a chain waits the same
+                    msgs = body.get("messages")
+                    draw = ("%s|%d" % (first_user(msgs), sum(1 for m in msgs or []
+                            if isinstance(m, dict) and m.get("role") == "assistant"))).encode()
                 reply["latency_ms"] = lognormal_ms(reply["latency_lognormal"],
-                                                   int(STATE["script"].get("seed", 1)), raw, k)
+                                                   int(STATE["script"].get("seed", 1)), draw, k)
             wait = float(reply.get("latency_ms") or 0)
             STATE["latency_sum_ms"] += wait
             STATE["latency_max_ms"] = max(STATE["latency_max_ms"], wait)
@@ -367,7 +483,7 @@ class Handler(BaseHTTPRequestHandler):
             FILLED.notify_all()
 
     def answer(self, api, body, reply, n, key):
-        text_reply = reply.get("text", "fake answer to: {last_user}")
+        text_reply = reply.get("text", "" if reply.get("tool_calls") else "fake answer to: {last_user}")
         if reply.get("latency_ms"):
             time.sleep(reply["latency_ms"] / 1000.0)
         fault = reply.get("fault")
@@ -402,25 +518,41 @@ class Handler(BaseHTTPRequestHandler):
         text = text_reply
         for form in ("raw", "prefix", "masked", "upper", "reversed", "base64", "basic"):
             text = text.replace("{key:%s}" % form, key_form(key, form))
-        text = (text.replace("{last_user}", last_user(body.get("messages") if isinstance(body, dict) else None))
+        text = (text.replace("{last_user}", last_user(turns(body)))
                 .replace("{model}", model).replace("{n}", str(n)))
-        u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0}
+        u = {"input": 10, "output": 5, "cache_read": 0, "cache_creation": 0, "reasoning": 0}
         u.update(reply.get("usage", {}))
+        calls = reply.get("tool_calls") or []
         if api == "anthropic":
             usage = {"input_tokens": u["input"], "output_tokens": u["output"],
                      "cache_read_input_tokens": u["cache_read"],
                      "cache_creation_input_tokens": u["cache_creation"]}
+            content = [{"type": "text", "text": text}] if text or not calls else []
+            for k, c in enumerate(calls):
+                content.append({"type": "tool_use", "id": "toolu_fake_%d_%d" % (n, k),
+                                "name": c.get("name", ""), "input": c.get("input", {})})
             obj = {"id": "msg_fake_%d" % n, "type": "message", "role": "assistant", "model": model,
-                   "content": [{"type": "text", "text": text}], "stop_reason": reply.get("stop", "end_turn"),
+                   "content": content,
+                   "stop_reason": reply.get("stop", "tool_use" if calls else "end_turn"),
                    "usage": reply.get("raw_usage", usage)}
+        elif api == "responses":
+            obj = responses_answer(reply, model, text, u, n)
         else:
             usage = {"prompt_tokens": u["input"] + u["cache_read"] + u["cache_creation"],
                      "completion_tokens": u["output"],
                      "total_tokens": u["input"] + u["cache_read"] + u["cache_creation"] + u["output"],
                      "prompt_tokens_details": {"cached_tokens": u["cache_read"]}}
+            if u["reasoning"]:
+                usage["completion_tokens_details"] = {"reasoning_tokens": u["reasoning"]}
+            msg = {"role": "assistant", "content": text if text or not calls else None}
+            if calls:
+                msg["tool_calls"] = [{"id": "call_fake_%d_%d" % (n, k), "type": "function",
+                                      "function": {"name": c.get("name", ""),
+                                                   "arguments": json.dumps(c.get("input", {}))}}
+                                     for k, c in enumerate(calls)]
             obj = {"id": "chatcmpl-fake-%d" % n, "object": "chat.completion", "model": model,
-                   "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                "finish_reason": reply.get("stop", "stop")}],
+                   "choices": [{"index": 0, "message": msg,
+                                "finish_reason": reply.get("stop", "tool_calls" if calls else "stop")}],
                    "usage": reply.get("raw_usage", usage)}
         data = json.dumps(obj).encode()
         if fault == "invalid_utf8":

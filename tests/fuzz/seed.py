@@ -59,7 +59,7 @@ def main():
     for block in fences("docs/config.md", {"yaml", "yml", ""}):
         put("config", block, [0, 1])
     put("config", """version: 1
-models: [anthropic.claude-sonnet-4-5, openai.gpt-5.high]
+models: [anthropic.claude-sonnet-4-5, "openai.gpt-5?reasoning=high"]
 runs: 3
 max_turns: 2
 fixtures: fixtures

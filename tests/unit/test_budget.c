@@ -76,6 +76,13 @@ static void test_estimate_and_limits(void **state)
 	assert_int_equal(e.unpriced, 1);
 	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "unit 'big-unit' has a prompt of ~262208 tokens"));
+	/* and says what the prompt is made of, once */
+	sc_budget_note_over_cap(&e, 1000000, 1000, 4000, 998000, 48576);
+	sc_budget_note_over_cap(&e, 1, 1, 1, 1, 1);
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "its system prompt is 1000000 bytes (the skill's body "
+				"1000, the listing of its 4000 files under references/ 998000), its "
+				"user message 48576 bytes"));
 	sc_budget_estimate_release(&e);
 	sc_budget_config_release(&b);
 	sc_buf_release(&line);

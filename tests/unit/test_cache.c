@@ -61,7 +61,7 @@ static void test_keys_follow_the_request(void **state)
 	assert_string_not_equal(a, b);
 	key_of(b, "haiku", "s", "p", 0, 101);
 	assert_string_not_equal(a, b);
-	key_of(b, "haiku.high", "s", "p", 0, 100);
+	key_of(b, "haiku?reasoning=high", "s", "p", 0, 100);
 	assert_string_not_equal(a, b);
 	key_of(b, "openai.claude-haiku-4-5", "s", "p", 0, 100);
 	assert_string_not_equal(a, b);  /* provider */

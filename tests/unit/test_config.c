@@ -92,7 +92,12 @@ static void test_defaults(void **state)
 	assert_true(cfg.gate.judge_drop == 0.1);
 	assert_true(cfg.gate.alpha == 0.05);
 	assert_true(cfg.gate.require_lift);
-	assert_false(cfg.gate.fail_inconclusive);
+	assert_false(cfg.gate.accept_unverified);
+	assert_true(cfg.gate.beta == 0.2);
+	assert_true(cfg.gate.regression_points == 15);
+	assert_true(cfg.gate.pass_rate_drop_points == 0);
+	assert_int_equal(cfg.gate.first_runs, 1);
+	assert_int_equal(cfg.gate.max_runs, 50);
 	assert_string_equal(cfg.report_junit, ".skillci/report/junit.xml");
 	assert_string_equal(cfg.report_json, ".skillci/report/results.json");
 	assert_null(cfg.judge_model);
@@ -132,7 +137,7 @@ static const char full_yml[] =
 	"  judge_drop: 0.15\n"
 	"  error_share: 0.25\n"
 	"  require_lift: false\n"
-	"  fail_inconclusive: true\n"
+	"  regression_points: 20\n"
 	"skills:\n"
 	"  - skill: skills/cuda-kernels\n"
 	"    fixtures: [softmax, gemm]\n"
@@ -181,7 +186,7 @@ static void test_every_key(void **state)
 	assert_true(cfg.gate.judge_drop == 0.15);
 	assert_true(cfg.gate.error_share == 0.25);
 	assert_false(cfg.gate.require_lift);
-	assert_true(cfg.gate.fail_inconclusive);
+	assert_true(cfg.gate.regression_points == 20);
 	assert_int_equal(cfg.nskills, 2);
 	s = sc_config_find_skill(&cfg, "skills/cuda-kernels");
 	assert_non_null(s);
@@ -266,13 +271,39 @@ static void test_sequential_keys(void **state)
 	(void)state;
 
 	assert_int_equal(load(&cfg, &d, "version: 1\n", NULL), 0);
-	assert_int_equal(cfg.gate.first_runs, 2);
-	assert_int_equal(cfg.gate.max_runs, 0);
+	assert_int_equal(cfg.gate.first_runs, SC_CONFIG_FIRST_RUNS);
+	assert_int_equal(cfg.gate.max_runs, SC_CONFIG_MAX_RUNS);
 	sc_config_release(&cfg);
-	assert_int_equal(load(&cfg, &d, "gate: {first_runs: 3, max_runs: 12}\n", NULL), 0);
+	assert_int_equal(load(&cfg, &d, "gate: {first_runs: 3, max_runs: 12, beta: 0.1, "
+			      "regression_points: 20, pass_rate_drop_points: 2, accept_unverified: true}\n",
+			      NULL), 0);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(cfg.gate.first_runs, 3);
 	assert_int_equal(cfg.gate.max_runs, 12);
+	assert_true(cfg.gate.beta == 0.1);
+	assert_true(cfg.gate.regression_points == 20);
+	assert_true(cfg.gate.pass_rate_drop_points == 2);
+	assert_true(cfg.gate.accept_unverified);
+	sc_config_release(&cfg);
+	/* out of range, or D not beyond m: errors naming the key and the line */
+	assert_int_equal(load(&cfg, &d, "gate:\n  beta: 0.6\n  regression_points: 0.5\n", NULL), 0);
+	expect_line(&d, "skillci.yml:2: error: 'gate.beta' must be below 0.5 (the chance a drop of "
+		    "gate.regression_points passes), found 0.6 [config-value]");
+	expect_line(&d, "skillci.yml:3: error: 'gate.regression_points' must be at least 1 point, "
+		    "found 0.5: a design for smaller drops needs thousands of runs per test "
+		    "[config-value]");
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	assert_int_equal(load(&cfg, &d, "gate: {pass_rate_drop_points: 20}\n", NULL), 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 1);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	/* fail_inconclusive is replaced: a warning, and false accepts unverified checks */
+	assert_int_equal(load(&cfg, &d, "gate:\n  fail_inconclusive: false\n", NULL), 0);
+	expect_line(&d, "skillci.yml:2: warning: 'gate.fail_inconclusive' is replaced: a check the "
+		    "design could not finish is unverified and fails unless 'gate.accept_unverified: "
+		    "true'; read as gate.accept_unverified: true [config-replaced]");
+	assert_true(cfg.gate.accept_unverified);
 	sc_config_release(&cfg);
 	sc_diags_release(&d);
 }
@@ -434,6 +465,54 @@ static void test_example_manifest(void **state)
 
 
 /* Named endpoints: parsed, checked, registered only by apply. */
+/* fast_agent_version chooses whose model names are read, once applied, and is policy. */
+static void test_fast_agent_version(void **state)
+{
+	struct sc_config cfg;
+	struct sc_diags d = SC_DIAGS_INIT;
+	struct sc_strlist keys = { 0 }, values = { 0 };
+	struct sc_model m;
+	bool found = false;
+	(void)state;
+
+	sc_providers_reset();
+	assert_int_equal(load(&cfg, &d, "version: 1\nfast_agent_version: 0.10.48\n", NULL), 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 0);
+	assert_string_equal(cfg.fast_agent_version, "0.10.48");
+	/* loading changes nothing: applying the trusted configuration does */
+	assert_int_equal(sc_model_parse(&m, "zai.glm-5.2"), SC_EINVAL);
+	assert_int_equal(sc_config_apply_providers(&cfg), 0);
+	assert_string_equal(sc_models_grammar(), "0.10.48");
+	assert_int_equal(sc_model_parse(&m, "zai.glm-5.2"), 0);
+	sc_model_release(&m);
+	sc_config_policy(&cfg, &keys, &values);
+	for (size_t i = 0; i < keys.n; i++)
+		if (!strcmp(keys.items[i], "fast_agent_version")) {
+			assert_string_equal(values.items[i], "0.10.48");
+			found = true;
+		}
+	assert_true(found);
+	sc_strlist_release(&keys);
+	sc_strlist_release(&values);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	sc_providers_reset();
+
+	assert_int_equal(load(&cfg, &d, "version: 1\nfast_agent_version: 0.5.1\n", NULL), 0);
+	expect_line(&d, "skillci.yml:2: error: 'fast_agent_version' 0.5.1 is not a fast-agent version "
+		    "whose model names skillci reads (0.4.53, 0.6.7, 0.10.48) [config-value]");
+	assert_null(cfg.fast_agent_version);
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	/* not set: the default, upskill's pin */
+	assert_int_equal(load(&cfg, &d, "version: 1\n", NULL), 0);
+	assert_int_equal(sc_config_apply_providers(&cfg), 0);
+	assert_string_equal(sc_models_grammar(), "0.6.7");
+	sc_config_release(&cfg);
+	sc_diags_release(&d);
+	sc_providers_reset();
+}
+
 static void test_provider_endpoints(void **state)
 {
 	struct sc_config cfg;
@@ -467,7 +546,7 @@ static void test_provider_endpoints(void **state)
 	assert_int_equal(sc_model_parse(&m, "lab.qwen3-coder"), 0);
 	assert_string_equal(m.name, "lab.qwen3-coder");
 	sc_model_release(&m);
-	assert_int_equal(sc_model_parse(&m, "claude-proxy.claude-x.high"), 0);
+	assert_int_equal(sc_model_parse(&m, "claude-proxy.claude-x?reasoning=high"), 0);
 	assert_int_equal(sc_provider_get(m.kind)->wire, SC_WIRE_ANTHROPIC);
 	sc_model_release(&m);
 	sc_config_release(&cfg);
@@ -579,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_short_forms),
 		cmocka_unit_test(test_example_manifest),
 		cmocka_unit_test(test_provider_endpoints),
+		cmocka_unit_test(test_fast_agent_version),
 		cmocka_unit_test(test_fastagent_generic),
 	};
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -13,8 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum dest { D_TERMINAL, D_PROPERTY, D_DATA, D_OUTPUT, D_SUMMARY, D_COUNT };
-static const char *const dest_name[D_COUNT] = { "terminal", "property", "data", "output", "summary" };
+enum dest { D_TERMINAL, D_PROPERTY, D_DATA, D_OUTPUT, D_SUMMARY, D_TEXT, D_COUNT };
+static const char *const dest_name[D_COUNT] = { "terminal", "property", "data", "output", "summary",
+						"text" };
 
 static void escape_to(enum dest d, struct sc_buf *out, const char *s, size_t n)
 {
@@ -26,6 +27,7 @@ static void escape_to(enum dest d, struct sc_buf *out, const char *s, size_t n)
 	case D_DATA: sc_escape_gh_data(out, z); break;
 	case D_OUTPUT: sc_escape_gh_output(out, z); break;
 	case D_SUMMARY: sc_escape_gh_summary(out, s, n); break;  /* n bytes, NUL included */
+	case D_TEXT: sc_escape_text_n(out, s, n); break;
 	default: fail();
 	}
 	free(z);
@@ -49,7 +51,8 @@ static void check_clean(enum dest d, const struct sc_buf *b, unsigned byte)
 		size_t len = sc_utf8_decode((const char *)p, n, &cp);
 		assert_true(len > 0);
 		if (cp < 0x20 || cp == 0x7F) {
-			bool kept = (d == D_OUTPUT || d == D_SUMMARY) && (cp == '\n' || cp == '\t');
+			bool kept = (d == D_OUTPUT || d == D_SUMMARY || d == D_TEXT) &&
+				    (cp == '\n' || cp == '\t');
 			if (!kept)
 				fail_msg("%s: byte 0x%02x: control 0x%02x in the output '%s'", dest_name[d],
 					 byte, (unsigned)cp, b->ptr);
@@ -114,6 +117,17 @@ static void test_forms_per_destination(void **state)
 	/* bidirectional overrides and separators */
 	sc_escape_terminal(&b, "a\xe2\x80\xae" "b\xe2\x80\xa8");
 	assert_string_equal(b.ptr, "a\\u202eb\\u2028");
+	sc_buf_clear(&b);
+	/* a block of lines: line feeds and tabs kept, no line starts a command */
+	sc_escape_text(&b, "answer\n::error::x\n\t  ::warning::y\x1b]0;t\x07\r\n");
+	assert_string_equal(b.ptr, "answer\n\\x3a:error::x\n\t  \\x3a:warning::y\\x1b]0;t\\x07\\r\n");
+	sc_buf_clear(&b);
+	/* JSON for a terminal: the code points cJSON leaves raw, as escapes */
+	{
+		static const char json[] = "{\"a\": \"x\x7f\xc2\x9b\xe2\x80\xae\xff\u00e9\"}";
+		sc_escape_json(&b, json, sizeof(json) - 1);
+	}
+	assert_string_equal(b.ptr, "{\"a\": \"x\\u007f\\u009b\\u202e\\ufffd\u00e9\"}");
 	sc_buf_release(&b);
 }
 

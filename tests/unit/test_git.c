@@ -921,6 +921,66 @@ static void test_tree_walk_matches_git_diff(void **state)
 	sc_buf_release(&cmd);
 }
 
+/*
+ * The merge of a pull request's head into the target's tip, in memory: a
+ * stale branch gets the tip's later change and its own; a conflict is an
+ * error saying "rebase or resolve"; no object is written to the
+ * repository on disk.
+ */
+static void test_merge_trees_in_memory(void **state)
+{
+	struct fx *f = *state;
+	struct sc_buf base = SC_BUF_INIT, tip = SC_BUF_INIT, head = SC_BUF_INIT, bad = SC_BUF_INIT;
+	struct sc_buf blob = SC_BUF_INIT, before = SC_BUF_INIT, after = SC_BUF_INIT;
+	struct sc_git_tree *t = NULL;
+	char id[SC_GIT_HEX_SIZE], head_tree[SC_GIT_HEX_SIZE];
+
+	sh(f->dir, "g init -q && skill skills/a && printf 'line 1\\nline 2\\n' > skills/a/notes.txt && "
+		   "g add -A && g commit -qm base && g branch pr && g branch bad && "
+		   "printf -- '---\\nname: a\\ndescription: better\\n---\\nbody\\n' > skills/a/SKILL.md && "
+		   "g commit -qam tip && g checkout -q pr && echo n > skills/a/NOTES.md && g add -A && "
+		   "g commit -qm pr && g checkout -q bad && "
+		   "printf -- '---\\nname: a\\ndescription: other\\n---\\nbody\\n' > skills/a/SKILL.md && "
+		   "g commit -qam bad && g checkout -q main");
+	sh_out(&base, f->dir, "g rev-parse main~1");
+	sh_out(&tip, f->dir, "g rev-parse main");
+	sh_out(&head, f->dir, "g rev-parse pr");
+	sh_out(&bad, f->dir, "g rev-parse bad");
+	sh_out(&before, f->dir, "find .git/objects -type f | wc -l");
+	assert_int_equal(sc_git_open(&f->repo, f->dir), 0);
+	/* the stale branch: the tip's SKILL.md and the head's NOTES.md */
+	assert_int_equal(sc_git_merge_trees(&t, id, f->repo, base.ptr, tip.ptr, head.ptr), 0);
+	assert_int_equal(strlen(id), 40);
+	assert_int_equal(sc_git_read_blob(&blob, t, "skills/a/SKILL.md", 4096), 0);
+	assert_non_null(strstr(blob.ptr, "description: better"));
+	sc_buf_clear(&blob);
+	assert_int_equal(sc_git_read_blob(&blob, t, "skills/a/NOTES.md", 4096), 0);
+	assert_string_equal(blob.ptr, "n\n");
+	sc_git_tree_free(t);
+	t = NULL;
+	/* a head that is the tip's descendant: the head's own tree */
+	assert_int_equal(sc_git_merge_trees(&t, id, f->repo, tip.ptr, tip.ptr, head.ptr), 0);
+	assert_int_equal(sc_git_commit_tree_id(head_tree, f->repo, head.ptr), 0);
+	assert_string_equal(id, head_tree);
+	sc_git_tree_free(t);
+	t = NULL;
+	/* both changed SKILL.md's same line: a conflict, named, no tree */
+	assert_int_equal(sc_git_merge_trees(&t, id, f->repo, base.ptr, tip.ptr, bad.ptr), SC_EINVAL);
+	assert_null(t);
+	assert_non_null(strstr(sc_error_last(), "conflicts in skills/a/SKILL.md"));
+	assert_non_null(strstr(sc_error_last(), "rebase or resolve"));
+	/* nothing was written to the repository */
+	sh_out(&after, f->dir, "find .git/objects -type f | wc -l");
+	assert_string_equal(before.ptr, after.ptr);
+	sc_buf_release(&base);
+	sc_buf_release(&tip);
+	sc_buf_release(&head);
+	sc_buf_release(&bad);
+	sc_buf_release(&blob);
+	sc_buf_release(&before);
+	sc_buf_release(&after);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -953,6 +1013,7 @@ int main(void)
 		T(test_ghevent_files),
 		T(test_rename_by_name),
 		T(test_skill_name_and_path_kinds),
+		T(test_merge_trees_in_memory),
 #undef T
 	};
 	int rc;

@@ -109,7 +109,7 @@ static int run_pipeline(struct sc_pipeline *p, struct sc_store *store, const cha
 	o.repo = ".";
 	o.base = "base";
 	o.head = "HEAD";
-	o.runs = 2;
+	o.runs = 3;
 	o.retries = 1;
 	o.no_cache = true;
 	o.shard_k = o.shard_n = 1;
@@ -124,7 +124,7 @@ static int run_pipeline(struct sc_pipeline *p, struct sc_store *store, const cha
 	/* the policy is the base revision's: 3 in flight for anthropic */
 	assert_int_equal(sc_config_provider_limit(sc_pipeline_config(p), "anthropic"), 3);
 	assert_int_equal(sc_pipeline_prepare(p, store, &budget), 0);
-	assert_non_null(strstr(budget.ptr, "36 units"));
+	assert_non_null(strstr(budget.ptr, "42 units"));
 	assert_int_equal(sc_pipeline_evaluate(p), 0);
 	assert_int_equal(sc_pipeline_finish(p, &gate_rc), 0);
 	sc_pipeline_info(p, info);
@@ -143,9 +143,12 @@ static const struct sc_results_gate_failure *failure_of(const struct sc_results 
 }
 
 /*
- * The whole check: 2 skills x 3 variants x 3 tests x 2 runs = 36 units,
- * each asked once through one client that keeps to the base revision's
- * bound of 3; every unit committed; "bad" regresses and fails the gate.
+ * The whole check, a fixed design of 3 runs: 2 skills x 3 tests x (3 runs
+ * at base and head, the no-skill baseline once) = 42 units, each asked
+ * once through one client that keeps to the base revision's bound of 3;
+ * every unit committed; "bad" regresses and fails the gate, "good" rules
+ * out a drop of D (3 tests that pass 6 of 6: se .156, (.15 - 0) / .156 =
+ * 0.96 > z(.8)).
  * A second pipeline over the same store reuses every unit, asking nothing.
  */
 static void test_pr_check_streams_through_one_client(void **state)
@@ -173,12 +176,12 @@ static void test_pr_check_streams_through_one_client(void **state)
 	gate = run_pipeline(p, store, real, &st, &info);
 	r = sc_pipeline_results(p);
 	assert_int_equal(info.changed, 2);
-	assert_int_equal(info.units, 36);
-	assert_int_equal(r->nunits, 36);
+	assert_int_equal(info.units, 42);
+	assert_int_equal(r->nunits, 42);
 	assert_false(info.stopped);
 	assert_true(r->run.complete);
-	assert_int_equal(r->totals.requests, 36);
-	assert_int_equal(fake_stat(&f, "requests"), 36);
+	assert_int_equal(r->totals.requests, 42);
+	assert_int_equal(fake_stat(&f, "requests"), 42);
 	/* one client for the whole run: never more than the provider's bound */
 	assert_true(fake_stat(&f, "max_in_flight") <= 3);
 	assert_int_equal(fake_stat(&f, "max_in_flight"), 3);
@@ -186,7 +189,7 @@ static void test_pr_check_streams_through_one_client(void **state)
 	assert_non_null(failure_of(r, "skills/bad"));
 	assert_null(failure_of(r, "skills/good"));
 	assert_int_equal(sc_store_count_units(store, &stored), 0);
-	assert_int_equal(stored, 36);
+	assert_int_equal(stored, 42);
 	sc_pipeline_free(p);
 
 	/* the same PR again: every unit from the store, no request */
@@ -195,8 +198,8 @@ static void test_pr_check_streams_through_one_client(void **state)
 	p = sc_pipeline_new();
 	gate = run_pipeline(p, store, real, &st, &info);
 	r = sc_pipeline_results(p);
-	assert_int_equal(r->nunits, 36);
-	assert_int_equal(r->totals.reused, 36);
+	assert_int_equal(r->nunits, 42);
+	assert_int_equal(r->totals.reused, 42);
 	assert_int_equal(fake_stat(&f, "requests"), 0);
 	assert_int_equal(gate, 1);
 	sc_pipeline_free(p);
@@ -237,7 +240,7 @@ static void test_stop_finishes_what_is_in_flight(void **state)
 	r = sc_pipeline_results(p);
 	assert_true(info.stopped);
 	assert_false(r->run.complete);
-	assert_non_null(strstr(r->run.incomplete_reason, "of 36 units evaluated"));
+	assert_non_null(strstr(r->run.incomplete_reason, "of 42 units evaluated"));
 	/* 5 decided, then at most the 3 in flight */
 	assert_true(r->nunits >= 5 && r->nunits <= 5 + 3);
 	assert_int_equal((long)r->nunits, fake_stat(&f, "requests"));

@@ -557,6 +557,119 @@ static void test_keys_never_leak(void **state)
 	sc_buf_release(&log);
 }
 
+/* The last request the fake logged, parsed (the caller deletes it). */
+static cJSON *last_request(void)
+{
+	struct sc_buf log = SC_BUF_INIT;
+	cJSON *entry;
+	char *last;
+
+	fake_log(&F, &log);
+	sc_buf_rtrim(&log);
+	last = strrchr(log.ptr, '\n');
+	entry = cJSON_Parse(last ? last + 1 : log.ptr);
+	assert_non_null(entry);
+	sc_buf_release(&log);
+	return entry;
+}
+
+/*
+ * OpenAI's Responses API through the fake: the request (path, key,
+ * instructions, input turns, max_output_tokens, reasoning, text,
+ * service_tier, store), usage with the reasoning inside the output and the
+ * cached input apart, retries on 429 (Retry-After) and 5xx, a 400 failing
+ * at once with OpenAI's message, and a cut answer (status incomplete).
+ */
+static void test_responses_api(void **state)
+{
+	static const struct sc_chat_message turns[] = {
+		{ SC_CHAT_USER, "write it" }, { SC_CHAT_ASSISTANT, "draft" }, { SC_CHAT_USER, "fix line 3" },
+	};
+	struct sc_client_options o;
+	struct sc_client *c = NULL;
+	struct sc_chat_request req = { .model = "codex?reasoning=high&verbosity=low&service_tier=fast",
+				       .system = "the skill", .messages = turns, .nmessages = 3,
+				       .max_tokens = 900, .temperature = -1, .label = "t1" };
+	const cJSON *body, *input, *headers;
+	struct got g;
+	cJSON *entry;
+	(void)state;
+
+	test_options(&o);
+	fake_script(&F, "{\"default\":{\"text\":\"patched: {last_user}\",\"usage\":{\"input\":20,"
+			"\"cache_read\":100,\"output\":340,\"reasoning\":300}}}");
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(sc_client_new(&c, &o), 0);
+	assert_int_equal(sc_client_submit(c, &req, got_cb, &g), 0);
+	assert_int_equal(sc_client_run(c), 0);
+	sc_client_free(c);
+	assert_int_equal(g.cls, SC_CHAT_OK);
+	assert_string_equal(g.text, "patched: fix line 3");
+	assert_int_equal(g.in, 20);
+	assert_int_equal(g.cache_read, 100);
+	assert_int_equal(g.out, 340);  /* the reasoning is part of the output */
+	got_release(&g);
+	entry = last_request();
+	assert_string_equal(cJSON_GetObjectItem(entry, "path")->valuestring, "/v1/responses");
+	assert_string_equal(cJSON_GetObjectItem(entry, "api")->valuestring, "responses");
+	headers = cJSON_GetObjectItem(entry, "headers");
+	assert_non_null(cJSON_GetObjectItem(headers, "authorization"));  /* OPENAI_API_KEY, masked */
+	body = cJSON_GetObjectItem(entry, "body");
+	assert_string_equal(cJSON_GetObjectItem(body, "model")->valuestring, "gpt-5.3-codex");
+	assert_string_equal(cJSON_GetObjectItem(body, "instructions")->valuestring, "the skill");
+	input = cJSON_GetObjectItem(body, "input");
+	assert_int_equal(cJSON_GetArraySize(input), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(input, 1), "role")->valuestring,
+			    "assistant");
+	assert_int_equal(cJSON_GetObjectItem(body, "max_output_tokens")->valueint, 900);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(body, "reasoning"), "effort")->valuestring,
+			    "high");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(body, "text"), "verbosity")->valuestring,
+			    "low");
+	assert_string_equal(cJSON_GetObjectItem(body, "service_tier")->valuestring, "priority");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(body, "store")));
+	assert_null(cJSON_GetObjectItem(body, "messages"));
+	assert_null(cJSON_GetObjectItem(body, "temperature"));
+	cJSON_Delete(entry);
+
+	/* 429 with Retry-After, then 500, then the answer: three attempts */
+	fake_script(&F, "{\"rules\":[{\"match\":{\"api\":\"responses\",\"nth\":[1]},\"reply\":"
+			"{\"status\":429,\"retry_after\":\"0\",\"error_type\":\"rate_limit_exceeded\"}},"
+			"{\"match\":{\"api\":\"responses\",\"nth\":[1]},\"reply\":{\"status\":500}}],"
+			"\"default\":{\"text\":\"third time\"}}");
+	ask1(&o, "responses.gpt-5.1", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_OK);
+	assert_string_equal(g.text, "third time");
+	assert_int_equal(g.attempts, 3);
+	assert_int_equal(fake_stat(&F, "requests"), 3);
+	got_release(&g);
+
+	/* a 400 fails at once with OpenAI's message; quota is no rate */
+	fake_script(&F, "{\"default\":{\"status\":400,\"error_type\":\"invalid_request_error\","
+			"\"error_message\":\"Unsupported parameter: 'temperature'\"}}");
+	ask1(&o, "gpt-5.1", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_BAD_REQUEST);
+	assert_int_equal(g.attempts, 1);
+	assert_non_null(strstr(g.error, "responses model 'gpt-5.1' (test 't1', run 0): HTTP 400: "
+			       "invalid_request_error: Unsupported parameter"));
+	got_release(&g);
+	fake_script(&F, "{\"default\":{\"status\":429,\"error_type\":\"insufficient_quota\"}}");
+	ask1(&o, "gpt-5.1", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_QUOTA);
+	assert_int_equal(g.attempts, 1);
+	got_release(&g);
+
+	/* status incomplete at the output limit: truncated, the text and counts kept */
+	fake_script(&F, "{\"default\":{\"text\":\"half\",\"stop\":\"length\",\"usage\":"
+			"{\"output\":100,\"reasoning\":90}}}");
+	ask1(&o, "o3-mini", "q", &g);
+	assert_int_equal(g.cls, SC_CHAT_TRUNCATED);
+	assert_string_equal(g.text, "half");
+	assert_int_equal(g.out, 100);
+	assert_non_null(strstr(g.error, "incomplete_details.reason 'max_output_tokens'"));
+	got_release(&g);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -586,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_retry_after_is_honoured),
 		cmocka_unit_test(test_retry_classes),
 		cmocka_unit_test(test_truncated_answer),
+		cmocka_unit_test(test_responses_api),
 		cmocka_unit_test(test_concurrency_bounds),
 		cmocka_unit_test(test_adaptive_concurrency),
 		cmocka_unit_test(test_multi_turn_from_callback),

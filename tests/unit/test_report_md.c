@@ -6,6 +6,7 @@
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "pipeline/combine.h"
+#include "format/markdown.h"
 
 #include <math.h>
 
@@ -16,7 +17,52 @@ static void test_md_text_escapes_html_markdown_and_pipes(void **state)
 
 	sc_report_md_text(&b, "<script>a|b *c* _d_ `e` [f](g) & h\nline\x01");
 	assert_string_equal(b.ptr, "&lt;script&gt;a&#124;b \\*c\\* \\_d\\_ \\`e\\` \\[f\\](g) &amp; h line ");
+	/* C1, separators and bidirectional controls: spaces; other UTF-8 kept */
+	sc_buf_clear(&b);
+	sc_report_md_text(&b, "a\xc2\x9b" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d\xe2\x80\xa8" "e\xd8\x9c" "f\xc3\xa9");
+	assert_string_equal(b.ptr, "a b c d e f\xc3\xa9");
 	sc_buf_release(&b);
+}
+
+/* URLs in text from a pull request render as text, in a table cell and in
+ * <code> too: cmark-gfm (the HTML report; GitHub's renderer is the same
+ * library) makes no link of them, and the words still read the same. */
+static void test_urls_are_inert(void **state)
+{
+	static const char *const urls[] = {
+		"see https://evil.example/x now", "HTTPS://EVIL.EXAMPLE", "ftp://evil.example",
+		"www.evil.example/p", "(WWW.evil.example)", "mailto:a@evil.example",
+		"xmpp:a@evil.example", "a@evil.example", "x_www.evil.example",
+	};
+	struct sc_buf md = SC_BUF_INIT, html = SC_BUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		sc_buf_clear(&md);
+		sc_buf_clear(&html);
+		sc_buf_puts(&md, "| a |\n|---|\n| ");
+		sc_report_md_text(&md, urls[i]);
+		sc_buf_puts(&md, " |\n\n");
+		sc_report_md_code(&md, urls[i]);
+		sc_buf_puts(&md, " and ");
+		sc_report_md_text(&md, urls[i]);
+		sc_buf_putc(&md, '\n');
+		sc_markdown_to_html(&html, md.ptr, md.len, 1);
+		if (strstr(html.ptr, "<a "))
+			fail_msg("'%s' became a link: %s", urls[i], html.ptr);
+	}
+	/* the text shows as written */
+	sc_buf_clear(&md);
+	sc_buf_clear(&html);
+	sc_report_md_text(&md, "go to https://evil.example or www.evil.example");
+	sc_markdown_to_html(&html, md.ptr, md.len, 0);
+	assert_non_null(strstr(html.ptr, "go to https://evil.example or www.evil.example"));
+	/* a colon elsewhere is left alone */
+	sc_buf_clear(&md);
+	sc_report_md_text(&md, "skills/a: 3 tests");
+	assert_string_equal(md.ptr, "skills/a: 3 tests");
+	sc_buf_release(&md);
+	sc_buf_release(&html);
 }
 
 static void test_fence_outgrows_backticks_inside(void **state)
@@ -176,6 +222,7 @@ static void test_layouts_and_banners(void **state)
 	r.run.incomplete_reason = sc_xstrdup("interrupted by SIGINT");
 	r.gate.passed = false;
 	r.gate.exit_code = 1;
+	r.gate.verdict = SC_VERDICT_FAIL;
 	free(r.skills[0].status);
 	r.skills[0].status = sc_xstrdup("added");
 	sc_report_md_full(&b, &r);
@@ -320,7 +367,7 @@ static void test_regressed_and_already_failing(void **state)
 {
 	struct sc_results r;
 	struct sc_buf md = SC_BUF_INIT;
-	const char *reg, *already, *details, *t2, *t10;
+	const char *reg, *already, *mixed, *details, *t2, *t10;
 	(void)state;
 
 	sc_results_init(&r);
@@ -338,11 +385,23 @@ static void test_regressed_and_already_failing(void **state)
 	r.gate.failures[0].rule = sc_xstrdup("pass_rate_drop");
 	r.gate.failures[0].check = sc_xstrdup("pass_rate");
 	r.gate.failures[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
+	r.gate.failures[0].status = sc_xstrdup("failed");
+	r.gate.verdict = SC_VERDICT_FAIL;
+	r.gate.checks = sc_xcalloc(1, sizeof(*r.gate.checks));
+	r.gate.nchecks = 1;
+	r.gate.checks[0].skill = sc_xstrdup("skills/s");
+	r.gate.checks[0].model = sc_xstrdup("m");
+	r.gate.checks[0].check = sc_xstrdup("pass_rate");
+	r.gate.checks[0].status = sc_xstrdup("failed");
+	r.gate.checks[0].rule = sc_xstrdup("pass_rate_drop");
+	r.gate.checks[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
 	for (int run = 0; run < 3; run++) {
 		add_unit(&r, "base", 0, run, "pass", NULL);
 		add_unit(&r, "head", 0, run, "fail", run == 1 ? "<script>|x @team" : NULL);
 		add_unit(&r, "base", 1, run, run ? "fail" : "pass", NULL);
 		add_unit(&r, "head", 1, run, "fail", "nope");
+		add_unit(&r, "base", 2, run, "fail", NULL);
+		add_unit(&r, "head", 2, run, "fail", "nope");
 		add_unit(&r, "base", 9, run, "pass", NULL);
 		add_unit(&r, "head", 9, run, "pass", NULL);
 	}
@@ -364,17 +423,28 @@ static void test_regressed_and_already_failing(void **state)
 				     "  - answer (run 2): <q>&lt;script&gt;&#124;x @&#8203;team</q>\n"));
 	/* one item per test, not one per run */
 	assert_int_equal(count(md.ptr, "prompt 0:"), 2);   /* what failed, details */
-	assert_true(strstr(already, "<code>tests\\[2\\]</code> prompt 1: 0 of 3 runs passed") < details);
-	assert_true(strstr(reg, "<code>tests\\[2\\]</code>") > already);
+	/* each label from the test's own runs: 3/3 -> 0/3 regressed, 0/3 ->
+	 * 0/3 already failing, 1/3 -> 0/3 neither (its runs are said) */
+	assert_true(strstr(already, "<code>tests\\[3\\]</code> prompt 2: 0 of 3 runs passed") < details);
+	mixed = strstr(md.ptr, "**Failed at head** (some runs passed at base; the runs show neither a "
+			       "regression nor an old failure): 1 test\n");
+	assert_non_null(mixed);
+	assert_true(reg < mixed && mixed < already);
+	assert_non_null(strstr(mixed, "- ❌ <code>tests\\[2\\]</code> prompt 1: 0 of 3 runs passed; fail "
+				       "(wrong\\_answer): answer lacks 'ok' — base 1/3 → head 0/3\n"));
+	assert_true(strstr(mixed, "<code>tests\\[2\\]</code>") < already);
 	/* the details: natural order, each test's runs together */
 	t2 = strstr(details, "<code>tests\\[2\\]</code>");
 	t10 = strstr(details, "<code>tests\\[10\\]</code> prompt 9: 3 of 3 runs passed");
 	assert_non_null(t2);
 	assert_non_null(t10);
 	assert_true(t2 < t10);
-	assert_non_null(strstr(details, "(head): 3 tests × 3 runs: 1 passed, 1 regressed, 1 already failing"));
+	assert_non_null(strstr(details, "(head): 4 tests × 3 runs: 1 passed, 1 regressed, 1 already failing, "
+				       "1 failed at head, passed at base in some runs"));
+	assert_non_null(strstr(details, "prompt 2: 0 of 3 runs passed; fail (wrong\\_answer): answer lacks 'ok' — "
+					"already failing, base passed 0 of 3"));
 	assert_non_null(strstr(details, "prompt 1: 0 of 3 runs passed; fail (wrong\\_answer): answer lacks 'ok' — "
-					"already failing, base passed 1 of 3"));
+					"base 1/3 → head 0/3"));
 	sc_results_release(&r);
 	sc_buf_release(&md);
 }
@@ -460,6 +530,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_md_text_escapes_html_markdown_and_pipes),
+		cmocka_unit_test(test_urls_are_inert),
 		cmocka_unit_test(test_fence_outgrows_backticks_inside),
 		cmocka_unit_test(test_number_formats),
 		cmocka_unit_test(test_bar),

@@ -68,8 +68,8 @@ static void plan_init(struct plan *p)
 			}
 	p->checks[0] = (struct sc_rounds_check){ "s", "m", "base", "head" };
 	p->checks[1] = (struct sc_rounds_check){ "e", "m", "head", "baseline" };
-	/* margin 0, looks at 2, 4 and 6 runs per test */
-	sc_seq_design_init(&p->d, 0.05, 0.0, 2, 6, 1);
+	/* margin 0, D 15 points, looks at 2, 4 and 6 runs per test */
+	sc_seq_design_init(&p->d, 0.05, 0.2, 0.0, 0.15, 2, 6, 1);
 	p->rd.design = &p->d;
 	p->rd.checks = p->checks;
 	p->rd.nchecks = 2;
@@ -119,10 +119,11 @@ static void test_first_round(void **state)
 }
 
 /*
- * After look 1: check 0 ties (base and head right on all 10 tests: open,
- * neither a drop nor its absence shown, not futile at t = 1/3), check 1
- * shows the lift (the skill right on all, the baseline wrong on all: p
- * 1.3e-10 under look 1's 6.9e-4 at t = 1/3). The next round is check 0's
+ * After look 1: check 0 ties (base and head right on all 10 tests, 2
+ * runs: information 72, log likelihood ratio -0.81, not yet below the
+ * passing boundary: open), check 1 shows the lift (the skill right on
+ * all, the baseline wrong on all: ratio 4.16, above the failing one,
+ * which in eval's orientation is a lift). The next round is check 0's
  * unsent units below 4 runs: the deferred run 1 of test 0 and runs 2-3 of
  * both tests; nothing of check 1, nothing of skill 2.
  */
@@ -187,8 +188,8 @@ static void test_next_round_not_at_this_look(void **state)
 	sc_results_init(&r);
 	add_runs(&r, "s", "base", 10, 0, 4, true);
 	add_runs(&r, "s", "head", 10, 0, 4, true);
-	/* check 0 is open at look 2 (runs 0-3), so not at look 1: only check
-	 * 1, without any unit (open at look 1), gets its runs 0-3 */
+	/* check 0 is decided at look 2 (runs 0-3), so not open at look 1:
+	 * only check 1, without any unit (open at look 1), gets its runs 0-3 */
 	n = sc_rounds_next(&p.rd, &r, 1, sent, round);
 	assert_int_equal(n, 8);
 	for (size_t i = 0; i < n; i++)

@@ -1,5 +1,5 @@
-/* Unit tests for the sequential pass-rate decision (runner/pipeline/
- * sequential.c): the looks of a design, its levels, the decision on
+/* Unit tests for the pass-rate decision (runner/pipeline/sequential.c):
+ * the looks of a design, its calibrated boundaries, the decision on
  * hand-built cases, the replay on a results model and the gate's record
  * of it (the margin object, through JSON and back). */
 #include "unit.h"
@@ -17,74 +17,77 @@
 			fail_msg("%.17g != %.17g (tol %g)", a_, b_, (double)(tol)); \
 	} while (0)
 
+/* The shipped defaults, one check: alpha' 0.04 (the pass-rate checks'
+ * share of 0.05), beta 0.2, m 0, D 15 points. */
+static void design(struct sc_seq_design *d, int first, int max, size_t family)
+{
+	sc_seq_design_init(d, 0.04, 0.2, 0.0, 0.15, first, max, family);
+}
+
 static void test_looks(void **state)
 {
 	struct sc_seq_design d;
 	(void)state;
 
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 20, 1);
+	design(&d, 2, 20, 1);
 	assert_true(sc_seq_is_sequential(&d));
 	assert_int_equal(sc_seq_looks(&d), 10);
 	assert_int_equal(sc_seq_look_runs(&d, 1), 2);
 	assert_int_equal(sc_seq_look_runs(&d, 10), 20);
 	/* a last round shorter than the others */
-	sc_seq_design_init(&d, 0.05, 0.05, 3, 10, 1);
+	design(&d, 3, 10, 1);
 	assert_int_equal(sc_seq_looks(&d), 4);
 	assert_int_equal(sc_seq_look_runs(&d, 3), 9);
 	assert_int_equal(sc_seq_look_runs(&d, 4), 10);
-	/* more than 32 rounds: bigger rounds */
-	sc_seq_design_init(&d, 0.05, 0.05, 1, 1000, 1);
-	assert_int_equal(d.first_runs, 32);
-	assert_int_equal(sc_seq_looks(&d), 32);
-	assert_int_equal(sc_seq_look_runs(&d, 32), 1000);
+	/* more than SC_SEQ_MAX_LOOKS rounds: bigger rounds */
+	design(&d, 1, 1000, 1);
+	assert_int_equal(d.first_runs, (1000 + SC_SEQ_MAX_LOOKS - 1) / SC_SEQ_MAX_LOOKS);
+	assert_true(sc_seq_looks(&d) <= SC_SEQ_MAX_LOOKS);
+	assert_int_equal(sc_seq_look_runs(&d, sc_seq_looks(&d)), 1000);
 	/* fixed: one look */
-	sc_seq_design_init(&d, 0.05, 0.05, 3, 0, 4);
+	design(&d, 3, 0, 4);
 	assert_false(sc_seq_is_sequential(&d));
 	assert_int_equal(sc_seq_looks(&d), 1);
 	assert_int_equal(sc_seq_look_runs(&d, 1), 3);
 }
 
 /*
- * Two looks (2 and 4 runs of 4: t = 0.5, 1). The first look's level is
- * the spending a(0.5) = 0.0055746 (test_stats works it out), divided by
- * nothing for one check and computed at alpha / 5 for five checks
- * (a(0.5) at 0.01 = 0.00026972, by the same formula); the last look's
- * level for one check is 0.048246 (scipy). The futility boundary spends
- * beta 0.2 linearly: 0.2 x 0.5 = 0.1 at the first look; with the
- * O'Brien-Fleming-type function instead, a(0.5) at 0.2 = 2 (1 -
- * PHI(1.281552 / 0.7071)) = 2 (1 - PHI(1.812388)) = 0.069926.
+ * The design's numbers by hand: z = z(0.96) + z(0.8) = 1.7506861 +
+ * 0.8416212 = 2.5923073; a fixed design needs z^2 / D^2 = 6.7200570 /
+ * 0.0225 = 298.67 of information; the boundaries meet at 2 x that. Five
+ * checks divide alpha: z(0.992) = 2.4089155. The calibrated boundaries
+ * hold the errors (core/stats.h; test_stats checks them against a
+ * simulation): a below Wald's log(0.8 / 0.04) = 2.996 (looks taken every
+ * 1/10 of the information miss crossings), b below log(0.96 / 0.2) =
+ * 1.569.
  */
-static void test_levels(void **state)
+static void test_design_numbers(void **state)
 {
 	struct sc_seq_design d;
-	struct sc_seq_levels lv;
+	double ea, eb;
 	(void)state;
 
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 1);
-	sc_seq_levels(&lv, &d, 1);
-	assert_close(lv.t, 0.5, 1e-15);
-	assert_close(lv.fail, 0.005574596680784415, 1e-12);
-	assert_close(lv.pass, 0.005574596680784415, 1e-12);
-	/* futility spends beta linearly (SC_SEQ_RHO_BETA 1): 0.2 x 0.5 at the
-	 * first look, whose level is what it spends */
-	assert_close(lv.futility, 0.1, 1e-12);
-	d.rho_beta = 0;  /* O'Brien-Fleming type: 2 (1 - PHI(z(0.9) / sqrt(0.5))) */
-	sc_seq_design_compute(&d);
-	sc_seq_levels(&lv, &d, 1);
-	assert_close(lv.futility, 0.06992632672050636, 1e-12);
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 1);
-	sc_seq_levels(&lv, &d, 2);
-	assert_close(lv.fail, 0.04824570306393106, 5e-6);
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 5);
-	sc_seq_levels(&lv, &d, 1);
-	assert_close(lv.fail, 0.0002697169566314835, 1e-12);
-	assert_close(lv.pass, 0.005574596680784415, 1e-12);
-	/* a fixed design: alpha / family and alpha */
-	sc_seq_design_init(&d, 0.05, 0.05, 3, 0, 5);
-	sc_seq_levels(&lv, &d, 1);
-	assert_close(lv.fail, 0.01, 1e-12);
-	assert_close(lv.pass, 0.05, 1e-12);
-	assert_true(lv.futility == 0.0);
+	design(&d, 1, 50, 1);
+	assert_close(d.alpha_check, 0.04, 1e-15);
+	assert_close(d.z, 2.5923073048250835, 1e-9);
+	assert_close(d.i_fixed, 2.5923073048250835 * 2.5923073048250835 / 0.0225, 1e-6);
+	assert_close(d.imax, SC_SEQ_IMAX, 0);
+	assert_close(d.i_max, SC_SEQ_IMAX * d.i_fixed, 1e-9);
+	assert_true(d.log_a < log(0.8 / 0.04) && d.log_a > 2.0);
+	assert_true(d.log_b < log(0.96 / 0.2) && d.log_b > 0.8);
+	sc_stats_sprt_errors(&ea, &eb, d.log_a, d.log_b, d.alpha_check, d.beta, d.imax,
+			     SC_SEQ_STEPS);
+	assert_close(ea, 0.04, 0.0004);
+	assert_close(eb, 0.2, 0.002);
+	design(&d, 1, 50, 5);
+	assert_close(d.alpha_check, 0.008, 1e-15);
+	assert_close(d.z, 2.4089155458154612 + 0.8416212335729143, 1e-9);
+	/* m shifts the hypotheses: the width D - m is what counts */
+	sc_seq_design_init(&d, 0.04, 0.2, 0.05, 0.15, 1, 50, 1);
+	assert_close(d.i_fixed, 2.5923073048250835 * 2.5923073048250835 / 0.01, 1e-6);
+	/* D not above m: raised to m + 1 point */
+	sc_seq_design_init(&d, 0.04, 0.2, 0.1, 0.05, 1, 50, 1);
+	assert_close(d.drop, 0.11, 1e-12);
 }
 
 static void counts(struct sc_stats_paired *st, size_t tests, unsigned long bpass,
@@ -98,98 +101,132 @@ static void counts(struct sc_stats_paired *st, size_t tests, unsigned long bpass
 		hp[t] = hpass;
 		n[t] = runs;
 	}
-	assert_true(sc_stats_paired_margin(st, bp, n, hp, n, tests, 0.05, 0.05,
+	assert_true(sc_stats_paired_margin(st, bp, n, hp, n, tests, 0.0, 0.04,
 					   SC_STATS_STRATIFIED));
 	free(bp); free(hp); free(n);
 }
 
 /*
- * Regression shown at look 1: 10 tests passing 2 of 2 at base and 0 of 2
- * at head. Per test q = 3/6, v = 0.25 (1/2 + 1/2) = 0.25, se = sqrt(2.5) /
- * 10 = 0.1581, statistic (-1 + 0.05) / 0.1581 = -6.01: p = 9.4e-10, below
- * the first look's 0.0056 of a 2-of-4 design (not below 20 runs'
- * first look, 5.7e-10: that one is open).
+ * A regression at look 2: 10 tests passing every run at base and none at
+ * head. One run a side: a test pools 1 of 2, variance max(1 x 1 / 2,
+ * 2 x 2 / 16) = 0.5, v = 0.5 (1 + 1) = 1, se = sqrt(10) / 10, I = 10; L =
+ * 0.15 (1 - 0.075) 10 = 1.3875, below a + c where c = 0.583 z (sqrt(0.1)
+ * - sqrt(10 / 298.67)) = 0.2013: open. Two runs: 2 of 4 pooled, max(4 /
+ * 12, 9 / 36) = 1/3, v = 1/3, I = 30, L = 4.1625, above a + 0.583 z
+ * (sqrt(0.1) - sqrt(20 / 298.67)) = a + 0.0868: a regression.
  */
-static void test_regression_at_look_1(void **state)
+static void test_regression_at_look_2(void **state)
 {
 	struct sc_seq_design d;
 	struct sc_stats_paired st;
+	struct sc_seq_look at;
 	(void)state;
 
+	design(&d, 1, 50, 1);
+	counts(&st, 10, 1, 0, 1);
+	assert_close(st.se, sqrt(10.0) / 10, 1e-12);
+	assert_true(sc_seq_look(&at, &d, &st, 0.0));
+	assert_close(at.info, 10, 1e-9);
+	assert_close(at.llr, 1.3875, 1e-9);
+	assert_close(at.fail_at, d.log_a + 0.583 * d.z * (sqrt(0.1) - sqrt(10 / d.i_fixed)), 1e-9);
+	assert_false(at.end);
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_OPEN);
 	counts(&st, 10, 2, 0, 2);
-	assert_close(st.se, sqrt(2.5) / 10, 1e-12);
-	assert_close(st.p_drop, 9.4e-10, 0.1e-10);
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 1);
-	assert_int_equal(sc_seq_decide(&st, &d, 1), SC_SEQ_REGRESSION);
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 20, 1);
-	assert_int_equal(sc_seq_decide(&st, &d, 1), SC_SEQ_OPEN);
+	assert_true(sc_seq_look(&at, &d, &st, 10.0));
+	assert_close(at.info, 30, 1e-9);
+	assert_close(at.llr, 4.1625, 1e-9);
+	assert_close(at.fail_at, d.log_a + 0.583 * d.z * (sqrt(0.1) - sqrt(20 / d.i_fixed)), 1e-9);
+	assert_int_equal(sc_seq_decide(&st, &d, 2, 10.0), SC_SEQ_REGRESSION);
 	assert_string_equal(sc_seq_decision_name(SC_SEQ_REGRESSION), "regression");
 }
 
 /*
- * Ruled out at look 2: 160 tests passing every run at both sides. At 2
- * runs q = 5/6, v = 5/36, se = sqrt(5/36 / 160) = 0.02946: p_within =
- * PHI(-0.05 / 0.02946) = PHI(-1.697) = 0.045, above the first look's
- * 0.0056; the design's drop (0.05 + 2.486 x 0.02946 x sqrt(1/2) = 0.1018)
- * is ruled out (p 0.0003 < 0.1), but at max_runs the same estimate
- * would rule the margin out (z 2.40 against the last look's 1.66,
- * conditional power PHI((2.40 - 1.66) / sqrt(1/2)) = 0.85 >= 0.8), so the
- * check samples on. At 4 runs q = 9/10, v = 0.045, se = 0.01677, p_within
- * = PHI(-2.98) = 0.0014 < 0.048: ruled out.
+ * Ruled out at look 2: 30 tests passing every run at both sides. One run
+ * a side: 2 of 2 pooled, variance (3 x 1) / 16 = 0.1875 (the smoothing:
+ * the unbiased value is 0), v = 0.375, se^2 = 30 x 0.375 / 900, I = 80, L
+ * = 0.15 (0 - 0.075) 80 = -0.9, not below -b (a step of 80 / 298.67 is
+ * above a tenth: no raise): open. Two runs: 5 / 36, v = 5 / 36, I = 216,
+ * L = -2.43: ruled out.
  */
 static void test_ruled_out_at_look_2(void **state)
 {
 	struct sc_seq_design d;
 	struct sc_stats_paired st;
+	struct sc_seq_look at;
 	(void)state;
 
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 1);
-	counts(&st, 160, 2, 2, 2);
-	assert_close(st.se, sqrt(5.0 / 36 / 160), 1e-12);
-	assert_close(st.p_within, 0.0448, 0.0005);
-	assert_int_equal(sc_seq_decide(&st, &d, 1), SC_SEQ_OPEN);
-	counts(&st, 160, 4, 4, 4);
-	assert_close(st.p_within, 0.00144, 0.0001);
-	assert_int_equal(sc_seq_decide(&st, &d, 2), SC_SEQ_RULED_OUT);
+	design(&d, 1, 50, 1);
+	counts(&st, 30, 1, 1, 1);
+	assert_true(sc_seq_look(&at, &d, &st, 0.0));
+	assert_close(at.info, 80, 1e-9);
+	assert_close(at.llr, -0.9, 1e-9);
+	assert_close(at.pass_at, -d.log_b, 1e-12);
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_OPEN);
+	counts(&st, 30, 2, 2, 2);
+	assert_true(sc_seq_look(&at, &d, &st, 80.0));
+	assert_close(at.info, 216, 1e-9);
+	assert_close(at.llr, -2.43, 1e-9);
+	assert_int_equal(sc_seq_decide(&st, &d, 2, 80.0), SC_SEQ_RULED_OUT);
 	assert_string_equal(sc_seq_decision_name(SC_SEQ_RULED_OUT), "ruled_out");
 }
 
 /*
- * Inconclusive at max: a mean drop of exactly the margin with se 0.1
- * (p_drop = p_within = 0.5) is never decided. At look 1 of 2 the design's
- * drop is 0.05 + 2.486 x 0.1 x sqrt(1/2) = 0.2258, ruled out at p =
- * PHI(-(-0.05 + 0.2258) / 0.1) = PHI(-1.758) = 0.039 < 0.1, and
- * ruling the margin out is hopeless (the estimate sits on it): futile,
- * stop. At the last look it is inconclusive, and so is a check with no
- * test judged at both sides.
+ * The boundaries meet: with the information of i_max a drop above
+ * (m + D) / 2 = 7.5 points fails and one below passes, at any look. A
+ * drop of exactly 7.5 points before i_max (L = 0) is open until the cap,
+ * then unverified; so is a check with no test judged at both sides.
  */
-static void test_inconclusive_at_max(void **state)
+static void test_end_and_cap(void **state)
 {
 	struct sc_seq_design d;
 	struct sc_stats_paired st;
 	(void)state;
 
+	design(&d, 1, 4, 1);
 	memset(&st, 0, sizeof(st));
 	st.tests = 10;
-	st.mean = -0.05;
-	st.se = 0.1;
-	st.p_drop = st.p_within = 0.5;
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 4, 1);
-	assert_close(sc_seq_design_drop(&st, &d, 1), 0.05 + (1.6448536269514722 +
-					0.8416212335729143) * 0.1 * sqrt(0.5), 1e-9);
-	assert_int_equal(sc_seq_decide(&st, &d, 1), SC_SEQ_FUTILE);
-	assert_int_equal(sc_seq_decide(&st, &d, 2), SC_SEQ_INCONCLUSIVE);
-	assert_string_equal(sc_seq_decision_name(SC_SEQ_FUTILE), "inconclusive");
-	/* a 30-point drop with se 0.3: not shown (p_drop = PHI(-0.83) = 0.20) and
-	 * the design's drop 0.577 not ruled out (PHI(-0.92) = 0.18 > 0.07): open */
-	st.se = 0.3;
-	st.mean = -0.3;
-	st.p_drop = sc_stats_normal_cdf((st.mean + 0.05) / st.se);
-	st.p_within = 1 - st.p_drop;
-	assert_int_equal(sc_seq_decide(&st, &d, 1), SC_SEQ_OPEN);
+	st.se = 1.0 / sqrt(d.i_max * 1.01);
+	st.mean = -0.076;
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_REGRESSION);
+	st.mean = -0.074;
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_RULED_OUT);
+	st.se = 1.0 / sqrt(d.i_max * 0.5);
+	st.mean = -0.075;
+	assert_int_equal(sc_seq_decide(&st, &d, 3, 0.0), SC_SEQ_OPEN);
+	assert_int_equal(sc_seq_decide(&st, &d, 4, 0.0), SC_SEQ_UNVERIFIED);
+	assert_string_equal(sc_seq_decision_name(SC_SEQ_UNVERIFIED), "unverified");
+	assert_int_equal(sc_seq_decision_parse("inconclusive"), SC_SEQ_UNVERIFIED);
+	/* nothing judged yet: open until the last look (the replay ends a
+	 * check whose rounds ran and judged nothing: test_replay_nothing_judged) */
 	st.tests = 0;
-	assert_int_equal(sc_seq_decide(&st, &d, 1), SC_SEQ_OPEN);
-	assert_int_equal(sc_seq_decide(&st, &d, 2), SC_SEQ_INCONCLUSIVE);
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_OPEN);
+	assert_int_equal(sc_seq_decide(&st, &d, 4, 0.0), SC_SEQ_UNVERIFIED);
+}
+
+/*
+ * A fixed design decides its one look by the plain one-sided tests: a
+ * drop of 10 points with se 4 is shown (2.5 > z(0.96) = 1.75); 2 points
+ * with se 5 rules out 15 ((15 - 2) / 5 = 2.6 > z(0.8) = 0.84); 10 points
+ * with se 8 does neither (1.25, 0.625): unverified.
+ */
+static void test_fixed_by_hand(void **state)
+{
+	struct sc_seq_design d;
+	struct sc_stats_paired st;
+	(void)state;
+
+	design(&d, 3, 0, 1);
+	memset(&st, 0, sizeof(st));
+	st.tests = 10;
+	st.mean = -0.10;
+	st.se = 0.04;
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_REGRESSION);
+	st.mean = -0.02;
+	st.se = 0.05;
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_RULED_OUT);
+	st.mean = -0.10;
+	st.se = 0.08;
+	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_UNVERIFIED);
 }
 
 /* Units of ntests tests of "s" at variant (model "m"), runs [from, to), all passing or not. */
@@ -215,10 +252,10 @@ static void add_runs(struct sc_results *r, const char *variant, int ntests, int 
 }
 
 /*
- * The replay: 10 tests right at base and wrong at head. With runs 0-1
- * only, the first look of a 2-of-20 design is open (p 9.4e-10 against
- * 5.7e-10) and nothing later exists: more. With runs 0-3 the second look
- * shows the regression on 40 units per side.
+ * The replay: 10 tests right at base and wrong at head. With run 0 only,
+ * look 1 is open (test_regression_at_look_2) and nothing later exists:
+ * more. With runs 0-1 look 2 shows the regression on 20 units per side;
+ * units of later runs are not used.
  */
 static void test_replay(void **state)
 {
@@ -227,30 +264,61 @@ static void test_replay(void **state)
 	struct sc_seq_outcome o;
 	(void)state;
 
-	sc_seq_design_init(&d, 0.05, 0.05, 2, 20, 1);
+	design(&d, 1, 20, 1);
 	sc_results_init(&r);
-	add_runs(&r, "base", 10, 0, 2, true);
-	add_runs(&r, "head", 10, 0, 2, false);
+	add_runs(&r, "base", 10, 0, 1, true);
+	add_runs(&r, "head", 10, 0, 1, false);
 	sc_seq_replay(&o, &r, "s", "m", &d);
 	assert_int_equal(o.decision, SC_SEQ_OPEN);
 	assert_true(o.more);
 	assert_int_equal(o.look, 1);
-	assert_int_equal(o.runs, 2);
-	add_runs(&r, "base", 10, 2, 4, true);
-	add_runs(&r, "head", 10, 2, 4, false);
+	assert_int_equal(o.runs, 1);
+	add_runs(&r, "base", 10, 1, 2, true);
+	add_runs(&r, "head", 10, 1, 2, false);
 	sc_seq_replay(&o, &r, "s", "m", &d);
 	assert_int_equal(o.decision, SC_SEQ_REGRESSION);
 	assert_false(o.more);
 	assert_int_equal(o.look, 2);
-	assert_int_equal(o.runs, 4);
-	assert_int_equal(o.base_units, 40);
-	assert_int_equal(o.head_units, 40);
+	assert_int_equal(o.runs, 2);
+	assert_int_equal(o.base_units, 20);
+	assert_int_equal(o.head_units, 20);
 	assert_close(o.st.mean, -1.0, 1e-12);
-	/* units of a later run than the look decided are not used */
-	add_runs(&r, "head", 10, 4, 6, true);
+	assert_close(o.at.llr, 4.1625, 1e-9);
+	add_runs(&r, "head", 10, 2, 4, true);
 	sc_seq_replay(&o, &r, "s", "m", &d);
 	assert_int_equal(o.look, 2);
-	assert_int_equal(o.head_units, 40);
+	assert_int_equal(o.head_units, 20);
+	sc_results_release(&r);
+}
+
+/*
+ * A check whose first round ran and judged nothing (every unit an
+ * error): unverified at look 1, not sampled on to the cap; a check with
+ * no unit at all has not run yet: open.
+ */
+static void test_replay_nothing_judged(void **state)
+{
+	struct sc_results r;
+	struct sc_seq_design d;
+	struct sc_seq_outcome o;
+	(void)state;
+
+	design(&d, 1, 20, 1);
+	sc_results_init(&r);
+	sc_seq_replay(&o, &r, "s", "m", &d);
+	assert_int_equal(o.decision, SC_SEQ_OPEN);
+	assert_int_equal(o.look, 1);
+	add_runs(&r, "base", 10, 0, 1, true);
+	add_runs(&r, "head", 10, 0, 1, false);
+	for (size_t i = 0; i < r.nunits; i++) {
+		free(r.units[i].verdict);
+		r.units[i].verdict = sc_xstrdup("error");
+	}
+	sc_seq_replay(&o, &r, "s", "m", &d);
+	assert_int_equal(o.decision, SC_SEQ_UNVERIFIED);
+	assert_false(o.more);
+	assert_int_equal(o.look, 1);
+	assert_int_equal(o.st.tests, 0);
 	sc_results_release(&r);
 }
 
@@ -284,136 +352,150 @@ static void add_agg(struct sc_results *r, const char *variant, int passed, int n
 	a->pass_rate = (double)passed / n;
 }
 
-/*
- * The gate replays the design from the units and records the margin; the
- * margin survives JSON. With 40 planned checks the first look's level is
- * a(0.1) at alpha/40, so the second look (p about 1e-17) still fails while
- * a design of 4 runs per check and 10^6 planned checks would not fail at
- * look 1 (its level is far below 9.4e-10).
- */
-/*
- * The interval says what the verdict says (sc_seq_interval): for fixed
- * and sequential designs, over many random suites and every look, a
- * regression is decided exactly when the upper end is below -margin, a
- * drop ruled out exactly when the lower end is above it. Early looks of
- * a sequential design get wider intervals than the plain 90% one.
- */
-static void test_interval_matches_verdict(void **state)
+static void one_skill(struct sc_results *r, const char *status)
 {
-	static const int design[][3] = { { 1, 0, 1 }, { 3, 0, 5 }, { 2, 20, 1 }, { 2, 20, 10 }, { 1, 8, 3 } };
-	unsigned long bp[12], hp[12], n[12];
-	uint64_t x = 88172645463325252ull;
-	size_t decided = 0, wider = 0;
-	(void)state;
-
-	for (size_t di = 0; di < sizeof(design) / sizeof(design[0]); di++) {
-		struct sc_seq_design d;
-		sc_seq_design_init(&d, 0.05, 0.05, design[di][0], design[di][1], (size_t)design[di][2]);
-		for (int k = 1; k <= sc_seq_looks(&d); k++) {
-			unsigned long runs = (unsigned long)sc_seq_look_runs(&d, k);
-			for (int rep = 0; rep < 300; rep++) {
-				struct sc_stats_paired st, plain;
-				enum sc_seq_decision v;
-				size_t tests = 2 + (size_t)(rep % 11);
-				/* half the suites hold a regression of some size */
-				unsigned long cut = rep % 2 ? runs * (unsigned long)(rep % 7) / 7 : 0;
-				for (size_t t = 0; t < tests; t++) {
-					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-					n[t] = runs;
-					bp[t] = (unsigned long)(x % (runs + 1));
-					hp[t] = (unsigned long)((x >> 20) % (runs + 1));
-					hp[t] = hp[t] > cut ? hp[t] - cut : 0;
-				}
-				assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, tests, 0.05, 0.05,
-								   SC_STATS_STRATIFIED));
-				plain = st;
-				v = sc_seq_decide(&st, &d, k);
-				sc_seq_interval(&st, &d, k);
-				assert_int_equal(v == SC_SEQ_REGRESSION, st.hi < -0.05);
-				if (v != SC_SEQ_REGRESSION)
-					assert_int_equal(v == SC_SEQ_RULED_OUT, st.lo > -0.05);
-				assert_true(st.lo <= plain.mean && plain.mean <= st.hi);
-				decided += v == SC_SEQ_REGRESSION || v == SC_SEQ_RULED_OUT;
-				if (sc_seq_is_sequential(&d) && k < sc_seq_looks(&d) && st.lo > -1.0)
-					wider += st.lo < plain.lo - 1e-12;
-			}
-		}
-	}
-	/* both branches were taken, and early looks are wider */
-	assert_true(decided > 100);
-	assert_true(wider > 100);
+	sc_results_init(r);
+	r->skills = sc_xcalloc(1, sizeof(*r->skills));
+	r->nskills = 1;
+	r->skills[0].path = sc_xstrdup("s");
+	r->skills[0].name = sc_xstrdup("s");
+	r->skills[0].status = sc_xstrdup(status);
+	r->skills[0].skill_md = sc_xstrdup("s/SKILL.md");
 }
 
+/*
+ * The gate replays the design from the units and records the margin,
+ * which survives JSON; the message says how it was decided. A check the
+ * cap stops (one run each, max_runs 1) is unverified: its own status, a
+ * failure of the gate with that status, exit 1, verdict unverified; with
+ * gate.accept_unverified it is accepted: exit 0, the verdict still
+ * unverified.
+ */
 static void test_gate_records_margin(void **state)
 {
 	struct sc_results r, back;
-	struct sc_config_gate g = seq_gate(2, 20, 40);
+	struct sc_config_gate g = seq_gate(1, 20, 1);
 	const struct sc_results_check *c;
 	struct sc_buf json = SC_BUF_INIT;
 	(void)state;
 
-	sc_results_init(&r);
-	r.skills = sc_xcalloc(1, sizeof(*r.skills));
-	r.nskills = 1;
-	r.skills[0].path = sc_xstrdup("s");
-	r.skills[0].name = sc_xstrdup("s");
-	r.skills[0].status = sc_xstrdup("modified");
-	add_agg(&r, "base", 40, 40);
-	add_agg(&r, "head", 0, 40);
-	add_runs(&r, "base", 10, 0, 4, true);
-	add_runs(&r, "head", 10, 0, 4, false);
+	one_skill(&r, "modified");
+	add_agg(&r, "base", 20, 20);
+	add_agg(&r, "head", 0, 20);
+	add_runs(&r, "base", 10, 0, 2, true);
+	add_runs(&r, "head", 10, 0, 2, false);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_int_equal(r.gate.verdict, SC_VERDICT_FAIL);
 	c = sc_results_find_check(&r, "s", "m", "pass_rate");
 	assert_non_null(c);
 	assert_string_equal(c->status, "failed");
-	assert_non_null(strstr(c->message, "sequential: 4 runs per test after 2 of 10 rounds, "
-				  "error spent over 40 checks"));
+	assert_non_null(strstr(c->message, "a drop is shown"));
+	assert_non_null(strstr(c->message, "sequential: 2 runs per test after 2 rounds, log "
+				  "likelihood ratio 4.16"));
 	assert_true(c->margin.present);
 	assert_string_equal(c->margin.decision, "regression");
 	assert_int_equal(c->margin.rounds, 2);
-	assert_int_equal(c->margin.runs_per_test, 4);
-	assert_int_equal(c->margin.base_runs, 40);
-	assert_int_equal(c->margin.head_runs, 40);
+	assert_int_equal(c->margin.runs_per_test, 2);
+	assert_int_equal(c->margin.base_runs, 20);
+	assert_int_equal(c->margin.head_runs, 20);
 	assert_int_equal(c->margin.tests, 10);
 	assert_close(c->margin.mean, -1.0, 1e-12);
-	/* the interval is cut at -1, where a difference of pass rates ends */
-	assert_close(c->margin.lo, -1.0, 0);
-	assert_true(c->margin.hi > -1.0 && c->margin.detectable > 0.05);
+	assert_close(c->margin.drop, 0.15, 1e-12);
+	assert_close(c->margin.beta, 0.2, 1e-12);
+	assert_close(c->margin.llr, 4.1625, 1e-9);
+	assert_close(c->margin.info, 30, 1e-9);
 
 	sc_results_format(&json, &r);
 	assert_int_equal(sc_results_parse(&back, json.ptr, json.len, "r.json"), 0);
+	assert_int_equal(back.gate.verdict, SC_VERDICT_FAIL);
 	c = sc_results_find_check(&back, "s", "m", "pass_rate");
 	assert_non_null(c);
 	assert_true(c->margin.present);
 	assert_string_equal(c->margin.decision, "regression");
 	assert_int_equal(c->margin.rounds, 2);
-	assert_int_equal(c->margin.base_runs, 40);
+	assert_int_equal(c->margin.base_runs, 20);
 	assert_close(c->margin.mean, -1.0, 1e-12);
+	assert_close(c->margin.llr, 4.1625, 1e-9);
 	sc_results_release(&back);
 	sc_buf_release(&json);
-
-	/* the first look alone, split over a million checks: not shown, open: inconclusive */
-	g = seq_gate(2, 4, 1000000);
 	sc_results_release(&r);
-	sc_results_init(&r);
-	r.skills = sc_xcalloc(1, sizeof(*r.skills));
-	r.nskills = 1;
-	r.skills[0].path = sc_xstrdup("s");
-	r.skills[0].name = sc_xstrdup("s");
-	r.skills[0].status = sc_xstrdup("modified");
-	add_agg(&r, "base", 20, 20);
-	add_agg(&r, "head", 0, 20);
-	add_runs(&r, "base", 10, 0, 2, true);
-	add_runs(&r, "head", 10, 0, 2, false);
-	assert_int_equal(sc_gate_apply(&r, &g), 0);
+
+	/* the cap at one run: look 1 is open, and there is no later look */
+	g = seq_gate(1, 1, 1);
+	one_skill(&r, "modified");
+	add_agg(&r, "base", 10, 10);
+	add_agg(&r, "head", 0, 10);
+	add_runs(&r, "base", 10, 0, 1, true);
+	add_runs(&r, "head", 10, 0, 1, false);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
+	assert_int_equal(r.gate.unverified, 1);
+	assert_false(r.gate.passed);
 	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "skipped");
-	assert_non_null(strstr(c->message, "inconclusive"));
-	assert_string_equal(c->margin.decision, "inconclusive");
-	assert_int_equal(c->margin.rounds, 1);
+	assert_string_equal(c->status, "unverified");
+	assert_false(c->accepted);
+	assert_string_equal(c->rule, "pass_rate_unverified");
+	assert_non_null(strstr(c->message, "gate.max_runs reached"));
+	assert_string_equal(c->margin.decision, "unverified");
+	assert_int_equal(r.gate.nfailures, 1);
+	assert_string_equal(r.gate.failures[0].status, "unverified");
+	g.accept_unverified = true;
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
+	assert_true(r.gate.passed);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	assert_true(c->accepted);
 	sc_results_release(&r);
 }
 
+/*
+ * Evidence gaps: a test whose head units all erred (the infrastructure,
+ * after its retries) leaves the check unverified even though the other
+ * tests rule a drop out; a unit recorded "unverified" does too. A drop
+ * shown on the other tests still fails.
+ */
+static void test_gate_missing_side(void **state)
+{
+	struct sc_results r;
+	struct sc_config_gate g = seq_gate(1, 20, 1);
+	const struct sc_results_check *c;
+	(void)state;
+
+	one_skill(&r, "modified");
+	add_agg(&r, "base", 120, 120);
+	add_agg(&r, "head", 108, 120);
+	add_runs(&r, "base", 30, 0, 4, true);
+	add_runs(&r, "head", 30, 0, 4, true);
+	for (size_t i = 0; i < r.nunits; i++)
+		if (!strcmp(r.units[i].variant, "head") && !strcmp(r.units[i].test_id, "t7")) {
+			free(r.units[i].verdict);
+			r.units[i].verdict = sc_xstrdup("error");
+		}
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	assert_string_equal(c->status, "unverified");
+	assert_non_null(strstr(c->message, "test 't7' has no result at head"));
+	/* the same with t7 judged: ruled out, passed */
+	for (size_t i = 0; i < r.nunits; i++)
+		if (!strcmp(r.units[i].verdict, "error")) {
+			free(r.units[i].verdict);
+			r.units[i].verdict = sc_xstrdup("pass");
+		}
+	assert_int_equal(sc_gate_apply(&r, &g), 0);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	assert_string_equal(c->status, "passed");
+	assert_non_null(strstr(c->message, "no drop of 15 points or more"));
+	/* one unit nobody can judge: unverified */
+	free(r.units[3].verdict);
+	r.units[3].verdict = sc_xstrdup("unverified");
+	free(r.units[3].message);
+	r.units[3].message = sc_xstrdup("no grader: set grader in the trusted config");
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
+	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	assert_string_equal(c->status, "unverified");
+	assert_non_null(strstr(c->message, "no grader"));
+	sc_results_release(&r);
+}
 
 /* Renames the model of the units and aggregates from index u0 / a0 on. */
 static void set_model(struct sc_results *r, size_t u0, size_t a0, const char *model)
@@ -429,32 +511,23 @@ static void set_model(struct sc_results *r, size_t u0, size_t a0, const char *mo
 }
 
 /*
- * A fixed design (3 runs) over three checks, Holm: m breaks every test
- * (shown); m2 fails two of three runs of 4 of 10 tests (mean -26.7
- * points, se .1031, p_drop .0178: the pass-rate checks' alpha is .04
- * (gate.h SC_GATE_METRIC_SHARE), and Holm's second step compares 2 x
- * .0178 = .036 with it, so it fails, where Bonferroni's .04 / 3 would
- * not); m3 changes nothing on a suite that always passes. Each check's
- * interval agrees with its status: failed exactly when its upper end is
- * below -5 points (m2's at Holm's level .02: -26.7 + 2.054 x 10.31 =
- * -5.5; at .04 / 3 it would be -3.8), passed exactly when its lower end
- * is above.
+ * A fixed design (3 runs) over three checks: m breaks every test (shown);
+ * m3 changes nothing on a suite that always passes (the smoothed
+ * variance of 6 of 6 is 7 / 64, se = sqrt(10 x 7/64 x 2/3) / 10 =
+ * 0.0854; (15 - 0) / 8.54 = 1.76 > z(0.8): ruled out); m2 fails two
+ * runs of three of 4 of 10 tests (26.7 points, se 0.107: 2.49 against
+ * z(1 - 0.04/3) = 2.22, shown).
  */
-static void test_fixed_interval_matches_holm(void **state)
+static void test_fixed_over_checks(void **state)
 {
 	struct sc_results r;
-	struct sc_config_gate g = seq_gate(2, 0, 3);
+	struct sc_config_gate g = seq_gate(3, 0, 3);
 	static const char *const models[] = { "m", "m2", "m3" };
-	size_t failed = 0;
+	static const char *const want[] = { "failed", "failed", "passed" };
 	(void)state;
 
-	sc_results_init(&r);
+	one_skill(&r, "modified");
 	r.run.runs = 3;
-	r.skills = sc_xcalloc(1, sizeof(*r.skills));
-	r.nskills = 1;
-	r.skills[0].path = sc_xstrdup("s");
-	r.skills[0].name = sc_xstrdup("s");
-	r.skills[0].status = sc_xstrdup("modified");
 	add_agg(&r, "base", 30, 30);
 	add_agg(&r, "head", 0, 30);
 	add_runs(&r, "base", 10, 0, 3, true);
@@ -480,16 +553,14 @@ static void test_fixed_interval_matches_holm(void **state)
 		add_runs(&r, "head", 10, 0, 3, true);
 		set_model(&r, u0, a0, "m3");
 	}
-	(void)sc_gate_apply(&r, &g);
+	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	for (size_t i = 0; i < 3; i++) {
 		const struct sc_results_check *c = sc_results_find_check(&r, "s", models[i], "pass_rate");
 		assert_non_null(c);
 		assert_true(c->margin.present);
-		assert_int_equal(!strcmp(c->status, "failed"), c->margin.hi < -0.05);
-		assert_int_equal(!strcmp(c->status, "passed"), c->margin.lo > -0.05);
-		failed += !strcmp(c->status, "failed");
+		assert_string_equal(c->status, want[i]);
+		assert_non_null(strstr(c->message, "fixed design of 3 runs per test"));
 	}
-	assert_int_equal(failed, 2);
 	sc_results_release(&r);
 }
 
@@ -577,14 +648,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_looks),
-		cmocka_unit_test(test_levels),
-		cmocka_unit_test(test_regression_at_look_1),
+		cmocka_unit_test(test_design_numbers),
+		cmocka_unit_test(test_regression_at_look_2),
 		cmocka_unit_test(test_ruled_out_at_look_2),
-		cmocka_unit_test(test_inconclusive_at_max),
+		cmocka_unit_test(test_end_and_cap),
+		cmocka_unit_test(test_fixed_by_hand),
 		cmocka_unit_test(test_replay),
-		cmocka_unit_test(test_interval_matches_verdict),
+		cmocka_unit_test(test_replay_nothing_judged),
 		cmocka_unit_test(test_gate_records_margin),
-		cmocka_unit_test(test_fixed_interval_matches_holm),
+		cmocka_unit_test(test_gate_missing_side),
+		cmocka_unit_test(test_fixed_over_checks),
 		cmocka_unit_test(test_margin_bad_decision),
 		cmocka_unit_test(test_flips),
 	};

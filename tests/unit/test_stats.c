@@ -175,18 +175,19 @@ static void test_holm(void **state)
 }
 
 /*
- * Three tests, one run: base passes all, head fails test 0 (test 3 has
- * no base: not paired). d = -1, 0, 0, mean -1/3. Per test pooled rates
- * q = (passes + 1) / (units + 2): 2/4, 3/4, 3/4, so v_t = q(1-q)(1 + 1) =
- * .5, .375, .375, sum 1.25.
+ * The paired margin analysis by hand. Tests 1-3 of 4 are judged at both
+ * sides (test 4 has no base run): d = -1, 0, 0, mean -1/3. Pooled over
+ * both sides test 1 passed 1 of 2: variance max(1 x 1 / (2 x 1), 2 x 2 /
+ * 16) = 0.5 (the unbiased value wins), v = 0.5 (1 + 1) = 1; tests 2 and 3
+ * passed 2 of 2: max(0, 3 x 1 / 16) = 0.1875 (the smoothing wins), v =
+ * 0.375. Stratified: se = sqrt(1.75) / 3 = .4409586, statistic (-1/3 +
+ * 0.05) / se = -.642543: p_drop = PHI(-.642543) = .260261 (scipy);
+ * bounds -1/3 -/+ 1.644854 se, the lower cut at -1; detectable 0.05 +
+ * (1.644854 + 0.841621) se = 1.146432.
  *
- * Stratified: se = sqrt(1.25) / 3 = .372677996; statistic (mean + .05) /
- * se = -.760263112; p_drop = Phi(-.760263112) = .223548663; lo, hi =
- * mean -+ 1.644853627 se; detectable = .05 + (1.644853627 + .841621234) se.
- *
- * Cluster: s^2 = 1/3 is below the floor mean(v_t) = .416667, so se is the
+ * Cluster: s^2 = 1/3 is below the floor mean(v_t) = .583333, so se is the
  * same, df = 2, and the df = 2 closed form F(t) = 1/2 + t / (2 sqrt(2 +
- * t^2)) gives p_drop = .263248648.
+ * t^2)) gives p_drop = .293174.
  */
 static void test_paired_margin_by_hand(void **state)
 {
@@ -198,24 +199,23 @@ static void test_paired_margin_by_hand(void **state)
 	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_STRATIFIED));
 	assert_int_equal(st.tests, 3);
 	assert_close(st.mean, -1.0 / 3.0, 1e-15);
-	assert_close(st.se, 0.37267799624996495, 1e-14);
+	assert_close(st.se, 0.44095855184409843, 1e-14);
 	assert_true(isinf(st.df));
-	assert_close(st.p_drop, 0.22354866327931122, 1e-9);
-	assert_close(st.p_within, 1 - 0.22354866327931122, 1e-9);
-	assert_close(st.lo, -0.9463340871500954, 1e-8);
-	assert_close(st.hi, 0.2796674204834287, 1e-8);
-	assert_close(st.detectable, 0.9766544687461394, 1e-8);
+	assert_close(st.p_drop, 0.26026144163788634, 1e-9);
+	assert_close(st.p_within, 1 - 0.26026144163788634, 1e-9);
+	assert_close(st.lo, -1.0, 0);
+	assert_close(st.hi, 0.3919789400027008, 1e-8);
+	assert_close(st.detectable, 1.14643235369359, 1e-8);
 
 	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_CLUSTER));
-	assert_close(st.se, 0.37267799624996495, 1e-14);
+	assert_close(st.se, 0.44095855184409843, 1e-14);
 	assert_close(st.df, 2, 0);
-	assert_close(st.p_drop, 0.2632486484039751, 1e-9);
-	/* -1/3 - 2.92 x 0.373 = -1.42, below any difference of pass rates: cut at -1 */
+	assert_close(st.p_drop, 0.29317449141705937, 1e-9);
 	assert_close(st.lo, -1.0, 0);
-	assert_close(st.hi, -1.0 / 3.0 + 2.9199855803537265 * 0.37267799624996495, 1e-8);
+	assert_close(st.hi, 0.9542592795850944, 1e-8);
 
 	/* four tests, two runs; d = -1, 0, 0, 0: s^2 = .25 beats the floor
-	 * mean(v_t) = (.25 + 3 x .138889) / 4 = .166667, so se = sqrt(.25 / 4) */
+	 * mean(v_t) = (1/3 + 3 x 5/36) / 4 = .1875, so se = sqrt(.25 / 4) */
 	{
 		const unsigned long b2[] = { 2, 2, 2, 2 }, h2[] = { 0, 2, 2, 2 };
 		const unsigned long n2[] = { 2, 2, 2, 2 };
@@ -224,15 +224,44 @@ static void test_paired_margin_by_hand(void **state)
 		assert_close(st.mean, -0.25, 1e-15);
 		assert_close(st.se, 0.25, 1e-15);
 		assert_close(st.df, 3, 0);
-		/* stratified: sqrt(.25 + 3 x 5/36) / 4 */
+		/* stratified: sqrt(1/3 + 3 x 5/36) / 4 */
 		assert_true(sc_stats_paired_margin(&st, b2, n2, h2, n2, 4, 0.05, 0.05,
 						   SC_STATS_STRATIFIED));
-		assert_close(st.se, sqrt(0.25 + 3 * 5.0 / 36.0) / 4, 1e-15);
+		assert_close(st.se, sqrt(1.0 / 3 + 3 * 5.0 / 36.0) / 4, 1e-15);
 	}
 	/* nothing paired: false, NANs */
 	assert_false(sc_stats_paired_margin(&st, bp, bn, hp, bn + 3, 1, 0.05, 0.05,
 					    SC_STATS_STRATIFIED));
 	assert_true(isnan(st.mean) && isnan(st.p_drop));
+}
+
+/*
+ * The pooled Bernoulli variance by hand, and never below the truth on
+ * average: with one run a side at p = 1/2 (2 runs pooled) the cases 0, 1
+ * and 2 passes come with chances 1/4, 1/2, 1/4 and give 3/16, 1/2 and
+ * 3/16: the mean 11/32 = .34375 is above p (1 - p) = .25, where the
+ * smoothed value alone gave 7/32 = .21875 (0.875 of it).
+ */
+static void test_pooled_variance(void **state)
+{
+	(void)state;
+	assert_true(isnan(sc_stats_pooled_variance(0, 0)));
+	assert_close(sc_stats_pooled_variance(1, 1), 2.0 / 9.0, 1e-15);
+	assert_close(sc_stats_pooled_variance(0, 1), 2.0 / 9.0, 1e-15);
+	assert_close(sc_stats_pooled_variance(1, 2), 0.5, 1e-15);
+	assert_close(sc_stats_pooled_variance(2, 2), 3.0 / 16.0, 1e-15);
+	assert_close(sc_stats_pooled_variance(5, 10), 25.0 / 90.0, 1e-15);
+	assert_close(sc_stats_pooled_variance(10, 10), 11.0 / 144.0, 1e-15);
+	assert_close(0.25 * sc_stats_pooled_variance(0, 2) + 0.5 * sc_stats_pooled_variance(1, 2) +
+		     0.25 * sc_stats_pooled_variance(2, 2), 11.0 / 32.0, 1e-15);
+	/* at p = 1/2 and every n up to 40 pooled runs the mean is at least p (1 - p) */
+	for (unsigned long n = 2; n <= 40; n++) {
+		double mean = 0;
+		for (unsigned long x = 0; x <= n; x++)
+			mean += exp(sc_stats_log_choose(n, x) - (double)n * log(2.0)) *
+				sc_stats_pooled_variance(x, n);
+		assert_true(mean >= 0.25 - 1e-12);
+	}
 }
 
 /*
@@ -352,11 +381,12 @@ static void test_holm_levels_by_hand(void **state)
 
 /*
  * The bounds at a decision's own levels, by hand: tests 3/4 -> 2/4 and
- * 1/4 -> 1/4: d = -1/4, 0, mean -1/8; q = 6/10, 3/10; v = .24 x .5, .21 x
- * .5; se = sqrt(.225) / 2 = .2371708245. At levels .05 (lower) and .01
- * (upper): lo = -1/8 - 1.644853627 se = -.5151112909, hi = -1/8 +
- * 2.326347874 se = .4267418434. A level of 0 leaves that end at -1 or 1;
- * p-values and the estimate do not move.
+ * 1/4 -> 1/4: d = -1/4, 0, mean -1/8; pooled 5 of 8 and 2 of 8, variances
+ * (unbiased) 15/56 and 12/56; v = half of each; se = sqrt(27/112) / 2 =
+ * .2454951265. At levels .05 (lower) and .01 (upper): lo = -1/8 -
+ * 1.644853627 se = -.5288035492, hi = -1/8 + 2.326347874 se =
+ * .4461070657. A level of 0 leaves that end at -1 or 1; p-values and the
+ * estimate do not move.
  */
 static void test_paired_bounds_by_hand(void **state)
 {
@@ -366,16 +396,16 @@ static void test_paired_bounds_by_hand(void **state)
 	(void)state;
 
 	assert_true(sc_stats_paired_margin(&st, bp, n, hp, n, 2, 0.05, 0.05, SC_STATS_STRATIFIED));
-	assert_close(st.se, 0.23717082451262844, 1e-14);
+	assert_close(st.se, 0.2454951265154914, 1e-14);
 	p_drop = st.p_drop;
 	sc_stats_paired_bounds(&st, 0.05, 0.01);
-	assert_close(st.lo, -0.5151112909066679, 1e-8);
-	assert_close(st.hi, 0.4267418433894665, 1e-8);
+	assert_close(st.lo, -0.5288035492479166, 1e-8);
+	assert_close(st.hi, 0.44610706565670066, 1e-8);
 	assert_close(st.mean, -0.125, 1e-15);
 	assert_close(st.p_drop, p_drop, 0);
 	sc_stats_paired_bounds(&st, 0, 0.01);
 	assert_close(st.lo, -1.0, 0);
-	assert_close(st.hi, 0.4267418433894665, 1e-8);
+	assert_close(st.hi, 0.44610706565670066, 1e-8);
 	sc_stats_paired_bounds(&st, 0.05, 0);
 	assert_close(st.hi, 1.0, 0);
 	/* at alpha at both ends: the interval sc_stats_paired_margin gave */
@@ -451,115 +481,82 @@ static void test_against_scipy(void **state)
 
 
 /*
- * The O'Brien-Fleming-type spending function, a(t) = 2 (1 - PHI(z(0.975) /
- * sqrt t)) for alpha 0.05, written out: at t = 0.25 the argument is
- * 1.959964 / 0.5 = 3.919928 and 2 (1 - PHI(3.919928)) = 8.8575e-5; at 0.5
- * it is 2.771808 and a = 0.0055746; at 0.75, 2.263171 and a = 0.0236251.
- * The power family is alpha t^rho. The nominal level of a look is the
- * increment; never negative.
+ * The truncated SPRT's errors by hand: with boundaries no path reaches
+ * (a = b = 40) every path goes to the last look, t = imax, and fails
+ * when W >= z imax / 2, W ~ N(drift imax, imax): alpha = 1 - PHI(z
+ * sqrt(imax) / 2) under drift 0, beta = PHI(-z sqrt(imax) / 2) under
+ * drift z. For alpha 0.05 and beta 0.2 (z = 2.486475) and imax 1: 1 -
+ * PHI(1.243238) = .106897 both.
  */
-static void test_spending_by_hand(void **state)
+static void test_sprt_by_hand(void **state)
 {
+	double ea, eb, a, b;
 	(void)state;
-	assert_close(sc_stats_normal_cdf(0.0), 0.5, 1e-15);
-	assert_close(sc_stats_normal_cdf(1.959963984540054), 0.975, 1e-12);
-	assert_close(sc_stats_normal_quantile(0.975), 1.959963984540054, 1e-9);
-	assert_true(sc_stats_obf_spend(0.0, 0.05) == 0.0);
-	assert_true(sc_stats_obf_spend(1.0, 0.05) == 0.05);
-	assert_rel(sc_stats_obf_spend(0.25, 0.05), 8.85754383214038e-05, 1e-8);
-	assert_rel(sc_stats_obf_spend(0.5, 0.05), 0.005574596680784415, 1e-8);
-	assert_rel(sc_stats_obf_spend(0.75, 0.05), 0.023625121317601198, 1e-8);
-	assert_true(sc_stats_obf_spend(2.0, 0.05) == 0.05);
-	assert_true(isnan(sc_stats_obf_spend(0.5, 0.0)));
-	/* rho <= 0 is the O'Brien-Fleming type; rho 1 and 2 by hand */
-	assert_true(sc_stats_spend(0.5, 0.05, 0.0) == sc_stats_obf_spend(0.5, 0.05));
-	assert_close(sc_stats_spend(0.5, 0.05, 1.0), 0.025, 1e-15);
-	assert_close(sc_stats_spend(0.5, 0.05, 2.0), 0.0125, 1e-15);
-	assert_close(sc_stats_spend_level(0.5, 1.0, 0.05, 0.0), 0.05 - 0.005574596680784415, 1e-12);
-	assert_close(sc_stats_spend_level(0.25, 0.5, 0.2, 1.0), 0.05, 1e-15);
-	assert_true(sc_stats_spend_level(0.5, 0.5, 0.05, 0.0) == 0.0);
+
+	sc_stats_sprt_errors(&ea, &eb, 40, 40, 0.05, 0.2, 1.0, 10);
+	assert_close(ea, 0.10689682, 2e-4);
+	assert_close(eb, 0.10689682, 2e-4);
+	sc_stats_sprt_errors(&ea, &eb, 40, 40, 0.05, 0.2, 2.0, 10);
+	assert_close(ea, 1 - sc_stats_normal_cdf(2.4864748605243865 * sqrt(2.0) / 2), 2e-4);
+	/* calibrated: both errors hit, Wald's boundaries move in */
+	assert_true(sc_stats_sprt_calibrate(&a, &b, 0.04, 0.2, 2.0, 10));
+	sc_stats_sprt_errors(&ea, &eb, a, b, 0.04, 0.2, 2.0, 10);
+	assert_close(ea, 0.04, 4e-4);
+	assert_close(eb, 0.2, 2e-3);
+	assert_true(a < log(0.8 / 0.04) && b < log(0.96 / 0.2));
+	/* a truncation that alone spends more than alpha cannot be held */
+	assert_false(sc_stats_sprt_calibrate(&a, &b, 0.0004, 0.2, 1.0, 10));
+	assert_false(sc_stats_sprt_calibrate(&a, &b, 0.7, 0.2, 2.0, 10));
 }
 
 /*
- * Exact nominal levels. One look spends all of alpha: its level is alpha.
- * The first look's level is its spending, exactly. Two looks at t = 0.5
- * and 1 with alpha 0.05: the second look's level solves P(Z1 < c1, Z2 >=
- * c2) = 0.05 - 0.0055746 with corr(Z1, Z2) = sqrt(0.5); it is 0.048246
- * (scipy's bivariate normal and brentq, worked out once), far above the
- * union bound's increment 0.044425 and below alpha. Bad looks: false.
+ * The calibrated design against an independent simulation (numpy, 400,000
+ * paths per hypothesis, a fixed seed): the chance of failing under no drop
+ * and of passing under a drop of D, within four standard errors of the
+ * simulation. Skipped with the reason when python3 or numpy is missing.
  */
-static void test_gs_levels_by_hand(void **state)
+static void test_sprt_against_simulation(void **state)
 {
-	static const double one[1] = { 1.0 }, two[2] = { 0.5, 1.0 }, bad[2] = { 0.6, 0.5 };
-	double lv[2];
+	double a, b, ea, eb;
+	char cmd[2048], line[128];
+	FILE *f;
 	(void)state;
 
-	assert_true(sc_stats_gs_levels(lv, one, 1, 0.05, 0.0));
-	assert_close(lv[0], 0.05, 1e-12);
-	assert_true(sc_stats_gs_levels(lv, two, 2, 0.05, 0.0));
-	assert_close(lv[0], 0.005574596680784415, 1e-12);
-	assert_close(lv[1], 0.04824570306393106, 5e-6);
-	assert_true(lv[1] > 0.05 - 0.005574596680784415 && lv[1] < 0.05);
-	/* alpha 0.01 split over five checks: the first look's level by hand */
-	assert_true(sc_stats_gs_levels(lv, two, 2, 0.01, 0.0));
-	assert_close(lv[0], 2 * (1 - sc_stats_normal_cdf(sc_stats_normal_quantile(0.995) /
-							 sqrt(0.5))), 1e-12);
-	assert_false(sc_stats_gs_levels(lv, bad, 2, 0.05, 0.0));
-	assert_false(sc_stats_gs_levels(lv, two, 0, 0.05, 0.0));
-	assert_false(sc_stats_gs_levels(lv, two, 2, 0.0, 0.0));
-}
-
-/*
- * Against scipy: the exact levels of three looks at t = 0.3, 0.6, 1 (alpha
- * 0.05, O'Brien-Fleming type) solved with scipy's multivariate normal
- * (Genz's integration, default precision) and brentq. Skipped with the
- * reason when python3 or scipy is missing.
- */
-static void test_gs_levels_against_scipy(void **state)
-{
-	static const double t[3] = { 0.3, 0.6, 1.0 };
-	const char *script =
-		"python3 -c '\n"
-		"import math, sys\n"
-		"try:\n"
-		"    from scipy import stats\n"
-		"    from scipy.optimize import brentq\n"
-		"except ImportError:\n"
-		"    print(\"missing\"); sys.exit(0)\n"
-		"ts = (0.3, 0.6, 1.0)\n"
-		"spend = lambda t: 2 * stats.norm.sf(stats.norm.ppf(0.975) / math.sqrt(t))\n"
-		"cs, prev = [], 0.0\n"
-		"for k, t in enumerate(ts):\n"
-		"    inc = spend(t) - prev\n"
-		"    if k == 0:\n"
-		"        cs.append(stats.norm.isf(inc))\n"
-		"    else:\n"
-		"        cov = [[math.sqrt(min(ts[i], ts[j]) / max(ts[i], ts[j])) for j in range(k + 1)] for i in range(k + 1)]\n"
-		"        m1 = stats.multivariate_normal(mean=[0] * (k + 1), cov=cov)\n"
-		"        cont = stats.norm.cdf(cs[0]) if k == 1 else stats.multivariate_normal(mean=[0] * k, cov=[r[:k] for r in cov[:k]]).cdf(cs)\n"
-		"        cs.append(brentq(lambda c: cont - m1.cdf(cs + [c]) - inc, -2, 8, xtol=1e-9))\n"
-		"    prev = spend(t)\n"
-		"for c in cs: print(repr(float(stats.norm.sf(c))))\n"
-		"' 2>/dev/null";
-	FILE *f = popen(script, "r");
-	char line[128];
-	double lv[3];
-	(void)state;
-
+	assert_true(sc_stats_sprt_calibrate(&a, &b, 0.008, 0.2, 2.0, 10));
+	sc_stats_sprt_errors(&ea, &eb, a, b, 0.008, 0.2, 2.0, 10);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c '\n"
+		 "import sys\n"
+		 "try:\n"
+		 "    import numpy as np\n"
+		 "    from scipy.stats import norm\n"
+		 "except ImportError:\n"
+		 "    print(\"missing\"); sys.exit(0)\n"
+		 "a, b = %.17g, %.17g\n"
+		 "z = norm.ppf(1 - 0.008) + norm.ppf(0.8)\n"
+		 "rng = np.random.default_rng(20261203)\n"
+		 "for drift in (0.0, z):\n"
+		 "    N = 400000; W = np.zeros(N); done = np.zeros(N, bool); red = np.zeros(N, bool)\n"
+		 "    for k in range(1, 21):\n"
+		 "        t = k / 10; W += drift * 0.1 + rng.normal(0, 0.1 ** 0.5, N)\n"
+		 "        L = z * W - z * z * t / 2\n"
+		 "        r = (~done) & ((L >= 0) if k == 20 else (L >= a))\n"
+		 "        g = (~done) & ((L < 0) if k == 20 else (L <= -b))\n"
+		 "        red |= r; done |= r | g\n"
+		 "    print(repr(float(red.mean())))\n"
+		 "' 2>/dev/null", a, b);
+	f = popen(cmd, "r");
 	if (!f || !fgets(line, sizeof(line), f) || !strncmp(line, "missing", 7)) {
 		if (f)
 			pclose(f);
-		print_message("skipped: python3 with scipy not found (tests/install-deps.sh "
-			      "installs it)\n");
+		print_message("skipped: python3 with numpy and scipy not found (tests/install-deps.sh "
+			      "installs them)\n");
 		skip();
 	}
-	assert_true(sc_stats_gs_levels(lv, t, 3, 0.05, 0.0));
-	for (size_t i = 0; i < 3; i++) {
-		if (i)
-			assert_non_null(fgets(line, sizeof(line), f));
-		/* Genz's default precision: about 1e-5 absolute on each level */
-		assert_close(lv[i], strtod(line, NULL), 2e-5);
-	}
+	/* se of a share p of N paths: sqrt(p (1 - p) / N) */
+	assert_close(strtod(line, NULL), ea, 4 * sqrt(0.008 * 0.992 / 400000));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_close(1 - strtod(line, NULL), eb, 4 * sqrt(0.2 * 0.8 / 400000));
 	pclose(f);
 }
 
@@ -581,9 +578,9 @@ int main(void)
 		cmocka_unit_test(test_holm_levels_by_hand),
 		cmocka_unit_test(test_paired_values_by_hand),
 		cmocka_unit_test(test_against_scipy),
-		cmocka_unit_test(test_spending_by_hand),
-		cmocka_unit_test(test_gs_levels_by_hand),
-		cmocka_unit_test(test_gs_levels_against_scipy),
+		cmocka_unit_test(test_pooled_variance),
+		cmocka_unit_test(test_sprt_by_hand),
+		cmocka_unit_test(test_sprt_against_simulation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,7 +198,7 @@ static void test_cases_lists_and_evals(void **state)
 		      "  ]\n"
 		      "}\n");
 	assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
-	assert_int_equal(set.n, 4);
+	assert_int_equal(set.n, 3);  /* the case with the unknown verifier is refused */
 	assert_int_equal(set.sources.n, 5);
 	assert_string_equal(set.sources.items[0], "skill_meta.json");
 	assert_string_equal(set.sources.items[1], "tests/a-list.json");
@@ -220,9 +220,12 @@ static void test_cases_lists_and_evals(void **state)
 	assert_string_equal(t->contains.items[1], "login");
 	assert_string_equal(t->contains.items[2], "auth");
 
-	t = find_test(&set, "tests/b-cases.json#cases[1]");
-	assert_non_null(t);
-	assert_int_equal(t->contains.n, 1);
+	assert_int_equal(t->nverifiers, 2);
+	assert_int_equal(t->verifiers[0].type, SC_VERIFIER_CONTAINS);
+	assert_string_equal(t->verifiers[1].json_path, "cases[0].verifiers[1]");
+	assert_false(sc_test_needs_workspace(t));
+
+	assert_null(find_test(&set, "tests/b-cases.json#cases[1]"));
 
 	t = find_test(&set, "evals/evals.json#1");
 	assert_non_null(t);
@@ -235,11 +238,16 @@ static void test_cases_lists_and_evals(void **state)
 	assert_int_equal(t->nfiles, 1);
 	assert_string_equal(t->files[0].content, "a,b\n1,2\n");
 	assert_string_equal(set.evals_skill_name, "example-skill");
+	assert_true(sc_test_needs_grader(t));
+	assert_true(sc_test_needs_workspace(t));  /* its file is staged as an input */
+	assert_false(sc_test_has_workspace_verifier(t));
 
-	/* the unsupported verifier and the non-suite file are warnings */
-	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 0);
-	assert_int_equal(sc_diags_count(&d, SC_SEV_WARNING), 2);
-	assert_non_null(find_diag(&d, "cases[1].verifiers[0].type 'regex' is not supported"));
+	/* an unknown verifier type is an error, as upskill fails it closed; the
+	 * non-suite file is a warning */
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 1);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_WARNING), 1);
+	assert_non_null(find_diag(&d, "cases[1].verifiers[0].type 'regex' is not a verifier type"));
+	assert_string_equal(find_diag(&d, "'regex'")->code, "test-verifier");
 	assert_int_equal(find_diag(&d, "'regex'")->line, 6);
 	assert_non_null(find_diag(&d, "not a test suite"));
 	sc_test_set_release(&set);
@@ -447,14 +455,17 @@ static void test_no_tests_is_fine_and_unknown_fields_ignored(void **state)
 	assert_int_equal(set.n, 1);
 	sc_test_set_release(&set);
 
-	/* a test with nothing to check always passes, as in upskill: a warning */
-	sc_test_write(dir, "skill_meta.json", "{\"tests\": [{\"input\": \"x\", \"expected\": {\"contains\": []}}]}");
+	/* a test with nothing to check would pass any answer: an error, and
+	 * the test is left out (an empty contains string checks nothing) */
+	sc_test_write(dir, "skill_meta.json", "{\"tests\": [{\"input\": \"x\", \"expected\": {\"contains\": []}},"
+		      " {\"input\": \"y\", \"expected\": {\"contains\": [\"\"]}}]}");
 	assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
-	assert_int_equal(set.n, 1);
-	assert_int_equal(d.n, 1);
-	assert_int_equal(d.items[0].sev, SC_SEV_WARNING);
+	assert_int_equal(set.n, 0);
+	assert_int_equal(sc_diags_count(&d, SC_SEV_ERROR), 2);
+	assert_int_equal(d.items[0].sev, SC_SEV_ERROR);
 	assert_string_equal(d.items[0].code, "test-no-check");
-	assert_non_null(strstr(d.items[0].message, "tests[0] has nothing to check"));
+	assert_non_null(strstr(d.items[0].message, "tests[0] names nothing skillci can check"));
+	assert_non_null(strstr(d.items[0].message, "skillci help tests"));
 	assert_int_equal(sc_tests_load_skill(&set, "/nonexistent/skill", &d), SC_ENOTFOUND);
 	sc_test_set_release(&set);
 	sc_diags_release(&d);
@@ -751,6 +762,261 @@ static void test_manifest_tests_and_fixtures(void **state)
 	free(root);
 }
 
+/* upskill's verifier set, in a YAML suite as its authors write one: every
+ * type read into the model with its fields, aliases and lines. */
+static const char yaml_suite[] =
+	"# upskill suite\n"
+	"cases:\n"
+	"  - id: writes-report\n"
+	"    input: Write the report to out/report.md\n"
+	"    verifiers:\n"
+	"      - type: file_exists\n"
+	"        path: out/report.md\n"
+	"      - type: file_contains\n"
+	"        path: out/report.md\n"
+	"        values: [\"## Summary\", total]\n"
+	"      - type: command\n"
+	"        command: python3 check.py out/report.md\n"
+	"        exit_code: 3\n"
+	"        timeout: 20\n"
+	"      - type: validator\n"
+	"        validator: hf_eval_yaml\n"
+	"        output_file: out/eval.yaml\n"
+	"        config: {min_rows: 2, strict: yes}\n"
+	"      - type: contains\n"
+	"        value: 'done'\n"
+	"  - id: 7\n"
+	"    input: |\n"
+	"      Answer yes\n"
+	"      on two lines\n"
+	"    expected:\n"
+	"      contains: \"yes\"\n";
+
+static void test_verifier_model_yaml(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_test_set set = SC_TEST_SET_INIT;
+	struct sc_diags d = SC_DIAGS_INIT;
+	const struct sc_test *t;
+	const struct sc_test_verifier *v;
+	(void)state;
+
+	sc_test_write(dir, "tests/suite.yaml", yaml_suite);
+	assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
+	if (d.n)
+		print_diags(&d);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(set.n, 2);
+	assert_string_equal(set.sources.items[0], "tests/suite.yaml");
+
+	t = find_test(&set, "tests/suite.yaml#writes-report");
+	assert_non_null(t);
+	assert_int_equal(t->format, SC_TESTS_CASES);
+	assert_int_equal(t->line, 3);
+	assert_int_equal(t->nverifiers, 5);
+	v = &t->verifiers[0];
+	assert_int_equal(v->type, SC_VERIFIER_FILE_EXISTS);
+	assert_string_equal(v->path, "out/report.md");
+	assert_int_equal(v->line, 6);
+	assert_string_equal(v->json_path, "cases[0].verifiers[0]");
+	v = &t->verifiers[1];
+	assert_int_equal(v->type, SC_VERIFIER_FILE_CONTAINS);
+	assert_int_equal(v->values.n, 2);
+	assert_string_equal(v->values.items[0], "## Summary");
+	assert_string_equal(v->values.items[1], "total");
+	v = &t->verifiers[2];
+	assert_int_equal(v->type, SC_VERIFIER_COMMAND);
+	assert_string_equal(v->command, "python3 check.py out/report.md");
+	assert_int_equal(v->exit_code, 3);
+	assert_true(v->timeout_s == 20);
+	v = &t->verifiers[3];
+	assert_int_equal(v->type, SC_VERIFIER_VALIDATOR);
+	assert_string_equal(v->validator, "hf_eval_yaml");
+	assert_string_equal(v->path, "out/eval.yaml");
+	assert_string_equal(v->config, "{\"min_rows\":2,\"strict\":true}");
+	assert_false(v->implied);
+	v = &t->verifiers[4];
+	assert_int_equal(v->type, SC_VERIFIER_CONTAINS);
+	assert_int_equal(t->contains.n, 1);  /* mirrored for the answer's check */
+	assert_string_equal(t->contains.items[0], "done");
+	assert_true(sc_test_needs_workspace(t));
+	assert_true(sc_test_has_workspace_verifier(t));
+	assert_false(sc_test_needs_grader(t));
+	assert_string_equal(sc_verifier_type_name(SC_VERIFIER_FILE_CONTAINS), "file_contains");
+
+	/* an integer id, a block scalar, a quoted "yes" that stays a string */
+	t = find_test(&set, "tests/suite.yaml#7");
+	assert_non_null(t);
+	assert_string_equal(t->input, "Answer yes\non two lines\n");
+	assert_string_equal(t->contains.items[0], "yes");
+	assert_false(sc_test_needs_workspace(t));
+
+	/* --tests FILE.yaml reads the same; so does .yml */
+	sc_test_set_release(&set);
+	{
+		struct sc_buf path = SC_BUF_INIT;
+		sc_path_join(&path, dir, "tests/suite.yaml");
+		assert_int_equal(sc_tests_load_file(&set, path.ptr, dir, &d), 0);
+		assert_int_equal(d.n, 0);
+		assert_int_equal(set.n, 2);
+		sc_buf_release(&path);
+	}
+	sc_test_set_release(&set);
+	sc_diags_release(&d);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/* Every way a verifier or a YAML suite can be wrong gets its file, line
+ * and path, and the test is left out. */
+static void test_verifier_errors(void **state)
+{
+	static const struct {
+		const char *yaml, *message;
+		size_t line;
+		const char *code;
+	} cases[] = {
+		{ "cases:\n  - input: x\n    verifiers:\n      - type: regex\n        pattern: a\n",
+		  "cases[0].verifiers[0].type 'regex' is not a verifier type", 4, "test-verifier" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - type: file_exists\n",
+		  "cases[0].verifiers[0] of type 'file_exists' has no 'path'", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: file_exists, path: ../etc/passwd}\n",
+		  "cases[0].verifiers[0].path '../etc/passwd' is not a relative path", 4, "test-path" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: file_contains, path: a.txt}\n",
+		  "of type 'file_contains' has no 'values'", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: command}\n",
+		  "of type 'command' has no 'command'", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: command, command: 'true', exit_code: 300}\n",
+		  "exit_code must be a whole number from 0 to 255", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: command, command: 'true', cmd: 'false'}\n",
+		  "has both 'command' and 'cmd'", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: validator, output_file: a}\n",
+		  "of type 'validator' has no 'validator'", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: validator, validator: v, config: {a: [1]}}\n",
+		  "cases[0].verifiers[0].config.a must be a string, number or boolean", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers:\n      - {type: contains, values: []}\n",
+		  "cases[0].verifiers[0].values is an empty list", 4, "test-schema" },
+		{ "cases:\n  - input: x\n    verifiers: {type: contains}\n",
+		  "cases[0].verifiers must be a list of verifiers", 3, "test-schema" },
+		{ "cases:\n  - input: x\n    input: y\n    expected: {contains: a}\n",
+		  "key 'input' appears twice in one map", 3, "test-yaml" },
+		{ "cases:\n  - input: [x\n", "invalid YAML", 3, "test-yaml" },
+		{ "cases:\n  - input: x\n", "cases[0] names nothing skillci can check", 2, "test-no-check" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = sc_test_mkdtemp();
+		struct sc_test_set set = SC_TEST_SET_INIT;
+		struct sc_diags d = SC_DIAGS_INIT;
+
+		print_message("# case %zu\n", i);
+		sc_test_write(dir, "tests/s.yml", cases[i].yaml);
+		assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
+		expect_error(&d, cases[i].message, cases[i].line, cases[i].code);
+		assert_non_null(strstr(d.items[0].file, "tests/s.yml"));
+		assert_int_equal(set.n, 0);
+		sc_test_set_release(&set);
+		sc_diags_release(&d);
+		sc_rm_rf(dir);
+		free(dir);
+	}
+}
+
+/* upskill's flat validator fields become one implied verifier; copies and
+ * hashes carry verifiers, and a test without workspace verifiers keeps
+ * the hash it had. */
+static void test_implied_validator_copy_and_hash(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_test_set set = SC_TEST_SET_INIT, copy = SC_TEST_SET_INIT;
+	struct sc_diags d = SC_DIAGS_INIT;
+	char h1[65], h2[65];
+	const struct sc_test *t;
+	(void)state;
+
+	sc_test_write(dir, "skill_meta.json",
+		      "{\"tests\": [{\"input\": \"make it\", \"expected\": {\"contains\": []},\n"
+		      "  \"validator\": \"hf_eval_yaml\", \"output_file\": \"out.yaml\",\n"
+		      "  \"validator_config\": {\"rows\": 2}}]}");
+	sc_test_write(dir, "tests/w.json",
+		      "{\"cases\": [{\"input\": \"w\", \"verifiers\": [{\"type\": \"command\", \"command\": \"test -s a\"}]},\n"
+		      "            {\"input\": \"w\", \"verifiers\": [{\"type\": \"command\", \"command\": \"test -s b\"}]}]}");
+	assert_int_equal(sc_tests_load_skill(&set, dir, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(set.n, 3);
+	t = &set.items[0];
+	assert_int_equal(t->nverifiers, 1);
+	assert_true(t->verifiers[0].implied);
+	assert_int_equal(t->verifiers[0].type, SC_VERIFIER_VALIDATOR);
+	assert_string_equal(t->verifiers[0].validator, "hf_eval_yaml");
+	assert_string_equal(t->verifiers[0].path, "out.yaml");
+	assert_string_equal(t->verifiers[0].config, "{\"rows\":2}");
+	assert_true(sc_test_needs_workspace(t));
+
+	sc_test_set_add_copy(&copy, &set.items[1]);
+	assert_int_equal(copy.items[0].nverifiers, 1);
+	assert_string_equal(copy.items[0].verifiers[0].command, "test -s a");
+	sc_test_hash(h1, &set.items[1]);
+	sc_test_hash(h2, &copy.items[0]);
+	assert_string_equal(h1, h2);
+	sc_test_hash(h2, &set.items[2]);  /* the command differs: so does the hash */
+	assert_string_not_equal(h1, h2);
+	sc_test_set_release(&copy);
+	sc_test_set_release(&set);
+	sc_diags_release(&d);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/* upskill's evals manifest: both forms map files to a skill by folder or
+ * name; bad entries are findings with lines, unsafe paths refused. */
+static void test_evals_manifest(void **state)
+{
+	static const char text[] =
+		"evals:\n"
+		"  - skill: skills/pdf/\n"
+		"    suites: [evals/pdf.yaml, evals/pdf2.json]\n"
+		"  - skill: docx\n"
+		"    suite: evals/docx.yaml\n"
+		"  - skill: skills/pdf\n"
+		"    tests: ../outside.yaml\n"
+		"  - suites: [x.yaml]\n"
+		"skills:\n"
+		"  pdf: [evals/pdf.yaml, evals/more.yaml]\n"
+		"  skills/xlsx: evals/xlsx.yaml\n";
+	struct sc_strlist out = SC_STRLIST_INIT;
+	struct sc_diags d = SC_DIAGS_INIT;
+	(void)state;
+
+	assert_int_equal(sc_tests_evals_manifest(&out, text, strlen(text), ".upskill/evals.yaml",
+						 "skills/pdf", "pdf", &d), 0);
+	assert_int_equal(out.n, 3);
+	assert_string_equal(out.items[0], "evals/pdf.yaml");
+	assert_string_equal(out.items[1], "evals/pdf2.json");
+	assert_string_equal(out.items[2], "evals/more.yaml");
+	expect_error(&d, "tests '../outside.yaml' is not a relative path inside the repository", 7,
+		     "test-path");
+	expect_error(&d, "evals[3] must be a map with 'skill'", 8, "test-manifest");
+	sc_strlist_release(&out);
+	sc_diags_release(&d);
+
+	assert_int_equal(sc_tests_evals_manifest(&out, text, strlen(text), "m", "skills/docx", "docx",
+						 &d), 0);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.items[0], "evals/docx.yaml");
+	sc_strlist_release(&out);
+	sc_diags_release(&d);
+
+	assert_int_equal(sc_tests_evals_manifest(&out, "evals: {a: b}\n", 14, "m", "s", "s", &d), 0);
+	expect_error(&d, "evals must be a list", 1, "test-manifest");
+	assert_int_equal(out.n, 0);
+	sc_diags_release(&d);
+	assert_int_equal(sc_tests_evals_manifest(&out, "evals: [\n", 9, "m", "s", "s", &d), 0);
+	expect_error(&d, "invalid YAML", 0, "test-manifest");
+	sc_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -769,6 +1035,10 @@ int main(void)
 		cmocka_unit_test(test_oracle_answers),
 		cmocka_unit_test(test_manifest_tests_and_fixtures),
 		cmocka_unit_test(test_example_skills),
+		cmocka_unit_test(test_verifier_model_yaml),
+		cmocka_unit_test(test_verifier_errors),
+		cmocka_unit_test(test_implied_validator_copy_and_hash),
+		cmocka_unit_test(test_evals_manifest),
 	};
 	return cmocka_run_group_tests_name("testsuite", tests, NULL, NULL);
 }

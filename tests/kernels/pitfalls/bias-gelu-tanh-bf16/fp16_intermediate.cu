@@ -4,13 +4,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-extern "C" __global__ void bias_gelu_tanh_bf16(const __nv_bfloat16* x, const __nv_bfloat16* bias, __nv_bfloat16* y,
+extern "C" __global__ void bias_gelu_tanh_bf16(const float* x, const __nv_bfloat16* bias, __nv_bfloat16* y,
                                                int rows, int cols)
 {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (size_t)rows * cols)
         return;
-    const __half h = __float2half(__bfloat162float(x[i]) + __bfloat162float(bias[i % cols]));
+    const __half h = __float2half(x[i] + __bfloat162float(bias[i % cols]));
     const float v = __half2float(h);
     const float z = 0.7978845608f * (v + 0.044715f * v * v * v);
     y[i] = __float2bfloat16(0.5f * v * (1.0f + tanhf(z)));

@@ -1,6 +1,6 @@
-// Pitfall: not a bug but outside this one-rounding fixture: diffusers' eager numerics, GroupNorm's output rounded to bfloat16, then SiLU on it rounded again; within the tolerance of the correctness check, 2 bfloat16 ulps from the baseline's output in the timing's spot checks.
-// fixture: groupnorm-silu-nhwc-bf16
-// expect-emu: failed revalidation
+// Pitfall: the tensor read and written as NHWC (channels-last, groupnorm-silu-nhwc-bf16's layout) where it is NCHW.
+// fixture: groupnorm-silu-nchw-bf16
+// expect-emu: failed mismatch
 #include <cuda_bf16.h>
 
 __device__ float block_sum(float v, float* red)
@@ -18,9 +18,9 @@ __device__ float block_sum(float v, float* red)
     return s;
 }
 
-extern "C" __global__ void groupnorm_silu_nhwc_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamma,
-                                                    const __nv_bfloat16* beta, __nv_bfloat16* y, int n, int h, int w,
-                                                    int c)
+extern "C" __global__ void groupnorm_silu_nchw_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamma,
+                                                    const __nv_bfloat16* beta, __nv_bfloat16* y, int n, int c, int h,
+                                                    int w)
 {
     __shared__ float red[1024];
     const int b = blockIdx.x / 32, g = blockIdx.x % 32, cg = c / 32;
@@ -37,12 +37,12 @@ extern "C" __global__ void groupnorm_silu_nhwc_bf16(const __nv_bfloat16* x, cons
         const float d = __bfloat162float(x[base + e / cg * c + e % cg]) - mean;
         q += d * d;
     }
-    const float rstd = 1.0f / sqrtf(block_sum(q, red) / (float)count + 1e-5f);
+    const float rstd = 1.0f / sqrtf(block_sum(q, red) / (float)count + 1e-6f);
     for (size_t e = threadIdx.x; e < count; e += blockDim.x) {
-        const size_t i = base + e / cg * c + e % cg;
         const int ch = g * cg + (int)(e % cg);
-        const float z = (__bfloat162float(x[i]) - mean) * rstd * __bfloat162float(gamma[ch]) + __bfloat162float(beta[ch]);
-        const float zb = __bfloat162float(__float2bfloat16(z));
-        y[i] = __float2bfloat16(zb / (1.0f + expf(-zb)));
+        const size_t i = base + e / cg * c + e % cg;
+        const float z = (__bfloat162float(x[i]) - mean) * rstd * __bfloat162float(gamma[ch]) +
+                        __bfloat162float(beta[ch]);
+        y[i] = __float2bfloat16(z / (1.0f + expf(-z)));
     }
 }

@@ -1,6 +1,6 @@
-// Pitfall: not a bug but outside this one-rounding fixture: diffusers' eager numerics: RMSNorm's x·r rounded to bfloat16, times the weight rounded again, then apply_rotary_emb in float32 rounded a third time.
 // fixture: qk-rmsnorm-rope-bf16
-// expect-emu: failed mismatch
+// Variant: diffusers' own RMSNorm class (src/diffusers/models/normalization.py, RMSNorm.forward: hidden_states * rsqrt(variance + eps) in float32, .to(bfloat16), * weight in bfloat16) then apply_rotary_emb (src/diffusers/models/embeddings.py: x.float()*cos + x_rotated.float()*sin, .to(bfloat16)): three roundings; used by the DiTs whose attention norms are diffusers' RMSNorm.
+// expect-emu: passed none
 #include <cuda_bf16.h>
 
 extern "C" __global__ void qk_rmsnorm_rope_bf16(const __nv_bfloat16* x, const __nv_bfloat16* w, const float* cos_t,

@@ -1,0 +1,32 @@
+// fixture: gemm-w4a16-awq
+// Variant: AutoAWQ's PyTorch fallback (dequantize the packed weights, (iweight - izeros) * scales in float16, then torch.matmul): every weight rounded to float16 once, a float32-accumulating GEMM, float16 out.
+// expect-emu: passed none
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ int awq_nibble(int word, int n)
+{
+    // AWQ packs columns {0, 2, 4, 6, 1, 3, 5, 7} of each group of eight
+    // into nibbles 0..7: column j sits in nibble (j & 1) * 4 + (j >> 1)
+    const int j = n & 7;
+    return (int)(((unsigned)word >> (4 * ((j & 1) * 4 + (j >> 1)))) & 15u);
+}
+
+extern "C" __global__ void gemm_w4a16_awq(const __half* x, const int* qweight, const int* qzeros, const __half* scales,
+                                          __half* y, int M, int N, int K)
+{
+    for (int idx = threadIdx.x; idx < TILE_M * TILE_N; idx += THREADS) {
+        const int m = blockIdx.y * TILE_M + idx / TILE_N;
+        const int n = blockIdx.x * TILE_N + idx % TILE_N;
+        if (m >= M || n >= N)
+            continue;
+        float acc = 0.0f;
+        for (int k = 0; k < K; k++) {
+            const int g = k / 128;
+            const int q = awq_nibble(qweight[(size_t)k * (N / 8) + n / 8], n);
+            const int z = awq_nibble(qzeros[(size_t)g * (N / 8) + n / 8], n);
+            const float w = __half2float(__hmul(__float2half((float)(q - z)), scales[(size_t)g * N + n]));
+            acc += __half2float(x[(size_t)m * K + k]) * w;
+        }
+        y[(size_t)m * N + n] = __float2half(acc);
+    }
+}
