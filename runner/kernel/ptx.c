@@ -1195,6 +1195,31 @@ static bool narrow_int(const struct module *m, size_t k)
 	       is(m, k, ".s16") || is(m, k, ".u16") || is(m, k, ".s2") || is(m, k, ".u2");
 }
 
+/* Any integer or bit type modifier (of a cvt's two types). */
+static bool int_type(const struct module *m, size_t k)
+{
+	return narrow_int(m, k) || is(m, k, ".s32") || is(m, k, ".u32") || is(m, k, ".s64") || is(m, k, ".u64") ||
+	       is(m, k, ".b8") || is(m, k, ".b16") || is(m, k, ".b32") || is(m, k, ".b64");
+}
+
+/*
+ * A cvt that quantizes: its destination type (the first of its two type
+ * modifiers, cvt.dtype.atype) a narrow integer, its source (the last) a
+ * float. The other direction, a narrow integer widened to a float (the
+ * dequantization of int4 or int8 weights), computes nothing narrow.
+ */
+static bool cvt_quantizes(const struct module *m, const struct instr *in)
+{
+	size_t first = SIZE_MAX, last = SIZE_MAX;
+	for (size_t k = 0; k < in->nmods; k++)
+		if (ftype_of(m, in->mod0 + k) || int_type(m, in->mod0 + k)) {
+			if (first == SIZE_MAX)
+				first = in->mod0 + k;
+			last = in->mod0 + k;
+		}
+	return first != SIZE_MAX && first != last && narrow_int(m, first) && ftype_of(m, last);
+}
+
 /* Register equivalence through plain copies (mov.b32/mov.f32), for the
  * compensated split. */
 static size_t copy_root(const struct module *m, size_t *parent, size_t id)
@@ -1297,14 +1322,12 @@ static void check_precision(struct module *m)
 	precision_bits(r->precision, &pm, &pe);
 	for (size_t n = 0; n < m->nin; n++) {
 		const struct instr *in = &m->in[n];
-		bool from_float = false;
 		if (moves_only(m, in))
 			continue;
 		for (size_t k = 0; k < in->nmods; k++) {
 			const struct ftype *f = ftype_of(m, in->mod0 + k);
 			if (!f)
 				continue;
-			from_float = true;
 			if (f->mant >= pm && f->exp >= pe)
 				continue;
 			if (!strcmp(f->name, ".tf32") && r->precision == SC_PRECISION_FP32 && r->compensated_tf32) {
@@ -1318,12 +1341,11 @@ static void check_precision(struct module *m)
 			continue;
 		/* integer quantization: a float converted to a narrow integer,
 		 * byte dot products, integer tensor-core MMA */
-		if (op_is(m, in, "dp4a") || op_is(m, in, "dp2a"))
+		if (op_is(m, in, "dp4a") || op_is(m, in, "dp2a") || (op_is(m, in, "cvt") && cvt_quantizes(m, in)))
 			flag(m, "precision_downcast", in->line, in->bol);
 		for (size_t k = 0; k < in->nmods; k++)
-			if (narrow_int(m, in->mod0 + k) &&
-			    ((op_is(m, in, "cvt") && from_float) || op_is(m, in, "mma") ||
-			     op_is(m, in, "wgmma") || (op_is(m, in, "wmma") && !has_mod(m, in, ".store"))))
+			if (narrow_int(m, in->mod0 + k) && (op_is(m, in, "mma") || op_is(m, in, "wgmma") ||
+							     (op_is(m, in, "wmma") && !has_mod(m, in, ".store"))))
 				flag(m, "precision_downcast", in->line, in->bol);
 	}
 	if (tf32_at != SIZE_MAX && !tf32_compensated(m))

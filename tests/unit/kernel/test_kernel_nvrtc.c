@@ -65,11 +65,39 @@ static void compile_file(const char *dir, const char *file, const struct sc_spec
 	sc_buf_release(&src);
 }
 
+/*
+ * The correct variants planted beside a fixture's pitfalls
+ * (tests/kernels/pitfalls/FIXTURE/ok_*.cu: a library's eager, fused or
+ * dequantising arithmetic, which the fixture must accept) compile and
+ * scan clean too, against that fixture's precision.
+ */
+static int compile_variants(const char *fixture, const struct sc_spec *spec)
+{
+	struct sc_buf dir = SC_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	sc_buf_printf(&dir, "tests/kernels/pitfalls/%s", fixture);
+	if ((d = opendir(dir.ptr)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			size_t len = strlen(e->d_name);
+			if (!strncmp(e->d_name, "ok_", 3) && len > 3 && !strcmp(e->d_name + len - 3, ".cu")) {
+				compile_file(dir.ptr, e->d_name, spec);
+				n++;
+			}
+		}
+		closedir(d);
+	}
+	sc_buf_release(&dir);
+	return n;
+}
+
 static void test_every_fixture_compiles(void **state)
 {
 	DIR *d = opendir("fixtures");
 	struct dirent *e;
-	int n = 0;
+	int n = 0, variants = 0;
 	(void)state;
 
 	assert_non_null(d);
@@ -82,6 +110,7 @@ static void test_every_fixture_compiles(void **state)
 			assert_int_equal(sc_spec_load(&spec, spec_path.ptr), 0);
 			compile_file(dir.ptr, "baseline.cu", &spec);
 			compile_file(dir.ptr, "solution.cu", &spec);
+			variants += compile_variants(e->d_name, &spec);
 			sc_spec_release(&spec);
 			n++;
 		}
@@ -90,6 +119,7 @@ static void test_every_fixture_compiles(void **state)
 	}
 	closedir(d);
 	assert_true(n >= 8);
+	assert_true(variants >= 10);
 }
 
 static void test_syntax_error_has_candidate_line(void **state)

@@ -625,6 +625,15 @@ static void test_ptx_precision(void **state)
 	assert_int_equal(s.nflags, 0);  /* an integer fixture: bytes are data */
 	s = ptx(PTX_HEAD PTX_ENTRY "\tcvt.rzi.s32.f32 %r5, %f1;\n\tcvt.u16.u32 %rs1, %r1;\n}\n", SC_PRECISION_FP32);
 	assert_int_equal(s.nflags, 0);  /* an index from a float, a narrowing of integers */
+	s = ptx(PTX_HEAD PTX_ENTRY "\tcvt.rzi.u16.f32 %rs1, %f1;\n}\n", SC_PRECISION_FP16);
+	assert_true(has_flag(&s, "precision_downcast", 0));
+	s = ptx(PTX_HEAD PTX_ENTRY "\tcvt.rni.s8.f16 %rs1, %rs2;\n}\n", SC_PRECISION_FP16);
+	assert_true(has_flag(&s, "precision_downcast", 0));
+	/* the other direction is a dequantization (int4/int8 weights widened
+	 * to float16 or float32): nothing narrow is computed */
+	s = ptx(PTX_HEAD PTX_ENTRY "\tcvt.rn.f16.u16 %rs1, %rs2;\n\tcvt.rn.f32.u8 %f1, %rs3;\n"
+		"\tcvt.rn.f32.s16 %f2, %rs4;\n}\n", SC_PRECISION_FP16);
+	assert_int_equal(s.nflags, 0);
 }
 
 /* TF32 on an fp32 fixture: flagged, unless the spec allows a compensated
