@@ -338,7 +338,9 @@ static void test_every_fixture_spec(void **state)
  * The reference's outputs at each timed shape of every fixture (the
  * affordable ones: flops under the harness's reference cap, buffers under
  * 2^25 elements), for every input distribution: not near-constant, since
- * the checks of timed launches refuse outputs a constant would pass.
+ * the checks of timed launches refuse outputs a constant would pass (at
+ * the tolerance of the re-validation against the reference, and at the
+ * doubled one of the checks against the baseline).
  */
 static void test_fixture_timed_shapes_not_constant(void **state)
 {
@@ -407,10 +409,28 @@ static void test_fixture_timed_shapes_not_constant(void **state)
 					if (q->kind == SC_PARAM_BUFFER && q->role != SC_ROLE_IN && q->role != SC_ROLE_SCRATCH &&
 					    sc_dtype_is_float(q->dtype)) {
 						struct sc_compare c;
+						double top = 0;
+						/* the re-validation against the reference: the
+						 * tolerance with each element's terms */
 						sc_harness_compare_terms(&c, SC_DTYPE_F32, a.buf[i], a.buf[i], a.terms[i],
 									 (size_t)count[i], s.atol, s.rtol, s.terms_rtol);
 						if (c.constant_passes)
 							fail_msg("%s: output '%s' near-constant at timed shape %zu, distribution %zu",
+								 e->d_name, q->name, k, dist);
+						/* the checks of timed launches against the
+						 * baseline: twice the tolerance, the terms
+						 * bounded by the largest output (harness.c,
+						 * compare_outputs), on buffers of
+						 * SC_HARNESS_CONSTANT_MIN elements or more */
+						for (int64_t j = 0; j < count[i]; j++) {
+							double v = fabs(((const float *)a.buf[i])[j]);
+							if (isfinite(v) && v > top)
+								top = v;
+						}
+						sc_harness_compare(&c, SC_DTYPE_F32, a.buf[i], a.buf[i], (size_t)count[i],
+								   2 * (s.atol + s.terms_rtol * top), 2 * s.rtol);
+						if (c.constant_passes && count[i] >= SC_HARNESS_CONSTANT_MIN)
+							fail_msg("%s: output '%s' near-constant at timed shape %zu, distribution %zu, at the doubled tolerance of the checks against the baseline",
 								 e->d_name, q->name, k, dist);
 					}
 					free(a.buf[i]);
