@@ -132,6 +132,11 @@ void sc_device_cpu_register(struct sc_device *d, const char *name, sc_cpu_kernel
 const char *sc_device_cpu_log(struct sc_device *d);
 void sc_device_cpu_clear_log(struct sc_device *d);
 void sc_device_cpu_set_launch_ns(struct sc_device *d, int64_t launch_ns);
+/* Called by a kernel of the double while it runs: the launch faulted
+ * (what: "an illegal instruction (trap)"). From then on every operation
+ * of that device fails with SC_EGPU naming it, as a CUDA context after a
+ * fault. */
+void sc_device_cpu_fault(const char *what);
 /* True when ptr lies inside an allocation d made and has not freed. */
 bool sc_device_cpu_owns(struct sc_device *d, uint64_t ptr);
 /* The double's "library" GEMM (->lib_gemm_bf16, on by default and in

@@ -51,8 +51,27 @@ struct cpu_impl {
 	int64_t launch_ns;
 	int64_t events[SC_DEVICE_EVENTS];
 	int64_t lib_ns_per_gflop;  /* the library GEMM's cost; < 0: none */
+	char fault[160];           /* a kernel faulted (sc_device_cpu_fault): the device is lost */
 	struct sc_buf log;
 };
+
+/* The device whose kernel runs now (the double runs one launch at a
+ * time, on the caller's thread). */
+static _Thread_local struct sc_device *launching;
+
+void sc_device_cpu_fault(const char *what)
+{
+	struct cpu_impl *c = launching ? launching->impl : NULL;
+	if (c && !c->fault[0])
+		snprintf(c->fault, sizeof(c->fault), "%s", what);
+}
+
+/* After a fault every operation fails, as a CUDA context's sticky error. */
+static int lost(struct sc_device *d)
+{
+	struct cpu_impl *c = d->impl;
+	return c->fault[0] ? sc_error_set(SC_EGPU, "the kernel faulted: %s", c->fault) : 0;
+}
 
 static struct cpu_impl *impl(struct sc_device *d)
 {
@@ -130,6 +149,8 @@ bool sc_device_cpu_owns(struct sc_device *d, uint64_t ptr)
 static int cpu_htod(struct sc_device *d, uint64_t dst, const void *src, size_t n)
 {
 	note(d, "htod");
+	if (lost(d))
+		return SC_EGPU;
 	memcpy((void *)(uintptr_t)dst, src, n);
 	return 0;
 }
@@ -137,6 +158,8 @@ static int cpu_htod(struct sc_device *d, uint64_t dst, const void *src, size_t n
 static int cpu_dtoh(struct sc_device *d, void *dst, uint64_t src, size_t n)
 {
 	note(d, "dtoh");
+	if (lost(d))
+		return SC_EGPU;
 	memcpy(dst, (const void *)(uintptr_t)src, n);
 	return 0;
 }
@@ -145,6 +168,8 @@ static int cpu_memset32(struct sc_device *d, uint64_t dst, uint32_t v, size_t co
 {
 	uint32_t *p = (uint32_t *)(uintptr_t)dst;
 	note(d, "memset");
+	if (lost(d))
+		return SC_EGPU;
 	for (size_t i = 0; i < count; i++)
 		p[i] = v;
 	return 0;
@@ -157,6 +182,8 @@ static int cpu_fill(struct sc_device *d, uint64_t dst, int dtype, size_t n, int 
 {
 	struct sc_dist dist = { (enum sc_dist_kind)kind, a, b };
 	note(d, "fill");
+	if (lost(d))
+		return SC_EGPU;
 	sc_gen_fill((void *)(uintptr_t)dst, (enum sc_dtype)dtype, n, &dist, seed);
 	return 0;
 }
@@ -171,6 +198,8 @@ static int cpu_launch(struct sc_device *d, uint64_t fn, const unsigned grid[3], 
 	int64_t cost;
 
 	SC_UNUSED(shared);
+	if (lost(d))
+		return SC_EGPU;
 	if (fn < 1 || fn > c->nmod)
 		return sc_error_set(SC_EGPU, "launch of an unknown function");
 	for (int i = 0; i < 3; i++)
@@ -192,8 +221,11 @@ static int cpu_launch(struct sc_device *d, uint64_t fn, const unsigned grid[3], 
 	for (t.bid[0] = 0; t.bid[0] < grid[0]; t.bid[0]++)
 	for (t.tid[2] = 0; t.tid[2] < block[2]; t.tid[2]++)
 	for (t.tid[1] = 0; t.tid[1] < block[1]; t.tid[1]++)
-	for (t.tid[0] = 0; t.tid[0] < block[0]; t.tid[0]++)
+	for (t.tid[0] = 0; t.tid[0] < block[0]; t.tid[0]++) {
+		launching = d;
 		k->fn(&t, params);
+		launching = NULL;
+	}
 	cost = k->cost ? k->cost(params, m->launches) : 0;
 	m->launches++;
 	/* The stream starts this launch when it is free and the host has
@@ -220,7 +252,7 @@ static int cpu_sync(struct sc_device *d, int timeout_ms)
 	SC_UNUSED(timeout_ms);
 	note(d, "sync");
 	host_waits(impl(d));
-	return 0;
+	return lost(d);
 }
 
 static int cpu_event_record(struct sc_device *d, int slot)
@@ -240,7 +272,7 @@ static int cpu_event_wait(struct sc_device *d, int slot, int timeout_ms)
 	SC_UNUSED(timeout_ms);
 	note(d, "wait:%d", slot);
 	host_waits(impl(d));
-	return 0;
+	return lost(d);
 }
 
 static int cpu_event_elapsed(struct sc_device *d, int from, int to, double *ms)
@@ -312,6 +344,10 @@ static void cpu_close(struct sc_device *d)
 {
 	if (!d)
 		return;
+	/* what is still allocated goes with the device, as a CUDA context's
+	 * memory goes with it (after a fault nothing else frees it) */
+	for (size_t i = 0; i < impl(d)->nallocs; i++)
+		free((void *)(uintptr_t)impl(d)->allocs[i].at);
 	sc_buf_release(&impl(d)->log);
 	free(d->impl);
 	free(d);

@@ -22,6 +22,7 @@ const char *sc_check_reason_name(enum sc_check_reason r)
 	case SC_REASON_LAUNCH: return "launch_error";
 	case SC_REASON_TIMEOUT: return "timeout";
 	case SC_REASON_CONFIG: return "launch_config";
+	case SC_REASON_NONDETERMINISTIC: return "nondeterministic";
 	}
 	return "unknown";
 }
@@ -488,15 +489,19 @@ static int instance_alloc(struct instance *in, struct sc_device *d)
 	return 0;
 }
 
-/* Writes the NaN poison (or the integer pattern) over a buffer of type t. */
-static int poison(struct sc_device *d, uint64_t dst, enum sc_dtype t, size_t count)
+/* Writes the NaN poison (or the integer pattern) over a buffer of type t;
+ * alt: the determinism check's finite contents (SC_HARNESS_ALT_*). */
+static int poison(struct sc_device *d, uint64_t dst, enum sc_dtype t, size_t count, bool alt)
 {
-	uint16_t last = SC_HALF_POISON;
+	uint16_t last = alt ? SC_HARNESS_ALT_HALF : SC_HALF_POISON;
 	int err;
 
 	if (!sc_dtype_is_half(t))
-		return d->memset32(d, dst, t == SC_DTYPE_F32 ? SC_HARNESS_POISON_F32 : SC_HARNESS_POISON_INT, count);
-	if ((err = d->memset32(d, dst, SC_HALF_POISON << 16 | SC_HALF_POISON, count / 2)) < 0)
+		return d->memset32(d, dst,
+				   t == SC_DTYPE_F32 ? (alt ? SC_HARNESS_ALT_F32 : SC_HARNESS_POISON_F32)
+						     : (alt ? SC_HARNESS_ALT_INT : SC_HARNESS_POISON_INT),
+				   count);
+	if ((err = d->memset32(d, dst, (uint32_t)last << 16 | last, count / 2)) < 0)
 		return err;
 	return count % 2 ? d->htod(d, dst + (count - 1) * 2, &last, 2) : 0;
 }
@@ -510,8 +515,10 @@ static void instance_bind_scalars(struct instance *in, const struct sc_spec *spe
 									 : (void *)&in->ival[i];
 }
 
-/* Copies inputs up (only inout ones unless all_inputs) and poisons outputs. */
-static int instance_reset(struct instance *in, struct sc_device *d, const struct sc_spec *spec, bool all_inputs)
+/* Copies inputs up (only inout ones unless all_inputs) and poisons outputs
+ * (with the determinism check's contents when alt). */
+static int instance_reset(struct instance *in, struct sc_device *d, const struct sc_spec *spec, bool all_inputs,
+			  bool alt)
 {
 	int err;
 
@@ -520,7 +527,7 @@ static int instance_reset(struct instance *in, struct sc_device *d, const struct
 		if (!in->count[i] || (p->role == SC_ROLE_IN && !all_inputs))
 			continue;
 		if (p->role == SC_ROLE_OUT || p->role == SC_ROLE_SCRATCH)
-			err = poison(d, in->dptr[i], p->dtype, in->count[i]);
+			err = poison(d, in->dptr[i], p->dtype, in->count[i], alt);
 		else
 			err = d->htod(d, in->dptr[i], in->host_in[i], in->count[i] * in->esize[i]);
 		if (err < 0)
@@ -666,10 +673,147 @@ done:
 	return err;
 }
 
+/* The product of a size set's variables (a zero counted as one): how
+ * much work a launch at that size is, roughly. */
+static double size_work(const struct sc_spec *spec, const struct sc_size_set *size)
+{
+	double w = 1;
+	for (size_t v = 0; v < spec->nsize_vars; v++)
+		w *= size->v[v] > 0 ? (double)size->v[v] : 1.0;
+	return w;
+}
+
+/* The largest of the first n correctness sizes under the determinism
+ * check's cap (the first when none is). */
+static size_t repeat_size(const struct sc_spec *spec, size_t n)
+{
+	size_t best = 0;
+	double most = -1;
+	for (size_t i = 0; i < n; i++) {
+		double w = size_work(spec, &spec->correctness[i]);
+		if (w <= SC_HARNESS_REPEAT_MAX_WORK && w > most) {
+			most = w;
+			best = i;
+		}
+	}
+	return best;
+}
+
+size_t sc_harness_repeat_size(const struct sc_spec *spec)
+{
+	return repeat_size(spec, spec->ncorrectness);
+}
+
+/*
+ * The second run of the determinism check on in, which ran once and was
+ * judged (its outputs downloaded in in->got): outputs and scratch get
+ * other contents (SC_HARNESS_ALT_*), the inputs stay, the kernel runs
+ * again; its outputs must equal the first run's bit for bit, or differ
+ * by at most spec->repeat_tolerance of each element's tolerance. Then
+ * the second run is judged like the first. *good false with out's
+ * reason and message on a difference.
+ */
+static int repeat_run(struct sc_check_result *out, struct sc_device *d, const struct sc_spec *spec,
+		      const struct sc_kernel_handle *k, struct instance *in, const struct sc_size_set *size, size_t si,
+		      const unsigned grid[3], const unsigned block[3], unsigned shared, int timeout_ms, uint64_t seed,
+		      const char *seedtxt, bool *good)
+{
+	void *first[SC_REF_MAX_PARAMS] = { 0 };
+	enum sc_check_reason reason = SC_REASON_NONE;
+	char sdesc[256];
+	int err = 0;
+
+	*good = true;
+	describe_size(sdesc, sizeof(sdesc), spec, size);
+	for (size_t i = 0; i < in->nparams; i++) {
+		const struct sc_param *p = &spec->params[i];
+		if (p->kind != SC_PARAM_BUFFER || p->role == SC_ROLE_IN || p->role == SC_ROLE_SCRATCH || !in->got[i])
+			continue;
+		first[i] = sc_xmalloc(in->count[i] * in->esize[i]);
+		memcpy(first[i], in->got[i], in->count[i] * in->esize[i]);
+	}
+	if ((err = instance_reset(in, d, spec, true, true)) < 0)
+		goto done;
+	if (launch_and_wait(d, k, in, grid, block, shared, timeout_ms, &reason) < 0) {
+		out->ok = false;
+		out->reason = reason;
+		out->device_lost = true;
+		set_msg(out->message, sizeof(out->message), "%s on the second run of the determinism check at %s, %s",
+			sc_error_last(), sdesc, seedtxt);
+		*good = false;
+		err = 0;
+		goto done;
+	}
+	out->launches++;
+	for (size_t i = 0; i < in->nparams && *good; i++) {
+		const struct sc_param *p = &spec->params[i];
+		size_t es = in->esize[i], nbad = 0, at = 0;
+		double a = 0, b = 0;
+		if (!first[i])
+			continue;
+		if ((err = d->dtoh(d, in->got[i], in->dptr[i], in->count[i] * es)) < 0)
+			goto done;
+		if (!memcmp(first[i], in->got[i], in->count[i] * es))
+			continue;
+		for (size_t e = 0; e < in->count[i]; e++) {
+			double x, y;
+			bool same;
+			if (!memcmp((char *)first[i] + e * es, (char *)in->got[i] + e * es, es))
+				continue;
+			if (p->dtype == SC_DTYPE_F32) {
+				x = ((const float *)first[i])[e];
+				y = ((const float *)in->got[i])[e];
+			} else if (sc_dtype_is_half(p->dtype)) {
+				uint16_t h1 = ((const uint16_t *)first[i])[e], h2 = ((const uint16_t *)in->got[i])[e];
+				x = p->dtype == SC_DTYPE_BF16 ? sc_bf16_to_f32(h1) : sc_f16_to_f32(h1);
+				y = p->dtype == SC_DTYPE_BF16 ? sc_bf16_to_f32(h2) : sc_f16_to_f32(h2);
+			} else {
+				x = p->dtype == SC_DTYPE_I32 ? (double)((const int32_t *)first[i])[e]
+							     : (double)((const uint32_t *)first[i])[e];
+				y = p->dtype == SC_DTYPE_I32 ? (double)((const int32_t *)in->got[i])[e]
+							     : (double)((const uint32_t *)in->got[i])[e];
+			}
+			same = spec->repeat_tolerance > 0 && sc_dtype_is_float(p->dtype) && isfinite(x) && isfinite(y) &&
+			       fabs(x - y) <= spec->repeat_tolerance *
+						      (spec->atol + spec->rtol * fabs(((const float *)in->want[i])[e]));
+			if (same)
+				continue;
+			if (!nbad++) {
+				at = e;
+				a = x;
+				b = y;
+			}
+		}
+		if (nbad) {
+			out->ok = false;
+			out->reason = SC_REASON_NONDETERMINISTIC;
+			if (spec->repeat_tolerance > 0)
+				set_msg(out->message, sizeof(out->message),
+					"two runs on the same inputs disagree: '%s'[%zu] = %.9g, then %.9g; %zu of %zu elements differ by more than %.3g of their tolerance at %s, %s, distribution 0 (the second run found other contents in the outputs and scratch: the kernel reads memory it did not write, or depends on the order of its atomics beyond the fixture's bound)",
+					p->name, at, a, b, nbad, in->count[i], spec->repeat_tolerance, sdesc, seedtxt);
+			else
+				set_msg(out->message, sizeof(out->message),
+					"two runs on the same inputs disagree: '%s'[%zu] = %.9g, then %.9g; %zu of %zu elements differ at %s, %s, distribution 0 (the fixture wants the same bits twice; the second run found other contents in the outputs and scratch: the kernel reads memory it did not write, uninitialised shared memory, or depends on the order of its atomics)",
+					p->name, at, a, b, nbad, in->count[i], sdesc, seedtxt);
+			*good = false;
+		}
+	}
+	if (*good)
+		err = judge(out, d, spec, in, size, si, 0, seed, seedtxt, good);
+done:
+	for (size_t i = 0; i < SC_REF_MAX_PARAMS; i++) {
+		if (first[i])
+			explicit_bzero(first[i], in->count[i] * in->esize[i]);
+		free(first[i]);
+	}
+	return err;
+}
+
 int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const struct sc_spec *spec,
 		     const struct sc_kernel_handle *k, sc_ref_fn ref, const struct sc_check_opts *opts)
 {
 	size_t nsizes = opts->max_sizes && opts->max_sizes < spec->ncorrectness ? opts->max_sizes : spec->ncorrectness;
+	size_t rsi = repeat_size(spec, nsizes);
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -701,7 +845,7 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 			memset(&in, 0, sizeof(in));
 			if ((err = instance_host(&in, spec, size, si, dist, seed, true)) < 0 ||
 			    (err = instance_alloc(&in, d)) < 0 ||
-			    (err = instance_reset(&in, d, spec, true)) < 0) {
+			    (err = instance_reset(&in, d, spec, true, false)) < 0) {
 				instance_release(&in, d);
 				return err;
 			}
@@ -718,6 +862,14 @@ int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const str
 			out->launches++;
 			instance_ref(&in, spec, size, ref);
 			err = judge(out, d, spec, &in, size, si, dist, opts->secret_seeds ? 0 : seed, seedtxt, &good);
+			if (err == 0 && good && opts->repeat && si == rsi && dist == 0 && s == 0) {
+				err = repeat_run(out, d, spec, k, &in, size, si, grid, block, shared, opts->timeout_ms,
+						 opts->secret_seeds ? 0 : seed, seedtxt, &good);
+				if (err == 0 && out->device_lost) {
+					instance_release(&in, NULL);
+					return 0;
+				}
+			}
 			instance_release(&in, d);
 			if (err < 0)
 				return err;
@@ -755,8 +907,14 @@ struct timed {
 	uint64_t flush;         /* on d: twice the L2 */
 	int64_t flush_words;
 	int burst;              /* launches per timed interval, each on its own set */
-	struct instance *sets;  /* SC_HARNESS_BURST_MAX sets, the first burst in use */
+	int nsets;              /* sets allocated */
+	/* SC_HARNESS_BURST_MAX sets: distribution d's burst at [d * burst,
+	 * (d + 1) * burst), so that each distribution's launches of a
+	 * repetition keep their buffers until they are checked */
+	struct instance *sets;
+	/* per distribution d, sample n at [d * cap + n] */
 	double *ev, *host, *span;
+	size_t cap;
 	size_t launch_bound;    /* bursts that issued no faster than they ran */
 };
 
@@ -784,7 +942,7 @@ static int refresh(struct sc_device *d, const struct sc_spec *spec, struct insta
 		if (!set->count[i])
 			continue;
 		if (p->role == SC_ROLE_OUT || p->role == SC_ROLE_SCRATCH) {
-			err = poison(d, set->dptr[i], p->dtype, set->count[i]);
+			err = poison(d, set->dptr[i], p->dtype, set->count[i], false);
 		} else {
 			const struct sc_dist *dd = p->ninit ? &p->init[set->dist < p->ninit ? set->dist : p->ninit - 1]
 							      : &(struct sc_dist){ SC_DIST_UNIFORM, -1, 1 };
@@ -799,9 +957,10 @@ static int refresh(struct sc_device *d, const struct sc_spec *spec, struct insta
 }
 
 /*
- * One timed repetition of t's kernel. Outside the interval: every set of
- * the burst gets fresh inputs and poisoned outputs (waited for),
- * persisting L2 reset.
+ * One timed interval of t's kernel on inputs of distribution dist (the
+ * seeds of launch group li), recorded as sample n of that distribution.
+ * Outside the interval: every set of the burst gets fresh inputs and
+ * poisoned outputs (waited for), persisting L2 reset.
  * Then, queued back to back with no host wait in between: record event
  * 0, flush the L2 (a memset over twice its size), record event 1, the
  * launch (or the burst: one launch per set), record event 2; and only
@@ -809,17 +968,19 @@ static int refresh(struct sc_device *d, const struct sc_spec *spec, struct insta
  * 2 divided by the burst; event 0 to 2 against the host clock around
  * everything is the cross-check for work the events do not see.
  */
-static int time_one(struct timed *t, const struct sc_spec *spec, uint64_t secret, size_t rep, int timeout_ms,
-		    size_t n, size_t *fresh, enum sc_check_reason *reason)
+static int time_one(struct timed *t, const struct sc_spec *spec, uint64_t secret, size_t li, size_t dist,
+		    int timeout_ms, size_t n, size_t *fresh, enum sc_check_reason *reason)
 {
 	struct sc_device *d = t->d;
 	int64_t h0, h1, i0, i1;
 	double ms, span;
+	size_t rep = li;
 	int err;
 
+	struct instance *sets = &t->sets[dist * (size_t)t->burst];
+
 	for (int s = 0; s < t->burst; s++)
-		if ((err = refresh(d, spec, &t->sets[s], launch_seed(secret, rep, s), (rep + (size_t)s) % spec->ndists,
-				   fresh)) < 0)
+		if ((err = refresh(d, spec, &sets[s], launch_seed(secret, li, s), dist, fresh)) < 0)
 			return err;
 	/* The generator and the poison are queued on the stream: wait for
 	 * them here, so that the host clock around the interval (the
@@ -837,7 +998,7 @@ static int time_one(struct timed *t, const struct sc_spec *spec, uint64_t secret
 		return err;
 	i0 = d->host_ns(d);
 	for (int s = 0; s < t->burst; s++)
-		if ((err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, t->sets[s].params)) < 0)
+		if ((err = d->launch(d, t->k->fn, t->grid, t->block, t->shared, sets[s].params)) < 0)
 			goto launch_failed;
 	i1 = d->host_ns(d);
 	if ((err = d->event_record(d, 2)) < 0)
@@ -847,9 +1008,9 @@ static int time_one(struct timed *t, const struct sc_spec *spec, uint64_t secret
 	h1 = d->host_ns(d);
 	if ((err = d->event_elapsed(d, 1, 2, &ms)) < 0 || (err = d->event_elapsed(d, 0, 2, &span)) < 0)
 		return err;
-	t->ev[n] = ms / t->burst;
-	t->span[n] = span;
-	t->host[n] = (double)(h1 - h0) / 1e6;
+	t->ev[dist * t->cap + n] = ms / t->burst;
+	t->span[dist * t->cap + n] = span;
+	t->host[dist * t->cap + n] = (double)(h1 - h0) / 1e6;
 	/* Issuing the burst took as long as running it: the launches, not
 	 * the kernel, set the pace. */
 	if (t->burst > 1 && (double)(i1 - i0) / 1e6 >= 0.8 * ms)
@@ -891,14 +1052,24 @@ static double terms_allowance(const struct sc_spec *spec, const struct sc_param 
 
 /*
  * Compares the candidate's outputs in a with the baseline's in b (each
- * downloaded from its own device into memory wiped afterwards); on a
- * difference sets out's reason and message (prefixed by what) and *good
- * false. Both outputs are approximations, each within the tolerance of
- * the reference (a bfloat16 baseline rounded once is up to half of it
- * away, a library's eager evaluation up to all of it), so they may
- * differ by the two tolerances together: the allowance is twice the
- * spec's atol (with the terms allowance) and rtol, still far inside what
- * skipped work, stale or cached outputs get wrong.
+ * downloaded from its own device into memory wiped afterwards) by every
+ * rule of the correctness check, the baseline's output standing for the
+ * reference. Both outputs are approximations, each within the tolerance
+ * of the reference (a bfloat16 baseline rounded once is up to half of it
+ * away, a library's eager evaluation up to all of it), so every rule
+ * allows the two together: each element within twice the spec's atol
+ * (with the terms allowance, terms_rtol bounded as terms_allowance says)
+ * and rtol, still far inside what skipped work, stale or cached outputs
+ * get wrong; the mean signed error, in units of that doubled tolerance,
+ * within the spec's bound (two results each within the bound of the
+ * reference differ by at most twice it in units of one tolerance: a
+ * result rounded toward zero only where it is timed still shows); and
+ * outputs that a constant would not pass at that allowance (judged on a
+ * buffer of at least SC_HARNESS_CONSTANT_MIN elements: the inputs of
+ * timed launches are drawn afresh each time, and a handful of random
+ * sums can land within the tolerance of their mean by chance). On a
+ * failure sets out's reason and message (prefixed by what) and *good
+ * false.
  */
 static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *spec, struct instance *a,
 			   struct sc_device *da, struct instance *b, struct sc_device *db, const char *what, bool *good)
@@ -941,6 +1112,20 @@ static int compare_outputs(struct sc_timing_result *out, const struct sc_spec *s
 			set_msg(out->message, sizeof(out->message),
 				"%s failed: '%s'[%zu] = %.9g, baseline gives %.9g; %zu of %zu elements differ (work skipped, results cached, or wrong after repeated calls?)",
 				what, p->name, c.worst_index, c.worst_got, c.worst_want, c.nbad, a->count[i]);
+			*good = false;
+		} else if (sc_harness_biased(&c, spec->max_mean_signed_error)) {
+			out->reason = SC_REASON_MISMATCH;
+			set_msg(out->message, sizeof(out->message),
+				"%s failed: biased result: '%s' errs %s by %.3f of the tolerance on average over %zu elements (allowed %.3g, noise %.3g) against the baseline; every element is within tolerance, but the rounding leans one way where it is timed",
+				what, p->name,
+				c.bias_toward_zero ? (c.bias < 0 ? "toward zero" : "away from zero") : (c.bias < 0 ? "low" : "high"),
+				fabs(c.bias), c.bias_n, spec->max_mean_signed_error, c.bias_noise);
+			*good = false;
+		} else if (c.constant_passes && a->count[i] >= SC_HARNESS_CONSTANT_MIN) {
+			out->reason = SC_REASON_CONSTANT;
+			set_msg(out->message, sizeof(out->message),
+				"%s: output '%s' is near-constant at the timed shape (a constant would pass the tolerance), so this check cannot judge the kernel; the fixture needs outputs well above atol there",
+				what, p->name);
 			*good = false;
 		}
 	}
@@ -1077,15 +1262,16 @@ static uint64_t check_draw(uint64_t *prng, bool repeatable)
 }
 
 /*
- * The checks of one repetition, drawn after it ran: one launch in
- * check_every in single mode, SC_HARNESS_BURST_CHECKS launches of every
- * burst (all of a shorter one), and the whole of the last repetition.
+ * The checks of one distribution's launches of a repetition, drawn after
+ * they ran: one launch in check_every in single mode,
+ * SC_HARNESS_BURST_CHECKS launches of every burst (all of a shorter one),
+ * and the whole of the last repetition.
  */
 static int check_rep(struct sc_timing_result *out, struct timed t[2], const struct sc_spec *spec, size_t rep,
-		     bool last, int check_every, uint64_t *prng, bool repeatable, bool *good)
+		     size_t dist, bool last, int check_every, uint64_t *prng, bool repeatable, bool *good)
 {
-	int burst = t[0].burst;
-	char what[96];
+	int burst = t[0].burst, at = (int)dist * burst;
+	char what[160];
 	int err = 0;
 
 	*good = true;
@@ -1093,9 +1279,9 @@ static int check_rep(struct sc_timing_result *out, struct timed t[2], const stru
 		if (!last && check_draw(prng, repeatable) % (uint64_t)check_every)
 			return 0;
 		for (int s = 0; s < burst && *good; s++) {
-			snprintf(what, sizeof(what), "the check of timed launch %d of repetition %zu%s", s + 1, rep + 1,
-				 last ? " (the last)" : "");
-			if ((err = check_launch(out, t, spec, s, what, good)) < 0)
+			snprintf(what, sizeof(what), "the check of timed launch %d of repetition %zu%s, distribution %zu",
+				 s + 1, rep + 1, last ? " (the last)" : "", dist);
+			if ((err = check_launch(out, t, spec, at + s, what, good)) < 0)
 				return err;
 		}
 		return 0;
@@ -1104,8 +1290,9 @@ static int check_rep(struct sc_timing_result *out, struct timed t[2], const stru
 		int s = burst <= SC_HARNESS_BURST_CHECKS ? c : (int)(check_draw(prng, repeatable) % (uint64_t)burst);
 		if (s >= burst)
 			break;
-		snprintf(what, sizeof(what), "the check of launch %d of the burst of repetition %zu", s + 1, rep + 1);
-		if ((err = check_launch(out, t, spec, s, what, good)) < 0)
+		snprintf(what, sizeof(what), "the check of launch %d of the burst of repetition %zu, distribution %zu", s + 1,
+			 rep + 1, dist);
+		if ((err = check_launch(out, t, spec, at + s, what, good)) < 0)
 			return err;
 	}
 	return 0;
@@ -1129,7 +1316,8 @@ static bool shares_address(const struct instance *a, const struct instance *sets
  * must match the baseline's on the same inputs.
  */
 static int fresh_revalidation(struct sc_timing_result *out, struct timed *t, const struct sc_spec *spec,
-			      uint64_t secret, int timeout_ms, enum sc_check_reason *reason, bool *good)
+			      uint64_t secret, int timeout_ms, sc_ref_fn ref, enum sc_check_reason *reason, int *side,
+			      bool *good)
 {
 	struct sc_kernel_handle fresh = *t[0].k;
 	struct instance f[2];
@@ -1145,18 +1333,37 @@ static int fresh_revalidation(struct sc_timing_result *out, struct timed *t, con
 		goto done;
 	instance_copy_host(&f[1], &f[0]);
 	for (int w = 0; w < 2; w++) {
-		if ((err = instance_alloc(&f[w], t[w].d)) < 0 || (err = instance_reset(&f[w], t[w].d, spec, true)) < 0)
+		if ((err = instance_alloc(&f[w], t[w].d)) < 0 ||
+		    (err = instance_reset(&f[w], t[w].d, spec, true, false)) < 0)
 			goto done;
 		instance_bind_scalars(&f[w], spec);
 	}
-	out->fresh_addresses = !shares_address(&f[0], t[0].sets, t[0].burst);
+	out->fresh_addresses = !shares_address(&f[0], t[0].sets, t[0].nsets);
 	for (int w = 0; w < 2; w++) {
 		const struct sc_kernel_handle *k = w ? t[1].k : &fresh;
+		*side = w;
 		if ((err = launch_and_wait(t[w].d, k, &f[w], t[w].grid, t[w].block, t[w].shared, timeout_ms, reason)) < 0)
 			goto done;
 	}
 	if ((err = check_integrity(out, t[0].d, spec, &f[0], "candidate", good)) < 0 || !*good)
 		goto done;
+	if (ref) {
+		/* every rule of the correctness check, against the CPU
+		 * reference (computed now, after the launch) */
+		struct sc_check_result cr;
+		memset(&cr, 0, sizeof(cr));
+		instance_ref(&f[0], spec, &spec->timing, ref);
+		out->reference_judged = true;
+		if ((err = judge(&cr, t[0].d, spec, &f[0], &spec->timing, SIZE_MAX, f[0].dist, 0, "a secret seed", good)) <
+			    0 ||
+		    *good)
+			goto done;
+		out->reason = cr.reason;
+		set_msg(out->message, sizeof(out->message),
+			"re-validation on fresh state (module reloaded, new buffers, secret inputs) against the CPU reference failed: %s",
+			cr.message);
+		goto done;
+	}
 	err = compare_outputs(out, spec, &f[0], t[0].d, &f[1], t[1].d,
 			      "re-validation on fresh state (module reloaded, new buffers, secret inputs)", good);
 done:
@@ -1171,8 +1378,7 @@ static int alloc_sets(struct timed *t, const struct sc_spec *spec, int from, int
 {
 	int err;
 	for (int s = from; s < to; s++) {
-		if ((err = instance_host(&t->sets[s], spec, &spec->timing, SIZE_MAX, (size_t)s % spec->ndists, 0,
-					 false)) < 0 ||
+		if ((err = instance_host(&t->sets[s], spec, &spec->timing, SIZE_MAX, 0, 0, false)) < 0 ||
 		    (err = instance_alloc(&t->sets[s], t->d)) < 0)
 			return err;
 		instance_bind_scalars(&t->sets[s], spec);
@@ -1180,18 +1386,37 @@ static int alloc_sets(struct timed *t, const struct sc_spec *spec, int from, int
 	return 0;
 }
 
-static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n, const struct sc_device_info *info,
-		      enum sc_peak peak_kind)
+/*
+ * The statistics of n repetitions: each distribution's medians and
+ * speedup, then the candidate's and baseline's statistics of the
+ * distribution where the speedup is least (the one no other distribution
+ * can hide), the rates and the roofline.
+ */
+static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n, size_t ndists,
+		      const struct sc_device_info *info, enum sc_peak peak_kind)
 {
 	struct sc_timing_side *side[2] = { &out->cand, &out->base };
 	double secs, tmin_bw = 0, tmin = 0, tmin32 = 0;
+	size_t worst = 0;
 
+	out->ndists = ndists;
+	for (size_t d = 0; d < ndists; d++) {
+		struct sc_timing_stats a, b;
+		sc_timing_stats_compute(&a, t[0].ev + d * t[0].cap, n);
+		sc_timing_stats_compute(&b, t[1].ev + d * t[1].cap, n);
+		out->dist[d].cand_ms = a.median;
+		out->dist[d].base_ms = b.median;
+		out->dist[d].speedup = a.median > 0 ? b.median / a.median : INFINITY;
+		if (out->dist[d].speedup < out->dist[worst].speedup)
+			worst = d;
+	}
+	out->worst_dist = worst;
 	for (int w = 0; w < 2; w++) {
-		sc_timing_stats_compute(&side[w]->ev, t[w].ev, n);
-		sc_timing_stats_compute(&side[w]->host, t[w].host, n);
-		sc_timing_stats_compute(&side[w]->span, t[w].span, n);
+		sc_timing_stats_compute(&side[w]->ev, t[w].ev + worst * t[w].cap, n);
+		sc_timing_stats_compute(&side[w]->host, t[w].host + worst * t[w].cap, n);
+		sc_timing_stats_compute(&side[w]->span, t[w].span + worst * t[w].cap, n);
 		side[w]->burst = t[w].burst;
-		side[w]->launch_bound = t[w].launch_bound * 2 > n;
+		side[w]->launch_bound = t[w].launch_bound * 2 > n * ndists;
 	}
 	out->reps = n;
 	out->speedup = out->cand.ev.median > 0 ? out->base.ev.median / out->cand.ev.median : INFINITY;
@@ -1248,13 +1473,17 @@ static void summarise(struct sc_timing_result *out, struct timed t[2], size_t n,
 }
 
 int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc_device *bd,
-		    const struct sc_spec *spec, const struct sc_kernel_handle *cand, const struct sc_kernel_handle *base,
+		    const struct sc_spec *spec_in, const struct sc_kernel_handle *cand, const struct sc_kernel_handle *base,
 		    const struct sc_timing_opts_run *opts)
 {
 	struct timed t[2];
 	struct sc_expr_var vars[SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES];
-	size_t nv, n = 0, nwarm, rep = 0;
-	int maxrep = spec->topts.max_reps, err = 0, nalloc = 1;
+	/* The spec with the shape timed as its timing size: a shallow copy
+	 * (its strings stay spec_in's; never released). */
+	struct sc_spec shaped = *spec_in;
+	const struct sc_spec *spec = &shaped;
+	size_t nv, n = 0, nwarm, li = 0, ndists = spec_in->ndists ? spec_in->ndists : 1;
+	int maxrep = spec->topts.max_reps, err = 0, nalloc = 1, side = 0;
 	int check_every = opts->check_every > 0 ? opts->check_every : SC_HARNESS_CHECK_EVERY;
 	int64_t budget, start, fl = 0, by = 0;
 	uint64_t secret = opts->secret, prng;
@@ -1268,6 +1497,9 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 
 	memset(out, 0, sizeof(*out));
 	memset(t, 0, sizeof(t));
+	if (opts->shape)
+		shaped.timing = *opts->shape;
+	out->shape = shaped.timing;
 	if (!bd)
 		bd = d;
 	if (!secret)
@@ -1284,9 +1516,10 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 			return 0;
 		}
 		t[w].sets = sc_xcalloc(SC_HARNESS_BURST_MAX, sizeof(struct instance));
-		t[w].ev = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
-		t[w].host = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
-		t[w].span = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
+		t[w].cap = (size_t)maxrep + nwarm;
+		t[w].ev = sc_xcalloc(t[w].cap * ndists, sizeof(double));
+		t[w].host = sc_xcalloc(t[w].cap * ndists, sizeof(double));
+		t[w].span = sc_xcalloc(t[w].cap * ndists, sizeof(double));
 	}
 	nv = sc_spec_vars(vars, spec, &spec->timing, NULL);
 	if ((err = sc_spec_eval(&fl, spec->flops, "flops", vars, nv)) < 0 ||
@@ -1295,10 +1528,14 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 	out->flops = (double)fl;
 	out->bytes = (double)by;
 
-	/* One set per side for the warm-up and single launches. */
-	for (int w = 0; w < 2; w++)
-		if ((err = alloc_sets(&t[w], spec, 0, 1)) < 0)
+	/* One set per side and distribution for the warm-up and single
+	 * launches. */
+	for (int w = 0; w < 2; w++) {
+		if ((err = alloc_sets(&t[w], spec, 0, (int)ndists)) < 0)
 			goto done;
+		t[w].nsets = (int)ndists;
+	}
+	nalloc = (int)ndists;
 	per_set = instance_bytes(&t[0].sets[0]);
 	budget = opts->mem_budget ? opts->mem_budget : d->info.mem_bytes / 2;
 	for (int w = 0; w < 2; w++) {
@@ -1309,72 +1546,95 @@ int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc
 			goto done;
 	}
 
-	/* Warm-up, one flushed launch at a time, each on fresh inputs and
-	 * checked like any timed launch. The baseline's times alone decide
-	 * whether the pair is timed in bursts and how long a burst is (both
-	 * kernels alike, so the speedup compares like with like): nothing the
-	 * candidate does in the warm-up changes how it is timed. */
-	for (size_t i = 0; i < nwarm; i++, rep++) {
-		for (int w = 0; w < 2; w++)
-			if ((err = time_one(&t[w], spec, secret, rep, opts->timeout_ms, i, &out->fresh_inputs,
+	/* Warm-up, one flushed launch at a time, each on fresh inputs (the
+	 * distributions in turn) and checked like any timed launch. The
+	 * baseline's times alone decide whether the pair is timed in bursts
+	 * and how long a burst is (both kernels alike, so the speedup
+	 * compares like with like): nothing the candidate does in the
+	 * warm-up changes how it is timed. Its samples are kept apart (as
+	 * distribution 0 of the probe array) and never enter the statistics. */
+	for (size_t i = 0; i < nwarm; i++, li++) {
+		size_t dist = i % ndists;
+		for (side = 0; side < 2; side++)
+			if ((err = time_one(&t[side], spec, secret, li, dist, opts->timeout_ms, i, &out->fresh_inputs,
 					    &reason)) < 0)
 				goto fail;
-		if ((err = check_rep(out, t, spec, rep, false, check_every, &prng, repeatable, &good)) < 0)
+		if ((err = check_rep(out, t, spec, li, dist, false, check_every, &prng, repeatable, &good)) < 0)
 			goto done;
 		if (!good)
 			goto done;
 	}
 	scratch = sc_xcalloc((size_t)maxrep + nwarm, sizeof(double));
-	memcpy(scratch, t[1].ev + 1, (nwarm - 1) * sizeof(double));
+	for (size_t i = 1; i < nwarm; i++)
+		scratch[i - 1] = t[1].ev[(i % ndists) * t[1].cap + i];
 	qsort(scratch, nwarm - 1, sizeof(double), cmp_double);
 	probe = scratch[(nwarm - 1) / 2];
+	/* the warm-up's samples are not statistics: start afresh */
+	for (int w = 0; w < 2; w++) {
+		memset(t[w].ev, 0, t[w].cap * ndists * sizeof(double));
+		memset(t[w].host, 0, t[w].cap * ndists * sizeof(double));
+		memset(t[w].span, 0, t[w].cap * ndists * sizeof(double));
+		t[w].launch_bound = 0;
+	}
 	if (probe < below) {
 		/* Each launch of a burst gets its own inputs and outputs, as
-		 * many sets as the memory budget holds. */
-		int b = probe > 0 ? (int)fmin(SC_HARNESS_BURST_MAX, fmax(1, ceil(target / probe))) : SC_HARNESS_BURST_MAX;
-		int64_t fit = per_set ? (budget - 4 * d->info.l2_bytes) / (int64_t)(2 * per_set) : b;
+		 * many sets as the memory budget holds, a burst for each
+		 * distribution. */
+		int most = SC_HARNESS_BURST_MAX / (int)ndists;
+		int b = probe > 0 ? (int)fmin(most, fmax(1, ceil(target / probe))) : most;
+		int64_t fit = per_set ? (budget - 4 * d->info.l2_bytes) / (int64_t)(2 * per_set * ndists) : b;
 		if (fit < b)
 			b = fit > 1 ? (int)fit : 1;
 		out->burst = true;
-		nalloc = b;
+		nalloc = b * (int)ndists;
 		for (int w = 0; w < 2; w++) {
-			if ((err = alloc_sets(&t[w], spec, 1, b)) < 0)
+			if ((err = alloc_sets(&t[w], spec, (int)ndists, nalloc)) < 0)
 				goto done;
 			t[w].burst = b;
+			t[w].nsets = nalloc;
 		}
 	}
 
+	/* Each repetition times every distribution (a launch or a burst of
+	 * each, both kernels, who goes first alternating); each
+	 * distribution's launches keep their buffers until the repetition's
+	 * checks, drawn after it ran. */
 	start = d->host_ns(d);
-	for (n = 0; n < (size_t)maxrep; rep++) {
-		for (int j = 0; j < 2; j++) {
-			int w = (n % 2) ? 1 - j : j;  /* alternate who goes first */
-			if ((err = time_one(&t[w], spec, secret, rep, opts->timeout_ms, n, &out->fresh_inputs, &reason)) < 0)
-				goto fail;
-		}
+	for (n = 0; n < (size_t)maxrep;) {
+		bool last;
+		for (size_t dist = 0; dist < ndists; dist++, li++)
+			for (int j = 0; j < 2; j++) {
+				side = ((n + dist) % 2) ? 1 - j : j;
+				if ((err = time_one(&t[side], spec, secret, li, dist, opts->timeout_ms, n, &out->fresh_inputs,
+						    &reason)) < 0)
+					goto fail;
+			}
 		n++;
 		if (n >= (size_t)spec->topts.min_reps) {
-			struct sc_timing_stats a, b;
-			memcpy(scratch, t[0].ev, n * sizeof(double));
-			sc_timing_stats_compute(&a, scratch, n);
-			memcpy(scratch, t[1].ev, n * sizeof(double));
-			sc_timing_stats_compute(&b, scratch, n);
-			if (a.rse < spec->topts.target_rse && b.rse < spec->topts.target_rse)
-				out->converged = true;
+			bool conv = true;
+			for (size_t dist = 0; dist < ndists && conv; dist++)
+				for (int w = 0; w < 2 && conv; w++) {
+					struct sc_timing_stats st;
+					memcpy(scratch, t[w].ev + dist * t[w].cap, n * sizeof(double));
+					sc_timing_stats_compute(&st, scratch, n);
+					conv = st.rse < spec->topts.target_rse;
+				}
+			out->converged = conv;
 		}
-		{
-			bool last = n == (size_t)maxrep || out->converged ||
-				    (n >= (size_t)spec->topts.min_reps &&
-				     (double)(d->host_ns(d) - start) / 1e9 > spec->topts.max_seconds);
-			if ((err = check_rep(out, t, spec, rep, last, check_every, &prng, repeatable, &good)) < 0)
+		last = n == (size_t)maxrep || out->converged ||
+		       (n >= (size_t)spec->topts.min_reps && (double)(d->host_ns(d) - start) / 1e9 > spec->topts.max_seconds);
+		for (size_t dist = 0; dist < ndists && good; dist++)
+			if ((err = check_rep(out, t, spec, n - 1, dist, last, check_every, &prng, repeatable, &good)) < 0)
 				goto done;
-			if (!good || last)
-				break;
-		}
+		if (!good || last)
+			break;
 	}
-	summarise(out, t, n, &d->info, spec->peak);
+	summarise(out, t, n, ndists, &d->info, spec->peak);
 	if (!good)
 		goto done;
-	if ((err = fresh_revalidation(out, t, spec, secret, opts->timeout_ms, &reason, &good)) < 0)
+	if ((err = fresh_revalidation(out, t, spec, secret, opts->timeout_ms,
+				      opts->ref && out->flops <= SC_HARNESS_REF_MAX_FLOPS ? opts->ref : NULL, &reason, &side,
+				      &good)) < 0)
 		goto fail;
 	out->ok = good;
 	goto done;
@@ -1382,7 +1642,9 @@ fail:
 	if (err < 0 && reason != SC_REASON_NONE) {
 		out->reason = reason;
 		out->device_lost = true;
-		set_msg(out->message, sizeof(out->message), "during timing: %s", sc_error_last());
+		out->base_fault = side == 1;
+		set_msg(out->message, sizeof(out->message), "during timing, the %s's launch: %s",
+			side == 1 ? "baseline" : "candidate", sc_error_last());
 		err = 0;
 	}
 done:

@@ -20,7 +20,7 @@
 #include "device.h"
 #include "spec.h"
 
-#define SC_HARNESS_VERSION "1"
+#define SC_HARNESS_VERSION "2"
 #define SC_HARNESS_GUARD_BYTES 4096         /* canary bytes on each side of a buffer */
 #define SC_HARNESS_POISON_F32 0x7fc0dead    /* a quiet NaN written over outputs */
 #define SC_HARNESS_POISON_INT 0xdeadbeefu
@@ -30,6 +30,24 @@
 #define SC_HARNESS_BURST_BELOW_MS 0.03      /* shorter kernels are timed in bursts */
 #define SC_HARNESS_BURST_TARGET_MS 0.5      /* a burst lasts about this long */
 #define SC_HARNESS_BURST_MAX 1000           /* launches in one burst at most (each with its own buffers) */
+/* What the determinism check's second run finds in outputs and scratch
+ * instead of the poison: finite values (float32 3.4e38, bfloat16 2.6e36
+ * or float16 65504, an integer pattern), so a kernel that reads an
+ * output or scratch before writing it gets another result. */
+#define SC_HARNESS_ALT_F32 0x7f7fdeadu
+#define SC_HARNESS_ALT_HALF 0x7bffu
+#define SC_HARNESS_ALT_INT 0x13572468u
+/* The CPU reference judges the re-validation at a timed shape (every
+ * rule, terms_rtol per element) when the spec's flops there are at most
+ * this; above, the baseline's output is the answer. */
+#define SC_HARNESS_REF_MAX_FLOPS 5e8
+/* The constant-output rule judges a timed launch's output buffer of at
+ * least this many elements (a few outputs of fresh random inputs can
+ * land within the tolerance of their mean by chance). */
+#define SC_HARNESS_CONSTANT_MIN 16
+/* The determinism check runs at the largest correctness size whose size
+ * variables multiply to at most this. */
+#define SC_HARNESS_REPEAT_MAX_WORK 16777216.0
 
 /* A loaded kernel and the tunable values it is launched with. */
 struct sc_kernel_handle {
@@ -120,6 +138,7 @@ enum sc_check_reason {
 	SC_REASON_LAUNCH,          /* launch refused or kernel faulted */
 	SC_REASON_TIMEOUT,         /* kernel ran past its time limit */
 	SC_REASON_CONFIG,          /* launch geometry invalid */
+	SC_REASON_NONDETERMINISTIC, /* two runs on the same inputs disagree */
 };
 /* Stable short name of a reason ("mismatch", "stale_output", ...). */
 const char *sc_check_reason_name(enum sc_check_reason r);
@@ -130,6 +149,12 @@ struct sc_check_opts {
 	int timeout_ms;       /* per launch */
 	size_t max_sizes;     /* check only the first max_sizes sets; 0 = all */
 	bool secret_seeds;    /* seeds are never shown: messages say "a secret seed", worst.seed is 0 */
+	/* The determinism check: at one correctness size (the largest under
+	 * SC_HARNESS_REPEAT_MAX_WORK), the first distribution and seed, the
+	 * kernel runs a second time on the same inputs with outputs and
+	 * scratch holding other contents (SC_HARNESS_ALT_*); both results
+	 * must agree bit for bit, or within the spec's repeat_tolerance. */
+	bool repeat;
 };
 
 struct sc_check_result {
@@ -150,6 +175,10 @@ struct sc_check_result {
 int sc_harness_check(struct sc_check_result *out, struct sc_device *d, const struct sc_spec *spec,
 		     const struct sc_kernel_handle *k, sc_ref_fn ref, const struct sc_check_opts *opts);
 
+/* The correctness size the determinism check runs at (an index into
+ * spec->correctness). */
+size_t sc_harness_repeat_size(const struct sc_spec *spec);
+
 struct sc_timing_opts_run {
 	int timeout_ms;
 	int check_every;      /* single launches: one in this many checked in full; 0 = SC_HARNESS_CHECK_EVERY */
@@ -158,6 +187,17 @@ struct sc_timing_opts_run {
 			       * launches are checked; else those draws come from the system after each launch */
 	double burst_below_ms;   /* 0: SC_HARNESS_BURST_BELOW_MS */
 	double burst_target_ms;  /* 0: SC_HARNESS_BURST_TARGET_MS */
+	const struct sc_size_set *shape;  /* the shape timed; NULL: spec->timing */
+	/* The CPU reference: the re-validation at the timed shape is judged
+	 * against it with every rule when the spec's flops there are at most
+	 * SC_HARNESS_REF_MAX_FLOPS; NULL (or above): against the baseline. */
+	sc_ref_fn ref;
+};
+
+/* One input distribution's times at a timed shape. */
+struct sc_timing_dist {
+	double cand_ms, base_ms;  /* medians */
+	double speedup;
 };
 
 struct sc_timing_side {
@@ -176,7 +216,14 @@ struct sc_timing_result {
 	size_t reps;
 	bool converged;        /* both under target RSE */
 	bool burst;            /* timed in bursts (warm L2) instead of single flushed launches */
-	double speedup;        /* base median / cand median */
+	/* Each repetition times every input distribution (a launch, or a
+	 * burst, of each); cand and base are the statistics of the
+	 * distribution on which the candidate is slowest against the
+	 * baseline (worst_dist), speedup is its, and dist[] has each. */
+	size_t ndists, worst_dist;
+	struct sc_timing_dist dist[SC_SPEC_MAX_DISTS];
+	struct sc_size_set shape;  /* the shape timed */
+	double speedup;        /* base median / cand median (of worst_dist) */
 	double flops, bytes;
 	double cand_gbps, cand_gflops, pct_peak;  /* pct of the fp32 roofline (of the tensor-core one for a "tensor" spec) */
 	double ceiling;        /* the most speedup the roofline allows (DRAM, tensor-core peak) */
@@ -188,21 +235,27 @@ struct sc_timing_result {
 	size_t spot_checks;    /* timed launches checked in full against the baseline */
 	size_t fresh_inputs;   /* input buffers regenerated on the device for timed launches */
 	bool fresh_addresses;  /* the fresh re-validation ran at addresses the timing never used */
+	bool reference_judged; /* ... and was judged against the CPU reference with every rule */
+	bool base_fault;       /* a launch failure (device_lost) was the baseline's, not the candidate's */
 	char message[1024];
 };
 
 /*
  * Times cand (on d) against base (on bd, a sibling context: the candidate
- * cannot reach the baseline's buffers; bd may be d) on the timing size,
- * interleaved. Every timed launch (warm-up included) reads inputs
+ * cannot reach the baseline's buffers; bd may be d) on one timed shape
+ * (opts->shape), interleaved. Every repetition times every input
+ * distribution. Every timed launch (warm-up included) reads inputs
  * generated on its device from a secret seed for that launch alone and
  * finds its outputs poisoned; in burst mode each launch of a burst has
- * buffers of its own. After each repetition a draw decides which of its
- * launches are checked in full (guards, inputs, outputs against the
- * baseline's on the same inputs); the last repetition is checked whole;
- * then a re-validation on fresh state (cand reloaded from its image, new
- * buffers, a secret seed). Returns 0 when the timing ran (out->ok says
- * whether every check passed), negative for infrastructure failures.
+ * buffers of its own. After each distribution's launches a draw decides
+ * which of them are checked in full (guards, inputs, outputs against the
+ * baseline's on the same inputs, with the element tolerance, the bias
+ * bound and the constant-output rule); the last repetition is checked
+ * whole; then a re-validation on fresh state (cand reloaded from its
+ * image, new buffers, a secret seed), judged against the CPU reference
+ * with every rule where opts->ref is given and affordable. Returns 0 when
+ * the timing ran (out->ok says whether every check passed), negative for
+ * infrastructure failures.
  */
 int sc_harness_time(struct sc_timing_result *out, struct sc_device *d, struct sc_device *bd,
 		    const struct sc_spec *spec, const struct sc_kernel_handle *cand,

@@ -45,23 +45,6 @@ struct sc_scan {
  */
 int sc_scan_source(struct sc_scan *out, const char *src, size_t len, bool fp32);
 
-/*
- * Scans the PTX NVRTC produced for the candidate (what runs, whatever the
- * source spelled) and appends error flags to out, one per kind, at the
- * first PTX line showing it: "device_state" (a module-level .global
- * variable: the only memory that outlives a launch, so the only place for
- * a cache or a launch counter; the compiler's own $str constants aside),
- * "module_atomic" (an atom/red on such a variable), "clock_read" (%clock,
- * %clock64, %globaltimer: a kernel that reads time can pace itself or
- * tell launches apart), "sleep" (nanosleep), "precision_downcast" (on an
- * fp32 fixture: f16/bf16/tf32/fp8 types in any instruction), "printf"
- * (vprintf) and "device_launch" (cudaLaunchDevice,
- * cudaGetParameterBuffer). Every one fails the verdict ("flagged").
- */
-int sc_scan_ptx(struct sc_scan *out, const char *ptx, size_t len, bool fp32);
-
-/* True for a kind the PTX scan decides (so a source flag of that kind is
- * replaced by what the PTX shows once it exists); inline_asm too. */
-bool sc_scan_kind_is_ptx(const char *kind);
+/* The scan of the PTX NVRTC produced: ptx.h. */
 
 #endif

@@ -260,6 +260,61 @@ static int parse_peak(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 	return 0;
 }
 
+static const char *const precision_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8" };
+
+const char *sc_precision_name(enum sc_precision p)
+{
+	return (size_t)p < SC_ARRAY_SIZE(precision_names) ? precision_names[p] : "unknown";
+}
+
+/*
+ * "precision", "compensated_tf32" and "repeat_tolerance". Without
+ * "precision" the narrowest float type of the buffers decides: fp8 for a
+ * float8_e4m3 buffer, else bf16, else fp16, else fp32.
+ */
+static int parse_precision(const struct ctx *c, const cJSON *root, struct sc_spec *s)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "precision");
+	int err;
+
+	s->precision = SC_PRECISION_FP32;
+	for (size_t i = 0; i < s->nparams; i++) {
+		enum sc_dtype t = s->params[i].dtype;
+		if (s->params[i].kind != SC_PARAM_BUFFER)
+			continue;
+		if (t == SC_DTYPE_E4M3)
+			s->precision = SC_PRECISION_FP8;
+		else if (t == SC_DTYPE_BF16 && s->precision != SC_PRECISION_FP8)
+			s->precision = SC_PRECISION_BF16;
+		else if (t == SC_DTYPE_F16 && s->precision == SC_PRECISION_FP32)
+			s->precision = SC_PRECISION_FP16;
+	}
+	if (it) {
+		size_t k = 0;
+		while (k < SC_ARRAY_SIZE(precision_names) &&
+		       !(cJSON_IsString(it) && !strcmp(it->valuestring, precision_names[k])))
+			k++;
+		if (k == SC_ARRAY_SIZE(precision_names))
+			return bad(c, "$.precision", "expected \"fp32\", \"tf32\", \"bf16\", \"fp16\" or \"fp8\"");
+		s->precision = (enum sc_precision)k;
+		s->precision_given = true;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(root, "compensated_tf32");
+	if (it) {
+		if (!cJSON_IsBool(it))
+			return bad(c, "$.compensated_tf32", "expected true or false");
+		s->compensated_tf32 = cJSON_IsTrue(it);
+		if (s->compensated_tf32 && s->precision != SC_PRECISION_FP32)
+			return bad(c, "$.compensated_tf32", "applies only to \"precision\": \"fp32\" (a narrower precision allows TF32 outright)");
+	}
+	s->repeat_tolerance = 0;
+	if ((err = get_num(c, root, "repeat_tolerance", "$", &s->repeat_tolerance, false)) < 0)
+		return err;
+	if (s->repeat_tolerance < 0 || s->repeat_tolerance > 1)
+		return bad(c, "$.repeat_tolerance", "must be a fraction of the tolerance in [0, 1]");
+	return 0;
+}
+
 /* Checks every expression evaluates for every size set with the default tunables. */
 static int check_exprs(const struct ctx *c, const struct sc_spec *s)
 {
@@ -270,8 +325,8 @@ static int check_exprs(const struct ctx *c, const struct sc_spec *s)
 
 	for (size_t t = 0; t < s->ntunables; t++)
 		tun.v[t] = s->tunables[t].def;
-	for (size_t k = 0; k <= s->ncorrectness; k++) {
-		const struct sc_size_set *set = k < s->ncorrectness ? &s->correctness[k] : &s->timing;
+	for (size_t k = 0; k < s->ncorrectness + s->ntimed; k++) {
+		const struct sc_size_set *set = k < s->ncorrectness ? &s->correctness[k] : &s->timed[k - s->ncorrectness];
 		size_t n = sc_spec_vars(vars, s, set, &tun);
 		for (size_t i = 0; i < s->nparams; i++) {
 			const struct sc_param *p = &s->params[i];
@@ -369,6 +424,19 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 	}
 	if ((err = parse_sizes(c, s, cJSON_GetObjectItemCaseSensitive(sizes, "timing"), "$.sizes.timing", &s->timing)) < 0)
 		return err;
+	s->timed[s->ntimed++] = s->timing;
+	it = cJSON_GetObjectItemCaseSensitive(root, "extra_timing_sizes");
+	if (it && !cJSON_IsArray(it))
+		return bad(c, "$.extra_timing_sizes", "expected a list of size sets");
+	cJSON_ArrayForEach(e, it) {
+		char p[64];
+		if (s->ntimed == SC_SPEC_MAX_TIMED)
+			return bad(c, "$.extra_timing_sizes", "too many timed shapes (at most 3 beside sizes.timing)");
+		snprintf(p, sizeof(p), "$.extra_timing_sizes[%zu]", s->ntimed - 1);
+		if ((err = parse_sizes(c, s, e, p, &s->timed[s->ntimed])) < 0)
+			return err;
+		s->ntimed++;
+	}
 
 	launch = cJSON_GetObjectItemCaseSensitive(root, "launch");
 	if (!cJSON_IsObject(launch))
@@ -444,7 +512,7 @@ static int parse_root(const struct ctx *c, const cJSON *root, struct sc_spec *s)
 	if ((err = get_expr(c, root, "flops", "$", &s->flops, true)) < 0 ||
 	    (err = get_expr(c, root, "bytes", "$", &s->bytes, true)) < 0)
 		return err;
-	if ((err = parse_peak(c, root, s)) < 0)
+	if ((err = parse_peak(c, root, s)) < 0 || (err = parse_precision(c, root, s)) < 0)
 		return err;
 
 	s->topts.warmup = 5;
@@ -611,4 +679,15 @@ bool sc_spec_is_fp32(const struct sc_spec *spec)
 		     spec->params[i].dtype == SC_DTYPE_E4M3))
 			return false;
 	return true;
+}
+
+bool sc_spec_float_outputs(const struct sc_spec *spec)
+{
+	for (size_t i = 0; i < spec->nparams; i++) {
+		const struct sc_param *p = &spec->params[i];
+		if (p->kind == SC_PARAM_BUFFER && (p->role == SC_ROLE_OUT || p->role == SC_ROLE_INOUT) &&
+		    p->dtype != SC_DTYPE_I32 && p->dtype != SC_DTYPE_U32)
+			return true;
+	}
+	return false;
 }

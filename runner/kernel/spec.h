@@ -17,6 +17,7 @@
 #define SC_SPEC_MAX_TUNABLES  8
 #define SC_SPEC_MAX_DISTS     8
 #define SC_SPEC_MAX_SIZES     32
+#define SC_SPEC_MAX_TIMED     4   /* timed shapes: "sizes.timing" and "extra_timing_sizes" */
 
 enum sc_param_kind { SC_PARAM_BUFFER, SC_PARAM_SCALAR };
 /* SC_DTYPE_E4M3: OCP float8 e4m3 (1 byte), for input buffers only. */
@@ -28,6 +29,13 @@ enum sc_role { SC_ROLE_IN, SC_ROLE_OUT, SC_ROLE_INOUT, SC_ROLE_SCRATCH };
  * fp32 rate, or its dense bf16/fp16 tensor-core rate. */
 enum sc_peak { SC_PEAK_FP32, SC_PEAK_TENSOR };
 enum sc_dist_kind { SC_DIST_UNIFORM, SC_DIST_NORMAL, SC_DIST_INT_UNIFORM };
+/*
+ * "precision": the narrowest floating type a candidate's arithmetic may
+ * convert to (docs/kernels.md, "Precision"). A type is narrower when it
+ * has fewer mantissa bits or fewer exponent bits: fp32 (23, 8), tf32
+ * (10, 8), bf16 (7, 8), fp16 (10, 5), fp8 = e4m3 (3, 4).
+ */
+enum sc_precision { SC_PRECISION_FP32, SC_PRECISION_TF32, SC_PRECISION_BF16, SC_PRECISION_FP16, SC_PRECISION_FP8 };
 
 struct sc_dist {
 	enum sc_dist_kind kind;
@@ -72,7 +80,11 @@ struct sc_spec {
 	size_t nparams;
 	struct sc_size_set correctness[SC_SPEC_MAX_SIZES];
 	size_t ncorrectness;
-	struct sc_size_set timing;
+	struct sc_size_set timing;    /* the production shape: timed[0] */
+	/* Every timed shape: "sizes.timing" first, then "extra_timing_sizes"
+	 * (a decode-like or odd shape); the speedup is their geometric mean. */
+	struct sc_size_set timed[SC_SPEC_MAX_TIMED];
+	size_t ntimed;
 	char *grid[3], *block[3], *shared_bytes;
 	struct sc_tunable tunables[SC_SPEC_MAX_TUNABLES];
 	size_t ntunables;
@@ -86,6 +98,17 @@ struct sc_spec {
 	double max_mean_signed_error;
 	char *flops, *bytes;
 	enum sc_peak peak;  /* "peak"; default tensor when a buffer is bfloat16/float16 */
+	/* "precision"; without it the narrowest float type of the buffers
+	 * (fp8 for float8_e4m3, bf16, fp16, else fp32). */
+	enum sc_precision precision;
+	bool precision_given;
+	/* "compensated_tf32": on an fp32 fixture, a compensated split
+	 * (3xTF32: x = hi + lo, each TF32) is allowed; plain TF32 is not. */
+	bool compensated_tf32;
+	/* "repeat_tolerance": how far two runs of the candidate on the same
+	 * inputs may differ, as a fraction of each element's tolerance; 0 (the
+	 * default): bit for bit. For fixtures where float atomics are natural. */
+	double repeat_tolerance;
 	struct sc_timing_opts topts;
 	size_t ndists;  /* most init entries of any input: distribution count */
 };
@@ -126,8 +149,13 @@ int sc_spec_tunables(struct sc_tunable_values *out, const struct sc_spec *spec, 
 /* "float32", "int32", "uint32", "bfloat16", "float16", "float8_e4m3". */
 const char *sc_dtype_name(enum sc_dtype t);
 
-/* True when no buffer of spec is bfloat16, float16 or float8_e4m3:
- * half-precision arithmetic in a candidate is then a precision downcast. */
+/* True when no buffer of spec is bfloat16, float16 or float8_e4m3. */
 bool sc_spec_is_fp32(const struct sc_spec *spec);
+
+/* "fp32", "tf32", "bf16", "fp16", "fp8". */
+const char *sc_precision_name(enum sc_precision p);
+/* True when a buffer of spec that the kernel writes (out, inout) holds
+ * floating-point values: integer quantization is then a downcast too. */
+bool sc_spec_float_outputs(const struct sc_spec *spec);
 
 #endif

@@ -277,11 +277,13 @@ int sc_strong_time(struct sc_strong_result *out, struct sc_device *d, const char
 
 int sc_strong_time_solution(struct sc_strong_result *out, struct sc_device *d, struct sc_device *sd,
 			    const struct sc_spec *spec, sc_ref_fn ref, const struct sc_kernel_handle *cand,
-			    const struct sc_kernel_handle *sol, const char *name, const struct sc_timing_opts_run *to)
+			    const struct sc_kernel_handle *sol, const char *name, const struct sc_timing_opts_run *to,
+			    const struct sc_size_set *shapes, size_t nshapes)
 {
-	struct sc_check_opts co = { 1, 0x5011, to->timeout_ms, 1, false };
+	struct sc_check_opts co = { 1, 0x5011, to->timeout_ms, 1, false, false };
 	struct sc_check_result chk;
 	struct sc_timing_result tr;
+	double logsum = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -304,22 +306,50 @@ int sc_strong_time_solution(struct sc_strong_result *out, struct sc_device *d, s
 		return chk.device_lost ? sc_error_set(SC_EGPU, "the fixture's solution lost the device: %s", chk.message)
 				       : 0;
 	}
-	if ((err = sc_harness_time(&tr, d, sd, spec, cand, sol, to)) < 0)
-		return err;
-	if (!tr.ok) {
-		snprintf(out->why, sizeof(out->why), "timing against the solution failed: %.400s", tr.message);
-		return tr.device_lost ? sc_error_set(SC_EGPU, "timing against the fixture's solution lost the device: %s",
-						     tr.message)
-				      : 0;
+	if (nshapes > SC_SPEC_MAX_TIMED)
+		nshapes = SC_SPEC_MAX_TIMED;
+	for (size_t k = 0; k < nshapes; k++) {
+		struct sc_timing_opts_run o = *to;
+		char sdesc[160];
+		size_t off = 0;
+		o.shape = &shapes[k];
+		o.ref = ref;
+		if ((err = sc_harness_time(&tr, d, sd, spec, cand, sol, &o)) < 0)
+			return err;
+		sdesc[0] = '\0';
+		for (size_t i = 0; i < spec->nsize_vars && off < sizeof(sdesc); i++)
+			off += (size_t)snprintf(sdesc + off, sizeof(sdesc) - off, "%s%s=%lld", i ? " " : "",
+						spec->size_vars[i], (long long)shapes[k].v[i]);
+		if (!tr.ok && tr.device_lost && tr.base_fault) {
+			/* the solution faulted: not the candidate's doing */
+			snprintf(out->why, sizeof(out->why), "the solution faulted during the timing at %.100s: %.350s", sdesc,
+				 tr.message);
+			return sc_error_set(SC_EGPU, "timing against the fixture's solution lost the device: %s", tr.message);
+		}
+		if (!tr.ok) {
+			out->failed = true;
+			out->reason = tr.reason;
+			out->device_lost = tr.device_lost;
+			snprintf(out->message, sizeof(out->message), "during the timing against the strong reference (%.200s) at %.150s: %.700s",
+				 name, sdesc, tr.message);
+			snprintf(out->why, sizeof(out->why), "the candidate failed a check of this timing: %.400s", tr.message);
+			return 0;
+		}
+		out->shape_speedup[k] = tr.speedup;
+		out->shape_median_ms[k] = tr.base.ev.median;
+		logsum += log(tr.speedup > 0 && isfinite(tr.speedup) ? tr.speedup : 1e-300);
+		if (k == 0) {
+			out->median_ms = tr.base.ev.median;
+			out->q1_ms = tr.base.ev.q1;
+			out->q3_ms = tr.base.ev.q3;
+			out->reps = tr.reps;
+			snprintf(out->method, sizeof(out->method), "the harness's %s timing, interleaved with the candidate, "
+				 "as the naive baseline is", tr.burst ? "burst" : "single-launch (L2 flushed)");
+		}
 	}
-	out->done = true;
-	out->median_ms = tr.base.ev.median;
-	out->q1_ms = tr.base.ev.q1;
-	out->q3_ms = tr.base.ev.q3;
-	out->reps = tr.reps;
-	out->speedup = tr.speedup;
-	snprintf(out->method, sizeof(out->method), "the harness's %s timing, interleaved with the candidate, "
-		 "as the naive baseline is", tr.burst ? "burst" : "single-launch (L2 flushed)");
+	out->nshapes = nshapes;
+	out->done = nshapes > 0;
+	out->speedup = nshapes ? exp(logsum / (double)nshapes) : NAN;
 	return 0;
 }
 

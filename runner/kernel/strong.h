@@ -36,8 +36,21 @@ struct sc_strong_result {
 	char method[160]; /* done: how it was timed */
 	double median_ms, q1_ms, q3_ms;
 	size_t reps;
-	double speedup;   /* done: its median over the candidate's; NAN otherwise */
+	double speedup;   /* done: its median over the candidate's (the geometric mean over the
+			   * timed shapes); NAN otherwise */
 	bool b_nk;        /* the layout the call used: B is N x K */
+	/* Each timed shape's speedup and median (the first shape's median is
+	 * median_ms). */
+	size_t nshapes;
+	double shape_speedup[SC_SPEC_MAX_TIMED], shape_median_ms[SC_SPEC_MAX_TIMED];
+	/* The candidate failed a check of this timing (a wrong or stale
+	 * output, a modified input, a write out of bounds, a fault or a
+	 * timeout of its own launch): the unit fails with reason and
+	 * message, as in any other check. */
+	bool failed;
+	enum sc_check_reason reason;
+	bool device_lost;
+	char message[1280];
 };
 
 /*
@@ -54,16 +67,20 @@ int sc_strong_time(struct sc_strong_result *out, struct sc_device *d, const char
  * The fixture's solution sol (loaded on sd, a sibling of d; name says
  * what it is) as the strong reference of candidate cand (loaded on d):
  * first checked against ref on the spec's first correctness size with
- * one seed (on sd), then timed against cand by sc_harness_time with to,
- * exactly as the naive baseline is. A solution that fails the check, or
- * a timing that fails, is "not timed" with why; sol NULL is a fixture
- * without a solution (applies false, why says so). out->speedup is the
- * harness's speedup of cand over sol. Returns 0, or a negative code for
- * a failure outside the kernels (the device is then unusable).
+ * one seed (on sd), then timed against cand by sc_harness_time with to at
+ * each of shapes[0..nshapes), exactly as the naive baseline is (every
+ * check during and after the timing). A solution that fails its check,
+ * or faults, is "not timed" with why; a check of the candidate that
+ * fails there (or a fault of its launch) sets out->failed with the
+ * reason: the unit fails. sol NULL is a fixture without a solution
+ * (applies false, why says so). out->speedup is the geometric mean of
+ * the harness's speedups of cand over sol. Returns 0, or a negative code
+ * for a failure outside the kernels (the device is then unusable).
  */
 int sc_strong_time_solution(struct sc_strong_result *out, struct sc_device *d, struct sc_device *sd,
 			    const struct sc_spec *spec, sc_ref_fn ref, const struct sc_kernel_handle *cand,
-			    const struct sc_kernel_handle *sol, const char *name, const struct sc_timing_opts_run *to);
+			    const struct sc_kernel_handle *sol, const char *name, const struct sc_timing_opts_run *to,
+			    const struct sc_size_set *shapes, size_t nshapes);
 
 /*
  * The strong reference of a fixture from the library's result lib and

@@ -18,6 +18,7 @@
 #include "device.h"
 #include "harness.h"
 #include "nvrtc.h"
+#include "ptx.h"
 #include "refs.h"
 #include "gen.h"
 #include "scan.h"
@@ -307,8 +308,9 @@ static bool emit_flags(cJSON *r, const struct sc_scan *scan)
  * are dropped: a macro, a pasted token or a split string cannot hide from
  * the PTX, and a spelling that compiles to nothing is no flag).
  */
-static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, bool fp32)
+static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, const struct sc_spec *spec)
 {
+	struct sc_ptx_rules rules;
 	size_t k = 0;
 
 	if (!cc->ptx)
@@ -317,7 +319,8 @@ static void merge_ptx_flags(struct sc_scan *scan, const struct sc_compiled *cc, 
 		if (!sc_scan_kind_is_ptx(scan->flags[i].kind))
 			scan->flags[k++] = scan->flags[i];
 	scan->nflags = k;
-	sc_scan_ptx(scan, cc->ptx, cc->ptx_len, fp32);
+	sc_ptx_rules_from_spec(&rules, spec);
+	sc_scan_ptx(scan, cc->ptx, cc->ptx_len, &rules);
 }
 
 /*
@@ -387,38 +390,106 @@ static bool load_solution(struct sc_kernel_handle *sol, struct sc_compiled *sc, 
 	return true;
 }
 
+/* "rows=16384 cols=4096": a size set as the spec names it. */
+static void shape_text(char *dst, size_t cap, const struct sc_spec *spec, const struct sc_size_set *size)
+{
+	size_t off = 0;
+	dst[0] = '\0';
+	for (size_t i = 0; i < spec->nsize_vars && off < cap; i++)
+		off += (size_t)snprintf(dst + off, cap - off, "%s%s=%lld", i ? " " : "", spec->size_vars[i],
+					(long long)size->v[i]);
+}
+
+/* One timed shape of timing.shapes: its size, times, speedup and each
+ * input distribution's. */
+static cJSON *shape_json(const struct sc_timing_result *tr, const struct sc_spec *spec)
+{
+	cJSON *o = cJSON_CreateObject(), *size = cJSON_AddObjectToObject(o, "size"), *ds;
+
+	for (size_t i = 0; i < spec->nsize_vars; i++)
+		cJSON_AddNumberToObject(size, spec->size_vars[i], (double)tr->shape.v[i]);
+	cJSON_AddNumberToObject(o, "speedup", isfinite(tr->speedup) ? tr->speedup : 0);
+	cJSON_AddNumberToObject(o, "candidate_ms", tr->cand.ev.median);
+	cJSON_AddNumberToObject(o, "baseline_ms", tr->base.ev.median);
+	cJSON_AddNumberToObject(o, "candidate_rse", tr->cand.ev.rse);
+	cJSON_AddStringToObject(o, "method", tr->burst ? "burst" : "single");
+	cJSON_AddNumberToObject(o, "burst", tr->cand.burst);
+	cJSON_AddNumberToObject(o, "reps", (double)tr->reps);
+	cJSON_AddBoolToObject(o, "converged", tr->converged);
+	cJSON_AddNumberToObject(o, "pct_peak", tr->pct_peak);
+	cJSON_AddNumberToObject(o, "worst_distribution", (double)tr->worst_dist);
+	ds = cJSON_AddArrayToObject(o, "distributions");
+	for (size_t d = 0; d < tr->ndists; d++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "distribution", (double)d);
+		cJSON_AddNumberToObject(e, "candidate_ms", tr->dist[d].cand_ms);
+		cJSON_AddNumberToObject(e, "baseline_ms", tr->dist[d].base_ms);
+		cJSON_AddNumberToObject(e, "speedup", isfinite(tr->dist[d].speedup) ? tr->dist[d].speedup : 0);
+		cJSON_AddItemToArray(ds, e);
+	}
+	cJSON_AddBoolToObject(o, "reference_judged", tr->reference_judged);
+	cJSON_AddNumberToObject(o, "spot_checks", (double)tr->spot_checks);
+	return o;
+}
+
 /*
  * The strong reference (strong.h) as timing.strong_reference: the
  * fixture's solution timed against the candidate ck (on dev) in the
- * baseline's context bdev, for gemm-bf16 also the vendor GEMM, the
- * faster of the two kept. Appends its speedup (or why there is none) to
- * msg. Returns a negative code when the device failed.
+ * baseline's context bdev at every timed shape, for gemm-bf16 also the
+ * vendor GEMM, the faster of the two kept (each the geometric mean over
+ * the shapes, tr[k] the candidate's timing at shape k). Appends its
+ * speedup (or why there is none) to msg. A check of the candidate that
+ * fails during this timing is a failure of the unit: *failed is set
+ * with its reason and message. Returns a negative code when the device
+ * failed.
  */
 static int strong_json(cJSON *t, struct sc_device *dev, struct sc_device *bdev, const struct job *j, sc_ref_fn ref,
-		       const struct sc_kernel_handle *ck, const struct sc_timing_result *tr, char *msg, size_t msgsize)
+		       const struct sc_kernel_handle *ck, const struct sc_timing_result *tr, char *msg, size_t msgsize,
+		       struct sc_strong_result *failed)
 {
 	struct sc_strong_result lib, sol, s;
-	struct sc_timing_opts_run to = { j->timeout_ms, 0, 0, 0, 0, 0 };
+	struct sc_timing_opts_run to = { .timeout_ms = j->timeout_ms };
 	struct sc_compiled sc;
 	struct sc_kernel_handle sk;
-	cJSON *o;
+	double logsum = 0;
+	cJSON *o, *shapes;
 	size_t n;
-	int err;
+	int err = 0;
 
 	memset(&sc, 0, sizeof(sc));
-	if ((err = sc_strong_time(&lib, bdev, j->fixture, &j->spec, ref, strong_check_size(&j->spec), &j->spec.timing,
-				  20, j->timeout_ms)) < 0)
-		return err;
+	memset(failed, 0, sizeof(*failed));
+	memset(&lib, 0, sizeof(lib));
+	for (size_t k = 0; k < j->spec.ntimed; k++) {
+		struct sc_strong_result one;
+		if ((err = sc_strong_time(&one, bdev, j->fixture, &j->spec, ref, strong_check_size(&j->spec),
+					  &j->spec.timed[k], 20, j->timeout_ms)) < 0)
+			return err;
+		if (k == 0)
+			lib = one;
+		if (!one.done) {
+			if (k > 0) {
+				lib.done = false;
+				snprintf(lib.why, sizeof(lib.why), "%s", one.why);
+			}
+			break;
+		}
+		lib.shape_speedup[k] = tr[k].cand.ev.median > 0 ? one.median_ms / tr[k].cand.ev.median : NAN;
+		lib.shape_median_ms[k] = one.median_ms;
+		logsum += log(lib.shape_speedup[k] > 0 ? lib.shape_speedup[k] : 1e-300);
+		lib.nshapes = k + 1;
+	}
 	if (lib.done)
-		lib.speedup = tr->cand.ev.median > 0 ? lib.median_ms / tr->cand.ev.median : NAN;
+		lib.speedup = exp(logsum / (double)lib.nshapes);
 	if (!j->solution) {
-		err = sc_strong_time_solution(&sol, dev, bdev, &j->spec, ref, ck, NULL, "none", &to);
+		err = sc_strong_time_solution(&sol, dev, bdev, &j->spec, ref, ck, NULL, "none", &to, j->spec.timed,
+					      j->spec.ntimed);
 	} else {
 		memset(&sol, 0, sizeof(sol));
 		sol.speedup = NAN;
 		if (load_solution(&sk, &sc, bdev, j, sol.why, sizeof(sol.why))) {
 			sc_random_bytes(&to.secret, sizeof(to.secret));
-			err = sc_strong_time_solution(&sol, dev, bdev, &j->spec, ref, ck, &sk, j->solution_name, &to);
+			err = sc_strong_time_solution(&sol, dev, bdev, &j->spec, ref, ck, &sk, j->solution_name, &to,
+						      j->spec.timed, j->spec.ntimed);
 		} else {
 			sol.applies = true;
 			snprintf(sol.name, sizeof(sol.name), "%s", j->solution_name);
@@ -427,6 +498,10 @@ static int strong_json(cJSON *t, struct sc_device *dev, struct sc_device *bdev, 
 	sc_compiled_release(&sc);
 	if (err < 0)
 		return err;
+	if (sol.failed) {
+		*failed = sol;
+		return 0;
+	}
 	sc_strong_pick(&s, &lib, &sol);
 	o = cJSON_AddObjectToObject(t, "strong_reference");
 	cJSON_AddStringToObject(o, "name", s.applies ? s.name : "none");
@@ -446,7 +521,15 @@ static int strong_json(cJSON *t, struct sc_device *dev, struct sc_device *bdev, 
 	cJSON_AddNumberToObject(o, "reps", (double)s.reps);
 	cJSON_AddNumberToObject(o, "speedup", isfinite(s.speedup) ? s.speedup : 0);
 	cJSON_AddStringToObject(o, "method", s.method);
-	snprintf(msg + n, msgsize - n, "; %.2fx the strong reference (%s, %.4f ms)", s.speedup, s.name, s.median_ms);
+	shapes = cJSON_AddArrayToObject(o, "shapes");
+	for (size_t k = 0; k < s.nshapes; k++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "median_ms", s.shape_median_ms[k]);
+		cJSON_AddNumberToObject(e, "speedup", isfinite(s.shape_speedup[k]) ? s.shape_speedup[k] : 0);
+		cJSON_AddItemToArray(shapes, e);
+	}
+	snprintf(msg + n, msgsize - n, "; %.2fx the strong reference (%s, %.4f ms%s)", s.speedup, s.name, s.median_ms,
+		 s.nshapes > 1 ? " at the first shape; geometric mean over the shapes" : "");
 	return 0;
 }
 
@@ -471,7 +554,7 @@ static void run_job(cJSON *r, struct job *j)
 	cJSON_AddStringToObject(r, "arch", j->arch);
 
 	/* 1. Static scan: refusals before anything reaches NVRTC. */
-	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), sc_spec_is_fp32(&j->spec));
+	err = sc_scan_source(&scan, j->candidate, strlen(j->candidate), j->spec.precision == SC_PRECISION_FP32);
 	if (err < 0) {
 		set_verdict(r, "failed", scan.refusal ? scan.refusal : "include_refused", sc_error_last());
 		return;
@@ -492,7 +575,7 @@ static void run_job(cJSON *r, struct job *j)
 	}
 	cJSON_AddItemToObject(r, "compile", compile_json(&cc, j->arch));
 	if (cc.ok) {
-		merge_ptx_flags(&scan, &cc, sc_spec_is_fp32(&j->spec));
+		merge_ptx_flags(&scan, &cc, &j->spec);
 		flag_error = emit_flags(r, &scan);
 	}
 	if (!cc.ok) {
@@ -572,7 +655,8 @@ static void run_job(cJSON *r, struct job *j)
 
 	/* 4. Correctness on every size, distribution and seed. */
 	{
-		struct sc_check_opts o = { j->seeds, 1, j->timeout_ms, (size_t)j->max_sizes, false };
+		/* with the determinism check: one size run twice */
+		struct sc_check_opts o = { j->seeds, 1, j->timeout_ms, (size_t)j->max_sizes, false, true };
 		if ((err = sc_harness_check(&chk, dev, &j->spec, &ck, ref, &o)) < 0) {
 			set_verdict(r, "error", "gpu", sc_error_last());
 			goto done;
@@ -584,16 +668,21 @@ static void run_job(cJSON *r, struct job *j)
 		}
 	}
 
-	/* 5. Timing against the baseline (in a context of its own), then the
-	 * correctness check again on a freshly loaded module with a secret
-	 * seed. */
+	/* 5. Timing against the baseline (in a context of its own) at every
+	 * timed shape, then the correctness check again on a freshly loaded
+	 * module with a secret seed, then the strong reference's timing (a
+	 * check like the others). */
 	if (j->timing && j->baseline) {
-		struct sc_timing_result tr;
-		struct sc_timing_opts_run to = { j->timeout_ms, 0, 0, 0, 0, 0 };
+		struct sc_timing_result tr[SC_SPEC_MAX_TIMED];
+		struct sc_timing_opts_run to = { .timeout_ms = j->timeout_ms, .ref = ref };
 		struct sc_check_result again;
-		struct sc_check_opts o = { 1, 0, j->timeout_ms, 0, true };
+		struct sc_check_opts o = { 1, 0, j->timeout_ms, 0, true, false };
 		struct sc_kernel_handle fresh = ck;
-		cJSON *t;
+		struct sc_strong_result sfail;
+		const struct sc_timing_result *bad = NULL, *suspect = NULL;
+		double logsum = 0, geo;
+		size_t ntr = 0, off;
+		cJSON *t, *shapes;
 
 		sc_random_bytes(&to.secret, sizeof(to.secret));
 		sc_random_bytes(&o.seed_base, sizeof(o.seed_base));
@@ -608,35 +697,66 @@ static void run_job(cJSON *r, struct job *j)
 			set_verdict(r, "error", "baseline", sc_error_last());
 			goto done;
 		}
-		if ((err = sc_harness_time(&tr, dev, bdev, &j->spec, &ck, &bk, &to)) < 0) {
-			set_verdict(r, "error", "gpu", sc_error_last());
-			goto done;
+		for (size_t k = 0; k < j->spec.ntimed && !bad; k++) {
+			to.shape = &j->spec.timed[k];
+			if ((err = sc_harness_time(&tr[k], dev, bdev, &j->spec, &ck, &bk, &to)) < 0) {
+				set_verdict(r, "error", "gpu", sc_error_last());
+				goto done;
+			}
+			ntr = k + 1;
+			if (!tr[k].ok)
+				bad = &tr[k];
+			else if (tr[k].suspect && !suspect)
+				suspect = &tr[k];
+			logsum += log(tr[k].speedup > 0 && isfinite(tr[k].speedup) ? tr[k].speedup : 1e-300);
 		}
+		geo = exp(logsum / (double)ntr);
 		t = cJSON_AddObjectToObject(r, "timing");
-		cJSON_AddStringToObject(t, "status", tr.ok ? "done" : "failed");
-		cJSON_AddStringToObject(t, "method", tr.burst ? "burst" : "single");
+		cJSON_AddStringToObject(t, "status", bad ? "failed" : "done");
+		cJSON_AddStringToObject(t, "method", tr[0].burst ? "burst" : "single");
 		cJSON_AddStringToObject(t, "l2", "flushed");
-		cJSON_AddItemToObject(t, "candidate", stats_json(&tr.cand));
-		cJSON_AddItemToObject(t, "baseline", stats_json(&tr.base));
-		cJSON_AddNumberToObject(t, "speedup", isfinite(tr.speedup) ? tr.speedup : 0);
-		cJSON_AddBoolToObject(t, "converged", tr.converged);
-		cJSON_AddNumberToObject(t, "gbps", tr.cand_gbps);
-		cJSON_AddNumberToObject(t, "gflops", tr.cand_gflops);
-		cJSON_AddNumberToObject(t, "pct_peak", tr.pct_peak);
-		cJSON_AddNumberToObject(t, "ceiling", tr.ceiling);
-		cJSON_AddNumberToObject(t, "ceiling_fp32", tr.ceiling_fp32);
-		cJSON_AddBoolToObject(t, "beyond_fp32", tr.beyond_fp32);
-		cJSON_AddBoolToObject(t, "suspect", tr.suspect);
-		if (tr.suspect)
-			cJSON_AddStringToObject(t, "suspect_why", tr.suspect_why);
-		if (tr.note[0])
-			cJSON_AddStringToObject(t, "note", tr.note);
-		cJSON_AddNumberToObject(t, "spot_checks", (double)tr.spot_checks);
-		cJSON_AddNumberToObject(t, "fresh_inputs", (double)tr.fresh_inputs);
-		cJSON_AddBoolToObject(t, "fresh_addresses", tr.fresh_addresses);
-		if (!tr.ok) {
-			set_verdict(r, "failed", tr.reason == SC_REASON_MISMATCH || tr.reason == SC_REASON_STALE
-					   ? "revalidation" : sc_check_reason_name(tr.reason), tr.message);
+		cJSON_AddItemToObject(t, "candidate", stats_json(&tr[0].cand));
+		cJSON_AddItemToObject(t, "baseline", stats_json(&tr[0].base));
+		cJSON_AddNumberToObject(t, "speedup", isfinite(geo) ? geo : 0);
+		cJSON_AddBoolToObject(t, "converged", tr[0].converged);
+		cJSON_AddNumberToObject(t, "gbps", tr[0].cand_gbps);
+		cJSON_AddNumberToObject(t, "gflops", tr[0].cand_gflops);
+		cJSON_AddNumberToObject(t, "pct_peak", tr[0].pct_peak);
+		cJSON_AddNumberToObject(t, "ceiling", tr[0].ceiling);
+		cJSON_AddNumberToObject(t, "ceiling_fp32", tr[0].ceiling_fp32);
+		cJSON_AddBoolToObject(t, "beyond_fp32", tr[0].beyond_fp32);
+		cJSON_AddBoolToObject(t, "suspect", suspect != NULL);
+		if (suspect)
+			cJSON_AddStringToObject(t, "suspect_why", suspect->suspect_why);
+		if (tr[0].note[0])
+			cJSON_AddStringToObject(t, "note", tr[0].note);
+		{
+			size_t spot = 0, fresh_in = 0;
+			bool fresh_addr = true;
+			for (size_t k = 0; k < ntr; k++) {
+				spot += tr[k].spot_checks;
+				fresh_in += tr[k].fresh_inputs;
+				fresh_addr &= tr[k].fresh_addresses;
+			}
+			cJSON_AddNumberToObject(t, "spot_checks", (double)spot);
+			cJSON_AddNumberToObject(t, "fresh_inputs", (double)fresh_in);
+			cJSON_AddBoolToObject(t, "fresh_addresses", fresh_addr);
+		}
+		shapes = cJSON_AddArrayToObject(t, "shapes");
+		for (size_t k = 0; k < ntr; k++)
+			cJSON_AddItemToArray(shapes, shape_json(&tr[k], &j->spec));
+		if (bad) {
+			char sdesc[160];
+			shape_text(sdesc, sizeof(sdesc), &j->spec, &bad->shape);
+			if (bad->device_lost && bad->base_fault) {
+				snprintf(msg, sizeof(msg), "the fixture's baseline failed during timing at %s: %s", sdesc,
+					 bad->message);
+				set_verdict(r, "error", "baseline", msg);
+				goto done;
+			}
+			snprintf(msg, sizeof(msg), "at the timed shape %s: %s", sdesc, bad->message);
+			set_verdict(r, "failed", bad->reason == SC_REASON_MISMATCH || bad->reason == SC_REASON_STALE
+					   ? "revalidation" : sc_check_reason_name(bad->reason), msg);
 			goto done;
 		}
 		if (dev->load(dev, cc.cubin, cc.cubin_len, j->spec.entry, &fresh.fn) < 0 ||
@@ -646,19 +766,41 @@ static void run_job(cJSON *r, struct job *j)
 		}
 		if (!again.ok) {
 			snprintf(msg, sizeof(msg), "re-validation after timing failed: %s", again.message);
-			set_verdict(r, "failed", "revalidation", msg);
+			set_verdict(r, "failed", again.reason == SC_REASON_MISMATCH || again.reason == SC_REASON_STALE
+					   ? "revalidation" : sc_check_reason_name(again.reason), msg);
 			goto done;
 		}
-		if (tr.suspect) {
-			snprintf(msg, sizeof(msg), "correct, but the timing is suspect: %s", tr.suspect_why);
-			set_verdict(r, "flagged", "suspect_timing", msg);
-			goto done;
+		off = (size_t)snprintf(msg, sizeof(msg), "correct on %zu checks; %.4f ms vs baseline %.4f ms: %.2fx speedup (%.0f%% of peak)",
+				       chk.launches, tr[0].cand.ev.median, tr[0].base.ev.median, tr[0].speedup, tr[0].pct_peak);
+		if (ntr > 1) {
+			for (size_t k = 1; k < ntr && off < sizeof(msg); k++) {
+				char sdesc[160];
+				shape_text(sdesc, sizeof(sdesc), &j->spec, &tr[k].shape);
+				off += (size_t)snprintf(msg + off, sizeof(msg) - off, "; at %s %.4f ms vs %.4f ms: %.2fx", sdesc,
+							tr[k].cand.ev.median, tr[k].base.ev.median, tr[k].speedup);
+			}
+			if (off < sizeof(msg))
+				off += (size_t)snprintf(msg + off, sizeof(msg) - off, "; %.2fx geometric mean over %zu shapes",
+							geo, ntr);
 		}
-		snprintf(msg, sizeof(msg), "correct on %zu checks; %.4f ms vs baseline %.4f ms: %.2fx speedup (%.0f%% of peak)%s%s",
-			 chk.launches, tr.cand.ev.median, tr.base.ev.median, tr.speedup, tr.pct_peak,
-			 tr.note[0] ? "; note: " : "", tr.note);
-		if (strong_json(t, dev, bdev, j, ref, &ck, &tr, msg, sizeof(msg)) < 0) {
+		if (tr[0].note[0] && off < sizeof(msg))
+			snprintf(msg + off, sizeof(msg) - off, "; note: %s", tr[0].note);
+		if (strong_json(t, dev, bdev, j, ref, &ck, tr, msg, sizeof(msg), &sfail) < 0) {
 			set_verdict(r, "error", "gpu", sc_error_last());
+			goto done;
+		}
+		if (sfail.failed) {
+			cJSON *o2 = cJSON_AddObjectToObject(t, "strong_reference");
+			cJSON_AddStringToObject(o2, "name", sfail.name);
+			cJSON_AddStringToObject(o2, "status", "failed");
+			cJSON_AddStringToObject(o2, "why", sfail.why);
+			set_verdict(r, "failed", sfail.reason == SC_REASON_MISMATCH || sfail.reason == SC_REASON_STALE
+					   ? "revalidation" : sc_check_reason_name(sfail.reason), sfail.message);
+			goto done;
+		}
+		if (suspect) {
+			snprintf(msg, sizeof(msg), "correct, but the timing is suspect: %s", suspect->suspect_why);
+			set_verdict(r, "flagged", "suspect_timing", msg);
 			goto done;
 		}
 	} else {
@@ -802,7 +944,7 @@ static int calibrate(FILE *res, const char *file, const char *us_list, const cha
 	fprintf(res, "# %s, driver clock %d MHz\n", dev->info.name, dev->info.clock_khz / 1000);
 	for (const char *p = us_list; *p;) {
 		struct sc_timing_result tr;
-		struct sc_timing_opts_run to = { 10000, 2, 0, 0, 0, 0 };
+		struct sc_timing_opts_run to = { .timeout_ms = 10000, .check_every = 2 };
 		double us = strtod(p, NULL), want, want_k, mhz_k = 0, dev_pct;
 		int32_t got[2] = { 0, 0 }, cycles, measure = 1;
 		uint64_t out = 0;

@@ -2,15 +2,21 @@
 # End-to-end: the bfloat16 fixtures' baselines and solutions, the planted
 # kernels and the emulator's self-checks through the CUDA emulation
 # (tests/emu/), against the CPU references with the real harness on the
-# CPU double, one seed per size and distribution, then timed against the
-# reference (fresh inputs per timed launch, a subset checked in full), and
+# CPU double, one seed per size and distribution and the determinism
+# check, then timed against the reference (every distribution in each
+# repetition, fresh inputs per timed launch, a subset checked in full by
+# every rule), checked again, timed in the strong reference's phase, and
 # scanned by the worker (source and PTX) where it is built; and the
 # planted pitfalls of every other fixture (tests/kernels/pitfalls/) but
 # the costlier new ones named in $emu_only, whose pitfalls run in make
-# emu-check only. The correct variants planted beside the pitfalls
-# (ok_*.cu) are checked here, not timed (--untimed-variants); make
-# emu-check times them. Every row of emu-check.sh's tables is a test.
-# The full run: make emu-check.
+# emu-check only. --quick: the fixtures' own kernels at one timed shape
+# without the strong phase, the planted kernels only the scan refuses not
+# timed, the correct variants planted beside the pitfalls (ok_*.cu)
+# checked, not timed (--untimed-variants, which --quick implies); the
+# other planted kernels get the whole protocol, and make emu-check times
+# everything. Each run draws a fresh secret and prints it (EMU_SECRET
+# replays it). Every row of emu-check.sh's tables is a test. The full
+# run: make emu-check.
 . tests/e2e/lib.sh
 
 R=$SKILLCI_ROOT
@@ -32,8 +38,9 @@ full="$full bias-gelu-tanh-bf16 swiglu-bf16 qk-rmsnorm-rope-bf16 groupnorm-silu-
 # The baselines are checked, not timed (--untimed-baselines): the timing
 # protocol is the solutions' and the planted kernels' here, and make
 # emu-check times every baseline too.
-run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 --untimed-baselines --untimed-variants $full
+run env BUILD="$build" sh "$R/tests/emu/emu-check.sh" --seeds 1 --untimed-baselines --untimed-variants --quick $full
 expect_exit 0 "emu-check: every check as expected"
+expect_out_contains "emu-check: secret 0x" "emu-check prints the secret it drew"
 # One test per row of the table: CHECK VERDICT REASON RATIO RUNS SECS NOTE.
 printf '%s\n' "$OUT" | awk 'NR > 1 && NF >= 7 && $1 ~ /\// {print $1, $7}' > "$T/rows"
 all_out=$OUT
@@ -73,7 +80,11 @@ for want in softmax-bf16/solution gemm-bf16/solution attention-bf16/solution pla
 	    pitfall/groupnorm-silu-nhwc-bf16/ok_torch_fused_params pitfall/qk-rmsnorm-rope-bf16/ok_flux_eager \
 	    pitfall/geglu-bf16/ok_diffusers_eager pitfall/swiglu-value-first-bf16/gate_first \
 	    pitfall/add-rmsnorm-bf16/ok_vllm_fused_add pitfall/timestep-embedding-bf16/flip_ignored \
-	    pitfall/adaln-rmsnorm-bf16/modulation_per_sample pitfall/attention-bf16/ok_sdpa_math_lower_right; do
+	    pitfall/adaln-rmsnorm-bf16/modulation_per_sample pitfall/attention-bf16/ok_sdpa_math_lower_right \
+	    planted/dodge_comment_globaltimer planted/dodge_comment_braces planted/dodge_gridid planted/dodge_clock_hi \
+	    planted/dodge_table_name planted/dodge_const_cvta planted/dodge_tf32_comment planted/ok_3xtf32 \
+	    planted/precision_by_distribution planted/timing_size_rtz planted/strong_phase_wrong \
+	    planted/strong_phase_fault planted/uninit_output_read; do
 	expect_out_contains "$want" "emu-check ran $want"
 done
 done_testing

@@ -265,8 +265,8 @@ expect_out_contains '"TILE_M":	128' "its tunables are applied"
 run "$SKILLCI" kernel attention-bf16 "$R/fixtures/attention-bf16/solution.cu" --fixtures "$FX"
 expect_exit 0 "the flash attention solution compiles"
 run "$SKILLCI" kernel gemm-bf16 "$R/tests/kernels/bf16_gemm_fp16_accum.cu" --fixtures "$FX"
-expect_exit 0 "the planted float16 accumulator compiles (it fails on a GPU)"
-expect_out_lacks "precision_downcast" "and is not flagged as a downcast"
+expect_exit 1 "the planted float16 accumulator is flagged without a GPU (it fails on a GPU too)"
+expect_out_contains "precision_downcast" "as a downcast: float16 has fewer exponent bits than the fixture's bf16"
 
 # The worker reads its numbers strictly: a job value that is not a whole
 # int, or a --seeds that is not a number, is refused, never cast or cut.

@@ -8,8 +8,13 @@
  *   run one at a time and switch only at __syncthreads, __syncwarp and the
  *   warp-collective operations (shuffles, votes, WMMA), so a missing
  *   barrier shows up as a read of data not yet written;
- * - __shared__ is a static variable: one per program, shared by the
- *   threads of the block that runs;
+ * - __shared__ is a static variable in the section emu_shared: one per
+ *   program, shared by the threads of the block that runs, and filled
+ *   with a pattern that changes from block to block before each block
+ *   runs (what a GPU leaves in shared memory is another block's data), so
+ *   a read of shared memory no thread of the block wrote gives garbage;
+ * - __trap() faults the launch (the CPU double's device is then lost, as
+ *   a CUDA context after a fault);
  * - bfloat16/float16 values round to nearest even exactly as the device
  *   does (the harness's own conversions);
  * - WMMA fragments hold the whole 16x16 matrix in every lane (the device
@@ -38,7 +43,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __noinline__
-#define __shared__ static
+#define __shared__ static __attribute__((section("emu_shared")))
 #define __constant__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
@@ -59,6 +64,8 @@ void emu_syncwarp(void);
 void emu_exchange(const void *mine, void *out, size_t n, int src);
 unsigned emu_lane(void);
 [[noreturn]] void emu_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A trap: the launch faults; the calling thread stops here. */
+[[noreturn]] void emu_trap(void);
 uint16_t sc_bf16_from_f32(float f);
 float sc_bf16_to_f32(uint16_t h);
 uint16_t sc_f16_from_f32(float f);
@@ -74,6 +81,7 @@ float sc_f16_to_f32(uint16_t h);
 static inline void __syncthreads(void) { emu_syncthreads(); }
 static inline void __syncwarp(unsigned mask = 0xffffffffu) { (void)mask; emu_syncwarp(); }
 static inline void __threadfence(void) {}
+static inline void __trap(void) { emu_trap(); }
 static inline void __threadfence_block(void) {}
 static inline unsigned __activemask(void) { return 0xffffffffu; }
 

@@ -6,9 +6,16 @@
 # tests/kernels/pitfalls/FIXTURE/ when that fixture is checked) is compiled for the host by the C++ compiler
 # with tests/emu/cuda_emu.h, and checked by emu_check against the fixture's
 # CPU reference with the real harness on the CPU double (every correctness
-# size and distribution, SEEDS seeds), then timed against the reference as
-# the baseline (fresh inputs for every timed launch, a secret subset of
-# them checked in full). When the worker is built (skillci-kernel, which
+# size and distribution, SEEDS seeds, one size run twice for the
+# determinism check), then timed against the reference as the baseline at
+# two shapes (every repetition times every input distribution; fresh
+# inputs for every timed launch, a drawn subset of them checked in full by
+# every rule, the re-validation judged against the reference), checked
+# again with a secret seed, and timed once more in the strong reference's
+# phase (the reference standing in for the fixture's solution), as the
+# worker does on a GPU. Each run draws a fresh secret (the inputs of the
+# timed launches and which of them are checked), prints it first, and
+# takes EMU_SECRET=... to replay a run. When the worker is built (skillci-kernel, which
 # needs NVRTC), each kernel is also compiled and scanned as a GPU run
 # would scan it (its source and the PTX NVRTC produced): a kernel that
 # ran correctly but carries an error flag gets the worker's verdict,
@@ -17,7 +24,15 @@
 #
 #   sh tests/emu/emu-check.sh [--seeds N] [--no-planted|--pitfalls-only]
 #                             [--untimed-baselines] [--untimed-variants]
-#                             [FIXTURE|DIR...]
+#                             [--quick] [FIXTURE|DIR...]
+#
+# --quick times the fixtures' baselines and solutions at one shape and
+# without the strong reference's phase, does not time the planted
+# kernels only the scan refuses (expect-emu: flagged scan), and implies
+# --untimed-variants; the other planted kernels get the whole protocol:
+# make check uses it. Without it, the solutions are also checked at the
+# spec's own timed shapes where those are small enough for the emulation
+# (size variables multiplying to at most 2^22, EMU_TIMED_CAP).
 #
 # --untimed-baselines checks each fixture's baseline on every correctness
 # size, distribution and seed but does not time it: the timing protocol
@@ -46,18 +61,21 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 cxx=${CXX:-g++}
 flags=${EMU_CXXFLAGS:--std=c++17 -O2 -g -fno-strict-aliasing -Wno-unknown-pragmas -fsanitize=undefined -fno-sanitize-recover=undefined}
 libs=${KERNEL_LIBS:--lcjson -ldl -lm -lpthread}
-seeds=2 planted=yes only_pitfalls=no untimed_base=no untimed_var=no fixtures=""
+seeds=2 planted=yes only_pitfalls=no untimed_base=no untimed_var=no quick=no fixtures=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seeds) seeds=$2; shift 2 ;;
+	--quick) quick=yes; shift ;;
 	--no-planted) planted=no; shift ;;
 	--pitfalls-only) only_pitfalls=yes; shift ;;
 	--untimed-baselines) untimed_base=yes; shift ;;
 	--untimed-variants) untimed_var=yes; shift ;;
-	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [--untimed-baselines] [--untimed-variants] [FIXTURE...]" >&2; exit 2 ;;
+	-*) echo "usage: $0 [--seeds N] [--no-planted|--pitfalls-only] [--untimed-baselines] [--untimed-variants] [--quick] [FIXTURE...]" >&2; exit 2 ;;
 	*) fixtures="$fixtures $1"; shift ;;
 	esac
 done
+# a quick run checks the libraries' correct variants without timing them
+[ "$quick" = yes ] && untimed_var=yes
 command -v "$cxx" >/dev/null 2>&1 || { echo "emu-check: no C++ compiler ($cxx)" >&2; exit 3; }
 # The objects to link: from make (EMU_OBJS, with any EXTRA_FIXTURES
 # references), else the build folder's.
@@ -125,6 +143,14 @@ tool=$cache/$(printf 'tool\n%s\n%s\n%s\n' "$cxxid" "$flags" "$objsum" | sum)
 [ -f "$tool" ] || { $cxx $flags -o "$tool.tmp.$$" "$tmp/none.cc" $objs $libs 2>"$tmp/err" && mv -f "$tool.tmp.$$" "$tool"; } ||
 	{ cat "$tmp/err" >&2; rm -f "$tool.tmp.$$"; echo "emu-check: cannot link the driver" >&2; exit 3; }
 
+# A fresh secret per run, printed so that a failure replays: EMU_SECRET.
+secret=${EMU_SECRET:-}
+if [ -z "$secret" ]; then
+	secret=0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n')
+fi
+case "$secret" in 0x[0-9a-fA-F]*|[0-9]*) ;; *) echo "emu-check: EMU_SECRET must be a number (0x... or decimal)" >&2; exit 2 ;; esac
+echo "emu-check: secret $secret (replay this run: EMU_SECRET=$secret make emu-check)"
+
 worker="$build/skillci-kernel"
 [ -x "$worker" ] || echo "emu-check: no $worker (built with CUDA): the scan of source and PTX is skipped" >&2
 bad=0 total=0 start=$(date +%s)
@@ -155,10 +181,22 @@ check() {
 			# reported here, not by the shell
 			notime=""
 			case "$untimed_base:$name" in yes:*/baseline) notime=--no-timing ;; esac
-			case "$untimed_var:$name" in yes:pitfall/*/ok_*) notime=--no-timing ;; esac
+			# the fixtures' own kernels: one shape and no strong phase
+			# in a quick run, their timed shapes checked in a full one
+			case "$quick:$name" in
+			yes:*/baseline|yes:*/solution) notime="$notime --shapes 1 --no-strong" ;;
+			no:*/solution) notime="$notime --timed-shapes" ;;
+			esac
+			# a kernel only the scan refuses: its timing decides nothing,
+			# so a quick run does not emulate it
+			[ "$quick:$ev:$er" = "yes:flagged:scan" ] && notime="$notime --no-timing"
+			# a library's correct variant beside the pitfalls: checked,
+			# not timed, with --untimed-variants (or --quick)
+			case "$untimed_var:$name" in yes:pitfall/*/ok_*) notime="$notime --no-timing" ;; esac
 			# shellcheck disable=SC2086
-			line=$( ("$prog" --fixture "$dir" --candidate "$k" --seeds "$seeds" $notime; exit $?) 2>"$tmp/err")
-			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E "emu:|runtime error|ERROR" "$tmp/err" | head -c 200)"
+			line=$( ("$prog" --fixture "$dir" --candidate "$k" --seeds "$seeds" --secret "$secret" $notime; exit $?) \
+				2>"$tmp/err")
+			[ -n "$line" ] || line="crashed	emu	-	-	$(grep -m1 -E "emu:|emu_check:|runtime error|ERROR" "$tmp/err" | head -c 200)"
 		fi
 	fi
 	v=$(printf '%s' "$line" | cut -f1) r=$(printf '%s' "$line" | cut -f2)

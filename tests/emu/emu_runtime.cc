@@ -204,6 +204,39 @@ extern "C" void emu_fail(const char *fmt, ...)
 	abort();
 }
 
+extern "C" void emu_trap(void)
+{
+	sc_device_cpu_fault("an illegal instruction was encountered (trap)");
+	me().st = DONE;
+	to_scheduler();  /* never resumed */
+	abort();
+}
+
+/* The __shared__ variables (cuda_emu.h puts them in the section
+ * emu_shared); weak, for a kernel without any. */
+extern "C" {
+extern unsigned char __start_emu_shared[] __attribute__((weak));
+extern unsigned char __stop_emu_shared[] __attribute__((weak));
+}
+
+/* Fills the block's shared memory with a pattern of its own before it
+ * runs: on a GPU, shared memory holds whatever an earlier block left. */
+static void scrub_shared(void)
+{
+	static uint64_t blocks;
+	uint64_t x = ++blocks * 0x9e3779b97f4a7c15ULL;
+	unsigned char *start = __start_emu_shared, *stop = __stop_emu_shared;
+	if (!start || stop <= start)
+		return;
+	for (unsigned char *p = start; p < stop; p += 8) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		memcpy(p, &z, (size_t)(stop - p) < 8 ? (size_t)(stop - p) : 8);
+	}
+}
+
 extern "C" void emu_syncthreads(void)
 {
 	block_waiting++;
@@ -294,6 +327,7 @@ extern "C" void emu_cpu_kernel(const struct sc_cpu_thread *t, void **params)
 	}
 	live = n;
 	block_waiting = 0;
+	scrub_shared();
 	while (live) {
 		bool ran = false;
 		for (unsigned i = 0; i < n; i++) {

@@ -110,6 +110,28 @@ reports: {junit: r.xml, markdown: r.md, html: r.html, json: r.json}
     put("openai", '{"error": {"type": "invalid_request_error", "message": "bad"}}')
     put("openai", '{"error": "plain"}')
     put("openai", '{"detail": "Not found"}')
+    # PTX as NVRTC writes it (tests/fuzz/ptx/: fixture kernels and the
+    # planted scan dodges, made with NVRTC where the toolkit is), and the
+    # shapes the parser must follow; the leading byte picks the rules.
+    ptx_head = ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ptx_entry = ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b64 %rd<8>;\n"
+    snippets = [
+        ".global .align 4 .u32 n;\n" + ptx_entry + "\tmov.u64 %rd1, n;\n\tcvta.global.u64 %rd2, %rd1;\n"
+        "\tatom.add.u32 %r1, [%rd2], 1;\n}\n",
+        ".const .align 4 .b8 t[8];\n" + ptx_entry + "\t/* } // */ cvta.const.u64 %rd1, t;\n\tst.u32 [%rd1], 1;\n}\n",
+        ptx_entry + "\t{ .reg .b64 %rd1; mov.u64 %rd1, %globaltimer; }\n\t.pragma \"}\";\n\tnanosleep.u32 5;\n}\n",
+        ".func (.param .b64 func_retval0) f(.param .b64 f_param_0)\n{\n\tld.param.u64 %rd1, [f_param_0];\n"
+        "\tst.param.b64 [func_retval0+0], %rd1;\n\tret;\n}\n.global .u32 g;\n" + ptx_entry +
+        "\tmov.u64 %rd1, g;\n\t{ .param .b64 p0; st.param.b64 [p0+0], %rd1; .param .b64 r0;\n"
+        "\tcall.uni (r0), f, (p0);\n\tld.param.b64 %rd2, [r0+0]; }\n\tst.global.u32 [%rd2], 1;\n}\n",
+        ptx_entry + "\tcvt.rna.tf32.f32 %r1, %f1;\n\tmov.b32 %f2, %r1;\n\tsub.f32 %f3, %f1, %f2;\n"
+        "\tcvt.rna.tf32.f32 %r2, %f3;\n\tcvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;\n\tdp4a.s32.s32 %r3, %r1, %r2, 0;\n}\n",
+        ptx_entry + "\tmov.u32 %r1, %gridid;\n\tmov.u32 %r2, %pm0_64;\n#define X 1\n}\n",
+    ]
+    for snip in snippets:
+        put("ptx", ptx_head + snip, [0, 2, 3, 4 | 16, 8 | 16])
+    for f in sorted(glob.glob("tests/fuzz/ptx/*.ptx")):
+        put("ptx", open(f, "rb").read()[:65535], [0, 2 | 16, 8 | 16])
     # Results files: the golden inputs.
     for f in sorted(glob.glob("tests/golden/inputs/*.json")):
         put("results", open(f, "rb").read())

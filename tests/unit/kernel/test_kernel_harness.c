@@ -335,7 +335,7 @@ static struct sc_check_result run_check(sc_cpu_kernel_fn fn)
 {
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { 5, 1, 1000, 0, false };
+	struct sc_check_opts o = { 5, 1, 1000, 0, false, false };
 	struct sc_check_result r;
 
 	sc_device_cpu_register(dev, "k", fn, NULL, 0);
@@ -578,7 +578,7 @@ static struct sc_timing_result run_timing_opts(sc_cpu_kernel_fn cfn, sc_cpu_cost
 {
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { 1000, 2, 0, secret, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, secret, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 
 	sc_device_cpu_register(dev, "cand", cfn, ccost, hidden);
@@ -686,8 +686,8 @@ static void test_revalidation_catches_first_calls_cheat(void **state)
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_check_result chk;
 	struct sc_kernel_handle k, b;
-	struct sc_check_opts o = { 5, 1, 1000, 0, false };
-	struct sc_timing_opts_run to = { 1000, 2, 0, 0, 0, 0 };
+	struct sc_check_opts o = { 5, 1, 1000, 0, false, false };
+	struct sc_timing_opts_run to = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 	(void)state;
 
@@ -773,12 +773,14 @@ static void test_timing_protocol_events_around_the_launch(void **state)
 	assert_true(r.ok);
 	assert_false(r.burst);
 	n = check_protocol(dev, &launches, &warm);
-	/* warm-up (5) and timed repetitions, one launch each, no warm launch */
-	assert_int_equal(n, 5 + r.reps);
+	/* warm-up (5) and timed repetitions, each a launch of every input
+	 * distribution, one launch each, no warm launch */
+	assert_int_equal(r.ndists, 2);
+	assert_int_equal(n, 5 + r.reps * r.ndists);
 	assert_int_equal(launches, n);
 	assert_int_equal(warm, 0);
 	n = check_protocol(bdev, &launches, &warm);
-	assert_int_equal(n, 5 + r.reps);
+	assert_int_equal(n, 5 + r.reps * r.ndists);
 	dev->close(dev);
 	bdev->close(bdev);
 }
@@ -804,8 +806,8 @@ static void test_timing_bursts_for_short_kernels(void **state)
 	assert_true(fabs(r.speedup - 4.0) < 1e-9);
 	assert_false(r.cand.launch_bound);
 	n = check_protocol(dev, &launches, &warm);
-	assert_int_equal(n, 5 + r.reps);
-	assert_int_equal(launches, 5 + 25 * r.reps);
+	assert_int_equal(n, 5 + r.reps * r.ndists);
+	assert_int_equal(launches, 5 + 25 * r.reps * r.ndists);
 	assert_int_equal(warm, 0);  /* no untimed launch: each has buffers of its own */
 	dev->close(dev);
 	bdev->close(bdev);
@@ -824,7 +826,7 @@ static void test_timing_launch_bound_burst_is_noted(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 	(void)state;
 
@@ -883,7 +885,7 @@ static void test_timing_baseline_isolated_and_checked(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 	struct sc_kernel_handle c, b;
-	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 	struct sc_timing_result r;
 	(void)state;
 
@@ -996,8 +998,9 @@ static void test_timing_fresh_inputs_and_own_buffers(void **state)
 	assert_true(r.ok);
 	assert_true(r.burst);
 	assert_int_equal(r.cand.burst, 25);
-	/* warm-up (5 single launches) + reps x 25, + the fresh re-validation */
-	assert_int_equal(nseen, 5 + 25 * r.reps + 1);
+	/* warm-up (5 single launches) + reps x distributions x 25, + the
+	 * fresh re-validation */
+	assert_int_equal(nseen, 5 + 25 * r.reps * r.ndists + 1);
 	for (size_t i = 0; i < nseen; i++)
 		for (size_t j = i + 1; j < nseen; j++)
 			if (seen_hash[i] == seen_hash[j])
@@ -1074,7 +1077,7 @@ static void test_check_reference_after_launch(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { 5, 1, 1000, 0, false };
+	struct sc_check_opts o = { 5, 1, 1000, 0, false, false };
 	struct sc_check_result r;
 	(void)state;
 
@@ -1095,7 +1098,7 @@ static void test_check_hides_secret_seeds(void **state)
 {
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { 1, 987654321, 1000, 0, true };
+	struct sc_check_opts o = { 1, 987654321, 1000, 0, true, false };
 	struct sc_check_result r;
 	(void)state;
 
@@ -1161,7 +1164,7 @@ static void test_timing_calibrated_spin(void **state)
 	for (int i = 0; i < 3; i++) {
 		struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
 		struct sc_kernel_handle k, b;
-		struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0 };
+		struct sc_timing_opts_run o = { 1000, 2, 0, 0, 0, 0, NULL, NULL };
 		struct sc_timing_result r;
 		double want;
 
@@ -1307,7 +1310,7 @@ static struct sc_check_result ln_check(sc_cpu_kernel_fn fn, size_t dist, size_t 
 	struct sc_spec ln, one;
 	struct sc_device *dev = sc_device_cpu_new();
 	struct sc_kernel_handle k;
-	struct sc_check_opts o = { n, (uint64_t)seed, 1000, 0, false };
+	struct sc_check_opts o = { n, (uint64_t)seed, 1000, 0, false, false };
 	struct sc_check_result r;
 
 	assert_int_equal(sc_spec_load(&ln, "fixtures/layernorm/spec.json"), 0);
@@ -1409,6 +1412,209 @@ static void test_cuda_open_without_gpu(void **state)
 	assert_true(sc_starts_with(sc_error_last(), "no GPU: compile-only"));
 }
 
+/* ---- every timed launch by every rule, every distribution timed ---- */
+
+/* Fast (0.25 ms) on the uniform(-4, 4) inputs of softmax, slow (2 ms) on
+ * the normal(0, 1000) ones: its cost reads the inputs to tell them apart. */
+static int64_t cost_fast_on_uniform(void **p, unsigned n)
+{
+	const float *x = X(p);
+	(void)n;
+	for (int i = 0; i < 8; i++)
+		if (fabsf(x[i]) > 4.0f)
+			return 2000000;
+	return 250000;
+}
+
+/* Each repetition times every distribution; the speedup reported is the
+ * slowest distribution's, with each one's beside it: a kernel fast on one
+ * distribution only cannot own the median. */
+static void test_timing_every_distribution(void **state)
+{
+	struct sc_timing_result r = run_timing(k_good, cost_fast_on_uniform, 0, cost_2ms, NULL);
+	(void)state;
+	assert_true(r.ok);
+	assert_int_equal(r.ndists, 2);
+	assert_true(fabs(r.dist[0].speedup - 8.0) < 1e-9);
+	assert_true(fabs(r.dist[1].speedup - 1.0) < 1e-9);
+	assert_int_equal(r.worst_dist, 1);
+	assert_true(fabs(r.speedup - 1.0) < 1e-9);
+	assert_true(fabs(r.cand.ev.median - 2.0) < 1e-9);
+}
+
+/* Right at the correctness sizes; at the timing size every value 0.8 of
+ * rtol toward zero (about half of its tolerance, as a bfloat16 result
+ * rounded toward zero is; a quarter of the doubled tolerance the checks
+ * against the baseline allow): each element passes, the mean signed
+ * error does not. */
+static void k_toward_zero_when_timed(const struct sc_cpu_thread *t, void **p)
+{
+	softmax_row(t, p, at_timing_size(p) ? 1.0f - 0.8e-4f : 1.0f, true);
+}
+
+/* The same constant everywhere (the near-constant rule's case). */
+static void k_const(const struct sc_cpu_thread *t, void **p)
+{
+	float *y = Y(p) + (size_t)t->bid[0] * (size_t)COLS(p);
+	for (int c = (int)t->tid[0]; c < COLS(p); c += (int)t->block[0])
+		y[c] = 1.0f / 64;
+}
+
+static void test_timing_judged_by_every_rule(void **state)
+{
+	struct sc_timing_result r;
+	double saved = spec.max_mean_signed_error;
+	(void)state;
+
+	/* the bias bound holds where the kernel is timed, too */
+	spec.max_mean_signed_error = 0.1;
+	r = run_timing(k_toward_zero_when_timed, cost_500us, 0, cost_2ms, NULL);
+	spec.max_mean_signed_error = saved;
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_MISMATCH);
+	assert_non_null(strstr(r.message, "biased result"));
+	/* without the bound (softmax's own spec) it is within tolerance */
+	r = run_timing(k_toward_zero_when_timed, cost_500us, 0, cost_2ms, NULL);
+	assert_true(r.ok);
+	/* outputs a constant would pass cannot judge a timed launch */
+	r = run_timing_opts(k_const, cost_500us, 0, k_const, cost_2ms, 0, NULL, NULL);
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_CONSTANT);
+	assert_non_null(strstr(r.message, "near-constant at the timed shape"));
+}
+
+/* The re-validation at the timed shape is judged against the CPU
+ * reference when one is given (and affordable), with every rule. */
+static void test_timing_revalidation_against_reference(void **state)
+{
+	struct sc_device *dev = sc_device_cpu_new(), *bdev = NULL;
+	struct sc_kernel_handle c, b;
+	struct sc_timing_opts_run o = { .timeout_ms = 1000, .check_every = 2, .ref = ref };
+	struct sc_size_set shape = spec.timing;
+	struct sc_timing_result r;
+	(void)state;
+
+	shape.v[0] = 9;  /* a shape of its own, given to the harness */
+	sc_device_cpu_register(dev, "cand", k_good, cost_500us, 0);
+	sc_device_cpu_register(dev, "base", k_good, cost_2ms, 0);
+	assert_int_equal(dev->open_sibling(dev, &bdev), 0);
+	load(dev, "cand", &c);
+	load(bdev, "base", &b);
+	o.shape = &shape;
+	assert_int_equal(sc_harness_time(&r, dev, bdev, &spec, &c, &b, &o), 0);
+	assert_true(r.ok);
+	assert_true(r.reference_judged);
+	assert_int_equal(r.shape.v[0], 9);
+	assert_int_equal(r.shape.v[1], 64);
+	o.ref = NULL;
+	assert_int_equal(sc_harness_time(&r, dev, bdev, &spec, &c, &b, &o), 0);
+	assert_true(r.ok);
+	assert_false(r.reference_judged);
+	bdev->close(bdev);
+	dev->close(dev);
+}
+
+/* A fault is the faulting side's: the baseline's is not the candidate's. */
+static void k_fault(const struct sc_cpu_thread *t, void **p)
+{
+	(void)p;
+	if (t->bid[0] == 0 && t->tid[0] == 0)
+		sc_device_cpu_fault("an illegal address was encountered");
+}
+
+static void test_timing_fault_attributed(void **state)
+{
+	struct sc_timing_result r = run_timing_opts(k_fault, cost_500us, 0, k_good, cost_2ms, 0, NULL, NULL);
+	(void)state;
+	assert_false(r.ok);
+	assert_true(r.device_lost);
+	assert_false(r.base_fault);
+	assert_int_equal(r.reason, SC_REASON_LAUNCH);
+	assert_non_null(strstr(r.message, "candidate"));
+	assert_non_null(strstr(r.message, "illegal address"));
+	r = run_timing_opts(k_good, cost_500us, 0, k_fault, cost_2ms, 0, NULL, NULL);
+	assert_false(r.ok);
+	assert_true(r.device_lost);
+	assert_true(r.base_fault);
+}
+
+/* ---- determinism ---- */
+
+/* Starts each row's maximum from its own first output element before
+ * anything wrote it: fmaxf() ignores the NaN poison, not other contents. */
+static void k_reads_output(const struct sc_cpu_thread *t, void **p)
+{
+	const float *x = X(p) + (size_t)t->bid[0] * (size_t)COLS(p);
+	float *y = Y(p) + (size_t)t->bid[0] * (size_t)COLS(p);
+	static float m0;
+	float m, s = 0;
+	int cols = COLS(p);
+
+	if (t->tid[0] == 0)
+		m0 = y[0];  /* the first thread reads before any thread of the row writes */
+	m = m0;
+	for (int c = 0; c < cols; c++)
+		m = fmaxf(m, x[c]);
+	for (int c = 0; c < cols; c++)
+		s += expf(x[c] - m);
+	for (int c = (int)t->tid[0]; c < cols; c += (int)t->block[0])
+		y[c] = expf(x[c] - m) / s;
+}
+
+/* Results that move by a hair from launch to launch (an order of atomics
+ * would). */
+static void k_jitter(const struct sc_cpu_thread *t, void **p)
+{
+	softmax_row(t, p, t->launch_index % 2 ? 1.0f : 1.0f + 1e-6f, true);
+}
+
+static struct sc_check_result run_repeat(sc_cpu_kernel_fn fn, double repeat_tolerance)
+{
+	struct sc_device *dev = sc_device_cpu_new();
+	struct sc_kernel_handle k;
+	struct sc_check_opts o = { 2, 1, 1000, 0, false, true };
+	struct sc_check_result r;
+	double saved = spec.repeat_tolerance;
+
+	spec.repeat_tolerance = repeat_tolerance;
+	sc_device_cpu_register(dev, "k", fn, NULL, 0);
+	load(dev, "k", &k);
+	assert_int_equal(sc_harness_check(&r, dev, &spec, &k, ref, &o), 0);
+	spec.repeat_tolerance = saved;
+	dev->close(dev);
+	return r;
+}
+
+static void test_check_determinism(void **state)
+{
+	struct sc_check_result r;
+	(void)state;
+
+	/* a right kernel: one more launch, nothing else */
+	r = run_repeat(k_good, 0);
+	assert_true(r.ok);
+	assert_int_equal(r.launches, spec.ncorrectness * spec.ndists * 2 + 1);
+	/* it reads memory it did not write: right on the poison, not twice */
+	r = run_repeat(k_reads_output, 0);
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_NONDETERMINISTIC);
+	assert_non_null(strstr(r.message, "two runs on the same inputs disagree"));
+	assert_non_null(strstr(r.message, "'y'"));
+	assert_non_null(strstr(r.message, "the same bits twice"));
+	assert_string_equal(sc_check_reason_name(r.reason), "nondeterministic");
+	/* the run of a check without the determinism check passes it */
+	r = run_check(k_reads_output);
+	assert_true(r.ok);
+	/* a hair of difference: refused bit for bit, within a stated bound */
+	r = run_repeat(k_jitter, 0);
+	assert_false(r.ok);
+	assert_int_equal(r.reason, SC_REASON_NONDETERMINISTIC);
+	r = run_repeat(k_jitter, 0.5);
+	assert_true(r.ok);
+	/* the size it runs at: the largest correctness size */
+	assert_int_equal(sc_harness_repeat_size(&spec), 1);  /* 17 x 1000 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1451,6 +1657,11 @@ int main(void)
 		cmocka_unit_test(test_layernorm_inputs_reject_one_pass_variance),
 		cmocka_unit_test(test_geometry_limits),
 		cmocka_unit_test(test_cuda_open_without_gpu),
+		cmocka_unit_test(test_timing_every_distribution),
+		cmocka_unit_test(test_timing_judged_by_every_rule),
+		cmocka_unit_test(test_timing_revalidation_against_reference),
+		cmocka_unit_test(test_timing_fault_attributed),
+		cmocka_unit_test(test_check_determinism),
 	};
 	return cmocka_run_group_tests_name("kernel_harness", tests, setup, teardown);
 }

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "nvrtc.h"
+#include "ptx.h"
 #include "gen.h"
 #include "scan.h"
 #include "sha256.h"
@@ -52,8 +53,10 @@ static void compile_file(const char *dir, const char *file, const struct sc_spec
 	assert_non_null(c.ptx);
 	{
 		struct sc_scan s;
+		struct sc_ptx_rules rules;
 		memset(&s, 0, sizeof(s));
-		assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, sc_spec_is_fp32(spec)), 0);
+		sc_ptx_rules_from_spec(&rules, spec);
+		assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, &rules), 0);
 		if (s.nflags)
 			fail_msg("%s: PTX flag %s at line %zu: %s", path.ptr, s.flags[0].kind, s.flags[0].line, s.flags[0].text);
 	}
@@ -62,11 +65,39 @@ static void compile_file(const char *dir, const char *file, const struct sc_spec
 	sc_buf_release(&src);
 }
 
+/*
+ * The correct variants planted beside a fixture's pitfalls
+ * (tests/kernels/pitfalls/FIXTURE/ok_*.cu: a library's eager, fused or
+ * dequantising arithmetic, which the fixture must accept) compile and
+ * scan clean too, against that fixture's precision.
+ */
+static int compile_variants(const char *fixture, const struct sc_spec *spec)
+{
+	struct sc_buf dir = SC_BUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	sc_buf_printf(&dir, "tests/kernels/pitfalls/%s", fixture);
+	if ((d = opendir(dir.ptr)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			size_t len = strlen(e->d_name);
+			if (!strncmp(e->d_name, "ok_", 3) && len > 3 && !strcmp(e->d_name + len - 3, ".cu")) {
+				compile_file(dir.ptr, e->d_name, spec);
+				n++;
+			}
+		}
+		closedir(d);
+	}
+	sc_buf_release(&dir);
+	return n;
+}
+
 static void test_every_fixture_compiles(void **state)
 {
 	DIR *d = opendir("fixtures");
 	struct dirent *e;
-	int n = 0;
+	int n = 0, variants = 0;
 	(void)state;
 
 	assert_non_null(d);
@@ -79,6 +110,7 @@ static void test_every_fixture_compiles(void **state)
 			assert_int_equal(sc_spec_load(&spec, spec_path.ptr), 0);
 			compile_file(dir.ptr, "baseline.cu", &spec);
 			compile_file(dir.ptr, "solution.cu", &spec);
+			variants += compile_variants(e->d_name, &spec);
 			sc_spec_release(&spec);
 			n++;
 		}
@@ -87,6 +119,7 @@ static void test_every_fixture_compiles(void **state)
 	}
 	closedir(d);
 	assert_true(n >= 8);
+	assert_true(variants >= 10);
 }
 
 static void test_syntax_error_has_candidate_line(void **state)
@@ -427,6 +460,7 @@ static void test_planted_kernels_ptx_flags(void **state)
 		struct sc_nvrtc_defines defs = { { 0 }, { 0 }, 0 };
 		struct sc_compiled c;
 		struct sc_scan s;
+		struct sc_ptx_rules rules;
 		char want[256] = "", fx[64] = "softmax", *save = NULL;
 		const char *exp, *f;
 		size_t k = 0;
@@ -443,7 +477,7 @@ static void test_planted_kernels_ptx_flags(void **state)
 		sc_buf_printf(&sp, "fixtures/%s/spec.json", fx);
 		assert_int_equal(sc_spec_load(&spec, sp.ptr), 0);
 		memset(&c, 0, sizeof(c));
-		if (sc_scan_source(&s, src.ptr, src.len, sc_spec_is_fp32(&spec)) < 0 ||
+		if (sc_scan_source(&s, src.ptr, src.len, spec.precision == SC_PRECISION_FP32) < 0 ||
 		    sc_spec_tunables(&tun, &spec, src.ptr) < 0)
 			goto next;  /* refused before NVRTC: the source test covers it */
 		for (size_t i = 0; i < spec.ntunables; i++) {
@@ -458,7 +492,8 @@ static void test_planted_kernels_ptx_flags(void **state)
 			if (!sc_scan_kind_is_ptx(s.flags[i].kind))
 				s.flags[k++] = s.flags[i];
 		s.nflags = k;
-		assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, sc_spec_is_fp32(&spec)), 0);
+		sc_ptx_rules_from_spec(&rules, &spec);
+		assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, &rules), 0);
 		for (char *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
 			bool found = false;
 			for (size_t i = 0; i < s.nflags; i++)
@@ -488,6 +523,7 @@ static void test_generator_compiles(void **state)
 {
 	struct sc_compiled c;
 	struct sc_scan s;
+	struct sc_ptx_rules rules = { SC_PRECISION_BF16, false, true };
 	(void)state;
 
 	assert_int_equal(compile(&c, sc_gen_cuda_source, NULL, NULL, NULL, false), 0);
@@ -495,7 +531,7 @@ static void test_generator_compiles(void **state)
 		fail_msg("the generator does not compile:\n%s", c.log);
 	assert_non_null(memmem(c.cubin, c.cubin_len, SC_GEN_ENTRY, strlen(SC_GEN_ENTRY) + 1));
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, false), 0);
+	assert_int_equal(sc_scan_ptx(&s, c.ptx, c.ptx_len, &rules), 0);
 	if (s.nflags)
 		fail_msg("generator PTX flag %s: %s", s.flags[0].kind, s.flags[0].text);
 	sc_compiled_release(&c);

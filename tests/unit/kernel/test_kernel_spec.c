@@ -1,8 +1,12 @@
 /* Fixture specs (spec.json), spec expressions and tunable overrides. */
 #include "unit.h"
 #include "expr.h"
+#include "half.h"
+#include "harness.h"
 #include "refs.h"
 #include "spec.h"
+
+#include <math.h>
 
 #include <dirent.h>
 #include <unistd.h>
@@ -80,6 +84,13 @@ static void test_spec_parses(void **state)
 	assert_int_equal(s.ndists, 1);
 	assert_true(s.terms_rtol == 0);               /* absent: no allowance */
 	assert_true(s.max_mean_signed_error < 0);     /* absent: no check */
+	/* absent: fp32 from the buffers, one timed shape, bit for bit */
+	assert_int_equal(s.precision, SC_PRECISION_FP32);
+	assert_false(s.precision_given);
+	assert_false(s.compensated_tf32);
+	assert_int_equal(s.ntimed, 1);
+	assert_int_equal(s.timed[0].v[0], 1000000);
+	assert_true(s.repeat_tolerance == 0);
 	sc_spec_release(&s);
 }
 
@@ -101,6 +112,53 @@ static int parse_edit(const char *from, const char *to)
 	if (err == 0)
 		sc_spec_release(&s);
 	return err;
+}
+
+/* The keys of precision, timed shapes and determinism. */
+static void test_spec_precision_shapes_repeat(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT;
+	struct sc_spec s;
+	const char *at = strstr(good, "\"params\"");
+	(void)state;
+
+	sc_buf_put(&b, good, (size_t)(at - good));
+	sc_buf_puts(&b, "\"precision\":\"fp32\",\"compensated_tf32\":true,\"repeat_tolerance\":0.25,"
+			"\"extra_timing_sizes\":[{\"n\":7},{\"n\":4097}],");
+	sc_buf_puts(&b, at);
+	assert_int_equal(sc_spec_parse(&s, b.ptr, b.len, "t/spec.json"), 0);
+	assert_int_equal(s.precision, SC_PRECISION_FP32);
+	assert_true(s.precision_given);
+	assert_true(s.compensated_tf32);
+	assert_true(s.repeat_tolerance == 0.25);
+	assert_int_equal(s.ntimed, 3);
+	assert_int_equal(s.timed[0].v[0], 1000000);
+	assert_int_equal(s.timed[1].v[0], 7);
+	assert_int_equal(s.timed[2].v[0], 4097);
+	assert_string_equal(sc_precision_name(s.precision), "fp32");
+	sc_spec_release(&s);
+	sc_buf_release(&b);
+	/* each precision by name; anything else refused with the path */
+	assert_int_equal(parse_edit("\"params\"", "\"precision\":\"fp8\",\"params\""), 0);
+	assert_int_equal(parse_edit("\"params\"", "\"precision\":\"fp4\",\"params\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "t/spec.json: $.precision"));
+	/* compensated TF32 is an fp32 fixture's, and a yes or no */
+	assert_int_equal(parse_edit("\"params\"", "\"precision\":\"bf16\",\"compensated_tf32\":true,\"params\""),
+			 SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.compensated_tf32"));
+	assert_int_equal(parse_edit("\"params\"", "\"compensated_tf32\":1,\"params\""), SC_EINVAL);
+	/* a bound of at most the tolerance */
+	assert_int_equal(parse_edit("\"params\"", "\"repeat_tolerance\":2,\"params\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.repeat_tolerance"));
+	/* shapes: size sets, at most three beside sizes.timing, evaluated */
+	assert_int_equal(parse_edit("\"params\"", "\"extra_timing_sizes\":{\"n\":7},\"params\""), SC_EINVAL);
+	assert_int_equal(parse_edit("\"params\"", "\"extra_timing_sizes\":[{\"m\":7}],\"params\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "$.extra_timing_sizes[0].n"));
+	assert_int_equal(parse_edit("\"params\"", "\"extra_timing_sizes\":[{\"n\":1},{\"n\":2},{\"n\":3},{\"n\":4}],"
+						 "\"params\""),
+			 SC_EINVAL);
+	assert_int_equal(parse_edit("\"params\"", "\"extra_timing_sizes\":[{\"n\":0}],\"params\""), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "must be >= 1"));
 }
 
 static void test_spec_errors_name_file_and_path(void **state)
@@ -262,6 +320,11 @@ static void test_every_fixture_spec(void **state)
 			assert_non_null(sc_ref_lookup(e->d_name));
 			assert_true(s.ndists >= 2);     /* uniform and a large-magnitude one */
 			assert_true(s.ncorrectness >= 3);
+			/* every fixture says its precision and times two shapes at least */
+			if (!s.precision_given)
+				fail_msg("%s: no \"precision\"", p.ptr);
+			if (s.ntimed < 2)
+				fail_msg("%s: one timed shape (add extra_timing_sizes)", p.ptr);
 			sc_spec_release(&s);
 			n++;
 		}
@@ -269,6 +332,118 @@ static void test_every_fixture_spec(void **state)
 	}
 	closedir(d);
 	assert_true(n >= 8);
+}
+
+/*
+ * The reference's outputs at each timed shape of every fixture (the
+ * affordable ones: flops under the harness's reference cap, buffers under
+ * 2^25 elements), for every input distribution: not near-constant, since
+ * the checks of timed launches refuse outputs a constant would pass (at
+ * the tolerance of the re-validation against the reference, and at the
+ * doubled one of the checks against the baseline).
+ */
+static void test_fixture_timed_shapes_not_constant(void **state)
+{
+	DIR *d = opendir("fixtures");
+	struct dirent *e;
+	int checked = 0;
+	(void)state;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		struct sc_buf p = SC_BUF_INIT;
+		struct sc_spec s;
+		if (e->d_name[0] == '.')
+			continue;
+		sc_buf_printf(&p, "fixtures/%s/spec.json", e->d_name);
+		if (access(p.ptr, F_OK) != 0 || sc_spec_load(&s, p.ptr) != 0) {
+			sc_buf_release(&p);
+			continue;
+		}
+		for (size_t k = 0; k < s.ntimed; k++) {
+			struct sc_expr_var vars[SC_SPEC_MAX_VARS + SC_SPEC_MAX_TUNABLES];
+			size_t nv = sc_spec_vars(vars, &s, &s.timed[k], NULL);
+			int64_t flops = 0, total = 0, count[SC_REF_MAX_PARAMS] = { 0 };
+			assert_int_equal(sc_spec_eval(&flops, s.flops, "flops", vars, nv), 0);
+			for (size_t i = 0; i < s.nparams; i++)
+				if (s.params[i].kind == SC_PARAM_BUFFER) {
+					assert_int_equal(sc_spec_eval(&count[i], s.params[i].shape, "shape", vars, nv), 0);
+					total += count[i];
+				}
+			if ((double)flops > SC_HARNESS_REF_MAX_FLOPS || total > ((int64_t)1 << 25))
+				continue;
+			for (size_t dist = 0; dist < s.ndists; dist++) {
+				struct sc_ref_args a;
+				memset(&a, 0, sizeof(a));
+				a.nparams = s.nparams;
+				for (size_t v = 0; v < s.nsize_vars; v++)
+					a.size[v] = s.timed[k].v[v];
+				for (size_t i = 0; i < s.nparams; i++) {
+					const struct sc_param *q = &s.params[i];
+					if (q->kind == SC_PARAM_SCALAR) {
+						int64_t v = 0;
+						if (q->has_fvalue)
+							a.f[i] = q->fvalue;
+						else if (sc_spec_eval(&v, q->value, q->name, vars, nv) == 0)
+							a.i[i] = v, a.f[i] = (double)v;
+						continue;
+					}
+					a.buf[i] = sc_xcalloc((size_t)count[i], 4);
+					if (q->role != SC_ROLE_IN && s.terms_rtol > 0)
+						a.terms[i] = sc_xcalloc((size_t)count[i], sizeof(float));
+					if (q->role == SC_ROLE_IN || q->role == SC_ROLE_INOUT) {
+						const struct sc_dist *dd = &q->init[dist < q->ninit ? dist : q->ninit - 1];
+						if (sc_dtype_is_narrow(q->dtype)) {
+							void *narrow = sc_xcalloc((size_t)count[i], sc_dtype_size(q->dtype));
+							sc_harness_fill(narrow, q->dtype, (size_t)count[i], dd, 99 + i);
+							sc_half_decode(a.buf[i], q->dtype, narrow, (size_t)count[i]);
+							free(narrow);
+						} else {
+							sc_harness_fill(a.buf[i], q->dtype, (size_t)count[i], dd, 99 + i);
+						}
+					}
+				}
+				sc_ref_lookup(e->d_name)(&a);
+				for (size_t i = 0; i < s.nparams; i++) {
+					const struct sc_param *q = &s.params[i];
+					if (q->kind == SC_PARAM_BUFFER && q->role != SC_ROLE_IN && q->role != SC_ROLE_SCRATCH &&
+					    sc_dtype_is_float(q->dtype)) {
+						struct sc_compare c;
+						double top = 0;
+						/* the re-validation against the reference: the
+						 * tolerance with each element's terms */
+						sc_harness_compare_terms(&c, SC_DTYPE_F32, a.buf[i], a.buf[i], a.terms[i],
+									 (size_t)count[i], s.atol, s.rtol, s.terms_rtol);
+						if (c.constant_passes)
+							fail_msg("%s: output '%s' near-constant at timed shape %zu, distribution %zu",
+								 e->d_name, q->name, k, dist);
+						/* the checks of timed launches against the
+						 * baseline: twice the tolerance, the terms
+						 * bounded by the largest output (harness.c,
+						 * compare_outputs), on buffers of
+						 * SC_HARNESS_CONSTANT_MIN elements or more */
+						for (int64_t j = 0; j < count[i]; j++) {
+							double v = fabs(((const float *)a.buf[i])[j]);
+							if (isfinite(v) && v > top)
+								top = v;
+						}
+						sc_harness_compare(&c, SC_DTYPE_F32, a.buf[i], a.buf[i], (size_t)count[i],
+								   2 * (s.atol + s.terms_rtol * top), 2 * s.rtol);
+						if (c.constant_passes && count[i] >= SC_HARNESS_CONSTANT_MIN)
+							fail_msg("%s: output '%s' near-constant at timed shape %zu, distribution %zu, at the doubled tolerance of the checks against the baseline",
+								 e->d_name, q->name, k, dist);
+					}
+					free(a.buf[i]);
+					free(a.terms[i]);
+				}
+				checked++;
+			}
+		}
+		sc_spec_release(&s);
+		sc_buf_release(&p);
+	}
+	closedir(d);
+	assert_true(checked >= 20);
 }
 
 int main(void)
@@ -282,6 +457,8 @@ int main(void)
 		cmocka_unit_test(test_half_types_scratch_and_peak),
 		cmocka_unit_test(test_tunable_overrides),
 		cmocka_unit_test(test_every_fixture_spec),
+		cmocka_unit_test(test_spec_precision_shapes_repeat),
+		cmocka_unit_test(test_fixture_timed_shapes_not_constant),
 	};
 	return cmocka_run_group_tests_name("kernel_spec", tests, NULL, NULL);
 }

@@ -253,26 +253,47 @@ static void kload(struct sc_device *dev, const char *name, struct sc_kernel_hand
 	k->entry = "softmax";
 }
 
+/* The candidate's kernel of run_solution (k_softmax unless a test says). */
+static sc_cpu_kernel_fn cand_fn = k_softmax;
+
+/* Wrong (0.9x) at the timing size (8 x 64) only: the strong reference's
+ * timing is where it shows. */
+static void k_softmax_wrong_when_timed(const struct sc_cpu_thread *t, void **p)
+{
+	softmax_scaled(t, p, SCOLS(p) == 64 && *(int *)p[2] == 8 ? 0.9f : 1.0f);
+}
+
+/* Faults at the timing size only. */
+static void k_softmax_fault_when_timed(const struct sc_cpu_thread *t, void **p)
+{
+	if (SCOLS(p) == 64 && *(int *)p[2] == 8)
+		sc_device_cpu_fault("an illegal instruction was encountered (trap)");
+	else
+		softmax_scaled(t, p, 1.0f);
+}
+
 /* The candidate (1 ms a launch) against a solution registered as name
  * (sol_fn at sol_cost); with_sol false: a fixture without a solution. */
 static struct sc_strong_result run_solution(sc_cpu_kernel_fn sol_fn, sc_cpu_cost_fn sol_cost, bool with_sol)
 {
 	struct sc_device *dev = sc_device_cpu_new(), *sdev = NULL;
 	struct sc_kernel_handle c, s;
-	struct sc_timing_opts_run o = { 1000, 2, 0, 0x1234, 0, 0 };
+	struct sc_timing_opts_run o = { 1000, 2, 0, 0x1234, 0, 0, NULL, NULL };
 	struct sc_strong_result r;
 	struct sc_spec sm;
 
 	assert_int_equal(sc_spec_load(&sm, "fixtures/softmax/spec.json"), 0);
 	sm.timing.v[0] = 8;   /* a small timing size for the double */
 	sm.timing.v[1] = 64;
-	sc_device_cpu_register(dev, "cand", k_softmax, cost_1ms, 0);
+	sc_device_cpu_register(dev, "cand", cand_fn, cost_1ms, 0);
 	sc_device_cpu_register(dev, "solution", sol_fn, sol_cost, 0);
 	assert_int_equal(dev->open_sibling(dev, &sdev), 0);
 	kload(dev, "cand", &c);
 	kload(sdev, "solution", &s);
 	assert_int_equal(sc_strong_time_solution(&r, dev, sdev, &sm, sc_ref_lookup("softmax"), &c,
-						 with_sol ? &s : NULL, "fixture solution fixtures/softmax/solution.cu", &o), 0);
+						 with_sol ? &s : NULL, "fixture solution fixtures/softmax/solution.cu", &o,
+						 &sm.timing, 1),
+			 0);
 	sdev->close(sdev);
 	dev->close(dev);
 	sc_spec_release(&sm);
@@ -315,6 +336,68 @@ static void test_solution_wrong_not_timed(void **state)
 	assert_true(isnan(r.speedup));
 	assert_non_null(strstr(r.why, "the solution fails the check at the first correctness size"));
 	assert_non_null(strstr(r.why, "'y'"));
+}
+
+/* The strong reference's timing is a check like the others: a wrong
+ * result of the candidate there fails the unit, with its reason; so does
+ * a fault of its launch. A fault of the solution's is not the
+ * candidate's. */
+static void test_solution_phase_checks_the_candidate(void **state)
+{
+	struct sc_strong_result r;
+	(void)state;
+
+	cand_fn = k_softmax_wrong_when_timed;
+	r = run_solution(k_softmax, cost_250us, true);
+	cand_fn = k_softmax;
+	assert_true(r.failed);
+	assert_false(r.done);
+	assert_int_equal(r.reason, SC_REASON_MISMATCH);
+	assert_non_null(strstr(r.message, "during the timing against the strong reference"));
+	assert_non_null(strstr(r.message, "fixture solution fixtures/softmax/solution.cu"));
+	assert_non_null(strstr(r.message, "rows=8 cols=64"));
+	cand_fn = k_softmax_fault_when_timed;
+	r = run_solution(k_softmax, cost_250us, true);
+	cand_fn = k_softmax;
+	assert_true(r.failed);
+	assert_true(r.device_lost);
+	assert_int_equal(r.reason, SC_REASON_LAUNCH);
+	assert_non_null(strstr(r.message, "trap"));
+	/* a right candidate is not failed */
+	r = run_solution(k_softmax, cost_250us, true);
+	assert_false(r.failed);
+	assert_true(r.done);
+	assert_int_equal(r.nshapes, 1);
+	assert_true(fabs(r.shape_speedup[0] - 0.25) < 1e-9);
+}
+
+/* The solution faulting during the timing is a failure outside the
+ * candidate: an error, never the candidate's fail. */
+static void test_solution_fault_is_no_fail(void **state)
+{
+	struct sc_device *dev = sc_device_cpu_new(), *sdev = NULL;
+	struct sc_kernel_handle c, s;
+	struct sc_timing_opts_run o = { .timeout_ms = 1000, .check_every = 2, .secret = 0x1234 };
+	struct sc_strong_result r;
+	struct sc_spec sm;
+	(void)state;
+
+	assert_int_equal(sc_spec_load(&sm, "fixtures/softmax/spec.json"), 0);
+	sm.timing.v[0] = 8;
+	sm.timing.v[1] = 64;
+	sc_device_cpu_register(dev, "cand", k_softmax, cost_1ms, 0);
+	sc_device_cpu_register(dev, "solution", k_softmax_fault_when_timed, cost_250us, 0);
+	assert_int_equal(dev->open_sibling(dev, &sdev), 0);
+	kload(dev, "cand", &c);
+	kload(sdev, "solution", &s);
+	assert_int_equal(sc_strong_time_solution(&r, dev, sdev, &sm, sc_ref_lookup("softmax"), &c, &s, "solution", &o,
+						 &sm.timing, 1),
+			 SC_EGPU);
+	assert_false(r.failed);
+	assert_non_null(strstr(r.why, "the solution faulted"));
+	sdev->close(sdev);
+	dev->close(dev);
+	sc_spec_release(&sm);
 }
 
 static void test_solution_none(void **state)
@@ -396,6 +479,8 @@ int main(void)
 		cmocka_unit_test(test_solution_timed),
 		cmocka_unit_test(test_solution_wrong_not_timed),
 		cmocka_unit_test(test_solution_none),
+		cmocka_unit_test(test_solution_phase_checks_the_candidate),
+		cmocka_unit_test(test_solution_fault_is_no_fail),
 		cmocka_unit_test(test_pick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
