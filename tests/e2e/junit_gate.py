@@ -61,6 +61,15 @@ def parse(cmd, args):
     return opts, pos
 
 
+def workdir(wrapper):
+    """The folder a `sh -c 'cd "$1" ...' - DIR` wrapper runs the command in, else "."."""
+    for i in range(len(wrapper) - 3):
+        if wrapper[i] == "-c" and wrapper[i + 1].lstrip().startswith('cd "$1"') and \
+                wrapper[i + 2] == "-":
+            return wrapper[i + 3]
+    return "."
+
+
 def main():
     rc, marker, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     skillci = os.environ.get("SKILLCI", "")
@@ -70,10 +79,19 @@ def main():
         return 0
     cmd = argv[at + 1]
     opts, pos = parse(cmd, argv[at + 2:])
+    # `sh -c 'cd "$1" && ...' - DIR skillci ...`: the command ran in DIR,
+    # so its relative paths (and the default report folder) are DIR's, not
+    # this suite's working folder, which other suites running beside it may
+    # write their own default reports into
+    where = workdir(argv[:at])
+    rel = lambda p: p if p is None or os.path.isabs(p) else os.path.join(where, p)
+    for k in ("--report-dir", "--junit", "--json"):
+        if opts.get(k):
+            opts[k] = rel(opts[k])
     rdir = opts.get("--report-dir")
     junit = opts.get("--junit") or (rdir and os.path.join(rdir, "junit.xml"))
     if not junit and cmd != "report":
-        junit = ".skillci/report/junit.xml"
+        junit = rel(".skillci/report/junit.xml")
     if not junit or not os.path.isfile(junit):
         return 0
     # a file times stamped in the same clock tick as the marker was not
@@ -87,7 +105,7 @@ def main():
             return 0
     else:
         results = opts.get("--json") or (rdir and os.path.join(rdir, "results.json")) or \
-            ".skillci/report/results.json"
+            rel(".skillci/report/results.json")
     if not results or not os.path.isfile(results):
         print("%s wrote %s but its results JSON %s is missing" % (cmd, junit, results))
         return 1

@@ -293,7 +293,7 @@ for r in s["rules"]:
 json.dump(s, open(sys.argv[2], "w"))
 EOF2
 curl -s -X POST --data-binary @"$T/script-run.json" "$FAKE_URL/_fake/script" > /dev/null
-RUNA="$SKILLCI run --repo $R --base $RBASE --head $RHEAD -m anthropic.fake-student --no-cache --runs 1"
+RUNA="$SKILLCI run --repo $R --base $RBASE --head $RHEAD -m anthropic.fake-student --no-cache --runs 1 --report-dir $T/rd-default"
 cd "$T" || exit 1  # run's work folder and default reports go under the current folder
 run $RUNA --store "$T/run.db" --json "$T/run.json" --markdown "$T/run.md" --junit "$T/run.xml"
 check "run: the base's trigger test opened the skill" test "$(unit "$T/run.json" base "eval_queries.json#0" verdict)" = pass
@@ -304,7 +304,7 @@ check "run: the Markdown shows the head's recall beside the base's" grep -q "rec
 for k in 1 2; do
 	run $RUNA --store "$T/shard$k.db" --shard "$k/2" --json "$T/shard$k.json"
 done
-run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" --json "$T/merged.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" --json "$T/merged.json" --report-dir "$T/rd-merge"
 check "run: two shards merged hold the units of one run, the same verdicts" python3 -S - "$T/run.json" "$T/merged.json" "$T/shard1.json" <<'EOF2'
 import json, sys
 v = [sorted((u["variant"], u["test_id"], u["verdict"]) for u in json.load(open(f))["units"]) for f in sys.argv[1:3]]

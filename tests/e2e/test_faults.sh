@@ -221,7 +221,7 @@ git -C "$G" add -A
 git -C "$G" commit -qm base
 printf '\nAlways answer ok.\n' >> "$G/skills/s1/SKILL.md"
 git -C "$G" commit -qam head
-RUN="$SKILLCI run --repo $G --base HEAD~1 --head HEAD -m anthropic.fault-model --retries 1"
+RUN="$SKILLCI run --repo $G --base HEAD~1 --head HEAD -m anthropic.fault-model --retries 1 --report-dir $T/rd-default"
 reports() {  # reports PREFIX NAME: every report is a whole file
 	json_ok "$1.json" "$2: results JSON is whole"
 	check "$2: JUnit XML is well-formed" xmllint --noout "$1.xml"

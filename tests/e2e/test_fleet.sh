@@ -62,7 +62,7 @@ M=anthropic.fake-student
 UNITS=40  # 2 skills x 4 tests x (2 runs at base and head, the baseline once)
 pg_createdb fleet_store
 STORE=$(pg_url fleet_store)
-RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m $M --runs 2 --no-cache"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m $M --runs 2 --no-cache --report-dir $T/rd-default"
 
 # ---- four shards at once, each from its own working folder ----------------
 pids=""

@@ -47,7 +47,7 @@ export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-merge-secret
 unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY
 cd "$T" || exit 1
 
-RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.fake-student --no-cache"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.fake-student --no-cache --report-dir $T/rd-default"
 for k in 1 2 3; do
 	run $RUN --shard "$k/3" --store "$T/s$k.db" --json "$T/shard$k.json" \
 		--markdown "$T/shard$k.md" --junit "$T/shard$k.xml" --html "$T/shard$k"
@@ -95,7 +95,7 @@ resign "$T/g1.json" "$T/g2.json" "$T/g3.json" "$T/gx3.json"
 run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/g3.json" --json "$T/m4.json" \
 	--markdown "$T/m4.md" --junit "$T/m4.xml" --html "$T/m4"
 expect_exit 0 "merge applies the gate the shards recorded"
-run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/gx3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/g1.json" "$T/g2.json" "$T/gx3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "shards that ran with different gates are refused"
 expect_err_contains "different gate thresholds" "and the message says so"
 
@@ -124,7 +124,7 @@ sh[dst]['units'].append(sh[src]['units'].pop())
 for k in range(3):
     json.dump(sh[k], open('$T/moved%d.json' % (k + 1), 'w'))"
 resign "$T/moved1.json" "$T/moved2.json" "$T/moved3.json"
-run $SKILLCI merge "$T/moved1.json" "$T/moved2.json" "$T/moved3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/moved1.json" "$T/moved2.json" "$T/moved3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "a unit in the wrong shard file is refused"
 expect_err_contains "belongs to shard" "and the message says where it belongs"
 
@@ -135,7 +135,7 @@ a = json.load(open('$T/shard3.json'))
 a['run']['incomplete_reason'] = 'interrupted by SIGTERM: 1 of 4 units evaluated'
 json.dump(a, open('$T/cut3.json', 'w'))"
 resign "$T/cut3.json"
-run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/cut3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/cut3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "an interrupted shard is refused"
 expect_err_contains "rerun that shard" "and says what to do"
 
@@ -157,28 +157,28 @@ for k in (1, 2, 3):
     else:
         json.dump(a, open('$T/lock%d.json' % k, 'w'))"
 resign "$T"/lock?.json "$T/otherlock3.json" "$T/othergpu3.json"
-run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/lock3.json" --json "$T/gpu.json"
+run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/lock3.json" --json "$T/gpu.json" --report-dir "$T/rd-merge"
 expect_exit 1 "shards on one GPU with one fixtures.lock merge"
 check "the merged run keeps the GPU and the fixtures lock" python3 -c "
 import json; r = json.load(open('$T/gpu.json'))['run']
 assert r['gpu']['name'] == 'NVIDIA H200' and r['fixtures_lock'] == 'ab' * 32, r"
-run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/otherlock3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/otherlock3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "shards with other pinned fixtures are refused"
 expect_err_contains "different fixtures" "and the message says why"
-run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/othergpu3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/lock1.json" "$T/lock2.json" "$T/othergpu3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "shards on another driver are refused"
 expect_err_contains "driver 12.8" "and the message names it"
 
 # Another plan: the same PR with two runs per test.
 run $RUN --runs 2 --shard 3/3 --store "$T/other.db" --json "$T/other3.json" \
 	--markdown "$T/o.md" --junit "$T/o.xml" --html "$T/o"
-run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/other3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/other3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "a shard of another plan is refused"
 expect_err_contains "another plan" "and the message says so"
 
-run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" "$T/shard3.json" --json "$T/x.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" "$T/shard3.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "more files than shards is refused"
-run $SKILLCI merge "$T/nowhere.json" --json "$T/x.json"
+run $SKILLCI merge "$T/nowhere.json" --json "$T/x.json" --report-dir "$T/rd-merge"
 expect_exit 2 "a missing file is bad input"
 run $SKILLCI merge
 expect_exit 2 "no file is bad usage"

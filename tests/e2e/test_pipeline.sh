@@ -111,7 +111,7 @@ HEAD=$(git -C "$R" rev-parse HEAD)
 echo '{"default": {"text": "ok", "await_in_flight": 4, "latency_ms": 60}}' > "$T/ok.json"
 fake_start "$T/ok.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
-RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.student --no-cache"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.student --no-cache --report-dir $T/rd-default"
 run $RUN --store "$T/b.db" --jobs 8 --report-dir "$T/b"
 expect_exit 0 "per-provider bound: run --jobs 8 passes"
 # the units of the run: each skill's base and head sampled in rounds until
@@ -142,7 +142,7 @@ echo '{"seed": 3, "default": {"text": "ok", "latency_lognormal": {"mean_ms": 60,
 	> "$T/slow.json"
 fake_start "$T/slow.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
-RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.student --no-cache --concurrency 8"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.student --no-cache --concurrency 8 --report-dir $T/rd-default"
 KILLS=${PIPELINE_KILLS:-6}
 cat > "$T/stored.py" <<'EOF'
 # stored.py DB: units in the store, and the keys stored more than once

@@ -77,7 +77,7 @@ export ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-test-run-secret
 unset GITHUB_ACTIONS GITHUB_EVENT_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY
 M=anthropic.fake-student
 cd "$T" || exit 1
-RUN="$SKILLCI run --repo $R -m $M --no-cache"
+RUN="$SKILLCI run --repo $R -m $M --no-cache --report-dir $T/rd-default"
 
 # ---- a PR that improves a skill passes and shows the gain ------------------
 run $RUN --base "$BASE" --head "$IMPROVE" --store "$T/s1.db" --markdown "$T/r1/report.md" \
@@ -171,12 +171,12 @@ expect_exit 1 "3 kernel jobs and 2 requests in flight reach the same verdict"
 expect_err_contains "--batch is deprecated and has no effect" "--batch is accepted with a deprecation note"
 strip "$T/jobs.json" > "$T/jobs.norm"
 expect_same "$T/whole.norm" "$T/jobs.norm" "2 requests in flight give the same results as 64"
-run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --json "$T/m3.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" --json "$T/m3.json" --report-dir "$T/rd-merge"
 expect_exit 2 "merge refuses a missing shard"
-run $SKILLCI merge "$T/shard1.json" "$T/shard1.json" "$T/shard3.json" "$T/shard4.json" --json "$T/m4.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard1.json" "$T/shard3.json" "$T/shard4.json" --json "$T/m4.json" --report-dir "$T/rd-merge"
 expect_exit 2 "merge refuses a shard given twice"
 expect_err_contains "given twice" "and says so"
-run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" "$T/r2/results.json" --json "$T/m5.json"
+run $SKILLCI merge "$T/shard1.json" "$T/shard2.json" "$T/shard3.json" "$T/r2/results.json" --json "$T/m5.json" --report-dir "$T/rd-merge"
 expect_exit 2 "merge refuses a file of another plan"
 
 # ---- SIGTERM mid-run: incomplete reports, then a rerun that resumes ----------

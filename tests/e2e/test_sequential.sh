@@ -201,6 +201,9 @@ assert max(u['run_index'] for u in r['units']) < 4, 'ran past the trusted budget
 # from the store, the nine stable tests run once at head in the first
 # round and q01 twice: 11 requests, and the drop is shown at that first
 # look (p 6.5e-7 < 0.0056 of a 2-of-4 design). The message names q01.
+# The first run sends one request at a time: which of q01's four base
+# runs the fake answers wrong (its 1st and 3rd q01 requests) then follows
+# the run index, and so does what the first look sees of them.
 fake_reset
 python3 - "$T/flaky-script.json" <<'EOF2'
 import json, sys
@@ -216,13 +219,15 @@ sed -i 's/FLAKY-BASE/FLAKY-BROKEN/' "$T/flaky/skills/seq/SKILL.md"
 git -C "$T/flaky" commit -q -a -m "break it"
 git -C "$T/flaky" branch -q broken
 git -C "$T/flaky" checkout -q main
-run $SKILLCI run --repo "$T/flaky" --base main~1 --head main -m $M --no-cache --runs 4 \
+run $SKILLCI run --repo "$T/flaky" --base main~1 --head main -m $M --no-cache --runs 4 --concurrency 1 \
 	--store "$T/flaky.db" --report-dir "$T/flaky1" --json "$T/flaky1.json"
+FLAKY1_RC=$RC
 check "history: the first PR has no history yet" python3 -c "
 import json; r = json.load(open('$T/flaky1.json')); assert 'history' not in r, r.get('history')"
 fake_reset
 run $SKILLCI run --repo "$T/flaky" --base main~1 --head broken -m $M --no-cache \
 	--store "$T/flaky.db" --report-dir "$T/flaky2" --json "$T/flaky2.json"
+printf '%s\n' "$ERR" > "$T/flaky2.err"
 expect_exit 1 "history: the broken skill fails"
 check "history: q01 flips 67% at base over 4 runs, the others never" python3 -c "
 import json
@@ -234,8 +239,8 @@ assert len(h) == 10 and all(x['flip_rate'] == 0 and x['runs'] == 4 and x['varian
                             for k, x in h.items() if k != ('base', 'skill_meta.json#tests[0]')), h"
 expect_err_contains "test skill_meta.json#tests[0] flips 67% at base (4 runs)" \
 	"history: the gate message names the flaky test"
-check "history: 11 requests (nine stable tests once, q01 twice; got $(margin "$T/flaky2.json" requests) $(fake_stat requests))" \
-	test "$(margin "$T/flaky2.json" requests) $(fake_stat requests)" = "11 11"
+check "history: 11 requests (nine stable tests once, q01 twice; got $(margin "$T/flaky2.json" requests) $(fake_stat requests), $(margin "$T/flaky2.json" reused) units from the store, first run exit $FLAKY1_RC)" \
+	sh -c 'test "$1" = "11 11" || { cat "$2"; exit 1; }' - "$(margin "$T/flaky2.json" requests) $(fake_stat requests)" "$T/flaky2.err"
 check "history: decided at the first look" test "$(margin "$T/flaky2.json" rounds)" = 1
 fake_script "$T/script.json"
 

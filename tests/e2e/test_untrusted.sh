@@ -240,7 +240,7 @@ cat > "$T/shards.json" <<'EOF'
 EOF
 fake_start "$T/shards.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
-RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.fake-student --no-cache"
+RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.fake-student --no-cache --report-dir $T/rd-default"
 for k in 1 2; do
 	run $RUN --shard "$k/2" --run-id pr-9 --store "$T/fleet.db" --report-dir "$T/sh$k" --json "$T/shard$k.json"
 	expect_exit 0 "shard $k/2 runs"
