@@ -336,18 +336,18 @@ static void print_findings(const struct sc_results *res)
 
 /* ---- evaluation -------------------------------------------------------- */
 
-static void on_unit(size_t done, size_t total, const char *skill, const char *variant,
-		    const char *model, const char *test_name, const char *verdict, bool reused,
+static void on_unit(size_t done, size_t total, const char *skill, enum sc_variant variant,
+		    const char *model, const char *test_name, enum sc_unit_verdict verdict, bool reused,
 		    void *payload)
 {
 	struct run_progress *rp = payload;
 
 	SC_UNUSED(done);
 	SC_UNUSED(total);
-	sc_progress_unit(rp->progress, reused, !strcmp(verdict, "error"));
+	sc_progress_unit(rp->progress, reused, verdict == SC_UNIT_ERROR);
 	if (rp->verbose)
-		sc_log(SC_LOG_INFO, "%s %s %s '%s': %s%s", skill, variant, model, test_name, verdict,
-		       reused ? " (reused)" : "");
+		sc_log(SC_LOG_INFO, "%s %s %s '%s': %s%s", skill, sc_variant_name(variant), model,
+		       test_name, sc_unit_verdict_name(verdict), reused ? " (reused)" : "");
 }
 
 static void on_activity(const struct sc_eval_activity *a, void *payload)
@@ -406,7 +406,7 @@ done:
 static const struct sc_results_unit *first_error(const struct sc_results *r)
 {
 	for (size_t i = 0; i < r->nunits; i++)
-		if (!strcmp(r->units[i].verdict, "error"))
+		if (r->units[i].verdict == SC_UNIT_ERROR)
 			return &r->units[i];
 	return NULL;
 }

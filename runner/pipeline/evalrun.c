@@ -538,7 +538,7 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 			goto done;
 		}
 		e->es[i].path = e->dirs[i];
-		e->es[i].variant = "head";
+		e->es[i].variant = SC_VARIANT_HEAD;
 		e->es[i].skill = &e->skills[i];
 		e->es[i].hash = e->hashes[i];
 		e->es[i].tests = &e->sets[i];
@@ -562,23 +562,21 @@ static void record_lift(struct sc_results_lift *l, const struct sc_seq_outcome *
 	l->model = sc_xstrdup(model);
 	switch (o->decision) {
 	case SC_SEQ_REGRESSION:   /* the baseline falls short of the skill */
-		l->decision = sc_xstrdup("lift");
-		l->stop = sc_xstrdup("shown");
+		l->decision = SC_LIFT_SHOWN;
+		l->stop = SC_STOP_SHOWN;
 		break;
 	case SC_SEQ_RULED_OUT:    /* a lift of D or more is ruled out */
-		l->decision = sc_xstrdup("no_lift");
-		l->stop = sc_xstrdup("ruled_out");
+		l->decision = SC_LIFT_NONE;
+		l->stop = SC_STOP_RULED_OUT;
 		break;
 	case SC_SEQ_UNVERIFIED:
 	case SC_SEQ_OPEN:
-		l->decision = sc_xstrdup("unverified");
-		l->stop = sc_xstrdup(stopped ? "stopped" : "max_runs");
+		l->decision = SC_LIFT_UNVERIFIED;
+		l->stop = stopped ? SC_STOP_STOPPED : SC_STOP_MAX_RUNS;
 		break;
 	}
-	if (o->decision != SC_SEQ_UNVERIFIED && o->decision != SC_SEQ_OPEN && o->at.end) {
-		free(l->stop);
-		l->stop = sc_xstrdup("end");
-	}
+	if (o->decision != SC_SEQ_UNVERIFIED && o->decision != SC_SEQ_OPEN && o->at.end)
+		l->stop = SC_STOP_END;
 	/* the statistics compare baseline (as head) with the skill (as base):
 	 * the lift is minus their difference */
 	l->margin = d->margin;
@@ -627,8 +625,8 @@ static int evaluate_rounds(struct sc_evalrun *e)
 		for (size_t m = 0; m < e->nmodels && e->sets[s].n; m++) {
 			checks[nchecks].skill = e->es[s].path;
 			checks[nchecks].model = res->run.resolved_models[m];
-			checks[nchecks].base = "head";       /* the skill */
-			checks[nchecks].head = "baseline";   /* no skill */
+			checks[nchecks].base = SC_VARIANT_HEAD;      /* the skill */
+			checks[nchecks].head = SC_VARIANT_BASELINE;  /* no skill */
 			nchecks++;
 		}
 	/* the refs of skill s and model m belong to its check (every one) */

@@ -79,84 +79,57 @@ void sc_results_init(struct sc_results *r)
 
 void sc_results_finding_release(struct sc_results_finding *f)
 {
-	free(f->state); free(f->severity); free(f->code); free(f->file); free(f->message);
+	free(f->code); free(f->file); free(f->message);
 	memset(f, 0, sizeof(*f));
 }
 
 void sc_results_check_release(struct sc_results_check *c)
 {
-	free(c->skill); free(c->model); free(c->check); free(c->status); free(c->rule);
-	free(c->message); free(c->file); free(c->margin.decision);
+	free(c->skill); free(c->model); free(c->rule); free(c->message); free(c->file);
 	memset(c, 0, sizeof(*c));
-}
-
-static const char *const verdict_names[] = { "pass", "fail", "unverified", "error" };
-
-const char *sc_verdict_name(enum sc_verdict v)
-{
-	return (size_t)v < SC_ARRAY_SIZE(verdict_names) ? verdict_names[v] : "error";
-}
-
-bool sc_verdict_parse(const char *name, enum sc_verdict *out)
-{
-	for (size_t i = 0; name && i < SC_ARRAY_SIZE(verdict_names); i++)
-		if (!strcmp(verdict_names[i], name)) {
-			*out = (enum sc_verdict)i;
-			return true;
-		}
-	return false;
 }
 
 void sc_results_failure_release(struct sc_results_gate_failure *f)
 {
-	free(f->status);
-	free(f->skill); free(f->model); free(f->rule); free(f->message); free(f->check);
-	free(f->file);
+	free(f->skill); free(f->model); free(f->rule); free(f->message); free(f->file);
 	memset(f, 0, sizeof(*f));
 }
 
 static const struct {
-	const char *rule, *check;
+	const char *rule;
+	enum sc_check_kind check;
 } rule_checks[] = {
-	{ "skill_invalid", "validity" },
-	{ "pass_rate_significant_drop", "pass_rate" },
-	{ "pass_rate_drop", "pass_rate" },
-	{ "pass_rate_inconclusive", "pass_rate" },
-	{ "pass_rate_unverified", "pass_rate" },
-	{ "lift_unverified", "lift" },
-	{ "head_no_result", "pass_rate" },
-	{ "new_skill_no_better", "lift" },
-	{ "tokens_rise", "tokens" },
-	{ "speedup_drop", "speedup" },
-	{ "judge_drop", "judge" },
-	{ "error_share", "errors" },
-	{ "skill_deleted", "deleted" },
-	{ "base_no_result", "pass_rate" },
-	{ "lift_no_result", "lift" },
-	{ "tests_not_discriminating", "discrimination" },
-	{ "baseline_no_result", "discrimination" },
-	{ "kernel_unverified", "kernel" },
-	{ "skill_untested", "tests" },
+	{ "skill_invalid", SC_CHECK_VALIDITY },
+	{ "pass_rate_significant_drop", SC_CHECK_PASS_RATE },
+	{ "pass_rate_drop", SC_CHECK_PASS_RATE },
+	{ "pass_rate_inconclusive", SC_CHECK_PASS_RATE },
+	{ "pass_rate_unverified", SC_CHECK_PASS_RATE },
+	{ "lift_unverified", SC_CHECK_LIFT },
+	{ "head_no_result", SC_CHECK_PASS_RATE },
+	{ "new_skill_no_better", SC_CHECK_LIFT },
+	{ "tokens_rise", SC_CHECK_TOKENS },
+	{ "speedup_drop", SC_CHECK_SPEEDUP },
+	{ "judge_drop", SC_CHECK_JUDGE },
+	{ "error_share", SC_CHECK_ERRORS },
+	{ "skill_deleted", SC_CHECK_DELETED },
+	{ "base_no_result", SC_CHECK_PASS_RATE },
+	{ "lift_no_result", SC_CHECK_LIFT },
+	{ "tests_not_discriminating", SC_CHECK_DISCRIMINATION },
+	{ "baseline_no_result", SC_CHECK_DISCRIMINATION },
+	{ "kernel_unverified", SC_CHECK_KERNEL },
+	{ "skill_untested", SC_CHECK_TESTS },
+	{ "interrupted", SC_CHECK_RUN },
+	{ "verdict_unverified", SC_CHECK_CLAIM },
 };
 
-const char *sc_results_rule_check(const char *rule)
+bool sc_results_rule_check(const char *rule, enum sc_check_kind *out)
 {
 	for (size_t i = 0; rule && i < SC_ARRAY_SIZE(rule_checks); i++)
-		if (!strcmp(rule_checks[i].rule, rule))
-			return rule_checks[i].check;
-	return rule ? rule : "";
-}
-
-int sc_results_check_rank(const char *check)
-{
-	static const char *const order[] = { "deleted", "validity", "tests", "pass_rate", "lift",
-					     "discrimination", "kernel", "tokens", "speedup",
-					     "judge", "errors" };
-
-	for (size_t i = 0; check && i < SC_ARRAY_SIZE(order); i++)
-		if (!strcmp(order[i], check))
-			return (int)i;
-	return (int)SC_ARRAY_SIZE(order);
+		if (!strcmp(rule_checks[i].rule, rule)) {
+			*out = rule_checks[i].check;
+			return true;
+		}
+	return false;
 }
 
 static void free_strv(char **v, size_t n)
@@ -172,9 +145,7 @@ static void kernel_free(struct sc_results_kernel *k)
 		return;
 	free(k->fixture);
 	free(k->fixture_hash);
-	free(k->compile);
 	free(k->compile_log);
-	free(k->verdict);
 	free(k->strong_reference);
 	free_strv(k->flags, k->nflags);
 	free(k);
@@ -192,9 +163,8 @@ void sc_results_unit_release(struct sc_results_unit *u)
 		sc_results_unit_init(u);
 		return;
 	}
-	free(u->skill); free(u->variant); free(u->model); free(u->test_id);
-	free(u->test_name); free(u->kind); free(u->verdict); free(u->error_class);
-	free(u->message); free(u->excerpt); free(u->test_file); free(u->trigger);
+	free(u->skill); free(u->model); free(u->test_id); free(u->test_name);
+	free(u->error_class); free(u->message); free(u->excerpt); free(u->test_file);
 	kernel_free(u->kernel);
 	free(h->skill); free(h->test); free(h->model); free(h->prompt);
 	free(h->harness); free(h->fixture);
@@ -208,13 +178,13 @@ void sc_results_release(struct sc_results *r)
 	free(r->schema);
 	free(r->skillci_version);
 	free(r->harness_version);
-	free(run->id); free(run->kind); free(run->started_at); free(run->finished_at);
+	free(run->id); free(run->started_at); free(run->finished_at);
 	free(run->incomplete_reason); free(run->repo); free(run->base_rev); free(run->head_rev);
 	free_strv(run->models, run->nmodels);
 	free_strv(run->resolved_models, run->nresolved_models);
 	free(run->plan_hash); free(run->mode); free(run->fixtures_lock);
 	free(run->prov.head); free(run->prov.base); free(run->prov.merge_base);
-	free(run->prov.judged); free(run->prov.judged_tree); free(run->prov.config_hash);
+	free(run->prov.judged_tree); free(run->prov.config_hash);
 	free(run->prov.workflow_run_id); free(run->prov.pr_source);
 	free(run->gpu.name); free(run->gpu.driver); free(run->gpu.arch); free(run->gpu.cc);
 	for (size_t i = 0; i < run->nusage; i++) {
@@ -233,7 +203,7 @@ void sc_results_release(struct sc_results *r)
 	free_strv(run->trust.notes, run->trust.nnotes);
 	for (size_t i = 0; i < r->nskills; i++) {
 		struct sc_results_skill *s = &r->skills[i];
-		free(s->path); free(s->name); free(s->status); free(s->old_path);
+		free(s->path); free(s->name); free(s->old_path);
 		free(s->skill_md); free(s->base_tree); free(s->head_tree);
 		free_strv(s->gate_reasons, s->ngate_reasons);
 		for (size_t f = 0; f < s->nfindings; f++)
@@ -245,13 +215,13 @@ void sc_results_release(struct sc_results *r)
 		sc_results_unit_release(&r->units[i]);
 	free(r->units);
 	for (size_t i = 0; i < r->naggregates; i++) {
-		free(r->aggregates[i].skill); free(r->aggregates[i].variant);
+		free(r->aggregates[i].skill);
 		free(r->aggregates[i].model);
 	}
 	free(r->aggregates);
 	for (size_t i = 0; i < r->ncomparisons; i++) {
 		struct sc_results_comparison *c = &r->comparisons[i];
-		free(c->skill); free(c->model); free(c->from); free(c->to);
+		free(c->skill); free(c->model);
 	}
 	free(r->comparisons);
 	for (size_t i = 0; i < r->gate.nfailures; i++)
@@ -262,12 +232,12 @@ void sc_results_release(struct sc_results *r)
 	free(r->gate.checks);
 	for (size_t i = 0; i < r->nflips; i++) {
 		struct sc_results_flips *f = &r->flips[i];
-		free(f->skill); free(f->variant); free(f->model); free(f->test_id);
+		free(f->skill); free(f->model); free(f->test_id);
 	}
 	free(r->flips);
 	for (size_t i = 0; i < r->nlifts; i++) {
 		struct sc_results_lift *l = &r->lifts[i];
-		free(l->skill); free(l->model); free(l->decision); free(l->stop);
+		free(l->skill); free(l->model);
 	}
 	free(r->lifts);
 	sc_strpool_free(r->pool);
@@ -279,7 +249,7 @@ static int cmp_flips(const void *x, const void *y)
 	const struct sc_results_flips *a = x, *b = y;
 	int c;
 
-	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->variant, b->variant)) ||
+	if ((c = strcmp(a->skill, b->skill)) || (c = (int)a->variant - (int)b->variant) ||
 	    (c = strcmp(a->model, b->model)))
 		return c;
 	return strcmp(a->test_id, b->test_id);
@@ -311,8 +281,8 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 {
 	struct sc_results_hashes *h = &u->hashes;
 	char **fields[] = {
-		&u->skill, &u->variant, &u->model, &u->test_id, &u->test_name, &u->kind,
-		&u->verdict, &u->error_class, &u->message, &u->excerpt, &u->test_file, &u->trigger,
+		&u->skill, &u->model, &u->test_id, &u->test_name, &u->error_class, &u->message,
+		&u->excerpt, &u->test_file,
 		&h->skill, &h->test, &h->model, &h->prompt, &h->harness, &h->fixture,
 	};
 
@@ -324,8 +294,8 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 		pool_str(r->pool, fields[i]);
 	if (u->kernel) {
 		struct sc_results_kernel *k = u->kernel;
-		char **kf[] = { &k->fixture, &k->fixture_hash, &k->compile, &k->compile_log,
-				&k->verdict, &k->strong_reference };
+		char **kf[] = { &k->fixture, &k->fixture_hash, &k->compile_log,
+				&k->strong_reference };
 		for (size_t i = 0; i < SC_ARRAY_SIZE(kf); i++)
 			pool_str(r->pool, kf[i]);
 		for (size_t i = 0; i < k->nflags; i++)
@@ -368,17 +338,18 @@ bool sc_results_tests_edited(const struct sc_results_skill *s)
 	       (s->tests_added || s->tests_changed || s->tests_removed);
 }
 
-int sc_results_variant_rank(const char *variant)
+bool sc_results_unit_decides(const struct sc_results *r, const struct sc_results_unit *u)
 {
-	if (!variant)
-		return 3;
-	if (!strcmp(variant, "baseline"))
-		return 0;
-	if (!strcmp(variant, "base"))
-		return 1;
-	if (!strcmp(variant, "head"))
-		return 2;
-	return 3;
+	const struct sc_results_skill *s;
+
+	if (r->run.kind == SC_RUN_KIND_EVAL)
+		return u->variant == SC_VARIANT_BASELINE || u->variant == SC_VARIANT_HEAD;
+	if (u->variant == SC_VARIANT_BASE || u->variant == SC_VARIANT_HEAD)
+		return true;
+	if (u->variant != SC_VARIANT_BASELINE)
+		return false;
+	s = sc_results_find_skill(r, u->skill);
+	return s && s->status == SC_SKILL_ADDED;
 }
 
 int sc_results_cmp_str(const char *a, const char *b)
@@ -406,8 +377,7 @@ int sc_results_cmp_unit(const void *pa, const void *pb)
 	int c;
 
 	if ((c = sc_results_cmp_str(a->skill, b->skill)) || (c = sc_results_cmp_str(a->model, b->model)) ||
-	    (c = sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant)) ||
-	    (c = sc_results_cmp_str(a->variant, b->variant)) || (c = sc_results_cmp_str(a->test_id, b->test_id)) ||
+	    (c = (int)a->variant - (int)b->variant) || (c = sc_results_cmp_str(a->test_id, b->test_id)) ||
 	    (c = cmp_i64(a->run_index, b->run_index)))
 		return c;
 	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
@@ -420,8 +390,7 @@ int sc_results_cmp_aggregate(const void *pa, const void *pb)
 	int c;
 
 	if ((c = sc_results_cmp_str(a->skill, b->skill)) || (c = sc_results_cmp_str(a->model, b->model)) ||
-	    (c = sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant)) ||
-	    (c = sc_results_cmp_str(a->variant, b->variant)))
+	    (c = (int)a->variant - (int)b->variant))
 		return c;
 	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
 }
@@ -433,10 +402,7 @@ int sc_results_cmp_comparison(const void *pa, const void *pb)
 	int c;
 
 	if ((c = sc_results_cmp_str(a->skill, b->skill)) || (c = sc_results_cmp_str(a->model, b->model)) ||
-	    (c = sc_results_variant_rank(a->from) - sc_results_variant_rank(b->from)) ||
-	    (c = sc_results_cmp_str(a->from, b->from)) ||
-	    (c = sc_results_variant_rank(a->to) - sc_results_variant_rank(b->to)) ||
-	    (c = sc_results_cmp_str(a->to, b->to)))
+	    (c = (int)a->from - (int)b->from) || (c = (int)a->to - (int)b->to))
 		return c;
 	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
 }
@@ -449,8 +415,7 @@ int sc_results_cmp_check(const void *pa, const void *pb)
 	int c;
 
 	if ((c = sc_results_cmp_str(a->skill, b->skill)) || (c = sc_results_cmp_str(a->model, b->model)) ||
-	    (c = sc_results_check_rank(a->check) - sc_results_check_rank(b->check)) ||
-	    (c = sc_results_cmp_str(a->check, b->check)))
+	    (c = (int)a->check - (int)b->check))
 		return c;
 	return cmp_i64((int64_t)sa->index, (int64_t)sb->index);
 }
@@ -506,13 +471,6 @@ void sc_results_sort(struct sc_results *r)
 	r->sorted = true;
 }
 
-/* Variant keys compare by rank, then by name (unknown variants last). */
-static int cmp_variant(const char *a, const char *b)
-{
-	int c = sc_results_variant_rank(a) - sc_results_variant_rank(b);
-	return c ? c : sc_results_cmp_str(a, b);
-}
-
 const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r, const char *path)
 {
 	size_t lo = 0, hi = r->nskills;
@@ -534,12 +492,12 @@ const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r,
 }
 
 const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
-		const char *model, const char *check)
+		const char *model, enum sc_check_kind check)
 {
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		if (sc_streq(c->skill, skill) && !sc_results_cmp_str(c->model, model) &&
-		    sc_streq(c->check, check))
+		    c->check == check)
 			return c;
 	}
 	return NULL;
@@ -547,24 +505,24 @@ const struct sc_results_check *sc_results_find_check(const struct sc_results *r,
 
 /* Order of an aggregate against the key (skill, model, variant). */
 static int agg_key(const struct sc_results_aggregate *a, const char *skill, const char *model,
-		   const char *variant)
+		   enum sc_variant variant)
 {
 	int c;
 
-	if ((c = sc_results_cmp_str(a->skill, skill)) || !model || (c = sc_results_cmp_str(a->model, model)) || !variant)
+	if ((c = sc_results_cmp_str(a->skill, skill)) || (c = sc_results_cmp_str(a->model, model)))
 		return c;
-	return cmp_variant(a->variant, variant);
+	return (int)a->variant - (int)variant;
 }
 
 const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_results *r,
-		const char *skill, const char *variant, const char *model)
+		const char *skill, enum sc_variant variant, const char *model)
 {
 	size_t lo = 0, hi = r->naggregates;
 
 	if (!r->sorted) {
 		for (size_t i = 0; i < r->naggregates; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			if (sc_streq(a->skill, skill) && sc_streq(a->variant, variant) &&
+			if (sc_streq(a->skill, skill) && a->variant == variant &&
 			    sc_streq(a->model, model))
 				return a;
 		}
@@ -582,18 +540,18 @@ const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_res
 }
 
 static int cmp_key(const struct sc_results_comparison *c, const char *skill, const char *model,
-		   const char *from, const char *to)
+		   enum sc_variant from, enum sc_variant to)
 {
 	int d;
 
 	if ((d = sc_results_cmp_str(c->skill, skill)) || (d = sc_results_cmp_str(c->model, model)) ||
-	    (d = cmp_variant(c->from, from)))
+	    (d = (int)c->from - (int)from))
 		return d;
-	return cmp_variant(c->to, to);
+	return (int)c->to - (int)to;
 }
 
 const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
-		const char *skill, const char *model, const char *from, const char *to)
+		const char *skill, const char *model, enum sc_variant from, enum sc_variant to)
 {
 	size_t lo = 0, hi = r->ncomparisons;
 
@@ -601,7 +559,7 @@ const struct sc_results_comparison *sc_results_find_comparison(const struct sc_r
 		for (size_t i = 0; i < r->ncomparisons; i++) {
 			const struct sc_results_comparison *c = &r->comparisons[i];
 			if (sc_streq(c->skill, skill) && sc_streq(c->model, model) &&
-			    sc_streq(c->from, from) && sc_streq(c->to, to))
+			    c->from == from && c->to == to)
 				return c;
 		}
 		return NULL;
@@ -619,17 +577,18 @@ const struct sc_results_comparison *sc_results_find_comparison(const struct sc_r
 
 /* Order of a unit against a key prefix (NULL parts match anything). */
 static int unit_key(const struct sc_results_unit *u, const char *skill, const char *model,
-		    const char *variant)
+		    int variant)
 {
 	int c;
 
-	if ((c = sc_results_cmp_str(u->skill, skill)) || !model || (c = sc_results_cmp_str(u->model, model)) || !variant)
+	if ((c = sc_results_cmp_str(u->skill, skill)) || !model ||
+	    (c = sc_results_cmp_str(u->model, model)) || variant == SC_VARIANT_ANY)
 		return c;
-	return cmp_variant(u->variant, variant);
+	return (int)u->variant - variant;
 }
 
 size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
-			      const char *variant, size_t *first)
+			      int variant, size_t *first)
 {
 	size_t lo = 0, hi = r->nunits, end;
 

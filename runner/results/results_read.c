@@ -48,6 +48,46 @@ static int rd_str(struct rd *rd, const cJSON *obj, const char *key, char **out, 
 	return 0;
 }
 
+/*
+ * A state (results.h): the string at key read by its table (table: the
+ * enum's name for sc_state_table, e.g. "unit_verdict"), into *out as its
+ * value. Absent or null leaves *out as it was, or fails when required; an
+ * unknown name fails naming the names it may be. alias, when not NULL, is
+ * an older name read as the value named alias_of.
+ */
+static int rd_state(struct rd *rd, const cJSON *obj, const char *key, const char *table, int *out,
+		    bool required, const char *alias, const char *alias_of)
+{
+	const cJSON *v = rd_get(obj, key);
+	const char *const *names;
+	const char *name;
+	size_t n;
+
+	if (!v)
+		return required ? rd_fail(rd, key, "missing (a string is required)") : 0;
+	if (!cJSON_IsString(v))
+		return rd_fail(rd, key, "expected a string");
+	names = sc_state_table(table, &n);
+	name = alias && !strcmp(v->valuestring, alias) ? alias_of : v->valuestring;
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], name)) {
+			*out = (int)i;
+			return 0;
+		}
+	{
+		struct sc_buf what = SC_BUF_INIT;
+		int err;
+		sc_buf_puts(&what, "expected ");
+		sc_state_expected(&what, names, n);
+		err = rd_fail(rd, key, what.ptr);
+		sc_buf_release(&what);
+		return err;
+	}
+}
+
+/* rd_state into an enum lvalue dst (inside a function with err and done). */
+#define RD_STATE(rd, obj, key, table, dst, required)                                   	do {                                                                            		int v_ = (int)(dst);                                                    		if ((err = rd_state(rd, obj, key, table, &v_, required, NULL, NULL)) < 0) 			goto done;                                                      		(dst) = v_;                                                             	} while (0)
+
 static int rd_num(struct rd *rd, const cJSON *obj, const char *key, double *out)
 {
 	const cJSON *v = rd_get(obj, key);
@@ -261,7 +301,7 @@ static int read_provenance(struct rd *rd, const cJSON *run, struct sc_results_pr
 {
 	const cJSON *o;
 	size_t old;
-	int err;
+	int err, judged = SC_JUDGED_NONE;
 
 	if ((err = rd_obj(rd, run, "provenance", &o)) < 0 || !o)
 		return err;
@@ -271,13 +311,14 @@ static int read_provenance(struct rd *rd, const cJSON *run, struct sc_results_pr
 	if ((err = rd_str(rd, o, "head", &p->head, true)) == 0 &&
 	    (err = rd_str(rd, o, "base", &p->base, false)) == 0 &&
 	    (err = rd_str(rd, o, "merge_base", &p->merge_base, false)) == 0 &&
-	    (err = rd_str(rd, o, "judged", &p->judged, false)) == 0 &&
+	    (err = rd_state(rd, o, "judged", "judged", &judged, false, NULL, NULL)) == 0 &&
 	    (err = rd_str(rd, o, "judged_tree", &p->judged_tree, false)) == 0 &&
 	    (err = rd_str(rd, o, "config_hash", &p->config_hash, false)) == 0 &&
 	    (err = rd_str(rd, o, "workflow_run_id", &p->workflow_run_id, false)) == 0 &&
 	    (err = rd_int(rd, o, "workflow_run_attempt", &p->workflow_run_attempt)) == 0 &&
 	    (err = rd_int(rd, o, "pull_request", &p->pr_number)) == 0)
 		err = rd_str(rd, o, "pull_request_source", &p->pr_source, false);
+	p->judged = judged;
 	sc_buf_truncate(&rd->path, old);
 	return err;
 }
@@ -288,7 +329,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 	int err = 0;
 
 	TRY(rd_str(rd, o, "id", &run->id, false));
-	TRY(rd_str(rd, o, "kind", &run->kind, false));
+	RD_STATE(rd, o, "kind", "run_kind", run->kind, false);
 	TRY(rd_str(rd, o, "started_at", &run->started_at, false));
 	TRY(rd_str(rd, o, "finished_at", &run->finished_at, false));
 	TRY(rd_bool(rd, o, "complete", &run->complete));
@@ -351,8 +392,8 @@ static int read_finding(struct rd *rd, const cJSON *o, struct sc_results_finding
 {
 	int err = 0;
 
-	TRY(rd_str(rd, o, "state", &f->state, true));
-	TRY(rd_str(rd, o, "severity", &f->severity, true));
+	RD_STATE(rd, o, "state", "finding_state", f->state, true);
+	RD_STATE(rd, o, "severity", "severity", f->severity, true);
 	TRY(rd_str(rd, o, "code", &f->code, false));
 	TRY(rd_str(rd, o, "file", &f->file, false));
 	TRY(rd_int(rd, o, "line", &f->line));
@@ -394,7 +435,7 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 	s->gate_passed = true;
 	TRY(rd_str(rd, o, "path", &s->path, true));
 	TRY(rd_str(rd, o, "name", &s->name, false));
-	TRY(rd_str(rd, o, "status", &s->status, false));
+	RD_STATE(rd, o, "status", "skill_status", s->status, false);
 	TRY(rd_str(rd, o, "old_path", &s->old_path, false));
 	TRY(rd_str(rd, o, "skill_md", &s->skill_md, false));
 	TRY(rd_str(rd, o, "base_tree", &s->base_tree, false));
@@ -434,9 +475,9 @@ static int read_kernel(struct rd *rd, const cJSON *o, struct sc_results_kernel *
 
 	TRY(rd_str(rd, o, "fixture", &k->fixture, false));
 	TRY(rd_str(rd, o, "fixture_hash", &k->fixture_hash, false));
-	TRY(rd_str(rd, o, "compile", &k->compile, false));
+	RD_STATE(rd, o, "compile", "compile", k->compile, false);
 	TRY(rd_str(rd, o, "compile_log", &k->compile_log, false));
-	TRY(rd_str(rd, o, "verdict", &k->verdict, false));
+	RD_STATE(rd, o, "verdict", "kernel_verdict", k->verdict, false);
 	TRY(rd_num(rd, o, "max_abs_error", &k->max_abs_error));
 	TRY(rd_int(rd, o, "worst_index", &k->worst_index));
 	TRY(rd_int(rd, o, "registers", &k->registers));
@@ -461,14 +502,14 @@ static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
 	int err = 0;
 
 	TRY(rd_str(rd, o, "skill", &u->skill, true));
-	TRY(rd_str(rd, o, "variant", &u->variant, true));
+	RD_STATE(rd, o, "variant", "variant", u->variant, true);
 	TRY(rd_str(rd, o, "model", &u->model, true));
 	TRY(rd_str(rd, o, "test_id", &u->test_id, true));
 	TRY(rd_str(rd, o, "test_name", &u->test_name, false));
 	TRY(rd_int(rd, o, "run_index", &u->run_index));
-	TRY(rd_str(rd, o, "kind", &u->kind, false));
-	TRY(rd_str(rd, o, "trigger", &u->trigger, false));
-	TRY(rd_str(rd, o, "verdict", &u->verdict, true));
+	RD_STATE(rd, o, "kind", "unit_kind", u->kind, false);
+	RD_STATE(rd, o, "trigger", "trigger", u->trigger, false);
+	RD_STATE(rd, o, "verdict", "unit_verdict", u->verdict, true);
 	TRY(rd_str(rd, o, "error_class", &u->error_class, false));
 	TRY(rd_str(rd, o, "message", &u->message, false));
 	TRY(rd_str(rd, o, "excerpt", &u->excerpt, false));
@@ -511,7 +552,7 @@ static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggre
 	int err = 0;
 
 	TRY(rd_str(rd, o, "skill", &a->skill, true));
-	TRY(rd_str(rd, o, "variant", &a->variant, true));
+	RD_STATE(rd, o, "variant", "variant", a->variant, true);
 	TRY(rd_str(rd, o, "model", &a->model, true));
 	TRY(rd_int(rd, o, "n", &a->n));
 	TRY(rd_int(rd, o, "passed", &a->passed));
@@ -553,8 +594,8 @@ static int read_comparison(struct rd *rd, const cJSON *o, struct sc_results_comp
 
 	TRY(rd_str(rd, o, "skill", &c->skill, true));
 	TRY(rd_str(rd, o, "model", &c->model, true));
-	TRY(rd_str(rd, o, "from", &c->from, true));
-	TRY(rd_str(rd, o, "to", &c->to, true));
+	RD_STATE(rd, o, "from", "variant", c->from, true);
+	RD_STATE(rd, o, "to", "variant", c->to, true);
 	TRY(rd_int(rd, o, "paired_n", &c->paired_n));
 	TRY(rd_num(rd, o, "from_pass_rate", &c->from_pass_rate));
 	TRY(rd_num(rd, o, "to_pass_rate", &c->to_pass_rate));
@@ -594,16 +635,13 @@ static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_marg
 	TRY(rd_int(rd, o, "tests", &m->tests));
 	TRY(rd_int(rd, o, "runs_per_test", &m->runs_per_test));
 	TRY(rd_int(rd, o, "rounds", &m->rounds));
-	TRY(rd_str(rd, o, "decision", &m->decision, false));
-	if (sc_streq(m->decision, "inconclusive")) {
-		/* older files: what the design left undecided */
-		free(m->decision);
-		m->decision = sc_xstrdup("unverified");
-	}
-	if (m->decision && !sc_streq(m->decision, "regression") &&
-	    !sc_streq(m->decision, "ruled_out") && !sc_streq(m->decision, "unverified")) {
-		err = rd_fail(rd, "decision", "expected regression, ruled_out or unverified");
-		goto done;
+	{
+		/* older files: "inconclusive", what the design left undecided */
+		int d = SC_DECISION_NONE;
+		if ((err = rd_state(rd, o, "decision", "decision", &d, false, "inconclusive",
+				    "unverified")) < 0)
+			goto done;
+		m->decision = d;
 	}
 	TRY(rd_num(rd, o, "drop", &m->drop));
 	TRY(rd_num(rd, o, "beta", &m->beta));
@@ -631,12 +669,8 @@ static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
 
 	TRY(rd_str(rd, o, "skill", &c->skill, true));
 	TRY(rd_str(rd, o, "model", &c->model, false));
-	TRY(rd_str(rd, o, "check", &c->check, true));
-	TRY(rd_str(rd, o, "status", &c->status, true));
-	if (!sc_streq(c->status, "passed") && !sc_streq(c->status, "failed") &&
-	    !sc_streq(c->status, "unverified") && !sc_streq(c->status, "error") &&
-	    !sc_streq(c->status, "skipped"))
-		TRY(rd_fail(rd, "status", "expected passed, failed, unverified, error or skipped"));
+	RD_STATE(rd, o, "check", "check_kind", c->check, true);
+	RD_STATE(rd, o, "status", "check_status", c->status, true);
 	TRY(rd_bool(rd, o, "accepted", &c->accepted));
 	TRY(rd_str(rd, o, "rule", &c->rule, false));
 	TRY(rd_str(rd, o, "message", &c->message, false));
@@ -682,18 +716,10 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 
 	TRY(rd_bool(rd, o, "passed", &g->passed));
 	TRY(rd_int(rd, o, "exit_code", &g->exit_code));
-	{
-		char *v = NULL;
-		TRY(rd_str(rd, o, "verdict", &v, false));
-		if (!v)  /* older files: what passed and the exit code said */
-			g->verdict = g->passed ? SC_VERDICT_PASS
-				     : g->exit_code == 3 ? SC_VERDICT_ERROR : SC_VERDICT_FAIL;
-		else if (!sc_verdict_parse(v, &g->verdict))
-			err = rd_fail(rd, "verdict", "expected pass, fail, unverified or error");
-		free(v);
-		if (err < 0)
-			goto done;
-	}
+	/* older files without it: what passed and the exit code said */
+	g->verdict = g->passed ? SC_VERDICT_PASS
+		     : g->exit_code == 3 ? SC_VERDICT_ERROR : SC_VERDICT_FAIL;
+	RD_STATE(rd, o, "verdict", "verdict", g->verdict, false);
 	TRY(rd_int(rd, o, "unverified", &g->unverified));
 	if (g->unverified == SC_RESULTS_NULL_INT)
 		g->unverified = 0;
@@ -714,20 +740,29 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 		g->nfailures = ++i;
 		if (!cJSON_IsObject(e))
 			err = rd_fail(rd, NULL, "expected an object");
-		if (!err && !(err = rd_str(rd, e, "status", &f->status, false)) &&
+		int status = SC_STATUS_FAILED, check = -1;  /* older files: failed */
+		if (!err && !(err = rd_state(rd, e, "status", "check_status", &status, false, NULL,
+					    NULL)) &&
 		    !(err = rd_str(rd, e, "skill", &f->skill, false)) &&
 		    !(err = rd_str(rd, e, "model", &f->model, false)) &&
 		    !(err = rd_str(rd, e, "rule", &f->rule, true)) &&
 		    !(err = rd_str(rd, e, "message", &f->message, false)) &&
-		    !(err = rd_str(rd, e, "check", &f->check, false)) &&
+		    !(err = rd_state(rd, e, "check", "check_kind", &check, false, NULL, NULL)) &&
 		    !(err = rd_str(rd, e, "file", &f->file, false)))
 			err = rd_int(rd, e, "line", &f->line);
 		if (!err && f->line == SC_RESULTS_NULL_INT)
 			f->line = 0;
-		if (!err && !f->check)
-			f->check = sc_xstrdup(sc_results_rule_check(f->rule));
-		if (!err && !f->status)
-			f->status = sc_xstrdup("failed");
+		f->status = status;
+		if (!err && check >= 0) {
+			f->check = check;
+		} else if (!err) {
+			/* older files: the check the rule belongs to */
+			enum sc_check_kind k;
+			if (sc_results_rule_check(f->rule, &k))
+				f->check = k;
+			else
+				err = rd_fail(rd, "rule", "a rule of no known check, and no \"check\"");
+		}
 		sc_buf_truncate(&rd->path, old);
 		if (err < 0)
 			goto done;
@@ -793,7 +828,7 @@ static int read_flips(struct rd *rd, const cJSON *o, struct sc_results_flips *f)
 	int err = 0;
 
 	TRY(rd_str(rd, o, "skill", &f->skill, true));
-	TRY(rd_str(rd, o, "variant", &f->variant, true));
+	RD_STATE(rd, o, "variant", "variant", f->variant, true);
 	TRY(rd_str(rd, o, "model", &f->model, true));
 	TRY(rd_str(rd, o, "test_id", &f->test_id, true));
 	TRY(rd_int(rd, o, "runs", &f->runs));
@@ -815,18 +850,15 @@ static int read_lift(struct rd *rd, const cJSON *o, struct sc_results_lift *l)
 	l->margin = l->drop = l->lift = l->lo = l->hi = l->detectable = NAN;
 	TRY(rd_str(rd, o, "skill", &l->skill, true));
 	TRY(rd_str(rd, o, "model", &l->model, true));
-	TRY(rd_str(rd, o, "decision", &l->decision, true));
-	if (sc_streq(l->decision, "inconclusive")) {
-		/* older files: what the design left undecided */
-		free(l->decision);
-		l->decision = sc_xstrdup("unverified");
+	{
+		/* older files: "inconclusive", what the design left undecided */
+		int d = SC_LIFT_UNVERIFIED;
+		if ((err = rd_state(rd, o, "decision", "lift_decision", &d, true, "inconclusive",
+				    "unverified")) < 0)
+			goto done;
+		l->decision = d;
 	}
-	if (!sc_streq(l->decision, "lift") && !sc_streq(l->decision, "no_lift") &&
-	    !sc_streq(l->decision, "unverified")) {
-		err = rd_fail(rd, "decision", "expected lift, no_lift or unverified");
-		goto done;
-	}
-	TRY(rd_str(rd, o, "stop", &l->stop, false));
+	RD_STATE(rd, o, "stop", "lift_stop", l->stop, false);
 	TRY(rd_num(rd, o, "margin", &l->margin));
 	TRY(rd_num(rd, o, "drop", &l->drop));
 	TRY(rd_num(rd, o, "lift", &l->lift));

@@ -54,7 +54,7 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 	cJSON *o = cJSON_AddObjectToObject(root, "run"), *shard, *gpu;
 
 	add_str(o, "id", run->id);
-	add_str(o, "kind", run->kind);
+	add_str(o, "kind", sc_run_kind_name(run->kind));
 	add_str(o, "started_at", run->started_at);
 	add_str(o, "finished_at", run->finished_at);
 	add_bool(o, "complete", run->complete);
@@ -76,7 +76,7 @@ static void write_run(cJSON *root, const struct sc_results_run *run)
 		add_str(po, "head", p->head);
 		add_str(po, "base", p->base);
 		add_str(po, "merge_base", p->merge_base);
-		add_str(po, "judged", p->judged);
+		add_str(po, "judged", sc_judged_name(p->judged));
 		add_str(po, "judged_tree", p->judged_tree);
 		add_str(po, "config_hash", p->config_hash);
 		add_str(po, "workflow_run_id", p->workflow_run_id);
@@ -157,7 +157,7 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 	cJSON_AddItemToArray(arr, o);
 	add_str(o, "path", s->path);
 	add_str(o, "name", s->name);
-	add_str(o, "status", s->status);
+	add_str(o, "status", sc_skill_status_name(s->status));
 	add_str(o, "old_path", s->old_path);
 	add_str(o, "skill_md", s->skill_md);
 	add_str(o, "base_tree", s->base_tree);
@@ -170,8 +170,8 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 		const struct sc_results_finding *f = &s->findings[i];
 		cJSON *fo = cJSON_CreateObject();
 		cJSON_AddItemToArray(findings, fo);
-		add_str(fo, "state", f->state);
-		add_str(fo, "severity", f->severity);
+		add_str(fo, "state", sc_finding_state_name(f->state));
+		add_str(fo, "severity", sc_severity_name(f->severity));
 		add_str(fo, "code", f->code);
 		add_str(fo, "file", f->file);
 		add_int(fo, "line", f->line > 0 ? f->line : SC_RESULTS_NULL_INT);
@@ -197,15 +197,15 @@ static void write_unit(cJSON *arr, const struct sc_results_unit *u)
 
 	cJSON_AddItemToArray(arr, o);
 	add_str(o, "skill", u->skill);
-	add_str(o, "variant", u->variant);
+	add_str(o, "variant", sc_variant_name(u->variant));
 	add_str(o, "model", u->model);
 	add_str(o, "test_id", u->test_id);
 	add_str(o, "test_name", u->test_name);
 	add_int(o, "run_index", u->run_index);
-	add_str(o, "kind", u->kind);
-	if (u->trigger)
-		add_str(o, "trigger", u->trigger);
-	add_str(o, "verdict", u->verdict);
+	add_str(o, "kind", sc_unit_kind_name(u->kind));
+	if (u->trigger != SC_TRIGGER_NONE)
+		add_str(o, "trigger", sc_trigger_name(u->trigger));
+	add_str(o, "verdict", sc_unit_verdict_name(u->verdict));
 	add_str(o, "error_class", u->error_class);
 	add_str(o, "message", u->message);
 	if (u->excerpt)
@@ -220,9 +220,9 @@ static void write_unit(cJSON *arr, const struct sc_results_unit *u)
 		cJSON *ko = cJSON_AddObjectToObject(o, "kernel");
 		add_str(ko, "fixture", k->fixture);
 		add_str(ko, "fixture_hash", k->fixture_hash);
-		add_str(ko, "compile", k->compile);
+		add_str(ko, "compile", sc_compile_name(k->compile));
 		add_str(ko, "compile_log", k->compile_log);
-		add_str(ko, "verdict", k->verdict);
+		add_str(ko, "verdict", sc_kernel_verdict_name(k->verdict));
 		add_num(ko, "max_abs_error", k->max_abs_error);
 		add_int(ko, "worst_index", k->worst_index);
 		add_int(ko, "registers", k->registers);
@@ -257,7 +257,7 @@ static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
 
 	cJSON_AddItemToArray(arr, o);
 	add_str(o, "skill", a->skill);
-	add_str(o, "variant", a->variant);
+	add_str(o, "variant", sc_variant_name(a->variant));
 	add_str(o, "model", a->model);
 	add_int(o, "n", a->n);
 	add_int(o, "passed", a->passed);
@@ -295,8 +295,8 @@ static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
 	cJSON_AddItemToArray(arr, o);
 	add_str(o, "skill", c->skill);
 	add_str(o, "model", c->model);
-	add_str(o, "from", c->from);
-	add_str(o, "to", c->to);
+	add_str(o, "from", sc_variant_name(c->from));
+	add_str(o, "to", sc_variant_name(c->to));
 	add_int(o, "paired_n", c->paired_n);
 	add_num(o, "from_pass_rate", c->from_pass_rate);
 	add_num(o, "to_pass_rate", c->to_pass_rate);
@@ -328,12 +328,12 @@ static void write_gate(cJSON *root, const struct sc_results_gate *g, const char 
 	for (size_t i = 0; i < g->nfailures; i++) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, f);
-		add_str(f, "status", g->failures[i].status ? g->failures[i].status : "failed");
+		add_str(f, "status", sc_check_status_name(g->failures[i].status));
 		add_str(f, "skill", g->failures[i].skill);
 		add_str(f, "model", g->failures[i].model);
 		add_str(f, "rule", g->failures[i].rule);
 		add_str(f, "message", g->failures[i].message);
-		add_str(f, "check", g->failures[i].check);
+		add_str(f, "check", sc_check_kind_name(g->failures[i].check));
 		add_str(f, "file", g->failures[i].file);
 		add_int(f, "line", g->failures[i].line > 0 ? g->failures[i].line : SC_RESULTS_NULL_INT);
 	}
@@ -349,8 +349,8 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 	cJSON_AddItemToArray(arr, co);
 	add_str(co, "skill", c->skill);
 	add_str(co, "model", c->model);
-	add_str(co, "check", c->check);
-	add_str(co, "status", c->status);
+	add_str(co, "check", sc_check_kind_name(c->check));
+	add_str(co, "status", sc_check_status_name(c->status));
 	if (c->accepted)
 		add_bool(co, "accepted", true);
 	add_str(co, "rule", c->rule);
@@ -369,7 +369,7 @@ static void write_check(cJSON *arr, const struct sc_results_check *c)
 		add_int(ro, "head", c->margin.head_runs);
 		add_int(mo, "runs_per_test", c->margin.runs_per_test);
 		add_int(mo, "rounds", c->margin.rounds);
-		add_str(mo, "decision", c->margin.decision);
+		add_str(mo, "decision", sc_decision_name(c->margin.decision));
 		add_num(mo, "drop", c->margin.drop);
 		add_num(mo, "beta", c->margin.beta);
 		add_num(mo, "llr", c->margin.llr);
@@ -520,7 +520,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 			cJSON *fo = cJSON_CreateObject();
 			cJSON_AddItemToArray(arr, fo);
 			add_str(fo, "skill", f->skill);
-			add_str(fo, "variant", f->variant);
+			add_str(fo, "variant", sc_variant_name(f->variant));
 			add_str(fo, "model", f->model);
 			add_str(fo, "test_id", f->test_id);
 			add_int(fo, "runs", f->runs);
@@ -537,8 +537,8 @@ static void format_results(struct sink *k, const struct sc_results *r)
 			cJSON_AddItemToArray(arr, lo);
 			add_str(lo, "skill", l->skill);
 			add_str(lo, "model", l->model);
-			add_str(lo, "decision", l->decision);
-			add_str(lo, "stop", l->stop);
+			add_str(lo, "decision", sc_lift_decision_name(l->decision));
+			add_str(lo, "stop", sc_lift_stop_name(l->stop));
 			add_num(lo, "margin", l->margin);
 			add_num(lo, "drop", l->drop);
 			add_num(lo, "lift", l->lift);
