@@ -355,6 +355,81 @@ static void test_strong_reference_round_trip(void **state)
 	sc_buf_release(&json);
 }
 
+/*
+ * Every state table round-trips: each name parses to its value and the
+ * value names it back; a _NONE value has no name; an unknown name, a
+ * name in another case and NULL are refused; sc_state_table() knows
+ * every table by name.
+ */
+#define ROUND_TRIP(fn, type)                                                        \
+	do {                                                                        \
+		size_t n_;                                                          \
+		const char *const *names_ = sc_state_table(#fn, &n_);               \
+		type v_;                                                            \
+		assert_non_null(names_);                                            \
+		assert_true(n_ > 1);                                                \
+		for (size_t i_ = 0; i_ < n_; i_++) {                                \
+			const char *name_ = sc_##fn##_name((type)i_);               \
+			if (!names_[i_]) {                                          \
+				assert_null(name_);                                 \
+				continue;                                           \
+			}                                                           \
+			assert_string_equal(name_, names_[i_]);                     \
+			assert_true(sc_##fn##_parse(name_, &v_));                   \
+			assert_int_equal(v_, i_);                                   \
+		}                                                                   \
+		assert_null(sc_##fn##_name((type)n_));                              \
+		assert_false(sc_##fn##_parse("no-such-state", &v_));                \
+		assert_false(sc_##fn##_parse(NULL, &v_));                           \
+		assert_false(sc_##fn##_parse("", &v_));                             \
+	} while (0)
+
+static void test_state_tables_round_trip(void **state)
+{
+	enum sc_verdict v;
+	enum sc_variant var;
+	size_t n;
+	(void)state;
+
+	ROUND_TRIP(verdict, enum sc_verdict);
+	ROUND_TRIP(unit_verdict, enum sc_unit_verdict);
+	ROUND_TRIP(variant, enum sc_variant);
+	ROUND_TRIP(unit_kind, enum sc_unit_kind);
+	ROUND_TRIP(trigger, enum sc_trigger);
+	ROUND_TRIP(skill_status, enum sc_skill_status);
+	ROUND_TRIP(finding_state, enum sc_finding_state);
+	ROUND_TRIP(severity, enum sc_severity);
+	ROUND_TRIP(compile, enum sc_compile);
+	ROUND_TRIP(kernel_verdict, enum sc_kernel_verdict);
+	ROUND_TRIP(check_kind, enum sc_check_kind);
+	ROUND_TRIP(check_status, enum sc_check_status);
+	ROUND_TRIP(decision, enum sc_decision);
+	ROUND_TRIP(lift_decision, enum sc_lift_decision);
+	ROUND_TRIP(lift_stop, enum sc_lift_stop);
+	ROUND_TRIP(run_kind, enum sc_run_kind);
+	ROUND_TRIP(judged, enum sc_judged);
+	/* the documented names, spot-checked against docs/results-json.md */
+	assert_string_equal(sc_verdict_name(SC_VERDICT_ERROR), "error");
+	assert_string_equal(sc_variant_name(SC_VARIANT_HEAD_TESTS), "head_tests");
+	assert_string_equal(sc_check_kind_name(SC_CHECK_CLAIM), "verdict_unverified");
+	assert_string_equal(sc_kernel_verdict_name(SC_KV_COMPILE_FAILED), "compile_failed");
+	assert_int_equal(SC_VARIANT_COUNT, 4);
+	/* names are exact: no case folding, no prefixes */
+	assert_false(sc_verdict_parse("PASS", &v));
+	assert_false(sc_verdict_parse("passed", &v));
+	assert_false(sc_variant_parse("head ", &var));
+	assert_null(sc_state_table("no_such_table", &n));
+	assert_int_equal(n, 0);
+	{
+		struct sc_buf b = SC_BUF_INIT;
+		const char *const *names = sc_state_table("verdict", &n);
+		sc_state_expected(&b, names, n);
+		assert_string_equal(b.ptr, "pass, fail, unverified or error");
+		sc_buf_release(&b);
+	}
+}
+#undef ROUND_TRIP
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_format_sorts_and_is_stable),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_load_names_missing_file),
+		cmocka_unit_test(test_state_tables_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
