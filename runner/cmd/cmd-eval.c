@@ -15,6 +15,7 @@
 #include "results/results.h"
 #include "stats.h"
 #include "results/store.h"
+#include "results/verdict.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -293,8 +294,10 @@ static void print_lift(const struct sc_results_lift *l, double alpha, size_t nch
 
 static void print_skill_model(const struct sc_results *r, const struct sc_results_skill *s,
 			      const char *model, const char *requested, bool baseline, bool verbose,
-			      const struct sc_evalrun_info *info)
+			      const struct sc_evalrun_info *info, const struct sc_verdicts *v)
 {
+	const struct sc_verdict_row *rows, *row = NULL;
+	size_t nrows = sc_verdict_rows_of(v, s->path, &rows);
 	const struct sc_results_lift *lift = find_lift(r, s->path, model);
 	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, SC_VARIANT_HEAD, model);
 	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, SC_VARIANT_BASELINE, model);
@@ -302,6 +305,9 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 									  SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
 	struct sc_buf suffix = SC_BUF_INIT, title = SC_BUF_INIT;
 
+	for (size_t i = 0; i < nrows && !row; i++)
+		if (rows[i].model && !strcmp(rows[i].model, model))
+			row = &rows[i];
 	/* the skill's name and path are the skill's own text */
 	sc_buf_printf(&title, "%s on %s", s->name, model);
 	if (strcmp(requested, model))
@@ -348,24 +354,15 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 		print_kernels(r, s->path, SC_VARIANT_HEAD, model, head);
 		if (lift)
 			print_lift(lift, r->run.alpha, r->nlifts);
-		if (lift && lift->decision == SC_LIFT_SHOWN)
-			printf("\n  Recommendation: keep skill\n");
-		else if (lift && lift->decision == SC_LIFT_NONE)
-			printf("\n  Recommendation: skill is not beneficial\n");
-		else if (lift)
-			printf("\n  Recommendation: none: unverified (neither shown nor ruled out)\n");
-		else if (c->paired_n == 0)
-			printf("\n  Recommendation: none (no pass/fail results to compare)\n");
-		else if (c->is_beneficial == 1)
-			printf("\n  Recommendation: keep skill\n");
-		else
-			printf("\n  Recommendation: skill may not be beneficial\n");
 	} else {
 		struct totals ht = token_total(r, s->path, SC_VARIANT_HEAD, model);
 		print_rate_line("with skill", head, NULL);
 		printf("  tokens: %lld\n", (long long)ht.tokens);
 		print_kernels(r, s->path, SC_VARIANT_HEAD, model, head);
 	}
+	/* the row's decision, in the words every report uses (results/verdict.h) */
+	if (row)
+		sc_cmd_line(stdout, "\n  Recommendation: %s", row->why);
 	printf("\n");
 	sc_buf_release(&suffix);
 }
@@ -496,9 +493,11 @@ int cmd_eval(int argc, char **argv)
 	struct sc_diags cdiags = SC_DIAGS_INIT;
 	struct sc_store *store = NULL;
 	struct sc_results *res;
+	struct sc_verdicts v;
 	int c, err = 0, rc = SC_EXIT_OK, infra_rc = SC_EXIT_OK;
 
 	memset(&eo, 0, sizeof(eo));
+	memset(&v, 0, sizeof(v));
 	eo.retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 	optind = 0;
 	opterr = 0;
@@ -617,6 +616,11 @@ int cmd_eval(int argc, char **argv)
 	}
 	res = sc_evalrun_results(e);
 	sc_evalrun_info(e, &info);  /* the budget is known now */
+	/* what the run means, decided once (results/verdict.h): the same
+	 * words `skillci report` says of this run's JSON */
+	sc_verdict_build(&v, res);
+	if (v.cause)
+		sc_cmd_line(stdout, "could not check: %s\n", v.cause);
 
 	for (size_t s = 0; s < res->nskills; s++)
 		for (size_t m = 0; m < info.nmodels; m++) {
@@ -624,7 +628,7 @@ int cmd_eval(int argc, char **argv)
 			if (sc_model_parse(&pm, info.models[m]) < 0)
 				continue;
 			print_skill_model(res, &res->skills[s], pm.name, info.models[m], info.baseline,
-					  verbose, &info);
+					  verbose, &info, &v);
 			sc_model_release(&pm);
 		}
 	if (info.nmodels > 1 || eo.ndirs > 1)
@@ -643,21 +647,14 @@ int cmd_eval(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	if (res->totals.errors > 0) {
-		for (size_t i = 0; i < res->nunits; i++)
-			if (res->units[i].verdict == SC_UNIT_ERROR) {
-				sc_cmd_line(stderr, "error: %s: %s", res->units[i].test_name,
-					    res->units[i].message ? res->units[i].message
-								  : "infrastructure error");
-				break;
-			}
-		if (infra_rc) {
-			fprintf(stderr, "error: %lld of %lld units failed for infrastructure reasons\n",
-				(long long)res->totals.errors, (long long)res->totals.units);
-			rc = infra_rc;
-		}
-	}
+	sc_cmd_line(stdout, "%s %s", sc_report_verdict_mark(v.state),
+		    v.cause ? "could not check: the runner's fault, not the skill's (the cause is "
+			      "the first line)" : v.headline);
+	if (v.cause)
+		sc_cmd_line(stderr, "error: could not check: %s", v.cause);
+	rc = v.exit_code;
 done:
+	sc_verdict_release(&v);
 	sc_evalrun_free(e);
 	sc_store_free(store);
 	sc_diags_release(&cdiags);

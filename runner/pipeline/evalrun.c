@@ -11,6 +11,7 @@
 #include "pipeline/budget.h"
 #include "pipeline/config.h"
 #include "pipeline/evalrun.h"
+#include "pipeline/gate.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/rounds.h"
 #include "pipeline/sequential.h"
@@ -689,13 +690,25 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 
 int sc_evalrun_finish(struct sc_evalrun *e, int *infra_rc)
 {
-	const struct sc_results *r = &e->res;
+	struct sc_results *r = &e->res;
 
 	sc_kernelops_describe(&e->kenv, &e->res.run);
-	*infra_rc = SC_EXIT_OK;
-	if (r->totals.errors > 0 &&
-	    (double)r->totals.errors / (double)r->totals.units > e->max_error_share)
-		*infra_rc = SC_EXIT_INFRA;
+	r->gate.error_share = r->totals.units ? (double)r->totals.errors / (double)r->totals.units
+					      : 0.0;
+	if (r->totals.errors > 0 && r->gate.error_share > e->max_error_share) {
+		/* could not check: the runner's fault, recorded where every
+		 * surface reads it (the gate's verdict, results/verdict.h) */
+		struct sc_buf m = SC_BUF_INIT;
+		sc_buf_printf(&m, "could not check: %lld of %lld units failed for infrastructure "
+			      "reasons (%.0f%%, more than %.0f%%)", (long long)r->totals.errors,
+			      (long long)r->totals.units, r->gate.error_share * 100,
+			      e->max_error_share * 100);
+		sc_gate_add_run_failure(r, "error_share", SC_CHECK_ERRORS, SC_STATUS_ERROR, m.ptr);
+		sc_buf_release(&m);
+	}
+	/* what the eval means: its lift decisions, or could not check */
+	sc_gate_set_verdict(r);
+	*infra_rc = (int)r->gate.exit_code;
 	return 0;
 }
 
