@@ -1413,8 +1413,9 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 			kernel_detail(&items, grp->runs[j], grp->nruns > 1);
 	}
 	erred_items(&items, &g, row->all);
-	sc_buf_puts(&head, count_state(&g, TEST_REGRESSED) || count_state(&g, TEST_FAILING) ? "❌ "
-			   : bad ? "➖ " : passed ? "✅ " : "⏭️ ");
+	/* the row's verdict, as the table shows it (results/verdict.h); the
+	 * tests' outcomes follow in words */
+	sc_buf_printf(&head, "%s ", sc_report_verdict_icon(row->v->state));
 	sc_report_md_code(&head, row->skill->path);
 	sc_buf_puts(&head, " · ");
 	sc_report_md_code(&head, row->model);
