@@ -198,3 +198,41 @@ int sc_report_gh_append_summary(const char *path, const char *md, size_t len)
 	sc_buf_release(&esc);
 	return err;
 }
+
+void sc_report_gh_setup_markdown(struct sc_buf *out, const char *msg, const char *hint, int rc)
+{
+	sc_buf_printf(out, "## skillci report\n\n%s **skillci could not check this pull request: ",
+		      sc_report_verdict_icon(SC_VERDICT_ERROR));
+	sc_report_md_text(out, msg);
+	sc_buf_printf(out, ".** (exit %d)\n\n**What to do:** ", rc);
+	sc_report_md_text(out, hint);
+	sc_buf_puts(out, ".\n\nNothing was judged, so nothing passed.\n");
+}
+
+void sc_report_gh_setup_annotation(struct sc_buf *out, const char *msg, const char *hint)
+{
+	sc_buf_puts(out, "::error title=skillci run could not check this pull request::");
+	sc_report_gh_escape_data(out, msg);
+	sc_report_gh_escape_data(out, ". What to do: ");
+	sc_report_gh_escape_data(out, hint);
+	sc_buf_putc(out, '\n');
+}
+
+int sc_report_gh_setup_outputs(struct sc_buf *out, const char *msg, const char *hint, int rc,
+			       const char *md, const char *delim)
+{
+	struct sc_buf v = SC_BUF_INIT, sum = SC_BUF_INIT;
+	int err;
+
+	sc_buf_printf(&v, "%d", rc);
+	sc_buf_printf(&sum, "skillci could not check this pull request: %s; %s", msg, hint);
+	if (!(err = sc_report_gh_output(out, "verdict", sc_verdict_name(SC_VERDICT_ERROR), delim)) &&
+	    !(err = sc_report_gh_output(out, "passed", "false", delim)) &&
+	    !(err = sc_report_gh_output(out, "exit_code", v.ptr, delim)) &&
+	    !(err = sc_report_gh_output(out, "summary", sum.ptr, delim)) &&
+	    !(err = sc_report_gh_output(out, "complete", "false", delim)))
+		err = sc_report_gh_output(out, "markdown_summary", md, delim);
+	sc_buf_release(&v);
+	sc_buf_release(&sum);
+	return err;
+}

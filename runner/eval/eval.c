@@ -279,6 +279,7 @@ struct ctx {
 	bool stopping, admitting;
 	int err;                    /* first fatal error, 0 when none */
 	char *err_msg;
+	enum sc_cause err_cause;      /* its cause (error.h), kept with it */
 	int64_t last_activity_ms;
 };
 
@@ -358,6 +359,7 @@ static void fatal(struct ctx *c, int err)
 		return;
 	c->err = err;
 	c->err_msg = sc_xstrdup(sc_error_last());
+	c->err_cause = sc_error_cause();
 	c->stopping = true;
 }
 
@@ -1884,7 +1886,7 @@ static int drive(struct ctx *c)
 	report_activity(c);
 	if (c->err) {
 		sc_error_set(c->err, "%s", c->err_msg ? c->err_msg : "evaluation failed");
-		return c->err;
+		return sc_error_cause_set(c->err, c->err_cause);
 	}
 	return 0;
 }

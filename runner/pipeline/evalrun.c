@@ -191,7 +191,7 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 		return err == SC_ENOTFOUND ? SC_EINVAL : err;
 	if (sc_diags_count(diags, SC_SEV_ERROR)) {
 		e->config_errors = true;
-		return sc_error_set(SC_EINVAL, "the configuration has errors (above)");
+		return sc_config_errors_fail(diags);
 	}
 	/* named endpoints and fast-agent's provider settings, from the configuration loaded */
 	if ((err = sc_config_apply_providers(cfg)) < 0)

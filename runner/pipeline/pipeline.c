@@ -181,8 +181,9 @@ static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_
 				base = tries[i];
 		sc_error_clear();
 		if (!base)
-			return sc_error_set(SC_EINVAL, "no base revision: give --base (the default "
-					    "branch was not found or is the head itself)");
+			return sc_error_cause_set(sc_error_set(SC_EINVAL, "no base revision: give "
+						  "--base (the default branch was not found or is "
+						  "the head itself)"), SC_CAUSE_REVISION);
 	}
 	if ((err = sc_git_resolve(b, repo, base)) < 0)
 		return err;
@@ -679,7 +680,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	if (err < 0)
 		return err;
 	if (sc_diags_count(diags, SC_SEV_ERROR))
-		return sc_error_set(SC_EINVAL, "the configuration has errors (above)");
+		return sc_config_errors_fail(diags);
 	/*
 	 * Named endpoints and fast-agent's provider settings come from the
 	 * configuration loaded above and from nothing else: the file the check
