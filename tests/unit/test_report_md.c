@@ -143,7 +143,7 @@ static void make_run(struct sc_results *r, size_t n, const char *kind)
 			struct sc_results_aggregate *a = &r->aggregates[r->naggregates++];
 			sc_results_aggregate_init(a);
 			a->skill = sc_xstrdup(p.ptr);
-			a->variant = t_variant(sc_xstrdup(v ? "head" : (strcmp(kind, "eval") ? "base" : "baseline")));
+			a->variant = v ? SC_VARIANT_HEAD : strcmp(kind, "eval") ? SC_VARIANT_BASE : SC_VARIANT_BASELINE;
 			a->model = sc_xstrdup("model-x");
 			a->n = 2;
 			a->passed = 1;
