@@ -270,26 +270,24 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 	const struct sc_results_unit **v;
 	size_t n = 0, count = 0;
 
-	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+	if (r->run.kind == SC_RUN_KIND_EVAL)
 		return 0;
 	v = sc_xcalloc(r->nunits + 1, sizeof(*v));
-	for (size_t i = 0; i < r->nunits; i++) {
-		const char *var = r->units[i].variant;
-		if (var && (!strcmp(var, "base") || !strcmp(var, "head")))
+	for (size_t i = 0; i < r->nunits; i++)
+		if (r->units[i].variant == SC_VARIANT_BASE || r->units[i].variant == SC_VARIANT_HEAD)
 			v[n++] = &r->units[i];
-	}
 	qsort(v, n, sizeof(*v), cmp_unit_test);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, base_pass = 0, base_bad = 0, head_bad = 0, head_pass = 0;
 		for (; j < n && !cmp_unit_test(&v[i], &v[j]); j++) {
 			const struct sc_results_unit *u = v[j];
-			bool bad = u->verdict && (!strcmp(u->verdict, "fail") || !strcmp(u->verdict, "error"));
-			if (!strcmp(u->variant, "base")) {
-				base_pass += u->verdict && !strcmp(u->verdict, "pass");
+			bool bad = u->verdict == SC_UNIT_FAIL || u->verdict == SC_UNIT_ERROR;
+			if (u->variant == SC_VARIANT_BASE) {
+				base_pass += u->verdict == SC_UNIT_PASS;
 				base_bad += bad;
 			} else {
 				head_bad += bad;
-				head_pass += u->verdict && !strcmp(u->verdict, "pass");
+				head_pass += u->verdict == SC_UNIT_PASS;
 			}
 		}
 		/* its own runs show it: every base run passed, every head run failed */
@@ -298,30 +296,6 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 	}
 	free(v);
 	return count;
-}
-
-enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s)
-{
-	bool failed = false, errored = false, unv = false;
-
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		const struct sc_results_check *c = &r->gate.checks[i];
-		if (!sc_streq(c->skill, s->path))
-			continue;
-		failed |= sc_streq(c->status, "failed");
-		errored |= sc_streq(c->status, "error");
-		unv |= sc_streq(c->status, "unverified");
-	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		/* results written before every failure had a check */
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (sc_streq(f->skill, s->path) && (!f->status || sc_streq(f->status, "failed")))
-			failed = true;
-	}
-	if (!s->gate_passed && !failed && !errored && !unv)
-		failed = true;
-	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
-	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
 }
 
 const char *sc_report_verdict_icon(enum sc_verdict v)
@@ -333,6 +307,17 @@ const char *sc_report_verdict_icon(enum sc_verdict v)
 	case SC_VERDICT_ERROR: return "🛑";
 	}
 	return "❌";
+}
+
+const char *sc_report_verdict_mark(enum sc_verdict v)
+{
+	switch (v) {
+	case SC_VERDICT_PASS: return "✓";
+	case SC_VERDICT_FAIL: return "✗";
+	case SC_VERDICT_UNVERIFIED: return "?";
+	case SC_VERDICT_ERROR: return "!";
+	}
+	return "✗";
 }
 
 const char *sc_report_mode_label(const char *mode)
@@ -356,40 +341,16 @@ void sc_report_bar(struct sc_buf *out, double fraction)
 		sc_buf_puts(out, i < filled ? "\u2588" : "\u2591");
 }
 
-bool sc_report_no_kernel_run(const struct sc_results *r)
-{
-	for (size_t i = 0; i < r->gate.nchecks; i++)
-		if (sc_streq(r->gate.checks[i].check, "kernel") &&
-		    (sc_streq(r->gate.checks[i].status, "skipped") ||
-		     (sc_streq(r->gate.checks[i].status, "unverified") && r->gate.checks[i].accepted)))
-			return true;
-	return false;
-}
-
-/* Whether skill s (a path) has a check that could not be decided
- * (accepted by the trusted policy or not), or no tests. */
-static bool unverified(const struct sc_results *r, const struct sc_results_skill *s)
-{
-	if (s->untested && !sc_streq(s->status, "deleted"))
-		return true;
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		const struct sc_results_check *c = &r->gate.checks[i];
-		if (sc_streq(c->skill, s->path) && sc_streq(c->status, "unverified"))
-			return true;
-	}
-	return false;
-}
-
 void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r)
 {
 	size_t decided = 0;
 
-	if (r->run.kind && !strcmp(r->run.kind, "eval"))
+	if (r->run.kind == SC_RUN_KIND_EVAL)
 		return;
 	for (size_t i = 0; i < r->gate.nchecks; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
-		if ((sc_streq(c->check, "pass_rate") || sc_streq(c->check, "lift")) &&
-		    (sc_streq(c->status, "passed") || sc_streq(c->status, "failed")) &&
+		if ((c->check == SC_CHECK_PASS_RATE || c->check == SC_CHECK_LIFT) &&
+		    (c->status == SC_STATUS_PASSED || c->status == SC_STATUS_FAILED) &&
 		    c->margin.present)
 			decided++;
 	}
@@ -401,43 +362,4 @@ void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r)
 	if (r->totals.reused)
 		sc_buf_printf(out, " (%lld unit%s from the store)", (long long)r->totals.reused,
 			      r->totals.reused == 1 ? "" : "s");
-}
-
-void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
-{
-	size_t n = 0, judged = 0, added = 0, moved = 0, deleted = 0, allowed = 0, refused = 0;
-	size_t unver = 0, first = 0;
-
-	if (r->run.kind && !strcmp(r->run.kind, "eval"))
-		return;
-	for (size_t i = 0; i < r->nskills; i++) {
-		const struct sc_results_skill *s = &r->skills[i];
-		if (sc_streq(s->status, "unchanged"))
-			continue;
-		n++;
-		if (sc_streq(s->status, "added"))
-			added++;
-		else if (sc_streq(s->status, "deleted")) {
-			deleted++;
-			for (size_t c = 0; c < r->gate.nchecks; c++)
-				if (sc_streq(r->gate.checks[c].skill, s->path) &&
-				    sc_streq(r->gate.checks[c].check, "deleted")) {
-					allowed += sc_streq(r->gate.checks[c].status, "passed");
-					refused += sc_streq(r->gate.checks[c].status, "failed");
-				}
-		} else {
-			moved += sc_streq(s->status, "renamed");
-			judged += !s->untested && s->tests > 0 && !s->first_tests;
-			first += s->first_tests;
-		}
-		unver += unverified(r, s);
-	}
-	sc_buf_printf(out, "%zu changed skill%s: judged on the base's tests %zu, added %zu, moved %zu, "
-		      "deleted %zu (allowed %zu, not allowed %zu), unverified %zu", n, n == 1 ? "" : "s",
-		      judged, added, moved, deleted, allowed, refused, unver);
-	if (first)
-		sc_buf_printf(out, ", first tests %zu (judged on the head's new tests against no skill)",
-			      first);
-	if (sc_report_no_kernel_run(r))
-		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
 }

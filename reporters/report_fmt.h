@@ -63,23 +63,12 @@ void sc_report_bar(struct sc_buf *out, double fraction);
 int sc_report_trim(struct sc_buf *out, const char *s, size_t max);
 
 /*
- * What a PR check checked, the first thing every report says (docs/run.md,
- * "Invariants of a green check"): "3 changed skills: judged on the base's
- * tests 1, added 1, moved 0, deleted 1 (allowed 0, not allowed 1),
- * unverified 0", and when a kernel check was skipped on a compile-only
- * runner "; no kernel was run (compile-only runner)". Nothing for an eval.
- */
-void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r);
-/*
  * What a decision cost (docs/run.md, "Requests per decided check"): "280
  * requests for 4 decided checks, 70 per check (40 units from the store)"
  * over the pass-rate and lift checks the design decided (passed or
  * failed). Nothing when no such check was decided, or for an eval.
  */
 void sc_report_cost_line(struct sc_buf *out, const struct sc_results *r);
-/* Whether a kernel check was skipped because the runner is compile-only. */
-bool sc_report_no_kernel_run(const struct sc_results *r);
-
 /*
  * A test as every report names it, from its id: the part after "#" with
  * an index counted from 1 ("skill_meta.json#tests[2]" -> "tests[3]"); a
@@ -97,15 +86,11 @@ int sc_report_natural_cmp(const char *a, const char *b);
  * an eval. */
 size_t sc_report_count_regressions(const struct sc_results *r);
 
-/*
- * The verdict of one changed skill from the gate's checks of it: fail
- * when one failed, else error (could not check), else unverified, else
- * pass; the table, the details, the annotations and the terminal all say
- * it from here (docs/reports.md, "One verdict").
- */
-enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s);
-/* ✅ pass, ❌ fail, ⚠️ unverified, 🛑 error. */
+/* ✅ pass, ❌ fail, ⚠️ unverified, 🛑 error (could not check): the
+ * Markdown's and the HTML's; the terminal's ✓ ✗ ? ! (results/verdict.h
+ * decides the state, these only draw it). */
 const char *sc_report_verdict_icon(enum sc_verdict v);
+const char *sc_report_verdict_mark(enum sc_verdict v);
 
 /* "GPU", "compile-only" or "no kernel tests" for run.mode. */
 const char *sc_report_mode_label(const char *mode);

@@ -6,6 +6,7 @@
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "results/results.h"
+#include "results/verdict.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -23,79 +24,59 @@ void sc_report_gh_escape_property(struct sc_buf *out, const char *s)
 }
 
 /*
- * One annotation for a check that blocks the merge, in the words of its
- * status: an ::error for a failure ("failed the gate"), a ::warning for
- * an unverified check ("could not be verified") and for a check the
- * runner could not make ("could not be checked: the runner's fault");
- * also a ::warning for an unverified check the trusted config accepts
- * (status "accepted"): it lets the merge through, and is still no pass.
+ * One annotation (results/verdict.h, notes), in the words of its status:
+ * an ::error for a failure ("failed the gate"), a ::warning for an
+ * unverified check ("could not be verified"; also one the trusted config
+ * accepts: it lets the merge through, and is still no pass) and for the
+ * run that could not check ("could not check: the runner's fault"), which
+ * carries the cause.
  */
-static void annotation(struct sc_buf *out, const struct sc_results_skill *s, const char *skill,
-		       const char *model, const char *status, const char *rule, const char *file,
-		       int64_t line, const char *message)
+static void annotation(struct sc_buf *out, const struct sc_verdict_note *n)
 {
 	struct sc_buf title = SC_BUF_INIT;
-	bool failed = !status || sc_streq(status, "failed");
+	bool failed = n->status == SC_STATUS_FAILED;
+	const char *skill = n->skill_path && *n->skill_path ? n->skill_path : NULL;
 
-	sc_buf_printf(&title, "skillci: %s %s", skill,
-		      failed ? "failed the gate" : sc_streq(status, "error")
-		      ? "could not be checked (the runner's fault)"
-		      : sc_streq(status, "accepted") ? "could not be verified (accepted by the trusted config)"
-		      : "could not be verified");
-	if (model && *model)
-		sc_buf_printf(&title, " on %s", model);
-	if (rule)
-		sc_buf_printf(&title, " (%s)", rule);
-	sc_buf_puts(out, failed ? "::error file=" : "::warning file=");
-	sc_report_gh_escape_property(out, file ? file : s && s->skill_md ? s->skill_md : skill);
-	if (line > 0)
-		sc_buf_printf(out, ",line=%lld", (long long)line);
-	sc_buf_puts(out, ",title=");
+	if (!skill)
+		sc_buf_puts(&title, "skillci could not check this pull request (the runner's fault)");
+	else
+		sc_buf_printf(&title, "skillci: %s %s", skill,
+			      failed ? "failed the gate" : n->status == SC_STATUS_ERROR
+			      ? "could not be checked (the runner's fault)"
+			      : n->accepted ? "could not be verified (accepted by the trusted config)"
+			      : "could not be verified");
+	if (n->model && *n->model)
+		sc_buf_printf(&title, " on %s", n->model);
+	if (n->rule)
+		sc_buf_printf(&title, " (%s)", n->rule);
+	sc_buf_puts(out, failed ? "::error " : "::warning ");
+	if (skill || n->file) {
+		sc_buf_puts(out, "file=");
+		sc_report_gh_escape_property(out, n->file ? n->file : n->skill && n->skill->skill_md
+						      ? n->skill->skill_md : skill);
+		if (n->line > 0)
+			sc_buf_printf(out, ",line=%lld", (long long)n->line);
+		sc_buf_putc(out, ',');
+	}
+	sc_buf_puts(out, "title=");
 	sc_report_gh_escape_property(out, title.ptr);
 	sc_buf_puts(out, "::");
-	sc_report_gh_escape_data(out, message && *message ? message : title.ptr);
+	sc_report_gh_escape_data(out, n->message && *n->message ? n->message : title.ptr);
 	sc_buf_putc(out, '\n');
 	sc_buf_release(&title);
 }
 
 size_t sc_report_gh_annotations(struct sc_buf *out, const struct sc_results *r)
 {
-	size_t found = 0;
+	struct sc_verdicts v;
+	size_t written;
 
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (!f->skill || !*f->skill)
-			continue;   /* run-wide (error_share): not about a file */
-		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, sc_results_find_skill(r, f->skill), f->skill, f->model, f->status,
-				   f->rule, f->file, f->line, f->message);
-	}
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		const struct sc_results_check *c = &r->gate.checks[i];
-		if (!c->accepted || !sc_streq(c->status, "unverified") || !c->skill || !*c->skill)
-			continue;
-		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, sc_results_find_skill(r, c->skill), c->skill, c->model, "accepted",
-				   c->rule, c->file, c->line, c->message);
-	}
-	for (size_t i = 0; i < r->nskills; i++) {
-		const struct sc_results_skill *s = &r->skills[i];
-		bool listed = false;
-		struct sc_buf why = SC_BUF_INIT;
-
-		if (s->gate_passed)
-			continue;
-		for (size_t f = 0; f < r->gate.nfailures && !listed; f++)
-			listed = sc_streq(r->gate.failures[f].skill, s->path);
-		if (listed)
-			continue;
-		for (size_t k = 0; k < s->ngate_reasons; k++)
-			sc_buf_printf(&why, "%s%s", k ? "\n" : "", s->gate_reasons[k]);
-		if (found++ < SC_REPORT_MAX_ANNOTATIONS)
-			annotation(out, s, s->path, NULL, NULL, NULL, NULL, 0, why.ptr);
-		sc_buf_release(&why);
-	}
-	return found < SC_REPORT_MAX_ANNOTATIONS ? found : SC_REPORT_MAX_ANNOTATIONS;
+	sc_verdict_build(&v, r);
+	for (size_t i = 0; i < v.nnotes_written; i++)
+		annotation(out, &v.notes[i]);
+	written = v.nnotes_written;
+	sc_verdict_release(&v);
+	return written;
 }
 
 void sc_report_gh_delimiter(struct sc_buf *out)
@@ -137,13 +118,13 @@ int sc_report_gh_output(struct sc_buf *out, const char *name, const char *value,
 }
 
 /* Pooled pass rate of one variant over all skills and models. */
-static void pooled_rate(struct sc_buf *out, const struct sc_results *r, const char *variant)
+static void pooled_rate(struct sc_buf *out, const struct sc_results *r, enum sc_variant variant)
 {
 	int64_t passed = 0, n = 0;
 
 	sc_buf_clear(out);
 	for (size_t i = 0; i < r->naggregates; i++)
-		if (sc_streq(r->aggregates[i].variant, variant)) {
+		if (r->aggregates[i].variant == variant) {
 			passed += r->aggregates[i].passed;
 			n += r->aggregates[i].n;
 		}
@@ -154,30 +135,31 @@ static void pooled_rate(struct sc_buf *out, const struct sc_results *r, const ch
 int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 			 const struct sc_gh_paths *paths, const char *md, const char *delim)
 {
-	struct sc_buf v = SC_BUF_INIT, scratch = SC_BUF_INIT;
-	static const char *const variants[] = { "baseline", "base", "head" };
+	struct sc_buf v = SC_BUF_INIT;
+	static const enum sc_variant variants[] = { SC_VARIANT_BASELINE, SC_VARIANT_BASE,
+						    SC_VARIANT_HEAD };
+	struct sc_verdicts vd;
 	int err = 0;
 
+	sc_verdict_build(&vd, r);
 #define OUT(name, value) do { if ((err = sc_report_gh_output(out, (name), (value), delim)) < 0) goto done; } while (0)
-	OUT("verdict", sc_verdict_name(r->gate.verdict));
-	OUT("passed", r->gate.passed ? "true" : "false");
-	sc_buf_printf(&v, "%lld", (long long)r->gate.unverified);
+	OUT("verdict", sc_verdict_name(vd.state));
+	OUT("passed", vd.blocking ? "false" : "true");
+	sc_buf_printf(&v, "%zu", vd.unverified_checks);
 	OUT("unverified", v.ptr);
 	sc_buf_clear(&v);
-	sc_buf_printf(&v, "%lld", (long long)r->gate.exit_code);
+	sc_buf_printf(&v, "%d", vd.exit_code);
 	OUT("exit_code", v.ptr);
-	sc_buf_clear(&v);
-	sc_report_verdict_text(&v, r);
-	OUT("summary", v.ptr);
+	OUT("summary", vd.headline);
 	sc_buf_clear(&v);
 	sc_buf_printf(&v, "%zu", sc_report_count_regressions(r));
 	OUT("regressions", v.ptr);
 	sc_buf_clear(&v);
-	sc_buf_printf(&v, "%zu", sc_report_gh_annotations(&scratch, r));
+	sc_buf_printf(&v, "%zu", vd.nnotes_written);  /* what sc_report_gh_annotations writes */
 	OUT("annotations", v.ptr);
 	for (size_t i = 0; i < SC_ARRAY_SIZE(variants); i++) {
 		struct sc_buf name = SC_BUF_INIT;
-		sc_buf_printf(&name, "pass_rate_%s", variants[i]);
+		sc_buf_printf(&name, "pass_rate_%s", sc_variant_name(variants[i]));
 		pooled_rate(&v, r, variants[i]);
 		err = sc_report_gh_output(out, name.ptr, v.ptr, delim);
 		sc_buf_release(&name);
@@ -197,7 +179,7 @@ int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 #undef OUT
 done:
 	sc_buf_release(&v);
-	sc_buf_release(&scratch);
+	sc_verdict_release(&vd);
 	return err;
 }
 
@@ -214,5 +196,43 @@ int sc_report_gh_append_summary(const char *path, const char *md, size_t len)
 	sc_escape_gh_summary(&esc, md, len);
 	err = sc_output_append_file(path, esc.ptr, esc.len);
 	sc_buf_release(&esc);
+	return err;
+}
+
+void sc_report_gh_setup_markdown(struct sc_buf *out, const char *msg, const char *hint, int rc)
+{
+	sc_buf_printf(out, "## skillci report\n\n%s **skillci could not check this pull request: ",
+		      sc_report_verdict_icon(SC_VERDICT_ERROR));
+	sc_report_md_text(out, msg);
+	sc_buf_printf(out, ".** (exit %d)\n\n**What to do:** ", rc);
+	sc_report_md_text(out, hint);
+	sc_buf_puts(out, ".\n\nNothing was judged, so nothing passed.\n");
+}
+
+void sc_report_gh_setup_annotation(struct sc_buf *out, const char *msg, const char *hint)
+{
+	sc_buf_puts(out, "::error title=skillci run could not check this pull request::");
+	sc_report_gh_escape_data(out, msg);
+	sc_report_gh_escape_data(out, ". What to do: ");
+	sc_report_gh_escape_data(out, hint);
+	sc_buf_putc(out, '\n');
+}
+
+int sc_report_gh_setup_outputs(struct sc_buf *out, const char *msg, const char *hint, int rc,
+			       const char *md, const char *delim)
+{
+	struct sc_buf v = SC_BUF_INIT, sum = SC_BUF_INIT;
+	int err;
+
+	sc_buf_printf(&v, "%d", rc);
+	sc_buf_printf(&sum, "skillci could not check this pull request: %s; %s", msg, hint);
+	if (!(err = sc_report_gh_output(out, "verdict", sc_verdict_name(SC_VERDICT_ERROR), delim)) &&
+	    !(err = sc_report_gh_output(out, "passed", "false", delim)) &&
+	    !(err = sc_report_gh_output(out, "exit_code", v.ptr, delim)) &&
+	    !(err = sc_report_gh_output(out, "summary", sum.ptr, delim)) &&
+	    !(err = sc_report_gh_output(out, "complete", "false", delim)))
+		err = sc_report_gh_output(out, "markdown_summary", md, delim);
+	sc_buf_release(&v);
+	sc_buf_release(&sum);
 	return err;
 }

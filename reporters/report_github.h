@@ -52,6 +52,19 @@ struct sc_gh_paths {
 int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 			 const struct sc_gh_paths *paths, const char *md, const char *delim);
 
+/*
+ * A run that stopped before its verdict (a setup failure: msg, what to do:
+ * hint, its exit code rc): the Markdown for the step summary and the
+ * sticky comment ("🛑 skillci could not check this pull request: MSG",
+ * what to do, nothing judged); the ::error annotation line (with its
+ * newline); the outputs (verdict error, passed false, exit_code, summary,
+ * complete false, markdown_summary md).
+ */
+void sc_report_gh_setup_markdown(struct sc_buf *out, const char *msg, const char *hint, int rc);
+void sc_report_gh_setup_annotation(struct sc_buf *out, const char *msg, const char *hint);
+int sc_report_gh_setup_outputs(struct sc_buf *out, const char *msg, const char *hint, int rc,
+			       const char *md, const char *delim);
+
 /* Appends data to the file at path (created if missing), as GitHub's
  * runner expects for $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY, through the
  * writer layer (output.h: secrets redacted). */

@@ -174,9 +174,10 @@ static void draw_icons(struct sc_buf *out, size_t from)
 #define BAR_H 12
 #define BAR_GAP 4
 
-static const char *variant_word(const char *variant)
+/* How a chart names a variant: "no skill" for the baseline. */
+static const char *variant_word(enum sc_variant variant)
 {
-	return sc_streq(variant, "baseline") ? "no skill" : variant;
+	return variant == SC_VARIANT_BASELINE ? "no skill" : sc_variant_name(variant);
 }
 
 struct chart_row {
@@ -234,7 +235,6 @@ static void metric_value(struct sc_buf *out, double x, enum metric m)
 static void bar_chart(struct sc_buf *out, const struct chart_row *rows, size_t n, enum metric m,
 		      const char *title)
 {
-	static const char *const variants[3] = { "baseline", "base", "head" };
 	static const char *const colours[3] = { "#8c959f", "#0969da", "#1a7f37" };
 	double max = m == MET_PASS ? 1.0 : 0.0, y = 28;
 	size_t bars = 0, groups = 0;
@@ -275,10 +275,10 @@ static void bar_chart(struct sc_buf *out, const struct chart_row *rows, size_t n
 				continue;
 			w = pw * (x / max);
 			sc_buf_printf(&body, "<text class=\"variant\" x=\"%d\" y=\"%.0f\" text-anchor=\"end\">%s</text>",
-				      BAR_LABEL - 6, y + BAR_H - 2, m == MET_COST ? "run" : variant_word(variants[v]));
+				      BAR_LABEL - 6, y + BAR_H - 2, m == MET_COST ? "run" : variant_word((enum sc_variant)v));
 			sc_buf_printf(&body, "<rect class=\"bar %s\" x=\"%d\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-					     "<title>%s: ", variants[v], BAR_LABEL, y, w < 1 ? 1 : w, BAR_H,
-				      colours[v], m == MET_COST ? "run" : variant_word(variants[v]));
+					     "<title>%s: ", sc_variant_name((enum sc_variant)v), BAR_LABEL, y, w < 1 ? 1 : w, BAR_H,
+				      colours[v], m == MET_COST ? "run" : variant_word((enum sc_variant)v));
 			metric_value(&val, x, m);
 			sc_buf_puts(&body, val.ptr);
 			if (m == MET_PASS && !isnan(rows[i].agg[v]->ci_low) && !isnan(rows[i].agg[v]->ci_high)) {
@@ -330,14 +330,14 @@ static void results_charts(struct sc_buf *out, const struct sc_results *r)
 {
 	struct chart_row *rows = NULL;
 	size_t n = 0, alloc = 0;
-	bool eval = sc_streq(r->run.kind, "eval");
+	bool eval = r->run.kind == SC_RUN_KIND_EVAL;
 
 	for (size_t i = 0; i < r->naggregates; i++) {
 		const struct sc_results_aggregate *a = &r->aggregates[i];
 		const struct sc_results_skill *s = sc_results_find_skill(r, a->skill);
-		int v = sc_results_variant_rank(a->variant);
+		int v = (int)a->variant;
 		struct chart_row *row = NULL;
-		if (v > 2 || !a->skill || !a->model || (!eval && s && sc_streq(s->status, "unchanged")))
+		if (v > 2 || !a->skill || !a->model || (!eval && s && s->status == SC_SKILL_UNCHANGED))
 			continue;
 		for (size_t k = 0; k < n && !row; k++)
 			if (!strcmp(rows[k].skill, a->skill) && !strcmp(rows[k].model, a->model))
@@ -431,17 +431,17 @@ static int cmp_point(const void *pa, const void *pb)
 
 	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->model, b->model)) ||
 	    (c = strcmp(a->time, b->time)) || (c = strcmp(a->run_id, b->run_id)) ||
-	    (c = sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant)))
+	    (c = (int)a->variant - (int)b->variant))
 		return c;
-	return strcmp(a->variant, b->variant);
+	return 0;
 }
 
-static const char *variant_colour(const char *variant)
+static const char *variant_colour(enum sc_variant variant)
 {
-	switch (sc_results_variant_rank(variant)) {
-	case 0: return "#8c959f";   /* baseline: grey */
-	case 1: return "#0969da";   /* base: blue */
-	case 2: return "#1a7f37";   /* head: green */
+	switch (variant) {
+	case SC_VARIANT_BASELINE: return "#8c959f";   /* grey */
+	case SC_VARIANT_BASE: return "#0969da";       /* blue */
+	case SC_VARIANT_HEAD: return "#1a7f37";       /* green */
 	default: return "#bf8700";
 	}
 }
@@ -538,7 +538,6 @@ static void marker(struct sc_buf *out, int v, double x, double y, const char *co
 static void svg_chart(struct sc_buf *out, const struct sc_history_point *const *g, size_t n,
 		      bool speedup, const char *label, const char *report_href)
 {
-	static const char *const variants[3] = { "baseline", "base", "head" };
 	const double pw = CHART_W - CHART_L - CHART_R, ph = CHART_H - CHART_T - CHART_B;
 	double ymax = speedup ? 0 : 100, tmin = NAN, tmax = NAN;
 	size_t values = 0, nruns = 0, undated = 0;
@@ -604,7 +603,7 @@ static void svg_chart(struct sc_buf *out, const struct sc_history_point *const *
 		}
 		sc_buf_release(&d);
 	}
-	for (size_t v = 0; v < SC_ARRAY_SIZE(variants); v++) {
+	for (size_t v = 0; v <= SC_VARIANT_HEAD; v++) {
 		struct sc_buf line = SC_BUF_INIT, dots = SC_BUF_INIT, href = SC_BUF_INIT;
 		size_t run = 0, undated_seen = 0, npts = 0;
 
@@ -615,7 +614,7 @@ static void svg_chart(struct sc_buf *out, const struct sc_history_point *const *
 				run++;
 			if (isnan(t) && (i == 0 || new_run))
 				undated_seen++;
-			if (strcmp(g[i]->variant, variants[v]))
+			if ((size_t)g[i]->variant != v)
 				continue;
 			val = speedup ? g[i]->speedup : g[i]->pass_rate * 100.0;
 			if (isnan(val))
@@ -638,7 +637,7 @@ static void svg_chart(struct sc_buf *out, const struct sc_history_point *const *
 				sc_buf_puts(&dots, "\">");
 			}
 			sc_buf_puts(&dots, "<g class=\"point\"><title>");
-			sc_report_html_escape(&dots, variant_word(variants[v]));
+			sc_report_html_escape(&dots, variant_word((enum sc_variant)v));
 			sc_buf_puts(&dots, " · ");
 			sc_report_html_escape(&dots, g[i]->run_id);
 			if (g[i]->time && *g[i]->time) {
@@ -647,16 +646,16 @@ static void svg_chart(struct sc_buf *out, const struct sc_history_point *const *
 			}
 			sc_buf_printf(&dots, speedup ? ": %.2f×" : ": %.0f%%", val);
 			sc_buf_puts(&dots, "</title>");
-			marker(&dots, (int)v, x, y, variant_colour(variants[v]));
+			marker(&dots, (int)v, x, y, variant_colour((enum sc_variant)v));
 			sc_buf_puts(&dots, href.len ? "</g></a>\n" : "</g>\n");
 			npts++;
 		}
 		if (npts) {
 			sc_buf_printf(out, "<polyline class=\"chart-line %s\" stroke=\"%s\" points=\"%s\"/>\n%s",
-				      variants[v], variant_colour(variants[v]), line.ptr, dots.ptr);
-			marker(out, (int)v, CHART_W - CHART_R - 196 + (double)v * 70, 12, variant_colour(variants[v]));
+				      sc_variant_name((enum sc_variant)v), variant_colour((enum sc_variant)v), line.ptr, dots.ptr);
+			marker(out, (int)v, CHART_W - CHART_R - 196 + (double)v * 70, 12, variant_colour((enum sc_variant)v));
 			sc_buf_printf(out, "<text x=\"%.0f\" y=\"16\">%s</text>\n",
-				      CHART_W - CHART_R - 188 + (double)v * 70, variant_word(variants[v]));
+				      CHART_W - CHART_R - 188 + (double)v * 70, variant_word((enum sc_variant)v));
 		}
 		sc_buf_release(&line);
 		sc_buf_release(&dots);
@@ -669,12 +668,11 @@ static void svg_chart(struct sc_buf *out, const struct sc_history_point *const *
 static void history_table(struct sc_buf *out, const struct sc_history_point *const *g, size_t n,
 			  bool speedup, const char *report_href)
 {
-	static const char *const variants[3] = { "baseline", "base", "head" };
 	bool present[3] = { false, false, false }, fast[3] = { false, false, false };
 	struct sc_buf href = SC_BUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {
-		int v = sc_results_variant_rank(g[i]->variant);
+		int v = (int)g[i]->variant;
 		if (v <= 2) {
 			present[v] = true;
 			fast[v] |= !isnan(g[i]->speedup);
@@ -683,16 +681,16 @@ static void history_table(struct sc_buf *out, const struct sc_history_point *con
 	sc_buf_puts(out, "<table class=\"history\">\n<thead><tr><th>run</th><th>started</th>");
 	for (int v = 0; v < 3; v++)
 		if (present[v])
-			sc_buf_printf(out, "<th>%s pass rate</th>", variant_word(variants[v]));
+			sc_buf_printf(out, "<th>%s pass rate</th>", variant_word((enum sc_variant)v));
 	for (int v = 0; speedup && v < 3; v++)
 		if (fast[v])
-			sc_buf_printf(out, "<th>%s speedup</th>", variant_word(variants[v]));
+			sc_buf_printf(out, "<th>%s speedup</th>", variant_word((enum sc_variant)v));
 	sc_buf_puts(out, "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < n;) {
 		const struct sc_history_point *cells[3] = { NULL, NULL, NULL };
 		size_t k = i;
 		while (k < n && !strcmp(g[k]->run_id, g[i]->run_id) && !strcmp(g[k]->time, g[i]->time)) {
-			int v = sc_results_variant_rank(g[k]->variant);
+			int v = (int)g[k]->variant;
 			if (v <= 2)
 				cells[v] = g[k];
 			k++;

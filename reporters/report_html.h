@@ -9,13 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "results/results.h"
+
 struct sc_buf;
 struct sc_results;
 
 /* One point of a skill's history: an aggregate of one run. Strings are
  * borrowed (from the results they were taken from). NAN when absent. */
 struct sc_history_point {
-	const char *skill, *model, *variant;
+	const char *skill, *model;
+	enum sc_variant variant;
 	const char *run_id, *time;
 	double pass_rate, speedup;
 	/* where a point links: the run's repository (owner/name) and head

@@ -6,6 +6,7 @@
 #include "reporters/report_junit.h"
 #include "reporters/report_fmt.h"
 #include "results/results.h"
+#include "results/verdict.h"
 
 #include <math.h>
 #include <libxml/xmlwriter.h>
@@ -209,7 +210,7 @@ static void suite_release(struct jsuite *s)
 
 static bool is_eval(const struct sc_results *r)
 {
-	return sc_streq(r->run.kind, "eval");
+	return r->run.kind == SC_RUN_KIND_EVAL;
 }
 
 /* "skills/x.anthropic_claude-haiku-4-5": the skill as the package and the
@@ -227,39 +228,39 @@ static void classname(struct sc_buf *out, const char *skill, const char *model)
 		sc_buf_putc(out, *p == '.' ? '_' : *p);
 }
 
-static const char *check_label(const char *check)
+/* A check's testcase name: "gate: pass rate, base -> head", ... */
+static const char *check_label(enum sc_check_kind check)
 {
-	static const struct { const char *check, *label; } labels[] = {
-		{ "validity", "gate: validity (Agent Skills rules)" },
-		{ "pass_rate", "gate: pass rate, base -> head" },
-		{ "lift", "gate: lift over no skill (new skill)" },
-		{ "tokens", "gate: mean tokens" },
-		{ "speedup", "gate: kernel speedup" },
-		{ "judge", "gate: judge score" },
-		{ "errors", "gate: infrastructure errors" },
-		{ "deleted", "gate: deleted skill" },
-		{ "discrimination", "gate: tests tell the skill from no skill (new skill)" },
-		{ "kernel", "gate: kernels ran on a GPU" },
-		{ "tests", "gate: the skill has tests (changed skill)" },
-	};
-	for (size_t i = 0; i < SC_ARRAY_SIZE(labels); i++)
-		if (sc_streq(labels[i].check, check))
-			return labels[i].label;
+	switch (check) {
+	case SC_CHECK_VALIDITY: return "gate: validity (Agent Skills rules)";
+	case SC_CHECK_PASS_RATE: return "gate: pass rate, base -> head";
+	case SC_CHECK_LIFT: return "gate: lift over no skill (new skill)";
+	case SC_CHECK_TOKENS: return "gate: mean tokens";
+	case SC_CHECK_SPEEDUP: return "gate: kernel speedup";
+	case SC_CHECK_JUDGE: return "gate: judge score";
+	case SC_CHECK_ERRORS: return "gate: infrastructure errors";
+	case SC_CHECK_DELETED: return "gate: deleted skill";
+	case SC_CHECK_DISCRIMINATION: return "gate: tests tell the skill from no skill (new skill)";
+	case SC_CHECK_KERNEL: return "gate: kernels ran on a GPU";
+	case SC_CHECK_TESTS: return "gate: the skill has tests (changed skill)";
+	case SC_CHECK_RUN:
+	case SC_CHECK_CLAIM: break;
+	}
 	return NULL;
 }
 
 /* Did the gate fail check for skill and model ("" for the whole skill)? */
 static bool check_failed(const struct sc_results *r, const char *skill, const char *model,
-			 const char *check)
+			 enum sc_check_kind check)
 {
 	const struct sc_results_check *c = sc_results_find_check(r, skill, model, check);
 
 	if (c)
-		return sc_streq(c->status, "failed");
+		return c->status == SC_STATUS_FAILED;
 	for (size_t i = 0; i < r->gate.nfailures; i++) {
 		const struct sc_results_gate_failure *f = &r->gate.failures[i];
 		if (sc_streq(f->skill, skill) && !strcmp(f->model ? f->model : "", model ? model : "") &&
-		    sc_streq(f->check ? f->check : sc_results_rule_check(f->rule), check))
+		    f->check == check && f->status == SC_STATUS_FAILED)
 			return true;
 	}
 	return false;
@@ -297,24 +298,24 @@ static void findings_text(struct sc_buf *out, const struct sc_results_skill *s, 
 {
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
-		if (errors_only && !sc_streq(f->severity, "error"))
+		if (errors_only && f->severity != SC_SEV_ERROR)
 			continue;
 		sc_buf_puts(out, f->file ? f->file : s->path);
 		if (f->line > 0)
 			sc_buf_printf(out, ":%lld", (long long)f->line);
-		sc_buf_printf(out, ": %s: %s", f->severity, f->message ? f->message : "");
+		sc_buf_printf(out, ": %s: %s", sc_severity_name(f->severity), f->message ? f->message : "");
 		if (f->code && *f->code)
 			sc_buf_printf(out, " [%s]", f->code);
-		sc_buf_printf(out, " (%s)\n", sc_streq(f->state, "new") ? "head, new"
-				       : sc_streq(f->state, "existing") ? "head, pre-existing: also at base"
+		sc_buf_printf(out, " (%s)\n", f->state == SC_FINDING_NEW ? "head, new"
+				       : f->state == SC_FINDING_EXISTING ? "head, pre-existing: also at base"
 				       : "base, fixed at head");
 	}
 }
 
 /* One testcase for a check of the gate. */
-static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, const char *model, const char *check,
-			   const char *status, bool accepted, const char *rule, const char *message,
-			   const char *file, int64_t line)
+static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, const char *model,
+			   enum sc_check_kind check, enum sc_check_status status, bool accepted,
+			   const char *rule, const char *message, const char *file, int64_t line)
 {
 	struct sc_buf cn = SC_BUF_INIT, body = SC_BUF_INIT, name = SC_BUF_INIT;
 	const char *label = check_label(check);
@@ -323,10 +324,11 @@ static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, 
 	if (label)
 		sc_buf_puts(&name, label);
 	else
-		sc_buf_printf(&name, "gate: %s", check);
+		sc_buf_printf(&name, "gate: %s", sc_check_kind_name(check));
 	classname(&cn, s->path, model);
 	c = case_new(js, name.ptr, cn.ptr);
-	sc_buf_printf(&c->sysout, "check=%s\nstatus=%s\n", check, status);
+	sc_buf_printf(&c->sysout, "check=%s\nstatus=%s\n", sc_check_kind_name(check),
+		      sc_check_status_name(status));
 	if (rule)
 		sc_buf_printf(&c->sysout, "rule=%s\n", rule);
 	if (message)
@@ -335,33 +337,33 @@ static void add_check_case(struct jsuite *js, const struct sc_results_skill *s, 
 	c->line = line > 0 ? line : 1;
 	if (accepted)
 		sc_buf_puts(&c->sysout, "accepted=true\n");
-	if (sc_streq(status, "failed") || (sc_streq(status, "unverified") && !accepted)) {
+	if (status == SC_STATUS_FAILED || (status == SC_STATUS_UNVERIFIED && !accepted)) {
 		/* an unverified check blocks the merge as a failure does: a
 		 * failure of type "unverified" that says so */
-		bool unv = sc_streq(status, "unverified");
+		bool unv = status == SC_STATUS_UNVERIFIED;
 		struct sc_buf why = SC_BUF_INIT;
 		sc_buf_printf(&why, "%s%s", unv && message && !sc_starts_with(message, "unverified")
 				       ? "unverified: " : "", message ? message : rule);
 		sc_buf_printf(&body, "%s\n", why.ptr);
-		if (sc_streq(check, "validity")) {
+		if (check == SC_CHECK_VALIDITY) {
 			sc_buf_puts(&body, "\nfindings:\n");
 			findings_text(&body, s, false);
 		}
 		locator(&body, file, line);
 		case_set(c, OUT_FAIL, unv ? "unverified" : rule, why.ptr, body.ptr);
 		sc_buf_release(&why);
-	} else if (sc_streq(status, "error")) {
+	} else if (status == SC_STATUS_ERROR) {
 		/* could not check: the runner's fault, not the pull request's */
 		sc_buf_printf(&body, "%s\n", message ? message : rule);
 		case_set(c, OUT_ERROR, rule ? rule : "error", message ? message : "could not check",
 			 body.ptr);
-	} else if (sc_streq(status, "unverified")) {
+	} else if (status == SC_STATUS_UNVERIFIED) {
 		struct sc_buf why = SC_BUF_INIT;
 		sc_buf_printf(&why, "unverified, accepted by the trusted config: %s",
 			      message ? message : "");
 		case_set(c, OUT_SKIP, "unverified", why.ptr, NULL);
 		sc_buf_release(&why);
-	} else if (sc_streq(status, "skipped")) {
+	} else if (status == SC_STATUS_SKIPPED) {
 		case_set(c, OUT_SKIP, NULL, message ? message : "not applicable", NULL);
 	}
 	sc_buf_release(&cn);
@@ -375,7 +377,7 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 {
 	const struct sc_results_kernel *k = u->kernel;
 
-	sc_buf_printf(out, "test_id=%s\nverdict=%s\n", u->test_id, u->verdict);
+	sc_buf_printf(out, "test_id=%s\nverdict=%s\n", u->test_id, sc_unit_verdict_name(u->verdict));
 	sc_buf_printf(out, "tokens_in=%lld\ntokens_out=%lld\nturns=%lld\nlatency_ms=%lld\n",
 		      (long long)u->tokens_in, (long long)u->tokens_out, (long long)u->turns,
 		      (long long)u->latency_ms);
@@ -383,18 +385,18 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 		sc_buf_printf(out, "judge_score=%.3f\n", u->judge_score);
 	if (u->reused)
 		sc_buf_puts(out, "reused=true\n");
-	if (u->trigger) {
+	if (u->trigger != SC_TRIGGER_NONE) {
 		/* a trigger test's decision: did the student open SKILL.md */
-		bool pass = sc_streq(u->verdict, "pass"), fail = sc_streq(u->verdict, "fail");
-		bool should = sc_streq(u->trigger, "should_trigger");
-		sc_buf_printf(out, "trigger=%s\n", u->trigger);
+		bool pass = u->verdict == SC_UNIT_PASS, fail = u->verdict == SC_UNIT_FAIL;
+		bool should = u->trigger == SC_TRIGGER_SHOULD;
+		sc_buf_printf(out, "trigger=%s\n", sc_trigger_name(u->trigger));
 		if (pass || fail)
 			sc_buf_printf(out, "triggered=%s\n", (pass == should) ? "yes" : "no");
 	}
 	if (!k)
 		return;
 	sc_buf_printf(out, "fixture=%s\nkernel_verdict=%s\n", k->fixture ? k->fixture : "",
-		      k->verdict ? k->verdict : "");
+		      k->verdict != SC_KV_NONE ? sc_kernel_verdict_name(k->verdict) : "");
 	if (!isnan(k->speedup))
 		sc_buf_printf(out, "speedup=%.3f\n", k->speedup);  /* over the naive baseline */
 	if (k->strong_reference)
@@ -418,7 +420,7 @@ static void unit_out(struct sc_buf *out, const struct sc_results_unit *u)
 /* An agent run's unit: its excerpt is its trace of tool calls. */
 static bool agent_unit(const struct sc_results_unit *u)
 {
-	return sc_streq(u->kind, "agent") || sc_streq(u->kind, "trigger");
+	return u->kind == SC_KIND_AGENT || u->kind == SC_KIND_TRIGGER;
 }
 
 /* The body of a unit's failure: the message, the worst mismatch and the
@@ -429,7 +431,7 @@ static void unit_body(struct sc_buf *out, const struct sc_results_unit *u)
 
 	if (u->message)
 		sc_buf_printf(out, "%s\n", u->message);
-	if (k && !isnan(k->max_abs_error) && sc_streq(k->verdict, "mismatch")) {
+	if (k && !isnan(k->max_abs_error) && k->verdict == SC_KV_MISMATCH) {
 		sc_buf_printf(out, "worst mismatch: |error| %.6g", k->max_abs_error);
 		if (k->worst_index != SC_RESULTS_NULL_INT)
 			sc_buf_printf(out, " at index %lld", (long long)k->worst_index);
@@ -441,7 +443,7 @@ static void unit_body(struct sc_buf *out, const struct sc_results_unit *u)
 
 /* The units of (skill, model, variant), sorted results or not. */
 static size_t units_of(const struct sc_results *r, const char *skill, const char *model,
-		       const char *variant, size_t *first)
+		       enum sc_variant variant, size_t *first)
 {
 	if (r->sorted)
 		return sc_results_units_range(r, skill, model, variant, first);
@@ -450,14 +452,14 @@ static size_t units_of(const struct sc_results *r, const char *skill, const char
 }
 
 static const struct sc_results_unit *same_test(const struct sc_results *r,
-					       const struct sc_results_unit *u, const char *variant)
+					       const struct sc_results_unit *u, enum sc_variant variant)
 {
 	size_t first, n = units_of(r, u->skill, u->model, variant, &first);
 
 	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *o = &r->units[i];
 		if (sc_streq(o->skill, u->skill) && sc_streq(o->model, u->model) &&
-		    sc_streq(o->variant, variant) && o->run_index == u->run_index &&
+		    o->variant == variant && o->run_index == u->run_index &&
 		    sc_streq(o->test_id, u->test_id))
 			return o;
 	}
@@ -484,7 +486,7 @@ static int cmp_sorted_unit(const void *pa, const void *pb)
 
 /* The units of (skill, model, variant) in natural test order, then run. */
 static size_t sorted_units(const struct sc_results *r, const char *skill, const char *model,
-			   const char *variant, struct sorted_unit **out)
+			   enum sc_variant variant, struct sorted_unit **out)
 {
 	size_t first, n = units_of(r, skill, model, variant, &first), k = 0;
 	struct sorted_unit *v = sc_xcalloc(n + 1, sizeof(*v));
@@ -492,7 +494,7 @@ static size_t sorted_units(const struct sc_results *r, const char *skill, const 
 	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		struct sc_buf l = SC_BUF_INIT;
-		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) || !sc_streq(u->variant, variant))
+		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) || u->variant != variant)
 			continue;
 		sc_report_test_label(&l, u->test_id);
 		v[k].u = u;
@@ -512,7 +514,7 @@ static void sorted_units_free(struct sorted_unit *v, size_t n)
 
 /* Whether every run of u's test at variant that ran passed, and any ran;
  * and whether any failed. */
-static void side_outcome(const struct sc_results *r, const struct sc_results_unit *u, const char *variant,
+static void side_outcome(const struct sc_results *r, const struct sc_results_unit *u, enum sc_variant variant,
 			 size_t *passed, size_t *bad)
 {
 	size_t first, n = units_of(r, u->skill, u->model, variant, &first);
@@ -521,10 +523,10 @@ static void side_outcome(const struct sc_results *r, const struct sc_results_uni
 	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *o = &r->units[i];
 		if (!sc_streq(o->skill, u->skill) || !sc_streq(o->model, u->model) ||
-		    !sc_streq(o->variant, variant) || !sc_streq(o->test_id, u->test_id))
+		    o->variant != variant || !sc_streq(o->test_id, u->test_id))
 			continue;
-		*passed += sc_streq(o->verdict, "pass");
-		*bad += sc_streq(o->verdict, "fail") || sc_streq(o->verdict, "error");
+		*passed += o->verdict == SC_UNIT_PASS;
+		*bad += o->verdict == SC_UNIT_FAIL || o->verdict == SC_UNIT_ERROR;
 	}
 }
 
@@ -533,7 +535,8 @@ static void side_outcome(const struct sc_results *r, const struct sc_results_uni
  * place in its file ("skills/x/tests[3] run 1": stable when a prompt is
  * edited), in natural order: a failure only for a test that regressed
  * (passed at base, fails at head) when the gate failed the pass rate; an
- * error only for an infrastructure fault when the gate failed on errors; a
+ * infrastructure fault is skipped as type "error" (the gate's errors
+ * check, and the run's suite when it could not check, say it once); a
  * test that fails at base too is skipped as type "already_failing" (it is
  * not this change's failure, and readers list skipped tests by name);
  * otherwise passed, or skipped with the outcome. The base's and the
@@ -543,9 +546,9 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 			   const struct sc_results_skill *s, const char *model, struct sc_buf *regressed,
 			   struct sc_buf *already)
 {
-	const char *variant = is_eval(r) ? "head" : sc_streq(s->status, "deleted") ? "base" : "head";
-	bool rate_failed = check_failed(r, s->path, model, "pass_rate");
-	bool errors_failed = check_failed(r, s->path, model, "errors");
+	enum sc_variant variant = !is_eval(r) && s->status == SC_SKILL_DELETED ? SC_VARIANT_BASE
+				  : SC_VARIANT_HEAD;
+	bool rate_failed = check_failed(r, s->path, model, SC_CHECK_PASS_RATE);
 	struct sc_buf cn = SC_BUF_INIT, name = SC_BUF_INIT, why = SC_BUF_INIT, body = SC_BUF_INIT;
 	struct sorted_unit *v;
 	size_t n = sorted_units(r, s->path, model, variant, &v);
@@ -557,10 +560,10 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 		const struct sc_results_unit *b, *l;
 		size_t base_passed = 0, base_bad = 0, head_passed = 0, head_bad = 0;
 		struct jcase *c;
-		b = is_eval(r) ? NULL : same_test(r, u, "base");
-		l = same_test(r, u, "baseline");
-		if (!is_eval(r) && !sc_streq(variant, "base")) {
-			side_outcome(r, u, "base", &base_passed, &base_bad);
+		b = is_eval(r) ? NULL : same_test(r, u, SC_VARIANT_BASE);
+		l = same_test(r, u, SC_VARIANT_BASELINE);
+		if (!is_eval(r) && variant != SC_VARIANT_BASE) {
+			side_outcome(r, u, SC_VARIANT_BASE, &base_passed, &base_bad);
 			side_outcome(r, u, variant, &head_passed, &head_bad);
 		}
 		sc_buf_clear(&name);
@@ -572,17 +575,17 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 		if (u->test_name)
 			sc_buf_printf(&c->sysout, "test_name=%s\n", u->test_name);
 		unit_out(&c->sysout, u);
-		props_add(&c->props, "head", "%s", u->verdict);
+		props_add(&c->props, "head", "%s", sc_unit_verdict_name(u->verdict));
 		if (b) {
-			sc_buf_printf(&c->sysout, "base_verdict=%s\n", b->verdict);
-			props_add(&c->props, "base", "%s", b->verdict);
+			sc_buf_printf(&c->sysout, "base_verdict=%s\n", sc_unit_verdict_name(b->verdict));
+			props_add(&c->props, "base", "%s", sc_unit_verdict_name(b->verdict));
 		}
 		if (l) {
-			sc_buf_printf(&c->sysout, "baseline_verdict=%s\n", l->verdict);
-			props_add(&c->props, "baseline", "%s", l->verdict);
+			sc_buf_printf(&c->sysout, "baseline_verdict=%s\n", sc_unit_verdict_name(l->verdict));
+			props_add(&c->props, "baseline", "%s", sc_unit_verdict_name(l->verdict));
 		}
-		if (u->trigger)
-			props_add(&c->props, "trigger", "%s", u->trigger);
+		if (u->trigger != SC_TRIGGER_NONE)
+			props_add(&c->props, "trigger", "%s", sc_trigger_name(u->trigger));
 		if (u->excerpt)
 			sc_buf_printf(&c->sysout, "%s=%s\n", agent_unit(u) ? "agent" : "answer", u->excerpt);
 		sc_buf_clear(&why);
@@ -592,9 +595,9 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 		unit_body(&body, u);
 		if (u->excerpt)
 			sc_buf_printf(&body, "%s: %s\n", agent_unit(u) ? "agent" : "answer", u->excerpt);
-		if (sc_streq(u->verdict, "pass")) {
+		if (u->verdict == SC_UNIT_PASS) {
 			continue;
-		} else if (sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error")) {
+		} else if (u->verdict == SC_UNIT_FAIL || u->verdict == SC_UNIT_ERROR) {
 			/* said of a test only when its own runs show it: every
 			 * base run passed and every head run failed, or every
 			 * base run failed too; else the runs are said as they were */
@@ -608,12 +611,15 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 				sc_buf_printf(regressed, "%s%s", regressed->len ? ", " : "", v[i].label);
 				last_reg = v[i].label;
 			}
-			if (sc_streq(u->verdict, "error") && errors_failed) {
-				case_set(c, OUT_ERROR, u->error_class ? u->error_class : "error",
-					 u->message ? u->message : "infrastructure error", body.ptr);
+			if (u->verdict == SC_UNIT_ERROR) {
+				/* the runner's, not the test's: the errors check (and the run
+				 * that could not check) says so once; each unit is skipped */
+				sc_buf_printf(&why, "infrastructure error%s%s", u->message ? ": " : "",
+					      u->message ? u->message : "");
+				case_set(c, OUT_SKIP, "error", why.ptr, body.ptr);
 				continue;
 			}
-			if (sc_streq(u->verdict, "fail") && regressed_test && rate_failed) {
+			if (u->verdict == SC_UNIT_FAIL && regressed_test && rate_failed) {
 				sc_buf_printf(&why, "regressed: passed at base, fails at head%s%s",
 					      u->message ? ": " : "", u->message ? u->message : "");
 				case_set(c, OUT_FAIL, "regressed", why.ptr, body.ptr);
@@ -627,11 +633,9 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 				case_set(c, OUT_SKIP, "already_failing", why.ptr, body.ptr);
 				continue;
 			}
-			if (sc_streq(u->verdict, "error"))
-				sc_buf_puts(&why, "infrastructure error, within the gate's error share");
-			else if (is_eval(r))
+			if (is_eval(r))
 				sc_buf_puts(&why, "fails with the skill (eval has no gate on it; see the lift)");
-			else if (sc_streq(variant, "base"))
+			else if (variant == SC_VARIANT_BASE)
 				sc_buf_puts(&why, "failed at base (the skill is deleted at head)");
 			else if (regressed_test)
 				sc_buf_puts(&why, "fails at head after passing at base; the gate did not "
@@ -644,11 +648,11 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 				sc_buf_puts(&why, "fails at head; no base result to compare with");
 			if (u->message)
 				sc_buf_printf(&why, ": %s", u->message);
-			case_set(c, OUT_SKIP, sc_streq(u->verdict, "error") ? "error" : "failed", why.ptr, body.ptr);
+			case_set(c, OUT_SKIP, "failed", why.ptr, body.ptr);
 			continue;
 		} else {
 			const char *m = u->message;
-			if (!m && u->kernel && sc_streq(u->kernel->verdict, "compiled"))
+			if (!m && u->kernel && u->kernel->verdict == SC_KV_COMPILED)
 				m = "no GPU: compiled only";
 			sc_buf_puts(&why, m ? m : "skipped");
 		}
@@ -665,54 +669,56 @@ static void add_test_cases(struct jsuite *js, const struct sc_results *r,
 static void side_props(struct jsuite *js, const struct sc_results *r, const char *skill,
 		       const char *model)
 {
-	static const char *const variants[] = { "baseline", "base", "head" };
+	static const enum sc_variant variants[] = { SC_VARIANT_BASELINE, SC_VARIANT_BASE,
+						    SC_VARIANT_HEAD };
 	struct sc_buf key = SC_BUF_INIT;
 
 	for (size_t v = 0; v < SC_ARRAY_SIZE(variants); v++) {
+		const char *vname = sc_variant_name(variants[v]);
 		const struct sc_results_aggregate *a = sc_results_find_aggregate(r, skill, variants[v], model);
 		if (!a)
 			continue;
 		sc_buf_clear(&key);
-		sc_buf_printf(&key, "%s %s pass_rate", model, variants[v]);
+		sc_buf_printf(&key, "%s %s pass_rate", model, vname);
 		if (!isnan(a->pass_rate))
 			props_add(&js->props, key.ptr, "%.4f (%lld of %lld)", a->pass_rate,
 				  (long long)a->passed, (long long)a->n);
 		sc_buf_clear(&key);
-		sc_buf_printf(&key, "%s %s mean_tokens", model, variants[v]);
+		sc_buf_printf(&key, "%s %s mean_tokens", model, vname);
 		props_num(&js->props, key.ptr, 1, a->mean_tokens);
 		sc_buf_clear(&key);
-		sc_buf_printf(&key, "%s %s speedup", model, variants[v]);
+		sc_buf_printf(&key, "%s %s speedup", model, vname);
 		props_num(&js->props, key.ptr, 3, a->speedup_geomean);
 		sc_buf_clear(&key);
-		sc_buf_printf(&key, "%s %s strong_speedup", model, variants[v]);
+		sc_buf_printf(&key, "%s %s strong_speedup", model, vname);
 		props_num(&js->props, key.ptr, 3, a->strong_speedup_geomean);
 		sc_buf_clear(&key);
-		sc_buf_printf(&key, "%s %s judge_mean", model, variants[v]);
+		sc_buf_printf(&key, "%s %s judge_mean", model, vname);
 		props_num(&js->props, key.ptr, 3, a->judge_mean);
 		if (a->trigger_should) {
 			sc_buf_clear(&key);
-			sc_buf_printf(&key, "%s %s trigger_recall", model, variants[v]);
+			sc_buf_printf(&key, "%s %s trigger_recall", model, vname);
 			props_add(&js->props, key.ptr, "%.4f (%lld of %lld should_trigger queries opened "
 				  "the skill)", (double)a->trigger_hits / (double)a->trigger_should,
 				  (long long)a->trigger_hits, (long long)a->trigger_should);
 		}
 		if (a->trigger_should_not) {
 			sc_buf_clear(&key);
-			sc_buf_printf(&key, "%s %s false_trigger_rate", model, variants[v]);
+			sc_buf_printf(&key, "%s %s false_trigger_rate", model, vname);
 			props_add(&js->props, key.ptr, "%.4f (%lld of %lld should_not_trigger queries "
 				  "opened the skill)", (double)a->trigger_false / (double)a->trigger_should_not,
 				  (long long)a->trigger_false, (long long)a->trigger_should_not);
 		}
-		if (!strcmp(variants[v], "head"))
+		if (variants[v] == SC_VARIANT_HEAD)
 			continue;
 		{
 			struct sorted_unit *su;
 			size_t k = sorted_units(r, skill, model, variants[v], &su);
 			for (size_t i = 0; i < k; i++) {
 				sc_buf_clear(&key);
-				sc_buf_printf(&key, "%s %s %s run %lld", model, variants[v], su[i].label,
+				sc_buf_printf(&key, "%s %s %s run %lld", model, vname, su[i].label,
 					      (long long)su[i].u->run_index + 1);
-				props_add(&js->props, key.ptr, "%s", su[i].u->verdict);
+				props_add(&js->props, key.ptr, "%s", sc_unit_verdict_name(su[i].u->verdict));
 			}
 			sorted_units_free(su, k);
 		}
@@ -720,32 +726,6 @@ static void side_props(struct jsuite *js, const struct sc_results *r, const char
 	sc_buf_release(&key);
 }
 
-/* Sorted, unique models with units or aggregates for a skill (else the run's). */
-static size_t skill_models(const struct sc_results *r, const char *skill, const char ***out)
-{
-	const char **v = NULL;
-	size_t n = 0, alloc = 0, k = 0;
-
-	for (size_t i = 0; i < r->naggregates; i++)
-		if (sc_streq(r->aggregates[i].skill, skill)) {
-			SC_GROW(v, alloc, n + 1);
-			v[n++] = r->aggregates[i].model;
-		}
-	for (size_t i = 0; i < r->nunits; i++)
-		if (sc_streq(r->units[i].skill, skill)) {
-			SC_GROW(v, alloc, n + 1);
-			v[n++] = r->units[i].model;
-		}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), sc_strcmp_qsort);
-	for (size_t i = 0; i < n; i++)
-		if (!k || strcmp(v[k - 1], v[i]))
-			v[k++] = v[i];
-	*out = v;
-	return k;
-}
-
-/* The suite of one skill: its checks, its tests, its properties. */
 /*
  * What the pull request tried that was not applied, and whether it edits
  * this skill's tests (docs/security.md). The tests it adds or changes
@@ -780,26 +760,61 @@ static void trust_props(struct jsuite *js, const struct sc_results *r,
  */
 static bool check_applies(const struct sc_results_check *k)
 {
-	if (!sc_streq(k->status, "skipped"))
+	if (k->status != SC_STATUS_SKIPPED)
 		return true;
-	if (sc_streq(k->check, "kernel") || sc_streq(k->check, "tests") || sc_streq(k->check, "deleted"))
+	if (k->check == SC_CHECK_KERNEL || k->check == SC_CHECK_TESTS || k->check == SC_CHECK_DELETED)
 		return true;
 	return k->message && (!strncmp(k->message, "inconclusive", 12) || strstr(k->message, "allowed"));
 }
 
 static void not_applicable(struct sc_buf *out, const struct sc_results_check *k)
 {
-	sc_buf_printf(out, "%s%s%s%s: %s", out->len ? "; " : "", k->check ? k->check : "?",
+	sc_buf_printf(out, "%s%s%s%s: %s", out->len ? "; " : "", sc_check_kind_name(k->check),
 		      k->model && *k->model ? " " : "", k->model ? k->model : "",
 		      k->message ? k->message : "not applicable");
 }
 
-static void build_skill(struct jsuite *js, const struct sc_results *r,
-			const struct sc_results_skill *s)
+/* An eval row's decision as a testcase (results/verdict.h): passed for a
+ * lift shown, skipped with the words for no lift or undecided (an eval
+ * judges no pull request: nothing fails), an error when it could not
+ * check. */
+static void add_eval_case(struct jsuite *js, const struct sc_verdict_row *row)
 {
+	struct sc_buf cn = SC_BUF_INIT, why = SC_BUF_INIT;
+	struct jcase *c;
+
+	classname(&cn, row->skill->path, row->model);
+	c = case_new(js, "eval: lift over no skill", cn.ptr);
+	sc_buf_printf(&c->sysout, "verdict=%s\nrecommendation=%s\n",
+		      sc_verdict_name(row->state), row->why ? row->why : "");
+	sc_buf_printf(&why, "%s: %s", sc_verdict_word(row->state, SC_RUN_KIND_EVAL),
+		      row->why ? row->why : "");
+	c->file = sc_xstrdup(row->skill->skill_md ? row->skill->skill_md : row->skill->path);
+	c->line = 1;
+	switch (row->state) {
+	case SC_VERDICT_PASS:
+		break;
+	case SC_VERDICT_FAIL:
+		case_set(c, OUT_SKIP, "no_lift", why.ptr, NULL);
+		break;
+	case SC_VERDICT_UNVERIFIED:
+		case_set(c, OUT_SKIP, "unverified", why.ptr, NULL);
+		break;
+	case SC_VERDICT_ERROR:
+		case_set(c, OUT_ERROR, "error", why.ptr, why.ptr);
+		break;
+	}
+	sc_buf_release(&cn);
+	sc_buf_release(&why);
+}
+
+/* The suite of one skill: its verdict, its checks, its tests, its properties. */
+static void build_skill(struct jsuite *js, const struct sc_results *r,
+			const struct sc_verdicts *vd, const struct sc_verdict_skill *vs)
+{
+	const struct sc_results_skill *s = vs->skill;
+	const struct sc_verdict_row *rows = &vd->rows[vs->first_row];
 	struct sc_buf regressed = SC_BUF_INIT, already = SC_BUF_INIT, na = SC_BUF_INIT;
-	const char **models = NULL;
-	size_t nmodels = skill_models(r, s->path, &models);
 	size_t fresh = 0, existing = 0, fixed = 0;
 	struct sc_buf cn = SC_BUF_INIT;
 
@@ -808,18 +823,28 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 	props_add(&js->props, "skill", "%s", s->path);
 	if (s->name)
 		props_add(&js->props, "name", "%s", s->name);
-	props_add(&js->props, "status", "%s", s->status ? s->status : "unknown");
+	props_add(&js->props, "status", "%s", s->status != SC_SKILL_NONE
+					      ? sc_skill_status_name(s->status) : "unknown");
 	if (s->old_path)
 		props_add(&js->props, "old_path", "%s", s->old_path);
 	if (!is_eval(r))
 		props_add(&js->props, "gate", "%s", s->gate_passed ? "passed" : "failed");
+	/* what the skill means (results/verdict.h), and each model's row */
+	props_add(&js->props, "state", "%s", sc_verdict_name(vs->state));
+	for (size_t m = 0; m < vs->nrows; m++)
+		if (rows[m].model) {
+			struct sc_buf key = SC_BUF_INIT;
+			sc_buf_printf(&key, "%s state", rows[m].model);
+			props_add(&js->props, key.ptr, "%s", sc_verdict_name(rows[m].state));
+			sc_buf_release(&key);
+		}
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
-		if (!sc_streq(f->severity, "error"))
+		if (f->severity != SC_SEV_ERROR)
 			continue;
-		fresh += sc_streq(f->state, "new");
-		existing += sc_streq(f->state, "existing");
-		fixed += sc_streq(f->state, "fixed");
+		fresh += f->state == SC_FINDING_NEW;
+		existing += f->state == SC_FINDING_EXISTING;
+		fixed += f->state == SC_FINDING_FIXED;
 	}
 	if (s->nfindings) {
 		props_add(&js->props, "errors_new", "%zu", fresh);
@@ -828,8 +853,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 	}
 
 	classname(&cn, s->path, NULL);
-	if (sc_streq(s->status, "deleted") && !is_eval(r) &&
-	    !sc_results_find_check(r, s->path, "", "deleted")) {
+	if (s->status == SC_SKILL_DELETED && !is_eval(r) &&
+	    !sc_results_find_check(r, s->path, "", SC_CHECK_DELETED)) {
 		/* results written before deletions were a check of their own */
 		struct jcase *c = case_new(js, "deleted at head", cn.ptr);
 		case_set(c, OUT_SKIP, NULL, "the pull request deletes this skill: not judged", NULL);
@@ -846,46 +871,53 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 			not_applicable(&na, k);
 	}
 	/* failures recorded without a check (results written before checks were) */
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		const char *check = f->check ? f->check : sc_results_rule_check(f->rule);
-		if (!sc_streq(f->skill, s->path) ||
-		    sc_results_find_check(r, s->path, f->model ? f->model : "", check))
-			continue;
-		add_check_case(js, s, f->model, check, f->status ? f->status : "failed", false, f->rule,
-			       f->message, f->file, f->line);
-	}
-	if (s->untested && !sc_streq(s->status, "deleted") &&
-	    !sc_results_find_check(r, s->path, "", "tests")) {
+	for (size_t m = 0; m < vs->nrows; m++)
+		for (size_t i = 0; i < rows[m].nloose; i++) {
+			const struct sc_results_gate_failure *f = rows[m].loose[i];
+			bool seen = false;
+			for (size_t p = 0; p < m && !seen; p++)
+				for (size_t q = 0; q < rows[p].nloose && !seen; q++)
+					seen = rows[p].loose[q] == f;
+			if (!seen)
+				add_check_case(js, s, f->model, f->check, f->status, false, f->rule,
+					       f->message, f->file, f->line);
+		}
+	if (s->untested && s->status != SC_SKILL_DELETED && !is_eval(r) &&
+	    !sc_results_find_check(r, s->path, "", SC_CHECK_TESTS)) {
 		/* an added skill, or results written before skill_untested */
 		struct jcase *c = case_new(js, "tests", cn.ptr);
 		case_set(c, OUT_SKIP, NULL, "unverified: no tests at head (not counted as failed)", NULL);
 	}
-	for (size_t m = 0; m < nmodels; m++) {
+	for (size_t m = 0; m < vs->nrows; m++) {
+		const char *model = rows[m].model;
+		if (is_eval(r))
+			add_eval_case(js, &rows[m]);
+		if (!model)
+			continue;
 		for (size_t i = 0; i < r->gate.nchecks; i++) {
 			const struct sc_results_check *k = &r->gate.checks[i];
-			if (!sc_streq(k->skill, s->path) || !sc_streq(k->model, models[m]))
+			if (!sc_streq(k->skill, s->path) || !sc_streq(k->model, model))
 				continue;
 			if (check_applies(k))
-				add_check_case(js, s, models[m], k->check, k->status, k->accepted, k->rule,
+				add_check_case(js, s, model, k->check, k->status, k->accepted, k->rule,
 					       k->message, k->file, k->line);
 			else
 				not_applicable(&na, k);
 		}
 		sc_buf_clear(&regressed);
 		sc_buf_clear(&already);
-		add_test_cases(js, r, s, models[m], &regressed, &already);
+		add_test_cases(js, r, s, model, &regressed, &already);
 		if (!is_eval(r)) {
 			/* tests by name: what this change broke, and what was broken before it */
 			struct sc_buf key = SC_BUF_INIT;
-			sc_buf_printf(&key, "%s regressed", models[m]);
+			sc_buf_printf(&key, "%s regressed", model);
 			props_add(&js->props, key.ptr, "%s", regressed.len ? regressed.ptr : "none");
 			sc_buf_clear(&key);
-			sc_buf_printf(&key, "%s already_failing", models[m]);
+			sc_buf_printf(&key, "%s already_failing", model);
 			props_add(&js->props, key.ptr, "%s", already.len ? already.ptr : "none");
 			sc_buf_release(&key);
 		}
-		side_props(js, r, s->path, models[m]);
+		side_props(js, r, s->path, model);
 	}
 	/* the run's actual token use and cost of this skill, per model */
 	for (size_t i = 0; i < r->run.nusage; i++) {
@@ -907,65 +939,66 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)
 		props_add(&js->props, "oracle", "true (self-test: answers are reference solutions)");
-	if (!is_eval(r)) {
+	if (!is_eval(r))
 		/* what the run checked, on every suite a reader may open first */
-		struct sc_buf c = SC_BUF_INIT;
-		sc_report_checked_line(&c, r);
-		props_add(&js->props, "checked", "%s", c.ptr);
-		sc_buf_release(&c);
-	}
+		props_add(&js->props, "checked", "%s", vd->checked);
 	if (na.len)
 		props_add(&js->props, "checks_not_applicable", "%s", na.ptr);
 	trust_props(js, r, s);
-	free(models);
 	sc_buf_release(&cn);
 	sc_buf_release(&regressed);
 	sc_buf_release(&already);
 	sc_buf_release(&na);
 }
 
-/* The run's own suite: a failure of no skill, an interrupted or sharded run. */
-static void build_run(struct jsuite *js, const struct sc_results *r, size_t failed_cases)
+/*
+ * The run's own suite: the cause of a run that could not check (its
+ * first testcase: said once), a failure of no skill, an interrupted or
+ * sharded run, and the run's verdict as properties.
+ */
+static void build_run(struct jsuite *js, const struct sc_results *r, const struct sc_verdicts *vd,
+		      size_t failed_cases)
 {
-	bool shard = r->run.shard_count > 1;
-
 	js->name = sc_xstrdup(is_eval(r) ? "skillci eval" : "skillci run");
 	if (r->run.id)
 		props_add(&js->props, "run", "%s", r->run.id);
-	props_add(&js->props, "gate", "%s", r->gate.passed ? "passed" : "failed");
-	props_add(&js->props, "verdict", "%s", sc_verdict_name(r->gate.verdict));
-	props_add(&js->props, "exit_code", "%lld", (long long)r->gate.exit_code);
-	if (!is_eval(r)) {
-		struct sc_buf c = SC_BUF_INIT;
-		sc_report_checked_line(&c, r);
-		props_add(&js->props, "checked", "%s", c.ptr);
-		sc_buf_release(&c);
-	}
+	props_add(&js->props, "gate", "%s", vd->blocking ? "failed" : "passed");
+	props_add(&js->props, "verdict", "%s", sc_verdict_name(vd->state));
+	props_add(&js->props, "exit_code", "%d", vd->exit_code);
+	props_add(&js->props, "summary", "%s", vd->headline);
+	if (!is_eval(r))
+		props_add(&js->props, "checked", "%s", vd->checked);
 	if (!isnan(r->run.alpha))
 		props_add(&js->props, "alpha", "%g", r->run.alpha);
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+	if (vd->cause) {
+		/* could not check: the runner's fault, said once, first */
+		struct jcase *c = case_new(js, "could not check", "skillci.run");
+		case_set(c, OUT_ERROR, "could_not_check", vd->cause, vd->cause);
+		failed_cases++;
+	}
+	for (size_t i = 0; i < vd->nrun_failures; i++) {
+		const struct sc_results_gate_failure *f = vd->run_failures[i];
 		struct jcase *c;
-		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
-			continue;
+		if (f->status == SC_STATUS_ERROR && vd->cause)
+			continue;  /* the cause, above */
 		c = case_new(js, check_label(f->check) ? check_label(f->check) : f->rule, "skillci.run");
-		case_set(c, sc_streq(f->status, "error") ? OUT_ERROR : OUT_FAIL, f->rule,
+		case_set(c, f->status == SC_STATUS_ERROR ? OUT_ERROR : OUT_FAIL, f->rule,
 			 f->message ? f->message : f->rule, f->message);
 		failed_cases++;
 	}
-	if (!r->gate.passed && !failed_cases) {
+	if (vd->blocking && !failed_cases) {
 		/* a verdict with no failure to show: still a failure, never green */
 		struct jcase *c = case_new(js, "gate", "skillci.run");
 		case_set(c, OUT_FAIL, "gate", "the gate failed", "the results record a failed gate");
 	}
-	if (shard) {
+	if (vd->shard) {
 		struct sc_buf m = SC_BUF_INIT;
 		struct jcase *c = case_new(js, "gate", "skillci.run");
 		sc_buf_printf(&m, "shard %lld/%lld: skillci merge decides the gate",
 			      (long long)r->run.shard_index, (long long)r->run.shard_count);
 		case_set(c, OUT_SKIP, NULL, m.ptr, NULL);
 		sc_buf_release(&m);
-	} else if (!r->run.complete) {
+	} else if (!r->run.complete && !vd->cause) {
 		struct jcase *c = case_new(js, "run complete", "skillci.run");
 		case_set(c, OUT_ERROR, "incomplete",
 			 r->run.incomplete_reason ? r->run.incomplete_reason : "the run did not finish",
@@ -1062,13 +1095,6 @@ static void write_suite(struct jw *j, const struct sc_results *r, const struct j
 	sc_buf_release(&out);
 }
 
-static int cmp_skill_ptr(const void *pa, const void *pb)
-{
-	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
-	const struct sc_results_skill *b = *(const struct sc_results_skill *const *)pb;
-	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
-}
-
 /* Where the document goes: a buffer, or a file written in pieces. */
 struct jsink {
 	struct sc_buf *buf;
@@ -1094,18 +1120,6 @@ static int sink_close(void *ctx)
 	return 0;
 }
 
-/* The skills a JUnit shows, in path order: every one for eval, the changed ones for run. */
-static size_t junit_skills(const struct sc_results_skill **skills, const struct sc_results *r)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < r->nskills; i++)
-		if (is_eval(r) || !sc_streq(r->skills[i].status, "unchanged"))
-			skills[n++] = &r->skills[i];
-	qsort(skills, n, sizeof(*skills), cmp_skill_ptr);
-	return n;
-}
-
 /*
  * Writes the document to k. Two passes over the skills, each building one
  * suite at a time: the first counts (the root's totals come first in the
@@ -1115,22 +1129,25 @@ static size_t junit_skills(const struct sc_results_skill **skills, const struct 
 static int junit_write(struct jsink *k, const struct sc_results *r,
 		       const struct sc_junit_options *opt)
 {
-	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
+	struct sc_verdicts vd;
 	struct jsuite suite, run_suite;
 	struct jw j = { NULL, SC_BUF_INIT, 0 };
 	xmlOutputBufferPtr ob = NULL;
 	struct counts total = { 0, 0, 0, 0, 0 };
-	size_t n = junit_skills(skills, r), skill_failures = 0;
+	size_t n, skill_failures = 0;
 	bool has_run;
 	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
 	int err = 0;
 
+	/* the skills the model lists (every one for eval, the changed ones for run) */
+	sc_verdict_build(&vd, r);
+	n = vd.nskills;
 	for (size_t i = 0; i < n; i++) {
 		struct counts c;
 		memset(&suite, 0, sizeof(suite));
-		build_skill(&suite, r, skills[i]);
+		build_skill(&suite, r, &vd, &vd.skills[i]);
 		c = count(&suite);
-		skill_failures += c.failures;
+		skill_failures += c.failures + c.errors;
 		total.tests += c.tests;
 		total.failures += c.failures;
 		total.errors += c.errors;
@@ -1138,7 +1155,7 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 		suite_release(&suite);
 	}
 	memset(&run_suite, 0, sizeof(run_suite));
-	build_run(&run_suite, r, skill_failures);
+	build_run(&run_suite, r, &vd, skill_failures);
 	has_run = run_suite.n > 0;
 	if (has_run) {
 		struct counts c = count(&run_suite);
@@ -1171,14 +1188,17 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	jw_attrf(&j, "failures", "%zu", total.failures);
 	jw_attrf(&j, "errors", "%zu", total.errors);
 	jw_attrf(&j, "time", "%.3f", total.time_s);
+	if (has_run && vd.cause)
+		/* a run that could not check: its cause first */
+		write_suite(&j, r, &run_suite, opt, scale);
 	for (size_t i = 0; i < n; i++) {
 		memset(&suite, 0, sizeof(suite));
-		build_skill(&suite, r, skills[i]);
+		build_skill(&suite, r, &vd, &vd.skills[i]);
 		write_suite(&j, r, &suite, opt, scale);
 		suite_release(&suite);
 		jw_check(&j, xmlTextWriterFlush(j.w));
 	}
-	if (has_run)
+	if (has_run && !vd.cause)
 		write_suite(&j, r, &run_suite, opt, scale);
 	jw_end(&j);
 	jw_check(&j, xmlTextWriterEndDocument(j.w));
@@ -1191,7 +1211,7 @@ done:
 		xmlFreeTextWriter(j.w);
 	sc_buf_release(&j.tmp);
 	suite_release(&run_suite);
-	free(skills);
+	sc_verdict_release(&vd);
 	return err;
 }
 

@@ -10,35 +10,32 @@
 #include "reporters/report_fmt.h"
 #include "results/compare.h"
 #include "results/results.h"
+#include "results/verdict.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 
-/* One summary row: a skill and a model (NULL: the skill has no model
- * results, e.g. deleted, untested or unreadable). */
+/* One summary row: a row of the verdict model (results/verdict.h) and how
+ * it is drawn. */
 struct row {
+	const struct sc_verdict_row *v;
+	const struct sc_verdicts *all;   /* the model the row is of */
 	const struct sc_results_skill *skill;
-	const char *model;
-	bool first;   /* the skill's first row */
-	bool brief;   /* the compact gate cell (the summary over the size bound) */
+	const char *model;   /* NULL: the skill has no model results (deleted, untested, ...) */
+	bool first;          /* the skill's first row */
+	bool brief;          /* the compact gate cell (the summary over the size bound) */
 };
 
 struct rows {
 	struct row *v;
-	size_t n, alloc;
-	const struct sc_results_skill **skills;   /* every listed skill, by path */
-	size_t nskills;
+	size_t n;
+	struct sc_verdicts verdicts;
 };
 
 static bool is_eval(const struct sc_results *r)
 {
-	return r->run.kind && !strcmp(r->run.kind, "eval");
-}
-
-static bool is_shard(const struct sc_results *r)
-{
-	return r->run.shard_count > 1;
+	return r->run.kind == SC_RUN_KIND_EVAL;
 }
 
 /* A compile-only kernel unit's message ends with why the runner has no GPU
@@ -52,229 +49,45 @@ static const char *no_gpu_reason(const char *message)
 	return at && at[sizeof(marker) - 1] ? at + sizeof(marker) - 1 : NULL;
 }
 
-static int cmp_skill_ptr(const void *pa, const void *pb)
-{
-	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
-	const struct sc_results_skill *b = *(const struct sc_results_skill *const *)pb;
-	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
-}
-
-/* The models that have aggregates (or units) for a skill, sorted and
- * unique. Returns a malloc'd array of borrowed strings. */
-static const char **skill_models(const struct sc_results *r, const char *skill, size_t *n)
-{
-	const char **v = NULL;
-	size_t alloc = 0, k = 0, out = 0, first = 0, count;
-
-	/* Sorted results: only the skill's own ranges; else a full scan. */
-	count = r->sorted ? sc_results_aggregates_range(r, skill, &first) : r->naggregates;
-	for (size_t i = first; i < first + count; i++)
-		if (sc_streq(r->aggregates[i].skill, skill)) {
-			SC_GROW(v, alloc, k + 1);
-			v[k++] = r->aggregates[i].model;
-		}
-	first = 0;
-	count = r->sorted ? sc_results_units_range(r, skill, NULL, NULL, &first) : r->nunits;
-	for (size_t i = first; i < first + count; i++)
-		if (sc_streq(r->units[i].skill, skill) && (k == 0 || strcmp(v[k - 1], r->units[i].model))) {
-			SC_GROW(v, alloc, k + 1);
-			v[k++] = r->units[i].model;
-		}
-	if (k == 0) {
-		*n = 0;
-		return v;
-	}
-	qsort(v, k, sizeof(*v), sc_strcmp_qsort);
-	for (size_t i = 0; i < k; i++)
-		if (out == 0 || strcmp(v[out - 1], v[i]))
-			v[out++] = v[i];
-	*n = out;
-	return v;
-}
-
-/* Collects the rows of the report: every changed skill (every skill of an
- * eval) × model, and one row for a skill with no model results. */
+/* The rows of the report: the verdict model's, every changed skill (every
+ * skill of an eval) x model, one row for a skill with no model results. */
 static void collect_rows(struct rows *rows, const struct sc_results *r)
 {
-	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
-
 	memset(rows, 0, sizeof(*rows));
-	for (size_t i = 0; i < r->nskills; i++)
-		skills[i] = &r->skills[i];
-	qsort(skills, r->nskills, sizeof(*skills), cmp_skill_ptr);
-	for (size_t i = 0; i < r->nskills; i++) {
-		const struct sc_results_skill *s = skills[i];
-		const char **models;
-		size_t nmodels;
-
-		if (!is_eval(r) && sc_streq(s->status, "unchanged"))
-			continue;
-		skills[rows->nskills++] = s;
-		models = skill_models(r, s->path, &nmodels);
-		for (size_t m = 0; m < nmodels || m == 0; m++) {
-			SC_GROW(rows->v, rows->alloc, rows->n + 1);
-			rows->v[rows->n].skill = s;
-			rows->v[rows->n].model = m < nmodels ? models[m] : NULL;
-			rows->v[rows->n++].first = m == 0;
-		}
-		free(models);
+	sc_verdict_build(&rows->verdicts, r);
+	rows->v = sc_xcalloc(rows->verdicts.nrows + 1, sizeof(*rows->v));
+	for (size_t i = 0; i < rows->verdicts.nrows; i++) {
+		const struct sc_verdict_row *vr = &rows->verdicts.rows[i];
+		struct row *row = &rows->v[rows->n++];
+		row->v = vr;
+		row->all = &rows->verdicts;
+		row->skill = vr->skill;
+		row->model = vr->model;
+		row->first = vr->first;
 	}
-	rows->skills = skills;
 }
 
 static void rows_release(struct rows *rows)
 {
 	free(rows->v);
-	free(rows->skills);
-}
-
-/* Counts of the changed skills by what happened to them; names: the
- * skills of the run's verdict (failed ones for fail, ...), at most
- * max_names. */
-struct kinds {
-	size_t changed, failed, evaluated, untested, deleted, unverified, errored;
-	size_t named;    /* skills of the run's verdict */
-};
-
-static struct kinds count_kinds(const struct sc_results *r, struct sc_buf *names, size_t max_names)
-{
-	struct kinds k = { 0, 0, 0, 0, 0, 0, 0, 0 };
-
-	for (size_t i = 0; i < r->nskills; i++) {
-		const struct sc_results_skill *s = &r->skills[i];
-		if (!is_eval(r) && sc_streq(s->status, "unchanged"))
-			continue;
-		k.changed++;
-		if (sc_streq(s->status, "deleted"))
-			k.deleted++;
-		else if (s->untested)
-			k.untested++;
-		else
-			k.evaluated++;
-		{
-			enum sc_verdict v = sc_report_skill_verdict(r, s);
-			k.failed += v == SC_VERDICT_FAIL;
-			k.unverified += v == SC_VERDICT_UNVERIFIED;
-			k.errored += v == SC_VERDICT_ERROR;
-			if (v == SC_VERDICT_PASS || v != r->gate.verdict)
-				continue;
-		}
-		if (names && k.named < max_names) {
-			if (k.named)
-				sc_buf_puts(names, ", ");
-			sc_buf_puts(names, s->path);
-		}
-		k.named++;
-	}
-	if (names && k.named > max_names)
-		sc_buf_printf(names, " and %zu more", k.named - max_names);
-	return k;
-}
-
-/* Counts skill × model pairs where the skill helped (eval). */
-static void count_beneficial(const struct sc_results *r, size_t *helped, size_t *pairs)
-{
-	*helped = *pairs = 0;
-	for (size_t i = 0; i < r->ncomparisons; i++) {
-		const struct sc_results_comparison *c = &r->comparisons[i];
-		if (!sc_streq(c->from, "baseline") || !sc_streq(c->to, "head"))
-			continue;
-		(*pairs)++;
-		if (c->is_beneficial == 1)
-			(*helped)++;
-	}
+	sc_verdict_release(&rows->verdicts);
 }
 
 void sc_report_verdict_text(struct sc_buf *out, const struct sc_results *r)
 {
-	struct sc_buf names = SC_BUF_INIT;
-	struct kinds k = count_kinds(r, &names, 3);
-	size_t nmodels = r->run.nmodels;
+	struct sc_verdicts v;
 
-	if (!is_eval(r) && r->gate.verdict == SC_VERDICT_ERROR) {
-		/* the cause, once, first: the runner's, not the pull request's */
-		const char *why = NULL;
-		for (size_t i = 0; i < r->gate.nfailures && !why; i++)
-			if (sc_streq(r->gate.failures[i].status, "error"))
-				why = r->gate.failures[i].message;
-		sc_buf_puts(out, "could not check: the runner's fault, not the pull request's");
-		if (why)
-			sc_buf_printf(out, ": %s", why);
-		else
-			sc_buf_printf(out, ": %.0f%% of units failed for infrastructure reasons",
-				      r->gate.error_share * 100.0);
-	} else if (is_eval(r)) {
-		size_t helped, pairs;
-		count_beneficial(r, &helped, &pairs);
-		if (pairs)
-			sc_buf_printf(out, "%s: the skill helped in %zu of %zu skill × model pairs",
-				      r->gate.passed ? "eval passed" : "eval failed", helped, pairs);
-		else
-			sc_buf_printf(out, "%s: %zu skill%s evaluated with %zu model%s",
-				      r->gate.passed ? "eval passed" : "eval failed", k.changed,
-				      k.changed == 1 ? "" : "s", nmodels, nmodels == 1 ? "" : "s");
-	} else if (is_shard(r) && r->gate.passed) {
-		sc_buf_printf(out, "shard %lld/%lld of a sharded run: skillci merge decides the gate "
-			      "(%zu changed skill%s)", (long long)r->run.shard_index,
-			      (long long)r->run.shard_count, k.changed, k.changed == 1 ? "" : "s");
-	} else if (r->gate.verdict == SC_VERDICT_FAIL) {
-		sc_buf_printf(out, "gate failed: %zu of %zu changed skill%s failed", k.failed, k.changed,
-			      k.changed == 1 ? "" : "s");
-		if (names.len)
-			sc_buf_printf(out, " (%s)", names.ptr);
-		else
-			sc_buf_puts(out, " (the run as a whole)");
-		if (k.unverified)
-			sc_buf_printf(out, "; %zu unverified", k.unverified);
-	} else if (r->gate.verdict == SC_VERDICT_UNVERIFIED) {
-		sc_buf_printf(out, "gate unverified: %zu of %zu changed skill%s could not be decided",
-			      k.unverified, k.changed, k.changed == 1 ? "" : "s");
-		if (names.len)
-			sc_buf_printf(out, " (%s)", names.ptr);
-		sc_buf_puts(out, r->gate.passed ? "; accepted by the trusted config, not a pass"
-				     : "; not a pass: neither a regression nor its absence is shown");
-	} else if (k.changed == 0) {
-		sc_buf_puts(out, "gate passed: no skill changed");
-	} else {
-		sc_buf_printf(out, "gate passed: %zu changed skill%s", k.changed, k.changed == 1 ? "" : "s");
-		if (k.evaluated && r->run.trust.gate.present && r->run.trust.gate.max_runs > 0)
-			/* sequential: each check sampled until decided (docs/evaluation.md) */
-			sc_buf_printf(out, ", %zu evaluated with %zu model%s × %lld to %lld runs per test "
-				      "(sequential)", k.evaluated, nmodels, nmodels == 1 ? "" : "s",
-				      (long long)r->run.trust.gate.first_runs,
-				      (long long)r->run.trust.gate.max_runs);
-		else if (k.evaluated)
-			sc_buf_printf(out, ", %zu evaluated with %zu model%s × %lld run%s", k.evaluated,
-				      nmodels, nmodels == 1 ? "" : "s", (long long)r->run.runs,
-				      r->run.runs == 1 ? "" : "s");
-		if (k.untested)
-			sc_buf_printf(out, ", %zu unverified: no tests", k.untested);
-		if (k.deleted)
-			sc_buf_printf(out, ", %zu deleted", k.deleted);
-		if (k.evaluated && r->run.trust.gate.present && r->run.trust.gate.regression_points > 0)
-			/* what green promises (docs/run.md, "The gate") */
-			sc_buf_printf(out, "; no drop of %g points or more (one that size is caught with "
-				      "probability %g)", r->run.trust.gate.regression_points,
-				      1 - r->run.trust.gate.beta);
-	}
-	if (!is_eval(r) && sc_report_no_kernel_run(r))
-		sc_buf_puts(out, "; no kernel was run (compile-only runner)");
-	sc_buf_release(&names);
+	sc_verdict_build(&v, r);
+	sc_buf_puts(out, v.headline);
+	sc_verdict_release(&v);
 }
 
 /* ---- summary ----------------------------------------------------------- */
 
-static const char *check_name(const char *check)
+/* A check as the Markdown names it: "pass rate", else its results name. */
+static const char *check_name(enum sc_check_kind check)
 {
-	static const struct { const char *check, *name; } names[] = {
-		{ "validity", "validity" }, { "pass_rate", "pass rate" }, { "lift", "lift" },
-		{ "tokens", "tokens" }, { "speedup", "speedup" }, { "judge", "judge" },
-		{ "errors", "errors" },
-	};
-	for (size_t i = 0; i < SC_ARRAY_SIZE(names); i++)
-		if (sc_streq(names[i].check, check))
-			return names[i].name;
-	return check ? check : "gate";
+	return check == SC_CHECK_PASS_RATE ? "pass rate" : sc_check_kind_name(check);
 }
 
 /* Error findings of a skill by state. */
@@ -284,11 +97,11 @@ static void count_findings(const struct sc_results_skill *s, size_t *fresh, size
 	*fresh = *existing = *fixed = 0;
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
-		if (!sc_streq(f->severity, "error"))
+		if (f->severity != SC_SEV_ERROR)
 			continue;
-		*fresh += sc_streq(f->state, "new");
-		*existing += sc_streq(f->state, "existing");
-		*fixed += sc_streq(f->state, "fixed");
+		*fresh += f->state == SC_FINDING_NEW;
+		*existing += f->state == SC_FINDING_EXISTING;
+		*fixed += f->state == SC_FINDING_FIXED;
 	}
 }
 
@@ -352,7 +165,7 @@ static bool md_pass_rate_interval(const struct sc_results *r, const struct row *
 				  const struct sc_results_aggregate *head, struct md_interval *iv)
 {
 	const struct sc_results_check *c = row->model && base && head
-		? sc_results_find_check(r, row->skill->path, row->model, "pass_rate") : NULL;
+		? sc_results_find_check(r, row->skill->path, row->model, SC_CHECK_PASS_RATE) : NULL;
 
 	iv->diff = c && c->margin.present && !isnan(c->margin.lo) && !isnan(c->margin.hi);
 	iv->lo = iv->diff ? c->margin.lo : NAN;
@@ -374,62 +187,10 @@ static void range_pct(struct sc_buf *out, double lo, double hi)
 		sc_buf_printf(out, "%.0f–%.0f", lo * 100.0 + 0.0, hi * 100.0 + 0.0);
 }
 
-/* The failures of the gate that belong to a row: its skill, and its model
- * or the whole skill. */
-static bool failure_of_row(const struct sc_results_gate_failure *f, const struct row *row)
-{
-	bool whole = !f->model || !*f->model;
-	return sc_streq(f->skill, row->skill->path) && (whole || sc_streq(f->model, row->model));
-}
-
-/* The checks of a row: its skill's, of its model or of the whole skill. */
-static bool check_of_row(const struct sc_results_check *c, const struct row *row)
-{
-	return sc_streq(c->skill, row->skill->path) &&
-	       (!c->model || !*c->model || sc_streq(c->model, row->model));
-}
-
-/* A check that is not a pass: failed, unverified (accepted or not) or an error. */
-static bool check_open(const struct sc_results_check *c)
-{
-	return sc_streq(c->status, "failed") || sc_streq(c->status, "unverified") ||
-	       sc_streq(c->status, "error");
-}
-
-/* The verdict of a row from its checks (sc_report_skill_verdict's rule). */
-static enum sc_verdict row_verdict(const struct sc_results *r, const struct row *row)
-{
-	bool failed = false, errored = false, unv = false;
-
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		const struct sc_results_check *c = &r->gate.checks[i];
-		if (!check_of_row(c, row))
-			continue;
-		failed |= sc_streq(c->status, "failed");
-		errored |= sc_streq(c->status, "error");
-		unv |= sc_streq(c->status, "unverified");
-	}
-	for (size_t i = 0; i < r->gate.nfailures; i++)
-		failed |= failure_of_row(&r->gate.failures[i], row) &&
-			  (!r->gate.failures[i].status || sc_streq(r->gate.failures[i].status, "failed")) &&
-			  !sc_results_find_check(r, row->skill->path, r->gate.failures[i].model,
-						 r->gate.failures[i].check);
-	if (!row->skill->gate_passed && !failed && !errored && !unv)
-		failed = true;
-	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
-	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
-}
-
-/* "fail", "unverified", "could not check", "pass". */
+/* The words of a state: "fail", "unverified", "could not check", "pass". */
 static const char *verdict_word(enum sc_verdict v)
 {
-	switch (v) {
-	case SC_VERDICT_FAIL: return "fail";
-	case SC_VERDICT_UNVERIFIED: return "unverified";
-	case SC_VERDICT_ERROR: return "could not check";
-	case SC_VERDICT_PASS: break;
-	}
-	return "pass";
+	return sc_verdict_word(v, SC_RUN_KIND_RUN);
 }
 
 /* The gate cell: a short word and an icon first, the failed checks under
@@ -437,22 +198,18 @@ static const char *verdict_word(enum sc_verdict v)
 static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const struct sc_results_skill *s = row->skill;
-	enum sc_verdict v = row_verdict(r, row);
+	enum sc_verdict v = row->v->state;
 	size_t named = 0;
 
 	if (v != SC_VERDICT_PASS) {
 		/* the word and icon of the row's verdict, the checks behind it under it */
 		sc_buf_printf(out, "%s **%s**", sc_report_verdict_icon(v), verdict_word(v));
-		for (size_t i = 0; i < r->gate.nchecks; i++) {
-			const struct sc_results_check *c = &r->gate.checks[i];
-			const char *name;
+		for (size_t i = 0; i < row->v->nopen; i++) {
+			const struct sc_results_check *c = row->v->open[i];
+			const char *name = check_name(c->check);
 			bool seen = false;
-			if (!check_of_row(c, row) || !check_open(c))
-				continue;
-			name = check_name(c->check);
 			for (size_t j = 0; j < i && !seen; j++)
-				seen = check_of_row(&r->gate.checks[j], row) && check_open(&r->gate.checks[j]) &&
-				       sc_streq(check_name(r->gate.checks[j].check), name);
+				seen = !strcmp(check_name(row->v->open[j]->check), name);
 			if (seen)
 				continue;
 			sc_buf_puts(out, named++ ? ", " : "<br><sub>");
@@ -464,17 +221,13 @@ static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, cons
 			sc_buf_puts(out, "</sub>");
 		return;
 	}
-	if (is_shard(r)) {
+	if (r->run.shard_count > 1) {
 		sc_buf_puts(out, "⏳ by merge");
 		return;
 	}
-	if (sc_streq(s->status, "deleted")) {
-		bool allowed = false;
-		for (size_t i = 0; i < r->gate.nchecks; i++)
-			allowed |= sc_streq(r->gate.checks[i].skill, s->path) &&
-				   sc_streq(r->gate.checks[i].check, "deleted") &&
-				   sc_streq(r->gate.checks[i].status, "passed");
-		sc_buf_puts(out, allowed ? "✅ pass" : "—");
+	if (s->status == SC_SKILL_DELETED) {
+		const struct sc_results_check *c = sc_results_find_check(r, s->path, "", SC_CHECK_DELETED);
+		sc_buf_puts(out, c && c->status == SC_STATUS_PASSED ? "✅ pass" : "—");
 		return;
 	}
 	sc_buf_puts(out, "✅ pass");
@@ -491,20 +244,21 @@ static void cell_skill_model(struct sc_buf *out, const struct sc_results *r,
 	sc_report_md_code(out, s->path);
 	count_findings(s, &fresh, &existing, &fixed);
 #define PART(text) do { sc_buf_puts(out, parts++ ? " · " : "<br><sub>"); sc_buf_puts(out, text); } while (0)
-	if (sc_streq(s->status, "added"))
+	if (s->status == SC_SKILL_ADDED)
 		PART("added");
-	else if (sc_streq(s->status, "deleted"))
+	else if (s->status == SC_SKILL_DELETED)
 		PART("deleted at head");
-	else if (sc_streq(s->status, "renamed") && s->old_path) {
+	else if (s->status == SC_SKILL_RENAMED && s->old_path) {
 		PART("from ");
 		sc_report_md_text(out, s->old_path);
-	} else if (s->status && !sc_streq(s->status, "modified") && !sc_streq(s->status, "unchanged")) {
+	} else if (s->status != SC_SKILL_NONE && s->status != SC_SKILL_MODIFIED &&
+		   s->status != SC_SKILL_UNCHANGED) {
 		PART("");
-		sc_report_md_text(out, s->status);
+		sc_report_md_text(out, sc_skill_status_name(s->status));
 	}
 	if (fresh)
 		PART("invalid");
-	if (s->untested && !sc_streq(s->status, "deleted"))
+	if (s->untested && s->status != SC_SKILL_DELETED)
 		PART("unverified: no tests");
 #undef PART
 	if (parts)
@@ -521,7 +275,7 @@ static void cell_pass_rate(struct sc_buf *out, const struct sc_results *r, const
 			   const struct sc_results_aggregate *base, const struct sc_results_aggregate *head,
 			   const struct sc_results_aggregate *none, const struct sc_results_comparison *bh)
 {
-	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
+	bool added = row->skill->status == SC_SKILL_ADDED, deleted = row->skill->status == SC_SKILL_DELETED;
 	struct md_interval iv;
 
 	sc_report_pct(out, added ? NAN : base ? base->pass_rate : NAN);
@@ -568,7 +322,7 @@ static void cell_tokens_abs(struct sc_buf *out, const struct row *row,
 			    const struct sc_results_aggregate *base, const struct sc_results_aggregate *head,
 			    const struct sc_results_comparison *bh)
 {
-	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
+	bool added = row->skill->status == SC_SKILL_ADDED, deleted = row->skill->status == SC_SKILL_DELETED;
 	const struct sc_results_aggregate *a = deleted ? base : head;
 
 	if (!a || isnan(a->mean_tokens)) {
@@ -604,11 +358,11 @@ static void cell_cost(struct sc_buf *out, const struct sc_results *r, const stru
 static void row_diff(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const char *path = row->skill->path, *model = row->model;
-	const struct sc_results_aggregate *base = model ? sc_results_find_aggregate(r, path, "base", model) : NULL;
-	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, "head", model) : NULL;
-	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, "baseline", model) : NULL;
-	const struct sc_results_comparison *bh = model ? sc_results_find_comparison(r, path, model, "base", "head") : NULL;
-	bool added = sc_streq(row->skill->status, "added"), deleted = sc_streq(row->skill->status, "deleted");
+	const struct sc_results_aggregate *base = model ? sc_results_find_aggregate(r, path, SC_VARIANT_BASE, model) : NULL;
+	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, SC_VARIANT_HEAD, model) : NULL;
+	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, SC_VARIANT_BASELINE, model) : NULL;
+	const struct sc_results_comparison *bh = model ? sc_results_find_comparison(r, path, model, SC_VARIANT_BASE, SC_VARIANT_HEAD) : NULL;
+	bool added = row->skill->status == SC_SKILL_ADDED, deleted = row->skill->status == SC_SKILL_DELETED;
 
 	sc_buf_puts(out, "| ");
 	cell_gate_short(out, r, row);
@@ -638,15 +392,13 @@ static void row_diff(struct sc_buf *out, const struct sc_results *r, const struc
 static void row_eval(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
 	const char *path = row->skill->path, *model = row->model;
-	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, "baseline", model) : NULL;
-	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, "head", model) : NULL;
-	const struct sc_results_comparison *c = model ? sc_results_find_comparison(r, path, model, "baseline", "head") : NULL;
+	const struct sc_results_aggregate *none = model ? sc_results_find_aggregate(r, path, SC_VARIANT_BASELINE, model) : NULL;
+	const struct sc_results_aggregate *head = model ? sc_results_find_aggregate(r, path, SC_VARIANT_HEAD, model) : NULL;
+	const struct sc_results_comparison *c = model ? sc_results_find_comparison(r, path, model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD) : NULL;
 
-	sc_buf_puts(out, "| ");
-	if (!model || !c || c->is_beneficial < 0)
-		sc_buf_puts(out, "—");
-	else
-		sc_buf_puts(out, c->is_beneficial ? "✅ helps" : "❌ no lift");
+	/* the row's decision (results/verdict.h): the lift, else upskill's rule */
+	sc_buf_printf(out, "| %s %s", sc_report_verdict_icon(row->v->state),
+		      sc_verdict_word(row->v->state, SC_RUN_KIND_EVAL));
 	sc_buf_puts(out, " | ");
 	cell_skill_model(out, r, row->skill, model);
 	sc_buf_puts(out, " | ");
@@ -731,7 +483,7 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 		for (size_t a = 0; a < r->naggregates; a++) {
 			const struct sc_results_aggregate *g = &r->aggregates[a];
 			size_t shown = 0;
-			if (!sc_streq(g->skill, s->path) || !sc_streq(g->variant, SC_VARIANT_HEAD_TESTS))
+			if (!sc_streq(g->skill, s->path) || g->variant != SC_VARIANT_HEAD_TESTS)
 				continue;
 			sc_buf_puts(out, "; ");
 			sc_report_md_code(out, g->model);
@@ -741,8 +493,8 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 			for (size_t u = 0; u < r->nunits; u++) {
 				const struct sc_results_unit *x = &r->units[u];
 				if (!sc_streq(x->skill, s->path) || !sc_streq(x->model, g->model) ||
-				    !sc_streq(x->variant, SC_VARIANT_HEAD_TESTS) ||
-				    (!sc_streq(x->verdict, "fail") && !sc_streq(x->verdict, "error")))
+				    x->variant != SC_VARIANT_HEAD_TESTS ||
+				    (x->verdict != SC_UNIT_FAIL && x->verdict != SC_UNIT_ERROR))
 					continue;
 				if (shown++ == 5) {
 					sc_buf_puts(out, ", …");
@@ -769,8 +521,8 @@ static void render_legend(struct sc_buf *out, const struct sc_results *r, const 
 		const char *path = row->skill->path;
 		if (!row->model || row->brief)
 			continue;
-		if (md_pass_rate_interval(r, row, sc_results_find_aggregate(r, path, eval ? "baseline" : "base", row->model),
-					  sc_results_find_aggregate(r, path, "head", row->model), &iv)) {
+		if (md_pass_rate_interval(r, row, sc_results_find_aggregate(r, path, eval ? SC_VARIANT_BASELINE : SC_VARIANT_BASE, row->model),
+					  sc_results_find_aggregate(r, path, SC_VARIANT_HEAD, row->model), &iv)) {
 			diff |= iv.diff;
 			side |= !iv.diff;
 		}
@@ -887,26 +639,21 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 {
 	bool eval = is_eval(r);
 
+	const struct sc_verdicts *v = &rows->verdicts;
+
 	sc_buf_puts(out, eval ? "## skillci eval\n\n" : "## skillci report\n\n");
-	if (is_shard(r) && !eval && r->gate.passed)
+	/* the verdict first (with the cause of a run that could not check) */
+	if (v->shard && !eval && !v->blocking)
 		sc_buf_puts(out, "⏳ **");
 	else
-		sc_buf_printf(out, "%s **", sc_report_verdict_icon(r->gate.verdict));
-	{
-		struct sc_buf v = SC_BUF_INIT;
-		sc_report_verdict_text(&v, r);
-		sc_report_md_text(out, v.ptr);
-		sc_buf_release(&v);
-	}
+		sc_buf_printf(out, "%s **", sc_report_verdict_icon(v->state));
+	sc_report_md_text(out, v->headline);
 	sc_buf_puts(out, ".**\n\n");
 	if (!eval) {
 		/* what was checked, before anything else */
-		struct sc_buf v = SC_BUF_INIT;
-		sc_report_checked_line(&v, r);
 		sc_buf_puts(out, "**Checked:** ");
-		sc_report_md_text(out, v.ptr);
+		sc_report_md_text(out, v->checked);
 		sc_buf_puts(out, ".\n\n");
-		sc_buf_release(&v);
 	}
 	render_links(out, run_url);
 	if (r->run.oracle)
@@ -938,13 +685,14 @@ static void render_summary(struct sc_buf *out, const struct sc_results *r, const
 		sc_buf_putc(out, '\n');
 		render_legend(out, r, rows);
 	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
-			continue;
+	for (size_t i = 0; i < v->nrun_failures; i++) {
+		const struct sc_results_gate_failure *f = v->run_failures[i];
+		enum sc_verdict fv = sc_verdict_of_status(f->status);
+		if (fv == SC_VERDICT_ERROR && v->cause)
+			continue;  /* the cause, in the verdict line */
 		/* a failure of the run as a whole: no row holds it */
-		sc_buf_puts(out, "❌ **");
-		sc_report_md_text(out, check_name(f->check ? f->check : sc_results_rule_check(f->rule)));
+		sc_buf_printf(out, "%s **", sc_report_verdict_icon(fv));
+		sc_report_md_text(out, check_name(f->check));
 		sc_buf_puts(out, "** (");
 		sc_report_md_text(out, f->rule);
 		sc_buf_puts(out, "): ");
@@ -978,6 +726,7 @@ enum test_state {
 	TEST_ALREADY,      /* fails at head; every base run failed too */
 	TEST_CHANGED,      /* fails at head; the runs show neither (base 2/3 -> head 0/3) */
 	TEST_FAILING,      /* fails, nothing to compare with */
+	TEST_ERRED,        /* no run passed or failed: infrastructure errors only */
 };
 
 struct test_group {
@@ -985,6 +734,7 @@ struct test_group {
 	const struct sc_results_unit **runs;   /* the side's runs, by run index */
 	size_t nruns;
 	size_t passed, bad, skipped;           /* bad: failed or error */
+	size_t erred;                          /* of bad: infrastructure errors */
 	size_t base_n, base_passed, base_bad;  /* the base's runs of the same test */
 	enum test_state state;
 };
@@ -1029,13 +779,13 @@ static int cmp_group(const void *pa, const void *pb)
 
 static bool unit_bad(const struct sc_results_unit *u)
 {
-	return sc_streq(u->verdict, "fail") || sc_streq(u->verdict, "error");
+	return u->verdict == SC_UNIT_FAIL || u->verdict == SC_UNIT_ERROR;
 }
 
 /* The tests of a row on side (head, or base for a deleted skill), each
  * compared with the base's runs of the same test when compare is set. */
 static void collect_groups(struct test_groups *g, const struct sc_results *r, const struct row *row,
-			   const char *side, bool compare)
+			   enum sc_variant side, bool compare)
 {
 	struct tagged *t = NULL;
 	size_t n = 0, alloc = 0, first = 0, count, k = 0;
@@ -1043,15 +793,16 @@ static void collect_groups(struct test_groups *g, const struct sc_results *r, co
 	memset(g, 0, sizeof(*g));
 	if (!row->model)
 		return;
-	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, NULL, &first) : r->nunits;
+	count = r->sorted ? sc_results_units_range(r, row->skill->path, row->model, SC_VARIANT_ANY,
+						   &first) : r->nunits;
 	for (size_t i = first; i < first + count; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		bool base;
 		if (!sc_streq(u->skill, row->skill->path) || !sc_streq(u->model, row->model))
 			continue;
-		if (sc_streq(u->variant, side))
+		if (u->variant == side)
 			base = false;
-		else if (compare && sc_streq(u->variant, "base"))
+		else if (compare && u->variant == SC_VARIANT_BASE)
 			base = true;
 		else
 			continue;
@@ -1074,7 +825,7 @@ static void collect_groups(struct test_groups *g, const struct sc_results *r, co
 		grp = &g->v[g->n - 1];
 		if (t[i].base) {
 			grp->base_n++;
-			grp->base_passed += sc_streq(t[i].u->verdict, "pass");
+			grp->base_passed += t[i].u->verdict == SC_UNIT_PASS;
 			grp->base_bad += unit_bad(t[i].u);
 			continue;
 		}
@@ -1082,9 +833,10 @@ static void collect_groups(struct test_groups *g, const struct sc_results *r, co
 			grp->name = t[i].u->test_name;
 		g->units[k++] = t[i].u;
 		grp->nruns++;
-		grp->passed += sc_streq(t[i].u->verdict, "pass");
+		grp->passed += t[i].u->verdict == SC_UNIT_PASS;
 		grp->bad += unit_bad(t[i].u);
-		grp->skipped += !sc_streq(t[i].u->verdict, "pass") && !unit_bad(t[i].u);
+		grp->erred += t[i].u->verdict == SC_UNIT_ERROR;
+		grp->skipped += t[i].u->verdict != SC_UNIT_PASS && !unit_bad(t[i].u);
 	}
 	g->nrunits = k;
 	/* a test only the base has is not one of the side's */
@@ -1094,6 +846,8 @@ static void collect_groups(struct test_groups *g, const struct sc_results *r, co
 			g->runs_max = grp->nruns;
 		if (!grp->bad)
 			grp->state = grp->passed ? TEST_PASSED : TEST_SKIPPED;
+		else if (!grp->passed && grp->erred == grp->bad)
+			grp->state = TEST_ERRED;  /* nothing its runs show about the skill */
 		else if (!compare || grp->base_passed + grp->base_bad == 0)
 			grp->state = TEST_FAILING;
 		else if (!grp->base_passed)
@@ -1146,7 +900,7 @@ static void run_outcome(struct sc_buf *out, const struct sc_results_unit *u)
 {
 	struct sc_buf tmp = SC_BUF_INIT;
 
-	sc_report_md_text(out, u->verdict);
+	sc_report_md_text(out, sc_unit_verdict_name(u->verdict));
 	if (u->error_class) {
 		sc_buf_puts(out, " (");
 		sc_report_md_text(out, u->error_class);
@@ -1164,7 +918,7 @@ static void run_outcome(struct sc_buf *out, const struct sc_results_unit *u)
 			sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
 			sc_report_md_text(out, tmp.ptr);
 		}
-	} else if (u->kernel && sc_streq(u->verdict, "skipped") && sc_streq(u->kernel->verdict, "compiled")) {
+	} else if (u->kernel && u->verdict == SC_UNIT_SKIPPED && u->kernel->verdict == SC_KV_COMPILED) {
 		sc_buf_puts(out, ": no GPU: compiled only");
 	}
 	sc_buf_release(&tmp);
@@ -1172,7 +926,7 @@ static void run_outcome(struct sc_buf *out, const struct sc_results_unit *u)
 
 static bool same_outcome(const struct sc_results_unit *a, const struct sc_results_unit *b)
 {
-	return sc_streq(a->verdict, b->verdict) && sc_streq(a->error_class, b->error_class) &&
+	return a->verdict == b->verdict && sc_streq(a->error_class, b->error_class) &&
 	       sc_streq(a->message, b->message);
 }
 
@@ -1182,6 +936,7 @@ static const char *state_icon(const struct test_group *grp)
 	case TEST_PASSED: return "✅";
 	case TEST_SKIPPED: return "⏭️";
 	case TEST_ALREADY: return "➖";
+	case TEST_ERRED: return "🛑";
 	default: return "❌";
 	}
 }
@@ -1198,7 +953,7 @@ static bool agent_trace_item(struct sc_buf *out, const struct test_group *grp)
 
 	for (size_t i = 0; i < grp->nruns && !ex; i++)
 		if (unit_bad(grp->runs[i]) && grp->runs[i]->excerpt &&
-		    (sc_streq(grp->runs[i]->kind, "agent") || sc_streq(grp->runs[i]->kind, "trigger")))
+		    (grp->runs[i]->kind == SC_KIND_AGENT || grp->runs[i]->kind == SC_KIND_TRIGGER))
 			ex = grp->runs[i];
 	if (!ex)
 		return false;
@@ -1227,10 +982,10 @@ static void trigger_note(struct sc_buf *out, const struct test_group *grp)
 
 	if (!grp->nruns || !grp->runs[0]->trigger)
 		return;
-	should = sc_streq(grp->runs[0]->trigger, "should_trigger");
+	should = grp->runs[0]->trigger == SC_TRIGGER_SHOULD;
 	for (size_t i = 0; i < grp->nruns; i++) {
-		bool pass = sc_streq(grp->runs[i]->verdict, "pass");
-		if (!pass && !sc_streq(grp->runs[i]->verdict, "fail"))
+		bool pass = grp->runs[i]->verdict == SC_UNIT_PASS;
+		if (!pass && grp->runs[i]->verdict != SC_UNIT_FAIL)
 			continue;
 		decided++;
 		opened += pass == should;
@@ -1349,7 +1104,7 @@ static void kernel_detail(struct sc_buf *out, const struct sc_results_unit *u, b
 			sc_buf_putc(out, '\n');
 		}
 	}
-	if (!isnan(k->max_abs_error) && !sc_streq(k->verdict, "passed")) {
+	if (!isnan(k->max_abs_error) && k->verdict != SC_KV_PASSED) {
 		sc_buf_printf(out, "  - %sworst mismatch: |error| %.3g", run.ptr, k->max_abs_error);
 		if (k->worst_index != SC_RESULTS_NULL_INT)
 			sc_buf_printf(out, " at index %lld", (long long)k->worst_index);
@@ -1364,7 +1119,7 @@ static void kernel_detail(struct sc_buf *out, const struct sc_results_unit *u, b
 		}
 		sc_buf_putc(out, '\n');
 	}
-	if (k->compile_log && *k->compile_log && sc_streq(k->compile, "failed")) {
+	if (k->compile_log && *k->compile_log && k->compile == SC_COMPILE_FAILED) {
 		sc_buf_printf(out, "\n  %scompile log:\n\n", run.ptr);
 		sc_report_trim(&tmp, k->compile_log, SC_REPORT_MD_LOG_MAX);
 		sc_report_md_fence(&fence, "text", tmp.ptr);
@@ -1382,6 +1137,7 @@ static void groups_summary(struct sc_buf *out, const struct test_groups *g)
 	size_t passed = count_state(g, TEST_PASSED), skipped = count_state(g, TEST_SKIPPED);
 	size_t regressed = count_state(g, TEST_REGRESSED), already = count_state(g, TEST_ALREADY);
 	size_t failing = count_state(g, TEST_FAILING), changed = count_state(g, TEST_CHANGED);
+	size_t erred = count_state(g, TEST_ERRED);
 	bool any = false;
 
 	sc_buf_printf(out, "%zu test%s", g->n, g->n == 1 ? "" : "s");
@@ -1394,6 +1150,7 @@ static void groups_summary(struct sc_buf *out, const struct test_groups *g)
 	PART(already, "already failing");
 	PART(changed, "failed at head, passed at base in some runs");
 	PART(failing, "failed");
+	PART(erred, "could not run (infrastructure errors)");
 	PART(skipped, "skipped");
 #undef PART
 }
@@ -1408,6 +1165,80 @@ static void block_item(struct sc_buf *out, const struct test_group *grp)
 			kernel_detail(out, grp->runs[j], grp->nruns > 1);
 }
 
+/*
+ * The tests of g that could not run (TEST_ERRED), one item per distinct
+ * error: "🛑 40 tests could not run: error (provider): HTTP 503 ...", the
+ * tests named (at most three), never one line per test; an error that is
+ * the cause of a run that could not check is said to be the one above.
+ */
+static void erred_items(struct sc_buf *out, const struct test_groups *g, const struct sc_verdicts *v)
+{
+	bool *done = sc_xcalloc(g->n + 1, sizeof(*done));
+	struct sc_buf tmp = SC_BUF_INIT;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct sc_results_unit *u = NULL;
+		size_t n = 0;
+		if (done[i] || g->v[i].state != TEST_ERRED)
+			continue;
+		for (size_t r = 0; r < g->v[i].nruns && !u; r++)
+			if (g->v[i].runs[r]->verdict == SC_UNIT_ERROR)
+				u = g->v[i].runs[r];
+		for (size_t j = i; j < g->n; j++) {
+			const struct sc_results_unit *w = NULL;
+			if (done[j] || g->v[j].state != TEST_ERRED)
+				continue;
+			for (size_t r = 0; r < g->v[j].nruns && !w; r++)
+				if (g->v[j].runs[r]->verdict == SC_UNIT_ERROR)
+					w = g->v[j].runs[r];
+			if (!sc_streq(w->error_class, u->error_class) || !sc_streq(w->message, u->message))
+				continue;
+			done[j] = true;
+			n++;
+		}
+		sc_buf_printf(out, "- 🛑 %zu test%s could not run (", n, n == 1 ? "" : "s");
+		for (size_t j = i, named = 0; j < g->n && named < 4; j++) {
+			const struct sc_results_unit *w = NULL;
+			if (!done[j] || g->v[j].state != TEST_ERRED)
+				continue;
+			for (size_t r = 0; r < g->v[j].nruns && !w; r++)
+				if (g->v[j].runs[r]->verdict == SC_UNIT_ERROR)
+					w = g->v[j].runs[r];
+			if (!sc_streq(w->error_class, u->error_class) || !sc_streq(w->message, u->message))
+				continue;
+			if (named++ == 3) {
+				sc_buf_printf(out, " and %zu more", n - 3);
+				break;
+			}
+			sc_buf_clear(&tmp);
+			sc_report_test_label(&tmp, g->v[j].id);
+			if (named > 1)
+				sc_buf_puts(out, ", ");
+			sc_report_md_code(out, tmp.ptr);
+		}
+		sc_buf_puts(out, "): error");
+		if (u->error_class) {
+			sc_buf_puts(out, " (");
+			sc_report_md_text(out, u->error_class);
+			sc_buf_puts(out, ")");
+		}
+		if (v->cause_unit && sc_streq(u->message, v->cause_unit->message) &&
+		    sc_streq(u->error_class, v->cause_unit->error_class)) {
+			sc_buf_puts(out, ": the infrastructure error the verdict names\n");
+		} else if (u->message && *u->message) {
+			sc_buf_puts(out, ": ");
+			sc_buf_clear(&tmp);
+			sc_report_trim(&tmp, u->message, SC_REPORT_MD_MESSAGE_MAX);
+			sc_report_md_text(out, tmp.ptr);
+			sc_buf_putc(out, '\n');
+		} else {
+			sc_buf_putc(out, '\n');
+		}
+	}
+	free(done);
+	sc_buf_release(&tmp);
+}
+
 /* The block of a row the gate failed or left inconclusive: each failed
  * check's whole message, then the tests that regressed (pass at base,
  * fail at head) with the reason and the start of the answer, and apart
@@ -1416,15 +1247,15 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 			   const struct row *row)
 {
 	const struct sc_results_skill *s = row->skill;
-	enum sc_verdict v = row_verdict(r, row);
-	bool eval = is_eval(r), deleted = sc_streq(s->status, "deleted");
+	enum sc_verdict v = row->v->state;
+	bool eval = is_eval(r), deleted = s->status == SC_SKILL_DELETED;
 	struct sc_buf head = SC_BUF_INIT, body = SC_BUF_INIT, msg = SC_BUF_INIT;
 	struct test_groups g;
 	size_t shown = 0;
 
 	if (eval || v == SC_VERDICT_PASS)
 		return;
-	collect_groups(&g, r, row, deleted ? "base" : "head", !deleted);
+	collect_groups(&g, r, row, deleted ? SC_VARIANT_BASE : SC_VARIANT_HEAD, !deleted);
 	sc_buf_printf(&head, "%s ", sc_report_verdict_icon(v));
 	sc_report_md_code(&head, s->path);
 	if (row->model) {
@@ -1433,13 +1264,9 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 	}
 	sc_buf_puts(&head, ": ");
 	/* every check of the row that is not a pass, in the words of its status */
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		const struct sc_results_check *c = &r->gate.checks[i];
-		enum sc_verdict cv;
-		if (!check_of_row(c, row) || !check_open(c))
-			continue;
-		cv = sc_streq(c->status, "failed") ? SC_VERDICT_FAIL : sc_streq(c->status, "error")
-		     ? SC_VERDICT_ERROR : SC_VERDICT_UNVERIFIED;
+	for (size_t i = 0; i < row->v->nopen; i++) {
+		const struct sc_results_check *c = row->v->open[i];
+		enum sc_verdict cv = sc_verdict_of_status(c->status);
 		sc_buf_puts(&head, shown++ ? ", " : "");
 		sc_buf_puts(&head, "<b>");
 		sc_report_md_text(&head, check_name(c->check));
@@ -1472,8 +1299,15 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 	if (g.n && !deleted) {
 		size_t regressed = count_state(&g, TEST_REGRESSED), already = count_state(&g, TEST_ALREADY);
 		size_t failing = count_state(&g, TEST_FAILING), changed = count_state(&g, TEST_CHANGED);
+		size_t erred = count_state(&g, TEST_ERRED);
 		sc_buf_puts(&head, " · ");
 		groups_summary(&head, &g);
+		if (erred) {
+			sc_buf_printf(&body, "\n**Could not run** (infrastructure errors: the runner's, "
+				      "not the pull request's): %zu test%s\n\n", erred,
+				      erred == 1 ? "" : "s");
+			erred_items(&body, &g, row->all);
+		}
 		if (regressed) {
 			sc_buf_printf(&body, "\n**Regressed** (pass at base, fail at head): %zu test%s\n\n",
 				      regressed, regressed == 1 ? "" : "s");
@@ -1516,12 +1350,12 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 /* " · triggers: recall 4/5 (80%), false triggers 1/5 (20%)" for a row
  * with trigger tests, with the base's in brackets where there is one. */
 static void trigger_summary(struct sc_buf *out, const struct sc_results *r, const struct row *row,
-			    const char *variant)
+			    enum sc_variant variant)
 {
 	const struct sc_results_aggregate *a =
 		sc_results_find_aggregate(r, row->skill->path, variant, row->model);
-	const struct sc_results_aggregate *b = strcmp(variant, "base") ?
-		sc_results_find_aggregate(r, row->skill->path, "base", row->model) : NULL;
+	const struct sc_results_aggregate *b = variant != SC_VARIANT_BASE ?
+		sc_results_find_aggregate(r, row->skill->path, SC_VARIANT_BASE, row->model) : NULL;
 
 	if (!a || !(a->trigger_should || a->trigger_should_not))
 		return;
@@ -1546,11 +1380,11 @@ static void trigger_summary(struct sc_buf *out, const struct sc_results *r, cons
 
 /* The variant whose units a row's details show: head, or base for a
  * deleted skill. */
-static const char *detail_variant(const struct sc_results *r, const struct row *row)
+static enum sc_variant detail_variant(const struct sc_results *r, const struct row *row)
 {
-	if (!is_eval(r) && sc_streq(row->skill->status, "deleted"))
-		return "base";
-	return "head";
+	if (!is_eval(r) && row->skill->status == SC_SKILL_DELETED)
+		return SC_VARIANT_BASE;
+	return SC_VARIANT_HEAD;
 }
 
 /* One row's details: a <details> block (full) and a one-line list item
@@ -1559,35 +1393,39 @@ static const char *detail_variant(const struct sc_results *r, const struct row *
 static void render_details(struct sc_buf *full, struct sc_buf *compact,
 			   const struct sc_results *r, const struct row *row)
 {
-	const char *variant = detail_variant(r, row);
+	enum sc_variant variant = detail_variant(r, row);
 	bool eval = is_eval(r);
 	struct sc_buf items = SC_BUF_INIT, head = SC_BUF_INIT;
 	struct test_groups g;
 	size_t bad = 0, passed = 0;
 
-	collect_groups(&g, r, row, variant, !eval && !strcmp(variant, "head"));
+	collect_groups(&g, r, row, variant, !eval && variant == SC_VARIANT_HEAD);
 	if (g.n == 0)
 		goto done;
 	for (size_t i = 0; i < g.n; i++) {
 		const struct test_group *grp = &g.v[i];
 		bad += grp->bad > 0;
 		passed += grp->state == TEST_PASSED;
+		if (grp->state == TEST_ERRED)
+			continue;  /* together, below */
 		group_item(&items, grp, false);
 		for (size_t j = 0; j < grp->nruns; j++)
 			kernel_detail(&items, grp->runs[j], grp->nruns > 1);
 	}
-	sc_buf_puts(&head, count_state(&g, TEST_REGRESSED) || count_state(&g, TEST_FAILING) ? "❌ "
-			   : bad ? "➖ " : passed ? "✅ " : "⏭️ ");
+	erred_items(&items, &g, row->all);
+	/* the row's verdict, as the table shows it (results/verdict.h); the
+	 * tests' outcomes follow in words */
+	sc_buf_printf(&head, "%s ", sc_report_verdict_icon(row->v->state));
 	sc_report_md_code(&head, row->skill->path);
 	sc_buf_puts(&head, " · ");
 	sc_report_md_code(&head, row->model);
-	sc_buf_printf(&head, " (%s): ", sc_streq(variant, "base") ? "base" : eval ? "with skill" : "head");
+	sc_buf_printf(&head, " (%s): ", variant == SC_VARIANT_BASE ? "base" : eval ? "with skill" : "head");
 	groups_summary(&head, &g);
-	if (!eval && !strcmp(variant, "head")) {
+	if (!eval && variant == SC_VARIANT_HEAD) {
 		const struct sc_results_comparison *bh =
-			sc_results_find_comparison(r, row->skill->path, row->model, "base", "head");
+			sc_results_find_comparison(r, row->skill->path, row->model, SC_VARIANT_BASE, SC_VARIANT_HEAD);
 		const struct sc_results_comparison *lh =
-			sc_results_find_comparison(r, row->skill->path, row->model, "baseline", "head");
+			sc_results_find_comparison(r, row->skill->path, row->model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
 		if (bh && !isnan(bh->pass_rate_delta)) {
 			sc_buf_puts(&head, " · change ");
 			sc_report_points(&head, bh->pass_rate_delta);
@@ -1623,11 +1461,11 @@ static void render_findings(struct sc_buf *full, struct sc_buf *compact,
 	count_findings(s, &fresh, &existing, &fixed);
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
-		bool error = sc_streq(f->severity, "error");
-		warnings += !error && !sc_streq(f->state, "fixed");
-		sc_buf_printf(&items, "- %s ", sc_streq(f->state, "fixed") ? "✅ fixed"
+		bool error = f->severity == SC_SEV_ERROR;
+		warnings += !error && f->state != SC_FINDING_FIXED;
+		sc_buf_printf(&items, "- %s ", f->state == SC_FINDING_FIXED ? "✅ fixed"
 				    : !error ? "⚠️ warning"
-				    : sc_streq(f->state, "new") ? "❌ new error" : "⚠️ pre-existing error");
+				    : f->state == SC_FINDING_NEW ? "❌ new error" : "⚠️ pre-existing error");
 		sc_buf_clear(&tmp);
 		sc_buf_puts(&tmp, f->file ? f->file : s->path);
 		if (f->line > 0)
@@ -1642,8 +1480,8 @@ static void render_findings(struct sc_buf *full, struct sc_buf *compact,
 			sc_report_md_code(&items, f->code);
 			sc_buf_puts(&items, ")");
 		}
-		sc_buf_puts(&items, sc_streq(f->state, "new") ? " — head only"
-				    : sc_streq(f->state, "existing") ? " — at base and head" : " — base only");
+		sc_buf_puts(&items, f->state == SC_FINDING_NEW ? " — head only"
+				    : f->state == SC_FINDING_EXISTING ? " — at base and head" : " — base only");
 		sc_buf_putc(&items, '\n');
 	}
 	sc_buf_puts(&head, fresh ? "❌ " : existing || warnings ? "⚠️ " : "✅ ");
@@ -1760,7 +1598,7 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 		sc_buf_puts(out, " · judged ");
 		sc_buf_printf(&h, "%.12s", run->prov.head);
 		sc_report_md_code(out, h.ptr);
-		if (sc_streq(run->prov.judged, "merge") && run->prov.base) {
+		if (run->prov.judged == SC_JUDGED_MERGE && run->prov.base) {
 			sc_buf_clear(&h);
 			sc_buf_printf(&h, "%.12s", run->prov.base);
 			sc_buf_puts(out, " merged into the target's tip ");

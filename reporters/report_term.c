@@ -4,6 +4,7 @@
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "results/results.h"
+#include "results/verdict.h"
 #include "escape.h"
 
 #include <math.h>
@@ -32,32 +33,14 @@ static void put(struct sc_buf *out, const char *s)
 	sc_escape_log(out, s);
 }
 
-static int cmp_agg(const void *pa, const void *pb)
-{
-	const struct sc_results_aggregate *a = *(const struct sc_results_aggregate *const *)pa;
-	const struct sc_results_aggregate *b = *(const struct sc_results_aggregate *const *)pb;
-	int c;
-
-	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->model, b->model)))
-		return c;
-	return sc_results_variant_rank(a->variant) - sc_results_variant_rank(b->variant);
-}
-
-static int cmp_skill_ptr(const void *pa, const void *pb)
-{
-	const struct sc_results_skill *a = *(const struct sc_results_skill *const *)pa;
-	const struct sc_results_skill *b = *(const struct sc_results_skill *const *)pb;
-	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
-}
-
 /* One variant's line: "  head     ████████░░░░ 40%  (4/10, 1.85×)". */
 static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *a, bool eval)
 {
-	const char *label = a->variant;
+	const char *label = sc_variant_name(a->variant);
 
-	if (eval && sc_streq(a->variant, "head"))
+	if (eval && a->variant == SC_VARIANT_HEAD)
 		label = "with skill";
-	else if (sc_streq(a->variant, SC_VARIANT_HEAD_TESTS))
+	else if (a->variant == SC_VARIANT_HEAD_TESTS)
 		label = "PR tests";
 	sc_buf_printf(out, "  %-10s ", label);
 	sc_report_bar(out, a->pass_rate);
@@ -89,57 +72,71 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 	sc_buf_puts(out, ")\n");
 }
 
-/* The gate's verdict for a skill and model (NULL: the skill as a whole):
- * "  gate: ✓ passed" or one "  gate: ✗ check (rule): message" per failure. */
-static void gate_lines(struct sc_buf *out, const struct sc_results *r,
-		       const struct sc_results_skill *s, const char *model, bool colour)
+/* A check's status in the terminal's words. */
+static const char *status_word(enum sc_check_status st)
 {
-	size_t n = 0;
-	bool shard = r->run.shard_count > 1;
+	switch (sc_verdict_of_status(st)) {
+	case SC_VERDICT_FAIL: return "failed";
+	case SC_VERDICT_ERROR: return "could not check";
+	case SC_VERDICT_UNVERIFIED: return "unverified";
+	case SC_VERDICT_PASS: break;
+	}
+	return "passed";
+}
 
-	if (r->run.kind && !strcmp(r->run.kind, "eval"))
-		return;
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		/* every check that is not a pass, in the words of its status:
-		 * ✗ failed, ? unverified (accepted or not), ! could not check */
-		const struct sc_results_check *c = &r->gate.checks[i];
-		bool whole = !c->model || !*c->model, failed = sc_streq(c->status, "failed");
-		bool err = sc_streq(c->status, "error"), unv = sc_streq(c->status, "unverified");
-		if (!sc_streq(c->skill, s->path) || (!whole && model && !sc_streq(c->model, model)) ||
-		    !(failed || err || unv))
-			continue;
-		sc_buf_printf(out, "  gate: %s%s %s %s%s (%s): ", colour ? (failed || err ? RED : YELLOW) : "",
-			      failed ? "✗" : err ? "!" : "?", c->check,
-			      failed ? "failed" : err ? "could not check" : "unverified",
-			      c->accepted ? ", accepted" : "", c->rule ? c->rule : c->check);
+/* The gate's verdict of one row (results/verdict.h): "  gate: ✓ passed",
+ * or one "  gate: ✗ check failed (rule): message" per check that is not a
+ * pass (✗ failed, ? unverified, accepted or not, ! could not check). */
+static void gate_lines(struct sc_buf *out, const struct sc_verdicts *v,
+		       const struct sc_verdict_row *row, bool colour)
+{
+	const struct sc_results_skill *s = row->skill;
+
+	for (size_t i = 0; i < row->nopen; i++) {
+		const struct sc_results_check *c = row->open[i];
+		enum sc_verdict cv = sc_verdict_of_status(c->status);
+		sc_buf_printf(out, "  gate: %s%s %s %s%s (%s): ",
+			      colour ? (cv == SC_VERDICT_UNVERIFIED ? YELLOW : RED) : "",
+			      sc_report_verdict_mark(cv), sc_check_kind_name(c->check),
+			      status_word(c->status), c->accepted ? ", accepted" : "",
+			      c->rule ? c->rule : sc_check_kind_name(c->check));
 		put(out, c->message ? c->message : "");
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
-		n++;
 	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
+	for (size_t i = 0; i < row->nloose; i++) {
 		/* results written before every failure had a check */
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		bool whole = !f->model || !*f->model;
-		if (!sc_streq(f->skill, s->path) || (!whole && model && !sc_streq(f->model, model)) ||
-		    sc_results_find_check(r, f->skill, f->model ? f->model : "", f->check))
-			continue;
+		const struct sc_results_gate_failure *f = row->loose[i];
 		sc_buf_printf(out, "  gate: %s✗ %s (%s): ", colour ? RED : "",
-			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule);
+			      sc_check_kind_name(f->check), f->rule);
 		put(out, f->message ? f->message : "");
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
-		n++;
 	}
-	if (!n && !s->gate_passed) {
+	if (row->nopen || row->nloose)
+		return;
+	if (row->state != SC_VERDICT_PASS) {
+		/* the gate failed the skill with no failure to show: its reasons */
 		for (size_t i = 0; i < s->ngate_reasons; i++) {
 			sc_buf_printf(out, "  gate: %s✗ ", colour ? RED : "");
 			put(out, s->gate_reasons[i]);
 			sc_buf_printf(out, "%s\n", colour ? RESET : "");
 		}
-		n = s->ngate_reasons + 1;
+		if (!s->ngate_reasons)
+			sc_buf_printf(out, "  gate: %s✗ failed%s\n", colour ? RED : "",
+				      colour ? RESET : "");
+		return;
 	}
-	if (!n)
-		sc_buf_printf(out, "  gate: %s%s\n", shard ? "decided by skillci merge" : "✓ passed",
-			      s->untested ? " (unverified: no tests)" : "");
+	sc_buf_printf(out, "  gate: %s%s\n", v->shard ? "decided by skillci merge" : "✓ passed",
+		      s->untested ? " (unverified: no tests)" : "");
+}
+
+/* An eval row's decision (results/verdict.h): "  verdict: ✓ helps: keep skill". */
+static void eval_line(struct sc_buf *out, const struct sc_verdict_row *row, bool colour)
+{
+	sc_buf_printf(out, "  verdict: %s%s %s: ", colour ? (row->state == SC_VERDICT_PASS ? GREEN
+						  : row->state == SC_VERDICT_UNVERIFIED ? YELLOW : RED) : "",
+		      sc_report_verdict_mark(row->state), sc_verdict_word(row->state, SC_RUN_KIND_EVAL));
+	put(out, row->why ? row->why : "");
+	sc_buf_printf(out, "%s\n", colour ? RESET : "");
 }
 
 /* What the pull request tried that was not applied, and the skills whose
@@ -185,114 +182,124 @@ static void trust_lines(struct sc_buf *out, const struct sc_results *r)
 	}
 }
 
+/* The lines of one row with results: the skill and model, a bar per
+ * variant, the change, the run's use, and the row's verdict. */
+static void row_lines(struct sc_buf *out, const struct sc_results *r, const struct sc_verdicts *v,
+		      const struct sc_verdict_row *row, bool colour)
+{
+	const struct sc_results_skill *s = row->skill;
+	bool eval = v->kind == SC_RUN_KIND_EVAL;
+	const struct sc_results_comparison *c;
+
+	sc_buf_puts(out, colour ? BOLD : "");
+	put(out, s->path);
+	sc_buf_printf(out, "%s · ", colour ? RESET : "");
+	put(out, row->model);
+	if (!eval && s->status != SC_SKILL_NONE && row->first) {
+		sc_buf_printf(out, " (%s", sc_skill_status_name(s->status));
+		if (s->status == SC_SKILL_RENAMED && s->old_path) {
+			sc_buf_puts(out, " from ");
+			put(out, s->old_path);
+		}
+		sc_buf_puts(out, ")");
+	}
+	sc_buf_putc(out, '\n');
+	for (int k = 0; k < SC_VARIANT_COUNT; k++) {
+		const struct sc_results_aggregate *a =
+			sc_results_find_aggregate(r, s->path, (enum sc_variant)k, row->model);
+		if (a)
+			variant_line(out, a, eval);
+	}
+	c = sc_results_find_comparison(r, s->path, row->model,
+				       eval ? SC_VARIANT_BASELINE : SC_VARIANT_BASE, SC_VARIANT_HEAD);
+	if (c && !isnan(c->pass_rate_delta)) {
+		sc_buf_printf(out, "  %s", eval ? "lift      " : "base→head ");
+		sc_report_points(out, c->pass_rate_delta);
+		sc_buf_puts(out, " (");
+		sc_report_significance(out, c);
+		sc_buf_puts(out, ")");
+		if (!isnan(c->tokens_delta_pct)) {
+			sc_buf_puts(out, ", tokens ");
+			sc_report_signed_pct(out, c->tokens_delta_pct);
+		}
+		sc_buf_putc(out, '\n');
+	}
+	for (size_t ui = 0; ui < r->run.nusage; ui++) {
+		const struct sc_results_usage *u = &r->run.usage[ui];
+		if (strcmp(u->skill, s->path) || strcmp(u->model, row->model))
+			continue;
+		sc_buf_printf(out, "  used      %lld input, %lld output tokens", (long long)u->tokens_in,
+			      (long long)u->tokens_out);
+		if (!isnan(u->cost_usd))
+			sc_buf_printf(out, ", $%.4f at list prices%s%s", u->cost_usd,
+				      u->price_date ? " of " : "", u->price_date ? u->price_date : "");
+		else
+			sc_buf_puts(out, ", no price for this model");
+		sc_buf_putc(out, '\n');
+	}
+	if (eval)
+		eval_line(out, row, colour);
+	else
+		gate_lines(out, v, row, colour);
+}
+
+/* A changed skill with no model results: what it is, and its verdict. */
+static void bare_row(struct sc_buf *out, const struct sc_verdicts *v,
+		     const struct sc_verdict_row *row, bool colour)
+{
+	const struct sc_results_skill *s = row->skill;
+	bool eval = v->kind == SC_RUN_KIND_EVAL;
+	const char *status = eval || s->status == SC_SKILL_NONE ? "" : sc_skill_status_name(s->status);
+
+	sc_buf_puts(out, colour ? BOLD : "");
+	put(out, s->path);
+	sc_buf_puts(out, colour ? RESET : "");
+	if (s->status == SC_SKILL_DELETED && !eval)
+		sc_buf_puts(out, ": deleted at head\n");
+	else if (s->untested)
+		sc_buf_printf(out, ": %s%sunverified: no tests\n", status, *status ? ", " : "");
+	else
+		sc_buf_printf(out, ": %s%snothing evaluated\n", status, *status ? ", " : "");
+	if (eval)
+		eval_line(out, row, colour);
+	else
+		gate_lines(out, v, row, colour);
+}
+
 void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 {
-	const struct sc_results_aggregate **v = sc_xcalloc(r->naggregates + 1, sizeof(*v));
-	bool eval = r->run.kind && !strcmp(r->run.kind, "eval");
-	struct sc_buf verdict = SC_BUF_INIT;
-	const struct sc_results_skill **skills = sc_xcalloc(r->nskills + 1, sizeof(*skills));
+	struct sc_verdicts v;
+	bool eval = r->run.kind == SC_RUN_KIND_EVAL;
+	const char *col;
 
+	sc_verdict_build(&v, r);
+	if (v.cause) {
+		/* could not check: why, once, first (results/verdict.h) */
+		sc_buf_printf(out, "%scould not check: ", colour ? RED : "");
+		put(out, v.cause);
+		sc_buf_printf(out, "%s\n", colour ? RESET : "");
+	}
 	if (!eval) {
-		/* what was checked, the first line */
-		struct sc_buf c = SC_BUF_INIT;
-		sc_report_checked_line(&c, r);
+		/* what was checked */
 		sc_buf_puts(out, "checked: ");
-		put(out, c.ptr);
+		put(out, v.checked);
 		sc_buf_putc(out, '\n');
-		sc_buf_release(&c);
 	}
 	if (r->run.oracle)
 		sc_buf_puts(out, "oracle self-test: answers are reference solutions, not a model's\n");
-	for (size_t i = 0; i < r->naggregates; i++)
-		v[i] = &r->aggregates[i];
-	qsort(v, r->naggregates, sizeof(*v), cmp_agg);
-	for (size_t i = 0; i < r->nskills; i++)
-		skills[i] = &r->skills[i];
-	qsort(skills, r->nskills, sizeof(*skills), cmp_skill_ptr);
-	for (size_t si = 0; si < r->nskills; si++) {
-		const struct sc_results_skill *s = skills[si];
-		size_t nrows = 0;
-
-		if (!eval && sc_streq(s->status, "unchanged"))
-			continue;
-		for (size_t i = 0; i < r->naggregates;) {
-			size_t k = i;
-			const struct sc_results_comparison *c;
-
-			while (k < r->naggregates && !strcmp(v[k]->skill, v[i]->skill) &&
-			       !strcmp(v[k]->model, v[i]->model))
-				k++;
-			if (strcmp(v[i]->skill, s->path)) {
-				i = k;
-				continue;
-			}
-			sc_buf_puts(out, colour ? BOLD : "");
-			put(out, s->path);
-			sc_buf_printf(out, "%s · ", colour ? RESET : "");
-			put(out, v[i]->model);
-			if (!eval && s->status && nrows == 0) {
-				sc_buf_printf(out, " (%s", s->status);
-				if (sc_streq(s->status, "renamed") && s->old_path) {
-					sc_buf_puts(out, " from ");
-					put(out, s->old_path);
-				}
-				sc_buf_puts(out, ")");
-			}
-			sc_buf_putc(out, '\n');
-			for (size_t a = i; a < k; a++)
-				variant_line(out, v[a], eval);
-			c = sc_results_find_comparison(r, v[i]->skill, v[i]->model, eval ? "baseline" : "base", "head");
-			if (c && !isnan(c->pass_rate_delta)) {
-				sc_buf_printf(out, "  %s", eval ? "lift      " : "base→head ");
-				sc_report_points(out, c->pass_rate_delta);
-				sc_buf_puts(out, " (");
-				sc_report_significance(out, c);
-				sc_buf_puts(out, ")");
-				if (!isnan(c->tokens_delta_pct)) {
-					sc_buf_puts(out, ", tokens ");
-					sc_report_signed_pct(out, c->tokens_delta_pct);
-				}
-				sc_buf_putc(out, '\n');
-			}
-			for (size_t ui = 0; ui < r->run.nusage; ui++) {
-				const struct sc_results_usage *u = &r->run.usage[ui];
-				if (strcmp(u->skill, v[i]->skill) || strcmp(u->model, v[i]->model))
-					continue;
-				sc_buf_printf(out, "  used      %lld input, %lld output tokens", (long long)u->tokens_in,
-					      (long long)u->tokens_out);
-				if (!isnan(u->cost_usd))
-					sc_buf_printf(out, ", $%.4f at list prices%s%s", u->cost_usd,
-						      u->price_date ? " of " : "", u->price_date ? u->price_date : "");
-				else
-					sc_buf_puts(out, ", no price for this model");
-				sc_buf_putc(out, '\n');
-			}
-			gate_lines(out, r, s, v[i]->model, colour);
-			nrows++;
-			i = k;
-		}
-		if (nrows)
-			continue;
-		/* a changed skill with no model results: say what it is */
-		sc_buf_puts(out, colour ? BOLD : "");
-		put(out, s->path);
-		sc_buf_puts(out, colour ? RESET : "");
-		if (sc_streq(s->status, "deleted"))
-			sc_buf_puts(out, ": deleted at head\n");
-		else if (s->untested)
-			sc_buf_printf(out, ": %s%sunverified: no tests\n", eval ? "" : s->status ? s->status : "",
-				      eval || !s->status ? "" : ", ");
+	for (size_t i = 0; i < v.nrows; i++) {
+		if (v.rows[i].model)
+			row_lines(out, r, &v, &v.rows[i], colour);
 		else
-			sc_buf_printf(out, ": %s%snothing evaluated\n", eval ? "" : s->status ? s->status : "",
-				      eval || !s->status ? "" : ", ");
-		gate_lines(out, r, s, NULL, colour);
+			bare_row(out, &v, &v.rows[i], colour);
 	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		if (f->skill && *f->skill && sc_results_find_skill(r, f->skill))
-			continue;
-		sc_buf_printf(out, "run: %s✗ %s (%s): ", colour ? RED : "",
-			      f->check ? f->check : sc_results_rule_check(f->rule), f->rule);
+	for (size_t i = 0; i < v.nrun_failures; i++) {
+		const struct sc_results_gate_failure *f = v.run_failures[i];
+		enum sc_verdict fv = sc_verdict_of_status(f->status);
+		if (fv == SC_VERDICT_ERROR && v.cause)
+			continue;  /* said first */
+		sc_buf_printf(out, "run: %s%s %s (%s): ", colour ? RED : "", sc_report_verdict_mark(fv),
+			      sc_check_kind_name(f->check), f->rule);
 		put(out, f->message ? f->message : "");
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 	}
@@ -308,19 +315,20 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 		sc_buf_release(&cost);
 	}
 	trust_lines(out, r);
-	sc_report_verdict_text(&verdict, r);
-	sc_buf_printf(out, "%s%s ", colour ? (r->gate.verdict == SC_VERDICT_PASS ? GREEN
-					      : r->gate.verdict == SC_VERDICT_UNVERIFIED ? YELLOW : RED) : "",
-		      r->gate.verdict == SC_VERDICT_PASS ? "✓" : r->gate.verdict == SC_VERDICT_FAIL ? "✗"
-		      : r->gate.verdict == SC_VERDICT_ERROR ? "!" : "?");
-	put(out, verdict.ptr);
+	col = !colour ? "" : v.state == SC_VERDICT_PASS ? GREEN
+	      : v.state == SC_VERDICT_UNVERIFIED ? YELLOW : RED;
+	sc_buf_printf(out, "%s%s ", col, sc_report_verdict_mark(v.state));
+	if (v.cause)
+		/* the verdict, the cause being the first line */
+		sc_buf_printf(out, "could not check: the runner's fault, not the %s's (the cause is "
+			      "the first line)", eval ? "skill" : "pull request");
+	else
+		put(out, v.headline);
 	sc_buf_printf(out, "%s\n", colour ? RESET : "");
 	if (!r->run.complete) {
 		sc_buf_puts(out, "incomplete: ");
 		put(out, r->run.incomplete_reason ? r->run.incomplete_reason : "run interrupted");
 		sc_buf_putc(out, '\n');
 	}
-	sc_buf_release(&verdict);
-	free(skills);
-	free(v);
+	sc_verdict_release(&v);
 }

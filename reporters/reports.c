@@ -48,14 +48,15 @@ static int add_store_history(struct sc_history_point **points, size_t *n, size_t
 	for (size_t i = 0; i < *nstored && *n < SC_REPORT_MAX_HISTORY; i++) {
 		const struct sc_store_point *sp = &(*stored)[i];
 		struct sc_history_point *p;
+		enum sc_variant variant;
 		if (!sc_results_find_skill(r, sp->agg.skill) ||
-		    known_run(sp->run_id, r, more, nmore))
+		    known_run(sp->run_id, r, more, nmore) || !sc_variant_parse(sp->agg.variant, &variant))
 			continue;
 		SC_GROW(*points, *alloc, *n + 1);
 		p = &(*points)[(*n)++];
 		p->skill = sp->agg.skill;
 		p->model = sp->agg.model;
-		p->variant = sp->agg.variant;
+		p->variant = variant;
 		p->run_id = sp->run_id;
 		p->time = sp->started_at ? sp->started_at : sp->finished_at ? sp->finished_at : "";
 		p->pass_rate = sp->agg.pass_rate;
@@ -196,7 +197,7 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 		goto done;
 	if (o->html_dir) {
 		sc_buf_clear(&buf);
-		sc_report_html_page(&buf, r->run.kind && !strcmp(r->run.kind, "eval") ? "skillci eval"
+		sc_report_html_page(&buf, r->run.kind && r->run.kind == SC_RUN_KIND_EVAL ? "skillci eval"
 										       : "skillci report",
 				    full.ptr, full.len, r);
 		sc_buf_release(&full);

@@ -850,7 +850,7 @@ static bool contains_ci(const char *hay, const char *needle)
 	return false;
 }
 
-static void set_outcome(struct sc_agent_outcome *o, const char *verdict, const char *cls,
+static void set_outcome(struct sc_agent_outcome *o, enum sc_unit_verdict verdict, const char *cls,
 			const char *msg)
 {
 	o->verdict = verdict;
@@ -1052,6 +1052,7 @@ int sc_agent_verify(struct sc_agent_run *ar, struct sc_agent_outcome *out)
 	struct sc_buf msg = SC_BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
+	out->verdict = SC_UNIT_ERROR;  /* until decided below */
 	out->triggered = ar->opened_skill;
 	if (t->trigger) {
 		bool should = t->trigger > 0;
@@ -1062,20 +1063,20 @@ int sc_agent_verify(struct sc_agent_run *ar, struct sc_agent_outcome *out)
 				      ar->turns == 1 ? "" : "s");
 		sc_buf_printf(&msg, "; %s", should ? "should trigger" : "should not trigger");
 		if (ar->opened_skill == should)
-			set_outcome(out, "pass", NULL, msg.ptr);
+			set_outcome(out, SC_UNIT_PASS, NULL, msg.ptr);
 		else
-			set_outcome(out, "fail", should ? "not_triggered" : "false_trigger", msg.ptr);
+			set_outcome(out, SC_UNIT_FAIL, should ? "not_triggered" : "false_trigger", msg.ptr);
 		goto done;
 	}
 	if (ar->tool_error) {
 		sc_buf_printf(&msg, "jail: %s", ar->tool_error);
-		set_outcome(out, "error", "jail", msg.ptr);
+		set_outcome(out, SC_UNIT_ERROR, "jail", msg.ptr);
 		goto done;
 	}
 	for (size_t i = 0; i < t->contains.n; i++)
 		if (!contains_ci(ar->answer ? ar->answer : "", t->contains.items[i])) {
 			sc_buf_printf(&msg, "answer lacks '%s'", t->contains.items[i]);
-			set_outcome(out, "fail", "wrong_answer", msg.ptr);
+			set_outcome(out, SC_UNIT_FAIL, "wrong_answer", msg.ptr);
 			goto limit_note;
 		}
 	for (size_t i = 0; i < t->nverifiers; i++) {
@@ -1088,22 +1089,22 @@ int sc_agent_verify(struct sc_agent_run *ar, struct sc_agent_outcome *out)
 		if (r == 1)
 			continue;
 		if (r == 0) {
-			set_outcome(out, "fail", "verifier_failed", msg.ptr);
+			set_outcome(out, SC_UNIT_FAIL, "verifier_failed", msg.ptr);
 			goto limit_note;
 		}
 		if (r == SC_ENOTFOUND && msg.len) {
-			set_outcome(out, "unverified", "no_validator", msg.ptr);
+			set_outcome(out, SC_UNIT_UNVERIFIED, "no_validator", msg.ptr);
 			sc_error_clear();
 			goto done;
 		}
 		sc_buf_clear(&msg);
 		sc_buf_puts(&msg, sc_error_last());
-		set_outcome(out, "error", "jail", msg.ptr);
+		set_outcome(out, SC_UNIT_ERROR, "jail", msg.ptr);
 		goto done;
 	}
-	set_outcome(out, "pass", NULL, NULL);
+	set_outcome(out, SC_UNIT_PASS, NULL, NULL);
 limit_note:
-	if (ar->at_limit && out->verdict && strcmp(out->verdict, "pass")) {
+	if (ar->at_limit && out->verdict != SC_UNIT_PASS) {
 		sc_buf_clear(&msg);
 		sc_buf_printf(&msg, "%s (the agent was stopped at max_turns, %d, with tool calls "
 			      "pending)", out->message ? out->message : "", ar->max_turns);

@@ -32,6 +32,7 @@
 #include "agent/jail.h"
 #include "buf.h"
 #include "providers/provider.h"
+#include "results/results.h"  /* enum sc_unit_verdict */
 
 struct sc_test;
 
@@ -107,7 +108,7 @@ enum sc_agent_next {
 
 /* The outcome of a unit, for its results entry. Strings owned. */
 struct sc_agent_outcome {
-	const char *verdict;       /* "pass", "fail", "error", "unverified" (static) */
+	enum sc_unit_verdict verdict;  /* pass, fail, error or unverified */
 	const char *error_class;   /* static or NULL */
 	char *message;
 	bool triggered;            /* trigger tests: the skill's SKILL.md was opened */

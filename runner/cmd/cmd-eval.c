@@ -15,6 +15,7 @@
 #include "results/results.h"
 #include "stats.h"
 #include "results/store.h"
+#include "results/verdict.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -112,14 +113,14 @@ struct totals {
 
 /* Tokens summed over the non-error units of (skill, variant, model). */
 static struct totals token_total(const struct sc_results *r, const char *skill,
-				 const char *variant, const char *model)
+				 enum sc_variant variant, const char *model)
 {
 	struct totals t = { 0, 0 };
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		if (strcmp(u->skill, skill) || strcmp(u->variant, variant) || strcmp(u->model, model) ||
-		    !strcmp(u->verdict, "error"))
+		if (strcmp(u->skill, skill) || u->variant != variant || strcmp(u->model, model) ||
+		    u->verdict == SC_UNIT_ERROR)
 			continue;
 		t.tokens += u->tokens_in + u->tokens_out;
 		t.units++;
@@ -181,9 +182,9 @@ static void print_tests(const struct sc_results *r, const char *skill, const cha
 			bool base;
 			if (strcmp(w->skill, skill) || strcmp(w->model, model) || strcmp(w->test_id, u->test_id))
 				continue;
-			base = !strcmp(w->variant, "baseline");
+			base = w->variant == SC_VARIANT_BASELINE;
 			(base ? &bn : &sn)[0]++;
-			if (!strcmp(w->verdict, "pass"))
+			if (w->verdict == SC_UNIT_PASS)
 				(base ? &bp : &sp)[0]++;
 		}
 		shown++;
@@ -200,8 +201,8 @@ static void print_tests(const struct sc_results *r, const char *skill, const cha
 			if (strcmp(w->skill, skill) || strcmp(w->model, model) ||
 			    strcmp(w->test_id, u->test_id) || !w->message)
 				continue;
-			sc_cmd_line(stdout, "       %s run %lld: %s: %s", w->variant,
-				    (long long)w->run_index, w->verdict, w->message);
+			sc_cmd_line(stdout, "       %s run %lld: %s: %s", sc_variant_name(w->variant),
+				    (long long)w->run_index, sc_unit_verdict_name(w->verdict), w->message);
 		}
 	}
 	if (shown)
@@ -210,25 +211,25 @@ static void print_tests(const struct sc_results *r, const char *skill, const cha
 }
 
 /* Kernel line: compile-only counts, or speed figures with a GPU. */
-static void print_kernels(const struct sc_results *r, const char *skill, const char *variant,
+static void print_kernels(const struct sc_results *r, const char *skill, enum sc_variant variant,
 			  const char *model, const struct sc_results_aggregate *a)
 {
 	int compiled = 0, failed = 0, total = 0;
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		if (!u->kernel || strcmp(u->skill, skill) || strcmp(u->variant, variant) ||
+		if (!u->kernel || strcmp(u->skill, skill) || u->variant != variant ||
 		    strcmp(u->model, model))
 			continue;
 		total++;
-		if (u->kernel->compile && !strcmp(u->kernel->compile, "ok"))
+		if (u->kernel->compile == SC_COMPILE_OK)
 			compiled++;
-		else if (u->kernel->compile)
+		else if (u->kernel->compile != SC_COMPILE_NONE)
 			failed++;
 	}
 	if (!total)
 		return;
-	printf("  kernels (%s): %d units, %d compiled, %d failed to compile", variant, total,
+	printf("  kernels (%s): %d units, %d compiled, %d failed to compile", sc_variant_name(variant), total,
 	       compiled, failed);
 	if (!strcmp(r->run.mode, "gpu") && !isnan(a->speedup_geomean)) {
 		printf(", speedup geomean %.2fx over the naive baselines", a->speedup_geomean);
@@ -271,21 +272,21 @@ static void print_lift(const struct sc_results_lift *l, double alpha, size_t nch
 	sc_buf_puts(&est, "]");
 	double d = isnan(l->drop) ? l->detectable : l->drop;
 
-	if (!strcmp(l->decision, "lift"))
+	if (l->decision == SC_LIFT_SHOWN)
 		printf("\n  lift: shown, %s, beyond the %g-point margin\n", est.ptr, l->margin * 100.0);
-	else if (!strcmp(l->decision, "no_lift"))
+	else if (l->decision == SC_LIFT_NONE)
 		printf("\n  lift: none of %g points or more, %s: ruled out\n", d * 100.0, est.ptr);
 	else if (!l->tests)
 		printf("\n  lift: unverified, no test judged with and without the skill\n");
 	else
 		printf("\n  lift: unverified, %s: neither a lift nor the absence of a lift of %g points "
 		       "is shown;\n        %s\n", est.ptr, d * 100.0,
-		       l->stop && !strcmp(l->stop, "stopped") ? "the run was interrupted"
+		       l->stop && l->stop == SC_STOP_STOPPED ? "the run was interrupted"
 		       : "the design reached its cap of runs per test (--max-runs, gate.max_runs)");
 	printf("        %lld run%s per test after %lld of at most %lld round%s (%lld with the skill, "
 	       "%lld without)%s\n", (long long)l->runs_per_test, l->runs_per_test == 1 ? "" : "s",
 	       (long long)l->rounds, (long long)l->max_rounds, l->max_rounds == 1 ? "" : "s", (long long)l->skill_runs, (long long)l->baseline_runs,
-	       l->stop && !strcmp(l->stop, "end") ? "; the boundaries met" : "");
+	       l->stop && l->stop == SC_STOP_END ? "; the boundaries met" : "");
 	printf("        sequential probability ratio test, alpha %g over %zu check%s\n", alpha,
 	       nchecks, nchecks == 1 ? "" : "s");
 	sc_buf_release(&est);
@@ -293,15 +294,20 @@ static void print_lift(const struct sc_results_lift *l, double alpha, size_t nch
 
 static void print_skill_model(const struct sc_results *r, const struct sc_results_skill *s,
 			      const char *model, const char *requested, bool baseline, bool verbose,
-			      const struct sc_evalrun_info *info)
+			      const struct sc_evalrun_info *info, const struct sc_verdicts *v)
 {
+	const struct sc_verdict_row *rows, *row = NULL;
+	size_t nrows = sc_verdict_rows_of(v, s->path, &rows);
 	const struct sc_results_lift *lift = find_lift(r, s->path, model);
-	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
-	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "baseline", model);
+	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, SC_VARIANT_HEAD, model);
+	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, SC_VARIANT_BASELINE, model);
 	const struct sc_results_comparison *c = sc_results_find_comparison(r, s->path, model,
-									  "baseline", "head");
+									  SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
 	struct sc_buf suffix = SC_BUF_INIT, title = SC_BUF_INIT;
 
+	for (size_t i = 0; i < nrows && !row; i++)
+		if (rows[i].model && !strcmp(rows[i].model, model))
+			row = &rows[i];
 	/* the skill's name and path are the skill's own text */
 	sc_buf_printf(&title, "%s on %s", s->name, model);
 	if (strcmp(requested, model))
@@ -336,36 +342,27 @@ static void print_skill_model(const struct sc_results *r, const struct sc_result
 		}
 		print_rate_line("with skill", head, suffix.ptr);
 		{
-			struct totals bt = token_total(r, s->path, "baseline", model);
-			struct totals ht = token_total(r, s->path, "head", model);
+			struct totals bt = token_total(r, s->path, SC_VARIANT_BASELINE, model);
+			struct totals ht = token_total(r, s->path, SC_VARIANT_HEAD, model);
 			if (bt.tokens > 0) {
 				double sv = sc_stats_token_savings((double)ht.tokens, (double)bt.tokens);
 				printf("\n  tokens: %lld \u2192 %lld  (%s%.0f%%)\n", (long long)bt.tokens,
 				       (long long)ht.tokens, sv >= 0 ? "-" : "+", fabs(sv) * 100.0);
 			}
 		}
-		print_kernels(r, s->path, "baseline", model, base);
-		print_kernels(r, s->path, "head", model, head);
+		print_kernels(r, s->path, SC_VARIANT_BASELINE, model, base);
+		print_kernels(r, s->path, SC_VARIANT_HEAD, model, head);
 		if (lift)
 			print_lift(lift, r->run.alpha, r->nlifts);
-		if (lift && !strcmp(lift->decision, "lift"))
-			printf("\n  Recommendation: keep skill\n");
-		else if (lift && !strcmp(lift->decision, "no_lift"))
-			printf("\n  Recommendation: skill is not beneficial\n");
-		else if (lift)
-			printf("\n  Recommendation: none: unverified (neither shown nor ruled out)\n");
-		else if (c->paired_n == 0)
-			printf("\n  Recommendation: none (no pass/fail results to compare)\n");
-		else if (c->is_beneficial == 1)
-			printf("\n  Recommendation: keep skill\n");
-		else
-			printf("\n  Recommendation: skill may not be beneficial\n");
 	} else {
-		struct totals ht = token_total(r, s->path, "head", model);
+		struct totals ht = token_total(r, s->path, SC_VARIANT_HEAD, model);
 		print_rate_line("with skill", head, NULL);
 		printf("  tokens: %lld\n", (long long)ht.tokens);
-		print_kernels(r, s->path, "head", model, head);
+		print_kernels(r, s->path, SC_VARIANT_HEAD, model, head);
 	}
+	/* the row's decision, in the words every report uses (results/verdict.h) */
+	if (row)
+		sc_cmd_line(stdout, "\n  Recommendation: %s", row->why);
 	printf("\n");
 	sc_buf_release(&suffix);
 }
@@ -400,9 +397,9 @@ static void print_table(const struct sc_results *r, bool baseline)
 			}
 			if (!model)
 				continue;
-			head = sc_results_find_aggregate(r, r->skills[s].path, "head", model);
-			base = sc_results_find_aggregate(r, r->skills[s].path, "baseline", model);
-			c = sc_results_find_comparison(r, r->skills[s].path, model, "baseline", "head");
+			head = sc_results_find_aggregate(r, r->skills[s].path, SC_VARIANT_HEAD, model);
+			base = sc_results_find_aggregate(r, r->skills[s].path, SC_VARIANT_BASELINE, model);
+			c = sc_results_find_comparison(r, r->skills[s].path, model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
 			pct(&a, base ? base->pass_rate : NAN);
 			pct(&b, head ? head->pass_rate : NAN);
 			spct(&l, c ? c->skill_lift : NAN);
@@ -420,8 +417,8 @@ static void print_table(const struct sc_results *r, bool baseline)
 }
 
 /* Progress on stderr, on a terminal only (plain logs stay clean). */
-static void progress(size_t done, size_t total, const char *skill, const char *variant,
-		     const char *model, const char *test_name, const char *verdict, bool reused,
+static void progress(size_t done, size_t total, const char *skill, enum sc_variant variant,
+		     const char *model, const char *test_name, enum sc_unit_verdict verdict, bool reused,
 		     void *payload)
 {
 	bool tty = *(bool *)payload;
@@ -429,13 +426,15 @@ static void progress(size_t done, size_t total, const char *skill, const char *v
 	if (tty) {
 		struct sc_buf line = SC_BUF_INIT;  /* the skill's path is its own text */
 		sc_escape_log(&line, skill);
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, line.ptr, variant, model);
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, line.ptr,
+			sc_variant_name(variant), model);
 		sc_buf_release(&line);
 		if (done == total)
 			fprintf(stderr, "\r\033[K");
 	} else {
-		sc_log(SC_LOG_DEBUG, "[%zu/%zu] %s %s %s '%s': %s%s", done, total, skill, variant,
-		       model, test_name, verdict, reused ? " (reused)" : "");
+		sc_log(SC_LOG_DEBUG, "[%zu/%zu] %s %s %s '%s': %s%s", done, total, skill,
+		       sc_variant_name(variant), model, test_name, sc_unit_verdict_name(verdict),
+		       reused ? " (reused)" : "");
 	}
 }
 
@@ -494,9 +493,11 @@ int cmd_eval(int argc, char **argv)
 	struct sc_diags cdiags = SC_DIAGS_INIT;
 	struct sc_store *store = NULL;
 	struct sc_results *res;
+	struct sc_verdicts v;
 	int c, err = 0, rc = SC_EXIT_OK, infra_rc = SC_EXIT_OK;
 
 	memset(&eo, 0, sizeof(eo));
+	memset(&v, 0, sizeof(v));
 	eo.retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
 	optind = 0;
 	opterr = 0;
@@ -615,6 +616,11 @@ int cmd_eval(int argc, char **argv)
 	}
 	res = sc_evalrun_results(e);
 	sc_evalrun_info(e, &info);  /* the budget is known now */
+	/* what the run means, decided once (results/verdict.h): the same
+	 * words `skillci report` says of this run's JSON */
+	sc_verdict_build(&v, res);
+	if (v.cause)
+		sc_cmd_line(stdout, "could not check: %s\n", v.cause);
 
 	for (size_t s = 0; s < res->nskills; s++)
 		for (size_t m = 0; m < info.nmodels; m++) {
@@ -622,7 +628,7 @@ int cmd_eval(int argc, char **argv)
 			if (sc_model_parse(&pm, info.models[m]) < 0)
 				continue;
 			print_skill_model(res, &res->skills[s], pm.name, info.models[m], info.baseline,
-					  verbose, &info);
+					  verbose, &info, &v);
 			sc_model_release(&pm);
 		}
 	if (info.nmodels > 1 || eo.ndirs > 1)
@@ -641,21 +647,14 @@ int cmd_eval(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	if (res->totals.errors > 0) {
-		for (size_t i = 0; i < res->nunits; i++)
-			if (!strcmp(res->units[i].verdict, "error")) {
-				sc_cmd_line(stderr, "error: %s: %s", res->units[i].test_name,
-					    res->units[i].message ? res->units[i].message
-								  : "infrastructure error");
-				break;
-			}
-		if (infra_rc) {
-			fprintf(stderr, "error: %lld of %lld units failed for infrastructure reasons\n",
-				(long long)res->totals.errors, (long long)res->totals.units);
-			rc = infra_rc;
-		}
-	}
+	sc_cmd_line(stdout, "%s %s", sc_report_verdict_mark(v.state),
+		    v.cause ? "could not check: the runner's fault, not the skill's (the cause is "
+			      "the first line)" : v.headline);
+	if (v.cause)
+		sc_cmd_line(stderr, "error: could not check: %s", v.cause);
+	rc = v.exit_code;
 done:
+	sc_verdict_release(&v);
 	sc_evalrun_free(e);
 	sc_store_free(store);
 	sc_diags_release(&cdiags);

@@ -263,12 +263,13 @@ int cmd_kernel(int argc, char **argv)
 	}
 	else
 		print_human(r, fx->name, file);
-	if (!strcmp(verdict, "passed") || !strcmp(verdict, "compiled"))
-		rc = SC_EXIT_OK;
-	else if (!strcmp(verdict, "error"))
-		rc = SC_EXIT_INFRA;
-	else
-		rc = SC_EXIT_GATE;
+	{
+		enum sc_kernel_verdict kv;
+		if (!sc_kernelrun_verdict(&kv, verdict, STR(r, "reason")))
+			rc = SC_EXIT_INFRA;
+		else
+			rc = kv == SC_KV_PASSED || kv == SC_KV_COMPILED ? SC_EXIT_OK : SC_EXIT_GATE;
+	}
 done:
 	cJSON_Delete(r);
 	sc_kernelrun_result_release(&run);

@@ -336,18 +336,18 @@ static void print_findings(const struct sc_results *res)
 
 /* ---- evaluation -------------------------------------------------------- */
 
-static void on_unit(size_t done, size_t total, const char *skill, const char *variant,
-		    const char *model, const char *test_name, const char *verdict, bool reused,
+static void on_unit(size_t done, size_t total, const char *skill, enum sc_variant variant,
+		    const char *model, const char *test_name, enum sc_unit_verdict verdict, bool reused,
 		    void *payload)
 {
 	struct run_progress *rp = payload;
 
 	SC_UNUSED(done);
 	SC_UNUSED(total);
-	sc_progress_unit(rp->progress, reused, !strcmp(verdict, "error"));
+	sc_progress_unit(rp->progress, reused, verdict == SC_UNIT_ERROR);
 	if (rp->verbose)
-		sc_log(SC_LOG_INFO, "%s %s %s '%s': %s%s", skill, variant, model, test_name, verdict,
-		       reused ? " (reused)" : "");
+		sc_log(SC_LOG_INFO, "%s %s %s '%s': %s%s", skill, sc_variant_name(variant), model,
+		       test_name, sc_unit_verdict_name(verdict), reused ? " (reused)" : "");
 }
 
 static void on_activity(const struct sc_eval_activity *a, void *payload)
@@ -406,7 +406,7 @@ done:
 static const struct sc_results_unit *first_error(const struct sc_results *r)
 {
 	for (size_t i = 0; i < r->nunits; i++)
-		if (!strcmp(r->units[i].verdict, "error"))
+		if (r->units[i].verdict == SC_UNIT_ERROR)
 			return &r->units[i];
 	return NULL;
 }
@@ -414,45 +414,52 @@ static const struct sc_results_unit *first_error(const struct sc_results *r)
 /* ---- the command --------------------------------------------------------- */
 
 /*
- * What to do about a run that stopped before its verdict, from the
- * message: a missing API key (every pull request from a fork: secrets do
- * not reach it), a revision the checkout does not have (a shallow clone),
- * a configuration with errors.
+ * What to do about a run that stopped before its verdict, from its cause
+ * (set where the error happened, error.h): a missing API key or token
+ * (every pull request from a fork: secrets do not reach it), a head that
+ * does not merge, a revision the checkout does not have (a shallow
+ * clone), a configuration with errors.
  */
-static const char *setup_hint(const char *msg, bool shallow)
+static const char *setup_hint(enum sc_cause cause, bool shallow)
 {
-	if (strstr(msg, "_KEY is not set") || strstr(msg, "_KEY are not set") ||
-	    strstr(msg, "API key"))
+	switch (cause) {
+	case SC_CAUSE_NO_KEY:
 		return "no model API key reached this run. A pull request from a fork gets no "
 		       "secrets: check it with the safe workflow for forks in docs/ci.md (a "
 		       "workflow_run job on the base repository), or set the key as a secret";
-	if (strstr(msg, "rebase or resolve"))
+	case SC_CAUSE_NOT_MERGEABLE:
 		return "the pull request does not merge cleanly into its target branch, so what would "
 		       "land cannot be judged: rebase it onto the target (or merge the target into "
 		       "it) and resolve the conflicts, then push";
+	case SC_CAUSE_CONFIG:
+		return "fix the configuration's finding quoted here: the policy is the target "
+		       "branch's skillci.yml (or --config)";
+	case SC_CAUSE_REVISION:
+		if (shallow)
+			break;
+		return "a revision is not in the clone: fetch the base branch (actions/checkout's "
+		       "`fetch-depth: 0`) or give --base and --head";
+	case SC_CAUSE_NONE:
+		break;
+	}
 	if (shallow)
 		return "the checkout is shallow, so the base revision or the merge base is missing: "
 		       "check out with actions/checkout's `fetch-depth: 0`";
-	if (strstr(msg, "unknown revision") || strstr(msg, "merge base") ||
-	    strstr(msg, "no base revision"))
-		return "a revision is not in the clone: fetch the base branch (actions/checkout's "
-		       "`fetch-depth: 0`) or give --base and --head";
-	if (strstr(msg, "configuration has errors"))
-		return "fix the configuration's findings above: the policy is the target branch's "
-		       "skillci.yml (or --config)";
 	return "see the error above; the check did not reach a verdict";
 }
 
 /*
  * A run that stops on setup (no key, a shallow clone, an unknown
  * revision, a bad configuration) is still reported where a reviewer
- * looks: the hint on stderr, and in GitHub Actions an ::error annotation,
- * the step summary, the outputs (verdict "error") and, with --comment,
- * the sticky comment, each saying what to do. Returns rc.
+ * looks: the hint on stderr, and in GitHub Actions what report_github.c
+ * renders of it (an ::error annotation, the step summary, the outputs
+ * with verdict "error" and, with --comment, the sticky comment), each
+ * saying what to do. Returns rc.
  */
-static int report_setup_failure(int rc, const char *msg, bool shallow, bool comment, long long pr)
+static int report_setup_failure(int rc, const char *msg, enum sc_cause cause, bool shallow,
+				bool comment, long long pr)
 {
-	const char *hint = setup_hint(msg, shallow);
+	const char *hint = setup_hint(cause, shallow);
 	struct sc_buf md = SC_BUF_INIT, line = SC_BUF_INIT, out = SC_BUF_INIT, delim = SC_BUF_INIT;
 	const char *summary = getenv("GITHUB_STEP_SUMMARY"), *output = getenv("GITHUB_OUTPUT");
 
@@ -460,36 +467,18 @@ static int report_setup_failure(int rc, const char *msg, bool shallow, bool comm
 	fprintf(stderr, "hint: %s\n", line.ptr);
 	if (!in_actions())
 		goto done;
-	sc_buf_puts(&md, "## skillci report\n\n❌ **skillci could not check this pull request: ");
-	sc_report_md_text(&md, msg);
-	sc_buf_printf(&md, ".** (exit %d)\n\n**What to do:** ", rc);
-	sc_report_md_text(&md, hint);
-	sc_buf_puts(&md, ".\n\nNothing was judged, so nothing passed.\n");
+	sc_report_gh_setup_markdown(&md, msg, hint, rc);
 	sc_buf_clear(&line);
-	sc_buf_puts(&line, "::error title=skillci run could not check this pull request::");
-	sc_report_gh_escape_data(&line, msg);
-	sc_report_gh_escape_data(&line, ". What to do: ");
-	sc_report_gh_escape_data(&line, hint);
-	fprintf(stdout, "%s\n", line.ptr);
+	sc_report_gh_setup_annotation(&line, msg, hint);
+	fputs(line.ptr, stdout);
 	fflush(stdout);
 	if (summary && *summary && sc_report_gh_append_file(summary, md.ptr, md.len) < 0)
 		fprintf(stderr, "warning: %s\n", sc_error_last());
 	if (output && *output) {
-		struct sc_buf v = SC_BUF_INIT, sum = SC_BUF_INIT;
-		int err;
 		sc_report_gh_delimiter(&delim);
-		sc_buf_printf(&v, "%d", rc);
-		sc_buf_printf(&sum, "skillci could not check this pull request: %s; %s", msg, hint);
-		if (!(err = sc_report_gh_output(&out, "verdict", "error", delim.ptr)) &&
-		    !(err = sc_report_gh_output(&out, "passed", "false", delim.ptr)) &&
-		    !(err = sc_report_gh_output(&out, "exit_code", v.ptr, delim.ptr)) &&
-		    !(err = sc_report_gh_output(&out, "summary", sum.ptr, delim.ptr)) &&
-		    !(err = sc_report_gh_output(&out, "complete", "false", delim.ptr)))
-			err = sc_report_gh_output(&out, "markdown_summary", md.ptr, delim.ptr);
-		if (err < 0 || sc_report_gh_append_file(output, out.ptr, out.len) < 0)
+		if (sc_report_gh_setup_outputs(&out, msg, hint, rc, md.ptr, delim.ptr) < 0 ||
+		    sc_report_gh_append_file(output, out.ptr, out.len) < 0)
 			fprintf(stderr, "warning: %s\n", sc_error_last());
-		sc_buf_release(&v);
-		sc_buf_release(&sum);
 	}
 	if (comment)
 		(void)sc_cmd_post_comment(md.ptr, pr, NULL);  /* its own warnings; the exit code is rc */
@@ -506,9 +495,10 @@ done:
 static int pipeline_fail(int err, const struct sc_pipeline *p, bool comment)
 {
 	char *msg = sc_xstrdup(*sc_error_last() ? sc_error_last() : sc_error_name(err));
+	enum sc_cause cause = sc_error_cause();
 	int rc = sc_cmd_fail(err == SC_ENOTFOUND ? SC_EINVAL : err);
 
-	rc = report_setup_failure(rc, msg, p && sc_pipeline_shallow(p), comment,
+	rc = report_setup_failure(rc, msg, cause, p && sc_pipeline_shallow(p), comment,
 				  sc_pipeline_pr_number(p));
 	free(msg);
 	return rc;
@@ -630,7 +620,8 @@ int cmd_run(int argc, char **argv)
 	 * cannot be written fails the run now (exit 3), before a paid request. */
 	if ((rc = sc_cmd_open_store(&store, store_path, false))) {
 		char *msg = sc_xstrdup(sc_error_last());
-		rc = report_setup_failure(rc, msg, false, o.comment, sc_pipeline_pr_number(p));
+		rc = report_setup_failure(rc, msg, sc_error_cause(), false, o.comment,
+					  sc_pipeline_pr_number(p));
 		free(msg);
 		goto done;
 	}

@@ -4,6 +4,7 @@
 
 static _Thread_local char last_msg[4096];
 static _Thread_local int last_code;
+static _Thread_local enum sc_cause last_cause;
 
 static void vset(const char *fmt, va_list ap)
 {
@@ -17,7 +18,36 @@ int sc_error_set(int code, const char *fmt, ...)
 	vset(fmt, ap);
 	va_end(ap);
 	last_code = code;
+	last_cause = SC_CAUSE_NONE;
 	return code;
+}
+
+int sc_error_cause_set(int code, enum sc_cause cause)
+{
+	last_cause = cause;
+	return code;
+}
+
+enum sc_cause sc_error_cause(void)
+{
+	return last_cause;
+}
+
+static const char *const cause_names[] = { "none", "no_key", "config", "revision", "not_mergeable" };
+
+const char *sc_cause_name(enum sc_cause c)
+{
+	return (size_t)c < sizeof(cause_names) / sizeof(cause_names[0]) ? cause_names[c] : NULL;
+}
+
+int sc_cause_parse(const char *name, enum sc_cause *out)
+{
+	for (size_t i = 0; name && i < sizeof(cause_names) / sizeof(cause_names[0]); i++)
+		if (!strcmp(cause_names[i], name)) {
+			*out = (enum sc_cause)i;
+			return 0;
+		}
+	return -1;
 }
 
 int sc_error_wrap(int code, const char *fmt, ...)
@@ -54,6 +84,7 @@ void sc_error_clear(void)
 {
 	last_msg[0] = '\0';
 	last_code = 0;
+	last_cause = SC_CAUSE_NONE;
 }
 
 const char *sc_error_name(int code)

@@ -32,6 +32,26 @@ const char *sc_error_last(void);
 /* The code passed to the last sc_error_set(). */
 int sc_error_code(void);
 void sc_error_clear(void);
+/*
+ * Why a run could not start, set where the error happens (after
+ * sc_error_set(), which clears it; sc_error_wrap() keeps it), so that a
+ * command chooses its hint from the cause, never from the message's words.
+ */
+enum sc_cause {
+	SC_CAUSE_NONE,
+	SC_CAUSE_NO_KEY,          /* a model's API key or token is not set */
+	SC_CAUSE_CONFIG,          /* the configuration has errors */
+	SC_CAUSE_REVISION,        /* a revision is not in the clone */
+	SC_CAUSE_NOT_MERGEABLE,   /* the head does not merge cleanly into the target */
+};
+/* Sets the cause of the current error and returns code. */
+int sc_error_cause_set(int code, enum sc_cause cause);
+/* The cause of the current error (SC_CAUSE_NONE when none was set). */
+enum sc_cause sc_error_cause(void);
+/* "none", "no_key", "config", "revision", "not_mergeable"; NULL out of range. */
+const char *sc_cause_name(enum sc_cause c);
+/* The cause a name means; 0 and *out set, or -1 for another name. */
+int sc_cause_parse(const char *name, enum sc_cause *out);
 /* A short name for a code ("invalid input", "not found", ...). */
 const char *sc_error_name(int code);
 /* Maps an error code to the process exit code of DESIGN.md (2 or 3). */

@@ -165,7 +165,7 @@ void sc_eval_options_init(struct sc_eval_options *opt)
 	opt->max_turns = 3;
 	opt->temperature = -1.0;
 	opt->reuse = true;
-	opt->kind = "eval";
+	opt->kind = SC_RUN_KIND_EVAL;
 	opt->store_aggregates = true;
 	opt->alpha = SC_COMPARE_DEFAULT_ALPHA;
 	opt->kernel_jobs = 1;
@@ -173,7 +173,6 @@ void sc_eval_options_init(struct sc_eval_options *opt)
 
 void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
 {
-	free(k->verdict);
 	free(k->message);
 	free(k->compile_log);
 	free(k->strong_reference);
@@ -280,6 +279,7 @@ struct ctx {
 	bool stopping, admitting;
 	int err;                    /* first fatal error, 0 when none */
 	char *err_msg;
+	enum sc_cause err_cause;      /* its cause (error.h), kept with it */
 	int64_t last_activity_ms;
 };
 
@@ -316,21 +316,21 @@ static void set_str(char **dst, const char *s)
 	*dst = s ? sc_xstrdup(s) : NULL;
 }
 
-static void set_verdict(struct unit *u, const char *verdict, const char *error_class,
+static void set_verdict(struct unit *u, enum sc_unit_verdict verdict, const char *error_class,
 			const char *message)
 {
-	set_str(&u->ru.verdict, verdict);
+	u->ru.verdict = verdict;
 	set_str(&u->ru.error_class, error_class);
 	set_str(&u->ru.message, message);
 	/* what the model wrote (an agent: what it did), for the reports of a failure */
 	free(u->ru.excerpt);
 	u->ru.excerpt = NULL;
-	if (!strcmp(verdict, "fail") && u->agent) {
+	if (verdict == SC_UNIT_FAIL && u->agent) {
 		struct sc_buf t = SC_BUF_INIT;
 		sc_agent_run_excerpt(&t, u->agent, SC_EVAL_AGENT_EXCERPT_MAX);
 		u->ru.excerpt = t.len ? sc_buf_detach(&t, NULL) : sc_results_excerpt(u->answer);
 		sc_buf_release(&t);
-	} else if (!strcmp(verdict, "fail")) {
+	} else if (verdict == SC_UNIT_FAIL) {
 		u->ru.excerpt = sc_results_excerpt(u->answer);
 	}
 }
@@ -359,6 +359,7 @@ static void fatal(struct ctx *c, int err)
 		return;
 	c->err = err;
 	c->err_msg = sc_xstrdup(sc_error_last());
+	c->err_cause = sc_error_cause();
 	c->stopping = true;
 }
 
@@ -398,10 +399,20 @@ static char *transcript_excerpt(const char *transcript)
 }
 
 /* Copies a stored unit's outcome into a results unit: a failed one keeps
- * the excerpt of its answer, as when it was evaluated (set_verdict). */
-static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *su)
+ * the excerpt of its answer, as when it was evaluated (set_verdict).
+ * False, ru untouched, when the stored states are not ones this version
+ * reads (the unit is then evaluated again). */
+static bool from_store(struct sc_results_unit *ru, const struct sc_store_unit *su)
 {
-	set_str(&ru->verdict, su->verdict);
+	enum sc_unit_verdict verdict;
+	enum sc_compile compile = SC_COMPILE_NONE;
+	enum sc_kernel_verdict kv = SC_KV_NONE;
+
+	if (!sc_unit_verdict_parse(su->verdict, &verdict) ||
+	    (su->compile && !sc_compile_parse(su->compile, &compile)) ||
+	    (su->kernel_verdict && !sc_kernel_verdict_parse(su->kernel_verdict, &kv)))
+		return false;
+	ru->verdict = verdict;
 	set_str(&ru->error_class, su->error_class);
 	set_str(&ru->message, su->message);
 	ru->tokens_in = su->tokens_in;
@@ -411,9 +422,8 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 	ru->judge_score = su->judge_score;
 	ru->reused = true;
 	free(ru->excerpt);
-	ru->excerpt = su->verdict && !strcmp(su->verdict, "fail") ? transcript_excerpt(su->transcript)
-								   : NULL;
-	if (ru->excerpt && (sc_streq(ru->kind, "agent") || sc_streq(ru->kind, "trigger"))) {
+	ru->excerpt = verdict == SC_UNIT_FAIL ? transcript_excerpt(su->transcript) : NULL;
+	if (ru->excerpt && (ru->kind == SC_KIND_AGENT || ru->kind == SC_KIND_TRIGGER)) {
 		struct sc_buf t = SC_BUF_INIT;
 		sc_agent_trace(&t, su->transcript, SC_EVAL_AGENT_EXCERPT_MAX);
 		if (t.len) {
@@ -424,8 +434,8 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 	}
 	if (ru->kernel) {
 		struct sc_results_kernel *k = ru->kernel;
-		set_str(&k->compile, su->compile);
-		set_str(&k->verdict, su->kernel_verdict);
+		k->compile = compile;
+		k->verdict = kv;
 		set_str(&k->compile_log, su->compile_log);
 		k->max_abs_error = su->max_abs_error;
 		k->registers = su->registers >= 0 ? su->registers : SC_RESULTS_NULL_INT;
@@ -434,6 +444,7 @@ static void from_store(struct sc_results_unit *ru, const struct sc_store_unit *s
 		k->strong_speedup = su->strong_speedup;
 		k->pct_of_peak = su->pct_of_peak;
 	}
+	return true;
 }
 
 /* A borrowed view of a decided unit for sc_store_put_unit(). */
@@ -445,18 +456,18 @@ static void to_store(struct sc_store_unit *su, const struct sc_results_unit *ru,
 	sc_store_unit_init(su);
 	su->skill = ru->skill;
 	su->skill_name = p->skill_name;
-	su->variant = ru->variant;
+	su->variant = sc_variant_name(ru->variant);
 	su->model = ru->model;
 	su->test_id = ru->test_id;
 	su->test_name = ru->test_name;
 	su->run_index = (int)ru->run_index;
-	su->kind = ru->kind;
+	su->kind = sc_unit_kind_name(ru->kind);
 	su->skill_hash = p->skill_hash;
 	su->test_hash = p->test_hash;
 	su->fixture_hash = p->fixture_hash;
 	su->prompt_hash = prompt_hash;
 	su->harness = p->harness;
-	su->verdict = ru->verdict;
+	su->verdict = sc_unit_verdict_name(ru->verdict);
 	su->error_class = ru->error_class;
 	su->message = ru->message;
 	su->tokens_in = ru->tokens_in;
@@ -466,8 +477,8 @@ static void to_store(struct sc_store_unit *su, const struct sc_results_unit *ru,
 	su->judge_score = ru->judge_score;
 	if (k) {
 		su->fixture = k->fixture;
-		su->compile = k->compile;
-		su->kernel_verdict = k->verdict;
+		su->compile = sc_compile_name(k->compile);
+		su->kernel_verdict = sc_kernel_verdict_name(k->verdict);
 		su->compile_log = k->compile_log;
 		su->max_abs_error = k->max_abs_error;
 		su->registers = k->registers == SC_RESULTS_NULL_INT ? -1 : (int)k->registers;
@@ -527,7 +538,7 @@ int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const
 		sc_buf_printf(&models, "%s%s", i ? "," : "", r->run.models[i]);
 	memset(&run, 0, sizeof(run));
 	run.id = r->run.id;
-	run.kind = kind ? kind : r->run.kind;
+	run.kind = kind ? kind : sc_run_kind_name(r->run.kind);
 	run.started_at = r->run.started_at;
 	run.finished_at = r->run.finished_at;
 	run.complete = r->run.complete;
@@ -553,7 +564,7 @@ int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r
 		sc_store_aggregate_init(&sa);
 		sa.skill = a->skill;
 		sa.skill_name = s ? s->name : NULL;
-		sa.variant = a->variant;
+		sa.variant = (char *)sc_variant_name(a->variant);  /* borrowed, as the rest */
 		sa.model = a->model;
 		sa.n = (int)a->n;
 		sa.passed = (int)a->passed;
@@ -694,7 +705,7 @@ static void after_verdict(struct unit *u)
 {
 	const struct sc_eval_options *opt = u->ctx->opt;
 
-	if (opt->judge_model && strcmp(u->ru.verdict, "error") && u->answer) {
+	if (opt->judge_model && u->ru.verdict != SC_UNIT_ERROR && u->answer) {
 		if (submit_judge(u) == 0)
 			return;
 		/* the judge could not even be asked: the score stays null */
@@ -703,28 +714,35 @@ static void after_verdict(struct unit *u)
 }
 
 /* Maps the kernel harness's verdict to the unit's verdict and error class. */
-static void kernel_verdict(const char *kv, const char **verdict, const char **error_class)
+static enum sc_unit_verdict kernel_verdict(enum sc_kernel_verdict kv, const char **error_class)
 {
-	static const struct { const char *kv, *cls; } fails[] = {
-		{ "compile_failed", "compile_error" }, { "refused", "compile_error" },
-		{ "mismatch", "mismatch" }, { "timeout", "timeout" },
-		{ "crashed", "crash" }, { "no_code", "no_code" },
-	};
-
 	*error_class = NULL;
-	if (!strcmp(kv, "passed")) {
-		*verdict = "pass";
-		return;
+	switch (kv) {
+	case SC_KV_PASSED:
+		return SC_UNIT_PASS;
+	case SC_KV_COMPILED:
+		return SC_UNIT_SKIPPED;
+	case SC_KV_COMPILE_FAILED:
+	case SC_KV_REFUSED:
+		*error_class = "compile_error";
+		break;
+	case SC_KV_MISMATCH:
+		*error_class = "mismatch";
+		break;
+	case SC_KV_TIMEOUT:
+		*error_class = "timeout";
+		break;
+	case SC_KV_CRASHED:
+		*error_class = "crash";
+		break;
+	case SC_KV_NO_CODE:
+		*error_class = "no_code";
+		break;
+	case SC_KV_NONE:
+		*error_class = "wrong_answer";
+		break;
 	}
-	if (!strcmp(kv, "compiled")) {
-		*verdict = "skipped";
-		return;
-	}
-	*verdict = "fail";
-	*error_class = "wrong_answer";
-	for (size_t i = 0; i < SC_ARRAY_SIZE(fails); i++)
-		if (!strcmp(kv, fails[i].kv))
-			*error_class = fails[i].cls;
+	return SC_UNIT_FAIL;
 }
 
 /*
@@ -736,15 +754,16 @@ static void kernel_checked(struct unit *u, const struct sc_eval_kernel_result *k
 			   const char *err_msg)
 {
 	struct sc_results_kernel *k = u->ru.kernel;
-	const char *verdict, *cls;
+	enum sc_unit_verdict verdict;
+	const char *cls;
 
 	if (err < 0) {
-		set_verdict(u, "error", "gpu", err_msg);
+		set_verdict(u, SC_UNIT_ERROR, "gpu", err_msg);
 		after_verdict(u);
 		return;
 	}
-	set_str(&k->verdict, kr->verdict ? kr->verdict : "no_code");
-	set_str(&k->compile, kr->compiled ? "ok" : "failed");
+	k->verdict = kr->verdict != SC_KV_NONE ? kr->verdict : SC_KV_NO_CODE;
+	k->compile = kr->compiled ? SC_COMPILE_OK : SC_COMPILE_FAILED;
 	set_str(&k->compile_log, kr->compile_log);
 	k->max_abs_error = kr->max_abs_error;
 	k->registers = kr->registers >= 0 ? kr->registers : SC_RESULTS_NULL_INT;
@@ -752,21 +771,21 @@ static void kernel_checked(struct unit *u, const struct sc_eval_kernel_result *k
 	set_str(&k->strong_reference, kr->strong_reference);
 	k->strong_speedup = kr->strong_speedup;
 	k->pct_of_peak = kr->pct_of_peak;
-	kernel_verdict(k->verdict, &verdict, &cls);
-	if (!strcmp(verdict, "fail") && (int)u->ru.turns < u->ctx->opt->max_turns) {
+	verdict = kernel_verdict(k->verdict, &cls);
+	if (verdict == SC_UNIT_FAIL && (int)u->ru.turns < u->ctx->opt->max_turns) {
 		struct sc_buf next = SC_BUF_INIT;
 		sc_buf_printf(&next, "Your kernel did not pass the check (%s).\n\n%s\n\n"
 			      "Fix the problem and reply with the complete corrected kernel.",
-			      k->verdict, kr->message ? kr->message : "");
+			      sc_kernel_verdict_name(k->verdict), kr->message ? kr->message : "");
 		add_msg(u, "user", next.ptr);
 		sc_buf_release(&next);
 		if (submit_turn(u) == 0)
 			return;
-		set_verdict(u, "error", "provider", sc_error_last());
+		set_verdict(u, SC_UNIT_ERROR, "provider", sc_error_last());
 		unit_done(u);
 		return;
 	}
-	if (!strcmp(verdict, "skipped"))
+	if (verdict == SC_UNIT_SKIPPED)
 		set_verdict(u, verdict, NULL, kr->message ? kr->message
 			    : "compile-only: no GPU, correctness and speed not checked");
 	else
@@ -813,7 +832,7 @@ static void check_kernel(struct unit *u, const char *answer)
 	int err;
 
 	if (!c->pool && (err = sc_workpool_new(&c->pool, c->opt->kernel_jobs)) < 0) {
-		set_verdict(u, "error", "gpu", sc_error_last());
+		set_verdict(u, SC_UNIT_ERROR, "gpu", sc_error_last());
 		after_verdict(u);
 		return;
 	}
@@ -850,13 +869,13 @@ static bool decide_beyond_answer(struct unit *u)
 		sc_buf_printf(&msg, "the test's %s verifier checks the workspace an agent run leaves "
 			      "behind; this unit ran as one chat request, so it was not checked: run "
 			      "the test as an agent", sc_verifier_type_name(v->type));
-		set_verdict(u, "unverified", "needs_agent", msg.ptr);
+		set_verdict(u, SC_UNIT_UNVERIFIED, "needs_agent", msg.ptr);
 		sc_buf_release(&msg);
 		return false;
 	}
 	if (sc_test_needs_grader(t)) {
 		if (!opt->grader_model) {
-			set_verdict(u, "unverified", "no_grader",
+			set_verdict(u, SC_UNIT_UNVERIFIED, "no_grader",
 				    "the test's expectations are statements a grader model judges, and "
 				    "no grader is configured: set grader.model in the trusted config "
 				    "(skillci.yml; `skillci eval --grader MODEL`)");
@@ -864,10 +883,10 @@ static bool decide_beyond_answer(struct unit *u)
 		}
 		if (submit_grader(u) == 0)
 			return true;
-		set_verdict(u, "error", "grader", sc_error_last());
+		set_verdict(u, SC_UNIT_ERROR, "grader", sc_error_last());
 		return false;
 	}
-	set_verdict(u, "pass", NULL, NULL);
+	set_verdict(u, SC_UNIT_PASS, NULL, NULL);
 	return false;
 }
 
@@ -893,7 +912,7 @@ static void on_grader(struct sc_chat_response *resp, void *payload)
 		struct sc_buf msg = SC_BUF_INIT;
 		sc_buf_printf(&msg, "the grader could not be asked: %s",
 			      resp->error ? resp->error : sc_chat_error_name(resp->error_class));
-		set_verdict(u, "error", "grader", msg.ptr);
+		set_verdict(u, SC_UNIT_ERROR, "grader", msg.ptr);
 		sc_buf_release(&msg);
 		unit_done(u);
 		admit(c);
@@ -905,7 +924,7 @@ static void on_grader(struct sc_chat_response *resp, void *payload)
 	cJSON_AddStringToObject(m, "content", resp->text);
 	cJSON_AddItemToArray(u->transcript, m);
 	if (sc_grader_parse(&g, resp->text, u->test, u->answer) < 0) {
-		set_verdict(u, "error", "grader", sc_error_last());
+		set_verdict(u, SC_UNIT_ERROR, "grader", sc_error_last());
 		sc_error_clear();
 	} else {
 		struct sc_buf msg = SC_BUF_INIT;
@@ -921,9 +940,9 @@ static void on_grader(struct sc_chat_response *resp, void *payload)
 		}
 		sc_grading_summary(&msg, &g);
 		if (g.passed == g.n)
-			set_verdict(u, "pass", NULL, msg.ptr);
+			set_verdict(u, SC_UNIT_PASS, NULL, msg.ptr);
 		else
-			set_verdict(u, "fail", "expectation_failed", msg.ptr);
+			set_verdict(u, SC_UNIT_FAIL, "expectation_failed", msg.ptr);
 		sc_buf_release(&msg);
 		sc_grading_release(&g);
 	}
@@ -1007,7 +1026,7 @@ static void agent_push(struct unit *u, enum ajob_kind kind)
 		int n = c->agent_opt.jobs > 0 ? c->agent_opt.jobs : SC_EVAL_AGENT_JOBS;
 		if ((err = sc_workpool_new(&c->agent_pool, n)) < 0 ||
 		    (err = sc_workpool_new(&c->start_pool, n / 4 > 2 ? n / 4 : 2)) < 0) {
-			set_verdict(u, "error", "jail", sc_error_last());
+			set_verdict(u, SC_UNIT_ERROR, "jail", sc_error_last());
 			unit_done(u);
 			return;
 		}
@@ -1027,7 +1046,7 @@ static void agent_decided(struct unit *u, const struct sc_agent_outcome *o)
 	char *t = sc_agent_run_transcript(u->agent);
 
 	if (u->turn_msg)
-		set_verdict(u, "error", "provider", u->turn_msg);
+		set_verdict(u, SC_UNIT_ERROR, "provider", u->turn_msg);
 	else
 		set_verdict(u, o->verdict, o->error_class, o->message);
 	cJSON_Delete(u->transcript);
@@ -1038,17 +1057,17 @@ static void agent_decided(struct unit *u, const struct sc_agent_outcome *o)
 	free(t);
 	free(u->answer);
 	u->answer = sc_xstrdup(sc_agent_run_answer(u->agent));
-	if (!u->turn_msg && !strcmp(o->verdict, "pass") && !u->test->trigger &&
+	if (!u->turn_msg && o->verdict == SC_UNIT_PASS && !u->test->trigger &&
 	    sc_test_needs_grader(u->test)) {
 		if (!u->ctx->opt->grader_model) {
-			set_verdict(u, "unverified", "no_grader",
+			set_verdict(u, SC_UNIT_UNVERIFIED, "no_grader",
 				    "the test's expectations are statements a grader model judges, and "
 				    "no grader is configured: set grader.model in the trusted config "
 				    "(skillci.yml; `skillci eval --grader MODEL`)");
 		} else if (submit_grader(u) == 0) {
 			return;  /* on_grader decides */
 		} else {
-			set_verdict(u, "error", "grader", sc_error_last());
+			set_verdict(u, SC_UNIT_ERROR, "grader", sc_error_last());
 		}
 	}
 	after_verdict(u);
@@ -1071,7 +1090,7 @@ static void agent_jail_ready(struct unit *u, int err, const char *msg)
 		int step = u->waiting - 1;
 		u->waiting = 0;
 		if (u->jail == JAIL_FAILED || u->turn_msg) {
-			set_verdict(u, "error", u->jail == JAIL_FAILED ? "jail" : "provider",
+			set_verdict(u, SC_UNIT_ERROR, u->jail == JAIL_FAILED ? "jail" : "provider",
 				    u->jail == JAIL_FAILED ? u->jail_msg : u->turn_msg);
 			unit_done(u);
 		} else {
@@ -1116,7 +1135,7 @@ static void agent_answer(struct unit *u, const struct sc_chat_response *resp)
 	if (u->jail == JAIL_UP) {
 		agent_push(u, step);
 	} else if (u->jail == JAIL_FAILED) {
-		set_verdict(u, "error", "jail", u->jail_msg);
+		set_verdict(u, SC_UNIT_ERROR, "jail", u->jail_msg);
 		unit_done(u);
 	} else {
 		u->waiting = (int)step + 1;
@@ -1234,7 +1253,7 @@ static void agent_start(struct unit *u, const struct sc_eval_unit_ref *ref)
 
 	if ((err = sc_jail_probe()) < 0 || (err = agent_stage(c)) < 0 ||
 	    (err = agent_new(u, ref->skill, ref->baseline, c->opt->max_turns)) < 0) {
-		set_verdict(u, "error", "jail", sc_error_last());
+		set_verdict(u, SC_UNIT_ERROR, "jail", sc_error_last());
 		unit_done(u);
 		return;
 	}
@@ -1294,14 +1313,14 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 			u->answer = sc_xstrdup(resp->text);
 		}
 		u->asked = true;
-		set_verdict(u, "fail", cut ? "truncated" : "prompt_too_long",
+		set_verdict(u, SC_UNIT_FAIL, cut ? "truncated" : "prompt_too_long",
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
 		unit_done(u);
 		admit(c);
 		return;
 	}
 	if (resp->error_class != SC_CHAT_OK || !resp->text) {
-		set_verdict(u, "error", chat_error_class(resp->error_class),
+		set_verdict(u, SC_UNIT_ERROR, chat_error_class(resp->error_class),
 			    resp->error ? resp->error : sc_chat_error_name(resp->error_class));
 		unit_done(u);
 		admit(c);
@@ -1334,7 +1353,7 @@ static void on_chat(struct sc_chat_response *resp, void *payload)
 				sc_buf_printf(&msg, "answer lacks '%s'", u->test->contains.items[i]);
 				break;
 			}
-		set_verdict(u, "fail", "wrong_answer", msg.ptr);
+		set_verdict(u, SC_UNIT_FAIL, "wrong_answer", msg.ptr);
 		sc_buf_release(&msg);
 	}
 	after_verdict(u);
@@ -1501,7 +1520,7 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	const struct sc_eval_skill *es = &c->skills[ref->skill];
 	const struct sc_test *t = &es->tests->items[ref->test];
 	const struct sc_model *model = &c->models[ref->model];
-	const char *variant = ref->baseline ? "baseline" : es->variant;
+	enum sc_variant variant = ref->baseline ? SC_VARIANT_BASELINE : es->variant;
 	const char *skill_hash = ref->baseline ? SC_STORE_NO_SKILL : c->skill_hashes[ref->skill];
 	struct unit *u = sc_xcalloc(1, sizeof(*u));
 	struct sc_results_unit *ru = &u->ru;
@@ -1520,16 +1539,16 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	u->fixture_hash[0] = '\0';
 	sc_results_unit_init(ru);
 	ru->skill = sc_xstrdup(es->path);
-	ru->variant = sc_xstrdup(variant);
+	ru->variant = variant;
 	ru->model = sc_xstrdup(model->name);
 	ru->test_id = sc_xstrdup(t->id);
 	ru->test_name = test_name(t);
 	ru->run_index = ref->run;
 	u->agent_mode = sc_agent_runs_test(t, c->agent_opt.mode);
-	ru->kind = sc_xstrdup(t->fixture ? "kernel" : t->trigger ? "trigger"
-			      : u->agent_mode ? "agent" : "text");
+	ru->kind = t->fixture ? SC_KIND_KERNEL : t->trigger ? SC_KIND_TRIGGER
+		   : u->agent_mode ? SC_KIND_AGENT : SC_KIND_TEXT;
 	if (t->trigger)
-		ru->trigger = sc_xstrdup(t->trigger > 0 ? "should_trigger" : "should_not_trigger");
+		ru->trigger = t->trigger > 0 ? SC_TRIGGER_SHOULD : SC_TRIGGER_SHOULD_NOT;
 	ru->test_file = t->source ? sc_xstrdup(t->source) : NULL;
 	ru->test_line = t->line ? (int64_t)t->line : SC_RESULTS_NULL_INT;
 	if (t->fixture) {
@@ -1570,7 +1589,7 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 	sha_hex(mh, u->harness);
 	ru->hashes.harness = sc_xstrdup(mh);
 	ru->hashes.fixture = u->fixture_hash[0] ? sc_xstrdup(u->fixture_hash) : NULL;
-	ru->verdict = sc_xstrdup("error");
+	ru->verdict = SC_UNIT_ERROR;
 
 	sc_eval_unit_prompt(&user, t, opt->kernel);
 	add_msg(u, "user", user.ptr);
@@ -1605,28 +1624,29 @@ static int decide_early(struct ctx *c, struct unit *u)
 		int err;
 		key_of(&key, u, c->prompt_hash);
 		err = sc_store_lookup_unit(opt->store, &su, &key);
-		if (err == 0) {
-			from_store(&u->ru, &su);
+		if (err == 0 && from_store(&u->ru, &su)) {
 			sc_store_unit_release(&su);
 			return 1;
 		}
+		if (err == 0)
+			err = SC_ENOTFOUND;  /* states this version does not read: ask again */
 		sc_store_unit_release(&su);
 		if (err != SC_ENOTFOUND)
 			return err;
 		sc_error_clear();
 	}
-	if (u->test->trigger && !strcmp(u->ru.variant, "baseline")) {
-		set_verdict(u, "skipped", NULL, "a trigger test asks whether the skill is opened; "
+	if (u->test->trigger && u->ru.variant == SC_VARIANT_BASELINE) {
+		set_verdict(u, SC_UNIT_SKIPPED, NULL, "a trigger test asks whether the skill is opened; "
 			    "the baseline lists no skill");
 		return 1;
 	}
 	if (u->test->trigger && !u->agent_mode) {
-		set_verdict(u, "unverified", "needs_agent", "a trigger test runs as an agent, and "
+		set_verdict(u, SC_UNIT_UNVERIFIED, "needs_agent", "a trigger test runs as an agent, and "
 			    "agent.mode is never: set agent.mode to auto in the trusted config");
 		return 1;
 	}
 	if (u->test->fixture && (!opt->kernel || !opt->kernel->check)) {
-		set_verdict(u, "skipped", NULL, "kernel harness not available in this build");
+		set_verdict(u, SC_UNIT_SKIPPED, NULL, "kernel harness not available in this build");
 		return 1;
 	}
 	return 0;
@@ -1866,7 +1886,7 @@ static int drive(struct ctx *c)
 	report_activity(c);
 	if (c->err) {
 		sc_error_set(c->err, "%s", c->err_msg ? c->err_msg : "evaluation failed");
-		return c->err;
+		return sc_error_cause_set(c->err, c->err_cause);
 	}
 	return 0;
 }
@@ -1957,7 +1977,7 @@ int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, siz
 	out->skillci_version = sc_xstrdup(SC_VERSION);
 	out->harness_version = sc_xstrdup(SC_EVAL_HARNESS_VERSION);
 	out->run.id = opt->run_id ? sc_xstrdup(opt->run_id) : sc_eval_new_run_id();
-	out->run.kind = sc_xstrdup(opt->kind ? opt->kind : "eval");
+	out->run.kind = opt->kind;
 	out->run.started_at = sc_eval_now_iso();
 	out->run.models = sc_xcalloc(opt->nmodels, sizeof(char *));
 	out->run.resolved_models = sc_xcalloc(opt->nmodels, sizeof(char *));
@@ -1976,7 +1996,7 @@ int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, siz
 		struct sc_results_skill *rs = &out->skills[s];
 		rs->path = sc_xstrdup(es->path);
 		rs->name = sc_xstrdup(es->skill->name ? es->skill->name : es->skill->folder_name);
-		rs->status = sc_xstrdup("unchanged");
+		rs->status = SC_SKILL_UNCHANGED;
 		rs->skill_md = es->skill->md_path ? sc_xstrdup(es->skill->md_path) : NULL;
 		rs->tests = (int64_t)es->tests->n;
 		rs->untested = es->tests->n == 0;
@@ -2004,7 +2024,7 @@ int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, siz
 						sc_sha256_update(&plan, c.models[m].name,
 								 strlen(c.models[m].name) + 1);
 						if (opt->select &&
-						    !opt->select(es->path, base ? "baseline" : es->variant,
+						    !opt->select(es->path, base ? SC_VARIANT_BASELINE : es->variant,
 								 c.models[m].name, es->tests->items[t].id, r,
 								 opt->select_payload))
 							continue;
@@ -2087,12 +2107,12 @@ done:
 
 static bool counted(const struct sc_results_unit *u)
 {
-	return !strcmp(u->verdict, "pass") || !strcmp(u->verdict, "fail");
+	return u->verdict == SC_UNIT_PASS || u->verdict == SC_UNIT_FAIL;
 }
 
 static bool same_group(const struct sc_results_unit *a, const struct sc_results_unit *b)
 {
-	return !strcmp(a->skill, b->skill) && !strcmp(a->variant, b->variant) &&
+	return !strcmp(a->skill, b->skill) && a->variant == b->variant &&
 	       !strcmp(a->model, b->model);
 }
 
@@ -2109,15 +2129,15 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_unit *u = &units[i];
-		if (!strcmp(u->verdict, "pass"))
+		if (u->verdict == SC_UNIT_PASS)
 			a->passed++;
-		else if (!strcmp(u->verdict, "fail"))
+		else if (u->verdict == SC_UNIT_FAIL)
 			a->failed++;
-		else if (!strcmp(u->verdict, "error"))
+		else if (u->verdict == SC_UNIT_ERROR)
 			a->errors++;
 		else
 			a->skipped++;
-		if (strcmp(u->verdict, "error")) {
+		if (u->verdict != SC_UNIT_ERROR) {
 			tokens += (double)(u->tokens_in + u->tokens_out);
 			turns += (double)u->turns;
 			nt++;
@@ -2126,10 +2146,10 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 			judge += u->judge_score;
 			nj++;
 		}
-		if (u->trigger && counted(u)) {
+		if (u->trigger != SC_TRIGGER_NONE && counted(u)) {
 			/* a trigger test passes when the skill was opened as it should */
-			bool pass = !strcmp(u->verdict, "pass");
-			if (!strcmp(u->trigger, "should_trigger")) {
+			bool pass = u->verdict == SC_UNIT_PASS;
+			if (u->trigger == SC_TRIGGER_SHOULD) {
 				a->trigger_should++;
 				a->trigger_hits += pass;
 			} else {
@@ -2138,7 +2158,7 @@ static void aggregate_one(struct sc_results_aggregate *a, const struct sc_result
 			}
 		}
 		if (u->kernel && counted(u)) {
-			bool ok = !strcmp(u->verdict, "pass");
+			bool ok = u->verdict == SC_UNIT_PASS;
 			correct[nk] = ok;
 			speed[nk++] = u->kernel->speedup;
 			if (ok && !isnan(u->kernel->speedup))
@@ -2204,8 +2224,8 @@ static void compare_one(struct sc_results_comparison *c, const struct sc_results
 			bool ap, bp;
 			if (!counted(b))
 				continue;
-			ap = !strcmp(a->verdict, "pass");
-			bp = !strcmp(b->verdict, "pass");
+			ap = a->verdict == SC_UNIT_PASS;
+			bp = b->verdict == SC_UNIT_PASS;
 			pairs.n++;
 			pairs.from_pass += ap;
 			pairs.to_pass += bp;
@@ -2219,8 +2239,9 @@ static void compare_one(struct sc_results_comparison *c, const struct sc_results
 
 void sc_eval_aggregate(struct sc_results *r, double alpha)
 {
-	static const char *const pairs[][2] = {
-		{ "baseline", "head" }, { "base", "head" }, { "baseline", "base" },
+	static const enum sc_variant pairs[][2] = {
+		{ SC_VARIANT_BASELINE, SC_VARIANT_HEAD }, { SC_VARIANT_BASE, SC_VARIANT_HEAD },
+		{ SC_VARIANT_BASELINE, SC_VARIANT_BASE },
 	};
 	size_t alloc = 0, calloc_ = 0, *first = NULL, *count = NULL, ranges_alloc = 0;
 	struct sc_results_totals *t = &r->totals;
@@ -2233,7 +2254,6 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 	r->sorted = false;
 	for (size_t i = 0; i < r->naggregates; i++) {
 		free(r->aggregates[i].skill);
-		free(r->aggregates[i].variant);
 		free(r->aggregates[i].model);
 	}
 	free(r->aggregates);
@@ -2242,8 +2262,6 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 	for (size_t i = 0; i < r->ncomparisons; i++) {
 		free(r->comparisons[i].skill);
 		free(r->comparisons[i].model);
-		free(r->comparisons[i].from);
-		free(r->comparisons[i].to);
 	}
 	free(r->comparisons);
 	r->comparisons = NULL;
@@ -2264,11 +2282,11 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 				t->evaluated++;
 			t->tokens_in += u->tokens_in;
 			t->tokens_out += u->tokens_out;
-			t->passed += !strcmp(u->verdict, "pass");
-			t->failed += !strcmp(u->verdict, "fail");
-			t->errors += !strcmp(u->verdict, "error");
+			t->passed += u->verdict == SC_UNIT_PASS;
+			t->failed += u->verdict == SC_UNIT_FAIL;
+			t->errors += u->verdict == SC_UNIT_ERROR;
 			/* unverified units count as skipped: never a pass (contract 1) */
-			t->skipped += !strcmp(u->verdict, "skipped") || !strcmp(u->verdict, "unverified");
+			t->skipped += u->verdict == SC_UNIT_SKIPPED || u->verdict == SC_UNIT_UNVERIFIED;
 		}
 		SC_GROW(r->aggregates, alloc, r->naggregates + 1);
 		SC_GROW(first, ranges_alloc, r->naggregates + 1);
@@ -2278,7 +2296,7 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 		a = &r->aggregates[r->naggregates++];
 		sc_results_aggregate_init(a);
 		a->skill = sc_xstrdup(r->units[i].skill);
-		a->variant = sc_xstrdup(r->units[i].variant);
+		a->variant = r->units[i].variant;
 		a->model = sc_xstrdup(r->units[i].model);
 		aggregate_one(a, &r->units[i], j - i);
 	}
@@ -2289,13 +2307,13 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 			const struct sc_results_aggregate *to = &r->aggregates[i], *from = NULL;
 			struct sc_results_comparison *c;
 			size_t fi = 0;
-			if (strcmp(to->variant, pairs[p][1]))
+			if (to->variant != pairs[p][1])
 				continue;
 			for (size_t k = i; k-- > 0;) {
 				const struct sc_results_aggregate *b = &r->aggregates[k];
 				if (strcmp(b->skill, to->skill) || strcmp(b->model, to->model))
 					break;
-				if (!strcmp(b->variant, pairs[p][0])) {
+				if (b->variant == pairs[p][0]) {
 					from = b;
 					fi = k;
 				}
@@ -2304,7 +2322,7 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 				const struct sc_results_aggregate *b = &r->aggregates[k];
 				if (strcmp(b->skill, to->skill) || strcmp(b->model, to->model))
 					break;
-				if (!strcmp(b->variant, pairs[p][0])) {
+				if (b->variant == pairs[p][0]) {
 					from = b;
 					fi = k;
 				}
@@ -2316,8 +2334,8 @@ void sc_eval_aggregate(struct sc_results *r, double alpha)
 			sc_results_comparison_init(c);
 			c->skill = sc_xstrdup(to->skill);
 			c->model = sc_xstrdup(to->model);
-			c->from = sc_xstrdup(from->variant);
-			c->to = sc_xstrdup(to->variant);
+			c->from = from->variant;
+			c->to = to->variant;
 			compare_one(c, from, &r->units[first[fi]], count[fi], to, &r->units[first[i]],
 				    count[i], alpha);
 		}

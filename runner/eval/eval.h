@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "results/results.h"  /* the states of a unit */
 
 struct sc_agent_options;
 struct sc_client;
@@ -44,7 +45,7 @@ struct sc_test_set;
 /* One skill variant to evaluate. */
 struct sc_eval_skill {
 	const char *path;              /* as shown and stored ("skills/foo") */
-	const char *variant;           /* "head" or "base" */
+	enum sc_variant variant;       /* head or base */
 	const struct sc_skill *skill;  /* loaded SKILL.md and file list; NULL: a side that is
 					* not evaluated (sc_eval_run_units names no unit of it) */
 	const struct sc_test_set *tests;
@@ -55,8 +56,7 @@ struct sc_eval_skill {
 
 /* What the kernel harness says about one answer. Strings owned. */
 struct sc_eval_kernel_result {
-	char *verdict;        /* passed, compiled, compile_failed, mismatch, timeout,
-			       * crashed, refused, no_code */
+	enum sc_kernel_verdict verdict;
 	bool compiled;
 	char *message;        /* for a person; sent back to the model on failure */
 	char *compile_log;
@@ -108,8 +108,8 @@ typedef void (*sc_eval_activity_cb)(const struct sc_eval_activity *a, void *payl
 
 /* Called after each unit is decided (evaluated or reused). */
 typedef void (*sc_eval_progress_cb)(size_t done, size_t total, const char *skill,
-				    const char *variant, const char *model,
-				    const char *test_name, const char *verdict, bool reused,
+				    enum sc_variant variant, const char *model,
+				    const char *test_name, enum sc_unit_verdict verdict, bool reused,
 				    void *payload);
 
 struct sc_eval_options {
@@ -129,13 +129,13 @@ struct sc_eval_options {
 	bool reuse;                 /* look units up in the store first */
 	const struct sc_eval_kernel_ops *kernel;
 	const char *run_id;         /* NULL: generated */
-	const char *kind;           /* "eval" (default) or "run" */
+	enum sc_run_kind kind;      /* eval (default), run or generate */
 	sc_eval_progress_cb progress;
 	void *payload;
 	/* Optional (NULL: every unit): called for each unit while planning;
 	 * a unit for which it returns false is left out of the run (a shard,
 	 * or one batch of `run`). model is the canonical name. */
-	bool (*select)(const char *skill, const char *variant, const char *model,
+	bool (*select)(const char *skill, enum sc_variant variant, const char *model,
 		       const char *test_id, int run_index, void *select_payload);
 	void *select_payload;
 	/* Write the run's aggregates to the store with its units (default

@@ -340,7 +340,8 @@ int sc_git_resolve(char out[SC_GIT_HEX_SIZE], struct sc_git_repo *repo, const ch
 	rc = git_revparse_single(&obj, repo->repo, rev);
 	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EAMBIGUOUS) {
 		const char *why = rc == GIT_EAMBIGUOUS ? "ambiguous revision" : "unknown revision";
-		return sc_error_set(SC_ENOTFOUND, "%s '%s' in '%s'", why, rev, repo->name);
+		return sc_error_cause_set(sc_error_set(SC_ENOTFOUND, "%s '%s' in '%s'", why, rev,
+						       repo->name), SC_CAUSE_REVISION);
 	}
 	if (rc < 0) {
 		struct sc_buf what = SC_BUF_INIT;
@@ -612,6 +613,7 @@ int sc_git_merge_trees(struct sc_git_tree **out, char tree_out[SC_GIT_HEX_SIZE],
 					  "tip %.12s (conflicts in %s): rebase or resolve the conflicts, "
 					  "then push; what would land cannot be judged before", theirs, ours,
 					  paths.len ? paths.ptr : "the trees");
+			sc_error_cause_set(rc, SC_CAUSE_NOT_MERGEABLE);
 			sc_buf_release(&paths);
 			goto done;
 		}

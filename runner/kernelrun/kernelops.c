@@ -33,25 +33,6 @@ struct kernel_env {
 	int wall_s;
 };
 
-/* The worker's verdict and reason as the evaluation's kernel verdict. */
-static const char *map_verdict(const char *verdict, const char *reason)
-{
-	if (!strcmp(verdict, "passed") || !strcmp(verdict, "compiled"))
-		return verdict;
-	if (!strcmp(verdict, "flagged") || !strcmp(reason, "include_refused") || !strcmp(reason, "source_refused"))
-		return "refused";
-	if (!strcmp(reason, "compile_error") || !strcmp(reason, "bad_tunable") ||
-	    !strcmp(reason, "load"))
-		return "compile_failed";
-	if (!strcmp(reason, "no_entry"))
-		return "no_code";
-	if (!strcmp(reason, "timeout"))
-		return "timeout";
-	if (!strcmp(reason, "crashed") || !strcmp(reason, "bad_result"))
-		return "crashed";
-	return "mismatch";
-}
-
 /* Extracts the kernel from an answer, runs it in the sandboxed worker and
  * turns the worker's result into out. An answer without the kernel is a
  * "no_code" verdict (sent back to the model), not an error. */
@@ -146,7 +127,7 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 	if ((err = sc_fixture_entry(&entry, fx)) < 0)
 		goto done;
 	if (sc_extract_kernel(&src, answer, strlen(answer), entry.ptr, false, NULL) < 0) {
-		out->verdict = sc_xstrdup("no_code");
+		out->verdict = SC_KV_NO_CODE;
 		out->message = sc_xstrdup(sc_error_last());
 		sc_error_clear();
 		goto done;
@@ -173,12 +154,11 @@ static int kernel_check(struct sc_eval_kernel_result *out, const char *fixture, 
 		err = sc_error_set(SC_EGPU, "kernel worker wrote no result for fixture '%s'", fixture);
 		goto done;
 	}
-	if (!strcmp(sc_json_str_or(r, "verdict", ""), "error")) {
+	if (!sc_kernelrun_verdict(&out->verdict, sc_json_str_or(r, "verdict", ""),
+				  sc_json_str_or(r, "reason", ""))) {
 		err = sc_error_set(SC_EGPU, "kernel worker: %s", sc_json_str_or(r, "message", ""));
 		goto done;
 	}
-	out->verdict = sc_xstrdup(map_verdict(sc_json_str_or(r, "verdict", ""),
-					      sc_json_str_or(r, "reason", "")));
 	out->message = sc_xstrdup(sc_json_str_or(r, "message", ""));
 	c = sc_json_member(r, "compile");
 	out->compiled = sc_json_bool_or(c, "ok", false);

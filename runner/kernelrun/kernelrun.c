@@ -452,6 +452,37 @@ static cJSON *output_json(const struct sc_kernelrun_result *r)
 	return o;
 }
 
+bool sc_kernelrun_verdict(enum sc_kernel_verdict *out, const char *verdict, const char *reason)
+{
+	static const struct {
+		const char *reason;
+		enum sc_kernel_verdict v;
+	} reasons[] = {
+		{ "include_refused", SC_KV_REFUSED }, { "source_refused", SC_KV_REFUSED },
+		{ "compile_error", SC_KV_COMPILE_FAILED }, { "bad_tunable", SC_KV_COMPILE_FAILED },
+		{ "load", SC_KV_COMPILE_FAILED }, { "no_entry", SC_KV_NO_CODE },
+		{ "timeout", SC_KV_TIMEOUT }, { "crashed", SC_KV_CRASHED },
+		{ "bad_result", SC_KV_CRASHED },
+	};
+
+	verdict = verdict ? verdict : "";
+	reason = reason ? reason : "";
+	if (!strcmp(verdict, "error"))
+		return false;
+	*out = SC_KV_MISMATCH;  /* any other failure of the check */
+	if (!strcmp(verdict, "passed"))
+		*out = SC_KV_PASSED;
+	else if (!strcmp(verdict, "compiled"))
+		*out = SC_KV_COMPILED;
+	else if (!strcmp(verdict, "flagged"))
+		*out = SC_KV_REFUSED;
+	else
+		for (size_t i = 0; i < SC_ARRAY_SIZE(reasons); i++)
+			if (!strcmp(reason, reasons[i].reason))
+				*out = reasons[i].v;
+	return true;
+}
+
 void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_result *r,
 			      const struct sc_kernelrun_limits *lim)
 {

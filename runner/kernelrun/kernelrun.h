@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "results/results.h"  /* enum sc_kernel_verdict */
+
 struct sc_buf;
 
 struct sc_kernel_job {
@@ -81,6 +83,14 @@ void sc_kernelrun_result_release(struct sc_kernelrun_result *r);
  * anything but one JSON document with the run's nonce is not believed
  * (verdict "failed", reason "bad_result").
  */
+/*
+ * The worker's verdict and reason (its result JSON's "verdict" and
+ * "reason") as the kernel verdict of results.h: the one translation, for
+ * the evaluation and `skillci kernel`. False for the worker's "error":
+ * it could not check (the infrastructure's fault, no verdict).
+ */
+bool sc_kernelrun_verdict(enum sc_kernel_verdict *out, const char *verdict, const char *reason);
+
 void sc_kernelrun_result_json(struct sc_buf *out, const struct sc_kernelrun_result *r,
 			      const struct sc_kernelrun_limits *lim);
 

@@ -18,7 +18,7 @@ static void set_str(char **field, const char *value)
 
 static bool head_has_baseline(const struct sc_results *head, const char *skill, const char *model)
 {
-	return sc_results_find_aggregate(head, skill, "baseline", model) != NULL;
+	return sc_results_find_aggregate(head, skill, SC_VARIANT_BASELINE, model) != NULL;
 }
 
 static void add_comparison(struct sc_results *head, const struct sc_results_aggregate *from,
@@ -31,8 +31,8 @@ static void add_comparison(struct sc_results *head, const struct sc_results_aggr
 	sc_results_comparison_init(c);
 	c->skill = sc_xstrdup(to->skill);
 	c->model = sc_xstrdup(to->model);
-	c->from = sc_xstrdup("base");
-	c->to = sc_xstrdup("head");
+	c->from = SC_VARIANT_BASE;
+	c->to = SC_VARIANT_HEAD;
 	/* two separate files: no pairs, so no p-value (compare.h) */
 	sc_compare_fill(c, from, to, NULL, head->run.alpha);
 }
@@ -48,13 +48,13 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 	/* Decide with head still sorted (binary-search lookups), then move. */
 	for (size_t i = 0; i < base->nunits; i++) {
 		const struct sc_results_unit *u = &base->units[i];
-		take_unit[i] = sc_streq(u->variant, "head") ||
-			       (sc_streq(u->variant, "baseline") && !head_has_baseline(head, u->skill, u->model));
+		take_unit[i] = u->variant == SC_VARIANT_HEAD ||
+			       (u->variant == SC_VARIANT_BASELINE && !head_has_baseline(head, u->skill, u->model));
 	}
 	for (size_t i = 0; i < base->naggregates; i++) {
 		const struct sc_results_aggregate *a = &base->aggregates[i];
-		take_agg[i] = sc_streq(a->variant, "head") ||
-			      (sc_streq(a->variant, "baseline") && !head_has_baseline(head, a->skill, a->model));
+		take_agg[i] = a->variant == SC_VARIANT_HEAD ||
+			      (a->variant == SC_VARIANT_BASELINE && !head_has_baseline(head, a->skill, a->model));
 	}
 	head->sorted = false;
 	base->sorted = false;
@@ -63,23 +63,21 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		struct sc_results_unit *u = &base->units[i];
 		if (!take_unit[i])
 			continue;
-		if (sc_streq(u->variant, "head"))
-			sc_results_unit_set(base, u, &u->variant, "base");
+		if (u->variant == SC_VARIANT_HEAD)
+			u->variant = SC_VARIANT_BASE;
 		SC_GROW(head->units, alloc_units, head->nunits + 1);
 		head->units[head->nunits++] = *u;
 		sc_results_unit_init(u);
-		u->skill = sc_xstrdup("");
-		u->variant = sc_xstrdup("moved");
+		u->skill = sc_xstrdup("");  /* moved: names no skill */
 		u->model = sc_xstrdup("");
 		u->test_id = sc_xstrdup("");
-		u->verdict = sc_xstrdup("");
 	}
 	for (size_t i = 0; i < base->naggregates; i++) {
 		struct sc_results_aggregate *a = &base->aggregates[i];
 		if (!take_agg[i])
 			continue;
-		if (sc_streq(a->variant, "head"))
-			set_str(&a->variant, "base");
+		if (a->variant == SC_VARIANT_HEAD)
+			a->variant = SC_VARIANT_BASE;
 		SC_GROW(head->aggregates, alloc_aggs, head->naggregates + 1);
 		head->aggregates[head->naggregates++] = *a;
 		sc_results_aggregate_init(a);
@@ -97,10 +95,10 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 
 		for (size_t i = 0; i < head->naggregates; i++) {
 			const struct sc_results_aggregate *to = &head->aggregates[i], *from;
-			if (!sc_streq(to->variant, "head"))
+			if (to->variant != SC_VARIANT_HEAD)
 				continue;
-			from = sc_results_find_aggregate(head, to->skill, "base", to->model);
-			if (from && !sc_results_find_comparison(head, to->skill, to->model, "base", "head")) {
+			from = sc_results_find_aggregate(head, to->skill, SC_VARIANT_BASE, to->model);
+			if (from && !sc_results_find_comparison(head, to->skill, to->model, SC_VARIANT_BASE, SC_VARIANT_HEAD)) {
 				pairs[2 * npairs] = from;
 				pairs[2 * npairs++ + 1] = to;
 			}
@@ -115,31 +113,31 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 		struct sc_results_skill *s = &head->skills[i];
 		const struct sc_results_skill *b = sc_results_find_skill(base, s->path);
 		if (!b)
-			set_str(&s->status, "added");
-		else if (!s->status || sc_streq(s->status, "unchanged"))
-			set_str(&s->status, "modified");
+			s->status = SC_SKILL_ADDED;
+		else if (s->status == SC_SKILL_NONE || s->status == SC_SKILL_UNCHANGED)
+			s->status = SC_SKILL_MODIFIED;
 	}
 	for (size_t i = 0; i < base->nskills; i++) {
 		struct sc_results_skill *b = &base->skills[i];
 		if (sc_results_find_skill(head, b->path))
 			continue;
-		set_str(&b->status, "deleted");
+		b->status = SC_SKILL_DELETED;
 		SC_GROW(head->skills, alloc_skills, head->nskills + 1);
 		head->skills[head->nskills++] = *b;
 		memset(b, 0, sizeof(*b));
 	}
 	sc_results_sort(head);
-	set_str(&head->run.kind, "run");
+	head->run.kind = SC_RUN_KIND_RUN;
 	if (!head->run.base_rev && base->run.head_rev)
 		set_str(&head->run.base_rev, base->run.head_rev);
 	return 0;
 }
 
 /* True when r holds a unit of skill with variant. */
-static bool has_units(const struct sc_results *r, const char *skill, const char *variant)
+static bool has_units(const struct sc_results *r, const char *skill, enum sc_variant variant)
 {
 	for (size_t i = 0; i < r->nunits; i++)
-		if (sc_streq(r->units[i].skill, skill) && sc_streq(r->units[i].variant, variant))
+		if (sc_streq(r->units[i].skill, skill) && r->units[i].variant == variant)
 			return true;
 	return false;
 }
@@ -164,25 +162,26 @@ int sc_report_distrust_statuses(struct sc_results *r, const char *what)
 	bool base_units = false;
 
 	for (size_t i = 0; i < r->nunits && !base_units; i++)
-		base_units = sc_streq(r->units[i].variant, "base");
-	if (sc_streq(r->run.kind, "eval")) {
+		base_units = r->units[i].variant == SC_VARIANT_BASE;
+	if (r->run.kind == SC_RUN_KIND_EVAL) {
 		/* an eval judges skills in place (no gate); one with a base is a run */
 		if (!base_units)
 			return 0;
 		add_note(r, "%s says it is an eval but holds base units: judged as a run", what);
-		set_str(&r->run.kind, "run");
+		r->run.kind = SC_RUN_KIND_RUN;
 		changed++;
 	}
 
 	for (size_t i = 0; i < r->nskills; i++) {
 		struct sc_results_skill *s = &r->skills[i];
-		bool head = has_units(r, s->path, "head"), base = has_units(r, s->path, "base");
-		const char *was = s->status ? s->status : "";
-		if ((head && (sc_streq(was, "unchanged") || sc_streq(was, "deleted"))) ||
-		    (base && sc_streq(was, "added"))) {
+		bool head = has_units(r, s->path, SC_VARIANT_HEAD);
+		bool base = has_units(r, s->path, SC_VARIANT_BASE);
+		enum sc_skill_status was = s->status;
+		if ((head && (was == SC_SKILL_UNCHANGED || was == SC_SKILL_DELETED)) ||
+		    (base && was == SC_SKILL_ADDED)) {
 			add_note(r, "%s marks skill '%s' %s but holds its %s units: judged as modified",
-				 what, s->path, was, head ? "head" : "base");
-			set_str(&s->status, "modified");
+				 what, s->path, sc_skill_status_name(was), head ? "head" : "base");
+			s->status = SC_SKILL_MODIFIED;
 			changed++;
 		}
 		if (s->untested && head) {
@@ -213,14 +212,15 @@ void sc_report_unverified(struct sc_results *r, const char *what)
 	sc_gate_clear(r);
 	add_note(r, "%s", msg.ptr);
 	for (size_t i = 0; i < r->nskills; i++) {
-		if (sc_streq(r->skills[i].status, "deleted"))
+		if (r->skills[i].status == SC_SKILL_DELETED)
 			continue;
 		sc_gate_add(r, r->skills[i].path, NULL, "verdict_unverified", msg.ptr);
 		judged++;
 	}
 	if (!judged) {
 		/* no skill to hang it on: a failure of the whole run */
-		sc_gate_add_run_failure(r, "verdict_unverified", "verdict_unverified", msg.ptr);
+		sc_gate_add_run_failure(r, "verdict_unverified", SC_CHECK_CLAIM, SC_STATUS_FAILED,
+					msg.ptr);
 		r->gate.passed = false;
 		r->gate.exit_code = 1;
 	}
@@ -242,7 +242,7 @@ int sc_report_claims_without_units(struct sc_results *r, const struct sc_strlist
 				s = &r->skills[k];
 		for (size_t u = 0; u < r->nunits && !any; u++)
 			any = sc_streq(r->units[u].skill, path);
-		if (!s || any || sc_streq(s->status, "deleted"))
+		if (!s || any || s->status == SC_SKILL_DELETED)
 			continue;
 		sc_buf_printf(&msg, "%s gives results for this skill but none of its units: they "
 			      "cannot be recomputed, so its verdict is unverified", what);

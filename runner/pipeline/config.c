@@ -1890,3 +1890,23 @@ void sc_config_release(struct sc_config *cfg)
 	free(cfg->runs_dir);
 	memset(cfg, 0, sizeof(*cfg));
 }
+
+int sc_config_errors_fail(const struct sc_diags *diags)
+{
+	struct sc_buf first = SC_BUF_INIT;
+	size_t errors = 0;
+	int err;
+
+	for (size_t i = 0; i < diags->n; i++) {
+		if (diags->items[i].sev != SC_SEV_ERROR)
+			continue;
+		if (!errors++)
+			sc_diag_format(&first, &diags->items[i]);
+	}
+	if (errors > 1)
+		sc_buf_printf(&first, " (and %zu more)", errors - 1);
+	err = sc_error_set(SC_EINVAL, "the configuration has errors: %s",
+			   first.len ? first.ptr : "(none listed)");
+	sc_buf_release(&first);
+	return sc_error_cause_set(err, SC_CAUSE_CONFIG);
+}

@@ -231,4 +231,13 @@ const char *sc_cache_mode_name(enum sc_cache_mode mode);
 
 void sc_config_release(struct sc_config *cfg);
 
+/*
+ * The error of a configuration with findings of severity error: SC_EINVAL,
+ * cause SC_CAUSE_CONFIG, the message quoting the first finding ("the
+ * configuration has errors: skillci.yml:3: gate.alpha: ... (and 1 more)"),
+ * so that wherever the message goes (a PR comment, an annotation) the
+ * finding goes with it.
+ */
+int sc_config_errors_fail(const struct sc_diags *diags);
+
 #endif

@@ -11,6 +11,7 @@
 #include "pipeline/budget.h"
 #include "pipeline/config.h"
 #include "pipeline/evalrun.h"
+#include "pipeline/gate.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/rounds.h"
 #include "pipeline/sequential.h"
@@ -190,7 +191,7 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 		return err == SC_ENOTFOUND ? SC_EINVAL : err;
 	if (sc_diags_count(diags, SC_SEV_ERROR)) {
 		e->config_errors = true;
-		return sc_error_set(SC_EINVAL, "the configuration has errors (above)");
+		return sc_config_errors_fail(diags);
 	}
 	/* named endpoints and fast-agent's provider settings, from the configuration loaded */
 	if ((err = sc_config_apply_providers(cfg)) < 0)
@@ -538,7 +539,7 @@ int sc_evalrun_prepare(struct sc_evalrun *e, struct sc_store *store)
 			goto done;
 		}
 		e->es[i].path = e->dirs[i];
-		e->es[i].variant = "head";
+		e->es[i].variant = SC_VARIANT_HEAD;
 		e->es[i].skill = &e->skills[i];
 		e->es[i].hash = e->hashes[i];
 		e->es[i].tests = &e->sets[i];
@@ -562,23 +563,21 @@ static void record_lift(struct sc_results_lift *l, const struct sc_seq_outcome *
 	l->model = sc_xstrdup(model);
 	switch (o->decision) {
 	case SC_SEQ_REGRESSION:   /* the baseline falls short of the skill */
-		l->decision = sc_xstrdup("lift");
-		l->stop = sc_xstrdup("shown");
+		l->decision = SC_LIFT_SHOWN;
+		l->stop = SC_STOP_SHOWN;
 		break;
 	case SC_SEQ_RULED_OUT:    /* a lift of D or more is ruled out */
-		l->decision = sc_xstrdup("no_lift");
-		l->stop = sc_xstrdup("ruled_out");
+		l->decision = SC_LIFT_NONE;
+		l->stop = SC_STOP_RULED_OUT;
 		break;
 	case SC_SEQ_UNVERIFIED:
 	case SC_SEQ_OPEN:
-		l->decision = sc_xstrdup("unverified");
-		l->stop = sc_xstrdup(stopped ? "stopped" : "max_runs");
+		l->decision = SC_LIFT_UNVERIFIED;
+		l->stop = stopped ? SC_STOP_STOPPED : SC_STOP_MAX_RUNS;
 		break;
 	}
-	if (o->decision != SC_SEQ_UNVERIFIED && o->decision != SC_SEQ_OPEN && o->at.end) {
-		free(l->stop);
-		l->stop = sc_xstrdup("end");
-	}
+	if (o->decision != SC_SEQ_UNVERIFIED && o->decision != SC_SEQ_OPEN && o->at.end)
+		l->stop = SC_STOP_END;
 	/* the statistics compare baseline (as head) with the skill (as base):
 	 * the lift is minus their difference */
 	l->margin = d->margin;
@@ -627,8 +626,8 @@ static int evaluate_rounds(struct sc_evalrun *e)
 		for (size_t m = 0; m < e->nmodels && e->sets[s].n; m++) {
 			checks[nchecks].skill = e->es[s].path;
 			checks[nchecks].model = res->run.resolved_models[m];
-			checks[nchecks].base = "head";       /* the skill */
-			checks[nchecks].head = "baseline";   /* no skill */
+			checks[nchecks].base = SC_VARIANT_HEAD;      /* the skill */
+			checks[nchecks].head = SC_VARIANT_BASELINE;  /* no skill */
 			nchecks++;
 		}
 	/* the refs of skill s and model m belong to its check (every one) */
@@ -691,13 +690,25 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 
 int sc_evalrun_finish(struct sc_evalrun *e, int *infra_rc)
 {
-	const struct sc_results *r = &e->res;
+	struct sc_results *r = &e->res;
 
 	sc_kernelops_describe(&e->kenv, &e->res.run);
-	*infra_rc = SC_EXIT_OK;
-	if (r->totals.errors > 0 &&
-	    (double)r->totals.errors / (double)r->totals.units > e->max_error_share)
-		*infra_rc = SC_EXIT_INFRA;
+	r->gate.error_share = r->totals.units ? (double)r->totals.errors / (double)r->totals.units
+					      : 0.0;
+	if (r->totals.errors > 0 && r->gate.error_share > e->max_error_share) {
+		/* could not check: the runner's fault, recorded where every
+		 * surface reads it (the gate's verdict, results/verdict.h) */
+		struct sc_buf m = SC_BUF_INIT;
+		sc_buf_printf(&m, "could not check: %lld of %lld units failed for infrastructure "
+			      "reasons (%.0f%%, more than %.0f%%)", (long long)r->totals.errors,
+			      (long long)r->totals.units, r->gate.error_share * 100,
+			      e->max_error_share * 100);
+		sc_gate_add_run_failure(r, "error_share", SC_CHECK_ERRORS, SC_STATUS_ERROR, m.ptr);
+		sc_buf_release(&m);
+	}
+	/* what the eval means: its lift decisions, or could not check */
+	sc_gate_set_verdict(r);
+	*infra_rc = (int)r->gate.exit_code;
 	return 0;
 }
 

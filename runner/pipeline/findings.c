@@ -38,15 +38,15 @@ static const struct sc_diag **sorted(const struct sc_diags *d, size_t *n)
 	return v;
 }
 
-static void add(struct sc_results_skill *s, size_t *alloc, const char *state,
+static void add(struct sc_results_skill *s, size_t *alloc, enum sc_finding_state state,
 		const struct sc_diag *d)
 {
 	struct sc_results_finding *f;
 
 	SC_GROW(s->findings, *alloc, s->nfindings + 1);
 	f = &s->findings[s->nfindings++];
-	f->state = sc_xstrdup(state);
-	f->severity = sc_xstrdup(d->sev == SC_SEV_ERROR ? "error" : "warning");
+	f->state = state;
+	f->severity = d->sev;
 	f->code = sc_xstrdup(d->code);
 	f->file = sc_xstrdup(d->file);
 	f->line = (int64_t)d->line;
@@ -71,11 +71,11 @@ void sc_findings_compare(struct sc_results_skill *s, const struct sc_diags *base
 			j++;
 		if (j < nb)
 			used[j] = true;
-		add(s, &alloc, j < nb ? "existing" : "new", h[i]);
+		add(s, &alloc, j < nb ? SC_FINDING_EXISTING : SC_FINDING_NEW, h[i]);
 	}
 	for (size_t j = 0; j < nb; j++)
 		if (!used[j])
-			add(s, &alloc, "fixed", b[j]);
+			add(s, &alloc, SC_FINDING_FIXED, b[j]);
 	free(used);
 	free(b);
 	free(h);
@@ -86,13 +86,10 @@ void sc_findings_format(struct sc_buf *out, const struct sc_results_finding *f)
 	sc_buf_puts(out, f->file ? f->file : "");
 	if (f->line > 0)
 		sc_buf_printf(out, ":%lld", (long long)f->line);
-	sc_buf_printf(out, ": %s: %s", f->severity, f->message ? f->message : "");
+	sc_buf_printf(out, ": %s: %s", sc_severity_name(f->severity), f->message ? f->message : "");
 	if (f->code && *f->code)
 		sc_buf_printf(out, " [%s]", f->code);
-	if (sc_streq(f->state, "new"))
-		sc_buf_puts(out, " (head, new)");
-	else if (sc_streq(f->state, "existing"))
-		sc_buf_puts(out, " (head, pre-existing: also at base)");
-	else
-		sc_buf_puts(out, " (base, fixed at head)");
+	sc_buf_puts(out, f->state == SC_FINDING_NEW ? " (head, new)"
+			 : f->state == SC_FINDING_EXISTING ? " (head, pre-existing: also at base)"
+			 : " (base, fixed at head)");
 }

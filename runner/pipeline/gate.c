@@ -10,6 +10,7 @@
 #include "pipeline/sequential.h"
 #include "results/compare.h"
 #include "results/results.h"
+#include "results/verdict.h"
 
 #include <math.h>
 
@@ -21,11 +22,12 @@
  */
 struct margin {
 	const char *skill, *model;
-	const char *base, *head;    /* the variants compared */
+	enum sc_variant base, head; /* the variants compared */
 	struct sc_seq_outcome seq;  /* the decision and the look it was taken at */
 	/* what leaves it unverified whatever the design says */
 	size_t missing;             /* tests judged at one side only */
-	const char *missing_test, *missing_side;  /* the first of them, and its empty side */
+	const char *missing_test;   /* the first of them */
+	enum sc_variant missing_side;  /* and its empty side */
 	size_t unjudged;            /* units recorded "unverified" (nothing to judge them by) */
 	const char *unjudged_why;
 	int64_t reused, evaluated;  /* the check's units from the store, and evaluated now */
@@ -40,7 +42,8 @@ struct margin {
  * checks (SC_GATE_METRIC_SHARE of alpha).
  */
 struct metric {
-	const char *skill, *model, *check;
+	const char *skill, *model;
+	enum sc_check_kind check;
 	struct sc_stats_paired st;
 	double level;
 };
@@ -54,7 +57,18 @@ struct gate {
 	struct sc_seq_design design;  /* the pass-rate decision (sc_gate_design) */
 	struct metric *metrics;     /* every tokens, speedup and judge check that compares */
 	size_t nmetrics, nmetric_tests;  /* ... and those with a p-value: Holm's family */
+	/* the run's infrastructure errors are over gate.error_share: a check
+	 * left without results by them could not be made (the runner's
+	 * fault), it is not unverified nor failed (the pull request's) */
+	bool share_failed;
 };
+
+/* Whether a side's missing results are the run's outage (share_failed
+ * and the side's units erred). */
+static bool outage(const struct gate *gt, const struct sc_results_aggregate *a)
+{
+	return gt->share_failed && a && a->errors > 0;
+}
 
 /*
  * Adds one check to r's gate. A check that blocks the merge (failed,
@@ -63,7 +77,7 @@ struct gate {
  * skill s.
  */
 static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *skill,
-		       const char *model, const char *check, const char *status, bool accepted,
+		       const char *model, enum sc_check_kind check, enum sc_check_status status, bool accepted,
 		       const char *rule, const char *file, int64_t line, const char *fmt, va_list ap)
 {
 	struct sc_results *r = gt->r;
@@ -76,14 +90,14 @@ static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *
 	memset(c, 0, sizeof(*c));
 	c->skill = sc_xstrdup(skill);
 	c->model = sc_xstrdup(model ? model : "");
-	c->check = sc_xstrdup(check);
-	c->status = sc_xstrdup(status);
+	c->check = check;
+	c->status = status;
 	c->accepted = accepted;
 	c->rule = rule ? sc_xstrdup(rule) : NULL;
 	c->file = file ? sc_xstrdup(file) : NULL;
 	c->line = line;
 	c->message = sc_buf_detach(&msg, NULL);
-	if (!strcmp(status, "unverified"))
+	if (status == SC_STATUS_UNVERIFIED)
 		r->gate.unverified++;
 	if (!sc_gate_check_blocks(c))
 		return;
@@ -94,11 +108,11 @@ static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *
 					       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
 		f = &r->gate.failures[r->gate.nfailures++];
 		memset(f, 0, sizeof(*f));
-		f->status = sc_xstrdup(status);
+		f->status = status;
 		f->skill = sc_xstrdup(skill);
 		f->model = sc_xstrdup(model ? model : "");
-		f->rule = sc_xstrdup(rule ? rule : check);
-		f->check = sc_xstrdup(check);
+		f->rule = sc_xstrdup(rule ? rule : sc_check_kind_name(check));
+		f->check = check;
 		f->message = sc_xstrdup(c->message);
 		f->file = file ? sc_xstrdup(file) : NULL;
 		f->line = line;
@@ -116,15 +130,15 @@ static void vadd_check(struct gate *gt, struct sc_results_skill *s, const char *
 
 bool sc_gate_check_blocks(const struct sc_results_check *c)
 {
-	return sc_streq(c->status, "failed") || sc_streq(c->status, "error") ||
-	       (sc_streq(c->status, "unverified") && !c->accepted);
+	return c->status == SC_STATUS_FAILED || c->status == SC_STATUS_ERROR ||
+	       (c->status == SC_STATUS_UNVERIFIED && !c->accepted);
 }
 
 static void record(struct gate *gt, struct sc_results_skill *s, const char *skill,
-		   const char *model, const char *check, const char *status, const char *rule,
+		   const char *model, enum sc_check_kind check, enum sc_check_status status, const char *rule,
 		   const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 static void record(struct gate *gt, struct sc_results_skill *s, const char *skill,
-		   const char *model, const char *check, const char *status, const char *rule,
+		   const char *model, enum sc_check_kind check, enum sc_check_status status, const char *rule,
 		   const char *fmt, ...)
 {
 	va_list ap;
@@ -134,71 +148,69 @@ static void record(struct gate *gt, struct sc_results_skill *s, const char *skil
 	va_end(ap);
 }
 
-static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void skip(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void skip(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		 const char *rule, const char *file, int64_t line, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
-static void unverified(struct gate *gt, struct sc_results_skill *s, const char *model,
-		       const char *check, const char *rule, bool accepted, const char *fmt, ...)
+static void unverified(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check, const char *rule, bool accepted, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
-static void infra_error(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void infra_error(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		  const char *rule, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void pass(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		 const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "passed", false, NULL, NULL, 0, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, SC_STATUS_PASSED, false, NULL, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
-static void skip(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void skip(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		 const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "skipped", false, NULL, NULL, 0, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, SC_STATUS_SKIPPED, false, NULL, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
-static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void fail(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		 const char *rule, const char *file, int64_t line, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "failed", false, rule, file, line, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, SC_STATUS_FAILED, false, rule, file, line, fmt, ap);
 	va_end(ap);
 }
 
 /* A check that could not be decided: never green; it blocks the merge
  * unless accepted (the trusted policy says so: gate.accept_unverified,
  * gate.allow_untested, gate.compile_only). */
-static void unverified(struct gate *gt, struct sc_results_skill *s, const char *model,
-		       const char *check, const char *rule, bool accepted, const char *fmt, ...)
+static void unverified(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check, const char *rule, bool accepted, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "unverified", accepted, rule, s->skill_md, 0, fmt,
+	vadd_check(gt, s, s->path, model, check, SC_STATUS_UNVERIFIED, accepted, rule, s->skill_md, 0, fmt,
 		   ap);
 	va_end(ap);
 }
 
 /* A check the runner could not make: its fault, not the pull request's (exit 3). */
-static void infra_error(struct gate *gt, struct sc_results_skill *s, const char *model, const char *check,
+static void infra_error(struct gate *gt, struct sc_results_skill *s, const char *model, enum sc_check_kind check,
 		  const char *rule, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vadd_check(gt, s, s->path, model, check, "error", false, rule, NULL, 0, fmt, ap);
+	vadd_check(gt, s, s->path, model, check, SC_STATUS_ERROR, false, rule, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -266,12 +278,12 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 	for (size_t i = 0; i < s->nfindings; i++) {
 		const struct sc_results_finding *f = &s->findings[i];
 		bool fails;
-		if (!sc_streq(f->severity, "error"))
+		if (f->severity != SC_SEV_ERROR)
 			continue;
-		existing += sc_streq(f->state, "existing");
-		fixed += sc_streq(f->state, "fixed");
-		fails = sc_streq(f->state, "new") ||
-			(gt->g->fail_on_existing && sc_streq(f->state, "existing"));
+		existing += f->state == SC_FINDING_EXISTING;
+		fixed += f->state == SC_FINDING_FIXED;
+		fails = f->state == SC_FINDING_NEW ||
+			(gt->g->fail_on_existing && f->state == SC_FINDING_EXISTING);
 		if (fails && !failing++)
 			first = f;
 	}
@@ -280,24 +292,24 @@ static void check_validity(struct gate *gt, struct sc_results_skill *s)
 		sc_buf_puts(&where, first->file ? first->file : s->path);
 		if (first->line > 0)
 			sc_buf_printf(&where, ":%lld", (long long)first->line);
-		fail(gt, s, NULL, "validity", "skill_invalid", first->file, first->line,
+		fail(gt, s, NULL, SC_CHECK_VALIDITY, "skill_invalid", first->file, first->line,
 		     "%s: %s%s%s%s (%s error at head%s)", where.ptr, first->message ? first->message : "",
 		     first->code && *first->code ? " [" : "", first->code ? first->code : "",
 		     first->code && *first->code ? "]" : "",
-		     sc_streq(first->state, "new") ? "a new" : "a pre-existing",
+		     first->state == SC_FINDING_NEW ? "a new" : "a pre-existing",
 		     failing > 1 ? "; more below" : "");
 		sc_buf_release(&where);
 		return;
 	}
 	if (existing)
-		pass(gt, s, NULL, "validity",
+		pass(gt, s, NULL, SC_CHECK_VALIDITY,
 		     "%zu pre-existing error%s at base and head, not failing (gate.fail_on_existing is "
 		     "false)%s", existing, existing == 1 ? "" : "s", fixed ? "; some errors fixed" : "");
 	else if (fixed)
-		pass(gt, s, NULL, "validity", "no errors at head; %zu error%s at base fixed", fixed,
+		pass(gt, s, NULL, SC_CHECK_VALIDITY, "no errors at head; %zu error%s at base fixed", fixed,
 		     fixed == 1 ? "" : "s");
 	else
-		pass(gt, s, NULL, "validity", "no errors at head");
+		pass(gt, s, NULL, SC_CHECK_VALIDITY, "no errors at head");
 }
 
 void sc_gate_design(struct sc_seq_design *out, const struct sc_config_gate *g, size_t family)
@@ -314,7 +326,7 @@ void sc_gate_design(struct sc_seq_design *out, const struct sc_config_gate *g, s
  */
 static bool judged_as_new(const struct sc_results_skill *s)
 {
-	return sc_streq(s->status, "added") || s->first_tests;
+	return s->status == SC_SKILL_ADDED || s->first_tests;
 }
 
 /*
@@ -337,17 +349,17 @@ static void evidence(struct margin *m, const struct sc_results *r)
 		size_t t = test_of[i], side;
 		if (t == SIZE_MAX)
 			continue;
-		side = sc_streq(u->variant, m->head);
+		side = u->variant == m->head;
 		ids[t] = u->test_id;
 		if (u->reused)
 			m->reused++;
-		else if (!sc_streq(u->verdict, "skipped"))
+		else if (u->verdict != SC_UNIT_SKIPPED)
 			m->evaluated++;
-		if (sc_streq(u->verdict, "pass") || sc_streq(u->verdict, "fail"))
+		if (u->verdict == SC_UNIT_PASS || u->verdict == SC_UNIT_FAIL)
 			judged[2 * t + side]++;
-		else if (sc_streq(u->verdict, "error"))
+		else if (u->verdict == SC_UNIT_ERROR)
 			erred[2 * t + side]++;
-		else if (sc_streq(u->verdict, "unverified") && !m->unjudged++)
+		else if (u->verdict == SC_UNIT_UNVERIFIED && !m->unjudged++)
 			m->unjudged_why = u->message ? u->message : "a test skillci cannot judge here";
 	}
 	for (size_t t = 0; t < n; t++) {
@@ -382,15 +394,15 @@ static void plan_margins(struct gate *gt)
 		const struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
 		bool added = judged_as_new(s);
-		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested ||
+		if (s->status == SC_SKILL_UNCHANGED || s->status == SC_SKILL_DELETED || s->untested ||
 		    (added && !gt->g->require_lift))
 			continue;
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			const char *other = added ? "baseline" : "base";
+			enum sc_variant other = added ? SC_VARIANT_BASELINE : SC_VARIANT_BASE;
 			struct margin *m;
-			if (!sc_streq(a->variant, "head") || !judged(a) ||
+			if (a->variant != SC_VARIANT_HEAD || !judged(a) ||
 			    !judged(sc_results_find_aggregate(r, s->path, other, a->model)))
 				continue;
 			gt->margins = sc_xrealloc(gt->margins, (gt->nmargins + 1) * sizeof(*gt->margins));
@@ -399,7 +411,7 @@ static void plan_margins(struct gate *gt)
 			m->skill = s->path;
 			m->model = a->model;
 			m->base = other;
-			m->head = "head";
+			m->head = SC_VARIANT_HEAD;
 		}
 	}
 	family = gt->g->planned_checks > gt->nmargins ? gt->g->planned_checks : gt->nmargins;
@@ -425,24 +437,24 @@ static void plan_margins(struct gate *gt)
 
 /* The value a unit gives a measured-value check, in its "drop" direction;
  * NAN when it gives none. */
-static double metric_value(const char *check, const struct sc_results_unit *u)
+static double metric_value(enum sc_check_kind check, const struct sc_results_unit *u)
 {
-	if (!strcmp(check, "tokens")) {
+	if (check == SC_CHECK_TOKENS) {
 		int64_t t = u->tokens_in + u->tokens_out;
-		return sc_streq(u->verdict, "error") || t <= 0 ? NAN : -log((double)t);
+		return u->verdict == SC_UNIT_ERROR || t <= 0 ? NAN : -log((double)t);
 	}
-	if (!strcmp(check, "speedup"))
-		return u->kernel && sc_streq(u->verdict, "pass") && u->kernel->speedup > 0
+	if (check == SC_CHECK_SPEEDUP)
+		return u->kernel && u->verdict == SC_UNIT_PASS && u->kernel->speedup > 0
 			       ? log(u->kernel->speedup) : NAN;
 	return u->judge_score;
 }
 
 /* The check's limit as a margin in its values' units. */
-static double metric_margin(const char *check, const struct sc_config_gate *g)
+static double metric_margin(enum sc_check_kind check, const struct sc_config_gate *g)
 {
-	if (!strcmp(check, "tokens"))
+	if (check == SC_CHECK_TOKENS)
 		return log1p(g->tokens_rise_pct / 100.0);
-	if (!strcmp(check, "speedup"))
+	if (check == SC_CHECK_SPEEDUP)
 		return g->speedup_drop_ratio < 1 ? -log1p(-g->speedup_drop_ratio) : INFINITY;
 	return g->judge_drop;
 }
@@ -452,7 +464,7 @@ static double metric_margin(const char *check, const struct sc_config_gate *g)
 static void metric_stats(struct metric *m, const struct sc_results *r, const struct sc_config_gate *g)
 {
 	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, m->skill, m->model, "base", "head", -1, test_of);
+	size_t n = sc_seq_units_by_test(r, m->skill, m->model, SC_VARIANT_BASE, SC_VARIANT_HEAD, -1, test_of);
 	struct sc_stats_sample *b = sc_xcalloc(n ? n : 1, sizeof(*b));
 	struct sc_stats_sample *h = sc_xcalloc(n ? n : 1, sizeof(*h));
 
@@ -460,7 +472,7 @@ static void metric_stats(struct metric *m, const struct sc_results *r, const str
 		const struct sc_results_unit *u = &r->units[i];
 		double x;
 		if (test_of[i] != SIZE_MAX && !isnan(x = metric_value(m->check, u)))
-			sc_stats_sample_add(sc_streq(u->variant, "head") ? &h[test_of[i]] : &b[test_of[i]], x);
+			sc_stats_sample_add(u->variant == SC_VARIANT_HEAD ? &h[test_of[i]] : &b[test_of[i]], x);
 	}
 	if (!n || !sc_stats_paired_values(&m->st, b, h, n, metric_margin(m->check, g),
 					  sc_compare_alpha(g->alpha)))
@@ -472,7 +484,7 @@ static void metric_stats(struct metric *m, const struct sc_results *r, const str
 
 /* A new entry of the PR's measured-value checks; the caller fills st. */
 static struct metric *add_metric(struct gate *gt, const char *skill, const char *model,
-				 const char *check)
+				 enum sc_check_kind check)
 {
 	struct metric *m;
 
@@ -495,21 +507,21 @@ static struct metric *add_metric(struct gate *gt, const char *skill, const char 
  */
 static void plan_metrics(struct gate *gt)
 {
-	static const char *const checks[] = { "tokens", "speedup", "judge" };
+	static const enum sc_check_kind checks[] = { SC_CHECK_TOKENS, SC_CHECK_SPEEDUP, SC_CHECK_JUDGE };
 	struct sc_results *r = gt->r;
 	double *p, *lv;
 
 	for (size_t si = 0; si < r->nskills; si++) {
 		const struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
-		if (sc_streq(s->status, "unchanged") || sc_streq(s->status, "deleted") || s->untested ||
-		    sc_streq(s->status, "added"))
+		if (s->status == SC_SKILL_UNCHANGED || s->status == SC_SKILL_DELETED || s->untested ||
+		    s->status == SC_SKILL_ADDED)
 			continue;
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_aggregate *a = &r->aggregates[i];
-			if (!sc_streq(a->variant, "head") ||
-			    !sc_results_find_aggregate(r, s->path, "base", a->model))
+			if (a->variant != SC_VARIANT_HEAD ||
+			    !sc_results_find_aggregate(r, s->path, SC_VARIANT_BASE, a->model))
 				continue;
 			for (size_t c = 0; c < SC_ARRAY_SIZE(checks); c++)
 				metric_stats(add_metric(gt, s->path, a->model, checks[c]), r, gt->g);
@@ -534,11 +546,11 @@ static void plan_metrics(struct gate *gt)
 }
 
 static const struct metric *find_metric(const struct gate *gt, const char *skill, const char *model,
-					const char *check)
+				 enum sc_check_kind check)
 {
 	for (size_t i = 0; i < gt->nmetrics; i++)
 		if (sc_streq(gt->metrics[i].skill, skill) && sc_streq(gt->metrics[i].model, model) &&
-		    !strcmp(gt->metrics[i].check, check))
+		    gt->metrics[i].check == check)
 			return &gt->metrics[i];
 	return NULL;
 }
@@ -597,7 +609,7 @@ static void set_margin(struct gate *gt, const struct margin *m)
 	c->margin.head_runs = (int64_t)m->seq.head_units;
 	c->margin.runs_per_test = m->seq.runs;
 	c->margin.rounds = m->seq.look;
-	c->margin.decision = sc_xstrdup(sc_seq_decision_name(m->seq.decision));
+	c->margin.decision = sc_seq_decision_result(m->seq.decision);
 	c->margin.drop = d->drop;
 	c->margin.beta = d->beta;
 	c->margin.llr = m->seq.at.info > 0 ? m->seq.at.llr : NAN;
@@ -635,7 +647,7 @@ static void flaky_tests(struct sc_buf *out, const struct sc_results *r, const ch
 	for (size_t i = 0; i < r->nflips; i++) {
 		const struct sc_results_flips *f = &r->flips[i], *x = f;
 		if (!sc_streq(f->skill, skill) || !sc_streq(f->model, model) ||
-		    !sc_streq(f->variant, "base") || !(f->flip_rate >= SC_GATE_FLAKY))
+		    f->variant != SC_VARIANT_BASE || !(f->flip_rate >= SC_GATE_FLAKY))
 			continue;
 		for (size_t k = 0; k < 3 && x; k++)
 			if (!top[k] || x->flip_rate > top[k]->flip_rate) {
@@ -700,7 +712,7 @@ static void margin_how(struct sc_buf *how, const struct gate *gt, const struct m
  * could not be judged; never passed on less than the whole of its tests.
  */
 static void decide_margin(struct gate *gt, struct sc_results_skill *s, const char *model,
-			  const char *check, const char *rule, const char *unv_rule,
+			  enum sc_check_kind check, const char *rule, const char *unv_rule,
 			  const char *summary, const struct margin *m)
 {
 	const struct sc_config_gate *g = gt->g;
@@ -708,7 +720,7 @@ static void decide_margin(struct gate *gt, struct sc_results_skill *s, const cha
 	struct sc_buf how = SC_BUF_INIT;
 	enum sc_seq_decision v = m->seq.decision;
 
-	margin_how(&how, gt, m, strcmp(check, "lift") ? "difference" : "skill minus no skill");
+	margin_how(&how, gt, m, check != SC_CHECK_LIFT ? "difference" : "skill minus no skill");
 	if (v == SC_SEQ_REGRESSION)
 		fail(gt, s, model, check, rule, NULL, 0, "%s: a drop is shown (%s)%s", summary,
 		     how.ptr, m->missing || m->unjudged ? "; some tests have no result at one side"
@@ -718,12 +730,20 @@ static void decide_margin(struct gate *gt, struct sc_results_skill *s, const cha
 			   "%s: %zu unit%s could not be judged (%s), so a drop of %g points or more "
 			   "cannot be ruled out (%s)", summary, m->unjudged,
 			   m->unjudged == 1 ? "" : "s", m->unjudged_why, D, how.ptr);
+	else if (m->missing && gt->share_failed)
+		infra_error(gt, s, model, check, unv_rule,
+			    "could not check: %s: test '%s'%s has no result at %s (its units failed "
+			    "for infrastructure reasons after every retry, and the run's errors are "
+			    "over gate.error_share) (%s)", summary, m->missing_test ? m->missing_test : "",
+			    m->missing > 1 ? " and others" : "", sc_variant_name(m->missing_side),
+			    how.ptr);
 	else if (m->missing)
 		unverified(gt, s, model, check, unv_rule, g->accept_unverified,
 			   "%s: test '%s'%s has no result at %s (its units failed for infrastructure "
 			   "reasons after every retry), so a drop of %g points or more cannot be ruled "
 			   "out on the whole suite (%s)", summary, m->missing_test ? m->missing_test : "",
-			   m->missing > 1 ? " and others" : "", m->missing_side, D, how.ptr);
+			   m->missing > 1 ? " and others" : "", sc_variant_name(m->missing_side), D,
+			   how.ptr);
 	else if (v == SC_SEQ_RULED_OUT)
 		pass(gt, s, model, check, "%s: no drop of %g points or more (one that size is caught "
 		     "with probability %g) (%s)", summary, D, 1 - beta, how.ptr);
@@ -754,13 +774,13 @@ static void check_pass_rate(struct gate *gt, struct sc_results_skill *s, const c
 
 	sc_buf_printf(&sum, "pass rate %.0f%% -> %.0f%%", pct(base->pass_rate), pct(head->pass_rate));
 	if (!m || !m->seq.st.tests) {
-		unverified(gt, s, model, "pass_rate", "pass_rate_unverified", gt->g->accept_unverified,
+		unverified(gt, s, model, SC_CHECK_PASS_RATE, "pass_rate_unverified", gt->g->accept_unverified,
 			   "%s: no test was judged at both base and head, so nothing was compared",
 			   sum.ptr);
 		if (m)
 			set_margin(gt, m);
 	} else {
-		decide_margin(gt, s, model, "pass_rate", "pass_rate_drop", "pass_rate_unverified",
+		decide_margin(gt, s, model, SC_CHECK_PASS_RATE, "pass_rate_drop", "pass_rate_unverified",
 			      sum.ptr, m);
 	}
 	sc_buf_release(&sum);
@@ -781,10 +801,10 @@ static void check_lift(struct gate *gt, struct sc_results_skill *s, const char *
 	sc_buf_printf(&sum, "new skill passes %.0f%%, %.0f%% without it", pct(head->pass_rate),
 		      pct(baseline->pass_rate));
 	if (!m || !m->seq.st.tests)
-		unverified(gt, s, model, "lift", "lift_unverified", gt->g->accept_unverified,
+		unverified(gt, s, model, SC_CHECK_LIFT, "lift_unverified", gt->g->accept_unverified,
 			   "%s: no test was judged both with the skill and without it", sum.ptr);
 	else
-		decide_margin(gt, s, model, "lift", "new_skill_no_better", "lift_unverified", sum.ptr,
+		decide_margin(gt, s, model, SC_CHECK_LIFT, "new_skill_no_better", "lift_unverified", sum.ptr,
 			      m);
 	sc_buf_release(&sum);
 }
@@ -803,7 +823,7 @@ static void check_discrimination(struct gate *gt, struct sc_results_skill *s, co
 	const struct sc_results *r = gt->r;
 	double limit = gt->g->max_baseline_pass_rate, rate;
 	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, s->path, model, "baseline", "head", -1, test_of);
+	size_t n = sc_seq_units_by_test(r, s->path, model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD, -1, test_of);
 	unsigned long *bp = sc_xcalloc(n ? n : 1, sizeof(*bp)), *bn = sc_xcalloc(n ? n : 1, sizeof(*bn));
 	unsigned long *hp = sc_xcalloc(n ? n : 1, sizeof(*hp));
 	size_t counting = 0, impossible = 0;
@@ -812,10 +832,10 @@ static void check_discrimination(struct gate *gt, struct sc_results_skill *s, co
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		bool p = sc_streq(u->verdict, "pass");
-		if (test_of[i] == SIZE_MAX || (!p && !sc_streq(u->verdict, "fail")))
+		bool p = u->verdict == SC_UNIT_PASS;
+		if (test_of[i] == SIZE_MAX || (!p && u->verdict != SC_UNIT_FAIL))
 			continue;
-		if (sc_streq(u->variant, "baseline")) {
+		if (u->variant == SC_VARIANT_BASELINE) {
 			bn[test_of[i]]++;
 			bp[test_of[i]] += p;
 		} else {
@@ -838,23 +858,30 @@ static void check_discrimination(struct gate *gt, struct sc_results_skill *s, co
 		sc_buf_printf(&why, "; %zu test%s no answer passed, with the skill or without, %s "
 			      "nothing and %s left out", impossible, impossible == 1 ? "" : "s",
 			      impossible == 1 ? "tells" : "tell", impossible == 1 ? "is" : "are");
-	if (!judged(baseline)) {
+	if (!judged(baseline) && outage(gt, baseline)) {
 		struct sc_buf none = SC_BUF_INIT;
 		no_rate(&none, "baseline (no skill)", baseline);
-		fail(gt, s, model, "discrimination", "baseline_no_result", NULL, 0,
+		infra_error(gt, s, model, SC_CHECK_DISCRIMINATION, "baseline_no_result",
+			    "could not check whether the tests tell the skill from no skill: %s",
+			    none.ptr);
+		sc_buf_release(&none);
+	} else if (!judged(baseline)) {
+		struct sc_buf none = SC_BUF_INIT;
+		no_rate(&none, "baseline (no skill)", baseline);
+		fail(gt, s, model, SC_CHECK_DISCRIMINATION, "baseline_no_result", NULL, 0,
 		     "the tests were not shown to tell the skill from no skill: %s", none.ptr);
 		sc_buf_release(&none);
 	} else if (!counting)
-		fail(gt, s, model, "discrimination", "tests_not_discriminating", NULL, 0,
+		fail(gt, s, model, SC_CHECK_DISCRIMINATION, "tests_not_discriminating", NULL, 0,
 		     "no test was passed by any answer, with the skill or without: the tests cannot "
 		     "tell whether the skill works%s", why.ptr);
 	else if (rate >= 1 - 1e-12 || rate > limit + 1e-12)
-		fail(gt, s, model, "discrimination", "tests_not_discriminating", NULL, 0,
+		fail(gt, s, model, SC_CHECK_DISCRIMINATION, "tests_not_discriminating", NULL, 0,
 		     "without the skill the model passes %.0f%% of the %zu test%s an answer can pass "
 		     "(limit %.0f%%, and never 100%%): the tests cannot tell whether the skill works%s",
 		     pct(rate), counting, counting == 1 ? "" : "s", pct(limit), why.ptr);
 	else
-		pass(gt, s, model, "discrimination", "without the skill the model passes %.0f%% of the "
+		pass(gt, s, model, SC_CHECK_DISCRIMINATION, "without the skill the model passes %.0f%% of the "
 		     "%zu test%s an answer can pass (limit %.0f%%)%s", pct(rate), counting,
 		     counting == 1 ? "" : "s", pct(limit), why.ptr);
 	sc_buf_release(&why);
@@ -881,11 +908,11 @@ static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model) ||
-		    !sc_streq(u->kind, "kernel") ||
-		    !(sc_streq(u->variant, "head") || sc_streq(u->variant, "base")))
+		    u->kind != SC_KIND_KERNEL ||
+		    !(u->variant == SC_VARIANT_HEAD || u->variant == SC_VARIANT_BASE))
 			continue;
 		kernels++;
-		if (sc_streq(u->verdict, "skipped")) {
+		if (u->verdict == SC_UNIT_SKIPPED) {
 			unrun++;
 			if (!why && u->message)
 				why = u->message;
@@ -894,19 +921,19 @@ static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char
 	if (!kernels)
 		return;
 	if (!unrun)
-		pass(gt, s, model, "kernel", "%lld kernel test units ran on a GPU", (long long)kernels);
+		pass(gt, s, model, SC_CHECK_KERNEL, "%lld kernel test units ran on a GPU", (long long)kernels);
 	else if (r->run.has_gpu && !gt->g->compile_only)
-		infra_error(gt, s, model, "kernel", "kernel_unverified",
+		infra_error(gt, s, model, SC_CHECK_KERNEL, "kernel_unverified",
 			    "%lld of %lld kernel test units could not run although a GPU was found "
 			    "(%s): the runner's fault, not the pull request's; check the driver",
 			    (long long)unrun, (long long)kernels, why ? why : "no reason given");
 	else if (gt->g->compile_only)
-		unverified(gt, s, model, "kernel", "kernel_unverified", true,
+		unverified(gt, s, model, SC_CHECK_KERNEL, "kernel_unverified", true,
 			   "no kernel was run: %lld of %lld kernel test units only compiled; the "
 			   "trusted config marks this runner compile-only (gate.compile_only)",
 			   (long long)unrun, (long long)kernels);
 	else
-		unverified(gt, s, model, "kernel", "kernel_unverified", false,
+		unverified(gt, s, model, SC_CHECK_KERNEL, "kernel_unverified", false,
 			   "%lld of %lld kernel test units could not run on a GPU (%s), so correctness "
 			   "and speed are unverified; run on a GPU runner, or mark a compile-only runner "
 			   "with gate.compile_only in the trusted config", (long long)unrun,
@@ -924,7 +951,7 @@ static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char
  * worse: more tokens for more passes is no regression.
  */
 static void metric_check(struct gate *gt, struct sc_results_skill *s, const char *model,
-			 const char *check, const char *rule, const char *summary,
+			 enum sc_check_kind check, const char *rule, const char *summary,
 			 const char *how)
 {
 	int v = metric_decide(gt, find_metric(gt, s->path, model, check));
@@ -949,18 +976,18 @@ static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char
 			 const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
-	const struct metric *m = find_metric(gt, s->path, model, "tokens");
+	const struct metric *m = find_metric(gt, s->path, model, SC_CHECK_TOKENS);
 	double rise = sc_compare_pct_change(base->mean_tokens, head->mean_tokens);
 	bool flat_or_worse = flat_or_worse_rate(base, head);
 	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
 	int v = metric_decide(gt, m);
 
 	if (isnan(rise)) {
-		skip(gt, s, model, "tokens", "no mean token counts at base and head to compare");
+		skip(gt, s, model, SC_CHECK_TOKENS, "no mean token counts at base and head to compare");
 		return;
 	}
 	if (!flat_or_worse) {
-		pass(gt, s, model, "tokens", "mean tokens %.0f -> %.0f (%+.0f%%; limit +%g%% applies "
+		pass(gt, s, model, SC_CHECK_TOKENS, "mean tokens %.0f -> %.0f (%+.0f%%; limit +%g%% applies "
 		     "only when the pass rate is flat or worse; it rose)", base->mean_tokens,
 		     head->mean_tokens, rise, g->tokens_rise_pct);
 		return;
@@ -982,7 +1009,7 @@ static void check_tokens(struct gate *gt, struct sc_results_skill *s, const char
 		sc_buf_printf(&sum, "mean tokens %.0f -> %.0f (%+.0f%%); a rise beyond +%g%% with the "
 			      "pass rate flat or worse is neither shown nor ruled out",
 			      base->mean_tokens, head->mean_tokens, rise, g->tokens_rise_pct);
-	metric_check(gt, s, model, "tokens", "tokens_rise", sum.ptr, how.ptr);
+	metric_check(gt, s, model, SC_CHECK_TOKENS, "tokens_rise", sum.ptr, how.ptr);
 	sc_buf_release(&how);
 	sc_buf_release(&sum);
 }
@@ -992,14 +1019,14 @@ static void check_speedup(struct gate *gt, struct sc_results_skill *s, const cha
 			  const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
-	const struct metric *m = find_metric(gt, s->path, model, "speedup");
+	const struct metric *m = find_metric(gt, s->path, model, SC_CHECK_SPEEDUP);
 	double ratio = sc_compare_ratio(base->speedup_geomean, head->speedup_geomean);
 	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
 	char strong[160] = "";
 	int v = metric_decide(gt, m);
 
 	if (isnan(ratio)) {
-		skip(gt, s, model, "speedup", "no kernel speedup at both base and head (no kernel tests, "
+		skip(gt, s, model, SC_CHECK_SPEEDUP, "no kernel speedup at both base and head (no kernel tests, "
 		     "or none passed, or no GPU)");
 		return;
 	}
@@ -1021,7 +1048,7 @@ static void check_speedup(struct gate *gt, struct sc_results_skill *s, const cha
 		sc_buf_printf(&sum, "; a fall beyond the limit is ruled out");
 	else if (v != 1)
 		sc_buf_printf(&sum, "; a fall beyond the limit is neither shown nor ruled out");
-	metric_check(gt, s, model, "speedup", "speedup_drop", sum.ptr, how.ptr);
+	metric_check(gt, s, model, SC_CHECK_SPEEDUP, "speedup_drop", sum.ptr, how.ptr);
 	sc_buf_release(&how);
 	sc_buf_release(&sum);
 }
@@ -1031,17 +1058,17 @@ static void check_judge(struct gate *gt, struct sc_results_skill *s, const char 
 			const struct sc_results_aggregate *head)
 {
 	const struct sc_config_gate *g = gt->g;
-	const struct metric *m = find_metric(gt, s->path, model, "judge");
+	const struct metric *m = find_metric(gt, s->path, model, SC_CHECK_JUDGE);
 	bool flat_or_worse = flat_or_worse_rate(base, head);
 	struct sc_buf how = SC_BUF_INIT, sum = SC_BUF_INIT;
 	int v = metric_decide(gt, m);
 
 	if (isnan(base->judge_mean) || isnan(head->judge_mean)) {
-		skip(gt, s, model, "judge", "no judge scores at base and head (no judge configured)");
+		skip(gt, s, model, SC_CHECK_JUDGE, "no judge scores at base and head (no judge configured)");
 		return;
 	}
 	if (!flat_or_worse) {
-		pass(gt, s, model, "judge", "judge score %.2f -> %.2f (limit -%.2f applies only when the "
+		pass(gt, s, model, SC_CHECK_JUDGE, "judge score %.2f -> %.2f (limit -%.2f applies only when the "
 		     "pass rate is flat or worse; it rose)", base->judge_mean, head->judge_mean,
 		     g->judge_drop);
 		return;
@@ -1058,27 +1085,9 @@ static void check_judge(struct gate *gt, struct sc_results_skill *s, const char 
 		sc_buf_printf(&sum, "; a fall beyond the limit is ruled out");
 	else if (v != 1)
 		sc_buf_printf(&sum, "; a fall beyond the limit is neither shown nor ruled out");
-	metric_check(gt, s, model, "judge", "judge_drop", sum.ptr, how.ptr);
+	metric_check(gt, s, model, SC_CHECK_JUDGE, "judge_drop", sum.ptr, how.ptr);
 	sc_buf_release(&how);
 	sc_buf_release(&sum);
-}
-
-/*
- * Whether unit u of r decides anything: its skill's base and head, and
- * the baseline of an added skill (its lift). The baseline of a modified
- * skill and the tests the head adds (head_tests) are shown, never
- * judged: their errors are reported, not counted against the run.
- */
-static bool unit_decides(const struct sc_results *r, const struct sc_results_unit *u)
-{
-	const struct sc_results_skill *s;
-
-	if (sc_streq(u->variant, "base") || sc_streq(u->variant, "head"))
-		return true;
-	if (!sc_streq(u->variant, "baseline"))
-		return false;
-	s = sc_results_find_skill(r, u->skill);
-	return s && sc_streq(s->status, "added");
 }
 
 /* errors: the run's share of infrastructure errors, blamed on the pairs that have some. */
@@ -1092,22 +1101,22 @@ static void check_errors(struct gate *gt, struct sc_results_skill *s, const char
 		const struct sc_results_unit *u = &r->units[i];
 		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model))
 			continue;
-		if (!unit_decides(r, u)) {
-			aside += sc_streq(u->verdict, "error");
+		if (!sc_results_unit_decides(r, u)) {
+			aside += u->verdict == SC_UNIT_ERROR;
 			continue;
 		}
 		units++;
-		errors += sc_streq(u->verdict, "error");
+		errors += u->verdict == SC_UNIT_ERROR;
 	}
 	if (share_failed && errors)
-		infra_error(gt, s, model, "errors", "error_share",
+		infra_error(gt, s, model, SC_CHECK_ERRORS, "error_share",
 			    "could not check: %lld of %lld units failed for infrastructure reasons; the "
 			    "run has %.0f%% infrastructure errors, more than %.0f%% (gate.error_share): "
 			    "the runner's fault, not the pull request's; run it again",
 			    (long long)errors, (long long)units, r->gate.error_share * 100,
 			    gt->g->error_share * 100);
 	else
-		pass(gt, s, model, "errors", "%lld of %lld units failed for infrastructure reasons "
+		pass(gt, s, model, SC_CHECK_ERRORS, "%lld of %lld units failed for infrastructure reasons "
 		     "(the run: %.0f%%, limit %.0f%%)%s", (long long)errors, (long long)units,
 		     r->gate.error_share * 100, gt->g->error_share * 100,
 		     aside ? "; errors of units that decide nothing (the no-skill baseline of a "
@@ -1127,7 +1136,7 @@ static bool compile_only_excuse(const struct gate *gt, const struct sc_results_s
 	for (size_t i = 0; i < gt->r->nunits; i++) {
 		const struct sc_results_unit *u = &gt->r->units[i];
 		if (sc_streq(u->skill, s->path) && sc_streq(u->model, model) &&
-		    sc_streq(u->kind, "kernel") && sc_streq(u->verdict, "skipped"))
+		    u->kind == SC_KIND_KERNEL && u->verdict == SC_UNIT_SKIPPED)
 			return true;
 	}
 	return false;
@@ -1139,10 +1148,10 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 {
 	struct sc_results *r = gt->r;
 	const struct sc_config_gate *g = gt->g;
-	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, "head", model);
-	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, "base", model);
+	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, SC_VARIANT_HEAD, model);
+	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, SC_VARIANT_BASE, model);
 	const struct sc_results_aggregate *baseline =
-		sc_results_find_aggregate(r, s->path, "baseline", model);
+		sc_results_find_aggregate(r, s->path, SC_VARIANT_BASELINE, model);
 	bool added = judged_as_new(s);
 	bool excused = compile_only_excuse(gt, s, model);
 	struct sc_buf why = SC_BUF_INIT;
@@ -1151,28 +1160,38 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	 * request's fault either (every unit skipped or erred) */
 	if (excused && (!judged(head) || (!added && !judged(base)))) {
 		no_rate(&why, judged(head) ? "base" : "head", judged(head) ? base : head);
-		unverified(gt, s, model, "pass_rate", "pass_rate_unverified", true,
+		unverified(gt, s, model, SC_CHECK_PASS_RATE, "pass_rate_unverified", true,
 			   "%s: no kernel was run (gate.compile_only)", why.ptr);
 	} else if (s->first_tests)
-		skip(gt, s, model, "pass_rate", "tests added: they judge later PRs (the base had none, "
+		skip(gt, s, model, SC_CHECK_PASS_RATE, "tests added: they judge later PRs (the base had none, "
 		     "so there is nothing to regress from; the lift check compares the skill with no "
 		     "skill on them)");
 	else if (added)
-		skip(gt, s, model, "pass_rate", "new skill: no base to compare with (the lift check "
+		skip(gt, s, model, SC_CHECK_PASS_RATE, "new skill: no base to compare with (the lift check "
 		     "compares it with no skill)");
 	else if (!base)
-		unverified(gt, s, model, "pass_rate", "base_no_result", g->accept_unverified,
+		unverified(gt, s, model, SC_CHECK_PASS_RATE, "base_no_result", g->accept_unverified,
 			   "no base results to compare with (the base has no tests, could not be read, "
 			   "or its units did not run), so nothing was compared");
-	else if (!judged(head)) {
+	else if (!judged(head) && outage(gt, head)) {
 		no_rate(&why, "head", head);
-		unverified(gt, s, model, "pass_rate", "head_no_result", g->accept_unverified,
+		infra_error(gt, s, model, SC_CHECK_PASS_RATE, "head_no_result",
+			    "could not check: the head has no result, so nothing was compared: %s",
+			    why.ptr);
+	} else if (!judged(head)) {
+		no_rate(&why, "head", head);
+		unverified(gt, s, model, SC_CHECK_PASS_RATE, "head_no_result", g->accept_unverified,
 			   "the head has no result%s%.0f%s, so nothing was compared: %s",
 			   judged(base) ? " where the base passed " : "",
 			   judged(base) ? pct(base->pass_rate) : 0.0, judged(base) ? "%" : "", why.ptr);
+	} else if (!judged(base) && outage(gt, base)) {
+		no_rate(&why, "base", base);
+		infra_error(gt, s, model, SC_CHECK_PASS_RATE, "base_no_result",
+			    "could not check: the head cannot be compared with the base, so nothing "
+			    "was compared: %s", why.ptr);
 	} else if (!judged(base)) {
 		no_rate(&why, "base", base);
-		unverified(gt, s, model, "pass_rate", "base_no_result", g->accept_unverified,
+		unverified(gt, s, model, SC_CHECK_PASS_RATE, "base_no_result", g->accept_unverified,
 			   "the head cannot be compared with the base, so nothing was compared: %s",
 			   why.ptr);
 	} else
@@ -1180,17 +1199,24 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 	if (added) {
 		sc_buf_clear(&why);
 		if (!g->require_lift)
-			skip(gt, s, model, "lift", "gate.require_lift is false");
-		else if (!judged(head) || !judged(baseline)) {
+			skip(gt, s, model, SC_CHECK_LIFT, "gate.require_lift is false");
+		else if ((!judged(head) && outage(gt, head)) ||
+			 (!judged(baseline) && outage(gt, baseline))) {
 			no_rate(&why, judged(head) ? "baseline (no skill)" : "head",
 				judged(head) ? baseline : head);
-			unverified(gt, s, model, "lift", "lift_no_result", excused || g->accept_unverified,
+			infra_error(gt, s, model, SC_CHECK_LIFT, "lift_no_result",
+				    "could not check: the new skill was not compared with no skill: %s",
+				    why.ptr);
+		} else if (!judged(head) || !judged(baseline)) {
+			no_rate(&why, judged(head) ? "baseline (no skill)" : "head",
+				judged(head) ? baseline : head);
+			unverified(gt, s, model, SC_CHECK_LIFT, "lift_no_result", excused || g->accept_unverified,
 				   "the new skill was not compared with no skill: %s%s", why.ptr,
 				   excused ? " (no kernel was run: gate.compile_only)" : "");
 		} else
 			check_lift(gt, s, model, baseline, head);
 		if (excused && !judged(baseline))
-			unverified(gt, s, model, "discrimination", "baseline_no_result", true,
+			unverified(gt, s, model, SC_CHECK_DISCRIMINATION, "baseline_no_result", true,
 				   "no pass/fail units without the skill: no kernel was run "
 				   "(gate.compile_only)");
 		else
@@ -1204,9 +1230,9 @@ static void check_model(struct gate *gt, struct sc_results_skill *s, const char 
 		const char *why_not = s->first_tests ? "tests added: no base results on them"
 				      : added ? "new skill: no base to compare with"
 				      : "no base results to compare with";
-		skip(gt, s, model, "tokens", "%s", why_not);
-		skip(gt, s, model, "speedup", "%s", why_not);
-		skip(gt, s, model, "judge", "%s", why_not);
+		skip(gt, s, model, SC_CHECK_TOKENS, "%s", why_not);
+		skip(gt, s, model, SC_CHECK_SPEEDUP, "%s", why_not);
+		skip(gt, s, model, SC_CHECK_JUDGE, "%s", why_not);
 	}
 	check_kernel(gt, s, model);
 	check_errors(gt, s, model, share_failed);
@@ -1225,18 +1251,18 @@ static void check_deleted(struct gate *gt, struct sc_results_skill *s)
 	const struct sc_config_gate *g = gt->g;
 
 	if (g->allow_deletions)
-		pass(gt, s, NULL, "deleted", "deleted at head; allowed: the trusted config sets "
+		pass(gt, s, NULL, SC_CHECK_DELETED, "deleted at head; allowed: the trusted config sets "
 		     "gate.allow_deletions");
 	else if (g->deletion_label[0] && g->deletion_labelled)
-		pass(gt, s, NULL, "deleted", "deleted at head; allowed: the pull request carries "
+		pass(gt, s, NULL, SC_CHECK_DELETED, "deleted at head; allowed: the pull request carries "
 		     "the label '%s' (gate.deletion_label)", g->deletion_label);
 	else if (g->deletion_label[0])
-		fail(gt, s, NULL, "deleted", "skill_deleted", s->skill_md, 0,
+		fail(gt, s, NULL, SC_CHECK_DELETED, "skill_deleted", s->skill_md, 0,
 		     "the skill '%s' was deleted at head and nothing allows it: add the label '%s' to "
 		     "the pull request, or set gate.allow_deletions in the trusted config",
 		     s->name ? s->name : s->path, g->deletion_label);
 	else
-		fail(gt, s, NULL, "deleted", "skill_deleted", s->skill_md, 0,
+		fail(gt, s, NULL, SC_CHECK_DELETED, "skill_deleted", s->skill_md, 0,
 		     "the skill '%s' was deleted at head and nothing allows it: set "
 		     "gate.allow_deletions or gate.deletion_label in the trusted config",
 		     s->name ? s->name : s->path);
@@ -1250,9 +1276,9 @@ static void check_deleted(struct gate *gt, struct sc_results_skill *s)
  */
 static void check_untested(struct gate *gt, struct sc_results_skill *s)
 {
-	bool added = sc_streq(s->status, "added");
+	bool added = s->status == SC_SKILL_ADDED;
 
-	unverified(gt, s, NULL, "tests", "skill_untested", gt->g->allow_untested,
+	unverified(gt, s, NULL, SC_CHECK_TESTS, "skill_untested", gt->g->allow_untested,
 		   "unverified: no tests: the %sskill '%s' has no tests%s, so only its validity was "
 		   "checked%s", added ? "new " : "", s->name ? s->name : s->path,
 		   added ? "" : " at base nor head",
@@ -1263,34 +1289,20 @@ static void check_untested(struct gate *gt, struct sc_results_skill *s)
 		     "untested skills");
 }
 
-/* The verdict of the run from its checks: a failure wins, then an
- * error (could not check), then an unverified check, else pass. */
-static enum sc_verdict run_verdict(const struct sc_results *r)
-{
-	bool failed = false, errored = false, unv = false;
-
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
-		const char *st = r->gate.checks[i].status;
-		failed |= sc_streq(st, "failed");
-		errored |= sc_streq(st, "error");
-		unv |= sc_streq(st, "unverified");
-	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		/* failures of the run as a whole have no check row */
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
-		failed |= !f->status || sc_streq(f->status, "failed");
-		errored |= sc_streq(f->status, "error");
-		unv |= sc_streq(f->status, "unverified");
-	}
-	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
-	       : unv ? SC_VERDICT_UNVERIFIED : SC_VERDICT_PASS;
-}
-
 void sc_gate_set_verdict(struct sc_results *r)
 {
-	r->gate.verdict = run_verdict(r);
+	r->gate.verdict = sc_verdict_of_checks(r);
+	if (r->run.kind == SC_RUN_KIND_EVAL && r->gate.verdict != SC_VERDICT_ERROR) {
+		/* an eval means what its lift decisions say (results/verdict.h) */
+		struct sc_verdicts v;
+		sc_verdict_build(&v, r);
+		r->gate.verdict = v.state;
+		sc_verdict_release(&v);
+	}
 	r->gate.passed = r->gate.nfailures == 0;
-	r->gate.exit_code = r->gate.verdict == SC_VERDICT_ERROR ? 3 : r->gate.passed ? 0 : 1;
+	r->gate.exit_code = r->gate.verdict == SC_VERDICT_ERROR ? SC_EXIT_INFRA
+			    : r->run.kind == SC_RUN_KIND_EVAL || r->gate.passed ? SC_EXIT_OK
+			    : SC_EXIT_GATE;
 }
 
 int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
@@ -1303,22 +1315,23 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 	if (!r->sorted)
 		sc_results_sort(r);
 	for (size_t i = 0; i < r->nunits; i++) {
-		if (!unit_decides(r, &r->units[i]))
+		if (!sc_results_unit_decides(r, &r->units[i]))
 			continue;
 		units++;
-		errors += sc_streq(r->units[i].verdict, "error");
+		errors += r->units[i].verdict == SC_UNIT_ERROR;
 	}
 	r->gate.error_share = units ? (double)errors / (double)units : 0.0;
 	share_failed = units && r->gate.error_share > g->error_share + 1e-12;
+	gt.share_failed = share_failed;
 	plan_margins(&gt);
 	plan_metrics(&gt);
 
 	for (size_t si = 0; si < r->nskills; si++) {
 		struct sc_results_skill *s = &r->skills[si];
 		size_t first = 0, n;
-		if (sc_streq(s->status, "unchanged"))
+		if (s->status == SC_SKILL_UNCHANGED)
 			continue;
-		if (sc_streq(s->status, "deleted")) {
+		if (s->status == SC_SKILL_DELETED) {
 			check_deleted(&gt, s);
 			if (s->nfindings)
 				check_validity(&gt, s);  /* what stands at its path instead */
@@ -1331,7 +1344,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 		}
 		n = sc_results_aggregates_range(r, s->path, &first);
 		for (size_t i = first; i < first + n; i++)
-			if (sc_streq(r->aggregates[i].variant, "head"))
+			if (r->aggregates[i].variant == SC_VARIANT_HEAD)
 				check_model(&gt, s, r->aggregates[i].model, share_failed);
 	}
 	for (size_t i = 0; i < r->gate.nfailures; i++)
@@ -1343,8 +1356,7 @@ int sc_gate_apply(struct sc_results *r, const struct sc_config_gate *g)
 		sc_buf_printf(&m, "could not check: %lld of %lld units failed for infrastructure "
 			      "reasons (%.0f%%, more than %.0f%%)", (long long)errors, (long long)units,
 			      r->gate.error_share * 100, g->error_share * 100);
-		sc_gate_add_run_failure(r, "error_share", "errors", m.ptr);
-		r->gate.failures[r->gate.nfailures - 1].status = sc_xstrdup("error");
+		sc_gate_add_run_failure(r, "error_share", SC_CHECK_ERRORS, SC_STATUS_ERROR, m.ptr);
 		sc_buf_release(&m);
 	}
 	sc_gate_set_verdict(r);
@@ -1359,18 +1371,20 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 {
 	struct gate gt = { .r = r, .checks_alloc = r->gate.nchecks };
 	struct sc_results_skill *s = NULL;
+	enum sc_check_kind check = SC_CHECK_CLAIM;
 
 	for (size_t i = 0; i < r->nskills; i++)
 		if (!strcmp(r->skills[i].path, skill))
 			s = &r->skills[i];
-	record(&gt, s, skill, model, sc_results_rule_check(rule), "failed", rule, "%s", message);
+	(void)sc_results_rule_check(rule, &check);
+	record(&gt, s, skill, model, check, SC_STATUS_FAILED, rule, "%s", message);
 	sc_gate_set_verdict(r);
 	sc_results_sort(r);
 	return (int)r->gate.exit_code;
 }
 
-void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char *check,
-			     const char *message)
+void sc_gate_add_run_failure(struct sc_results *r, const char *rule, enum sc_check_kind check,
+			     enum sc_check_status status, const char *message)
 {
 	struct sc_results_gate_failure *f;
 
@@ -1378,11 +1392,11 @@ void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char 
 				       (r->gate.nfailures + 1) * sizeof(*r->gate.failures));
 	f = &r->gate.failures[r->gate.nfailures++];
 	memset(f, 0, sizeof(*f));
-	f->status = NULL;  /* "failed"; the caller may set another */
+	f->status = status;
 	f->skill = sc_xstrdup("");
 	f->model = sc_xstrdup("");
 	f->rule = sc_xstrdup(rule);
-	f->check = sc_xstrdup(check);
+	f->check = check;
 	f->message = sc_xstrdup(message);
 }
 

@@ -56,6 +56,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "results/results.h"  /* the check kinds and statuses */
+
 /* A test whose history flips at least this often at base is named in its
  * pass_rate message (docs/evaluation.md, "History"). */
 #define SC_GATE_FLAKY 0.2
@@ -107,11 +109,11 @@ int sc_gate_add(struct sc_results *r, const char *skill, const char *model, cons
 
 /*
  * Adds a failure of the run as a whole (no skill to hang it on: skill and
- * model ""), without a check row. The caller sets r->gate.passed and the
- * exit code.
+ * model ""), without a check row, with its status (failed, or error: the
+ * runner's). The caller sets r->gate.passed and the exit code.
  */
-void sc_gate_add_run_failure(struct sc_results *r, const char *rule, const char *check,
-			     const char *message);
+void sc_gate_add_run_failure(struct sc_results *r, const char *rule, enum sc_check_kind check,
+			     enum sc_check_status status, const char *message);
 
 struct sc_seq_design;
 struct sc_results_check;
@@ -127,7 +129,9 @@ void sc_gate_design(struct sc_seq_design *out, const struct sc_config_gate *g, s
 /* Whether a check blocks the merge: failed, error, or unverified and not accepted. */
 bool sc_gate_check_blocks(const struct sc_results_check *c);
 
-/* Sets r's verdict, passed and exit code from its checks and failures. */
+/* Sets r's verdict, passed and exit code from its checks and failures
+ * (results/verdict.h sc_verdict_of_checks; an eval's from its lift
+ * decisions, exit 0 unless it could not check). */
 void sc_gate_set_verdict(struct sc_results *r);
 
 #endif

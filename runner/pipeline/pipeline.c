@@ -181,8 +181,9 @@ static int resolve_revs(char base_out[SC_GIT_HEX_SIZE], char tip_out[SC_GIT_HEX_
 				base = tries[i];
 		sc_error_clear();
 		if (!base)
-			return sc_error_set(SC_EINVAL, "no base revision: give --base (the default "
-					    "branch was not found or is the head itself)");
+			return sc_error_cause_set(sc_error_set(SC_EINVAL, "no base revision: give "
+						  "--base (the default branch was not found or is "
+						  "the head itself)"), SC_CAUSE_REVISION);
 	}
 	if ((err = sc_git_resolve(b, repo, base)) < 0)
 		return err;
@@ -435,7 +436,7 @@ static void wire_sides(struct side *h, struct side *b, struct side *p)
 /* The side (3 * skill index, + 1 for base, + 2 for head_tests) a planned
  * unit belongs to, by binary search in the changed list (sorted by path);
  * SIZE_MAX when none. The baseline belongs to the head. */
-static size_t side_of(const struct sc_changed *changed, const char *skill, const char *variant)
+static size_t side_of(const struct sc_changed *changed, const char *skill, enum sc_variant variant)
 {
 	size_t lo = 0, hi = changed->n;
 
@@ -443,8 +444,8 @@ static size_t side_of(const struct sc_changed *changed, const char *skill, const
 		size_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(changed->items[mid].path, skill);
 		if (c == 0)
-			return 3 * mid + (strcmp(variant, "base") == 0 ? 1
-					  : strcmp(variant, SC_VARIANT_HEAD_TESTS) == 0 ? 2 : 0);
+			return 3 * mid + (variant == SC_VARIANT_BASE ? 1
+					  : variant == SC_VARIANT_HEAD_TESTS ? 2 : 0);
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -469,6 +470,20 @@ static char *dup_or_null(const char *s)
 	return s && *s ? sc_xstrdup(s) : NULL;
 }
 
+/* A change as the results name it. */
+static enum sc_skill_status skill_status(enum sc_change_status status)
+{
+	switch (status) {
+	case SC_CHANGE_ADDED: return SC_SKILL_ADDED;
+	case SC_CHANGE_MODIFIED: return SC_SKILL_MODIFIED;
+	case SC_CHANGE_DELETED: return SC_SKILL_DELETED;
+	case SC_CHANGE_RENAMED: return SC_SKILL_RENAMED;
+	case SC_CHANGE_TYPECHANGE: return SC_SKILL_TYPECHANGE;
+	case SC_CHANGE_UNCHANGED: break;
+	}
+	return SC_SKILL_UNCHANGED;
+}
+
 /* The results entry of one changed skill. */
 static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skill *cs,
 		       const struct side *head, const struct side *base)
@@ -478,7 +493,7 @@ static void fill_skill(struct sc_results_skill *rs, const struct sc_changed_skil
 
 	rs->path = sc_xstrdup(cs->path);
 	rs->name = sc_xstrdup(any && any->loaded && any->skill.name ? any->skill.name : cs->name);
-	rs->status = sc_xstrdup(sc_change_status_name(cs->status));
+	rs->status = skill_status(cs->status);
 	rs->old_path = dup_or_null(cs->old_path);
 	if (strcmp(cs->path, "."))
 		sc_path_join(&md, cs->path, cs->lowercase ? "skill.md" : "SKILL.md");
@@ -665,7 +680,7 @@ int sc_pipeline_open(struct sc_pipeline *p, const struct sc_pipeline_options *op
 	if (err < 0)
 		return err;
 	if (sc_diags_count(diags, SC_SEV_ERROR))
-		return sc_error_set(SC_EINVAL, "the configuration has errors (above)");
+		return sc_config_errors_fail(diags);
 	/*
 	 * Named endpoints and fast-agent's provider settings come from the
 	 * configuration loaded above and from nothing else: the file the check
@@ -866,9 +881,9 @@ static int load_sides(struct sc_pipeline *p)
 	for (size_t i = 0; i < changed->n; i++) {
 		const struct sc_changed_skill *cs = &changed->items[i];
 		struct side *h = &p->sides[3 * i], *b = &p->sides[3 * i + 1], *t = &p->sides[3 * i + 2];
-		h->es.variant = "head";
+		h->es.variant = SC_VARIANT_HEAD;
 		h->baseline = true;
-		b->es.variant = "base";
+		b->es.variant = SC_VARIANT_BASE;
 		t->es.variant = SC_VARIANT_HEAD_TESTS;
 		if (cs->status != SC_CHANGE_DELETED && cs->head_tree[0] &&
 		    (err = load_side(h, p->tjudged, cs->path, p->wd.path, "head", cs->path, &p->cfg,
@@ -1007,10 +1022,13 @@ struct flip_acc {
 static int flip_unit(const struct sc_store_unit *u, void *payload)
 {
 	struct flip_acc *a = payload;
-	bool pass = sc_streq(u->verdict, "pass");
+	enum sc_unit_verdict v;  /* as stored */
+	bool pass;
 
-	if (strcmp(u->skill_hash, a->hash) || (!pass && !sc_streq(u->verdict, "fail")))
+	if (strcmp(u->skill_hash, a->hash) || !sc_unit_verdict_parse(u->verdict, &v) ||
+	    (v != SC_UNIT_PASS && v != SC_UNIT_FAIL))
 		return 0;
+	pass = v == SC_UNIT_PASS;
 	if (sc_store_unit_verify(a->store, u) < 0) {
 		sc_error_clear();
 		return 0;  /* a row this runner cannot vouch for is no history */
@@ -1065,7 +1083,7 @@ static int collect_history(struct sc_pipeline *p)
 					SC_GROW(p->res.flips, alloc, p->res.nflips + 1);
 					fl = &p->res.flips[p->res.nflips++];
 					fl->skill = sc_xstrdup(s->es.path);
-					fl->variant = sc_xstrdup(v ? "base" : "head");
+					fl->variant = v ? SC_VARIANT_BASE : SC_VARIANT_HEAD;
 					fl->model = sc_xstrdup(p->models[m].name);
 					fl->test_id = sc_xstrdup(set->items[t].id);
 					fl->runs = a.runs[t];
@@ -1092,7 +1110,7 @@ static bool stable_at_base(const struct sc_pipeline *p, const char *skill, const
 {
 	for (size_t i = 0; i < p->res.nflips; i++) {
 		const struct sc_results_flips *f = &p->res.flips[i];
-		if (sc_streq(f->skill, skill) && sc_streq(f->variant, "base") &&
+		if (sc_streq(f->skill, skill) && f->variant == SC_VARIANT_BASE &&
 		    sc_streq(f->model, model) && sc_streq(f->test_id, test_id))
 			return f->runs >= SC_SEQ_STABLE_RUNS && (f->passes == 0 || f->passes == f->runs);
 	}
@@ -1162,7 +1180,7 @@ static int make_plan(struct sc_pipeline *p)
 					if (s->baseline && r < base_runs) {
 						sc_buf_clear(&tmp);
 						sc_buf_printf(&tmp, "%s|%s", SC_STORE_NO_SKILL, th);
-						sc_plan_add(&plan, s->es.path, "baseline", p->models[m].name,
+						sc_plan_add(&plan, s->es.path, SC_VARIANT_BASELINE, p->models[m].name,
 							    test->id, r, tmp.ptr);
 						plan.units[plan.n - 1].requests = cost;
 						plan.units[plan.n - 1].growth = growth;
@@ -1202,7 +1220,7 @@ static int make_plan(struct sc_pipeline *p)
 		assert(t != SIZE_MAX);
 		ref->skill = (uint32_t)si;
 		ref->test = (uint32_t)t;
-		ref->baseline = !strcmp(pu->variant, "baseline");
+		ref->baseline = pu->variant == SC_VARIANT_BASELINE;
 		ref->run = pu->run;
 		for (size_t m = 0; m < p->nmodels; m++)
 			if (!strcmp(p->models[m].name, pu->model))
@@ -1291,8 +1309,8 @@ static int evaluate_rounds(struct sc_pipeline *p, const struct sc_eval_options *
 				continue;
 			checks[nchecks].skill = h->es.path;
 			checks[nchecks].model = p->models[m].name;
-			checks[nchecks].base = kind == CHECK_LIFT ? "baseline" : "base";
-			checks[nchecks].head = "head";
+			checks[nchecks].base = kind == CHECK_LIFT ? SC_VARIANT_BASELINE : SC_VARIANT_BASE;
+			checks[nchecks].head = SC_VARIANT_HEAD;
 			nchecks++;
 		}
 	}
@@ -1367,7 +1385,7 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	eopt.kernel = p->kernel;
 	eopt.kernel_jobs = p->opt.jobs ? p->opt.jobs : sc_kernelops_default_jobs(&p->kops);
 	eopt.run_id = p->opt.run_id;
-	eopt.kind = "run";
+	eopt.kind = SC_RUN_KIND_RUN;
 	eopt.store = p->store;
 	eopt.client = p->client;
 	eopt.progress = p->opt.on_unit;
@@ -1406,7 +1424,7 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 		res->run.id = sc_xstrdup(p->opt.run_id);
 	if (!res->run.started_at)
 		res->run.started_at = sc_eval_now_iso();
-	res->run.kind = sc_xstrdup("run");
+	res->run.kind = SC_RUN_KIND_RUN;
 	res->run.finished_at = sc_eval_now_iso();
 	res->run.complete = !stopped && shard_n == 1;
 	if (stopped) {
@@ -1448,7 +1466,7 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 		pv->head = sc_xstrdup(p->head_rev);
 		pv->base = dup_or_null(p->tip_rev);
 		pv->merge_base = p->has_merge_base ? dup_or_null(p->base_rev) : NULL;
-		pv->judged = sc_xstrdup(p->merged ? "merge" : "head");
+		pv->judged = p->merged ? SC_JUDGED_MERGE : SC_JUDGED_HEAD;
 		pv->judged_tree = dup_or_null(p->judged_tree);
 		pv->config_hash = sc_xstrdup(p->config_hash);
 		pv->workflow_run_id = dup_or_null(p->opt.workflow_run_id);
@@ -1489,8 +1507,8 @@ int sc_pipeline_finish(struct sc_pipeline *p, int *gate_rc)
 	if (stopped) {
 		/* what was not evaluated was not checked: the runner's stop, not
 		 * the pull request's doing (exit 3, "could not check") */
-		sc_gate_add_run_failure(res, "interrupted", "run", res->run.incomplete_reason);
-		res->gate.failures[res->gate.nfailures - 1].status = sc_xstrdup("error");
+		sc_gate_add_run_failure(res, "interrupted", SC_CHECK_RUN, SC_STATUS_ERROR,
+					res->run.incomplete_reason);
 		res->gate.verdict = SC_VERDICT_ERROR;
 		res->gate.passed = false;
 		res->gate.exit_code = SC_EXIT_INFRA;

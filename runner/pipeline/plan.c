@@ -5,13 +5,13 @@
 #include "pipeline/plan.h"
 #include "sha256.h"
 
-void sc_plan_unit_id(struct sc_buf *out, const char *skill, const char *variant,
+void sc_plan_unit_id(struct sc_buf *out, const char *skill, enum sc_variant variant,
 		     const char *model, const char *test_id, int run)
 {
-	sc_buf_printf(out, "%s|%s|%s|%s|%d", skill, variant, model, test_id, run);
+	sc_buf_printf(out, "%s|%s|%s|%s|%d", skill, sc_variant_name(variant), model, test_id, run);
 }
 
-void sc_plan_add(struct sc_plan *plan, const char *skill, const char *variant, const char *model,
+void sc_plan_add(struct sc_plan *plan, const char *skill, enum sc_variant variant, const char *model,
 		 const char *test_id, int run, const char *content)
 {
 	struct sc_plan_unit *u;
@@ -22,7 +22,7 @@ void sc_plan_add(struct sc_plan *plan, const char *skill, const char *variant, c
 	sc_plan_unit_id(&id, skill, variant, model, test_id, run);
 	u->id = sc_buf_detach(&id, NULL);
 	u->skill = sc_xstrdup(skill);
-	u->variant = sc_xstrdup(variant);
+	u->variant = variant;
 	u->model = sc_xstrdup(model);
 	u->test_id = sc_xstrdup(test_id);
 	u->run = run;
@@ -97,7 +97,6 @@ void sc_plan_release(struct sc_plan *plan)
 		struct sc_plan_unit *u = &plan->units[i];
 		free(u->id);
 		free(u->skill);
-		free(u->variant);
 		free(u->model);
 		free(u->test_id);
 		free(u->content);

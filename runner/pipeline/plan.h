@@ -15,11 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "results/results.h"  /* enum sc_variant */
+
 struct sc_buf;
 
 struct sc_plan_unit {
 	char *id;          /* "SKILL|VARIANT|MODEL|TEST_ID|RUN" */
-	char *skill, *variant, *model, *test_id;
+	char *skill;
+	enum sc_variant variant;
+	char *model, *test_id;
 	int run;
 	char *content;     /* hashes that decide the unit (skill, test), part of the plan hash */
 	uint64_t hash;     /* stable: the first 8 bytes of SHA-256(id), big-endian */
@@ -37,10 +41,10 @@ struct sc_plan {
 #define SC_PLAN_INIT { NULL, 0, 0, "" }
 
 /* Appends the unit id for these fields to out. */
-void sc_plan_unit_id(struct sc_buf *out, const char *skill, const char *variant,
+void sc_plan_unit_id(struct sc_buf *out, const char *skill, enum sc_variant variant,
 		     const char *model, const char *test_id, int run);
 /* Adds a unit; content names what decides its outcome (skill and test hashes). */
-void sc_plan_add(struct sc_plan *plan, const char *skill, const char *variant, const char *model,
+void sc_plan_add(struct sc_plan *plan, const char *skill, enum sc_variant variant, const char *model,
 		 const char *test_id, int run, const char *content);
 /*
  * Sorts the units by id and computes the plan hash: SHA-256 over every

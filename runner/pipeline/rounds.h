@@ -36,7 +36,7 @@ struct sc_seq_design;
 struct sc_rounds_check {
 	const char *skill;        /* the units' skill path */
 	const char *model;        /* the units' (canonical) model name */
-	const char *base, *head;  /* the variants compared (sc_seq_replay_of) */
+	enum sc_variant base, head;  /* the variants compared (sc_seq_replay_of) */
 };
 
 struct sc_rounds {

@@ -123,27 +123,18 @@ int sc_seq_runs_needed(const struct sc_seq_design *d, size_t tests)
 	return d->max_runs;
 }
 
-const char *sc_seq_decision_name(enum sc_seq_decision v)
+enum sc_decision sc_seq_decision_result(enum sc_seq_decision v)
 {
 	switch (v) {
 	case SC_SEQ_REGRESSION:
-		return "regression";
+		return SC_DECISION_REGRESSION;
 	case SC_SEQ_RULED_OUT:
-		return "ruled_out";
+		return SC_DECISION_RULED_OUT;
 	case SC_SEQ_OPEN:
 	case SC_SEQ_UNVERIFIED:
 		break;
 	}
-	return "unverified";
-}
-
-enum sc_seq_decision sc_seq_decision_parse(const char *name)
-{
-	if (sc_streq(name, "regression"))
-		return SC_SEQ_REGRESSION;
-	if (sc_streq(name, "ruled_out"))
-		return SC_SEQ_RULED_OUT;
-	return SC_SEQ_UNVERIFIED;
+	return SC_DECISION_UNVERIFIED;
 }
 
 bool sc_seq_look(struct sc_seq_look *out, const struct sc_seq_design *d,
@@ -211,11 +202,12 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 			  long max_run, unsigned long **bp, unsigned long **bn,
 			  unsigned long **hp, unsigned long **hn)
 {
-	return sc_seq_test_counts_of(r, skill, model, "base", "head", max_run, bp, bn, hp, hn);
+	return sc_seq_test_counts_of(r, skill, model, SC_VARIANT_BASE, SC_VARIANT_HEAD, max_run, bp, bn,
+				     hp, hn);
 }
 
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
-			    const char *base_variant, const char *head_variant, long max_run,
+			    enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
 			    size_t *test_of)
 {
 	const char **ids = NULL;
@@ -227,7 +219,7 @@ size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const
 		size_t t;
 		test_of[i] = SIZE_MAX;
 		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
-		    !(sc_streq(u->variant, head_variant) || sc_streq(u->variant, base_variant)) ||
+		    !(u->variant == head_variant || u->variant == base_variant) ||
 		    (max_run >= 0 && u->run_index >= max_run))
 			continue;
 		for (t = 0; t < n && !sc_streq(ids[t], id); t++)
@@ -243,7 +235,7 @@ size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const
 }
 
 size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
-			     const char *base_variant, const char *head_variant, long max_run,
+			     enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
 			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
 			     unsigned long **hn)
 {
@@ -256,11 +248,11 @@ size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, cons
 	*hn = sc_xcalloc(n ? n : 1, sizeof(**hn));
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		bool passed = sc_streq(u->verdict, "pass");
+		bool passed = u->verdict == SC_UNIT_PASS;
 		size_t t = test_of[i];
-		if (t == SIZE_MAX || (!passed && !sc_streq(u->verdict, "fail")))
+		if (t == SIZE_MAX || (!passed && u->verdict != SC_UNIT_FAIL))
 			continue;  /* skipped and erred units are not judged */
-		if (sc_streq(u->variant, head_variant)) {
+		if (u->variant == head_variant) {
 			(*hn)[t]++;
 			(*hp)[t] += passed;
 		} else {
@@ -274,7 +266,7 @@ size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, cons
 
 /* The two sides of a check: the variants compared (base, head). */
 struct pair {
-	const char *base, *head;
+	enum sc_variant base, head;
 };
 
 /* Whether r holds a unit of either side of skill and model with run_index >= run. */
@@ -284,7 +276,7 @@ static bool has_run_from(const struct sc_results *r, const char *skill, const ch
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index >= run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
-		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))
+		    (u->variant == v->head || u->variant == v->base))
 			return true;
 	}
 	return false;
@@ -298,7 +290,7 @@ static bool has_run_before(const struct sc_results *r, const char *skill, const 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index < run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
-		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))
+		    (u->variant == v->head || u->variant == v->base))
 			return true;
 	}
 	return false;
@@ -328,11 +320,11 @@ static void look_stats(struct sc_seq_outcome *out, const struct sc_results *r, c
 void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
 		   const char *model, const struct sc_seq_design *d)
 {
-	sc_seq_replay_of(out, r, skill, model, "base", "head", d);
+	sc_seq_replay_of(out, r, skill, model, SC_VARIANT_BASE, SC_VARIANT_HEAD, d);
 }
 
 void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
-		      const char *model, const char *base_variant, const char *head_variant,
+		      const char *model, enum sc_variant base_variant, enum sc_variant head_variant,
 		      const struct sc_seq_design *d)
 {
 	int looks = sc_seq_looks(d);

@@ -55,6 +55,7 @@
 #include <stddef.h>
 
 #include "stats.h"
+#include "results/results.h"  /* enum sc_variant */
 
 struct sc_results;
 
@@ -122,10 +123,9 @@ enum sc_seq_decision {
 			       * a stop, or no test judged at both sides) */
 };
 
-/* "regression", "ruled_out", "unverified" (open too). */
-const char *sc_seq_decision_name(enum sc_seq_decision v);
-/* The decision a name means; "inconclusive" (older files) is unverified. */
-enum sc_seq_decision sc_seq_decision_parse(const char *name);
+/* The decision as the results record it: regression, ruled_out,
+ * unverified (open too). */
+enum sc_decision sc_seq_decision_result(enum sc_seq_decision v);
 
 /* Where look k stands: the log likelihood ratio and its boundaries. */
 struct sc_seq_look {
@@ -191,7 +191,7 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
  * leaves out (skipped, erred, without a value).
  */
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
-			    const char *base_variant, const char *head_variant, long max_run,
+			    enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
 			    size_t *test_of);
 
 /*
@@ -202,7 +202,7 @@ size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const
  * short of the skill: a lift (docs/evaluation.md, "skillci eval").
  */
 size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
-			     const char *base_variant, const char *head_variant, long max_run,
+			     enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
 			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
 			     unsigned long **hn);
 
@@ -218,7 +218,7 @@ void sc_seq_replay(struct sc_seq_outcome *out, const struct sc_results *r, const
 		   const char *model, const struct sc_seq_design *d);
 /* sc_seq_replay on the units of two named variants (sc_seq_test_counts_of). */
 void sc_seq_replay_of(struct sc_seq_outcome *out, const struct sc_results *r, const char *skill,
-		      const char *model, const char *base_variant, const char *head_variant,
+		      const char *model, enum sc_variant base_variant, enum sc_variant head_variant,
 		      const struct sc_seq_design *d);
 
 #endif

@@ -84,15 +84,16 @@ static int same_skills(const struct sc_results *a, const char *fa, const struct 
 			return sc_error_set(SC_EINVAL, "'%s' and '%s' list different skills (%s '%s'): "
 					    "the shards of one run list the same", fa, fb,
 					    x ? "the first has" : "the second has", one->path);
-		if (!same_str(x->status, y->status) || x->untested != y->untested ||
+		if (x->status != y->status || x->untested != y->untested ||
 		    x->first_tests != y->first_tests ||
 		    !same_str(x->head_tree, y->head_tree) || !same_str(x->base_tree, y->base_tree) ||
 		    x->nfindings != y->nfindings)
 			return sc_error_set(SC_EINVAL, "'%s' and '%s' disagree about skill '%s' (status "
 					    "%s%s vs %s%s): the shards of one run agree", fa, fb,
-					    x->path, x->status ? x->status : "none",
+					    x->path, x->status ? sc_skill_status_name(x->status) : "none",
 					    x->untested ? ", untested" : "",
-					    y->status ? y->status : "none", y->untested ? ", untested" : "");
+					    y->status ? sc_skill_status_name(y->status) : "none",
+					    y->untested ? ", untested" : "");
 	}
 	return 0;
 }
@@ -106,7 +107,7 @@ struct prov_field {
 static const char *f_head(const struct sc_results *r) { return r->run.prov.head; }
 static const char *f_base(const struct sc_results *r) { return r->run.prov.base; }
 static const char *f_mb(const struct sc_results *r) { return r->run.prov.merge_base; }
-static const char *f_judged(const struct sc_results *r) { return r->run.prov.judged; }
+static const char *f_judged(const struct sc_results *r) { return sc_judged_name(r->run.prov.judged); }
 static const char *f_tree(const struct sc_results *r) { return r->run.prov.judged_tree; }
 static const char *f_config(const struct sc_results *r) { return r->run.prov.config_hash; }
 static const char *f_plan(const struct sc_results *r) { return r->run.plan_hash; }
@@ -246,7 +247,7 @@ int sc_shards_check(size_t *order, const struct sc_results *sh, const char *cons
 		order[i] = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_results_run *run = &sh[i].run;
-		if (!sc_streq(run->kind, "run"))
+		if (run->kind != SC_RUN_KIND_RUN)
 			return sc_error_set(SC_EINVAL, "'%s' is not the results of skillci run", labels[i]);
 		if (!run->prov.present)
 			return sc_error_set(SC_EINVAL, "'%s' records no provenance (the head, base, policy "
@@ -345,11 +346,11 @@ static void merge_flips(struct sc_results *out, struct sc_results *s)
 		bool have = false;
 		for (size_t j = 0; j < out->nflips && !have; j++)
 			have = sc_streq(out->flips[j].skill, f->skill) &&
-			       sc_streq(out->flips[j].variant, f->variant) &&
+			       out->flips[j].variant == f->variant &&
 			       sc_streq(out->flips[j].model, f->model) &&
 			       sc_streq(out->flips[j].test_id, f->test_id);
 		if (have) {
-			free(f->skill); free(f->variant); free(f->model); free(f->test_id);
+			free(f->skill); free(f->model); free(f->test_id);
 			continue;
 		}
 		out->flips = sc_xrealloc(out->flips, (out->nflips + 1) * sizeof(*out->flips));
@@ -382,7 +383,8 @@ void sc_shards_merge(struct sc_results *out, struct sc_results *sh, const size_t
 	at = out->nunits;
 	for (size_t k = 1; k < n; k++) {
 		struct sc_results *s = &sh[order[k]];
-		memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
+		if (s->nunits)  /* a shard of no units may hold no array */
+			memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
 		at += s->nunits;
 		sc_budget_usage_merge(out, s);  /* tokens and cost, summed */
 		merge_flips(out, s);

@@ -467,6 +467,7 @@ static int configure(struct provider_state *p, int kind)
 		err = sc_error_set(SC_EINVAL, "%s is not set (needed for %s models%s)", names.ptr,
 				   info->name, kind == SC_PROVIDER_HF ? "; or log in with `hf auth "
 				   "login`" : "");
+		sc_error_cause_set(err, SC_CAUSE_NO_KEY);
 		goto done;
 	}
 	p->key = key && *key ? sc_xstrdup(key) : NULL;

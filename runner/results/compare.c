@@ -57,7 +57,7 @@ void sc_compare_fill(struct sc_results_comparison *c, const struct sc_results_ag
 			 ? NAN : to->judge_mean - from->judge_mean;
 	c->skill_lift = c->token_savings = NAN;
 	c->is_beneficial = -1;
-	if (sc_streq(from->variant, "baseline") && !isnan(c->pass_rate_delta)) {
+	if (from->variant == SC_VARIANT_BASELINE && !isnan(c->pass_rate_delta)) {
 		c->skill_lift = sc_stats_skill_lift(c->to_pass_rate, c->from_pass_rate);
 		c->token_savings = sc_stats_token_savings(isnan(to->mean_tokens) ? 0 : to->mean_tokens,
 							  isnan(from->mean_tokens) ? 0 : from->mean_tokens);

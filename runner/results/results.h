@@ -25,6 +25,124 @@ struct sc_buf;
 struct sc_buf;
 struct sc_strpool;
 
+/*
+ * The states a results file names (docs/results-json.md). Each is an enum
+ * in the model and a string only in the JSON (and the store's columns):
+ * one table of names per enum (results_states.c), sc_<enum>_name() to
+ * write one, sc_<enum>_parse() to read one (false for any other name).
+ * Enums a file may leave null have a _NONE value, written as null.
+ */
+#include "diag.h"   /* enum sc_severity: a finding's "severity" */
+
+/* A unit's verdict: "pass", "fail", "error" (infrastructure), "skipped",
+ * "unverified" (it ran and its check could not be made: never a pass). */
+enum sc_unit_verdict {
+	SC_UNIT_PASS, SC_UNIT_FAIL, SC_UNIT_ERROR, SC_UNIT_SKIPPED, SC_UNIT_UNVERIFIED,
+};
+/* A variant, in the documented order: "baseline" (no skill), "base",
+ * "head", "head_tests" (the head skill on the tests the pull request adds
+ * or changes: run and reported beside the verdict, never judged). */
+enum sc_variant {
+	SC_VARIANT_BASELINE, SC_VARIANT_BASE, SC_VARIANT_HEAD, SC_VARIANT_HEAD_TESTS,
+};
+#define SC_VARIANT_COUNT 4
+/* A unit's kind: "text", "kernel", "agent", "trigger"; null: none recorded. */
+enum sc_unit_kind { SC_KIND_NONE, SC_KIND_TEXT, SC_KIND_KERNEL, SC_KIND_AGENT, SC_KIND_TRIGGER };
+/* A trigger test's expectation: "should_trigger", "should_not_trigger"; null: not one. */
+enum sc_trigger { SC_TRIGGER_NONE, SC_TRIGGER_SHOULD, SC_TRIGGER_SHOULD_NOT };
+/* What a pull request did to a skill: "added", "modified", "deleted",
+ * "renamed", "typechange" (a file became a link or back), "unchanged"
+ * (every skill of an eval); null: not recorded. */
+enum sc_skill_status {
+	SC_SKILL_NONE, SC_SKILL_ADDED, SC_SKILL_MODIFIED, SC_SKILL_DELETED, SC_SKILL_RENAMED,
+	SC_SKILL_TYPECHANGE, SC_SKILL_UNCHANGED,
+};
+/* A finding across the sides: "new" (head only), "existing", "fixed" (base only). */
+enum sc_finding_state { SC_FINDING_NEW, SC_FINDING_EXISTING, SC_FINDING_FIXED };
+/* A kernel unit's compile step: "ok", "failed"; null: none. */
+enum sc_compile { SC_COMPILE_NONE, SC_COMPILE_OK, SC_COMPILE_FAILED };
+/* A kernel unit's verdict (docs/kernels.md): "passed", "compiled" (no
+ * GPU), "compile_failed", "mismatch", "timeout", "crashed", "refused",
+ * "no_code"; null: none. */
+enum sc_kernel_verdict {
+	SC_KV_NONE, SC_KV_PASSED, SC_KV_COMPILED, SC_KV_COMPILE_FAILED, SC_KV_MISMATCH,
+	SC_KV_TIMEOUT, SC_KV_CRASHED, SC_KV_REFUSED, SC_KV_NO_CODE,
+};
+/* A check of the gate, in report order: "deleted", "validity", "tests",
+ * "pass_rate", "lift", "discrimination", "kernel", "tokens", "speedup",
+ * "judge", "errors"; "run" (the run as a whole: interrupted) and
+ * "verdict_unverified" (a file's verdict that cannot be recomputed). */
+enum sc_check_kind {
+	SC_CHECK_DELETED, SC_CHECK_VALIDITY, SC_CHECK_TESTS, SC_CHECK_PASS_RATE, SC_CHECK_LIFT,
+	SC_CHECK_DISCRIMINATION, SC_CHECK_KERNEL, SC_CHECK_TOKENS, SC_CHECK_SPEEDUP,
+	SC_CHECK_JUDGE, SC_CHECK_ERRORS, SC_CHECK_RUN, SC_CHECK_CLAIM,
+};
+/* A check's status: "passed", "failed", "unverified", "error" (could not
+ * check: the runner's fault), "skipped" (not applicable). */
+enum sc_check_status {
+	SC_STATUS_PASSED, SC_STATUS_FAILED, SC_STATUS_UNVERIFIED, SC_STATUS_ERROR, SC_STATUS_SKIPPED,
+};
+/* The pass-rate design's decision: "regression", "ruled_out",
+ * "unverified" (older files' "inconclusive" reads as it); null: none. */
+enum sc_decision { SC_DECISION_NONE, SC_DECISION_REGRESSION, SC_DECISION_RULED_OUT, SC_DECISION_UNVERIFIED };
+/* eval's lift decision: "lift" (shown), "no_lift" (a lift of D ruled
+ * out), "unverified" (older files' "inconclusive" reads as it). */
+enum sc_lift_decision { SC_LIFT_SHOWN, SC_LIFT_NONE, SC_LIFT_UNVERIFIED };
+/* Why a lift decision stopped: "shown", "ruled_out", "end" (the
+ * boundaries met), "max_runs", "stopped"; null: not recorded. */
+enum sc_lift_stop {
+	SC_STOP_NONE, SC_STOP_SHOWN, SC_STOP_RULED_OUT, SC_STOP_END, SC_STOP_MAX_RUNS,
+	SC_STOP_STOPPED,
+};
+/* A results file's kind: "run" (a PR check), "eval", or "generate" (the
+ * teacher's evaluations); null reads as run. */
+enum sc_run_kind { SC_RUN_KIND_RUN, SC_RUN_KIND_EVAL, SC_RUN_KIND_GENERATE };
+/* What a PR check judged: "merge" (the head merged into the target's tip)
+ * or "head"; null: not recorded. */
+enum sc_judged { SC_JUDGED_NONE, SC_JUDGED_MERGE, SC_JUDGED_HEAD };
+
+/*
+ * What a run, a skill x model or a check means (docs/reports.md, "One
+ * verdict"): decided once (the gate, results/verdict.h), rendered by every
+ * surface: "pass", "fail", "unverified", "error" (could not check).
+ */
+enum sc_verdict {
+	SC_VERDICT_PASS,        /* every check passed */
+	SC_VERDICT_FAIL,        /* a regression shown, or a rule the pull request broke */
+	SC_VERDICT_UNVERIFIED,  /* a check could not be decided: never green */
+	SC_VERDICT_ERROR,       /* could not check: the runner's fault, not the pull request's */
+};
+
+#define SC_STATE_NAMES(prefix, type) \
+	const char *prefix##_name(type v); \
+	bool prefix##_parse(const char *name, type *out)
+SC_STATE_NAMES(sc_verdict, enum sc_verdict);
+SC_STATE_NAMES(sc_unit_verdict, enum sc_unit_verdict);
+SC_STATE_NAMES(sc_variant, enum sc_variant);
+SC_STATE_NAMES(sc_unit_kind, enum sc_unit_kind);
+SC_STATE_NAMES(sc_trigger, enum sc_trigger);
+SC_STATE_NAMES(sc_skill_status, enum sc_skill_status);
+SC_STATE_NAMES(sc_finding_state, enum sc_finding_state);
+SC_STATE_NAMES(sc_severity, enum sc_severity);
+SC_STATE_NAMES(sc_compile, enum sc_compile);
+SC_STATE_NAMES(sc_kernel_verdict, enum sc_kernel_verdict);
+SC_STATE_NAMES(sc_check_kind, enum sc_check_kind);
+SC_STATE_NAMES(sc_check_status, enum sc_check_status);
+SC_STATE_NAMES(sc_decision, enum sc_decision);
+SC_STATE_NAMES(sc_lift_decision, enum sc_lift_decision);
+SC_STATE_NAMES(sc_lift_stop, enum sc_lift_stop);
+SC_STATE_NAMES(sc_run_kind, enum sc_run_kind);
+SC_STATE_NAMES(sc_judged, enum sc_judged);
+/*
+ * For the round-trip test and messages: the names of an enum in value
+ * order (NULL at a _NONE value), and how many values it has. name: the
+ * enum's prefix without "sc_" ("unit_verdict", "variant", ...); NULL for
+ * an unknown one.
+ */
+const char *const *sc_state_table(const char *name, size_t *n);
+/* Appends "a, b or c": the names of a table (NULLs left out), for messages. */
+void sc_state_expected(struct sc_buf *out, const char *const *names, size_t n);
+
 struct sc_results_gpu {
 	char *name, *driver, *arch, *cc;
 };
@@ -83,7 +201,7 @@ struct sc_results_provenance {
 	char *head;               /* the pull request's head commit */
 	char *base;               /* the target's tip: policy and the verdict's tests */
 	char *merge_base;         /* decides what changed; NULL when there is none */
-	char *judged;             /* "merge" (the head merged into the tip) or "head" */
+	enum sc_judged judged;
 	char *judged_tree;        /* the tree evaluated */
 	char *config_hash;        /* SHA-256 of the trusted policy as applied */
 	char *workflow_run_id;    /* the CI run all shards share; NULL outside one */
@@ -94,7 +212,7 @@ struct sc_results_provenance {
 
 struct sc_results_run {
 	char *id;
-	char *kind;               /* "run" or "eval" */
+	enum sc_run_kind kind;
 	char *started_at, *finished_at;
 	bool complete;
 	char *incomplete_reason;
@@ -126,8 +244,8 @@ struct sc_results_run {
  * only.
  */
 struct sc_results_finding {
-	char *state;              /* new, existing, fixed */
-	char *severity;           /* error, warning */
+	enum sc_finding_state state;
+	enum sc_severity severity;
 	char *code;               /* the rule, as validate names it */
 	char *file;               /* repository path (head's; base's for a fixed one) */
 	int64_t line;             /* 1-based, 0 when none */
@@ -136,7 +254,7 @@ struct sc_results_finding {
 
 struct sc_results_skill {
 	char *path, *name;
-	char *status;             /* added, modified, deleted, renamed, unchanged */
+	enum sc_skill_status status;
 	char *old_path;
 	char *skill_md;
 	char *base_tree, *head_tree;
@@ -158,9 +276,9 @@ struct sc_results_skill {
 
 struct sc_results_kernel {
 	char *fixture, *fixture_hash;
-	char *compile;            /* "ok" or "failed" */
+	enum sc_compile compile;
 	char *compile_log;
-	char *verdict;            /* passed, compiled, compile_failed, mismatch, ... */
+	enum sc_kernel_verdict verdict;
 	double max_abs_error;
 	int64_t worst_index;
 	int64_t registers, spills, shared_bytes;
@@ -182,12 +300,14 @@ struct sc_results_hashes {
 };
 
 struct sc_results_unit {
-	char *skill, *variant, *model;
+	char *skill;
+	enum sc_variant variant;
+	char *model;
 	char *test_id, *test_name;
 	int64_t run_index;
-	char *kind;               /* "text", "kernel", "agent" (an agent run) or "trigger" */
-	char *trigger;            /* trigger tests: "should_trigger" or "should_not_trigger"; else NULL */
-	char *verdict;            /* pass, fail, error, skipped */
+	enum sc_unit_kind kind;
+	enum sc_trigger trigger;  /* trigger tests only */
+	enum sc_unit_verdict verdict;
 	char *error_class;
 	char *message;
 	/* The start of the model's last answer when the unit failed (at most
@@ -209,7 +329,9 @@ struct sc_results_unit {
 };
 
 struct sc_results_aggregate {
-	char *skill, *variant, *model;
+	char *skill;
+	enum sc_variant variant;
+	char *model;
 	int64_t n, passed, failed, errors, skipped;
 	double pass_rate, ci_low, ci_high;
 	double mean_tokens, mean_turns;
@@ -226,7 +348,7 @@ struct sc_results_aggregate {
 
 struct sc_results_comparison {
 	char *skill, *model;
-	char *from, *to;
+	enum sc_variant from, to;
 	int64_t paired_n;
 	double from_pass_rate, to_pass_rate, pass_rate_delta;
 	int64_t to_only, from_only;
@@ -240,25 +362,11 @@ struct sc_results_comparison {
 	int is_beneficial;        /* -1 null, 0, 1 */
 };
 
-/*
- * What a run, a skill x model or a check means (docs/reports.md, "One
- * verdict"): computed once by the gate, rendered by every surface.
- */
-enum sc_verdict {
-	SC_VERDICT_PASS,        /* every check passed */
-	SC_VERDICT_FAIL,        /* a regression shown, or a rule the pull request broke */
-	SC_VERDICT_UNVERIFIED,  /* a check could not be decided: never green */
-	SC_VERDICT_ERROR,       /* could not check: the runner's fault, not the pull request's */
-};
-/* "pass", "fail", "unverified", "error" */
-const char *sc_verdict_name(enum sc_verdict v);
-/* The verdict a name means; false for another name. */
-bool sc_verdict_parse(const char *name, enum sc_verdict *out);
 
 struct sc_results_gate_failure {
-	char *status;             /* the check's: "failed", "unverified" or "error" */
+	enum sc_check_status status;  /* the check's: failed, unverified or error */
 	char *skill, *model, *rule, *message;
-	char *check;              /* the check the rule belongs to (sc_results_rule_check) */
+	enum sc_check_kind check; /* the check the rule belongs to (sc_results_rule_check) */
 	char *file;               /* where it is, when it has a place; else NULL */
 	int64_t line;             /* 1-based, 0 when none */
 };
@@ -281,7 +389,7 @@ struct sc_results_margin {
 	int64_t base_runs, head_runs;  /* judged units used, per side */
 	int64_t runs_per_test;     /* runs per test at the look that decided */
 	int64_t rounds;            /* looks taken (1 for a fixed design) */
-	char *decision;            /* "regression", "ruled_out", "unverified" */
+	enum sc_decision decision;
 	/* the design (docs/evaluation.md, "The pass-rate decision"); NAN when absent */
 	double drop, beta;         /* D and beta, fractions */
 	double llr, info, i_max;   /* the log likelihood ratio and information at the look,
@@ -292,8 +400,8 @@ struct sc_results_margin {
 
 struct sc_results_check {
 	char *skill, *model;
-	char *check;              /* validity, pass_rate, lift, tokens, speedup, judge, errors */
-	char *status;             /* passed, failed, unverified, error, skipped */
+	enum sc_check_kind check;
+	enum sc_check_status status;
 	bool accepted;            /* unverified, and the trusted policy accepts it */
 	char *rule;               /* the rule that failed; NULL otherwise */
 	char *message;            /* what was compared, or why it failed or was skipped */
@@ -327,7 +435,9 @@ struct sc_results_totals {
  * and model, and how often two of its runs differ.
  */
 struct sc_results_flips {
-	char *skill, *variant, *model, *test_id;
+	char *skill;
+	enum sc_variant variant;
+	char *model, *test_id;
 	int64_t runs, passes;      /* judged (pass or fail) stored units */
 	double flip_rate;          /* 2 k (n - k) / (n (n - 1)); NAN below 2 runs */
 };
@@ -339,9 +449,8 @@ struct sc_results_flips {
  */
 struct sc_results_lift {
 	char *skill, *model;
-	char *decision;            /* "lift", "no_lift" (a lift of D ruled out), "unverified" */
-	char *stop;                /* why it stopped: "shown", "ruled_out", "end" (the
-				    * boundaries met), "max_runs", "stopped" */
+	enum sc_lift_decision decision;
+	enum sc_lift_stop stop;    /* why it stopped */
 	double margin;             /* the lift that counts as none */
 	double drop;               /* D: the lift the design rules out or shows */
 	double lift, lo, hi;       /* with skill minus without, and its interval */
@@ -461,49 +570,52 @@ int sc_results_verify_file(const char *path);
 void sc_results_sort(struct sc_results *r);
 
 /*
- * The check a gate rule belongs to: pass_rate_significant_drop and
- * pass_rate_drop "pass_rate", tokens_rise "tokens", speedup_drop
- * "speedup", judge_drop "judge", new_skill_no_better "lift", error_share
- * "errors", skill_invalid "validity"; any other rule is its own check.
+ * The check a gate rule belongs to (docs/results-json.md, "gate"):
+ * pass_rate_drop "pass_rate", tokens_rise "tokens", error_share "errors",
+ * skill_invalid "validity", interrupted "run", verdict_unverified
+ * "verdict_unverified", ... False for a rule of no known check.
  */
-const char *sc_results_rule_check(const char *rule);
-/* Check order in reports: validity, pass_rate, lift, tokens, speedup,
- * judge, errors, then others. */
-int sc_results_check_rank(const char *check);
+bool sc_results_rule_check(const char *rule, enum sc_check_kind *out);
 
 /* Frees the strings of a finding, a check or a gate failure. */
 void sc_results_finding_release(struct sc_results_finding *f);
 void sc_results_check_release(struct sc_results_check *c);
 void sc_results_failure_release(struct sc_results_gate_failure *f);
 
-/* The variant of the head skill on the tests the pull request adds or
- * changes: run and reported beside the verdict, never judged. */
-#define SC_VARIANT_HEAD_TESTS "head_tests"
+/*
+ * Whether unit u of r decides anything: its skill's base and head, the
+ * baseline of an added skill (its lift), every unit of an eval (the skill
+ * against no skill). The baseline of a modified skill and the tests the
+ * head adds (head_tests) are shown, never judged: their errors are
+ * reported, not counted against the run (the gate's error share).
+ */
+bool sc_results_unit_decides(const struct sc_results *r, const struct sc_results_unit *u);
 
 /* True when the skill's head changes its tests (added, changed or removed)
  * beside the base's, which decide; false for the first tests (first_tests),
  * which are the verdict's own. */
 bool sc_results_tests_edited(const struct sc_results_skill *s);
 
-/* Variant order: baseline 0, base 1, head 2, anything else 3. */
-int sc_results_variant_rank(const char *variant);
+/* Any variant, for sc_results_units_range. */
+#define SC_VARIANT_ANY (-1)
 
 /* Lookups (NULL when absent); pointers are borrowed from r. */
 const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r, const char *path);
 const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_results *r,
-		const char *skill, const char *variant, const char *model);
+		const char *skill, enum sc_variant variant, const char *model);
 const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
-		const char *skill, const char *model, const char *from, const char *to);
+		const char *skill, const char *model, enum sc_variant from, enum sc_variant to);
+/* The gate's check of skill, model ("" for the whole skill) and kind. */
+const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
+		const char *model, enum sc_check_kind check);
 /*
  * Ranges of a sorted r (r->sorted must be set): the units of skill (and
- * model, and variant, when not NULL), and the aggregates of skill. Return
- * the count and set *first to the index of the first.
+ * model, when not NULL, and variant, when not SC_VARIANT_ANY), and the
+ * aggregates of skill. Return the count and set *first to the index of
+ * the first.
  */
-/* The gate's check of skill, model ("" for the whole skill) and check name. */
-const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
-		const char *model, const char *check);
 size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
-			      const char *variant, size_t *first);
+			      int variant, size_t *first);
 size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first);
 
 #endif

@@ -856,8 +856,8 @@ void sc_gen_failures(struct sc_strlist *out, const struct sc_results *r, const c
 		const struct sc_results_unit *u = &r->units[i];
 		const struct sc_test *t;
 		struct sc_buf d = SC_BUF_INIT;
-		if (strcmp(u->variant, "head") || strcmp(u->model, model) ||
-		    !strcmp(u->verdict, "pass") || !strcmp(u->verdict, "skipped"))
+		if (u->variant != SC_VARIANT_HEAD || strcmp(u->model, model) ||
+		    u->verdict == SC_UNIT_PASS || u->verdict == SC_UNIT_SKIPPED)
 			continue;
 		t = find_test(tests, u->test_id);
 		sc_buf_puts(&d, "Input: ");
@@ -1568,14 +1568,14 @@ static int settle_fixtures(struct gen *g, struct sc_gen_cases *cases)
 /* ---- evaluation ------------------------------------------------------------- */
 
 /* Tokens of the non-error units of (variant, model). */
-static int64_t tokens_of(const struct sc_results *r, const char *variant, const char *model)
+static int64_t tokens_of(const struct sc_results *r, enum sc_variant variant, const char *model)
 {
 	int64_t t = 0;
 
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
-		if (!strcmp(u->variant, variant) && !strcmp(u->model, model) &&
-		    strcmp(u->verdict, "error"))
+		if (u->variant == variant && !strcmp(u->model, model) &&
+		    u->verdict != SC_UNIT_ERROR)
 			t += u->tokens_in + u->tokens_out;
 	}
 	return t;
@@ -1651,10 +1651,10 @@ static int evaluate(struct gen *g, const struct sc_gen_draft *d, const struct sc
 	eo.reuse = true;
 	eo.kernel = opt->kernel;
 	eo.kernel_jobs = opt->kernel_jobs > 0 ? opt->kernel_jobs : 1;
-	eo.kind = "generate";
+	eo.kind = SC_RUN_KIND_GENERATE;
 	memset(&es, 0, sizeof(es));
 	es.path = g->out->dir;
-	es.variant = "head";
+	es.variant = SC_VARIANT_HEAD;
 	es.skill = &skill;
 	es.tests = tests;
 	if ((err = sc_eval_run(res, &es, 1, &eo)) < 0)
@@ -1666,19 +1666,19 @@ static int evaluate(struct gen *g, const struct sc_gen_draft *d, const struct sc
 		struct sc_gen_score *s = &att->scores[m];
 		const char *name = models.items[m];
 		const struct sc_results_aggregate *b = sc_results_find_aggregate(res, es.path,
-										 "baseline", name);
+										 SC_VARIANT_BASELINE, name);
 		const struct sc_results_aggregate *h = sc_results_find_aggregate(res, es.path,
-										 "head", name);
+										 SC_VARIANT_HEAD, name);
 		const struct sc_results_comparison *c = sc_results_find_comparison(res, es.path,
-						name, "baseline", "head");
+						name, SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
 		bool target = opt->nstudents ? m > 0 || models.n == 1 : true;
 		s->model = sc_xstrdup(name);
 		s->baseline_rate = b ? b->pass_rate : NAN;
 		s->skill_rate = h ? h->pass_rate : NAN;
 		s->lift = c ? c->skill_lift : NAN;
 		s->is_beneficial = c ? c->is_beneficial : -1;
-		s->baseline_tokens = tokens_of(res, "baseline", name);
-		s->skill_tokens = tokens_of(res, "head", name);
+		s->baseline_tokens = tokens_of(res, SC_VARIANT_BASELINE, name);
+		s->skill_tokens = tokens_of(res, SC_VARIANT_HEAD, name);
 		if (!target)
 			continue;
 		ntargets++;

@@ -273,16 +273,16 @@ static void task_text(struct sc_buf *out, const struct sc_skill *s)
 }
 
 /* The verdict of the unit of test_id, model and variant in r, or "none". */
-static const char *verdict_of(const struct sc_results *r, const char *test_id, const char *model,
-			      const char *variant)
+static const struct sc_results_unit *unit_of(const struct sc_results *r, const char *test_id,
+					     const char *model, enum sc_variant variant)
 {
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (sc_streq(u->test_id, test_id) && sc_streq(u->model, model) &&
-		    sc_streq(u->variant, variant))
-			return u->verdict ? u->verdict : "none";
+		    u->variant == variant)
+			return u;
 	}
-	return "none";
+	return NULL;
 }
 
 static char *short_name(const char *input)
@@ -309,7 +309,7 @@ static int run_once(struct sc_testinit_result *out, const struct sc_testinit_opt
 
 	memset(&es, 0, sizeof(es));
 	es.path = opt->skill_dir;
-	es.variant = "head";
+	es.variant = SC_VARIANT_HEAD;
 	es.skill = skill;
 	es.tests = set;
 	sc_eval_options_init(&eo);
@@ -337,12 +337,15 @@ static int run_once(struct sc_testinit_result *out, const struct sc_testinit_opt
 			row->test_id = sc_xstrdup(set->items[t].id);
 			row->name = short_name(set->items[t].input);
 			row->model = sc_xstrdup(model);
-			row->with_skill = sc_xstrdup(verdict_of(&out->results, row->test_id, model,
-								"head"));
-			row->without_skill = sc_xstrdup(verdict_of(&out->results, row->test_id, model,
-								   "baseline"));
-			row->discriminates = !strcmp(row->with_skill, "pass") &&
-					     !strcmp(row->without_skill, "fail");
+			const struct sc_results_unit *with = unit_of(&out->results, row->test_id, model,
+								     SC_VARIANT_HEAD);
+			const struct sc_results_unit *without = unit_of(&out->results, row->test_id,
+									model, SC_VARIANT_BASELINE);
+			row->with_skill = sc_xstrdup(with ? sc_unit_verdict_name(with->verdict) : "none");
+			row->without_skill = sc_xstrdup(without ? sc_unit_verdict_name(without->verdict)
+								: "none");
+			row->discriminates = with && without && with->verdict == SC_UNIT_PASS &&
+					     without->verdict == SC_UNIT_FAIL;
 			all &= row->discriminates;
 		}
 		out->discriminating += all && out->results.run.nmodels;

@@ -299,7 +299,7 @@ static void metric_pr(struct sc_results *r, const double mean_b[3], const double
 	r->nskills = 1;
 	r->skills[0].path = sc_xstrdup("s");
 	r->skills[0].name = sc_xstrdup("s");
-	r->skills[0].status = sc_xstrdup("modified");
+	r->skills[0].status = SC_SKILL_MODIFIED;
 	r->units = sc_xcalloc(2 * TESTS * (size_t)runs, sizeof(*r->units));
 	for (int side = 0; side < 2; side++)
 		for (int i = 0; i < TESTS * runs; i++) {
@@ -314,11 +314,11 @@ static void metric_pr(struct sc_results *r, const double mean_b[3], const double
 			snprintf(id, sizeof(id), "t%d", t);
 			u->skill = sc_xstrdup("s");
 			u->model = sc_xstrdup("m");
-			u->variant = sc_xstrdup(side ? "head" : "base");
+			u->variant = side ? SC_VARIANT_HEAD : SC_VARIANT_BASE;
 			u->test_id = sc_xstrdup(id);
 			u->run_index = i % runs;
-			u->kind = sc_xstrdup("kernel");
-			u->verdict = sc_xstrdup("pass");
+			u->kind = SC_KIND_KERNEL;
+			u->verdict = SC_UNIT_PASS;
 			u->tokens_in = (int64_t)(mean[0] * e[0]);
 			u->kernel = sc_xcalloc(1, sizeof(*u->kernel));
 			sc_results_kernel_init(u->kernel);
@@ -334,7 +334,7 @@ static void metric_pr(struct sc_results *r, const double mean_b[3], const double
 		sc_results_aggregate_init(a);
 		a->skill = sc_xstrdup("s");
 		a->model = sc_xstrdup("m");
-		a->variant = sc_xstrdup(side ? "head" : "base");
+		a->variant = side ? SC_VARIANT_HEAD : SC_VARIANT_BASE;
 		a->n = a->passed = TESTS * runs;
 		a->pass_rate = 1.0;
 		a->mean_tokens = sum[side][0] / a->n;

@@ -614,6 +614,13 @@ setup_run nokey env -u ANTHROPIC_API_KEY "$SKILLCI" run --repo . --jobs 1 --comm
 expect_exit 2 "no API key: exit 2"
 reported nokey "safe workflow for forks in docs/ci.md"
 expect_err_lacks "sk-test-invariants" "no API key: no key in any message"
+# an hf.* model without HF_TOKEN (nor a token file): the same cause, the same hint
+mkdir -p "$T/nohome"
+setup_run hfkey env -u HF_TOKEN -u HF_HOME -u HF_TOKEN_PATH -u XDG_CACHE_HOME HOME="$T/nohome" \
+	"$SKILLCI" run --repo . --jobs 1 --comment -m hf.moonshotai/Kimi-K2-Instruct-0905
+expect_exit 2 "no HF_TOKEN for an hf.* model: exit 2"
+expect_err_contains "HF_TOKEN" "no HF_TOKEN: the error names it"
+reported hfkey "safe workflow for forks in docs/ci.md"
 
 # the default depth-1 checkout: the base is not in the clone
 git clone -q --depth 1 "file://$W" "$T/shallow" 2>/dev/null
@@ -634,6 +641,8 @@ event
 setup_run badcfg "$SKILLCI" run --repo . --jobs 1 --comment
 expect_exit 2 "bad trusted config: exit 2"
 reported badcfg "fix the configuration"
+# the comment quotes the finding itself (nothing is "above" it in a comment)
+reported badcfg "gate.alpha"
 
 # the control: a careful PR still passes
 new_repo good

@@ -208,7 +208,7 @@ assert 0 < len(r['units']), len(r['units'])"
 check "the interrupted Markdown says incomplete" grep -qi incomplete "$T/sig.md"
 check "the interrupted JUnit says so with an error, the run is not green" python3 -c "
 import xml.etree.ElementTree as ET; root = ET.parse('$T/sig.xml').getroot()
-errs = [c for c in root.iter('testcase') if c.find('error') is not None and c.get('name') == 'run complete']
+errs = [c for c in root.iter('testcase') if c.find('error') is not None and c.get('name') in ('run complete', 'could not check')]
 assert len(errs) == 1 and 'SIGTERM' in errs[0].find('error').get('message'), [c.get('name') for c in root.iter('testcase')]
 assert int(root.get('errors')) >= 1"
 first=$(fake_stat requests)
@@ -265,6 +265,73 @@ run env $GH_ENV $RUN --store "$T/s2.db" --json "$T/gh2.json" --html "$T/gh2"
 expect_exit 1 "the same PR again: the same verdict"
 check "its history page links the earlier run's points to the commit checked" \
 	grep -q "href=\"https://github.com/octo/skills/commit/$BREAK\"" "$T/gh2/index.html"
+
+# ---- an outage: every request answered 503, in Actions --------------------
+# Could not check, the runner's fault and never the pull request's: verdict
+# error, exit 3, the cause said once and first on every surface (the
+# terminal, the Markdown headline, the JUnit as errors not failures, the
+# outputs and a first annotation), no row marked failed or passed.
+printf '{"rules": [], "default": {"status": 503, "error_message": "model server overloaded (fake outage)"}}' > "$T/outage.json"
+fake_script "$T/outage.json"
+: > "$T/gh_output"
+# shellcheck disable=SC2086
+run env $GH_ENV $RUN --store "$T/s5.db" --retries 0 --json "$T/out.json" \
+	--markdown "$T/out.md" --junit "$T/out.xml" --html "$T/out"
+expect_exit 3 "an outage exits 3"
+cat > "$T/outage_outputs.py" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gate"]["verdict"] == "error", r["gate"]
+outs = dict(l.split("=", 1) for l in open(sys.argv[2]).read().splitlines() if "=" in l and "<<" not in l)
+assert outs["verdict"] == "error" and outs["exit_code"] == "3" and outs["passed"] == "false", outs
+assert outs["summary"].startswith("could not check: the runner's fault"), outs["summary"]
+assert "503" in outs["summary"], outs["summary"]
+lines = [l for l in open(sys.argv[3], encoding="utf-8").read().splitlines()
+         if l.startswith("::error") or l.startswith("::warning")]
+assert int(outs["annotations"]) == len(lines), (outs["annotations"], lines)
+assert lines and lines[0].startswith("::warning title=skillci could not check"), lines
+assert "503" in lines[0], lines[0]
+assert not any(l.startswith("::error") for l in lines), lines
+assert sum("503" in l for l in lines) == 1, lines
+EOF
+check "an outage: verdict error in the results and the outputs, one annotation with the cause, first" \
+	python3 "$T/outage_outputs.py" "$T/out.json" "$T/gh_output" "$T/.out"
+cat > "$T/outage_term.py" <<'EOF'
+import sys
+out = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if not l.startswith("::")]
+first = next(i for i, l in enumerate(out) if l.startswith("could not check: "))
+assert not any(l.startswith(("checked:", "skills/")) for l in out[:first]), out
+assert "503" in out[first], out[first]
+assert sum(l.startswith("could not check: ") for l in out) == 1, out
+assert any(l.startswith("! could not check") for l in out[first:]), out
+EOF
+check "an outage: the terminal says the cause once, first" python3 "$T/outage_term.py" "$T/.out"
+cat > "$T/outage_md.py" <<'EOF'
+import sys
+md = open(sys.argv[1], encoding="utf-8").read()
+head = next(l for l in md.splitlines() if l.startswith(("✅", "❌", "⚠️", "🛑")))
+assert head.startswith("🛑 **could not check"), head
+assert "503" in head, head
+rows = [l for l in md.splitlines() if l.startswith("| ") and "<code>skills/" in l]
+assert rows and all(l.startswith("| 🛑") for l in rows), rows
+EOF
+check "an outage: the Markdown's headline is could not check with the cause, every row too" \
+	python3 "$T/outage_md.py" "$T/out.md"
+cat > "$T/outage_junit.py" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert int(root.get("failures")) == 0 and len(root.findall(".//failure")) == 0, root.attrib
+assert int(root.get("errors")) >= 1, root.attrib
+run = [s for s in root.iter("testsuite") if s.get("name") == "skillci run"]
+assert run, [s.get("name") for s in root.iter("testsuite")]
+first = run[0].find("testcase")
+assert first.get("name") == "could not check" and "503" in first.find("error").get("message"), first.attrib
+props = {p.get("name"): p.get("value") for p in run[0].iter("property")}
+assert props["verdict"] == "error" and props["exit_code"] == "3", props
+EOF
+check "an outage: the JUnit has errors, no failures, could not check first" \
+	python3 "$T/outage_junit.py" "$T/out.xml"
+fake_script "$T/script.json"
 
 # ---- the significance level is the config's, in every report --------------
 # A skill with 20 tests: at base 19 pass (q08 fails); at head q01-q07 fail

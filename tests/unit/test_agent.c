@@ -329,7 +329,7 @@ static void test_trigger_detection(void **state)
 		ar = session(&t, 3);
 		assert_int_equal(answer(ar, "", opens[i]), SC_AGENT_NEXT_DECIDED);
 		assert_int_equal(sc_agent_verify(ar, &o), 0);
-		assert_string_equal(o.verdict, "pass");
+		assert_int_equal(o.verdict, SC_UNIT_PASS);
 		assert_true(o.triggered);
 		sc_agent_outcome_release(&o);
 		sc_agent_run_free(ar);
@@ -340,7 +340,7 @@ static void test_trigger_detection(void **state)
 				"\"{\\\"path\\\":\\\".skills/other/SKILL.md\\\"}\"}]"), SC_AGENT_NEXT_TOOLS);
 	assert_int_equal(answer(ar, "the answer", NULL), SC_AGENT_NEXT_DECIDED);
 	assert_int_equal(sc_agent_verify(ar, &o), 0);
-	assert_string_equal(o.verdict, "fail");
+	assert_int_equal(o.verdict, SC_UNIT_FAIL);
 	assert_string_equal(o.error_class, "not_triggered");
 	sc_agent_outcome_release(&o);
 	sc_agent_run_free(ar);
@@ -374,7 +374,7 @@ static void test_turn_limit_and_trace(void **state)
 	assert_int_equal(answer(ar, "again", call), SC_AGENT_NEXT_VERIFY);  /* turn 2 of 2 */
 	assert_int_equal(sc_agent_run_turns(ar), 2);
 	assert_int_equal(sc_agent_verify(ar, &o), 0);
-	assert_string_equal(o.verdict, "fail");
+	assert_int_equal(o.verdict, SC_UNIT_FAIL);
 	assert_non_null(strstr(o.message, "answer lacks 'FINAL'"));
 	assert_non_null(strstr(o.message, "stopped at max_turns"));
 	sc_agent_outcome_release(&o);

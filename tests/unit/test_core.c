@@ -578,6 +578,37 @@ static void test_edit_distance(void **state)
 	assert_true(sc_edit_distance(long_name, "a") == SIZE_MAX);
 }
 
+/* An error's cause: set where the error happens, cleared by the next
+ * sc_error_set() or sc_error_clear(), kept by sc_error_wrap(); its names
+ * round-trip. */
+static void test_error_cause(void **state)
+{
+	enum sc_cause c;
+	(void)state;
+
+	sc_error_clear();
+	assert_int_equal(sc_error_cause(), SC_CAUSE_NONE);
+	assert_int_equal(sc_error_cause_set(sc_error_set(SC_EINVAL, "X_KEY is not set"),
+					    SC_CAUSE_NO_KEY), SC_EINVAL);
+	assert_int_equal(sc_error_cause(), SC_CAUSE_NO_KEY);
+	sc_error_wrap(SC_EINVAL, "model 'm'");
+	assert_int_equal(sc_error_cause(), SC_CAUSE_NO_KEY);
+	sc_error_set(SC_EIO, "another error");
+	assert_int_equal(sc_error_cause(), SC_CAUSE_NONE);
+	sc_error_cause_set(SC_EIO, SC_CAUSE_CONFIG);
+	sc_error_clear();
+	assert_int_equal(sc_error_cause(), SC_CAUSE_NONE);
+	for (int i = SC_CAUSE_NONE; i <= SC_CAUSE_NOT_MERGEABLE; i++) {
+		assert_non_null(sc_cause_name((enum sc_cause)i));
+		assert_int_equal(sc_cause_parse(sc_cause_name((enum sc_cause)i), &c), 0);
+		assert_int_equal(c, i);
+	}
+	assert_null(sc_cause_name((enum sc_cause)(SC_CAUSE_NOT_MERGEABLE + 1)));
+	assert_string_equal(sc_cause_name(SC_CAUSE_NO_KEY), "no_key");
+	assert_int_equal(sc_cause_parse("no-such-cause", &c), -1);
+	assert_int_equal(sc_cause_parse(NULL, &c), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_file_in_pieces),
 		cmocka_unit_test(test_strpool),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_error_cause),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

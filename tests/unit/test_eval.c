@@ -3,6 +3,7 @@
  * loop with a test double for the kernel harness (oracle provider, so no
  * network is involved). */
 #include "unit.h"
+#include "states.h"
 #include "eval/eval.h"
 #include "providers/provider.h"
 #include "results/results.h"
@@ -133,12 +134,12 @@ static void add_unit(struct sc_results *r, size_t *alloc, const char *variant, c
 	u = &r->units[r->nunits++];
 	sc_results_unit_init(u);
 	u->skill = sc_xstrdup("skills/demo");
-	u->variant = sc_xstrdup(variant);
+	u->variant = t_variant(variant);
 	u->model = sc_xstrdup("m");
 	u->test_id = sc_xstrdup(test);
 	u->run_index = run;
-	u->kind = sc_xstrdup(isnan(speedup) ? "text" : "kernel");
-	u->verdict = sc_xstrdup(verdict);
+	u->kind = t_unit_kind(isnan(speedup) ? "text" : "kernel");
+	u->verdict = t_unit_verdict(verdict);
 	u->tokens_in = tin;
 	u->tokens_out = tout;
 	u->turns = 1;
@@ -170,8 +171,8 @@ static void test_aggregate_hand_built_units(void **state)
 	add_unit(&r, &alloc, "head", "t11", 0, "skipped", 60, 30, NAN);
 	sc_eval_aggregate(&r, 0.05);
 
-	b = sc_results_find_aggregate(&r, "skills/demo", "baseline", "m");
-	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
+	b = sc_results_find_aggregate(&r, "skills/demo", SC_VARIANT_BASELINE, "m");
+	h = sc_results_find_aggregate(&r, "skills/demo", SC_VARIANT_HEAD, "m");
 	assert_non_null(b);
 	assert_non_null(h);
 	assert_int_equal(b->n, 10);
@@ -188,7 +189,7 @@ static void test_aggregate_hand_built_units(void **state)
 	assert_close(h->mean_tokens, 90.0, 1e-12);  /* 11 non-error units of 90 */
 	assert_true(isnan(h->speedup_geomean));
 
-	c = sc_results_find_comparison(&r, "skills/demo", "m", "baseline", "head");
+	c = sc_results_find_comparison(&r, "skills/demo", "m", SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
 	assert_non_null(c);
 	assert_int_equal(c->paired_n, 10);
 	assert_int_equal(c->to_only, 5);
@@ -223,7 +224,7 @@ static void test_aggregate_kernel_speed(void **state)
 	r.units[1].kernel->strong_speedup = 8.0;
 	r.units[3].kernel->strong_speedup = 4.0;
 	sc_eval_aggregate(&r, 0.05);
-	h = sc_results_find_aggregate(&r, "skills/demo", "head", "m");
+	h = sc_results_find_aggregate(&r, "skills/demo", SC_VARIANT_HEAD, "m");
 	assert_close(h->speedup_geomean, 2.0, 1e-12);  /* cbrt(2 * 8 * 0.5) */
 	assert_close(h->strong_speedup_geomean, 2.0, 1e-12);  /* sqrt(0.5 * 8): passed units with one */
 	assert_close(h->fast_1, 0.5, 1e-15);   /* k0, k1 of 4 */
@@ -263,7 +264,7 @@ static void test_run_with_oracle_then_reuse(void **state)
 	opt.store = store;
 	memset(&es, 0, sizeof(es));
 	es.path = "skills/demo";
-	es.variant = "head";
+	es.variant = SC_VARIANT_HEAD;
 	es.skill = &l.skill;
 	es.tests = &l.tests;
 
@@ -276,7 +277,7 @@ static void test_run_with_oracle_then_reuse(void **state)
 	for (size_t i = 0; i < r.nunits; i++) {
 		assert_false(r.units[i].reused);
 		assert_int_equal(r.units[i].turns, 1);
-		if (!strcmp(r.units[i].variant, "baseline"))
+		if (r.units[i].variant == SC_VARIANT_BASELINE)
 			assert_null(r.units[i].hashes.skill);
 		else
 			assert_non_null(r.units[i].hashes.skill);
@@ -310,7 +311,7 @@ static void test_run_with_oracle_then_reuse(void **state)
 }
 
 
-static bool only_run_one(const char *skill, const char *variant, const char *model,
+static bool only_run_one(const char *skill, enum sc_variant variant, const char *model,
 			 const char *test_id, int run_index, void *payload)
 {
 	(void)skill; (void)variant; (void)model; (void)test_id; (void)payload;
@@ -339,7 +340,7 @@ static void test_selected_units_share_the_plan_hash(void **state)
 	opt.client = client;
 	memset(&es, 0, sizeof(es));
 	es.path = "skills/demo";
-	es.variant = "head";
+	es.variant = SC_VARIANT_HEAD;
 	es.skill = &l.skill;
 	es.tests = &l.tests;
 	assert_int_equal(sc_eval_run(&all, &es, 1, &opt), 0);
@@ -375,13 +376,13 @@ static int fake_check(struct sc_eval_kernel_result *out, const char *fixture, co
 	assert_string_equal(fixture, "vec-add");
 	snprintf(fk->last_answer, sizeof(fk->last_answer), "%s", answer);
 	if (fk->calls++ < fk->fail_calls) {
-		out->verdict = sc_xstrdup("compile_failed");
+		out->verdict = SC_KV_COMPILE_FAILED;
 		out->compiled = false;
 		out->message = sc_xstrdup("kernel.cu(3): error: identifier \"blockIdy\" is undefined");
 		out->compile_log = sc_xstrdup(out->message);
 		return 0;
 	}
-	out->verdict = sc_xstrdup(fk->gpu ? "passed" : "compiled");
+	out->verdict = t_kernel_verdict(fk->gpu ? "passed" : "compiled");
 	out->compiled = true;
 	out->registers = 12;
 	if (fk->gpu) {
@@ -434,7 +435,7 @@ static void run_kernel(struct fake_kernel *fk, int max_turns, struct sc_results 
 	opt.kernel = with_ops ? &ops : NULL;
 	memset(&es, 0, sizeof(es));
 	es.path = "skills/demo";
-	es.variant = "head";
+	es.variant = SC_VARIANT_HEAD;
 	es.skill = &l.skill;
 	es.tests = &l.tests;
 	assert_int_equal(sc_eval_run(r, &es, 1, &opt), 0);
@@ -464,10 +465,10 @@ static void test_kernel_feedback_fixes_on_turn_two(void **state)
 	assert_int_equal(fk.calls, 2);
 	assert_int_equal(u->turns, 2);
 	/* compile-only: compiled means skipped, never passed */
-	assert_string_equal(u->verdict, "skipped");
+	assert_int_equal(u->verdict, SC_UNIT_SKIPPED);
 	assert_null(u->excerpt);   /* only a failed unit keeps its answer */
-	assert_string_equal(u->kernel->verdict, "compiled");
-	assert_string_equal(u->kernel->compile, "ok");
+	assert_int_equal(u->kernel->verdict, SC_KV_COMPILED);
+	assert_int_equal(u->kernel->compile, SC_COMPILE_OK);
 	assert_int_equal(u->kernel->registers, 12);
 	assert_string_equal(r.run.mode, "compile-only");
 	assert_non_null(strstr(fk.last_answer, "reference for vec-add"));
@@ -505,10 +506,10 @@ static void test_kernel_out_of_turns_fails(void **state)
 	run_kernel(&fk, 2, &r, store, true);
 	assert_int_equal(fk.calls, 2);
 	assert_int_equal(r.units[0].turns, 2);
-	assert_string_equal(r.units[0].verdict, "fail");
+	assert_int_equal(r.units[0].verdict, SC_UNIT_FAIL);
 	assert_string_equal(r.units[0].error_class, "compile_error");
 	assert_non_null(strstr(r.units[0].message, "blockIdy"));
-	assert_string_equal(r.units[0].kernel->compile, "failed");
+	assert_int_equal(r.units[0].kernel->compile, SC_COMPILE_FAILED);
 	/* the failed unit keeps the start of the model's last answer */
 	assert_non_null(r.units[0].excerpt);
 	assert_string_equal(r.units[0].excerpt, "```cuda\n// reference for vec-add\n```\n");
@@ -518,7 +519,7 @@ static void test_kernel_out_of_turns_fails(void **state)
 	run_kernel(&fk, 2, &r, store, true);
 	assert_int_equal(fk.calls, 2);
 	assert_true(r.units[0].reused);
-	assert_string_equal(r.units[0].verdict, "fail");
+	assert_int_equal(r.units[0].verdict, SC_UNIT_FAIL);
 	assert_non_null(r.units[0].excerpt);
 	assert_string_equal(r.units[0].excerpt, "```cuda\n// reference for vec-add\n```\n");
 	sc_results_release(&r);
@@ -547,7 +548,7 @@ static void test_kernel_strong_reference_carried(void **state)
 		run_kernel(&fk, 2, &r, store, true);
 		assert_int_equal(fk.calls, 1);  /* the second time: reused */
 		assert_true(r.units[0].reused == (pass == 1));
-		assert_string_equal(r.units[0].verdict, "pass");
+		assert_int_equal(r.units[0].verdict, SC_UNIT_PASS);
 		k = r.units[0].kernel;
 		assert_true(k->speedup == 12.0);
 		assert_string_equal(k->strong_reference, "fixture solution fixtures/vec-add/solution.cu");
@@ -571,7 +572,7 @@ static void test_kernel_without_harness_is_skipped(void **state)
 
 	run_kernel(&fk, 3, &r, NULL, false);
 	assert_int_equal(fk.calls, 0);
-	assert_string_equal(r.units[0].verdict, "skipped");
+	assert_int_equal(r.units[0].verdict, SC_UNIT_SKIPPED);
 	assert_int_equal(r.units[0].turns, 0);
 	assert_int_equal(r.totals.passed, 0);
 	sc_results_release(&r);

@@ -2,6 +2,7 @@
  * without the command line, in a scratch folder (its skillci.yml is the
  * configuration), with the oracle provider (no network is involved). */
 #include "unit.h"
+#include "states.h"
 
 #include <math.h>
 #include "fake_server.h"
@@ -48,7 +49,7 @@ static char *enter_scratch(char *cwd, size_t n, const char *config)
 static const struct sc_results_aggregate *agg(const struct sc_results *r, const char *skill,
 					      const char *variant)
 {
-	return sc_results_find_aggregate(r, skill, variant, "oracle.self");
+	return sc_results_find_aggregate(r, skill, t_variant(variant), "oracle.self");
 }
 
 /* One run through the four stages; returns the units stored after it. */
@@ -73,7 +74,7 @@ static int64_t run_stages(const struct sc_evalrun_options *o, size_t want_units,
 	assert_int_equal(sc_evalrun_finish(e, &infra), 0);
 	assert_int_equal(infra, 0);
 	r = sc_evalrun_results(e);
-	assert_string_equal(r->run.kind, "eval");
+	assert_int_equal(r->run.kind, SC_RUN_KIND_EVAL);
 	assert_true(r->run.oracle);
 	assert_int_equal(r->nskills, 2);
 	assert_int_equal(r->nunits, want_units);
@@ -332,8 +333,8 @@ static void test_sequential_design(void **state)
 	l = &r->lifts[0];
 	assert_string_equal(l->skill, "skills/demo");
 	assert_string_equal(l->model, "oracle.self");
-	assert_string_equal(l->decision, "unverified");
-	assert_string_equal(l->stop, "max_runs");
+	assert_int_equal(l->decision, SC_LIFT_UNVERIFIED);
+	assert_int_equal(l->stop, SC_STOP_MAX_RUNS);
 	assert_int_equal(l->rounds, 3);
 	assert_int_equal(l->max_rounds, 3);
 	assert_int_equal(l->runs_per_test, 2 * l->rounds);
@@ -347,8 +348,8 @@ static void test_sequential_design(void **state)
 	assert_int_equal(sc_results_save(r, "r.json"), 0);
 	assert_int_equal(sc_results_load(&back, "r.json"), 0);
 	assert_int_equal(back.nlifts, 1);
-	assert_string_equal(back.lifts[0].decision, "unverified");
-	assert_string_equal(back.lifts[0].stop, l->stop);
+	assert_int_equal(back.lifts[0].decision, SC_LIFT_UNVERIFIED);
+	assert_int_equal(back.lifts[0].stop, l->stop);
 	assert_int_equal(back.lifts[0].rounds, l->rounds);
 	assert_int_equal(back.lifts[0].first_runs, 2);
 	assert_int_equal(back.lifts[0].max_runs, 6);

@@ -1,6 +1,7 @@
 /* Unit tests for the gate (runner/gate.c): each rule of DESIGN.md's
  * default gate, on results built by hand, with thresholds from config. */
 #include "unit.h"
+#include "states.h"
 #include "diag.h"
 #include "pipeline/config.h"
 #include "pipeline/findings.h"
@@ -20,7 +21,7 @@ static struct sc_results_skill *add_skill(struct sc_results *r, const char *path
 	memset(s, 0, sizeof(*s));
 	s->path = sc_xstrdup(path);
 	s->name = sc_xstrdup(path);
-	s->status = sc_xstrdup(status);
+	s->status = t_skill_status(status);
 	s->untested = untested;
 	return s;
 }
@@ -35,7 +36,7 @@ static struct sc_results_aggregate *add_agg(struct sc_results *r, const char *sk
 	a = &r->aggregates[r->naggregates++];
 	sc_results_aggregate_init(a);
 	a->skill = sc_xstrdup(skill);
-	a->variant = sc_xstrdup(variant);
+	a->variant = t_variant(variant);
 	a->model = sc_xstrdup("m");
 	a->n = n;
 	a->passed = passed;
@@ -54,8 +55,8 @@ static void add_cmp(struct sc_results *r, const char *skill, double p)
 	sc_results_comparison_init(c);
 	c->skill = sc_xstrdup(skill);
 	c->model = sc_xstrdup("m");
-	c->from = sc_xstrdup("base");
-	c->to = sc_xstrdup("head");
+	c->from = SC_VARIANT_BASE;
+	c->to = SC_VARIANT_HEAD;
 	c->paired_n = 20;
 	c->p_value = p;
 }
@@ -79,12 +80,12 @@ static void add_runs(struct sc_results *r, const char *skill, const char *varian
 			sc_results_unit_init(u);
 			snprintf(id, sizeof(id), "t%d", t);
 			u->skill = sc_xstrdup(skill);
-			u->variant = sc_xstrdup(variant);
+			u->variant = t_variant(variant);
 			u->model = sc_xstrdup("m");
 			u->test_id = sc_xstrdup(id);
 			u->run_index = k;
-			u->kind = sc_xstrdup("text");
-			u->verdict = sc_xstrdup(pass ? "pass" : "fail");
+			u->kind = SC_KIND_TEXT;
+			u->verdict = t_unit_verdict(pass ? "pass" : "fail");
 		}
 }
 
@@ -141,11 +142,11 @@ static void test_improvement_passes(void **state)
 	assert_int_equal(r.gate.verdict, SC_VERDICT_PASS);
 	assert_int_equal(r.gate.nfailures, 0);
 	assert_true(r.skills[0].gate_passed);
-	assert_string_equal(sc_results_find_check(&r, "s", "m", "pass_rate")->status, "passed");
-	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+	assert_int_equal(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->status, SC_STATUS_PASSED);
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->message,
 			       "no drop of 15 points or more (one that size is caught with probability "
 			       "0.8)"));
-	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->message,
 			       "fixed design of 1 run per test"));
 	sc_results_release(&r);
 }
@@ -178,15 +179,15 @@ static void test_pass_rate_drop(void **state)
 	assert_int_equal(r.skills[0].ngate_reasons, 1);
 	assert_non_null(strstr(r.skills[0].gate_reasons[0], "100% -> 50%: a drop is shown"));
 	assert_non_null(strstr(r.skills[0].gate_reasons[0], "difference -50.0 points"));
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
 	assert_int_equal(c->margin.rounds, 2);
 	g.pass_rate_drop_points = 60;
 	g.regression_points = 95;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
 	assert_true(r.skills[0].gate_passed);
 	assert_int_equal(r.skills[0].ngate_reasons, 0);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "passed");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_PASSED);
 	assert_non_null(strstr(c->message, "no drop of 95 points or more"));
 	sc_results_release(&r);
 }
@@ -221,24 +222,24 @@ static void test_noise_is_unverified(void **state)
 	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
 	assert_int_equal(r.gate.unverified, 1);
 	assert_int_equal(r.gate.nfailures, 1);
-	assert_string_equal(r.gate.failures[0].status, "unverified");
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "unverified");
+	assert_int_equal(r.gate.failures[0].status, SC_STATUS_UNVERIFIED);
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_UNVERIFIED);
 	assert_non_null(strstr(c->message, "neither a drop nor the absence of a drop of 15 points"));
 	g.accept_unverified = true;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
 	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
 	assert_true(r.gate.passed);
 	assert_int_equal(r.gate.nfailures, 0);
-	assert_true(sc_results_find_check(&r, "s", "m", "pass_rate")->accepted);
+	assert_true(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->accepted);
 	/* the run recorded a sequential design: its one round is a design
 	 * cut short */
 	g = defaults();
 	r.run.trust.gate.present = true;
 	r.run.trust.gate.max_runs = g.max_runs;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "unverified");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_UNVERIFIED);
 	assert_non_null(strstr(c->message, "the run was stopped or its budget ran out"));
 	sc_results_release(&r);
 }
@@ -275,13 +276,13 @@ static void test_alpha_over_checks(void **state)
 	r.sorted = false;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "s", "pass_rate_drop"));
-	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->message,
 			       "alpha 0.02 over 2 checks"));
 	g.planned_checks = 10;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_false(has_rule(&r, "s", "pass_rate_drop"));
-	assert_string_equal(sc_results_find_check(&r, "s", "m", "pass_rate")->status, "unverified");
-	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", "pass_rate")->message,
+	assert_int_equal(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->status, SC_STATUS_UNVERIFIED);
+	assert_non_null(strstr(sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE)->message,
 			       "alpha 0.004 over 10 checks"));
 	sc_results_release(&r);
 }
@@ -301,7 +302,7 @@ static void set_values(struct sc_results *r, const char *skill, const char *vari
 	for (size_t i = 0; i < r->nunits; i++) {
 		struct sc_results_unit *u = &r->units[i];
 		double j = (u->run_index % 2 ? 1 : -1) * jitter;
-		if (strcmp(u->skill, skill) || strcmp(u->variant, variant))
+		if (strcmp(u->skill, skill) || u->variant != t_variant(variant))
 			continue;
 		if (tokens > 0)
 			u->tokens_in = (int64_t)(tokens + j * tokens);
@@ -354,10 +355,10 @@ static void test_tokens_rise(void **state)
 	assert_non_null(strstr(check_of(&r, "flat", "m", "tokens")->message,
 			       "over 10 tests; a regression shown at alpha 0.01 (Holm over 1 token, speedup "
 			       "and judge check)"));
-	assert_string_equal(check_of(&r, "better", "m", "tokens")->status, "passed");
+	assert_int_equal(check_of(&r, "better", "m", "tokens")->status, SC_STATUS_PASSED);
 	g.tokens_rise_pct = 60;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	assert_string_equal(check_of(&r, "flat", "m", "tokens")->status, "passed");
+	assert_int_equal(check_of(&r, "flat", "m", "tokens")->status, SC_STATUS_PASSED);
 	assert_non_null(strstr(check_of(&r, "flat", "m", "tokens")->message, "is ruled out"));
 	sc_results_release(&r);
 
@@ -373,7 +374,7 @@ static void test_tokens_rise(void **state)
 	r.units[2].tokens_in = 100;   /* head t0: +0% */
 	r.units[3].tokens_in = 200;   /* head t1: +100% */
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	assert_string_equal(check_of(&r, "noisy", "m", "tokens")->status, "skipped");
+	assert_int_equal(check_of(&r, "noisy", "m", "tokens")->status, SC_STATUS_SKIPPED);
 	assert_non_null(strstr(check_of(&r, "noisy", "m", "tokens")->message, "inconclusive"));
 	sc_results_release(&r);
 }
@@ -413,7 +414,7 @@ static void test_speedup_and_judge_drop(void **state)
 	{
 		const struct sc_results_check *c = check_of(&r, "k", "m", "speedup");
 		assert_non_null(c);
-		assert_string_equal(c->status, "failed");
+		assert_int_equal(c->status, SC_STATUS_FAILED);
 		assert_non_null(strstr(c->message, "over the fixtures' naive baselines (geomean, what the gate "
 					       "compares) fell from 2.00x to 1.50x"));
 		assert_non_null(strstr(c->message, "; over the strong references (shown, not gated) 0.50x -> 0.75x"));
@@ -422,8 +423,8 @@ static void test_speedup_and_judge_drop(void **state)
 	g.speedup_drop_ratio = 0.3;
 	g.judge_drop = 0.25;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	assert_string_equal(check_of(&r, "k", "m", "speedup")->status, "passed");
-	assert_string_equal(check_of(&r, "k", "m", "judge")->status, "passed");
+	assert_int_equal(check_of(&r, "k", "m", "speedup")->status, SC_STATUS_PASSED);
+	assert_int_equal(check_of(&r, "k", "m", "judge")->status, SC_STATUS_PASSED);
 	/* a fall over the strong references alone does not fail it */
 	set_values(&r, "k", "head", 0, 2.0, NAN, 0.02);
 	r.aggregates[0].speedup_geomean = 2.0;
@@ -432,7 +433,7 @@ static void test_speedup_and_judge_drop(void **state)
 	a->strong_speedup_geomean = 0.25;
 	g.speedup_drop_ratio = 0.1;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	assert_string_equal(check_of(&r, "k", "m", "speedup")->status, "passed");
+	assert_int_equal(check_of(&r, "k", "m", "speedup")->status, SC_STATUS_PASSED);
 	assert_non_null(strstr(check_of(&r, "k", "m", "speedup")->message, "2.00x -> 0.25x"));
 	sc_results_release(&r);
 }
@@ -475,7 +476,7 @@ static void test_measured_values_no_change(void **state)
 			sc_results_kernel_init(u->kernel);
 			u->kernel->speedup = 2.0 * (1 + e[1]);
 			u->judge_score = 0.6 * (1 + e[2]);
-			if (!strcmp(u->variant, "base"))
+			if (u->variant == SC_VARIANT_BASE)
 				tb += (double)u->tokens_in, sb += log(u->kernel->speedup);
 			else
 				th += (double)u->tokens_in, sh += log(u->kernel->speedup);
@@ -557,13 +558,13 @@ static void test_new_skill_against_no_skill(void **state)
 	assert_non_null(strstr(check_of(&r, "level", "m", "lift")->message,
 			       "a fixed design of 2 runs per test shows neither a drop nor the absence"));
 	assert_non_null(strstr(check_of(&r, "worse", "m", "lift")->message, "a drop is shown"));
-	assert_string_equal(check_of(&r, "level", "m", "lift")->status, "unverified");
-	assert_string_equal(check_of(&r, "cheaper", "m", "lift")->status, "unverified");
-	assert_string_equal(check_of(&r, "noise", "m", "lift")->status, "unverified");
-	assert_string_equal(check_of(&r, "top", "m", "lift")->status, "passed");
+	assert_int_equal(check_of(&r, "level", "m", "lift")->status, SC_STATUS_UNVERIFIED);
+	assert_int_equal(check_of(&r, "cheaper", "m", "lift")->status, SC_STATUS_UNVERIFIED);
+	assert_int_equal(check_of(&r, "noise", "m", "lift")->status, SC_STATUS_UNVERIFIED);
+	assert_int_equal(check_of(&r, "top", "m", "lift")->status, SC_STATUS_PASSED);
 	assert_true(has_rule(&r, "top", "tests_not_discriminating"));
-	assert_string_equal(check_of(&r, "lift", "m", "lift")->status, "passed");
-	assert_string_equal(check_of(&r, "lift", "m", "discrimination")->status, "passed");
+	assert_int_equal(check_of(&r, "lift", "m", "lift")->status, SC_STATUS_PASSED);
+	assert_int_equal(check_of(&r, "lift", "m", "discrimination")->status, SC_STATUS_PASSED);
 	/* worse; top and noise (discrimination: noise's baseline passes every
 	 * test an answer can pass); level, cheaper, noise (unverified) */
 	assert_true(has_rule(&r, "noise", "tests_not_discriminating"));
@@ -572,7 +573,7 @@ static void test_new_skill_against_no_skill(void **state)
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_int_equal(r.gate.nfailures, 2);
 	assert_true(has_rule(&r, "top", "tests_not_discriminating"));
-	assert_string_equal(check_of(&r, "worse", "m", "lift")->status, "skipped");
+	assert_int_equal(check_of(&r, "worse", "m", "lift")->status, SC_STATUS_SKIPPED);
 	/* a stricter limit: a baseline over it fails too */
 	g.max_baseline_pass_rate = 0.4;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
@@ -642,9 +643,9 @@ static void test_deleted_and_untested(void **state)
 	{
 		static const char *const paths[] = { "none", "old", "moved" };
 		for (size_t i = 0; i < 3; i++) {
-			const struct sc_results_check *c = sc_results_find_check(&r, paths[i], "", "tests");
+			const struct sc_results_check *c = sc_results_find_check(&r, paths[i], "", SC_CHECK_TESTS);
 			assert_non_null(c);
-			assert_string_equal(c->status, "unverified");
+			assert_int_equal(c->status, SC_STATUS_UNVERIFIED);
 			assert_true(c->accepted);
 			assert_non_null(strstr(c->message, "unverified: no tests"));
 			assert_non_null(strstr(c->message, "skillci tests init"));
@@ -662,8 +663,8 @@ static void test_deleted_and_untested(void **state)
 	assert_true(has_rule(&r, "moved", "skill_untested"));
 	assert_int_equal(r.gate.nfailures, 3);
 	for (size_t i = 0; i < r.gate.nfailures; i++) {
-		assert_string_equal(r.gate.failures[i].status, "unverified");
-		assert_string_equal(r.gate.failures[i].check, "tests");
+		assert_int_equal(r.gate.failures[i].status, SC_STATUS_UNVERIFIED);
+		assert_int_equal(r.gate.failures[i].check, SC_CHECK_TESTS);
 		assert_non_null(strstr(r.gate.failures[i].message, "unverified: no tests"));
 		assert_non_null(strstr(r.gate.failures[i].message, "skillci tests init"));
 		assert_non_null(strstr(r.gate.failures[i].message, "skillci help tests"));
@@ -699,8 +700,8 @@ static void test_first_tests(void **state)
 	assert_false(has_rule(&r, "first", "skill_untested"));
 	assert_non_null(strstr(check_of(&r, "first", "m", "pass_rate")->message,
 			       "tests added: they judge later PRs"));
-	assert_string_equal(check_of(&r, "first", "m", "lift")->status, "passed");
-	assert_string_equal(check_of(&r, "first", "m", "discrimination")->status, "passed");
+	assert_int_equal(check_of(&r, "first", "m", "lift")->status, SC_STATUS_PASSED);
+	assert_int_equal(check_of(&r, "first", "m", "discrimination")->status, SC_STATUS_PASSED);
 	sc_results_release(&r);
 	sc_results_init(&r);
 	r.run.runs = 2;
@@ -767,9 +768,9 @@ static void add_kernel_units(struct sc_results *r, const char *variant, int n, i
 		sc_results_unit_init(u);
 		u->skill = sc_xstrdup("k");
 		u->model = sc_xstrdup("m");
-		u->variant = sc_xstrdup(variant);
-		u->kind = sc_xstrdup("kernel");
-		u->verdict = sc_xstrdup(i < unrun ? "skipped" : "pass");
+		u->variant = t_variant(variant);
+		u->kind = SC_KIND_KERNEL;
+		u->verdict = t_unit_verdict(i < unrun ? "skipped" : "pass");
 		u->message = sc_xstrdup("compiled for sm_90; correctness and speed not checked: no GPU");
 	}
 }
@@ -794,11 +795,11 @@ static void test_kernel_unverified(void **state)
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_true(has_rule(&r, "k", "kernel_unverified"));
 	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
-	assert_string_equal(check_of(&r, "k", "m", "kernel")->status, "unverified");
+	assert_int_equal(check_of(&r, "k", "m", "kernel")->status, SC_STATUS_UNVERIFIED);
 	r.run.has_gpu = true;
 	assert_int_equal(sc_gate_apply(&r, &g), 3);
 	assert_int_equal(r.gate.verdict, SC_VERDICT_ERROR);
-	assert_string_equal(check_of(&r, "k", "m", "kernel")->status, "error");
+	assert_int_equal(check_of(&r, "k", "m", "kernel")->status, SC_STATUS_ERROR);
 	assert_non_null(strstr(check_of(&r, "k", "m", "kernel")->message, "not the pull request's"));
 	r.run.has_gpu = false;
 	g.compile_only = true;
@@ -841,8 +842,7 @@ static void test_error_share_exits_3(void **state)
 	add_runs(&r, "s", "head", 4, 1, NULL, true);
 	add_runs(&r, "s", "head", 2, 1, NULL, true);
 	for (size_t i = r.nunits - 2; i < r.nunits; i++) {
-		free(r.units[i].verdict);
-		r.units[i].verdict = sc_xstrdup("error");
+		r.units[i].verdict = SC_UNIT_ERROR;
 		free(r.units[i].test_id);
 		r.units[i].test_id = sc_xstrdup(i % 2 ? "e1" : "e0");
 	}
@@ -851,7 +851,7 @@ static void test_error_share_exits_3(void **state)
 	assert_int_equal(r.gate.verdict, SC_VERDICT_ERROR);
 	assert_true(fabs(r.gate.error_share - 0.2) < 1e-12);
 	c = check_of(&r, "s", "m", "errors");
-	assert_string_equal(c->status, "error");
+	assert_int_equal(c->status, SC_STATUS_ERROR);
 	assert_non_null(strstr(c->message, "could not check"));
 	assert_true(has_rule(&r, "s", "error_share"));
 	g.error_share = 0.2;  /* exactly at the share: not over it */
@@ -859,9 +859,8 @@ static void test_error_share_exits_3(void **state)
 	/* the same errors at the baseline of a modified skill decide nothing */
 	g.error_share = 0.1;
 	for (size_t i = 0; i < r.nunits; i++)
-		if (!strcmp(r.units[i].verdict, "error")) {
-			free(r.units[i].variant);
-			r.units[i].variant = sc_xstrdup("baseline");
+		if (r.units[i].verdict == SC_UNIT_ERROR) {
+			r.units[i].variant = SC_VARIANT_BASELINE;
 		}
 	r.sorted = false;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
@@ -869,14 +868,12 @@ static void test_error_share_exits_3(void **state)
 	assert_non_null(strstr(check_of(&r, "s", "m", "errors")->message, "not counted"));
 	/* a regression and errors: the regression wins */
 	for (size_t i = 0; i < r.nunits; i++)
-		if (!strcmp(r.units[i].verdict, "error")) {
-			free(r.units[i].variant);
-			r.units[i].variant = sc_xstrdup("head");
+		if (r.units[i].verdict == SC_UNIT_ERROR) {
+			r.units[i].variant = SC_VARIANT_HEAD;
 		}
 	for (size_t i = 0; i < r.nunits; i++)
-		if (!strcmp(r.units[i].variant, "head") && !strcmp(r.units[i].verdict, "pass")) {
-			free(r.units[i].verdict);
-			r.units[i].verdict = sc_xstrdup("fail");
+		if (r.units[i].variant == SC_VARIANT_HEAD && r.units[i].verdict == SC_UNIT_PASS) {
+			r.units[i].verdict = SC_UNIT_FAIL;
 		}
 	for (size_t i = 0; i < 3; i++) {
 		add_runs(&r, "s", "base", 1, 1, NULL, true);
@@ -897,7 +894,7 @@ static void test_error_share_exits_3(void **state)
 static const struct sc_results_check *check_of(const struct sc_results *r, const char *skill,
 					       const char *model, const char *check)
 {
-	return sc_results_find_check(r, skill, model, check);
+	return sc_results_find_check(r, skill, model, t_check_kind(check));
 }
 
 /* Every check is recorded with its outcome; a check fails exactly when a
@@ -923,21 +920,21 @@ static void test_checks_recorded(void **state)
 	add_skill(&r, "gone", "deleted", false);
 	add_skill(&r, "bare", "modified", true);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	assert_string_equal(check_of(&r, "s", "", "validity")->status, "passed");
-	assert_string_equal(check_of(&r, "s", "m", "pass_rate")->status, "failed");
+	assert_int_equal(check_of(&r, "s", "", "validity")->status, SC_STATUS_PASSED);
+	assert_int_equal(check_of(&r, "s", "m", "pass_rate")->status, SC_STATUS_FAILED);
 	assert_string_equal(check_of(&r, "s", "m", "pass_rate")->rule, "pass_rate_drop");
 	/* no unit has a token count: nothing to compare per test */
-	assert_string_equal(check_of(&r, "s", "m", "tokens")->status, "skipped");
-	assert_string_equal(check_of(&r, "s", "m", "speedup")->status, "skipped");
-	assert_string_equal(check_of(&r, "s", "m", "judge")->status, "skipped");
-	assert_string_equal(check_of(&r, "s", "m", "errors")->status, "passed");
+	assert_int_equal(check_of(&r, "s", "m", "tokens")->status, SC_STATUS_SKIPPED);
+	assert_int_equal(check_of(&r, "s", "m", "speedup")->status, SC_STATUS_SKIPPED);
+	assert_int_equal(check_of(&r, "s", "m", "judge")->status, SC_STATUS_SKIPPED);
+	assert_int_equal(check_of(&r, "s", "m", "errors")->status, SC_STATUS_PASSED);
 	assert_null(check_of(&r, "s", "m", "lift"));
-	assert_string_equal(check_of(&r, "new", "m", "pass_rate")->status, "skipped");
+	assert_int_equal(check_of(&r, "new", "m", "pass_rate")->status, SC_STATUS_SKIPPED);
 	/* no units to pair: the lift is not decided either way */
-	assert_string_equal(check_of(&r, "new", "m", "lift")->status, "unverified");
+	assert_int_equal(check_of(&r, "new", "m", "lift")->status, SC_STATUS_UNVERIFIED);
 	assert_null(check_of(&r, "gone", "", "validity"));
-	assert_string_equal(check_of(&r, "bare", "", "validity")->status, "passed");
-	assert_string_equal(check_of(&r, "bare", "", "tests")->status, "unverified");
+	assert_int_equal(check_of(&r, "bare", "", "validity")->status, SC_STATUS_PASSED);
+	assert_int_equal(check_of(&r, "bare", "", "tests")->status, SC_STATUS_UNVERIFIED);
 	assert_null(check_of(&r, "bare", "m", "pass_rate"));
 	/* a failure names a check exactly when the check blocks the merge */
 	for (size_t i = 0; i < r.gate.nchecks; i++) {
@@ -946,7 +943,7 @@ static void test_checks_recorded(void **state)
 		for (size_t f = 0; f < r.gate.nfailures; f++)
 			named |= !strcmp(r.gate.failures[f].skill, c->skill) &&
 				 !strcmp(r.gate.failures[f].model, c->model) &&
-				 !strcmp(r.gate.failures[f].check, c->check);
+				 r.gate.failures[f].check == c->check;
 		assert_int_equal(named, sc_gate_check_blocks(c));
 		failed += sc_gate_check_blocks(c);
 	}
@@ -962,8 +959,8 @@ static void add_finding(struct sc_results_skill *s, const char *state, const cha
 	s->findings = sc_xrealloc(s->findings, (s->nfindings + 1) * sizeof(*s->findings));
 	f = &s->findings[s->nfindings++];
 	memset(f, 0, sizeof(*f));
-	f->state = sc_xstrdup(state);
-	f->severity = sc_xstrdup(sev);
+	f->state = t_finding_state(state);
+	f->severity = t_severity(sev);
 	f->code = sc_xstrdup(code);
 	f->file = sc_xstrdup("skills/s/SKILL.md");
 	f->line = line;
@@ -987,12 +984,12 @@ static void test_validity_from_findings(void **state)
 	add_finding(&r.skills[0], "new", "warning", "body-long", 0);
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
 	c = check_of(&r, "old", "", "validity");
-	assert_string_equal(c->status, "passed");
+	assert_int_equal(c->status, SC_STATUS_PASSED);
 	assert_non_null(strstr(c->message, "1 pre-existing error"));
 	g.fail_on_existing = true;
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	c = check_of(&r, "old", "", "validity");
-	assert_string_equal(c->status, "failed");
+	assert_int_equal(c->status, SC_STATUS_FAILED);
 	assert_string_equal(c->rule, "skill_invalid");
 	assert_int_equal(c->line, 3);
 	assert_non_null(strstr(c->message, "a pre-existing error"));
@@ -1025,15 +1022,15 @@ static void test_findings_compare(void **state)
 	sc_findings_compare(&s, &base, &head);
 	assert_int_equal(s.nfindings, 5);
 	assert_string_equal(s.findings[0].code, "name-mismatch");
-	assert_string_equal(s.findings[0].state, "new");
+	assert_int_equal(s.findings[0].state, SC_FINDING_NEW);
 	assert_string_equal(s.findings[1].code, "description-too-long");
-	assert_string_equal(s.findings[1].severity, "warning");
-	assert_string_equal(s.findings[1].state, "new");
-	assert_string_equal(s.findings[2].state, "existing");
+	assert_int_equal(s.findings[1].severity, SC_SEV_WARNING);
+	assert_int_equal(s.findings[1].state, SC_FINDING_NEW);
+	assert_int_equal(s.findings[2].state, SC_FINDING_EXISTING);
 	assert_int_equal(s.findings[2].line, 4);
-	assert_string_equal(s.findings[3].state, "existing");
+	assert_int_equal(s.findings[3].state, SC_FINDING_EXISTING);
 	assert_int_equal(s.findings[3].line, 12);
-	assert_string_equal(s.findings[4].state, "fixed");
+	assert_int_equal(s.findings[4].state, SC_FINDING_FIXED);
 	assert_int_equal(s.findings[4].line, 10);
 	sc_findings_format(&line, &s.findings[0]);
 	assert_string_equal(line.ptr, "x/SKILL.md:2: error: renamed [name-mismatch] (head, new)");
@@ -1043,7 +1040,7 @@ static void test_findings_compare(void **state)
 	/* no base (an added skill): everything is new */
 	sc_findings_compare(&s, NULL, &head);
 	for (size_t i = 0; i < s.nfindings; i++)
-		assert_string_equal(s.findings[i].state, "new");
+		assert_int_equal(s.findings[i].state, SC_FINDING_NEW);
 	for (size_t i = 0; i < s.nfindings; i++)
 		sc_results_finding_release(&s.findings[i]);
 	free(s.findings);
@@ -1062,8 +1059,8 @@ static void test_compare_at_alpha(void **state)
 
 	sc_results_aggregate_init(&from);
 	sc_results_aggregate_init(&to);
-	from.variant = (char *)"base";
-	to.variant = (char *)"head";
+	from.variant = SC_VARIANT_BASE;
+	to.variant = SC_VARIANT_HEAD;
 	from.pass_rate = 0.95;
 	to.pass_rate = 0.65;
 	from.mean_tokens = 100;

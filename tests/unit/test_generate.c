@@ -2,6 +2,7 @@
  * parsing the skill and the tests, SKILL.md and skill_meta.json as
  * upskill writes them, traces, failure descriptions, keeping the best. */
 #include "unit.h"
+#include "states.h"
 #include "diag.h"
 #include "teacher/generate.h"
 #include "results/results.h"
@@ -259,10 +260,10 @@ static void test_failures_and_best(void **state)
 	for (size_t i = 0; i < 3; i++) {
 		sc_results_unit_init(&r.units[i]);
 		r.units[i].skill = sc_xstrdup("s");
-		r.units[i].variant = sc_xstrdup(variants[i]);
+		r.units[i].variant = t_variant(variants[i]);
 		r.units[i].model = sc_xstrdup("m");
 		r.units[i].test_id = sc_xstrdup(i ? "t#1" : "t#0");
-		r.units[i].verdict = sc_xstrdup(verdicts[i]);
+		r.units[i].verdict = t_unit_verdict(verdicts[i]);
 		r.units[i].message = i ? sc_xstrdup("answer lacks 'x'") : NULL;
 	}
 	set.items = sc_xcalloc(2, sizeof(*set.items));

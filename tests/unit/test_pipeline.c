@@ -9,6 +9,7 @@
  * when the system prompt holds the marker GOOD.
  */
 #include "unit.h"
+#include "states.h"
 #include "fake_server.h"
 #include "diag.h"
 #include "git/git.h"
@@ -80,8 +81,8 @@ struct stopper {
 	size_t decided, stop_after;
 };
 
-static void count_unit(size_t done, size_t total, const char *skill, const char *variant,
-		       const char *model, const char *test_name, const char *verdict, bool reused,
+static void count_unit(size_t done, size_t total, const char *skill, enum sc_variant variant,
+		       const char *model, const char *test_name, enum sc_unit_verdict verdict, bool reused,
 		       void *payload)
 {
 	struct stopper *s = payload;

@@ -9,7 +9,7 @@ static void test_unit_id_names_every_field(void **state)
 	struct sc_buf id = SC_BUF_INIT;
 	(void)state;
 
-	sc_plan_unit_id(&id, "skills/a", "head", "anthropic.m", "skill_meta.json#tests[2]", 3);
+	sc_plan_unit_id(&id, "skills/a", SC_VARIANT_HEAD, "anthropic.m", "skill_meta.json#tests[2]", 3);
 	assert_string_equal(id.ptr, "skills/a|head|anthropic.m|skill_meta.json#tests[2]|3");
 	sc_buf_release(&id);
 }
@@ -40,7 +40,7 @@ static void test_shards_cover_every_unit(void **state)
 	for (int i = 0; i < 1000; i++) {
 		int k;
 		sc_buf_clear(&id);
-		sc_plan_unit_id(&id, "skills/s", i % 2 ? "head" : "base", "m", "t", i);
+		sc_plan_unit_id(&id, "skills/s", i % 2 ? SC_VARIANT_HEAD : SC_VARIANT_BASE, "m", "t", i);
 		k = sc_plan_shard_of(id.ptr, 4);
 		assert_true(k >= 1 && k <= 4);
 		count[k]++;
@@ -62,7 +62,7 @@ static void test_plan_hash_is_order_free(void **state)
 
 	for (int i = 0; i < 3; i++)
 		for (int t = 0; t < 4; t++) {
-			const char *v[] = { "baseline", "base", "head" };
+			const enum sc_variant v[] = { SC_VARIANT_BASELINE, SC_VARIANT_BASE, SC_VARIANT_HEAD };
 			sc_plan_add(&a, "skills/x", v[i], "m", "t", t, "h1");
 			sc_plan_add(&b, "skills/x", v[2 - i], "m", "t", 3 - t, "h1");
 			sc_plan_add(&c, "skills/x", v[i], "m", "t", t, i == 2 && t == 3 ? "h2" : "h1");
@@ -80,7 +80,7 @@ static void test_plan_hash_is_order_free(void **state)
 	for (size_t i = 1; i < a.n; i++)
 		assert_true(strcmp(a.units[i - 1].id, a.units[i].id) < 0);
 	assert_non_null(sc_plan_find(&a, "skills/x|base|m|t|2"));
-	assert_string_equal(sc_plan_find(&a, "skills/x|base|m|t|2")->variant, "base");
+	assert_int_equal(sc_plan_find(&a, "skills/x|base|m|t|2")->variant, SC_VARIANT_BASE);
 	assert_null(sc_plan_find(&a, "skills/x|base|m|t|9"));
 	sc_plan_release(&a);
 	sc_plan_release(&b);
@@ -93,9 +93,9 @@ static void test_duplicate_unit_is_refused(void **state)
 	struct sc_plan p = SC_PLAN_INIT;
 	(void)state;
 
-	sc_plan_add(&p, "skills/x", "head", "m", "t", 0, "h1");
-	sc_plan_add(&p, "skills/y", "head", "m", "t", 0, "h1");
-	sc_plan_add(&p, "skills/x", "head", "m", "t", 0, "h2");
+	sc_plan_add(&p, "skills/x", SC_VARIANT_HEAD, "m", "t", 0, "h1");
+	sc_plan_add(&p, "skills/y", SC_VARIANT_HEAD, "m", "t", 0, "h1");
+	sc_plan_add(&p, "skills/x", SC_VARIANT_HEAD, "m", "t", 0, "h2");
 	assert_int_equal(sc_plan_finish(&p, ""), SC_EINVAL);
 	assert_non_null(strstr(sc_error_last(), "planned twice"));
 	sc_plan_release(&p);

@@ -61,6 +61,7 @@ static void test_annotations_are_capped(void **state)
 		struct sc_buf s = SC_BUF_INIT;
 		sc_buf_printf(&s, "skills/s%zu", i);
 		r.gate.failures[i].skill = sc_buf_detach(&s, NULL);
+		r.gate.failures[i].status = SC_STATUS_FAILED;
 		r.gate.failures[i].rule = sc_xstrdup("pass_rate_drop");
 		r.gate.failures[i].message = sc_xstrdup("fell 50%\nbadly");
 		r.gate.nfailures++;

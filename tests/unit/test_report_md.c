@@ -2,6 +2,7 @@
  * escaping helpers (report_fmt.c): escaping, fences, layouts, order and
  * the 65,536-character bound. */
 #include "unit.h"
+#include "states.h"
 #include "results/results.h"
 #include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
@@ -126,7 +127,7 @@ static void test_bar(void **state)
 static void make_run(struct sc_results *r, size_t n, const char *kind)
 {
 	sc_results_init(r);
-	r->run.kind = sc_xstrdup(kind);
+	r->run.kind = t_run_kind(kind);
 	r->run.runs = 2;
 	r->skills = sc_xcalloc(n, sizeof(*r->skills));
 	r->aggregates = sc_xcalloc(n * 2, sizeof(*r->aggregates));
@@ -136,13 +137,13 @@ static void make_run(struct sc_results *r, size_t n, const char *kind)
 		struct sc_results_skill *s = &r->skills[r->nskills++];
 		sc_buf_printf(&p, "skills/skill-%04zu", n - 1 - i);
 		s->path = sc_xstrdup(p.ptr);
-		s->status = sc_xstrdup("modified");
+		s->status = SC_SKILL_MODIFIED;
 		s->gate_passed = true;
 		for (int v = 0; v < 2; v++) {
 			struct sc_results_aggregate *a = &r->aggregates[r->naggregates++];
 			sc_results_aggregate_init(a);
 			a->skill = sc_xstrdup(p.ptr);
-			a->variant = sc_xstrdup(v ? "head" : (strcmp(kind, "eval") ? "base" : "baseline"));
+			a->variant = v ? SC_VARIANT_HEAD : strcmp(kind, "eval") ? SC_VARIANT_BASE : SC_VARIANT_BASELINE;
 			a->model = sc_xstrdup("model-x");
 			a->n = 2;
 			a->passed = 1;
@@ -152,11 +153,11 @@ static void make_run(struct sc_results *r, size_t n, const char *kind)
 			struct sc_results_unit *x = &r->units[r->nunits++];
 			sc_results_unit_init(x);
 			x->skill = sc_xstrdup(p.ptr);
-			x->variant = sc_xstrdup("head");
+			x->variant = SC_VARIANT_HEAD;
 			x->model = sc_xstrdup("model-x");
 			x->test_id = sc_xstrdup(u < 2 ? "t0" : "t1");
 			x->run_index = u % 2;
-			x->verdict = sc_xstrdup(u % 2 ? "fail" : "pass");
+			x->verdict = t_unit_verdict(u % 2 ? "fail" : "pass");
 			x->message = u % 2 ? sc_xstrdup("the answer did not contain the expected text, "
 							"which was a long string of words") : NULL;
 		}
@@ -223,8 +224,7 @@ static void test_layouts_and_banners(void **state)
 	r.gate.passed = false;
 	r.gate.exit_code = 1;
 	r.gate.verdict = SC_VERDICT_FAIL;
-	free(r.skills[0].status);
-	r.skills[0].status = sc_xstrdup("added");
+	r.skills[0].status = SC_SKILL_ADDED;
 	sc_report_md_full(&b, &r);
 	assert_non_null(strstr(b.ptr, "| pass rate base → head |"));
 	assert_non_null(strstr(b.ptr, "Oracle self-test"));
@@ -240,17 +240,17 @@ static void test_layouts_and_banners(void **state)
 static void single_run(struct sc_results *r, const char *const *skills, size_t n, double rate)
 {
 	sc_results_init(r);
-	r->run.kind = sc_xstrdup("eval");
+	r->run.kind = SC_RUN_KIND_EVAL;
 	r->skills = sc_xcalloc(n, sizeof(*r->skills));
 	r->aggregates = sc_xcalloc(n, sizeof(*r->aggregates));
 	for (size_t i = 0; i < n; i++) {
 		struct sc_results_aggregate *a = &r->aggregates[r->naggregates++];
 		r->skills[r->nskills].path = sc_xstrdup(skills[i]);
-		r->skills[r->nskills].status = sc_xstrdup("unchanged");
+		r->skills[r->nskills].status = SC_SKILL_UNCHANGED;
 		r->skills[r->nskills++].gate_passed = true;
 		sc_results_aggregate_init(a);
 		a->skill = sc_xstrdup(skills[i]);
-		a->variant = sc_xstrdup("head");
+		a->variant = SC_VARIANT_HEAD;
 		a->model = sc_xstrdup("m");
 		a->n = 4;
 		a->pass_rate = rate;
@@ -272,17 +272,17 @@ static void test_combine_marks_added_deleted_and_diffs(void **state)
 	single_run(&head, head_skills, 2, 0.75);
 	assert_int_equal(sc_report_combine(&head, &base), 0);
 	assert_true(head.sorted);
-	assert_string_equal(sc_results_find_skill(&head, "skills/a")->status, "deleted");
-	assert_string_equal(sc_results_find_skill(&head, "skills/b")->status, "modified");
-	assert_string_equal(sc_results_find_skill(&head, "skills/c")->status, "added");
-	assert_non_null(sc_results_find_aggregate(&head, "skills/a", "base", "m"));
-	assert_null(sc_results_find_aggregate(&head, "skills/a", "head", "m"));
-	c = sc_results_find_comparison(&head, "skills/b", "m", "base", "head");
+	assert_int_equal(sc_results_find_skill(&head, "skills/a")->status, SC_SKILL_DELETED);
+	assert_int_equal(sc_results_find_skill(&head, "skills/b")->status, SC_SKILL_MODIFIED);
+	assert_int_equal(sc_results_find_skill(&head, "skills/c")->status, SC_SKILL_ADDED);
+	assert_non_null(sc_results_find_aggregate(&head, "skills/a", SC_VARIANT_BASE, "m"));
+	assert_null(sc_results_find_aggregate(&head, "skills/a", SC_VARIANT_HEAD, "m"));
+	c = sc_results_find_comparison(&head, "skills/b", "m", SC_VARIANT_BASE, SC_VARIANT_HEAD);
 	assert_non_null(c);
 	assert_true(fabs(c->pass_rate_delta - 0.5) < 1e-9);
 	assert_true(fabs(c->tokens_delta_pct - 200.0) < 1e-9);
 	assert_int_equal(c->paired_n, 0);
-	assert_null(sc_results_find_comparison(&head, "skills/c", "m", "base", "head"));
+	assert_null(sc_results_find_comparison(&head, "skills/c", "m", SC_VARIANT_BASE, SC_VARIANT_HEAD));
 	sc_report_md_full(&md, &head);
 	assert_non_null(strstr(md.ptr, "| ✅ pass | <code>skills/b</code><br><sub>m</sub> | 25% → 75% (+50 pts) | 750 (+200%) |"));
 	assert_non_null(strstr(md.ptr, "| <code>skills/a</code><br><sub>deleted at head</sub><br><sub>m</sub> | 25% → — |"));
@@ -346,12 +346,12 @@ static void add_unit(struct sc_results *r, const char *variant, int test, int ru
 	sc_buf_printf(&id, "skill_meta.json#tests[%d]", test);
 	sc_buf_printf(&name, "prompt %d", test);
 	x->skill = sc_xstrdup("skills/s");
-	x->variant = sc_xstrdup(variant);
+	x->variant = t_variant(variant);
 	x->model = sc_xstrdup("m");
 	x->test_id = sc_buf_detach(&id, NULL);
 	x->test_name = sc_buf_detach(&name, NULL);
 	x->run_index = run;
-	x->verdict = sc_xstrdup(verdict);
+	x->verdict = t_unit_verdict(verdict);
 	if (!strcmp(verdict, "fail")) {
 		x->error_class = sc_xstrdup("wrong_answer");
 		x->message = sc_xstrdup("answer lacks 'ok'");
@@ -371,28 +371,28 @@ static void test_regressed_and_already_failing(void **state)
 	(void)state;
 
 	sc_results_init(&r);
-	r.run.kind = sc_xstrdup("run");
+	r.run.kind = SC_RUN_KIND_RUN;
 	r.run.runs = 3;
 	r.skills = sc_xcalloc(1, sizeof(*r.skills));
 	r.nskills = 1;
 	r.skills[0].path = sc_xstrdup("skills/s");
-	r.skills[0].status = sc_xstrdup("modified");
+	r.skills[0].status = SC_SKILL_MODIFIED;
 	r.skills[0].gate_passed = false;
 	r.gate.failures = sc_xcalloc(1, sizeof(*r.gate.failures));
 	r.gate.nfailures = 1;
 	r.gate.failures[0].skill = sc_xstrdup("skills/s");
 	r.gate.failures[0].model = sc_xstrdup("m");
 	r.gate.failures[0].rule = sc_xstrdup("pass_rate_drop");
-	r.gate.failures[0].check = sc_xstrdup("pass_rate");
+	r.gate.failures[0].check = SC_CHECK_PASS_RATE;
 	r.gate.failures[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
-	r.gate.failures[0].status = sc_xstrdup("failed");
+	r.gate.failures[0].status = SC_STATUS_FAILED;
 	r.gate.verdict = SC_VERDICT_FAIL;
 	r.gate.checks = sc_xcalloc(1, sizeof(*r.gate.checks));
 	r.gate.nchecks = 1;
 	r.gate.checks[0].skill = sc_xstrdup("skills/s");
 	r.gate.checks[0].model = sc_xstrdup("m");
-	r.gate.checks[0].check = sc_xstrdup("pass_rate");
-	r.gate.checks[0].status = sc_xstrdup("failed");
+	r.gate.checks[0].check = SC_CHECK_PASS_RATE;
+	r.gate.checks[0].status = SC_STATUS_FAILED;
 	r.gate.checks[0].rule = sc_xstrdup("pass_rate_drop");
 	r.gate.checks[0].message = sc_xstrdup("pass rate fell from 67% to 33%, a long explanation");
 	for (int run = 0; run < 3; run++) {
@@ -502,11 +502,11 @@ static void test_no_gpu_reason_once(void **state)
 	sc_buf_printf(&msg, "compiled for sm_90 (32 registers, 0 bytes spilled); correctness and speed "
 		      "not checked: %s", why);
 	sc_results_init(&r);
-	r.run.kind = sc_xstrdup("run");
+	r.run.kind = SC_RUN_KIND_RUN;
 	r.skills = sc_xcalloc(1, sizeof(*r.skills));
 	r.nskills = 1;
 	r.skills[0].path = sc_xstrdup("skills/s");
-	r.skills[0].status = sc_xstrdup("modified");
+	r.skills[0].status = SC_SKILL_MODIFIED;
 	r.skills[0].gate_passed = true;
 	r.gate.passed = true;
 	for (int t = 0; t < 3; t++)

@@ -1,6 +1,7 @@
 /* Unit tests for runner/results.c: reading (nulls, errors with JSON paths,
  * schema versions) and deterministic, sorted, atomic writing. */
 #include "unit.h"
+#include "states.h"
 #include "results/results.h"
 
 #include <dirent.h>
@@ -46,8 +47,8 @@ static void test_parse_reads_fields_and_nulls(void **state)
 	assert_int_equal(r.comparisons[0].is_beneficial, -1);
 	assert_int_equal(r.gate.nfailures, 1);
 	assert_string_equal(r.gate.failures[0].rule, "pass_rate_drop");
-	assert_non_null(sc_results_find_aggregate(&r, "skills/a", "head", "m"));
-	assert_null(sc_results_find_aggregate(&r, "skills/a", "base", "m"));
+	assert_non_null(sc_results_find_aggregate(&r, "skills/a", SC_VARIANT_HEAD, "m"));
+	assert_null(sc_results_find_aggregate(&r, "skills/a", SC_VARIANT_BASE, "m"));
 	sc_results_release(&r);
 }
 
@@ -124,10 +125,10 @@ static void add_unit(struct sc_results *r, const char *skill, const char *varian
 	u = &r->units[r->nunits++];
 	sc_results_unit_init(u);
 	u->skill = sc_xstrdup(skill);
-	u->variant = sc_xstrdup(variant);
+	u->variant = t_variant(variant);
 	u->model = sc_xstrdup("m");
 	u->test_id = sc_xstrdup(test);
-	u->verdict = sc_xstrdup("pass");
+	u->verdict = SC_UNIT_PASS;
 	u->run_index = run;
 	u->judge_score = 0.1;
 	u->latency_ms = 3000000000LL;
@@ -164,7 +165,7 @@ static void test_format_sorts_and_is_stable(void **state)
 	assert_non_null(strstr(a.ptr, "\"latency_ms\":\t3000000000,"));
 	assert_non_null(strstr(a.ptr, "\"message\":\tnull"));
 	assert_int_equal(sc_results_parse(&back, a.ptr, a.len, "a"), 0);
-	assert_string_equal(back.units[0].variant, "baseline");
+	assert_int_equal(back.units[0].variant, SC_VARIANT_BASELINE);
 	assert_string_equal(back.units[4].skill, "skills/b");
 	assert_true(back.units[4].judge_score == 1.0 / 3.0);  /* reads back to the same double */
 	/* what was read is signed again only once it is vouched for */
@@ -284,10 +285,10 @@ static void test_excerpt_bounded_and_round_trip(void **state)
 	for (int i = 0; i < 2; i++) {
 		sc_results_unit_init(&r.units[i]);
 		r.units[i].skill = sc_xstrdup("skills/x");
-		r.units[i].variant = sc_xstrdup("head");
+		r.units[i].variant = SC_VARIANT_HEAD;
 		r.units[i].model = sc_xstrdup("m");
 		r.units[i].test_id = sc_xstrdup(i ? "t#1" : "t#0");
-		r.units[i].verdict = sc_xstrdup(i ? "pass" : "fail");
+		r.units[i].verdict = t_unit_verdict(i ? "pass" : "fail");
 	}
 	r.units[0].excerpt = e;
 	sc_results_format(&json, &r);
@@ -316,10 +317,10 @@ static void test_strong_reference_round_trip(void **state)
 	r.nunits = 1;
 	sc_results_unit_init(&r.units[0]);
 	r.units[0].skill = sc_xstrdup("skills/x");
-	r.units[0].variant = sc_xstrdup("head");
+	r.units[0].variant = SC_VARIANT_HEAD;
 	r.units[0].model = sc_xstrdup("m");
 	r.units[0].test_id = sc_xstrdup("t#0");
-	r.units[0].verdict = sc_xstrdup("pass");
+	r.units[0].verdict = SC_UNIT_PASS;
 	r.units[0].kernel = sc_xmalloc(sizeof(*r.units[0].kernel));
 	sc_results_kernel_init(r.units[0].kernel);
 	r.units[0].kernel->speedup = 14.5;
@@ -330,7 +331,7 @@ static void test_strong_reference_round_trip(void **state)
 	r.naggregates = 1;
 	sc_results_aggregate_init(&r.aggregates[0]);
 	r.aggregates[0].skill = sc_xstrdup("skills/x");
-	r.aggregates[0].variant = sc_xstrdup("head");
+	r.aggregates[0].variant = SC_VARIANT_HEAD;
 	r.aggregates[0].model = sc_xstrdup("m");
 	r.aggregates[0].speedup_geomean = 14.5;
 	r.aggregates[0].strong_speedup_geomean = 0.75;
@@ -354,6 +355,81 @@ static void test_strong_reference_round_trip(void **state)
 	sc_buf_release(&json);
 }
 
+/*
+ * Every state table round-trips: each name parses to its value and the
+ * value names it back; a _NONE value has no name; an unknown name, a
+ * name in another case and NULL are refused; sc_state_table() knows
+ * every table by name.
+ */
+#define ROUND_TRIP(fn, type)                                                        \
+	do {                                                                        \
+		size_t n_;                                                          \
+		const char *const *names_ = sc_state_table(#fn, &n_);               \
+		type v_;                                                            \
+		assert_non_null(names_);                                            \
+		assert_true(n_ > 1);                                                \
+		for (size_t i_ = 0; i_ < n_; i_++) {                                \
+			const char *name_ = sc_##fn##_name((type)i_);               \
+			if (!names_[i_]) {                                          \
+				assert_null(name_);                                 \
+				continue;                                           \
+			}                                                           \
+			assert_string_equal(name_, names_[i_]);                     \
+			assert_true(sc_##fn##_parse(name_, &v_));                   \
+			assert_int_equal(v_, i_);                                   \
+		}                                                                   \
+		assert_null(sc_##fn##_name((type)n_));                              \
+		assert_false(sc_##fn##_parse("no-such-state", &v_));                \
+		assert_false(sc_##fn##_parse(NULL, &v_));                           \
+		assert_false(sc_##fn##_parse("", &v_));                             \
+	} while (0)
+
+static void test_state_tables_round_trip(void **state)
+{
+	enum sc_verdict v;
+	enum sc_variant var;
+	size_t n;
+	(void)state;
+
+	ROUND_TRIP(verdict, enum sc_verdict);
+	ROUND_TRIP(unit_verdict, enum sc_unit_verdict);
+	ROUND_TRIP(variant, enum sc_variant);
+	ROUND_TRIP(unit_kind, enum sc_unit_kind);
+	ROUND_TRIP(trigger, enum sc_trigger);
+	ROUND_TRIP(skill_status, enum sc_skill_status);
+	ROUND_TRIP(finding_state, enum sc_finding_state);
+	ROUND_TRIP(severity, enum sc_severity);
+	ROUND_TRIP(compile, enum sc_compile);
+	ROUND_TRIP(kernel_verdict, enum sc_kernel_verdict);
+	ROUND_TRIP(check_kind, enum sc_check_kind);
+	ROUND_TRIP(check_status, enum sc_check_status);
+	ROUND_TRIP(decision, enum sc_decision);
+	ROUND_TRIP(lift_decision, enum sc_lift_decision);
+	ROUND_TRIP(lift_stop, enum sc_lift_stop);
+	ROUND_TRIP(run_kind, enum sc_run_kind);
+	ROUND_TRIP(judged, enum sc_judged);
+	/* the documented names, spot-checked against docs/results-json.md */
+	assert_string_equal(sc_verdict_name(SC_VERDICT_ERROR), "error");
+	assert_string_equal(sc_variant_name(SC_VARIANT_HEAD_TESTS), "head_tests");
+	assert_string_equal(sc_check_kind_name(SC_CHECK_CLAIM), "verdict_unverified");
+	assert_string_equal(sc_kernel_verdict_name(SC_KV_COMPILE_FAILED), "compile_failed");
+	assert_int_equal(SC_VARIANT_COUNT, 4);
+	/* names are exact: no case folding, no prefixes */
+	assert_false(sc_verdict_parse("PASS", &v));
+	assert_false(sc_verdict_parse("passed", &v));
+	assert_false(sc_variant_parse("head ", &var));
+	assert_null(sc_state_table("no_such_table", &n));
+	assert_int_equal(n, 0);
+	{
+		struct sc_buf b = SC_BUF_INIT;
+		const char *const *names = sc_state_table("verdict", &n);
+		sc_state_expected(&b, names, n);
+		assert_string_equal(b.ptr, "pass, fail, unverified or error");
+		sc_buf_release(&b);
+	}
+}
+#undef ROUND_TRIP
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_format_sorts_and_is_stable),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_load_names_missing_file),
+		cmocka_unit_test(test_state_tables_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

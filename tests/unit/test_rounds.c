@@ -3,6 +3,7 @@
  * results model: only the checks still open, up to the next look's runs,
  * a deferred unit coming back, units of no check never. */
 #include "unit.h"
+#include "states.h"
 #include "pipeline/rounds.h"
 #include "pipeline/sequential.h"
 #include "results/results.h"
@@ -20,12 +21,12 @@ static void add_runs(struct sc_results *r, const char *skill, const char *varian
 			sc_results_unit_init(u);
 			snprintf(id, sizeof(id), "t%d", t);
 			u->skill = sc_xstrdup(skill);
-			u->variant = sc_xstrdup(variant);
+			u->variant = t_variant(variant);
 			u->model = sc_xstrdup("m");
 			u->test_id = sc_xstrdup(id);
 			u->run_index = k;
-			u->kind = sc_xstrdup("text");
-			u->verdict = sc_xstrdup(pass ? "pass" : "fail");
+			u->kind = SC_KIND_TEXT;
+			u->verdict = t_unit_verdict(pass ? "pass" : "fail");
 		}
 }
 
@@ -66,8 +67,8 @@ static void plan_init(struct plan *p)
 				p->check_of[p->n] = s < 2 ? s : SC_ROUNDS_NONE;
 				p->n++;
 			}
-	p->checks[0] = (struct sc_rounds_check){ "s", "m", "base", "head" };
-	p->checks[1] = (struct sc_rounds_check){ "e", "m", "head", "baseline" };
+	p->checks[0] = (struct sc_rounds_check){ "s", "m", SC_VARIANT_BASE, SC_VARIANT_HEAD };
+	p->checks[1] = (struct sc_rounds_check){ "e", "m", SC_VARIANT_HEAD, SC_VARIANT_BASELINE };
 	/* margin 0, D 15 points, looks at 2, 4 and 6 runs per test */
 	sc_seq_design_init(&p->d, 0.05, 0.2, 0.0, 0.15, 2, 6, 1);
 	p->rd.design = &p->d;
@@ -143,10 +144,10 @@ static void test_next_round_open_only(void **state)
 	add_runs(&r, "s", "head", 10, 0, 2, true);
 	add_runs(&r, "e", "head", 10, 0, 2, true);
 	add_runs(&r, "e", "baseline", 10, 0, 2, false);
-	sc_seq_replay_of(&o, &r, "s", "m", "base", "head", &p.d);
+	sc_seq_replay_of(&o, &r, "s", "m", SC_VARIANT_BASE, SC_VARIANT_HEAD, &p.d);
 	assert_int_equal(o.decision, SC_SEQ_OPEN);
 	assert_true(o.more);
-	sc_seq_replay_of(&o, &r, "e", "m", "head", "baseline", &p.d);
+	sc_seq_replay_of(&o, &r, "e", "m", SC_VARIANT_HEAD, SC_VARIANT_BASELINE, &p.d);
 	assert_int_equal(o.decision, SC_SEQ_REGRESSION);  /* the lift, in eval's orientation */
 	assert_true(o.st.mean < 0);
 

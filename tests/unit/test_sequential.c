@@ -3,6 +3,7 @@
  * hand-built cases, the replay on a results model and the gate's record
  * of it (the margin object, through JSON and back). */
 #include "unit.h"
+#include "states.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
 #include "pipeline/sequential.h"
@@ -137,7 +138,7 @@ static void test_regression_at_look_2(void **state)
 	assert_close(at.llr, 4.1625, 1e-9);
 	assert_close(at.fail_at, d.log_a + 0.583 * d.z * (sqrt(0.1) - sqrt(20 / d.i_fixed)), 1e-9);
 	assert_int_equal(sc_seq_decide(&st, &d, 2, 10.0), SC_SEQ_REGRESSION);
-	assert_string_equal(sc_seq_decision_name(SC_SEQ_REGRESSION), "regression");
+	assert_int_equal(sc_seq_decision_result(SC_SEQ_REGRESSION), SC_DECISION_REGRESSION);
 }
 
 /*
@@ -167,7 +168,7 @@ static void test_ruled_out_at_look_2(void **state)
 	assert_close(at.info, 216, 1e-9);
 	assert_close(at.llr, -2.43, 1e-9);
 	assert_int_equal(sc_seq_decide(&st, &d, 2, 80.0), SC_SEQ_RULED_OUT);
-	assert_string_equal(sc_seq_decision_name(SC_SEQ_RULED_OUT), "ruled_out");
+	assert_int_equal(sc_seq_decision_result(SC_SEQ_RULED_OUT), SC_DECISION_RULED_OUT);
 }
 
 /*
@@ -194,8 +195,7 @@ static void test_end_and_cap(void **state)
 	st.mean = -0.075;
 	assert_int_equal(sc_seq_decide(&st, &d, 3, 0.0), SC_SEQ_OPEN);
 	assert_int_equal(sc_seq_decide(&st, &d, 4, 0.0), SC_SEQ_UNVERIFIED);
-	assert_string_equal(sc_seq_decision_name(SC_SEQ_UNVERIFIED), "unverified");
-	assert_int_equal(sc_seq_decision_parse("inconclusive"), SC_SEQ_UNVERIFIED);
+	assert_int_equal(sc_seq_decision_result(SC_SEQ_UNVERIFIED), SC_DECISION_UNVERIFIED);
 	/* nothing judged yet: open until the last look (the replay ends a
 	 * check whose rounds ran and judged nothing: test_replay_nothing_judged) */
 	st.tests = 0;
@@ -242,12 +242,12 @@ static void add_runs(struct sc_results *r, const char *variant, int ntests, int 
 			sc_results_unit_init(u);
 			snprintf(id, sizeof(id), "t%d", t);
 			u->skill = sc_xstrdup("s");
-			u->variant = sc_xstrdup(variant);
+			u->variant = t_variant(variant);
 			u->model = sc_xstrdup("m");
 			u->test_id = sc_xstrdup(id);
 			u->run_index = k;
-			u->kind = sc_xstrdup("text");
-			u->verdict = sc_xstrdup(pass ? "pass" : "fail");
+			u->kind = SC_KIND_TEXT;
+			u->verdict = t_unit_verdict(pass ? "pass" : "fail");
 		}
 }
 
@@ -311,8 +311,7 @@ static void test_replay_nothing_judged(void **state)
 	add_runs(&r, "base", 10, 0, 1, true);
 	add_runs(&r, "head", 10, 0, 1, false);
 	for (size_t i = 0; i < r.nunits; i++) {
-		free(r.units[i].verdict);
-		r.units[i].verdict = sc_xstrdup("error");
+		r.units[i].verdict = SC_UNIT_ERROR;
 	}
 	sc_seq_replay(&o, &r, "s", "m", &d);
 	assert_int_equal(o.decision, SC_SEQ_UNVERIFIED);
@@ -344,7 +343,7 @@ static void add_agg(struct sc_results *r, const char *variant, int passed, int n
 	a = &r->aggregates[r->naggregates++];
 	sc_results_aggregate_init(a);
 	a->skill = sc_xstrdup("s");
-	a->variant = sc_xstrdup(variant);
+	a->variant = t_variant(variant);
 	a->model = sc_xstrdup("m");
 	a->n = n;
 	a->passed = passed;
@@ -359,7 +358,7 @@ static void one_skill(struct sc_results *r, const char *status)
 	r->nskills = 1;
 	r->skills[0].path = sc_xstrdup("s");
 	r->skills[0].name = sc_xstrdup("s");
-	r->skills[0].status = sc_xstrdup(status);
+	r->skills[0].status = t_skill_status(status);
 	r->skills[0].skill_md = sc_xstrdup("s/SKILL.md");
 }
 
@@ -386,14 +385,14 @@ static void test_gate_records_margin(void **state)
 	add_runs(&r, "head", 10, 0, 2, false);
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	assert_int_equal(r.gate.verdict, SC_VERDICT_FAIL);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
 	assert_non_null(c);
-	assert_string_equal(c->status, "failed");
+	assert_int_equal(c->status, SC_STATUS_FAILED);
 	assert_non_null(strstr(c->message, "a drop is shown"));
 	assert_non_null(strstr(c->message, "sequential: 2 runs per test after 2 rounds, log "
 				  "likelihood ratio 4.16"));
 	assert_true(c->margin.present);
-	assert_string_equal(c->margin.decision, "regression");
+	assert_int_equal(c->margin.decision, SC_DECISION_REGRESSION);
 	assert_int_equal(c->margin.rounds, 2);
 	assert_int_equal(c->margin.runs_per_test, 2);
 	assert_int_equal(c->margin.base_runs, 20);
@@ -408,10 +407,10 @@ static void test_gate_records_margin(void **state)
 	sc_results_format(&json, &r);
 	assert_int_equal(sc_results_parse(&back, json.ptr, json.len, "r.json"), 0);
 	assert_int_equal(back.gate.verdict, SC_VERDICT_FAIL);
-	c = sc_results_find_check(&back, "s", "m", "pass_rate");
+	c = sc_results_find_check(&back, "s", "m", SC_CHECK_PASS_RATE);
 	assert_non_null(c);
 	assert_true(c->margin.present);
-	assert_string_equal(c->margin.decision, "regression");
+	assert_int_equal(c->margin.decision, SC_DECISION_REGRESSION);
 	assert_int_equal(c->margin.rounds, 2);
 	assert_int_equal(c->margin.base_runs, 20);
 	assert_close(c->margin.mean, -1.0, 1e-12);
@@ -431,19 +430,19 @@ static void test_gate_records_margin(void **state)
 	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
 	assert_int_equal(r.gate.unverified, 1);
 	assert_false(r.gate.passed);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "unverified");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_UNVERIFIED);
 	assert_false(c->accepted);
 	assert_string_equal(c->rule, "pass_rate_unverified");
 	assert_non_null(strstr(c->message, "gate.max_runs reached"));
-	assert_string_equal(c->margin.decision, "unverified");
+	assert_int_equal(c->margin.decision, SC_DECISION_UNVERIFIED);
 	assert_int_equal(r.gate.nfailures, 1);
-	assert_string_equal(r.gate.failures[0].status, "unverified");
+	assert_int_equal(r.gate.failures[0].status, SC_STATUS_UNVERIFIED);
 	g.accept_unverified = true;
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
 	assert_int_equal(r.gate.verdict, SC_VERDICT_UNVERIFIED);
 	assert_true(r.gate.passed);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
 	assert_true(c->accepted);
 	sc_results_release(&r);
 }
@@ -467,32 +466,29 @@ static void test_gate_missing_side(void **state)
 	add_runs(&r, "base", 30, 0, 4, true);
 	add_runs(&r, "head", 30, 0, 4, true);
 	for (size_t i = 0; i < r.nunits; i++)
-		if (!strcmp(r.units[i].variant, "head") && !strcmp(r.units[i].test_id, "t7")) {
-			free(r.units[i].verdict);
-			r.units[i].verdict = sc_xstrdup("error");
+		if (r.units[i].variant == SC_VARIANT_HEAD && !strcmp(r.units[i].test_id, "t7")) {
+			r.units[i].verdict = SC_UNIT_ERROR;
 		}
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "unverified");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_UNVERIFIED);
 	assert_non_null(strstr(c->message, "test 't7' has no result at head"));
 	/* the same with t7 judged: ruled out, passed */
 	for (size_t i = 0; i < r.nunits; i++)
-		if (!strcmp(r.units[i].verdict, "error")) {
-			free(r.units[i].verdict);
-			r.units[i].verdict = sc_xstrdup("pass");
+		if (r.units[i].verdict == SC_UNIT_ERROR) {
+			r.units[i].verdict = SC_UNIT_PASS;
 		}
 	assert_int_equal(sc_gate_apply(&r, &g), 0);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "passed");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_PASSED);
 	assert_non_null(strstr(c->message, "no drop of 15 points or more"));
 	/* one unit nobody can judge: unverified */
-	free(r.units[3].verdict);
-	r.units[3].verdict = sc_xstrdup("unverified");
+	r.units[3].verdict = SC_UNIT_UNVERIFIED;
 	free(r.units[3].message);
 	r.units[3].message = sc_xstrdup("no grader: set grader in the trusted config");
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
-	assert_string_equal(c->status, "unverified");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
+	assert_int_equal(c->status, SC_STATUS_UNVERIFIED);
 	assert_non_null(strstr(c->message, "no grader"));
 	sc_results_release(&r);
 }
@@ -523,7 +519,7 @@ static void test_fixed_over_checks(void **state)
 	struct sc_results r;
 	struct sc_config_gate g = seq_gate(3, 0, 3);
 	static const char *const models[] = { "m", "m2", "m3" };
-	static const char *const want[] = { "failed", "failed", "passed" };
+	static const enum sc_check_status want[] = { SC_STATUS_FAILED, SC_STATUS_FAILED, SC_STATUS_PASSED };
 	(void)state;
 
 	one_skill(&r, "modified");
@@ -540,10 +536,9 @@ static void test_fixed_over_checks(void **state)
 		add_runs(&r, "head", 10, 0, 3, true);
 		/* t0..t3 fail their second and third runs at head */
 		for (size_t i = u0; i < r.nunits; i++)
-			if (!strcmp(r.units[i].variant, "head") && r.units[i].run_index >= 1 &&
+			if (r.units[i].variant == SC_VARIANT_HEAD && r.units[i].run_index >= 1 &&
 			    strchr("0123", r.units[i].test_id[1])) {
-				free(r.units[i].verdict);
-				r.units[i].verdict = sc_xstrdup("fail");
+				r.units[i].verdict = SC_UNIT_FAIL;
 			}
 		set_model(&r, u0, a0, "m2");
 		u0 = r.nunits, a0 = r.naggregates;
@@ -555,10 +550,10 @@ static void test_fixed_over_checks(void **state)
 	}
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
 	for (size_t i = 0; i < 3; i++) {
-		const struct sc_results_check *c = sc_results_find_check(&r, "s", models[i], "pass_rate");
+		const struct sc_results_check *c = sc_results_find_check(&r, "s", models[i], SC_CHECK_PASS_RATE);
 		assert_non_null(c);
 		assert_true(c->margin.present);
-		assert_string_equal(c->status, want[i]);
+		assert_int_equal(c->status, want[i]);
 		assert_non_null(strstr(c->message, "fixed design of 3 runs per test"));
 	}
 	sc_results_release(&r);
@@ -593,7 +588,7 @@ static void test_flips(void **state)
 	r.nskills = 1;
 	r.skills[0].path = sc_xstrdup("s");
 	r.skills[0].name = sc_xstrdup("s");
-	r.skills[0].status = sc_xstrdup("modified");
+	r.skills[0].status = SC_SKILL_MODIFIED;
 	add_agg(&r, "base", 40, 40);
 	add_agg(&r, "head", 0, 40);
 	add_runs(&r, "base", 10, 0, 4, true);
@@ -602,7 +597,7 @@ static void test_flips(void **state)
 	for (size_t i = 0; i < SC_ARRAY_SIZE(h); i++) {
 		struct sc_results_flips *f = &r.flips[r.nflips++];
 		f->skill = sc_xstrdup("s");
-		f->variant = sc_xstrdup(h[i].variant);
+		f->variant = t_variant(h[i].variant);
 		f->model = sc_xstrdup("m");
 		f->test_id = sc_xstrdup(h[i].test);
 		f->runs = h[i].runs;
@@ -610,7 +605,7 @@ static void test_flips(void **state)
 		f->flip_rate = sc_results_flip_rate(h[i].passes, h[i].runs);
 	}
 	assert_int_equal(sc_gate_apply(&r, &g), 1);
-	c = sc_results_find_check(&r, "s", "m", "pass_rate");
+	c = sc_results_find_check(&r, "s", "m", SC_CHECK_PASS_RATE);
 	/* t0 (67%), t3 (60%), t4 (60%) named; t1 (20%) counted; t2 never flips; t5 is head's */
 	assert_non_null(strstr(c->message, "; test t0 flips 67% at base (4 runs); test t3 flips 60% "
 				  "at base (5 runs); test t4 flips 60% at base (6 runs); 1 more test "

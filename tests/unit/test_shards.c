@@ -7,6 +7,7 @@
  * CI system sets.
  */
 #include "unit.h"
+#include "states.h"
 #include "pipeline/plan.h"
 #include "pipeline/shards.h"
 #include "results/results.h"
@@ -22,11 +23,11 @@
  * whose id hashes to k, and the provenance every shard shares. */
 static void make_shard(struct sc_results *r, int k)
 {
-	static const char *const variants[] = { "baseline", "base", "head" };
+	static const enum sc_variant variants[] = { SC_VARIANT_BASELINE, SC_VARIANT_BASE, SC_VARIANT_HEAD };
 	struct sc_buf id = SC_BUF_INIT, test = SC_BUF_INIT;
 
 	sc_results_init(r);
-	r->run.kind = sc_xstrdup("run");
+	r->run.kind = SC_RUN_KIND_RUN;
 	r->run.id = sc_xstrdup("shard-run");
 	r->run.shard_index = k;
 	r->run.shard_count = N;
@@ -37,7 +38,7 @@ static void make_shard(struct sc_results *r, int k)
 	r->run.prov.head = sc_xstrdup(HEAD);
 	r->run.prov.base = sc_xstrdup(BASE);
 	r->run.prov.merge_base = sc_xstrdup(BASE);
-	r->run.prov.judged = sc_xstrdup("head");
+	r->run.prov.judged = SC_JUDGED_HEAD;
 	r->run.prov.judged_tree = sc_xstrdup("tree");
 	r->run.prov.config_hash = sc_xstrdup("config-hash");
 	r->run.prov.workflow_run_id = sc_xstrdup("gh-1000");
@@ -45,7 +46,7 @@ static void make_shard(struct sc_results *r, int k)
 	r->skills = sc_xcalloc(1, sizeof(*r->skills));
 	r->nskills = 1;
 	r->skills[0].path = sc_xstrdup("skills/a");
-	r->skills[0].status = sc_xstrdup("modified");
+	r->skills[0].status = SC_SKILL_MODIFIED;
 	for (int v = 0; v < 3; v++)
 		for (int t = 0; t < 8; t++) {
 			struct sc_results_unit *u;
@@ -59,11 +60,11 @@ static void make_shard(struct sc_results *r, int k)
 			u = &r->units[r->nunits++];
 			sc_results_unit_init(u);
 			u->skill = sc_xstrdup("skills/a");
-			u->variant = sc_xstrdup(variants[v]);
+			u->variant = variants[v];
 			u->model = sc_xstrdup("m");
 			u->test_id = sc_xstrdup(test.ptr);
 			u->test_name = sc_xstrdup(test.ptr);
-			u->verdict = sc_xstrdup(v == 0 ? "fail" : "pass");
+			u->verdict = t_unit_verdict(v == 0 ? "fail" : "pass");
 		}
 	sc_buf_release(&id);
 	sc_buf_release(&test);
@@ -147,7 +148,6 @@ static void test_disagreeing_shards_name_the_field(void **state)
 		{ &f->sh[2].run.prov.head, "provenance.head" },
 		{ &f->sh[2].run.prov.base, "provenance.base" },
 		{ &f->sh[2].run.prov.merge_base, "provenance.merge_base" },
-		{ &f->sh[2].run.prov.judged, "provenance.judged" },
 		{ &f->sh[2].run.prov.judged_tree, "provenance.judged_tree" },
 		{ &f->sh[2].run.plan_hash, "another plan (plan_hash" },
 		{ &f->sh[2].run.prov.config_hash, "provenance.config_hash" },
@@ -162,6 +162,15 @@ static void test_disagreeing_shards_name_the_field(void **state)
 			fail_msg("%s: %s", cases[i].name, sc_error_last());
 		set(cases[i].field, keep);
 		free(keep);
+		assert_int_equal(check(f, NULL), 0);
+	}
+	{
+		/* what was judged: the merge or the head */
+		enum sc_judged keep = f->sh[2].run.prov.judged;
+		f->sh[2].run.prov.judged = keep == SC_JUDGED_HEAD ? SC_JUDGED_MERGE : SC_JUDGED_HEAD;
+		assert_int_equal(check(f, NULL), SC_EINVAL);
+		assert_non_null(strstr(sc_error_last(), "provenance.judged"));
+		f->sh[2].run.prov.judged = keep;
 		assert_int_equal(check(f, NULL), 0);
 	}
 	f->sh[1].run.prov.workflow_run_attempt = 2;

@@ -1,0 +1,620 @@
+/*
+ * Writing a results file (results.h, sc_results_format and
+ * sc_results_save): every documented member, arrays in the documented
+ * order, the same bytes on every run, signed by this runner.
+ */
+#include "common.h"
+#include "json.h"
+#include "results/results.h"
+#include "results/results_sort.h"
+#include "results/signing.h"
+
+#include <math.h>
+#include <cjson/cJSON.h>
+
+static void add_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_num(cJSON *o, const char *key, double d)
+{
+	if (isnan(d) || isinf(d))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, d);
+}
+
+static void add_int(cJSON *o, const char *key, int64_t v)
+{
+	if (v == SC_RESULTS_NULL_INT)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+static void add_bool(cJSON *o, const char *key, bool b)
+{
+	cJSON_AddBoolToObject(o, key, b);
+}
+
+static void add_strv(cJSON *o, const char *key, char *const *v, size_t n)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, key);
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(v[i] ? v[i] : ""));
+}
+
+static void write_run(cJSON *root, const struct sc_results_run *run)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "run"), *shard, *gpu;
+
+	add_str(o, "id", run->id);
+	add_str(o, "kind", sc_run_kind_name(run->kind));
+	add_str(o, "started_at", run->started_at);
+	add_str(o, "finished_at", run->finished_at);
+	add_bool(o, "complete", run->complete);
+	add_str(o, "incomplete_reason", run->incomplete_reason);
+	add_str(o, "repo", run->repo);
+	add_str(o, "base_rev", run->base_rev);
+	add_str(o, "head_rev", run->head_rev);
+	add_strv(o, "models", run->models, run->nmodels);
+	if (run->nresolved_models)
+		add_strv(o, "resolved_models", run->resolved_models, run->nresolved_models);
+	add_int(o, "runs", run->runs);
+	shard = cJSON_AddObjectToObject(o, "shard");
+	add_int(shard, "index", run->shard_index);
+	add_int(shard, "count", run->shard_count);
+	add_str(o, "plan_hash", run->plan_hash);
+	if (run->prov.present) {
+		const struct sc_results_provenance *p = &run->prov;
+		cJSON *po = cJSON_AddObjectToObject(o, "provenance");
+		add_str(po, "head", p->head);
+		add_str(po, "base", p->base);
+		add_str(po, "merge_base", p->merge_base);
+		add_str(po, "judged", sc_judged_name(p->judged));
+		add_str(po, "judged_tree", p->judged_tree);
+		add_str(po, "config_hash", p->config_hash);
+		add_str(po, "workflow_run_id", p->workflow_run_id);
+		add_int(po, "workflow_run_attempt", p->workflow_run_attempt);
+		add_int(po, "pull_request", p->pr_number);
+		add_str(po, "pull_request_source", p->pr_source);
+	}
+	add_bool(o, "oracle", run->oracle);
+	add_str(o, "mode", run->mode);
+	if (run->has_gpu) {
+		gpu = cJSON_AddObjectToObject(o, "gpu");
+		add_str(gpu, "name", run->gpu.name);
+		add_str(gpu, "driver", run->gpu.driver);
+		add_str(gpu, "arch", run->gpu.arch);
+		add_str(gpu, "cc", run->gpu.cc);
+	} else {
+		cJSON_AddNullToObject(o, "gpu");
+	}
+	add_str(o, "fixtures_lock", run->fixtures_lock);
+	add_num(o, "alpha", run->alpha);
+	{
+		cJSON *t = cJSON_AddObjectToObject(o, "trust"), *arr;
+		const struct sc_results_gate_policy *g = &run->trust.gate;
+		add_str(t, "config", run->trust.config);
+		if (g->present) {
+			cJSON *go = cJSON_AddObjectToObject(t, "gate");
+			add_num(go, "pass_rate_drop_points", g->pass_rate_drop_points);
+			add_num(go, "alpha", g->alpha);
+			add_num(go, "tokens_rise_pct", g->tokens_rise_pct);
+			add_num(go, "speedup_drop_ratio", g->speedup_drop_ratio);
+			add_num(go, "judge_drop", g->judge_drop);
+			add_num(go, "error_share", g->error_share);
+			add_bool(go, "require_lift", g->require_lift);
+			add_bool(go, "deletions_allowed", g->deletions_allowed);
+			add_num(go, "max_baseline_pass_rate", g->max_baseline_pass_rate);
+			add_bool(go, "compile_only", g->compile_only);
+			add_num(go, "regression_points", g->regression_points);
+			add_num(go, "beta", g->beta);
+			add_bool(go, "accept_unverified", g->accept_unverified);
+			add_bool(go, "allow_untested", g->allow_untested);
+			add_int(go, "first_runs", g->first_runs);
+			add_int(go, "max_runs", g->max_runs);
+			add_int(go, "planned_checks", g->planned_checks);
+		} else {
+			cJSON_AddNullToObject(t, "gate");
+		}
+		arr = cJSON_AddArrayToObject(t, "head_config_changes");
+		for (size_t i = 0; i < run->trust.nchanges; i++) {
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, c);
+			add_str(c, "key", run->trust.changes[i].key);
+			add_str(c, "base", run->trust.changes[i].base);
+			add_str(c, "head", run->trust.changes[i].head);
+		}
+		add_bool(t, "head_config_applied", false);
+		add_strv(t, "notes", run->trust.notes, run->trust.nnotes);
+	}
+	if (run->nusage) {
+		cJSON *arr = cJSON_AddArrayToObject(o, "usage");
+		for (size_t i = 0; i < run->nusage; i++) {
+			const struct sc_results_usage *u = &run->usage[i];
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, c);
+			add_str(c, "skill", u->skill);
+			add_str(c, "model", u->model);
+			add_int(c, "tokens_in", u->tokens_in);
+			add_int(c, "tokens_out", u->tokens_out);
+			add_num(c, "cost_usd", u->cost_usd);
+			add_str(c, "price_date", u->price_date);
+		}
+	}
+}
+
+static void write_skill(cJSON *arr, const struct sc_results_skill *s)
+{
+	cJSON *o = cJSON_CreateObject(), *gate, *findings;
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "path", s->path);
+	add_str(o, "name", s->name);
+	add_str(o, "status", sc_skill_status_name(s->status));
+	add_str(o, "old_path", s->old_path);
+	add_str(o, "skill_md", s->skill_md);
+	add_str(o, "base_tree", s->base_tree);
+	add_str(o, "head_tree", s->head_tree);
+	add_int(o, "tests", s->tests);
+	add_bool(o, "untested", s->untested);
+	add_bool(o, "first_tests", s->first_tests);
+	findings = cJSON_AddArrayToObject(o, "findings");
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const struct sc_results_finding *f = &s->findings[i];
+		cJSON *fo = cJSON_CreateObject();
+		cJSON_AddItemToArray(findings, fo);
+		add_str(fo, "state", sc_finding_state_name(f->state));
+		add_str(fo, "severity", sc_severity_name(f->severity));
+		add_str(fo, "code", f->code);
+		add_str(fo, "file", f->file);
+		add_int(fo, "line", f->line > 0 ? f->line : SC_RESULTS_NULL_INT);
+		add_str(fo, "message", f->message);
+	}
+	if (s->has_test_changes) {
+		cJSON *c = cJSON_AddObjectToObject(o, "test_changes");
+		add_int(c, "added", s->tests_added);
+		add_int(c, "changed", s->tests_changed);
+		add_int(c, "removed", s->tests_removed);
+	} else {
+		cJSON_AddNullToObject(o, "test_changes");
+	}
+	gate = cJSON_AddObjectToObject(o, "gate");
+	add_bool(gate, "passed", s->gate_passed);
+	add_strv(gate, "reasons", s->gate_reasons, s->ngate_reasons);
+}
+
+static void write_unit(cJSON *arr, const struct sc_results_unit *u)
+{
+	cJSON *o = cJSON_CreateObject(), *h;
+	const struct sc_results_kernel *k = u->kernel;
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "skill", u->skill);
+	add_str(o, "variant", sc_variant_name(u->variant));
+	add_str(o, "model", u->model);
+	add_str(o, "test_id", u->test_id);
+	add_str(o, "test_name", u->test_name);
+	add_int(o, "run_index", u->run_index);
+	add_str(o, "kind", sc_unit_kind_name(u->kind));
+	if (u->trigger != SC_TRIGGER_NONE)
+		add_str(o, "trigger", sc_trigger_name(u->trigger));
+	add_str(o, "verdict", sc_unit_verdict_name(u->verdict));
+	add_str(o, "error_class", u->error_class);
+	add_str(o, "message", u->message);
+	if (u->excerpt)
+		add_str(o, "excerpt", u->excerpt);
+	add_int(o, "tokens_in", u->tokens_in);
+	add_int(o, "tokens_out", u->tokens_out);
+	add_int(o, "turns", u->turns);
+	add_int(o, "latency_ms", u->latency_ms);
+	add_num(o, "judge_score", u->judge_score);
+	add_bool(o, "reused", u->reused);
+	if (k) {
+		cJSON *ko = cJSON_AddObjectToObject(o, "kernel");
+		add_str(ko, "fixture", k->fixture);
+		add_str(ko, "fixture_hash", k->fixture_hash);
+		add_str(ko, "compile", sc_compile_name(k->compile));
+		add_str(ko, "compile_log", k->compile_log);
+		add_str(ko, "verdict", sc_kernel_verdict_name(k->verdict));
+		add_num(ko, "max_abs_error", k->max_abs_error);
+		add_int(ko, "worst_index", k->worst_index);
+		add_int(ko, "registers", k->registers);
+		add_int(ko, "spills", k->spills);
+		add_int(ko, "shared_bytes", k->shared_bytes);
+		add_num(ko, "candidate_ms", k->candidate_ms);
+		add_num(ko, "baseline_ms", k->baseline_ms);
+		add_num(ko, "candidate_iqr_ms", k->candidate_iqr_ms);
+		add_num(ko, "speedup", k->speedup);
+		add_str(ko, "strong_reference", k->strong_reference);
+		add_num(ko, "strong_speedup", k->strong_speedup);
+		add_num(ko, "pct_of_peak", k->pct_of_peak);
+		add_bool(ko, "suspect", k->suspect);
+		add_strv(ko, "flags", k->flags, k->nflags);
+	} else {
+		cJSON_AddNullToObject(o, "kernel");
+	}
+	h = cJSON_AddObjectToObject(o, "hashes");
+	add_str(h, "skill", u->hashes.skill);
+	add_str(h, "test", u->hashes.test);
+	add_str(h, "model", u->hashes.model);
+	add_str(h, "prompt", u->hashes.prompt);
+	add_str(h, "harness", u->hashes.harness);
+	add_str(h, "fixture", u->hashes.fixture);
+	add_str(o, "test_file", u->test_file);
+	add_int(o, "test_line", u->test_line);
+}
+
+static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "skill", a->skill);
+	add_str(o, "variant", sc_variant_name(a->variant));
+	add_str(o, "model", a->model);
+	add_int(o, "n", a->n);
+	add_int(o, "passed", a->passed);
+	add_int(o, "failed", a->failed);
+	add_int(o, "errors", a->errors);
+	add_int(o, "skipped", a->skipped);
+	add_num(o, "pass_rate", a->pass_rate);
+	add_num(o, "ci_low", a->ci_low);
+	add_num(o, "ci_high", a->ci_high);
+	add_num(o, "mean_tokens", a->mean_tokens);
+	add_num(o, "mean_turns", a->mean_turns);
+	add_num(o, "speedup_geomean", a->speedup_geomean);
+	add_num(o, "strong_speedup_geomean", a->strong_speedup_geomean);
+	add_num(o, "fast_1", a->fast_1);
+	add_num(o, "fast_1_5", a->fast_1_5);
+	add_num(o, "fast_2", a->fast_2);
+	add_num(o, "judge_mean", a->judge_mean);
+	if (a->trigger_should || a->trigger_should_not) {
+		cJSON *tr = cJSON_AddObjectToObject(o, "triggers");
+		add_int(tr, "should", a->trigger_should);
+		add_int(tr, "opened", a->trigger_hits);
+		add_int(tr, "should_not", a->trigger_should_not);
+		add_int(tr, "opened_wrongly", a->trigger_false);
+		add_num(tr, "recall", a->trigger_should ? (double)a->trigger_hits /
+			(double)a->trigger_should : NAN);
+		add_num(tr, "false_trigger_rate", a->trigger_should_not ? (double)a->trigger_false /
+			(double)a->trigger_should_not : NAN);
+	}
+}
+
+static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(arr, o);
+	add_str(o, "skill", c->skill);
+	add_str(o, "model", c->model);
+	add_str(o, "from", sc_variant_name(c->from));
+	add_str(o, "to", sc_variant_name(c->to));
+	add_int(o, "paired_n", c->paired_n);
+	add_num(o, "from_pass_rate", c->from_pass_rate);
+	add_num(o, "to_pass_rate", c->to_pass_rate);
+	add_num(o, "pass_rate_delta", c->pass_rate_delta);
+	add_int(o, "to_only", c->to_only);
+	add_int(o, "from_only", c->from_only);
+	add_num(o, "p_value", c->p_value);
+	add_bool(o, "significant", c->significant);
+	add_num(o, "tokens_delta_pct", c->tokens_delta_pct);
+	add_num(o, "speedup_ratio", c->speedup_ratio);
+	add_num(o, "judge_delta", c->judge_delta);
+	add_num(o, "skill_lift", c->skill_lift);
+	add_num(o, "token_savings", c->token_savings);
+	if (c->is_beneficial < 0)
+		cJSON_AddNullToObject(o, "is_beneficial");
+	else
+		add_bool(o, "is_beneficial", c->is_beneficial != 0);
+}
+
+static void write_gate(cJSON *root, const struct sc_results_gate *g, const char *checks_mark)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "gate"), *arr;
+
+	add_bool(o, "passed", g->passed);
+	add_int(o, "exit_code", g->exit_code);
+	add_str(o, "verdict", sc_verdict_name(g->verdict));
+	add_int(o, "unverified", g->unverified);
+	arr = cJSON_AddArrayToObject(o, "failures");
+	for (size_t i = 0; i < g->nfailures; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, f);
+		add_str(f, "status", sc_check_status_name(g->failures[i].status));
+		add_str(f, "skill", g->failures[i].skill);
+		add_str(f, "model", g->failures[i].model);
+		add_str(f, "rule", g->failures[i].rule);
+		add_str(f, "message", g->failures[i].message);
+		add_str(f, "check", sc_check_kind_name(g->failures[i].check));
+		add_str(f, "file", g->failures[i].file);
+		add_int(f, "line", g->failures[i].line > 0 ? g->failures[i].line : SC_RESULTS_NULL_INT);
+	}
+	add_num(o, "error_share", g->error_share);
+	/* the checks (one per skill, model and check) are streamed in here */
+	cJSON_AddStringToObject(o, "checks", checks_mark);
+}
+
+static void write_check(cJSON *arr, const struct sc_results_check *c)
+{
+	cJSON *co = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(arr, co);
+	add_str(co, "skill", c->skill);
+	add_str(co, "model", c->model);
+	add_str(co, "check", sc_check_kind_name(c->check));
+	add_str(co, "status", sc_check_status_name(c->status));
+	if (c->accepted)
+		add_bool(co, "accepted", true);
+	add_str(co, "rule", c->rule);
+	add_str(co, "message", c->message);
+	add_str(co, "file", c->file);
+	add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
+	if (c->margin.present) {
+		cJSON *mo = cJSON_AddObjectToObject(co, "margin"), *ro;
+		add_num(mo, "mean", c->margin.mean);
+		add_num(mo, "lo", c->margin.lo);
+		add_num(mo, "hi", c->margin.hi);
+		add_num(mo, "detectable", c->margin.detectable);
+		add_int(mo, "tests", c->margin.tests);
+		ro = cJSON_AddObjectToObject(mo, "runs");
+		add_int(ro, "base", c->margin.base_runs);
+		add_int(ro, "head", c->margin.head_runs);
+		add_int(mo, "runs_per_test", c->margin.runs_per_test);
+		add_int(mo, "rounds", c->margin.rounds);
+		add_str(mo, "decision", sc_decision_name(c->margin.decision));
+		add_num(mo, "drop", c->margin.drop);
+		add_num(mo, "beta", c->margin.beta);
+		add_num(mo, "llr", c->margin.llr);
+		add_num(mo, "info", c->margin.info);
+		add_num(mo, "i_max", c->margin.i_max);
+		add_int(mo, "reused", c->margin.reused);
+		add_int(mo, "evaluated", c->margin.evaluated);
+	}
+}
+
+static void write_totals(cJSON *root, const struct sc_results_totals *t)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "totals");
+
+	add_int(o, "units", t->units);
+	add_int(o, "evaluated", t->evaluated);
+	add_int(o, "reused", t->reused);
+	add_int(o, "cache_hits", t->cache_hits);
+	add_int(o, "requests", t->requests);
+	add_int(o, "tokens_in", t->tokens_in);
+	add_int(o, "tokens_out", t->tokens_out);
+	add_int(o, "passed", t->passed);
+	add_int(o, "failed", t->failed);
+	add_int(o, "errors", t->errors);
+	add_int(o, "skipped", t->skipped);
+	add_int(o, "wall_ms", t->wall_ms);
+}
+
+/*
+ * Builds the document with cJSON (key order fixed by the calls above,
+ * arrays sorted here) and prints it formatted. cJSON prints integral
+ * numbers plainly and others with 15 significant digits, or 17 when 15 do
+ * not read back to the same double: the same bytes on every run.
+ */
+/* Where formatted results go: a buffer, or a file written in pieces. */
+struct sink {
+	struct sc_buf *buf;
+	struct sc_atomic_file *file;
+};
+
+static void emit(struct sink *k, const char *s, size_t n)
+{
+	if (k->buf)
+		sc_buf_put(k->buf, s, n);
+	else
+		sc_atomic_write(k->file, s, n);
+}
+
+/* text with `tabs` more tabs after each line break (an object printed
+ * alone, shown deeper in the document; JSON strings hold no raw line
+ * break) */
+static void emit_indented(struct sink *k, const char *text, size_t tabs)
+{
+	static const char tab[] = "\t\t\t\t\t\t\t\t";
+	const char *p = text, *nl;
+
+	assert(tabs < sizeof(tab));
+	while ((nl = strchr(p, '\n'))) {
+		emit(k, p, (size_t)(nl - p) + 1);
+		emit(k, tab, tabs);
+		p = nl + 1;
+	}
+	emit(k, p, strlen(p));
+}
+
+static void w_skill(cJSON *arr, const void *item) { write_skill(arr, item); }
+static void w_unit(cJSON *arr, const void *item) { write_unit(arr, item); }
+static void w_aggregate(cJSON *arr, const void *item) { write_aggregate(arr, item); }
+static void w_comparison(cJSON *arr, const void *item) { write_comparison(arr, item); }
+static void w_check(cJSON *arr, const void *item) { write_check(arr, item); }
+
+/* An array of the document written element by element. */
+struct streamed {
+	const char *key;       /* its member name */
+	const char *mark;      /* the string standing in its place */
+	const void *items;
+	size_t n, elem;
+	int (*cmp)(const void *, const void *);
+	void (*write)(cJSON *arr, const void *item);
+};
+
+/* Writes one streamed array: "[", each element printed alone and indented
+ * to its depth (tabs: those of its member's line, plus one), "]". */
+static void emit_array(struct sink *k, const struct streamed *a, size_t tabs, bool presorted)
+{
+	struct sc_results_sorted *s = presorted ? NULL : sc_results_sort_items(a->items, a->n, a->elem, a->cmp);
+	struct sc_buf text = SC_BUF_INIT;
+
+	emit(k, "[", 1);
+	for (size_t i = 0; i < a->n; i++) {
+		cJSON *one = cJSON_CreateArray();
+		a->write(one, s ? s[i].item : (const char *)a->items + i * a->elem);
+		sc_buf_clear(&text);
+		sc_json_print(&text, cJSON_GetArrayItem(one, 0), true);
+		if (i)
+			emit(k, ", ", 2);
+		emit_indented(k, text.ptr, tabs + 1);
+		cJSON_Delete(one);
+	}
+	free(s);
+	sc_buf_release(&text);
+	emit(k, "]", 1);
+}
+
+/*
+ * The document as cJSON_Print would write it, without ever holding its
+ * large arrays (skills, units, aggregates, comparisons, gate checks) as
+ * one tree: the rest (small) is printed with a mark in each array's place,
+ * and each array is written element by element where its mark is. The
+ * bytes are those of printing the whole tree. A mark is met only as a
+ * member of its own name whose value is that string: no other member of
+ * these names is a string, so a value from a results file cannot be taken
+ * for one.
+ */
+static void format_results(struct sink *k, const struct sc_results *r)
+{
+	const struct streamed arrays[] = {
+		{ "skills", "skillci:stream:skills", r->skills, r->nskills, sizeof(*r->skills),
+		  sc_results_cmp_skill, w_skill },
+		{ "units", "skillci:stream:units", r->units, r->nunits, sizeof(*r->units),
+		  sc_results_cmp_unit, w_unit },
+		{ "aggregates", "skillci:stream:aggregates", r->aggregates, r->naggregates,
+		  sizeof(*r->aggregates), sc_results_cmp_aggregate, w_aggregate },
+		{ "comparisons", "skillci:stream:comparisons", r->comparisons, r->ncomparisons,
+		  sizeof(*r->comparisons), sc_results_cmp_comparison, w_comparison },
+		{ "checks", "skillci:stream:checks", r->gate.checks, r->gate.nchecks,
+		  sizeof(*r->gate.checks), sc_results_cmp_check, w_check },
+	};
+	cJSON *root = cJSON_CreateObject();
+	struct sc_buf pat = SC_BUF_INIT, doc = SC_BUF_INIT;
+	const char *at, *text;
+
+	add_str(root, "schema", r->schema ? r->schema : SC_RESULTS_SCHEMA);
+	add_str(root, "skillci_version", r->skillci_version);
+	add_str(root, "harness_version", r->harness_version);
+	write_run(root, &r->run);
+	cJSON_AddStringToObject(root, "skills", arrays[0].mark);
+	cJSON_AddStringToObject(root, "units", arrays[1].mark);
+	cJSON_AddStringToObject(root, "aggregates", arrays[2].mark);
+	cJSON_AddStringToObject(root, "comparisons", arrays[3].mark);
+	write_gate(root, &r->gate, arrays[4].mark);
+	write_totals(root, &r->totals);
+	if (r->nflips) {
+		/* written when the store had any: older readers ignore it */
+		cJSON *arr = cJSON_AddArrayToObject(root, "history");
+		for (size_t i = 0; i < r->nflips; i++) {
+			const struct sc_results_flips *f = &r->flips[i];
+			cJSON *fo = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, fo);
+			add_str(fo, "skill", f->skill);
+			add_str(fo, "variant", sc_variant_name(f->variant));
+			add_str(fo, "model", f->model);
+			add_str(fo, "test_id", f->test_id);
+			add_int(fo, "runs", f->runs);
+			add_int(fo, "passes", f->passes);
+			add_num(fo, "flip_rate", f->flip_rate);
+		}
+	}
+	if (r->nlifts) {
+		/* eval's sequential decisions: older readers ignore it */
+		cJSON *arr = cJSON_AddArrayToObject(root, "lift");
+		for (size_t i = 0; i < r->nlifts; i++) {
+			const struct sc_results_lift *l = &r->lifts[i];
+			cJSON *lo = cJSON_CreateObject();
+			cJSON_AddItemToArray(arr, lo);
+			add_str(lo, "skill", l->skill);
+			add_str(lo, "model", l->model);
+			add_str(lo, "decision", sc_lift_decision_name(l->decision));
+			add_str(lo, "stop", sc_lift_stop_name(l->stop));
+			add_num(lo, "margin", l->margin);
+			add_num(lo, "drop", l->drop);
+			add_num(lo, "lift", l->lift);
+			add_num(lo, "lo", l->lo);
+			add_num(lo, "hi", l->hi);
+			add_num(lo, "detectable", l->detectable);
+			add_int(lo, "tests", l->tests);
+			add_int(lo, "baseline_runs", l->baseline_runs);
+			add_int(lo, "skill_runs", l->skill_runs);
+			add_int(lo, "runs_per_test", l->runs_per_test);
+			add_int(lo, "rounds", l->rounds);
+			add_int(lo, "first_runs", l->first_runs);
+			add_int(lo, "max_runs", l->max_runs);
+			add_int(lo, "max_rounds", l->max_rounds);
+		}
+	}
+	sc_json_print(&doc, root, true);
+	cJSON_Delete(root);
+	text = at = doc.ptr;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(arrays); i++) {
+		const char *hit, *line;
+		size_t tabs = 0;
+		sc_buf_clear(&pat);
+		sc_buf_printf(&pat, "\"%s\":\t\"%s\"", arrays[i].key, arrays[i].mark);
+		hit = strstr(at, pat.ptr);
+		assert(hit);
+		for (line = hit; line > text && line[-1] == '\t'; line--)
+			tabs++;
+		hit += strlen(arrays[i].key) + 4;  /* past "key":TAB */
+		emit(k, at, (size_t)(hit - at));
+		/* units are usually in order already (the model keeps them sorted) */
+		emit_array(k, &arrays[i], tabs, i == 1 && r->sorted);
+		at = hit + strlen(arrays[i].mark) + 2;
+	}
+	emit(k, at, strlen(at));
+	emit(k, "\n", 1);
+	sc_buf_release(&doc);
+	sc_buf_release(&pat);
+}
+
+
+/* The document as formatted without its signature. */
+static void format_unsigned(struct sc_buf *out, const struct sc_results *r)
+{
+	struct sink k = { out, NULL };
+
+	format_results(&k, r);
+}
+
+void sc_results_format(struct sc_buf *out, const struct sc_results *r)
+{
+	struct sc_buf doc = SC_BUF_INIT;
+
+	format_unsigned(&doc, r);
+	if (r->untrusted) {
+		sc_buf_put(out, doc.ptr, doc.len);
+		sc_buf_release(&doc);
+		return;
+	}
+	/* the document ends "\n}\n": the signature goes in as the last member */
+	assert(doc.len >= 3 && !strcmp(doc.ptr + doc.len - 3, "\n}\n"));
+	sc_buf_put(out, doc.ptr, doc.len - 3);
+	sc_buf_printf(out, SC_RESULTS_SIGN_HEAD "%s" SC_RESULTS_SIGN_MID, sc_sign_own_fingerprint());
+	sc_sign_mac(out, SC_RESULTS_SIGN_DOMAIN, doc.ptr, doc.len);
+	sc_buf_puts(out, SC_RESULTS_SIGN_TAIL);
+	sc_buf_release(&doc);
+}
+
+int sc_results_save(const struct sc_results *r, const char *path)
+{
+	struct sc_buf doc = SC_BUF_INIT;
+	int err;
+
+	sc_results_format(&doc, r);
+	err = sc_write_file_atomic(path, doc.ptr, doc.len);
+	sc_buf_release(&doc);
+	return err;
+}
+
