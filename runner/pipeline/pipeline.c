@@ -1090,10 +1090,11 @@ static int collect_history(struct sc_pipeline *p)
 static bool stable_at_base(const struct sc_pipeline *p, const char *skill, const char *model,
 			   const char *test_id)
 {
-	for (size_t i = 0; i < p->res.nflips; i++) {
+	size_t first, n = sc_results_flips_range(&p->res, skill, "base", model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_flips *f = &p->res.flips[i];
-		if (sc_streq(f->skill, skill) && sc_streq(f->variant, "base") &&
-		    sc_streq(f->model, model) && sc_streq(f->test_id, test_id))
+		if (sc_streq(f->test_id, test_id))
 			return f->runs >= SC_SEQ_STABLE_RUNS && (f->passes == 0 || f->passes == f->runs);
 	}
 	return false;

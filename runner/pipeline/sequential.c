@@ -216,16 +216,16 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
 			    const char *base_variant, const char *head_variant, long max_run,
-			    size_t *test_of)
+			    size_t first, size_t count, size_t *test_of)
 {
 	const char **ids = NULL;
 	size_t n = 0, alloc = 0;
 
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
 		const char *id = u->test_id ? u->test_id : "";
 		size_t t;
-		test_of[i] = SIZE_MAX;
+		test_of[k] = SIZE_MAX;
 		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
 		    !(sc_streq(u->variant, head_variant) || sc_streq(u->variant, base_variant)) ||
 		    (max_run >= 0 && u->run_index >= max_run))
@@ -236,7 +236,7 @@ size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const
 			SC_GROW(ids, alloc, n + 1);
 			ids[n++] = id;
 		}
-		test_of[i] = t;
+		test_of[k] = t;
 	}
 	free(ids);
 	return n;
@@ -247,17 +247,19 @@ size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, cons
 			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
 			     unsigned long **hn)
 {
-	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, skill, model, base_variant, head_variant, max_run, test_of);
+	size_t first, count = sc_results_units_of(r, skill, model, &first);
+	size_t *test_of = sc_xmalloc((count ? count : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, skill, model, base_variant, head_variant, max_run, first,
+					count, test_of);
 
 	*bp = sc_xcalloc(n ? n : 1, sizeof(**bp));
 	*bn = sc_xcalloc(n ? n : 1, sizeof(**bn));
 	*hp = sc_xcalloc(n ? n : 1, sizeof(**hp));
 	*hn = sc_xcalloc(n ? n : 1, sizeof(**hn));
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
 		bool passed = sc_streq(u->verdict, "pass");
-		size_t t = test_of[i];
+		size_t t = test_of[k];
 		if (t == SIZE_MAX || (!passed && !sc_streq(u->verdict, "fail")))
 			continue;  /* skipped and erred units are not judged */
 		if (sc_streq(u->variant, head_variant)) {
@@ -281,7 +283,9 @@ struct pair {
 static bool has_run_from(const struct sc_results *r, const char *skill, const char *model,
 			 const struct pair *v, long run)
 {
-	for (size_t i = 0; i < r->nunits; i++) {
+	size_t first, n = sc_results_units_of(r, skill, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index >= run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
 		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))
@@ -295,7 +299,9 @@ static bool has_run_from(const struct sc_results *r, const char *skill, const ch
 static bool has_run_before(const struct sc_results *r, const char *skill, const char *model,
 			   const struct pair *v, long run)
 {
-	for (size_t i = 0; i < r->nunits; i++) {
+	size_t first, n = sc_results_units_of(r, skill, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index < run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
 		    (sc_streq(u->variant, v->head) || sc_streq(u->variant, v->base)))

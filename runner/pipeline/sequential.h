@@ -183,16 +183,17 @@ size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const c
 			  unsigned long **hp, unsigned long **hn);
 
 /*
- * The tests of skill and model at two variants: test_of[i] (r->nunits
- * entries) is the index of unit i's test among the tests found, in order
- * of first appearance, or SIZE_MAX when the unit is of another skill,
- * model or variant, or has run_index >= max_run (max_run < 0: any).
- * Returns the number of tests; a test may have only units a caller
- * leaves out (skipped, erred, without a value).
+ * The tests of skill and model at two variants, over the units [first,
+ * first + count) of r (sc_results_units_of: the skill and model's, or
+ * every unit): test_of[k] (count entries) is the index of unit first + k's
+ * test among the tests found, in order of first appearance, or SIZE_MAX
+ * when the unit is of another skill, model or variant, or has run_index
+ * >= max_run (max_run < 0: any). Returns the number of tests; a test may
+ * have only units a caller leaves out (skipped, erred, without a value).
  */
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
 			    const char *base_variant, const char *head_variant, long max_run,
-			    size_t *test_of);
+			    size_t first, size_t count, size_t *test_of);
 
 /*
  * sc_seq_test_counts with the two sides named: base_variant's units are

@@ -2349,6 +2349,7 @@ void sc_results_sort(struct sc_results *r)
 	s = sort_items(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), cmp_check);
 	permute(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), s);
 	free(s);
+	sc_results_sort_flips(r);
 	r->sorted = true;
 }
 
@@ -2382,7 +2383,9 @@ const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r,
 const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
 		const char *model, const char *check)
 {
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	size_t first, n = sc_results_checks_range(r, skill, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		if (sc_streq(c->skill, skill) && !cmp_str(c->model, model) &&
 		    sc_streq(c->check, check))

@@ -494,16 +494,34 @@ const struct sc_results_aggregate *sc_results_find_aggregate(const struct sc_res
 		const char *skill, const char *variant, const char *model);
 const struct sc_results_comparison *sc_results_find_comparison(const struct sc_results *r,
 		const char *skill, const char *model, const char *from, const char *to);
+/* The gate's check of skill, model ("" for the whole skill) and check name. */
+const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
+		const char *model, const char *check);
 /*
  * Ranges of a sorted r (r->sorted must be set): the units of skill (and
  * model, and variant, when not NULL), and the aggregates of skill. Return
  * the count and set *first to the index of the first.
  */
-/* The gate's check of skill, model ("" for the whole skill) and check name. */
-const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
-		const char *model, const char *check);
 size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
 			      const char *variant, size_t *first);
 size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first);
+/*
+ * The units worth looking at for skill (and model, when not NULL): their
+ * range when r is sorted, else every unit (so a caller still tests each
+ * unit's skill and model). Lets a loop over one skill's units cost what
+ * the skill has, not what the run has. Returns the count, sets *first.
+ */
+size_t sc_results_units_of(const struct sc_results *r, const char *skill, const char *model,
+			   size_t *first);
+/*
+ * The same for the gate's checks of skill (and model, "" for the whole
+ * skill's, when not NULL). The gate appends checks out of order and sorts
+ * at its end: look up checks only after sc_gate_apply returned.
+ */
+size_t sc_results_checks_range(const struct sc_results *r, const char *skill, const char *model,
+			       size_t *first);
+/* The history rows of skill, variant and model (r->flips, always sorted). */
+size_t sc_results_flips_range(const struct sc_results *r, const char *skill, const char *variant,
+			      const char *model, size_t *first);
 
 #endif
