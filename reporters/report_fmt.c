@@ -303,8 +303,9 @@ size_t sc_report_count_regressions(const struct sc_results *r)
 enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct sc_results_skill *s)
 {
 	bool failed = false, errored = false, unv = false;
+	size_t first, n = sc_results_checks_range(r, s->path, NULL, &first), ff, nf;
 
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		if (!sc_streq(c->skill, s->path))
 			continue;
@@ -312,9 +313,10 @@ enum sc_verdict sc_report_skill_verdict(const struct sc_results *r, const struct
 		errored |= sc_streq(c->status, "error");
 		unv |= sc_streq(c->status, "unverified");
 	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
+	nf = sc_results_failures_of(r, s->path, &ff);
+	for (size_t k = ff; k < ff + nf; k++) {
 		/* results written before every failure had a check */
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		const struct sc_results_gate_failure *f = sc_results_failure_at(r, k);
 		if (sc_streq(f->skill, s->path) && (!f->status || sc_streq(f->status, "failed")))
 			failed = true;
 	}
@@ -370,9 +372,11 @@ bool sc_report_no_kernel_run(const struct sc_results *r)
  * (accepted by the trusted policy or not), or no tests. */
 static bool unverified(const struct sc_results *r, const struct sc_results_skill *s)
 {
+	size_t first, n = sc_results_checks_range(r, s->path, NULL, &first);
+
 	if (s->untested && !sc_streq(s->status, "deleted"))
 		return true;
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		if (sc_streq(c->skill, s->path) && sc_streq(c->status, "unverified"))
 			return true;
@@ -418,8 +422,9 @@ void sc_report_checked_line(struct sc_buf *out, const struct sc_results *r)
 		if (sc_streq(s->status, "added"))
 			added++;
 		else if (sc_streq(s->status, "deleted")) {
+			size_t cf, cn = sc_results_checks_range(r, s->path, NULL, &cf);
 			deleted++;
-			for (size_t c = 0; c < r->gate.nchecks; c++)
+			for (size_t c = cf; c < cf + cn; c++)
 				if (sc_streq(r->gate.checks[c].skill, s->path) &&
 				    sc_streq(r->gate.checks[c].check, "deleted")) {
 					allowed += sc_streq(r->gate.checks[c].status, "passed");

@@ -253,11 +253,13 @@ static bool check_failed(const struct sc_results *r, const char *skill, const ch
 			 const char *check)
 {
 	const struct sc_results_check *c = sc_results_find_check(r, skill, model, check);
+	size_t first, n;
 
 	if (c)
 		return sc_streq(c->status, "failed");
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+	n = sc_results_failures_of(r, skill, &first);
+	for (size_t i = first; i < first + n; i++) {
+		const struct sc_results_gate_failure *f = sc_results_failure_at(r, i);
 		if (sc_streq(f->skill, skill) && !strcmp(f->model ? f->model : "", model ? model : "") &&
 		    sc_streq(f->check ? f->check : sc_results_rule_check(f->rule), check))
 			return true;
@@ -724,14 +726,18 @@ static void side_props(struct jsuite *js, const struct sc_results *r, const char
 static size_t skill_models(const struct sc_results *r, const char *skill, const char ***out)
 {
 	const char **v = NULL;
-	size_t n = 0, alloc = 0, k = 0;
+	size_t n = 0, alloc = 0, k = 0, first, count;
 
-	for (size_t i = 0; i < r->naggregates; i++)
+	count = r->sorted ? sc_results_aggregates_range(r, skill, &first) : r->naggregates;
+	if (!r->sorted)
+		first = 0;
+	for (size_t i = first; i < first + count; i++)
 		if (sc_streq(r->aggregates[i].skill, skill)) {
 			SC_GROW(v, alloc, n + 1);
 			v[n++] = r->aggregates[i].model;
 		}
-	for (size_t i = 0; i < r->nunits; i++)
+	count = sc_results_units_of(r, skill, NULL, &first);
+	for (size_t i = first; i < first + count; i++)
 		if (sc_streq(r->units[i].skill, skill)) {
 			SC_GROW(v, alloc, n + 1);
 			v[n++] = r->units[i].model;
@@ -795,11 +801,11 @@ static void not_applicable(struct sc_buf *out, const struct sc_results_check *k)
 }
 
 static void build_skill(struct jsuite *js, const struct sc_results *r,
-			const struct sc_results_skill *s)
+			const struct sc_results_skill *s, const char *checked)
 {
 	struct sc_buf regressed = SC_BUF_INIT, already = SC_BUF_INIT, na = SC_BUF_INIT;
 	const char **models = NULL;
-	size_t nmodels = skill_models(r, s->path, &models);
+	size_t nmodels = skill_models(r, s->path, &models), first, count, ff, nf;
 	size_t fresh = 0, existing = 0, fixed = 0;
 	struct sc_buf cn = SC_BUF_INIT;
 
@@ -835,7 +841,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		case_set(c, OUT_SKIP, NULL, "the pull request deletes this skill: not judged", NULL);
 	}
 	/* the gate's checks of the whole skill, then per model */
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	count = sc_results_checks_range(r, s->path, "", &first);
+	for (size_t i = first; i < first + count; i++) {
 		const struct sc_results_check *k = &r->gate.checks[i];
 		if (!sc_streq(k->skill, s->path) || (k->model && *k->model))
 			continue;
@@ -846,8 +853,9 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 			not_applicable(&na, k);
 	}
 	/* failures recorded without a check (results written before checks were) */
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+	nf = sc_results_failures_of(r, s->path, &ff);
+	for (size_t i = ff; i < ff + nf; i++) {
+		const struct sc_results_gate_failure *f = sc_results_failure_at(r, i);
 		const char *check = f->check ? f->check : sc_results_rule_check(f->rule);
 		if (!sc_streq(f->skill, s->path) ||
 		    sc_results_find_check(r, s->path, f->model ? f->model : "", check))
@@ -862,7 +870,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		case_set(c, OUT_SKIP, NULL, "unverified: no tests at head (not counted as failed)", NULL);
 	}
 	for (size_t m = 0; m < nmodels; m++) {
-		for (size_t i = 0; i < r->gate.nchecks; i++) {
+		count = sc_results_checks_range(r, s->path, models[m], &first);
+		for (size_t i = first; i < first + count; i++) {
 			const struct sc_results_check *k = &r->gate.checks[i];
 			if (!sc_streq(k->skill, s->path) || !sc_streq(k->model, models[m]))
 				continue;
@@ -888,8 +897,9 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		side_props(js, r, s->path, models[m]);
 	}
 	/* the run's actual token use and cost of this skill, per model */
-	for (size_t i = 0; i < r->run.nusage; i++) {
-		const struct sc_results_usage *u = &r->run.usage[i];
+	nf = sc_results_usage_of(r, s->path, &ff);
+	for (size_t i = ff; i < ff + nf; i++) {
+		const struct sc_results_usage *u = sc_results_usage_at(r, i);
 		struct sc_buf key = SC_BUF_INIT;
 		if (!sc_streq(u->skill, s->path))
 			continue;
@@ -907,13 +917,10 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		props_add(&js->props, "mode", "%s", r->run.mode);
 	if (r->run.oracle)
 		props_add(&js->props, "oracle", "true (self-test: answers are reference solutions)");
-	if (!is_eval(r)) {
-		/* what the run checked, on every suite a reader may open first */
-		struct sc_buf c = SC_BUF_INIT;
-		sc_report_checked_line(&c, r);
-		props_add(&js->props, "checked", "%s", c.ptr);
-		sc_buf_release(&c);
-	}
+	if (checked)
+		/* what the run checked, on every suite a reader may open first
+		 * (computed once for the document: it counts every skill) */
+		props_add(&js->props, "checked", "%s", checked);
 	if (na.len)
 		props_add(&js->props, "checks_not_applicable", "%s", na.ptr);
 	trust_props(js, r, s);
@@ -1120,15 +1127,18 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	struct jw j = { NULL, SC_BUF_INIT, 0 };
 	xmlOutputBufferPtr ob = NULL;
 	struct counts total = { 0, 0, 0, 0, 0 };
+	struct sc_buf checked = SC_BUF_INIT;
 	size_t n = junit_skills(skills, r), skill_failures = 0;
 	bool has_run;
 	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
 	int err = 0;
 
+	if (!is_eval(r))
+		sc_report_checked_line(&checked, r);
 	for (size_t i = 0; i < n; i++) {
 		struct counts c;
 		memset(&suite, 0, sizeof(suite));
-		build_skill(&suite, r, skills[i]);
+		build_skill(&suite, r, skills[i], is_eval(r) ? NULL : checked.ptr);
 		c = count(&suite);
 		skill_failures += c.failures;
 		total.tests += c.tests;
@@ -1173,7 +1183,7 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	jw_attrf(&j, "time", "%.3f", total.time_s);
 	for (size_t i = 0; i < n; i++) {
 		memset(&suite, 0, sizeof(suite));
-		build_skill(&suite, r, skills[i]);
+		build_skill(&suite, r, skills[i], is_eval(r) ? NULL : checked.ptr);
 		write_suite(&j, r, &suite, opt, scale);
 		suite_release(&suite);
 		jw_check(&j, xmlTextWriterFlush(j.w));
@@ -1191,6 +1201,7 @@ done:
 		xmlFreeTextWriter(j.w);
 	sc_buf_release(&j.tmp);
 	suite_release(&run_suite);
+	sc_buf_release(&checked);
 	free(skills);
 	return err;
 }

@@ -400,8 +400,9 @@ static bool check_open(const struct sc_results_check *c)
 static enum sc_verdict row_verdict(const struct sc_results *r, const struct row *row)
 {
 	bool failed = false, errored = false, unv = false;
+	size_t first, n = sc_results_checks_range(r, row->skill->path, NULL, &first), ff, nf;
 
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		if (!check_of_row(c, row))
 			continue;
@@ -409,11 +410,12 @@ static enum sc_verdict row_verdict(const struct sc_results *r, const struct row 
 		errored |= sc_streq(c->status, "error");
 		unv |= sc_streq(c->status, "unverified");
 	}
-	for (size_t i = 0; i < r->gate.nfailures; i++)
-		failed |= failure_of_row(&r->gate.failures[i], row) &&
-			  (!r->gate.failures[i].status || sc_streq(r->gate.failures[i].status, "failed")) &&
-			  !sc_results_find_check(r, row->skill->path, r->gate.failures[i].model,
-						 r->gate.failures[i].check);
+	nf = sc_results_failures_of(r, row->skill->path, &ff);
+	for (size_t i = ff; i < ff + nf; i++) {
+		const struct sc_results_gate_failure *f = sc_results_failure_at(r, i);
+		failed |= failure_of_row(f, row) && (!f->status || sc_streq(f->status, "failed")) &&
+			  !sc_results_find_check(r, row->skill->path, f->model, f->check);
+	}
 	if (!row->skill->gate_passed && !failed && !errored && !unv)
 		failed = true;
 	return failed ? SC_VERDICT_FAIL : errored ? SC_VERDICT_ERROR
@@ -438,19 +440,19 @@ static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, cons
 {
 	const struct sc_results_skill *s = row->skill;
 	enum sc_verdict v = row_verdict(r, row);
-	size_t named = 0;
+	size_t named = 0, first, n = sc_results_checks_range(r, s->path, NULL, &first);
 
 	if (v != SC_VERDICT_PASS) {
 		/* the word and icon of the row's verdict, the checks behind it under it */
 		sc_buf_printf(out, "%s **%s**", sc_report_verdict_icon(v), verdict_word(v));
-		for (size_t i = 0; i < r->gate.nchecks; i++) {
+		for (size_t i = first; i < first + n; i++) {
 			const struct sc_results_check *c = &r->gate.checks[i];
 			const char *name;
 			bool seen = false;
 			if (!check_of_row(c, row) || !check_open(c))
 				continue;
 			name = check_name(c->check);
-			for (size_t j = 0; j < i && !seen; j++)
+			for (size_t j = first; j < i && !seen; j++)
 				seen = check_of_row(&r->gate.checks[j], row) && check_open(&r->gate.checks[j]) &&
 				       sc_streq(check_name(r->gate.checks[j].check), name);
 			if (seen)
@@ -470,7 +472,7 @@ static void cell_gate_short(struct sc_buf *out, const struct sc_results *r, cons
 	}
 	if (sc_streq(s->status, "deleted")) {
 		bool allowed = false;
-		for (size_t i = 0; i < r->gate.nchecks; i++)
+		for (size_t i = first; i < first + n; i++)
 			allowed |= sc_streq(r->gate.checks[i].skill, s->path) &&
 				   sc_streq(r->gate.checks[i].check, "deleted") &&
 				   sc_streq(r->gate.checks[i].status, "passed");
@@ -588,8 +590,10 @@ static void cell_tokens_abs(struct sc_buf *out, const struct row *row,
 /* The run's cost of a skill on a model (run.usage). */
 static void cell_cost(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
-	for (size_t i = 0; row->model && i < r->run.nusage; i++) {
-		const struct sc_results_usage *u = &r->run.usage[i];
+	size_t first, n = sc_results_usage_of(r, row->skill->path, &first);
+
+	for (size_t i = first; row->model && i < first + n; i++) {
+		const struct sc_results_usage *u = sc_results_usage_at(r, i);
 		if (!sc_streq(u->skill, row->skill->path) || !sc_streq(u->model, row->model))
 			continue;
 		if (isnan(u->cost_usd))
@@ -728,9 +732,11 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 		sc_buf_printf(out, ": %lld changed, %lld added, %lld removed",
 			      (long long)s->tests_changed, (long long)s->tests_added,
 			      (long long)s->tests_removed);
-		for (size_t a = 0; a < r->naggregates; a++) {
+		size_t af = 0, an = r->sorted ? sc_results_aggregates_range(r, s->path, &af)
+					      : r->naggregates;
+		for (size_t a = af; a < af + an; a++) {
 			const struct sc_results_aggregate *g = &r->aggregates[a];
-			size_t shown = 0;
+			size_t shown = 0, uf, un = sc_results_units_of(r, s->path, g->model, &uf);
 			if (!sc_streq(g->skill, s->path) || !sc_streq(g->variant, SC_VARIANT_HEAD_TESTS))
 				continue;
 			sc_buf_puts(out, "; ");
@@ -738,7 +744,7 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 			sc_buf_printf(out, " passes %lld of %lld", (long long)g->passed, (long long)g->n);
 			if (g->skipped)
 				sc_buf_printf(out, " (%lld skipped)", (long long)g->skipped);
-			for (size_t u = 0; u < r->nunits; u++) {
+			for (size_t u = uf; u < uf + un; u++) {
 				const struct sc_results_unit *x = &r->units[u];
 				if (!sc_streq(x->skill, s->path) || !sc_streq(x->model, g->model) ||
 				    !sc_streq(x->variant, SC_VARIANT_HEAD_TESTS) ||
@@ -1420,7 +1426,7 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 	bool eval = is_eval(r), deleted = sc_streq(s->status, "deleted");
 	struct sc_buf head = SC_BUF_INIT, body = SC_BUF_INIT, msg = SC_BUF_INIT;
 	struct test_groups g;
-	size_t shown = 0;
+	size_t shown = 0, first, n = sc_results_checks_range(r, s->path, NULL, &first);
 
 	if (eval || v == SC_VERDICT_PASS)
 		return;
@@ -1433,7 +1439,7 @@ static void render_failure(struct sc_buf *full, struct sc_buf *compact, const st
 	}
 	sc_buf_puts(&head, ": ");
 	/* every check of the row that is not a pass, in the words of its status */
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		enum sc_verdict cv;
 		if (!check_of_row(c, row) || !check_open(c))

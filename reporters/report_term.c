@@ -50,6 +50,21 @@ static int cmp_skill_ptr(const void *pa, const void *pb)
 	return strcmp(a->path ? a->path : "", b->path ? b->path : "");
 }
 
+/* The first of the n aggregates v (sorted by cmp_agg) of skill, or n. */
+static size_t agg_first(const struct sc_results_aggregate *const *v, size_t n, const char *skill)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid]->skill, skill) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* One variant's line: "  head     ████████░░░░ 40%  (4/10, 1.85×)". */
 static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *a, bool eval)
 {
@@ -94,12 +109,12 @@ static void variant_line(struct sc_buf *out, const struct sc_results_aggregate *
 static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 		       const struct sc_results_skill *s, const char *model, bool colour)
 {
-	size_t n = 0;
+	size_t n = 0, first, count = sc_results_checks_range(r, s->path, NULL, &first), ff, nf;
 	bool shard = r->run.shard_count > 1;
 
 	if (r->run.kind && !strcmp(r->run.kind, "eval"))
 		return;
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	for (size_t i = first; i < first + count; i++) {
 		/* every check that is not a pass, in the words of its status:
 		 * ✗ failed, ? unverified (accepted or not), ! could not check */
 		const struct sc_results_check *c = &r->gate.checks[i];
@@ -116,9 +131,10 @@ static void gate_lines(struct sc_buf *out, const struct sc_results *r,
 		sc_buf_printf(out, "%s\n", colour ? RESET : "");
 		n++;
 	}
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
+	nf = sc_results_failures_of(r, s->path, &ff);
+	for (size_t k = ff; k < ff + nf; k++) {
 		/* results written before every failure had a check */
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+		const struct sc_results_gate_failure *f = sc_results_failure_at(r, k);
 		bool whole = !f->model || !*f->model;
 		if (!sc_streq(f->skill, s->path) || (!whole && model && !sc_streq(f->model, model)) ||
 		    sc_results_find_check(r, f->skill, f->model ? f->model : "", f->check))
@@ -215,17 +231,15 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 
 		if (!eval && sc_streq(s->status, "unchanged"))
 			continue;
-		for (size_t i = 0; i < r->naggregates;) {
-			size_t k = i;
+		for (size_t i = agg_first(v, r->naggregates, s->path); i < r->naggregates;) {
+			size_t k = i, uf, nu;
 			const struct sc_results_comparison *c;
 
 			while (k < r->naggregates && !strcmp(v[k]->skill, v[i]->skill) &&
 			       !strcmp(v[k]->model, v[i]->model))
 				k++;
-			if (strcmp(v[i]->skill, s->path)) {
-				i = k;
-				continue;
-			}
+			if (strcmp(v[i]->skill, s->path))
+				break;  /* v is by skill: past s's */
 			sc_buf_puts(out, colour ? BOLD : "");
 			put(out, s->path);
 			sc_buf_printf(out, "%s · ", colour ? RESET : "");
@@ -254,8 +268,9 @@ void sc_report_term(struct sc_buf *out, const struct sc_results *r, bool colour)
 				}
 				sc_buf_putc(out, '\n');
 			}
-			for (size_t ui = 0; ui < r->run.nusage; ui++) {
-				const struct sc_results_usage *u = &r->run.usage[ui];
+			nu = sc_results_usage_of(r, s->path, &uf);
+			for (size_t ui = uf; ui < uf + nu; ui++) {
+				const struct sc_results_usage *u = sc_results_usage_at(r, ui);
 				if (strcmp(u->skill, v[i]->skill) || strcmp(u->model, v[i]->model))
 					continue;
 				sc_buf_printf(out, "  used      %lld input, %lld output tokens", (long long)u->tokens_in,

@@ -207,6 +207,7 @@ void sc_results_release(struct sc_results *r)
 {
 	struct sc_results_run *run = &r->run;
 
+	sc_results_order_free(r);
 	free(r->schema);
 	free(r->skillci_version);
 	free(r->harness_version);
@@ -2350,6 +2351,7 @@ void sc_results_sort(struct sc_results *r)
 	permute(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), s);
 	free(s);
 	sc_results_sort_flips(r);
+	sc_results_order_build(r);
 	r->sorted = true;
 }
 
