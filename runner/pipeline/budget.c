@@ -147,6 +147,20 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 				  max_tokens, 0);
 }
 
+void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens)
+{
+	e->unsent++;
+	if (requests > 0) {
+		/* the judge and grader still send: counted as a unit of theirs */
+		sc_budget_add_unit_growth(e, b, unit_id, model_id, model_name, prompt_bytes, requests,
+					  max_tokens, 0);
+		return;
+	}
+	e->units++;
+}
+
 int64_t sc_budget_agent_growth(int max_calls, size_t tool_output)
 {
 	/* each result: its text (capped), and its call's id, name and framing */
@@ -227,6 +241,9 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 	if (e->unpriced)
 		sc_buf_printf(line, " (%zu unit%s of models without a price, such as '%s', not counted)",
 			      e->unpriced, e->unpriced == 1 ? "" : "s", e->unpriced_model);
+	if (e->unsent)
+		sc_buf_printf(line, " (%zu unit%s answered by the oracle: nothing sent for %s)",
+			      e->unsent, e->unsent == 1 ? "" : "s", e->unsent == 1 ? "it" : "them");
 	sc_buf_puts(line, "; token and dollar limits ");
 	if (b->max_input_tokens > 0)
 		human(line, b->max_input_tokens);

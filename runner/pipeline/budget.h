@@ -61,6 +61,7 @@ struct sc_budget_estimate {
 	int64_t input_tokens, output_tokens;
 	double usd;                  /* over the priced units */
 	size_t units, unpriced;      /* units counted; of them, with no price */
+	size_t unsent;               /* of them, answered without a model (the oracle) */
 	char *unpriced_model;        /* the first model without a price */
 	size_t over_cap;             /* units whose prompt is over max_prompt_tokens */
 	char *over_cap_unit;         /* the first such unit's id */
@@ -117,6 +118,14 @@ void sc_budget_note_over_cap(struct sc_budget_estimate *e, size_t system_bytes, 
 void sc_budget_add_unit_growth(struct sc_budget_estimate *e, const struct sc_budget_config *b,
 			       const char *unit_id, const char *model_id, const char *model_name,
 			       size_t prompt_bytes, int requests, int max_tokens, int64_t growth);
+/*
+ * A unit answered without a model (the oracle): counted, no tokens, no
+ * dollars; requests (its judge's and grader's, which go to a model) are
+ * counted as sc_budget_add_unit's, none: it sends nothing.
+ */
+void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens);
 /*
  * The most one agent turn adds to the prompt beside its answer: the
  * results of max_calls tool calls of at most tool_output bytes each,

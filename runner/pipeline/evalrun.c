@@ -458,9 +458,17 @@ static int check_budget(struct sc_evalrun *e)
 						sc_buf_clear(&id);
 						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
 							      v ? "baseline" : "head", pm.name, test->id, r);
-						sc_budget_add_unit_growth(&cost, &cfg->budget, id.ptr, pm.id,
-									  pm.name, bytes + sys, per,
-									  pm.max_tokens, growth);
+						if (pm.kind == SC_PROVIDER_ORACLE)
+							/* answered here: only a judge or grader sends */
+							sc_budget_add_unsent_unit(&cost, &cfg->budget, id.ptr, pm.id,
+										  pm.name, bytes + sys,
+										  per - (sc_test_is_kernel(test) || agent
+											 ? eo->max_turns : 1),
+										  pm.max_tokens);
+						else
+							sc_budget_add_unit_growth(&cost, &cfg->budget, id.ptr,
+										  pm.id, pm.name, bytes + sys,
+										  per, pm.max_tokens, growth);
 						if (cost.over_cap == 1)
 							sc_budget_note_over_cap(&cost, sys, v ? 0 : sz.body,
 										v ? 0 : sz.listed,
