@@ -3,7 +3,7 @@
 /*
  * The few GitHub REST calls skillci makes: find, create or update one
  * sticky pull-request comment, recognised by a hidden marker. Requests go
- * through runner/http.h. The token is borrowed, sent only in the
+ * through runner/net/http.h. The token is borrowed, sent only in the
  * Authorization header, and never appears in a message.
  */
 #include <stdbool.h>

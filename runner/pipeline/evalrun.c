@@ -1,5 +1,5 @@
 /*
- * `skillci eval` as a library (see evalrun.h and docs/eval.md): the
+ * `skillci eval` as a library (see evalrun.h and docs/evaluation.md): the
  * configuration and the client (open), the skill folders and their tests
  * (prepare), one evaluation of every unit (evaluate), the kernel record
  * and the error share (finish).

@@ -1,7 +1,7 @@
 #ifndef SC_EVALRUN_H
 #define SC_EVALRUN_H
 /*
- * `skillci eval` as a library (docs/eval.md): skill folders evaluated in
+ * `skillci eval` as a library (docs/evaluation.md): skill folders evaluated in
  * place, with and without the skill, on one or more models. The stages,
  * as pipeline.h's for `skillci run`:
  *

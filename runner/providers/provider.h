@@ -16,8 +16,8 @@
  * with sc_providers_add_endpoint(); the others are refused by name with
  * the reason.
  *
- * A struct sc_client owns one HTTP loop (runner/http.c), the response
- * cache (runner/cache.c) and the concurrency bounds. Callers submit any
+ * A struct sc_client owns one HTTP loop (runner/net/http.c), the response
+ * cache (runner/providers/cache.c) and the concurrency bounds. Callers submit any
  * number of requests, each with a completion callback, and call
  * sc_client_run(), which drives every request (including requests
  * submitted from callbacks, as a multi-turn evaluation does) to completion.
@@ -402,7 +402,7 @@ struct sc_client_options {
 	uint64_t seed;                /* jitter; 0: from the clock */
 };
 
-/* Fills the defaults of runner/limits.h; no cache. */
+/* Fills the defaults of runner/core/limits.h; no cache. */
 void sc_client_options_init(struct sc_client_options *opt);
 
 /* Counters for one provider, for tests, benchmarks and reports. */

@@ -1,4 +1,4 @@
-/* Unit tests for runner/results.c: reading (nulls, errors with JSON paths,
+/* Unit tests for runner/results/results.c: reading (nulls, errors with JSON paths,
  * schema versions) and deterministic, sorted, atomic writing. */
 #include "unit.h"
 #include "results/results.h"
