@@ -46,11 +46,6 @@ static const struct sc_price builtin[] = {
 	{ (char *)"grok-3", 3, 15, 0.75, 0, (char *)PRICE_DATE },
 };
 
-const struct sc_price *sc_budget_builtin_price(size_t i)
-{
-	return i < SC_ARRAY_SIZE(builtin) ? &builtin[i] : NULL;
-}
-
 void sc_budget_config_defaults(struct sc_budget_config *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -117,7 +112,8 @@ int64_t sc_budget_tokens(size_t bytes)
 	return (int64_t)((bytes + SC_BUDGET_BYTES_PER_TOKEN - 1) / SC_BUDGET_BYTES_PER_TOKEN);
 }
 
-double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output)
+static double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read,
+			     int64_t output)
 {
 	if (!p)
 		return 0;

@@ -83,9 +83,6 @@ void sc_budget_config_release(struct sc_budget_config *b);
  */
 const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const char *model_id,
 				       const char *model_name);
-/* The built-in table: entry i, or NULL past its end. */
-const struct sc_price *sc_budget_builtin_price(size_t i);
-
 
 /* Tokens of n bytes of prompt (ceil(n / SC_BUDGET_BYTES_PER_TOKEN)). */
 int64_t sc_budget_tokens(size_t bytes);
@@ -153,7 +150,5 @@ void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b);
  * skill and model; a cost stays NAN when either side has no price.
  */
 void sc_budget_usage_merge(struct sc_results *to, const struct sc_results *from);
-/* Dollars for actual use: input, cached input read, output tokens. */
-double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output);
 
 #endif

@@ -257,11 +257,6 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	return open_client(e);
 }
 
-const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e)
-{
-	return &e->cfg;
-}
-
 /*
  * The test files upskill's evals manifest (./.upskill/evals.yaml, beside
  * skillci.yml) maps to skill i, added to its set. Paths in the manifest

@@ -98,8 +98,6 @@ void sc_evalrun_free(struct sc_evalrun *e);
  */
 int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 		    struct sc_diags *diags);
-/* The configuration in force after sc_evalrun_open (flags applied). */
-const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e);
 
 /*
  * Loads every skill folder and its tests; with generate_tests a skill

@@ -202,16 +202,15 @@ enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struc
 	return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
 }
 
-void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d)
+/*
+ * Sets st's interval (lo, hi) for a report: the plain one-sided (1 -
+ * alpha') bounds of the difference at the look decided. The verdict is
+ * the likelihood ratio's, not the interval's; the interval says where
+ * the difference lies.
+ */
+static void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d)
 {
 	sc_stats_paired_bounds(st, d->alpha_check, d->alpha_check);
-}
-
-size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const char *model,
-			  long max_run, unsigned long **bp, unsigned long **bn,
-			  unsigned long **hp, unsigned long **hn)
-{
-	return sc_seq_test_counts_of(r, skill, model, "base", "head", max_run, bp, bn, hp, hn);
 }
 
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
@@ -242,10 +241,18 @@ size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const
 	return n;
 }
 
-size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
-			     const char *base_variant, const char *head_variant, long max_run,
-			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
-			     unsigned long **hn)
+/*
+ * sc_seq_test_counts with the two sides named: base_variant's units are
+ * the "base" arrays, head_variant's the "head" ones. `eval` compares the
+ * skill against no skill with base_variant "head" (the skill) and
+ * head_variant "baseline", so that a "drop" is the baseline falling
+ * short of the skill: a lift (docs/evaluation.md, "skillci eval").
+ */
+static size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill,
+				    const char *model,
+				    const char *base_variant, const char *head_variant, long max_run,
+				    unsigned long **bp, unsigned long **bn, unsigned long **hp,
+				    unsigned long **hn)
 {
 	size_t first, count = sc_results_units_of(r, skill, model, &first);
 	size_t *test_of = sc_xmalloc((count ? count : 1) * sizeof(*test_of));

@@ -230,7 +230,6 @@ struct sc_model_caps {
 	int max_output;         /* output token limit; 0: unknown */
 	const char *unsupported;/* why no request can be sent, or NULL */
 };
-void sc_model_caps(struct sc_model_caps *out, const struct sc_model *model);
 
 /*
  * The parameters a request sends, as the model's capabilities shape them:
@@ -442,8 +441,6 @@ int sc_client_run(struct sc_client *client);
  */
 void sc_client_expect(struct sc_client *client);
 void sc_client_post(struct sc_client *client, void (*fn)(void *payload), void *payload);
-/* Outside work announced and not yet posted back and run. */
-size_t sc_client_pending(const struct sc_client *client);
 
 /*
  * Calls fn(payload) on the client's thread about every interval_ms while

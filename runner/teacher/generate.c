@@ -24,7 +24,7 @@
 
 /* ---- prompts ---------------------------------------------------------------- */
 
-const char sc_gen_system_skill[] =
+static const char sc_gen_system_skill[] =
 	"You generate \"skills\" - instruction documents that teach AI agents how to perform "
 	"tasks.\n\n"
 	"When given a task description, create a skill document with clear instructions, "
@@ -53,7 +53,7 @@ const char sc_gen_system_skill[] =
 	"- Do NOT actually perform the task - create instructions FOR performing it\n"
 	"- Focus on practical, actionable guidance with real examples\n";
 
-const char sc_gen_system_tests[] =
+static const char sc_gen_system_tests[] =
 	"You generate test cases for evaluating AI agent skills. Output only valid JSON.\n";
 
 static const char test_examples[] =
@@ -95,8 +95,8 @@ void sc_gen_prompt_skill(struct sc_buf *out, const char *task, const char *const
 		sc_buf_printf(out, "\n\nThe skill's name must be \"%s\".", required_name);
 }
 
-void sc_gen_prompt_improve(struct sc_buf *out, const struct sc_gen_draft *cur,
-			   const char *instructions, const char *required_name)
+static void sc_gen_prompt_improve(struct sc_buf *out, const struct sc_gen_draft *cur,
+				  const char *instructions, const char *required_name)
 {
 	sc_buf_printf(out,
 		      "You are improving an existing skill document for AI agents.\n\n"
@@ -120,8 +120,8 @@ void sc_gen_prompt_improve(struct sc_buf *out, const struct sc_gen_draft *cur,
 		sc_buf_printf(out, "\nThe skill's name must be \"%s\".", required_name);
 }
 
-void sc_gen_prompt_refine(struct sc_buf *out, const struct sc_gen_draft *cur,
-			  const struct sc_strlist *failures, const char *required_name)
+static void sc_gen_prompt_refine(struct sc_buf *out, const struct sc_gen_draft *cur,
+				 const struct sc_strlist *failures, const char *required_name)
 {
 	sc_buf_printf(out, "Improve this skill based on failures:\n\nName: %s\nDescription: %s\n"
 			   "Body:\n%s\n\nFailures:\n", cur->name, cur->description, cur->body);
@@ -157,7 +157,8 @@ void sc_gen_prompt_tests(struct sc_buf *out, const char *task,
 	sc_buf_puts(out, "\nOutput only the JSON object {\"cases\": [...]}.");
 }
 
-void sc_gen_prompt_retry(struct sc_buf *out, const char *problem)
+/* The follow-up sent once when an answer could not be used. */
+static void sc_gen_prompt_retry(struct sc_buf *out, const char *problem)
 {
 	sc_buf_printf(out, "Your answer could not be used: %s\n\n"
 			   "Answer again with only the corrected JSON object, no other text.",
