@@ -382,7 +382,8 @@ void sc_shards_merge(struct sc_results *out, struct sc_results *sh, const size_t
 	at = out->nunits;
 	for (size_t k = 1; k < n; k++) {
 		struct sc_results *s = &sh[order[k]];
-		memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
+		if (s->nunits)  /* a shard with no units has none to copy (units NULL) */
+			memcpy(out->units + at, s->units, s->nunits * sizeof(*s->units));
 		at += s->nunits;
 		sc_budget_usage_merge(out, s);  /* tokens and cost, summed */
 		merge_flips(out, s);
