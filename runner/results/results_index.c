@@ -12,16 +12,13 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-/* Order of a check against the key (skill, model, check); NULL parts match anything. */
-static int check_key(const struct sc_results_check *c, const char *skill, const char *model,
-		     const char *check)
+/* Order of a check against (skill, model), as the checks are sorted; a
+ * NULL model matches any. */
+static int check_key(const struct sc_results_check *c, const char *skill, const char *model)
 {
-	int d;
+	int d = cmp_str(c->skill, skill);
 
-	if ((d = cmp_str(c->skill, skill)) || !model || (d = cmp_str(c->model, model)) || !check ||
-	    (d = sc_results_check_rank(c->check) - sc_results_check_rank(check)))
-		return d;
-	return cmp_str(c->check, check);
+	return d || !model ? d : cmp_str(c->model, model);
 }
 
 size_t sc_results_checks_range(const struct sc_results *r, const char *skill, const char *model,
@@ -35,12 +32,12 @@ size_t sc_results_checks_range(const struct sc_results *r, const char *skill, co
 	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (check_key(&r->gate.checks[mid], skill, model, NULL) < 0)
+		if (check_key(&r->gate.checks[mid], skill, model) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (end = lo; end < r->gate.nchecks && !check_key(&r->gate.checks[end], skill, model, NULL);
+	for (end = lo; end < r->gate.nchecks && !check_key(&r->gate.checks[end], skill, model);
 	     end++)
 		;
 	*first = lo;
