@@ -48,7 +48,7 @@ CFLAGS   := $(WARN) $(OPT) $(SAN) -MMD -MP
 # bare ("buf.h"), every other part by its folder ("skills/skill.h",
 # "reporters/report_md.h"). Core and the kernel worker see only their own
 # folders, so an include across the boundary fails to build; the library,
-# the commands and the tests see everything. scripts/layers.sh checks the
+# the commands and the tests see everything. scripts/check-layers.sh checks the
 # finer rules (reporters read only results and core, the library never
 # includes a command or a reporter).
 CORE_INC   := -iquote runner/core

@@ -339,19 +339,22 @@ static void results_charts(struct sc_buf *out, const struct sc_results *r)
 		struct chart_row *row = NULL;
 		if (v > 2 || !a->skill || !a->model || (!eval && s && s->status == SC_SKILL_UNCHANGED))
 			continue;
-		for (size_t k = 0; k < n && !row; k++)
+		/* sorted aggregates: a pair's are adjacent, its row the last */
+		for (size_t k = r->sorted && n ? n - 1 : 0; k < n && !row; k++)
 			if (!strcmp(rows[k].skill, a->skill) && !strcmp(rows[k].model, a->model))
 				row = &rows[k];
 		if (!row) {
+			size_t uf, nu = sc_results_usage_of(r, a->skill, &uf);
 			SC_GROW(rows, alloc, n + 1);
 			row = &rows[n++];
 			memset(row, 0, sizeof(*row));
 			row->skill = a->skill;
 			row->model = a->model;
 			row->cost = NAN;
-			for (size_t u = 0; u < r->run.nusage; u++)
-				if (sc_streq(r->run.usage[u].skill, a->skill) && sc_streq(r->run.usage[u].model, a->model))
-					row->cost = r->run.usage[u].cost_usd;
+			for (size_t u = uf; u < uf + nu; u++)
+				if (sc_streq(sc_results_usage_at(r, u)->skill, a->skill) &&
+				    sc_streq(sc_results_usage_at(r, u)->model, a->model))
+					row->cost = sc_results_usage_at(r, u)->cost_usd;
 		}
 		row->agg[v] = a;
 	}

@@ -2,7 +2,7 @@
 #define SC_REPORT_HTML_H
 /*
  * HTML pages: a report page (the Markdown report rendered by cmark-gfm
- * through runner/markdown.h, inside one self-contained document with
+ * through runner/format/markdown.h, inside one self-contained document with
  * inline CSS and no JavaScript) and an index page with each skill's
  * pass-rate and speedup history drawn as inline SVG line charts.
  */

@@ -743,11 +743,6 @@ int sc_jail_probe(void)
 	return err;
 }
 
-const char *sc_jail_probe_message(void)
-{
-	return probe_state < 0 ? probe_msg : "";
-}
-
 /* ---- requests ------------------------------------------------------------------ */
 
 int sc_jail_read(struct sc_jail *j, struct sc_buf *out, int64_t *size, const char *path,

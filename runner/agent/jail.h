@@ -82,8 +82,6 @@ int sc_jail_stage_dir(struct sc_buf *out);
  * the answer is kept.
  */
 int sc_jail_probe(void);
-/* The probe's message ("" when the jail works); valid for the process. */
-const char *sc_jail_probe_message(void);
 
 /*
  * Starts a jail with mounts[0..n) and the limits, and waits until its

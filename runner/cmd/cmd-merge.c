@@ -297,11 +297,8 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (store) {
 		/* the merged run joins the history: its row and aggregates */
-		if ((err = sc_store_begin(store)) < 0 ||
-		    (err = sc_eval_store_put_run(store, &res, "run", o.reports.json)) < 0 ||
-		    (err = sc_eval_store_put_aggregates(store, &res)) < 0 ||
-		    (err = sc_store_commit(store)) < 0) {
-			sc_store_rollback(store);
+		if ((err = sc_eval_store_run(store, &res, "run", o.reports.json,
+					     SC_EVAL_STORE_AGGREGATES)) < 0) {
 			rc = sc_cmd_fail(SC_EIO);
 			goto done;
 		}

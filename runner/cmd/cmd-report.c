@@ -229,9 +229,11 @@ int cmd_report(int argc, char **argv)
 	}
 	claimed = r.gate.passed;
 	nunits = r.nunits;
-	/* the skills the file gives numbers for: each must come with units */
+	/* the skills the file gives numbers for: each must come with units
+	 * (loading sorted the aggregates by skill: each skill's are adjacent) */
 	for (size_t i = 0; i < r.naggregates; i++)
-		if (!sc_strlist_has(&claimed_skills, r.aggregates[i].skill))
+		if (!claimed_skills.n ||
+		    !sc_streq(claimed_skills.items[claimed_skills.n - 1], r.aggregates[i].skill))
 			sc_strlist_add(&claimed_skills, r.aggregates[i].skill);
 	if (nunits)
 		sc_eval_aggregate(&r, cfg.gate.alpha);

@@ -365,43 +365,6 @@ static bool stop_requested(void *payload)
 
 /* ---- results ------------------------------------------------------------- */
 
-/*
- * Writes, in one transaction, the run row and: for a whole finished run,
- * its aggregates; for one shard of a sharded run, the shard's results
- * JSON, so that `skillci merge --run ID` can join the shards from the
- * store.
- */
-static int store_run(struct sc_store *st, const struct sc_results *r, const char *json_path)
-{
-	struct sc_buf doc = SC_BUF_INIT;
-	int err;
-
-	if ((err = sc_store_begin(st)) < 0)
-		return err;
-	if ((err = sc_eval_store_put_run(st, r, "run", json_path)) < 0)
-		goto done;
-	if (r->run.complete && (err = sc_eval_store_put_aggregates(st, r)) < 0)
-		goto done;
-	if (r->run.shard_count > 1) {
-		struct sc_store_shard sh;
-		sc_results_format(&doc, r);
-		sh.run_id = r->run.id;
-		sh.shard_index = (int)r->run.shard_index;
-		sh.shard_count = (int)r->run.shard_count;
-		sh.plan_hash = r->run.plan_hash;
-		sh.results = doc.ptr;
-		sh.stored_at = r->run.finished_at;
-		if ((err = sc_store_put_shard(st, &sh)) < 0)
-			goto done;
-	}
-	err = sc_store_commit(st);
-done:
-	if (err < 0)
-		sc_store_rollback(st);
-	sc_buf_release(&doc);
-	return err;
-}
-
 /* The first infrastructure error among the units, as the cause to print. */
 static const struct sc_results_unit *first_error(const struct sc_results *r)
 {
@@ -664,7 +627,9 @@ int cmd_run(int argc, char **argv)
 
 	/* Store, then the results JSON and every report, from the results in
 	 * memory (reporters/reports.h). */
-	if ((err = store_run(store, res, o.reports.json)) < 0) {
+	if ((err = sc_eval_store_run(store, res, "run", o.reports.json,
+				     (res->run.complete ? SC_EVAL_STORE_AGGREGATES : 0) |
+				     (res->run.shard_count > 1 ? SC_EVAL_STORE_SHARD : 0))) < 0) {
 		rc = pipeline_fail(err, p, o.comment);
 		goto done;
 	}

@@ -1,8 +1,8 @@
 /*
  * skillci validate [--strict] [--json] [-v] PATH...
  *
- * Checks skills against the Agent Skills rules (runner/skill.c) and their
- * test files (runner/testsuite.c). PATH is a skill folder, a SKILL.md, or a
+ * Checks skills against the Agent Skills rules (runner/skills/skill.c) and their
+ * test files (runner/skills/testsuite.c). PATH is a skill folder, a SKILL.md, or a
  * repository root to discover skills in. One line per finding on stdout,
  * "file:line: error|warning: message [code]", or a JSON document with
  * --json; the summary goes to stderr. Exit 0 when there are no errors, 1

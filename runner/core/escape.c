@@ -189,7 +189,8 @@ void sc_escape_shown(struct sc_buf *out, const char *s, size_t max_chars)
 	free(red);
 }
 
-bool sc_ci_github_actions(void)
+/* True when GITHUB_ACTIONS is "true". */
+static bool sc_ci_github_actions(void)
 {
 	const char *v = getenv("GITHUB_ACTIONS");
 	return v && !strcmp(v, "true");

@@ -86,8 +86,6 @@ void sc_escape_gh_summary(struct sc_buf *out, const char *s, size_t n);
 #define SC_SHOWN_VALUE_MAX 80
 void sc_escape_shown(struct sc_buf *out, const char *s, size_t max_chars);
 
-/* True when GITHUB_ACTIONS is "true". */
-bool sc_ci_github_actions(void);
 /* The per-process stop-commands token (32 hex digits). */
 const char *sc_ci_token(void);
 /*

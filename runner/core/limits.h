@@ -33,7 +33,7 @@
 #define SC_MAX_YAML_DEPTH        64
 #define SC_MAX_YAML_NODES        100000
 
-/* Model providers, HTTP and the response cache (runner/http.c, provider.c, cache.c) */
+/* Model providers, HTTP and the response cache (runner/net/http.c, runner/providers/provider.c and cache.c) */
 #define SC_MAX_HTTP_RESPONSE_BYTES (16 * 1024 * 1024) /* one provider response body */
 #define SC_MAX_CACHE_ENTRY_BYTES   (16 * 1024 * 1024) /* one cached response file */
 #define SC_HTTP_MAX_HEADERS        16                 /* request headers per call */
@@ -85,7 +85,7 @@
 #define SC_GITHUB_TIMEOUT_MS       (30 * 1000) /* one GitHub REST call */
 #define SC_MAX_EVENT_BYTES         (4 * 1024 * 1024) /* $GITHUB_EVENT_PATH */
 
-/* generate and export (runner/generate.c, runner/export.c) */
+/* generate and export (runner/teacher/generate.c, runner/results/export.c) */
 #define SC_GEN_MAX_TRACE_BYTES   (8 * 1024 * 1024)  /* a trace file read whole */
 #define SC_GEN_TRACE_PROMPT_BYTES (200 * 1024)      /* trace text put in the teacher's prompt */
 #define SC_GEN_MAX_ANSWER_BYTES  (4 * 1024 * 1024)  /* a teacher answer parsed for JSON */

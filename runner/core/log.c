@@ -13,11 +13,6 @@ void sc_log_set_level(enum sc_log_level level)
 	threshold = level;
 }
 
-enum sc_log_level sc_log_get_level(void)
-{
-	return threshold;
-}
-
 void sc_log_init_from_env(void)
 {
 	const char *t = getenv("SKILLCI_TRACE");

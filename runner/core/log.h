@@ -11,7 +11,6 @@
 enum sc_log_level { SC_LOG_ERROR, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
 
 void sc_log_set_level(enum sc_log_level level);
-enum sc_log_level sc_log_get_level(void);
 /* Reads SKILLCI_TRACE; called by main(). */
 void sc_log_init_from_env(void);
 void sc_log(enum sc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

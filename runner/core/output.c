@@ -23,7 +23,8 @@ void sc_output_add_secret(const char *value)
 	pthread_rwlock_unlock(&registry_lock);
 }
 
-size_t sc_output_nsecrets(void)
+/* How many secrets are registered. */
+static size_t sc_output_nsecrets(void)
 {
 	size_t n;
 
@@ -149,16 +150,6 @@ bool sc_output_redact_to(struct sc_buf *out, const void *data, size_t len)
 
 	pthread_rwlock_rdlock(&registry_lock);
 	hit = sc_redact_apply_to(&registry, out, data, len);
-	pthread_rwlock_unlock(&registry_lock);
-	return hit;
-}
-
-bool sc_output_redact(struct sc_buf *b)
-{
-	bool hit;
-
-	pthread_rwlock_rdlock(&registry_lock);
-	hit = sc_redact_apply_buf(&registry, b);
 	pthread_rwlock_unlock(&registry_lock);
 	return hit;
 }

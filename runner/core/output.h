@@ -59,11 +59,7 @@ bool sc_output_secret_name(const char *name);
  */
 size_t sc_output_add_env_secrets(void);
 #define SC_OUTPUT_MIN_SECRET_BY_FORM 8
-/* How many secrets are registered. */
-size_t sc_output_nsecrets(void);
 
-/* Redacts b in place; true when it changed. */
-bool sc_output_redact(struct sc_buf *b);
 /*
  * Redacts data[0..len): when it holds a secret, out (cleared first)
  * receives the redacted copy and true is returned; otherwise out is left

@@ -153,20 +153,6 @@ bool sc_redact_apply(const struct sc_redact *r, char **text)
 	return true;
 }
 
-bool sc_redact_apply_buf(const struct sc_redact *r, struct sc_buf *b)
-{
-	struct sc_buf out = SC_BUF_INIT;
-
-	if (!b->len || !redact_span(r, (const unsigned char *)b->ptr, b->len, &out))
-		return false;
-	{
-		struct sc_buf old = *b;
-		*b = out;
-		sc_buf_release(&old);
-	}
-	return true;
-}
-
 bool sc_redact_apply_to(const struct sc_redact *r, struct sc_buf *out, const void *data, size_t len)
 {
 	return len && redact_span(r, data, len, out);

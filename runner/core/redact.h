@@ -44,9 +44,7 @@ void sc_redact_add(struct sc_redact *r, const char *secret);
 /* Rewrites *text (a malloc'd string) when it holds key material; true
  * when it did. NULL is left alone. */
 bool sc_redact_apply(const struct sc_redact *r, char **text);
-/* The same for the bytes of b (which may hold NUL bytes), in place. */
 struct sc_buf;
-bool sc_redact_apply_buf(const struct sc_redact *r, struct sc_buf *b);
 /* When data[0..len) holds key material: sets out (cleared first) to the
  * redacted copy and returns true; otherwise out is left alone. */
 bool sc_redact_apply_to(const struct sc_redact *r, struct sc_buf *out, const void *data, size_t len);

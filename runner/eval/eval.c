@@ -527,8 +527,8 @@ static void flush(struct ctx *c)
 	c->npend = 0;
 }
 
-int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const char *kind,
-			  const char *results_path)
+static int store_put_run(struct sc_store *st, const struct sc_results *r, const char *kind,
+			 const char *results_path)
 {
 	struct sc_store_run run;
 	struct sc_buf models = SC_BUF_INIT;
@@ -553,7 +553,7 @@ int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const
 	return err;
 }
 
-int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r)
+static int store_put_aggregates(struct sc_store *st, const struct sc_results *r)
 {
 	for (size_t i = 0; i < r->naggregates; i++) {
 		const struct sc_results_aggregate *a = &r->aggregates[i];
@@ -1933,20 +1933,36 @@ done:
 	return err;
 }
 
-/* Writes the run row and its aggregates in one transaction. */
-static int store_run(struct sc_store *st, const struct sc_results *r, bool aggregates)
+int sc_eval_store_run(struct sc_store *st, const struct sc_results *r, const char *kind,
+		      const char *results_path, unsigned what)
 {
+	struct sc_buf doc = SC_BUF_INIT;
 	int err;
 
 	if ((err = sc_store_begin(st)) < 0)
 		return err;
-	if ((err = sc_eval_store_put_run(st, r, NULL, NULL)) < 0 ||
-	    (aggregates && (err = sc_eval_store_put_aggregates(st, r)) < 0) ||
-	    (err = sc_store_commit(st)) < 0) {
-		sc_store_rollback(st);
-		return err;
+	if ((err = store_put_run(st, r, kind, results_path)) < 0)
+		goto done;
+	if ((what & SC_EVAL_STORE_AGGREGATES) && (err = store_put_aggregates(st, r)) < 0)
+		goto done;
+	if (what & SC_EVAL_STORE_SHARD) {
+		struct sc_store_shard sh;
+		sc_results_format(&doc, r);
+		sh.run_id = r->run.id;
+		sh.shard_index = (int)r->run.shard_index;
+		sh.shard_count = (int)r->run.shard_count;
+		sh.plan_hash = r->run.plan_hash;
+		sh.results = doc.ptr;
+		sh.stored_at = r->run.finished_at;
+		if ((err = sc_store_put_shard(st, &sh)) < 0)
+			goto done;
 	}
-	return 0;
+	err = sc_store_commit(st);
+done:
+	if (err < 0)
+		sc_store_rollback(st);
+	sc_buf_release(&doc);
+	return err;
 }
 
 int sc_eval_plan(struct sc_results *out, struct sc_eval_unit_ref **refs_out, size_t *nrefs_out,
@@ -2065,7 +2081,8 @@ int sc_eval_close(struct sc_results *out, const struct sc_eval_stats *stats, boo
 	out->totals.cache_hits = stats->cache_hits;
 	out->totals.wall_ms = sc_now_ms() - t_start;
 	if (opt->store)
-		return store_run(opt->store, out, opt->store_aggregates);
+		return sc_eval_store_run(opt->store, out, NULL, NULL,
+					 opt->store_aggregates ? SC_EVAL_STORE_AGGREGATES : 0);
 	return 0;
 }
 

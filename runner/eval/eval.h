@@ -270,14 +270,19 @@ void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k);
  * and the current time as ISO-8601 UTC; the caller frees both. */
 char *sc_eval_new_run_id(void);
 char *sc_eval_now_iso(void);
+/* What sc_eval_store_run writes besides the run's row. */
+enum {
+	SC_EVAL_STORE_AGGREGATES = 1,  /* the run's aggregates (a whole, finished run) */
+	SC_EVAL_STORE_SHARD = 2,       /* the shard's results JSON (one shard of a sharded
+					* run: `skillci merge --run ID` joins them) */
+};
 /*
- * The store rows of a results run, inside the caller's transaction:
- * sc_eval_store_put_run() writes the run (kind overrides r->run.kind when
- * not NULL; results_path may be NULL), sc_eval_store_put_aggregates() its
- * aggregates.
+ * The one store write of a run (eval, run, merge), in one transaction:
+ * the run's row (kind overrides r->run.kind when not NULL; results_path,
+ * the results JSON written, may be NULL) and what what says (a set of
+ * SC_EVAL_STORE_*). On an error nothing is written.
  */
-int sc_eval_store_put_run(struct sc_store *st, const struct sc_results *r, const char *kind,
-			  const char *results_path);
-int sc_eval_store_put_aggregates(struct sc_store *st, const struct sc_results *r);
+int sc_eval_store_run(struct sc_store *st, const struct sc_results *r, const char *kind,
+		      const char *results_path, unsigned what);
 
 #endif

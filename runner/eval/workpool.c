@@ -105,21 +105,6 @@ void sc_workpool_push(struct sc_workpool *p, void (*fn)(void *payload), void *pa
 	push(p, fn, payload, false);
 }
 
-void sc_workpool_push_urgent(struct sc_workpool *p, void (*fn)(void *payload), void *payload)
-{
-	push(p, fn, payload, true);
-}
-
-size_t sc_workpool_busy(struct sc_workpool *p)
-{
-	size_t n;
-
-	pthread_mutex_lock(&p->lock);
-	n = p->busy;
-	pthread_mutex_unlock(&p->lock);
-	return n;
-}
-
 void sc_workpool_free(struct sc_workpool *p)
 {
 	if (!p)

@@ -18,11 +18,6 @@ struct sc_workpool;
 int sc_workpool_new(struct sc_workpool **out, int nthreads);
 /* Queues fn(payload) to run on one of the threads. From the owning thread. */
 void sc_workpool_push(struct sc_workpool *pool, void (*fn)(void *payload), void *payload);
-/* The same, ahead of every job queued with sc_workpool_push (in their own
- * order among themselves): work a waiting request depends on. */
-void sc_workpool_push_urgent(struct sc_workpool *pool, void (*fn)(void *payload), void *payload);
-/* Jobs queued or running now. */
-size_t sc_workpool_busy(struct sc_workpool *pool);
 /* Runs what is queued to the end, then stops and joins the threads. NULL is a no-op. */
 void sc_workpool_free(struct sc_workpool *pool);
 

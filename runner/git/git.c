@@ -667,18 +667,6 @@ void sc_git_tree_free(struct sc_git_tree *tree)
 	free(tree);
 }
 
-const char *sc_git_status_name(enum sc_git_status status)
-{
-	switch (status) {
-	case SC_GIT_ADDED: return "added";
-	case SC_GIT_DELETED: return "deleted";
-	case SC_GIT_MODIFIED: return "modified";
-	case SC_GIT_RENAMED: return "renamed";
-	case SC_GIT_TYPECHANGE: return "typechange";
-	}
-	return "?";
-}
-
 void sc_git_changes_release(struct sc_git_changes *list)
 {
 	for (size_t i = 0; i < list->n; i++) {

@@ -95,7 +95,6 @@ struct sc_git_changes {
 };
 #define SC_GIT_CHANGES_INIT { NULL, 0, 0 }
 void sc_git_changes_release(struct sc_git_changes *list);
-const char *sc_git_status_name(enum sc_git_status status);
 
 #define SC_GIT_MODE_LINK    0120000u
 #define SC_GIT_MODE_GITLINK 0160000u

@@ -130,7 +130,6 @@ void sc_device_cpu_register(struct sc_device *d, const char *name, sc_cpu_kernel
  * call takes (0 by default: launches are queued at no host cost).
  */
 const char *sc_device_cpu_log(struct sc_device *d);
-void sc_device_cpu_clear_log(struct sc_device *d);
 void sc_device_cpu_set_launch_ns(struct sc_device *d, int64_t launch_ns);
 /* Called by a kernel of the double while it runs: the launch faulted
  * (what: "an illegal instruction (trap)"). From then on every operation

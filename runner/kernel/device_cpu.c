@@ -422,11 +422,6 @@ const char *sc_device_cpu_log(struct sc_device *d)
 	return impl(d)->log.ptr;
 }
 
-void sc_device_cpu_clear_log(struct sc_device *d)
-{
-	sc_buf_clear(&impl(d)->log);
-}
-
 void sc_device_cpu_set_launch_ns(struct sc_device *d, int64_t launch_ns)
 {
 	impl(d)->launch_ns = launch_ns;

@@ -11,7 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char sc_nvrtc_prelude[] =
+/* The prelude every candidate gets; docs/kernels.md lists it. */
+static const char sc_nvrtc_prelude[] =
 	"#define INFINITY __int_as_float(0x7f800000)\n"
 	"#define NAN __int_as_float(0x7fffffff)\n"
 	"#define FLT_MAX 3.402823466e+38F\n"
@@ -21,7 +22,7 @@ const char sc_nvrtc_prelude[] =
 	"#define INT_MIN (-2147483647 - 1)\n"
 	"#line 1 \"" SC_NVRTC_SOURCE_NAME "\"\n";
 
-void sc_nvrtc_version(char *out, size_t cap)
+static void sc_nvrtc_version(char *out, size_t cap)
 {
 	int major = 0, minor = 0;
 	nvrtcVersion(&major, &minor);

@@ -22,9 +22,6 @@ struct sc_buf;
 #define SC_NVRTC_SOURCE_NAME "candidate.cu"
 #define SC_NVRTC_MAX_LOG (64 * 1024)
 
-/* The prelude every candidate gets; docs/kernels.md lists it. */
-extern const char sc_nvrtc_prelude[];
-
 struct sc_nvrtc_defines {
 	const char *name[8];
 	long long value[8];
@@ -67,8 +64,6 @@ struct sc_nvrtc_opts {
  */
 int sc_nvrtc_compile(struct sc_compiled *out, const char *src, size_t len, const struct sc_nvrtc_opts *o);
 void sc_compiled_release(struct sc_compiled *c);
-/* "13.0" */
-void sc_nvrtc_version(char *out, size_t cap);
 
 /* Parses ptxas -v lines of log into c's registers/spills/shared fields. */
 void sc_nvrtc_parse_ptxas(struct sc_compiled *c, const char *log);

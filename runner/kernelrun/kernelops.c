@@ -1,7 +1,7 @@
 /*
  * The kernel harness wired for the evaluation core (see kernelops.h): the
  * answer's kernel is extracted, run in the sandboxed worker
- * (runner/kernelrun.h) and its result turned into the evaluation's
+ * (runner/kernelrun/kernelrun.h) and its result turned into the evaluation's
  * verdict; the oracle's answer is the fixture's reference solution. Used
  * by `skillci eval`, `skillci run` and `skillci generate`.
  */

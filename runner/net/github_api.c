@@ -5,7 +5,8 @@
 #include "net/github_api.h"
 #include "net/http.h"
 
-bool sc_github_repo_ok(const char *repo)
+/* True for "owner/name" made of letters, digits, '.', '_' and '-'. */
+static bool sc_github_repo_ok(const char *repo)
 {
 	size_t slashes = 0, seg = 0;
 
@@ -135,7 +136,14 @@ static int scan_page(long long *found_id, int *count, int *others, const struct 
 	return 0;
 }
 
-int sc_github_identity(char **out, const struct sc_github *gh)
+/*
+ * The login the token writes comments as, looked up once per upsert:
+ * SKILLCI_GITHUB_LOGIN when set (a GitHub App token of one's own), else
+ * GET /user, else (403 or 404: an installation token such as the
+ * workflow's GITHUB_TOKEN, which may not read /user) "github-actions[bot]".
+ * *out is a new string. Errors (401, network) as sc_github_upsert_comment.
+ */
+static int sc_github_identity(char **out, const struct sc_github *gh)
 {
 	struct sc_buf resp = SC_BUF_INIT;
 	const char *env = getenv("SKILLCI_GITHUB_LOGIN");

@@ -3,7 +3,7 @@
 /*
  * The few GitHub REST calls skillci makes: find, create or update one
  * sticky pull-request comment, recognised by a hidden marker. Requests go
- * through runner/http.h. The token is borrowed, sent only in the
+ * through runner/net/http.h. The token is borrowed, sent only in the
  * Authorization header, and never appears in a message.
  */
 #include <stdbool.h>
@@ -25,15 +25,6 @@ enum sc_github_outcome {
 #define SC_GITHUB_MARKER "<!-- skillci-report -->"
 /* The login of the workflow's own GITHUB_TOKEN (the GitHub Actions app). */
 #define SC_GITHUB_ACTIONS_LOGIN "github-actions[bot]"
-
-/*
- * The login the token writes comments as, looked up once per upsert:
- * SKILLCI_GITHUB_LOGIN when set (a GitHub App token of one's own), else
- * GET /user, else (403 or 404: an installation token such as the
- * workflow's GITHUB_TOKEN, which may not read /user) "github-actions[bot]".
- * *out is a new string. Errors (401, network) as sc_github_upsert_comment.
- */
-int sc_github_identity(char **out, const struct sc_github *gh);
 
 /*
  * Creates or updates the comment on pull request pr whose body contains
@@ -76,8 +67,5 @@ int sc_github_get_pr(struct sc_github_pr *out, const struct sc_github *gh, long 
  * (pull_request.number, or number for issue_comment-like events).
  * SC_ENOTFOUND when the event is not about a pull request. */
 int sc_github_event_pr(long long *out, const char *event_path);
-
-/* True for "owner/name" made of letters, digits, '.', '_' and '-'. */
-bool sc_github_repo_ok(const char *repo);
 
 #endif

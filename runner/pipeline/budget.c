@@ -46,11 +46,6 @@ static const struct sc_price builtin[] = {
 	{ (char *)"grok-3", 3, 15, 0.75, 0, (char *)PRICE_DATE },
 };
 
-const struct sc_price *sc_budget_builtin_price(size_t i)
-{
-	return i < SC_ARRAY_SIZE(builtin) ? &builtin[i] : NULL;
-}
-
 void sc_budget_config_defaults(struct sc_budget_config *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -117,7 +112,8 @@ int64_t sc_budget_tokens(size_t bytes)
 	return (int64_t)((bytes + SC_BUDGET_BYTES_PER_TOKEN - 1) / SC_BUDGET_BYTES_PER_TOKEN);
 }
 
-double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output)
+static double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read,
+			     int64_t output)
 {
 	if (!p)
 		return 0;
@@ -145,6 +141,20 @@ void sc_budget_add_unit(struct sc_budget_estimate *e, const struct sc_budget_con
 {
 	sc_budget_add_unit_growth(e, b, unit_id, model_id, model_name, prompt_bytes, requests,
 				  max_tokens, 0);
+}
+
+void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens)
+{
+	e->unsent++;
+	if (requests > 0) {
+		/* the judge and grader still send: counted as a unit of theirs */
+		sc_budget_add_unit_growth(e, b, unit_id, model_id, model_name, prompt_bytes, requests,
+					  max_tokens, 0);
+		return;
+	}
+	e->units++;
 }
 
 int64_t sc_budget_agent_growth(int max_calls, size_t tool_output)
@@ -227,6 +237,9 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 	if (e->unpriced)
 		sc_buf_printf(line, " (%zu unit%s of models without a price, such as '%s', not counted)",
 			      e->unpriced, e->unpriced == 1 ? "" : "s", e->unpriced_model);
+	if (e->unsent)
+		sc_buf_printf(line, " (%zu unit%s answered by the oracle: nothing sent for %s)",
+			      e->unsent, e->unsent == 1 ? "" : "s", e->unsent == 1 ? "it" : "them");
 	sc_buf_puts(line, "; token and dollar limits ");
 	if (b->max_input_tokens > 0)
 		human(line, b->max_input_tokens);

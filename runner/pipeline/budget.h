@@ -61,6 +61,7 @@ struct sc_budget_estimate {
 	int64_t input_tokens, output_tokens;
 	double usd;                  /* over the priced units */
 	size_t units, unpriced;      /* units counted; of them, with no price */
+	size_t unsent;               /* of them, answered without a model (the oracle) */
 	char *unpriced_model;        /* the first model without a price */
 	size_t over_cap;             /* units whose prompt is over max_prompt_tokens */
 	char *over_cap_unit;         /* the first such unit's id */
@@ -82,9 +83,6 @@ void sc_budget_config_release(struct sc_budget_config *b);
  */
 const struct sc_price *sc_budget_price(const struct sc_budget_config *b, const char *model_id,
 				       const char *model_name);
-/* The built-in table: entry i, or NULL past its end. */
-const struct sc_price *sc_budget_builtin_price(size_t i);
-
 
 /* Tokens of n bytes of prompt (ceil(n / SC_BUDGET_BYTES_PER_TOKEN)). */
 int64_t sc_budget_tokens(size_t bytes);
@@ -118,6 +116,14 @@ void sc_budget_add_unit_growth(struct sc_budget_estimate *e, const struct sc_bud
 			       const char *unit_id, const char *model_id, const char *model_name,
 			       size_t prompt_bytes, int requests, int max_tokens, int64_t growth);
 /*
+ * A unit answered without a model (the oracle): counted, no tokens, no
+ * dollars; requests (its judge's and grader's, which go to a model) are
+ * counted as sc_budget_add_unit's, none: it sends nothing.
+ */
+void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_budget_config *b,
+			       const char *unit_id, const char *model_id, const char *model_name,
+			       size_t prompt_bytes, int requests, int max_tokens);
+/*
  * The most one agent turn adds to the prompt beside its answer: the
  * results of max_calls tool calls of at most tool_output bytes each,
  * with their framing (tokens). The agent's caps make it a bound.
@@ -144,7 +150,5 @@ void sc_budget_usage(struct sc_results *res, const struct sc_budget_config *b);
  * skill and model; a cost stays NAN when either side has no price.
  */
 void sc_budget_usage_merge(struct sc_results *to, const struct sc_results *from);
-/* Dollars for actual use: input, cached input read, output tokens. */
-double sc_budget_cost(const struct sc_price *p, int64_t input, int64_t cache_read, int64_t output);
 
 #endif

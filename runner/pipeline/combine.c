@@ -136,7 +136,9 @@ int sc_report_combine(struct sc_results *head, struct sc_results *base)
 /* True when r holds a unit of skill with variant. */
 static bool has_units(const struct sc_results *r, const char *skill, enum sc_variant variant)
 {
-	for (size_t i = 0; i < r->nunits; i++)
+	size_t first, n = sc_results_units_of(r, skill, NULL, &first);
+
+	for (size_t i = first; i < first + n; i++)
 		if (sc_streq(r->units[i].skill, skill) && r->units[i].variant == variant)
 			return true;
 	return false;
@@ -234,13 +236,11 @@ int sc_report_claims_without_units(struct sc_results *r, const struct sc_strlist
 
 	for (size_t i = 0; i < claimed->n; i++) {
 		const char *path = claimed->items[i];
-		const struct sc_results_skill *s = NULL;
+		const struct sc_results_skill *s = sc_results_find_skill(r, path);
 		bool any = false;
 		struct sc_buf msg = SC_BUF_INIT;
-		for (size_t k = 0; k < r->nskills && !s; k++)
-			if (sc_streq(r->skills[k].path, path))
-				s = &r->skills[k];
-		for (size_t u = 0; u < r->nunits && !any; u++)
+		size_t first, count = sc_results_units_of(r, path, NULL, &first);
+		for (size_t u = first; u < first + count && !any; u++)
 			any = sc_streq(r->units[u].skill, path);
 		if (!s || any || s->status == SC_SKILL_DELETED)
 			continue;

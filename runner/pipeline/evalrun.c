@@ -1,5 +1,5 @@
 /*
- * `skillci eval` as a library (see evalrun.h and docs/eval.md): the
+ * `skillci eval` as a library (see evalrun.h and docs/evaluation.md): the
  * configuration and the client (open), the skill folders and their tests
  * (prepare), one evaluation of every unit (evaluate), the kernel record
  * and the error share (finish).
@@ -258,11 +258,6 @@ int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 	return open_client(e);
 }
 
-const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e)
-{
-	return &e->cfg;
-}
-
 /*
  * The test files upskill's evals manifest (./.upskill/evals.yaml, beside
  * skillci.yml) maps to skill i, added to its set. Paths in the manifest
@@ -459,9 +454,17 @@ static int check_budget(struct sc_evalrun *e)
 						sc_buf_clear(&id);
 						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
 							      v ? "baseline" : "head", pm.name, test->id, r);
-						sc_budget_add_unit_growth(&cost, &cfg->budget, id.ptr, pm.id,
-									  pm.name, bytes + sys, per,
-									  pm.max_tokens, growth);
+						if (pm.kind == SC_PROVIDER_ORACLE)
+							/* answered here: only a judge or grader sends */
+							sc_budget_add_unsent_unit(&cost, &cfg->budget, id.ptr, pm.id,
+										  pm.name, bytes + sys,
+										  per - (sc_test_is_kernel(test) || agent
+											 ? eo->max_turns : 1),
+										  pm.max_tokens);
+						else
+							sc_budget_add_unit_growth(&cost, &cfg->budget, id.ptr,
+										  pm.id, pm.name, bytes + sys,
+										  per, pm.max_tokens, growth);
 						if (cost.over_cap == 1)
 							sc_budget_note_over_cap(&cost, sys, v ? 0 : sz.body,
 										v ? 0 : sz.listed,

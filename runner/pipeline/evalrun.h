@@ -1,7 +1,7 @@
 #ifndef SC_EVALRUN_H
 #define SC_EVALRUN_H
 /*
- * `skillci eval` as a library (docs/eval.md): skill folders evaluated in
+ * `skillci eval` as a library (docs/evaluation.md): skill folders evaluated in
  * place, with and without the skill, on one or more models. The stages,
  * as pipeline.h's for `skillci run`:
  *
@@ -98,8 +98,6 @@ void sc_evalrun_free(struct sc_evalrun *e);
  */
 int sc_evalrun_open(struct sc_evalrun *e, const struct sc_evalrun_options *opt,
 		    struct sc_diags *diags);
-/* The configuration in force after sc_evalrun_open (flags applied). */
-const struct sc_config *sc_evalrun_config(const struct sc_evalrun *e);
 
 /*
  * Loads every skill folder and its tests; with generate_tests a skill

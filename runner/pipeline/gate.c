@@ -338,15 +338,17 @@ static bool judged_as_new(const struct sc_results_skill *s)
  */
 static void evidence(struct margin *m, const struct sc_results *r)
 {
-	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, m->skill, m->model, m->base, m->head, -1, test_of);
+	size_t first, count = sc_results_units_of(r, m->skill, m->model, &first);
+	size_t *test_of = sc_xmalloc((count ? count : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, m->skill, m->model, m->base, m->head, -1, first, count,
+					test_of);
 	unsigned long *judged = sc_xcalloc(2 * (n ? n : 1), sizeof(*judged));
 	unsigned long *erred = sc_xcalloc(2 * (n ? n : 1), sizeof(*erred));
 	const char **ids = sc_xcalloc(n ? n : 1, sizeof(*ids));
 
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		size_t t = test_of[i], side;
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
+		size_t t = test_of[k], side;
 		if (t == SIZE_MAX)
 			continue;
 		side = u->variant == m->head;
@@ -463,16 +465,18 @@ static double metric_margin(enum sc_check_kind check, const struct sc_config_gat
  * units' values at base and at head. */
 static void metric_stats(struct metric *m, const struct sc_results *r, const struct sc_config_gate *g)
 {
-	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, m->skill, m->model, SC_VARIANT_BASE, SC_VARIANT_HEAD, -1, test_of);
+	size_t first, count = sc_results_units_of(r, m->skill, m->model, &first);
+	size_t *test_of = sc_xmalloc((count ? count : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, m->skill, m->model, SC_VARIANT_BASE, SC_VARIANT_HEAD, -1, first, count,
+					test_of);
 	struct sc_stats_sample *b = sc_xcalloc(n ? n : 1, sizeof(*b));
 	struct sc_stats_sample *h = sc_xcalloc(n ? n : 1, sizeof(*h));
 
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
 		double x;
-		if (test_of[i] != SIZE_MAX && !isnan(x = metric_value(m->check, u)))
-			sc_stats_sample_add(u->variant == SC_VARIANT_HEAD ? &h[test_of[i]] : &b[test_of[i]], x);
+		if (test_of[k] != SIZE_MAX && !isnan(x = metric_value(m->check, u)))
+			sc_stats_sample_add(u->variant == SC_VARIANT_HEAD ? &h[test_of[k]] : &b[test_of[k]], x);
 	}
 	if (!n || !sc_stats_paired_values(&m->st, b, h, n, metric_margin(m->check, g),
 					  sc_compare_alpha(g->alpha)))
@@ -545,13 +549,33 @@ static void plan_metrics(struct gate *gt)
 	free(p);
 }
 
+/*
+ * Order of (skill, model) against (skill2, model2). Margins and metrics
+ * are planned in the order of the sorted skills and of each skill's
+ * aggregates, so both lists are in this order and found by bisection.
+ */
+static int pair_cmp(const char *skill, const char *model, const char *skill2, const char *model2)
+{
+	int c = strcmp(skill, skill2);
+	return c ? c : strcmp(model, model2);
+}
+
 static const struct metric *find_metric(const struct gate *gt, const char *skill, const char *model,
 				 enum sc_check_kind check)
 {
-	for (size_t i = 0; i < gt->nmetrics; i++)
-		if (sc_streq(gt->metrics[i].skill, skill) && sc_streq(gt->metrics[i].model, model) &&
-		    gt->metrics[i].check == check)
-			return &gt->metrics[i];
+	size_t lo = 0, hi = gt->nmetrics;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pair_cmp(gt->metrics[mid].skill, gt->metrics[mid].model, skill, model) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < gt->nmetrics && sc_streq(gt->metrics[lo].skill, skill) &&
+	       sc_streq(gt->metrics[lo].model, model); lo++)
+		if (gt->metrics[lo].check == check)
+			return &gt->metrics[lo];
 	return NULL;
 }
 
@@ -621,10 +645,17 @@ static void set_margin(struct gate *gt, const struct margin *m)
 
 static const struct margin *find_margin(const struct gate *gt, const char *skill, const char *model)
 {
-	for (size_t i = 0; i < gt->nmargins; i++)
-		if (sc_streq(gt->margins[i].skill, skill) && sc_streq(gt->margins[i].model, model))
-			return &gt->margins[i];
-	return NULL;
+	size_t lo = 0, hi = gt->nmargins;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pair_cmp(gt->margins[mid].skill, gt->margins[mid].model, skill, model) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < gt->nmargins && sc_streq(gt->margins[lo].skill, skill) &&
+	       sc_streq(gt->margins[lo].model, model) ? &gt->margins[lo] : NULL;
 }
 
 double sc_gate_pass_rate_alpha(const struct sc_config_gate *g)
@@ -642,9 +673,9 @@ static void flaky_tests(struct sc_buf *out, const struct sc_results *r, const ch
 			const char *model)
 {
 	const struct sc_results_flips *top[3] = { NULL, NULL, NULL };
-	size_t more = 0;
+	size_t more = 0, first, n = sc_results_flips_range(r, skill, SC_VARIANT_BASE, model, &first);
 
-	for (size_t i = 0; i < r->nflips; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_flips *f = &r->flips[i], *x = f;
 		if (!sc_streq(f->skill, skill) || !sc_streq(f->model, model) ||
 		    f->variant != SC_VARIANT_BASE || !(f->flip_rate >= SC_GATE_FLAKY))
@@ -822,24 +853,26 @@ static void check_discrimination(struct gate *gt, struct sc_results_skill *s, co
 {
 	const struct sc_results *r = gt->r;
 	double limit = gt->g->max_baseline_pass_rate, rate;
-	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, s->path, model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD, -1, test_of);
+	size_t first, count = sc_results_units_of(r, s->path, model, &first);
+	size_t *test_of = sc_xmalloc((count ? count : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, s->path, model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD, -1, first, count,
+					test_of);
 	unsigned long *bp = sc_xcalloc(n ? n : 1, sizeof(*bp)), *bn = sc_xcalloc(n ? n : 1, sizeof(*bn));
 	unsigned long *hp = sc_xcalloc(n ? n : 1, sizeof(*hp));
 	size_t counting = 0, impossible = 0;
 	unsigned long passes = 0, runs = 0;
 	struct sc_buf why = SC_BUF_INIT;
 
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
 		bool p = u->verdict == SC_UNIT_PASS;
-		if (test_of[i] == SIZE_MAX || (!p && u->verdict != SC_UNIT_FAIL))
+		if (test_of[k] == SIZE_MAX || (!p && u->verdict != SC_UNIT_FAIL))
 			continue;
 		if (u->variant == SC_VARIANT_BASELINE) {
-			bn[test_of[i]]++;
-			bp[test_of[i]] += p;
+			bn[test_of[k]]++;
+			bp[test_of[k]] += p;
 		} else {
-			hp[test_of[i]] += p;
+			hp[test_of[k]] += p;
 		}
 	}
 	for (size_t t = 0; t < n; t++) {
@@ -904,8 +937,9 @@ static void check_kernel(struct gate *gt, struct sc_results_skill *s, const char
 	const struct sc_results *r = gt->r;
 	int64_t kernels = 0, unrun = 0;
 	const char *why = NULL;
+	size_t first, n = sc_results_units_of(r, s->path, model, &first);
 
-	for (size_t i = 0; i < r->nunits; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model) ||
 		    u->kind != SC_KIND_KERNEL ||
@@ -1096,8 +1130,9 @@ static void check_errors(struct gate *gt, struct sc_results_skill *s, const char
 {
 	const struct sc_results *r = gt->r;
 	int64_t errors = 0, units = 0, aside = 0;
+	size_t first, n = sc_results_units_of(r, s->path, model, &first);
 
-	for (size_t i = 0; i < r->nunits; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (!sc_streq(u->skill, s->path) || !sc_streq(u->model, model))
 			continue;
@@ -1131,9 +1166,12 @@ static void check_errors(struct gate *gt, struct sc_results_skill *s, const char
 static bool compile_only_excuse(const struct gate *gt, const struct sc_results_skill *s,
 				const char *model)
 {
+	size_t first, n;
+
 	if (!gt->g->compile_only)
 		return false;
-	for (size_t i = 0; i < gt->r->nunits; i++) {
+	n = sc_results_units_of(gt->r, s->path, model, &first);
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &gt->r->units[i];
 		if (sc_streq(u->skill, s->path) && sc_streq(u->model, model) &&
 		    u->kind == SC_KIND_KERNEL && u->verdict == SC_UNIT_SKIPPED)

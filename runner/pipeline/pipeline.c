@@ -1108,13 +1108,20 @@ static int collect_history(struct sc_pipeline *p)
 static bool stable_at_base(const struct sc_pipeline *p, const char *skill, const char *model,
 			   const char *test_id)
 {
-	for (size_t i = 0; i < p->res.nflips; i++) {
+	size_t first, n = sc_results_flips_range(&p->res, skill, SC_VARIANT_BASE, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_flips *f = &p->res.flips[i];
-		if (sc_streq(f->skill, skill) && f->variant == SC_VARIANT_BASE &&
-		    sc_streq(f->model, model) && sc_streq(f->test_id, test_id))
+		if (sc_streq(f->test_id, test_id))
 			return f->runs >= SC_SEQ_STABLE_RUNS && (f->passes == 0 || f->passes == f->runs);
 	}
 	return false;
+}
+
+/* The requests of a unit of test that a judge and a grader make. */
+static int grading_requests(const struct sc_config *cfg, const struct sc_test *test)
+{
+	return (cfg->judge_model ? 1 : 0) + (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
 }
 
 static int make_plan(struct sc_pipeline *p)
@@ -1159,8 +1166,7 @@ static int make_plan(struct sc_pipeline *p)
 				 * tests feed errors back), and one judge request */
 				bool agent = sc_agent_runs_test(test, cfg->agent.mode);
 				int cost = (sc_test_is_kernel(test) || agent ? cfg->max_turns : 1) +
-					   (cfg->judge_model ? 1 : 0) +
-					   (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
+					   grading_requests(cfg, test);
 				/* an agent's turns grow the prompt by its tool results, bounded
 				 * by the agent's caps (budget.h) */
 				int64_t growth = agent ? sc_budget_agent_growth(cfg->agent.max_calls_per_turn,
@@ -1225,9 +1231,16 @@ static int make_plan(struct sc_pipeline *p)
 		for (size_t m = 0; m < p->nmodels; m++)
 			if (!strcmp(p->models[m].name, pu->model))
 				ref->model = (uint16_t)m;
-		sc_budget_add_unit_growth(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
-					  pu->model, pu->prompt_bytes, pu->requests,
-					  p->models[ref->model].max_tokens, pu->growth);
+		if (p->models[ref->model].kind == SC_PROVIDER_ORACLE)
+			/* the oracle answers here: only a judge or grader sends */
+			sc_budget_add_unsent_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
+						  pu->model, pu->prompt_bytes,
+						  grading_requests(cfg, &p->sides[si].es.tests->items[t]),
+						  p->models[ref->model].max_tokens);
+		else
+			sc_budget_add_unit_growth(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
+						  pu->model, pu->prompt_bytes, pu->requests,
+						  p->models[ref->model].max_tokens, pu->growth);
 		if (p->cost.over_cap == 1 && !p->cost.over_cap_note) {
 			struct sc_skill_prompt_size sz;
 			memset(&sz, 0, sizeof(sz));

@@ -193,31 +193,29 @@ enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struc
 	return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
 }
 
-void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d)
+/*
+ * Sets st's interval (lo, hi) for a report: the plain one-sided (1 -
+ * alpha') bounds of the difference at the look decided. The verdict is
+ * the likelihood ratio's, not the interval's; the interval says where
+ * the difference lies.
+ */
+static void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d)
 {
 	sc_stats_paired_bounds(st, d->alpha_check, d->alpha_check);
 }
 
-size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const char *model,
-			  long max_run, unsigned long **bp, unsigned long **bn,
-			  unsigned long **hp, unsigned long **hn)
-{
-	return sc_seq_test_counts_of(r, skill, model, SC_VARIANT_BASE, SC_VARIANT_HEAD, max_run, bp, bn,
-				     hp, hn);
-}
-
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
 			    enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
-			    size_t *test_of)
+			    size_t first, size_t count, size_t *test_of)
 {
 	const char **ids = NULL;
 	size_t n = 0, alloc = 0;
 
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
 		const char *id = u->test_id ? u->test_id : "";
 		size_t t;
-		test_of[i] = SIZE_MAX;
+		test_of[k] = SIZE_MAX;
 		if (!sc_streq(u->skill, skill) || !sc_streq(u->model, model) ||
 		    !(u->variant == head_variant || u->variant == base_variant) ||
 		    (max_run >= 0 && u->run_index >= max_run))
@@ -228,28 +226,38 @@ size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const
 			SC_GROW(ids, alloc, n + 1);
 			ids[n++] = id;
 		}
-		test_of[i] = t;
+		test_of[k] = t;
 	}
 	free(ids);
 	return n;
 }
 
-size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
-			     enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
-			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
-			     unsigned long **hn)
+/*
+ * sc_seq_test_counts with the two sides named: base_variant's units are
+ * the "base" arrays, head_variant's the "head" ones. `eval` compares the
+ * skill against no skill with base_variant "head" (the skill) and
+ * head_variant "baseline", so that a "drop" is the baseline falling
+ * short of the skill: a lift (docs/evaluation.md, "skillci eval").
+ */
+static size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill,
+				    const char *model,
+				    enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
+				    unsigned long **bp, unsigned long **bn, unsigned long **hp,
+				    unsigned long **hn)
 {
-	size_t *test_of = sc_xmalloc((r->nunits ? r->nunits : 1) * sizeof(*test_of));
-	size_t n = sc_seq_units_by_test(r, skill, model, base_variant, head_variant, max_run, test_of);
+	size_t first, count = sc_results_units_of(r, skill, model, &first);
+	size_t *test_of = sc_xmalloc((count ? count : 1) * sizeof(*test_of));
+	size_t n = sc_seq_units_by_test(r, skill, model, base_variant, head_variant, max_run, first,
+					count, test_of);
 
 	*bp = sc_xcalloc(n ? n : 1, sizeof(**bp));
 	*bn = sc_xcalloc(n ? n : 1, sizeof(**bn));
 	*hp = sc_xcalloc(n ? n : 1, sizeof(**hp));
 	*hn = sc_xcalloc(n ? n : 1, sizeof(**hn));
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
+	for (size_t k = 0; k < count; k++) {
+		const struct sc_results_unit *u = &r->units[first + k];
 		bool passed = u->verdict == SC_UNIT_PASS;
-		size_t t = test_of[i];
+		size_t t = test_of[k];
 		if (t == SIZE_MAX || (!passed && u->verdict != SC_UNIT_FAIL))
 			continue;  /* skipped and erred units are not judged */
 		if (u->variant == head_variant) {
@@ -273,7 +281,9 @@ struct pair {
 static bool has_run_from(const struct sc_results *r, const char *skill, const char *model,
 			 const struct pair *v, long run)
 {
-	for (size_t i = 0; i < r->nunits; i++) {
+	size_t first, n = sc_results_units_of(r, skill, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index >= run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
 		    (u->variant == v->head || u->variant == v->base))
@@ -287,7 +297,9 @@ static bool has_run_from(const struct sc_results *r, const char *skill, const ch
 static bool has_run_before(const struct sc_results *r, const char *skill, const char *model,
 			   const struct pair *v, long run)
 {
-	for (size_t i = 0; i < r->nunits; i++) {
+	size_t first, n = sc_results_units_of(r, skill, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_unit *u = &r->units[i];
 		if (u->run_index < run && sc_streq(u->skill, skill) && sc_streq(u->model, model) &&
 		    (u->variant == v->head || u->variant == v->base))

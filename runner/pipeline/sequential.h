@@ -153,14 +153,6 @@ bool sc_seq_look(struct sc_seq_look *out, const struct sc_seq_design *d,
 enum sc_seq_decision sc_seq_decide(const struct sc_stats_paired *st, const struct sc_seq_design *d,
 				   int k, double info_prev);
 
-/*
- * Sets st's interval (lo, hi) for a report: the plain one-sided (1 -
- * alpha') bounds of the difference at the look decided. The verdict is
- * the likelihood ratio's, not the interval's; the interval says where
- * the difference lies.
- */
-void sc_seq_interval(struct sc_stats_paired *st, const struct sc_seq_design *d);
-
 /* One check decided from a results model: the look it stopped at. */
 struct sc_seq_outcome {
 	enum sc_seq_decision decision;
@@ -173,38 +165,17 @@ struct sc_seq_outcome {
 };
 
 /*
- * The per-test pass counts of skill and model at base and head among the
- * units of r with run_index < max_run (< 0: every run), one array per
- * side indexed by test; skipped and erred units are not judged. Returns
- * the number of tests; the caller frees the four arrays.
- */
-size_t sc_seq_test_counts(const struct sc_results *r, const char *skill, const char *model,
-			  long max_run, unsigned long **bp, unsigned long **bn,
-			  unsigned long **hp, unsigned long **hn);
-
-/*
- * The tests of skill and model at two variants: test_of[i] (r->nunits
- * entries) is the index of unit i's test among the tests found, in order
- * of first appearance, or SIZE_MAX when the unit is of another skill,
- * model or variant, or has run_index >= max_run (max_run < 0: any).
- * Returns the number of tests; a test may have only units a caller
- * leaves out (skipped, erred, without a value).
+ * The tests of skill and model at two variants, over the units [first,
+ * first + count) of r (sc_results_units_of: the skill and model's, or
+ * every unit): test_of[k] (count entries) is the index of unit first + k's
+ * test among the tests found, in order of first appearance, or SIZE_MAX
+ * when the unit is of another skill, model or variant, or has run_index
+ * >= max_run (max_run < 0: any). Returns the number of tests; a test may
+ * have only units a caller leaves out (skipped, erred, without a value).
  */
 size_t sc_seq_units_by_test(const struct sc_results *r, const char *skill, const char *model,
 			    enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
-			    size_t *test_of);
-
-/*
- * sc_seq_test_counts with the two sides named: base_variant's units are
- * the "base" arrays, head_variant's the "head" ones. `eval` compares the
- * skill against no skill with base_variant "head" (the skill) and
- * head_variant "baseline", so that a "drop" is the baseline falling
- * short of the skill: a lift (docs/evaluation.md, "skillci eval").
- */
-size_t sc_seq_test_counts_of(const struct sc_results *r, const char *skill, const char *model,
-			     enum sc_variant base_variant, enum sc_variant head_variant, long max_run,
-			     unsigned long **bp, unsigned long **bn, unsigned long **hp,
-			     unsigned long **hn);
+			    size_t first, size_t count, size_t *test_of);
 
 /*
  * Replays the looks of d on the units of r for skill and model: look k

@@ -6,8 +6,14 @@
 
 #include <time.h>
 
-void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
-			const struct sc_chat_request *req, const char *server)
+/*
+ * The canonical request JSON the key is computed over (appended to out).
+ * server is the endpoint URL of a provider whose model names are local to
+ * it (generic servers, named endpoints, Azure deployments: two servers may
+ * both serve "llama"); NULL for providers whose model ids are global.
+ */
+static void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
+			       const struct sc_chat_request *req, const char *server)
 {
 	cJSON *root = cJSON_CreateObject(), *msgs;
 

@@ -22,14 +22,6 @@
 #include "providers/provider.h"
 #include "sha256.h"
 
-/*
- * The canonical request JSON the key is computed over (appended to out).
- * server is the endpoint URL of a provider whose model names are local to
- * it (generic servers, named endpoints, Azure deployments: two servers may
- * both serve "llama"); NULL for providers whose model ids are global.
- */
-void sc_cache_canonical(struct sc_buf *out, const struct sc_model *model,
-			const struct sc_chat_request *req, const char *server);
 /* Hex SHA-256 of the canonical JSON. */
 void sc_cache_key(char out[SC_SHA256_HEX_LEN + 1], const struct sc_model *model,
 		  const struct sc_chat_request *req, const char *server);

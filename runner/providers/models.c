@@ -1854,7 +1854,7 @@ static const struct family {
 #undef P
 };
 
-void sc_model_caps(struct sc_model_caps *out, const struct sc_model *m)
+static void sc_model_caps(struct sc_model_caps *out, const struct sc_model *m)
 {
 	const struct sc_provider_info *p = sc_provider_get(m->kind);
 

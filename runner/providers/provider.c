@@ -1095,11 +1095,6 @@ void sc_client_post(struct sc_client *c, void (*fn)(void *payload), void *payloa
 	sc_http_wakeup(c->http);
 }
 
-size_t sc_client_pending(const struct sc_client *c)
-{
-	return c->pending;
-}
-
 int sc_client_in_flight(const struct sc_client *c)
 {
 	return c->in_flight;

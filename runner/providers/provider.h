@@ -16,8 +16,8 @@
  * with sc_providers_add_endpoint(); the others are refused by name with
  * the reason.
  *
- * A struct sc_client owns one HTTP loop (runner/http.c), the response
- * cache (runner/cache.c) and the concurrency bounds. Callers submit any
+ * A struct sc_client owns one HTTP loop (runner/net/http.c), the response
+ * cache (runner/providers/cache.c) and the concurrency bounds. Callers submit any
  * number of requests, each with a completion callback, and call
  * sc_client_run(), which drives every request (including requests
  * submitted from callbacks, as a multi-turn evaluation does) to completion.
@@ -230,7 +230,6 @@ struct sc_model_caps {
 	int max_output;         /* output token limit; 0: unknown */
 	const char *unsupported;/* why no request can be sent, or NULL */
 };
-void sc_model_caps(struct sc_model_caps *out, const struct sc_model *model);
 
 /*
  * The parameters a request sends, as the model's capabilities shape them:
@@ -402,7 +401,7 @@ struct sc_client_options {
 	uint64_t seed;                /* jitter; 0: from the clock */
 };
 
-/* Fills the defaults of runner/limits.h; no cache. */
+/* Fills the defaults of runner/core/limits.h; no cache. */
 void sc_client_options_init(struct sc_client_options *opt);
 
 /* Counters for one provider, for tests, benchmarks and reports. */
@@ -442,8 +441,6 @@ int sc_client_run(struct sc_client *client);
  */
 void sc_client_expect(struct sc_client *client);
 void sc_client_post(struct sc_client *client, void (*fn)(void *payload), void *payload);
-/* Outside work announced and not yet posted back and run. */
-size_t sc_client_pending(const struct sc_client *client);
 
 /*
  * Calls fn(payload) on the client's thread about every interval_ms while

@@ -34,11 +34,6 @@ static void add_str_or_null(cJSON *o, const char *k, const char *v)
 		cJSON_AddNullToObject(o, k);
 }
 
-int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const char *system)
-{
-	return sc_export_unit_line_counted(out, u, system, NULL);
-}
-
 void sc_export_stats_release(struct sc_export_stats *stats)
 {
 	sc_strlist_release(&stats->unverified_names);
@@ -101,8 +96,16 @@ static void add_tool_calls(cJSON *c, const cJSON *calls)
 	}
 }
 
-int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *u,
-				const char *system, size_t *dropped)
+/*
+ * Appends one JSONL line (with its newline) for unit u, counting in
+ * *dropped (may be NULL) the turns left out (neither user nor assistant).
+ * system is the system prompt to put first, or NULL (then metadata.system
+ * says why: "none" for a baseline, "unavailable" otherwise). Returns 0,
+ * or SC_EPARSE when the stored transcript is not a JSON list of messages,
+ * SC_ENOTFOUND when it has no assistant message.
+ */
+static int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *u,
+				       const char *system, size_t *dropped)
 {
 	cJSON *tr = u->transcript ? cJSON_Parse(u->transcript) : NULL;
 	cJSON *line = NULL, *msgs, *meta, *tok;

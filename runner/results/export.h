@@ -59,19 +59,6 @@ void sc_export_stats_release(struct sc_export_stats *stats);
 void sc_export_options_init(struct sc_export_options *opt);
 
 /*
- * Appends one JSONL line (with its newline) for unit u. system is the
- * system prompt to put first, or NULL (then metadata.system says why:
- * "none" for a baseline, "unavailable" otherwise). Returns 0, or
- * SC_EPARSE when the stored transcript is not a JSON list of messages,
- * SC_ENOTFOUND when it has no assistant message.
- */
-int sc_export_unit_line(struct sc_buf *out, const struct sc_store_unit *u, const char *system);
-/* The same, counting in *dropped the turns left out (neither user nor
- * assistant); dropped may be NULL. */
-int sc_export_unit_line_counted(struct sc_buf *out, const struct sc_store_unit *u,
-				const char *system, size_t *dropped);
-
-/*
  * Appends a line for every stored unit that matches opt. Returns 0 or the
  * store's error; stats (optional) says what was left out.
  */

@@ -175,6 +175,7 @@ void sc_results_release(struct sc_results *r)
 {
 	struct sc_results_run *run = &r->run;
 
+	sc_results_order_free(r);
 	free(r->schema);
 	free(r->skillci_version);
 	free(r->harness_version);
@@ -468,6 +469,8 @@ void sc_results_sort(struct sc_results *r)
 	s = sc_results_sort_items(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), sc_results_cmp_check);
 	permute(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), s);
 	free(s);
+	sc_results_sort_flips(r);
+	sc_results_order_build(r);
 	r->sorted = true;
 }
 
@@ -494,7 +497,9 @@ const struct sc_results_skill *sc_results_find_skill(const struct sc_results *r,
 const struct sc_results_check *sc_results_find_check(const struct sc_results *r, const char *skill,
 		const char *model, enum sc_check_kind check)
 {
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	size_t first, n = sc_results_checks_range(r, skill, model, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct sc_results_check *c = &r->gate.checks[i];
 		if (sc_streq(c->skill, skill) && !sc_results_cmp_str(c->model, model) &&
 		    c->check == check)

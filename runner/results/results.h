@@ -487,6 +487,9 @@ struct sc_results {
 	 * documented order (set by load and sc_results_sort); lookups then
 	 * use binary search. Code that edits the arrays clears it or sorts. */
 	bool sorted;
+	/* Set by sc_results_sort (results_index.c): the gate's failures and
+	 * the usage rows by skill, as indices; used while the counts hold. */
+	struct sc_results_order { size_t *at, n; const void *of; } failure_order, usage_order;
 	/* The strings of pooled units (NULL: none yet). Units moved from one
 	 * results into another take their pool along: sc_results_adopt_pool. */
 	struct sc_strpool *pool;
@@ -617,5 +620,37 @@ const struct sc_results_check *sc_results_find_check(const struct sc_results *r,
 size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
 			      int variant, size_t *first);
 size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first);
+/*
+ * The units worth looking at for skill (and model, when not NULL): their
+ * range when r is sorted, else every unit (so a caller still tests each
+ * unit's skill and model). Lets a loop over one skill's units cost what
+ * the skill has, not what the run has. Returns the count, sets *first.
+ */
+size_t sc_results_units_of(const struct sc_results *r, const char *skill, const char *model,
+			   size_t *first);
+/*
+ * The same for the gate's checks of skill (and model, "" for the whole
+ * skill's, when not NULL). The gate appends checks out of order and sorts
+ * at its end: look up checks only after sc_gate_apply returned.
+ */
+size_t sc_results_checks_range(const struct sc_results *r, const char *skill, const char *model,
+			       size_t *first);
+/* The history rows of skill, variant and model (r->flips, always sorted). */
+size_t sc_results_flips_range(const struct sc_results *r, const char *skill,
+			      enum sc_variant variant, const char *model, size_t *first);
+/*
+ * The gate's failures and the run's usage rows of skill: positions k in
+ * [*first, *first + count) whose rows are sc_results_failure_at(r, k) and
+ * sc_results_usage_at(r, k), in the order of the arrays. Indexed when r
+ * was sorted and the arrays did not grow since; else every row (so a
+ * caller still tests each row's skill).
+ */
+size_t sc_results_failures_of(const struct sc_results *r, const char *skill, size_t *first);
+const struct sc_results_gate_failure *sc_results_failure_at(const struct sc_results *r, size_t k);
+size_t sc_results_usage_of(const struct sc_results *r, const char *skill, size_t *first);
+const struct sc_results_usage *sc_results_usage_at(const struct sc_results *r, size_t k);
+/* Builds and frees the indices above (sc_results_sort, sc_results_release). */
+void sc_results_order_build(struct sc_results *r);
+void sc_results_order_free(struct sc_results *r);
 
 #endif

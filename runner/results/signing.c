@@ -109,11 +109,6 @@ const unsigned char *sc_sign_key_for(const char *fpr)
 	return NULL;
 }
 
-bool sc_sign_known(const char *fpr)
-{
-	return sc_sign_key_for(fpr) != NULL;
-}
-
 static void mac_under(char out[SC_SHA256_HEX_LEN + 1], const unsigned char *key,
 		      const char *domain, const void *data, size_t len)
 {

@@ -49,9 +49,6 @@ void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_
 int sc_sign_check(const char *what, const char *domain, const void *data, size_t len,
 		  const char *fpr, const char *mac);
 
-/* True when fpr names this runner's key or a trusted one. */
-bool sc_sign_known(const char *fpr);
-
 /*
  * The key (SC_RUNNER_KEY_LEN bytes) that fpr names: this runner's own or
  * a trusted one; NULL for a key this runner does not know.

@@ -155,16 +155,8 @@ void sc_gen_failures(struct sc_strlist *out, const struct sc_results *r, const c
 /* Teacher prompts (docs/generate.md). */
 void sc_gen_prompt_skill(struct sc_buf *out, const char *task, const char *const *examples,
 			 size_t nexamples, const char *trace, const char *required_name);
-void sc_gen_prompt_improve(struct sc_buf *out, const struct sc_gen_draft *cur,
-			   const char *instructions, const char *required_name);
-void sc_gen_prompt_refine(struct sc_buf *out, const struct sc_gen_draft *cur,
-			  const struct sc_strlist *failures, const char *required_name);
 void sc_gen_prompt_tests(struct sc_buf *out, const char *task,
 			 const struct sc_strlist *fixture_lines);
-/* The follow-up sent once when an answer could not be used. */
-void sc_gen_prompt_retry(struct sc_buf *out, const char *problem);
-extern const char sc_gen_system_skill[];
-extern const char sc_gen_system_tests[];
 
 /* Called with one line of progress ("Generating skill with ...", "Refining..."). */
 typedef void (*sc_gen_progress_cb)(const char *line, void *payload);

@@ -220,4 +220,23 @@ expect_err_contains "'budget.max_input_tokens' must be a whole number" "a fracti
 expect_err_contains "'budget.max_usd' must be at least 0" "a negative dollar budget is named"
 expect_err_contains "'prices.some-model.input' is required" "a price without input is named"
 
+# ---- 5. the oracle sends nothing: its units do not spend the token budget -------
+new_repo oracle 'version: 1
+models: [anthropic.fake-student]
+runs: 2
+budget: {max_input_tokens: 10, max_output_tokens: 10}'
+sed -i 's/Answer ok-alpha./Answer ok-alpha, always./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "small change")
+run_pr -m oracle.self
+check "oracle units under a 10-token budget: the run is not stopped (exit 0 or 1)" \
+	sh -c "test $RC -eq 0 -o $RC -eq 1"
+expect_err_contains "answered by the oracle: nothing sent for them" "the budget line says the oracle sent nothing"
+expect_err_contains "estimate ~0 input and ~0 output tokens" "and counts no tokens for them"
+check "oracle: the fake model server saw 0 requests" test "$(requests)" = 0
+# the same plan on the configuration's model: its sends are counted and refused
+run_pr
+expect_exit 2 "the same plan on a model is over the 10-token budget (exit 2)"
+expect_err_contains "budget.max_input_tokens (10)" "the message names the token budget"
+check "a model plan over budget: 0 requests" test "$(requests)" = 0
+
 done_testing

@@ -236,8 +236,11 @@ new_repo() {  # new_repo NAME CONFIG
 	printf '%s\n' "$2" > "$W/skillci.yml"
 }
 run_pr() {
+	# every report under $W: the default .skillci/report is the suite's
+	# working folder, which other suites' commands read too
 	run $SKILLCI run --repo "$W" --base "$BASE" --head HEAD --no-cache --store "$W/.skillci/r.db" \
-		--json "$W/r.json" --markdown "$W/report.md" "$@"
+		--json "$W/r.json" --markdown "$W/report.md" --junit "$W/junit.xml" \
+		--html "$W/.skillci/report" "$@"
 }
 CONFIG='version: 1
 models: [anthropic.fake-student]

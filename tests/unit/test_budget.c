@@ -88,6 +88,44 @@ static void test_estimate_and_limits(void **state)
 	sc_buf_release(&line);
 }
 
+/* Units the oracle answers send nothing: a budget the same plan's model
+ * units are over does not stop them; their judge's requests still count. */
+static void test_oracle_units_send_nothing(void **state)
+{
+	struct sc_budget_config b;
+	struct sc_budget_estimate e;
+	struct sc_buf line = SC_BUF_INIT;
+	(void)state;
+
+	sc_budget_config_defaults(&b);
+	b.max_output_tokens = 1000;
+	b.max_input_tokens = 1000;
+	sc_budget_estimate_init(&e);
+	for (int i = 0; i < 5000; i++)
+		sc_budget_add_unsent_unit(&e, &b, "u", "", "oracle.self", 4000, 0, 4096);
+	assert_int_equal(e.units, 5000);
+	assert_int_equal(e.unsent, 5000);
+	assert_int_equal(e.input_tokens, 0);
+	assert_int_equal(e.output_tokens, 0);
+	assert_int_equal(sc_budget_check(&e, &b, &line), 0);
+	assert_non_null(strstr(line.ptr, "5000 units answered by the oracle: nothing sent for them"));
+	/* a judge's request does send: counted */
+	sc_budget_add_unsent_unit(&e, &b, "judged", "", "oracle.self", 400, 1, 4096);
+	assert_int_equal(e.output_tokens, 4096);
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "budget.max_output_tokens (1000)"));
+	sc_budget_estimate_release(&e);
+	/* the same plan answered by a model is stopped */
+	sc_budget_estimate_init(&e);
+	sc_budget_add_unit(&e, &b, "u", "fake-student", "anthropic.fake-student", 4000, 1, 4096);
+	assert_int_equal(e.unsent, 0);
+	assert_int_equal(e.output_tokens, 4096);
+	assert_int_equal(sc_budget_check(&e, &b, &line), SC_EINVAL);
+	sc_budget_estimate_release(&e);
+	sc_budget_config_release(&b);
+	sc_buf_release(&line);
+}
+
 static void test_usage_per_skill_and_model(void **state)
 {
 	struct sc_results r;
@@ -148,6 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_price_lookup),
 		cmocka_unit_test(test_estimate_and_limits),
+		cmocka_unit_test(test_oracle_units_send_nothing),
 		cmocka_unit_test(test_usage_per_skill_and_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* The response cache (runner/cache.c): canonical keys, entries on disk,
+/* The response cache (runner/providers/cache.c): canonical keys, entries on disk,
  * what is never stored, two processes at once, and the cache modes of the
  * client (use, refresh, off, offline) against the fake model server. */
 #include "unit.h"

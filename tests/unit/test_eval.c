@@ -1,4 +1,4 @@
-/* Unit tests for runner/eval.c: prompts, answer checks, aggregation of
+/* Unit tests for runner/eval/eval.c: prompts, answer checks, aggregation of
  * hand-built units, reuse through the store, and the multi-turn kernel
  * loop with a test double for the kernel harness (oracle provider, so no
  * network is involved). */

@@ -1,4 +1,4 @@
-/* Unit tests for the gate (runner/gate.c): each rule of DESIGN.md's
+/* Unit tests for the gate (runner/pipeline/gate.c): each rule of DESIGN.md's
  * default gate, on results built by hand, with thresholds from config. */
 #include "unit.h"
 #include "states.h"

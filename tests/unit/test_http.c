@@ -1,4 +1,4 @@
-/* Unit tests for the HTTP transport (runner/http.c): Retry-After parsing,
+/* Unit tests for the HTTP transport (runner/net/http.c): Retry-After parsing,
  * backoff with jitter, credential masking, and real transfers against the
  * fake model server on loopback (status, body, headers, faults). */
 #include "unit.h"

@@ -1,5 +1,5 @@
 /* Unit tests for the plan of `skillci run`: unit ids, the stable shard
- * split, the plan hash and --shard parsing (runner/plan.c). */
+ * split, the plan hash and --shard parsing (runner/pipeline/plan.c). */
 #include "unit.h"
 #include "pipeline/plan.h"
 #include "sha256.h"

@@ -1,5 +1,5 @@
-/* Unit tests for the progress line of `skillci run` (runner/progress.c) and
- * its stop flag on SIGINT/SIGTERM (runner/signals.c). */
+/* Unit tests for the progress line of `skillci run` (runner/pipeline/progress.c) and
+ * its stop flag on SIGINT/SIGTERM (runner/pipeline/signals.c). */
 #include "unit.h"
 #include "pipeline/progress.h"
 #include "pipeline/signals.h"

@@ -1,4 +1,4 @@
-/* The request scheduler (runner/provider.c) against the fake model server
+/* The request scheduler (runner/providers/provider.c) against the fake model server
  * over loopback HTTP: token accounting, every error path, retries and
  * Retry-After, concurrency bounds, adaptive concurrency, multi-turn
  * conversations, the oracle, and keys kept out of errors and logs. */

@@ -1,4 +1,4 @@
-/* Unit tests for runner/net/redact.c: key material a server echoes back,
+/* Unit tests for runner/core/redact.c: key material a server echoes back,
  * in its forms, is replaced; ordinary text is left alone. */
 #include "unit.h"
 #include "redact.h"

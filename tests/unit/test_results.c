@@ -1,4 +1,4 @@
-/* Unit tests for runner/results.c: reading (nulls, errors with JSON paths,
+/* Unit tests for runner/results/results.c: reading (nulls, errors with JSON paths,
  * schema versions) and deterministic, sorted, atomic writing. */
 #include "unit.h"
 #include "states.h"
@@ -430,6 +430,72 @@ static void test_state_tables_round_trip(void **state)
 }
 #undef ROUND_TRIP
 
+/* One skill's failures, usage rows, checks and history rows are found by
+ * bisection in the sorted model, in the order of their arrays; rows added
+ * after the sort are still found (every row is then looked at). */
+static void test_skill_ranges(void **state)
+{
+	static const char json[] =
+		"{\"schema\": \"skillci.results/1\", \"skillci_version\": \"0.1.0\",\n"
+		" \"run\": {\"id\": \"r\", \"kind\": \"run\", \"complete\": true, \"models\": [\"m\"],\n"
+		"   \"usage\": [{\"skill\": \"skills/b\", \"model\": \"m\", \"tokens_in\": 1, \"tokens_out\": 1},\n"
+		"             {\"skill\": \"skills/a\", \"model\": \"m\", \"tokens_in\": 2, \"tokens_out\": 2}]},\n"
+		" \"skills\": [{\"path\": \"skills/a\"}, {\"path\": \"skills/b\"}, {\"path\": \"skills/c\"}],\n"
+		" \"units\": [], \"aggregates\": [], \"comparisons\": [],\n"
+		" \"gate\": {\"passed\": false, \"exit_code\": 1, \"failures\": [\n"
+		"   {\"skill\": \"skills/b\", \"rule\": \"r1\", \"check\": \"tokens\"},\n"
+		"   {\"skill\": \"skills/a\", \"rule\": \"r2\", \"check\": \"tests\"},\n"
+		"   {\"skill\": \"skills/b\", \"rule\": \"r3\", \"check\": \"validity\"},\n"
+		"   {\"skill\": \"\", \"rule\": \"r4\", \"check\": \"errors\"}],\n"
+		"  \"checks\": [{\"skill\": \"skills/b\", \"model\": \"m\", \"check\": \"tokens\", \"status\": \"passed\"},\n"
+		"             {\"skill\": \"skills/a\", \"model\": \"\", \"check\": \"tests\", \"status\": \"passed\"},\n"
+		"             {\"skill\": \"skills/b\", \"model\": \"\", \"check\": \"validity\", \"status\": \"failed\"}]},\n"
+		" \"history\": [{\"skill\": \"skills/b\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"t\", \"runs\": 2, \"passes\": 1},\n"
+		"             {\"skill\": \"skills/a\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"t\", \"runs\": 2, \"passes\": 2}]}\n";
+	struct sc_results r;
+	size_t first, n;
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, json, strlen(json), "x.json"), 0);
+	sc_results_sort(&r);
+	n = sc_results_failures_of(&r, "skills/b", &first);
+	assert_int_equal(n, 2);
+	assert_string_equal(sc_results_failure_at(&r, first)->rule, "r1");
+	assert_string_equal(sc_results_failure_at(&r, first + 1)->rule, "r3");
+	assert_int_equal(sc_results_failures_of(&r, "skills/c", &first), 0);
+	n = sc_results_usage_of(&r, "skills/a", &first);
+	assert_int_equal(n, 1);
+	assert_int_equal(sc_results_usage_at(&r, first)->tokens_in, 2);
+	n = sc_results_checks_range(&r, "skills/b", NULL, &first);
+	assert_int_equal(n, 2);
+	assert_int_equal(r.gate.checks[first].check, SC_CHECK_VALIDITY);  /* the whole skill's first */
+	assert_int_equal(sc_results_checks_range(&r, "skills/b", "m", &first), 1);
+	assert_int_equal(r.gate.checks[first].check, SC_CHECK_TOKENS);
+	assert_non_null(sc_results_find_check(&r, "skills/a", "", SC_CHECK_TESTS));
+	assert_null(sc_results_find_check(&r, "skills/a", "m", SC_CHECK_TESTS));
+	n = sc_results_flips_range(&r, "skills/a", SC_VARIANT_BASE, "m", &first);
+	assert_int_equal(n, 1);
+	assert_int_equal(r.flips[first].passes, 2);
+
+	/* a failure added after the sort: every row is looked at, none missed */
+	r.gate.failures = sc_xrealloc(r.gate.failures, (r.gate.nfailures + 1) * sizeof(*r.gate.failures));
+	memset(&r.gate.failures[r.gate.nfailures], 0, sizeof(*r.gate.failures));
+	r.gate.failures[r.gate.nfailures].skill = sc_xstrdup("skills/c");
+	r.gate.failures[r.gate.nfailures++].rule = sc_xstrdup("r5");
+	n = sc_results_failures_of(&r, "skills/c", &first);
+	assert_int_equal(n, r.gate.nfailures);
+	{
+		size_t found = 0;
+		for (size_t k = first; k < first + n; k++)
+			found += sc_streq(sc_results_failure_at(&r, k)->skill, "skills/c");
+		assert_int_equal(found, 1);
+	}
+	sc_results_sort(&r);
+	assert_int_equal(sc_results_failures_of(&r, "skills/c", &first), 1);
+	assert_string_equal(sc_results_failure_at(&r, first)->rule, "r5");
+	sc_results_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_resolved_models),
 		cmocka_unit_test(test_format_sorts_and_is_stable),
 		cmocka_unit_test(test_signature),
+		cmocka_unit_test(test_skill_ranges),
 		cmocka_unit_test(test_load_names_missing_file),
 		cmocka_unit_test(test_state_tables_round_trip),
 	};

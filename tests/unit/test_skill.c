@@ -1,4 +1,4 @@
-/* Unit tests for runner/skill.c: name rules, SKILL.md parsing (front
+/* Unit tests for runner/skills/skill.c: name rules, SKILL.md parsing (front
  * matter, encodings, body, links) and discovery. */
 #include "unit.h"
 #include "diag.h"

@@ -1,4 +1,4 @@
-/* Unit tests for runner/stats.c. Expected values were worked out by hand
+/* Unit tests for runner/core/stats.c. Expected values were worked out by hand
  * (exact fractions for the binomial sums, the Wilson formula written out
  * in docs/evaluation.md) and are written here as literals. */
 #include "unit.h"

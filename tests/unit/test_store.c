@@ -10,7 +10,8 @@
  * processes opening a fresh store at once; a newer schema refused; an old
  * SQLite store migrated), reuse lookups by key, the unique unit key (the
  * first result stays, an error is replaced), history order and filters,
- * shard results, four processes writing one store, copy between the
+ * shard results, the one store write of a run (sc_eval_store_run), four
+ * processes writing one store, copy between the
  * backends, locations with a password; for PostgreSQL, a connection cut
  * in the middle of a transaction, an unreachable server and a statement
  * that runs past statement_timeout.
@@ -18,6 +19,8 @@
 #include "unit.h"
 #include "results/signing.h"
 #include "results/store.h"
+#include "eval/eval.h"
+#include "results/results.h"
 #include "secret.h"
 #include "sha256.h"
 
@@ -448,6 +451,92 @@ static void test_shard_results(void **state)
 	memset(&seen, 0, sizeof(seen));
 	assert_int_equal(sc_store_each_shard(s, "gh-44", on_shard, &seen), 0);
 	assert_int_equal(seen.n, 0);
+	sc_store_free(s);
+	fresh_release(&f);
+}
+
+/* What a run writes to the store, counted by sc_store_each_*. */
+struct run_rows {
+	int runs, aggregates, shards;
+	char kind[16], path[64];
+};
+
+static int count_run(const struct sc_store_run *r, void *payload)
+{
+	struct run_rows *w = payload;
+	w->runs++;
+	snprintf(w->kind, sizeof(w->kind), "%s", r->kind ? r->kind : "");
+	snprintf(w->path, sizeof(w->path), "%s", r->results_path ? r->results_path : "");
+	return 0;
+}
+
+static int count_aggregate(const char *run_id, const struct sc_store_aggregate *a, void *payload)
+{
+	(void)run_id;
+	(void)a;
+	((struct run_rows *)payload)->aggregates++;
+	return 0;
+}
+
+static int count_shard(const struct sc_store_shard *sh, void *payload)
+{
+	(void)sh;
+	((struct run_rows *)payload)->shards++;
+	return 0;
+}
+
+/* sc_eval_store_run, the one store write of eval, run and merge: the run's
+ * row, and the aggregates and the shard's results only when asked. */
+static void test_one_store_write_of_a_run(void **state)
+{
+	const struct backend *be = *state;
+	struct fresh f;
+	struct sc_store *s = NULL;
+	struct sc_results r;
+	struct run_rows w;
+
+	need(be);
+	fresh_init(&f, be);
+	assert_int_equal(sc_store_open(&s, f.location), 0);
+	sc_results_init(&r);
+	r.run.id = sc_xstrdup("gh-7");
+	r.run.kind = SC_RUN_KIND_EVAL;
+	r.run.complete = true;
+	r.run.started_at = sc_xstrdup("2026-01-01T00:00:00Z");
+	r.run.finished_at = sc_xstrdup("2026-01-01T00:01:00Z");
+	r.run.shard_index = 1;
+	r.run.shard_count = 2;
+	r.run.plan_hash = sc_xstrdup("plan");
+	r.aggregates = sc_xcalloc(1, sizeof(*r.aggregates));
+	r.naggregates = 1;
+	sc_results_aggregate_init(&r.aggregates[0]);
+	r.aggregates[0].skill = sc_xstrdup("skills/a");
+	r.aggregates[0].variant = SC_VARIANT_HEAD;
+	r.aggregates[0].model = sc_xstrdup("m");
+
+	/* the row alone, its kind from the results */
+	assert_int_equal(sc_eval_store_run(s, &r, NULL, NULL, 0), 0);
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(sc_store_each_run(s, count_run, &w), 0);
+	assert_int_equal(sc_store_each_aggregate(s, count_aggregate, &w), 0);
+	assert_int_equal(sc_store_each_shard(s, "gh-7", count_shard, &w), 0);
+	assert_int_equal(w.runs, 1);
+	assert_string_equal(w.kind, "eval");
+	assert_int_equal(w.aggregates, 0);
+	assert_int_equal(w.shards, 0);
+	/* a shard of a run: the row again (replaced), its aggregates, its results */
+	assert_int_equal(sc_eval_store_run(s, &r, "run", "out/results.json",
+					   SC_EVAL_STORE_AGGREGATES | SC_EVAL_STORE_SHARD), 0);
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(sc_store_each_run(s, count_run, &w), 0);
+	assert_int_equal(sc_store_each_aggregate(s, count_aggregate, &w), 0);
+	assert_int_equal(sc_store_each_shard(s, "gh-7", count_shard, &w), 0);
+	assert_int_equal(w.runs, 1);
+	assert_string_equal(w.kind, "run");
+	assert_string_equal(w.path, "out/results.json");
+	assert_int_equal(w.aggregates, 1);
+	assert_int_equal(w.shards, 1);
+	sc_results_release(&r);
 	sc_store_free(s);
 	fresh_release(&f);
 }
@@ -1166,6 +1255,7 @@ int main(void)
 		BOTH(test_shard_results),
 		BOTH(test_four_processes_write_one_store),
 		BOTH(test_copy_between_backends),
+		BOTH(test_one_store_write_of_a_run),
 		cmocka_unit_test(test_old_sqlite_store_is_migrated),
 		cmocka_unit_test(test_location_with_password_is_refused),
 		cmocka_unit_test(test_location_precedence),

@@ -1,4 +1,4 @@
-/* Unit tests for runner/testsuite.c: every accepted test format, schema
+/* Unit tests for runner/skills/testsuite.c: every accepted test format, schema
  * errors with JSON paths and lines, syntax error lines, path traversal,
  * hashing and the oracle's answers. */
 #include "unit.h"
