@@ -257,8 +257,10 @@ static bool check_failed(const struct sc_results *r, const char *skill, const ch
 
 	if (c)
 		return c->status == SC_STATUS_FAILED;
-	for (size_t i = 0; i < r->gate.nfailures; i++) {
-		const struct sc_results_gate_failure *f = &r->gate.failures[i];
+	size_t first, n = sc_results_failures_of(r, skill, &first);
+
+	for (size_t i = first; i < first + n; i++) {
+		const struct sc_results_gate_failure *f = sc_results_failure_at(r, i);
 		if (sc_streq(f->skill, skill) && !strcmp(f->model ? f->model : "", model ? model : "") &&
 		    f->check == check && f->status == SC_STATUS_FAILED)
 			return true;
@@ -815,7 +817,7 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 	const struct sc_results_skill *s = vs->skill;
 	const struct sc_verdict_row *rows = &vd->rows[vs->first_row];
 	struct sc_buf regressed = SC_BUF_INIT, already = SC_BUF_INIT, na = SC_BUF_INIT;
-	size_t fresh = 0, existing = 0, fixed = 0;
+	size_t fresh = 0, existing = 0, fixed = 0, kf, nk;
 	struct sc_buf cn = SC_BUF_INIT;
 
 	js->name = sc_xstrdup(s->path);
@@ -860,7 +862,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		case_set(c, OUT_SKIP, NULL, "the pull request deletes this skill: not judged", NULL);
 	}
 	/* the gate's checks of the whole skill, then per model */
-	for (size_t i = 0; i < r->gate.nchecks; i++) {
+	nk = sc_results_checks_range(r, s->path, NULL, &kf);
+	for (size_t i = kf; i < kf + nk; i++) {
 		const struct sc_results_check *k = &r->gate.checks[i];
 		if (!sc_streq(k->skill, s->path) || (k->model && *k->model))
 			continue;
@@ -894,7 +897,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 			add_eval_case(js, &rows[m]);
 		if (!model)
 			continue;
-		for (size_t i = 0; i < r->gate.nchecks; i++) {
+		nk = sc_results_checks_range(r, s->path, model, &kf);
+		for (size_t i = kf; i < kf + nk; i++) {
 			const struct sc_results_check *k = &r->gate.checks[i];
 			if (!sc_streq(k->skill, s->path) || !sc_streq(k->model, model))
 				continue;

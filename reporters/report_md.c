@@ -480,9 +480,11 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 		sc_buf_printf(out, ": %lld changed, %lld added, %lld removed",
 			      (long long)s->tests_changed, (long long)s->tests_added,
 			      (long long)s->tests_removed);
-		for (size_t a = 0; a < r->naggregates; a++) {
+		size_t af = 0, an = r->sorted ? sc_results_aggregates_range(r, s->path, &af)
+					      : r->naggregates;
+		for (size_t a = af; a < af + an; a++) {
 			const struct sc_results_aggregate *g = &r->aggregates[a];
-			size_t shown = 0;
+			size_t shown = 0, uf, un;
 			if (!sc_streq(g->skill, s->path) || g->variant != SC_VARIANT_HEAD_TESTS)
 				continue;
 			sc_buf_puts(out, "; ");
@@ -490,7 +492,8 @@ static void render_pr_tests(struct sc_buf *out, const struct sc_results *r)
 			sc_buf_printf(out, " passes %lld of %lld", (long long)g->passed, (long long)g->n);
 			if (g->skipped)
 				sc_buf_printf(out, " (%lld skipped)", (long long)g->skipped);
-			for (size_t u = 0; u < r->nunits; u++) {
+			un = sc_results_units_of(r, s->path, g->model, &uf);
+			for (size_t u = uf; u < uf + un; u++) {
 				const struct sc_results_unit *x = &r->units[u];
 				if (!sc_streq(x->skill, s->path) || !sc_streq(x->model, g->model) ||
 				    x->variant != SC_VARIANT_HEAD_TESTS ||

@@ -444,10 +444,12 @@ static void notes(struct build *b, char ***reasons, size_t *nreasons)
 		const struct sc_results_skill *s = &r->skills[i];
 		bool listed = false;
 		struct sc_buf why = SC_BUF_INIT;
+		size_t ff, nf;
 		if (s->gate_passed)
 			continue;
-		for (size_t f = 0; f < r->gate.nfailures && !listed; f++)
-			listed = sc_streq(r->gate.failures[f].skill, s->path);
+		nf = sc_results_failures_of(r, s->path, &ff);
+		for (size_t f = ff; f < ff + nf && !listed; f++)
+			listed = sc_streq(sc_results_failure_at(r, f)->skill, s->path);
 		if (listed)
 			continue;
 		for (size_t k = 0; k < s->ngate_reasons; k++)
