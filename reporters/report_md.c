@@ -1400,15 +1400,12 @@ static void render_details(struct sc_buf *full, struct sc_buf *compact,
 	bool eval = is_eval(r);
 	struct sc_buf items = SC_BUF_INIT, head = SC_BUF_INIT;
 	struct test_groups g;
-	size_t bad = 0, passed = 0;
 
 	collect_groups(&g, r, row, variant, !eval && variant == SC_VARIANT_HEAD);
 	if (g.n == 0)
 		goto done;
 	for (size_t i = 0; i < g.n; i++) {
 		const struct test_group *grp = &g.v[i];
-		bad += grp->bad > 0;
-		passed += grp->state == TEST_PASSED;
 		if (grp->state == TEST_ERRED)
 			continue;  /* together, below */
 		group_item(&items, grp, false);
