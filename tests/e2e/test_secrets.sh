@@ -58,7 +58,9 @@ check "ask (openai): a 400 that echoes the key fails" test "$RC" -ne 0
 SKILLCI_TRACE=http run "$SKILLCI" ask -m anthropic.m1 "Q5 hello"; keep
 expect_exit 0 "ask: a good answer with HTTP tracing on"
 for m in anthropic.m1 openai.gpt-test; do
-	SKILLCI_TRACE=http,git run "$SKILLCI" eval skills/s1 -m $m -v --store "$W/st.db" --cache "$W/cache" \
+	# one retry: the 500 still goes through the retry path, without the
+	# default schedule's backoff waits (five retries of each failing test)
+	SKILLCI_TRACE=http,git run "$SKILLCI" eval skills/s1 -m $m -v --retries 1 --store "$W/st.db" --cache "$W/cache" \
 		--json "$W/r-$m.json"; keep
 	check "eval $m: finishes with errors counted (exit 0 or 3)" sh -c "test $RC -eq 0 || test $RC -eq 3"
 	expect_file "$W/r-$m.json" "eval $m: results JSON written"
@@ -93,7 +95,7 @@ print("\n".join([k[:12], k.upper()[4:], base64.b64encode(k.encode()).decode()[4:
                  base64.b64encode(("user:" + k).encode()).decode()[8:28]]))' "$ANTHROPIC_KEY")
 check "the fake does echo transformed keys (the test can see a leak)" sh -c \
 	"curl -s -H 'x-api-key: $ANTHROPIC_KEY' -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Q5\"}]}' $FAKE_URL/v1/messages | grep -qF -- '$(echo "$FORMS" | sed -n 4p)'"
-SKILLCI_TRACE=http run "$SKILLCI" eval skills/s1 -m anthropic.m1 -v --store "$W/forms.db" --no-cache \
+SKILLCI_TRACE=http run "$SKILLCI" eval skills/s1 -m anthropic.m1 -v --retries 1 --store "$W/forms.db" --no-cache \
 	--json "$W/r-forms.json"; keep
 check "eval with transformed echoes finishes with errors counted (exit 0 or 3)" sh -c "test $RC -eq 0 || test $RC -eq 3"
 check "the answer that held key forms is kept, with them replaced" python3 -c "
