@@ -592,40 +592,63 @@ static int unit_key(const struct sc_results_unit *u, const char *skill, const ch
 	return (int)u->variant - variant;
 }
 
-size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
-			      int variant, size_t *first)
+size_t sc_results_equal_range(size_t count, int (*cmp)(size_t i, const void *key),
+			      const void *key, size_t *first)
 {
-	size_t lo = 0, hi = r->nunits, end;
+	size_t lo = 0, hi = count, end;
 
-	assert(r->sorted);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (unit_key(&r->units[mid], skill, model, variant) < 0)
+		if (cmp(mid, key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (end = lo; end < r->nunits && !unit_key(&r->units[end], skill, model, variant); end++)
+	for (end = lo; end < count && !cmp(end, key); end++)
 		;
 	*first = lo;
 	return end - lo;
 }
 
-size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first)
+struct unit_range_key {
+	const struct sc_results *r;
+	const char *skill, *model;
+	int variant;
+};
+
+static int unit_at(size_t i, const void *key)
 {
-	size_t lo = 0, hi = r->naggregates, end;
+	const struct unit_range_key *k = key;
+
+	return unit_key(&k->r->units[i], k->skill, k->model, k->variant);
+}
+
+size_t sc_results_units_range(const struct sc_results *r, const char *skill, const char *model,
+			      int variant, size_t *first)
+{
+	struct unit_range_key k = { r, skill, model, variant };
 
 	assert(r->sorted);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sc_results_cmp_str(r->aggregates[mid].skill, skill) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < r->naggregates && sc_streq(r->aggregates[end].skill, skill); end++)
-		;
-	*first = lo;
-	return end - lo;
+	return sc_results_equal_range(r->nunits, unit_at, &k, first);
+}
+
+struct skill_range_key {
+	const struct sc_results *r;
+	const char *skill;
+};
+
+static int aggregate_at(size_t i, const void *key)
+{
+	const struct skill_range_key *k = key;
+
+	return sc_results_cmp_str(k->r->aggregates[i].skill, k->skill);
+}
+
+size_t sc_results_aggregates_range(const struct sc_results *r, const char *skill, size_t *first)
+{
+	struct skill_range_key k = { r, skill };
+
+	assert(r->sorted);
+	return sc_results_equal_range(r->naggregates, aggregate_at, &k, first);
 }
 

@@ -6,72 +6,60 @@
  */
 #include "common.h"
 #include "results/results.h"
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
+#include "results/results_sort.h"
 
 /* Order of a check against (skill, model), as the checks are sorted; a
  * NULL model matches any. */
-static int check_key(const struct sc_results_check *c, const char *skill, const char *model)
-{
-	int d = cmp_str(c->skill, skill);
+struct check_range_key {
+	const struct sc_results *r;
+	const char *skill, *model;
+};
 
-	return d || !model ? d : cmp_str(c->model, model);
+static int check_at(size_t i, const void *key)
+{
+	const struct check_range_key *k = key;
+	const struct sc_results_check *c = &k->r->gate.checks[i];
+	int d = sc_results_cmp_str(c->skill, k->skill);
+
+	return d || !k->model ? d : sc_results_cmp_str(c->model, k->model);
 }
 
 size_t sc_results_checks_range(const struct sc_results *r, const char *skill, const char *model,
 			       size_t *first)
 {
-	size_t lo = 0, hi = r->gate.nchecks, end;
+	struct check_range_key k = { r, skill, model };
 
 	if (!r->sorted) {
 		*first = 0;
 		return r->gate.nchecks;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (check_key(&r->gate.checks[mid], skill, model) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < r->gate.nchecks && !check_key(&r->gate.checks[end], skill, model);
-	     end++)
-		;
-	*first = lo;
-	return end - lo;
+	return sc_results_equal_range(r->gate.nchecks, check_at, &k, first);
 }
 
-
 /* Order of a history row against (skill, variant, model), as cmp_flips orders them. */
-static int flips_key(const struct sc_results_flips *f, const char *skill, enum sc_variant variant,
-		     const char *model)
+struct flips_range_key {
+	const struct sc_results *r;
+	const char *skill, *model;
+	enum sc_variant variant;
+};
+
+static int flips_at(size_t i, const void *key)
 {
+	const struct flips_range_key *k = key;
+	const struct sc_results_flips *f = &k->r->flips[i];
 	int c;
 
-	if ((c = strcmp(f->skill, skill)) || (c = (int)f->variant - (int)variant))
+	if ((c = strcmp(f->skill, k->skill)) || (c = (int)f->variant - (int)k->variant))
 		return c;
-	return strcmp(f->model, model);
+	return strcmp(f->model, k->model);
 }
 
 size_t sc_results_flips_range(const struct sc_results *r, const char *skill,
 			      enum sc_variant variant, const char *model, size_t *first)
 {
-	size_t lo = 0, hi = r->nflips, end;
+	struct flips_range_key k = { r, skill, model, variant };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (flips_key(&r->flips[mid], skill, variant, model) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < r->nflips && !flips_key(&r->flips[end], skill, variant, model); end++)
-		;
-	*first = lo;
-	return end - lo;
+	return sc_results_equal_range(r->nflips, flips_at, &k, first);
 }
 
 size_t sc_results_units_of(const struct sc_results *r, const char *skill, const char *model,
@@ -93,7 +81,7 @@ struct keyed {
 static int cmp_keyed(const void *x, const void *y)
 {
 	const struct keyed *a = x, *b = y;
-	int c = cmp_str(a->skill, b->skill);
+	int c = sc_results_cmp_str(a->skill, b->skill);
 	return c ? c : (a->at > b->at) - (a->at < b->at);
 }
 
@@ -138,29 +126,32 @@ static bool order_holds(const struct sc_results_order *o, const void *base, size
 	return o->at && o->n == n && o->of == base;
 }
 
+struct order_range_key {
+	const struct sc_results_order *o;
+	const void *base;
+	size_t elem, off;
+	const char *skill;
+};
+
+static int order_at(size_t i, const void *key)
+{
+	const struct order_range_key *k = key;
+	const char *at = (const char *)k->base + k->o->at[i] * k->elem + k->off;
+
+	return sc_results_cmp_str(*(const char *const *)at, k->skill);
+}
+
 /* The range of skill's rows in o, or every row when o does not hold. */
 static size_t order_range(const struct sc_results_order *o, const void *base, size_t n,
 			  size_t elem, size_t off, const char *skill, size_t *first)
 {
-	size_t lo = 0, hi = n, end;
-#define SKILL_AT(i) (*(const char *const *)((const char *)base + o->at[i] * elem + off))
+	struct order_range_key k = { o, base, elem, off, skill };
 
 	if (!order_holds(o, base, n)) {
 		*first = 0;
 		return n;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cmp_str(SKILL_AT(mid), skill) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < n && !cmp_str(SKILL_AT(end), skill); end++)
-		;
-#undef SKILL_AT
-	*first = lo;
-	return end - lo;
+	return sc_results_equal_range(n, order_at, &k, first);
 }
 
 size_t sc_results_failures_of(const struct sc_results *r, const char *skill, size_t *first)

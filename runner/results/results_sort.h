@@ -27,6 +27,12 @@ int sc_results_cmp_check(const void *pa, const void *pb);
 struct sc_results_sorted *sc_results_sort_items(const void *base, size_t n, size_t elem,
 						int (*cmp)(const void *, const void *));
 
+/* The run of positions [*first, *first + n) among 0..count-1 where
+ * cmp(i, key) is 0, in an order where it is negative before the run and
+ * positive after it (found by bisection); returns n. */
+size_t sc_results_equal_range(size_t count, int (*cmp)(size_t i, const void *key),
+			      const void *key, size_t *first);
+
 /* The signature member at the end of a signed document (results.h). */
 #define SC_RESULTS_SIGN_DOMAIN "skillci-results/1"
 #define SC_RESULTS_SIGN_HEAD ",\n \"signature\": {\n  \"key\": \""
