@@ -334,27 +334,48 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 			    const unsigned long *head_n, size_t ntests, double margin, double alpha,
 			    enum sc_stats_method method)
 {
-	double sum = 0.0, sumsq = 0.0, vsum = 0.0, tcount;
+	double sum = 0.0, sumsq = 0.0, vsum = 0.0, usum = 0.0, wsum = 0.0, tcount;
+	unsigned long passes = 0, units = 0;
 	size_t t = 0;
 
 	out->tests = 0;
 	out->mean = out->se = out->df = out->lo = out->hi = NAN;
 	out->p_drop = out->p_within = out->detectable = NAN;
 	for (size_t i = 0; i < ntests; i++) {
-		double d, q, nb, nh;
+		double d, q, nb, nh, w, x, n;
 		if (!base_n[i] || !head_n[i])
 			continue;
 		nb = (double)base_n[i];
 		nh = (double)head_n[i];
 		d = (double)head_pass[i] / nh - (double)base_pass[i] / nb;
 		q = sc_stats_pooled_variance(base_pass[i] + head_pass[i], base_n[i] + head_n[i]);
+		w = 1.0 / nb + 1.0 / nh;
+		x = (double)(base_pass[i] + head_pass[i]);
+		n = nb + nh;
 		sum += d;
 		sumsq += d * d;
-		vsum += q * (1.0 / nb + 1.0 / nh);
+		vsum += q * w;
+		usum += x * (n - x) / (n * (n - 1.0)) * w;   /* n >= 2: a run a side */
+		wsum += w;
+		passes += base_pass[i] + head_pass[i];
+		units += base_n[i] + head_n[i];
 		t++;
 	}
 	if (!t)
 		return false;
+	{
+		/* the tests' floors together never above the variance the suite
+		 * would have if every test had its pooled pass rate (the most
+		 * tests of that mean rate can have: p (1 - p) is concave), that
+		 * rate taken at the end of its 80% interval nearest one half;
+		 * never below the sum of the unbiased estimates */
+		double lo, hi, mu, bound;
+		sc_stats_wilson(&lo, &hi, passes, units, SC_STATS_Z80);
+		mu = (double)passes > 0.5 * (double)units ? fmax(lo, 0.5) : fmin(hi, 0.5);
+		bound = fmax(usum, mu * (1.0 - mu) * wsum);
+		if (bound < vsum)
+			vsum = bound;
+	}
 	tcount = (double)t;
 	out->tests = t;
 	out->mean = sum / tcount;

@@ -12,6 +12,7 @@
 
 /* The normal quantile for a two-sided 95% interval. */
 #define SC_STATS_Z95 1.959963984540054
+#define SC_STATS_Z80 1.2815515655446004  /* a two-sided 80% interval */
 
 /*
  * Wilson score interval for k successes out of n trials at quantile z
@@ -119,7 +120,15 @@ void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level
  *       are random: se^2 = sum_t v_t / T^2, v_t = s2_t (1/nb_t + 1/nh_t),
  *       s2_t = sc_stats_pooled_variance(passes_t, units_t), the test's
  *       Bernoulli variance estimated from its runs at both sides. Normal
- *       quantiles (df = INFINITY).
+ *       quantiles (df = INFINITY). The sum of the v_t is then capped at
+ *       max(sum_t u_t (1/nb_t + 1/nh_t), mu (1 - mu) sum_t (1/nb_t +
+ *       1/nh_t)), u_t the unbiased x (n - x) / (n (n - 1)) and mu the
+ *       pooled pass rate of every run, taken at the end of its 80% Wilson
+ *       interval nearest 1/2: the tests' smoothing floors (a test that
+ *       passed 4 of 4 reads 1/6) together never exceed the variance the
+ *       suite would have if each of its tests had the pooled rate, which
+ *       bounds the true one from above (p (1 - p) is concave), and never
+ *       go below the unbiased sum.
  *   SC_STATS_CLUSTER  the tests are a sample of possible tests (Miller,
  *       "Adding Error Bars to Evals"): se^2 = max(s^2, v0) / T with s^2
  *       the sample variance of d_t and v0 the mean of the v_t (a floor so

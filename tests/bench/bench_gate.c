@@ -530,10 +530,12 @@ int main(int argc, char **argv)
 	       " test and requests (base, head and the baseline's run); the design's mean"
 	       " requests with no change, at a drop of D and of 2D, each over the fixed design's;"
 	       " Wald's SPRT at D as a share of the fixed design (the least any test with these"
-	       " errors needs; normal approximation) and the design's share at D over it\n",
+	       " errors needs; normal approximation) and the design's share at D over it; Wald's"
+	       " SPRT with no change, its requests (the baseline's run included) over the fixed"
+	       " design's (the least any test with these errors can send on an unchanged PR)\n",
 	       4 * prs);
-	printf("%-7s %-8s %-9s %-14s %-14s %-14s %-10s %s\n", "profile", "fixed R", "fixed req",
-	       "no change", "drop of D", "drop of 2D", "SPRT at D", "design/SPRT");
+	printf("%-7s %-8s %-9s %-14s %-14s %-14s %-10s %-12s %s\n", "profile", "fixed R", "fixed req",
+	       "no change", "drop of D", "drop of 2D", "SPRT at D", "design/SPRT", "SPRT no change");
 	for (size_t pi = 0; pi < SC_ARRAY_SIZE(profiles); pi++) {
 		const struct profile *pr = &profiles[pi];
 		struct sc_seq_design d;
@@ -557,9 +559,10 @@ int main(int argc, char **argv)
 			run_row(&w, pr->p, ph, &sc, &s, prs);
 			req[i] = w.requests;
 		}
-		printf("%-7s %-8.1f %-9.1f %6.1f (%.2f)  %6.1f (%.2f)  %6.1f (%.2f)  %-10.2f %.2f\n",
+		printf("%-7s %-8.1f %-9.1f %6.1f (%.2f)  %6.1f (%.2f)  %6.1f (%.2f)  %-10.2f %-12.2f %.2f\n",
 		       pr->name, R, fixed, req[0], req[0] / fixed, req[1], req[1] / fixed, req[2],
-		       req[2] / fixed, share_d, req[1] / fixed / share_d);
+		       req[2] / fixed, share_d, req[1] / fixed / share_d,
+		       (2.0 * TESTS * at_m + TESTS) / fixed);
 	}
 	eval_lift(&s, prs);
 	metric_checks(prs);

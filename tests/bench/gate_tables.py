@@ -34,7 +34,7 @@ for line in sys.stdin:
             main.append(m.groups())
     elif section == "summary":
         m = re.match(r"^(\S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) \(([\d.]+)\)\s+([\d.]+) \(([\d.]+)\)"
-                     r"\s+(\S+) \((\S+)\)\s+([\d.]+)\s+([\d.]+)$", line)
+                     r"\s+(\S+) \((\S+)\)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", line)
         if m:
             summary.append(m.groups())
     elif section == "lift":
@@ -57,12 +57,12 @@ for g in main:
         g[15]))
 print()
 print("| profile | fixed R | fixed requests | no change | drop of D | drop of 2D "
-      "| Wald's SPRT at D | design at D over SPRT |")
-print("|---|---|---|---|---|---|---|---|")
+      "| Wald's SPRT at D | design at D over SPRT | Wald's SPRT, no change |")
+print("|---|---|---|---|---|---|---|---|---|")
 for g in summary:
     two = "—" if g[7] == "nan" else "%s (%s)" % (g[7], g[8])
-    print("| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s |" % (
-        g[0], g[1], g[2], g[3], g[4], g[5], g[6], two, g[9], g[10]))
+    print("| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s | %s |" % (
+        g[0], g[1], g[2], g[3], g[4], g[5], g[6], two, g[9], g[10], g[11]))
 print()
 print("| profile | true lift | lift shown % | lift of D ruled out % | unverified % | requests |")
 print("|---|---|---|---|---|---|")

@@ -334,24 +334,26 @@ check "an outage: the JUnit has errors, no failures, could not check first" \
 fake_script "$T/script.json"
 
 # ---- the significance level is the config's, in every report --------------
-# A skill with 20 tests: at base 19 pass (q08 fails); at head q01-q07 fail
-# and q08 passes. 7 tests passed only at base, 1 only at head: the exact
-# McNemar p is 9/128 = 0.0703, a drop of 30 points. With one run per test
-# (a fixed design) the gate asks whether a drop is shown (margin 0, the
-# default): per test, stratified, each test's pooled variance over its 2
-# answers (8 split tests: the unbiased 1 x 1 / (2 x 1) = .5; 12 agreeing:
-# the floor 3 x 1 / 4^2 = .1875), times 1/1 + 1/1:
-# se = sqrt(8 x 1 + 12 x .375) / 20 = .1768, statistic .30 / .1768 =
-# 1.697. At alpha 0.11 (of which the
-# pass-rate checks spend 0.088 on showing a drop, z 1.353, the rest going
-# to the token, speedup and judge checks) the drop is shown and fails; at
-# 0.05 (z(0.96) = 1.751) it is not shown, nor is a drop of 15 points ruled
-# out: unverified, which fails by default and says so, never passed. The
-# gate, the terminal, the Markdown and the JUnit agree.
+# A skill with 20 tests: q06-q09 fail at both sides; at head q01-q05 fail
+# too. 5 tests passed only at base, none only at head: the exact McNemar p
+# is 2/32 = 0.0625, a drop of 25 points (80% -> 55%). With one run per
+# test (a fixed design) the gate asks whether a drop is shown (margin 0,
+# the default): per test, stratified, each test's pooled variance over its
+# 2 answers (5 split tests: the unbiased 1 x 1 / (2 x 1) = .5; 15
+# agreeing: the floor 3 x 1 / 4^2 = .1875), times 1/1 + 1/1, 10.625 in
+# all, capped at mu (1 - mu) x 40 = 9.776 (27 passes of 40, the 80% Wilson
+# interval's end nearest 1/2 mu = .574825; the unbiased sum is 5):
+# se = sqrt(9.776) / 20 = .1563, statistic .25 / .1563 = 1.599. At alpha
+# 0.11 (of which the pass-rate checks spend 0.088 on showing a drop, z
+# 1.353, the rest going to the token, speedup and judge checks) the drop
+# is shown and fails; at 0.05 (z(0.96) = 1.751) it is not shown, nor is a
+# drop of 15 points ruled out: unverified, which fails by default and
+# says so, never passed. The gate, the terminal, the Markdown and the
+# JUnit agree.
 python3 - "$T/sig-script.json" <<'EOF'
 import json, sys
-rules = [{"match": {"system": "SIG-HEAD", "contains": "q%02d?" % i}, "reply": {"text": "wrong"}} for i in range(1, 8)]
-rules.append({"match": {"system": "SIG-BASE", "contains": "q08?"}, "reply": {"text": "wrong"}})
+rules = [{"match": {"system": "SIG-HEAD", "contains": "q%02d?" % i}, "reply": {"text": "wrong"}} for i in range(1, 6)]
+rules += [{"match": {"contains": "q%02d?" % i}, "reply": {"text": "wrong"}} for i in range(6, 10)]
 json.dump({"rules": rules, "default": {"text": "ok-sig", "usage": {"input": 50, "output": 5}}}, open(sys.argv[1], "w"))
 EOF
 fake_script "$T/sig-script.json"
@@ -376,19 +378,19 @@ for alpha in 0.11 0.05; do
 	run $SKILLCI run --repo "$T/sig$alpha" --base HEAD~1 --head HEAD -m $M --no-cache --runs 1 \
 		--store "$T/sig$alpha.db" --report-dir "$T/sig$alpha-reports"
 	if [ "$alpha" = 0.11 ]; then
-		expect_exit 1 "alpha 0.11: a drop shown at z 1.697 > 1.353 fails the gate"
-		expect_err_contains "gate: skills/sig $M: pass rate 95% -> 65%: a drop is shown (difference -30.0 points, 82% interval [-53.9, -6.1] over 20 tests; fixed design of 1 run per test; alpha 0.088 over 1 check, beta 0.2, D 15 points) [pass_rate_drop]" \
+		expect_exit 1 "alpha 0.11: a drop shown at z 1.599 > 1.353 fails the gate"
+		expect_err_contains "gate: skills/sig $M: pass rate 80% -> 55%: a drop is shown (difference -25.0 points, 82% interval [-46.2, -3.8] over 20 tests; fixed design of 1 run per test; alpha 0.088 over 1 check, beta 0.2, D 15 points) [pass_rate_drop]" \
 			"alpha 0.11: the gate line gives the difference, its interval, the design and alpha"
-		expect_out_contains "base→head -30 pts (significant, p=0.070)" "alpha 0.11: the terminal says significant"
+		expect_out_contains "base→head -25 pts (significant, p=0.062)" "alpha 0.11: the terminal says significant"
 		expect_out_contains "gate: ✗ pass_rate failed (pass_rate_drop)" "alpha 0.11: the terminal gives the rule"
-		want_md='· change -30 pts (significant, p=0.070)' want_gate='❌ **pass rate** fail (pass\_rate\_drop)'
-		want_fail=8 want_type=pass_rate_drop significant=True
+		want_md='· change -25 pts (significant, p=0.062)' want_gate='❌ **pass rate** fail (pass\_rate\_drop)'
+		want_fail=6 want_type=pass_rate_drop significant=True
 	else
-		expect_exit 1 "alpha 0.05: the same drop (z 1.697 < 1.751) is not shown, nor ruled out: unverified fails"
-		expect_out_contains "base→head -30 pts (not significant, p=0.070)" "alpha 0.05: the terminal says not significant"
-		expect_out_contains "gate: ? pass_rate unverified (pass_rate_unverified): pass rate 95% -> 65%: a fixed design of 1 run per test shows neither a drop nor the absence of a drop of 15 points" \
+		expect_exit 1 "alpha 0.05: the same drop (z 1.599 < 1.751) is not shown, nor ruled out: unverified fails"
+		expect_out_contains "base→head -25 pts (not significant, p=0.062)" "alpha 0.05: the terminal says not significant"
+		expect_out_contains "gate: ? pass_rate unverified (pass_rate_unverified): pass rate 80% -> 55%: a fixed design of 1 run per test shows neither a drop nor the absence of a drop of 15 points" \
 			"alpha 0.05: the terminal says unverified, not passed"
-		want_md='· change -30 pts (not significant, p=0.070)' want_gate='| ⚠️ **unverified**<br><sub>pass rate</sub> | <code>skills/sig</code> |' want_fail=1 want_type=unverified significant=False
+		want_md='· change -25 pts (not significant, p=0.062)' want_gate='| ⚠️ **unverified**<br><sub>pass rate</sub> | <code>skills/sig</code> |' want_fail=1 want_type=unverified significant=False
 	fi
 	check "alpha $alpha: the Markdown says the same" grep -qF "$want_md" "$T/sig$alpha-reports/report.md"
 	check "alpha $alpha: the Markdown row gives the gate's verdict" grep -qF "$want_gate" "$T/sig$alpha-reports/report.md"
@@ -399,10 +401,10 @@ fails = [(c.get('name'), c.find('failure').get('type')) for c in root.iter('test
 assert len(fails) == $want_fail, fails
 assert ('gate: pass rate, base -> head', '$want_type') in fails, fails
 if $want_fail > 1:
-    assert sorted(n for n, t in fails if t == 'regressed') == ['skills/sig/tests[%d] run 1' % i for i in range(1, 8)], fails
+    assert sorted(n for n, t in fails if t == 'regressed') == ['skills/sig/tests[%d] run 1' % i for i in range(1, 6)], fails
 r = json.load(open('$T/sig$alpha-reports/results.json'))
 c = [c for c in r['comparisons'] if c['from'] == 'base' and c['to'] == 'head'][0]
-assert abs(c['p_value'] - 9 / 128) < 1e-9 and c['significant'] is $significant, c
+assert abs(c['p_value'] - 2 / 32) < 1e-9 and c['significant'] is $significant, c
 assert r['run']['alpha'] == $alpha, r['run']"
 done
 fake_script "$T/script.json"

@@ -7,12 +7,12 @@
 #   clear  10 tests, right on all at base, wrong on all at head: the drop is
 #          shown at the first look (2 runs per test), long before the
 #          budget of 20
-#   near   20 tests, right on all at base; at head wrong on q01 only: a
-#          drop of 5 points, a third of D (15), is not ruled out by the
-#          first round; the check samples on until it is
+#   near   30 tests, right on all at base; at head wrong on q01 and q02:
+#          a drop of 6.7 points, just under half of D (15), is not ruled
+#          out by the first round; the check samples on until it is
 #   middle 40 tests, right on all at base; at head wrong on q01 to q03: a
 #          drop of 7.5 points, half way between no drop and D, moves the
-#          likelihood ratio toward neither boundary; at gate.max_runs 3
+#          likelihood ratio toward neither boundary; at gate.max_runs 1
 #          the design is cut before it decides: unverified, which blocks
 #          unless gate.accept_unverified
 #
@@ -25,6 +25,7 @@ cat > "$T/script.json" <<'EOF'
   "rules": [
     {"match": {"system": "SEQ-GOOD"}, "reply": {"text": "ok-seq", "usage": {"input": 50, "output": 5}}},
     {"match": {"system": "OPEN-HEAD", "contains": "q01?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
+    {"match": {"system": "OPEN-HEAD", "contains": "q02?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
     {"match": {"system": "MID-HEAD", "contains": "q01?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
     {"match": {"system": "MID-HEAD", "contains": "q02?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
     {"match": {"system": "MID-HEAD", "contains": "q03?"}, "reply": {"text": "wrong", "usage": {"input": 50, "output": 5}}},
@@ -112,36 +113,36 @@ check "clear: report's margin is the run's" test \
 
 # ---- a drop below D samples on until it is ruled out ---------------------
 fake_reset
-seq_repo "$T/open" OPEN-BASE OPEN-HEAD 20
+seq_repo "$T/open" OPEN-BASE OPEN-HEAD 30
 run $SKILLCI run --repo "$T/open" --base HEAD~1 --head HEAD -m $M --no-cache \
 	--store "$T/open.db" --report-dir "$T/open-out" --json "$T/open.json"
-expect_exit 0 "near: a drop of a third of D passes"
+expect_exit 0 "near: a drop just under half of D passes"
 expect_out_contains "no drop of 15 points or more" "near: the terminal says what green rules out"
 check "near: the margin says ruled out" test "$(margin "$T/open.json" decision)" = ruled_out
 open_rounds=$(margin "$T/open.json" rounds)
 open_runs=$(margin "$T/open.json" runs_per_test)
 open_req=$(margin "$T/open.json" requests)
 check "near: more than 1 round (it sampled on; $open_rounds)" test "$open_rounds" -gt 1
-# base and head 20 tests x runs, the baseline 20 x 1
-check "near: requests are 2 x 20 x runs + 20 ($open_req for $open_runs runs)" \
-	test "$open_req" -eq $((2 * 20 * open_runs + 20))
-check "near: more requests than the first round (100) and the clear case" \
-	test "$open_req" -gt 100 -a "$open_req" -gt "$(margin "$T/clear.json" requests)"
+# base and head 30 tests x runs, the baseline 30 x 1
+check "near: requests are 2 x 30 x runs + 30 ($open_req for $open_runs runs)" \
+	test "$open_req" -eq $((2 * 30 * open_runs + 30))
+check "near: more requests than the first round (150) and the clear case" \
+	test "$open_req" -gt 150 -a "$open_req" -gt "$(margin "$T/clear.json" requests)"
 check "near: the fake saw them all" test "$(fake_stat requests)" -eq "$open_req"
 check "near: the Markdown's verdict line names the sequential design, not one fixed run count" \
 	grep -q "evaluated with 1 model × [0-9]* to [0-9]* runs per test (sequential)" "$T/open-out/report.md"
 
 # ---- a drop half way to D, cut at max_runs: unverified --------------------
 fake_reset
-seq_repo "$T/mid" MID-BASE MID-HEAD 40 'gate: {first_runs: 1, max_runs: 3}'
+seq_repo "$T/mid" MID-BASE MID-HEAD 40 'gate: {first_runs: 1, max_runs: 1}'
 run $SKILLCI run --repo "$T/mid" --base HEAD~1 --head HEAD -m $M --no-cache \
 	--store "$T/mid.db" --report-dir "$T/mid-out" --json "$T/mid.json"
 expect_exit 1 "middle: an unverified check blocks by default"
 expect_out_contains "gate unverified" "middle: the terminal says unverified, not passed"
-check "middle: the margin says unverified after 3 rounds of 1 run" \
-	test "$(margin "$T/mid.json" decision) $(margin "$T/mid.json" rounds) $(margin "$T/mid.json" runs_per_test)" = "unverified 3 3"
-# base and head 40 tests x 3 runs, the baseline 40 x 1
-check "middle: 280 requests" test "$(margin "$T/mid.json" requests) $(fake_stat requests)" = "280 280"
+check "middle: the margin says unverified after its one round of 1 run" \
+	test "$(margin "$T/mid.json" decision) $(margin "$T/mid.json" rounds) $(margin "$T/mid.json" runs_per_test)" = "unverified 1 1"
+# base and head 40 tests x 1 run, the baseline 40 x 1
+check "middle: 120 requests" test "$(margin "$T/mid.json" requests) $(fake_stat requests)" = "120 120"
 check "middle: results.json's verdict is unverified, the check blocks" python3 -c "
 import json
 r = json.load(open('$T/mid.json'))
@@ -151,7 +152,7 @@ assert c['status'] == 'unverified' and 'accepted' not in c, c"
 check "middle: the JUnit blocks with a failure of type unverified" \
 	grep -q 'type="unverified"' "$T/mid-out/junit.xml"
 fake_reset
-seq_repo "$T/mid2" MID-BASE MID-HEAD 40 'gate: {first_runs: 1, max_runs: 3, accept_unverified: true}'
+seq_repo "$T/mid2" MID-BASE MID-HEAD 40 'gate: {first_runs: 1, max_runs: 1, accept_unverified: true}'
 run $SKILLCI run --repo "$T/mid2" --base HEAD~1 --head HEAD -m $M --no-cache \
 	--store "$T/mid.db" --report-dir "$T/mid-acc" --json "$T/mid-acc.json"
 expect_exit 0 "middle: gate.accept_unverified lets it through"

@@ -287,12 +287,12 @@ static int infra_rc_at(const struct fake *f, const char *endpoint, const char *e
 
 /*
  * The design from the configuration: gate.first_runs 2 and gate.max_runs
- * 6 sample in rounds. The oracle answers every test right with and
+ * 4 sample in rounds. The oracle answers every test right with and
  * without the skill: lift 0, and the two tests give too little
  * information for the likelihood ratio .15 (0 - .075) I to reach the
- * lower boundary by 6 runs (I = 14, 44, 90 at the three looks, L =
- * -0.16, -0.50, -1.02): the one check (bare has no tests) is unverified
- * at the cap, after 3 rounds of 2 runs per test. The decision goes through the
+ * lower boundary by 4 runs (I = 14.4, 47.3 at the two looks, L = -0.16,
+ * -0.53): the one check (bare has no tests) is unverified at the cap,
+ * after 2 rounds of 2 runs per test. The decision goes through the
  * results JSON and back. --runs N, and --no-baseline without the flags,
  * are the fixed design; --no-baseline with --max-runs is bad usage.
  */
@@ -301,7 +301,7 @@ static void test_sequential_design(void **state)
 	char cwd[4096];
 	char *dir = enter_scratch(cwd, sizeof(cwd),
 				  "version: 1\nmodels: [oracle.self]\nstore: results.db\n"
-				  "cache: {mode: off}\ngate: {first_runs: 2, max_runs: 6}\n");
+				  "cache: {mode: off}\ngate: {first_runs: 2, max_runs: 4}\n");
 	const char *dirs[] = { "skills/demo", "skills/bare" };
 	struct sc_evalrun *e = sc_evalrun_new();
 	struct sc_diags d = SC_DIAGS_INIT;
@@ -320,12 +320,12 @@ static void test_sequential_design(void **state)
 	sc_evalrun_info(e, &info);
 	assert_true(info.sequential);
 	assert_int_equal(info.first_runs, 2);
-	assert_int_equal(info.max_runs, 6);
+	assert_int_equal(info.max_runs, 4);
 	assert_int_equal(sc_store_open(&store, info.store_location), 0);
 	assert_int_equal(sc_evalrun_prepare(e, store), 0);
 	sc_evalrun_info(e, &info);
-	/* 2 tests x 6 runs x 2 sides, one request each */
-	assert_int_equal(info.max_requests, 24);
+	/* 2 tests x 4 runs x 2 sides, one request each */
+	assert_int_equal(info.max_requests, 16);
 	assert_int_equal(sc_evalrun_evaluate(e), 0);
 	assert_int_equal(sc_evalrun_finish(e, &infra), 0);
 	r = sc_evalrun_results(e);
@@ -335,8 +335,8 @@ static void test_sequential_design(void **state)
 	assert_string_equal(l->model, "oracle.self");
 	assert_int_equal(l->decision, SC_LIFT_UNVERIFIED);
 	assert_int_equal(l->stop, SC_STOP_MAX_RUNS);
-	assert_int_equal(l->rounds, 3);
-	assert_int_equal(l->max_rounds, 3);
+	assert_int_equal(l->rounds, 2);
+	assert_int_equal(l->max_rounds, 2);
 	assert_int_equal(l->runs_per_test, 2 * l->rounds);
 	assert_int_equal(l->tests, 2);
 	assert_int_equal(r->nunits, (size_t)(2 * 2 * l->runs_per_test));
@@ -352,7 +352,7 @@ static void test_sequential_design(void **state)
 	assert_int_equal(back.lifts[0].stop, l->stop);
 	assert_int_equal(back.lifts[0].rounds, l->rounds);
 	assert_int_equal(back.lifts[0].first_runs, 2);
-	assert_int_equal(back.lifts[0].max_runs, 6);
+	assert_int_equal(back.lifts[0].max_runs, 4);
 	/* cJSON prints 15 digits when they read back within an ulp or so */
 	assert_true(fabs(back.lifts[0].hi - l->hi) < 1e-12 &&
 		    fabs(back.lifts[0].detectable - l->detectable) < 1e-12);
@@ -405,8 +405,9 @@ static void test_sequential_design(void **state)
 }
 
 /*
- * The budget of the design before any request: 24 requests at most
- * (as above) against budget.max_requests 23 is refused by name.
+ * The budget of the design before any request: 24 requests at most (2
+ * tests x 6 runs x 2 sides) against budget.max_requests 23 is refused by
+ * name.
  */
 static void test_sequential_budget(void **state)
 {

@@ -120,9 +120,9 @@ static void test_first_round(void **state)
 }
 
 /*
- * After look 1: check 0 ties (base and head right on all 10 tests, 2
- * runs: information 72, log likelihood ratio -0.81, not yet below the
- * passing boundary: open), check 1 shows the lift (the skill right on
+ * After look 1: check 0 ties (base and head right on both its tests, 2
+ * runs: information 4 / (2 x 5/36) = 14.4, log likelihood ratio -0.16,
+ * not yet below the passing boundary: open), check 1 shows the lift (the skill right on
  * all, the baseline wrong on all: ratio 4.16, above the failing one,
  * which in eval's orientation is a lift). The next round is check 0's
  * unsent units below 4 runs: the deferred run 1 of test 0 and runs 2-3 of
@@ -140,8 +140,8 @@ static void test_next_round_open_only(void **state)
 
 	plan_init(&p);
 	sc_results_init(&r);
-	add_runs(&r, "s", "base", 10, 0, 2, true);
-	add_runs(&r, "s", "head", 10, 0, 2, true);
+	add_runs(&r, "s", "base", 2, 0, 2, true);
+	add_runs(&r, "s", "head", 2, 0, 2, true);
 	add_runs(&r, "e", "head", 10, 0, 2, true);
 	add_runs(&r, "e", "baseline", 10, 0, 2, false);
 	sc_seq_replay_of(&o, &r, "s", "m", SC_VARIANT_BASE, SC_VARIANT_HEAD, &p.d);
@@ -189,7 +189,8 @@ static void test_next_round_not_at_this_look(void **state)
 	sc_results_init(&r);
 	add_runs(&r, "s", "base", 10, 0, 4, true);
 	add_runs(&r, "s", "head", 10, 0, 4, true);
-	/* check 0 is decided at look 2 (runs 0-3), so not open at look 1:
+	/* check 0 is decided at look 1 (forty passes of forty runs rule a
+	 * drop of D out), so it is not open at look 1:
 	 * only check 1, without any unit (open at look 1), gets its runs 0-3 */
 	n = sc_rounds_next(&p.rd, &r, 1, sent, round);
 	assert_int_equal(n, 8);

@@ -142,12 +142,15 @@ static void test_regression_at_look_2(void **state)
 }
 
 /*
- * Ruled out at look 2: 30 tests passing every run at both sides. One run
- * a side: 2 of 2 pooled, variance (3 x 1) / 16 = 0.1875 (the smoothing:
- * the unbiased value is 0), v = 0.375, se^2 = 30 x 0.375 / 900, I = 80, L
- * = 0.15 (0 - 0.075) 80 = -0.9, not below -b (a step of 80 / 298.67 is
- * above a tenth: no raise): open. Two runs: 5 / 36, v = 5 / 36, I = 216,
- * L = -2.43: ruled out.
+ * Ruled out at look 2: 10 tests passing every run at both sides. One run
+ * a side: each test 2 of 2 pooled, its floor (3 x 1) / 16 = 0.1875 (the
+ * unbiased value is 0), v = 0.375, 3.75 in all; the cap: 20 of 20, the
+ * 80% Wilson interval's lower end .9241130, .9241130 x .0758870 x 20 =
+ * 1.402563 (the unbiased sum is 0), so I = 100 / 1.402563 = 71.298, L =
+ * 0.15 (0 - 0.075) 71.298 = -0.8021, not below -b (a step of 71.3 /
+ * 298.67 is above a tenth: no raise): open. Two runs: 40 of 40, lower end
+ * .9605600, .9605600 x .0394400 x 10 = .3788447 (below the floors' 10 x
+ * 5 / 36), I = 263.960, L = -2.9696: ruled out.
  */
 static void test_ruled_out_at_look_2(void **state)
 {
@@ -157,17 +160,17 @@ static void test_ruled_out_at_look_2(void **state)
 	(void)state;
 
 	design(&d, 1, 50, 1);
-	counts(&st, 30, 1, 1, 1);
+	counts(&st, 10, 1, 1, 1);
 	assert_true(sc_seq_look(&at, &d, &st, 0.0));
-	assert_close(at.info, 80, 1e-9);
-	assert_close(at.llr, -0.9, 1e-9);
+	assert_close(at.info, 71.29804964156206, 1e-8);
+	assert_close(at.llr, -0.8021030584675731, 1e-9);
 	assert_close(at.pass_at, -d.log_b, 1e-12);
 	assert_int_equal(sc_seq_decide(&st, &d, 1, 0.0), SC_SEQ_OPEN);
-	counts(&st, 30, 2, 2, 2);
-	assert_true(sc_seq_look(&at, &d, &st, 80.0));
-	assert_close(at.info, 216, 1e-9);
-	assert_close(at.llr, -2.43, 1e-9);
-	assert_int_equal(sc_seq_decide(&st, &d, 2, 80.0), SC_SEQ_RULED_OUT);
+	counts(&st, 10, 2, 2, 2);
+	assert_true(sc_seq_look(&at, &d, &st, 71.29804964156206));
+	assert_close(at.info, 263.96041775488425, 1e-8);
+	assert_close(at.llr, -2.9695546997424476, 1e-9);
+	assert_int_equal(sc_seq_decide(&st, &d, 2, 71.29804964156206), SC_SEQ_RULED_OUT);
 	assert_int_equal(sc_seq_decision_result(SC_SEQ_RULED_OUT), SC_DECISION_RULED_OUT);
 }
 

@@ -180,14 +180,17 @@ static void test_holm(void **state)
  * both sides test 1 passed 1 of 2: variance max(1 x 1 / (2 x 1), 2 x 2 /
  * 16) = 0.5 (the unbiased value wins), v = 0.5 (1 + 1) = 1; tests 2 and 3
  * passed 2 of 2: max(0, 3 x 1 / 16) = 0.1875 (the smoothing wins), v =
- * 0.375. Stratified: se = sqrt(1.75) / 3 = .4409586, statistic (-1/3 +
- * 0.05) / se = -.642543: p_drop = PHI(-.642543) = .260261 (scipy);
- * bounds -1/3 -/+ 1.644854 se, the lower cut at -1; detectable 0.05 +
- * (1.644854 + 0.841621) se = 1.146432.
+ * 0.375; sum 1.75. The cap: 5 passes of 6 runs, the 80% Wilson interval's
+ * lower end (z = 1.281552) .5746714, .5746714 x .4253286 x (2 + 2 + 2) =
+ * 1.466545, above the unbiased sum 1 and below 1.75, so the sum is
+ * 1.466545. Stratified: se = sqrt(1.466545) / 3 = .4036700, statistic
+ * (-1/3 + 0.05) / se = -.701888: p_drop = PHI(-.701888) = .241373
+ * (scipy); bounds -1/3 -/+ 1.644854 se, (lower -.997311); detectable
+ * 0.05 + (1.644854 + 0.841621) se = 1.053715.
  *
- * Cluster: s^2 = 1/3 is below the floor mean(v_t) = .583333, so se is the
+ * Cluster: s^2 = 1/3 is below the floor mean(v_t) = .488848, so se is the
  * same, df = 2, and the df = 2 closed form F(t) = 1/2 + t / (2 sqrt(2 +
- * t^2)) gives p_drop = .293174.
+ * t^2)) gives p_drop = .277715; hi = -1/3 + 2.919986 se.
  */
 static void test_paired_margin_by_hand(void **state)
 {
@@ -199,20 +202,20 @@ static void test_paired_margin_by_hand(void **state)
 	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_STRATIFIED));
 	assert_int_equal(st.tests, 3);
 	assert_close(st.mean, -1.0 / 3.0, 1e-15);
-	assert_close(st.se, 0.44095855184409843, 1e-14);
+	assert_close(st.se, 0.4036699844789248, 1e-12);
 	assert_true(isinf(st.df));
-	assert_close(st.p_drop, 0.26026144163788634, 1e-9);
-	assert_close(st.p_within, 1 - 0.26026144163788634, 1e-9);
-	assert_close(st.lo, -1.0, 0);
-	assert_close(st.hi, 0.3919789400027008, 1e-8);
-	assert_close(st.detectable, 1.14643235369359, 1e-8);
+	assert_close(st.p_drop, 0.24137279521700827, 1e-9);
+	assert_close(st.p_within, 1 - 0.24137279521700827, 1e-9);
+	assert_close(st.lo, -0.9973113713949373, 1e-8);
+	assert_close(st.hi, 0.3306447047282704, 1e-8);
+	assert_close(st.detectable, 1.0537152683551156, 1e-8);
 
 	assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, 4, 0.05, 0.05, SC_STATS_CLUSTER));
-	assert_close(st.se, 0.44095855184409843, 1e-14);
+	assert_close(st.se, 0.4036699844789248, 1e-12);
 	assert_close(st.df, 2, 0);
-	assert_close(st.p_drop, 0.29317449141705937, 1e-9);
+	assert_close(st.p_drop, 0.277714989816229, 1e-9);
 	assert_close(st.lo, -1.0, 0);
-	assert_close(st.hi, 0.9542592795850944, 1e-8);
+	assert_close(st.hi, 0.8453772005674622, 1e-8);
 
 	/* four tests, two runs; d = -1, 0, 0, 0: s^2 = .25 beats the floor
 	 * mean(v_t) = (1/3 + 3 x 5/36) / 4 = .1875, so se = sqrt(.25 / 4) */
