@@ -268,6 +268,54 @@ static void test_pooled_variance(void **state)
 }
 
 /*
+ * The cap of the tests' variances, on random suites (up to 30 tests, 1 to
+ * 12 runs a side, rates anywhere): the stratified se^2 T^2 is never above
+ * the sum of the tests' own floors (sc_stats_pooled_variance x (1/nb +
+ * 1/nh)), never below the sum of their unbiased estimates, and never
+ * above mu (1 - mu) sum (1/nb + 1/nh) at the 80% Wilson interval's end
+ * nearest 1/2 unless that unbiased sum is.
+ */
+static void test_paired_margin_cap(void **state)
+{
+	unsigned long seed = 7;
+	(void)state;
+
+	for (int round = 0; round < 2000; round++) {
+		unsigned long bp[30], bn[30], hp[30], hn[30], passes = 0, units = 0;
+		double floors = 0, unbiased = 0, wsum = 0, lo, hi, mu, v;
+		size_t t;
+		struct sc_stats_paired st;
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		t = 1 + (size_t)(seed >> 33) % 30;
+		for (size_t i = 0; i < t; i++) {
+			double x, n, w;
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			bn[i] = 1 + (seed >> 33) % 12;
+			hn[i] = 1 + (seed >> 40) % 12;
+			/* most tests near-deterministic, some anywhere */
+			bp[i] = (seed >> 20) % 4 ? bn[i] : (seed >> 45) % (bn[i] + 1);
+			hp[i] = (seed >> 22) % 4 ? hn[i] : (seed >> 50) % (hn[i] + 1);
+			x = (double)(bp[i] + hp[i]);
+			n = (double)(bn[i] + hn[i]);
+			w = 1.0 / (double)bn[i] + 1.0 / (double)hn[i];
+			floors += sc_stats_pooled_variance(bp[i] + hp[i], bn[i] + hn[i]) * w;
+			unbiased += x * (n - x) / (n * (n - 1)) * w;
+			wsum += w;
+			passes += bp[i] + hp[i];
+			units += bn[i] + hn[i];
+		}
+		assert_true(sc_stats_paired_margin(&st, bp, bn, hp, hn, t, 0, 0.05,
+						   SC_STATS_STRATIFIED));
+		v = st.se * st.se * (double)(t * t);
+		sc_stats_wilson(&lo, &hi, passes, units, SC_STATS_Z80);
+		mu = 2 * passes > units ? fmax(lo, 0.5) : fmin(hi, 0.5);
+		assert_true(v <= floors * (1 + 1e-12));
+		assert_true(v >= unbiased * (1 - 1e-12));
+		assert_true(v <= fmax(unbiased, mu * (1 - mu) * wsum) * (1 + 1e-12));
+	}
+}
+
+/*
  * The paired comparison of measured values, by hand (and scipy):
  *
  * Stratified: test 1 base {1, 3}, head {2, 4}; test 2 base {5, 7}, head
@@ -582,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_paired_values_by_hand),
 		cmocka_unit_test(test_against_scipy),
 		cmocka_unit_test(test_pooled_variance),
+		cmocka_unit_test(test_paired_margin_cap),
 		cmocka_unit_test(test_sprt_by_hand),
 		cmocka_unit_test(test_sprt_against_simulation),
 	};
