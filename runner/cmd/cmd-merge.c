@@ -76,7 +76,7 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 	enum { O_CONFIG = 256, O_COMMENT, O_RUN, O_STORE, O_HEAD, O_BASE, O_WORKFLOW_RUN };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
-		SC_CMD_REPORT_OPTIONS,
+		SC_CMD_REPORT_OPTIONS_OLD,
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "run", required_argument, NULL, O_RUN },
 		{ "store", required_argument, NULL, O_STORE },

@@ -152,7 +152,7 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "runs", required_argument, NULL, O_RUNS },
 		{ "fixtures", required_argument, NULL, O_FIXTURES },
-		SC_CMD_REPORT_OPTIONS,
+		SC_CMD_REPORT_OPTIONS_OLD,
 		{ "comment", no_argument, NULL, O_COMMENT },
 		{ "shard", required_argument, NULL, O_SHARD },
 		{ "shard-count", required_argument, NULL, O_SHARD_COUNT },

@@ -122,6 +122,22 @@ int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *a
 	return 0;
 }
 
+int sc_cmd_options(const struct sc_options *spec, void *opts, int argc, char **argv, int *nargs)
+{
+	struct sc_buf usage = SC_BUF_INIT;
+	int err = sc_options_parse(spec, opts, argc, argv, nargs);
+
+	if (err == SC_OPTIONS_HELP) {
+		sc_options_usage(&usage, spec);
+		fputs(usage.ptr, stdout);
+		sc_buf_release(&usage);
+		return SC_CMD_HELP;
+	}
+	if (err < 0)
+		return sc_cmd_usage_error(spec->cmd, "%s", sc_error_last());
+	return 0;
+}
+
 int sc_cmd_finish(int code)
 {
 	if (sc_output_flush() != 0 || ferror(stdout)) {

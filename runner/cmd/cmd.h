@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "options.h"
+
 struct sc_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -75,21 +77,28 @@ struct sc_store;
  */
 int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing);
 /*
- * The one error for what getopt_long() returned as '?' or ':' (see above):
- * "unknown option '--bogus'" (or '-x'), "option '--runs' needs a value" or
- * "option '--help' takes no value", then the usage hint. longopts is the
- * command's table. Returns SC_EXIT_USAGE.
+ * Parses the command's options with its table (core/options.h) into opts:
+ * 0 to go on, the arguments in order in argv[1..*nargs]; SC_CMD_HELP after
+ * printing the usage on stdout (the command exits 0); SC_EXIT_USAGE after
+ * printing the one error line and the usage hint.
  */
+#define SC_CMD_HELP (-1)
+struct sc_options;
+int sc_cmd_options(const struct sc_options *spec, void *opts, int argc, char **argv, int *nargs);
+/* TRANSITIONAL */
 struct option;
 int sc_cmd_option_error(const char *cmd, int c, char **argv, const struct option *longopts);
-/*
- * Parses arg, the value of option name ("--runs"), as a whole number from
- * min to max (sc_parse_int: "3x" is not one). Returns 0, or prints
- * "option '--runs' wants a whole number from 1 to 1000, not '3x'" and
- * returns SC_EXIT_USAGE.
- */
 int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *arg, int min,
 		      int max);
+enum { SC_CMD_O_JUNIT = 0x1000, SC_CMD_O_MARKDOWN, SC_CMD_O_HTML, SC_CMD_O_JSON, SC_CMD_O_REPORT_DIR };
+#define SC_CMD_REPORT_OPTIONS_OLD \
+	{ "junit", required_argument, NULL, SC_CMD_O_JUNIT }, \
+	{ "markdown", required_argument, NULL, SC_CMD_O_MARKDOWN }, \
+	{ "html", required_argument, NULL, SC_CMD_O_HTML }, \
+	{ "json", required_argument, NULL, SC_CMD_O_JSON }, \
+	{ "report-dir", required_argument, NULL, SC_CMD_O_REPORT_DIR }
+struct sc_cmd_reports;
+bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg);
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 
@@ -100,24 +109,26 @@ void sc_cmd_print_gate_failures(const struct sc_results *r);
 
 /*
  * The report paths of run and merge: --junit F, --markdown F, --html DIR,
- * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS in
- * its option table and hands each option to sc_cmd_report_option();
+ * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS(T,
+ * r) in its option table (r: its struct sc_cmd_reports in T);
  * sc_cmd_reports_resolve() then sets every path: the option, else the file
  * in --report-dir (junit.xml, report.md, results.json; the folder itself
  * for HTML), else the configuration's reports:. html is the folder `report
  * --html` takes (a configured DIR/report.html gives DIR). A zeroed struct
  * is ready; sc_cmd_reports_release() frees the resolved paths.
  */
-enum {
-	SC_CMD_O_JUNIT = 0x1000, SC_CMD_O_MARKDOWN, SC_CMD_O_HTML, SC_CMD_O_JSON,
-	SC_CMD_O_REPORT_DIR,
-};
-#define SC_CMD_REPORT_OPTIONS \
-	{ "junit", required_argument, NULL, SC_CMD_O_JUNIT }, \
-	{ "markdown", required_argument, NULL, SC_CMD_O_MARKDOWN }, \
-	{ "html", required_argument, NULL, SC_CMD_O_HTML }, \
-	{ "json", required_argument, NULL, SC_CMD_O_JSON }, \
-	{ "report-dir", required_argument, NULL, SC_CMD_O_REPORT_DIR }
+#define SC_CMD_REPORT_OPTIONS(T, r) \
+	SC_OPT_STRING("junit", 0, T, r.opt_junit, "F", \
+		      "JUnit XML (default: skillci.yml reports:, else .skillci/report/junit.xml)"), \
+	SC_OPT_STRING("markdown", 0, T, r.opt_markdown, "F", \
+		      "the Markdown report (default: reports:, else .skillci/report/report.md)"), \
+	SC_OPT_STRING("html", 0, T, r.opt_html, "DIR", \
+		      "DIR/report.html and DIR/index.html (default: reports:, else\n" \
+		      ".skillci/report)"), \
+	SC_OPT_STRING("json", 0, T, r.opt_json, "F", \
+		      "the results JSON (default: reports:, else .skillci/report/results.json)"), \
+	SC_OPT_STRING("report-dir", 0, T, r.opt_dir, "DIR", \
+		      "folder for the reports not named one by one")
 
 struct sc_config;
 
@@ -128,8 +139,6 @@ struct sc_cmd_reports {
 	char *junit, *markdown, *html, *json;
 };
 
-/* Takes the report option c (its value arg); false when c is another option. */
-bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg);
 void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg);
 /* Creates the folders the JUnit, Markdown and JSON files go in. */
 void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r);
