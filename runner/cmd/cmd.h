@@ -119,14 +119,14 @@ void sc_cmd_print_gate_failures(const struct sc_results *r);
  */
 #define SC_CMD_REPORT_OPTIONS(T, r) \
 	SC_OPT_STRING("junit", 0, T, r.opt_junit, "F", \
-		      "JUnit XML (default: skillci.yml reports:, else .skillci/report/junit.xml)"), \
+		      "report paths (default: skillci.yml reports:, else .skillci/report/):\n" \
+		      "JUnit XML"), \
 	SC_OPT_STRING("markdown", 0, T, r.opt_markdown, "F", \
-		      "the Markdown report (default: reports:, else .skillci/report/report.md)"), \
+		      "the Markdown report"), \
 	SC_OPT_STRING("html", 0, T, r.opt_html, "DIR", \
-		      "DIR/report.html and DIR/index.html (default: reports:, else\n" \
-		      ".skillci/report)"), \
+		      "DIR/report.html and DIR/index.html"), \
 	SC_OPT_STRING("json", 0, T, r.opt_json, "F", \
-		      "the results JSON (default: reports:, else .skillci/report/results.json)"), \
+		      "the results JSON"), \
 	SC_OPT_STRING("report-dir", 0, T, r.opt_dir, "DIR", \
 		      "folder for the reports not named one by one")
 

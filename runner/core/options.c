@@ -264,14 +264,14 @@ void sc_options_release(const struct sc_options *spec, void *opts)
 }
 
 /* "-m, --model M", "--repo R", "-v": an option as the usage lists it. */
-static void left_column(struct sc_buf *out, const struct sc_option *o, bool any_short)
+static void left_column(struct sc_buf *out, const struct sc_option *o)
 {
 	if (o->short_name && o->name)
 		sc_buf_printf(out, "-%c, --%s", o->short_name, o->name);
 	else if (o->short_name)
 		sc_buf_printf(out, "-%c", o->short_name);
 	else
-		sc_buf_printf(out, "%s--%s", any_short ? "    " : "", o->name);
+		sc_buf_printf(out, "--%s", o->name);
 	if (takes_value(o) && o->value)
 		sc_buf_printf(out, " %s", o->value);
 }
@@ -305,7 +305,6 @@ void sc_options_usage(struct sc_buf *out, const struct sc_options *spec)
 {
 	struct sc_buf item = SC_BUF_INIT;
 	size_t indent, col, width = 0;
-	bool any_short = false;
 
 	/* the usage line: the command, its arguments, then each option */
 	sc_buf_printf(out, "usage: skillci %s", spec->cmd);
@@ -316,7 +315,6 @@ void sc_options_usage(struct sc_buf *out, const struct sc_options *spec)
 		col += 1 + strlen(spec->args);
 	}
 	for (const struct sc_option *o = spec->opts; o->kind != SC_OPT_KIND_END; o++) {
-		any_short |= o->short_name != 0;
 		if (!o->help)
 			continue;
 		sc_buf_clear(&item);
@@ -336,7 +334,7 @@ void sc_options_usage(struct sc_buf *out, const struct sc_options *spec)
 		if (!o->help)
 			continue;
 		sc_buf_clear(&item);
-		left_column(&item, o, any_short);
+		left_column(&item, o);
 		if (item.len + 4 <= HELP_COLUMN_MAX && item.len + 4 > width)
 			width = item.len + 4;
 	}
@@ -346,7 +344,7 @@ void sc_options_usage(struct sc_buf *out, const struct sc_options *spec)
 		if (!o->help)
 			continue;
 		sc_buf_clear(&item);
-		left_column(&item, o, any_short);
+		left_column(&item, o);
 		sc_buf_printf(out, "  %s", item.ptr);
 		if (item.len + 4 > width)
 			sc_buf_printf(out, "\n%*s", (int)width, "");
@@ -363,7 +361,7 @@ void sc_options_usage(struct sc_buf *out, const struct sc_options *spec)
 	}
 	sc_buf_clear(&item);
 	left_column(&item, &(struct sc_option){ SC_OPT_KIND_FLAG, "help", 'h', 0, 0, 0, 0, NULL,
-						false, NULL, NULL, 0 }, any_short);
+						false, NULL, NULL, 0 });
 	sc_buf_printf(out, "  %s%*sthis help\n", item.ptr,
 		      item.len + 4 > width ? 2 : (int)(width - item.len - 2), "");
 	put_paragraph(out, spec->footer);

@@ -332,11 +332,11 @@ static void test_usage_from_the_table(void **state)
 	assert_null(strstr(u.ptr, "rubric-runs"));
 	assert_non_null(strstr(u.ptr, "\nDoes the demo.\n"));
 	/* one column of help; a second line under the first */
-	assert_non_null(strstr(u.ptr, "\n      --repo R          repository path or URL\n"));
-	assert_non_null(strstr(u.ptr, "\n  -m, --model MODEL     student model (repeat)\n"
-				      "                        second line of its help\n"));
-	assert_non_null(strstr(u.ptr, "\n  -z                    zap\n"));
-	assert_non_null(strstr(u.ptr, "\n  -h, --help            this help\n"));
+	assert_non_null(strstr(u.ptr, "\n  --repo R           repository path or URL\n"));
+	assert_non_null(strstr(u.ptr, "\n  -m, --model MODEL  student model (repeat)\n"
+				      "                     second line of its help\n"));
+	assert_non_null(strstr(u.ptr, "\n  -z                 zap\n"));
+	assert_non_null(strstr(u.ptr, "\n  -h, --help         this help\n"));
 	assert_true(sc_ends_with(u.ptr, "\nexit codes: 0.\n"));
 	/* no line of the usage is wider than 88 columns */
 	for (const char *p = u.ptr, *e; *p; p = e + 1) {
