@@ -136,6 +136,9 @@ void sc_options_usage(struct sc_buf *out, const struct sc_options *spec);
 	  SC_OPT_OFF_(T, nf, size_t), 0, most, NULL, true, value, help, SC_OPT_GREEDY }
 #define SC_OPT_CALLBACK(name, s, fn, value, help) \
 	{ SC_OPT_KIND_CALLBACK, name, s, 0, 0, 0, 0, fn, (value) != NULL, value, help, 0 }
+/* A number macro as a string, for a help text: "0 to " SC_OPT_NUM(SC_GEN_MAX_REFINE). */
+#define SC_OPT_NUM(x) SC_OPT_NUM_(x)
+#define SC_OPT_NUM_(x) #x
 #define SC_OPT_END { SC_OPT_KIND_END, NULL, 0, 0, 0, 0, 0, NULL, false, NULL, NULL, 0 }
 
 #endif
