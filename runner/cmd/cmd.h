@@ -3,13 +3,14 @@
 /*
  * Subcommands: one file runner/cmd/cmd-<name>.c each, with
  *     int cmd_<name>(int argc, char **argv);
- * argv[0] is the subcommand's name. A command parses its options with
- * getopt_long: optind = 0 first (to reset it), opterr = 0 and an optstring
- * that starts with ':' (after a '+', if any), so that getopt prints nothing
- * and every bad option gets one error from sc_cmd_option_error(); integer
- * values go through sc_cmd_int_option(). It prints its usage to stdout on
- * --help and returns 0, and returns an exit code (SC_EXIT_*). Only cmd-*
- * files print errors and choose exit codes.
+ * argv[0] is the subcommand's name. A command declares its options once,
+ * in a table (core/options.h) that names each option, its value's kind,
+ * where it goes in the command's options struct (the library's own, where
+ * there is one: struct sc_pipeline_options for run) and its help line;
+ * sc_cmd_options() parses argv with it, prints the usage made from it on
+ * --help, and gives every bad option one error line and exit 2. A command
+ * returns an exit code (SC_EXIT_*). Only cmd-* files print errors and
+ * choose exit codes.
  */
 
 #include <stdbool.h>
@@ -85,20 +86,6 @@ int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing
 #define SC_CMD_HELP (-1)
 struct sc_options;
 int sc_cmd_options(const struct sc_options *spec, void *opts, int argc, char **argv, int *nargs);
-/* TRANSITIONAL */
-struct option;
-int sc_cmd_option_error(const char *cmd, int c, char **argv, const struct option *longopts);
-int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *arg, int min,
-		      int max);
-enum { SC_CMD_O_JUNIT = 0x1000, SC_CMD_O_MARKDOWN, SC_CMD_O_HTML, SC_CMD_O_JSON, SC_CMD_O_REPORT_DIR };
-#define SC_CMD_REPORT_OPTIONS_OLD \
-	{ "junit", required_argument, NULL, SC_CMD_O_JUNIT }, \
-	{ "markdown", required_argument, NULL, SC_CMD_O_MARKDOWN }, \
-	{ "html", required_argument, NULL, SC_CMD_O_HTML }, \
-	{ "json", required_argument, NULL, SC_CMD_O_JSON }, \
-	{ "report-dir", required_argument, NULL, SC_CMD_O_REPORT_DIR }
-struct sc_cmd_reports;
-bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg);
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 
