@@ -58,7 +58,7 @@ static const struct sc_option run_table[] = {
 	  "head revision (default: the event's, else HEAD)"),
 	SC_OPT_STRING("config", 0, struct run_opts, p.config, "F",
 	  "configuration (default skillci.yml in the repository)"),
-	SC_OPT_LIST("model", 'm', struct run_opts, p.models, p.nmodels, 64, "M",
+	SC_OPT_LIST("model", 'm', struct run_opts, p.models, p.nmodels, 64, "MODEL",
 	  "student model (repeat); default: models in skillci.yml"),
 	SC_OPT_INT("runs", 0, struct run_opts, p.runs, 1, 1000, "N",
 	  "runs per test, a fixed design (default: skillci.yml runs:, else 1;\n"

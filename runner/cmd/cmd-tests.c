@@ -177,7 +177,7 @@ static int tests_init(int argc, char **argv)
 {
 	struct init_opts o;
 	struct sc_testinit_options *opt = &o.t;
-	const char *const *given = NULL;
+	const char *const *given;
 	const char *students[MAX_STUDENTS];
 	struct sc_client_options copt;
 	struct sc_client *client = NULL;
@@ -188,7 +188,9 @@ static int tests_init(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&o, 0, sizeof(o));
 	sc_testinit_options_init(opt);
-	if ((rc = sc_cmd_options(&init_spec, &o, argc, argv, &nargs)))
+	rc = sc_cmd_options(&init_spec, &o, argc, argv, &nargs);
+	given = opt->students;  /* the parser's list of -m, freed at the end */
+	if (rc)
 		goto done;
 	if (!nargs) {
 		rc = sc_cmd_usage_error("tests", "name the skill folders to write tests for "
@@ -196,7 +198,6 @@ static int tests_init(int argc, char **argv)
 		goto done;
 	}
 	/* the students: -m, else the configuration's models */
-	given = opt->students;
 	for (size_t i = 0; i < opt->nstudents; i++)
 		students[i] = given[i];
 	opt->students = students;
@@ -250,8 +251,7 @@ static int tests_init(int argc, char **argv)
 	}
 done:
 	rc = rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
-	if (given)
-		opt->students = given;  /* the list the parser made, freed below */
+	opt->students = given;
 	sc_options_release(&init_spec, &o);
 	sc_client_free(client);
 	sc_config_release(&cfg);
