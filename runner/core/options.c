@@ -2,11 +2,10 @@
 #include "common.h"
 #include "options.h"
 
-#include <math.h>
-
 #define HELP_COLUMN_MAX 24  /* the widest option column; a longer one puts its help below */
 #define USAGE_WIDTH 88      /* the usage line is wrapped before this column */
 
+/* Whether name (n bytes) is "help" or a prefix of it. */
 static bool is_help(const char *name, size_t n)
 {
 	return n <= 4 && !strncmp("help", name, n);
@@ -18,6 +17,7 @@ static void *field(void *opts, const struct sc_option *o)
 	return (char *)opts + o->off;
 }
 
+/* Whether the option has a value (--name VALUE) or is a flag. */
 static bool takes_value(const struct sc_option *o)
 {
 	return o->kind == SC_OPT_KIND_CALLBACK ? o->takes_value : o->kind != SC_OPT_KIND_FLAG;
@@ -33,6 +33,7 @@ static void display_name(struct sc_buf *out, const struct sc_option *o)
 		sc_buf_printf(out, "-%c", o->short_name);
 }
 
+/* Appends value to a LIST option's array (kept NULL-terminated), up to its most. */
 static int append_list(void *opts, const struct sc_option *o, const char *value,
 		       const char *shown)
 {
