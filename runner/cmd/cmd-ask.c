@@ -10,37 +10,56 @@
 #include "providers/cache.h"
 #include "providers/provider.h"
 
-#include <getopt.h>
 #include <unistd.h>
 
-static const char usage[] =
-	"usage: skillci ask -m MODEL [options] PROMPT\n"
-	"\n"
+struct ask_opts {
+	const char *model, *system, *cache_dir, *reference, *config, *cache;
+	bool offline;
+	int max_tokens, run, timeout, attempts;
+	double temperature;
+};
+
+static const struct sc_option ask_table[] = {
+	SC_OPT_STRING("model", 'm', struct ask_opts, model, "MODEL",
+		      "PROVIDER.MODEL[.EFFORT][?reasoning=R&temperature=T], an\n"
+		      "alias (haiku, sonnet, gpt-4.1, kimi, ...) or an endpoint of\n"
+		      "skillci.yml's providers; 'skillci help models' lists them"),
+	SC_OPT_STRING("system", 's', struct ask_opts, system, "TEXT", "system prompt"),
+	SC_OPT_INT("max-tokens", 0, struct ask_opts, max_tokens, 1, 1000000, "N",
+		   "answer budget (default 4096)"),
+	SC_OPT_DOUBLE("temperature", 0, struct ask_opts, temperature, 0, 2, "T",
+		      "sampling temperature (default: the provider's)"),
+	SC_OPT_INT("run", 0, struct ask_opts, run, 0, 1000000, "N",
+		   "run index: a different cached sample per N (default 0)"),
+	SC_OPT_STRING("cache", 0, struct ask_opts, cache, "MODE",
+		      "use, refresh, off or offline (default use)"),
+	SC_OPT_STRING("cache-dir", 0, struct ask_opts, cache_dir, "DIR",
+		      "response cache (default $SKILLCI_CACHE_DIR or\n"
+		      "~/.cache/skillci/responses)"),
+	SC_OPT_FLAG("offline", 0, struct ask_opts, offline,
+		    "answer from the cache only; a miss is an error"),
+	SC_OPT_STRING("reference", 0, struct ask_opts, reference, "TEXT",
+		      "the reference answer the oracle provider returns"),
+	SC_OPT_INT("timeout", 0, struct ask_opts, timeout, 1, 86400, "SEC",
+		   "per attempt (default 600)"),
+	SC_OPT_INT("attempts", 0, struct ask_opts, attempts, 1, 100, "N",
+		   "tries per request (default 6)"),
+	SC_OPT_STRING("config", 0, struct ask_opts, config, "FILE",
+		      "configuration with named endpoints (default ./skillci.yml,\n"
+		      "./upskill.config.yaml, ./fastagent.config.yaml when present)"),
+	SC_OPT_END,
+};
+
+static const struct sc_options ask_spec = {
+	"ask", "PROMPT",
 	"Sends one prompt (\"-\" reads it from standard input) to MODEL and prints\n"
-	"the answer; token counts go to standard error.\n"
-	"\n"
-	"  -m, --model MODEL      PROVIDER.MODEL[.EFFORT][?reasoning=R&temperature=T], an\n"
-	"                         alias (haiku, sonnet, gpt-4.1, kimi, ...) or an endpoint of\n"
-	"                         skillci.yml's providers; 'skillci help models' lists them\n"
-	"  -s, --system TEXT      system prompt\n"
-	"      --max-tokens N     answer budget (default 4096)\n"
-	"      --temperature T    sampling temperature (default: the provider's)\n"
-	"      --run N            run index: a different cached sample per N (default 0)\n"
-	"      --cache MODE       use, refresh, off or offline (default use)\n"
-	"      --cache-dir DIR    response cache (default $SKILLCI_CACHE_DIR or\n"
-	"                         ~/.cache/skillci/responses)\n"
-	"      --offline          answer from the cache only; a miss is an error\n"
-	"      --reference TEXT   the reference answer the oracle provider returns\n"
-	"      --timeout SEC      per attempt (default 600)\n"
-	"      --attempts N       tries per request (default 6)\n"
-	"      --config FILE      configuration with named endpoints (default ./skillci.yml,\n"
-	"                         ./upskill.config.yaml, ./fastagent.config.yaml when present)\n"
-	"  -h, --help             this help\n"
-	"\n"
+	"the answer; token counts go to standard error.",
 	"Keys and base URLs come from each provider's variables (ANTHROPIC_API_KEY,\n"
 	"OPENAI_API_KEY, HF_TOKEN, GENERIC_BASE_URL, ...; docs/providers.md).\n"
 	"Exit codes: 0 answered, 2 bad usage, model name or missing key,\n"
-	"3 provider failure.\n";
+	"3 provider failure.\n",
+	ask_table, 0,
+};
 
 struct ask_result {
 	int exit_code;
@@ -78,96 +97,49 @@ static void on_answer(struct sc_chat_response *resp, void *payload)
 
 int cmd_ask(int argc, char **argv)
 {
-	enum { O_MAX = 256, O_TEMP, O_RUN, O_CACHE, O_CACHE_DIR, O_OFFLINE, O_REF, O_TIMEOUT, O_ATTEMPTS,
-	       O_CONFIG };
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "system", required_argument, NULL, 's' },
-		{ "max-tokens", required_argument, NULL, O_MAX },
-		{ "temperature", required_argument, NULL, O_TEMP },
-		{ "run", required_argument, NULL, O_RUN },
-		{ "cache", required_argument, NULL, O_CACHE },
-		{ "cache-dir", required_argument, NULL, O_CACHE_DIR },
-		{ "offline", no_argument, NULL, O_OFFLINE },
-		{ "reference", required_argument, NULL, O_REF },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "attempts", required_argument, NULL, O_ATTEMPTS },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ask_opts o;
 	struct sc_client_options copt;
 	struct sc_chat_request req;
 	struct sc_chat_message msg;
 	struct sc_client *client = NULL;
 	struct sc_buf prompt = SC_BUF_INIT, cache_dir = SC_BUF_INIT;
 	struct ask_result result = { SC_EXIT_INFRA };
-	const char *model = NULL, *config_path = NULL;
+	const char *model;
 	struct sc_config cfg;
 	struct sc_model pm;
-	int c, err, rc = SC_EXIT_OK, v;
+	int nargs, err, rc = SC_EXIT_OK;
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&pm, 0, sizeof(pm));
 	sc_client_options_init(&copt);
 	copt.cache_mode = SC_CACHE_USE;
 	memset(&req, 0, sizeof(req));
-	req.temperature = -1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': model = optarg; break;
-		case 's': req.system = optarg; break;
-		case O_MAX:
-			if ((rc = sc_cmd_int_option(&req.max_tokens, "ask", "--max-tokens", optarg,
-						    1, 1000000)))
-				return rc;
-			break;
-		case O_TEMP: {
-			char *end;
-			req.temperature = strtod(optarg, &end);
-			/* written so that NaN, which compares false with everything, fails */
-			if (end == optarg || *end || !(req.temperature >= 0 && req.temperature <= 2))
-				return sc_cmd_usage_error("ask", "--temperature wants a number from 0 to 2, not '%s'", optarg);
-			break;
-		}
-		case O_RUN:
-			if ((rc = sc_cmd_int_option(&req.run_index, "ask", "--run", optarg,
-						    0, 1000000)))
-				return rc;
-			break;
-		case O_CACHE:
-			if (sc_cache_mode_parse(&copt.cache_mode, optarg) < 0)
-				return sc_cmd_usage_error("ask", "%s", sc_error_last());
-			break;
-		case O_CACHE_DIR: sc_buf_sets(&cache_dir, optarg); break;
-		case O_OFFLINE: copt.cache_mode = SC_CACHE_OFFLINE; break;
-		case O_REF: req.oracle_answer = optarg; break;
-		case O_TIMEOUT:
-			if ((rc = sc_cmd_int_option(&v, "ask", "--timeout", optarg, 1, 86400)))
-				return rc;
-			copt.timeout_ms = (long)v * 1000;
-			break;
-		case O_ATTEMPTS:
-			if ((rc = sc_cmd_int_option(&copt.max_attempts, "ask", "--attempts", optarg,
-						    1, 100)))
-				return rc;
-			break;
-		case O_CONFIG: config_path = optarg; break;
-		case 'h':
-			fputs(usage, stdout);
-			return SC_EXIT_OK;
-		default:
-			return sc_cmd_option_error("ask", c, argv, opts);
-		}
-	}
+	memset(&o, 0, sizeof(o));
+	o.temperature = -1;  /* the provider's */
+	if ((rc = sc_cmd_options(&ask_spec, &o, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (o.cache && sc_cache_mode_parse(&copt.cache_mode, o.cache) < 0)
+		return sc_cmd_usage_error("ask", "%s", sc_error_last());
+	if (o.offline)
+		copt.cache_mode = SC_CACHE_OFFLINE;
+	if (o.timeout)
+		copt.timeout_ms = (long)o.timeout * 1000;
+	if (o.attempts)
+		copt.max_attempts = o.attempts;
+	if (o.cache_dir)
+		sc_buf_sets(&cache_dir, o.cache_dir);
+	model = o.model;
+	req.system = o.system;
+	req.max_tokens = o.max_tokens;
+	req.temperature = o.temperature;
+	req.run_index = o.run;
+	req.oracle_answer = o.reference;
 	if (!model)
 		return sc_cmd_usage_error("ask", "no model; give one with -m MODEL");
-	if (optind != argc - 1)
+	if (nargs != 1)
 		return sc_cmd_usage_error("ask", "give exactly one PROMPT (\"-\" for standard input)");
 	/* named endpoints and fast-agent's provider settings of the folder's configuration */
-	if ((rc = sc_cmd_load_providers(&cfg, config_path)) != SC_EXIT_OK)
+	if ((rc = sc_cmd_load_providers(&cfg, o.config)) != SC_EXIT_OK)
 		goto done;
 	if (sc_model_parse(&pm, model) < 0) {
 		rc = sc_cmd_usage_error("ask", "%s", sc_error_last());
@@ -175,7 +147,7 @@ int cmd_ask(int argc, char **argv)
 	}
 	if (strcmp(pm.name, model))
 		sc_cmd_line(stderr, "model: %s", pm.name);
-	if (!strcmp(argv[optind], "-")) {
+	if (!strcmp(argv[1], "-")) {
 		if (sc_buf_put_capped(&prompt, "", 0, 1) < 0) { /* keeps the buffer empty */ }
 		for (;;) {
 			char chunk[4096];
@@ -188,7 +160,7 @@ int cmd_ask(int argc, char **argv)
 				break;
 		}
 	} else {
-		sc_buf_sets(&prompt, argv[optind]);
+		sc_buf_sets(&prompt, argv[1]);
 	}
 	if (!cache_dir.len)
 		sc_cache_default_dir(&cache_dir);

@@ -11,37 +11,60 @@
 #include "git/git.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
-
-static const char usage[] =
-	"usage: skillci changed [--repo R] [--base A] [--head B] [--merge-base|--two-dot]\n"
-	"                       [--json] [--all] [--event FILE] [--cache-dir DIR]\n"
-	"\n"
-	"List the skills that changed between two revisions (trees are compared,\n"
-	"never the work tree).\n"
-	"\n"
-	"  --repo R        repository folder (bare or not; default .) or a URL\n"
-	"                  (file://, https://) cloned into the cache, fetched later\n"
-	"  --base A        base revision: SHA, branch, tag, HEAD~N, origin/main\n"
-	"  --head B        head revision (default HEAD)\n"
-	"  --merge-base    compare B with the merge base of A and B (default), as a\n"
-	"                  GitHub pull request does\n"
-	"  --two-dot       compare A and B directly\n"
-	"  --json          a JSON list of {path, name, status, old_path, base_tree,\n"
-	"                  head_tree, reasons, files}\n"
-	"  --all           list every skill at head, unchanged ones too\n"
-	"  --event FILE    GitHub Actions event (default $GITHUB_EVENT_PATH, read\n"
-	"                  when no --base is given): pull_request, push, merge_group\n"
-	"  --cache-dir DIR where URLs are cloned (default $SKILLCI_CACHE_DIR or\n"
-	"                  ~/.cache/skillci)\n"
-	"\n"
-	"Statuses: added, modified, deleted, renamed, typechange, unchanged.\n"
-	"https clones use the token in SKILLCI_GIT_TOKEN or GITHUB_TOKEN.\n"
-	"Exit: 0 listed, 2 bad revision, repository or usage, 3 clone/fetch failure.\n";
 
 struct changed_args {
 	const char *repo, *base, *head, *event, *cache_dir;
 	bool two_dot, json, all;
+};
+
+/* --merge-base and --two-dot: the last one given wins. */
+static int merge_base_option(void *opts, const char *value)
+{
+	SC_UNUSED(value);
+	((struct changed_args *)opts)->two_dot = false;
+	return 0;
+}
+
+static int two_dot_option(void *opts, const char *value)
+{
+	SC_UNUSED(value);
+	((struct changed_args *)opts)->two_dot = true;
+	return 0;
+}
+
+static const struct sc_option changed_table[] = {
+	SC_OPT_STRING("repo", 0, struct changed_args, repo, "R",
+		      "repository folder (bare or not; default .) or a URL\n"
+		      "(file://, https://) cloned into the cache, fetched later"),
+	SC_OPT_STRING("base", 0, struct changed_args, base, "A",
+		      "base revision: SHA, branch, tag, HEAD~N, origin/main"),
+	SC_OPT_STRING("head", 0, struct changed_args, head, "B", "head revision (default HEAD)"),
+	SC_OPT_CALLBACK("merge-base", 0, merge_base_option, NULL,
+			"compare B with the merge base of A and B (default), as a\n"
+			"GitHub pull request does"),
+	SC_OPT_CALLBACK("two-dot", 0, two_dot_option, NULL, "compare A and B directly"),
+	SC_OPT_FLAG("json", 0, struct changed_args, json,
+		    "a JSON list of {path, name, status, old_path, base_tree,\n"
+		    "head_tree, reasons, files}"),
+	SC_OPT_FLAG("all", 0, struct changed_args, all,
+		    "list every skill at head, unchanged ones too"),
+	SC_OPT_STRING("event", 0, struct changed_args, event, "FILE",
+		      "GitHub Actions event (default $GITHUB_EVENT_PATH, read\n"
+		      "when no --base is given): pull_request, push, merge_group"),
+	SC_OPT_STRING("cache-dir", 0, struct changed_args, cache_dir, "DIR",
+		      "where URLs are cloned (default $SKILLCI_CACHE_DIR or\n"
+		      "~/.cache/skillci)"),
+	SC_OPT_END,
+};
+
+static const struct sc_options changed_spec = {
+	"changed", NULL,
+	"List the skills that changed between two revisions (trees are compared,\n"
+	"never the work tree).",
+	"Statuses: added, modified, deleted, renamed, typechange, unchanged.\n"
+	"https clones use the token in SKILLCI_GIT_TOKEN or GITHUB_TOKEN.\n"
+	"Exit: 0 listed, 2 bad revision, repository or usage, 3 clone/fetch failure.\n",
+	changed_table, 0,
 };
 
 static void default_cache_dir(struct sc_buf *out)
@@ -114,47 +137,6 @@ static void print_text(const struct sc_changed *list)
 	}
 }
 
-static int parse_args(struct changed_args *a, int argc, char **argv)
-{
-	enum { O_REPO = 256, O_BASE, O_HEAD, O_MB, O_TWO, O_JSON, O_ALL, O_EVENT, O_CACHE };
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, O_REPO },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "head", required_argument, NULL, O_HEAD },
-		{ "merge-base", no_argument, NULL, O_MB },
-		{ "two-dot", no_argument, NULL, O_TWO },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "all", no_argument, NULL, O_ALL },
-		{ "event", required_argument, NULL, O_EVENT },
-		{ "cache-dir", required_argument, NULL, O_CACHE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_REPO: a->repo = optarg; break;
-		case O_BASE: a->base = optarg; break;
-		case O_HEAD: a->head = optarg; break;
-		case O_MB: a->two_dot = false; break;
-		case O_TWO: a->two_dot = true; break;
-		case O_JSON: a->json = true; break;
-		case O_ALL: a->all = true; break;
-		case O_EVENT: a->event = optarg; break;
-		case O_CACHE: a->cache_dir = optarg; break;
-		case 'h': fputs(usage, stdout); return 1;
-		default:
-			return sc_cmd_option_error("changed", c, argv, longopts);
-		}
-	}
-	if (optind < argc)
-		return sc_cmd_usage_error("changed", "unexpected argument '%s'", argv[optind]);
-	return 0;
-}
-
 int cmd_changed(int argc, char **argv)
 {
 	struct changed_args a = { ".", NULL, NULL, NULL, NULL, false, false, false };
@@ -167,10 +149,12 @@ int cmd_changed(int argc, char **argv)
 	char base[SC_GIT_HEX_SIZE] = "", head[SC_GIT_HEX_SIZE] = "", mb[SC_GIT_HEX_SIZE];
 	const char *base_rev = NULL, *head_rev;
 	bool no_base = false;
-	int err = 0, rc;
+	int err = 0, rc, nargs;
 
-	if ((rc = parse_args(&a, argc, argv)) != 0)
-		return rc == 1 ? SC_EXIT_OK : rc;
+	if ((rc = sc_cmd_options(&changed_spec, &a, argc, argv, &nargs)) != 0)
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (nargs)
+		return sc_cmd_usage_error("changed", "unexpected argument '%s'", argv[1]);
 	if (!a.base && !a.event && getenv("GITHUB_EVENT_PATH") && *getenv("GITHUB_EVENT_PATH"))
 		a.event = getenv("GITHUB_EVENT_PATH");
 	head_rev = a.head ? a.head : "HEAD";

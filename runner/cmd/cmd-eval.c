@@ -17,76 +17,114 @@
 #include "results/store.h"
 #include "results/verdict.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <unistd.h>
 
-#define MAX_MODELS 64
+/* What the command takes: eval's options (pipeline/evalrun.h), filled by the table, and its own. */
+struct eval_opts {
+	struct sc_evalrun_options e;
+	const char *json;
+	bool verbose;
+};
 
-static void usage(FILE *f)
+/* --agent MODE: auto, always or never (agent/agent.h). */
+static int agent_option(void *opts, const char *value)
 {
-	fprintf(f,
-		"usage: skillci eval DIR... -m MODEL... [--runs N | --max-runs R [--first-runs F]]\n"
-		"                    [--lift-margin P] [--no-baseline] [--tests FILE]\n"
-		"                    [--generate-tests] [--test-gen-model MODEL]\n"
-		"                    [--max-turns N] [--judge MODEL] [--grader MODEL] [--agent MODE]\n"
-		"                    [--offline]\n"
-		"                    [--store LOCATION]\n"
-		"                    [--no-reuse] [--cache DIR] [--no-cache] [--retries N] [--json FILE]\n"
-		"                    [--fixtures DIR] [--arch ARCH] [--compile-only] [--config FILE] [-v]\n"
-		"\n"
-		"Evaluates each skill folder with and without the skill on every model. DIR may\n"
-		"also name a skill in skills_dir (upskill.config.yaml, skillci.yml).\n"
-		"\n"
-		"  -m, --model MODEL    model to evaluate (repeat for several): PROVIDER.MODEL[.EFFORT]\n"
-		"                       [?reasoning=R&temperature=T], an alias (haiku, sonnet, gpt-4.1,\n"
-		"                       kimi, ...), an endpoint of skillci.yml's providers (lab.MODEL),\n"
-		"                       or oracle.self (self-test); 'skillci help models' lists them\n"
-		"  --runs N             runs per test, a fixed design (default: runs in skillci.yml, else 1)\n"
-		"  --max-runs R         sample sequentially: rounds of --first-runs runs per test on\n"
-		"                       both sides, per skill x model until the lift over no skill\n"
-		"                       is shown or ruled out, at most R runs per test (default:\n"
-		"                       gate.max_runs in skillci.yml; 0 there: the fixed design)\n"
-		"  --first-runs F       runs per test in each round (default gate.first_runs, else 1)\n"
-		"  --lift-margin P      sequential: the lift in points the skill must show (default 0)\n"
-		"  --no-baseline        do not evaluate without the skill\n"
-		"  -t, --tests FILE     test file to use instead of the skill's own tests\n"
-		"  --generate-tests     a skill without tests gets tests written by the test\n"
-		"                       generation model first, saved in its skill_meta.json\n"
-		"  --test-gen-model M   that model (default: test_gen_model, else\n"
-		"                       skill_generation_model of upskill.config.yaml, else sonnet)\n"
-		"  --max-turns N        model turns for kernel tests and agent runs (default 3)\n"
-		"  --agent MODE         which tests run as agents, with tools in a jail: auto (tests\n"
-		"                       with workspace verifiers, trigger tests), always (every text\n"
-		"                       test), never (default: agent.mode in skillci.yml, else auto)\n"
-		"  --judge MODEL        score every answer 0-1 with this model (beside the verdict)\n"
-		"  --rubric FILE        the judge's rubric (default: a built-in one)\n"
-		"  --grader MODEL       grade tests' expectations with this model, per statement with\n"
-		"                       quoted evidence (default: grader.model; without one such\n"
-		"                       tests are unverified: skillci help tests)\n");
-	fprintf(f,
-		"  --offline            answer from the response cache only\n"
-		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
-		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
-		"                       $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
-		"  --no-reuse           evaluate every unit even when the store has it\n"
-		"  --concurrency N      model requests in flight, all providers together (default:\n"
-		"                       skillci.yml concurrency, else 64)\n"
-		"  --retries N          retries per model request after the first try (default 5)\n"
-		"  --jobs N             kernel checks at once, each in its own worker process\n"
-		"                       (default: one per GPU; without a GPU, one per CPU)\n"
-		"  --json FILE          write the results JSON (docs/results-json.md)\n"
-		"  --fixtures DIR       kernel fixtures (default fixtures)\n"
-		"  --arch ARCH          GPU architecture for kernel tests (default sm_90)\n"
-		"  --compile-only       check kernels without a GPU even when one is present\n"
-		"  --allow-unpinned     accept fixtures missing from or changed since fixtures.lock\n"
-		"  --config FILE        configuration (default: ./skillci.yml and ./upskill.config.yaml\n"
-		"                       when present); flags override it\n"
-		"  -v, --verbose        per-test lines\n"
-		"\n"
-		"exit: 0 done, 2 bad usage or input, 3 infrastructure failure (too many\n"
-		"provider errors, store or network failure).\n");
+	struct eval_opts *o = opts;
+	enum sc_agent_mode mode;
+	int err;
+
+	if ((err = sc_agent_mode_parse(&mode, value)) < 0)
+		return err;
+	o->e.agent_mode = (int)mode;
+	o->e.agent_mode_set = true;
+	return 0;
 }
+
+static const struct sc_option eval_table[] = {
+	SC_OPT_LIST("model", 'm', struct eval_opts, e.models, e.nmodels, 64, "MODEL",
+		    "model to evaluate (repeat for several): PROVIDER.MODEL[.EFFORT]\n"
+		    "[?reasoning=R&temperature=T], an alias (haiku, sonnet, gpt-4.1,\n"
+		    "kimi, ...), an endpoint of skillci.yml's providers (lab.MODEL),\n"
+		    "or oracle.self (self-test); 'skillci help models' lists them"),
+	SC_OPT_INT("runs", 0, struct eval_opts, e.runs, 1, 1000, "N",
+		   "runs per test, a fixed design (default: runs in skillci.yml,\n"
+		   "else 1)"),
+	SC_OPT_INT("max-runs", 0, struct eval_opts, e.max_runs, 1, 1000, "R",
+		   "sample sequentially: rounds of --first-runs runs per test on\n"
+		   "both sides, per skill x model until the lift over no skill\n"
+		   "is shown or ruled out, at most R runs per test (default:\n"
+		   "gate.max_runs in skillci.yml; 0 there: the fixed design)"),
+	SC_OPT_INT("first-runs", 0, struct eval_opts, e.first_runs, 1, 1000, "F",
+		   "runs per test in each round (default gate.first_runs, else 1)"),
+	SC_OPT_DOUBLE("lift-margin", 0, struct eval_opts, e.lift_margin, 0, 99, "P",
+		      "sequential: the lift in points the skill must show (default 0)"),
+	SC_OPT_FLAG("no-baseline", 0, struct eval_opts, e.no_baseline,
+		    "do not evaluate without the skill"),
+	SC_OPT_STRING("tests", 't', struct eval_opts, e.tests_file, "FILE",
+		      "test file to use instead of the skill's own tests"),
+	SC_OPT_FLAG("generate-tests", 0, struct eval_opts, e.generate_tests,
+		    "a skill without tests gets tests written by the test\n"
+		    "generation model first, saved in its skill_meta.json"),
+	SC_OPT_STRING("test-gen-model", 0, struct eval_opts, e.test_gen_model, "M",
+		      "that model (default: test_gen_model, else\n"
+		      "skill_generation_model of upskill.config.yaml, else sonnet)"),
+	SC_OPT_INT("max-turns", 0, struct eval_opts, e.max_turns, 1, 1000, "N",
+		   "model turns for kernel tests and agent runs (default 3)"),
+	SC_OPT_CALLBACK("agent", 0, agent_option, "MODE",
+			"which tests run as agents, with tools in a jail: auto (tests\n"
+			"with workspace verifiers, trigger tests), always (every text\n"
+			"test), never (default: agent.mode in skillci.yml, else auto)"),
+	SC_OPT_STRING("judge", 0, struct eval_opts, e.judge, "MODEL",
+		      "score every answer 0-1 with this model (beside the verdict)"),
+	SC_OPT_STRING("rubric", 0, struct eval_opts, e.rubric_file, "FILE",
+		      "the judge's rubric (default: a built-in one)"),
+	SC_OPT_STRING("grader", 0, struct eval_opts, e.grader, "MODEL",
+		      "grade tests' expectations with this model, per statement with\n"
+		      "quoted evidence (default: grader.model; without one such\n"
+		      "tests are unverified: skillci help tests)"),
+	SC_OPT_FLAG("offline", 0, struct eval_opts, e.offline, "answer from the response cache only"),
+	SC_OPT_STRING("cache", 0, struct eval_opts, e.cache, "DIR",
+		      "response cache (default .skillci/cache)"),
+	SC_OPT_FLAG("no-cache", 0, struct eval_opts, e.no_cache, "no response cache"),
+	SC_OPT_STRING("store", 0, struct eval_opts, e.store, "LOCATION",
+		      "results store: a SQLite file or postgresql://… (default\n"
+		      "$" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")"),
+	SC_OPT_FLAG("no-reuse", 0, struct eval_opts, e.no_reuse,
+		    "evaluate every unit even when the store has it"),
+	SC_OPT_INT("concurrency", 0, struct eval_opts, e.concurrency, 1, 1000, "N",
+		   "model requests in flight, all providers together (default:\n"
+		   "skillci.yml concurrency, else 64)"),
+	SC_OPT_INT("retries", 0, struct eval_opts, e.retries, 0, 20, "N",
+		   "retries per model request after the first try (default 5)"),
+	SC_OPT_INT("jobs", 0, struct eval_opts, e.jobs, 1, SC_MAX_JOBS, "N",
+		   "kernel checks at once, each in its own worker process\n"
+		   "(default: one per GPU; without a GPU, one per CPU)"),
+	SC_OPT_STRING("json", 0, struct eval_opts, json, "FILE",
+		      "write the results JSON (docs/results-json.md)"),
+	SC_OPT_STRING("fixtures", 0, struct eval_opts, e.fixtures, "DIR",
+		      "kernel fixtures (default fixtures)"),
+	SC_OPT_STRING("arch", 0, struct eval_opts, e.arch, "ARCH",
+		      "GPU architecture for kernel tests (default sm_90)"),
+	SC_OPT_FLAG("compile-only", 0, struct eval_opts, e.compile_only,
+		    "check kernels without a GPU even when one is present"),
+	SC_OPT_FLAG("allow-unpinned", 0, struct eval_opts, e.allow_unpinned,
+		    "accept fixtures missing from or changed since fixtures.lock"),
+	SC_OPT_STRING("config", 0, struct eval_opts, e.config, "FILE",
+		      "configuration (default: ./skillci.yml and ./upskill.config.yaml\n"
+		      "when present); flags override it"),
+	SC_OPT_FLAG("verbose", 'v', struct eval_opts, verbose, "per-test lines"),
+	SC_OPT_END,
+};
+
+static const struct sc_options eval_spec = {
+	"eval", "DIR...",
+	"Evaluates each skill folder with and without the skill on every model. DIR may\n"
+	"also name a skill in skills_dir (upskill.config.yaml, skillci.yml).",
+	"exit: 0 done, 2 bad usage or input, 3 infrastructure failure (too many\n"
+	"provider errors, store or network failure).\n",
+	eval_table, 0,
+};
 
 /* "40%", or "-" when absent; rounds like Python's :.0% format. */
 static void pct(struct sc_buf *out, double v)
@@ -447,151 +485,41 @@ static void line_out(const char *line, void *payload)
 
 int cmd_eval(int argc, char **argv)
 {
-	enum { O_RUNS = 256, O_NO_BASELINE, O_MAX_TURNS, O_OFFLINE, O_STORE, O_JSON, O_JUDGE,
-	       O_RUBRIC, O_CACHE, O_NO_CACHE, O_NO_REUSE, O_CONC, O_JOBS, O_FIXTURES, O_ARCH,
-	       O_COMPILE_ONLY, O_UNPINNED, O_CONFIG, O_GEN_TESTS, O_TEST_GEN, O_RETRIES,
-	       O_MAX_RUNS, O_FIRST_RUNS, O_LIFT_MARGIN, O_GRADER, O_AGENT };
-	static const struct option longopts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "runs", required_argument, NULL, O_RUNS },
-		{ "max-runs", required_argument, NULL, O_MAX_RUNS },
-		{ "first-runs", required_argument, NULL, O_FIRST_RUNS },
-		{ "lift-margin", required_argument, NULL, O_LIFT_MARGIN },
-		{ "no-baseline", no_argument, NULL, O_NO_BASELINE },
-		{ "tests", required_argument, NULL, 't' },
-		{ "max-turns", required_argument, NULL, O_MAX_TURNS },
-		{ "offline", no_argument, NULL, O_OFFLINE },
-		{ "store", required_argument, NULL, O_STORE },
-		{ "json", required_argument, NULL, O_JSON },
-		{ "judge", required_argument, NULL, O_JUDGE },
-		{ "grader", required_argument, NULL, O_GRADER },
-		{ "agent", required_argument, NULL, O_AGENT },
-		{ "rubric", required_argument, NULL, O_RUBRIC },
-		{ "cache", required_argument, NULL, O_CACHE },
-		{ "no-cache", no_argument, NULL, O_NO_CACHE },
-		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
-		{ "concurrency", required_argument, NULL, O_CONC },
-		{ "retries", required_argument, NULL, O_RETRIES },
-		{ "jobs", required_argument, NULL, O_JOBS },
-		{ "fixtures", required_argument, NULL, O_FIXTURES },
-		{ "arch", required_argument, NULL, O_ARCH },
-		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
-		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "generate-tests", no_argument, NULL, O_GEN_TESTS },
-		{ "test-gen-model", required_argument, NULL, O_TEST_GEN },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *models[MAX_MODELS];
-	const char *json_path = NULL;
-	bool verbose = false, tty = isatty(2);
-	struct sc_evalrun_options eo;
+	struct eval_opts o;
+	struct sc_evalrun_options *eo;
+	bool tty = isatty(2);
 	struct sc_evalrun_info info;
 	struct sc_evalrun *e = NULL;
 	struct sc_diags cdiags = SC_DIAGS_INIT;
 	struct sc_store *store = NULL;
 	struct sc_results *res;
 	struct sc_verdicts v;
-	int c, err = 0, rc = SC_EXIT_OK, infra_rc = SC_EXIT_OK;
+	int nargs, err = 0, rc = SC_EXIT_OK, infra_rc = SC_EXIT_OK;
 
-	memset(&eo, 0, sizeof(eo));
+	memset(&o, 0, sizeof(o));
 	memset(&v, 0, sizeof(v));
-	eo.retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:t:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (eo.nmodels == MAX_MODELS)
-				return sc_cmd_usage_error("eval", "at most %d models", MAX_MODELS);
-			models[eo.nmodels++] = optarg;
-			break;
-		case O_RUNS:
-			if ((rc = sc_cmd_int_option(&eo.runs, "eval", "--runs", optarg, 1, 1000)))
-				return rc;
-			break;
-		case O_MAX_RUNS:
-			if ((rc = sc_cmd_int_option(&eo.max_runs, "eval", "--max-runs", optarg, 1, 1000)))
-				return rc;
-			break;
-		case O_FIRST_RUNS:
-			if ((rc = sc_cmd_int_option(&eo.first_runs, "eval", "--first-runs", optarg,
-						    1, 1000)))
-				return rc;
-			break;
-		case O_LIFT_MARGIN: {
-			int points = 0;
-			if ((rc = sc_cmd_int_option(&points, "eval", "--lift-margin", optarg, 0, 99)))
-				return rc;
-			eo.lift_margin = points;
-			break;
-		}
-		case O_MAX_TURNS:
-			if ((rc = sc_cmd_int_option(&eo.max_turns, "eval", "--max-turns", optarg,
-						    1, 1000)))
-				return rc;
-			break;
-		case O_CONC:
-			if ((rc = sc_cmd_int_option(&eo.concurrency, "eval", "--concurrency", optarg,
-						    1, 1000)))
-				return rc;
-			break;
-		case O_RETRIES:
-			if ((rc = sc_cmd_int_option(&eo.retries, "eval", "--retries", optarg, 0, 20)))
-				return rc;
-			break;
-		case O_JOBS:
-			if ((rc = sc_cmd_int_option(&eo.jobs, "eval", "--jobs", optarg, 1, SC_MAX_JOBS)))
-				return rc;
-			break;
-		case O_NO_BASELINE: eo.no_baseline = true; break;
-		case 't': eo.tests_file = optarg; break;
-		case O_OFFLINE: eo.offline = true; break;
-		case O_STORE: eo.store = optarg; break;
-		case O_JSON: json_path = optarg; break;
-		case O_JUDGE: eo.judge = optarg; break;
-		case O_GRADER: eo.grader = optarg; break;
-		case O_AGENT: {
-			enum sc_agent_mode mode;
-			if (sc_agent_mode_parse(&mode, optarg) < 0)
-				return sc_cmd_usage_error("eval", "--agent: %s", sc_error_last());
-			eo.agent_mode = (int)mode;
-			eo.agent_mode_set = true;
-			break;
-		}
-		case O_RUBRIC: eo.rubric_file = optarg; break;
-		case O_CACHE: eo.cache = optarg; eo.no_cache = false; break;
-		case O_NO_CACHE: eo.no_cache = true; break;
-		case O_NO_REUSE: eo.no_reuse = true; break;
-		case O_FIXTURES: eo.fixtures = optarg; break;
-		case O_ARCH:
-			if (strncmp(optarg, "sm_", 3) || strlen(optarg) > 8)
-				return sc_cmd_usage_error("eval", "--arch must be a real architecture such as sm_90");
-			eo.arch = optarg;
-			break;
-		case O_COMPILE_ONLY: eo.compile_only = true; break;
-		case O_UNPINNED: eo.allow_unpinned = true; break;
-		case O_CONFIG: eo.config = optarg; break;
-		case O_GEN_TESTS: eo.generate_tests = true; break;
-		case O_TEST_GEN: eo.test_gen_model = optarg; break;
-		case 'v': verbose = true; sc_log_set_level(SC_LOG_DEBUG); break;
-		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("eval", c, argv, longopts);
-		}
+	o.e.retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
+	if ((rc = sc_cmd_options(&eval_spec, &o, argc, argv, &nargs)))
+		goto done;
+	if (!nargs) {
+		rc = sc_cmd_usage_error("eval", "name at least one skill folder");
+		goto done;
 	}
-	if (optind >= argc)
-		return sc_cmd_usage_error("eval", "name at least one skill folder");
-	eo.models = models;
-	eo.dirs = (const char *const *)argv + optind;
-	eo.ndirs = (size_t)(argc - optind);
-	eo.on_unit = progress;
-	eo.on_line = line_out;
-	eo.payload = &tty;
+	if (o.e.arch && (strncmp(o.e.arch, "sm_", 3) || strlen(o.e.arch) > 8)) {
+		rc = sc_cmd_usage_error("eval", "--arch must be a real architecture such as sm_90");
+		goto done;
+	}
+	if (o.verbose)
+		sc_log_set_level(SC_LOG_DEBUG);
+	eo = &o.e;
+	eo->dirs = (const char *const *)argv + 1;
+	eo->ndirs = (size_t)nargs;
+	eo->on_unit = progress;
+	eo->on_line = line_out;
+	eo->payload = &tty;
 
 	e = sc_evalrun_new();
-	err = sc_evalrun_open(e, &eo, &cdiags);
+	err = sc_evalrun_open(e, eo, &cdiags);
 	sc_evalrun_info(e, &info);
 	for (size_t i = 0; i < cdiags.n; i++) {
 		struct sc_buf line = SC_BUF_INIT;
@@ -628,10 +556,10 @@ int cmd_eval(int argc, char **argv)
 			if (sc_model_parse(&pm, info.models[m]) < 0)
 				continue;
 			print_skill_model(res, &res->skills[s], pm.name, info.models[m], info.baseline,
-					  verbose, &info, &v);
+					  o.verbose, &info, &v);
 			sc_model_release(&pm);
 		}
-	if (info.nmodels > 1 || eo.ndirs > 1)
+	if (info.nmodels > 1 || eo->ndirs > 1)
 		print_table(res, info.baseline);
 	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld",
 	       (long long)res->totals.units, (long long)res->totals.evaluated,
@@ -643,7 +571,7 @@ int cmd_eval(int argc, char **argv)
 	       (long long)res->totals.skipped);
 	sc_cmd_line(stderr, "run %s stored in %s", res->run.id, sc_store_path(store));
 
-	if (json_path && (err = sc_results_save(res, json_path)) < 0) {
+	if (o.json && (err = sc_results_save(res, o.json)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
@@ -654,6 +582,8 @@ int cmd_eval(int argc, char **argv)
 		sc_cmd_line(stderr, "error: could not check: %s", v.cause);
 	rc = v.exit_code;
 done:
+	rc = rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	sc_options_release(&eval_spec, &o);
 	sc_verdict_release(&v);
 	sc_evalrun_free(e);
 	sc_store_free(store);

@@ -15,16 +15,29 @@
 #include "kernelrun/kernelrun.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: skillci fixtures list|verify|lock [--fixtures DIR] [--json] [--arch sm_90]\n"
-		   "                        [--cache DIR]\n\n"
-		   "list: fixtures with hash and pin state; verify: pins match, baselines and\n"
-		   "solutions compile (and pass, with a GPU; --cache DIR: through the cubin\n"
-		   "cache there); lock: re-pin fixtures.lock.\n");
-}
+struct fixtures_opts {
+	const char *dir, *arch, *cache;
+	bool json;
+};
+
+static const struct sc_option fixtures_table[] = {
+	SC_OPT_STRING("fixtures", 0, struct fixtures_opts, dir, "DIR",
+		      "kernel fixtures (default fixtures)"),
+	SC_OPT_FLAG("json", 0, struct fixtures_opts, json, "list and verify as JSON"),
+	SC_OPT_STRING("arch", 0, struct fixtures_opts, arch, "ARCH",
+		      "GPU architecture to compile for (default sm_90)"),
+	SC_OPT_STRING("cache", 0, struct fixtures_opts, cache, "DIR",
+		      "verify through the cubin cache there"),
+	SC_OPT_END,
+};
+
+static const struct sc_options fixtures_spec = {
+	"fixtures", "list|verify|lock",
+	"list: fixtures with hash and pin state; verify: pins match, baselines and\n"
+	"solutions compile (and pass, with a GPU); lock: re-pin fixtures.lock.",
+	NULL, fixtures_table, 0,
+};
 
 static const char *pin_name(enum sc_fixture_pin p)
 {
@@ -63,35 +76,22 @@ done:
 
 int cmd_fixtures(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "fixtures", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dir = "fixtures", *arch = "sm_90", *cache = NULL, *sub;
-	bool json = false;
-	int c, err, rc = SC_EXIT_OK;
+	struct fixtures_opts opt = { "fixtures", "sm_90", NULL, false };
+	const char *dir, *arch, *cache, *sub;
+	bool json;
+	int nargs, err, rc = SC_EXIT_OK;
 	struct sc_fixture_list list = { 0 };
 	struct sc_buf worker = SC_BUF_INIT, result = SC_BUF_INIT;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f': dir = optarg; break;
-		case 'j': json = true; break;
-		case 'a': arch = optarg; break;
-		case 'c': cache = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: return sc_cmd_option_error("fixtures", c, argv, opts);
-		}
-	}
-	if (argc - optind != 1)
+	if ((rc = sc_cmd_options(&fixtures_spec, &opt, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (nargs != 1)
 		return sc_cmd_usage_error("fixtures", "expected list, verify or lock");
-	sub = argv[optind];
+	sub = argv[1];
+	dir = opt.dir;
+	arch = opt.arch;
+	cache = opt.cache;
+	json = opt.json;
 	if (strcmp(sub, "list") && strcmp(sub, "verify") && strcmp(sub, "lock"))
 		return sc_cmd_usage_error("fixtures", "unknown subcommand '%s'", sub);
 	if ((err = sc_fixture_list(&list, dir)) < 0)

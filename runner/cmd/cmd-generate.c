@@ -17,54 +17,75 @@
 #include "skills/skill.h"
 #include "results/store.h"
 
-#include <getopt.h>
 #include <math.h>
 
 #define MAX_LIST 64
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: skillci generate TASK [-e EXAMPLE...] [-f|--from TRACE.md|TRACE.json|SKILL_DIR]\n"
-		"                        [-m TEACHER] [--test-gen-model M] [--eval-model STUDENT...]\n"
-		"                        [--fixture NAME...] [-o DIR] [--force] [--no-eval] [--max-refine N]\n"
-		"\n"
-		"A teacher model writes a skill for TASK and tests for it, skillci evaluates it\n"
-		"with and without the skill on the teacher and each student, refines it while it\n"
-		"is not beneficial, and saves the best version (SKILL.md, references/,\n"
-		"skill_meta.json) as upskill does.\n"
-		"\n"
-		"  -e, --example TEXT     an input -> output example (repeat for several)\n"
-		"  -f, --from PATH        a trace of an agent's work (Markdown, or a JSON/JSONL\n"
-		"                         transcript) to distil, or a skill folder to improve\n"
-		"  -m, --model TEACHER    the teacher (default: skill_generation_model of\n"
-		"                         upskill.config.yaml, else sonnet)\n"
-		"  --test-gen-model M     model that writes the tests (default: test_gen_model,\n"
-		"                         else the teacher)\n"
-		"  --eval-model STUDENT   also evaluate on this model (repeat for several); the\n"
-		"                         skill must be beneficial on every student\n"
-		"  --fixture NAME         kernel tests: use these fixtures (repeat for several)\n"
-		"  --fixtures DIR         kernel fixtures the teacher may pick from (default fixtures)\n"
-		"  --compile-only         check kernels without a GPU even when one is present\n"
-		"  --allow-unpinned       accept fixtures missing from or changed since fixtures.lock\n"
-		"  -o, --output DIR       where to save (default SKILLS_DIR/NAME, skills_dir of the\n"
-		"                         configuration, else skills); its last part is\n"
-		"                         the skill's name; a folder that is there and not\n"
-		"                         empty is refused unless --force\n"
-		"  --force                write over an existing skill folder\n"
-		"  --no-eval              write the skill only: no tests, no evaluation\n"
-		"  --max-refine N         refinements while not beneficial, 0-%d (default: one\n"
-		"                         fewer than max_refine_attempts of upskill.config.yaml,\n"
-		"                         upskill's evaluations in all, default 2)\n"
-		"  --runs N               evaluation runs per test (default 1)\n"
-		"  --store LOCATION       results store: a SQLite file or postgresql://… (default\n"
-		"                         $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
-		"  --cache DIR            response cache (default .skillci/cache); --no-cache: none\n"
-		"\n"
-		"exit: 0 saved, 2 bad usage or input, 3 the teacher or a student could not be\n"
-		"reached, or the teacher gave no usable answer after one retry.\n",
-		SC_GEN_MAX_REFINE);
-}
+/* What the command takes: the teacher's options (teacher/generate.h), filled by the table, and its own. */
+struct gen_opts {
+	struct sc_gen_options g;
+	const char *store, *cache;
+	bool no_cache, compile_only, allow_unpinned;
+	int max_refine;  /* -1: the configuration's */
+};
+
+static const struct sc_option gen_table[] = {
+	SC_OPT_LIST("example", 'e', struct gen_opts, g.examples, g.nexamples, MAX_LIST, "TEXT",
+		    "an input -> output example (repeat for several)"),
+	SC_OPT_STRING("from", 'f', struct gen_opts, g.from, "PATH",
+		      "a trace of an agent's work (Markdown, or a JSON/JSONL\n"
+		      "transcript) to distil, or a skill folder to improve"),
+	SC_OPT_STRING("model", 'm', struct gen_opts, g.teacher, "TEACHER",
+		      "the teacher (default: skill_generation_model of\n"
+		      "upskill.config.yaml, else sonnet)"),
+	SC_OPT_STRING("test-gen-model", 0, struct gen_opts, g.test_gen_model, "M",
+		      "model that writes the tests (default: test_gen_model,\n"
+		      "else the teacher)"),
+	SC_OPT_LIST("eval-model", 0, struct gen_opts, g.students, g.nstudents, MAX_LIST, "STUDENT",
+		    "also evaluate on this model (repeat for several); the\n"
+		    "skill must be beneficial on every student"),
+	SC_OPT_LIST("fixture", 0, struct gen_opts, g.fixtures, g.nfixtures, MAX_LIST, "NAME",
+		    "kernel tests: use these fixtures (repeat for several)"),
+	SC_OPT_STRING("fixtures", 0, struct gen_opts, g.fixtures_dir, "DIR",
+		      "kernel fixtures the teacher may pick from (default fixtures)"),
+	SC_OPT_FLAG("compile-only", 0, struct gen_opts, compile_only,
+		    "check kernels without a GPU even when one is present"),
+	SC_OPT_FLAG("allow-unpinned", 0, struct gen_opts, allow_unpinned,
+		    "accept fixtures missing from or changed since fixtures.lock"),
+	SC_OPT_STRING("output", 'o', struct gen_opts, g.out_dir, "DIR",
+		      "where to save (default SKILLS_DIR/NAME, skills_dir of the\n"
+		      "configuration, else skills); its last part is\n"
+		      "the skill's name; a folder that is there and not\n"
+		      "empty is refused unless --force"),
+	SC_OPT_FLAG("force", 0, struct gen_opts, g.force, "write over an existing skill folder"),
+	SC_OPT_FLAG("no-eval", 0, struct gen_opts, g.no_eval,
+		    "write the skill only: no tests, no evaluation"),
+	SC_OPT_INT("max-refine", 0, struct gen_opts, max_refine, 0, SC_GEN_MAX_REFINE, "N",
+		   "refinements while not beneficial, 0-" SC_OPT_NUM(SC_GEN_MAX_REFINE)
+		   " (default: one\n"
+		   "fewer than max_refine_attempts of upskill.config.yaml,\n"
+		   "upskill's evaluations in all, default 2)"),
+	SC_OPT_INT("runs", 0, struct gen_opts, g.runs, 1, 100, "N",
+		   "evaluation runs per test (default 1)"),
+	SC_OPT_STRING("store", 0, struct gen_opts, store, "LOCATION",
+		      "results store: a SQLite file or postgresql://… (default\n"
+		      "$" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")"),
+	SC_OPT_STRING("cache", 0, struct gen_opts, cache, "DIR",
+		      "response cache (default .skillci/cache)"),
+	SC_OPT_FLAG("no-cache", 0, struct gen_opts, no_cache, "no response cache"),
+	SC_OPT_END,
+};
+
+static const struct sc_options gen_spec = {
+	"generate", "TASK",
+	"A teacher model writes a skill for TASK and tests for it, skillci evaluates it\n"
+	"with and without the skill on the teacher and each student, refines it while it\n"
+	"is not beneficial, and saves the best version (SKILL.md, references/,\n"
+	"skill_meta.json) as upskill does.",
+	"exit: 0 saved, 2 bad usage or input, 3 the teacher or a student could not be\n"
+	"reached, or the teacher gave no usable answer after one retry.\n",
+	gen_table, 0,
+};
 
 /*
  * Everything the teacher wrote (name, description, file names) and every
@@ -164,119 +185,56 @@ static void print_summary(const struct sc_gen_result *r)
 
 int cmd_generate(int argc, char **argv)
 {
-	enum { O_TESTGEN = 256, O_EVAL_MODEL, O_FIXTURE, O_FIXTURES, O_NO_EVAL, O_MAX_REFINE,
-	       O_RUNS, O_STORE, O_CACHE, O_NO_CACHE, O_COMPILE_ONLY, O_ALLOW_UNPINNED, O_FORCE };
-	static const struct option longopts[] = {
-		{ "example", required_argument, NULL, 'e' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "test-gen-model", required_argument, NULL, O_TESTGEN },
-		{ "eval-model", required_argument, NULL, O_EVAL_MODEL },
-		{ "fixture", required_argument, NULL, O_FIXTURE },
-		{ "fixtures", required_argument, NULL, O_FIXTURES },
-		{ "no-eval", no_argument, NULL, O_NO_EVAL },
-		{ "max-refine", required_argument, NULL, O_MAX_REFINE },
-		{ "runs", required_argument, NULL, O_RUNS },
-		{ "store", required_argument, NULL, O_STORE },
-		{ "cache", required_argument, NULL, O_CACHE },
-		{ "no-cache", no_argument, NULL, O_NO_CACHE },
-		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
-		{ "allow-unpinned", no_argument, NULL, O_ALLOW_UNPINNED },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *examples[MAX_LIST], *students[MAX_LIST], *fixtures[MAX_LIST];
-	const char *store_path = NULL, *cache_dir = ".skillci/cache";
-	struct sc_gen_options opt;
+	struct gen_opts o;
+	const char *store_path;
+	struct sc_gen_options *opt = &o.g;
 	struct sc_gen_result res;
 	struct sc_client_options copt;
 	struct sc_client *client = NULL;
 	struct sc_store *store = NULL;
 	struct sc_kernelops kops;
-	bool compile_only = false, allow_unpinned = false, teacher_set = false, refine_set = false;
 	struct sc_model check;
 	struct sc_config cfg;
-	int c, err, rc = SC_EXIT_OK;
+	int nargs, err, rc = SC_EXIT_OK;
 
 	memset(&cfg, 0, sizeof(cfg));
-	sc_gen_options_init(&opt);
+	memset(&o, 0, sizeof(o));
+	sc_gen_options_init(opt);
+	o.max_refine = -1;
 	sc_kernelops_init(&kops, "fixtures", "sm_90", false, 300);
 	sc_gen_result_init(&res);
-	opt.teacher = "sonnet";
-	opt.examples = examples;
-	opt.students = students;
-	opt.fixtures = fixtures;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:f:m:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-		case O_EVAL_MODEL:
-		case O_FIXTURE: {
-			const char **list = c == 'e' ? examples : c == O_FIXTURE ? fixtures : students;
-			size_t *n = c == 'e' ? &opt.nexamples : c == O_FIXTURE ? &opt.nfixtures
-									   : &opt.nstudents;
-			if (*n == MAX_LIST)
-				return sc_cmd_usage_error("generate", "at most %d of each list",
-							  MAX_LIST);
-			list[(*n)++] = optarg;
-			break;
-		}
-		case 'f': opt.from = optarg; break;
-		case 'm': opt.teacher = optarg; teacher_set = true; break;
-		case 'o': opt.out_dir = optarg; break;
-		case O_TESTGEN: opt.test_gen_model = optarg; break;
-		case O_FIXTURES: opt.fixtures_dir = optarg; break;
-		case O_NO_EVAL: opt.no_eval = true; break;
-		case O_MAX_REFINE:
-			rc = sc_cmd_int_option(&opt.max_refine, "generate", "--max-refine", optarg,
-					       0, SC_GEN_MAX_REFINE);
-			if (rc)
-				return rc;
-			refine_set = true;
-			break;
-		case O_RUNS:
-			if ((rc = sc_cmd_int_option(&opt.runs, "generate", "--runs", optarg,
-						    1, 100)))
-				return rc;
-			break;
-		case O_STORE: store_path = optarg; break;
-		case O_CACHE: cache_dir = optarg; break;
-		case O_NO_CACHE: cache_dir = NULL; break;
-		case O_COMPILE_ONLY: compile_only = true; break;
-		case O_ALLOW_UNPINNED: allow_unpinned = true; break;
-		case O_FORCE: opt.force = true; break;
-		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("generate", c, argv, longopts);
-		}
+	if ((rc = sc_cmd_options(&gen_spec, &o, argc, argv, &nargs)))
+		goto done;
+	if (!nargs) {
+		rc = sc_cmd_usage_error("generate", "name the TASK to write a skill for");
+		goto done;
 	}
-	if (optind >= argc)
-		return sc_cmd_usage_error("generate", "name the TASK to write a skill for");
-	if (optind + 1 < argc)
-		return sc_cmd_usage_error("generate", "one TASK only; quote it (\"%s %s ...\")",
-					  argv[optind], argv[optind + 1]);
-	opt.task = argv[optind];
+	if (nargs > 1) {
+		rc = sc_cmd_usage_error("generate", "one TASK only; quote it (\"%s %s ...\")",
+					argv[1], argv[2]);
+		goto done;
+	}
+	opt->task = argv[1];
 	/* upskill.config.yaml's models, skillci.yml's endpoints, fastagent.config.yaml's providers */
 	if ((rc = sc_cmd_load_providers(&cfg, NULL)) != SC_EXIT_OK)
 		goto done;
-	if (!teacher_set && cfg.generate_model)
-		opt.teacher = cfg.generate_model;
-	if (!opt.test_gen_model)
-		opt.test_gen_model = cfg.test_gen_model;
-	opt.skills_dir = cfg.skills_dir;
-	if (!refine_set)  /* upskill's max_refine_attempts: evaluations in all */
-		opt.max_refine = sc_gen_refinements(cfg.max_refine_attempts);
+	if (!opt->teacher)
+		opt->teacher = cfg.generate_model ? cfg.generate_model : "sonnet";
+	if (!opt->test_gen_model)
+		opt->test_gen_model = cfg.test_gen_model;
+	opt->skills_dir = cfg.skills_dir;
+	/* upskill's max_refine_attempts: evaluations in all */
+	opt->max_refine = o.max_refine >= 0 ? o.max_refine
+					    : sc_gen_refinements(cfg.max_refine_attempts);
 	/* model names are checked before anything is asked */
 	{
 		const char *names[2 + MAX_LIST];
 		size_t n = 0;
-		names[n++] = opt.teacher;
-		if (opt.test_gen_model)
-			names[n++] = opt.test_gen_model;
-		for (size_t i = 0; i < opt.nstudents; i++)
-			names[n++] = students[i];
+		names[n++] = opt->teacher;
+		if (opt->test_gen_model)
+			names[n++] = opt->test_gen_model;
+		for (size_t i = 0; i < opt->nstudents; i++)
+			names[n++] = opt->students[i];
 		for (size_t i = 0; i < n; i++) {
 			if (sc_model_parse(&check, names[i]) < 0) {
 				rc = sc_cmd_usage_error("generate", "%s", sc_error_last());
@@ -285,32 +243,32 @@ int cmd_generate(int argc, char **argv)
 			sc_model_release(&check);
 		}
 	}
-	if (opt.no_eval && (opt.nstudents || opt.nfixtures))
+	if (opt->no_eval && (opt->nstudents || opt->nfixtures))
 		fprintf(stderr, "warning: --no-eval: --eval-model and --fixture are not used\n");
 
 	sc_client_options_init(&copt);
-	copt.cache_dir = cache_dir;
+	copt.cache_dir = o.no_cache ? NULL : o.cache ? o.cache : ".skillci/cache";
 	copt.cache_mode = SC_CACHE_USE;
 	if ((err = sc_client_new(&client, &copt)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	store_path = sc_store_location(store_path, NULL);
-	if (!opt.no_eval && (rc = sc_cmd_open_store(&store, store_path, false)))
+	store_path = sc_store_location(o.store, NULL);
+	if (!opt->no_eval && (rc = sc_cmd_open_store(&store, store_path, false)))
 		goto done;
-	kops.fixtures_dir = opt.fixtures_dir ? opt.fixtures_dir : "fixtures";
-	kops.compile_only = compile_only;
-	if (!opt.no_eval &&
-	    (err = sc_kernelops_setup_names(&kops, &opt.kernel, opt.fixtures, opt.nfixtures,
-					    allow_unpinned)) < 0) {
+	kops.fixtures_dir = opt->fixtures_dir ? opt->fixtures_dir : "fixtures";
+	kops.compile_only = o.compile_only;
+	if (!opt->no_eval &&
+	    (err = sc_kernelops_setup_names(&kops, &opt->kernel, opt->fixtures, opt->nfixtures,
+					    o.allow_unpinned)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	opt.client = client;
-	opt.store = store;
-	opt.kernel_jobs = sc_kernelops_default_jobs(&kops);
-	opt.progress = progress_line;
-	err = sc_generate(&res, &opt);
+	opt->client = client;
+	opt->store = store;
+	opt->kernel_jobs = sc_kernelops_default_jobs(&kops);
+	opt->progress = progress_line;
+	err = sc_generate(&res, opt);
 	if (err < 0) {
 		sc_cmd_fail(err);
 		rc = err == SC_EPARSE || err == SC_EAUTH ? SC_EXIT_INFRA : sc_error_exit_code(err);
@@ -323,6 +281,8 @@ int cmd_generate(int argc, char **argv)
 		sc_buf_release(&b);
 	}
 done:
+	rc = rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	sc_options_release(&gen_spec, &o);
 	sc_kernelops_release(&kops);
 	sc_gen_result_release(&res);
 	sc_store_free(store);

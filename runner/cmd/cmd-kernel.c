@@ -15,21 +15,44 @@
 #include "kernelrun/fixture.h"
 #include "kernelrun/kernelrun.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: skillci kernel FIXTURE FILE [--json] [--arch sm_90] [--fixtures DIR]\n"
-		   "                      [--allow-unpinned] [--compile-only] [--no-timing]\n"
-		   "                      [--seeds N] [--timeout S] [--cache DIR]\n\n"
-		   "Checks one CUDA kernel (FILE: a .cu file, or a Markdown answer with a ```cuda\n"
-		   "block) against fixtures/FIXTURE: compile with NVRTC, verify against the CPU\n"
-		   "reference on every size and seed, time against the baseline (with a GPU).\n"
-		   "exit: 0 passed (or compiled, without a GPU), 1 failed or flagged, 2 bad input,\n"
-		   "3 not built with CUDA or infrastructure failure.\n");
-}
+struct kernel_opts {
+	const char *arch, *fixtures, *cache;
+	bool json, allow_unpinned, compile_only, no_timing;
+	int seeds, timeout;
+};
+
+static const struct sc_option kernel_table[] = {
+	SC_OPT_FLAG("json", 0, struct kernel_opts, json, "the result document (docs/kernels.md)"),
+	SC_OPT_STRING("arch", 0, struct kernel_opts, arch, "ARCH",
+		      "a real GPU architecture: NVRTC emits a cubin (default sm_90)"),
+	SC_OPT_STRING("fixtures", 0, struct kernel_opts, fixtures, "DIR",
+		      "kernel fixtures (default fixtures)"),
+	SC_OPT_FLAG("allow-unpinned", 0, struct kernel_opts, allow_unpinned,
+		    "accept a fixture missing from or changed since fixtures.lock"),
+	SC_OPT_FLAG("compile-only", 0, struct kernel_opts, compile_only,
+		    "compile and scan only, even when a GPU is present"),
+	SC_OPT_FLAG("no-timing", 0, struct kernel_opts, no_timing, "check correctness, do not time"),
+	SC_OPT_INT("seeds", 0, struct kernel_opts, seeds, 1, 100, "N",
+		   "seeds per size and distribution (default 5)"),
+	SC_OPT_INT("timeout", 0, struct kernel_opts, timeout, 1, 86400, "S",
+		   "the worker's wall-clock limit in seconds (default 300)"),
+	SC_OPT_STRING("cache", 0, struct kernel_opts, cache, "DIR",
+		      "cubin cache (default .skillci/cache/kernels)"),
+	SC_OPT_END,
+};
+
+static const struct sc_options kernel_spec = {
+	"kernel", "FIXTURE FILE",
+	"Checks one CUDA kernel (FILE: a .cu file, or a Markdown answer with a ```cuda\n"
+	"block) against fixtures/FIXTURE: compile with NVRTC, verify against the CPU\n"
+	"reference on every size and seed, time against the baseline (with a GPU).",
+	"exit: 0 passed (or compiled, without a GPU), 1 failed or flagged, 2 bad input,\n"
+	"3 not built with CUDA or infrastructure failure.\n",
+	kernel_table, 0,
+};
 
 /* A string member, "" when absent; a number member, 0 when absent. */
 #define STR(o, k) sc_json_str_or(o, k, "")
@@ -140,22 +163,9 @@ static void print_human(const cJSON *r, const char *fixture, const char *file)
 
 int cmd_kernel(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "fixtures", required_argument, NULL, 'f' },
-		{ "allow-unpinned", no_argument, NULL, 'u' },
-		{ "compile-only", no_argument, NULL, 'o' },
-		{ "no-timing", no_argument, NULL, 'n' },
-		{ "seeds", required_argument, NULL, 's' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "cache", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *arch = "sm_90", *fixtures = "fixtures", *cache = ".skillci/cache/kernels";
-	bool json = false, allow = false, compile_only = false, timing = true;
-	int seeds = 5, wall = 300, c, rc = SC_EXIT_OK, err;
+	struct kernel_opts o = { "sm_90", "fixtures", ".skillci/cache/kernels", false, false, false,
+				 false, 5, 300 };
+	int nargs, rc = SC_EXIT_OK, err;
 	struct sc_fixture_list list = { 0 };
 	struct sc_buf answer = SC_BUF_INIT, src = SC_BUF_INIT, job = SC_BUF_INIT, worker = SC_BUF_INIT,
 		      result = SC_BUF_INIT, entry = SC_BUF_INIT;
@@ -166,46 +176,24 @@ int cmd_kernel(int argc, char **argv)
 	const char *verdict, *file;
 	char abs_cache[4096];
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'a': arch = optarg; break;
-		case 'f': fixtures = optarg; break;
-		case 'u': allow = true; break;
-		case 'o': compile_only = true; break;
-		case 'n': timing = false; break;
-		case 's':
-			if ((rc = sc_cmd_int_option(&seeds, "kernel", "--seeds", optarg, 1, 100)))
-				return rc;
-			break;
-		case 't':
-			if ((rc = sc_cmd_int_option(&wall, "kernel", "--timeout", optarg,
-						    1, 86400)))
-				return rc;
-			break;
-		case 'C': cache = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: return sc_cmd_option_error("kernel", c, argv, opts);
-		}
-	}
-	if (argc - optind != 2)
+	if ((rc = sc_cmd_options(&kernel_spec, &o, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (nargs != 2)
 		return sc_cmd_usage_error("kernel", "expected FIXTURE and FILE");
-	if (strncmp(arch, "sm_", 3) || strlen(arch) > 8)
+	if (strncmp(o.arch, "sm_", 3) || strlen(o.arch) > 8)
 		return sc_cmd_usage_error("kernel", "--arch must be a real architecture such as sm_90");
-	file = argv[optind + 1];
+	file = argv[2];
 
-	if ((err = sc_fixture_list(&list, fixtures)) < 0) {
+	if ((err = sc_fixture_list(&list, o.fixtures)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	if (!(fx = sc_fixture_find(&list, argv[optind]))) {
-		sc_error_set(SC_ENOTFOUND, "no fixture '%s' in '%s' (see 'skillci fixtures list')", argv[optind], fixtures);
+	if (!(fx = sc_fixture_find(&list, argv[1]))) {
+		sc_error_set(SC_ENOTFOUND, "no fixture '%s' in '%s' (see 'skillci fixtures list')", argv[1], o.fixtures);
 		rc = sc_cmd_fail(SC_EINVAL);
 		goto done;
 	}
-	if ((err = sc_fixture_require_pinned(fx, allow)) < 0) {
+	if ((err = sc_fixture_require_pinned(fx, o.allow_unpinned)) < 0) {
 		rc = sc_cmd_fail(SC_EINVAL);
 		goto done;
 	}
@@ -233,10 +221,10 @@ int cmd_kernel(int argc, char **argv)
 		goto done;
 	}
 	{
-		struct sc_kernel_job kj = { fx->dir, fx->name, fx->hash, src.ptr, src.len, timing && !compile_only,
-					    compile_only, arch, cache, seeds, 10000, 0 };
+		struct sc_kernel_job kj = { fx->dir, fx->name, fx->hash, src.ptr, src.len, !o.no_timing && !o.compile_only,
+					    o.compile_only, o.arch, o.cache, o.seeds, 10000, 0 };
 		/* The worker runs in its own temp folder: the cache path must be absolute. */
-		if (cache && sc_mkdir_p(cache) == 0 && realpath(cache, abs_cache))
+		if (o.cache && sc_mkdir_p(o.cache) == 0 && realpath(o.cache, abs_cache))
 			kj.cache_dir = abs_cache;
 		else
 			kj.cache_dir = NULL;
@@ -245,9 +233,9 @@ int cmd_kernel(int argc, char **argv)
 			goto done;
 		}
 	}
-	lim.wall_s = wall;
-	lim.cpu_s = wall;
-	lim.limit_as = compile_only;
+	lim.wall_s = o.timeout;
+	lim.cpu_s = o.timeout;
+	lim.limit_as = o.compile_only;
 	if ((err = sc_kernelrun(&run, worker.ptr, job.ptr, &lim)) < 0) {
 		rc = sc_cmd_fail(SC_EGPU);
 		goto done;
@@ -255,7 +243,7 @@ int cmd_kernel(int argc, char **argv)
 	sc_kernelrun_result_json(&result, &run, &lim);
 	r = cJSON_Parse(result.ptr);
 	verdict = STR(r, "verdict");
-	if (json) {
+	if (o.json) {
 		struct sc_buf esc = SC_BUF_INIT;
 		sc_escape_json(&esc, result.ptr, result.len);
 		printf("%s\n", esc.ptr);

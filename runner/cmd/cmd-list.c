@@ -14,19 +14,27 @@
 #include "diag.h"
 #include "skills/skill.h"
 
-#include <getopt.h>
 #include <sys/stat.h>
 
 #define LIST_DESCRIPTION_CHARS 100
 
-static const char usage[] =
-	"usage: skillci list [-d DIR] [-v]\n"
-	"\n"
-	"Show the skills under DIR as a tree with their descriptions.\n"
-	"\n"
-	"  -d, --dir DIR  where to look (default: skills/ if it exists, else .)\n"
-	"  -v, --verbose  also show each skill's body size and files\n"
-	"  -h, --help     show this help\n";
+struct list_opts {
+	const char *dir;
+	bool verbose;
+};
+
+static const struct sc_option list_table[] = {
+	SC_OPT_STRING("dir", 'd', struct list_opts, dir, "DIR",
+		      "where to look (default: skills/ if it exists, else .)"),
+	SC_OPT_FLAG("verbose", 'v', struct list_opts, verbose,
+		    "also show each skill's body size and files"),
+	SC_OPT_END,
+};
+
+static const struct sc_options list_spec = {
+	"list", NULL, "Show the skills under DIR as a tree with their descriptions.", NULL,
+	list_table, SC_OPTS_IN_ORDER,
+};
 
 /* Appends s with whitespace runs made one space, cut to max characters
  * (with "..." when cut). */
@@ -166,33 +174,22 @@ static void print_skill(const struct tree *t, size_t i, const char *prefix, bool
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct list_opts o = { NULL, false };
 	struct sc_skill_list list = SC_SKILL_LIST_INIT;
 	struct sc_diags diags = SC_DIAGS_INIT;
 	struct tree t;
-	const char *dir = NULL;
+	const char *dir;
 	struct stat st;
 	size_t nerr;
-	int c, err, rc = SC_EXIT_OK;
+	int nargs, err, rc = SC_EXIT_OK;
 
 	memset(&t, 0, sizeof(t));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'v': t.verbose = true; break;
-		case 'h': fputs(usage, stdout); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("list", c, argv, opts);
-		}
-	}
-	if (optind < argc)
-		return sc_cmd_usage_error("list", "unexpected argument '%s' (use -d DIR)", argv[optind]);
+	if ((rc = sc_cmd_options(&list_spec, &o, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (nargs)
+		return sc_cmd_usage_error("list", "unexpected argument '%s' (use -d DIR)", argv[1]);
+	dir = o.dir;
+	t.verbose = o.verbose;
 	if (!dir)
 		dir = stat("skills", &st) == 0 && S_ISDIR(st.st_mode) ? "skills" : ".";
 	if (stat(dir, &st) < 0) {

@@ -30,40 +30,7 @@
 #include "results/results.h"
 #include "results/store.h"
 
-#include <getopt.h>
 #include <unistd.h>
-
-static const char usage_text[] =
-	"usage: skillci merge SHARD.json... [--config F] [--junit F] [--markdown F] [--html DIR]\n"
-	"                     [--json F] [--report-dir DIR] [--comment] [--head SHA]\n"
-	"                     [--base SHA] [--workflow-run ID[/ATTEMPT]]\n"
-	"       skillci merge --run ID [--store LOCATION] [options as above]\n"
-	"\n"
-	"Merges the results of every shard of one sharded run (skillci run --shard K/N)\n"
-	"into one results JSON, renders the reports and applies the gate.\n"
-	"\n"
-	"  --run ID       take the shards of run ID (skillci run --run-id ID) from the results\n"
-	"                 store instead of files, and store the merged run there\n"
-	"  --store LOCATION  results store: a SQLite file or postgresql://… (default\n"
-	"                 $SKILLCI_STORE, else skillci.yml, else .skillci/results.db)\n"
-	"  --config F     gate thresholds and report paths (default: the gate the shards ran\n"
-	"                 with, which `run` took from the base revision; the workspace's\n"
-	"                 skillci.yml is the pull request's and is not read)\n"
-	"  --junit F, --markdown F, --html DIR, --json F\n"
-	"                 report paths (default: skillci.yml reports:, else .skillci/report/)\n"
-	"  --report-dir DIR  folder for the reports not named one by one\n"
-	"  --comment      create or update the sticky PR comment (GitHub Actions)\n"
-	"  --head SHA, --base SHA\n"
-	"                 the pull request's head and the target's tip the shards must have\n"
-	"                 judged (default in GitHub Actions: the job's pull request, from its\n"
-	"                 own event or, in a workflow_run job, the GitHub API)\n"
-	"  --workflow-run ID[/ATTEMPT]\n"
-	"                 the workflow run every shard must belong to, as run records it\n"
-	"                 (gh-RUN_ID, slurm-ARRAY_JOB_ID, or its --run-id; default in GitHub\n"
-	"                 Actions: this job's run and attempt)\n"
-	"\n"
-	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage or shards that are not one\n"
-	"whole plan, 3 a report could not be written or too many infrastructure errors.\n";
 
 struct merge_opts {
 	const char *config, *run_id, *store, *head, *base, *workflow_run;
@@ -71,50 +38,60 @@ struct merge_opts {
 	bool comment;
 };
 
-static int parse_args(struct merge_opts *o, int argc, char **argv)
-{
-	enum { O_CONFIG = 256, O_COMMENT, O_RUN, O_STORE, O_HEAD, O_BASE, O_WORKFLOW_RUN };
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, O_CONFIG },
-		SC_CMD_REPORT_OPTIONS,
-		{ "comment", no_argument, NULL, O_COMMENT },
-		{ "run", required_argument, NULL, O_RUN },
-		{ "store", required_argument, NULL, O_STORE },
-		{ "head", required_argument, NULL, O_HEAD },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "workflow-run", required_argument, NULL, O_WORKFLOW_RUN },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+static const struct sc_option merge_table[] = {
+	SC_OPT_STRING("run", 0, struct merge_opts, run_id, "ID",
+		      "take the shards of run ID (skillci run --run-id ID) from the results\n"
+		      "store instead of files, and store the merged run there"),
+	SC_OPT_STRING("store", 0, struct merge_opts, store, "LOCATION",
+		      "results store: a SQLite file or postgresql://… (default\n"
+		      "$SKILLCI_STORE, else skillci.yml, else .skillci/results.db)"),
+	SC_OPT_STRING("config", 0, struct merge_opts, config, "F",
+		      "gate thresholds and report paths (default: the gate the shards ran\n"
+		      "with, which `run` took from the base revision; the workspace's\n"
+		      "skillci.yml is the pull request's and is not read)"),
+	SC_CMD_REPORT_OPTIONS(struct merge_opts, reports),
+	SC_OPT_FLAG("comment", 0, struct merge_opts, comment,
+		    "create or update the sticky PR comment (GitHub Actions)"),
+	SC_OPT_STRING("head", 0, struct merge_opts, head, "SHA",
+		      "the pull request's head the shards must have judged (default in\n"
+		      "GitHub Actions: the job's pull request, from its own event or,\n"
+		      "in a workflow_run job, the GitHub API)"),
+	SC_OPT_STRING("base", 0, struct merge_opts, base, "SHA",
+		      "the target's tip the shards must have judged (default as --head)"),
+	SC_OPT_STRING("workflow-run", 0, struct merge_opts, workflow_run, "ID[/ATTEMPT]",
+		      "the workflow run every shard must belong to, as run records it\n"
+		      "(gh-RUN_ID, slurm-ARRAY_JOB_ID, or its --run-id; default in GitHub\n"
+		      "Actions: this job's run and attempt)"),
+	SC_OPT_END,
+};
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_CONFIG: o->config = optarg; break;
-		case O_COMMENT: o->comment = true; break;
-		case O_RUN: o->run_id = optarg; break;
-		case O_STORE: o->store = optarg; break;
-		case O_HEAD: o->head = optarg; break;
-		case O_BASE: o->base = optarg; break;
-		case O_WORKFLOW_RUN: o->workflow_run = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 1;
-		default:
-			if (!sc_cmd_report_option(&o->reports, c, optarg))
-				return sc_cmd_option_error("merge", c, argv, longopts);
-		}
-	}
-	if (o->run_id && optind < argc)
+static const struct sc_options merge_spec = {
+	"merge", "SHARD.json...",
+	"Merges the results of every shard of one sharded run (skillci run --shard K/N)\n"
+	"into one results JSON, renders the reports and applies the gate. With --run ID\n"
+	"the shards come from the results store instead of files.",
+	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage or shards that are not one\n"
+	"whole plan, 3 a report could not be written or too many infrastructure errors.\n",
+	merge_table, 0,
+};
+
+/* Returns 0 to go on (the shard files in argv[1..*nfiles]), SC_CMD_HELP or an exit code. */
+static int parse_args(struct merge_opts *o, int argc, char **argv, int *nfiles)
+{
+	int rc;
+
+	if ((rc = sc_cmd_options(&merge_spec, o, argc, argv, nfiles)))
+		return rc;
+	if (o->run_id && *nfiles)
 		return sc_cmd_usage_error("merge", "give shard files or --run ID, not both");
 	if (o->store && !o->run_id)
 		return sc_cmd_usage_error("merge", "--store goes with --run ID");
 	if (o->run_id)
 		return 0;
-	if (optind >= argc)
+	if (!*nfiles)
 		return sc_cmd_usage_error("merge", "name the shard results files, or --run ID to "
 					  "take them from the results store");
-	if (argc - optind > SC_MAX_MERGE_FILES)
+	if (*nfiles > SC_MAX_MERGE_FILES)
 		return sc_cmd_usage_error("merge", "at most %d shard files", SC_MAX_MERGE_FILES);
 	return 0;
 }
@@ -201,15 +178,15 @@ int cmd_merge(int argc, char **argv)
 	const char *const *labels;
 	char *run = NULL;
 	size_t n = 0, *order = NULL;
-	int rc, err, gate_rc;
+	int rc, err, gate_rc, nfiles;
 
 	memset(&o, 0, sizeof(o));
 	memset(&stored, 0, sizeof(stored));
 	sc_config_defaults(&cfg);
 	sc_results_init(&res);
-	if ((rc = parse_args(&o, argc, argv))) {
+	if ((rc = parse_args(&o, argc, argv, &nfiles))) {
 		sc_config_release(&cfg);
-		return rc == 1 ? 0 : rc;
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
 	}
 	sc_config_release(&cfg);
 	if (o.config) {
@@ -252,20 +229,20 @@ int cmd_merge(int argc, char **argv)
 			goto done;
 		}
 	} else {
-		n = (size_t)(argc - optind);
+		n = (size_t)nfiles;
 		sh = sc_xcalloc(n, sizeof(*sh));
 		for (size_t i = 0; i < n; i++)
 			sc_results_init(&sh[i]);
 		for (size_t i = 0; i < n; i++) {
 			/* an artifact is someone else's until its signature holds */
-			if ((err = sc_results_verify_file(argv[optind + (int)i])) < 0 ||
-			    (err = sc_results_load(&sh[i], argv[optind + (int)i])) < 0) {
+			if ((err = sc_results_verify_file(argv[1 + i])) < 0 ||
+			    (err = sc_results_load(&sh[i], argv[1 + i])) < 0) {
 				rc = sc_cmd_fail(err == SC_ENOTFOUND || err == SC_EIO ? SC_EINVAL : err);
 				goto done;
 			}
 			sh[i].untrusted = false;
 		}
-		labels = (const char *const *)(argv + optind);
+		labels = (const char *const *)(argv + 1);
 	}
 	order = sc_xcalloc(n ? n : 1, sizeof(*order));
 	if ((err = sc_shards_check(order, sh, labels, n, &want)) < 0) {

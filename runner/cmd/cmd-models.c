@@ -15,7 +15,6 @@
 #include "providers/provider.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 
 /* s as a JSON string, appended to out. */
 static void quote(struct sc_buf *out, const char *s)
@@ -133,54 +132,49 @@ static int parse_names(char **names, int n)
 	return SC_EXIT_OK;
 }
 
-static void usage(void)
-{
-	printf("usage: skillci help models [--fast-agent VERSION] [--config FILE] [--parse [NAME...]]\n\n"
-	       "The model names of this folder's configuration: the fast-agent version they\n"
-	       "follow, the providers, the named endpoints and the aliases.\n\n"
-	       "  --fast-agent VERSION  read names as this fast-agent version does (0.4.53,\n"
-	       "                        0.6.7, 0.10.48; default: fast_agent_version of the\n"
-	       "                        configuration, else 0.6.7)\n"
-	       "  --config FILE         the configuration (default: ./skillci.yml)\n"
-	       "  --parse [NAME...]     print how each NAME (or each line of standard input)\n"
-	       "                        is read, one JSON object a line\n");
-}
+struct models_opts {
+	const char *version, *config;
+	bool parse;
+};
+
+static const struct sc_option models_table[] = {
+	SC_OPT_STRING("fast-agent", 0, struct models_opts, version, "VERSION",
+		      "read names as this fast-agent version does (0.4.53,\n"
+		      "0.6.7, 0.10.48; default: fast_agent_version of the\n"
+		      "configuration, else 0.6.7)"),
+	SC_OPT_STRING("config", 0, struct models_opts, config, "FILE",
+		      "the configuration (default: ./skillci.yml)"),
+	SC_OPT_FLAG("parse", 0, struct models_opts, parse,
+		    "print how each NAME (or each line of standard input)\n"
+		    "is read, one JSON object a line"),
+	SC_OPT_END,
+};
+
+static const struct sc_options models_spec = {
+	"help models", "[NAME...]",
+	"The model names of this folder's configuration: the fast-agent version they\n"
+	"follow, the providers, the named endpoints and the aliases.",
+	NULL, models_table, 0,
+};
 
 int sc_cmd_help_models(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "fast-agent", required_argument, NULL, 'f' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "parse", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *version = NULL, *config = NULL;
-	bool parse = false;
+	struct models_opts o = { NULL, NULL, false };
 	struct sc_config cfg;
-	int rc, c;
+	int rc, nargs;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:c:ph", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': version = optarg; break;
-		case 'c': config = optarg; break;
-		case 'p': parse = true; break;
-		case 'h': usage(); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("help models", c, argv, longopts);
-		}
-	}
-	if (!parse && optind < argc)
+	if ((rc = sc_cmd_options(&models_spec, &o, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (!o.parse && nargs)
 		return sc_cmd_usage_error("help models", "unexpected argument '%s' (names go after "
-					  "--parse)", argv[optind]);
+					  "--parse)", argv[1]);
 	memset(&cfg, 0, sizeof(cfg));
-	rc = sc_cmd_load_providers(&cfg, config);
-	if (rc == SC_EXIT_OK && version && sc_models_set_grammar(version) < 0)
+	rc = sc_cmd_load_providers(&cfg, o.config);
+	if (rc == SC_EXIT_OK && o.version && sc_models_set_grammar(o.version) < 0)
 		rc = sc_cmd_fail(SC_EINVAL);
-	if (rc != SC_EXIT_OK || parse) {
+	if (rc != SC_EXIT_OK || o.parse) {
 		if (rc == SC_EXIT_OK)
-			rc = parse_names(argv + optind, argc - optind);
+			rc = parse_names(argv + 1, nargs);
 		sc_config_release(&cfg);
 		return rc;
 	}

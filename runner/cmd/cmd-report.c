@@ -25,118 +25,76 @@
 #include "eval/eval.h"
 #include "diag.h"
 
-#include <getopt.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: skillci report RESULTS.json [--base BASE.json] [--junit FILE] [--markdown FILE]\n"
-	"                      [--markdown-full FILE] [--html DIR] [--json FILE]\n"
-	"                      [--history R.json...] [--store LOCATION] [--comment]\n"
-	"                      [--junit-file-attrs] [--config F]\n"
-	"\n"
-	"Renders reports from results JSON; evaluates nothing.\n"
-	"\n"
-	"  --base FILE          diff against a second single-run results file (base -> head)\n"
-	"  --junit FILE         JUnit XML, the gate's verdict: a testcase per gate check and per\n"
-	"                       head test, failures only where the gate failed (valid against\n"
-	"                       the Jenkins junit-10.xsd)\n"
-	"  --junit-file-attrs   add file/line and properties on testcases (no longer valid\n"
-	"                       against junit-10.xsd)\n"
-	"  --markdown FILE      Markdown report, kept under 65,536 characters (PR comment size)\n"
-	"  --markdown-full FILE Markdown report with every detail\n"
-	"  --html DIR           DIR/report.html (self-contained) and DIR/index.html (history charts)\n"
-	"  --json FILE          the results as read (and combined with --base), normalised\n"
-	"  --history FILES...   more results files whose aggregates make the history on index.html\n"
-	"  --store LOCATION     also the history of these skills from the results store (a SQLite\n"
-	"                       file or postgresql://…): every stored run's aggregates\n"
-	"  --config F           the gate's thresholds (default: the built-in ones); the\n"
-	"                       verdict is recomputed from the file's units, never read\n"
-	"                       from it, and a file without units is shown as unverified\n"
-	"  --comment            create or update the sticky PR comment (GITHUB_TOKEN,\n"
-	"                       GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_API_URL)\n"
-	"\n"
-	"The terminal summary goes to stdout (no colour unless a TTY without NO_COLOR).\n"
-	"With GITHUB_ACTIONS=true: annotations on regressed skills, $GITHUB_OUTPUT,\n"
-	"$GITHUB_STEP_SUMMARY and log groups.\n"
-	"exit codes: 0 reports written (even when the gate failed), 2 bad usage or input,\n"
-	"3 a report could not be written or GitHub could not be reached.\n";
 
 struct opts {
 	const char *results, *base, *junit, *markdown, *markdown_full, *html, *json, *store;
 	const char *config;
-	bool comment, file_attrs, history;
-	const char **history_files;
+	bool comment, file_attrs;
+	const char *const *history_files;
 	size_t nhistory;
 };
 
-enum { OPT_BASE = 256, OPT_JUNIT, OPT_MARKDOWN, OPT_MARKDOWN_FULL, OPT_HTML, OPT_JSON,
-       OPT_COMMENT, OPT_FILE_ATTRS, OPT_STORE, OPT_CONFIG };
+static const struct sc_option report_table[] = {
+	SC_OPT_STRING("base", 0, struct opts, base, "FILE",
+		      "diff against a second single-run results file (base -> head)"),
+	SC_OPT_STRING("junit", 0, struct opts, junit, "FILE",
+		      "JUnit XML, the gate's verdict: a testcase per gate check and per\n"
+		      "head test, failures only where the gate failed (valid against\n"
+		      "the Jenkins junit-10.xsd)"),
+	SC_OPT_FLAG("junit-file-attrs", 0, struct opts, file_attrs,
+		    "add file/line and properties on testcases (no longer valid\n"
+		    "against junit-10.xsd)"),
+	SC_OPT_STRING("markdown", 0, struct opts, markdown, "FILE",
+		      "Markdown report, kept under 65,536 characters (PR comment size)"),
+	SC_OPT_STRING("markdown-full", 0, struct opts, markdown_full, "FILE",
+		      "Markdown report with every detail"),
+	SC_OPT_STRING("html", 0, struct opts, html, "DIR",
+		      "DIR/report.html (self-contained) and DIR/index.html\n"
+		      "(history charts)"),
+	SC_OPT_STRING("json", 0, struct opts, json, "FILE",
+		      "the results as read (and combined with --base), normalised"),
+	SC_OPT_GREEDY_LIST("history", 0, struct opts, history_files, nhistory, 0, "R.json",
+			   "more results files (every argument up to the next option) whose\n"
+			   "aggregates make the history on index.html"),
+	SC_OPT_STRING("store", 0, struct opts, store, "LOCATION",
+		      "also the history of these skills from the results store\n"
+		      "(a SQLite file or postgresql://…): every stored run's\n"
+		      "aggregates"),
+	SC_OPT_STRING("config", 0, struct opts, config, "F",
+		      "the gate's thresholds (default: the built-in ones); the\n"
+		      "verdict is recomputed from the file's units, never read\n"
+		      "from it, and a file without units is shown as unverified"),
+	SC_OPT_FLAG("comment", 0, struct opts, comment,
+		    "create or update the sticky PR comment (GITHUB_TOKEN,\n"
+		    "GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_API_URL)"),
+	SC_OPT_END,
+};
 
-/*
- * Parses the command line. --history takes every following argument up to
- * the next option, so it is taken out before getopt_long sees the rest.
- * Returns 0, 1 after --help, or SC_EXIT_USAGE.
- */
-static int parse_args(struct opts *o, int argc, char **argv, char ***rest_out)
+static const struct sc_options report_spec = {
+	"report", "RESULTS.json",
+	"Renders reports from results JSON; evaluates nothing.",
+	"The terminal summary goes to stdout (no colour unless a TTY without NO_COLOR).\n"
+	"With GITHUB_ACTIONS=true: annotations on regressed skills, $GITHUB_OUTPUT,\n"
+	"$GITHUB_STEP_SUMMARY and log groups.\n"
+	"exit codes: 0 reports written (even when the gate failed), 2 bad usage or input,\n"
+	"3 a report could not be written or GitHub could not be reached.\n",
+	report_table, 0,
+};
+
+/* Parses the command line. Returns 0, SC_CMD_HELP after --help, or SC_EXIT_USAGE. */
+static int parse_args(struct opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "base", required_argument, NULL, OPT_BASE },
-		{ "junit", required_argument, NULL, OPT_JUNIT },
-		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
-		{ "markdown-full", required_argument, NULL, OPT_MARKDOWN_FULL },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "comment", no_argument, NULL, OPT_COMMENT },
-		{ "junit-file-attrs", no_argument, NULL, OPT_FILE_ATTRS },
-		{ "store", required_argument, NULL, OPT_STORE },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char **rest = sc_xcalloc((size_t)argc + 1, sizeof(*rest));
-	int nrest = 0, c;
+	int rc, nargs;
 
-	*rest_out = rest;
-	o->history_files = sc_xcalloc((size_t)argc + 1, sizeof(*o->history_files));
-	for (int i = 0; i < argc; i++) {
-		if (i > 0 && !strcmp(argv[i], "--history")) {
-			o->history = true;
-			while (i + 1 < argc && argv[i + 1][0] != '-')
-				o->history_files[o->nhistory++] = argv[++i];
-			if (!o->nhistory)
-				return sc_cmd_usage_error("report", "--history needs results files");
-			continue;
-		}
-		rest[nrest++] = argv[i];
-	}
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(nrest, rest, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		case OPT_BASE: o->base = optarg; break;
-		case OPT_JUNIT: o->junit = optarg; break;
-		case OPT_MARKDOWN: o->markdown = optarg; break;
-		case OPT_MARKDOWN_FULL: o->markdown_full = optarg; break;
-		case OPT_HTML: o->html = optarg; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_COMMENT: o->comment = true; break;
-		case OPT_FILE_ATTRS: o->file_attrs = true; break;
-		case OPT_STORE: o->store = optarg; break;
-		case OPT_CONFIG: o->config = optarg; break;
-		default:
-			return sc_cmd_option_error("report", c, rest, longopts);
-		}
-	}
-	if (optind < nrest)
-		o->results = rest[optind++];
-	if (optind < nrest)
-		return sc_cmd_usage_error("report", "unexpected argument '%s'", rest[optind]);
-	if (!o->results)
+	if ((rc = sc_cmd_options(&report_spec, o, argc, argv, &nargs)))
+		return rc;
+	if (nargs > 1)
+		return sc_cmd_usage_error("report", "unexpected argument '%s'", argv[2]);
+	if (!nargs)
 		return sc_cmd_usage_error("report", "a results JSON file is required");
-	if (o->history && !o->html)
+	o->results = argv[1];
+	if (o->nhistory && !o->html)
 		return sc_cmd_usage_error("report", "--history needs --html DIR (the index page goes there)");
 	if (o->store && !o->html)
 		return sc_cmd_usage_error("report", "--store needs --html DIR (the index page goes there)");
@@ -195,7 +153,6 @@ int cmd_report(int argc, char **argv)
 	struct sc_reports rep;
 	struct sc_buf comment = SC_BUF_INIT;
 	bool in_actions = getenv("GITHUB_ACTIONS") && !strcmp(getenv("GITHUB_ACTIONS"), "true");
-	char **rest = NULL;
 	struct sc_config cfg;
 	struct sc_strlist claimed_skills = { 0 };
 	bool claimed, verified;
@@ -207,9 +164,9 @@ int cmd_report(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	sc_results_init(&r);
 	sc_results_init(&base);
-	rc = parse_args(&o, argc, argv, &rest);
+	rc = parse_args(&o, argc, argv);
 	if (rc) {
-		rc = rc == 1 ? 0 : rc;
+		rc = rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
 		goto done_opts;
 	}
 	if ((rc = load_policy(&cfg, o.config)))
@@ -310,8 +267,7 @@ done:
 	sc_config_release(&cfg);
 	sc_strlist_release(&claimed_skills);
 done_opts:
-	free(o.history_files);
-	free(rest);
+	sc_options_release(&report_spec, &o);
 	sc_buf_release(&comment);
 	return rc;
 }

@@ -36,80 +36,94 @@
 #include "results/store.h"
 
 #include <ctype.h>
-#include <getopt.h>
 #include <math.h>
 #include <unistd.h>
 
-#define MAX_MODELS 64
 
-static const char usage_text[] =
-	"usage: skillci run [--repo R] [--base A] [--head B] [--config F] [-m MODEL...]\n"
-	"                   [--runs N] [--fixtures DIR] [--junit F] [--markdown F] [--html DIR]\n"
-	"                   [--json F] [--report-dir DIR] [--comment] [--shard K/N|auto]\n"
-	"                   [--shard-count N] [--run-id ID]\n"
-	"                   [--offline] [--jobs N] [--concurrency N] [--store LOCATION]\n"
-	"                   [--cache DIR] [--no-cache]\n"
-	"                   [--no-reuse] [--retries N] [--batch N] [--compile-only]\n"
-	"                   [--allow-unpinned] [--max-units N] [--max-requests N] [-v]\n"
-	"\n"
+/* What the command takes: the pipeline's options, filled by the table, and its own. */
+struct run_opts {
+	struct sc_pipeline_options p;
+	const char *store, *shard, *run_id;
+	struct sc_cmd_reports reports;
+	int batch, shard_count;
+	bool comment, verbose;
+};
+
+static const struct sc_option run_table[] = {
+	SC_OPT_STRING("repo", 0, struct run_opts, p.repo, "R", "repository path or URL (default .)"),
+	SC_OPT_STRING("base", 0, struct run_opts, p.base, "A",
+	  "base revision (default: the event's, else origin/HEAD, origin/main,\n"
+	  "main or master); the merge base of A and B is compared"),
+	SC_OPT_STRING("head", 0, struct run_opts, p.head, "B",
+	  "head revision (default: the event's, else HEAD)"),
+	SC_OPT_STRING("config", 0, struct run_opts, p.config, "F",
+	  "configuration (default skillci.yml in the repository)"),
+	SC_OPT_LIST("model", 'm', struct run_opts, p.models, p.nmodels, 64, "MODEL",
+	  "student model (repeat); default: models in skillci.yml"),
+	SC_OPT_INT("runs", 0, struct run_opts, p.runs, 1, 1000, "N",
+	  "runs per test, a fixed design (default: skillci.yml runs:, else 1;\n"
+	  "without it gate.max_runs samples sequentially)"),
+	SC_OPT_STRING("fixtures", 0, struct run_opts, p.fixtures, "DIR",
+	  "kernel fixtures folder (default: skillci.yml, else fixtures)"),
+	SC_CMD_REPORT_OPTIONS(struct run_opts, reports),
+	SC_OPT_FLAG("comment", 0, struct run_opts, comment,
+	  "create or update the sticky PR comment (GitHub Actions)"),
+	SC_OPT_STRING("shard", 0, struct run_opts, shard, "K/N|auto",
+	  "evaluate shard K of N (units split by a stable hash of their id);\n"
+	  "'auto' reads a Slurm array or Kubernetes Indexed Job index"),
+	SC_OPT_INT("shard-count", 0, struct run_opts, shard_count, 1, SC_MAX_SHARDS, "N",
+	  "number of shards for --shard auto in an Indexed Job"),
+	SC_OPT_STRING("run-id", 0, struct run_opts, run_id, "ID",
+	  "the run's id, shared by every shard of one sharded run so that\n"
+	  "'skillci merge --run ID' joins them from the store (default: new;\n"
+	  "a sharded run takes gh-$GITHUB_RUN_ID in GitHub Actions and\n"
+	  "slurm-$SLURM_ARRAY_JOB_ID in a Slurm array)"),
+	SC_OPT_FLAG("offline", 0, struct run_opts, p.offline, "answer from the response cache only"),
+	SC_OPT_INT("jobs", 0, struct run_opts, p.jobs, 1, SC_MAX_JOBS, "N",
+	  "kernel checks at once, each in its own worker process (default:\n"
+	  "one per GPU; without a GPU, one per CPU)"),
+	SC_OPT_INT("concurrency", 0, struct run_opts, p.concurrency, 1, 10000, "N",
+	  "model requests in flight, all providers together (default:\n"
+	  "skillci.yml concurrency, else 64)"),
+	SC_OPT_INT("batch", 0, struct run_opts, batch, 1, 100000, "N",
+	  "deprecated, no effect: units stream (docs/run.md)"),
+	SC_OPT_STRING("store", 0, struct run_opts, store, "LOCATION",
+	  "results store: a SQLite file or postgresql://… (default:\n"
+	  "$SKILLCI_STORE, else skillci.yml, else .skillci/results.db)"),
+	SC_OPT_STRING("cache", 0, struct run_opts, p.cache, "DIR",
+	  "response cache (default: skillci.yml, else .skillci/cache)"),
+	SC_OPT_FLAG("no-cache", 0, struct run_opts, p.no_cache, "no response cache"),
+	SC_OPT_FLAG("no-reuse", 0, struct run_opts, p.no_reuse,
+	  "evaluate every unit even when the store has it"),
+	SC_OPT_INT("retries", 0, struct run_opts, p.retries, 0, 20, "N",
+	  "retries per model request after the first try (default 5)"),
+	SC_OPT_FLAG("compile-only", 0, struct run_opts, p.compile_only,
+	  "check kernels without a GPU even when one is present"),
+	SC_OPT_FLAG("allow-unpinned", 0, struct run_opts, p.allow_unpinned,
+	  "accept fixtures missing from or changed since fixtures.lock"),
+	SC_OPT_INT("max-units", 0, struct run_opts, p.max_units, 1, SC_MAX_RUN_UNITS, "N",
+	  "budget: most units this run may plan (default: skillci.yml,\n"
+	  "else 10000)"),
+	SC_OPT_INT("max-requests", 0, struct run_opts, p.max_requests, 1, SC_MAX_RUN_UNITS, "N",
+	  "budget: most model requests the plan may need (default: skillci.yml,\n"
+	  "else 20000); a plan over either exits 2 before any request"),
+	SC_OPT_FLAG("verbose", 'v', struct run_opts, verbose, "one line per unit"),
+	SC_OPT_END,
+};
+
+static const struct sc_options run_spec = {
+	"run", NULL,
 	"The PR check: evaluates the skills changed between two revisions without the\n"
 	"skill (baseline), at the base and at the head revision, writes the reports and\n"
-	"applies the gate.\n"
-	"\n"
-	"  --repo R          repository path or URL (default .)\n"
-	"  --base A          base revision (default: the event's, else origin/HEAD, origin/main,\n"
-	"                    main or master); the merge base of A and B is compared\n"
-	"  --head B          head revision (default: the event's, else HEAD)\n"
-	"  --config F        configuration (default skillci.yml in the repository)\n"
-	"  -m, --model M     student model (repeat); default: models in skillci.yml\n"
-	"  --runs N          runs per test, a fixed design (default: skillci.yml runs:,\n"
-	"                    else 1; without it gate.max_runs samples sequentially)\n"
-	"  --fixtures DIR    kernel fixtures folder (default: skillci.yml, else fixtures)\n"
-	"  --junit F, --markdown F, --html DIR, --json F\n"
-	"                    report paths (default: skillci.yml reports:, else .skillci/report/)\n"
-	"  --report-dir DIR  folder for the reports not named one by one\n"
-	"  --comment         create or update the sticky PR comment (GitHub Actions)\n"
-	"  --shard K/N       evaluate shard K of N (units split by a stable hash of their id);\n"
-	"                    'auto' reads a Slurm array or Kubernetes Indexed Job index\n"
-	"  --shard-count N   number of shards for --shard auto in an Indexed Job\n"
-	"  --run-id ID       the run's id, shared by every shard of one sharded run so that\n"
-	"                    'skillci merge --run ID' joins them from the store (default: new;\n"
-	"                    a sharded run takes gh-$GITHUB_RUN_ID in GitHub Actions and\n"
-	"                    slurm-$SLURM_ARRAY_JOB_ID in a Slurm array)\n"
-	"  --offline         answer from the response cache only\n"
-	"  --jobs N          kernel checks at once, each in its own worker process (default:\n"
-	"                    one per GPU; without a GPU, one per CPU)\n"
-	"  --concurrency N   model requests in flight, all providers together (default:\n"
-	"                    skillci.yml concurrency, else 64)\n"
-	"  --batch N         deprecated, no effect: units stream (docs/run.md)\n"
-	"  --store LOCATION  results store: a SQLite file or postgresql://… (default:\n"
-	"                    $SKILLCI_STORE, else skillci.yml, else .skillci/results.db)\n"
-	"  --cache DIR       response cache (default: skillci.yml, else .skillci/cache); --no-cache\n"
-	"  --no-reuse        evaluate every unit even when the store has it\n"
-	"  --retries N       retries per model request after the first try (default 5)\n"
-	"  --compile-only    check kernels without a GPU even when one is present\n"
-	"  --allow-unpinned  accept fixtures missing from or changed since fixtures.lock\n"
-	"  --max-units N     budget: most units this run may plan (default: skillci.yml, else 10000)\n"
-	"  --max-requests N  budget: most model requests the plan may need (default: skillci.yml,\n"
-	"                    else 20000); a plan over either exits 2 before any request\n"
-	"  -v, --verbose     one line per unit\n"
-	"\n"
+	"applies the gate.",
 	"Policy (models, runs, gate, budget, paths, fixtures) comes from these flags and\n"
 	"the base revision's skillci.yml, never from the pull request: the head's\n"
 	"skillci.yml is only compared and reported (docs/security.md).\n"
 	"With GITHUB_ACTIONS=true the revisions come from $GITHUB_EVENT_PATH and the\n"
 	"reports also go to the step summary, outputs and annotations.\n"
 	"exit codes: 0 gate passed, 1 gate failed, 2 bad usage/config/input,\n"
-	"3 infrastructure failure or interrupted (reports are then marked incomplete).\n";
-
-struct run_opts {
-	const char *repo, *base, *head, *config, *fixtures;
-	const char *store, *cache, *shard, *run_id;
-	struct sc_cmd_reports reports;
-	const char *models[MAX_MODELS];
-	size_t nmodels;
-	int runs, jobs, batch, retries, shard_count, max_units, max_requests, concurrency;
-	bool comment, offline, no_cache, no_reuse, verbose, compile_only, allow_unpinned;
+	"3 infrastructure failure or interrupted (reports are then marked incomplete).\n",
+	run_table, SC_OPTS_NONEMPTY,
 };
 
 /* What the progress callbacks of the evaluation share. */
@@ -137,119 +151,21 @@ static bool valid_run_id(const char *id)
 
 static bool in_actions(void);
 
-/* Returns 0 to go on, 1 after --help, or an exit code. */
+/* Returns 0 to go on, SC_CMD_HELP after --help, or an exit code. */
 static int parse_args(struct run_opts *o, int argc, char **argv)
 {
-	enum { O_REPO = 256, O_BASE, O_HEAD, O_CONFIG, O_RUNS, O_FIXTURES, O_JUNIT, O_MARKDOWN,
-	       O_HTML, O_JSON, O_COMMENT, O_SHARD, O_SHARD_COUNT, O_OFFLINE, O_JOBS, O_STORE,
-	       O_CACHE, O_NO_CACHE, O_NO_REUSE, O_RETRIES, O_BATCH, O_COMPILE_ONLY, O_UNPINNED,
-	       O_REPORT_DIR, O_RUN_ID, O_MAX_UNITS, O_MAX_REQUESTS, O_CONCURRENCY };
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, O_REPO },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "head", required_argument, NULL, O_HEAD },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "model", required_argument, NULL, 'm' },
-		{ "runs", required_argument, NULL, O_RUNS },
-		{ "fixtures", required_argument, NULL, O_FIXTURES },
-		SC_CMD_REPORT_OPTIONS,
-		{ "comment", no_argument, NULL, O_COMMENT },
-		{ "shard", required_argument, NULL, O_SHARD },
-		{ "shard-count", required_argument, NULL, O_SHARD_COUNT },
-		{ "run-id", required_argument, NULL, O_RUN_ID },
-		{ "offline", no_argument, NULL, O_OFFLINE },
-		{ "jobs", required_argument, NULL, O_JOBS },
-		{ "concurrency", required_argument, NULL, O_CONCURRENCY },
-		{ "store", required_argument, NULL, O_STORE },
-		{ "cache", required_argument, NULL, O_CACHE },
-		{ "no-cache", no_argument, NULL, O_NO_CACHE },
-		{ "no-reuse", no_argument, NULL, O_NO_REUSE },
-		{ "retries", required_argument, NULL, O_RETRIES },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
-		{ "allow-unpinned", no_argument, NULL, O_UNPINNED },
-		{ "max-units", required_argument, NULL, O_MAX_UNITS },
-		{ "max-requests", required_argument, NULL, O_MAX_REQUESTS },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc, li;
+	int rc, nargs;
 
-	o->repo = ".";
-	o->retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:vh", longopts, (li = -1, &li))) != -1) {
-		rc = 0;
-		/* an empty value would mean the current folder or nothing at all
-		 * (--store '', --report-dir ''): say so rather than guess */
-		if (optarg && !*optarg)
-			return sc_cmd_usage_error("run", "%s%s needs a value, not an empty string",
-						  li >= 0 ? "--" : "-", li >= 0 ? longopts[li].name : "m");
-		switch (c) {
-		case 'm':
-			if (o->nmodels == MAX_MODELS)
-				return sc_cmd_usage_error("run", "at most %d models", MAX_MODELS);
-			o->models[o->nmodels++] = optarg;
-			break;
-		case O_REPO: o->repo = optarg; break;
-		case O_BASE: o->base = optarg; break;
-		case O_HEAD: o->head = optarg; break;
-		case O_CONFIG: o->config = optarg; break;
-		case O_RUNS:
-			rc = sc_cmd_int_option(&o->runs, "run", "--runs", optarg, 1, 1000);
-			break;
-		case O_FIXTURES: o->fixtures = optarg; break;
-		case O_COMMENT: o->comment = true; break;
-		case O_SHARD: o->shard = optarg; break;
-		case O_SHARD_COUNT:
-			rc = sc_cmd_int_option(&o->shard_count, "run", "--shard-count", optarg, 1,
-					       SC_MAX_SHARDS);
-			break;
-		case O_RUN_ID: o->run_id = optarg; break;
-		case O_OFFLINE: o->offline = true; break;
-		case O_JOBS:
-			rc = sc_cmd_int_option(&o->jobs, "run", "--jobs", optarg, 1, SC_MAX_JOBS);
-			break;
-		case O_CONCURRENCY:
-			rc = sc_cmd_int_option(&o->concurrency, "run", "--concurrency", optarg, 1, 10000);
-			break;
-		case O_STORE: o->store = optarg; break;
-		case O_CACHE: o->cache = optarg; break;
-		case O_NO_CACHE: o->no_cache = true; break;
-		case O_NO_REUSE: o->no_reuse = true; break;
-		case O_RETRIES:
-			rc = sc_cmd_int_option(&o->retries, "run", "--retries", optarg, 0, 20);
-			break;
-		case O_BATCH:
-			rc = sc_cmd_int_option(&o->batch, "run", "--batch", optarg, 1, 100000);
-			if (!rc)
-				fprintf(stderr, "warning: --batch is deprecated and has no effect: units "
-					"stream, each starting when a request slot is free (docs/run.md)\n");
-			break;
-		case O_COMPILE_ONLY: o->compile_only = true; break;
-		case O_UNPINNED: o->allow_unpinned = true; break;
-		case O_MAX_UNITS:
-			rc = sc_cmd_int_option(&o->max_units, "run", "--max-units", optarg, 1,
-					       SC_MAX_RUN_UNITS);
-			break;
-		case O_MAX_REQUESTS:
-			rc = sc_cmd_int_option(&o->max_requests, "run", "--max-requests", optarg, 1,
-					       SC_MAX_RUN_UNITS);
-			break;
-		case 'v': o->verbose = true; break;
-		case 'h': fputs(usage_text, stdout); return 1;
-		default:
-			if (!sc_cmd_report_option(&o->reports, c, optarg))
-				return sc_cmd_option_error("run", c, argv, longopts);
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind < argc)
-		return sc_cmd_usage_error("run", "unexpected argument '%s'", argv[optind]);
-	if (o->offline && o->no_cache)
+	o->p.repo = ".";
+	o->p.retries = SC_PROVIDER_MAX_ATTEMPTS - 1;
+	if ((rc = sc_cmd_options(&run_spec, o, argc, argv, &nargs)))
+		return rc;
+	if (nargs)
+		return sc_cmd_usage_error("run", "unexpected argument '%s'", argv[1]);
+	if (o->batch)
+		fprintf(stderr, "warning: --batch is deprecated and has no effect: units "
+			"stream, each starting when a request slot is free (docs/run.md)\n");
+	if (o->p.offline && o->p.no_cache)
 		return sc_cmd_usage_error("run", "--offline needs the response cache");
 	if (o->run_id && !valid_run_id(o->run_id))
 		return sc_cmd_usage_error("run", "--run-id '%s' must be 1 to %d letters, digits, '.', "
@@ -471,7 +387,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
 	struct sc_pipeline *p = NULL;
-	struct sc_pipeline_options popt;
+	struct sc_pipeline_options *popt;
 	struct sc_pipeline_info info;
 	struct sc_diags diags = SC_DIAGS_INIT;
 	struct sc_store *store = NULL;
@@ -489,7 +405,7 @@ int cmd_run(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse_args(&o, argc, argv))) {
-		rc = rc == 1 ? 0 : rc;
+		rc = rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
 		goto done;
 	}
 	if (o.verbose)
@@ -508,38 +424,19 @@ int cmd_run(int argc, char **argv)
 	sc_shards_workflow_run(&workflow_run, &workflow_attempt, o.run_id);
 
 	/* The revisions, the trusted policy, the fixtures and the models. */
-	memset(&popt, 0, sizeof(popt));
-	popt.repo = o.repo;
-	popt.base = o.base;
-	popt.head = o.head;
-	popt.config = o.config;
-	popt.models = o.models;
-	popt.nmodels = o.nmodels;
-	popt.runs = o.runs;
-	popt.concurrency = o.concurrency;
-	popt.max_units = o.max_units;
-	popt.max_requests = o.max_requests;
-	popt.retries = o.retries;
-	popt.jobs = o.jobs;
-	popt.fixtures = o.fixtures;
-	popt.cache = o.cache;
-	popt.no_cache = o.no_cache;
-	popt.offline = o.offline;
-	popt.no_reuse = o.no_reuse;
-	popt.compile_only = o.compile_only;
-	popt.allow_unpinned = o.allow_unpinned;
-	popt.shard_k = shard_k;
-	popt.shard_n = shard_n;
-	popt.run_id = run_id;
-	popt.workflow_run_id = workflow_run;
-	popt.workflow_run_attempt = workflow_attempt;
-	popt.workspace = workspace;
-	popt.on_unit = on_unit;
-	popt.on_activity = on_activity;
-	popt.stop = stop_requested;
-	popt.payload = &rprog;
+	popt = &o.p;
+	popt->shard_k = shard_k;
+	popt->shard_n = shard_n;
+	popt->run_id = run_id;
+	popt->workflow_run_id = workflow_run;
+	popt->workflow_run_attempt = workflow_attempt;
+	popt->workspace = workspace;
+	popt->on_unit = on_unit;
+	popt->on_activity = on_activity;
+	popt->stop = stop_requested;
+	popt->payload = &rprog;
 	p = sc_pipeline_new();
-	err = sc_pipeline_open(p, &popt, &diags);
+	err = sc_pipeline_open(p, popt, &diags);
 	print_diags(&diags);  /* the configuration's findings, the fixtures' */
 	if (err < 0) {
 		rc = pipeline_fail(err, p, o.comment);
@@ -557,7 +454,7 @@ int cmd_run(int argc, char **argv)
 		const struct { const char *key, *path; bool dir; } outs[] = {
 			{ o.store ? "--store" : "store",
 			  sc_store_is_postgres(store_path) ? NULL : store_path, false },
-			{ o.cache ? "--cache" : "cache.dir", info.cache_dir, true },
+			{ o.p.cache ? "--cache" : "cache.dir", info.cache_dir, true },
 			{ r->opt_junit ? "--junit" : r->opt_dir ? "--report-dir" : "reports.junit",
 			  r->junit, false },
 			{ r->opt_markdown ? "--markdown"
@@ -704,6 +601,7 @@ done:
 	sc_diags_release(&diags);
 	sc_buf_release(&tmp);
 	sc_cmd_reports_release(&o.reports);
+	sc_options_release(&run_spec, &o);
 	free(run_id);
 	free(workflow_run);
 	return rc;

@@ -9,31 +9,11 @@
 #include "reporters/report_fmt.h"
 #include "results/store.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <unistd.h>
 
 
 enum metric { M_SUCCESS, M_TOKENS, M_SPEEDUP };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: skillci runs [-s SKILL] [-m MODEL] [--metric success|tokens|speedup]\n"
-		"                    [--csv FILE] [--store LOCATION]\n"
-		"\n"
-		"Shows the evaluation history kept in the results store.\n"
-		"\n"
-		"  -s, --skill SKILL    only this skill (path or name)\n"
-		"  -m, --model MODEL    only this model (canonical name)\n"
-		"  --metric M           success (pass rate, default), tokens (mean per unit) or\n"
-		"                       speedup (kernel geomean)\n"
-		"  --csv FILE           also write every aggregate of every run as CSV\n"
-		"  --store LOCATION     results store: a SQLite file or postgresql://… (default\n"
-		"                       $" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")\n"
-		"\n"
-		"exit: 0 done, 2 bad usage or no store, 3 store failure.\n");
-}
 
 static double value_of(const struct sc_store_aggregate *a, enum metric m)
 {
@@ -55,6 +35,44 @@ static void fmt_value(struct sc_buf *out, double v, enum metric m)
 	else
 		sc_buf_printf(out, "%.2fx", v);
 }
+
+struct runs_opts {
+	const char *skill, *model, *csv, *store;
+	enum metric metric;
+};
+
+/* --metric M: success, tokens or speedup. */
+static int metric_option(void *opts, const char *value)
+{
+	static const char *const names[] = { "success", "tokens", "speedup" };
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(names); i++)
+		if (!strcmp(value, names[i])) {
+			((struct runs_opts *)opts)->metric = (enum metric)i;
+			return 0;
+		}
+	return sc_error_set(SC_EINVAL, "unknown metric '%s' (success, tokens, speedup)", value);
+}
+
+static const struct sc_option runs_table[] = {
+	SC_OPT_STRING("skill", 's', struct runs_opts, skill, "SKILL", "only this skill (path or name)"),
+	SC_OPT_STRING("model", 'm', struct runs_opts, model, "MODEL",
+		      "only this model (canonical name)"),
+	SC_OPT_CALLBACK("metric", 0, metric_option, "success|tokens|speedup",
+			"success (pass rate, default), tokens (mean per unit) or\n"
+			"speedup (kernel geomean)"),
+	SC_OPT_STRING("csv", 0, struct runs_opts, csv, "FILE",
+		      "also write every aggregate of every run as CSV"),
+	SC_OPT_STRING("store", 0, struct runs_opts, store, "LOCATION",
+		      "results store: a SQLite file or postgresql://… (default\n"
+		      "$" SC_STORE_ENV ", else " SC_STORE_DEFAULT_PATH ")"),
+	SC_OPT_END,
+};
+
+static const struct sc_options runs_spec = {
+	"runs", NULL, "Shows the evaluation history kept in the results store.",
+	"exit: 0 done, 2 bad usage or no store, 3 store failure.\n", runs_table, 0,
+};
 
 /* The newest point for (skill, model, variant), or NULL. */
 static const struct sc_store_point *latest(const struct sc_store_point *p, size_t n,
@@ -250,48 +268,22 @@ static void print_views(const struct sc_store_point *p, size_t n, enum metric m)
 
 int cmd_runs(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "skill", required_argument, NULL, 's' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "metric", required_argument, NULL, 'M' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "store", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *skill = NULL, *model = NULL, *csv = NULL, *store_path = NULL;
-	enum metric m = M_SUCCESS;
+	struct runs_opts o = { NULL, NULL, NULL, NULL, M_SUCCESS };
+	const char *skill, *model, *csv;
 	struct sc_store *store = NULL;
 	struct sc_store_point *pts = NULL;
 	size_t n = 0;
-	int c, err, rc = SC_EXIT_OK;
+	const char *store_path;
+	int nargs, err, rc = SC_EXIT_OK;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:m:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': skill = optarg; break;
-		case 'm': model = optarg; break;
-		case 'c': csv = optarg; break;
-		case 'S': store_path = optarg; break;
-		case 'M':
-			if (!strcmp(optarg, "success"))
-				m = M_SUCCESS;
-			else if (!strcmp(optarg, "tokens"))
-				m = M_TOKENS;
-			else if (!strcmp(optarg, "speedup"))
-				m = M_SPEEDUP;
-			else
-				return sc_cmd_usage_error("runs", "unknown metric '%s' (success, tokens, speedup)",
-							  optarg);
-			break;
-		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("runs", c, argv, longopts);
-		}
-	}
-	if (optind < argc)
-		return sc_cmd_usage_error("runs", "unexpected argument '%s'", argv[optind]);
-	store_path = sc_store_location(store_path, NULL);
+	if ((rc = sc_cmd_options(&runs_spec, &o, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (nargs)
+		return sc_cmd_usage_error("runs", "unexpected argument '%s'", argv[1]);
+	skill = o.skill;
+	model = o.model;
+	csv = o.csv;
+	store_path = sc_store_location(o.store, NULL);
 	if ((rc = sc_cmd_open_store(&store, store_path, true)))
 		goto done;
 	if ((err = sc_store_history(store, &pts, &n, skill, model)) < 0) {
@@ -303,7 +295,7 @@ int cmd_runs(int argc, char **argv)
 			    skill ? skill : "", model ? " on model " : "", model ? model : "",
 			    sc_store_path(store));
 	else
-		print_views(pts, n, m);
+		print_views(pts, n, o.metric);
 	if (csv && (err = write_csv(csv, pts, n)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;

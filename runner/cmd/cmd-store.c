@@ -13,12 +13,11 @@
 #include "cmd/cmd.h"
 #include "results/store.h"
 
-#include <getopt.h>
 
-static const char usage_text[] =
-	"usage: skillci store info [LOCATION]\n"
-	"       skillci store copy FROM TO\n"
-	"\n"
+static const struct sc_option store_table[] = { SC_OPT_END };
+
+static const struct sc_options store_spec = {
+	"store", "info [LOCATION] | copy FROM TO",
 	"Commands on the results store. A location is a SQLite file or a PostgreSQL URI\n"
 	"(postgresql://host/db?sslmode=…); the password comes from PGPASSWORD, ~/.pgpass\n"
 	"or a service file (PGSERVICE), never from the location.\n"
@@ -28,10 +27,11 @@ static const char usage_text[] =
 	"                   " SC_STORE_DEFAULT_PATH ")\n"
 	"  copy FROM TO     copies every run, unit, aggregate and shard result of FROM into\n"
 	"                   TO (created, or brought to this skillci's schema); units whose\n"
-	"                   key TO holds already are kept, so a second copy changes nothing\n"
-	"\n"
+	"                   key TO holds already are kept, so a second copy changes nothing",
 	"exit codes: 0 done, 2 bad usage, a missing store, a location with a password or a\n"
-	"newer schema, 3 the database failed or cannot be reached.\n";
+	"newer schema, 3 the database failed or cannot be reached.\n",
+	store_table, SC_OPTS_IN_ORDER,
+};
 
 static int store_info(const char *location)
 {
@@ -92,33 +92,22 @@ done:
 
 int cmd_store(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	int rc, n;
 
-	optind = 0;
-	opterr = 0;
-	/* "+": options end at the subcommand */
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return SC_EXIT_OK;
-		}
-		return sc_cmd_option_error("store", c, argv, longopts);
-	}
-	if (optind >= argc)
+	/* the options end at the subcommand */
+	if ((rc = sc_cmd_options(&store_spec, NULL, argc, argv, &n)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	if (!n)
 		return sc_cmd_usage_error("store", "name a subcommand: info or copy");
-	if (!strcmp(argv[optind], "info")) {
-		if (argc - optind > 2)
+	if (!strcmp(argv[1], "info")) {
+		if (n > 2)
 			return sc_cmd_usage_error("store", "info takes at most one location");
-		return store_info(sc_store_location(argc - optind == 2 ? argv[optind + 1] : NULL, NULL));
+		return store_info(sc_store_location(n == 2 ? argv[2] : NULL, NULL));
 	}
-	if (!strcmp(argv[optind], "copy")) {
-		if (argc - optind != 3)
+	if (!strcmp(argv[1], "copy")) {
+		if (n != 3)
 			return sc_cmd_usage_error("store", "copy takes two locations: FROM TO");
-		return store_copy(argv[optind + 1], argv[optind + 2]);
+		return store_copy(argv[2], argv[3]);
 	}
-	return sc_cmd_usage_error("store", "unknown subcommand '%s' (info, copy)", argv[optind]);
+	return sc_cmd_usage_error("store", "unknown subcommand '%s' (info, copy)", argv[1]);
 }

@@ -12,41 +12,56 @@
 #include "providers/provider.h"
 #include "teacher/testinit.h"
 
-#include <getopt.h>
 
 #define MAX_STUDENTS 16
 
-static void usage(FILE *f)
+struct init_opts {
+	struct sc_testinit_options t;
+	const char *config, *cache;
+	bool no_cache;
+};
+
+/* --format F: evals, yaml, json or skill_meta. */
+static int format_option(void *opts, const char *value)
 {
-	fprintf(f,
-		"usage: skillci tests init SKILL... [-m STUDENT...] [--teacher MODEL]\n"
-		"                          [--format evals|yaml|json|skill_meta] [--force] [--no-run]\n"
-		"                          [--grader MODEL] [--config FILE] [--cache DIR | --no-cache]\n"
-		"\n"
-		"init: the teacher writes a starter suite for each skill folder, in the\n"
-		"repository's own format; skillci loads it back as it loads every test file,\n"
-		"then runs it once on each student with the skill and without it and shows which\n"
-		"tests discriminate (pass with the skill, fail without). Nothing is written\n"
-		"over an existing file unless --force.\n"
-		"\n"
-		"  -m, --model STUDENT  run the suite on this model (repeat; default: models of\n"
-		"                       skillci.yml; none: the suite is written, not run)\n"
-		"  --teacher MODEL      writes the tests (default: test_gen_model, else\n"
-		"                       skill_generation_model of upskill.config.yaml, else sonnet)\n"
-		"  --format F           evals (evals/evals.json), yaml (tests/suite.yaml), json\n"
-		"                       (tests/suite.json) or skill_meta (skill_meta.json); default:\n"
-		"                       the format most skills of the repository already use,\n"
-		"                       else evals\n"
-		"  --force              write over the file when it exists\n"
-		"  --no-run             write and check the suite, do not run it\n"
-		"  --grader MODEL       grades expectations in the run (default: grader.model)\n"
-		"  --config FILE        configuration (default ./skillci.yml)\n"
-		"  --cache DIR          response cache (default .skillci/cache); --no-cache: none\n"
-		"\n"
-		"exit: 0 written (and run), 2 bad usage, a file that exists, or a suite with\n"
-		"tests left out, 3 the teacher or a student could not be reached.\n"
-		"\n");
-	fprintf(f,
+	struct init_opts *o = opts;
+	int err;
+
+	if ((err = sc_testinit_format_parse(&o->t.format, value)) < 0)
+		return err;
+	o->t.format_set = true;
+	return 0;
+}
+
+static const struct sc_option init_table[] = {
+	SC_OPT_LIST("model", 'm', struct init_opts, t.students, t.nstudents, MAX_STUDENTS, "STUDENT",
+		    "run the suite on this model (repeat; default: models of\n"
+		    "skillci.yml; none: the suite is written, not run)"),
+	SC_OPT_STRING("teacher", 0, struct init_opts, t.teacher, "MODEL",
+		      "writes the tests (default: test_gen_model, else\n"
+		      "skill_generation_model of upskill.config.yaml, else sonnet)"),
+	SC_OPT_CALLBACK("format", 0, format_option, "F",
+			"evals (evals/evals.json), yaml (tests/suite.yaml), json\n"
+			"(tests/suite.json) or skill_meta (skill_meta.json); default:\n"
+			"the format most skills of the repository already use,\n"
+			"else evals"),
+	SC_OPT_FLAG("force", 0, struct init_opts, t.force, "write over the file when it exists"),
+	SC_OPT_FLAG("no-run", 0, struct init_opts, t.no_run,
+		    "write and check the suite, do not run it"),
+	SC_OPT_STRING("grader", 0, struct init_opts, t.grader, "MODEL",
+		      "grades expectations in the run (default: grader.model)"),
+	SC_OPT_STRING("config", 0, struct init_opts, config, "FILE",
+		      "configuration (default ./skillci.yml)"),
+	SC_OPT_STRING("cache", 0, struct init_opts, cache, "DIR",
+		      "response cache (default .skillci/cache)"),
+	SC_OPT_FLAG("no-cache", 0, struct init_opts, no_cache, "no response cache"),
+	SC_OPT_END,
+};
+
+static const char init_footer[] =
+	"exit: 0 written (and run), 2 bad usage, a file that exists, or a suite with\n"
+	"tests left out, 3 the teacher or a student could not be reached.\n"
+	"\n"
 		"TEST FORMAT\n"
 		"\n"
 		"skillci reads a skill's tests from, in order, every one that exists:\n"
@@ -87,7 +102,25 @@ static void usage(FILE *f)
 		"  A skill without tests is \"unverified: no tests\" on every report; the\n"
 		"  trusted config's gate.allow_untested (default true) says whether that\n"
 		"  fails. A pull request that adds a skill's first tests is judged on them as\n"
-		"  a new skill is (against no skill); they judge the pull requests after it.\n");
+		"  a new skill is (against no skill); they judge the pull requests after it.\n";
+
+static const struct sc_options init_spec = {
+	"tests init", "SKILL...",
+	"init: the teacher writes a starter suite for each skill folder, in the\n"
+	"repository's own format; skillci loads it back as it loads every test file,\n"
+	"then runs it once on each student with the skill and without it and shows which\n"
+	"tests discriminate (pass with the skill, fail without). Nothing is written\n"
+	"over an existing file unless --force.",
+	init_footer, init_table, 0,
+};
+
+static void usage(FILE *f)
+{
+	struct sc_buf u = SC_BUF_INIT;
+
+	sc_options_usage(&u, &init_spec);
+	fputs(u.ptr, f);
+	sc_buf_release(&u);
 }
 
 static const char *esc(struct sc_buf *b, const char *s)
@@ -142,73 +175,45 @@ done:
 
 static int tests_init(int argc, char **argv)
 {
-	enum { O_TEACHER = 256, O_FORMAT, O_FORCE, O_NO_RUN, O_GRADER, O_CONFIG, O_CACHE,
-	       O_NO_CACHE };
-	static const struct option longopts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "teacher", required_argument, NULL, O_TEACHER },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "no-run", no_argument, NULL, O_NO_RUN },
-		{ "grader", required_argument, NULL, O_GRADER },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "cache", required_argument, NULL, O_CACHE },
-		{ "no-cache", no_argument, NULL, O_NO_CACHE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *students[MAX_STUDENTS], *config = NULL, *cache_dir = ".skillci/cache";
-	struct sc_testinit_options opt;
+	struct init_opts o;
+	struct sc_testinit_options *opt = &o.t;
+	const char *const *given;
+	const char *students[MAX_STUDENTS];
 	struct sc_client_options copt;
 	struct sc_client *client = NULL;
 	struct sc_config cfg;
 	struct sc_model check;
-	int c, err, rc = SC_EXIT_OK;
+	int nargs, err, rc = SC_EXIT_OK;
 
 	memset(&cfg, 0, sizeof(cfg));
-	sc_testinit_options_init(&opt);
-	opt.students = students;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (opt.nstudents == MAX_STUDENTS)
-				return sc_cmd_usage_error("tests", "at most %d students", MAX_STUDENTS);
-			students[opt.nstudents++] = optarg;
-			break;
-		case O_TEACHER: opt.teacher = optarg; break;
-		case O_FORMAT:
-			if (sc_testinit_format_parse(&opt.format, optarg) < 0)
-				return sc_cmd_usage_error("tests", "%s", sc_error_last());
-			opt.format_set = true;
-			break;
-		case O_FORCE: opt.force = true; break;
-		case O_NO_RUN: opt.no_run = true; break;
-		case O_GRADER: opt.grader = optarg; break;
-		case O_CONFIG: config = optarg; break;
-		case O_CACHE: cache_dir = optarg; break;
-		case O_NO_CACHE: cache_dir = NULL; break;
-		case 'h': usage(stdout); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("tests", c, argv, longopts);
-		}
-	}
-	if (optind >= argc)
-		return sc_cmd_usage_error("tests", "name the skill folders to write tests for "
-					  "(skillci tests init skills/NAME)");
-	if ((rc = sc_cmd_load_providers(&cfg, config)) != SC_EXIT_OK)
+	memset(&o, 0, sizeof(o));
+	sc_testinit_options_init(opt);
+	rc = sc_cmd_options(&init_spec, &o, argc, argv, &nargs);
+	given = opt->students;  /* the parser's list of -m, freed at the end */
+	if (rc)
 		goto done;
-	if (!opt.teacher)
-		opt.teacher = cfg.test_gen_model ? cfg.test_gen_model : cfg.generate_model;
-	if (!opt.grader)
-		opt.grader = cfg.grader_model;
-	if (!opt.nstudents)
-		for (size_t i = 0; i < cfg.models.n && opt.nstudents < MAX_STUDENTS; i++)
-			students[opt.nstudents++] = cfg.models.items[i];
+	if (!nargs) {
+		rc = sc_cmd_usage_error("tests", "name the skill folders to write tests for "
+					"(skillci tests init skills/NAME)");
+		goto done;
+	}
+	/* the students: -m, else the configuration's models */
+	for (size_t i = 0; i < opt->nstudents; i++)
+		students[i] = given[i];
+	opt->students = students;
+	if ((rc = sc_cmd_load_providers(&cfg, o.config)) != SC_EXIT_OK)
+		goto done;
+	if (!opt->teacher)
+		opt->teacher = cfg.test_gen_model ? cfg.test_gen_model : cfg.generate_model;
+	if (!opt->grader)
+		opt->grader = cfg.grader_model;
+	if (!opt->nstudents)
+		for (size_t i = 0; i < cfg.models.n && opt->nstudents < MAX_STUDENTS; i++)
+			students[opt->nstudents++] = cfg.models.items[i];
 	/* model names are checked before anything is asked */
-	for (size_t i = 0; i < opt.nstudents + 2; i++) {
-		const char *name = i < opt.nstudents ? students[i] : i == opt.nstudents ? opt.teacher
-				   : opt.grader;
+	for (size_t i = 0; i < opt->nstudents + 2; i++) {
+		const char *name = i < opt->nstudents ? students[i] : i == opt->nstudents ? opt->teacher
+				   : opt->grader;
 		if (!name)
 			continue;
 		if (sc_model_parse(&check, name) < 0) {
@@ -218,19 +223,19 @@ static int tests_init(int argc, char **argv)
 		sc_model_release(&check);
 	}
 	sc_client_options_init(&copt);
-	copt.cache_dir = cache_dir;
+	copt.cache_dir = o.no_cache ? NULL : o.cache ? o.cache : ".skillci/cache";
 	copt.cache_mode = SC_CACHE_USE;
 	if ((err = sc_client_new(&client, &copt)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	opt.client = client;
-	opt.progress = progress_line;
-	for (int i = optind; i < argc; i++) {
+	opt->client = client;
+	opt->progress = progress_line;
+	for (int i = 1; i <= nargs; i++) {
 		struct sc_testinit_result res;
 		sc_testinit_result_init(&res);
-		opt.skill_dir = argv[i];
-		err = sc_testinit(&res, &opt);
+		opt->skill_dir = argv[i];
+		err = sc_testinit(&res, opt);
 		if (err < 0) {
 			int code = sc_cmd_fail(err);
 			if (err == SC_EPARSE || err == SC_EAUTH)
@@ -245,6 +250,9 @@ static int tests_init(int argc, char **argv)
 		sc_testinit_result_release(&res);
 	}
 done:
+	rc = rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	opt->students = given;
+	sc_options_release(&init_spec, &o);
 	sc_client_free(client);
 	sc_config_release(&cfg);
 	return rc;

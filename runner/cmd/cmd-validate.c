@@ -16,25 +16,33 @@
 #include "skills/testsuite.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <sys/stat.h>
 
-static const char usage[] =
-	"usage: skillci validate [--strict] [--json] [-v] PATH...\n"
-	"\n"
+struct validate_opts {
+	bool strict, json, verbose;
+};
+
+static const struct sc_option validate_table[] = {
+	SC_OPT_FLAG("strict", 0, struct validate_opts, strict,
+		    "extension and unknown front matter fields are errors"),
+	SC_OPT_FLAG("json", 0, struct validate_opts, json,
+		    "print a JSON document instead of one line per finding"),
+	SC_OPT_FLAG("verbose", 'v', struct validate_opts, verbose,
+		    "also list what discovery skipped and why (stderr)"),
+	SC_OPT_END,
+};
+
+static const struct sc_options validate_spec = {
+	"validate", "PATH...",
 	"Check skills against the Agent Skills rules: SKILL.md front matter\n"
 	"(name, description, compatibility, metadata, ...), body size and links,\n"
 	"and the skill's test files. PATH is a skill folder, a SKILL.md, or a\n"
-	"folder to discover skills in (docs/skills.md).\n"
-	"\n"
-	"  --strict    extension and unknown front matter fields are errors\n"
-	"  --json      print a JSON document instead of one line per finding\n"
-	"  -v          also list what discovery skipped and why (stderr)\n"
-	"  -h, --help  show this help\n"
-	"\n"
+	"folder to discover skills in (docs/skills.md); the options come first.",
 	"exit: 0 no errors (warnings allowed), 1 errors found, 2 bad usage or a\n"
-	"PATH that does not exist.\n";
+	"PATH that does not exist.\n",
+	validate_table, SC_OPTS_IN_ORDER,
+};
 
 /* Every skill validated, in the order of the paths given. */
 struct run {
@@ -271,41 +279,27 @@ static void print_lines(const struct run *r)
 
 int cmd_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "strict", no_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct validate_opts o = { false, false, false };
 	struct run r;
-	unsigned flags = 0;
-	bool json = false;
+	unsigned flags;
 	size_t nerr, nwarn;
-	int c, rc = SC_EXIT_OK, err = 0;
+	int nargs, rc = SC_EXIT_OK, err = 0;
 
 	memset(&r, 0, sizeof(r));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': flags |= SC_SKILL_STRICT; break;
-		case 'j': json = true; break;
-		case 'v': r.verbose = true; break;
-		case 'h': fputs(usage, stdout); return SC_EXIT_OK;
-		default: return sc_cmd_option_error("validate", c, argv, opts);
-		}
-	}
-	if (optind >= argc)
+	if ((rc = sc_cmd_options(&validate_spec, &o, argc, argv, &nargs)))
+		return rc == SC_CMD_HELP ? SC_EXIT_OK : rc;
+	flags = o.strict ? SC_SKILL_STRICT : 0;
+	r.verbose = o.verbose;
+	if (!nargs)
 		return sc_cmd_usage_error("validate", "give at least one PATH (a skill folder, a SKILL.md or a folder to search)");
-	for (int i = optind; i < argc; i++) {
+	for (int i = 1; i <= nargs; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
 			sc_cmd_line(stderr, "error: '%s' does not exist", argv[i]);
 			return SC_EXIT_USAGE;
 		}
 	}
-	for (int i = optind; i < argc && err == 0; i++)
+	for (int i = 1; i <= nargs && err == 0; i++)
 		err = validate_path(&r, argv[i], flags);
 	if (err == 0)
 		err = load_tests(&r);
@@ -320,7 +314,7 @@ int cmd_validate(int argc, char **argv)
 		for (size_t i = 0; i < r.skips.nskipped; i++)
 			sc_cmd_line(stderr, "skipped %s: %s", r.skips.skipped[i].path,
 				    r.skips.skipped[i].reason);
-	if (json) {
+	if (o.json) {
 		if (print_json(&r, nerr, nwarn) < 0) {
 			rc = SC_EXIT_INFRA;
 			goto done;

@@ -14,7 +14,6 @@
 #include "results/results.h"
 #include "results/store.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <unistd.h>
@@ -71,54 +70,19 @@ int sc_cmd_usage_error(const char *cmd, const char *fmt, ...)
 	return SC_EXIT_USAGE;
 }
 
-/* Whether name (n bytes, as typed) abbreviates a long option whose value is val. */
-static bool long_option_with_val(const struct option *longopts, const char *name, size_t n,
-				 int val)
+int sc_cmd_options(const struct sc_options *spec, void *opts, int argc, char **argv, int *nargs)
 {
-	for (const struct option *o = longopts; o && o->name; o++)
-		if (!strncmp(o->name, name, n) && !o->flag && o->val == val)
-			return true;
-	return false;
-}
+	struct sc_buf usage = SC_BUF_INIT;
+	int err = sc_options_parse(spec, opts, argc, argv, nargs);
 
-/*
- * getopt_long() leaves argv[optind - 1] at the element it last took whole:
- * a long option, or a short one that ended its group. optopt is 0 for an
- * unknown or ambiguous long option, else the short option or the long
- * option's value; a short option inside a group ("-zv") is named from
- * optopt.
- */
-int sc_cmd_option_error(const char *cmd, int c, char **argv, const struct option *longopts)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	size_t n = strcspn(arg, "=");
-	bool is_long = !strncmp(arg, "--", 2) && n > 2 &&
-		       (optopt == 0 || long_option_with_val(longopts, arg + 2, n - 2, optopt));
-
-	if (is_long && c == ':')
-		return sc_cmd_usage_error(cmd, "option '%.*s' needs a value", (int)n, arg);
-	if (is_long && optopt != 0)
-		return sc_cmd_usage_error(cmd, "option '%.*s' takes no value", (int)n, arg);
-	if (is_long) {
-		size_t matches = 0;
-		for (const struct option *o = longopts; o && o->name; o++)
-			matches += !strncmp(o->name, arg + 2, n - 2);
-		if (matches > 1)
-			return sc_cmd_usage_error(cmd, "option '%.*s' is ambiguous; spell it out",
-						  (int)n, arg);
-		return sc_cmd_usage_error(cmd, "unknown option '%.*s'", (int)n, arg);
+	if (err == SC_OPTIONS_HELP) {
+		sc_options_usage(&usage, spec);
+		fputs(usage.ptr, stdout);
+		sc_buf_release(&usage);
+		return SC_CMD_HELP;
 	}
-	if (c == ':')
-		return sc_cmd_usage_error(cmd, "option '-%c' needs a value", optopt);
-	return sc_cmd_usage_error(cmd, "unknown option '-%c'", optopt);
-}
-
-int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *arg, int min,
-		      int max)
-{
-	if (sc_parse_int(out, arg, min, max) < 0)
-		return sc_cmd_usage_error(cmd, "option '%s' wants a whole number from %d to %d, "
-					  "not '%s'", name, min, max, arg);
+	if (err < 0)
+		return sc_cmd_usage_error(spec->cmd, "%s", sc_error_last());
 	return 0;
 }
 
@@ -200,18 +164,6 @@ void sc_cmd_print_gate_failures(const struct sc_results *r)
 	}
 	sc_ci_block_end(stderr);
 	sc_buf_release(&line);
-}
-
-bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg)
-{
-	switch (c) {
-	case SC_CMD_O_JUNIT: r->opt_junit = arg; return true;
-	case SC_CMD_O_MARKDOWN: r->opt_markdown = arg; return true;
-	case SC_CMD_O_HTML: r->opt_html = arg; return true;
-	case SC_CMD_O_JSON: r->opt_json = arg; return true;
-	case SC_CMD_O_REPORT_DIR: r->opt_dir = arg; return true;
-	default: return false;
-	}
 }
 
 /* The option, else NAME in --report-dir, else the configured path. */

@@ -3,17 +3,20 @@
 /*
  * Subcommands: one file runner/cmd/cmd-<name>.c each, with
  *     int cmd_<name>(int argc, char **argv);
- * argv[0] is the subcommand's name. A command parses its options with
- * getopt_long: optind = 0 first (to reset it), opterr = 0 and an optstring
- * that starts with ':' (after a '+', if any), so that getopt prints nothing
- * and every bad option gets one error from sc_cmd_option_error(); integer
- * values go through sc_cmd_int_option(). It prints its usage to stdout on
- * --help and returns 0, and returns an exit code (SC_EXIT_*). Only cmd-*
- * files print errors and choose exit codes.
+ * argv[0] is the subcommand's name. A command declares its options once,
+ * in a table (core/options.h) that names each option, its value's kind,
+ * where it goes in the command's options struct (the library's own, where
+ * there is one: struct sc_pipeline_options for run) and its help line;
+ * sc_cmd_options() parses argv with it, prints the usage made from it on
+ * --help, and gives every bad option one error line and exit 2. A command
+ * returns an exit code (SC_EXIT_*). Only cmd-* files print errors and
+ * choose exit codes.
  */
 
 #include <stdbool.h>
 #include <stdio.h>
+
+#include "options.h"
 
 struct sc_command {
 	const char *name;
@@ -75,21 +78,14 @@ struct sc_store;
  */
 int sc_cmd_open_store(struct sc_store **out, const char *location, bool existing);
 /*
- * The one error for what getopt_long() returned as '?' or ':' (see above):
- * "unknown option '--bogus'" (or '-x'), "option '--runs' needs a value" or
- * "option '--help' takes no value", then the usage hint. longopts is the
- * command's table. Returns SC_EXIT_USAGE.
+ * Parses the command's options with its table (core/options.h) into opts:
+ * 0 to go on, the arguments in order in argv[1..*nargs]; SC_CMD_HELP after
+ * printing the usage on stdout (the command exits 0); SC_EXIT_USAGE after
+ * printing the one error line and the usage hint.
  */
-struct option;
-int sc_cmd_option_error(const char *cmd, int c, char **argv, const struct option *longopts);
-/*
- * Parses arg, the value of option name ("--runs"), as a whole number from
- * min to max (sc_parse_int: "3x" is not one). Returns 0, or prints
- * "option '--runs' wants a whole number from 1 to 1000, not '3x'" and
- * returns SC_EXIT_USAGE.
- */
-int sc_cmd_int_option(int *out, const char *cmd, const char *name, const char *arg, int min,
-		      int max);
+#define SC_CMD_HELP (-1)
+struct sc_options;
+int sc_cmd_options(const struct sc_options *spec, void *opts, int argc, char **argv, int *nargs);
 /* Flushes stdout; a failed write of results is an error (exit 3). */
 int sc_cmd_finish(int code);
 
@@ -100,24 +96,26 @@ void sc_cmd_print_gate_failures(const struct sc_results *r);
 
 /*
  * The report paths of run and merge: --junit F, --markdown F, --html DIR,
- * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS in
- * its option table and hands each option to sc_cmd_report_option();
+ * --json F and --report-dir DIR. A command lists SC_CMD_REPORT_OPTIONS(T,
+ * r) in its option table (r: its struct sc_cmd_reports in T);
  * sc_cmd_reports_resolve() then sets every path: the option, else the file
  * in --report-dir (junit.xml, report.md, results.json; the folder itself
  * for HTML), else the configuration's reports:. html is the folder `report
  * --html` takes (a configured DIR/report.html gives DIR). A zeroed struct
  * is ready; sc_cmd_reports_release() frees the resolved paths.
  */
-enum {
-	SC_CMD_O_JUNIT = 0x1000, SC_CMD_O_MARKDOWN, SC_CMD_O_HTML, SC_CMD_O_JSON,
-	SC_CMD_O_REPORT_DIR,
-};
-#define SC_CMD_REPORT_OPTIONS \
-	{ "junit", required_argument, NULL, SC_CMD_O_JUNIT }, \
-	{ "markdown", required_argument, NULL, SC_CMD_O_MARKDOWN }, \
-	{ "html", required_argument, NULL, SC_CMD_O_HTML }, \
-	{ "json", required_argument, NULL, SC_CMD_O_JSON }, \
-	{ "report-dir", required_argument, NULL, SC_CMD_O_REPORT_DIR }
+#define SC_CMD_REPORT_OPTIONS(T, r) \
+	SC_OPT_STRING("junit", 0, T, r.opt_junit, "F", \
+		      "report paths (default: skillci.yml reports:, else .skillci/report/):\n" \
+		      "JUnit XML"), \
+	SC_OPT_STRING("markdown", 0, T, r.opt_markdown, "F", \
+		      "the Markdown report"), \
+	SC_OPT_STRING("html", 0, T, r.opt_html, "DIR", \
+		      "DIR/report.html and DIR/index.html"), \
+	SC_OPT_STRING("json", 0, T, r.opt_json, "F", \
+		      "the results JSON"), \
+	SC_OPT_STRING("report-dir", 0, T, r.opt_dir, "DIR", \
+		      "folder for the reports not named one by one")
 
 struct sc_config;
 
@@ -128,8 +126,6 @@ struct sc_cmd_reports {
 	char *junit, *markdown, *html, *json;
 };
 
-/* Takes the report option c (its value arg); false when c is another option. */
-bool sc_cmd_report_option(struct sc_cmd_reports *r, int c, const char *arg);
 void sc_cmd_reports_resolve(struct sc_cmd_reports *r, const struct sc_config *cfg);
 /* Creates the folders the JUnit, Markdown and JSON files go in. */
 void sc_cmd_reports_mkdirs(const struct sc_cmd_reports *r);

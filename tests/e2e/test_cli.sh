@@ -101,4 +101,32 @@ option '--max-units' wants a whole number from 1 to 10000000, not '1e3'	run --ma
 option '--runs' wants a whole number from 1 to 1000, not ''	eval --runs= s
 EOF
 
+# Each command's options are declared once, in its table; the synopsis in
+# the docs is the usage line that table prints, word for word (without
+# "usage: "), so a flag added, renamed or dropped fails here until the
+# page says so too.
+while read -r cmd page; do
+	check "docs/$page shows the usage line of 'skillci $cmd --help'" python3 -c '
+import subprocess, sys
+cmd, page = sys.argv[2], sys.argv[3]
+out = subprocess.run([sys.argv[1], cmd, "--help"], capture_output=True, text=True).stdout
+lines = out.split("\n\n")[0].split("\n")
+want = "\n".join([lines[0][len("usage: "):]] + [l[len("usage: "):] for l in lines[1:]])
+text = open(page).read()
+assert want in text, "%s has no\n%s" % (page, want)
+' "$SKILLCI" "$cmd" "docs/$page"
+done <<'EOF'
+run run.md
+merge run.md
+eval evaluation.md
+runs evaluation.md
+report reports.md
+changed changed.md
+generate generate.md
+export generate.md
+ask providers.md
+validate skills.md
+list skills.md
+EOF
+
 done_testing

@@ -434,7 +434,7 @@ alpha_skill ALPHA-BROKEN
 pr "any change"
 run_pr --store ''
 expect_exit 2 "--store '' is a usage error"
-expect_err_contains "--store needs a value" "and says so"
+expect_err_contains "option '--store' needs a value, not an empty string" "and says so"
 run_pr --report-dir ''
 expect_exit 2 "--report-dir '' is a usage error"
 # '..' is followed before the link check: a store beside the workspace is
