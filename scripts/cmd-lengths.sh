@@ -23,7 +23,7 @@ show() {
 	if [ -n "$rev" ]; then git show "$rev:$1"; else cat "$1"; fi
 }
 tmp=${TMPDIR:-/tmp}/cmd-lengths.$$
-trap 'rm -f "$tmp" "$tmp.all"' EXIT
+trap 'rm -f "$tmp" "$tmp.all" "$tmp.all.c"' EXIT
 : > "$tmp"
 : > "$tmp.all"
 for f in $(list); do
