@@ -11,6 +11,7 @@
 #include "agent/agent.h"
 #include "pipeline/evalrun.h"
 #include "providers/provider.h"
+#include "reporters/report_eval.h"
 #include "reporters/report_fmt.h"
 #include "results/results.h"
 #include "stats.h"
@@ -126,332 +127,26 @@ static const struct sc_options eval_spec = {
 	eval_table, 0,
 };
 
-/* "40%", or "-" when absent; rounds like Python's :.0% format. */
-static void pct(struct sc_buf *out, double v)
+/* The name each model string resolves to (NULL where it does not parse). */
+static char **model_names(const char *const *models, size_t n)
 {
-	if (isnan(v))
-		sc_buf_puts(out, "-");
-	else
-		sc_buf_printf(out, "%.0f%%", v * 100.0);
-}
+	char **names = sc_xcalloc(n ? n : 1, sizeof(*names));
 
-/* A signed percentage: "+40%", "-10%". */
-static void spct(struct sc_buf *out, double v)
-{
-	if (isnan(v))
-		sc_buf_puts(out, "-");
-	else
-		sc_buf_printf(out, "%s%.0f%%", v >= 0 ? "+" : "-", fabs(v) * 100.0);
-}
-
-struct totals {
-	int64_t tokens;
-	size_t units;
-};
-
-/* Tokens summed over the non-error units of (skill, variant, model). */
-static struct totals token_total(const struct sc_results *r, const char *skill,
-				 enum sc_variant variant, const char *model)
-{
-	struct totals t = { 0, 0 };
-
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		if (strcmp(u->skill, skill) || u->variant != variant || strcmp(u->model, model) ||
-		    u->verdict == SC_UNIT_ERROR)
-			continue;
-		t.tokens += u->tokens_in + u->tokens_out;
-		t.units++;
-	}
-	return t;
-}
-
-static void print_rate_line(const char *label, const struct sc_results_aggregate *a,
-			    const char *suffix)
-{
-	struct sc_buf b = SC_BUF_INIT;
-
-	sc_buf_printf(&b, "  %-10s ", label);
-	sc_report_bar(&b, a->pass_rate);
-	sc_buf_puts(&b, "  ");
-	{
-		struct sc_buf p = SC_BUF_INIT;
-		pct(&p, a->pass_rate);
-		sc_buf_printf(&b, "%5s", p.ptr);
-		sc_buf_release(&p);
-	}
-	if (a->n) {
-		sc_buf_puts(&b, "  [95% CI ");
-		pct(&b, a->ci_low);
-		sc_buf_puts(&b, "\u2013");
-		pct(&b, a->ci_high);
-		sc_buf_printf(&b, ", n=%lld]", (long long)a->n);
-	} else {
-		sc_buf_puts(&b, "  [no pass/fail units]");
-	}
-	if (suffix && *suffix)
-		sc_buf_printf(&b, "  %s", suffix);
-	sc_cmd_line(stdout, "%s", b.ptr);
-	sc_buf_release(&b);
-}
-
-/* Per-test lines (-v): passes out of runs for each variant. */
-static void print_tests(const struct sc_results *r, const char *skill, const char *model,
-			bool baseline)
-{
-	struct sc_buf esc = SC_BUF_INIT;
-	size_t shown = 0;
-
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		int bp = 0, bn = 0, sp = 0, sn = 0;
-		bool first = true;
-		if (strcmp(u->skill, skill) || strcmp(u->model, model))
-			continue;
-		/* print each test once, at its first unit */
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(r->units[j].skill, skill) && !strcmp(r->units[j].model, model) &&
-			    !strcmp(r->units[j].test_id, u->test_id))
-				first = false;
-		if (!first)
-			continue;
-		for (size_t j = 0; j < r->nunits; j++) {
-			const struct sc_results_unit *w = &r->units[j];
-			bool base;
-			if (strcmp(w->skill, skill) || strcmp(w->model, model) || strcmp(w->test_id, u->test_id))
-				continue;
-			base = w->variant == SC_VARIANT_BASELINE;
-			(base ? &bn : &sn)[0]++;
-			if (w->verdict == SC_UNIT_PASS)
-				(base ? &bp : &sp)[0]++;
-		}
-		shown++;
-		/* test names and messages (model and server text) are untrusted */
-		sc_buf_clear(&esc);
-		sc_escape_log(&esc, u->test_name);
-		if (baseline)
-			sc_cmd_line(stdout, "  %zu. %-40.40s  %d/%d base  %d/%d skill", shown, esc.ptr,
-				    bp, bn, sp, sn);
-		else
-			sc_cmd_line(stdout, "  %zu. %-40.40s  %d/%d skill", shown, esc.ptr, sp, sn);
-		for (size_t j = 0; j < r->nunits; j++) {
-			const struct sc_results_unit *w = &r->units[j];
-			if (strcmp(w->skill, skill) || strcmp(w->model, model) ||
-			    strcmp(w->test_id, u->test_id) || !w->message)
-				continue;
-			sc_cmd_line(stdout, "       %s run %lld: %s: %s", sc_variant_name(w->variant),
-				    (long long)w->run_index, sc_unit_verdict_name(w->verdict), w->message);
+	for (size_t m = 0; m < n; m++) {
+		struct sc_model pm;
+		if (sc_model_parse(&pm, models[m]) == 0) {
+			names[m] = sc_xstrdup(pm.name);
+			sc_model_release(&pm);
 		}
 	}
-	if (shown)
-		printf("\n");
-	sc_buf_release(&esc);
+	return names;
 }
 
-/* Kernel line: compile-only counts, or speed figures with a GPU. */
-static void print_kernels(const struct sc_results *r, const char *skill, enum sc_variant variant,
-			  const char *model, const struct sc_results_aggregate *a)
+static void names_free(char **names, size_t n)
 {
-	int compiled = 0, failed = 0, total = 0;
-
-	for (size_t i = 0; i < r->nunits; i++) {
-		const struct sc_results_unit *u = &r->units[i];
-		if (!u->kernel || strcmp(u->skill, skill) || u->variant != variant ||
-		    strcmp(u->model, model))
-			continue;
-		total++;
-		if (u->kernel->compile == SC_COMPILE_OK)
-			compiled++;
-		else if (u->kernel->compile != SC_COMPILE_NONE)
-			failed++;
-	}
-	if (!total)
-		return;
-	printf("  kernels (%s): %d units, %d compiled, %d failed to compile", sc_variant_name(variant), total,
-	       compiled, failed);
-	if (!strcmp(r->run.mode, "gpu") && !isnan(a->speedup_geomean)) {
-		printf(", speedup geomean %.2fx over the naive baselines", a->speedup_geomean);
-		if (!isnan(a->strong_speedup_geomean))
-			printf(", %.2fx over the strong references", a->strong_speedup_geomean);
-		printf(", fast_1 %.0f%%, fast_2 %.0f%%", a->fast_1 * 100, isnan(a->fast_2) ? 0 : a->fast_2 * 100);
-	} else if (strcmp(r->run.mode, "gpu"))
-		printf(" (%s: correctness and speed not checked)", r->run.mode);
-	printf("\n");
-}
-
-static const struct sc_results_lift *find_lift(const struct sc_results *r, const char *skill,
-					      const char *model)
-{
-	for (size_t i = 0; i < r->nlifts; i++)
-		if (!strcmp(r->lifts[i].skill, skill) && !strcmp(r->lifts[i].model, model))
-			return &r->lifts[i];
-	return NULL;
-}
-
-/* Points of a pass-rate fraction, signed: "+40", "-5". */
-static void points(struct sc_buf *out, double v)
-{
-	if (isnan(v))
-		sc_buf_puts(out, "-");
-	else
-		sc_buf_printf(out, "%+.0f", v * 100.0 + 0.0);
-}
-
-/* The sequential decision of one skill x model (docs/evaluation.md, "skillci eval"). */
-static void print_lift(const struct sc_results_lift *l, double alpha, size_t nchecks)
-{
-	struct sc_buf est = SC_BUF_INIT;
-
-	points(&est, l->lift);
-	sc_buf_puts(&est, " points [");
-	points(&est, l->lo);
-	sc_buf_puts(&est, ", ");
-	points(&est, l->hi);
-	sc_buf_puts(&est, "]");
-	double d = isnan(l->drop) ? l->detectable : l->drop;
-
-	if (l->decision == SC_LIFT_SHOWN)
-		printf("\n  lift: shown, %s, beyond the %g-point margin\n", est.ptr, l->margin * 100.0);
-	else if (l->decision == SC_LIFT_NONE)
-		printf("\n  lift: none of %g points or more, %s: ruled out\n", d * 100.0, est.ptr);
-	else if (!l->tests)
-		printf("\n  lift: unverified, no test judged with and without the skill\n");
-	else
-		printf("\n  lift: unverified, %s: neither a lift nor the absence of a lift of %g points "
-		       "is shown;\n        %s\n", est.ptr, d * 100.0,
-		       l->stop && l->stop == SC_STOP_STOPPED ? "the run was interrupted"
-		       : "the design reached its cap of runs per test (--max-runs, gate.max_runs)");
-	printf("        %lld run%s per test after %lld of at most %lld round%s (%lld with the skill, "
-	       "%lld without)%s\n", (long long)l->runs_per_test, l->runs_per_test == 1 ? "" : "s",
-	       (long long)l->rounds, (long long)l->max_rounds, l->max_rounds == 1 ? "" : "s", (long long)l->skill_runs, (long long)l->baseline_runs,
-	       l->stop && l->stop == SC_STOP_END ? "; the boundaries met" : "");
-	printf("        sequential probability ratio test, alpha %g over %zu check%s\n", alpha,
-	       nchecks, nchecks == 1 ? "" : "s");
-	sc_buf_release(&est);
-}
-
-static void print_skill_model(const struct sc_results *r, const struct sc_results_skill *s,
-			      const char *model, const char *requested, bool baseline, bool verbose,
-			      const struct sc_evalrun_info *info, const struct sc_verdicts *v)
-{
-	const struct sc_verdict_row *rows, *row = NULL;
-	size_t nrows = sc_verdict_rows_of(v, s->path, &rows);
-	const struct sc_results_lift *lift = find_lift(r, s->path, model);
-	const struct sc_results_aggregate *head = sc_results_find_aggregate(r, s->path, SC_VARIANT_HEAD, model);
-	const struct sc_results_aggregate *base = sc_results_find_aggregate(r, s->path, SC_VARIANT_BASELINE, model);
-	const struct sc_results_comparison *c = sc_results_find_comparison(r, s->path, model,
-									  SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
-	struct sc_buf suffix = SC_BUF_INIT, title = SC_BUF_INIT;
-
-	for (size_t i = 0; i < nrows && !row; i++)
-		if (rows[i].model && !strcmp(rows[i].model, model))
-			row = &rows[i];
-	/* the skill's name and path are the skill's own text */
-	sc_buf_printf(&title, "%s on %s", s->name, model);
-	if (strcmp(requested, model))
-		sc_buf_printf(&title, " (%s)", requested);
-	if (info->sequential)
-		sc_buf_printf(&title, " (%lld tests x %d to %d runs, sequential)%s", (long long)s->tests,
-			      info->first_runs, info->max_runs,
-			      r->run.oracle ? "  [oracle self-test]" : "");
-	else
-		sc_buf_printf(&title, " (%lld tests x %d runs)%s", (long long)s->tests, info->runs,
-			      r->run.oracle ? "  [oracle self-test]" : "");
-	sc_cmd_line(stdout, "%s", title.ptr);
-	sc_buf_release(&title);
-	if (!head) {
-		sc_cmd_line(stdout, "  unverified: no tests (skillci tests init %s writes a starter "
-			    "suite; the", s->path);
-		printf("  format: skillci help tests; or pass --tests FILE, or --generate-tests)\n\n");
-		return;
-	}
-	if (verbose)
-		print_tests(r, s->path, model, baseline);
-	if (baseline && base && c) {
-		print_rate_line("baseline", base, NULL);
-		if (c->paired_n == 0) {
-			sc_buf_puts(&suffix, "(no paired pass/fail units)");
-		} else {
-			sc_buf_puts(&suffix, "(");
-			spct(&suffix, c->skill_lift);
-			sc_buf_printf(&suffix, ", McNemar p=%.4g, %s", c->p_value,
-				      c->significant ? "significant" : "not significant");
-			sc_buf_puts(&suffix, ")");
-		}
-		print_rate_line("with skill", head, suffix.ptr);
-		{
-			struct totals bt = token_total(r, s->path, SC_VARIANT_BASELINE, model);
-			struct totals ht = token_total(r, s->path, SC_VARIANT_HEAD, model);
-			if (bt.tokens > 0) {
-				double sv = sc_stats_token_savings((double)ht.tokens, (double)bt.tokens);
-				printf("\n  tokens: %lld \u2192 %lld  (%s%.0f%%)\n", (long long)bt.tokens,
-				       (long long)ht.tokens, sv >= 0 ? "-" : "+", fabs(sv) * 100.0);
-			}
-		}
-		print_kernels(r, s->path, SC_VARIANT_BASELINE, model, base);
-		print_kernels(r, s->path, SC_VARIANT_HEAD, model, head);
-		if (lift)
-			print_lift(lift, r->run.alpha, r->nlifts);
-	} else {
-		struct totals ht = token_total(r, s->path, SC_VARIANT_HEAD, model);
-		print_rate_line("with skill", head, NULL);
-		printf("  tokens: %lld\n", (long long)ht.tokens);
-		print_kernels(r, s->path, SC_VARIANT_HEAD, model, head);
-	}
-	/* the row's decision, in the words every report uses (results/verdict.h) */
-	if (row)
-		sc_cmd_line(stdout, "\n  Recommendation: %s", row->why);
-	printf("\n");
-	sc_buf_release(&suffix);
-}
-
-/* The benchmark table: one row per skill x model. */
-static void print_table(const struct sc_results *r, bool baseline)
-{
-	int w = 32;  /* the model column fits the longest resolved name */
-
-	for (size_t i = 0; i < r->naggregates; i++)
-		if ((int)strlen(r->aggregates[i].model) > w)
-			w = strlen(r->aggregates[i].model) < 96 ? (int)strlen(r->aggregates[i].model) : 96;
-	printf("%-24s %-*s %9s %9s %7s %8s %9s\n", "skill", w, "model", "baseline", "skill",
-	       "lift", "p", "tokens");
-	for (size_t s = 0; s < r->nskills; s++) {
-		for (size_t m = 0; m < r->run.nmodels; m++) {
-			const struct sc_results_aggregate *head = NULL, *base = NULL;
-			const struct sc_results_comparison *c = NULL;
-			struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT, l = SC_BUF_INIT, t = SC_BUF_INIT;
-			const char *model = NULL;
-			/* find the canonical name used by the units */
-			for (size_t i = 0; i < r->naggregates; i++) {
-				const struct sc_results_aggregate *ag = &r->aggregates[i];
-				struct sc_model pm;
-				if (strcmp(ag->skill, r->skills[s].path))
-					continue;
-				if (sc_model_parse(&pm, r->run.models[m]) == 0) {
-					if (!strcmp(pm.name, ag->model))
-						model = ag->model;
-					sc_model_release(&pm);
-				}
-			}
-			if (!model)
-				continue;
-			head = sc_results_find_aggregate(r, r->skills[s].path, SC_VARIANT_HEAD, model);
-			base = sc_results_find_aggregate(r, r->skills[s].path, SC_VARIANT_BASELINE, model);
-			c = sc_results_find_comparison(r, r->skills[s].path, model, SC_VARIANT_BASELINE, SC_VARIANT_HEAD);
-			pct(&a, base ? base->pass_rate : NAN);
-			pct(&b, head ? head->pass_rate : NAN);
-			spct(&l, c ? c->skill_lift : NAN);
-			spct(&t, c ? -c->token_savings : NAN);
-			sc_cmd_line(stdout, "%-24.24s %-*.*s %9s %9s %7s %8.4g %9s", r->skills[s].name,
-				    w, w, model, baseline ? a.ptr : "-", b.ptr, l.ptr,
-				    c ? c->p_value : NAN, t.ptr);
-			sc_buf_release(&a);
-			sc_buf_release(&b);
-			sc_buf_release(&l);
-			sc_buf_release(&t);
-		}
-	}
-	printf("\n");
+	for (size_t m = 0; m < n; m++)
+		free(names[m]);
+	free(names);
 }
 
 /* Progress on stderr, on a terminal only (plain logs stay clean). */
@@ -550,17 +245,24 @@ int cmd_eval(int argc, char **argv)
 	if (v.cause)
 		sc_cmd_line(stdout, "could not check: %s\n", v.cause);
 
-	for (size_t s = 0; s < res->nskills; s++)
-		for (size_t m = 0; m < info.nmodels; m++) {
-			struct sc_model pm;
-			if (sc_model_parse(&pm, info.models[m]) < 0)
-				continue;
-			print_skill_model(res, &res->skills[s], pm.name, info.models[m], info.baseline,
-					  o.verbose, &info, &v);
-			sc_model_release(&pm);
-		}
-	if (info.nmodels > 1 || eo->ndirs > 1)
-		print_table(res, info.baseline);
+	{
+		struct sc_report_eval_view view = {
+			.requested = info.models, .nmodels = info.nmodels,
+			.baseline = info.baseline, .verbose = o.verbose,
+			.table = info.nmodels > 1 || eo->ndirs > 1, .sequential = info.sequential,
+			.runs = info.runs, .first_runs = info.first_runs, .max_runs = info.max_runs,
+		};
+		struct sc_buf text = SC_BUF_INIT;
+		char **names = model_names(info.models, info.nmodels);
+		char **run_names = model_names((const char *const *)res->run.models, res->run.nmodels);
+		view.names = (const char *const *)names;
+		view.run_names = (const char *const *)run_names;
+		sc_report_eval_term(&text, res, &view, &v);
+		fputs(text.ptr, stdout);
+		sc_buf_release(&text);
+		names_free(names, info.nmodels);
+		names_free(run_names, res->run.nmodels);
+	}
 	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld",
 	       (long long)res->totals.units, (long long)res->totals.evaluated,
 	       (long long)res->totals.reused, (long long)res->totals.requests);

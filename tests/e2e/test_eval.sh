@@ -56,6 +56,8 @@ expect_out_contains "baseline   ████░░░░░░░░░░░░
 expect_out_contains "with skill ██████████████████░░    90%  [95% CI 70%–97%, n=20]  (+70%, McNemar p=0.0001221, significant)" "skill bar, lift and significance"
 expect_out_contains "tokens: 1600 → 2400  (+50%)" "token line sums both variants"
 expect_out_contains "Recommendation: keep skill" "upskill's is_beneficial"
+expect_out_lacks '\n  Recommendation' "the recommendation follows a blank line, not an escaped line break"
+check "the recommendation's own line starts with two spaces" sh -c "printf '%s\n' \"\$1\" | grep -q '^  Recommendation: keep skill'" - "$OUT"
 expect_out_contains "units: 40 (40 evaluated, 0 reused), requests: 40" "every unit asked once"
 check "no API key in output" sh -c "! grep -rq sk-test-secret-key '$T/.out' '$T/.err' '$T/r1.json'"
 check "the fake saw 40 requests" test "$(fake_stat requests)" -eq 40
