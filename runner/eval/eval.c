@@ -1829,6 +1829,11 @@ static void raise_open_files(void)
 	}
 }
 
+static int64_t tv_ms(struct timeval tv)
+{
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
 /*
  * Drives the planned units (c->refs) to the end: admission, the client
  * loop (requests, kernel checks, ticks), the last transaction. Returns 0
@@ -1882,6 +1887,17 @@ static int drive(struct ctx *c)
 	sc_workpool_free(c->agent_pool);
 	sc_workpool_free(c->start_pool);
 	c->agent_pool = c->start_pool = NULL;
+	if (any_agent) {
+		/* the jails' CPU (bubblewrap, the helper, the commands: all
+		 * reaped children by now) beside skillci's own, for the
+		 * benchmark's bound of the machine */
+		struct rusage self, kids;
+		getrusage(RUSAGE_SELF, &self);
+		getrusage(RUSAGE_CHILDREN, &kids);
+		sc_trace("agent", "cpu skillci %lld ms children %lld ms",
+			 (long long)(tv_ms(self.ru_utime) + tv_ms(self.ru_stime)),
+			 (long long)(tv_ms(kids.ru_utime) + tv_ms(kids.ru_stime)));
+	}
 	flush(c);
 	report_activity(c);
 	if (c->err) {
