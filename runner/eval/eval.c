@@ -1021,11 +1021,14 @@ static void agent_push(struct unit *u, enum ajob_kind kind)
 
 	if (!c->agent_pool) {
 		/* steps (tools, verifiers) and jails' starts on threads of their
-		 * own: a unit's next turn waits on its step, never behind starts
-		 * (which the kernel runs mostly one at a time) */
+		 * own: a unit's next turn waits on its step, never behind starts.
+		 * Half as many starters as steps: a start waits on bubblewrap
+		 * and the kernel more than it computes, and at 64 agents in
+		 * flight with 100 ms turns fewer starters left most first
+		 * answers waiting for their jails (docs/evaluation.md) */
 		int n = c->agent_opt.jobs > 0 ? c->agent_opt.jobs : SC_EVAL_AGENT_JOBS;
 		if ((err = sc_workpool_new(&c->agent_pool, n)) < 0 ||
-		    (err = sc_workpool_new(&c->start_pool, n / 4 > 2 ? n / 4 : 2)) < 0) {
+		    (err = sc_workpool_new(&c->start_pool, n / 2 > 2 ? n / 2 : 2)) < 0) {
 			set_verdict(u, SC_UNIT_ERROR, "jail", sc_error_last());
 			unit_done(u);
 			return;

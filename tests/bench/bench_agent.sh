@@ -27,7 +27,7 @@
 #   BENCH_UNITS=N     agent units (default 256)
 #   BENCH_MEANS="MS ..." the rows' mean waits (default "100 1000")
 #   BENCH_JOBS=N      agent.jobs (threads for tools and verifiers; a
-#                     quarter of them, at least 2, start jails)
+#                     half as many, at least 2, start jails)
 #   BENCH_SEED=N      another draw of the waits (default 1)
 set -u
 : "${SKILLCI:?SKILLCI must point at the skillci binary}"
