@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -33,6 +34,7 @@
 #define JAIL_STOP_MS      2000    /* the jail's end after its input closes */
 #define JAIL_STDERR_MAX   4096
 #define JAIL_MAX_MOUNTS   64
+#define JAIL_MAX_FDS      (JAIL_MAX_MOUNTS + 8)  /* the mounts, the helper, /etc's files */
 
 void sc_jail_limits_init(struct sc_jail_limits *lim)
 {
@@ -188,16 +190,33 @@ static void argv_free(struct argv_b *a)
 	free(a->v);
 }
 
-/* The root's folders that name /usr's (merged /usr) or are folders of their own. */
-static void add_root_dirs(struct argv_b *a)
+/*
+ * fd for bubblewrap: it is passed as descriptor 3 + its index in fds, the
+ * number returned (-1 for fd -1, which is not passed).
+ */
+static int pass_fd(int *fds, int *nfds, int fd)
+{
+	if (fd < 0)
+		return -1;
+	assert(*nfds < JAIL_MAX_FDS);
+	fds[*nfds] = fd;
+	return 3 + (*nfds)++;
+}
+
+/*
+ * The root's folders that name /usr's (merged /usr) or are folders of
+ * their own, and the few files of /etc that programs need: the dynamic
+ * loader's cache, Debian's alternatives (awk, editor ...) and the time
+ * zone. Every bind mount costs each jail's start (bubblewrap rereads the
+ * mount table for each, and the kernel takes mounts one at a time): the
+ * files are copied into the root (read-only once it is remounted) or
+ * made the symbolic link they are, and only the alternatives' folder is
+ * mounted.
+ */
+static void add_root_dirs(struct argv_b *a, int *fds, int *nfds)
 {
 	static const char *const dirs[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
-	/* each mount costs every jail's start (the kernel takes them one at a
-	 * time): only what programs need, the dynamic loader's cache and
-	 * Debian's alternatives (awk, editor ...), and the time zone */
-	static const char *const etc[] = {
-		"/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime",
-	};
+	static const char *const files[] = { "/etc/ld.so.cache", "/etc/localtime" };
 	char target[256], path[64];
 
 	for (size_t i = 0; i < SC_ARRAY_SIZE(dirs); i++) {
@@ -217,52 +236,178 @@ static void add_root_dirs(struct argv_b *a)
 			arg(a, path);
 		}
 	}
-	for (size_t i = 0; i < SC_ARRAY_SIZE(etc); i++) {
-		arg(a, "--ro-bind-try");
-		arg(a, etc[i]);
-		arg(a, etc[i]);
+	for (size_t i = 0; i < SC_ARRAY_SIZE(files); i++) {
+		struct stat st;
+		ssize_t n;
+		int fd;
+		if (lstat(files[i], &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode) && (n = readlink(files[i], target, sizeof(target) - 1)) > 0) {
+			target[n] = '\0';
+			arg(a, "--symlink");
+			arg(a, target);
+			arg(a, files[i]);
+		} else if (S_ISREG(st.st_mode) &&
+			   (fd = pass_fd(fds, nfds, open(files[i], O_RDONLY | O_CLOEXEC))) >= 0) {
+			arg(a, "--file");
+			argn(a, fd);
+			arg(a, files[i]);
+		}
 	}
+	arg(a, "--ro-bind-try");
+	arg(a, "/etc/alternatives");
+	arg(a, "/etc/alternatives");
 }
 
 /*
- * In the child: descriptors in place (fds[i] becomes 3 + i), everything
- * else closed, nobody when root, then bubblewrap. Only calls that are
- * safe after fork() in a threaded process.
+ * What the child of spawn() needs, made before it: it shares the
+ * parent's memory (CLONE_VM) until it executes bubblewrap, and writes
+ * why it could not into err.
  */
-static _Noreturn void child(const char *bwrap, char **argv, int sock, int err_w, const int *fds,
-			    int nfds)
-{
-	char *envp[] = { NULL };
-	int low = 3 + nfds, tmp[JAIL_MAX_MOUNTS + 3], tsock, terr;
+struct spawn {
+	const char *bwrap;
+	char **argv;
+	int sock, err_w;
+	const int *fds;
+	int nfds;
+	bool drop;                 /* root: become nobody first */
+	sigset_t mask;             /* the signal mask bubblewrap starts with */
+	volatile int err;          /* errno of the step that failed, 0 when none */
+	volatile int step;         /* 1 descriptors, 2 nobody, 3 execve */
+};
 
-	setpgid(0, 0);
+#ifdef __has_attribute
+#if __has_attribute(no_sanitize)
+#define JAIL_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
+#endif
+#endif
+#ifndef JAIL_NO_SANITIZE
+#define JAIL_NO_SANITIZE
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define JAIL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define JAIL_TSAN 1
+#endif
+#endif
+#ifndef JAIL_TSAN
+#define JAIL_TSAN 0
+#endif
+
+/*
+ * The child of clone(CLONE_VM | CLONE_VFORK): descriptors in place
+ * (fds[i] becomes 3 + i), everything else closed, nobody when root, the
+ * caller's signal mask, then bubblewrap. It runs on its own stack in the
+ * parent's memory while the parent waits, so it makes raw system calls
+ * only: no errno-setting wrapper that a sanitizer intercepts, and no
+ * setuid() of the C library (glibc's signals every thread of the process
+ * to change them all; here only this task must change).
+ */
+JAIL_NO_SANITIZE static int spawn_child(void *payload)
+{
+	struct spawn *s = payload;
+	char *envp[] = { NULL };
+	int low = 3 + s->nfds, tmp[JAIL_MAX_FDS];
+	long tsock, terr;
+
+	s->step = 1;
+	syscall(SYS_setpgid, 0, 0);
 	/* every descriptor first above the targets (F_DUPFD takes the lowest
 	 * free one from there: other threads' descriptors are here too until
-	 * the exec), then down into place */
-	tsock = fcntl(sock, F_DUPFD, low);
-	terr = fcntl(err_w, F_DUPFD, low);
-	for (int i = 0; i < nfds; i++)
-		tmp[i] = fcntl(fds[i], F_DUPFD, low);
-	if (tsock < 0 || terr < 0 || dup2(tsock, 0) < 0 || dup2(tsock, 1) < 0 || dup2(terr, 2) < 0)
-		_exit(126);
-	for (int i = 0; i < nfds; i++)
-		if (tmp[i] < 0 || dup2(tmp[i], 3 + i) < 0)
-			_exit(126);
+	 * the exec), then down into place, the close-on-exec flag cleared */
+	tsock = syscall(SYS_fcntl, s->sock, F_DUPFD, low);
+	terr = syscall(SYS_fcntl, s->err_w, F_DUPFD, low);
+	if (tsock < 0 || terr < 0 || syscall(SYS_dup3, (int)tsock, 0, 0) < 0 ||
+	    syscall(SYS_dup3, (int)tsock, 1, 0) < 0 || syscall(SYS_dup3, (int)terr, 2, 0) < 0)
+		goto fail;
+	for (int i = 0; i < s->nfds; i++)
+		if ((tmp[i] = (int)syscall(SYS_fcntl, s->fds[i], F_DUPFD, low)) < 0)
+			goto fail;
+	for (int i = 0; i < s->nfds; i++)
+		if (syscall(SYS_dup3, tmp[i], 3 + i, 0) < 0)
+			goto fail;
 #ifdef SYS_close_range
-	syscall(SYS_close_range, (unsigned)low, ~0U, 0);
-#else
-	for (int fd = low; fd < 4096; fd++)
-		close(fd);
+	if (syscall(SYS_close_range, (unsigned)low, ~0U, 0) < 0)
 #endif
-	if (geteuid() == 0) {
+		for (int fd = low; fd < 65536; fd++)
+			syscall(SYS_close, fd);
+	if (s->drop) {
 		/* root: the jail is nobody's, so that its process limit holds
 		 * (the kernel exempts root from RLIMIT_NPROC) */
-		if (setgroups(0, NULL) < 0 || setgid(SC_JAIL_UNPRIVILEGED_UID) < 0 ||
-		    setuid(SC_JAIL_UNPRIVILEGED_UID) < 0)
-			_exit(126);
+		s->step = 2;
+		if (syscall(SYS_setgroups, 0, NULL) < 0 ||
+		    syscall(SYS_setresgid, SC_JAIL_UNPRIVILEGED_UID, SC_JAIL_UNPRIVILEGED_UID,
+			    SC_JAIL_UNPRIVILEGED_UID) < 0 ||
+		    syscall(SYS_setresuid, SC_JAIL_UNPRIVILEGED_UID, SC_JAIL_UNPRIVILEGED_UID,
+			    SC_JAIL_UNPRIVILEGED_UID) < 0)
+			goto fail;
 	}
-	execve(bwrap, argv, envp);
-	_exit(127);
+	s->step = 3;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, (NSIG - 1) / 8);
+	syscall(SYS_execve, s->bwrap, s->argv, envp);
+fail:
+	s->err = errno ? errno : EIO;
+	return 127;
+}
+
+/* Room for the child's few frames (raw system calls, no library). */
+#define JAIL_SPAWN_STACK (64 * 1024)
+
+/*
+ * Starts bubblewrap as the child of clone(CLONE_VM | CLONE_VFORK): no
+ * copy of skillci's page tables (which a fork() of a large process with
+ * many threads costs, and its threads' copy-on-write faults after it),
+ * the caller suspended until the exec. Signals are blocked meanwhile so
+ * that no handler of skillci's runs on the child's stack. Its pid into
+ * out; 0, SC_EIO, or SC_ENOSYS when bubblewrap could not be executed.
+ */
+static int spawn(pid_t *out, struct spawn *s)
+{
+	sigset_t all;
+	void *stack;
+	pid_t pid;
+	int e;
+
+	stack = mmap(NULL, JAIL_SPAWN_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	*out = -1;
+	if (stack == MAP_FAILED)
+		return sc_error_set(SC_EIO, "jail: cannot map a stack to start bubblewrap: %s",
+				    strerror(errno));
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &s->mask);
+	s->err = 0;
+	s->step = 0;
+#if JAIL_TSAN
+	/* ThreadSanitizer takes every clone() for a fork() and resets its
+	 * own state in the child, which CLONE_VM would share with this
+	 * process: a real fork() under it (the child's failure is then only
+	 * its exit status) */
+	(void)stack;
+	pid = fork();
+	if (pid == 0)
+		_exit(spawn_child(s));
+#else
+	pid = clone(spawn_child, (char *)stack + JAIL_SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+		    s);
+#endif
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
+	munmap(stack, JAIL_SPAWN_STACK);
+	if (pid < 0)
+		return sc_error_set(SC_EIO, "jail: cannot start bubblewrap (clone): %s", strerror(e));
+	if (s->err) {
+		/* it exited: reap it, and say which step failed */
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return sc_error_set(SC_ENOSYS, "jail unavailable: %s '%s': %s",
+				    s->step == 3 ? "cannot execute bubblewrap"
+				    : s->step == 2 ? "cannot become nobody (uid 65534) to run"
+				    : "cannot pass its descriptors to", s->bwrap, strerror(s->err));
+	}
+	*out = pid;
+	return 0;
 }
 
 static void set_dead(struct sc_jail *j, const char *msg)
@@ -467,10 +612,12 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	struct argv_b a = { 0 };
 	struct sc_jail *j = NULL;
 	char *bwrap = NULL, *helper = NULL;
-	int fds[JAIL_MAX_MOUNTS + 3], nfds = 0, sv[2] = { -1, -1 }, ep[2] = { -1, -1 }, err = 0;
+	int fds[JAIL_MAX_FDS], nfds = 0, fd_skill[JAIL_MAX_MOUNTS], fd_helper = -1, fd_pw = -1;
+	int fd_gr = -1, sv[2] = { -1, -1 }, ep[2] = { -1, -1 }, err = 0;
 	int64_t t0 = sc_now_ms();
 	struct answer ans;
 	char pw[256], gr[128];
+	struct spawn sp;
 	pid_t pid;
 
 	*out = NULL;
@@ -486,9 +633,9 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	if ((err = find_bwrap(&bwrap)) < 0 || (err = find_helper(&helper)) < 0)
 		goto done;
 
-	/* the descriptors bubblewrap reads: 3 the helper, 4 passwd, 5 group,
-	 * 6.. the skill folders */
-	fds[nfds++] = open(helper, O_RDONLY | O_CLOEXEC);
+	/* the descriptors bubblewrap reads, each opened here (a jail running
+	 * as nobody needs no permission on the paths above them): the
+	 * helper, passwd and group, the skill folders, then /etc's files */
 	{
 		unsigned uid = geteuid() == 0 ? SC_JAIL_UNPRIVILEGED_UID : (unsigned)geteuid();
 		unsigned gid = geteuid() == 0 ? SC_JAIL_UNPRIVILEGED_UID : (unsigned)getegid();
@@ -496,17 +643,22 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 			 uid, gid, SC_JAIL_WORKSPACE);
 		snprintf(gr, sizeof(gr), "root:x:0:\nagent:x:%u:\n", gid);
 	}
-	fds[nfds++] = text_fd(pw);
-	fds[nfds++] = text_fd(gr);
-	for (size_t i = 0; i < n; i++)
-		fds[nfds++] = open(mounts[i].host_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (int i = 0; i < nfds; i++)
-		if (fds[i] < 0) {
+	if ((fd_helper = pass_fd(fds, &nfds, open(helper, O_RDONLY | O_CLOEXEC))) < 0 ||
+	    (fd_pw = pass_fd(fds, &nfds, text_fd(pw))) < 0 ||
+	    (fd_gr = pass_fd(fds, &nfds, text_fd(gr))) < 0) {
+		err = sc_error_set(SC_ENOSYS, "jail unavailable: cannot open %s: %s",
+				   fd_helper < 0 ? helper : "a memory file", strerror(errno));
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		fd_skill[i] = pass_fd(fds, &nfds, open(mounts[i].host_dir,
+							O_PATH | O_DIRECTORY | O_CLOEXEC));
+		if (fd_skill[i] < 0) {
 			err = sc_error_set(SC_ENOSYS, "jail unavailable: cannot open %s: %s",
-					   i == 0 ? helper : i < 3 ? "a memory file"
-					   : mounts[i - 3].host_dir, strerror(errno));
+					   mounts[i].host_dir, strerror(errno));
 			goto done;
 		}
+	}
 
 	arg(&a, "bwrap");
 	arg(&a, "--unshare-user");
@@ -526,14 +678,14 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 	arg(&a, "--ro-bind");
 	arg(&a, "/usr");
 	arg(&a, "/usr");
-	add_root_dirs(&a);
+	add_root_dirs(&a, fds, &nfds);
 	/* files copied into the root's memory file system (read-only once it
 	 * is remounted below): no mount of their own */
 	arg(&a, "--file");
-	arg(&a, "4");
+	argn(&a, fd_pw);
 	arg(&a, "/etc/passwd");
 	arg(&a, "--file");
-	arg(&a, "5");
+	argn(&a, fd_gr);
 	arg(&a, "/etc/group");
 	arg(&a, "--proc");
 	arg(&a, "/proc");
@@ -553,14 +705,14 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 		struct sc_buf d = SC_BUF_INIT;
 		sc_buf_printf(&d, "%s/%s", SC_JAIL_SKILLS_DIR, mounts[i].name);
 		arg(&a, "--ro-bind-fd");
-		argn(&a, 6 + (long long)i);
+		argn(&a, fd_skill[i]);
 		arg(&a, d.ptr);
 		sc_buf_release(&d);
 	}
 	arg(&a, "--perms");
 	arg(&a, "0555");
 	arg(&a, "--file");
-	arg(&a, "3");
+	argn(&a, fd_helper);
 	arg(&a, SC_JAIL_HELPER_PATH);
 	/* nothing but /tmp and the workspace may be written */
 	arg(&a, "--remount-ro");
@@ -581,13 +733,15 @@ int sc_jail_start(struct sc_jail **out, const struct sc_jail_limits *lim_in,
 		err = sc_error_set(SC_EIO, "jail: socketpair: %s", strerror(errno));
 		goto done;
 	}
-	pid = fork();
-	if (pid < 0) {
-		err = sc_error_set(SC_EIO, "jail: fork: %s", strerror(errno));
+	sp.bwrap = bwrap;
+	sp.argv = a.v;
+	sp.sock = sv[1];
+	sp.err_w = ep[1];
+	sp.fds = fds;
+	sp.nfds = nfds;
+	sp.drop = geteuid() == 0;
+	if ((err = spawn(&pid, &sp)) < 0)
 		goto done;
-	}
-	if (pid == 0)
-		child(bwrap, a.v, sv[1], ep[1], fds, nfds);
 	close(sv[1]);
 	close(ep[1]);
 	sv[1] = ep[1] = -1;

@@ -600,6 +600,11 @@ int main(int argc, char **argv)
 {
 	struct field fld[SC_JAIL_MAX_FIELDS];
 
+	/* it kills every process it may signal after each command (kill(-1)):
+	 * safe only as process 1 of the jail's own pid namespace, fatal to
+	 * the machine anywhere else */
+	if (getpid() != 1)
+		die("runs only as process 1 of an agent jail, which skillci starts");
 	if (argc != 6)
 		die("usage: skillci-jail CPU_S MEMORY_BYTES PROCESSES FILE_BYTES OPEN_FILES");
 	lim.cpu_s = (long)arg_num(argv[1]);

@@ -269,7 +269,12 @@ int sc_http_start(struct sc_http *h, const struct sc_http_spec *spec,
 	curl_easy_setopt(t->easy, CURLOPT_ERRORBUFFER, t->errbuf);
 	curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(t->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(t->easy, CURLOPT_PIPEWAIT, 1L);
+	/* wait for a connection in progress that may multiplex (HTTP/2, which
+	 * TLS settles at its handshake); over plain http it never does, and
+	 * curl learns that only from the first answer: every other request
+	 * would wait for it */
+	if (!strncasecmp(spec->url, "https:", 6))
+		curl_easy_setopt(t->easy, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(t->easy, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(t->easy, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
