@@ -212,12 +212,11 @@ double sc_stats_t_cdf(double t, double df)
 	return t >= 0 ? 1.0 - tail : tail;
 }
 
-double sc_stats_t_quantile(double p, double df)
+/* The bisection of sc_stats_t_quantile. */
+static double t_quantile(double p, double df)
 {
 	double lo = -1.0, hi = 1.0;
 
-	if (isnan(p) || isnan(df) || p <= 0.0 || p >= 1.0 || df <= 0)
-		return NAN;
 	while (sc_stats_t_cdf(lo, df) > p && lo > -1e300)
 		lo *= 2.0;
 	while (sc_stats_t_cdf(hi, df) < p && hi < 1e300)
@@ -230,6 +229,29 @@ double sc_stats_t_quantile(double p, double df)
 			hi = mid;
 	}
 	return 0.5 * (lo + hi);
+}
+
+double sc_stats_t_quantile(double p, double df)
+{
+	/* a gate asks the same few (p, df) for thousands of checks: the last
+	 * few answers are kept, per thread */
+	static _Thread_local struct {
+		double p, df, q;
+	} memo[8];
+	static _Thread_local unsigned next;
+	double q;
+
+	if (isnan(p) || isnan(df) || p <= 0.0 || p >= 1.0 || df <= 0)
+		return NAN;
+	for (size_t i = 0; i < SC_ARRAY_SIZE(memo); i++)
+		if (memo[i].df > 0 && memo[i].p == p && memo[i].df == df)
+			return memo[i].q;
+	q = t_quantile(p, df);
+	memo[next].p = p;
+	memo[next].df = df;
+	memo[next].q = q;
+	next = (next + 1) % SC_ARRAY_SIZE(memo);
+	return q;
 }
 
 /* The indices of p's non-NaN values sorted by value (insertion sort: the
