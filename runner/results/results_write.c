@@ -404,18 +404,43 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
  * numbers plainly and others with 15 significant digits, or 17 when 15 do
  * not read back to the same double: the same bytes on every run.
  */
-/* Where formatted results go: a buffer, or a file written in pieces. */
+/* Where formatted results go: a buffer, or a file written in pieces;
+ * with mac, the document is signed as it goes: every byte hashed, the
+ * last three ("\n}\n", where the signature member goes in) held back. */
 struct sink {
 	struct sc_buf *buf;
 	struct sc_atomic_file *file;
+	struct sc_hmac *mac;
+	char hold[3];
+	size_t nhold;
 };
 
 static void emit(struct sink *k, const char *s, size_t n)
 {
-	if (k->buf)
+	if (k->buf) {
 		sc_buf_put(k->buf, s, n);
-	else
+		return;
+	}
+	if (!k->mac) {
 		sc_atomic_write(k->file, s, n);
+		return;
+	}
+	sc_hmac_update(k->mac, s, n);
+	if (n >= sizeof(k->hold)) {
+		sc_atomic_write(k->file, k->hold, k->nhold);
+		sc_atomic_write(k->file, s, n - sizeof(k->hold));
+		memcpy(k->hold, s + n - sizeof(k->hold), sizeof(k->hold));
+		k->nhold = sizeof(k->hold);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (k->nhold == sizeof(k->hold)) {
+			sc_atomic_write(k->file, k->hold, 1);
+			memmove(k->hold, k->hold + 1, sizeof(k->hold) - 1);
+			k->nhold--;
+		}
+		k->hold[k->nhold++] = s[i];
+	}
 }
 
 /* text with `tabs` more tabs after each line break (an object printed
@@ -583,7 +608,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 /* The document as formatted without its signature. */
 static void format_unsigned(struct sc_buf *out, const struct sc_results *r)
 {
-	struct sink k = { out, NULL };
+	struct sink k = { out, NULL, NULL, { 0 }, 0 };
 
 	format_results(&k, r);
 }
@@ -607,14 +632,38 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r)
 	sc_buf_release(&doc);
 }
 
+/*
+ * sc_results_format() streamed into the file as it is formatted (the
+ * document is never held whole), signed on the way: the same bytes.
+ */
 int sc_results_save(const struct sc_results *r, const char *path)
 {
-	struct sc_buf doc = SC_BUF_INIT;
+	struct sc_atomic_file f;
+	struct sc_hmac mac;
+	struct sink k = { NULL, &f, NULL, { 0 }, 0 };
 	int err;
 
-	sc_results_format(&doc, r);
-	err = sc_write_file_atomic(path, doc.ptr, doc.len);
-	sc_buf_release(&doc);
-	return err;
+	if (sc_atomic_open(&f, path) < 0) {
+		err = f.err;
+		sc_atomic_abort(&f);
+		return err;
+	}
+	if (!r->untrusted) {
+		sc_sign_mac_init(&mac, SC_RESULTS_SIGN_DOMAIN);
+		k.mac = &mac;
+	}
+	format_results(&k, r);
+	if (k.mac) {
+		struct sc_buf sig = SC_BUF_INIT;
+		/* the document ends "\n}\n": the signature goes in as the last member */
+		assert(k.nhold == 3 && !memcmp(k.hold, "\n}\n", 3));
+		sc_buf_printf(&sig, SC_RESULTS_SIGN_HEAD "%s" SC_RESULTS_SIGN_MID,
+			      sc_sign_own_fingerprint());
+		sc_sign_mac_final(&mac, &sig);
+		sc_buf_puts(&sig, SC_RESULTS_SIGN_TAIL);
+		sc_atomic_write(&f, sig.ptr, sig.len);
+		sc_buf_release(&sig);
+	}
+	return sc_atomic_commit(&f);
 }
 

@@ -136,6 +136,21 @@ void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_
 	sc_buf_puts(out, mac);
 }
 
+void sc_sign_mac_init(struct sc_hmac *h, const char *domain)
+{
+	pthread_once(&once, load);
+	sc_hmac_init(h, own.k, SC_RUNNER_KEY_LEN);
+	sc_hmac_update(h, domain, strlen(domain) + 1);
+}
+
+void sc_sign_mac_final(struct sc_hmac *h, struct sc_buf *out)
+{
+	unsigned char d[SC_SHA256_LEN];
+
+	sc_hmac_final(h, d);
+	sc_hex(out, d, sizeof(d));
+}
+
 int sc_sign_check(const char *what, const char *domain, const void *data, size_t len,
 		  const char *fpr, const char *mac)
 {

@@ -39,6 +39,10 @@ const char *sc_sign_own_fingerprint(void);
  * short constant such as "skillci-results/1"). Appends to out.
  */
 void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_t len);
+/* The same, streaming: init with the domain, sc_hmac_update() the data in
+ * any number of pieces, then final appends the MAC (hex) to out. */
+void sc_sign_mac_init(struct sc_hmac *h, const char *domain);
+void sc_sign_mac_final(struct sc_hmac *h, struct sc_buf *out);
 
 /*
  * Checks a signature: fingerprint fpr and MAC mac (hex) over data in
