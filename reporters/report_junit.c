@@ -111,43 +111,26 @@ static void jw_end(struct jw *j)
 	j->indent = true;
 }
 
-/* s escaped as libxml2 escapes an attribute's value: the markup and the
- * white space that attribute normalisation would eat as references, every
- * other character beyond ASCII as a hexadecimal reference. */
+/* s escaped as libxml2 escapes an attribute's value: the markup, and the
+ * white space that attribute normalisation would eat, as references. */
 static void put_attr_escaped(struct sc_buf *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const char *p = s;
 
-	while (*p) {
-		const unsigned char *run = p;
-		uint32_t cp = 0;
-		size_t len;
-		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '<' && *p != '>' && *p != '&')
-			p++;
-		sc_buf_put(out, run, (size_t)(p - run));
-		switch (*p) {
-		case '\0': return;
-		case '\n': sc_buf_puts(out, "&#10;"); p++; continue;
-		case '\r': sc_buf_puts(out, "&#13;"); p++; continue;
-		case '\t': sc_buf_puts(out, "&#9;"); p++; continue;
-		case '"': sc_buf_puts(out, "&quot;"); p++; continue;
-		case '<': sc_buf_puts(out, "&lt;"); p++; continue;
-		case '>': sc_buf_puts(out, "&gt;"); p++; continue;
-		case '&': sc_buf_puts(out, "&amp;"); p++; continue;
-		default: break;
+	for (;;) {
+		size_t run = strcspn(p, "\n\r\t\"<>&");
+		sc_buf_put(out, p, run);
+		p += run;
+		switch (*p++) {
+		case '\n': sc_buf_puts(out, "&#10;"); break;
+		case '\r': sc_buf_puts(out, "&#13;"); break;
+		case '\t': sc_buf_puts(out, "&#9;"); break;
+		case '"': sc_buf_puts(out, "&quot;"); break;
+		case '<': sc_buf_puts(out, "&lt;"); break;
+		case '>': sc_buf_puts(out, "&gt;"); break;
+		case '&': sc_buf_puts(out, "&amp;"); break;
+		default: return;
 		}
-		if (*p < 0x80) {  /* another control character (cleaned text has none) */
-			sc_buf_putc(out, (char)*p++);
-			continue;
-		}
-		/* cleaned text is valid UTF-8 of XML characters */
-		len = sc_utf8_decode((const char *)p, strlen((const char *)p), &cp);
-		if (!len) {
-			cp = *p;
-			len = 1;
-		}
-		sc_buf_printf(out, "&#x%X;", (unsigned)cp);
-		p += len;
 	}
 }
 
