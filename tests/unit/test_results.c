@@ -586,6 +586,47 @@ static void test_jdom_reads_as_cjson(void **state)
 	sc_jdom_arena_free(a);
 }
 
+/*
+ * A formatted results document is what cJSON_Print writes for its tree,
+ * byte for byte, units printed straight (results_write.c) included: odd
+ * numbers (-0, thirds, ints beyond 32 bits, tiny and huge), escapes,
+ * control characters, UTF-8, kernels with flags and without.
+ */
+static void test_format_is_cjson_print(void **state)
+{
+	static const char json[] =
+		"{\"schema\": \"skillci.results/1\", \"run\": {\"id\": \"r\", \"kind\": \"run\", \"complete\": true},\n"
+		" \"units\": [\n"
+		"  {\"skill\": \"s\", \"variant\": \"head\", \"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"pass\",\n"
+		"   \"judge_score\": -0.0, \"tokens_in\": 5000000000, \"tokens_out\": -2147483648, \"turns\": 2147483647,\n"
+		"   \"message\": \"q\\\" b\\\\ \\b\\f\\n\\r\\t \\u0001 \\u007f \\u00e9 /\", \"excerpt\": \"\",\n"
+		"   \"kernel\": {\"speedup\": 0.33333333333333331, \"candidate_ms\": 1e-300, \"baseline_ms\": 1e300,\n"
+		"              \"max_abs_error\": 0.1, \"pct_of_peak\": 2147483648, \"flags\": [\"a\", \"b\\\"\"]}},\n"
+		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"fail\",\n"
+		"   \"judge_score\": 123456.789, \"kernel\": {\"flags\": []}, \"hashes\": {\"test\": \"ab\"}},\n"
+		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"u\", \"verdict\": \"error\",\n"
+		"   \"latency_ms\": -7, \"judge_score\": 7.0, \"trigger\": \"should_trigger\", \"kind\": \"trigger\"}]}";
+	struct sc_results r;
+	struct sc_buf out = SC_BUF_INIT;
+	cJSON *tree;
+	char *again;
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, json, strlen(json), "f.json"), 0);
+	assert_true(r.untrusted);  /* parsed: written unsigned */
+	sc_results_format(&out, &r);
+	assert_non_null(tree = cJSON_Parse(out.ptr));
+	assert_non_null(again = cJSON_Print(tree));
+	assert_true(out.len > 0 && out.ptr[out.len - 1] == '\n');
+	out.ptr[--out.len] = '\0';
+	assert_string_equal(again, out.ptr);
+	assert_non_null(strstr(out.ptr, "\"judge_score\":\t-0,"));
+	cJSON_free(again);
+	cJSON_Delete(tree);
+	sc_buf_release(&out);
+	sc_results_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_load_names_missing_file),
 		cmocka_unit_test(test_state_tables_round_trip),
 		cmocka_unit_test(test_jdom_reads_as_cjson),
+		cmocka_unit_test(test_format_is_cjson_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
