@@ -1,6 +1,7 @@
 /*
- * JUnit XML with libxml2's text writer (report_junit.h). The only file
- * that includes libxml2 headers.
+ * JUnit XML (report_junit.h), written here: the bytes libxml2 2.9's text
+ * writer wrote with an indent of two spaces (the elements, their order,
+ * the escaping), without a call into a library per attribute.
  */
 #include "common.h"
 #include "reporters/report_junit.h"
@@ -9,7 +10,6 @@
 #include "results/verdict.h"
 
 #include <math.h>
-#include <libxml/xmlwriter.h>
 
 /* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
 static bool xml_char_ok(uint32_t c)
@@ -25,7 +25,18 @@ void sc_report_xml_clean(struct sc_buf *out, const char *s)
 
 	while (n) {
 		uint32_t cp = 0;
-		size_t len = sc_utf8_decode((const char *)p, n, &cp);
+		size_t len, run = 0;
+		/* printable ASCII, tab and line breaks: taken as they are, a run at a time */
+		while (run < n && ((p[run] >= 0x20 && p[run] < 0x80) || p[run] == '\t' ||
+				   p[run] == '\n' || p[run] == '\r'))
+			run++;
+		if (run) {
+			sc_buf_put(out, p, run);
+			p += run;
+			n -= run;
+			continue;
+		}
+		len = sc_utf8_decode((const char *)p, n, &cp);
 		if (len && xml_char_ok(cp)) {
 			sc_buf_put(out, p, len);
 		} else {
@@ -39,42 +50,119 @@ void sc_report_xml_clean(struct sc_buf *out, const char *s)
 }
 
 /* Cleaned and trimmed copy of s for an attribute or text node. */
-static void clean_trim(struct sc_buf *out, const char *s, size_t max)
+static void clean_trim(struct sc_buf *out, struct sc_buf *t, const char *s, size_t max)
 {
-	struct sc_buf t = SC_BUF_INIT;
-
 	sc_buf_clear(out);
-	sc_report_trim(&t, s ? s : "", max);
-	sc_report_xml_clean(out, t.ptr);
-	sc_buf_release(&t);
+	sc_buf_clear(t);
+	s = s ? s : "";
+	if (sc_report_trim(t, s, max))
+		s = t->ptr;
+	sc_report_xml_clean(out, s);
 }
 
+/*
+ * The writer: the document goes into out; the element being written is
+ * the last of stack (its start tag still open while open is set). indent
+ * says whether an end tag goes on a line of its own (after child elements)
+ * or right after the text.
+ */
+#define JW_MAX_DEPTH 8
+
 struct jw {
-	xmlTextWriterPtr w;
-	struct sc_buf tmp;
-	int rc;    /* first negative libxml2 return */
+	struct sc_buf *out;
+	struct sc_buf tmp, trim;
+	const char *stack[JW_MAX_DEPTH];
+	size_t depth;
+	bool open, indent;
 };
 
-static void jw_check(struct jw *j, int rc)
+static void jw_indent(struct jw *j, size_t levels)
 {
-	if (rc < 0 && j->rc >= 0)
-		j->rc = rc;
+	for (size_t i = 0; i < levels; i++)
+		sc_buf_put(j->out, "  ", 2);
 }
 
 static void jw_start(struct jw *j, const char *name)
 {
-	jw_check(j, xmlTextWriterStartElement(j->w, BAD_CAST name));
+	assert(j->depth < JW_MAX_DEPTH);
+	if (j->open)
+		sc_buf_put(j->out, ">\n", 2);
+	jw_indent(j, j->depth);
+	j->stack[j->depth++] = name;
+	sc_buf_putc(j->out, '<');
+	sc_buf_puts(j->out, name);
+	j->open = true;
 }
 
 static void jw_end(struct jw *j)
 {
-	jw_check(j, xmlTextWriterEndElement(j->w));
+	const char *name = j->stack[--j->depth];
+
+	if (j->open) {
+		sc_buf_put(j->out, "/>\n", 3);
+	} else {
+		if (j->indent)
+			jw_indent(j, j->depth);
+		sc_buf_put(j->out, "</", 2);
+		sc_buf_puts(j->out, name);
+		sc_buf_put(j->out, ">\n", 2);
+	}
+	j->open = false;
+	j->indent = true;
+}
+
+/* s escaped as libxml2 escapes an attribute's value: the markup, and the
+ * white space that attribute normalisation would eat, as references. */
+static void put_attr_escaped(struct sc_buf *out, const char *s)
+{
+	const char *p = s;
+
+	for (;;) {
+		size_t run = strcspn(p, "\n\r\t\"<>&");
+		sc_buf_put(out, p, run);
+		p += run;
+		switch (*p++) {
+		case '\n': sc_buf_puts(out, "&#10;"); break;
+		case '\r': sc_buf_puts(out, "&#13;"); break;
+		case '\t': sc_buf_puts(out, "&#9;"); break;
+		case '"': sc_buf_puts(out, "&quot;"); break;
+		case '<': sc_buf_puts(out, "&lt;"); break;
+		case '>': sc_buf_puts(out, "&gt;"); break;
+		case '&': sc_buf_puts(out, "&amp;"); break;
+		default: return;
+		}
+	}
+}
+
+/* s escaped as libxml2 escapes text: the markup, the quote and CR. */
+static void put_text_escaped(struct sc_buf *out, const char *s)
+{
+	const char *p = s;
+
+	for (;;) {
+		size_t run = strcspn(p, "<>&\"\r");
+		sc_buf_put(out, p, run);
+		p += run;
+		switch (*p++) {
+		case '<': sc_buf_puts(out, "&lt;"); break;
+		case '>': sc_buf_puts(out, "&gt;"); break;
+		case '&': sc_buf_puts(out, "&amp;"); break;
+		case '"': sc_buf_puts(out, "&quot;"); break;
+		case '\r': sc_buf_puts(out, "&#13;"); break;
+		default: return;
+		}
+	}
 }
 
 static void jw_attr(struct jw *j, const char *name, const char *value, size_t max)
 {
-	clean_trim(&j->tmp, value, max);
-	jw_check(j, xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST j->tmp.ptr));
+	assert(j->open);
+	clean_trim(&j->tmp, &j->trim, value, max);
+	sc_buf_putc(j->out, ' ');
+	sc_buf_puts(j->out, name);
+	sc_buf_put(j->out, "=\"", 2);
+	put_attr_escaped(j->out, j->tmp.ptr);
+	sc_buf_putc(j->out, '"');
 }
 
 static void jw_attrf(struct jw *j, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -92,8 +180,12 @@ static void jw_attrf(struct jw *j, const char *name, const char *fmt, ...)
 
 static void jw_text(struct jw *j, const char *text)
 {
-	clean_trim(&j->tmp, text, SC_REPORT_JUNIT_TEXT_MAX);
-	jw_check(j, xmlTextWriterWriteString(j->w, BAD_CAST j->tmp.ptr));
+	clean_trim(&j->tmp, &j->trim, text, SC_REPORT_JUNIT_TEXT_MAX);
+	if (j->open)
+		sc_buf_putc(j->out, '>');
+	j->open = false;
+	j->indent = false;
+	put_text_escaped(j->out, j->tmp.ptr);
 }
 
 static void jw_elem_text(struct jw *j, const char *name, const char *text)
@@ -924,8 +1016,8 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		side_props(js, r, s->path, model);
 	}
 	/* the run's actual token use and cost of this skill, per model */
-	for (size_t i = 0; i < r->run.nusage; i++) {
-		const struct sc_results_usage *u = &r->run.usage[i];
+	for (size_t uf, nu = sc_results_usage_of(r, s->path, &uf), k = uf; k < uf + nu; k++) {
+		const struct sc_results_usage *u = sc_results_usage_at(r, k);
 		struct sc_buf key = SC_BUF_INIT;
 		if (!sc_streq(u->skill, s->path))
 			continue;
@@ -1072,10 +1164,23 @@ static struct counts count(const struct jsuite *s)
 	return k;
 }
 
-/* scale: the suite's share of the run's wall time per second of its
- * tests' latency (tests run in parallel: their sum is not a duration). */
+/*
+ * A suite's time is its share of the run's wall time, known only once
+ * every suite is counted: the suites are written with a hole where it
+ * goes, filled in when the document is put out (junit_write).
+ */
+struct hole {
+	size_t at;      /* offset in the suites' text */
+	double time_s;  /* the suite's tests' latency */
+};
+
+struct holes {
+	struct hole *v;
+	size_t n, alloc;
+};
+
 static void write_suite(struct jw *j, const struct sc_results *r, const struct jsuite *s,
-			const struct sc_junit_options *opt, double scale)
+			const struct sc_junit_options *opt, struct holes *h)
 {
 	struct counts k = count(s);
 	struct sc_buf out = SC_BUF_INIT;
@@ -1086,7 +1191,11 @@ static void write_suite(struct jw *j, const struct sc_results *r, const struct j
 	jw_attrf(j, "failures", "%zu", k.failures);
 	jw_attrf(j, "errors", "%zu", k.errors);
 	jw_attrf(j, "skipped", "%zu", k.skipped);
-	jw_attrf(j, "time", "%.3f", k.time_s * scale);
+	sc_buf_puts(j->out, " time=\"");
+	SC_GROW(h->v, h->alloc, h->n + 1);
+	h->v[h->n].at = j->out->len;
+	h->v[h->n++].time_s = k.time_s;
+	sc_buf_putc(j->out, '"');
 	if (r->run.started_at)
 		jw_attr(j, "timestamp", r->run.started_at, SIZE_MAX);
 	if (s->file)
@@ -1105,47 +1214,61 @@ struct jsink {
 	struct sc_atomic_file *file;
 };
 
-static int sink_write(void *ctx, const char *data, int len)
+static void sink_put(struct jsink *k, const char *data, size_t len)
 {
-	struct jsink *k = ctx;
-
-	if (len <= 0)
-		return len;
 	if (k->buf)
-		sc_buf_put(k->buf, data, (size_t)len);
+		sc_buf_put(k->buf, data, len);
 	else
-		sc_atomic_write(k->file, data, (size_t)len);
-	return len;
+		sc_atomic_write(k->file, data, len);
 }
 
-static int sink_close(void *ctx)
+/* The suites' text to k, each hole filled with its suite's time. */
+static void put_suites(struct jsink *k, const struct sc_buf *text, const struct holes *h,
+		       double scale)
 {
-	SC_UNUSED(ctx);
-	return 0;
+	size_t from = 0;
+	char t[64];
+
+	for (size_t i = 0; i < h->n; i++) {
+		int n = snprintf(t, sizeof(t), "%.3f", h->v[i].time_s * scale);
+		sink_put(k, text->ptr + from, h->v[i].at - from);
+		sink_put(k, t, n > 0 ? (size_t)n : 0);
+		from = h->v[i].at;
+	}
+	sink_put(k, text->ptr + from, text->len - from);
 }
 
 /*
- * Writes the document to k. Two passes over the skills, each building one
- * suite at a time: the first counts (the root's totals come first in the
- * document), the second writes; so the suites of thousands of skills never
- * stand in memory at once, and the document goes out as it is written.
+ * Writes the document to k. One pass over the skills builds each suite,
+ * counts it (the root's totals come first in the document) and writes it
+ * to a buffer with a hole for its time; then the root, the suites and the
+ * holes filled in go out.
  */
 static int junit_write(struct jsink *k, const struct sc_results *r,
 		       const struct sc_junit_options *opt)
 {
 	struct sc_verdicts vd;
 	struct jsuite suite, run_suite;
-	struct jw j = { NULL, SC_BUF_INIT, 0 };
-	xmlOutputBufferPtr ob = NULL;
+	struct sc_buf head = SC_BUF_INIT, skills = SC_BUF_INIT, run = SC_BUF_INIT;
+	struct holes skill_holes = { NULL, 0, 0 }, run_holes = { NULL, 0, 0 };
+	struct jw j;
 	struct counts total = { 0, 0, 0, 0, 0 };
 	size_t n, skill_failures = 0;
 	bool has_run;
 	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
-	int err = 0;
+
+	memset(&j, 0, sizeof(j));
+	sc_buf_init(&j.tmp);
+	sc_buf_init(&j.trim);
+	/* the suites are written inside the root, its start tag closed */
+	j.stack[0] = "testsuites";
+	j.depth = 1;
+	j.indent = true;
 
 	/* the skills the model lists (every one for eval, the changed ones for run) */
 	sc_verdict_build(&vd, r);
 	n = vd.nskills;
+	j.out = &skills;
 	for (size_t i = 0; i < n; i++) {
 		struct counts c;
 		memset(&suite, 0, sizeof(suite));
@@ -1156,6 +1279,7 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 		total.failures += c.failures;
 		total.errors += c.errors;
 		total.time_s += c.time_s;
+		write_suite(&j, r, &suite, opt, &skill_holes);
 		suite_release(&suite);
 	}
 	memset(&run_suite, 0, sizeof(run_suite));
@@ -1167,6 +1291,8 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 		total.failures += c.failures;
 		total.errors += c.errors;
 		total.time_s += c.time_s;
+		j.out = &run;
+		write_suite(&j, r, &run_suite, opt, &run_holes);
 	}
 
 	/* the run's wall time, split over the suites by their tests' latency
@@ -1176,47 +1302,39 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	if (wall > 0)
 		total.time_s = wall;
 
-	ob = xmlOutputBufferCreateIO(sink_write, sink_close, k, NULL);
-	if (!ob || !(j.w = xmlNewTextWriter(ob))) {
-		if (ob)
-			xmlOutputBufferClose(ob);
-		err = sc_error_set(SC_ERROR, "cannot create an XML writer");
-		goto done;
-	}
-	jw_check(&j, xmlTextWriterSetIndent(j.w, 1));
-	jw_check(&j, xmlTextWriterSetIndentString(j.w, BAD_CAST "  "));
-	jw_check(&j, xmlTextWriterStartDocument(j.w, NULL, "UTF-8", NULL));
+	j.out = &head;
+	j.depth = 0;
+	sc_buf_puts(&head, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	jw_start(&j, "testsuites");
 	jw_attr(&j, "name", r->run.oracle ? "skillci (oracle self-test)" : "skillci", SIZE_MAX);
 	jw_attrf(&j, "tests", "%zu", total.tests);
 	jw_attrf(&j, "failures", "%zu", total.failures);
 	jw_attrf(&j, "errors", "%zu", total.errors);
 	jw_attrf(&j, "time", "%.3f", total.time_s);
-	if (has_run && vd.cause)
-		/* a run that could not check: its cause first */
-		write_suite(&j, r, &run_suite, opt, scale);
-	for (size_t i = 0; i < n; i++) {
-		memset(&suite, 0, sizeof(suite));
-		build_skill(&suite, r, &vd, &vd.skills[i]);
-		write_suite(&j, r, &suite, opt, scale);
-		suite_release(&suite);
-		jw_check(&j, xmlTextWriterFlush(j.w));
+	if (!n && !has_run) {
+		jw_end(&j);
+		sink_put(k, head.ptr, head.len);
+	} else {
+		sc_buf_put(&head, ">\n", 2);
+		sink_put(k, head.ptr, head.len);
+		if (has_run && vd.cause)
+			/* a run that could not check: its cause first */
+			put_suites(k, &run, &run_holes, scale);
+		put_suites(k, &skills, &skill_holes, scale);
+		if (has_run && !vd.cause)
+			put_suites(k, &run, &run_holes, scale);
+		sink_put(k, "</testsuites>\n", 14);
 	}
-	if (has_run && !vd.cause)
-		write_suite(&j, r, &run_suite, opt, scale);
-	jw_end(&j);
-	jw_check(&j, xmlTextWriterEndDocument(j.w));
-	xmlFreeTextWriter(j.w);  /* flushes and closes the output */
-	j.w = NULL;
-	if (j.rc < 0)
-		err = sc_error_set(SC_ERROR, "cannot write JUnit XML (libxml2 error %d)", j.rc);
-done:
-	if (j.w)
-		xmlFreeTextWriter(j.w);
 	sc_buf_release(&j.tmp);
+	sc_buf_release(&j.trim);
+	sc_buf_release(&head);
+	sc_buf_release(&skills);
+	sc_buf_release(&run);
+	free(skill_holes.v);
+	free(run_holes.v);
 	suite_release(&run_suite);
 	sc_verdict_release(&vd);
-	return err;
+	return 0;
 }
 
 int sc_report_junit(struct sc_buf *out, const struct sc_results *r, const struct sc_junit_options *opt)

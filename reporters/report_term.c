@@ -224,8 +224,8 @@ static void row_lines(struct sc_buf *out, const struct sc_results *r, const stru
 		}
 		sc_buf_putc(out, '\n');
 	}
-	for (size_t ui = 0; ui < r->run.nusage; ui++) {
-		const struct sc_results_usage *u = &r->run.usage[ui];
+	for (size_t uf, nu = sc_results_usage_of(r, s->path, &uf), k = uf; k < uf + nu; k++) {
+		const struct sc_results_usage *u = sc_results_usage_at(r, k);
 		if (strcmp(u->skill, s->path) || strcmp(u->model, row->model))
 			continue;
 		sc_buf_printf(out, "  used      %lld input, %lld output tokens", (long long)u->tokens_in,

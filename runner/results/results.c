@@ -258,7 +258,13 @@ static int cmp_flips(const void *x, const void *y)
 
 void sc_results_sort_flips(struct sc_results *r)
 {
-	if (r->nflips > 1)
+	size_t i = 1;
+
+	/* strictly in order already (as read, or sorted before): qsort would
+	 * leave it as it is; with equal rows it is qsort's to order them */
+	while (i < r->nflips && cmp_flips(&r->flips[i - 1], &r->flips[i]) < 0)
+		i++;
+	if (i < r->nflips)
 		qsort(r->flips, r->nflips, sizeof(*r->flips), cmp_flips);
 }
 
@@ -355,6 +361,8 @@ bool sc_results_unit_decides(const struct sc_results *r, const struct sc_results
 
 int sc_results_cmp_str(const char *a, const char *b)
 {
+	if (a == b)  /* pooled strings: equal ones are one */
+		return 0;
 	return strcmp(a ? a : "", b ? b : "");
 }
 
@@ -425,12 +433,19 @@ struct sc_results_sorted *sc_results_sort_items(const void *base, size_t n, size
 				 int (*cmp)(const void *, const void *))
 {
 	struct sc_results_sorted *s = sc_xcalloc(n ? n : 1, sizeof(*s));
+	size_t i;
 
-	for (size_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		s[i].item = (const char *)base + i * elem;
 		s[i].index = i;
 	}
-	qsort(s, n, sizeof(*s), cmp);
+	/* the entries are distinct (the index breaks ties): in order already
+	 * (a file as skillci writes it, a model sorted before), qsort would
+	 * leave them as they are */
+	for (i = 1; i < n && cmp(&s[i - 1], &s[i]) < 0; i++)
+		;
+	if (i < n)
+		qsort(s, n, sizeof(*s), cmp);
 	return s;
 }
 
@@ -450,25 +465,29 @@ static void permute(void *base, size_t n, size_t elem, const struct sc_results_s
 	free(tmp);
 }
 
+/* Sorts base[0..n) by cmp (entries of sc_results_sort_items), in place;
+ * nothing moves when it is in order already. */
+static void sort_array(void *base, size_t n, size_t elem, int (*cmp)(const void *, const void *))
+{
+	struct sc_results_sorted *s = sc_results_sort_items(base, n, elem, cmp);
+	size_t i = 0;
+
+	while (i < n && s[i].index == i)
+		i++;
+	if (i < n)
+		permute(base, n, elem, s);
+	free(s);
+}
+
 void sc_results_sort(struct sc_results *r)
 {
-	struct sc_results_sorted *s;
 
-	s = sc_results_sort_items(r->skills, r->nskills, sizeof(*r->skills), sc_results_cmp_skill);
-	permute(r->skills, r->nskills, sizeof(*r->skills), s);
-	free(s);
-	s = sc_results_sort_items(r->units, r->nunits, sizeof(*r->units), sc_results_cmp_unit);
-	permute(r->units, r->nunits, sizeof(*r->units), s);
-	free(s);
-	s = sc_results_sort_items(r->aggregates, r->naggregates, sizeof(*r->aggregates), sc_results_cmp_aggregate);
-	permute(r->aggregates, r->naggregates, sizeof(*r->aggregates), s);
-	free(s);
-	s = sc_results_sort_items(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), sc_results_cmp_comparison);
-	permute(r->comparisons, r->ncomparisons, sizeof(*r->comparisons), s);
-	free(s);
-	s = sc_results_sort_items(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), sc_results_cmp_check);
-	permute(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), s);
-	free(s);
+	sort_array(r->skills, r->nskills, sizeof(*r->skills), sc_results_cmp_skill);
+	sort_array(r->units, r->nunits, sizeof(*r->units), sc_results_cmp_unit);
+	sort_array(r->aggregates, r->naggregates, sizeof(*r->aggregates), sc_results_cmp_aggregate);
+	sort_array(r->comparisons, r->ncomparisons, sizeof(*r->comparisons),
+		   sc_results_cmp_comparison);
+	sort_array(r->gate.checks, r->gate.nchecks, sizeof(*r->gate.checks), sc_results_cmp_check);
 	sc_results_sort_flips(r);
 	sc_results_order_build(r);
 	r->sorted = true;

@@ -539,6 +539,13 @@ void sc_results_adopt_pool(struct sc_results *into, struct sc_results *from);
  * failure out is left released.
  */
 int sc_results_load(struct sc_results *out, const char *path);
+/*
+ * sc_results_load, and the file's signature checked on the bytes read
+ * (sc_results_verify_text): *sig is its result, 0 or SC_EUNSAFE with the
+ * error set (the caller clears it). The file is read once. *sig is
+ * SC_EUNSAFE when the load fails.
+ */
+int sc_results_load_signed(struct sc_results *out, const char *path, int *sig);
 /* The same from memory; name is used in messages. */
 int sc_results_parse(struct sc_results *out, const char *json, size_t len, const char *name);
 

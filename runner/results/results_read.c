@@ -7,44 +7,87 @@
 #include "json.h"
 #include "results/results.h"
 
+#include <fcntl.h>
 #include <math.h>
-#include <cjson/cJSON.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "results/jdom.h"
+#include "strpool.h"
 
 /* ---- reading ----------------------------------------------------------- */
 
 /* Reader state: the file name for messages and the JSON path of the
- * object being read ("$.units[3]"). */
+ * object being read ("$.units[3]"), kept as its steps and written out
+ * only for a message; pool, when set, takes the strings read (a unit's). */
+#define RD_MAX_DEPTH 16
+
 struct rd {
 	const char *name;
-	struct sc_buf path;
+	struct {
+		const char *key;  /* NULL: none */
+		long i;           /* < 0: none */
+	} path[RD_MAX_DEPTH];
+	size_t depth;
+	struct sc_strpool *pool;
 };
 
 static int rd_fail(struct rd *rd, const char *key, const char *what)
 {
+	struct sc_buf path = SC_BUF_INIT;
+	int err;
+
+	sc_buf_puts(&path, "$");
+	for (size_t d = 0; d < rd->depth; d++) {
+		if (rd->path[d].key)
+			sc_buf_printf(&path, ".%s", rd->path[d].key);
+		if (rd->path[d].i >= 0)
+			sc_buf_printf(&path, "[%ld]", rd->path[d].i);
+	}
 	if (key)
-		return sc_error_set(SC_EINVAL, "results '%s': %s.%s: %s", rd->name, rd->path.ptr, key, what);
-	return sc_error_set(SC_EINVAL, "results '%s': %s: %s", rd->name, rd->path.ptr, what);
+		err = sc_error_set(SC_EINVAL, "results '%s': %s.%s: %s", rd->name, path.ptr, key, what);
+	else
+		err = sc_error_set(SC_EINVAL, "results '%s': %s: %s", rd->name, path.ptr, what);
+	sc_buf_release(&path);
+	return err;
+}
+
+static bool is(const struct sc_jdom_node *v, enum sc_jdom_type t) { return v && v->type == t; }
+static bool is_null(const struct sc_jdom_node *v) { return is(v, SC_JDOM_NULL); }
+static bool is_string(const struct sc_jdom_node *v) { return is(v, SC_JDOM_STRING); }
+static bool is_number(const struct sc_jdom_node *v) { return is(v, SC_JDOM_NUMBER); }
+static bool is_true(const struct sc_jdom_node *v) { return is(v, SC_JDOM_TRUE); }
+static bool is_bool(const struct sc_jdom_node *v) { return is_true(v) || is(v, SC_JDOM_FALSE); }
+static bool is_array(const struct sc_jdom_node *v) { return is(v, SC_JDOM_ARRAY); }
+static bool is_object(const struct sc_jdom_node *v) { return is(v, SC_JDOM_OBJECT); }
+static size_t members(const struct sc_jdom_node *v) { return v ? v->n : 0; }
+#define JDOM_FOREACH(e, v) for ((e) = (v) ? (v)->child : NULL; (e); (e) = (e)->next)
+
+/* A copy of s that is the reader's caller's: pooled, or its own. */
+static char *rd_copy(struct rd *rd, const char *s)
+{
+	return rd->pool ? (char *)sc_strpool_intern(rd->pool, s) : sc_xstrdup(s);
 }
 
 /* Looks key up in obj; NULL when absent or JSON null. */
-static const cJSON *rd_get(const cJSON *obj, const char *key)
+static const struct sc_jdom_node *rd_get(const struct sc_jdom_node *obj, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return (v && !cJSON_IsNull(v)) ? v : NULL;
+	const struct sc_jdom_node *v = sc_jdom_get(obj, key);
+	return (v && !is_null(v)) ? v : NULL;
 }
 
-static int rd_str(struct rd *rd, const cJSON *obj, const char *key, char **out, bool required)
+static int rd_str(struct rd *rd, const struct sc_jdom_node *obj, const char *key, char **out, bool required)
 {
-	const cJSON *v = rd_get(obj, key);
+	const struct sc_jdom_node *v = rd_get(obj, key);
 
 	if (!v) {
 		if (required)
 			return rd_fail(rd, key, "missing (a string is required)");
 		return 0;
 	}
-	if (!cJSON_IsString(v))
+	if (!is_string(v))
 		return rd_fail(rd, key, "expected a string");
-	*out = sc_xstrdup(v->valuestring);
+	*out = rd_copy(rd, v->str);
 	return 0;
 }
 
@@ -55,20 +98,20 @@ static int rd_str(struct rd *rd, const cJSON *obj, const char *key, char **out, 
  * unknown name fails naming the names it may be. alias, when not NULL, is
  * an older name read as the value named alias_of.
  */
-static int rd_state(struct rd *rd, const cJSON *obj, const char *key, const char *table, int *out,
+static int rd_state(struct rd *rd, const struct sc_jdom_node *obj, const char *key, const char *table, int *out,
 		    bool required, const char *alias, const char *alias_of)
 {
-	const cJSON *v = rd_get(obj, key);
+	const struct sc_jdom_node *v = rd_get(obj, key);
 	const char *const *names;
 	const char *name;
 	size_t n;
 
 	if (!v)
 		return required ? rd_fail(rd, key, "missing (a string is required)") : 0;
-	if (!cJSON_IsString(v))
+	if (!is_string(v))
 		return rd_fail(rd, key, "expected a string");
 	names = sc_state_table(table, &n);
-	name = alias && !strcmp(v->valuestring, alias) ? alias_of : v->valuestring;
+	name = alias && !strcmp(v->str, alias) ? alias_of : v->str;
 	for (size_t i = 0; i < n; i++)
 		if (names[i] && !strcmp(names[i], name)) {
 			*out = (int)i;
@@ -88,47 +131,47 @@ static int rd_state(struct rd *rd, const cJSON *obj, const char *key, const char
 /* rd_state into an enum lvalue dst (inside a function with err and done). */
 #define RD_STATE(rd, obj, key, table, dst, required)                                   	do {                                                                            		int v_ = (int)(dst);                                                    		if ((err = rd_state(rd, obj, key, table, &v_, required, NULL, NULL)) < 0) 			goto done;                                                      		(dst) = v_;                                                             	} while (0)
 
-static int rd_num(struct rd *rd, const cJSON *obj, const char *key, double *out)
+static int rd_num(struct rd *rd, const struct sc_jdom_node *obj, const char *key, double *out)
 {
-	const cJSON *v = rd_get(obj, key);
+	const struct sc_jdom_node *v = rd_get(obj, key);
 
 	if (!v)
 		return 0;
-	if (!cJSON_IsNumber(v))
+	if (!is_number(v))
 		return rd_fail(rd, key, "expected a number");
-	*out = v->valuedouble;
+	*out = v->num;
 	return 0;
 }
 
-static int rd_int(struct rd *rd, const cJSON *obj, const char *key, int64_t *out)
+static int rd_int(struct rd *rd, const struct sc_jdom_node *obj, const char *key, int64_t *out)
 {
-	const cJSON *v = rd_get(obj, key);
+	const struct sc_jdom_node *v = rd_get(obj, key);
 	double d;
 
 	if (!v)
 		return 0;
-	if (!cJSON_IsNumber(v))
+	if (!is_number(v))
 		return rd_fail(rd, key, "expected an integer");
-	d = v->valuedouble;
+	d = v->num;
 	if (d != floor(d) || d < -9007199254740992.0 || d > 9007199254740992.0)
 		return rd_fail(rd, key, "expected an integer");
 	*out = (int64_t)d;
 	return 0;
 }
 
-static int rd_bool(struct rd *rd, const cJSON *obj, const char *key, bool *out)
+static int rd_bool(struct rd *rd, const struct sc_jdom_node *obj, const char *key, bool *out)
 {
-	const cJSON *v = rd_get(obj, key);
+	const struct sc_jdom_node *v = rd_get(obj, key);
 
 	if (!v)
 		return 0;
-	if (!cJSON_IsBool(v))
+	if (!is_bool(v))
 		return rd_fail(rd, key, "expected true or false");
-	*out = cJSON_IsTrue(v);
+	*out = is_true(v);
 	return 0;
 }
 
-static int rd_tribool(struct rd *rd, const cJSON *obj, const char *key, int *out)
+static int rd_tribool(struct rd *rd, const struct sc_jdom_node *obj, const char *key, int *out)
 {
 	bool b = false;
 	int err;
@@ -142,57 +185,63 @@ static int rd_tribool(struct rd *rd, const cJSON *obj, const char *key, int *out
 	return 0;
 }
 
-static int rd_strv(struct rd *rd, const cJSON *obj, const char *key, char ***out, size_t *n)
+static int rd_strv(struct rd *rd, const struct sc_jdom_node *obj, const char *key, char ***out, size_t *n)
 {
-	const cJSON *v = rd_get(obj, key), *e;
+	const struct sc_jdom_node *v = rd_get(obj, key), *e;
 	size_t i = 0;
 
 	if (!v)
 		return 0;
-	if (!cJSON_IsArray(v))
+	if (!is_array(v))
 		return rd_fail(rd, key, "expected an array of strings");
-	*n = (size_t)cJSON_GetArraySize(v);
+	*n = (size_t)members(v);
 	*out = sc_xcalloc(*n ? *n : 1, sizeof(char *));
-	cJSON_ArrayForEach(e, v) {
-		if (!cJSON_IsString(e)) {
+	JDOM_FOREACH(e, v) {
+		if (!is_string(e)) {
 			*n = i;
 			return rd_fail(rd, key, "expected an array of strings");
 		}
-		(*out)[i++] = sc_xstrdup(e->valuestring);
+		(*out)[i++] = rd_copy(rd, e->str);
 	}
 	return 0;
 }
 
 /* Checks that key (when present) is an object; *out is NULL when absent. */
-static int rd_obj(struct rd *rd, const cJSON *obj, const char *key, const cJSON **out)
+static int rd_obj(struct rd *rd, const struct sc_jdom_node *obj, const char *key, const struct sc_jdom_node **out)
 {
-	const cJSON *v = rd_get(obj, key);
+	const struct sc_jdom_node *v = rd_get(obj, key);
 
 	*out = NULL;
-	if (v && !cJSON_IsObject(v))
+	if (v && !is_object(v))
 		return rd_fail(rd, key, "expected an object");
 	*out = v;
 	return 0;
 }
 
-/* Enters "path.key" (or "path.key[i]" when i >= 0); returns the old length. */
+/* Enters "path.key" (or "path.key[i]" when i >= 0); returns the old
+ * depth, for rd_leave. */
 static size_t rd_enter(struct rd *rd, const char *key, long i)
 {
-	size_t old = rd->path.len;
+	size_t old = rd->depth;
 
-	if (key)
-		sc_buf_printf(&rd->path, ".%s", key);
-	if (i >= 0)
-		sc_buf_printf(&rd->path, "[%ld]", i);
+	assert(rd->depth < RD_MAX_DEPTH);
+	rd->path[rd->depth].key = key;
+	rd->path[rd->depth].i = i;
+	rd->depth++;
 	return old;
+}
+
+static void rd_leave(struct rd *rd, size_t old)
+{
+	rd->depth = old;
 }
 
 #define TRY(x) do { if ((err = (x)) < 0) goto done; } while (0)
 
 /* run.trust: {"config", "head_config_changes": [{key, base, head}], "notes"} */
-static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *t)
+static int read_trust(struct rd *rd, const struct sc_jdom_node *run, struct sc_results_trust *t)
 {
-	const cJSON *o, *arr, *e;
+	const struct sc_jdom_node *o, *arr, *e;
 	size_t old, i = 0;
 	int err;
 
@@ -200,7 +249,7 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 		return err;
 	old = rd_enter(rd, "trust", -1);
 	{
-		const cJSON *g;
+		const struct sc_jdom_node *g;
 		if ((err = rd_obj(rd, o, "gate", &g)) < 0)
 			goto done;
 		if (g) {
@@ -226,25 +275,25 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			    (err = rd_int(rd, g, "first_runs", &p->first_runs)) < 0 ||
 			    (err = rd_int(rd, g, "max_runs", &p->max_runs)) < 0 ||
 			    (err = rd_int(rd, g, "planned_checks", &p->planned_checks)) < 0) {
-				sc_buf_truncate(&rd->path, o2);
+				rd_leave(rd, o2);
 				goto done;
 			}
-			sc_buf_truncate(&rd->path, o2);
+			rd_leave(rd, o2);
 		}
 	}
 	if ((err = rd_str(rd, o, "config", &t->config, false)) < 0 ||
 	    (err = rd_strv(rd, o, "notes", &t->notes, &t->nnotes)) < 0)
 		goto done;
 	arr = rd_get(o, "head_config_changes");
-	if (arr && !cJSON_IsArray(arr)) {
+	if (arr && !is_array(arr)) {
 		err = rd_fail(rd, "head_config_changes", "expected an array");
 		goto done;
 	}
-	t->changes = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*t->changes));
-	cJSON_ArrayForEach(e, arr) {
+	t->changes = sc_xcalloc((size_t)members(arr) + 1, sizeof(*t->changes));
+	JDOM_FOREACH(e, arr) {
 		struct sc_results_config_change *c = &t->changes[i];
 		size_t o2 = rd_enter(rd, "head_config_changes", (long)i);
-		if (!cJSON_IsObject(e)) {
+		if (!is_object(e)) {
 			err = rd_fail(rd, NULL, "expected an object");
 		} else {
 			t->nchanges = ++i;
@@ -254,32 +303,32 @@ static int read_trust(struct rd *rd, const cJSON *run, struct sc_results_trust *
 			if (!err)
 				err = rd_str(rd, e, "head", &c->head, false);
 		}
-		sc_buf_truncate(&rd->path, o2);
+		rd_leave(rd, o2);
 		if (err < 0)
 			goto done;
 	}
 done:
-	sc_buf_truncate(&rd->path, old);
+	rd_leave(rd, old);
 	return err;
 }
 
 /* run.usage: [{skill, model, tokens_in, tokens_out, cost_usd, price_date}] */
-static int read_usage(struct rd *rd, const cJSON *run, struct sc_results_run *out)
+static int read_usage(struct rd *rd, const struct sc_jdom_node *run, struct sc_results_run *out)
 {
-	const cJSON *arr = rd_get(run, "usage"), *e;
+	const struct sc_jdom_node *arr = rd_get(run, "usage"), *e;
 	size_t i = 0;
 	int err = 0;
 
-	if (!arr || cJSON_IsNull(arr))
+	if (!arr || is_null(arr))
 		return 0;
-	if (!cJSON_IsArray(arr))
+	if (!is_array(arr))
 		return rd_fail(rd, "usage", "expected an array");
-	out->usage = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*out->usage));
-	cJSON_ArrayForEach(e, arr) {
+	out->usage = sc_xcalloc((size_t)members(arr) + 1, sizeof(*out->usage));
+	JDOM_FOREACH(e, arr) {
 		struct sc_results_usage *u = &out->usage[i];
 		size_t o2 = rd_enter(rd, "usage", (long)i);
 		u->cost_usd = NAN;
-		if (!cJSON_IsObject(e)) {
+		if (!is_object(e)) {
 			err = rd_fail(rd, NULL, "expected an object");
 		} else {
 			out->nusage = ++i;
@@ -290,16 +339,16 @@ static int read_usage(struct rd *rd, const cJSON *run, struct sc_results_run *ou
 			    (err = rd_num(rd, e, "cost_usd", &u->cost_usd)) == 0)
 				err = rd_str(rd, e, "price_date", &u->price_date, false);
 		}
-		sc_buf_truncate(&rd->path, o2);
+		rd_leave(rd, o2);
 		if (err < 0)
 			return err;
 	}
 	return 0;
 }
 
-static int read_provenance(struct rd *rd, const cJSON *run, struct sc_results_provenance *p)
+static int read_provenance(struct rd *rd, const struct sc_jdom_node *run, struct sc_results_provenance *p)
 {
-	const cJSON *o;
+	const struct sc_jdom_node *o;
 	size_t old;
 	int err, judged = SC_JUDGED_NONE;
 
@@ -319,13 +368,13 @@ static int read_provenance(struct rd *rd, const cJSON *run, struct sc_results_pr
 	    (err = rd_int(rd, o, "pull_request", &p->pr_number)) == 0)
 		err = rd_str(rd, o, "pull_request_source", &p->pr_source, false);
 	p->judged = judged;
-	sc_buf_truncate(&rd->path, old);
+	rd_leave(rd, old);
 	return err;
 }
 
-static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
+static int read_run(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_run *run)
 {
-	const cJSON *shard, *gpu;
+	const struct sc_jdom_node *shard, *gpu;
 	int err = 0;
 
 	TRY(rd_str(rd, o, "id", &run->id, false));
@@ -350,7 +399,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 		err = rd_int(rd, shard, "index", &run->shard_index);
 		if (!err)
 			err = rd_int(rd, shard, "count", &run->shard_count);
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -361,7 +410,7 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 	TRY(rd_obj(rd, o, "gpu", &gpu));
 	if (gpu) {
 		size_t old = rd_enter(rd, "gpu", -1);
-		const cJSON *cc = rd_get(gpu, "cc");
+		const struct sc_jdom_node *cc = rd_get(gpu, "cc");
 		run->has_gpu = true;
 		err = rd_str(rd, gpu, "name", &run->gpu.name, false);
 		if (!err)
@@ -369,14 +418,14 @@ static int read_run(struct rd *rd, const cJSON *o, struct sc_results_run *run)
 		if (!err)
 			err = rd_str(rd, gpu, "arch", &run->gpu.arch, false);
 		/* Compute capability: "9.0" or 9.0; kept as text. */
-		if (!err && cc && cJSON_IsNumber(cc)) {
+		if (!err && cc && is_number(cc)) {
 			struct sc_buf b = SC_BUF_INIT;
-			sc_buf_printf(&b, "%.1f", cc->valuedouble);
+			sc_buf_printf(&b, "%.1f", cc->num);
 			run->gpu.cc = sc_buf_detach(&b, NULL);
 		} else if (!err) {
 			err = rd_str(rd, gpu, "cc", &run->gpu.cc, false);
 		}
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -388,7 +437,7 @@ done:
 	return err;
 }
 
-static int read_finding(struct rd *rd, const cJSON *o, struct sc_results_finding *f)
+static int read_finding(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_finding *f)
 {
 	int err = 0;
 
@@ -404,32 +453,32 @@ done:
 	return err;
 }
 
-static int read_findings(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
+static int read_findings(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_skill *s)
 {
-	const cJSON *arr = rd_get(o, "findings"), *e;
+	const struct sc_jdom_node *arr = rd_get(o, "findings"), *e;
 	size_t i = 0;
 	int err = 0;
 
 	if (!arr)
 		return 0;
-	if (!cJSON_IsArray(arr))
+	if (!is_array(arr))
 		return rd_fail(rd, "findings", "expected an array");
-	s->findings = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*s->findings));
-	cJSON_ArrayForEach(e, arr) {
+	s->findings = sc_xcalloc((size_t)members(arr) + 1, sizeof(*s->findings));
+	JDOM_FOREACH(e, arr) {
 		size_t old = rd_enter(rd, "findings", (long)i);
 		s->nfindings = ++i;
-		err = cJSON_IsObject(e) ? read_finding(rd, e, &s->findings[i - 1])
+		err = is_object(e) ? read_finding(rd, e, &s->findings[i - 1])
 				       : rd_fail(rd, NULL, "expected an object");
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			return err;
 	}
 	return 0;
 }
 
-static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
+static int read_skill(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_skill *s)
 {
-	const cJSON *gate, *changes;
+	const struct sc_jdom_node *gate, *changes;
 	int err = 0;
 
 	s->gate_passed = true;
@@ -453,7 +502,7 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 			err = rd_int(rd, changes, "changed", &s->tests_changed);
 		if (!err)
 			err = rd_int(rd, changes, "removed", &s->tests_removed);
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -463,13 +512,13 @@ static int read_skill(struct rd *rd, const cJSON *o, struct sc_results_skill *s)
 		err = rd_bool(rd, gate, "passed", &s->gate_passed);
 		if (!err)
 			err = rd_strv(rd, gate, "reasons", &s->gate_reasons, &s->ngate_reasons);
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 	}
 done:
 	return err;
 }
 
-static int read_kernel(struct rd *rd, const cJSON *o, struct sc_results_kernel *k)
+static int read_kernel(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_kernel *k)
 {
 	int err = 0;
 
@@ -496,9 +545,9 @@ done:
 	return err;
 }
 
-static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
+static int read_unit(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_unit *u)
 {
-	const cJSON *kernel, *hashes;
+	const struct sc_jdom_node *kernel, *hashes;
 	int err = 0;
 
 	TRY(rd_str(rd, o, "skill", &u->skill, true));
@@ -527,7 +576,7 @@ static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
 		u->kernel = sc_xmalloc(sizeof(*u->kernel));
 		sc_results_kernel_init(u->kernel);
 		err = read_kernel(rd, kernel, u->kernel);
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -541,13 +590,13 @@ static int read_unit(struct rd *rd, const cJSON *o, struct sc_results_unit *u)
 		    !(err = rd_str(rd, hashes, "prompt", &h->prompt, false)) &&
 		    !(err = rd_str(rd, hashes, "harness", &h->harness, false)))
 			err = rd_str(rd, hashes, "fixture", &h->fixture, false);
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 	}
 done:
 	return err;
 }
 
-static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggregate *a)
+static int read_aggregate(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_aggregate *a)
 {
 	int err = 0;
 
@@ -571,7 +620,7 @@ static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggre
 	TRY(rd_num(rd, o, "fast_2", &a->fast_2));
 	TRY(rd_num(rd, o, "judge_mean", &a->judge_mean));
 	{
-		const cJSON *tr;
+		const struct sc_jdom_node *tr;
 		TRY(rd_obj(rd, o, "triggers", &tr));
 		if (tr) {
 			size_t old = rd_enter(rd, "triggers", -1);
@@ -579,7 +628,7 @@ static int read_aggregate(struct rd *rd, const cJSON *o, struct sc_results_aggre
 			    !(err = rd_int(rd, tr, "opened", &a->trigger_hits)) &&
 			    !(err = rd_int(rd, tr, "should_not", &a->trigger_should_not)))
 				err = rd_int(rd, tr, "opened_wrongly", &a->trigger_false);
-			sc_buf_truncate(&rd->path, old);
+			rd_leave(rd, old);
 			if (err < 0)
 				goto done;
 		}
@@ -588,7 +637,7 @@ done:
 	return err;
 }
 
-static int read_comparison(struct rd *rd, const cJSON *o, struct sc_results_comparison *c)
+static int read_comparison(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_comparison *c)
 {
 	int err = 0;
 
@@ -616,9 +665,9 @@ done:
 
 /* A check's "margin": {"mean", "lo", "hi", "detectable", "tests", "runs": {"base", "head"},
  * "runs_per_test", "rounds", "decision"}; absent or null: none. */
-static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_margin *m)
+static int read_margin(struct rd *rd, const struct sc_jdom_node *check, struct sc_results_margin *m)
 {
-	const cJSON *o, *runs;
+	const struct sc_jdom_node *o, *runs;
 	size_t old;
 	int err;
 
@@ -656,14 +705,14 @@ static int read_margin(struct rd *rd, const cJSON *check, struct sc_results_marg
 		size_t o2 = rd_enter(rd, "runs", -1);
 		if ((err = rd_int(rd, runs, "base", &m->base_runs)) >= 0)
 			err = rd_int(rd, runs, "head", &m->head_runs);
-		sc_buf_truncate(&rd->path, o2);
+		rd_leave(rd, o2);
 	}
 done:
-	sc_buf_truncate(&rd->path, old);
+	rd_leave(rd, old);
 	return err;
 }
 
-static int read_check(struct rd *rd, const cJSON *o, struct sc_results_check *c)
+static int read_check(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_check *c)
 {
 	int err = 0;
 
@@ -685,32 +734,32 @@ done:
 	return err;
 }
 
-static int read_checks(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
+static int read_checks(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_gate *g)
 {
-	const cJSON *arr = rd_get(o, "checks"), *e;
+	const struct sc_jdom_node *arr = rd_get(o, "checks"), *e;
 	size_t i = 0;
 	int err = 0;
 
 	if (!arr)
 		return 0;
-	if (!cJSON_IsArray(arr))
+	if (!is_array(arr))
 		return rd_fail(rd, "checks", "expected an array");
-	g->checks = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*g->checks));
-	cJSON_ArrayForEach(e, arr) {
+	g->checks = sc_xcalloc((size_t)members(arr) + 1, sizeof(*g->checks));
+	JDOM_FOREACH(e, arr) {
 		size_t old = rd_enter(rd, "checks", (long)i);
 		g->nchecks = ++i;
-		err = cJSON_IsObject(e) ? read_check(rd, e, &g->checks[i - 1])
+		err = is_object(e) ? read_check(rd, e, &g->checks[i - 1])
 				       : rd_fail(rd, NULL, "expected an object");
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			return err;
 	}
 	return 0;
 }
 
-static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
+static int read_gate(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_gate *g)
 {
-	const cJSON *arr, *e;
+	const struct sc_jdom_node *arr, *e;
 	size_t i = 0;
 	int err = 0;
 
@@ -729,16 +778,16 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 	arr = rd_get(o, "failures");
 	if (!arr)
 		goto done;
-	if (!cJSON_IsArray(arr)) {
+	if (!is_array(arr)) {
 		err = rd_fail(rd, "failures", "expected an array");
 		goto done;
 	}
-	g->failures = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*g->failures));
-	cJSON_ArrayForEach(e, arr) {
+	g->failures = sc_xcalloc((size_t)members(arr) + 1, sizeof(*g->failures));
+	JDOM_FOREACH(e, arr) {
 		struct sc_results_gate_failure *f = &g->failures[i];
 		size_t old = rd_enter(rd, "failures", (long)i);
 		g->nfailures = ++i;
-		if (!cJSON_IsObject(e))
+		if (!is_object(e))
 			err = rd_fail(rd, NULL, "expected an object");
 		int status = SC_STATUS_FAILED, check = -1;  /* older files: failed */
 		if (!err && !(err = rd_state(rd, e, "status", "check_status", &status, false, NULL,
@@ -763,7 +812,7 @@ static int read_gate(struct rd *rd, const cJSON *o, struct sc_results_gate *g)
 			else
 				err = rd_fail(rd, "rule", "a rule of no known check, and no \"check\"");
 		}
-		sc_buf_truncate(&rd->path, old);
+		rd_leave(rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -772,7 +821,7 @@ done:
 	return err;
 }
 
-static int read_totals(struct rd *rd, const cJSON *o, struct sc_results_totals *t)
+static int read_totals(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_totals *t)
 {
 	int err = 0;
 
@@ -796,26 +845,26 @@ done:
  * Reads the array at root[key] into *out (an array of elem-sized
  * elements), calling init then fn for each object. Absent is empty.
  */
-static int read_array(struct rd *rd, const cJSON *root, const char *key, void **out,
+static int read_array(struct rd *rd, const struct sc_jdom_node *root, const char *key, void **out,
 		      size_t *n, size_t elem, void (*init)(void *),
-		      int (*fn)(struct rd *, const cJSON *, void *))
+		      int (*fn)(struct rd *, const struct sc_jdom_node *, void *))
 {
-	const cJSON *arr = rd_get(root, key), *e;
+	const struct sc_jdom_node *arr = rd_get(root, key), *e;
 	size_t i = 0;
 	int err = 0;
 
 	if (!arr)
 		return 0;
-	if (!cJSON_IsArray(arr))
+	if (!is_array(arr))
 		return rd_fail(rd, key, "expected an array");
-	*out = sc_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, elem);
-	cJSON_ArrayForEach(e, arr) {
+	*out = sc_xcalloc((size_t)members(arr) + 1, elem);
+	JDOM_FOREACH(e, arr) {
 		void *item = (char *)*out + i * elem;
 		size_t old = rd_enter(rd, key, (long)i);
 		init(item);
 		*n = ++i;
-		err = cJSON_IsObject(e) ? fn(rd, e, item) : rd_fail(rd, NULL, "expected an object");
-		sc_buf_truncate(&rd->path, old);
+		err = is_object(e) ? fn(rd, e, item) : rd_fail(rd, NULL, "expected an object");
+		rd_leave(rd, old);
 		if (err < 0)
 			return err;
 	}
@@ -823,7 +872,7 @@ static int read_array(struct rd *rd, const cJSON *root, const char *key, void **
 }
 
 /* history[]: {"skill", "variant", "model", "test_id", "runs", "passes", "flip_rate"} */
-static int read_flips(struct rd *rd, const cJSON *o, struct sc_results_flips *f)
+static int read_flips(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_flips *f)
 {
 	int err = 0;
 
@@ -843,7 +892,7 @@ done:
 }
 
 /* eval's "lift": one sequential decision per skill x model. */
-static int read_lift(struct rd *rd, const cJSON *o, struct sc_results_lift *l)
+static int read_lift(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_lift *l)
 {
 	int err = 0;
 
@@ -878,17 +927,17 @@ done:
 }
 
 static void init_lift(void *p) { memset(p, 0, sizeof(struct sc_results_lift)); }
-static int fn_lift(struct rd *rd, const cJSON *o, void *p) { return read_lift(rd, o, p); }
+static int fn_lift(struct rd *rd, const struct sc_jdom_node *o, void *p) { return read_lift(rd, o, p); }
 
 static void init_flips(void *p) { memset(p, 0, sizeof(struct sc_results_flips)); }
-static int fn_flips(struct rd *rd, const cJSON *o, void *p) { return read_flips(rd, o, p); }
+static int fn_flips(struct rd *rd, const struct sc_jdom_node *o, void *p) { return read_flips(rd, o, p); }
 
 static void init_skill(void *p) { memset(p, 0, sizeof(struct sc_results_skill)); }
 static void init_aggregate(void *p) { sc_results_aggregate_init(p); }
 static void init_comparison(void *p) { sc_results_comparison_init(p); }
-static int fn_skill(struct rd *rd, const cJSON *o, void *p) { return read_skill(rd, o, p); }
-static int fn_aggregate(struct rd *rd, const cJSON *o, void *p) { return read_aggregate(rd, o, p); }
-static int fn_comparison(struct rd *rd, const cJSON *o, void *p) { return read_comparison(rd, o, p); }
+static int fn_skill(struct rd *rd, const struct sc_jdom_node *o, void *p) { return read_skill(rd, o, p); }
+static int fn_aggregate(struct rd *rd, const struct sc_jdom_node *o, void *p) { return read_aggregate(rd, o, p); }
+static int fn_comparison(struct rd *rd, const struct sc_jdom_node *o, void *p) { return read_comparison(rd, o, p); }
 
 /*
  * Checks the schema string: "skillci.results/1" or a minor revision
@@ -909,121 +958,63 @@ static int check_schema(struct rd *rd, const char *schema)
 }
 
 /*
- * The text of a results document, read a window at a time: from a file,
- * whose bytes are read as the parse goes and dropped once parsed, or from
- * memory. Each member is parsed on its own (cJSON on the window), so a
- * file of tens of thousands of units is never in memory whole, as text
- * or as a tree.
+ * The text of a results document, whole in memory (a file mapped or read
+ * once, or the caller's buffer), read member by member: each member and
+ * each unit is parsed on its own into a JSON tree (jdom.h), a unit's tree
+ * dropped once the unit is read.
  */
 struct jreader {
-	FILE *f;                /* NULL: the text is all in buf (memory) */
-	char *buf;              /* owned when f is set */
-	size_t start, end, cap; /* unread text is buf[start, end) */
-	size_t total;           /* bytes read from the file so far (a cap) */
-	size_t lines;           /* line breaks before buf[start] */
-	bool eof;
+	const char *buf;        /* the text */
+	size_t start, end;      /* unread text is buf[start, end) */
 	const char *name;       /* for messages */
+	struct sc_jdom_arena *top, *unit;  /* the members' trees; the unit being read */
 };
 
-#define JREADER_CHUNK (1024 * 1024)
-
-/* Reads more of the file into the window; false at the end (or the cap). */
-static bool jr_fill(struct jreader *r)
-{
-	size_t n;
-
-	if (r->eof || !r->f)
-		return false;
-	if (r->start > 0) {
-		memmove(r->buf, r->buf + r->start, r->end - r->start);
-		r->end -= r->start;
-		r->start = 0;
-	}
-	if (r->cap - r->end < JREADER_CHUNK) {
-		r->cap = r->end + JREADER_CHUNK + 1;
-		r->buf = sc_xrealloc(r->buf, r->cap);
-	}
-	n = fread(r->buf + r->end, 1, JREADER_CHUNK, r->f);
-	r->end += n;
-	r->total += n;
-	r->buf[r->end] = '\0';
-	if (n == 0 || r->total > SC_MAX_RESULTS_BYTES)
-		r->eof = true;
-	return n > 0;
-}
-
-/* Moves past n parsed bytes, counting their line breaks. */
-static void jr_skip(struct jreader *r, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		r->lines += r->buf[r->start + i] == '\n';
-	r->start += n;
-}
-
-/* The next byte that is not white space (reading more as needed), or EOF. */
+/* The next byte that is not white space, or EOF. */
 static int jr_peek(struct jreader *r)
 {
-	for (;;) {
-		while (r->start < r->end) {
-			char c = r->buf[r->start];
-			if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-				return (unsigned char)c;
-			jr_skip(r, 1);
-		}
-		if (!jr_fill(r))
-			return EOF;
+	while (r->start < r->end) {
+		char c = r->buf[r->start];
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return (unsigned char)c;
+		r->start++;
 	}
+	return EOF;
 }
 
 /* "results 'name':LINE: malformed JSON" for an error at at (NULL: where
  * the reader is). */
 static int jr_malformed(struct jreader *r, const char *at)
 {
-	size_t line = r->lines + 1;
+	const char *stop = at && at >= r->buf + r->start && at < r->buf + r->end ? at
+										  : r->buf + r->start;
+	size_t line = 1;
 
-	for (const char *q = r->buf + r->start; at && q < at && q < r->buf + r->end; q++)
+	for (const char *q = r->buf; q < stop; q++)
 		line += *q == '\n';
 	return sc_error_set(SC_EPARSE, "results '%s':%zu: malformed JSON", r->name, line);
 }
 
 /*
- * One JSON value at the reader (cJSON), the reader moved past it; NULL
- * with the error set when it is malformed. A value that ends where the
- * window ends is parsed again with more text (a number cut short would
- * otherwise read as a shorter one).
+ * One JSON value at the reader, parsed into arena a, the reader moved past
+ * it; NULL with the error set when it is malformed.
  */
-static cJSON *jr_value(struct jreader *r)
+static struct sc_jdom_node *jr_value(struct jreader *r, struct sc_jdom_arena *a)
 {
-	for (;;) {
-		const char *after = NULL;
-		cJSON *v;
+	const char *after = NULL, *error_at = NULL;
+	struct sc_jdom_node *v;
 
-		if (jr_peek(r) == EOF)
-			break;
-		v = cJSON_ParseWithLengthOpts(r->buf + r->start, r->end - r->start, &after, false);
-		if (v && (after < r->buf + r->end || r->eof || !r->f)) {
-			jr_skip(r, (size_t)(after - (r->buf + r->start)));
-			return v;
-		}
-		cJSON_Delete(v);
-		if (!jr_fill(r)) {
-			if (r->f && r->total > SC_MAX_RESULTS_BYTES) {
-				sc_error_set(SC_ELIMIT, "results '%s' is larger than %d MiB", r->name,
-					     SC_MAX_RESULTS_BYTES >> 20);
-				return NULL;
-			}
-			v = cJSON_ParseWithLengthOpts(r->buf + r->start, r->end - r->start, &after,
-						      false);
-			if (v) {
-				jr_skip(r, (size_t)(after - (r->buf + r->start)));
-				return v;
-			}
-			jr_malformed(r, cJSON_GetErrorPtr());
-			return NULL;
-		}
+	if (jr_peek(r) == EOF) {
+		jr_malformed(r, NULL);
+		return NULL;
 	}
-	jr_malformed(r, NULL);
-	return NULL;
+	v = sc_jdom_parse(a, r->buf + r->start, r->end - r->start, &after, &error_at);
+	if (!v) {
+		jr_malformed(r, error_at);
+		return NULL;
+	}
+	r->start = (size_t)(after - r->buf);
+	return v;
 }
 
 /* Expects the byte c next (after white space) and moves past it. */
@@ -1031,14 +1022,14 @@ static bool jr_expect(struct jreader *r, int c)
 {
 	if (jr_peek(r) != c)
 		return false;
-	jr_skip(r, 1);
+	r->start++;
 	return true;
 }
 
 /*
  * Reads the "units" array one element at a time: each unit is read into
- * out and its strings pooled, and its JSON freed before the next is
- * parsed.
+ * out, its strings straight into out's pool, and its tree dropped before
+ * the next is parsed.
  */
 static int read_units_streaming(struct rd *rd, struct sc_results *out, struct jreader *r)
 {
@@ -1046,31 +1037,34 @@ static int read_units_streaming(struct rd *rd, struct sc_results *out, struct jr
 	int err = 0;
 
 	if (jr_peek(r) != '[') {
-		cJSON *v = jr_value(r);
-		err = v ? rd_fail(rd, "units", "expected an array") : SC_EPARSE;
-		cJSON_Delete(v);
-		return err;
+		struct sc_jdom_node *v = jr_value(r, r->unit);
+		return v ? rd_fail(rd, "units", "expected an array") : SC_EPARSE;
 	}
-	jr_skip(r, 1);
+	r->start++;
 	if (jr_expect(r, ']'))
 		return 0;
+	if (!out->pool)
+		out->pool = sc_strpool_new();
 	for (size_t i = 0;; i++) {
 		struct sc_results_unit *u;
-		cJSON *e;
+		struct sc_jdom_node *e;
 		size_t old;
 
-		if (!(e = jr_value(r)))
+		sc_jdom_arena_reset(r->unit);
+		if (!(e = jr_value(r, r->unit)))
 			return SC_EPARSE;
 		SC_GROW(out->units, alloc, out->nunits + 1);
 		u = &out->units[out->nunits++];
 		sc_results_unit_init(u);
+		/* its strings are the pool's from the first one read */
+		u->pooled = true;
 		old = rd_enter(rd, "units", (long)i);
-		err = cJSON_IsObject(e) ? read_unit(rd, e, u) : rd_fail(rd, NULL, "expected an object");
-		sc_buf_truncate(&rd->path, old);
-		cJSON_Delete(e);
+		rd->pool = out->pool;
+		err = is_object(e) ? read_unit(rd, e, u) : rd_fail(rd, NULL, "expected an object");
+		rd->pool = NULL;
+		rd_leave(rd, old);
 		if (err < 0)
 			return err;
-		sc_results_pool_unit(out, u);
 		if (jr_expect(r, ','))
 			continue;
 		if (jr_expect(r, ']'))
@@ -1087,38 +1081,31 @@ static int read_units_streaming(struct rd *rd, struct sc_results *out, struct jr
  * "units" is parsed into root (each of them small), the units are read as
  * they come (read_units_streaming).
  */
-static int parse_top(struct rd *rd, struct sc_results *out, cJSON *root, struct jreader *r)
+static int parse_top(struct rd *rd, struct sc_results *out, struct sc_jdom_node *root,
+		     struct jreader *r)
 {
 	bool units_seen = false;
 	int err;
 
 	if (jr_peek(r) != '{') {
-		cJSON *v = jr_value(r);
-		err = v ? rd_fail(rd, NULL, "expected an object") : SC_EPARSE;
-		cJSON_Delete(v);
-		return err;
+		struct sc_jdom_node *v = jr_value(r, r->top);
+		return v ? rd_fail(rd, NULL, "expected an object") : SC_EPARSE;
 	}
-	jr_skip(r, 1);
+	r->start++;
 	if (!jr_expect(r, '}')) {
 		for (;;) {
-			cJSON *key = jr_peek(r) == '"' ? jr_value(r) : NULL, *v;
+			struct sc_jdom_node *key = jr_peek(r) == '"' ? jr_value(r, r->top) : NULL, *v;
 
-			if (!cJSON_IsString(key) || !jr_expect(r, ':')) {
-				cJSON_Delete(key);
+			if (!is_string(key) || !jr_expect(r, ':'))
 				return jr_malformed(r, r->buf + r->start);
-			}
-			if (!strcmp(key->valuestring, "units") && !units_seen) {
+			if (!strcmp(key->str, "units") && !units_seen) {
 				units_seen = true;
-				cJSON_Delete(key);
 				if ((err = read_units_streaming(rd, out, r)) < 0)
 					return err;
 			} else {
-				if (!(v = jr_value(r))) {
-					cJSON_Delete(key);
+				if (!(v = jr_value(r, r->top)))
 					return SC_EPARSE;
-				}
-				cJSON_AddItemToObject(root, key->valuestring, v);
-				cJSON_Delete(key);
+				sc_jdom_object_add(r->top, root, key->str, v);
 			}
 			if (jr_expect(r, ','))
 				continue;
@@ -1129,21 +1116,23 @@ static int parse_top(struct rd *rd, struct sc_results *out, cJSON *root, struct 
 	}
 	if (jr_peek(r) != EOF)
 		return jr_malformed(r, r->buf + r->start);
-	if (r->f && ferror(r->f))
-		return sc_error_set(SC_EIO, "cannot read '%s': %s", r->name, strerror(errno));
 	return 0;
 }
 
 /* The results model from a reader (sc_results_parse, sc_results_load). */
 static int parse_results(struct sc_results *out, struct jreader *jr)
 {
-	struct rd rd = { jr->name, SC_BUF_INIT };
-	cJSON *root = cJSON_CreateObject();
-	const cJSON *o;
+	struct rd rd;
+	struct sc_jdom_node *root;
+	const struct sc_jdom_node *o;
 	int err = 0;
 
+	memset(&rd, 0, sizeof(rd));
+	rd.name = jr->name;
 	sc_results_init(out);
-	sc_buf_puts(&rd.path, "$");
+	jr->top = sc_jdom_arena_new();
+	jr->unit = sc_jdom_arena_new();
+	root = sc_jdom_object_new(jr->top);
 	if ((err = parse_top(&rd, out, root, jr)) < 0)
 		goto done;
 	TRY(rd_str(&rd, root, "schema", &out->schema, true));
@@ -1154,7 +1143,7 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 	if (o) {
 		size_t old = rd_enter(&rd, "run", -1);
 		err = read_run(&rd, o, &out->run);
-		sc_buf_truncate(&rd.path, old);
+		rd_leave(&rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -1168,7 +1157,7 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 	if (o) {
 		size_t old = rd_enter(&rd, "gate", -1);
 		err = read_gate(&rd, o, &out->gate);
-		sc_buf_truncate(&rd.path, old);
+		rd_leave(&rd, old);
 		if (err < 0)
 			goto done;
 	}
@@ -1180,13 +1169,13 @@ static int parse_results(struct sc_results *out, struct jreader *jr)
 	if (o) {
 		size_t old = rd_enter(&rd, "totals", -1);
 		err = read_totals(&rd, o, &out->totals);
-		sc_buf_truncate(&rd.path, old);
+		rd_leave(&rd, old);
 		if (err < 0)
 			goto done;
 	}
 done:
-	cJSON_Delete(root);
-	sc_buf_release(&rd.path);
+	sc_jdom_arena_free(jr->top);
+	sc_jdom_arena_free(jr->unit);
 	if (err < 0)
 		sc_results_release(out);
 	else
@@ -1200,27 +1189,110 @@ int sc_results_parse(struct sc_results *out, const char *json, size_t len, const
 	struct jreader jr;
 
 	memset(&jr, 0, sizeof(jr));
-	jr.buf = (char *)json;  /* read only: no file, nothing is written to it */
-	jr.end = jr.cap = len;
-	jr.eof = true;
+	jr.buf = json;
+	jr.end = len;
 	jr.name = name;
 	return parse_results(out, &jr);
 }
 
-int sc_results_load(struct sc_results *out, const char *path)
+/*
+ * The whole of the file at path: mapped when it can be, else read (a pipe);
+ * *map tells which, for text_release.
+ */
+static int text_load(struct sc_buf *text, const char **ptr, size_t *len, bool *map,
+		     const char *path)
 {
+	struct stat st;
+	int fd, err = 0;
+
+	*map = false;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO, "cannot open '%s': %s",
+				    path, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		void *p;
+		if ((uint64_t)st.st_size > SC_MAX_RESULTS_BYTES) {
+			err = sc_error_set(SC_ELIMIT, "results '%s' is larger than %d MiB", path,
+					   SC_MAX_RESULTS_BYTES >> 20);
+			goto done;
+		}
+		*len = (size_t)st.st_size;
+		if (!*len) {
+			*ptr = "";
+			goto done;
+		}
+		p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (p != MAP_FAILED) {
+			*ptr = p;
+			*map = true;
+			goto done;
+		}
+	}
+	/* not a regular file, or not mappable: read as it comes */
+	for (;;) {
+		ssize_t n;
+		sc_buf_grow(text, 65536);
+		n = read(fd, text->ptr + text->len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = sc_error_set(SC_EIO, "cannot read '%s': %s", path, strerror(errno));
+			goto done;
+		}
+		if (!n)
+			break;
+		text->len += (size_t)n;
+		text->ptr[text->len] = '\0';
+		if (text->len > SC_MAX_RESULTS_BYTES) {
+			err = sc_error_set(SC_ELIMIT, "results '%s' is larger than %d MiB", path,
+					   SC_MAX_RESULTS_BYTES >> 20);
+			goto done;
+		}
+	}
+	*ptr = text->ptr;
+	*len = text->len;
+done:
+	close(fd);
+	return err;
+}
+
+static void text_release(struct sc_buf *text, const char *ptr, size_t len, bool map)
+{
+	if (map)
+		munmap((void *)ptr, len);
+	sc_buf_release(text);
+}
+
+/* sc_results_load; with sig, the signature checked on the same bytes. */
+static int load(struct sc_results *out, const char *path, int *sig)
+{
+	struct sc_buf text = SC_BUF_INIT;
 	struct jreader jr;
+	bool map;
 	int err;
 
 	sc_results_init(out);
 	memset(&jr, 0, sizeof(jr));
 	jr.name = path;
-	if (!(jr.f = fopen(path, "rb")))
-		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO, "cannot open '%s': %s",
-				    path, strerror(errno));
-	err = parse_results(out, &jr);
-	fclose(jr.f);
-	free(jr.buf);
+	if ((err = text_load(&text, &jr.buf, &jr.end, &map, path)) < 0)
+		return err;
+	if ((err = parse_results(out, &jr)) >= 0 && sig) {
+		struct sc_buf what = SC_BUF_INIT;
+		sc_buf_printf(&what, "'%s'", path);
+		*sig = sc_results_verify_text(jr.buf, jr.end, what.ptr);
+		sc_buf_release(&what);
+	}
+	text_release(&text, jr.buf, jr.end, map);
 	return err;
 }
 
+int sc_results_load(struct sc_results *out, const char *path)
+{
+	return load(out, path, NULL);
+}
+
+int sc_results_load_signed(struct sc_results *out, const char *path, int *sig)
+{
+	*sig = SC_EUNSAFE;
+	return load(out, path, sig);
+}

@@ -9,6 +9,7 @@
 #include "results/results_sort.h"
 #include "results/signing.h"
 
+#include <limits.h>
 #include <math.h>
 #include <cjson/cJSON.h>
 
@@ -404,18 +405,43 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
  * numbers plainly and others with 15 significant digits, or 17 when 15 do
  * not read back to the same double: the same bytes on every run.
  */
-/* Where formatted results go: a buffer, or a file written in pieces. */
+/* Where formatted results go: a buffer, or a file written in pieces;
+ * with mac, the document is signed as it goes: every byte hashed, the
+ * last three ("\n}\n", where the signature member goes in) held back. */
 struct sink {
 	struct sc_buf *buf;
 	struct sc_atomic_file *file;
+	struct sc_hmac *mac;
+	char hold[3];
+	size_t nhold;
 };
 
 static void emit(struct sink *k, const char *s, size_t n)
 {
-	if (k->buf)
+	if (k->buf) {
 		sc_buf_put(k->buf, s, n);
-	else
+		return;
+	}
+	if (!k->mac) {
 		sc_atomic_write(k->file, s, n);
+		return;
+	}
+	sc_hmac_update(k->mac, s, n);
+	if (n >= sizeof(k->hold)) {
+		sc_atomic_write(k->file, k->hold, k->nhold);
+		sc_atomic_write(k->file, s, n - sizeof(k->hold));
+		memcpy(k->hold, s + n - sizeof(k->hold), sizeof(k->hold));
+		k->nhold = sizeof(k->hold);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (k->nhold == sizeof(k->hold)) {
+			sc_atomic_write(k->file, k->hold, 1);
+			memmove(k->hold, k->hold + 1, sizeof(k->hold) - 1);
+			k->nhold--;
+		}
+		k->hold[k->nhold++] = s[i];
+	}
 }
 
 /* text with `tabs` more tabs after each line break (an object printed
@@ -435,6 +461,221 @@ static void emit_indented(struct sink *k, const char *text, size_t tabs)
 	emit(k, p, strlen(p));
 }
 
+/* ---- units printed directly -------------------------------------------
+ *
+ * A unit as cJSON_Print writes the object write_unit builds, byte for
+ * byte, without building it: members one a line, indented by tabs, "key":
+ * TAB value; strings escaped as cJSON escapes them; numbers as cJSON
+ * prints them (an int plainly, anything else by cJSON itself). The units
+ * are most of a results file; the rest is printed by cJSON.
+ */
+static void p_tabs(struct sc_buf *b, size_t d)
+{
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+
+	while (d) {
+		size_t n = d < sizeof(tabs) - 1 ? d : sizeof(tabs) - 1;
+		sc_buf_put(b, tabs, n);
+		d -= n;
+	}
+}
+
+/* s as cJSON's print_string_ptr writes it. */
+static void p_string(struct sc_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+
+	sc_buf_putc(b, '"');
+	for (;;) {
+		const unsigned char *run = p;
+		while (*p > 31 && *p != '"' && *p != '\\')
+			p++;
+		sc_buf_put(b, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		sc_buf_putc(b, '\\');
+		switch (*p) {
+		case '\\': sc_buf_putc(b, '\\'); break;
+		case '"': sc_buf_putc(b, '"'); break;
+		case '\b': sc_buf_putc(b, 'b'); break;
+		case '\f': sc_buf_putc(b, 'f'); break;
+		case '\n': sc_buf_putc(b, 'n'); break;
+		case '\r': sc_buf_putc(b, 'r'); break;
+		case '\t': sc_buf_putc(b, 't'); break;
+		default:
+			sc_buf_puts(b, "u00");
+			sc_buf_putc(b, hex[*p >> 4]);
+			sc_buf_putc(b, hex[*p & 15]);
+			break;
+		}
+		p++;
+	}
+	sc_buf_putc(b, '"');
+}
+
+/* d as cJSON prints a number: an int plainly, else cJSON's own way. */
+static void p_number(struct sc_buf *b, double d)
+{
+	if (isnan(d) || isinf(d)) {
+		sc_buf_puts(b, "null");
+	} else if (d > (double)INT_MIN && d < (double)INT_MAX && d == (double)(int)d &&
+		   !(d == 0 && signbit(d))) {  /* cJSON prints -0 as "-0" */
+		char t[16], *q = t + sizeof(t);
+		long v = (int)d;
+		bool neg = v < 0;
+		if (neg)
+			v = -v;
+		do {
+			*--q = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		if (neg)
+			*--q = '-';
+		sc_buf_put(b, q, (size_t)(t + sizeof(t) - q));
+	} else {
+		cJSON *n = cJSON_CreateNumber(d);
+		char *text = cJSON_PrintUnformatted(n);
+		if (!text)
+			sc_die("out of memory formatting JSON");
+		sc_buf_puts(b, text);
+		cJSON_free(text);
+		cJSON_Delete(n);
+	}
+}
+
+/* An object being printed at depth d: how many members so far. */
+struct pobj {
+	struct sc_buf *b;
+	size_t d, n;
+};
+
+static void p_key(struct pobj *o, const char *key)
+{
+	sc_buf_puts(o->b, o->n++ ? ",\n" : "{\n");
+	p_tabs(o->b, o->d + 1);
+	p_string(o->b, key);
+	sc_buf_put(o->b, ":\t", 2);
+}
+
+static void p_close(struct pobj *o)
+{
+	if (!o->n)
+		sc_buf_puts(o->b, "{\n");
+	else
+		sc_buf_putc(o->b, '\n');
+	p_tabs(o->b, o->d);
+	sc_buf_putc(o->b, '}');
+}
+
+/* The members as add_str, add_num, add_int and add_bool add them. */
+static void p_str(struct pobj *o, const char *key, const char *s)
+{
+	p_key(o, key);
+	if (s)
+		p_string(o->b, s);
+	else
+		sc_buf_puts(o->b, "null");
+}
+
+static void p_num(struct pobj *o, const char *key, double d)
+{
+	p_key(o, key);
+	p_number(o->b, d);
+}
+
+static void p_int(struct pobj *o, const char *key, int64_t v)
+{
+	p_key(o, key);
+	if (v == SC_RESULTS_NULL_INT)
+		sc_buf_puts(o->b, "null");
+	else
+		p_number(o->b, (double)v);
+}
+
+static void p_bool(struct pobj *o, const char *key, bool v)
+{
+	p_key(o, key);
+	sc_buf_puts(o->b, v ? "true" : "false");
+}
+
+/* write_unit's object, printed at depth d. */
+static void print_unit(struct sc_buf *b, const struct sc_results_unit *u, size_t d)
+{
+	struct pobj o = { b, d, 0 };
+	const struct sc_results_kernel *k = u->kernel;
+
+	p_str(&o, "skill", u->skill);
+	p_str(&o, "variant", sc_variant_name(u->variant));
+	p_str(&o, "model", u->model);
+	p_str(&o, "test_id", u->test_id);
+	p_str(&o, "test_name", u->test_name);
+	p_int(&o, "run_index", u->run_index);
+	p_str(&o, "kind", sc_unit_kind_name(u->kind));
+	if (u->trigger != SC_TRIGGER_NONE)
+		p_str(&o, "trigger", sc_trigger_name(u->trigger));
+	p_str(&o, "verdict", sc_unit_verdict_name(u->verdict));
+	p_str(&o, "error_class", u->error_class);
+	p_str(&o, "message", u->message);
+	if (u->excerpt)
+		p_str(&o, "excerpt", u->excerpt);
+	p_int(&o, "tokens_in", u->tokens_in);
+	p_int(&o, "tokens_out", u->tokens_out);
+	p_int(&o, "turns", u->turns);
+	p_int(&o, "latency_ms", u->latency_ms);
+	p_num(&o, "judge_score", u->judge_score);
+	p_bool(&o, "reused", u->reused);
+	p_key(&o, "kernel");
+	if (k) {
+		struct pobj ko = { b, d + 1, 0 };
+		p_str(&ko, "fixture", k->fixture);
+		p_str(&ko, "fixture_hash", k->fixture_hash);
+		p_str(&ko, "compile", sc_compile_name(k->compile));
+		p_str(&ko, "compile_log", k->compile_log);
+		p_str(&ko, "verdict", sc_kernel_verdict_name(k->verdict));
+		p_num(&ko, "max_abs_error", k->max_abs_error);
+		p_int(&ko, "worst_index", k->worst_index);
+		p_int(&ko, "registers", k->registers);
+		p_int(&ko, "spills", k->spills);
+		p_int(&ko, "shared_bytes", k->shared_bytes);
+		p_num(&ko, "candidate_ms", k->candidate_ms);
+		p_num(&ko, "baseline_ms", k->baseline_ms);
+		p_num(&ko, "candidate_iqr_ms", k->candidate_iqr_ms);
+		p_num(&ko, "speedup", k->speedup);
+		p_str(&ko, "strong_reference", k->strong_reference);
+		p_num(&ko, "strong_speedup", k->strong_speedup);
+		p_num(&ko, "pct_of_peak", k->pct_of_peak);
+		p_bool(&ko, "suspect", k->suspect);
+		p_key(&ko, "flags");
+		sc_buf_putc(b, '[');
+		for (size_t i = 0; i < k->nflags; i++) {
+			if (i)
+				sc_buf_put(b, ", ", 2);
+			p_string(b, k->flags[i] ? k->flags[i] : "");
+		}
+		sc_buf_putc(b, ']');
+		p_close(&ko);
+	} else {
+		sc_buf_puts(b, "null");
+	}
+	p_key(&o, "hashes");
+	{
+		struct pobj ho = { b, d + 1, 0 };
+		p_str(&ho, "skill", u->hashes.skill);
+		p_str(&ho, "test", u->hashes.test);
+		p_str(&ho, "model", u->hashes.model);
+		p_str(&ho, "prompt", u->hashes.prompt);
+		p_str(&ho, "harness", u->hashes.harness);
+		p_str(&ho, "fixture", u->hashes.fixture);
+		p_close(&ho);
+	}
+	p_str(&o, "test_file", u->test_file);
+	p_int(&o, "test_line", u->test_line);
+	p_close(&o);
+}
+
+static void pr_unit(struct sc_buf *b, const void *item, size_t d) { print_unit(b, item, d); }
+
 static void w_skill(cJSON *arr, const void *item) { write_skill(arr, item); }
 static void w_unit(cJSON *arr, const void *item) { write_unit(arr, item); }
 static void w_aggregate(cJSON *arr, const void *item) { write_aggregate(arr, item); }
@@ -449,6 +690,8 @@ struct streamed {
 	size_t n, elem;
 	int (*cmp)(const void *, const void *);
 	void (*write)(cJSON *arr, const void *item);
+	/* when set: prints an element at a depth, as cJSON would print write's */
+	void (*print)(struct sc_buf *b, const void *item, size_t depth);
 };
 
 /* Writes one streamed array: "[", each element printed alone and indented
@@ -459,7 +702,14 @@ static void emit_array(struct sink *k, const struct streamed *a, size_t tabs, bo
 	struct sc_buf text = SC_BUF_INIT;
 
 	emit(k, "[", 1);
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t i = 0; i < a->n && a->print; i++) {
+		sc_buf_clear(&text);
+		if (i)
+			sc_buf_put(&text, ", ", 2);
+		a->print(&text, s ? s[i].item : (const char *)a->items + i * a->elem, tabs + 1);
+		emit(k, text.ptr, text.len);
+	}
+	for (size_t i = 0; i < a->n && !a->print; i++) {
 		cJSON *one = cJSON_CreateArray();
 		a->write(one, s ? s[i].item : (const char *)a->items + i * a->elem);
 		sc_buf_clear(&text);
@@ -488,15 +738,15 @@ static void format_results(struct sink *k, const struct sc_results *r)
 {
 	const struct streamed arrays[] = {
 		{ "skills", "skillci:stream:skills", r->skills, r->nskills, sizeof(*r->skills),
-		  sc_results_cmp_skill, w_skill },
+		  sc_results_cmp_skill, w_skill, NULL },
 		{ "units", "skillci:stream:units", r->units, r->nunits, sizeof(*r->units),
-		  sc_results_cmp_unit, w_unit },
+		  sc_results_cmp_unit, w_unit, pr_unit },
 		{ "aggregates", "skillci:stream:aggregates", r->aggregates, r->naggregates,
-		  sizeof(*r->aggregates), sc_results_cmp_aggregate, w_aggregate },
+		  sizeof(*r->aggregates), sc_results_cmp_aggregate, w_aggregate, NULL },
 		{ "comparisons", "skillci:stream:comparisons", r->comparisons, r->ncomparisons,
-		  sizeof(*r->comparisons), sc_results_cmp_comparison, w_comparison },
+		  sizeof(*r->comparisons), sc_results_cmp_comparison, w_comparison, NULL },
 		{ "checks", "skillci:stream:checks", r->gate.checks, r->gate.nchecks,
-		  sizeof(*r->gate.checks), sc_results_cmp_check, w_check },
+		  sizeof(*r->gate.checks), sc_results_cmp_check, w_check, NULL },
 	};
 	cJSON *root = cJSON_CreateObject();
 	struct sc_buf pat = SC_BUF_INIT, doc = SC_BUF_INIT;
@@ -583,7 +833,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 /* The document as formatted without its signature. */
 static void format_unsigned(struct sc_buf *out, const struct sc_results *r)
 {
-	struct sink k = { out, NULL };
+	struct sink k = { out, NULL, NULL, { 0 }, 0 };
 
 	format_results(&k, r);
 }
@@ -607,14 +857,38 @@ void sc_results_format(struct sc_buf *out, const struct sc_results *r)
 	sc_buf_release(&doc);
 }
 
+/*
+ * sc_results_format() streamed into the file as it is formatted (the
+ * document is never held whole), signed on the way: the same bytes.
+ */
 int sc_results_save(const struct sc_results *r, const char *path)
 {
-	struct sc_buf doc = SC_BUF_INIT;
+	struct sc_atomic_file f;
+	struct sc_hmac mac;
+	struct sink k = { NULL, &f, NULL, { 0 }, 0 };
 	int err;
 
-	sc_results_format(&doc, r);
-	err = sc_write_file_atomic(path, doc.ptr, doc.len);
-	sc_buf_release(&doc);
-	return err;
+	if (sc_atomic_open(&f, path) < 0) {
+		err = f.err;
+		sc_atomic_abort(&f);
+		return err;
+	}
+	if (!r->untrusted) {
+		sc_sign_mac_init(&mac, SC_RESULTS_SIGN_DOMAIN);
+		k.mac = &mac;
+	}
+	format_results(&k, r);
+	if (k.mac) {
+		struct sc_buf sig = SC_BUF_INIT;
+		/* the document ends "\n}\n": the signature goes in as the last member */
+		assert(k.nhold == 3 && !memcmp(k.hold, "\n}\n", 3));
+		sc_buf_printf(&sig, SC_RESULTS_SIGN_HEAD "%s" SC_RESULTS_SIGN_MID,
+			      sc_sign_own_fingerprint());
+		sc_sign_mac_final(&mac, &sig);
+		sc_buf_puts(&sig, SC_RESULTS_SIGN_TAIL);
+		sc_atomic_write(&f, sig.ptr, sig.len);
+		sc_buf_release(&sig);
+	}
+	return sc_atomic_commit(&f);
 }
 

@@ -110,7 +110,7 @@ const unsigned char *sc_sign_key_for(const char *fpr)
 }
 
 static void mac_under(char out[SC_SHA256_HEX_LEN + 1], const unsigned char *key,
-		      const char *domain, const void *data, size_t len)
+		      const char *domain, const struct sc_hmac_part *parts, size_t n)
 {
 	struct sc_hmac h;
 	unsigned char d[SC_SHA256_LEN];
@@ -118,7 +118,8 @@ static void mac_under(char out[SC_SHA256_HEX_LEN + 1], const unsigned char *key,
 
 	sc_hmac_init(&h, key, SC_RUNNER_KEY_LEN);
 	sc_hmac_update(&h, domain, strlen(domain) + 1);
-	sc_hmac_update(&h, data, len);
+	for (size_t i = 0; i < n; i++)
+		sc_hmac_update(&h, parts[i].data, parts[i].len);
 	sc_hmac_final(&h, d);
 	sc_hex(&hex, d, sizeof(d));
 	memcpy(out, hex.ptr, SC_SHA256_HEX_LEN + 1);
@@ -128,14 +129,38 @@ static void mac_under(char out[SC_SHA256_HEX_LEN + 1], const unsigned char *key,
 void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_t len)
 {
 	char mac[SC_SHA256_HEX_LEN + 1];
+	struct sc_hmac_part part = { data, len };
 
 	pthread_once(&once, load);
-	mac_under(mac, own.k, domain, data, len);
+	mac_under(mac, own.k, domain, &part, 1);
 	sc_buf_puts(out, mac);
+}
+
+void sc_sign_mac_init(struct sc_hmac *h, const char *domain)
+{
+	pthread_once(&once, load);
+	sc_hmac_init(h, own.k, SC_RUNNER_KEY_LEN);
+	sc_hmac_update(h, domain, strlen(domain) + 1);
+}
+
+void sc_sign_mac_final(struct sc_hmac *h, struct sc_buf *out)
+{
+	unsigned char d[SC_SHA256_LEN];
+
+	sc_hmac_final(h, d);
+	sc_hex(out, d, sizeof(d));
 }
 
 int sc_sign_check(const char *what, const char *domain, const void *data, size_t len,
 		  const char *fpr, const char *mac)
+{
+	struct sc_hmac_part part = { data, len };
+
+	return sc_sign_check_parts(what, domain, &part, 1, fpr, mac);
+}
+
+int sc_sign_check_parts(const char *what, const char *domain, const struct sc_hmac_part *parts,
+			size_t n, const char *fpr, const char *mac)
 {
 	const unsigned char *key;
 	char want[SC_SHA256_HEX_LEN + 1];
@@ -151,7 +176,7 @@ int sc_sign_check(const char *what, const char *domain, const void *data, size_t
 				    "runner), or add that runner's key to SKILLCI_TRUSTED_KEYS "
 				    "or SKILLCI_TRUSTED_KEY_FILES", what, fpr,
 				    sc_sign_own_fingerprint());
-	mac_under(want, key, domain, data, len);
+	mac_under(want, key, domain, parts, n);
 	if (strlen(mac) != SC_SHA256_HEX_LEN ||
 	    !sc_digest_equal((const unsigned char *)mac, (const unsigned char *)want,
 			     SC_SHA256_HEX_LEN))

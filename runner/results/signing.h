@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sha256.h"
+
 #define SC_SIGN_FPR_LEN 16
 
 struct sc_buf;
@@ -37,6 +39,10 @@ const char *sc_sign_own_fingerprint(void);
  * short constant such as "skillci-results/1"). Appends to out.
  */
 void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_t len);
+/* The same, streaming: init with the domain, sc_hmac_update() the data in
+ * any number of pieces, then final appends the MAC (hex) to out. */
+void sc_sign_mac_init(struct sc_hmac *h, const char *domain);
+void sc_sign_mac_final(struct sc_hmac *h, struct sc_buf *out);
 
 /*
  * Checks a signature: fingerprint fpr and MAC mac (hex) over data in
@@ -48,6 +54,9 @@ void sc_sign_mac(struct sc_buf *out, const char *domain, const void *data, size_
  */
 int sc_sign_check(const char *what, const char *domain, const void *data, size_t len,
 		  const char *fpr, const char *mac);
+/* The same over the concatenation of n parts (sha256.h), not copied. */
+int sc_sign_check_parts(const char *what, const char *domain, const struct sc_hmac_part *parts,
+			size_t n, const char *fpr, const char *mac);
 
 /*
  * The key (SC_RUNNER_KEY_LEN bytes) that fpr names: this runner's own or

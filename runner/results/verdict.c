@@ -128,7 +128,9 @@ static int cmp_entry(const void *pa, const void *pb)
 	const struct entry *a = pa, *b = pb;
 	int c;
 
-	if ((c = strcmp(a->skill, b->skill)) || (c = strcmp(a->model, b->model)))
+	/* pooled strings: equal ones are one */
+	if ((a->skill != b->skill && (c = strcmp(a->skill, b->skill))) ||
+	    (a->model != b->model && (c = strcmp(a->model, b->model))))
 		return c;
 	return (const char *)a->item < (const char *)b->item ? -1
 	       : (const char *)a->item > (const char *)b->item;
@@ -137,16 +139,23 @@ static int cmp_entry(const void *pa, const void *pb)
 static void index_build(struct index *ix, const void *base, size_t n, size_t elem,
 			void (*get)(const void *, const char **, const char **))
 {
+	size_t i;
+
 	ix->v = sc_xcalloc(n + 1, sizeof(*ix->v));
 	ix->n = n;
-	for (size_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct entry *e = &ix->v[i];
 		e->item = (const char *)base + i * elem;
 		get(e->item, &e->skill, &e->model);
 		e->skill = e->skill ? e->skill : "";
 		e->model = e->model ? e->model : "";
 	}
-	qsort(ix->v, n, sizeof(*ix->v), cmp_entry);
+	/* the entries are distinct (by item): in order already (the model's
+	 * arrays are sorted so), qsort would leave them as they are */
+	for (i = 1; i < n && cmp_entry(&ix->v[i - 1], &ix->v[i]) < 0; i++)
+		;
+	if (i < n)
+		qsort(ix->v, n, sizeof(*ix->v), cmp_entry);
 }
 
 /* The range of entries of skill (any model); returns the count. */

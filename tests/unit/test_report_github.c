@@ -86,6 +86,40 @@ static void test_xml_clean_replaces_forbidden_characters(void **state)
 	sc_buf_release(&b);
 }
 
+/*
+ * The JUnit writer escapes as libxml2's text writer did: in an attribute
+ * the markup, the quote, tab and both line breaks as references; in text
+ * the markup, the quote and CR; UTF-8 beyond ASCII as it is. The document
+ * is indented by two spaces, an empty element closed in its start tag.
+ */
+static void test_junit_escaping_and_layout(void **state)
+{
+	static const char json[] =
+		"{\"schema\": \"skillci.results/1\", \"run\": {\"id\": \"r\", \"kind\": \"run\", \"complete\": true},\n"
+		" \"skills\": [{\"path\": \"skills/a\", \"status\": \"modified\"}],\n"
+		" \"gate\": {\"passed\": false, \"exit_code\": 1, \"verdict\": \"fail\",\n"
+		"  \"failures\": [{\"skill\": \"skills/a\", \"rule\": \"skill_invalid\", \"check\": \"validity\",\n"
+		"                \"message\": \"\\u00e9 <a&b> \\\"q\\\" 'x'\\tt\\nn\\rr\"}],\n"
+		"  \"checks\": [{\"skill\": \"skills/a\", \"check\": \"validity\", \"status\": \"failed\",\n"
+		"              \"rule\": \"skill_invalid\", \"message\": \"\\u00e9 <a&b> \\\"q\\\" 'x'\\tt\\nn\\rr\"}]}}";
+	struct sc_results r;
+	struct sc_buf xml = SC_BUF_INIT;
+	struct sc_junit_options jo = { false };
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, json, strlen(json), "j.json"), 0);
+	assert_int_equal(sc_report_junit(&xml, &r, &jo), 0);
+	assert_true(sc_starts_with(xml.ptr, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
+	assert_non_null(strstr(xml.ptr, "\n  <testsuite name=\"skills/a\" "));
+	assert_non_null(strstr(xml.ptr, "\n    <properties>\n      <property name=\""));
+	assert_non_null(strstr(xml.ptr, "message=\"\xc3\xa9 &lt;a&amp;b&gt; &quot;q&quot; 'x'&#9;t&#10;n&#13;r\""));
+	assert_non_null(strstr(xml.ptr, ">\xc3\xa9 &lt;a&amp;b&gt; &quot;q&quot; 'x'\tt\nn&#13;r"));
+	assert_non_null(strstr(xml.ptr, "\"/>\n"));
+	assert_true(sc_ends_with(xml.ptr, "\n  </testsuite>\n</testsuites>\n"));
+	sc_buf_release(&xml);
+	sc_results_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +128,7 @@ int main(void)
 		cmocka_unit_test(test_delimiter_is_random_hex),
 		cmocka_unit_test(test_annotations_are_capped),
 		cmocka_unit_test(test_xml_clean_replaces_forbidden_characters),
+		cmocka_unit_test(test_junit_escaping_and_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

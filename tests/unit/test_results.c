@@ -3,7 +3,9 @@
 #include "unit.h"
 #include "states.h"
 #include "results/results.h"
+#include "results/jdom.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
 
@@ -496,6 +498,135 @@ static void test_skill_ranges(void **state)
 	sc_results_release(&r);
 }
 
+/* Whether the tree v reads as cJSON's c does: the same types, strings,
+ * numbers (bit for bit), member names and order. */
+static bool same_tree(const struct sc_jdom_node *v, const cJSON *c)
+{
+	const struct sc_jdom_node *e;
+	const cJSON *ce;
+
+	if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+		if (v->type != (cJSON_IsObject(c) ? SC_JDOM_OBJECT : SC_JDOM_ARRAY) ||
+		    v->n != (size_t)cJSON_GetArraySize(c))
+			return false;
+		for (e = v->child, ce = c->child; e && ce; e = e->next, ce = ce->next)
+			if ((cJSON_IsObject(c) && strcmp(e->key, ce->string)) || !same_tree(e, ce))
+				return false;
+		return !e && !ce;
+	}
+	if (cJSON_IsString(c))
+		return v->type == SC_JDOM_STRING && !strcmp(v->str, c->valuestring);
+	if (cJSON_IsNumber(c))
+		return v->type == SC_JDOM_NUMBER && !memcmp(&v->num, &c->valuedouble, sizeof(double));
+	if (cJSON_IsTrue(c))
+		return v->type == SC_JDOM_TRUE;
+	if (cJSON_IsFalse(c))
+		return v->type == SC_JDOM_FALSE;
+	return v->type == SC_JDOM_NULL;
+}
+
+/*
+ * The results reader's JSON tree (jdom.h) takes what cJSON takes, reads it
+ * as cJSON does, ends where cJSON ends and fails where cJSON fails: on
+ * documents skillci writes and on many thousand mutations of them (odd
+ * escapes, surrogates, numbers, white space, NUL, truncation).
+ */
+static void test_jdom_reads_as_cjson(void **state)
+{
+	static const char *const seeds[] = {
+		"{\"skill\": \"skills/a\", \"n\": 12, \"x\": -0, \"p\": 0.125, \"e\": 1e-7, \"E\": 2E+3,\n"
+		" \"s\": \"tab\\there \\\"q\\\" \\\\ \\/ \\b\\f\\n\\r \\u00e9 \\u20ac \\ud83d\\ude00\",\n"
+		" \"a\": [true, false, null, [], {}, [1, [2, {\"k\": \"v\"}]]], \"big\": 12345678901234567890}",
+		"[1.5, -2, 3e400, 0.1, 123456789012345, 1234567890123456, \"\\u0041\\uD800\\uDC00\"]",
+		"{\"a\":{\"b\":{\"c\":[\"d\",\"e\\u0001\"]}},\"dup\":1,\"dup\":2}",
+	};
+	static const char alphabet[] = "\"\\u0123456789abcdefABCDEF-+eE.,:{}[] \t\n\r\001\177ntrflsD\xc3\xa9";
+	struct sc_jdom_arena *a = sc_jdom_arena_new();
+	unsigned long seed = 42;
+	char buf[512];
+	(void)state;
+
+	for (int round = 0; round < 30000; round++) {
+		const char *src = seeds[round % SC_ARRAY_SIZE(seeds)];
+		size_t n = strlen(src), len;
+		const char *after = NULL, *at = NULL, *c_end = NULL;
+		struct sc_jdom_node *v;
+		cJSON *c;
+
+		memcpy(buf, src, n);
+		len = n;
+		for (int m = 0; m < 1 + round % 4; m++) {
+			size_t i;
+			char ch;
+			seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+			i = (size_t)(seed >> 33) % (len ? len : 1);
+			ch = alphabet[(seed >> 17) % (sizeof(alphabet) - 1)];
+			if ((seed >> 7) % 16 == 0)
+				ch = '\0';
+			switch ((seed >> 3) % 4) {
+			case 0: buf[i] = ch; break;
+			case 1: if (len + 1 < sizeof(buf)) { memmove(buf + i + 1, buf + i, len - i); buf[i] = ch; len++; } break;
+			case 2: if (len) { memmove(buf + i, buf + i + 1, len - i - 1); len--; } break;
+			default: if ((seed >> 40) % 8 == 0) len = i; break;
+			}
+		}
+		sc_jdom_arena_reset(a);
+		v = sc_jdom_parse(a, buf, len, &after, &at);
+		c = cJSON_ParseWithLengthOpts(buf, len, &c_end, false);
+		if (!c) {
+			if (v || at != cJSON_GetErrorPtr())
+				fail_msg("round %d: cJSON refuses what jdom %s: %.*s", round,
+					 v ? "takes" : "refuses elsewhere", (int)len, buf);
+			continue;
+		}
+		if (!v || !same_tree(v, c) || after != c_end)
+			fail_msg("round %d: jdom reads otherwise than cJSON: %.*s", round, (int)len, buf);
+		cJSON_Delete(c);
+	}
+	sc_jdom_arena_free(a);
+}
+
+/*
+ * A formatted results document is what cJSON_Print writes for its tree,
+ * byte for byte, units printed straight (results_write.c) included: odd
+ * numbers (-0, thirds, ints beyond 32 bits, tiny and huge), escapes,
+ * control characters, UTF-8, kernels with flags and without.
+ */
+static void test_format_is_cjson_print(void **state)
+{
+	static const char json[] =
+		"{\"schema\": \"skillci.results/1\", \"run\": {\"id\": \"r\", \"kind\": \"run\", \"complete\": true},\n"
+		" \"units\": [\n"
+		"  {\"skill\": \"s\", \"variant\": \"head\", \"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"pass\",\n"
+		"   \"judge_score\": -0.0, \"tokens_in\": 5000000000, \"tokens_out\": -2147483648, \"turns\": 2147483647,\n"
+		"   \"message\": \"q\\\" b\\\\ \\b\\f\\n\\r\\t \\u0001 \\u007f \\u00e9 /\", \"excerpt\": \"\",\n"
+		"   \"kernel\": {\"speedup\": 0.33333333333333331, \"candidate_ms\": 1e-300, \"baseline_ms\": 1e300,\n"
+		"              \"max_abs_error\": 0.1, \"pct_of_peak\": 2147483648, \"flags\": [\"a\", \"b\\\"\"]}},\n"
+		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"fail\",\n"
+		"   \"judge_score\": 123456.789, \"kernel\": {\"flags\": []}, \"hashes\": {\"test\": \"ab\"}},\n"
+		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"u\", \"verdict\": \"error\",\n"
+		"   \"latency_ms\": -7, \"judge_score\": 7.0, \"trigger\": \"should_trigger\", \"kind\": \"trigger\"}]}";
+	struct sc_results r;
+	struct sc_buf out = SC_BUF_INIT;
+	cJSON *tree;
+	char *again;
+	(void)state;
+
+	assert_int_equal(sc_results_parse(&r, json, strlen(json), "f.json"), 0);
+	assert_true(r.untrusted);  /* parsed: written unsigned */
+	sc_results_format(&out, &r);
+	assert_non_null(tree = cJSON_Parse(out.ptr));
+	assert_non_null(again = cJSON_Print(tree));
+	assert_true(out.len > 0 && out.ptr[out.len - 1] == '\n');
+	out.ptr[--out.len] = '\0';
+	assert_string_equal(again, out.ptr);
+	assert_non_null(strstr(out.ptr, "\"judge_score\":\t-0,"));
+	cJSON_free(again);
+	cJSON_Delete(tree);
+	sc_buf_release(&out);
+	sc_results_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +641,8 @@ int main(void)
 		cmocka_unit_test(test_skill_ranges),
 		cmocka_unit_test(test_load_names_missing_file),
 		cmocka_unit_test(test_state_tables_round_trip),
+		cmocka_unit_test(test_jdom_reads_as_cjson),
+		cmocka_unit_test(test_format_is_cjson_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
