@@ -9,7 +9,6 @@
 
 #include <fcntl.h>
 #include <math.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "results/jdom.h"
@@ -1196,43 +1195,31 @@ int sc_results_parse(struct sc_results *out, const char *json, size_t len, const
 }
 
 /*
- * The whole of the file at path: mapped when it can be, else read (a pipe);
- * *map tells which, for text_release.
+ * The whole of the file at path, read into text (one buffer of the
+ * file's size for a regular file, grown as it comes for a pipe). Read,
+ * not mapped: a file truncated while it is read must end in an error
+ * that names it, not in SIGBUS.
  */
-static int text_load(struct sc_buf *text, const char **ptr, size_t *len, bool *map,
-		     const char *path)
+static int text_load(struct sc_buf *text, const char *path)
 {
 	struct stat st;
 	int fd, err = 0;
 
-	*map = false;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return sc_error_set(errno == ENOENT ? SC_ENOTFOUND : SC_EIO, "cannot open '%s': %s",
 				    path, strerror(errno));
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		void *p;
 		if ((uint64_t)st.st_size > SC_MAX_RESULTS_BYTES) {
 			err = sc_error_set(SC_ELIMIT, "results '%s' is larger than %d MiB", path,
 					   SC_MAX_RESULTS_BYTES >> 20);
 			goto done;
 		}
-		*len = (size_t)st.st_size;
-		if (!*len) {
-			*ptr = "";
-			goto done;
-		}
-		p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		if (p != MAP_FAILED) {
-			*ptr = p;
-			*map = true;
-			goto done;
-		}
+		sc_buf_grow(text, (size_t)st.st_size + 1);
 	}
-	/* not a regular file, or not mappable: read as it comes */
 	for (;;) {
 		ssize_t n;
 		sc_buf_grow(text, 65536);
-		n = read(fd, text->ptr + text->len, 65536);
+		n = read(fd, text->ptr + text->len, text->cap - text->len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -1249,18 +1236,9 @@ static int text_load(struct sc_buf *text, const char **ptr, size_t *len, bool *m
 			goto done;
 		}
 	}
-	*ptr = text->ptr;
-	*len = text->len;
 done:
 	close(fd);
 	return err;
-}
-
-static void text_release(struct sc_buf *text, const char *ptr, size_t len, bool map)
-{
-	if (map)
-		munmap((void *)ptr, len);
-	sc_buf_release(text);
 }
 
 /* sc_results_load; with sig, the signature checked on the same bytes. */
@@ -1268,21 +1246,24 @@ static int load(struct sc_results *out, const char *path, int *sig)
 {
 	struct sc_buf text = SC_BUF_INIT;
 	struct jreader jr;
-	bool map;
 	int err;
 
 	sc_results_init(out);
 	memset(&jr, 0, sizeof(jr));
 	jr.name = path;
-	if ((err = text_load(&text, &jr.buf, &jr.end, &map, path)) < 0)
+	if ((err = text_load(&text, path)) < 0) {
+		sc_buf_release(&text);
 		return err;
+	}
+	jr.buf = text.len ? text.ptr : "";
+	jr.end = text.len;
 	if ((err = parse_results(out, &jr)) >= 0 && sig) {
 		struct sc_buf what = SC_BUF_INIT;
 		sc_buf_printf(&what, "'%s'", path);
 		*sig = sc_results_verify_text(jr.buf, jr.end, what.ptr);
 		sc_buf_release(&what);
 	}
-	text_release(&text, jr.buf, jr.end, map);
+	sc_buf_release(&text);
 	return err;
 }
 

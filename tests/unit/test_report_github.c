@@ -6,6 +6,9 @@
 #include "reporters/report_github.h"
 #include "reporters/report_junit.h"
 
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
 static void test_escape_data_and_properties(void **state)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -86,6 +89,19 @@ static void test_xml_clean_replaces_forbidden_characters(void **state)
 	sc_buf_release(&b);
 }
 
+/* The first element named name under node, depth first. */
+static xmlNodePtr find_element(xmlNodePtr node, const char *name)
+{
+	for (; node; node = node->next) {
+		xmlNodePtr found;
+		if (node->type == XML_ELEMENT_NODE && !strcmp((const char *)node->name, name))
+			return node;
+		if ((found = find_element(node->children, name)))
+			return found;
+	}
+	return NULL;
+}
+
 /*
  * The JUnit writer escapes as libxml2's text writer did: in an attribute
  * the markup, the quote, tab and both line breaks as references; in text
@@ -116,6 +132,24 @@ static void test_junit_escaping_and_layout(void **state)
 	assert_non_null(strstr(xml.ptr, ">\xc3\xa9 &lt;a&amp;b&gt; &quot;q&quot; 'x'\tt\nn&#13;r"));
 	assert_non_null(strstr(xml.ptr, "\"/>\n"));
 	assert_true(sc_ends_with(xml.ptr, "\n  </testsuite>\n</testsuites>\n"));
+	/* libxml2, an independent parser, reads the message back as it was */
+	{
+		xmlDocPtr doc = xmlReadMemory(xml.ptr, (int)xml.len, "junit.xml", NULL,
+					      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+		xmlNodePtr failure;
+		xmlChar *message, *text;
+		assert_non_null(doc);
+		failure = find_element(xmlDocGetRootElement(doc), "failure");
+		assert_non_null(failure);
+		message = xmlGetProp(failure, (const xmlChar *)"message");
+		text = xmlNodeGetContent(failure);
+		assert_non_null(message);
+		assert_string_equal((const char *)message, "\xc3\xa9 <a&b> \"q\" 'x'\tt\nn\rr");
+		assert_non_null(strstr((const char *)text, "\xc3\xa9 <a&b> \"q\" 'x'\tt\nn\rr"));
+		xmlFree(message);
+		xmlFree(text);
+		xmlFreeDoc(doc);
+	}
 	sc_buf_release(&xml);
 	sc_results_release(&r);
 }
