@@ -344,7 +344,7 @@ static void results_charts(struct sc_buf *out, const struct sc_results *r)
 			if (!strcmp(rows[k].skill, a->skill) && !strcmp(rows[k].model, a->model))
 				row = &rows[k];
 		if (!row) {
-			size_t uf, nu = sc_results_usage_of(r, a->skill, &uf);
+			size_t uf = 0, nu = sc_results_usage_of(r, a->skill, &uf);
 			SC_GROW(rows, alloc, n + 1);
 			row = &rows[n++];
 			memset(row, 0, sizeof(*row));

@@ -1016,7 +1016,7 @@ static void build_skill(struct jsuite *js, const struct sc_results *r,
 		side_props(js, r, s->path, model);
 	}
 	/* the run's actual token use and cost of this skill, per model */
-	for (size_t uf, nu = sc_results_usage_of(r, s->path, &uf), k = uf; k < uf + nu; k++) {
+	for (size_t uf = 0, nu = sc_results_usage_of(r, s->path, &uf), k = uf; k < uf + nu; k++) {
 		const struct sc_results_usage *u = sc_results_usage_at(r, k);
 		struct sc_buf key = SC_BUF_INIT;
 		if (!sc_streq(u->skill, s->path))

@@ -283,7 +283,7 @@ static void cell_tokens_abs(struct sc_buf *out, const struct row *row,
 /* The run's cost of a skill on a model (run.usage). */
 static void cell_cost(struct sc_buf *out, const struct sc_results *r, const struct row *row)
 {
-	size_t uf, nu = row->model ? sc_results_usage_of(r, row->skill->path, &uf) : 0;
+	size_t uf = 0, nu = row->model ? sc_results_usage_of(r, row->skill->path, &uf) : 0;
 
 	for (size_t k = uf; nu && k < uf + nu; k++) {
 		const struct sc_results_usage *u = sc_results_usage_at(r, k);

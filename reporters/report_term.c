@@ -224,7 +224,7 @@ static void row_lines(struct sc_buf *out, const struct sc_results *r, const stru
 		}
 		sc_buf_putc(out, '\n');
 	}
-	for (size_t uf, nu = sc_results_usage_of(r, s->path, &uf), k = uf; k < uf + nu; k++) {
+	for (size_t uf = 0, nu = sc_results_usage_of(r, s->path, &uf), k = uf; k < uf + nu; k++) {
 		const struct sc_results_usage *u = sc_results_usage_at(r, k);
 		if (strcmp(u->skill, s->path) || strcmp(u->model, row->model))
 			continue;
