@@ -295,8 +295,9 @@ static const struct sc_results_unit *first_error(const struct sc_results *r)
 /*
  * What to do about a run that stopped before its verdict, from its cause
  * (set where the error happened, error.h): a missing API key or token
- * (every pull request from a fork: secrets do not reach it), a head that
- * does not merge, a revision the checkout does not have (a shallow
+ * (every pull request from a fork: secrets do not reach it), a provider
+ * without its endpoint (Azure OpenAI's resource URL), a head that does
+ * not merge, a revision the checkout does not have (a shallow
  * clone), a configuration with errors.
  */
 static const char *setup_hint(enum sc_cause cause, bool shallow)
@@ -306,6 +307,12 @@ static const char *setup_hint(enum sc_cause cause, bool shallow)
 		return "no model API key reached this run. A pull request from a fork gets no "
 		       "secrets: check it with the safe workflow for forks in docs/ci.md (a "
 		       "workflow_run job on the base repository), or set the key as a secret";
+	case SC_CAUSE_NO_ENDPOINT:
+		return "a model's provider has no endpoint in this run: set the variable the error "
+		       "names (for Azure OpenAI, AZURE_OPENAI_ENDPOINT: "
+		       "https://RESOURCE.openai.azure.com) in the job's env, or base_url or "
+		       "resource_name in the provider's block of fastagent.config.yaml "
+		       "(docs/providers.md)";
 	case SC_CAUSE_NOT_MERGEABLE:
 		return "the pull request does not merge cleanly into its target branch, so what would "
 		       "land cannot be judged: rebase it onto the target (or merge the target into "

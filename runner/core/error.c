@@ -33,7 +33,8 @@ enum sc_cause sc_error_cause(void)
 	return last_cause;
 }
 
-static const char *const cause_names[] = { "none", "no_key", "config", "revision", "not_mergeable" };
+static const char *const cause_names[] = { "none", "no_key", "config", "revision", "not_mergeable",
+					     "no_endpoint" };
 
 const char *sc_cause_name(enum sc_cause c)
 {

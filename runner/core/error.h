@@ -43,12 +43,14 @@ enum sc_cause {
 	SC_CAUSE_CONFIG,          /* the configuration has errors */
 	SC_CAUSE_REVISION,        /* a revision is not in the clone */
 	SC_CAUSE_NOT_MERGEABLE,   /* the head does not merge cleanly into the target */
+	SC_CAUSE_NO_ENDPOINT,     /* a model's provider has no endpoint (base URL) set */
 };
 /* Sets the cause of the current error and returns code. */
 int sc_error_cause_set(int code, enum sc_cause cause);
 /* The cause of the current error (SC_CAUSE_NONE when none was set). */
 enum sc_cause sc_error_cause(void);
-/* "none", "no_key", "config", "revision", "not_mergeable"; NULL out of range. */
+/* "none", "no_key", "config", "revision", "not_mergeable", "no_endpoint"; NULL
+ * out of range. */
 const char *sc_cause_name(enum sc_cause c);
 /* The cause a name means; 0 and *out set, or -1 for another name. */
 int sc_cause_parse(const char *name, enum sc_cause *out);

@@ -447,6 +447,7 @@ static int configure(struct provider_state *p, int kind)
 		err = sc_error_set(SC_EINVAL, "%s is not set (the base URL of %s models, e.g. "
 				   "https://RESOURCE.openai.azure.com, or resource_name in the azure "
 				   "block of fastagent.config.yaml)", names.ptr, info->name);
+		sc_error_cause_set(err, SC_CAUSE_NO_ENDPOINT);
 		goto done;
 	}
 	if (!sc_provider_url_ok(base)) {

@@ -23,20 +23,29 @@ cc=${CC:-cc}
 flags="-std=c11 -O2 -D_GNU_SOURCE -iquote runner/core"
 objs=""
 for o in "$build"/runner/kernel/*.o; do
-	case "$o" in */worker.o|*/nvrtc.o|*/harness.o|*/refs.o) ;; *) objs="$objs $o" ;; esac
+	case "$o" in */worker.o|*/nvrtc.o|*/harness.o|*/harness_*.o|*/refs.o) ;; *) objs="$objs $o" ;; esac
 done
 objs="$objs $build/libskillci-core.a"
 libs="-lcjson -lm -lpthread"
 
 # this tree
 # shellcheck disable=SC2086
-$cc $flags -iquote runner/kernel -o "$T/new" tests/bench/bench_honesty.c runner/kernel/harness.c $objs $libs || exit 3
-# the earlier harness, with the device layer of this tree (a superset)
+$cc $flags -iquote runner/kernel -o "$T/new" tests/bench/bench_honesty.c runner/kernel/harness*.c $objs $libs || exit 3
+# the earlier harness (harness.c, and its parts harness_*.c and
+# harness_parts.h where it has them), with the device layer of this tree
+# (a superset)
 mkdir -p "$T/old"
-if git show "$base:runner/kernel/harness.c" > "$T/old/harness.c" 2>/dev/null &&
-   git show "$base:runner/kernel/harness.h" > "$T/old/harness.h" 2>/dev/null; then
+old_files=$(git ls-tree --name-only "$base" runner/kernel/ 2>/dev/null | grep '/harness[^/]*\.[ch]$')
+old_ok=0
+if [ -n "$old_files" ]; then
+	old_ok=1
+	for f in $old_files; do
+		git show "$base:$f" > "$T/old/${f##*/}" 2>/dev/null || old_ok=0
+	done
+fi
+if [ $old_ok = 1 ]; then
 	# shellcheck disable=SC2086
-	$cc $flags -iquote "$T/old" -iquote runner/kernel -o "$T/oldbin" tests/bench/bench_honesty.c "$T/old/harness.c" \
+	$cc $flags -iquote "$T/old" -iquote runner/kernel -o "$T/oldbin" tests/bench/bench_honesty.c "$T/old/"harness*.c \
 		$objs $libs || exit 3
 else
 	echo "bench_honesty: no $base in this repository: only this tree is measured" >&2

@@ -621,6 +621,15 @@ setup_run hfkey env -u HF_TOKEN -u HF_HOME -u HF_TOKEN_PATH -u XDG_CACHE_HOME HO
 expect_exit 2 "no HF_TOKEN for an hf.* model: exit 2"
 expect_err_contains "HF_TOKEN" "no HF_TOKEN: the error names it"
 reported hfkey "safe workflow for forks in docs/ci.md"
+# an azure.* model without its endpoint: its own cause, its own hint (never
+# the key's, nor the generic one)
+setup_run azendpoint env -u AZURE_OPENAI_ENDPOINT -u AZURE_BASE_URL -u AZURE_OPENAI_API_KEY \
+	-u AZURE_API_KEY "$SKILLCI" run --repo . --jobs 1 --comment -m azure.gpt4o-prod
+expect_exit 2 "no AZURE_OPENAI_ENDPOINT for an azure.* model: exit 2"
+expect_err_contains "AZURE_OPENAI_ENDPOINT" "no endpoint: the error names the variable"
+reported azendpoint "has no endpoint in this run"
+expect_err_lacks "safe workflow for forks" "no endpoint: not the missing key's hint"
+expect_err_lacks "see the error above" "no endpoint: not the generic hint"
 
 # the default depth-1 checkout: the base is not in the clone
 git clone -q --depth 1 "file://$W" "$T/shallow" 2>/dev/null

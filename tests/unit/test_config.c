@@ -1,4 +1,4 @@
-/* Unit tests for runner/pipeline/config.c: defaults, every skillci.yml key, types
+/* Unit tests for runner/pipeline/config*.c: defaults, every skillci.yml key, types
  * and ranges with file:line, unknown keys, upskill.config.yaml mapping and
  * precedence. */
 #include "unit.h"

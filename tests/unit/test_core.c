@@ -598,13 +598,14 @@ static void test_error_cause(void **state)
 	sc_error_cause_set(SC_EIO, SC_CAUSE_CONFIG);
 	sc_error_clear();
 	assert_int_equal(sc_error_cause(), SC_CAUSE_NONE);
-	for (int i = SC_CAUSE_NONE; i <= SC_CAUSE_NOT_MERGEABLE; i++) {
+	for (int i = SC_CAUSE_NONE; i <= SC_CAUSE_NO_ENDPOINT; i++) {
 		assert_non_null(sc_cause_name((enum sc_cause)i));
 		assert_int_equal(sc_cause_parse(sc_cause_name((enum sc_cause)i), &c), 0);
 		assert_int_equal(c, i);
 	}
-	assert_null(sc_cause_name((enum sc_cause)(SC_CAUSE_NOT_MERGEABLE + 1)));
+	assert_null(sc_cause_name((enum sc_cause)(SC_CAUSE_NO_ENDPOINT + 1)));
 	assert_string_equal(sc_cause_name(SC_CAUSE_NO_KEY), "no_key");
+	assert_string_equal(sc_cause_name(SC_CAUSE_NO_ENDPOINT), "no_endpoint");
 	assert_int_equal(sc_cause_parse("no-such-cause", &c), -1);
 	assert_int_equal(sc_cause_parse(NULL, &c), -1);
 }

@@ -4,7 +4,9 @@
  * Markdown, HTML, JUnit, GitHub annotations and outputs) say the same
  * thing: the run's state and exit code, each skill's state, the count of
  * annotations written, and for a run that could not check its cause,
- * once, first, never as the pull request's failure.
+ * once, first, never as the pull request's failure; and one alpha: every
+ * significance level a surface prints is the number the gate recorded for
+ * that check (in its message) or the run's own alpha, never another.
  */
 #include "unit.h"
 #include "states.h"
@@ -192,6 +194,65 @@ static char *property_of(const char *xml, const char *name)
 	return v;
 }
 
+/*
+ * Whether the number printed at p (after "alpha ") is one the results
+ * recorded: the run's alpha, or an "alpha N" of a gate check's message.
+ * Compared as printed text (the reporters print what the gate wrote), and
+ * as a number against the run's alpha (a reporter formats that itself).
+ */
+static bool alpha_recorded(const struct sc_results *r, const char *p)
+{
+	char *end;
+	double x = strtod(p, &end);
+	size_t len = (size_t)(end - p);
+
+	if (end == p)
+		return true;  /* "alpha" as a word, not a level */
+	if (fabs(x - r->run.alpha) <= 1e-9 * r->run.alpha)
+		return true;
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		const char *m = r->gate.checks[i].message;
+		for (const char *q = m; q && (q = strstr(q, "alpha ")); q++)
+			if (!strncmp(q + 6, p, len) && !(q[6 + len] >= '0' && q[6 + len] <= '9'))
+				return true;
+	}
+	return false;
+}
+
+/* The first "alpha N" of text whose N the results do not hold; NULL when none. */
+static const char *alpha_stray(const struct sc_results *r, const char *text)
+{
+	for (const char *p = text; (p = strstr(p, "alpha ")); p++)
+		if (!alpha_recorded(r, p + 6))
+			return p;
+	return NULL;
+}
+
+/* The alphas of check c's message, each also in text when c is rendered
+ * there (its message's first clause found in it): the check's own level,
+ * not another's. */
+static bool check_alphas_in(const struct sc_results_check *c, const char *text)
+{
+	const char *m = c->message, *semi;
+	struct sc_buf head = SC_BUF_INIT, a = SC_BUF_INIT;
+	bool ok = true;
+
+	if (!m || !strstr(m, "alpha "))
+		return true;
+	semi = strchr(m, ';');
+	sc_buf_put(&head, m, semi ? (size_t)(semi - m) : strlen(m));
+	if (strstr(text, head.ptr))
+		for (const char *q = m; ok && (q = strstr(q, "alpha ")); q++) {
+			size_t n = strspn(q + 6, "0123456789.e-");
+			sc_buf_clear(&a);
+			sc_buf_put(&a, q, 6 + n);
+			ok = strstr(text, a.ptr) != NULL;
+		}
+	sc_buf_release(&head);
+	sc_buf_release(&a);
+	return ok;
+}
+
 static void check_agreement(const struct sc_results *r, bool outage, uint64_t seed)
 {
 	struct sc_verdicts v;
@@ -321,6 +382,25 @@ static void check_agreement(const struct sc_results *r, bool outage, uint64_t se
 		sc_buf_release(&sum);
 	}
 
+	/* one alpha: every level a surface prints is the gate's for that
+	 * check (its message) or the run's alpha; the footer and the JUnit
+	 * property say the run's, which is the gate's policy */
+	AGREE(alpha_stray(r, term.ptr) == NULL);
+	AGREE(alpha_stray(r, md.ptr) == NULL);
+	AGREE(alpha_stray(r, full.ptr) == NULL);
+	AGREE(alpha_stray(r, xml.ptr) == NULL);
+	AGREE(alpha_stray(r, notes.ptr) == NULL);
+	AGREE(alpha_stray(r, outs.ptr) == NULL);
+	for (size_t i = 0; i < r->gate.nchecks; i++) {
+		AGREE(check_alphas_in(&r->gate.checks[i], term.ptr));
+		AGREE(check_alphas_in(&r->gate.checks[i], full.ptr));
+		AGREE(check_alphas_in(&r->gate.checks[i], xml.ptr));
+		AGREE(check_alphas_in(&r->gate.checks[i], notes.ptr));
+	}
+	o = property_of(xml.ptr, "alpha");
+	AGREE(!o || fabs(atof(o) - r->run.alpha) <= 1e-9);
+	free(o);
+
 	/* could not check: said once, first, on every surface; never the PR's failure */
 	if (v.state == SC_VERDICT_ERROR) {
 		AGREE(v.cause != NULL);
@@ -380,6 +460,9 @@ static void test_every_reporter_agrees(void **state)
 		bool outage;
 		rng_state = seed * 0x9E3779B97F4A7C15ULL;
 		random_results(&r, &outage);
+		/* the PR's alpha drawn too, so that a level a reporter assumes
+		 * (the default 0.05) shows where the gate used another */
+		cfg.gate.alpha = (const double[]){ 0.05, 0.01, 0.1, 0.2 }[rnd(4)];
 		sc_eval_aggregate(&r, cfg.gate.alpha);
 		sc_gate_apply(&r, &cfg.gate);
 		check_agreement(&r, outage, seed);
