@@ -639,7 +639,8 @@ static void render_footer(struct sc_buf *out, const struct sc_results *r)
 			sc_buf_printf(out, " · %s", cost.ptr);
 		sc_buf_release(&cost);
 	}
-	sc_buf_printf(out, " · significance at alpha %g", sc_compare_alpha(run->alpha));
+	sc_buf_printf(out, " · alpha %g in all (each check's share in its message)",
+		      sc_compare_alpha(run->alpha));
 	if (run->shard_count > 1)
 		sc_buf_printf(out, " · shard %lld/%lld", (long long)run->shard_index, (long long)run->shard_count);
 	sc_buf_puts(out, " · skillci ");
