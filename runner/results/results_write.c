@@ -191,67 +191,6 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 	add_strv(gate, "reasons", s->gate_reasons, s->ngate_reasons);
 }
 
-static void write_unit(cJSON *arr, const struct sc_results_unit *u)
-{
-	cJSON *o = cJSON_CreateObject(), *h;
-	const struct sc_results_kernel *k = u->kernel;
-
-	cJSON_AddItemToArray(arr, o);
-	add_str(o, "skill", u->skill);
-	add_str(o, "variant", sc_variant_name(u->variant));
-	add_str(o, "model", u->model);
-	add_str(o, "test_id", u->test_id);
-	add_str(o, "test_name", u->test_name);
-	add_int(o, "run_index", u->run_index);
-	add_str(o, "kind", sc_unit_kind_name(u->kind));
-	if (u->trigger != SC_TRIGGER_NONE)
-		add_str(o, "trigger", sc_trigger_name(u->trigger));
-	add_str(o, "verdict", sc_unit_verdict_name(u->verdict));
-	add_str(o, "error_class", u->error_class);
-	add_str(o, "message", u->message);
-	if (u->excerpt)
-		add_str(o, "excerpt", u->excerpt);
-	add_int(o, "tokens_in", u->tokens_in);
-	add_int(o, "tokens_out", u->tokens_out);
-	add_int(o, "turns", u->turns);
-	add_int(o, "latency_ms", u->latency_ms);
-	add_num(o, "judge_score", u->judge_score);
-	add_bool(o, "reused", u->reused);
-	if (k) {
-		cJSON *ko = cJSON_AddObjectToObject(o, "kernel");
-		add_str(ko, "fixture", k->fixture);
-		add_str(ko, "fixture_hash", k->fixture_hash);
-		add_str(ko, "compile", sc_compile_name(k->compile));
-		add_str(ko, "compile_log", k->compile_log);
-		add_str(ko, "verdict", sc_kernel_verdict_name(k->verdict));
-		add_num(ko, "max_abs_error", k->max_abs_error);
-		add_int(ko, "worst_index", k->worst_index);
-		add_int(ko, "registers", k->registers);
-		add_int(ko, "spills", k->spills);
-		add_int(ko, "shared_bytes", k->shared_bytes);
-		add_num(ko, "candidate_ms", k->candidate_ms);
-		add_num(ko, "baseline_ms", k->baseline_ms);
-		add_num(ko, "candidate_iqr_ms", k->candidate_iqr_ms);
-		add_num(ko, "speedup", k->speedup);
-		add_str(ko, "strong_reference", k->strong_reference);
-		add_num(ko, "strong_speedup", k->strong_speedup);
-		add_num(ko, "pct_of_peak", k->pct_of_peak);
-		add_bool(ko, "suspect", k->suspect);
-		add_strv(ko, "flags", k->flags, k->nflags);
-	} else {
-		cJSON_AddNullToObject(o, "kernel");
-	}
-	h = cJSON_AddObjectToObject(o, "hashes");
-	add_str(h, "skill", u->hashes.skill);
-	add_str(h, "test", u->hashes.test);
-	add_str(h, "model", u->hashes.model);
-	add_str(h, "prompt", u->hashes.prompt);
-	add_str(h, "harness", u->hashes.harness);
-	add_str(h, "fixture", u->hashes.fixture);
-	add_str(o, "test_file", u->test_file);
-	add_int(o, "test_line", u->test_line);
-}
-
 static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -463,8 +402,8 @@ static void emit_indented(struct sink *k, const char *text, size_t tabs)
 
 /* ---- units printed directly -------------------------------------------
  *
- * A unit as cJSON_Print writes the object write_unit builds, byte for
- * byte, without building it: members one a line, indented by tabs, "key":
+ * A unit as cJSON_Print would write it as an object, byte for byte,
+ * without building the object (units are only ever written this way): members one a line, indented by tabs, "key":
  * TAB value; strings escaped as cJSON escapes them; numbers as cJSON
  * prints them (an int plainly, anything else by cJSON itself). The units
  * are most of a results file; the rest is printed by cJSON.
@@ -599,7 +538,7 @@ static void p_bool(struct pobj *o, const char *key, bool v)
 	sc_buf_puts(o->b, v ? "true" : "false");
 }
 
-/* write_unit's object, printed at depth d. */
+/* A unit's object, printed at depth d. */
 static void print_unit(struct sc_buf *b, const struct sc_results_unit *u, size_t d)
 {
 	struct pobj o = { b, d, 0 };
@@ -677,7 +616,6 @@ static void print_unit(struct sc_buf *b, const struct sc_results_unit *u, size_t
 static void pr_unit(struct sc_buf *b, const void *item, size_t d) { print_unit(b, item, d); }
 
 static void w_skill(cJSON *arr, const void *item) { write_skill(arr, item); }
-static void w_unit(cJSON *arr, const void *item) { write_unit(arr, item); }
 static void w_aggregate(cJSON *arr, const void *item) { write_aggregate(arr, item); }
 static void w_comparison(cJSON *arr, const void *item) { write_comparison(arr, item); }
 static void w_check(cJSON *arr, const void *item) { write_check(arr, item); }
@@ -689,8 +627,8 @@ struct streamed {
 	const void *items;
 	size_t n, elem;
 	int (*cmp)(const void *, const void *);
-	void (*write)(cJSON *arr, const void *item);
-	/* when set: prints an element at a depth, as cJSON would print write's */
+	void (*write)(cJSON *arr, const void *item);   /* builds an element; NULL with print */
+	/* when set (instead of write): prints an element at a depth, as cJSON would */
 	void (*print)(struct sc_buf *b, const void *item, size_t depth);
 };
 
@@ -740,7 +678,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 		{ "skills", "skillci:stream:skills", r->skills, r->nskills, sizeof(*r->skills),
 		  sc_results_cmp_skill, w_skill, NULL },
 		{ "units", "skillci:stream:units", r->units, r->nunits, sizeof(*r->units),
-		  sc_results_cmp_unit, w_unit, pr_unit },
+		  sc_results_cmp_unit, NULL, pr_unit },
 		{ "aggregates", "skillci:stream:aggregates", r->aggregates, r->naggregates,
 		  sizeof(*r->aggregates), sc_results_cmp_aggregate, w_aggregate, NULL },
 		{ "comparisons", "skillci:stream:comparisons", r->comparisons, r->ncomparisons,
