@@ -321,9 +321,10 @@ static void table(struct sc_buf *out, const struct sc_results *r,
 			struct sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT, l = SC_BUF_INIT, t = SC_BUF_INIT;
 			const char *model = NULL;
 			/* the name the units record for this model */
-			for (size_t i = 0; i < r->naggregates; i++)
-				if (!strcmp(r->aggregates[i].skill, r->skills[s].path) && view->run_names &&
-				    view->run_names[m] && !strcmp(view->run_names[m], r->aggregates[i].model))
+			for (size_t i = 0; i < r->naggregates && m < r->run.nresolved_models; i++)
+				if (!strcmp(r->aggregates[i].skill, r->skills[s].path) &&
+				    r->run.resolved_models[m] &&
+				    !strcmp(r->run.resolved_models[m], r->aggregates[i].model))
 					model = r->aggregates[i].model;
 			if (!model)
 				continue;
@@ -350,9 +351,10 @@ void sc_report_eval_term(struct sc_buf *out, const struct sc_results *r,
 			 const struct sc_report_eval_view *view, const struct sc_verdicts *v)
 {
 	for (size_t s = 0; s < r->nskills; s++)
-		for (size_t m = 0; m < view->nmodels; m++)
-			if (view->names[m])
-				skill_model(out, r, &r->skills[s], view->names[m], view->requested[m], view, v);
+		for (size_t m = 0; m < r->run.nmodels && m < r->run.nresolved_models; m++)
+			if (r->run.resolved_models[m])
+				skill_model(out, r, &r->skills[s], r->run.resolved_models[m], r->run.models[m],
+					    view, v);
 	if (view->table)
 		table(out, r, view);
 }

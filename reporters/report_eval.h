@@ -18,12 +18,9 @@ struct sc_buf;
 struct sc_results;
 struct sc_verdicts;
 
-/* How the run was asked for: the command's models and design. */
+/* How the run was asked for (the models are the results' own: run.models
+ * as given, run.resolved_models as the units record them). */
 struct sc_report_eval_view {
-	const char *const *requested;  /* the models as given ("anthropic.haiku") */
-	const char *const *names;      /* the name each resolves to, as the units record it */
-	size_t nmodels;
-	const char *const *run_names;  /* the resolved name of each of r->run.models (the table) */
 	bool baseline;                 /* the skill against no skill */
 	bool verbose;                  /* per-test lines */
 	bool table;                    /* the benchmark table (several models or skill folders) */

@@ -127,28 +127,6 @@ static const struct sc_options eval_spec = {
 	eval_table, 0,
 };
 
-/* The name each model string resolves to (NULL where it does not parse). */
-static char **model_names(const char *const *models, size_t n)
-{
-	char **names = sc_xcalloc(n ? n : 1, sizeof(*names));
-
-	for (size_t m = 0; m < n; m++) {
-		struct sc_model pm;
-		if (sc_model_parse(&pm, models[m]) == 0) {
-			names[m] = sc_xstrdup(pm.name);
-			sc_model_release(&pm);
-		}
-	}
-	return names;
-}
-
-static void names_free(char **names, size_t n)
-{
-	for (size_t m = 0; m < n; m++)
-		free(names[m]);
-	free(names);
-}
-
 /* Progress on stderr, on a terminal only (plain logs stay clean). */
 static void progress(size_t done, size_t total, const char *skill, enum sc_variant variant,
 		     const char *model, const char *test_name, enum sc_unit_verdict verdict, bool reused,
@@ -247,21 +225,14 @@ int cmd_eval(int argc, char **argv)
 
 	{
 		struct sc_report_eval_view view = {
-			.requested = info.models, .nmodels = info.nmodels,
 			.baseline = info.baseline, .verbose = o.verbose,
 			.table = info.nmodels > 1 || eo->ndirs > 1, .sequential = info.sequential,
 			.runs = info.runs, .first_runs = info.first_runs, .max_runs = info.max_runs,
 		};
 		struct sc_buf text = SC_BUF_INIT;
-		char **names = model_names(info.models, info.nmodels);
-		char **run_names = model_names((const char *const *)res->run.models, res->run.nmodels);
-		view.names = (const char *const *)names;
-		view.run_names = (const char *const *)run_names;
 		sc_report_eval_term(&text, res, &view, &v);
 		fputs(text.ptr, stdout);
 		sc_buf_release(&text);
-		names_free(names, info.nmodels);
-		names_free(run_names, res->run.nmodels);
 	}
 	printf("units: %lld (%lld evaluated, %lld reused), requests: %lld",
 	       (long long)res->totals.units, (long long)res->totals.evaluated,
