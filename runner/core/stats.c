@@ -324,6 +324,12 @@ void sc_stats_holm_levels(const double *p, size_t n, double alpha, double *level
 	free(order);
 }
 
+/* x (n - x) / (n (n - 1)): unbiased for p (1 - p) from x passes of n >= 2 runs. */
+static double unbiased_variance(double x, double n)
+{
+	return x * (n - x) / (n * (n - 1.0));
+}
+
 double sc_stats_pooled_variance(unsigned long passes, unsigned long n)
 {
 	double x = (double)passes, m = (double)n, smooth;
@@ -334,9 +340,9 @@ double sc_stats_pooled_variance(unsigned long passes, unsigned long n)
 	smooth = (x + 1.0) * (m - x + 1.0) / ((m + 2.0) * (m + 2.0));
 	if (n < 2)
 		return smooth;
-	/* x (n - x) / (n (n - 1)) is unbiased for p (1 - p); the smoothed
-	 * value alone is 0.875 of it at p = 1/2 with one run a side */
-	return fmax(x * (m - x) / (m * (m - 1.0)), smooth);
+	/* the smoothed value alone is 0.875 of the unbiased one at p = 1/2
+	 * with one run a side */
+	return fmax(unbiased_variance(x, m), smooth);
 }
 
 /* The tests of a paired estimate out->mean with standard error out->se
@@ -380,7 +386,7 @@ bool sc_stats_paired_margin(struct sc_stats_paired *out, const unsigned long *ba
 		sum += d;
 		sumsq += d * d;
 		vsum += q * w;
-		usum += x * (n - x) / (n * (n - 1.0)) * w;   /* n >= 2: a run a side */
+		usum += unbiased_variance(x, n) * w;   /* n >= 2: a run a side */
 		wsum += w;
 		passes += base_pass[i] + head_pass[i];
 		units += base_n[i] + head_n[i];
