@@ -575,7 +575,7 @@ GH_PID=$!
 _i=0
 while [ ! -s "$GHDIR/port" ] && [ "$_i" -lt 200 ]; do _i=$((_i + 1)); sleep 0.05; done
 GH_URL="http://127.0.0.1:$(cat "$GHDIR/port")"
-trap 'kill "$GH_PID" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill "$GH_PID" 2>/dev/null; fake_stop; rm -rf "$T"' EXIT
 # setup CASE ARGS...: skillci run in Actions with a fresh summary and output file
 setup_run() {
 	_case=$1; shift
