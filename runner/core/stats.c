@@ -625,18 +625,72 @@ void sc_stats_sprt_errors(double *alpha_out, double *beta_out, double a, double 
 	*beta_out = sprt_side(a, b, z, imax, steps, true);
 }
 
-/* The boundary x in [lo, hi] at which err(x) = want, err falling in x (bisection on it). */
-static double sprt_solve(double want, double lo, double hi, double other, bool for_a, double z,
-			 double imax, int steps)
+/* The error of the side a boundary x holds, the other boundary fixed. */
+static double sprt_err(double x, double other, bool for_a, double z, double imax, int steps)
 {
-	for (int it = 0; it < 48 && hi - lo > 1e-7; it++) {
-		double mid = 0.5 * (lo + hi);
-		double e = for_a ? sprt_side(mid, other, z, imax, steps, false)
-				 : sprt_side(other, mid, z, imax, steps, true);
-		if (e > want)
-			lo = mid;
-		else
-			hi = mid;
+	return for_a ? sprt_side(x, other, z, imax, steps, false)
+		     : sprt_side(other, x, z, imax, steps, true);
+}
+
+/*
+ * The boundary x in [0, cap] at which err(x) = want, err falling in x: a
+ * bracket from the guess outwards (steps of span, doubling), then regula
+ * falsi on log err, which is close to linear in x (the tail of a
+ * Gaussian). Illinois' variant (an end kept twice has its value halved)
+ * and a bisection every eighth step keep the bracket shrinking; it lands
+ * in a few steps where bisection took thirty. Returns an end of the
+ * bracket when want is not inside it.
+ */
+static double sprt_solve(double want, double guess, double span, double cap, double other,
+			 bool for_a, double z, double imax, int steps)
+{
+	double lw = log(want), lo = guess, hi = guess, flo, fhi, e;
+
+	/* a bracket from the guess outwards, doubling the step; x >= 0 */
+	e = sprt_err(guess, other, for_a, z, imax, steps);
+	flo = fhi = e > 0 ? log(e) - lw : -INFINITY;
+	for (double step = span; flo <= 0 && lo > 0; step *= 2) {
+		hi = lo;
+		fhi = flo;
+		lo = fmax(lo - step, 0.0);
+		e = sprt_err(lo, other, for_a, z, imax, steps);
+		flo = e > 0 ? log(e) - lw : -INFINITY;
+	}
+	for (double step = span; fhi > 0 && hi < cap; step *= 2) {
+		lo = hi;
+		flo = fhi;
+		hi = fmin(hi + step, cap);
+		e = sprt_err(hi, other, for_a, z, imax, steps);
+		fhi = e > 0 ? log(e) - lw : -INFINITY;
+	}
+	if (!(flo > 0))
+		return lo;
+	if (!(fhi < 0))
+		return hi;
+	for (int it = 0, kept = 0; it < 100 && hi - lo > 1e-7; it++) {
+		double x = isfinite(flo) && isfinite(fhi) ? lo + flo * (hi - lo) / (flo - fhi)
+							  : 0.5 * (lo + hi);
+		double f;
+		/* keep the step inside, and off the ends by a little */
+		if (!(x > lo + 1e-9 * (hi - lo) && x < hi - 1e-9 * (hi - lo)) || it % 8 == 7)
+			x = 0.5 * (lo + hi);
+		e = sprt_err(x, other, for_a, z, imax, steps);
+		f = e > 0 ? log(e) - lw : -INFINITY;
+		if (fabs(f) < 1e-10)
+			return x;  /* the error to 1e-10 of itself: x to about as much */
+		if (f > 0) {
+			lo = x;
+			flo = f;
+			if (kept == -1)
+				fhi *= 0.5;
+			kept = -1;
+		} else {
+			hi = x;
+			fhi = f;
+			if (kept == 1)
+				flo *= 0.5;
+			kept = 1;
+		}
 	}
 	return 0.5 * (lo + hi);
 }
@@ -644,19 +698,20 @@ static double sprt_solve(double want, double lo, double hi, double other, bool f
 bool sc_stats_sprt_calibrate(double *a, double *b, double alpha, double beta, double imax,
 			     int steps)
 {
-	double z, ea, eb, ta, tb;
+	double z, ea, eb, ta, tb, wa, wb;
 
 	if (!(alpha > 0 && alpha < 0.5 && beta > 0 && beta < 0.5 && imax >= 1 && steps >= 2))
 		return false;
 	z = sc_stats_normal_quantile(1.0 - alpha) + sc_stats_normal_quantile(1.0 - beta);
-	ta = log((1.0 - beta) / alpha);
-	tb = log((1.0 - alpha) / beta);
+	ta = wa = log((1.0 - beta) / alpha);
+	tb = wb = log((1.0 - alpha) / beta);
 	/* Wald's boundaries hold the errors for a path seen at every instant;
 	 * seen at looks, and truncated, the errors differ: solve each
 	 * boundary for its error in turn (each moves the other's little) */
 	for (int round = 0; round < 6; round++) {
-		double na = sprt_solve(alpha, 0.0, 4.0 * ta + 4.0, tb, true, z, imax, steps);
-		double nb = sprt_solve(beta, 0.0, 4.0 * tb + 4.0, na, false, z, imax, steps);
+		double span = round ? 0.01 : 0.5;
+		double na = sprt_solve(alpha, ta, span, 4.0 * wa + 4.0, tb, true, z, imax, steps);
+		double nb = sprt_solve(beta, tb, span, 4.0 * wb + 4.0, na, false, z, imax, steps);
 		bool still = fabs(na - ta) < 1e-6 && fabs(nb - tb) < 1e-6;
 		ta = na;
 		tb = nb;
