@@ -344,16 +344,33 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
  * numbers plainly and others with 15 significant digits, or 17 when 15 do
  * not read back to the same double: the same bytes on every run.
  */
-/* Where formatted results go: a buffer, or a file written in pieces;
- * with mac, the document is signed as it goes: every byte hashed, the
- * last three ("\n}\n", where the signature member goes in) held back. */
+/* Where formatted results go: a buffer, or a file written in pieces of
+ * SINK_CHUNK bytes gathered in stage; with mac, the document is signed as
+ * it goes: every byte hashed, the last three ("\n}\n", where the
+ * signature member goes in) held back. */
+#define SINK_CHUNK (256 * 1024)
 struct sink {
 	struct sc_buf *buf;
 	struct sc_atomic_file *file;
 	struct sc_hmac *mac;
-	char hold[3];
-	size_t nhold;
+	struct sc_buf stage;
 };
+
+/* Hashes and writes what is staged but its last `keep` bytes (the
+ * document's last three are hashed at its end, not written). */
+static void sink_flush(struct sink *k, size_t keep)
+{
+	size_t m = k->stage.len > keep ? k->stage.len - keep : 0;
+
+	if (!m)
+		return;
+	if (k->mac)
+		sc_hmac_update(k->mac, k->stage.ptr, m);
+	sc_atomic_write(k->file, k->stage.ptr, m);
+	memmove(k->stage.ptr, k->stage.ptr + m, k->stage.len - m);
+	k->stage.len -= m;
+	k->stage.ptr[k->stage.len] = '\0';
+}
 
 static void emit(struct sink *k, const char *s, size_t n)
 {
@@ -361,26 +378,9 @@ static void emit(struct sink *k, const char *s, size_t n)
 		sc_buf_put(k->buf, s, n);
 		return;
 	}
-	if (!k->mac) {
-		sc_atomic_write(k->file, s, n);
-		return;
-	}
-	sc_hmac_update(k->mac, s, n);
-	if (n >= sizeof(k->hold)) {
-		sc_atomic_write(k->file, k->hold, k->nhold);
-		sc_atomic_write(k->file, s, n - sizeof(k->hold));
-		memcpy(k->hold, s + n - sizeof(k->hold), sizeof(k->hold));
-		k->nhold = sizeof(k->hold);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (k->nhold == sizeof(k->hold)) {
-			sc_atomic_write(k->file, k->hold, 1);
-			memmove(k->hold, k->hold + 1, sizeof(k->hold) - 1);
-			k->nhold--;
-		}
-		k->hold[k->nhold++] = s[i];
-	}
+	sc_buf_put(&k->stage, s, n);
+	if (k->stage.len >= SINK_CHUNK)
+		sink_flush(k, 3);
 }
 
 /* text with `tabs` more tabs after each line break (an object printed
@@ -771,7 +771,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 /* The document as formatted without its signature. */
 static void format_unsigned(struct sc_buf *out, const struct sc_results *r)
 {
-	struct sink k = { out, NULL, NULL, { 0 }, 0 };
+	struct sink k = { out, NULL, NULL, SC_BUF_INIT };
 
 	format_results(&k, r);
 }
@@ -803,7 +803,7 @@ int sc_results_save(const struct sc_results *r, const char *path)
 {
 	struct sc_atomic_file f;
 	struct sc_hmac mac;
-	struct sink k = { NULL, &f, NULL, { 0 }, 0 };
+	struct sink k = { NULL, &f, NULL, SC_BUF_INIT };
 	int err;
 
 	if (sc_atomic_open(&f, path) < 0) {
@@ -816,10 +816,12 @@ int sc_results_save(const struct sc_results *r, const char *path)
 		k.mac = &mac;
 	}
 	format_results(&k, r);
+	sink_flush(&k, k.mac ? 3 : 0);
 	if (k.mac) {
 		struct sc_buf sig = SC_BUF_INIT;
 		/* the document ends "\n}\n": the signature goes in as the last member */
-		assert(k.nhold == 3 && !memcmp(k.hold, "\n}\n", 3));
+		assert(k.stage.len == 3 && !memcmp(k.stage.ptr, "\n}\n", 3));
+		sc_hmac_update(&mac, k.stage.ptr, 3);  /* hashed, never written */
 		sc_buf_printf(&sig, SC_RESULTS_SIGN_HEAD "%s" SC_RESULTS_SIGN_MID,
 			      sc_sign_own_fingerprint());
 		sc_sign_mac_final(&mac, &sig);
@@ -827,6 +829,7 @@ int sc_results_save(const struct sc_results *r, const char *path)
 		sc_atomic_write(&f, sig.ptr, sig.len);
 		sc_buf_release(&sig);
 	}
+	sc_buf_release(&k.stage);
 	return sc_atomic_commit(&f);
 }
 

@@ -198,6 +198,60 @@ static void test_format_sorts_and_is_stable(void **state)
 }
 
 /*
+ * A document saved is the document formatted, byte for byte, and its
+ * signature holds (the file is written in pieces and hashed as it goes,
+ * the last three bytes held back); one large enough to have its
+ * signature checked in a thread beside the parse is vouched for, and an
+ * edit of it fails with the message that names the file, set in the
+ * checking thread and read in this one.
+ */
+static void test_save_is_format_signed(void **state)
+{
+	struct sc_results r, back;
+	struct sc_buf a = SC_BUF_INIT, file = SC_BUF_INIT, path = SC_BUF_INIT;
+	char *dir = sc_test_mkdtemp(), name[32], *p;
+	int sig;
+	(void)state;
+
+	sc_results_init(&r);
+	/* about 0.5 KiB a unit: over 4 MiB, many pieces of a quarter MiB */
+	for (int i = 0; i < 10000; i++) {
+		snprintf(name, sizeof(name), "t%05d", i);
+		add_unit(&r, "skills/a", i % 2 ? "head" : "base", name, 0);
+	}
+	sc_results_format(&a, &r);
+	assert_true(a.len > (5u << 20));
+	sc_path_join(&path, dir, "r.json");
+	assert_int_equal(sc_results_save(&r, path.ptr), 0);
+	assert_int_equal(sc_read_file(&file, path.ptr, 64u << 20), 0);
+	assert_int_equal(file.len, a.len);
+	assert_memory_equal(file.ptr, a.ptr, a.len);
+	assert_int_equal(sc_results_verify_file(path.ptr), 0);
+	assert_int_equal(sc_results_load_signed(&back, path.ptr, &sig), 0);
+	assert_int_equal(sig, 0);
+	assert_int_equal(back.nunits, 10000);
+	sc_results_release(&back);
+	/* one verdict in the middle changed */
+	p = strstr(file.ptr + file.len / 2, "\"pass\"");
+	assert_non_null(p);
+	memcpy(p, "\"fail\"", 6);
+	assert_int_equal(sc_write_file_atomic(path.ptr, file.ptr, file.len), 0);
+	sc_error_clear();
+	assert_int_equal(sc_results_load_signed(&back, path.ptr, &sig), 0);
+	assert_int_equal(sig, SC_EUNSAFE);
+	assert_int_equal(sc_error_code(), SC_EUNSAFE);
+	assert_non_null(strstr(sc_error_last(), "r.json' fails its signature (runner key "));
+	sc_results_release(&back);
+
+	sc_results_release(&r);
+	sc_buf_release(&a);
+	sc_buf_release(&file);
+	sc_buf_release(&path);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
+/*
  * Every document written is signed; the signature holds for the text as
  * written, and fails for an edit, a removal, and a model read from a file
  * and not vouched for (written unsigned).
@@ -638,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_resolved_models),
 		cmocka_unit_test(test_format_sorts_and_is_stable),
 		cmocka_unit_test(test_signature),
+		cmocka_unit_test(test_save_is_format_signed),
 		cmocka_unit_test(test_skill_ranges),
 		cmocka_unit_test(test_load_names_missing_file),
 		cmocka_unit_test(test_state_tables_round_trip),
