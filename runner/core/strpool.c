@@ -18,15 +18,23 @@ struct sc_strpool {
 	size_t bytes;
 };
 
+/* Eight bytes a step (a results file interns some 60 MB of strings):
+ * each word folded in by a multiply and a shift, the high bits folded
+ * into the low ones the table's mask keeps. */
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;  /* FNV-1a */
+	size_t n = strlen(s);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 32);
 }
 
 struct sc_strpool *sc_strpool_new(void)
