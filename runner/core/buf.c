@@ -59,18 +59,26 @@ void sc_buf_putc(struct sc_buf *buf, char c)
 	sc_buf_put(buf, &c, 1);
 }
 
+/* Formats into the room the buffer has (at least 64 bytes made), and
+ * again into more only when that was too little: one pass for nearly
+ * every call, where measuring first took two. */
 void sc_buf_vprintf(struct sc_buf *buf, const char *fmt, va_list ap)
 {
 	va_list cp;
+	size_t room;
 	int n;
 
+	sc_buf_grow(buf, 64);
+	room = buf->cap - buf->len;
 	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
+	n = vsnprintf(buf->ptr + buf->len, room, fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		sc_die("bad format string");
-	sc_buf_grow(buf, (size_t)n);
-	vsnprintf(buf->ptr + buf->len, (size_t)n + 1, fmt, ap);
+	if ((size_t)n >= room) {
+		sc_buf_grow(buf, (size_t)n);
+		vsnprintf(buf->ptr + buf->len, (size_t)n + 1, fmt, ap);
+	}
 	buf->len += (size_t)n;
 }
 

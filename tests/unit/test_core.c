@@ -28,6 +28,33 @@ static void test_buf_grows_and_stays_terminated(void **state)
 	assert_int_equal(b.len, 0);
 }
 
+/* sc_buf_printf appends what snprintf writes, whether it fits the room
+ * the buffer has or needs more: outputs of every length from 0 to 600
+ * bytes appended to a buffer at every fill, compared with snprintf's. */
+static void test_buf_printf_is_snprintf(void **state)
+{
+	struct sc_buf b = SC_BUF_INIT, want = SC_BUF_INIT;
+	char pad[601], one[700];
+	(void)state;
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (int len = 0; len <= 600; len += 7) {
+		int n = snprintf(one, sizeof(one), "%.*s|%d|%.2f", len, pad, len, len / 3.0);
+		sc_buf_printf(&b, "%.*s|%d|%.2f", len, pad, len, len / 3.0);
+		sc_buf_put(&want, one, (size_t)n);
+		assert_int_equal(b.len, want.len);
+		assert_string_equal(b.ptr, want.ptr);
+		assert_true(b.cap > b.len);
+	}
+	sc_buf_clear(&b);
+	sc_buf_printf(&b, "%s", "");
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.ptr, "");
+	sc_buf_release(&b);
+	sc_buf_release(&want);
+}
+
 static void test_buf_capped_append_refuses_past_cap(void **state)
 {
 	struct sc_buf b = SC_BUF_INIT;
@@ -615,6 +642,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_grows_and_stays_terminated),
 		cmocka_unit_test(test_buf_capped_append_refuses_past_cap),
+		cmocka_unit_test(test_buf_printf_is_snprintf),
 		cmocka_unit_test(test_buf_detach_empty_is_owned),
 		cmocka_unit_test(test_error_wrap_keeps_cause),
 		cmocka_unit_test(test_utf8),
