@@ -760,27 +760,16 @@ static int read_checks(struct rd *rd, const struct sc_jdom_node *o, struct sc_re
 	return 0;
 }
 
-static int read_gate(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_gate *g)
+/* gate.failures: each {status, skill, model, rule, message, check, file, line}. */
+static int read_failures(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_gate *g)
 {
 	const struct sc_jdom_node *arr, *e;
 	size_t i = 0;
 	int err = 0;
 
-	TRY(rd_bool(rd, o, "passed", &g->passed));
-	TRY(rd_int(rd, o, "exit_code", &g->exit_code));
-	/* older files without it: what passed and the exit code said */
-	g->verdict = g->passed ? SC_VERDICT_PASS
-		     : g->exit_code == 3 ? SC_VERDICT_ERROR : SC_VERDICT_FAIL;
-	RD_STATE(rd, o, "verdict", "verdict", g->verdict, false);
-	TRY(rd_int(rd, o, "unverified", &g->unverified));
-	if (g->unverified == SC_RESULTS_NULL_INT)
-		g->unverified = 0;
-	TRY(rd_num(rd, o, "error_share", &g->error_share));
-	if (isnan(g->error_share))
-		g->error_share = 0;
 	arr = rd_get(o, "failures");
 	if (!arr)
-		goto done;
+		return 0;  /* none: the checks are read all the same */
 	if (!is_array(arr)) {
 		err = rd_fail(rd, "failures", "expected an array");
 		goto done;
@@ -819,6 +808,27 @@ static int read_gate(struct rd *rd, const struct sc_jdom_node *o, struct sc_resu
 		if (err < 0)
 			goto done;
 	}
+done:
+	return err;
+}
+
+static int read_gate(struct rd *rd, const struct sc_jdom_node *o, struct sc_results_gate *g)
+{
+	int err = 0;
+
+	TRY(rd_bool(rd, o, "passed", &g->passed));
+	TRY(rd_int(rd, o, "exit_code", &g->exit_code));
+	/* older files without it: what passed and the exit code said */
+	g->verdict = g->passed ? SC_VERDICT_PASS
+		     : g->exit_code == 3 ? SC_VERDICT_ERROR : SC_VERDICT_FAIL;
+	RD_STATE(rd, o, "verdict", "verdict", g->verdict, false);
+	TRY(rd_int(rd, o, "unverified", &g->unverified));
+	if (g->unverified == SC_RESULTS_NULL_INT)
+		g->unverified = 0;
+	TRY(rd_num(rd, o, "error_share", &g->error_share));
+	if (isnan(g->error_share))
+		g->error_share = 0;
+	TRY(read_failures(rd, o, g));
 	TRY(read_checks(rd, o, g));
 done:
 	return err;

@@ -191,71 +191,6 @@ static void write_skill(cJSON *arr, const struct sc_results_skill *s)
 	add_strv(gate, "reasons", s->gate_reasons, s->ngate_reasons);
 }
 
-static void write_aggregate(cJSON *arr, const struct sc_results_aggregate *a)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddItemToArray(arr, o);
-	add_str(o, "skill", a->skill);
-	add_str(o, "variant", sc_variant_name(a->variant));
-	add_str(o, "model", a->model);
-	add_int(o, "n", a->n);
-	add_int(o, "passed", a->passed);
-	add_int(o, "failed", a->failed);
-	add_int(o, "errors", a->errors);
-	add_int(o, "skipped", a->skipped);
-	add_num(o, "pass_rate", a->pass_rate);
-	add_num(o, "ci_low", a->ci_low);
-	add_num(o, "ci_high", a->ci_high);
-	add_num(o, "mean_tokens", a->mean_tokens);
-	add_num(o, "mean_turns", a->mean_turns);
-	add_num(o, "speedup_geomean", a->speedup_geomean);
-	add_num(o, "strong_speedup_geomean", a->strong_speedup_geomean);
-	add_num(o, "fast_1", a->fast_1);
-	add_num(o, "fast_1_5", a->fast_1_5);
-	add_num(o, "fast_2", a->fast_2);
-	add_num(o, "judge_mean", a->judge_mean);
-	if (a->trigger_should || a->trigger_should_not) {
-		cJSON *tr = cJSON_AddObjectToObject(o, "triggers");
-		add_int(tr, "should", a->trigger_should);
-		add_int(tr, "opened", a->trigger_hits);
-		add_int(tr, "should_not", a->trigger_should_not);
-		add_int(tr, "opened_wrongly", a->trigger_false);
-		add_num(tr, "recall", a->trigger_should ? (double)a->trigger_hits /
-			(double)a->trigger_should : NAN);
-		add_num(tr, "false_trigger_rate", a->trigger_should_not ? (double)a->trigger_false /
-			(double)a->trigger_should_not : NAN);
-	}
-}
-
-static void write_comparison(cJSON *arr, const struct sc_results_comparison *c)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddItemToArray(arr, o);
-	add_str(o, "skill", c->skill);
-	add_str(o, "model", c->model);
-	add_str(o, "from", sc_variant_name(c->from));
-	add_str(o, "to", sc_variant_name(c->to));
-	add_int(o, "paired_n", c->paired_n);
-	add_num(o, "from_pass_rate", c->from_pass_rate);
-	add_num(o, "to_pass_rate", c->to_pass_rate);
-	add_num(o, "pass_rate_delta", c->pass_rate_delta);
-	add_int(o, "to_only", c->to_only);
-	add_int(o, "from_only", c->from_only);
-	add_num(o, "p_value", c->p_value);
-	add_bool(o, "significant", c->significant);
-	add_num(o, "tokens_delta_pct", c->tokens_delta_pct);
-	add_num(o, "speedup_ratio", c->speedup_ratio);
-	add_num(o, "judge_delta", c->judge_delta);
-	add_num(o, "skill_lift", c->skill_lift);
-	add_num(o, "token_savings", c->token_savings);
-	if (c->is_beneficial < 0)
-		cJSON_AddNullToObject(o, "is_beneficial");
-	else
-		add_bool(o, "is_beneficial", c->is_beneficial != 0);
-}
-
 static void write_gate(cJSON *root, const struct sc_results_gate *g, const char *checks_mark)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, "gate"), *arr;
@@ -280,44 +215,6 @@ static void write_gate(cJSON *root, const struct sc_results_gate *g, const char 
 	add_num(o, "error_share", g->error_share);
 	/* the checks (one per skill, model and check) are streamed in here */
 	cJSON_AddStringToObject(o, "checks", checks_mark);
-}
-
-static void write_check(cJSON *arr, const struct sc_results_check *c)
-{
-	cJSON *co = cJSON_CreateObject();
-
-	cJSON_AddItemToArray(arr, co);
-	add_str(co, "skill", c->skill);
-	add_str(co, "model", c->model);
-	add_str(co, "check", sc_check_kind_name(c->check));
-	add_str(co, "status", sc_check_status_name(c->status));
-	if (c->accepted)
-		add_bool(co, "accepted", true);
-	add_str(co, "rule", c->rule);
-	add_str(co, "message", c->message);
-	add_str(co, "file", c->file);
-	add_int(co, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
-	if (c->margin.present) {
-		cJSON *mo = cJSON_AddObjectToObject(co, "margin"), *ro;
-		add_num(mo, "mean", c->margin.mean);
-		add_num(mo, "lo", c->margin.lo);
-		add_num(mo, "hi", c->margin.hi);
-		add_num(mo, "detectable", c->margin.detectable);
-		add_int(mo, "tests", c->margin.tests);
-		ro = cJSON_AddObjectToObject(mo, "runs");
-		add_int(ro, "base", c->margin.base_runs);
-		add_int(ro, "head", c->margin.head_runs);
-		add_int(mo, "runs_per_test", c->margin.runs_per_test);
-		add_int(mo, "rounds", c->margin.rounds);
-		add_str(mo, "decision", sc_decision_name(c->margin.decision));
-		add_num(mo, "drop", c->margin.drop);
-		add_num(mo, "beta", c->margin.beta);
-		add_num(mo, "llr", c->margin.llr);
-		add_num(mo, "info", c->margin.info);
-		add_num(mo, "i_max", c->margin.i_max);
-		add_int(mo, "reused", c->margin.reused);
-		add_int(mo, "evaluated", c->margin.evaluated);
-	}
 }
 
 static void write_totals(cJSON *root, const struct sc_results_totals *t)
@@ -613,12 +510,127 @@ static void print_unit(struct sc_buf *b, const struct sc_results_unit *u, size_t
 	p_close(&o);
 }
 
+/* A member whose value is an object, opened at depth d + 1. */
+static struct pobj p_obj(struct pobj *o, const char *key)
+{
+	struct pobj in = { o->b, o->d + 1, 0 };
+
+	p_key(o, key);
+	return in;
+}
+
+static void print_aggregate(struct sc_buf *b, const struct sc_results_aggregate *a, size_t d)
+{
+	struct pobj o = { b, d, 0 };
+
+	p_str(&o, "skill", a->skill);
+	p_str(&o, "variant", sc_variant_name(a->variant));
+	p_str(&o, "model", a->model);
+	p_int(&o, "n", a->n);
+	p_int(&o, "passed", a->passed);
+	p_int(&o, "failed", a->failed);
+	p_int(&o, "errors", a->errors);
+	p_int(&o, "skipped", a->skipped);
+	p_num(&o, "pass_rate", a->pass_rate);
+	p_num(&o, "ci_low", a->ci_low);
+	p_num(&o, "ci_high", a->ci_high);
+	p_num(&o, "mean_tokens", a->mean_tokens);
+	p_num(&o, "mean_turns", a->mean_turns);
+	p_num(&o, "speedup_geomean", a->speedup_geomean);
+	p_num(&o, "strong_speedup_geomean", a->strong_speedup_geomean);
+	p_num(&o, "fast_1", a->fast_1);
+	p_num(&o, "fast_1_5", a->fast_1_5);
+	p_num(&o, "fast_2", a->fast_2);
+	p_num(&o, "judge_mean", a->judge_mean);
+	if (a->trigger_should || a->trigger_should_not) {
+		struct pobj tr = p_obj(&o, "triggers");
+		p_int(&tr, "should", a->trigger_should);
+		p_int(&tr, "opened", a->trigger_hits);
+		p_int(&tr, "should_not", a->trigger_should_not);
+		p_int(&tr, "opened_wrongly", a->trigger_false);
+		p_num(&tr, "recall", a->trigger_should ? (double)a->trigger_hits /
+		      (double)a->trigger_should : NAN);
+		p_num(&tr, "false_trigger_rate", a->trigger_should_not ?
+		      (double)a->trigger_false / (double)a->trigger_should_not : NAN);
+		p_close(&tr);
+	}
+	p_close(&o);
+}
+
+static void print_comparison(struct sc_buf *b, const struct sc_results_comparison *c, size_t d)
+{
+	struct pobj o = { b, d, 0 };
+
+	p_str(&o, "skill", c->skill);
+	p_str(&o, "model", c->model);
+	p_str(&o, "from", sc_variant_name(c->from));
+	p_str(&o, "to", sc_variant_name(c->to));
+	p_int(&o, "paired_n", c->paired_n);
+	p_num(&o, "from_pass_rate", c->from_pass_rate);
+	p_num(&o, "to_pass_rate", c->to_pass_rate);
+	p_num(&o, "pass_rate_delta", c->pass_rate_delta);
+	p_int(&o, "to_only", c->to_only);
+	p_int(&o, "from_only", c->from_only);
+	p_num(&o, "p_value", c->p_value);
+	p_bool(&o, "significant", c->significant);
+	p_num(&o, "tokens_delta_pct", c->tokens_delta_pct);
+	p_num(&o, "speedup_ratio", c->speedup_ratio);
+	p_num(&o, "judge_delta", c->judge_delta);
+	p_num(&o, "skill_lift", c->skill_lift);
+	p_num(&o, "token_savings", c->token_savings);
+	if (c->is_beneficial < 0)
+		p_str(&o, "is_beneficial", NULL);
+	else
+		p_bool(&o, "is_beneficial", c->is_beneficial != 0);
+	p_close(&o);
+}
+
+static void print_check(struct sc_buf *b, const struct sc_results_check *c, size_t d)
+{
+	struct pobj o = { b, d, 0 };
+
+	p_str(&o, "skill", c->skill);
+	p_str(&o, "model", c->model);
+	p_str(&o, "check", sc_check_kind_name(c->check));
+	p_str(&o, "status", sc_check_status_name(c->status));
+	if (c->accepted)
+		p_bool(&o, "accepted", true);
+	p_str(&o, "rule", c->rule);
+	p_str(&o, "message", c->message);
+	p_str(&o, "file", c->file);
+	p_int(&o, "line", c->line > 0 ? c->line : SC_RESULTS_NULL_INT);
+	if (c->margin.present) {
+		struct pobj mo = p_obj(&o, "margin"), ro;
+		p_num(&mo, "mean", c->margin.mean);
+		p_num(&mo, "lo", c->margin.lo);
+		p_num(&mo, "hi", c->margin.hi);
+		p_num(&mo, "detectable", c->margin.detectable);
+		p_int(&mo, "tests", c->margin.tests);
+		ro = p_obj(&mo, "runs");
+		p_int(&ro, "base", c->margin.base_runs);
+		p_int(&ro, "head", c->margin.head_runs);
+		p_close(&ro);
+		p_int(&mo, "runs_per_test", c->margin.runs_per_test);
+		p_int(&mo, "rounds", c->margin.rounds);
+		p_str(&mo, "decision", sc_decision_name(c->margin.decision));
+		p_num(&mo, "drop", c->margin.drop);
+		p_num(&mo, "beta", c->margin.beta);
+		p_num(&mo, "llr", c->margin.llr);
+		p_num(&mo, "info", c->margin.info);
+		p_num(&mo, "i_max", c->margin.i_max);
+		p_int(&mo, "reused", c->margin.reused);
+		p_int(&mo, "evaluated", c->margin.evaluated);
+		p_close(&mo);
+	}
+	p_close(&o);
+}
+
 static void pr_unit(struct sc_buf *b, const void *item, size_t d) { print_unit(b, item, d); }
 
 static void w_skill(cJSON *arr, const void *item) { write_skill(arr, item); }
-static void w_aggregate(cJSON *arr, const void *item) { write_aggregate(arr, item); }
-static void w_comparison(cJSON *arr, const void *item) { write_comparison(arr, item); }
-static void w_check(cJSON *arr, const void *item) { write_check(arr, item); }
+static void pr_aggregate(struct sc_buf *b, const void *item, size_t d) { print_aggregate(b, item, d); }
+static void pr_comparison(struct sc_buf *b, const void *item, size_t d) { print_comparison(b, item, d); }
+static void pr_check(struct sc_buf *b, const void *item, size_t d) { print_check(b, item, d); }
 
 /* An array of the document written element by element. */
 struct streamed {
@@ -680,11 +692,11 @@ static void format_results(struct sink *k, const struct sc_results *r)
 		{ "units", "skillci:stream:units", r->units, r->nunits, sizeof(*r->units),
 		  sc_results_cmp_unit, NULL, pr_unit },
 		{ "aggregates", "skillci:stream:aggregates", r->aggregates, r->naggregates,
-		  sizeof(*r->aggregates), sc_results_cmp_aggregate, w_aggregate, NULL },
+		  sizeof(*r->aggregates), sc_results_cmp_aggregate, NULL, pr_aggregate },
 		{ "comparisons", "skillci:stream:comparisons", r->comparisons, r->ncomparisons,
-		  sizeof(*r->comparisons), sc_results_cmp_comparison, w_comparison, NULL },
+		  sizeof(*r->comparisons), sc_results_cmp_comparison, NULL, pr_comparison },
 		{ "checks", "skillci:stream:checks", r->gate.checks, r->gate.nchecks,
-		  sizeof(*r->gate.checks), sc_results_cmp_check, w_check, NULL },
+		  sizeof(*r->gate.checks), sc_results_cmp_check, NULL, pr_check },
 	};
 	cJSON *root = cJSON_CreateObject();
 	struct sc_buf pat = SC_BUF_INIT, doc = SC_BUF_INIT;

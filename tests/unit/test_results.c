@@ -659,7 +659,22 @@ static void test_format_is_cjson_print(void **state)
 		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"t\", \"verdict\": \"fail\",\n"
 		"   \"judge_score\": 123456.789, \"kernel\": {\"flags\": []}, \"hashes\": {\"test\": \"ab\"}},\n"
 		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"u\", \"verdict\": \"error\",\n"
-		"   \"latency_ms\": -7, \"judge_score\": 7.0, \"trigger\": \"should_trigger\", \"kind\": \"trigger\"}]}";
+		"   \"latency_ms\": -7, \"judge_score\": 7.0, \"trigger\": \"should_trigger\", \"kind\": \"trigger\"}],\n"
+		" \"aggregates\": [\n"
+		"  {\"skill\": \"s\", \"variant\": \"head\", \"model\": \"m\", \"n\": 3, \"pass_rate\": 0.33333333333333331,\n"
+		"   \"ci_low\": null, \"judge_mean\": -0.0, \"speedup_geomean\": 1e300,\n"
+		"   \"triggers\": {\"should\": 2, \"opened\": 1, \"should_not\": 0, \"opened_wrongly\": 0}},\n"
+		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"n\": 0}],\n"
+		" \"comparisons\": [\n"
+		"  {\"skill\": \"s\", \"model\": \"m\", \"from\": \"base\", \"to\": \"head\", \"p_value\": 0.125,\n"
+		"   \"significant\": true, \"is_beneficial\": null, \"pass_rate_delta\": -0.1},\n"
+		"  {\"skill\": \"s\", \"model\": \"m\", \"from\": \"baseline\", \"to\": \"head\", \"is_beneficial\": false}],\n"
+		" \"gate\": {\"passed\": false, \"exit_code\": 1, \"verdict\": \"fail\", \"checks\": [\n"
+		"  {\"skill\": \"s\", \"model\": \"m\", \"check\": \"pass_rate\", \"status\": \"failed\", \"accepted\": true,\n"
+		"   \"rule\": \"pass_rate_drop\", \"message\": \"tab\\there\", \"line\": 4,\n"
+		"   \"margin\": {\"mean\": -0.25, \"lo\": -0.5, \"hi\": 0.1, \"tests\": 4, \"runs\": {\"base\": 8, \"head\": 8},\n"
+		"              \"rounds\": 2, \"decision\": \"regression\", \"llr\": 2.5, \"i_max\": 41.25}},\n"
+		"  {\"skill\": \"s\", \"model\": \"\", \"check\": \"validity\", \"status\": \"passed\"}]}}";
 	struct sc_results r;
 	struct sc_buf out = SC_BUF_INIT;
 	cJSON *tree;
@@ -675,6 +690,15 @@ static void test_format_is_cjson_print(void **state)
 	out.ptr[--out.len] = '\0';
 	assert_string_equal(again, out.ptr);
 	assert_non_null(strstr(out.ptr, "\"judge_score\":\t-0,"));
+	/* the aggregates, comparisons and checks printed directly too */
+	assert_non_null(strstr(out.ptr, "\"triggers\":\t{\n"));
+	assert_non_null(strstr(out.ptr, "\"recall\":\t0.5,"));
+	assert_non_null(strstr(out.ptr, "\"is_beneficial\":\tnull\n"));
+	assert_non_null(strstr(out.ptr, "\"is_beneficial\":\tfalse\n"));
+	assert_non_null(strstr(out.ptr, "\"accepted\":\ttrue,"));
+	assert_non_null(strstr(out.ptr, "\"runs\":\t{\n"));
+	assert_non_null(strstr(out.ptr, "\"i_max\":\t41.25,"));
+	assert_non_null(strstr(out.ptr, "\"message\":\t\"tab\\there\","));
 	cJSON_free(again);
 	cJSON_Delete(tree);
 	sc_buf_release(&out);
