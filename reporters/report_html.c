@@ -41,7 +41,8 @@ static const char page_css[] =
 	"svg text{font:11px sans-serif;fill:#57606a}\n"
 	"section.skill{margin:24px 0}\n";
 
-void sc_report_html_escape(struct sc_buf *out, const char *s)
+/* Appends s with &, <, >, " and ' escaped for HTML text or attributes. */
+static void sc_report_html_escape(struct sc_buf *out, const char *s)
 {
 	if (!s)
 		return;

@@ -53,7 +53,5 @@ void sc_report_html_index(struct sc_buf *out, const struct sc_history_point *poi
 void sc_report_history_add(struct sc_history_point **points, size_t *n, size_t *alloc,
 			   const struct sc_results *r);
 
-/* Appends s with &, <, >, " and ' escaped for HTML text or attributes. */
-void sc_report_html_escape(struct sc_buf *out, const char *s);
 
 #endif

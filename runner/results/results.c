@@ -311,19 +311,6 @@ void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u)
 	u->pooled = true;
 }
 
-void sc_results_unit_set(struct sc_results *r, struct sc_results_unit *u, char **field,
-			 const char *value)
-{
-	if (u->pooled) {
-		if (!r->pool)
-			r->pool = sc_strpool_new();
-		*field = (char *)sc_strpool_intern(r->pool, value);
-		return;
-	}
-	free(*field);
-	*field = value ? sc_xstrdup(value) : NULL;
-}
-
 void sc_results_adopt_pool(struct sc_results *into, struct sc_results *from)
 {
 	if (!from->pool)

@@ -525,9 +525,6 @@ void sc_results_unit_release(struct sc_results_unit *u);
  * knows). u need not be in r yet.
  */
 void sc_results_pool_unit(struct sc_results *r, struct sc_results_unit *u);
-/* Sets one string field of unit u of r to a copy of value, pooled or not as u is. */
-void sc_results_unit_set(struct sc_results *r, struct sc_results_unit *u, char **field,
-			 const char *value);
 /* For units moved from from into into: into takes from's string pool. */
 void sc_results_adopt_pool(struct sc_results *into, struct sc_results *from);
 

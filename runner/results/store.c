@@ -19,6 +19,8 @@
 #define I SC_STORE_INT
 #define R SC_STORE_REAL
 
+static void sc_store_aggregate_release(struct sc_store_aggregate *a);
+
 static const enum sc_store_type unit_types[SC_STORE_UNIT_NCOLS] = {
 	T, T, T, T, T, T, I, T,        /* skill .. kind */
 	T, T, T, T, T,                 /* hashes */
@@ -980,7 +982,8 @@ void sc_store_aggregate_init(struct sc_store_aggregate *a)
 	a->strong_speedup_geomean = NAN;
 }
 
-void sc_store_aggregate_release(struct sc_store_aggregate *a)
+/* Frees what a read aggregate owns (one read from the store). */
+static void sc_store_aggregate_release(struct sc_store_aggregate *a)
 {
 	free(a->skill);
 	free(a->skill_name);

@@ -304,7 +304,6 @@ int sc_store_unit_verify(const struct sc_store *store, const struct sc_store_uni
 void sc_store_unit_init(struct sc_store_unit *u);
 void sc_store_unit_release(struct sc_store_unit *u);
 void sc_store_aggregate_init(struct sc_store_aggregate *a);
-void sc_store_aggregate_release(struct sc_store_aggregate *a);
 
 /*
  * Checks that the store can be written (a run does so before its first

@@ -813,14 +813,3 @@ size_t sc_verdict_rows_of(const struct sc_verdicts *v, const char *path,
 	*first = &v->rows[v->skills[lo].first_row];
 	return v->skills[lo].nrows;
 }
-
-enum sc_verdict sc_verdict_skill_state(const struct sc_verdicts *v, const char *path)
-{
-	const struct sc_verdict_row *rows;
-	size_t n = sc_verdict_rows_of(v, path, &rows);
-	enum sc_verdict s = SC_VERDICT_PASS;
-
-	for (size_t i = 0; i < n; i++)
-		s = worst(s, rows[i].state);
-	return s;
-}

@@ -138,7 +138,5 @@ const char *sc_verdict_word(enum sc_verdict v, enum sc_run_kind kind);
 /* The rows of skill path (a pointer into v->rows and a count); 0 when none. */
 size_t sc_verdict_rows_of(const struct sc_verdicts *v, const char *path,
 			  const struct sc_verdict_row **first);
-/* The state of skill path (SC_VERDICT_PASS when it is not listed). */
-enum sc_verdict sc_verdict_skill_state(const struct sc_verdicts *v, const char *path);
 
 #endif
