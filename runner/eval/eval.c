@@ -171,7 +171,8 @@ void sc_eval_options_init(struct sc_eval_options *opt)
 	opt->kernel_jobs = 1;
 }
 
-void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
+/* Frees a kernel check's strings and sets its numbers to "none" (NAN, -1). */
+static void kernel_result_release(struct sc_eval_kernel_result *k)
 {
 	free(k->message);
 	free(k->compile_log);
@@ -826,7 +827,7 @@ static void kcheck_done(void *payload)
 
 	c->kernels_busy--;
 	kernel_checked(u, &kc->kr, kc->err, kc->err_msg);
-	sc_eval_kernel_result_release(&kc->kr);
+	kernel_result_release(&kc->kr);
 	free(kc->fixture);
 	free(kc->answer);
 	free(kc->err_msg);
@@ -850,7 +851,7 @@ static void check_kernel(struct unit *u, const char *answer)
 	kc->u = u;
 	kc->fixture = sc_xstrdup(u->test->fixture);
 	kc->answer = sc_xstrdup(answer);
-	sc_eval_kernel_result_release(&kc->kr);  /* NAN and -1 for absent numbers */
+	kernel_result_release(&kc->kr);  /* NAN and -1 for absent numbers */
 	c->kernels_busy++;
 	sc_client_expect(c->opt->client);
 	sc_workpool_push(c->pool, kcheck_run, kc);

@@ -54,7 +54,8 @@ struct sc_eval_skill {
 					* validators and binary files); NULL: the skill's own */
 };
 
-/* What the kernel harness says about one answer. Strings owned. */
+/* What the kernel harness says about one answer. Strings owned by it:
+ * the evaluation frees them after the check. */
 struct sc_eval_kernel_result {
 	enum sc_kernel_verdict verdict;
 	bool compiled;
@@ -278,8 +279,6 @@ bool sc_eval_contains_all(const char *answer, const char *const *contains, size_
 /* Parses a judge's reply: the number after the last "SCORE:", clamped to
  * [0, 1]; NAN when there is none. */
 double sc_eval_parse_score(const char *reply);
-
-void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k);
 
 /* A new run id, "20261130T150000Z-1a2b3c4d" (start time, 32 random bits),
  * and the current time as ISO-8601 UTC; the caller frees both. */
