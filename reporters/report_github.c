@@ -199,7 +199,8 @@ int sc_report_gh_append_summary(const char *path, const char *md, size_t len)
 	return err;
 }
 
-void sc_report_gh_setup_markdown(struct sc_buf *out, const char *msg, const char *hint, int rc)
+/* A setup failure's Markdown: the step summary and the sticky comment. */
+static void setup_markdown(struct sc_buf *out, const char *msg, const char *hint, int rc)
 {
 	sc_buf_printf(out, "## skillci report\n\n%s **skillci could not check this pull request: ",
 		      sc_report_verdict_icon(SC_VERDICT_ERROR));
@@ -209,7 +210,8 @@ void sc_report_gh_setup_markdown(struct sc_buf *out, const char *msg, const char
 	sc_buf_puts(out, ".\n\nNothing was judged, so nothing passed.\n");
 }
 
-void sc_report_gh_setup_annotation(struct sc_buf *out, const char *msg, const char *hint)
+/* Its ::error annotation line, with its newline. */
+static void setup_annotation(struct sc_buf *out, const char *msg, const char *hint)
 {
 	sc_buf_puts(out, "::error title=skillci run could not check this pull request::");
 	sc_report_gh_escape_data(out, msg);
@@ -218,8 +220,10 @@ void sc_report_gh_setup_annotation(struct sc_buf *out, const char *msg, const ch
 	sc_buf_putc(out, '\n');
 }
 
-int sc_report_gh_setup_outputs(struct sc_buf *out, const char *msg, const char *hint, int rc,
-			       const char *md, const char *delim)
+/* Its outputs: verdict error, passed false, exit_code, summary, complete
+ * false, markdown_summary md. */
+static int setup_outputs(struct sc_buf *out, const char *msg, const char *hint, int rc,
+			 const char *md, const char *delim)
 {
 	struct sc_buf v = SC_BUF_INIT, sum = SC_BUF_INIT;
 	int err;
@@ -234,5 +238,34 @@ int sc_report_gh_setup_outputs(struct sc_buf *out, const char *msg, const char *
 		err = sc_report_gh_output(out, "markdown_summary", md, delim);
 	sc_buf_release(&v);
 	sc_buf_release(&sum);
+	return err;
+}
+
+int sc_report_gh_setup_failure(FILE *out, struct sc_buf *md, struct sc_buf *warnings,
+			       const char *msg, const char *hint, int rc)
+{
+	struct sc_buf line = SC_BUF_INIT, outs = SC_BUF_INIT, delim = SC_BUF_INIT;
+	const char *summary = getenv("GITHUB_STEP_SUMMARY"), *output = getenv("GITHUB_OUTPUT");
+	int err = 0, e;
+
+	setup_markdown(md, msg, hint, rc);
+	setup_annotation(&line, msg, hint);
+	fputs(line.ptr, out);
+	fflush(out);
+	if (summary && *summary && (e = sc_report_gh_append_file(summary, md->ptr, md->len)) < 0) {
+		sc_buf_printf(warnings, "%s\n", sc_error_last());
+		err = e;
+	}
+	if (output && *output) {
+		sc_report_gh_delimiter(&delim);
+		if ((e = setup_outputs(&outs, msg, hint, rc, md->ptr, delim.ptr)) < 0 ||
+		    (e = sc_report_gh_append_file(output, outs.ptr, outs.len)) < 0) {
+			sc_buf_printf(warnings, "%s\n", sc_error_last());
+			err = err ? err : e;
+		}
+	}
+	sc_buf_release(&line);
+	sc_buf_release(&outs);
+	sc_buf_release(&delim);
 	return err;
 }

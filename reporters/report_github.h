@@ -7,6 +7,7 @@
  * command decides when to use them (GITHUB_ACTIONS=true).
  */
 #include <stddef.h>
+#include <stdio.h>
 
 struct sc_buf;
 struct sc_results;
@@ -54,16 +55,20 @@ int sc_report_gh_outputs(struct sc_buf *out, const struct sc_results *r,
 
 /*
  * A run that stopped before its verdict (a setup failure: msg, what to do:
- * hint, its exit code rc): the Markdown for the step summary and the
- * sticky comment ("🛑 skillci could not check this pull request: MSG",
- * what to do, nothing judged); the ::error annotation line (with its
- * newline); the outputs (verdict error, passed false, exit_code, summary,
- * complete false, markdown_summary md).
+ * hint, from its cause (error.h, sc_cause_hint), its exit code rc),
+ * rendered in GitHub Actions where a reviewer looks, paths from the
+ * environment: the ::error annotation line on out (stdout; flushed), the
+ * Markdown ("🛑 skillci could not check this pull request: MSG", what to
+ * do, nothing judged) appended to md (the sticky comment's body, which the
+ * command posts) and to $GITHUB_STEP_SUMMARY, and the outputs (verdict
+ * error, passed false, exit_code, summary, complete false,
+ * markdown_summary) to $GITHUB_OUTPUT; an unset or empty variable: that
+ * file is not written. A file that cannot be written adds its error's
+ * message as a line to warnings, and the other is still written. Returns
+ * 0, or the first such error.
  */
-void sc_report_gh_setup_markdown(struct sc_buf *out, const char *msg, const char *hint, int rc);
-void sc_report_gh_setup_annotation(struct sc_buf *out, const char *msg, const char *hint);
-int sc_report_gh_setup_outputs(struct sc_buf *out, const char *msg, const char *hint, int rc,
-			       const char *md, const char *delim);
+int sc_report_gh_setup_failure(FILE *out, struct sc_buf *md, struct sc_buf *warnings,
+			       const char *msg, const char *hint, int rc);
 
 /* Appends data to the file at path (created if missing), as GitHub's
  * runner expects for $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY, through the

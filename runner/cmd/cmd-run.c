@@ -35,7 +35,6 @@
 #include "results/results.h"
 #include "results/store.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -134,21 +133,6 @@ struct run_progress {
 
 /* ---- options ------------------------------------------------------------- */
 
-#define RUN_ID_MAX 128
-
-/* A run id: it names the run in the store and in reports. */
-static bool valid_run_id(const char *id)
-{
-	size_t n = strlen(id);
-
-	if (n == 0 || n > RUN_ID_MAX)
-		return false;
-	for (const char *p = id; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
-			return false;
-	return true;
-}
-
 static bool in_actions(void);
 
 /* Returns 0 to go on, SC_CMD_HELP after --help, or an exit code. */
@@ -167,32 +151,10 @@ static int parse_args(struct run_opts *o, int argc, char **argv)
 			"stream, each starting when a request slot is free (docs/run.md)\n");
 	if (o->p.offline && o->p.no_cache)
 		return sc_cmd_usage_error("run", "--offline needs the response cache");
-	if (o->run_id && !valid_run_id(o->run_id))
+	if (o->run_id && !sc_shards_run_id_valid(o->run_id))
 		return sc_cmd_usage_error("run", "--run-id '%s' must be 1 to %d letters, digits, '.', "
-					  "'_' or '-'", o->run_id, RUN_ID_MAX);
+					  "'_' or '-'", o->run_id, SC_RUN_ID_MAX);
 	return 0;
-}
-
-/*
- * The id of this run: --run-id, else for a sharded run the id its CI
- * system gives every shard of one job (GitHub Actions: the workflow run;
- * Slurm: the array job), else a new one. Returns a new string.
- */
-static char *choose_run_id(const struct run_opts *o, int shard_n)
-{
-	const char *v;
-	struct sc_buf b = SC_BUF_INIT;
-
-	if (o->run_id)
-		return sc_xstrdup(o->run_id);
-	if (shard_n > 1 && in_actions() && (v = getenv("GITHUB_RUN_ID")) && *v)
-		sc_buf_printf(&b, "gh-%s", v);
-	else if (shard_n > 1 && (v = getenv("SLURM_ARRAY_JOB_ID")) && *v)
-		sc_buf_printf(&b, "slurm-%s", v);
-	if (b.len && valid_run_id(b.ptr))
-		return sc_buf_detach(&b, NULL);
-	sc_buf_release(&b);
-	return sc_eval_new_run_id();
 }
 
 /* ---- revisions ----------------------------------------------------------- */
@@ -290,89 +252,73 @@ static const struct sc_results_unit *first_error(const struct sc_results *r)
 	return NULL;
 }
 
-/* ---- the command --------------------------------------------------------- */
-
 /*
- * What to do about a run that stopped before its verdict, from its cause
- * (set where the error happened, error.h): a missing API key or token
- * (every pull request from a fork: secrets do not reach it), a provider
- * without its endpoint (Azure OpenAI's resource URL), a head that does
- * not merge, a revision the checkout does not have (a shallow
- * clone), a configuration with errors.
+ * Infrastructure errors over the gate's share (or a gate that exits 3)
+ * are said on stderr with their first cause, even when a failure of the
+ * pull request decides the exit (an untrusted block: names come from the
+ * repository).
  */
-static const char *setup_hint(enum sc_cause cause, bool shallow)
+static void print_error_share(const struct sc_results *res, int gate_rc)
 {
-	switch (cause) {
-	case SC_CAUSE_NO_KEY:
-		return "no model API key reached this run. A pull request from a fork gets no "
-		       "secrets: check it with the safe workflow for forks in docs/ci.md (a "
-		       "workflow_run job on the base repository), or set the key as a secret";
-	case SC_CAUSE_NO_ENDPOINT:
-		return "a model's provider has no endpoint in this run: set the variable the error "
-		       "names (for Azure OpenAI, AZURE_OPENAI_ENDPOINT: "
-		       "https://RESOURCE.openai.azure.com) in the job's env, or base_url or "
-		       "resource_name in the provider's block of fastagent.config.yaml "
-		       "(docs/providers.md)";
-	case SC_CAUSE_NOT_MERGEABLE:
-		return "the pull request does not merge cleanly into its target branch, so what would "
-		       "land cannot be judged: rebase it onto the target (or merge the target into "
-		       "it) and resolve the conflicts, then push";
-	case SC_CAUSE_CONFIG:
-		return "fix the configuration's finding quoted here: the policy is the target "
-		       "branch's skillci.yml (or --config)";
-	case SC_CAUSE_REVISION:
-		if (shallow)
-			break;
-		return "a revision is not in the clone: fetch the base branch (actions/checkout's "
-		       "`fetch-depth: 0`) or give --base and --head";
-	case SC_CAUSE_NONE:
-		break;
+	const struct sc_results_unit *e;
+	struct sc_buf line = SC_BUF_INIT;
+	bool share = false;
+
+	for (size_t i = 0; i < res->gate.nfailures; i++)
+		share |= sc_streq(res->gate.failures[i].rule, "error_share");
+	if (!share && gate_rc != SC_EXIT_INFRA)
+		return;
+	e = first_error(res);
+	sc_buf_puts(&line, "error: ");
+	for (size_t i = 0; i < res->gate.nfailures; i++)
+		if (!strcmp(res->gate.failures[i].rule, "error_share"))
+			sc_escape_log(&line, res->gate.failures[i].message);
+	if (e) {
+		sc_buf_puts(&line, "\nerror: first failure: ");
+		sc_escape_log(&line, e->skill);
+		sc_buf_putc(&line, ' ');
+		sc_escape_log(&line, e->model);
+		sc_buf_puts(&line, " '");
+		sc_escape_log(&line, e->test_name);
+		sc_buf_puts(&line, "': ");
+		sc_escape_log(&line, e->message ? e->message : "infrastructure error");
 	}
-	if (shallow)
-		return "the checkout is shallow, so the base revision or the merge base is missing: "
-		       "check out with actions/checkout's `fetch-depth: 0`";
-	return "see the error above; the check did not reach a verdict";
+	sc_ci_block_begin(stderr);
+	fprintf(stderr, "%s\n", line.ptr);
+	sc_ci_block_end(stderr);
+	sc_buf_release(&line);
 }
+
+/* ---- the command --------------------------------------------------------- */
 
 /*
  * A run that stops on setup (no key, a shallow clone, an unknown
  * revision, a bad configuration) is still reported where a reviewer
- * looks: the hint on stderr, and in GitHub Actions what report_github.c
- * renders of it (an ::error annotation, the step summary, the outputs
- * with verdict "error" and, with --comment, the sticky comment), each
- * saying what to do. Returns rc.
+ * looks: the hint its cause gives (sc_cause_hint) on stderr, and in
+ * GitHub Actions what report_github.c renders of it (an ::error
+ * annotation, the step summary, the outputs with verdict "error") and,
+ * with --comment, the sticky comment, each saying what to do. Returns rc.
  */
 static int report_setup_failure(int rc, const char *msg, enum sc_cause cause, bool shallow,
 				bool comment, long long pr)
 {
-	const char *hint = setup_hint(cause, shallow);
-	struct sc_buf md = SC_BUF_INIT, line = SC_BUF_INIT, out = SC_BUF_INIT, delim = SC_BUF_INIT;
-	const char *summary = getenv("GITHUB_STEP_SUMMARY"), *output = getenv("GITHUB_OUTPUT");
+	const char *hint = sc_cause_hint(cause, shallow);
+	struct sc_buf md = SC_BUF_INIT, line = SC_BUF_INIT, warnings = SC_BUF_INIT;
 
 	sc_escape_log(&line, hint);
 	fprintf(stderr, "hint: %s\n", line.ptr);
-	if (!in_actions())
-		goto done;
-	sc_report_gh_setup_markdown(&md, msg, hint, rc);
-	sc_buf_clear(&line);
-	sc_report_gh_setup_annotation(&line, msg, hint);
-	fputs(line.ptr, stdout);
-	fflush(stdout);
-	if (summary && *summary && sc_report_gh_append_file(summary, md.ptr, md.len) < 0)
-		fprintf(stderr, "warning: %s\n", sc_error_last());
-	if (output && *output) {
-		sc_report_gh_delimiter(&delim);
-		if (sc_report_gh_setup_outputs(&out, msg, hint, rc, md.ptr, delim.ptr) < 0 ||
-		    sc_report_gh_append_file(output, out.ptr, out.len) < 0)
-			fprintf(stderr, "warning: %s\n", sc_error_last());
+	if (in_actions()) {
+		/* each file that could not be written: one warning line */
+		if (sc_report_gh_setup_failure(stdout, &md, &warnings, msg, hint, rc) < 0)
+			for (char *w = warnings.ptr, *nl; *w && (nl = strchr(w, '\n')); w = nl + 1)
+				fprintf(stderr, "warning: %.*s\n", (int)(nl - w), w);
+		/* the comment prints its own warnings; the exit code is rc */
+		if (comment)
+			(void)sc_cmd_post_comment(md.ptr, pr, NULL);
 	}
-	if (comment)
-		(void)sc_cmd_post_comment(md.ptr, pr, NULL);  /* its own warnings; the exit code is rc */
-done:
 	sc_buf_release(&md);
 	sc_buf_release(&line);
-	sc_buf_release(&out);
-	sc_buf_release(&delim);
+	sc_buf_release(&warnings);
 	return rc;
 }
 
@@ -426,7 +372,7 @@ int cmd_run(int argc, char **argv)
 		rc = sc_cmd_fail(err);
 		goto done;
 	}
-	run_id = choose_run_id(&o, shard_n);
+	run_id = sc_shards_run_id(o.run_id, shard_n);
 	/* the CI run this check belongs to: every shard records it */
 	sc_shards_workflow_run(&workflow_run, &workflow_attempt, o.run_id);
 
@@ -560,33 +506,7 @@ int cmd_run(int argc, char **argv)
 			"from the store\n", res->run.incomplete_reason);
 		rc = SC_EXIT_INFRA;
 	} else {
-		/* infrastructure errors over the share are said with their first
-		 * cause even when a failure of the pull request decides the exit */
-		bool share = false;
-		for (size_t i = 0; i < res->gate.nfailures; i++)
-			share |= sc_streq(res->gate.failures[i].rule, "error_share");
-		if (share || gate_rc == SC_EXIT_INFRA) {
-			const struct sc_results_unit *e = first_error(res);
-			struct sc_buf line = SC_BUF_INIT;
-			sc_buf_puts(&line, "error: ");
-			for (size_t i = 0; i < res->gate.nfailures; i++)
-				if (!strcmp(res->gate.failures[i].rule, "error_share"))
-					sc_escape_log(&line, res->gate.failures[i].message);
-			if (e) {
-				sc_buf_puts(&line, "\nerror: first failure: ");
-				sc_escape_log(&line, e->skill);
-				sc_buf_putc(&line, ' ');
-				sc_escape_log(&line, e->model);
-				sc_buf_puts(&line, " '");
-				sc_escape_log(&line, e->test_name);
-				sc_buf_puts(&line, "': ");
-				sc_escape_log(&line, e->message ? e->message : "infrastructure error");
-			}
-			sc_ci_block_begin(stderr);
-			fprintf(stderr, "%s\n", line.ptr);
-			sc_ci_block_end(stderr);
-			sc_buf_release(&line);
-		}
+		print_error_share(res, gate_rc);
 		if (gate_rc == SC_EXIT_INFRA) {
 			rc = SC_EXIT_INFRA;
 		} else if (shard_n > 1) {

@@ -51,6 +51,40 @@ int sc_cause_parse(const char *name, enum sc_cause *out)
 	return -1;
 }
 
+const char *sc_cause_hint(enum sc_cause cause, bool shallow)
+{
+	switch (cause) {
+	case SC_CAUSE_NO_KEY:
+		return "no model API key reached this run. A pull request from a fork gets no "
+		       "secrets: check it with the safe workflow for forks in docs/ci.md (a "
+		       "workflow_run job on the base repository), or set the key as a secret";
+	case SC_CAUSE_NO_ENDPOINT:
+		return "a model's provider has no endpoint in this run: set the variable the error "
+		       "names (for Azure OpenAI, AZURE_OPENAI_ENDPOINT: "
+		       "https://RESOURCE.openai.azure.com) in the job's env, or base_url or "
+		       "resource_name in the provider's block of fastagent.config.yaml "
+		       "(docs/providers.md)";
+	case SC_CAUSE_NOT_MERGEABLE:
+		return "the pull request does not merge cleanly into its target branch, so what would "
+		       "land cannot be judged: rebase it onto the target (or merge the target into "
+		       "it) and resolve the conflicts, then push";
+	case SC_CAUSE_CONFIG:
+		return "fix the configuration's finding quoted here: the policy is the target "
+		       "branch's skillci.yml (or --config)";
+	case SC_CAUSE_REVISION:
+		if (shallow)
+			break;
+		return "a revision is not in the clone: fetch the base branch (actions/checkout's "
+		       "`fetch-depth: 0`) or give --base and --head";
+	case SC_CAUSE_NONE:
+		break;
+	}
+	if (shallow)
+		return "the checkout is shallow, so the base revision or the merge base is missing: "
+		       "check out with actions/checkout's `fetch-depth: 0`";
+	return "see the error above; the check did not reach a verdict";
+}
+
 int sc_error_wrap(int code, const char *fmt, ...)
 {
 	char old[sizeof(last_msg)];

@@ -5,6 +5,7 @@
  * message is set once, where the failure happened, with sc_error_set(). It is
  * kept per thread until the next sc_error_set() or sc_error_clear().
  */
+#include <stdbool.h>
 
 enum {
 	SC_OK        = 0,
@@ -54,6 +55,16 @@ enum sc_cause sc_error_cause(void);
 const char *sc_cause_name(enum sc_cause c);
 /* The cause a name means; 0 and *out set, or -1 for another name. */
 int sc_cause_parse(const char *name, enum sc_cause *out);
+/*
+ * What to do about a run that stopped before its verdict, from its cause:
+ * a missing API key or token (every pull request from a fork: secrets do
+ * not reach it), a provider without its endpoint (Azure OpenAI's resource
+ * URL), a head that does not merge, a revision the checkout does not have,
+ * a configuration with errors; shallow: the checkout is shallow (then a
+ * missing revision, or no cause, gets the fetch-depth hint). A sentence
+ * without a trailing period, static.
+ */
+const char *sc_cause_hint(enum sc_cause cause, bool shallow);
 /* A short name for a code ("invalid input", "not found", ...). */
 const char *sc_error_name(int code);
 /* Maps an error code to the process exit code of DESIGN.md (2 or 3). */

@@ -171,7 +171,8 @@ void sc_eval_options_init(struct sc_eval_options *opt)
 	opt->kernel_jobs = 1;
 }
 
-void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k)
+/* Frees a kernel check's strings and sets its numbers to "none" (NAN, -1). */
+static void kernel_result_release(struct sc_eval_kernel_result *k)
 {
 	free(k->message);
 	free(k->compile_log);
@@ -398,19 +399,29 @@ static char *transcript_excerpt(const char *transcript)
 	return out;
 }
 
+/* A stored unit's states as this version reads them; false when one is a
+ * state this version does not read (the unit is then evaluated again). */
+static bool stored_states(const struct sc_store_unit *su, enum sc_unit_verdict *verdict,
+			  enum sc_compile *compile, enum sc_kernel_verdict *kv)
+{
+	*compile = SC_COMPILE_NONE;
+	*kv = SC_KV_NONE;
+	return sc_unit_verdict_parse(su->verdict, verdict) &&
+	       (!su->compile || sc_compile_parse(su->compile, compile)) &&
+	       (!su->kernel_verdict || sc_kernel_verdict_parse(su->kernel_verdict, kv));
+}
+
 /* Copies a stored unit's outcome into a results unit: a failed one keeps
  * the excerpt of its answer, as when it was evaluated (set_verdict).
  * False, ru untouched, when the stored states are not ones this version
- * reads (the unit is then evaluated again). */
+ * reads (stored_states). */
 static bool from_store(struct sc_results_unit *ru, const struct sc_store_unit *su)
 {
 	enum sc_unit_verdict verdict;
-	enum sc_compile compile = SC_COMPILE_NONE;
-	enum sc_kernel_verdict kv = SC_KV_NONE;
+	enum sc_compile compile;
+	enum sc_kernel_verdict kv;
 
-	if (!sc_unit_verdict_parse(su->verdict, &verdict) ||
-	    (su->compile && !sc_compile_parse(su->compile, &compile)) ||
-	    (su->kernel_verdict && !sc_kernel_verdict_parse(su->kernel_verdict, &kv)))
+	if (!stored_states(su, &verdict, &compile, &kv))
 		return false;
 	ru->verdict = verdict;
 	set_str(&ru->error_class, su->error_class);
@@ -816,7 +827,7 @@ static void kcheck_done(void *payload)
 
 	c->kernels_busy--;
 	kernel_checked(u, &kc->kr, kc->err, kc->err_msg);
-	sc_eval_kernel_result_release(&kc->kr);
+	kernel_result_release(&kc->kr);
 	free(kc->fixture);
 	free(kc->answer);
 	free(kc->err_msg);
@@ -840,7 +851,7 @@ static void check_kernel(struct unit *u, const char *answer)
 	kc->u = u;
 	kc->fixture = sc_xstrdup(u->test->fixture);
 	kc->answer = sc_xstrdup(answer);
-	sc_eval_kernel_result_release(&kc->kr);  /* NAN and -1 for absent numbers */
+	kernel_result_release(&kc->kr);  /* NAN and -1 for absent numbers */
 	c->kernels_busy++;
 	sc_client_expect(c->opt->client);
 	sc_workpool_push(c->pool, kcheck_run, kc);
@@ -1516,55 +1527,34 @@ char *sc_eval_new_run_id(void)
 	return sc_buf_detach(&b, NULL);
 }
 
-/* A new unit for one planned reference, its results entry filled. */
-static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
+/*
+ * What a planned unit is stored under (key_of): its model's canonical
+ * name, run index, skill hash (SC_STORE_NO_SKILL for the baseline), test
+ * and fixture hashes (a fixture the kernel ops cannot hash: none), and
+ * its harness string (owned by u: the version, the kernel mode and turns,
+ * an agent run's tools and limits, the judge and the grader). The one
+ * place a unit's key is made: the evaluation looks units up with it
+ * (decide_early), and so does sc_eval_stored_units for the budget.
+ */
+static void unit_key(struct unit *u, const struct ctx *c, const struct sc_eval_unit_ref *ref)
 {
 	const struct sc_eval_options *opt = c->opt;
-	const struct sc_eval_skill *es = &c->skills[ref->skill];
-	const struct sc_test *t = &es->tests->items[ref->test];
-	const struct sc_model *model = &c->models[ref->model];
-	enum sc_variant variant = ref->baseline ? SC_VARIANT_BASELINE : es->variant;
-	const char *skill_hash = ref->baseline ? SC_STORE_NO_SKILL : c->skill_hashes[ref->skill];
-	struct unit *u = sc_xcalloc(1, sizeof(*u));
-	struct sc_results_unit *ru = &u->ru;
-	struct sc_buf user = SC_BUF_INIT, tmp = SC_BUF_INIT;
-	char mh[65];
+	const struct sc_test *t = &c->skills[ref->skill].tests->items[ref->test];
+	struct sc_buf tmp = SC_BUF_INIT;
 
-	u->ctx = c;
-	u->es = es;
-	u->test = t;
-	u->model = model->name;
-	u->oracle_model = model->kind == SC_PROVIDER_ORACLE;
-	u->system = ref->baseline ? NULL : c->systems[ref->skill].ptr;
-	u->transcript = cJSON_CreateArray();
-	snprintf(u->skill_hash, sizeof(u->skill_hash), "%s", skill_hash);
+	u->model = c->models[ref->model].name;
+	u->ru.run_index = ref->run;
+	snprintf(u->skill_hash, sizeof(u->skill_hash), "%s",
+		 ref->baseline ? SC_STORE_NO_SKILL : c->skill_hashes[ref->skill]);
 	sc_test_hash(u->test_hash, t);
 	u->fixture_hash[0] = '\0';
-	sc_results_unit_init(ru);
-	ru->skill = sc_xstrdup(es->path);
-	ru->variant = variant;
-	ru->model = sc_xstrdup(model->name);
-	ru->test_id = sc_xstrdup(t->id);
-	ru->test_name = test_name(t);
-	ru->run_index = ref->run;
 	u->agent_mode = sc_agent_runs_test(t, c->agent_opt.mode);
-	ru->kind = t->fixture ? SC_KIND_KERNEL : t->trigger ? SC_KIND_TRIGGER
-		   : u->agent_mode ? SC_KIND_AGENT : SC_KIND_TEXT;
-	if (t->trigger)
-		ru->trigger = t->trigger > 0 ? SC_TRIGGER_SHOULD : SC_TRIGGER_SHOULD_NOT;
-	ru->test_file = t->source ? sc_xstrdup(t->source) : NULL;
-	ru->test_line = t->line ? (int64_t)t->line : SC_RESULTS_NULL_INT;
 	if (t->fixture) {
-		ru->kernel = sc_xcalloc(1, sizeof(*ru->kernel));
-		sc_results_kernel_init(ru->kernel);
-		ru->kernel->fixture = sc_xstrdup(t->fixture);
 		if (opt->kernel && opt->kernel->fixture_hash &&
 		    opt->kernel->fixture_hash(u->fixture_hash, t->fixture, opt->kernel->payload) < 0) {
 			u->fixture_hash[0] = '\0';
 			sc_error_clear();
 		}
-		if (u->fixture_hash[0])
-			ru->kernel->fixture_hash = sc_xstrdup(u->fixture_hash);
 		sc_buf_printf(&tmp, "%s+%s+turns%d", SC_EVAL_HARNESS_VERSION,
 			      opt->kernel && opt->kernel->mode ? opt->kernel->mode : "none",
 			      opt->max_turns);
@@ -1583,8 +1573,51 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 		sha_hex(gh, sc_grader_system());
 		sc_buf_printf(&tmp, "+grader:%s:%s:%.12s", opt->grader_model, SC_GRADER_VERSION, gh);
 	}
+	free(u->harness);
 	u->harness = sc_buf_detach(&tmp, NULL);
-	ru->hashes.skill = strcmp(skill_hash, SC_STORE_NO_SKILL) ? sc_xstrdup(skill_hash) : NULL;
+}
+
+/* A new unit for one planned reference, its results entry filled. */
+static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
+{
+	const struct sc_eval_options *opt = c->opt;
+	const struct sc_eval_skill *es = &c->skills[ref->skill];
+	const struct sc_test *t = &es->tests->items[ref->test];
+	const struct sc_model *model = &c->models[ref->model];
+	enum sc_variant variant = ref->baseline ? SC_VARIANT_BASELINE : es->variant;
+	struct unit *u = sc_xcalloc(1, sizeof(*u));
+	struct sc_results_unit *ru = &u->ru;
+	struct sc_buf user = SC_BUF_INIT, tmp = SC_BUF_INIT;
+	char mh[65];
+
+	u->ctx = c;
+	u->es = es;
+	u->test = t;
+	u->oracle_model = model->kind == SC_PROVIDER_ORACLE;
+	u->system = ref->baseline ? NULL : c->systems[ref->skill].ptr;
+	u->transcript = cJSON_CreateArray();
+	sc_results_unit_init(ru);
+	unit_key(u, c, ref);
+	ru->skill = sc_xstrdup(es->path);
+	ru->variant = variant;
+	ru->model = sc_xstrdup(model->name);
+	ru->test_id = sc_xstrdup(t->id);
+	ru->test_name = test_name(t);
+	ru->kind = t->fixture ? SC_KIND_KERNEL : t->trigger ? SC_KIND_TRIGGER
+		   : u->agent_mode ? SC_KIND_AGENT : SC_KIND_TEXT;
+	if (t->trigger)
+		ru->trigger = t->trigger > 0 ? SC_TRIGGER_SHOULD : SC_TRIGGER_SHOULD_NOT;
+	ru->test_file = t->source ? sc_xstrdup(t->source) : NULL;
+	ru->test_line = t->line ? (int64_t)t->line : SC_RESULTS_NULL_INT;
+	if (t->fixture) {
+		ru->kernel = sc_xcalloc(1, sizeof(*ru->kernel));
+		sc_results_kernel_init(ru->kernel);
+		ru->kernel->fixture = sc_xstrdup(t->fixture);
+		if (u->fixture_hash[0])
+			ru->kernel->fixture_hash = sc_xstrdup(u->fixture_hash);
+	}
+	ru->hashes.skill = strcmp(u->skill_hash, SC_STORE_NO_SKILL) ? sc_xstrdup(u->skill_hash)
+								      : NULL;
 	ru->hashes.test = sc_xstrdup(u->test_hash);
 	sha_hex(mh, model->name);
 	ru->hashes.model = sc_xstrdup(mh);
@@ -1612,6 +1645,39 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 }
 
 /*
+ * Whether the store answers unit u (opt->store, with opt->reuse): 1 when
+ * it holds a unit under u's key (key_of) in states this version reads,
+ * its outcome then copied into ru (NULL: only asked); 0 when it does not
+ * (or there is no store, or no reuse); or the store's error.
+ */
+static int store_answers(const struct ctx *c, const struct unit *u, struct sc_results_unit *ru)
+{
+	const struct sc_eval_options *opt = c->opt;
+	struct sc_store_key key;
+	struct sc_store_unit su;
+	enum sc_unit_verdict verdict;
+	enum sc_compile compile;
+	enum sc_kernel_verdict kv;
+	int err;
+
+	if (!opt->store || !opt->reuse)
+		return 0;
+	key_of(&key, u, c->prompt_hash);
+	err = sc_store_lookup_unit(opt->store, &su, &key);
+	if (err == 0 && (ru ? from_store(ru, &su) : stored_states(&su, &verdict, &compile, &kv))) {
+		sc_store_unit_release(&su);
+		return 1;
+	}
+	if (err == 0)
+		err = SC_ENOTFOUND;  /* states this version does not read: ask again */
+	sc_store_unit_release(&su);
+	if (err != SC_ENOTFOUND)
+		return err;
+	sc_error_clear();
+	return 0;
+}
+
+/*
  * Decides a unit without asking a model: reused from the store, or a
  * kernel test with no harness to check it. Returns 1 when decided, 0 when
  * a model must be asked, or the store's error (a store that cannot be
@@ -1620,24 +1686,10 @@ static struct unit *plan_unit(struct ctx *c, const struct sc_eval_unit_ref *ref)
 static int decide_early(struct ctx *c, struct unit *u)
 {
 	const struct sc_eval_options *opt = c->opt;
+	int err;
 
-	if (opt->store && opt->reuse) {
-		struct sc_store_key key;
-		struct sc_store_unit su;
-		int err;
-		key_of(&key, u, c->prompt_hash);
-		err = sc_store_lookup_unit(opt->store, &su, &key);
-		if (err == 0 && from_store(&u->ru, &su)) {
-			sc_store_unit_release(&su);
-			return 1;
-		}
-		if (err == 0)
-			err = SC_ENOTFOUND;  /* states this version does not read: ask again */
-		sc_store_unit_release(&su);
-		if (err != SC_ENOTFOUND)
-			return err;
-		sc_error_clear();
-	}
+	if ((err = store_answers(c, u, &u->ru)) != 0)
+		return err;
 	if (u->test->trigger && u->ru.variant == SC_VARIANT_BASELINE) {
 		set_verdict(u, SC_UNIT_SKIPPED, NULL, "a trigger test asks whether the skill is opened; "
 			    "the baseline lists no skill");
@@ -1736,14 +1788,18 @@ static void tick(void *payload)
 		report_activity(c);
 }
 
-/* Per skill: its content hash and system prompt. */
-static int prepare_skills(struct ctx *c)
+/*
+ * What every unit's store key shares (unit_key): the prompt template's
+ * hash, the agent's options and their hash, and each skill's content
+ * hash (its own when the caller gave it). Returns 0 or the error of a
+ * skill that cannot be hashed.
+ */
+static int prepare_keys(struct ctx *c)
 {
 	int err;
 
+	sha_hex(c->prompt_hash, sc_skill_prompt_template);
 	c->skill_hashes = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->skill_hashes));
-	c->systems = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->systems));
-	c->mount_names = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->mount_names));
 	if (c->opt->agent)
 		c->agent_opt = *c->opt->agent;
 	else
@@ -1765,13 +1821,30 @@ static int prepare_skills(struct ctx *c)
 	}
 	for (size_t s = 0; s < c->nskills; s++) {
 		const struct sc_eval_skill *es = &c->skills[s];
-		sc_buf_init(&c->systems[s]);
 		if (!es->skill)
 			continue;  /* not evaluated */
 		if (es->hash)
 			snprintf(c->skill_hashes[s], sizeof(c->skill_hashes[s]), "%s", es->hash);
 		else if ((err = sc_skill_content_hash(c->skill_hashes[s], es->skill)) < 0)
 			return err;
+	}
+	return 0;
+}
+
+/* Per skill: the key's parts (prepare_keys) and its system prompt. */
+static int prepare_skills(struct ctx *c)
+{
+	int err;
+
+	if ((err = prepare_keys(c)) < 0)
+		return err;
+	c->systems = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->systems));
+	c->mount_names = sc_xcalloc(c->nskills ? c->nskills : 1, sizeof(*c->mount_names));
+	for (size_t s = 0; s < c->nskills; s++) {
+		const struct sc_eval_skill *es = &c->skills[s];
+		sc_buf_init(&c->systems[s]);
+		if (!es->skill)
+			continue;  /* not evaluated */
 		sc_skill_system_prompt(&c->systems[s], es->skill);
 		mount_name(c->mount_names[s], es->skill, s);
 	}
@@ -1868,7 +1941,6 @@ static int drive(struct ctx *c)
 			    4 * (size_t)(opt->kernel_jobs > 0 ? opt->kernel_jobs : 1);
 	if (any_agent)
 		raise_open_files();
-	sha_hex(c->prompt_hash, sc_skill_prompt_template);
 	admit(c);
 	if (opt->client && (c->active || c->next < c->nrefs)) {
 		sc_client_set_tick(opt->client, 50, tick, c);
@@ -1910,6 +1982,56 @@ static int drive(struct ctx *c)
 	return 0;
 }
 
+/* Every planned reference names a skill that is evaluated, one of its
+ * tests and a model: 0, or SC_EINVAL naming the first that does not. */
+static int check_refs(const struct ctx *c)
+{
+	for (size_t i = 0; i < c->nrefs; i++) {
+		const struct sc_eval_unit_ref *r = &c->refs[i];
+		if (r->skill >= c->nskills || r->model >= c->nmodels || !c->skills[r->skill].skill ||
+		    r->test >= c->skills[r->skill].tests->n)
+			return sc_error_set(SC_EINVAL, "unit %zu of the plan names no skill, model or "
+					    "test", i);
+	}
+	return 0;
+}
+
+int sc_eval_stored_units(bool *stored, size_t *nstored, const struct sc_eval_skill *skills,
+			 size_t nskills, const struct sc_eval_unit_ref *refs, size_t nrefs,
+			 const struct sc_eval_options *opt)
+{
+	struct ctx c;
+	struct unit u;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	memset(&u, 0, sizeof(u));
+	memset(stored, 0, nrefs * sizeof(*stored));
+	*nstored = 0;
+	c.opt = opt;
+	c.skills = skills;
+	c.nskills = nskills;
+	c.refs = refs;
+	c.nrefs = nrefs;
+	if (!opt->store || !opt->reuse || !nrefs)
+		return 0;
+	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
+	    (err = prepare_keys(&c)) < 0 || (err = check_refs(&c)) < 0)
+		goto done;
+	for (size_t i = 0; i < nrefs; i++) {
+		unit_key(&u, &c, &refs[i]);
+		if ((err = store_answers(&c, &u, NULL)) < 0)
+			goto done;
+		stored[i] = err == 1;
+		*nstored += stored[i];
+	}
+	err = 0;
+done:
+	free(u.harness);
+	ctx_release(&c);
+	return err;
+}
+
 int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 		      const struct sc_eval_skill *skills, size_t nskills,
 		      const struct sc_eval_unit_ref *refs, size_t nrefs,
@@ -1930,15 +2052,8 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 		return sc_error_set(SC_EINVAL, "evaluation needs at least one turn");
 	if ((err = parse_models(&c, opt->models, opt->nmodels)) < 0 ||
 	    (err = check_judge(opt)) < 0 || (err = check_grader(opt)) < 0 ||
-	    (err = prepare_skills(&c)) < 0)
+	    (err = prepare_skills(&c)) < 0 || (err = check_refs(&c)) < 0)
 		goto done;
-	for (size_t i = 0; i < nrefs; i++)
-		if (refs[i].skill >= nskills || refs[i].model >= c.nmodels ||
-		    !skills[refs[i].skill].skill || refs[i].test >= skills[refs[i].skill].tests->n) {
-			err = sc_error_set(SC_EINVAL, "unit %zu of the plan names no skill, model or "
-					   "test", i);
-			goto done;
-		}
 	err = drive(&c);
 done:
 	stats->decided = c.done;

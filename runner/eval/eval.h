@@ -54,7 +54,8 @@ struct sc_eval_skill {
 					* validators and binary files); NULL: the skill's own */
 };
 
-/* What the kernel harness says about one answer. Strings owned. */
+/* What the kernel harness says about one answer. Strings owned by it:
+ * the evaluation frees them after the check. */
 struct sc_eval_kernel_result {
 	enum sc_kernel_verdict verdict;
 	bool compiled;
@@ -219,6 +220,21 @@ int sc_eval_run_units(struct sc_results *out, struct sc_eval_stats *stats,
 		      const struct sc_eval_options *opt);
 
 /*
+ * Which units of refs the store answers without a request (opt->store,
+ * with opt->reuse), found before anything is asked: each unit's key
+ * (skill, test and fixture hashes, model, prompt template, harness and
+ * run index) is made by the code sc_eval_run_units() looks it up with,
+ * and a stored unit in states this version does not read is not counted.
+ * Sets stored[i] (an array of nrefs) for refs[i] and *nstored to their
+ * number; without a store or with reuse off, none. Returns 0, SC_EINVAL
+ * for a bad model name or reference, or the store's error: a store that
+ * cannot be read never counts as answering.
+ */
+int sc_eval_stored_units(bool *stored, size_t *nstored, const struct sc_eval_skill *skills,
+			 size_t nskills, const struct sc_eval_unit_ref *refs, size_t nrefs,
+			 const struct sc_eval_options *opt);
+
+/*
  * sc_eval_run() in its parts, for a caller that evaluates the plan in
  * several calls of sc_eval_run_units() (pipeline/rounds.h: sequential
  * sampling):
@@ -263,8 +279,6 @@ bool sc_eval_contains_all(const char *answer, const char *const *contains, size_
 /* Parses a judge's reply: the number after the last "SCORE:", clamped to
  * [0, 1]; NAN when there is none. */
 double sc_eval_parse_score(const char *reply);
-
-void sc_eval_kernel_result_release(struct sc_eval_kernel_result *k);
 
 /* A new run id, "20261130T150000Z-1a2b3c4d" (start time, 32 random bits),
  * and the current time as ISO-8601 UTC; the caller frees both. */

@@ -157,6 +157,12 @@ void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_bud
 	e->units++;
 }
 
+void sc_budget_add_reused_unit(struct sc_budget_estimate *e)
+{
+	e->units++;
+	e->reused++;
+}
+
 int64_t sc_budget_agent_growth(int max_calls, size_t tool_output)
 {
 	/* each result: its text (capped), and its call's id, name and framing */
@@ -240,6 +246,9 @@ int sc_budget_check(const struct sc_budget_estimate *e, const struct sc_budget_c
 	if (e->unsent)
 		sc_buf_printf(line, " (%zu unit%s answered by the oracle: nothing sent for %s)",
 			      e->unsent, e->unsent == 1 ? "" : "s", e->unsent == 1 ? "it" : "them");
+	if (e->reused)
+		sc_buf_printf(line, " (%zu unit%s reused from the store: nothing sent for %s)",
+			      e->reused, e->reused == 1 ? "" : "s", e->reused == 1 ? "it" : "them");
 	sc_buf_puts(line, "; token and dollar limits ");
 	if (b->max_input_tokens > 0)
 		human(line, b->max_input_tokens);

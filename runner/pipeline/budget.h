@@ -15,7 +15,9 @@
  *
  * (dollars per million tokens; MODEL matches a model's id or its full
  * name by prefix, the longest match winning; the configuration's entries
- * come before the built-in table). A unit whose prompt alone is over
+ * come before the built-in table). Only what is sent counts: a unit the
+ * results store answers or the oracle answers adds no tokens or dollars.
+ * A unit whose prompt alone is over
  * max_prompt_tokens is refused by name (a finding, never truncated), and
  * a plan over any total is refused with the numbers: no request is sent.
  *
@@ -62,6 +64,7 @@ struct sc_budget_estimate {
 	double usd;                  /* over the priced units */
 	size_t units, unpriced;      /* units counted; of them, with no price */
 	size_t unsent;               /* of them, answered without a model (the oracle) */
+	size_t reused;               /* of them, answered by the results store: nothing sent */
 	char *unpriced_model;        /* the first model without a price */
 	size_t over_cap;             /* units whose prompt is over max_prompt_tokens */
 	char *over_cap_unit;         /* the first such unit's id */
@@ -124,6 +127,12 @@ void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_bud
 			       const char *unit_id, const char *model_id, const char *model_name,
 			       size_t prompt_bytes, int requests, int max_tokens);
 /*
+ * A unit the results store answers (eval/eval.h, sc_eval_stored_units):
+ * counted, and nothing else: no tokens, no dollars, no prompt cap, and
+ * no judge or grader request (the stored unit holds their verdicts).
+ */
+void sc_budget_add_reused_unit(struct sc_budget_estimate *e);
+/*
  * The most one agent turn adds to the prompt beside its answer: the
  * results of max_calls tool calls of at most tool_output bytes each,
  * with their framing (tokens). The agent's caps make it a bound.
@@ -131,7 +140,8 @@ void sc_budget_add_unsent_unit(struct sc_budget_estimate *e, const struct sc_bud
 int64_t sc_budget_agent_growth(int max_calls, size_t tool_output);
 /*
  * Appends the estimate to line ("; estimate ~1.2M input and ~65.5k output
- * tokens, ~$4.21 (prices of 2025-11-01); token and dollar limits ...") and returns 0, or
+ * tokens, ~$4.21 (prices of 2025-11-01) (12 units reused from the store:
+ * nothing sent for them); token and dollar limits ...") and returns 0, or
  * SC_EINVAL with a message naming the unit or the total over its limit
  * and what to change.
  */

@@ -1124,12 +1124,69 @@ static int grading_requests(const struct sc_config *cfg, const struct sc_test *t
 	return (cfg->judge_model ? 1 : 0) + (cfg->grader_model && sc_test_needs_grader(test) ? 1 : 0);
 }
 
+/*
+ * The evaluation's options for this run: what decides a unit's store key
+ * (models, turns, agent, judge, grader, kernel mode), reuse and the
+ * store, and the client (NULL before sc_pipeline_evaluate). The plan's
+ * look-up of stored units and the evaluation read the same options.
+ */
+static void eval_options(struct sc_eval_options *eopt, const struct sc_pipeline *p)
+{
+	const struct sc_config *cfg = &p->cfg;
+
+	sc_eval_options_init(eopt);
+	eopt->models = (const char *const *)p->model_names.items;
+	eopt->nmodels = p->nmodels;
+	eopt->runs = cfg->runs;
+	eopt->max_turns = cfg->max_turns;
+	eopt->agent = &cfg->agent;
+	eopt->judge_model = cfg->judge_model;
+	eopt->grader_model = cfg->grader_model;
+	eopt->judge_rubric = cfg->judge_rubric;
+	eopt->reuse = !p->opt.no_reuse;
+	eopt->kernel = p->kernel;
+	eopt->kernel_jobs = p->opt.jobs ? p->opt.jobs : sc_kernelops_default_jobs(&p->kops);
+	eopt->run_id = p->opt.run_id;
+	eopt->kind = SC_RUN_KIND_RUN;
+	eopt->store = p->store;
+	eopt->client = p->client;
+	eopt->progress = p->opt.on_unit;
+	eopt->activity = p->opt.on_activity;
+	eopt->stop = p->opt.stop;
+	eopt->payload = p->opt.payload;
+}
+
+/*
+ * Which of the plan's refs the store answers (sc_eval_stored_units: the
+ * key the evaluation looks each up by), in *out (one per ref; the caller
+ * frees it). The sides go to p->es here, in the order side_of() numbers
+ * them, for this and for the evaluation. Returns 0 or the store's error:
+ * a store that cannot be read stops the run, as it would in eval.
+ */
+static int count_stored(struct sc_pipeline *p, bool **out)
+{
+	struct sc_eval_options eopt;
+	size_t n3 = 3 * p->changed.n, nstored;
+
+	p->es = sc_xcalloc(n3 ? n3 : 1, sizeof(*p->es));
+	for (size_t i = 0; i < n3; i++) {
+		p->es[i] = p->sides[i].es;
+		if (!p->sides[i].loaded)
+			p->es[i].skill = NULL;  /* no unit of it runs */
+	}
+	*out = sc_xcalloc(p->nrefs ? p->nrefs : 1, sizeof(**out));
+	eval_options(&eopt, p);
+	return sc_eval_stored_units(*out, &nstored, p->es, n3, p->refs, p->nrefs, &eopt);
+}
+
 static int make_plan(struct sc_pipeline *p)
 {
 	const struct sc_config *cfg = &p->cfg;
 	struct sc_plan plan = SC_PLAN_INIT;
 	struct sc_buf tmp = SC_BUF_INIT;
 	size_t *user = NULL;  /* bytes of each test's user message, per side */
+	size_t *unit_of = NULL;  /* per ref: its unit in plan */
+	bool *stored = NULL;     /* per ref: the store answers it */
 	int err = 0;
 
 	bool seq = cfg->gate.max_runs > 0;
@@ -1213,6 +1270,7 @@ static int make_plan(struct sc_pipeline *p)
 	if ((err = sc_plan_finish(&plan, tmp.ptr)) < 0)
 		goto done;
 	p->refs = sc_xcalloc(plan.n ? plan.n : 1, sizeof(*p->refs));
+	unit_of = sc_xcalloc(plan.n ? plan.n : 1, sizeof(*unit_of));
 	for (size_t u = 0; u < plan.n; u++) {
 		const struct sc_plan_unit *pu = &plan.units[u];
 		size_t si = side_of(&p->changed, pu->skill, pu->variant), t;
@@ -1231,30 +1289,44 @@ static int make_plan(struct sc_pipeline *p)
 		for (size_t m = 0; m < p->nmodels; m++)
 			if (!strcmp(p->models[m].name, pu->model))
 				ref->model = (uint16_t)m;
-		if (p->models[ref->model].kind == SC_PROVIDER_ORACLE)
+		unit_of[p->nrefs++] = u;
+	}
+	if ((err = count_stored(p, &stored)) < 0)
+		goto done;
+	for (size_t r = 0; r < p->nrefs; r++) {
+		const struct sc_plan_unit *pu = &plan.units[unit_of[r]];
+		const struct sc_eval_unit_ref *ref = &p->refs[r];
+		const struct sc_model *model = &p->models[ref->model];
+		const struct sc_test *test = &p->sides[ref->skill].es.tests->items[ref->test];
+		if (stored[r]) {
+			/* the store answers it (the same key eval looks it up by): nothing sent */
+			sc_budget_add_reused_unit(&p->cost);
+			continue;
+		}
+		if (model->kind == SC_PROVIDER_ORACLE)
 			/* the oracle answers here: only a judge or grader sends */
-			sc_budget_add_unsent_unit(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
-						  pu->model, pu->prompt_bytes,
-						  grading_requests(cfg, &p->sides[si].es.tests->items[t]),
-						  p->models[ref->model].max_tokens);
+			sc_budget_add_unsent_unit(&p->cost, &cfg->budget, pu->id, model->id, pu->model,
+						  pu->prompt_bytes, grading_requests(cfg, test),
+						  model->max_tokens);
 		else
-			sc_budget_add_unit_growth(&p->cost, &cfg->budget, pu->id, p->models[ref->model].id,
-						  pu->model, pu->prompt_bytes, pu->requests,
-						  p->models[ref->model].max_tokens, pu->growth);
+			sc_budget_add_unit_growth(&p->cost, &cfg->budget, pu->id, model->id, pu->model,
+						  pu->prompt_bytes, pu->requests, model->max_tokens,
+						  pu->growth);
 		if (p->cost.over_cap == 1 && !p->cost.over_cap_note) {
 			struct sc_skill_prompt_size sz;
 			memset(&sz, 0, sizeof(sz));
 			if (!ref->baseline)
-				sc_skill_prompt_size(&sz, p->sides[si].es.skill);
+				sc_skill_prompt_size(&sz, p->sides[ref->skill].es.skill);
 			sc_budget_note_over_cap(&p->cost, pu->system_bytes, sz.body, sz.listed,
 						sz.listing, pu->prompt_bytes - pu->system_bytes);
 		}
-		p->nrefs++;
 		p->need_requests += pu->requests;
 	}
 	memcpy(p->plan_hash, plan.hash, sizeof(p->plan_hash));
 	p->plan_units = plan.n;
 done:
+	free(stored);
+	free(unit_of);
 	free(user);
 	sc_plan_release(&plan);
 	sc_buf_release(&tmp);
@@ -1385,33 +1457,7 @@ int sc_pipeline_evaluate(struct sc_pipeline *p)
 	if ((err = sc_client_new(&p->client, &copt)) < 0)
 		return err;
 
-	sc_eval_options_init(&eopt);
-	eopt.models = (const char *const *)p->model_names.items;
-	eopt.nmodels = p->nmodels;
-	eopt.runs = cfg->runs;
-	eopt.max_turns = cfg->max_turns;
-	eopt.agent = &cfg->agent;
-	eopt.judge_model = cfg->judge_model;
-	eopt.grader_model = cfg->grader_model;
-	eopt.judge_rubric = cfg->judge_rubric;
-	eopt.reuse = !p->opt.no_reuse;
-	eopt.kernel = p->kernel;
-	eopt.kernel_jobs = p->opt.jobs ? p->opt.jobs : sc_kernelops_default_jobs(&p->kops);
-	eopt.run_id = p->opt.run_id;
-	eopt.kind = SC_RUN_KIND_RUN;
-	eopt.store = p->store;
-	eopt.client = p->client;
-	eopt.progress = p->opt.on_unit;
-	eopt.activity = p->opt.on_activity;
-	eopt.stop = p->opt.stop;
-	eopt.payload = p->opt.payload;
-	/* the sides, in the order side_of() numbers them */
-	p->es = sc_xcalloc(n3 ? n3 : 1, sizeof(*p->es));
-	for (size_t i = 0; i < n3; i++) {
-		p->es[i] = p->sides[i].es;
-		if (!p->sides[i].loaded)
-			p->es[i].skill = NULL;  /* no unit of it runs */
-	}
+	eval_options(&eopt, p);
 	p->res.run.started_at = sc_eval_now_iso();
 	free(p->res.run.id);
 	p->res.run.id = sc_xstrdup(p->opt.run_id);

@@ -15,26 +15,48 @@
 
 /* ---- the workflow run ------------------------------------------------------ */
 
-/* A run id as it names a run: letters, digits, '.', '_' and '-'. */
-static bool id_ok(const char *s)
+bool sc_shards_run_id_valid(const char *id)
 {
 	size_t n = 0;
 
-	for (; s && *s; s++, n++)
-		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-')
+	for (; id && *id; id++, n++)
+		if (!isalnum((unsigned char)*id) && *id != '.' && *id != '_' && *id != '-')
 			return false;
-	return n > 0 && n <= 128;
+	return n > 0 && n <= SC_RUN_ID_MAX;
+}
+
+static bool in_actions(void)
+{
+	const char *v = getenv("GITHUB_ACTIONS");
+	return v && !strcmp(v, "true");
+}
+
+char *sc_shards_run_id(const char *given, int shard_n)
+{
+	const char *v;
+	struct sc_buf b = SC_BUF_INIT;
+
+	if (given)
+		return sc_xstrdup(given);
+	if (shard_n > 1 && in_actions() && (v = getenv("GITHUB_RUN_ID")) && *v)
+		sc_buf_printf(&b, "gh-%s", v);
+	else if (shard_n > 1 && (v = getenv("SLURM_ARRAY_JOB_ID")) && *v)
+		sc_buf_printf(&b, "slurm-%s", v);
+	if (b.len && sc_shards_run_id_valid(b.ptr))
+		return sc_buf_detach(&b, NULL);
+	sc_buf_release(&b);
+	return sc_eval_new_run_id();
 }
 
 void sc_shards_workflow_run(char **id, int64_t *attempt, const char *run_id)
 {
-	const char *v = getenv("GITHUB_ACTIONS"), *a = NULL;
+	const char *v, *a = NULL;
 	struct sc_buf b = SC_BUF_INIT;
 	int n = 1;
 
 	*id = NULL;
 	*attempt = 0;
-	if (v && !strcmp(v, "true") && (v = getenv("GITHUB_RUN_ID")) && *v) {
+	if (in_actions() && (v = getenv("GITHUB_RUN_ID")) && *v) {
 		sc_buf_printf(&b, "gh-%s", v);
 		a = getenv("GITHUB_RUN_ATTEMPT");
 	} else if ((v = getenv("SLURM_ARRAY_JOB_ID")) && *v) {
@@ -47,7 +69,7 @@ void sc_shards_workflow_run(char **id, int64_t *attempt, const char *run_id)
 	}
 	if (a && sc_parse_int(&n, a, 1, INT32_MAX) < 0)
 		n = 1;
-	if (b.len && id_ok(b.ptr)) {
+	if (b.len && sc_shards_run_id_valid(b.ptr)) {
 		*id = sc_buf_detach(&b, NULL);
 		*attempt = n;
 	}

@@ -38,6 +38,24 @@ struct sc_shards_expect {
 	const char *head_from, *base_from, *run_from;  /* where each came from, for messages */
 };
 
+/* The longest run id (--run-id, or one a CI system gives). */
+#define SC_RUN_ID_MAX 128
+
+/* A run id as it names a run in the store and in reports: 1 to
+ * SC_RUN_ID_MAX letters, digits, '.', '_' and '-'. */
+bool sc_shards_run_id_valid(const char *id);
+
+/*
+ * The id of a run (`skillci run`): given (--run-id) when not NULL, else
+ * for a sharded run (shard_n > 1) the id its CI system gives every shard
+ * of one job, "gh-GITHUB_RUN_ID" in GitHub Actions (GITHUB_ACTIONS=true),
+ * else "slurm-SLURM_ARRAY_JOB_ID" in a Slurm array, so that `skillci
+ * merge --run ID` finds them all; else (one shard, no such variable, or
+ * a value that is no valid id) a new one (sc_eval_new_run_id). given is
+ * not checked here (the command refuses a bad one). Returns a new string.
+ */
+char *sc_shards_run_id(const char *given, int shard_n);
+
 /*
  * The CI run a check belongs to, from what the CI system sets: in GitHub
  * Actions (GITHUB_ACTIONS=true) "gh-GITHUB_RUN_ID" and GITHUB_RUN_ATTEMPT;

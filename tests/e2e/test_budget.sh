@@ -239,4 +239,88 @@ expect_exit 2 "the same plan on a model is over the 10-token budget (exit 2)"
 expect_err_contains "budget.max_input_tokens (10)" "the message names the token budget"
 check "a model plan over budget: 0 requests" test "$(requests)" = 0
 
+# ---- 7. units the store answers send nothing: the budget skips them -------------
+# The base side of a pull request (the target's tip) is usually in the
+# results store from an earlier run: those units are reused, not sent, so
+# the plan does not count them. A fixed design of 2 runs: 2 tests x 2 runs
+# at base and at head, and the no-skill baseline once per test, 10 units of
+# 4096 output tokens each (40,960); max_output_tokens 20,000 refuses the
+# whole plan and allows the head's 4 units (16,384).
+new_repo reuse 'version: 1
+models: [anthropic.claude-haiku-4-5]
+runs: 2
+budget: {max_output_tokens: 20000}'
+sed -i 's/Answer ok-alpha./Answer ok-alpha, first./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "a first change")
+run_pr --no-cache
+expect_exit 2 "an empty store: the whole plan is over the output budget (exit 2)"
+expect_err_contains "budget.max_output_tokens (20000)" "the message names the output budget"
+expect_err_contains "budget: 10 units, at most 10 model requests" "the budget line counts every unit as sent"
+check "an empty store: the fake model server saw 0 requests" test "$(requests)" = 0
+check "an empty store: the budget line names no reused unit" sh -c "! grep -q 'reused from the store' '$T/.err'"
+# the workflow's own config with room for the whole plan fills the store
+printf 'version: 1\nmodels: [anthropic.claude-haiku-4-5]\nruns: 2\n' > "$T/reuse.yml"
+run_pr --no-cache --config "$T/reuse.yml"
+check "the first pull request under a larger budget runs (exit 0 or 1)" sh -c "test $RC -le 1"
+check "and sends its 10 units' requests" test "$(requests)" = 10
+# a second pull request on the same base: its base and baseline units are
+# in the store, its head's are new
+sed -i 's/first/second/' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "a second change")
+run_pr --no-cache
+check "the second pull request under the same 20,000 budget goes through (exit 0 or 1)" sh -c "test $RC -le 1"
+expect_err_contains "budget: 10 units, at most 4 model requests" "the budget line counts requests only of what sends"
+expect_err_contains "(6 units reused from the store: nothing sent for them)" \
+	"the budget line names the 6 reused units (base and baseline)"
+check "the reused units sent nothing: the fake saw only the head's 4 requests" test "$(requests)" = 4
+check "results.json: 6 units reused, 4 evaluated" python3 -c "
+import json
+r = json.load(open('$W/.skillci/report/results.json'))
+u = r['units']
+assert len(u) == 10, len(u)
+reused = [x for x in u if x.get('reused')]
+assert len(reused) == 6 and all(x['variant'] in ('base', 'baseline') for x in reused), reused
+assert all(x['variant'] == 'head' for x in u if not x.get('reused')), u"
+# --no-reuse asks again for every unit: the plan counts them all
+run_pr --no-cache --no-reuse
+expect_exit 2 "--no-reuse: every unit counts, over the budget again (exit 2)"
+expect_err_contains "budget.max_output_tokens (20000)" "--no-reuse: the output budget refuses it"
+check "--no-reuse: 0 requests" test "$(requests)" = 0
+
+# The same with sequential sampling (the default design): the plan holds
+# each check's most runs (202 units here, 827,392 output tokens), of which
+# the first pull request runs a few rounds. The second counts as reused
+# exactly the base and baseline units the store holds (the runs those
+# rounds reached), the later runs as sent, and the evaluation reuses the
+# same units: 800,000 output tokens refuse the first plan, not the second.
+new_repo reuse-seq 'version: 1
+models: [anthropic.claude-haiku-4-5]
+budget: {max_output_tokens: 800000}'
+sed -i 's/Answer ok-alpha./Answer ok-alpha, first./' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "a first change")
+run_pr --no-cache
+expect_exit 2 "sequential, an empty store: the plan's most runs are over the budget (exit 2)"
+expect_err_contains "budget: 202 units, at most 202 model requests" "sequential: every planned unit counts"
+printf 'version: 1\nmodels: [anthropic.claude-haiku-4-5]\n' > "$T/reuse-seq.yml"
+run_pr --no-cache --config "$T/reuse-seq.yml"
+check "sequential: the first pull request under a larger budget runs (exit 0 or 1)" sh -c "test $RC -le 1"
+sed -i 's/first/second/' "$W/skills/alpha/SKILL.md"
+HEADREV=$(commit "a second change")
+run_pr --no-cache
+check "sequential: the second pull request goes through (exit 0 or 1)" sh -c "test $RC -le 1"
+check "sequential: the units the line counts as reused are the ones the run reused, and nothing was sent for them" python3 -c "
+import json, re
+err = open('$T/.err').read()
+m = re.search(r'budget: (\d+) units, at most (\d+) model requests.*\((\d+) units reused from the store', err)
+assert m, err
+units, requests, reused = map(int, m.groups())
+r = json.load(open('$W/.skillci/report/results.json'))
+got = [u for u in r['units'] if u.get('reused')]
+assert reused == len(got) > 0, (reused, len(got))
+assert all(u['variant'] in ('base', 'baseline') for u in got), got
+assert requests == units - reused, (units, requests, reused)
+sent = [u for u in r['units'] if not u.get('reused')]
+assert all(u['variant'] == 'head' for u in sent), sent
+assert int('$(requests)') == len(sent), ('$(requests)', len(sent))"
+
 done_testing

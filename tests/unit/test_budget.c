@@ -126,6 +126,64 @@ static void test_oracle_units_send_nothing(void **state)
 	sc_buf_release(&line);
 }
 
+/* Units the store answers send nothing: a plan of 10 units of which 6
+ * are reused counts the tokens and dollars of the other 4 only, a
+ * budget the whole plan is over lets it through, and the line says how
+ * many were reused. */
+static void test_reused_units_send_nothing(void **state)
+{
+	struct sc_budget_config b;
+	struct sc_budget_estimate all, some;
+	struct sc_buf line = SC_BUF_INIT;
+	(void)state;
+
+	sc_budget_config_defaults(&b);
+	b.max_output_tokens = 20000;
+	sc_budget_estimate_init(&all);
+	sc_budget_estimate_init(&some);
+	for (int i = 0; i < 10; i++) {
+		sc_budget_add_unit(&all, &b, "u", "claude-haiku-4-5", "anthropic.claude-haiku-4-5",
+				   400, 1, 0);
+		if (i < 6)
+			sc_budget_add_reused_unit(&some);
+		else
+			sc_budget_add_unit(&some, &b, "u", "claude-haiku-4-5",
+					   "anthropic.claude-haiku-4-5", 400, 1, 0);
+	}
+	/* each request: 100 + 64 input tokens, 4096 output (the default) */
+	assert_int_equal(all.units, 10);
+	assert_int_equal(all.output_tokens, 10 * 4096);
+	assert_int_equal(all.input_tokens, 10 * 164);
+	assert_int_equal(sc_budget_check(&all, &b, &line), SC_EINVAL);
+	assert_non_null(strstr(sc_error_last(), "budget.max_output_tokens (20000)"));
+	assert_null(strstr(line.ptr, "reused"));
+	sc_buf_clear(&line);
+	assert_int_equal(some.units, 10);
+	assert_int_equal(some.reused, 6);
+	assert_int_equal(some.unsent, 0);
+	assert_int_equal(some.output_tokens, 4 * 4096);
+	assert_int_equal(some.input_tokens, 4 * 164);
+	/* dollars of the 4 sent only: $1 and $5 per million */
+	assert_true(fabs(some.usd - 4 * (164 * 1.0 + 4096 * 5.0) / 1e6) < 1e-12);
+	assert_true(fabs(all.usd - 10 * (164 * 1.0 + 4096 * 5.0) / 1e6) < 1e-12);
+	assert_int_equal(sc_budget_check(&some, &b, &line), 0);
+	assert_non_null(strstr(line.ptr, "(6 units reused from the store: nothing sent for them)"));
+	sc_budget_estimate_release(&some);
+	/* one reused unit, said in the singular; a plan of only reused units
+	 * costs nothing and passes a budget of one token */
+	b.max_input_tokens = b.max_output_tokens = 1;
+	sc_budget_estimate_init(&some);
+	sc_budget_add_reused_unit(&some);
+	sc_buf_clear(&line);
+	assert_int_equal(sc_budget_check(&some, &b, &line), 0);
+	assert_non_null(strstr(line.ptr, "(1 unit reused from the store: nothing sent for it)"));
+	assert_non_null(strstr(line.ptr, "estimate ~0 input and ~0 output tokens, ~$0.00"));
+	sc_budget_estimate_release(&some);
+	sc_budget_estimate_release(&all);
+	sc_budget_config_release(&b);
+	sc_buf_release(&line);
+}
+
 static void test_usage_per_skill_and_model(void **state)
 {
 	struct sc_results r;
@@ -187,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_price_lookup),
 		cmocka_unit_test(test_estimate_and_limits),
 		cmocka_unit_test(test_oracle_units_send_nothing),
+		cmocka_unit_test(test_reused_units_send_nothing),
 		cmocka_unit_test(test_usage_per_skill_and_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -637,6 +637,35 @@ static void test_error_cause(void **state)
 	assert_int_equal(sc_cause_parse(NULL, &c), -1);
 }
 
+/* The hint a failed run prints comes from its cause (never from the
+ * message's words): each cause its own, a shallow checkout's for a
+ * missing revision or no cause, and a generic one otherwise. */
+static void test_cause_hint(void **state)
+{
+	const char *seen[SC_CAUSE_NO_ENDPOINT + 1];
+	(void)state;
+
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_NO_KEY, false), "no model API key"));
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_NO_KEY, true), "no model API key"));
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_NO_ENDPOINT, false), "AZURE_OPENAI_ENDPOINT"));
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_NOT_MERGEABLE, false), "does not merge"));
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_CONFIG, false), "configuration's finding"));
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_REVISION, false), "not in the clone"));
+	/* a shallow clone explains a missing revision, and an error of no cause */
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_REVISION, true), "the checkout is shallow"));
+	assert_non_null(strstr(sc_cause_hint(SC_CAUSE_NONE, true), "the checkout is shallow"));
+	assert_string_equal(sc_cause_hint(SC_CAUSE_NONE, false),
+			    "see the error above; the check did not reach a verdict");
+	/* every cause has a hint of its own, none ending in a period */
+	for (int i = SC_CAUSE_NONE; i <= SC_CAUSE_NO_ENDPOINT; i++) {
+		const char *h = sc_cause_hint((enum sc_cause)i, false);
+		assert_true(strlen(h) > 20 && h[strlen(h) - 1] != '.');
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(h, seen[j]);
+		seen[i] = h;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_buf_printf_is_snprintf),
 		cmocka_unit_test(test_buf_detach_empty_is_owned),
 		cmocka_unit_test(test_error_wrap_keeps_cause),
+		cmocka_unit_test(test_cause_hint),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_utf8_decode),
 		cmocka_unit_test(test_hex_value),

@@ -311,6 +311,106 @@ static void test_run_with_oracle_then_reuse(void **state)
 }
 
 
+/* sc_eval_stored_units (the budget's look-up) names exactly the units the
+ * evaluation then reuses: the same key, made by the same code. A store
+ * that cannot be read is an error, never "stored". */
+static void test_stored_units_are_the_ones_reused(void **state)
+{
+	char *dir = make_skill("{\"tests\": ["
+			       "{\"input\": \"one\", \"expected\": {\"contains\": [\"alpha\"]}},"
+			       "{\"input\": \"two\", \"expected\": {\"contains\": [\"beta\"]}}]}");
+	struct loaded l;
+	struct sc_store *store = NULL;
+	struct sc_client *client = NULL;
+	struct sc_client_options copt;
+	struct sc_eval_options opt;
+	struct sc_eval_skill es;
+	struct sc_eval_stats stats;
+	struct sc_eval_unit_ref *refs = NULL;
+	struct sc_results r, frame;
+	struct sc_buf db = SC_BUF_INIT;
+	const char *models[] = { "oracle.self" };
+	struct sc_eval_unit_ref *refs2 = NULL;
+	struct sc_buf cmd = SC_BUF_INIT;
+	bool *stored;
+	size_t n = 0, nstored = 99;
+	int err;
+	(void)state;
+
+	load(&l, dir);
+	sc_path_join(&db, dir, "results.db");
+	assert_int_equal(sc_store_open(&store, db.ptr), 0);
+	sc_client_options_init(&copt);
+	assert_int_equal(sc_client_new(&client, &copt), 0);
+	sc_eval_options_init(&opt);
+	opt.models = models;
+	opt.nmodels = 1;
+	opt.runs = 2;
+	opt.client = client;
+	opt.store = store;
+	memset(&es, 0, sizeof(es));
+	es.path = "skills/demo";
+	es.variant = SC_VARIANT_HEAD;
+	es.skill = &l.skill;
+	es.tests = &l.tests;
+	/* runs 0 and 1 of 2 tests, with and without the skill: 8 units stored */
+	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(r.nunits, 8);
+	sc_results_release(&r);
+
+	/* a plan of 3 runs: runs 0 and 1 are in the store, run 2 is not */
+	opt.runs = 3;
+	assert_int_equal(sc_eval_plan(&frame, &refs, &n, &es, 1, &opt), 0);
+	assert_int_equal(n, 12);
+	stored = sc_xcalloc(n, sizeof(*stored));
+	assert_int_equal(sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(nstored, 8);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(stored[i], refs[i].run < 2);
+	/* the evaluation reuses those and asks for the others */
+	assert_int_equal(sc_eval_run_units(&frame, &stats, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(stats.reused, 8);
+	assert_int_equal(stats.evaluated, 4);
+	assert_int_equal(frame.nunits, 12);
+	for (size_t i = 0; i < frame.nunits; i++)
+		assert_int_equal(frame.units[i].reused, frame.units[i].run_index < 2);
+	/* now every unit is stored */
+	assert_int_equal(sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(nstored, 12);
+	/* reuse off: the evaluation would ask for all of them */
+	opt.reuse = false;
+	assert_int_equal(sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(nstored, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_false(stored[i]);
+	opt.reuse = true;
+	/* a store that cannot be read (its units table gone): an error, and
+	 * the evaluation stops on it too */
+	sc_buf_clear(&cmd);
+	sc_buf_printf(&cmd, "sqlite3 '%s' 'ALTER TABLE units RENAME TO gone'", db.ptr);
+	assert_int_equal(system(cmd.ptr), 0);
+	err = sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt);
+	assert_true(err < 0);
+	assert_int_equal(nstored, 0);
+	assert_non_null(strstr(sc_error_last(), "look up unit"));
+	sc_results_release(&frame);
+	assert_int_equal(sc_eval_plan(&frame, &refs2, &n, &es, 1, &opt), 0);
+	assert_int_equal(sc_eval_run_units(&frame, &stats, &es, 1, refs2, n, &opt), err);
+	assert_int_equal(stats.reused + stats.evaluated, 0);
+	free(refs2);
+
+	free(stored);
+	free(refs);
+	sc_results_release(&frame);
+	sc_buf_release(&cmd);
+	sc_client_free(client);
+	sc_store_free(store);
+	sc_buf_release(&db);
+	unload(&l);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 static bool only_run_one(const char *skill, enum sc_variant variant, const char *model,
 			 const char *test_id, int run_index, void *payload)
 {
@@ -589,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_kernel_speed),
 		cmocka_unit_test(test_run_with_oracle_then_reuse),
 		cmocka_unit_test(test_selected_units_share_the_plan_hash),
+		cmocka_unit_test(test_stored_units_are_the_ones_reused),
 		cmocka_unit_test(test_kernel_feedback_fixes_on_turn_two),
 		cmocka_unit_test(test_kernel_out_of_turns_fails),
 		cmocka_unit_test(test_kernel_strong_reference_carried),

@@ -154,6 +154,78 @@ static void test_junit_escaping_and_layout(void **state)
 	sc_results_release(&r);
 }
 
+/* A setup failure in one call: the annotation on out, the Markdown in md
+ * and the step summary, the outputs with verdict error; a file that
+ * cannot be written is a warning line, and the other is still written. */
+static void test_setup_failure(void **state)
+{
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf md = SC_BUF_INIT, warn = SC_BUF_INIT, sum = SC_BUF_INIT, outs = SC_BUF_INIT;
+	struct sc_buf got = SC_BUF_INIT, bad = SC_BUF_INIT;
+	char ann[4096];
+	FILE *out;
+	(void)state;
+
+	sc_path_join(&sum, dir, "summary.md");
+	sc_path_join(&outs, dir, "output.txt");
+	sc_path_join(&bad, dir, "no/such/folder/file");
+	setenv("GITHUB_STEP_SUMMARY", sum.ptr, 1);
+	setenv("GITHUB_OUTPUT", outs.ptr, 1);
+	out = tmpfile();
+	assert_non_null(out);
+	assert_int_equal(sc_report_gh_setup_failure(out, &md, &warn, "ANTHROPIC_API_KEY is not set",
+						    "set the key", 2), 0);
+	rewind(out);
+	assert_non_null(fgets(ann, sizeof(ann), out));
+	assert_string_equal(ann, "::error title=skillci run could not check this pull request::"
+			    "ANTHROPIC_API_KEY is not set. What to do: set the key\n");
+	fclose(out);
+	assert_int_equal(warn.len, 0);
+	assert_non_null(strstr(md.ptr, "skillci could not check this pull request: "));
+	assert_non_null(strstr(md.ptr, "(exit 2)"));
+	assert_non_null(strstr(md.ptr, "**What to do:** set the key."));
+	assert_int_equal(sc_read_file(&got, sum.ptr, 1 << 20), 0);
+	assert_string_equal(got.ptr, md.ptr);
+	sc_buf_clear(&got);
+	assert_int_equal(sc_read_file(&got, outs.ptr, 1 << 20), 0);
+	assert_non_null(strstr(got.ptr, "verdict=error\n"));
+	assert_non_null(strstr(got.ptr, "passed=false\n"));
+	assert_non_null(strstr(got.ptr, "exit_code=2\n"));
+	assert_non_null(strstr(got.ptr, "complete=false\n"));
+	assert_non_null(strstr(got.ptr, "summary=skillci could not check this pull request: "
+			       "ANTHROPIC_API_KEY is not set; set the key\n"));
+	assert_non_null(strstr(got.ptr, "markdown_summary<<ghadelimiter_"));
+	/* neither file can be written: two warnings, the annotation still out */
+	setenv("GITHUB_STEP_SUMMARY", bad.ptr, 1);
+	setenv("GITHUB_OUTPUT", bad.ptr, 1);
+	sc_buf_clear(&md);
+	out = tmpfile();
+	assert_true(sc_report_gh_setup_failure(out, &md, &warn, "m", "h", 3) < 0);
+	assert_true(ftell(out) > 0);
+	fclose(out);
+	assert_non_null(strchr(warn.ptr, '\n'));
+	assert_non_null(strchr(strchr(warn.ptr, '\n') + 1, '\n'));
+	assert_non_null(strstr(warn.ptr, "no/such/folder/file"));
+	/* unset or empty: nothing written, no warning */
+	setenv("GITHUB_STEP_SUMMARY", "", 1);
+	unsetenv("GITHUB_OUTPUT");
+	sc_buf_clear(&md);
+	sc_buf_clear(&warn);
+	out = tmpfile();
+	assert_int_equal(sc_report_gh_setup_failure(out, &md, &warn, "m", "h", 3), 0);
+	fclose(out);
+	assert_int_equal(warn.len, 0);
+	unsetenv("GITHUB_STEP_SUMMARY");
+	sc_buf_release(&md);
+	sc_buf_release(&warn);
+	sc_buf_release(&sum);
+	sc_buf_release(&outs);
+	sc_buf_release(&got);
+	sc_buf_release(&bad);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_output_plain_and_heredoc),
 		cmocka_unit_test(test_delimiter_is_random_hex),
 		cmocka_unit_test(test_annotations_are_capped),
+		cmocka_unit_test(test_setup_failure),
 		cmocka_unit_test(test_xml_clean_replaces_forbidden_characters),
 		cmocka_unit_test(test_junit_escaping_and_layout),
 	};

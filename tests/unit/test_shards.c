@@ -12,6 +12,7 @@
 #include "pipeline/shards.h"
 #include "results/results.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #define N 4
@@ -276,6 +277,96 @@ static void test_workflow_run(void **state)
 	unsetenv("SLURM_RESTART_COUNT");
 }
 
+/* True when id is a new run id: "20261130T150000Z-1a2b3c4d". */
+static bool new_id(const char *id)
+{
+	if (strlen(id) != 25 || id[8] != 'T' || id[15] != 'Z' || id[16] != '-')
+		return false;
+	for (int i = 0; i < 25; i++)
+		if (i != 8 && i != 15 && i != 16 && !isxdigit((unsigned char)id[i]))
+			return false;
+	return true;
+}
+
+/* A run id: 1 to 128 letters, digits, '.', '_' and '-'. */
+static void test_run_id_valid(void **state)
+{
+	char longest[SC_RUN_ID_MAX + 2];
+	(void)state;
+
+	assert_true(sc_shards_run_id_valid("gh-1000"));
+	assert_true(sc_shards_run_id_valid("a.b_c-D9"));
+	assert_false(sc_shards_run_id_valid(""));
+	assert_false(sc_shards_run_id_valid(NULL));
+	assert_false(sc_shards_run_id_valid("10 00"));
+	assert_false(sc_shards_run_id_valid("a/b"));
+	assert_false(sc_shards_run_id_valid("caf\xc3\xa9"));
+	memset(longest, 'x', sizeof(longest));
+	longest[SC_RUN_ID_MAX] = '\0';
+	assert_true(sc_shards_run_id_valid(longest));
+	longest[SC_RUN_ID_MAX] = 'x';
+	longest[SC_RUN_ID_MAX + 1] = '\0';
+	assert_false(sc_shards_run_id_valid(longest));
+}
+
+/* The run's id: --run-id; a shard in Actions or a Slurm array takes its
+ * CI run's; else a new one. */
+static void test_run_id_policy(void **state)
+{
+	char *id;
+	(void)state;
+
+	unsetenv("GITHUB_ACTIONS");
+	unsetenv("GITHUB_RUN_ID");
+	unsetenv("SLURM_ARRAY_JOB_ID");
+	/* given: taken as is, whatever the environment */
+	setenv("GITHUB_ACTIONS", "true", 1);
+	setenv("GITHUB_RUN_ID", "1000", 1);
+	id = sc_shards_run_id("mine-1", 4);
+	assert_string_equal(id, "mine-1");
+	free(id);
+	/* a shard in GitHub Actions: the workflow run's */
+	id = sc_shards_run_id(NULL, 4);
+	assert_string_equal(id, "gh-1000");
+	free(id);
+	/* one shard: a new id, even in Actions */
+	id = sc_shards_run_id(NULL, 1);
+	assert_true(new_id(id));
+	free(id);
+	/* Actions takes precedence over a Slurm array */
+	setenv("SLURM_ARRAY_JOB_ID", "4242", 1);
+	id = sc_shards_run_id(NULL, 2);
+	assert_string_equal(id, "gh-1000");
+	free(id);
+	/* GITHUB_RUN_ID without GITHUB_ACTIONS=true is not read: the Slurm array's */
+	setenv("GITHUB_ACTIONS", "false", 1);
+	id = sc_shards_run_id(NULL, 2);
+	assert_string_equal(id, "slurm-4242");
+	free(id);
+	/* in Actions with an empty GITHUB_RUN_ID: the Slurm array's */
+	setenv("GITHUB_ACTIONS", "true", 1);
+	setenv("GITHUB_RUN_ID", "", 1);
+	id = sc_shards_run_id(NULL, 2);
+	assert_string_equal(id, "slurm-4242");
+	free(id);
+	/* a value that makes no valid id: a new one */
+	unsetenv("GITHUB_ACTIONS");
+	setenv("SLURM_ARRAY_JOB_ID", "42/42", 1);
+	id = sc_shards_run_id(NULL, 2);
+	assert_true(new_id(id));
+	free(id);
+	/* neither: a new one, a different one each time */
+	unsetenv("SLURM_ARRAY_JOB_ID");
+	unsetenv("GITHUB_RUN_ID");
+	{
+		char *a = sc_shards_run_id(NULL, 3), *b = sc_shards_run_id(NULL, 3);
+		assert_true(new_id(a) && new_id(b));
+		assert_string_not_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +375,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expectations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_places, setup, teardown),
 		cmocka_unit_test(test_workflow_run),
+		cmocka_unit_test(test_run_id_valid),
+		cmocka_unit_test(test_run_id_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
