@@ -416,6 +416,47 @@ static int budget_error(int err)
  * design) at its most requests (kernel tests' turns, the judge), against
  * budget.max_requests, and its tokens and dollars (budget.h).
  */
+/* The evaluation's options that name what it asks and where it stores
+ * (the models, judge, grader and rubric make every unit's store key). */
+static void key_options(struct sc_evalrun *e)
+{
+	struct sc_eval_options *eo = &e->eopt;
+
+	eo->models = e->models;
+	eo->nmodels = e->nmodels;
+	eo->judge_model = e->judge;
+	eo->grader_model = e->grader;
+	eo->judge_rubric = e->rubric.len ? e->rubric.ptr : NULL;
+	eo->store = e->store;
+}
+
+/*
+ * Which units of the budget's loop (model, skill, test, side, run, in
+ * that order) the store answers: the keys the evaluation looks them up
+ * by (sc_eval_stored_units). *out: one flag a unit (the caller frees it).
+ */
+static int stored_units(struct sc_evalrun *e, bool **out)
+{
+	const struct sc_eval_options *eo = &e->eopt;
+	struct sc_eval_unit_ref *refs = NULL;
+	size_t n = 0, alloc = 0, nstored;
+	int err;
+
+	for (size_t m = 0; m < e->nmodels; m++)
+		for (size_t s = 0; s < e->nskills; s++)
+			for (size_t t = 0; t < e->sets[s].n; t++)
+				for (int v = 0; v < (eo->baseline ? 2 : 1); v++)
+					for (int r = 0; r < eo->runs; r++) {
+						SC_GROW(refs, alloc, n + 1);
+						refs[n++] = (struct sc_eval_unit_ref){ (uint32_t)s, (uint32_t)t,
+										      (uint16_t)m, v == 1, r };
+					}
+	*out = sc_xcalloc(n ? n : 1, sizeof(**out));
+	err = sc_eval_stored_units(*out, &nstored, e->es, e->nskills, refs, n, eo);
+	free(refs);
+	return err;
+}
+
 static int check_budget(struct sc_evalrun *e)
 {
 	const struct sc_config *cfg = &e->cfg;
@@ -424,9 +465,12 @@ static int check_budget(struct sc_evalrun *e)
 	struct sc_buf line = SC_BUF_INIT, id = SC_BUF_INIT, msg = SC_BUF_INIT;
 	int64_t requests = 0;
 	size_t units = 0;
-	int err = 0;
+	bool *stored = NULL;  /* per unit of the loop: the store answers it */
+	int err;
 
 	sc_budget_estimate_init(&cost);
+	key_options(e);
+	err = stored_units(e, &stored);
 	for (size_t m = 0; m < e->nmodels && err >= 0; m++) {
 		struct sc_model pm;
 		if ((err = sc_model_parse(&pm, e->models[m])) < 0)
@@ -451,6 +495,11 @@ static int check_budget(struct sc_evalrun *e)
 				for (int v = 0; v < (eo->baseline ? 2 : 1); v++)
 					for (int r = 0; r < eo->runs; r++) {
 						size_t sys = v ? 0 : sz.total;
+						if (stored[units++]) {
+							/* reused from the store: nothing sent */
+							sc_budget_add_reused_unit(&cost);
+							continue;
+						}
 						sc_buf_clear(&id);
 						sc_buf_printf(&id, "%s|%s|%s|%s|%d", e->dirs[s],
 							      v ? "baseline" : "head", pm.name, test->id, r);
@@ -470,7 +519,6 @@ static int check_budget(struct sc_evalrun *e)
 										v ? 0 : sz.listed,
 										v ? 0 : sz.listing, bytes);
 						requests += per;
-						units++;
 					}
 			}
 		}
@@ -496,6 +544,7 @@ static int check_budget(struct sc_evalrun *e)
 	if (e->max_runs)
 		line_out(e, line.ptr);
 done:
+	free(stored);
 	sc_buf_release(&msg);
 	sc_budget_estimate_release(&cost);
 	sc_buf_release(&line);
@@ -676,13 +725,8 @@ int sc_evalrun_evaluate(struct sc_evalrun *e)
 {
 	struct sc_eval_options *eo = &e->eopt;
 
-	eo->models = e->models;
-	eo->nmodels = e->nmodels;
-	eo->judge_model = e->judge;
-	eo->grader_model = e->grader;
-	eo->judge_rubric = e->rubric.len ? e->rubric.ptr : NULL;
+	key_options(e);
 	eo->client = e->client;
-	eo->store = e->store;
 	eo->kernel_jobs = e->opt.jobs ? e->opt.jobs : sc_kernelops_default_jobs(&e->kenv);
 	eo->progress = e->opt.on_unit;
 	eo->payload = e->opt.payload;

@@ -323,4 +323,43 @@ sent = [u for u in r['units'] if not u.get('reused')]
 assert all(u['variant'] == 'head' for u in sent), sent
 assert int('$(requests)') == len(sent), ('$(requests)', len(sent))"
 
+# ---- 8. skillci eval: units the store answers send nothing either -------------
+# eval of one skill, 2 tests x 2 runs with the skill and without (8 units
+# of 4096 output tokens: 32,768); max_output_tokens 20,000 refuses it on an
+# empty store. Once an eval of the skill as it was filled the store, an
+# eval of the skill changed reuses the 4 units without it (their key has no
+# skill in it) and sends the 4 with it (16,384): within the budget.
+mkdir -p "$T/ev/alpha"
+printf -- '---\nname: alpha\ndescription: Answers alpha questions.\n---\n# alpha\n\nAnswer ok-alpha.\n' \
+	> "$T/ev/alpha/SKILL.md"
+echo '{"tests": [{"input": "q1", "expected": {"contains": ["ok-alpha"]}},
+                 {"input": "q2", "expected": {"contains": ["ok-alpha"]}}]}' > "$T/ev/alpha/skill_meta.json"
+printf 'version: 1\nruns: 2\nbudget: {max_output_tokens: 20000}\n' > "$T/ev/tight.yml"
+printf 'version: 1\nruns: 2\n' > "$T/ev/roomy.yml"
+eval_alpha() {
+	fake_reset
+	run "$SKILLCI" eval "$T/ev/alpha" -m anthropic.claude-haiku-4-5 --store "$T/ev/results.db" \
+		--no-cache --json "$T/ev/out.json" "$@"
+}
+eval_alpha --config "$T/ev/tight.yml"
+expect_exit 2 "eval, an empty store: over the output budget (exit 2)"
+expect_err_contains "budget.max_output_tokens (20000)" "eval: the message names the output budget"
+check "eval, an empty store: 0 requests" test "$(requests)" = 0
+eval_alpha --config "$T/ev/roomy.yml"
+expect_exit 0 "eval under a larger budget runs and fills the store"
+check "eval: its 8 units sent 8 requests" test "$(requests)" = 8
+sed -i 's/Answer ok-alpha./Answer ok-alpha, always./' "$T/ev/alpha/SKILL.md"
+eval_alpha --config "$T/ev/tight.yml"
+expect_exit 0 "eval of the changed skill: the baseline's 4 units reused, within the budget"
+check "eval of the changed skill: only the skill's 4 units sent" test "$(requests)" = 4
+check "eval of the changed skill: results.json marks the 4 baseline units reused" python3 -c "
+import json
+u = json.load(open('$T/ev/out.json'))['units']
+assert len(u) == 8, len(u)
+reused = [x for x in u if x.get('reused')]
+assert len(reused) == 4 and all(x['variant'] == 'baseline' for x in reused), reused"
+eval_alpha --config "$T/ev/tight.yml" --no-reuse
+expect_exit 2 "eval --no-reuse: every unit counts, over the budget (exit 2)"
+check "eval --no-reuse: 0 requests" test "$(requests)" = 0
+
 done_testing
