@@ -127,11 +127,13 @@ asan:
 
 # ThreadSanitizer over the suites whose code runs threads: the client's
 # loop with completions posted from the kernel check pool, the pool
-# itself, retries and faults (not test_kernel: its strace probes would see
+# itself, retries and faults, a large results file's signature checked
+# beside its parse (test_results) (not test_kernel: its strace probes would see
 # the TSan runtime's own files). A race stops the process (halt_on_error),
 # so the suite that ran it fails. Not part of check: the TSan build is a
 # third build of the tree.
-TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run test_agent
+TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run test_agent \
+	       test_results
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" programs unit
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" TESTS="$(TSAN_SUITES)" \
