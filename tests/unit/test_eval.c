@@ -234,41 +234,62 @@ static void test_aggregate_kernel_speed(void **state)
 	sc_results_release(&r);
 }
 
+/* A skill of dir evaluated by the oracle with a results store in dir:
+ * runs of each test, the skill head. */
+struct stored_eval {
+	struct loaded l;
+	struct sc_store *store;
+	struct sc_client *client;
+	struct sc_eval_options opt;
+	struct sc_eval_skill es;
+	struct sc_buf db;
+};
+
+static void stored_eval_open(struct stored_eval *f, const char *dir, int runs)
+{
+	static const char *models[] = { "oracle.self" };
+	struct sc_client_options copt;
+
+	memset(f, 0, sizeof(*f));
+	sc_buf_init(&f->db);
+	load(&f->l, dir);
+	sc_path_join(&f->db, dir, "results.db");
+	assert_int_equal(sc_store_open(&f->store, f->db.ptr), 0);
+	sc_client_options_init(&copt);
+	assert_int_equal(sc_client_new(&f->client, &copt), 0);
+	sc_eval_options_init(&f->opt);
+	f->opt.models = models;
+	f->opt.nmodels = 1;
+	f->opt.runs = runs;
+	f->opt.client = f->client;
+	f->opt.store = f->store;
+	f->es.path = "skills/demo";
+	f->es.variant = SC_VARIANT_HEAD;
+	f->es.skill = &f->l.skill;
+	f->es.tests = &f->l.tests;
+}
+
+static void stored_eval_close(struct stored_eval *f)
+{
+	sc_client_free(f->client);
+	sc_store_free(f->store);
+	sc_buf_release(&f->db);
+	unload(&f->l);
+}
+
 static void test_run_with_oracle_then_reuse(void **state)
 {
 	char *dir = make_skill("{\"tests\": ["
 			       "{\"input\": \"one\", \"expected\": {\"contains\": [\"alpha\"]}},"
 			       "{\"input\": \"two\", \"expected\": {\"contains\": [\"beta\", \"gamma\"]}}]}");
-	struct loaded l;
-	struct sc_store *store = NULL;
-	struct sc_client *client = NULL;
-	struct sc_client_options copt;
-	struct sc_eval_options opt;
-	struct sc_eval_skill es;
+	struct stored_eval f;
 	struct sc_results r;
-	struct sc_buf db = SC_BUF_INIT;
-	const char *models[] = { "oracle.self" };
 	int64_t count = 0;
 	(void)state;
 
-	load(&l, dir);
-	sc_path_join(&db, dir, "results.db");
-	assert_int_equal(sc_store_open(&store, db.ptr), 0);
-	sc_client_options_init(&copt);
-	assert_int_equal(sc_client_new(&client, &copt), 0);
-	sc_eval_options_init(&opt);
-	opt.models = models;
-	opt.nmodels = 1;
-	opt.runs = 3;
-	opt.client = client;
-	opt.store = store;
-	memset(&es, 0, sizeof(es));
-	es.path = "skills/demo";
-	es.variant = SC_VARIANT_HEAD;
-	es.skill = &l.skill;
-	es.tests = &l.tests;
+	stored_eval_open(&f, dir, 3);
 
-	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(sc_eval_run(&r, &f.es, 1, &f.opt), 0);
 	assert_int_equal(r.nunits, 12);  /* 2 tests x 3 runs x 2 variants */
 	assert_int_equal(r.totals.evaluated, 12);
 	assert_int_equal(r.totals.passed, 12);
@@ -283,29 +304,26 @@ static void test_run_with_oracle_then_reuse(void **state)
 			assert_non_null(r.units[i].hashes.skill);
 	}
 	sc_results_release(&r);
-	assert_int_equal(sc_store_count_units(store, &count), 0);
+	assert_int_equal(sc_store_count_units(f.store, &count), 0);
 	assert_int_equal(count, 12);
 
-	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(sc_eval_run(&r, &f.es, 1, &f.opt), 0);
 	assert_int_equal(r.totals.reused, 12);
 	assert_int_equal(r.totals.evaluated, 0);
 	assert_int_equal(r.totals.passed, 12);
 	sc_results_release(&r);
-	assert_int_equal(sc_store_count_units(store, &count), 0);
+	assert_int_equal(sc_store_count_units(f.store, &count), 0);
 	assert_int_equal(count, 12);  /* nothing new stored */
 
 	/* a changed skill file changes the skill hash: head is asked again,
 	 * the baseline (no skill) is still reused */
 	sc_test_write(dir, "demo/references/guide.md", "guide, revised\n");
-	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(sc_eval_run(&r, &f.es, 1, &f.opt), 0);
 	assert_int_equal(r.totals.reused, 6);
 	assert_int_equal(r.totals.evaluated, 6);
 	sc_results_release(&r);
 
-	sc_client_free(client);
-	sc_store_free(store);
-	sc_buf_release(&db);
-	unload(&l);
+	stored_eval_close(&f);
 	sc_rm_rf(dir);
 	free(dir);
 }
@@ -319,83 +337,60 @@ static void test_stored_units_are_the_ones_reused(void **state)
 	char *dir = make_skill("{\"tests\": ["
 			       "{\"input\": \"one\", \"expected\": {\"contains\": [\"alpha\"]}},"
 			       "{\"input\": \"two\", \"expected\": {\"contains\": [\"beta\"]}}]}");
-	struct loaded l;
-	struct sc_store *store = NULL;
-	struct sc_client *client = NULL;
-	struct sc_client_options copt;
-	struct sc_eval_options opt;
-	struct sc_eval_skill es;
+	struct stored_eval f;
 	struct sc_eval_stats stats;
-	struct sc_eval_unit_ref *refs = NULL;
+	struct sc_eval_unit_ref *refs = NULL, *refs2 = NULL;
 	struct sc_results r, frame;
-	struct sc_buf db = SC_BUF_INIT;
-	const char *models[] = { "oracle.self" };
-	struct sc_eval_unit_ref *refs2 = NULL;
 	struct sc_buf cmd = SC_BUF_INIT;
 	bool *stored;
 	size_t n = 0, nstored = 99;
 	int err;
 	(void)state;
 
-	load(&l, dir);
-	sc_path_join(&db, dir, "results.db");
-	assert_int_equal(sc_store_open(&store, db.ptr), 0);
-	sc_client_options_init(&copt);
-	assert_int_equal(sc_client_new(&client, &copt), 0);
-	sc_eval_options_init(&opt);
-	opt.models = models;
-	opt.nmodels = 1;
-	opt.runs = 2;
-	opt.client = client;
-	opt.store = store;
-	memset(&es, 0, sizeof(es));
-	es.path = "skills/demo";
-	es.variant = SC_VARIANT_HEAD;
-	es.skill = &l.skill;
-	es.tests = &l.tests;
+	stored_eval_open(&f, dir, 2);
 	/* runs 0 and 1 of 2 tests, with and without the skill: 8 units stored */
-	assert_int_equal(sc_eval_run(&r, &es, 1, &opt), 0);
+	assert_int_equal(sc_eval_run(&r, &f.es, 1, &f.opt), 0);
 	assert_int_equal(r.nunits, 8);
 	sc_results_release(&r);
 
-	/* a plan of 3 runs: runs 0 and 1 are in the store, run 2 is not */
-	opt.runs = 3;
-	assert_int_equal(sc_eval_plan(&frame, &refs, &n, &es, 1, &opt), 0);
+	/* a plan of 3 runs: runs 0 and 1 are in the f.store, run 2 is not */
+	f.opt.runs = 3;
+	assert_int_equal(sc_eval_plan(&frame, &refs, &n, &f.es, 1, &f.opt), 0);
 	assert_int_equal(n, 12);
 	stored = sc_xcalloc(n, sizeof(*stored));
-	assert_int_equal(sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(sc_eval_stored_units(stored, &nstored, &f.es, 1, refs, n, &f.opt), 0);
 	assert_int_equal(nstored, 8);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(stored[i], refs[i].run < 2);
 	/* the evaluation reuses those and asks for the others */
-	assert_int_equal(sc_eval_run_units(&frame, &stats, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(sc_eval_run_units(&frame, &stats, &f.es, 1, refs, n, &f.opt), 0);
 	assert_int_equal(stats.reused, 8);
 	assert_int_equal(stats.evaluated, 4);
 	assert_int_equal(frame.nunits, 12);
 	for (size_t i = 0; i < frame.nunits; i++)
 		assert_int_equal(frame.units[i].reused, frame.units[i].run_index < 2);
 	/* now every unit is stored */
-	assert_int_equal(sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt), 0);
+	assert_int_equal(sc_eval_stored_units(stored, &nstored, &f.es, 1, refs, n, &f.opt), 0);
 	assert_int_equal(nstored, 12);
 	/* reuse off: the evaluation would ask for all of them */
-	opt.reuse = false;
-	assert_int_equal(sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt), 0);
+	f.opt.reuse = false;
+	assert_int_equal(sc_eval_stored_units(stored, &nstored, &f.es, 1, refs, n, &f.opt), 0);
 	assert_int_equal(nstored, 0);
 	for (size_t i = 0; i < n; i++)
 		assert_false(stored[i]);
-	opt.reuse = true;
-	/* a store that cannot be read (its units table gone): an error, and
+	f.opt.reuse = true;
+	/* a f.store that cannot be read (its units table gone): an error, and
 	 * the evaluation stops on it too */
 	sc_buf_clear(&cmd);
-	sc_buf_printf(&cmd, "sqlite3 '%s' 'ALTER TABLE units RENAME TO gone'", db.ptr);
+	sc_buf_printf(&cmd, "sqlite3 '%s' 'ALTER TABLE units RENAME TO gone'", f.db.ptr);
 	assert_int_equal(system(cmd.ptr), 0);
-	err = sc_eval_stored_units(stored, &nstored, &es, 1, refs, n, &opt);
+	err = sc_eval_stored_units(stored, &nstored, &f.es, 1, refs, n, &f.opt);
 	assert_true(err < 0);
 	assert_int_equal(nstored, 0);
 	assert_non_null(strstr(sc_error_last(), "look up unit"));
 	sc_results_release(&frame);
-	assert_int_equal(sc_eval_plan(&frame, &refs2, &n, &es, 1, &opt), 0);
-	assert_int_equal(sc_eval_run_units(&frame, &stats, &es, 1, refs2, n, &opt), err);
+	assert_int_equal(sc_eval_plan(&frame, &refs2, &n, &f.es, 1, &f.opt), 0);
+	assert_int_equal(sc_eval_run_units(&frame, &stats, &f.es, 1, refs2, n, &f.opt), err);
 	assert_int_equal(stats.reused + stats.evaluated, 0);
 	free(refs2);
 
@@ -403,10 +398,7 @@ static void test_stored_units_are_the_ones_reused(void **state)
 	free(refs);
 	sc_results_release(&frame);
 	sc_buf_release(&cmd);
-	sc_client_free(client);
-	sc_store_free(store);
-	sc_buf_release(&db);
-	unload(&l);
+	stored_eval_close(&f);
 	sc_rm_rf(dir);
 	free(dir);
 }
