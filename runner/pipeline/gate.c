@@ -53,10 +53,10 @@ struct gate {
 	const struct sc_config_gate *g;
 	size_t checks_alloc;
 	struct margin *margins;     /* every pass_rate and lift check the design decides */
-	size_t nmargins;
+	size_t nmargins, margins_alloc;
 	struct sc_seq_design design;  /* the pass-rate decision (sc_gate_design) */
 	struct metric *metrics;     /* every tokens, speedup and judge check that compares */
-	size_t nmetrics, nmetric_tests;  /* ... and those with a p-value: Holm's family */
+	size_t nmetrics, metrics_alloc, nmetric_tests;  /* ... those with a p-value: Holm's family */
 	/* the run's infrastructure errors are over gate.error_share: a check
 	 * left without results by them could not be made (the runner's
 	 * fault), it is not unverified nor failed (the pull request's) */
@@ -407,7 +407,7 @@ static void plan_margins(struct gate *gt)
 			if (a->variant != SC_VARIANT_HEAD || !judged(a) ||
 			    !judged(sc_results_find_aggregate(r, s->path, other, a->model)))
 				continue;
-			gt->margins = sc_xrealloc(gt->margins, (gt->nmargins + 1) * sizeof(*gt->margins));
+			SC_GROW(gt->margins, gt->margins_alloc, gt->nmargins + 1);
 			m = &gt->margins[gt->nmargins++];
 			memset(m, 0, sizeof(*m));
 			m->skill = s->path;
@@ -492,7 +492,7 @@ static struct metric *add_metric(struct gate *gt, const char *skill, const char 
 {
 	struct metric *m;
 
-	gt->metrics = sc_xrealloc(gt->metrics, (gt->nmetrics + 1) * sizeof(*gt->metrics));
+	SC_GROW(gt->metrics, gt->metrics_alloc, gt->nmetrics + 1);
 	m = &gt->metrics[gt->nmetrics++];
 	memset(m, 0, sizeof(*m));
 	m->skill = skill;
