@@ -386,12 +386,33 @@ struct pobj {
 	size_t d, n;
 };
 
+/* The keys are this file's own names (letters, digits, '_'): nothing in
+ * them to escape, so the line is put together in place. */
 static void p_key(struct pobj *o, const char *key)
 {
-	sc_buf_puts(o->b, o->n++ ? ",\n" : "{\n");
-	p_tabs(o->b, o->d + 1);
-	p_string(o->b, key);
-	sc_buf_put(o->b, ":\t", 2);
+	size_t k = strlen(key), tabs = o->d + 1, need = 2 + tabs + k + 4;
+	char *w;
+
+	if (tabs > 16) {  /* deeper than any member here: the general way */
+		sc_buf_puts(o->b, o->n++ ? ",\n" : "{\n");
+		p_tabs(o->b, tabs);
+		p_string(o->b, key);
+		sc_buf_put(o->b, ":\t", 2);
+		return;
+	}
+	sc_buf_grow(o->b, need);
+	w = o->b->ptr + o->b->len;
+	*w++ = o->n++ ? ',' : '{';
+	*w++ = '\n';
+	memset(w, '\t', tabs);
+	w += tabs;
+	*w++ = '"';
+	memcpy(w, key, k);
+	w += k;
+	memcpy(w, "\":\t", 3);
+	w += 3;
+	*w = '\0';
+	o->b->len = (size_t)(w - o->b->ptr);
 }
 
 static void p_close(struct pobj *o)
