@@ -14,6 +14,13 @@
  *
  * Usage: bench_gate [PRS [SEED [FIRST MAX [D [BETA [IMAX]]]]]]
  * (BENCH_METRIC=1 prints only the measured-value checks)
+ *
+ * An experiment, not the design as shipped: LOOKS=half looks after each
+ * side's half of a round (the base's runs of the round, then the
+ * head's), LOOKS=test after each test's pair of units (its base run and
+ * its head run); LOOKS_STEPS=N (default 20 for half, 40 for test) the
+ * steps per fixed design's information the boundaries are calibrated for
+ * (see fine_boundaries). Unset: the shipped looks, after whole rounds.
  */
 #include "common.h"
 #include "stats.h"
@@ -136,6 +143,135 @@ static void print_rate(long k, long n)
 	printf(" %5.1f [%4.1f, %4.1f]", 100.0 * (double)k / (double)n, 100 * lo, 100 * hi);
 }
 
+/*
+ * The looks experiment (LOOKS): where the design looks within a round.
+ * LOOKS_ROUND is the design as shipped (sc_seq_decide after every round).
+ */
+enum looks { LOOKS_ROUND, LOOKS_HALF, LOOKS_TEST };
+
+static enum looks looks_mode = LOOKS_ROUND;
+static int looks_steps;  /* the calibration's steps per fixed design's information */
+
+/*
+ * Finer looks see the path more often than the shipped boundaries
+ * (calibrated for SC_SEQ_STEPS looks per fixed design's information)
+ * assume, so they are calibrated again for looks_steps:
+ * sc_stats_sprt_calibrate(alpha', beta, imax, looks_steps), imax raised
+ * by 0.5 up to 4 where the truncation alone spends too much alpha, as
+ * pipeline/sequential.c does for its boundaries. Remembered per alpha'
+ * and beta (a PR of one check and of ten: two calibrations).
+ */
+static void fine_boundaries(struct sc_seq_design *d)
+{
+	static struct {
+		double alpha, beta, imax0, a, b, imax;
+	} memo[8];
+	static size_t next;
+	double imax0 = d->imax;
+
+	for (size_t i = 0; i < SC_ARRAY_SIZE(memo); i++)
+		if (memo[i].alpha == d->alpha_check && memo[i].beta == d->beta &&
+		    memo[i].imax0 == imax0) {
+			d->log_a = memo[i].a;
+			d->log_b = memo[i].b;
+			d->imax = memo[i].imax;
+			d->i_max = d->imax * d->i_fixed;
+			return;
+		}
+	for (d->imax = imax0; d->imax <= 4.0; d->imax += 0.5)
+		if (sc_stats_sprt_calibrate(&d->log_a, &d->log_b, d->alpha_check, d->beta, d->imax,
+					    looks_steps))
+			break;
+	if (d->imax > 4.0) {
+		d->imax = 4.0;
+		d->log_a = log((1.0 - d->beta) / d->alpha_check);
+		d->log_b = log((1.0 - d->alpha_check) / d->beta);
+	}
+	d->i_max = d->imax * d->i_fixed;
+	memo[next].alpha = d->alpha_check;
+	memo[next].beta = d->beta;
+	memo[next].imax0 = imax0;
+	memo[next].a = d->log_a;
+	memo[next].b = d->log_b;
+	memo[next].imax = d->imax;
+	next = (next + 1) % SC_ARRAY_SIZE(memo);
+}
+
+/*
+ * One finer look (LOOKS half or test) on st: sc_seq_decide's arithmetic
+ * (pipeline/sequential.c sc_seq_look) with the boundaries of
+ * fine_boundaries and their overshoot correction taken for looks_steps
+ * instead of SC_SEQ_STEPS: a look after dI of information since the
+ * last (in fixed designs' information) has both boundaries raised by
+ * c = 0.583 z (sqrt(1 / looks_steps) - sqrt(dI)), never below 0; the
+ * boundaries meet at i_max (regression when L >= 0, else ruled out);
+ * last: the cap's look, where an open check is unverified. *info_prev is
+ * the largest information seen so far (as the shipped replay keeps it).
+ */
+static enum sc_seq_decision fine_decide(const struct sc_stats_paired *st,
+					const struct sc_seq_design *d, bool last, double *info_prev)
+{
+	double width = d->drop - d->margin, info, llr, dt, c;
+
+	if (!st->tests || isnan(st->se) || !(st->se > 0))
+		return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
+	info = 1.0 / (st->se * st->se);
+	llr = width * (-st->mean - 0.5 * (d->margin + d->drop)) * info;
+	dt = (info - *info_prev) / d->i_fixed;
+	c = SC_SEQ_OVERSHOOT * d->z * (sqrt(1.0 / looks_steps) - sqrt(dt > 0 ? dt : 0.0));
+	if (c < 0)
+		c = 0;
+	if (info > *info_prev)
+		*info_prev = info;
+	if (info >= d->i_max)
+		return llr >= 0 ? SC_SEQ_REGRESSION : SC_SEQ_RULED_OUT;
+	if (llr >= d->log_a + c)
+		return SC_SEQ_REGRESSION;
+	if (llr <= -(d->log_b + c))
+		return SC_SEQ_RULED_OUT;
+	return last ? SC_SEQ_UNVERIFIED : SC_SEQ_OPEN;
+}
+
+/*
+ * One check with the finer looks: the rounds of the shipped design
+ * (sc_seq_look_runs), each drawn as LOOKS says: half, the base's runs of
+ * every test then a look, the head's then a look; test, per test its
+ * base runs and its head runs then a look. A look with no test judged at
+ * both sides (the first round's first looks) is open.
+ */
+static enum sc_seq_decision fine_check(const double *pb, const double *ph,
+				       const struct sc_seq_design *d, long *requests,
+				       struct sc_stats_paired *st)
+{
+	unsigned long bp[TESTS] = { 0 }, hp[TESTS] = { 0 }, bn[TESTS] = { 0 }, hn[TESTS] = { 0 };
+	double info_prev = 0;
+	int looks = sc_seq_looks(d);
+	enum sc_seq_decision v = SC_SEQ_OPEN;
+
+	for (int k = 1; k <= looks; k++) {
+		unsigned long want = (unsigned long)sc_seq_look_runs(d, k);
+		int parts = looks_mode == LOOKS_HALF ? 2 : TESTS;
+		for (int part = 0; part < parts; part++) {
+			bool last = k == looks && part == parts - 1;
+			for (int t = 0; t < TESTS; t++) {
+				if (looks_mode == LOOKS_TEST && t != part)
+					continue;
+				if (looks_mode == LOOKS_TEST || part == 0)
+					for (; bn[t] < want; bn[t]++, ++*requests)
+						bp[t] += uniform() < pb[t];
+				if (looks_mode == LOOKS_TEST || part == 1)
+					for (; hn[t] < want; hn[t]++, ++*requests)
+						hp[t] += uniform() < ph[t];
+			}
+			sc_stats_paired_margin(st, bp, bn, hp, hn, TESTS, d->margin, d->alpha_check,
+					       SC_STATS_STRATIFIED);
+			if ((v = fine_decide(st, d, last, &info_prev)) != SC_SEQ_OPEN)
+				return v;
+		}
+	}
+	return v;
+}
+
 /* One check of design d: rounds of runs until it decides or the cap;
  * adds the base and head requests it made to *requests. */
 static enum sc_seq_decision seq_check(const double *pb, const double *ph,
@@ -147,6 +283,8 @@ static enum sc_seq_decision seq_check(const double *pb, const double *ph,
 	double info_prev = 0;
 	enum sc_seq_decision v = SC_SEQ_OPEN;
 
+	if (looks_mode != LOOKS_ROUND)
+		return fine_check(pb, ph, d, requests, st_out);
 	for (int k = 1; k <= sc_seq_looks(d); k++) {
 		int want = sc_seq_look_runs(d, k);
 		struct sc_seq_look at;
@@ -182,6 +320,10 @@ static void design_for(struct sc_seq_design *d, const struct shipped *s, int che
 	if (s->imax > 0) {
 		d->imax = s->imax;
 		sc_seq_design_compute(d);
+	}
+	if (looks_mode != LOOKS_ROUND) {
+		d->imax = s->imax > 0 ? s->imax : SC_SEQ_IMAX;
+		fine_boundaries(d);
 	}
 }
 
@@ -481,6 +623,22 @@ int main(int argc, char **argv)
 		s.imax = atof(argv[7]);
 	if (prs < 1)
 		prs = 1;
+	if (getenv("LOOKS") && *getenv("LOOKS")) {
+		const char *l = getenv("LOOKS"), *st = getenv("LOOKS_STEPS");
+		if (!strcmp(l, "half"))
+			looks_mode = LOOKS_HALF;
+		else if (!strcmp(l, "test"))
+			looks_mode = LOOKS_TEST;
+		else if (strcmp(l, "round")) {
+			fprintf(stderr, "bench_gate: LOOKS=%s: expected half, test or round\n", l);
+			return 2;
+		}
+		looks_steps = looks_mode == LOOKS_HALF ? 20 : 40;
+		if (st && *st && (looks_steps = atoi(st)) < 2) {
+			fprintf(stderr, "bench_gate: LOOKS_STEPS=%s: expected a number >= 2\n", st);
+			return 2;
+		}
+	}
 	if (getenv("BENCH_METRIC")) {
 		metric_checks(prs);
 		sc_config_release(&cfg);
@@ -491,6 +649,22 @@ int main(int argc, char **argv)
 	       " %d run%s per test up to %d (gate.first_runs, gate.max_runs)\n", prs, TESTS,
 	       s.drop * 100, s.margin * 100, gate_alpha, s.alpha, s.beta, s.first, s.first == 1 ? "" : "s",
 	       s.max);
+	if (looks_mode != LOOKS_ROUND)
+		for (int c = 1; c <= MAXCHK; c += MAXCHK - 1) {
+			struct sc_seq_design d, shipped_d;
+			enum looks m = looks_mode;
+			design_for(&d, &s, c);
+			looks_mode = LOOKS_ROUND;
+			design_for(&shipped_d, &s, c);
+			looks_mode = m;
+			printf("# experiment LOOKS=%s: a look after each %s; boundaries calibrated for"
+			       " %d steps per fixed design's information: %d check%s (alpha' %g): a %.4f"
+			       " b %.4f imax %g (shipped, %d steps: a %.4f b %.4f imax %g)\n",
+			       m == LOOKS_HALF ? "half" : "test",
+			       m == LOOKS_HALF ? "side's half-round" : "test's pair of units",
+			       looks_steps, c, c == 1 ? "" : "s", d.alpha_check, d.log_a, d.log_b, d.imax,
+			       SC_SEQ_STEPS, shipped_d.log_a, shipped_d.log_b, shipped_d.imax);
+		}
 	printf("# requests per check: base and head as sent, plus the baseline's one run (%d);"
 	       " steady: the head only (the base and the baseline from the store); fixed: the"
 	       " one-look design with the same alpha, beta and D on the same statistic (its runs"
