@@ -14,6 +14,10 @@
 # tables.
 # Environment: PRS (default 1000), SEED; FIRST, MAX, D (points), BETA and
 # IMAX change the design for an experiment (the defaults: the shipped one).
+# LOOKS=half (a look after each side's half-round) or LOOKS=test (after
+# each test's pair of units), with LOOKS_STEPS=N (default 20 and 40) the
+# steps the boundaries are calibrated for: an experiment on where the
+# design looks, not the design as shipped (unset: looks after whole rounds).
 set -u
 root=${SKILLCI_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BUILD:-build}
