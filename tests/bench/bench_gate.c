@@ -155,23 +155,26 @@ static int looks_steps;  /* the calibration's steps per fixed design's informati
 /*
  * Finer looks see the path more often than the shipped boundaries
  * (calibrated for SC_SEQ_STEPS looks per fixed design's information)
- * assume, so they are calibrated again for looks_steps:
- * sc_stats_sprt_calibrate(alpha', beta, imax, looks_steps), imax raised
- * by 0.5 up to 4 where the truncation alone spends too much alpha, as
- * pipeline/sequential.c does for its boundaries. Remembered per alpha'
- * and beta (a PR of one check and of ten: two calibrations).
+ * assume, so they are calibrated again for steps (looks_steps):
+ * sc_stats_sprt_calibrate(alpha', beta, imax, steps), imax raised by 0.5
+ * up to 4 where the truncation alone spends too much alpha, as
+ * pipeline/sequential.c does for its boundaries; with the shipped looks
+ * and IMAX, the same from that imax at SC_SEQ_STEPS (the design's own
+ * calibration always starts at SC_SEQ_IMAX). Remembered per alpha',
+ * beta, imax and steps.
  */
-static void fine_boundaries(struct sc_seq_design *d)
+static void fine_boundaries(struct sc_seq_design *d, int steps)
 {
 	static struct {
 		double alpha, beta, imax0, a, b, imax;
+		int steps;
 	} memo[8];
 	static size_t next;
 	double imax0 = d->imax;
 
 	for (size_t i = 0; i < SC_ARRAY_SIZE(memo); i++)
 		if (memo[i].alpha == d->alpha_check && memo[i].beta == d->beta &&
-		    memo[i].imax0 == imax0) {
+		    memo[i].imax0 == imax0 && memo[i].steps == steps) {
 			d->log_a = memo[i].a;
 			d->log_b = memo[i].b;
 			d->imax = memo[i].imax;
@@ -180,7 +183,7 @@ static void fine_boundaries(struct sc_seq_design *d)
 		}
 	for (d->imax = imax0; d->imax <= 4.0; d->imax += 0.5)
 		if (sc_stats_sprt_calibrate(&d->log_a, &d->log_b, d->alpha_check, d->beta, d->imax,
-					    looks_steps))
+					    steps))
 			break;
 	if (d->imax > 4.0) {
 		d->imax = 4.0;
@@ -194,6 +197,7 @@ static void fine_boundaries(struct sc_seq_design *d)
 	memo[next].a = d->log_a;
 	memo[next].b = d->log_b;
 	memo[next].imax = d->imax;
+	memo[next].steps = steps;
 	next = (next + 1) % SC_ARRAY_SIZE(memo);
 }
 
@@ -317,13 +321,11 @@ struct shipped {
 static void design_for(struct sc_seq_design *d, const struct shipped *s, int checks)
 {
 	sc_seq_design_init(d, s->alpha, s->beta, s->margin, s->drop, s->first, s->max, (size_t)checks);
-	if (s->imax > 0) {
-		d->imax = s->imax;
-		sc_seq_design_compute(d);
-	}
-	if (looks_mode != LOOKS_ROUND) {
+	/* IMAX, or finer looks: the boundaries calibrated here (the design's
+	 * own calibration always starts at SC_SEQ_IMAX) */
+	if (s->imax > 0 || looks_mode != LOOKS_ROUND) {
 		d->imax = s->imax > 0 ? s->imax : SC_SEQ_IMAX;
-		fine_boundaries(d);
+		fine_boundaries(d, looks_mode == LOOKS_ROUND ? SC_SEQ_STEPS : looks_steps);
 	}
 }
 
