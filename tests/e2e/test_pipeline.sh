@@ -108,7 +108,7 @@ BASE=$(git -C "$R" rev-parse HEAD)
 for s in s1 s2 s3 s4; do echo "Be brief." >> "$R/skills/$s/SKILL.md"; done
 git -C "$R" commit -q -a -m head
 HEAD=$(git -C "$R" rev-parse HEAD)
-echo '{"default": {"text": "ok", "await_in_flight": 4, "latency_ms": 60}}' > "$T/ok.json"
+echo '{"default": {"text": "ok", "await_in_flight": 4, "await_ms": 20000, "latency_ms": 60}}' > "$T/ok.json"
 fake_start "$T/ok.json" || exit 1
 export ANTHROPIC_BASE_URL="$FAKE_URL"
 RUN="$SKILLCI run --repo $R --base $BASE --head $HEAD -m anthropic.student --no-cache --report-dir $T/rd-default"

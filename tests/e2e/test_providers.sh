@@ -102,7 +102,7 @@ EOF
 
 driver="$SKILLCI_ROOT/${BUILD:-build}/tests/bench/bench_providers"
 if [ -x "$driver" ]; then
-	printf '{"default": {"text": "ok", "await_in_flight": 8, "latency_ms": 30}}\n' > "$T/load.json"
+	printf '{"default": {"text": "ok", "await_in_flight": 8, "await_ms": 20000, "latency_ms": 30}}\n' > "$T/load.json"
 	fake_script "$T/load.json"
 	fake_reset
 	run "$driver" haiku 120 8

@@ -355,12 +355,15 @@ static void test_concurrency_bounds(void **state)
 	(void)state;
 
 	/* total bound. The fake holds the first answers until 6 are in
-	 * flight ("and it is used" below, however loaded the machine);
+	 * flight ("and it is used" below, however loaded the machine: it
+	 * waits up to 20 s for them, where its default is 1 s, which a
+	 * client opening its connections on a busy machine can pass);
 	 * each then takes 150 ms, so the bound is tested under overlap. */
 	test_options(&o);
 	o.max_total = 6;
 	o.max_per_provider = 16;
-	fake_script(&F, "{\"default\":{\"await_in_flight\":6,\"latency_ms\":150}}");
+	fake_script(&F, "{\"default\":{\"await_in_flight\":6,\"await_ms\":20000,"
+		    "\"latency_ms\":150}}");
 	run_many(&o, two, 2, 60, &m, &c);
 	assert_int_equal(m.ok, 60);
 	assert_true(fake_stat(&F, "max_in_flight") <= 6);
@@ -371,7 +374,8 @@ static void test_concurrency_bounds(void **state)
 	/* per-provider bound, total larger */
 	o.max_total = 64;
 	o.max_per_provider = 4;
-	fake_script(&F, "{\"default\":{\"await_in_flight\":4,\"latency_ms\":150}}");
+	fake_script(&F, "{\"default\":{\"await_in_flight\":4,\"await_ms\":20000,"
+		    "\"latency_ms\":150}}");
 	run_many(&o, one, 1, 40, &m, &c);
 	assert_true(fake_stat(&F, "max_in_flight") <= 4);
 	assert_int_equal(fake_stat(&F, "max_in_flight"), 4);
