@@ -625,11 +625,14 @@ void sc_stats_sprt_errors(double *alpha_out, double *beta_out, double a, double 
 	*beta_out = sprt_side(a, b, z, imax, steps, true);
 }
 
-/* The error of the side a boundary x holds, the other boundary fixed. */
-static double sprt_err(double x, double other, bool for_a, double z, double imax, int steps)
+/* The log of the error of the side a boundary x holds, the other boundary
+ * fixed; -inf where the error is 0. */
+static double sprt_log_err(double x, double other, bool for_a, double z, double imax, int steps)
 {
-	return for_a ? sprt_side(x, other, z, imax, steps, false)
-		     : sprt_side(other, x, z, imax, steps, true);
+	double e = for_a ? sprt_side(x, other, z, imax, steps, false)
+			 : sprt_side(other, x, z, imax, steps, true);
+
+	return e > 0 ? log(e) : -INFINITY;
 }
 
 /*
@@ -644,24 +647,21 @@ static double sprt_err(double x, double other, bool for_a, double z, double imax
 static double sprt_solve(double want, double guess, double span, double cap, double other,
 			 bool for_a, double z, double imax, int steps)
 {
-	double lw = log(want), lo = guess, hi = guess, flo, fhi, e;
+	double lw = log(want), lo = guess, hi = guess, flo, fhi;
 
 	/* a bracket from the guess outwards, doubling the step; x >= 0 */
-	e = sprt_err(guess, other, for_a, z, imax, steps);
-	flo = fhi = e > 0 ? log(e) - lw : -INFINITY;
+	flo = fhi = sprt_log_err(guess, other, for_a, z, imax, steps) - lw;
 	for (double step = span; flo <= 0 && lo > 0; step *= 2) {
 		hi = lo;
 		fhi = flo;
 		lo = fmax(lo - step, 0.0);
-		e = sprt_err(lo, other, for_a, z, imax, steps);
-		flo = e > 0 ? log(e) - lw : -INFINITY;
+		flo = sprt_log_err(lo, other, for_a, z, imax, steps) - lw;
 	}
 	for (double step = span; fhi > 0 && hi < cap; step *= 2) {
 		lo = hi;
 		flo = fhi;
 		hi = fmin(hi + step, cap);
-		e = sprt_err(hi, other, for_a, z, imax, steps);
-		fhi = e > 0 ? log(e) - lw : -INFINITY;
+		fhi = sprt_log_err(hi, other, for_a, z, imax, steps) - lw;
 	}
 	if (!(flo > 0))
 		return lo;
@@ -674,8 +674,7 @@ static double sprt_solve(double want, double guess, double span, double cap, dou
 		/* keep the step inside, and off the ends by a little */
 		if (!(x > lo + 1e-9 * (hi - lo) && x < hi - 1e-9 * (hi - lo)) || it % 8 == 7)
 			x = 0.5 * (lo + hi);
-		e = sprt_err(x, other, for_a, z, imax, steps);
-		f = e > 0 ? log(e) - lw : -INFINITY;
+		f = sprt_log_err(x, other, for_a, z, imax, steps) - lw;
 		if (fabs(f) < 1e-10)
 			return x;  /* the error to 1e-10 of itself: x to about as much */
 		if (f > 0) {

@@ -21,9 +21,8 @@ struct sc_strpool {
 /* Eight bytes a step (a results file interns some 60 MB of strings):
  * each word folded in by a multiply and a shift, the high bits folded
  * into the low ones the table's mask keeps. */
-static uint64_t hash_str(const char *s)
+static uint64_t hash_str(const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
 	for (; n >= 8; s += 8, n -= 8) {
@@ -70,9 +69,10 @@ static char *alloc_bytes(struct sc_strpool *p, size_t n)
 	return c->data + c->used - n;
 }
 
-static void insert(struct sc_strpool *p, const char *s)
+/* Adds s, whose hash is h, to the set. */
+static void insert(struct sc_strpool *p, const char *s, uint64_t h)
 {
-	size_t mask = p->nslots - 1, i = (size_t)hash_str(s) & mask;
+	size_t mask = p->nslots - 1, i = (size_t)h & mask;
 
 	while (p->slots[i])
 		i = (i + 1) & mask;
@@ -90,27 +90,29 @@ static void grow(struct sc_strpool *p)
 	p->count = 0;
 	for (size_t i = 0; i < n; i++)
 		if (old[i])
-			insert(p, old[i]);
+			insert(p, old[i], hash_str(old[i], strlen(old[i])));
 	free(old);
 }
 
 const char *sc_strpool_intern(struct sc_strpool *p, const char *s)
 {
 	size_t mask, i, n;
+	uint64_t h;
 	char *copy;
 
 	if (!s)
 		return NULL;
 	mask = p->nslots - 1;
-	for (i = (size_t)hash_str(s) & mask; p->slots[i]; i = (i + 1) & mask)
+	n = strlen(s);
+	h = hash_str(s, n);
+	for (i = (size_t)h & mask; p->slots[i]; i = (i + 1) & mask)
 		if (!strcmp(p->slots[i], s))
 			return p->slots[i];
-	n = strlen(s) + 1;
-	copy = alloc_bytes(p, n);
-	memcpy(copy, s, n);
+	copy = alloc_bytes(p, n + 1);
+	memcpy(copy, s, n + 1);
 	if (2 * (p->count + 1) > p->nslots)
 		grow(p);
-	insert(p, copy);
+	insert(p, copy, h);
 	return copy;
 }
 

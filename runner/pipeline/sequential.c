@@ -29,23 +29,25 @@ void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, doub
 
 /*
  * The boundaries whose errors are alpha' and beta for looks every
- * 1 / SC_SEQ_STEPS of the fixed design's information, truncated at imax
- * of it; an imax the truncation alone would spend too much alpha at is
- * raised. The calibration takes tens of milliseconds and depends on
- * alpha' and beta alone: the last few are remembered (a gate applied
- * again to many results files, the benchmark).
+ * 1 / steps of the fixed design's information, truncated at imax of it
+ * (from imax0; an imax the truncation alone would spend too much alpha at
+ * is raised by 0.5, up to 4). The calibration takes milliseconds and
+ * depends on alpha', beta, imax0 and steps alone: the last few are
+ * remembered (a gate applied again to many results files, the benchmark).
  */
-static void boundaries(struct sc_seq_design *d)
+void sc_seq_calibrate(struct sc_seq_design *d, double imax0, int steps)
 {
 	static struct {
-		double alpha, beta, a, b, imax;
+		double alpha, beta, imax0, a, b, imax;
+		int steps;
 	} memo[8];
 	static size_t next;
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < SC_ARRAY_SIZE(memo); i++)
-		if (memo[i].alpha == d->alpha_check && memo[i].beta == d->beta && memo[i].imax > 0) {
+		if (memo[i].alpha == d->alpha_check && memo[i].beta == d->beta &&
+		    memo[i].imax0 == imax0 && memo[i].steps == steps && memo[i].imax > 0) {
 			d->log_a = memo[i].a;
 			d->log_b = memo[i].b;
 			d->imax = memo[i].imax;
@@ -53,9 +55,9 @@ static void boundaries(struct sc_seq_design *d)
 			return;
 		}
 	pthread_mutex_unlock(&lock);
-	for (d->imax = SC_SEQ_IMAX; d->imax <= 4.0; d->imax += 0.5)
+	for (d->imax = imax0; d->imax <= 4.0; d->imax += 0.5)
 		if (sc_stats_sprt_calibrate(&d->log_a, &d->log_b, d->alpha_check, d->beta, d->imax,
-					    SC_SEQ_STEPS))
+					    steps))
 			break;
 	if (d->imax > 4.0) {
 		/* outside the method's domain: Wald's boundaries, no truncation gain */
@@ -66,6 +68,8 @@ static void boundaries(struct sc_seq_design *d)
 	pthread_mutex_lock(&lock);
 	memo[next].alpha = d->alpha_check;
 	memo[next].beta = d->beta;
+	memo[next].imax0 = imax0;
+	memo[next].steps = steps;
 	memo[next].a = d->log_a;
 	memo[next].b = d->log_b;
 	memo[next].imax = d->imax;
@@ -81,7 +85,7 @@ void sc_seq_design_compute(struct sc_seq_design *d)
 	d->z = sc_stats_normal_quantile(1.0 - d->alpha_check) +
 	       sc_stats_normal_quantile(1.0 - d->beta);
 	d->i_fixed = d->z * d->z / (width * width);
-	boundaries(d);
+	sc_seq_calibrate(d, SC_SEQ_IMAX, SC_SEQ_STEPS);
 	d->i_max = d->imax * d->i_fixed;
 }
 

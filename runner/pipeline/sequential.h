@@ -100,6 +100,15 @@ void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, doub
 			double drop, int first_runs, int max_runs, size_t family);
 /* Computes d's derived fields again after a change of its fields. */
 void sc_seq_design_compute(struct sc_seq_design *d);
+/*
+ * Sets d's boundaries (log_a, log_b) and imax for looks every 1 / steps
+ * of the fixed design's information, truncated from imax0 on (raised by
+ * 0.5 up to 4 where the truncation alone spends too much alpha; past 4,
+ * Wald's boundaries), for d's alpha_check and beta. i_max is the caller's
+ * (imax times i_fixed). sc_seq_design_compute uses SC_SEQ_IMAX and
+ * SC_SEQ_STEPS; the benchmark tries others.
+ */
+void sc_seq_calibrate(struct sc_seq_design *d, double imax0, int steps);
 /* Whether d samples in rounds (max_runs > 0). */
 bool sc_seq_is_sequential(const struct sc_seq_design *d);
 /* The number of looks: ceil(max_runs / first_runs); 1 for a fixed design. */

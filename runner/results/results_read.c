@@ -1262,7 +1262,7 @@ struct verify_job {
 	size_t len;
 	int rc;
 	enum sc_cause cause;
-	char msg[1024];
+	char *msg;  /* the error's message, whole */
 };
 
 static void *verify_run(void *arg)
@@ -1271,7 +1271,7 @@ static void *verify_run(void *arg)
 
 	j->rc = sc_results_verify_text(j->text, j->len, j->what);
 	if (j->rc < 0) {
-		snprintf(j->msg, sizeof(j->msg), "%s", sc_error_last());
+		j->msg = sc_xstrdup(sc_error_last());
 		j->cause = sc_error_cause();
 	}
 	return NULL;
@@ -1321,6 +1321,7 @@ static int load(struct sc_results *out, const char *path, int *sig)
 			if (job.rc < 0 && threaded)
 				sc_error_cause_set(sc_error_set(job.rc, "%s", job.msg), job.cause);
 		}
+		free(job.msg);
 	}
 	sc_buf_release(&what);
 	sc_buf_release(&text);

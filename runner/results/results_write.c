@@ -235,12 +235,6 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
 	add_int(o, "wall_ms", t->wall_ms);
 }
 
-/*
- * Builds the document with cJSON (key order fixed by the calls above,
- * arrays sorted here) and prints it formatted. cJSON prints integral
- * numbers plainly and others with 15 significant digits, or 17 when 15 do
- * not read back to the same double: the same bytes on every run.
- */
 /* Where formatted results go: a buffer, or a file written in pieces of
  * SINK_CHUNK bytes gathered in stage; with mac, the document is signed as
  * it goes: every byte hashed, the last three ("\n}\n", where the
@@ -297,13 +291,14 @@ static void emit_indented(struct sink *k, const char *text, size_t tabs)
 	emit(k, p, strlen(p));
 }
 
-/* ---- units printed directly -------------------------------------------
+/* ---- array elements printed directly -----------------------------------
  *
- * A unit as cJSON_Print would write it as an object, byte for byte,
- * without building the object (units are only ever written this way): members one a line, indented by tabs, "key":
- * TAB value; strings escaped as cJSON escapes them; numbers as cJSON
- * prints them (an int plainly, anything else by cJSON itself). The units
- * are most of a results file; the rest is printed by cJSON.
+ * A unit, aggregate, comparison or check as cJSON_Print would write it as
+ * an object, byte for byte, without building the object: members one a
+ * line, indented by tabs, "key": TAB value; strings escaped as cJSON
+ * escapes them; numbers as cJSON prints them (an int plainly, anything
+ * else by cJSON itself). They are most of a results file; the rest is
+ * built and printed by cJSON.
  */
 static void p_tabs(struct sc_buf *b, size_t d)
 {
@@ -390,17 +385,10 @@ struct pobj {
  * them to escape, so the line is put together in place. */
 static void p_key(struct pobj *o, const char *key)
 {
-	size_t k = strlen(key), tabs = o->d + 1, need = 2 + tabs + k + 4;
+	size_t k = strlen(key), tabs = o->d + 1;
 	char *w;
 
-	if (tabs > 16) {  /* deeper than any member here: the general way */
-		sc_buf_puts(o->b, o->n++ ? ",\n" : "{\n");
-		p_tabs(o->b, tabs);
-		p_string(o->b, key);
-		sc_buf_put(o->b, ":\t", 2);
-		return;
-	}
-	sc_buf_grow(o->b, need);
+	sc_buf_grow(o->b, 2 + tabs + 1 + k + 3);
 	w = o->b->ptr + o->b->len;
 	*w++ = o->n++ ? ',' : '{';
 	*w++ = '\n';

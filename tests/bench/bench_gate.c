@@ -155,50 +155,14 @@ static int looks_steps;  /* the calibration's steps per fixed design's informati
 /*
  * Finer looks see the path more often than the shipped boundaries
  * (calibrated for SC_SEQ_STEPS looks per fixed design's information)
- * assume, so they are calibrated again for steps (looks_steps):
- * sc_stats_sprt_calibrate(alpha', beta, imax, steps), imax raised by 0.5
- * up to 4 where the truncation alone spends too much alpha, as
- * pipeline/sequential.c does for its boundaries; with the shipped looks
- * and IMAX, the same from that imax at SC_SEQ_STEPS (the design's own
- * calibration always starts at SC_SEQ_IMAX). Remembered per alpha',
- * beta, imax and steps.
+ * assume, so they are calibrated again for steps (looks_steps); with the
+ * shipped looks and IMAX, the same from that imax at SC_SEQ_STEPS (the
+ * design's own calibration always starts at SC_SEQ_IMAX).
  */
 static void fine_boundaries(struct sc_seq_design *d, int steps)
 {
-	static struct {
-		double alpha, beta, imax0, a, b, imax;
-		int steps;
-	} memo[8];
-	static size_t next;
-	double imax0 = d->imax;
-
-	for (size_t i = 0; i < SC_ARRAY_SIZE(memo); i++)
-		if (memo[i].alpha == d->alpha_check && memo[i].beta == d->beta &&
-		    memo[i].imax0 == imax0 && memo[i].steps == steps) {
-			d->log_a = memo[i].a;
-			d->log_b = memo[i].b;
-			d->imax = memo[i].imax;
-			d->i_max = d->imax * d->i_fixed;
-			return;
-		}
-	for (d->imax = imax0; d->imax <= 4.0; d->imax += 0.5)
-		if (sc_stats_sprt_calibrate(&d->log_a, &d->log_b, d->alpha_check, d->beta, d->imax,
-					    steps))
-			break;
-	if (d->imax > 4.0) {
-		d->imax = 4.0;
-		d->log_a = log((1.0 - d->beta) / d->alpha_check);
-		d->log_b = log((1.0 - d->alpha_check) / d->beta);
-	}
+	sc_seq_calibrate(d, d->imax, steps);
 	d->i_max = d->imax * d->i_fixed;
-	memo[next].alpha = d->alpha_check;
-	memo[next].beta = d->beta;
-	memo[next].imax0 = imax0;
-	memo[next].a = d->log_a;
-	memo[next].b = d->log_b;
-	memo[next].imax = d->imax;
-	memo[next].steps = steps;
-	next = (next + 1) % SC_ARRAY_SIZE(memo);
 }
 
 /*
