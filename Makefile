@@ -128,12 +128,13 @@ asan:
 # ThreadSanitizer over the suites whose code runs threads: the client's
 # loop with completions posted from the kernel check pool, the pool
 # itself, retries and faults, a large results file's signature checked
-# beside its parse (test_results) (not test_kernel: its strace probes would see
+# beside its parse (test_results), the reports made in parts over the
+# cores and a file's writing thread (test_core, test_verdict) (not test_kernel: its strace probes would see
 # the TSan runtime's own files). A race stops the process (halt_on_error),
 # so the suite that ran it fails. Not part of check: the TSan build is a
 # third build of the tree.
 TSAN_SUITES := test_pipeline test_eval test_provider test_http test_faults test_run test_agent \
-	       test_results
+	       test_results test_core test_verdict
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" programs unit
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" TESTS="$(TSAN_SUITES)" \

@@ -4,6 +4,7 @@
  * plain SVG written here, so the pages need no script and no network.
  */
 #include "common.h"
+#include "par.h"
 #include "reporters/report_html.h"
 #include "format/markdown.h"
 #include "results/results.h"
@@ -372,37 +373,56 @@ static void results_charts(struct sc_buf *out, const struct sc_results *r)
 	free(rows);
 }
 
+/* The page's two independent halves, made at once (core/par.h): the
+ * Markdown rendered, and the charts of the run. */
+struct page_parts {
+	const char *md;
+	size_t md_len;
+	const struct sc_results *r;
+	struct sc_buf body, charts;
+};
+
+static void page_part(void *arg, size_t p, size_t lo, size_t hi)
+{
+	struct page_parts *pp = arg;
+
+	(void)p;
+	for (size_t half = lo; half < hi; half++) {
+		if (half == 1) {
+			results_charts(&pp->charts, pp->r);
+			continue;
+		}
+		/* Raw HTML is allowed: the report is written by skillci, and every
+		 * untrusted string in it was escaped when the Markdown was built. */
+		for (size_t at = 0; at < pp->md_len;) {
+			size_t end = chunk_end(pp->md, pp->md_len, at), from = pp->body.len;
+			sc_markdown_to_html(&pp->body, pp->md + at, end - at, 1);
+			draw_icons(&pp->body, from);
+			at = end;
+		}
+	}
+}
+
 void sc_report_html_page(struct sc_buf *out, const char *title, const char *md, size_t md_len,
 			 const struct sc_results *r)
 {
-	size_t body;
-	bool charted = false;
+	struct page_parts pp = { md, md_len, r, SC_BUF_INIT, SC_BUF_INIT };
+	const char *t;
 
+	sc_par_for(r ? 2 : 1, sc_par_width(), page_part, &pp);
 	page_start(out, title);
-	body = out->len;
-	/* Raw HTML is allowed: the report is written by skillci, and every
-	 * untrusted string in it was escaped when the Markdown was built. */
-	for (size_t at = 0; at < md_len;) {
-		size_t end = chunk_end(md, md_len, at), from = out->len;
-		const char *t;
-		sc_markdown_to_html(out, md + at, end - at, 1);
-		draw_icons(out, from);
-		if (r && !charted && (t = strstr(out->ptr + body, "<h3>Details</h3>"))) {
-			/* the charts after what failed, before the details */
-			struct sc_buf rest = SC_BUF_INIT;
-			size_t at_h = (size_t)(t - out->ptr);
-			sc_buf_put(&rest, out->ptr + at_h, out->len - at_h);
-			sc_buf_truncate(out, at_h);
-			results_charts(out, r);
-			sc_buf_put(out, rest.ptr, rest.len);
-			sc_buf_release(&rest);
-			charted = true;
-		}
-		at = end;
+	if (r && (t = strstr(pp.body.ptr, "<h3>Details</h3>"))) {
+		/* the charts after what failed, before the details */
+		sc_buf_put(out, pp.body.ptr, (size_t)(t - pp.body.ptr));
+		sc_buf_put(out, pp.charts.ptr, pp.charts.len);
+		sc_buf_puts(out, t);
+	} else {
+		sc_buf_put(out, pp.body.ptr, pp.body.len);
+		sc_buf_put(out, pp.charts.ptr, pp.charts.len);
 	}
-	if (r && !charted)
-		results_charts(out, r);
 	page_end(out);
+	sc_buf_release(&pp.body);
+	sc_buf_release(&pp.charts);
 }
 
 void sc_report_history_add(struct sc_history_point **points, size_t *n, size_t *alloc,

@@ -4,6 +4,7 @@
  * the escaping), without a call into a library per attribute.
  */
 #include "common.h"
+#include "par.h"
 #include "reporters/report_junit.h"
 #include "reporters/report_fmt.h"
 #include "results/results.h"
@@ -1238,24 +1239,28 @@ static void put_suites(struct jsink *k, const struct sc_buf *text, const struct 
 	sink_put(k, text->ptr + from, text->len - from);
 }
 
-/*
- * Writes the document to k. One pass over the skills builds each suite,
- * counts it (the root's totals come first in the document) and writes it
- * to a buffer with a hole for its time; then the root, the suites and the
- * holes filled in go out.
- */
-static int junit_write(struct jsink *k, const struct sc_results *r,
-		       const struct sc_junit_options *opt)
+/* The suites of a range of skills, written by one part (core/par.h). */
+struct jpart {
+	struct sc_buf text;
+	struct holes holes;
+	struct counts total;
+	size_t failures;  /* failures and errors */
+};
+
+struct jparts {
+	const struct sc_results *r;
+	const struct sc_verdicts *vd;
+	const struct sc_junit_options *opt;
+	struct jpart part[SC_PAR_MAX];
+};
+
+/* Builds, counts and writes the suites of skills [lo, hi) into part p. */
+static void skills_part(void *arg, size_t p, size_t lo, size_t hi)
 {
-	struct sc_verdicts vd;
-	struct jsuite suite, run_suite;
-	struct sc_buf head = SC_BUF_INIT, skills = SC_BUF_INIT, run = SC_BUF_INIT;
-	struct holes skill_holes = { NULL, 0, 0 }, run_holes = { NULL, 0, 0 };
+	struct jparts *ps = arg;
+	struct jpart *out = &ps->part[p];
+	struct jsuite suite;
 	struct jw j;
-	struct counts total = { 0, 0, 0, 0, 0 };
-	size_t n, skill_failures = 0;
-	bool has_run;
-	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
 
 	memset(&j, 0, sizeof(j));
 	sc_buf_init(&j.tmp);
@@ -1264,23 +1269,71 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	j.stack[0] = "testsuites";
 	j.depth = 1;
 	j.indent = true;
+	j.out = &out->text;
+	for (size_t i = lo; i < hi; i++) {
+		struct counts c;
+		memset(&suite, 0, sizeof(suite));
+		build_skill(&suite, ps->r, ps->vd, &ps->vd->skills[i]);
+		c = count(&suite);
+		out->failures += c.failures + c.errors;
+		out->total.tests += c.tests;
+		out->total.failures += c.failures;
+		out->total.errors += c.errors;
+		out->total.time_s += c.time_s;
+		write_suite(&j, ps->r, &suite, ps->opt, &out->holes);
+		suite_release(&suite);
+	}
+	sc_buf_release(&j.tmp);
+	sc_buf_release(&j.trim);
+}
+
+/*
+ * Writes the document to k. The skills' suites are built, counted (the
+ * root's totals come first in the document) and written to buffers with
+ * a hole for each suite's time, in parts over the cores; then the root,
+ * the suites in order and the holes filled in go out.
+ */
+static int junit_write(struct jsink *k, const struct sc_results *r,
+		       const struct sc_junit_options *opt)
+{
+	struct sc_verdicts vd;
+	struct jsuite run_suite;
+	struct jparts ps;
+	struct sc_buf head = SC_BUF_INIT, run = SC_BUF_INIT;
+	struct holes run_holes = { NULL, 0, 0 };
+	struct jw j;
+	struct counts total = { 0, 0, 0, 0, 0 };
+	size_t n, parts, skill_failures = 0;
+	bool has_run;
+	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
+
+	memset(&j, 0, sizeof(j));
+	sc_buf_init(&j.tmp);
+	sc_buf_init(&j.trim);
+	j.stack[0] = "testsuites";
+	j.depth = 1;
+	j.indent = true;
 
 	/* the skills the model lists (every one for eval, the changed ones for run) */
 	sc_verdict_build(&vd, r);
 	n = vd.nskills;
-	j.out = &skills;
-	for (size_t i = 0; i < n; i++) {
-		struct counts c;
-		memset(&suite, 0, sizeof(suite));
-		build_skill(&suite, r, &vd, &vd.skills[i]);
-		c = count(&suite);
-		skill_failures += c.failures + c.errors;
-		total.tests += c.tests;
-		total.failures += c.failures;
-		total.errors += c.errors;
-		total.time_s += c.time_s;
-		write_suite(&j, r, &suite, opt, &skill_holes);
-		suite_release(&suite);
+	memset(&ps, 0, sizeof(ps));
+	ps.r = r;
+	ps.vd = &vd;
+	ps.opt = opt;
+	for (size_t p = 0; p < SC_PAR_MAX; p++)
+		sc_buf_init(&ps.part[p].text);
+	/* a part of fewer than 64 skills costs more to start than it saves */
+	parts = sc_par_width();
+	if (parts > n / 64)
+		parts = n / 64 ? n / 64 : 1;
+	sc_par_for(n, parts, skills_part, &ps);
+	for (size_t p = 0; p < SC_PAR_MAX; p++) {
+		skill_failures += ps.part[p].failures;
+		total.tests += ps.part[p].total.tests;
+		total.failures += ps.part[p].total.failures;
+		total.errors += ps.part[p].total.errors;
+		total.time_s += ps.part[p].total.time_s;
 	}
 	memset(&run_suite, 0, sizeof(run_suite));
 	build_run(&run_suite, r, &vd, skill_failures);
@@ -1320,7 +1373,8 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 		if (has_run && vd.cause)
 			/* a run that could not check: its cause first */
 			put_suites(k, &run, &run_holes, scale);
-		put_suites(k, &skills, &skill_holes, scale);
+		for (size_t p = 0; p < SC_PAR_MAX; p++)
+			put_suites(k, &ps.part[p].text, &ps.part[p].holes, scale);
 		if (has_run && !vd.cause)
 			put_suites(k, &run, &run_holes, scale);
 		sink_put(k, "</testsuites>\n", 14);
@@ -1328,9 +1382,11 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	sc_buf_release(&j.tmp);
 	sc_buf_release(&j.trim);
 	sc_buf_release(&head);
-	sc_buf_release(&skills);
 	sc_buf_release(&run);
-	free(skill_holes.v);
+	for (size_t p = 0; p < SC_PAR_MAX; p++) {
+		sc_buf_release(&ps.part[p].text);
+		free(ps.part[p].holes.v);
+	}
 	free(run_holes.v);
 	suite_release(&run_suite);
 	sc_verdict_release(&vd);

@@ -4,12 +4,12 @@
  */
 #include "common.h"
 #include "escape.h"
+#include "par.h"
 #include "reporters/reports.h"
 #include "reporters/report_fmt.h"
 #include "reporters/report_github.h"
 #include "reporters/report_html.h"
 #include "reporters/report_junit.h"
-#include "reporters/report_fmt.h"
 #include "reporters/report_md.h"
 #include "reporters/report_term.h"
 #include "results/results.h"
@@ -157,14 +157,108 @@ static bool is_stdout(const char *path)
 	return path && (!strcmp(path, "-") || !strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/fd/1"));
 }
 
-int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
+/*
+ * The reports that are independent of each other, made at once over the
+ * cores (core/par.h): the terminal summary into a buffer, the history
+ * index, and the other files in their order. Each keeps its error and
+ * message (an error's message is its thread's).
+ */
+enum job { JOB_FILES, JOB_INDEX, JOB_TERM, JOB_COUNT };
+
+struct jobs {
+	const struct sc_results *r;
+	const struct sc_reports *o;
+	const char *full_report, *run_url, *html_page;
+	enum job todo[JOB_COUNT];
+	int err[JOB_COUNT];
+	struct sc_buf msg[JOB_COUNT];
+	enum sc_cause cause[JOB_COUNT];
+	struct sc_buf term;
+};
+
+/* JUnit, Markdown, the full Markdown and HTML page, JSON: the first error. */
+static int write_files(const struct jobs *j)
 {
-	struct sc_buf buf = SC_BUF_INIT, full = SC_BUF_INIT, html_page = SC_BUF_INIT, url = SC_BUF_INIT;
-	const char *full_report = NULL, *run_url = sc_report_md_run_url(&url) ? url.ptr : NULL;
-	struct sc_reports opts = *in;
-	const struct sc_reports *o = &opts;
+	const struct sc_reports *o = j->o;
+	struct sc_buf buf = SC_BUF_INIT, full = SC_BUF_INIT;
 	int err = 0;
 
+	if (o->junit) {
+		struct sc_junit_options jo = { o->junit_file_attrs };
+		if ((err = sc_report_junit_save(o->junit, j->r, &jo)) < 0)
+			goto done;
+	}
+	if (o->markdown) {
+		struct sc_md_options mo = { SC_REPORT_MD_COMMENT_LIMIT - 1, j->full_report, j->run_url };
+		sc_report_md(&buf, j->r, &mo);
+		if ((err = sc_write_file_atomic(o->markdown, buf.ptr, buf.len)) < 0)
+			goto done;
+	}
+	if (o->markdown_full || o->html_dir)
+		sc_report_md_full(&full, j->r);
+	if (o->markdown_full && (err = sc_write_file_atomic(o->markdown_full, full.ptr, full.len)) < 0)
+		goto done;
+	if (o->html_dir) {
+		sc_buf_clear(&buf);
+		sc_report_html_page(&buf, j->r->run.kind == SC_RUN_KIND_EVAL ? "skillci eval"
+									 : "skillci report",
+				    full.ptr, full.len, j->r);
+		sc_buf_release(&full);
+		if ((err = sc_write_file_atomic(j->html_page, buf.ptr, buf.len)) < 0)
+			goto done;
+	}
+	if (o->json && (err = sc_results_save(j->r, o->json)) < 0)
+		goto done;
+done:
+	sc_buf_release(&buf);
+	sc_buf_release(&full);
+	return err;
+}
+
+static void run_job(void *arg, size_t p, size_t lo, size_t hi)
+{
+	struct jobs *j = arg;
+	int err = 0;
+
+	(void)p;
+	for (size_t i = lo; i < hi; i++) {
+		switch (j->todo[i]) {
+		case JOB_FILES:
+			err = write_files(j);
+			break;
+		case JOB_INDEX:
+			err = write_index(j->o->html_dir, j->r, j->o);
+			break;
+		case JOB_TERM:
+			sc_report_term(&j->term, j->r, !j->o->github && j->o->colour);
+			break;
+		case JOB_COUNT:
+			break;
+		}
+		j->err[j->todo[i]] = err;
+		if (err < 0) {
+			sc_buf_sets(&j->msg[j->todo[i]], sc_error_last());
+			j->cause[j->todo[i]] = sc_error_cause();
+		}
+	}
+}
+
+int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
+{
+	struct sc_buf html_page = SC_BUF_INIT, url = SC_BUF_INIT;
+	struct sc_reports opts = *in;
+	const struct sc_reports *o = &opts;
+	struct jobs j;
+	size_t n = 0;
+	int err = 0;
+
+	memset(&j, 0, sizeof(j));
+	for (size_t i = 0; i < JOB_COUNT; i++)
+		sc_buf_init(&j.msg[i]);
+	sc_buf_init(&j.term);
+	j.r = r;
+	j.o = o;
+	j.run_url = sc_report_md_run_url(&url) ? url.ptr : NULL;
 	/* a report written to stdout ("-") is kept apart from the summary */
 	if (opts.term == stdout && (is_stdout(opts.junit) || is_stdout(opts.markdown) ||
 				    is_stdout(opts.markdown_full) || is_stdout(opts.json)))
@@ -174,60 +268,43 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 		if ((err = sc_mkdir_p(o->html_dir)) < 0)
 			goto done;
 		sc_path_join(&html_page, o->html_dir, "report.html");
-		full_report = html_page.ptr;
+		j.full_report = j.html_page = html_page.ptr;
 	} else if (o->markdown_full) {
-		full_report = o->markdown_full;
+		j.full_report = o->markdown_full;
 	} else if (o->json) {
-		full_report = o->json;
+		j.full_report = o->json;
 	}
-	if (o->junit) {
-		struct sc_junit_options jo = { o->junit_file_attrs };
-		if ((err = sc_report_junit_save(o->junit, r, &jo)) < 0)
-			goto done;
-	}
-	if (o->markdown) {
-		struct sc_md_options mo = { SC_REPORT_MD_COMMENT_LIMIT - 1, full_report, run_url };
-		sc_report_md(&buf, r, &mo);
-		if ((err = sc_write_file_atomic(o->markdown, buf.ptr, buf.len)) < 0)
-			goto done;
-	}
-	if (o->markdown_full || o->html_dir)
-		sc_report_md_full(&full, r);
-	if (o->markdown_full && (err = sc_write_file_atomic(o->markdown_full, full.ptr, full.len)) < 0)
-		goto done;
-	if (o->html_dir) {
-		sc_buf_clear(&buf);
-		sc_report_html_page(&buf, r->run.kind && r->run.kind == SC_RUN_KIND_EVAL ? "skillci eval"
-										       : "skillci report",
-				    full.ptr, full.len, r);
-		sc_buf_release(&full);
-		if ((err = sc_write_file_atomic(html_page.ptr, buf.ptr, buf.len)) < 0 ||
-		    (err = write_index(o->html_dir, r, o)) < 0)
-			goto done;
-	}
-	sc_buf_release(&full);
-	if (o->json && (err = sc_results_save(r, o->json)) < 0)
+	if (o->junit || o->markdown || o->markdown_full || o->html_dir || o->json)
+		j.todo[n++] = JOB_FILES;
+	if (o->html_dir)
+		j.todo[n++] = JOB_INDEX;
+	if (o->term)
+		j.todo[n++] = JOB_TERM;
+	sc_par_for(n, n < sc_par_width() ? n : sc_par_width(), run_job, &j);
+	for (size_t i = 0; i < JOB_COUNT && !err; i++)
+		if (j.err[i] < 0)
+			err = sc_error_cause_set(sc_error_set(j.err[i], "%s", j.msg[i].ptr), j.cause[i]);
+	if (err < 0)
 		goto done;
 
 	if (o->term) {
-		sc_buf_clear(&buf);
-		sc_report_term(&buf, r, !o->github && o->colour);
 		if (o->github) {
 			/* the summary holds names and messages from the pull request:
 			 * escaped (report_term.c) and framed so no line of it is a command */
 			fprintf(o->term, "::group::skillci report\n");
 			sc_ci_block_begin(o->term);
-			fputs(buf.ptr, o->term);
+			fputs(j.term.ptr, o->term);
 			sc_ci_block_end(o->term);
 			fprintf(o->term, "::endgroup::\n");
 		} else {
-			fputs(buf.ptr, o->term);
+			fputs(j.term.ptr, o->term);
 		}
 	}
-	if (o->github && (err = github_actions(r, o, full_report, html_page.len ? html_page.ptr : NULL, run_url)) < 0)
+	if (o->github && (err = github_actions(r, o, j.full_report, j.html_page, j.run_url)) < 0)
 		goto done;
 	if (o->comment_md) {
-		struct sc_md_options mo = { o->comment_max, full_report, run_url };
+		struct sc_md_options mo = { o->comment_max, j.full_report, j.run_url };
+		struct sc_buf buf = SC_BUF_INIT;
 		sc_buf_clear(o->comment_md);
 		sc_report_md(o->comment_md, r, &mo);
 		if (o->comment_md->len > mo.max_bytes) {
@@ -236,16 +313,17 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 			sc_buf_clear(o->comment_md);
 			sc_buf_puts(o->comment_md, "## skillci report\n\n");
 			sc_buf_printf(o->comment_md, "%s **", sc_report_verdict_icon(r->gate.verdict));
-			sc_buf_clear(&buf);
 			sc_report_verdict_text(&buf, r);  /* names skill paths: text */
 			sc_report_md_text(o->comment_md, buf.ptr);
 			sc_buf_puts(o->comment_md, ".**\n\nThe summary table is too long for a comment; see "
 					  "the job's step summary or the HTML report.\n");
 		}
+		sc_buf_release(&buf);
 	}
 done:
-	sc_buf_release(&buf);
-	sc_buf_release(&full);
+	for (size_t i = 0; i < JOB_COUNT; i++)
+		sc_buf_release(&j.msg[i]);
+	sc_buf_release(&j.term);
 	sc_buf_release(&html_page);
 	sc_buf_release(&url);
 	return err;

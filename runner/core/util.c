@@ -2,9 +2,11 @@
 #include "output.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -277,31 +279,190 @@ int sc_atomic_open(struct sc_atomic_file *f, const char *path)
 }
 
 /*
- * Writes the pending bytes, redacted. Before the end (!all) only up to
- * the last line break, so a secret is never split between two writes,
- * unless no line break came in 16 times the flush size.
+ * Writes the bytes of b, redacted. Before the end (!all) only up to the
+ * last line break, so a secret is never split between two writes, unless
+ * no line break came in 16 times the flush size.
  */
-static void atomic_flush(struct sc_atomic_file *f, bool all)
+static void flush_buf(struct sc_atomic_file *f, struct sc_buf *b, bool all)
 {
-	size_t n = f->pending.len;
+	size_t n = b->len;
 
 	if (!all)
-		while (n > 0 && f->pending.ptr[n - 1] != '\n')
+		while (n > 0 && b->ptr[n - 1] != '\n')
 			n--;
-	if (!all && n == 0 && f->pending.len < 16 * ATOMIC_FLUSH_BYTES)
+	if (!all && n == 0 && b->len < 16 * ATOMIC_FLUSH_BYTES)
 		return;
 	if (n == 0)
-		n = f->pending.len;
-	if (!f->err && n && write_redacted(f->fd, f->pending.ptr, n) < 0)
+		n = b->len;
+	if (!f->err && n && write_redacted(f->fd, b->ptr, n) < 0)
 		atomic_fail(f, "cannot write");
-	memmove(f->pending.ptr, f->pending.ptr + n, f->pending.len - n);
-	sc_buf_truncate(&f->pending, f->pending.len - n);
+	memmove(b->ptr, b->ptr + n, b->len - n);
+	sc_buf_truncate(b, b->len - n);
+}
+
+/* Writes the pending bytes (all: to the end). */
+static void atomic_flush(struct sc_atomic_file *f, bool all)
+{
+	flush_buf(f, &f->pending, all);
+}
+
+/*
+ * The writing thread: the caller fills f->pending and, when it is full,
+ * swaps it with next (waiting while next is still full); the thread takes
+ * next, taps it, and writes it through its own buffer as flush_buf()
+ * would. Until the thread is joined, only it touches f's file, err and
+ * msg.
+ */
+struct sc_atomic_writer {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct sc_buf next, work, out;
+	bool busy;   /* the thread holds bytes it has not tapped */
+	bool done;   /* nothing more comes: write all and end */
+	void (*tap)(void *arg, const void *data, size_t len);
+	void *arg;
+	struct sc_atomic_file *f;
+};
+
+/*
+ * flush_buf() of the thread's bytes, then the disk asked to start on
+ * them (a file it will rename: sc_atomic_commit()'s fsync then waits
+ * only for the last of them, not for the whole file).
+ */
+static void writer_flush(struct sc_atomic_writer *w, bool all)
+{
+	struct sc_atomic_file *f = w->f;
+	off_t from = f->in_place ? -1 : lseek(f->fd, 0, SEEK_CUR), to;
+
+	flush_buf(f, &w->out, all);
+	if (from >= 0 && !f->err && (to = lseek(f->fd, 0, SEEK_CUR)) > from)
+		(void)sync_file_range(f->fd, from, to - from, SYNC_FILE_RANGE_WRITE);
+}
+
+static void *writer_main(void *v)
+{
+	struct sc_atomic_writer *w = v;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->next.len && !w->done)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->next.len)
+			break;
+		/* take next: the caller may fill it again meanwhile */
+		struct sc_buf t = w->work;
+		w->work = w->next;
+		w->next = t;
+		sc_buf_clear(&w->next);
+		w->busy = true;
+		pthread_mutex_unlock(&w->mu);
+		if (w->tap)
+			w->tap(w->arg, w->work.ptr, w->work.len);
+		pthread_mutex_lock(&w->mu);
+		w->busy = false;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		sc_buf_put(&w->out, w->work.ptr, w->work.len);
+		writer_flush(w, false);
+		pthread_mutex_lock(&w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+	writer_flush(w, true);
+	return NULL;
+}
+
+void sc_atomic_background(struct sc_atomic_file *f,
+			  void (*tap)(void *arg, const void *data, size_t len), void *arg)
+{
+	struct sc_atomic_writer *w;
+
+	if (f->bg || f->err)
+		return;
+	atomic_flush(f, true);  /* what came before, in its place */
+	w = sc_xcalloc(1, sizeof(*w));
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	sc_buf_init(&w->next);
+	sc_buf_init(&w->work);
+	sc_buf_init(&w->out);
+	w->tap = tap;
+	w->arg = arg;
+	w->f = f;
+	if (pthread_create(&w->th, NULL, writer_main, w) != 0) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		if (tap)
+			f->tap = tap, f->tap_arg = arg;
+		return;
+	}
+	f->bg = w;
+}
+
+/* Hands f->pending to the thread (waiting while it holds the last). */
+static void writer_give(struct sc_atomic_writer *w, struct sc_buf *pending)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->next.len)
+		pthread_cond_wait(&w->cv, &w->mu);
+	struct sc_buf t = w->next;
+	w->next = *pending;
+	*pending = t;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Ends the thread once it has written everything given to it. */
+static void writer_end(struct sc_atomic_file *f)
+{
+	struct sc_atomic_writer *w = f->bg;
+
+	if (!w)
+		return;
+	if (f->pending.len)
+		writer_give(w, &f->pending);
+	pthread_mutex_lock(&w->mu);
+	w->done = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	sc_buf_release(&w->next);
+	sc_buf_release(&w->work);
+	sc_buf_release(&w->out);
+	free(w);
+	f->bg = NULL;
+}
+
+void sc_atomic_sync_tap(struct sc_atomic_file *f)
+{
+	struct sc_atomic_writer *w = f->bg;
+
+	if (!w)
+		return;
+	if (f->pending.len)
+		writer_give(w, &f->pending);
+	pthread_mutex_lock(&w->mu);
+	while (w->next.len || w->busy)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
 }
 
 void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len)
 {
+	if (f->bg) {
+		/* f->err is the thread's until it ends: it drops what comes after one */
+		sc_buf_put(&f->pending, data, len);
+		if (f->pending.len >= ATOMIC_FLUSH_BYTES)
+			writer_give(f->bg, &f->pending);
+		return;
+	}
 	if (f->err)
 		return;
+	if (f->tap)
+		f->tap(f->tap_arg, data, len);
 	sc_buf_put(&f->pending, data, len);
 	if (f->pending.len >= ATOMIC_FLUSH_BYTES)
 		atomic_flush(f, false);
@@ -329,6 +490,7 @@ int sc_atomic_commit(struct sc_atomic_file *f)
 {
 	int err;
 
+	writer_end(f);
 	atomic_flush(f, true);
 	/* a device or a FIFO written in place: nothing to sync or rename */
 	if (!f->err && !f->in_place && fsync(f->fd) < 0)
@@ -349,7 +511,18 @@ int sc_atomic_commit(struct sc_atomic_file *f)
 
 void sc_atomic_abort(struct sc_atomic_file *f)
 {
+	sc_buf_clear(&f->pending);  /* removed anyway: not written */
+	writer_end(f);
 	atomic_release(f);
+}
+
+void sc_mem_hint_large(void *p, size_t n)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
 int sc_write_file_atomic(const char *path, const void *data, size_t len)

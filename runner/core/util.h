@@ -71,12 +71,34 @@ struct sc_atomic_file {
 	struct sc_buf path, tmp, pending, msg;  /* msg: the first error's message */
 	bool in_place;  /* fd is the target itself (a device, a FIFO, stdout) */
 	bool borrowed;  /* fd is stdout: not closed */
+	struct sc_atomic_writer *bg;  /* the writing thread (sc_atomic_background) */
+	void (*tap)(void *arg, const void *data, size_t len);  /* without one */
+	void *tap_arg;
 };
 int sc_atomic_open(struct sc_atomic_file *f, const char *path);
 void sc_atomic_write(struct sc_atomic_file *f, const void *data, size_t len);
 void sc_atomic_puts(struct sc_atomic_file *f, const char *s);
 int sc_atomic_commit(struct sc_atomic_file *f);
 void sc_atomic_abort(struct sc_atomic_file *f);
+/*
+ * Hands f's redacting and writing to a second thread, so that they go on
+ * while the caller makes what comes next (a large report); when it
+ * cannot start, f goes on as before. tap, when set, is called on that
+ * thread with every byte given to sc_atomic_write() from then on, in
+ * order and before redaction (a signature's hash). The file's errors
+ * come from sc_atomic_commit(), as before.
+ */
+void sc_atomic_background(struct sc_atomic_file *f,
+			  void (*tap)(void *arg, const void *data, size_t len), void *arg);
+/* Returns once tap has seen every byte written so far. */
+void sc_atomic_sync_tap(struct sc_atomic_file *f);
+/*
+ * Asks the kernel to back the 2 MiB pages inside [p, p + n) with huge
+ * pages (transparent huge pages, where it offers them "on madvise"): a
+ * buffer of a large file is then filled with a fault per 2 MiB instead of
+ * one per 4 KiB. A hint: nothing changes where it is not taken.
+ */
+void sc_mem_hint_large(void *p, size_t n);
 /* The folder skillci keeps its own files in (work, cache, store, reports). */
 #define SC_OWN_FOLDER ".skillci"
 /*

@@ -1229,6 +1229,7 @@ static int text_load(struct sc_buf *text, const char *path)
 			goto done;
 		}
 		sc_buf_grow(text, (size_t)st.st_size + 1);
+		sc_mem_hint_large(text->ptr, text->cap);
 	}
 	for (;;) {
 		ssize_t n;

@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "json.h"
+#include "par.h"
 #include "results/results.h"
 #include "results/results_sort.h"
 #include "results/signing.h"
@@ -237,8 +238,8 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
 
 /* Where formatted results go: a buffer, or a file written in pieces of
  * SINK_CHUNK bytes gathered in stage; with mac, the document is signed as
- * it goes: every byte hashed, the last three ("\n}\n", where the
- * signature member goes in) held back. */
+ * it goes (the file's tap hashes every byte written), the last three
+ * ("\n}\n", where the signature member goes in) held back. */
 #define SINK_CHUNK (256 * 1024)
 struct sink {
 	struct sc_buf *buf;
@@ -247,20 +248,33 @@ struct sink {
 	struct sc_buf stage;
 };
 
-/* Hashes and writes what is staged but its last `keep` bytes (the
- * document's last three are hashed at its end, not written). */
+/* Writes what is staged but its last `keep` bytes (the document's last
+ * three are hashed at its end, not written). */
 static void sink_flush(struct sink *k, size_t keep)
 {
 	size_t m = k->stage.len > keep ? k->stage.len - keep : 0;
 
 	if (!m)
 		return;
-	if (k->mac)
-		sc_hmac_update(k->mac, k->stage.ptr, m);
 	sc_atomic_write(k->file, k->stage.ptr, m);
 	memmove(k->stage.ptr, k->stage.ptr + m, k->stage.len - m);
 	k->stage.len -= m;
 	k->stage.ptr[k->stage.len] = '\0';
+}
+
+/* The signature's hash of the document's bytes, taken as they are written
+ * (on the file's writing thread), until the signature itself. */
+struct mac_tap {
+	struct sc_hmac *mac;
+	bool closed;
+};
+
+static void mac_tap(void *arg, const void *data, size_t len)
+{
+	struct mac_tap *t = arg;
+
+	if (!t->closed)
+		sc_hmac_update(t->mac, data, len);
 }
 
 static void emit(struct sink *k, const char *s, size_t n)
@@ -641,6 +655,22 @@ static void pr_aggregate(struct sc_buf *b, const void *item, size_t d) { print_a
 static void pr_comparison(struct sc_buf *b, const void *item, size_t d) { print_comparison(b, item, d); }
 static void pr_check(struct sc_buf *b, const void *item, size_t d) { print_check(b, item, d); }
 
+/* A history entry (the store's flips of one test), printed at depth d. */
+static void pr_flips(struct sc_buf *b, const void *item, size_t d)
+{
+	const struct sc_results_flips *f = item;
+	struct pobj o = { b, d, 0 };
+
+	p_str(&o, "skill", f->skill);
+	p_str(&o, "variant", sc_variant_name(f->variant));
+	p_str(&o, "model", f->model);
+	p_str(&o, "test_id", f->test_id);
+	p_int(&o, "runs", f->runs);
+	p_int(&o, "passes", f->passes);
+	p_num(&o, "flip_rate", f->flip_rate);
+	p_close(&o);
+}
+
 /* An array of the document written element by element. */
 struct streamed {
 	const char *key;       /* its member name */
@@ -653,20 +683,59 @@ struct streamed {
 	void (*print)(struct sc_buf *b, const void *item, size_t depth);
 };
 
+/* Elements [lo, hi) of a streamed array printed into a part's buffer
+ * (core/par.h), each after ", " but the array's first. */
+struct print_parts {
+	const struct streamed *a;
+	const struct sc_results_sorted *s;
+	size_t from, tabs;
+	struct sc_buf text[SC_PAR_MAX];
+};
+
+static void print_part(void *arg, size_t p, size_t lo, size_t hi)
+{
+	struct print_parts *pp = arg;
+	const struct streamed *a = pp->a;
+
+	sc_buf_clear(&pp->text[p]);
+	for (size_t j = pp->from + lo; j < pp->from + hi; j++) {
+		if (j)
+			sc_buf_put(&pp->text[p], ", ", 2);
+		a->print(&pp->text[p], pp->s ? pp->s[j].item : (const char *)a->items + j * a->elem,
+			 pp->tabs + 1);
+	}
+}
+
+/* Elements printed at a time by each part: enough to be worth a thread,
+ * few enough to keep a file's text out of memory. */
+#define PRINT_GROUP 2048
+
 /* Writes one streamed array: "[", each element printed alone and indented
- * to its depth (tabs: those of its member's line, plus one), "]". */
+ * to its depth (tabs: those of its member's line, plus one), "]". Printed
+ * elements are printed in groups over the cores, and go out in order. */
 static void emit_array(struct sink *k, const struct streamed *a, size_t tabs, bool presorted)
 {
 	struct sc_results_sorted *s = presorted ? NULL : sc_results_sort_items(a->items, a->n, a->elem, a->cmp);
 	struct sc_buf text = SC_BUF_INIT;
+	struct print_parts pp;
+	size_t width = sc_par_width();
 
 	emit(k, "[", 1);
-	for (size_t i = 0; i < a->n && a->print; i++) {
-		sc_buf_clear(&text);
-		if (i)
-			sc_buf_put(&text, ", ", 2);
-		a->print(&text, s ? s[i].item : (const char *)a->items + i * a->elem, tabs + 1);
-		emit(k, text.ptr, text.len);
+	if (a->print) {
+		pp.a = a;
+		pp.s = s;
+		pp.tabs = tabs;
+		for (size_t p = 0; p < SC_PAR_MAX; p++)
+			sc_buf_init(&pp.text[p]);
+		for (pp.from = 0; pp.from < a->n; pp.from += PRINT_GROUP * width) {
+			size_t n = a->n - pp.from < PRINT_GROUP * width ? a->n - pp.from : PRINT_GROUP * width;
+			size_t parts = (n + PRINT_GROUP - 1) / PRINT_GROUP;
+			sc_par_for(n, parts, print_part, &pp);
+			for (size_t p = 0; p < parts; p++)
+				emit(k, pp.text[p].ptr, pp.text[p].len);
+		}
+		for (size_t p = 0; p < SC_PAR_MAX; p++)
+			sc_buf_release(&pp.text[p]);
 	}
 	for (size_t i = 0; i < a->n && !a->print; i++) {
 		cJSON *one = cJSON_CreateArray();
@@ -706,7 +775,11 @@ static void format_results(struct sink *k, const struct sc_results *r)
 		  sizeof(*r->comparisons), sc_results_cmp_comparison, NULL, pr_comparison },
 		{ "checks", "skillci:stream:checks", r->gate.checks, r->gate.nchecks,
 		  sizeof(*r->gate.checks), sc_results_cmp_check, NULL, pr_check },
+		/* in the model's order */
+		{ "history", "skillci:stream:history", r->flips, r->nflips, sizeof(*r->flips),
+		  NULL, NULL, pr_flips },
 	};
+	size_t narrays = r->nflips ? 6 : 5;
 	cJSON *root = cJSON_CreateObject();
 	struct sc_buf pat = SC_BUF_INIT, doc = SC_BUF_INIT;
 	const char *at, *text;
@@ -721,22 +794,9 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	cJSON_AddStringToObject(root, "comparisons", arrays[3].mark);
 	write_gate(root, &r->gate, arrays[4].mark);
 	write_totals(root, &r->totals);
-	if (r->nflips) {
+	if (r->nflips)
 		/* written when the store had any: older readers ignore it */
-		cJSON *arr = cJSON_AddArrayToObject(root, "history");
-		for (size_t i = 0; i < r->nflips; i++) {
-			const struct sc_results_flips *f = &r->flips[i];
-			cJSON *fo = cJSON_CreateObject();
-			cJSON_AddItemToArray(arr, fo);
-			add_str(fo, "skill", f->skill);
-			add_str(fo, "variant", sc_variant_name(f->variant));
-			add_str(fo, "model", f->model);
-			add_str(fo, "test_id", f->test_id);
-			add_int(fo, "runs", f->runs);
-			add_int(fo, "passes", f->passes);
-			add_num(fo, "flip_rate", f->flip_rate);
-		}
-	}
+		cJSON_AddStringToObject(root, "history", arrays[5].mark);
 	if (r->nlifts) {
 		/* eval's sequential decisions: older readers ignore it */
 		cJSON *arr = cJSON_AddArrayToObject(root, "lift");
@@ -767,7 +827,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 	sc_json_print(&doc, root, true);
 	cJSON_Delete(root);
 	text = at = doc.ptr;
-	for (size_t i = 0; i < SC_ARRAY_SIZE(arrays); i++) {
+	for (size_t i = 0; i < narrays; i++) {
 		const char *hit, *line;
 		size_t tabs = 0;
 		sc_buf_clear(&pat);
@@ -779,7 +839,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 		hit += strlen(arrays[i].key) + 4;  /* past "key":TAB */
 		emit(k, at, (size_t)(hit - at));
 		/* units are usually in order already (the model keeps them sorted) */
-		emit_array(k, &arrays[i], tabs, i == 1 && r->sorted);
+		emit_array(k, &arrays[i], tabs, (i == 1 && r->sorted) || !arrays[i].cmp);
 		at = hit + strlen(arrays[i].mark) + 2;
 	}
 	emit(k, at, strlen(at));
@@ -824,6 +884,7 @@ int sc_results_save(const struct sc_results *r, const char *path)
 {
 	struct sc_atomic_file f;
 	struct sc_hmac mac;
+	struct mac_tap tap = { &mac, false };
 	struct sink k = { NULL, &f, NULL, SC_BUF_INIT };
 	int err;
 
@@ -836,12 +897,16 @@ int sc_results_save(const struct sc_results *r, const char *path)
 		sc_sign_mac_init(&mac, SC_RESULTS_SIGN_DOMAIN);
 		k.mac = &mac;
 	}
+	/* hashed, redacted and written while the rest is formatted */
+	sc_atomic_background(&f, k.mac ? mac_tap : NULL, &tap);
 	format_results(&k, r);
 	sink_flush(&k, k.mac ? 3 : 0);
 	if (k.mac) {
 		struct sc_buf sig = SC_BUF_INIT;
 		/* the document ends "\n}\n": the signature goes in as the last member */
 		assert(k.stage.len == 3 && !memcmp(k.stage.ptr, "\n}\n", 3));
+		sc_atomic_sync_tap(&f);
+		tap.closed = true;
 		sc_hmac_update(&mac, k.stage.ptr, 3);  /* hashed, never written */
 		sc_buf_printf(&sig, SC_RESULTS_SIGN_HEAD "%s" SC_RESULTS_SIGN_MID,
 			      sc_sign_own_fingerprint());
@@ -853,4 +918,3 @@ int sc_results_save(const struct sc_results *r, const char *path)
 	sc_buf_release(&k.stage);
 	return sc_atomic_commit(&f);
 }
-

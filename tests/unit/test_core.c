@@ -3,6 +3,8 @@
 #include "unit.h"
 #include "diag.h"
 #include "escape.h"
+#include "output.h"
+#include "par.h"
 #include "secret.h"
 #include "sha256.h"
 #include "strlist.h"
@@ -415,6 +417,140 @@ static void test_atomic_file_in_pieces(void **state)
 	sc_buf_release(&want);
 }
 
+/* What a tap saw: every byte, in order. */
+static void tap_into(void *arg, const void *data, size_t len)
+{
+	sc_buf_put(arg, data, len);
+}
+
+/*
+ * An atomic file handed to its writing thread: the file holds every byte
+ * in order (pieces of 1 byte to 600 KiB, past the flush size), a secret
+ * in it is redacted as before, the tap saw the bytes before redaction and
+ * had seen all of them at sc_atomic_sync_tap(); a write error is the
+ * commit's, naming the file; an abort leaves nothing.
+ */
+static void test_atomic_file_background(void **state)
+{
+	char dir[] = "/tmp/skillci-test-XXXXXX";
+	struct sc_buf path = SC_BUF_INIT, data = SC_BUF_INIT, want = SC_BUF_INIT, seen = SC_BUF_INIT;
+	struct sc_buf piece = SC_BUF_INIT;
+	struct sc_atomic_file f;
+	size_t sizes[] = { 1, 7, 4096, 262143, 262144, 262145, 600000, 3 };
+	(void)state;
+
+	sc_output_add_secret("background-secret-0123456789");
+	assert_non_null(mkdtemp(dir));
+	sc_path_join(&path, dir, "big.json");
+	assert_int_equal(sc_atomic_open(&f, path.ptr), 0);
+	sc_atomic_puts(&f, "before the thread\n");
+	sc_buf_puts(&want, "before the thread\n");
+	sc_atomic_background(&f, tap_into, &seen);
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < SC_ARRAY_SIZE(sizes); i++) {
+			sc_buf_clear(&piece);
+			for (size_t k = 0; k < sizes[i]; k++)
+				sc_buf_putc(&piece, k % 61 == 60 ? '\n' : (char)('a' + (k + i + round) % 26));
+			sc_atomic_write(&f, piece.ptr, piece.len);
+			sc_buf_put(&want, piece.ptr, piece.len);
+		}
+	sc_atomic_puts(&f, "\nkey background-secret-0123456789 end\n");
+	sc_atomic_sync_tap(&f);
+	/* the tap had every byte after the thread started, unredacted */
+	assert_int_equal(seen.len + strlen("before the thread\n"),
+			 want.len + strlen("\nkey background-secret-0123456789 end\n"));
+	assert_memory_equal(seen.ptr, want.ptr + strlen("before the thread\n"),
+			    want.len - strlen("before the thread\n"));
+	assert_non_null(strstr(seen.ptr + seen.len - 40, "background-secret-0123456789"));
+	assert_int_equal(access(path.ptr, F_OK), -1);  /* not there before the commit */
+	assert_int_equal(sc_atomic_commit(&f), 0);
+	sc_buf_puts(&want, "\nkey [redacted] end\n");
+	assert_int_equal(sc_read_file(&data, path.ptr, 16 << 20), 0);
+	assert_int_equal(data.len, want.len);
+	assert_memory_equal(data.ptr, want.ptr, want.len);
+
+	/* an abort with the thread running: the old file stays, no temporary */
+	assert_int_equal(sc_atomic_open(&f, path.ptr), 0);
+	sc_atomic_background(&f, NULL, NULL);
+	for (int i = 0; i < 8; i++)
+		sc_atomic_write(&f, piece.ptr, piece.len);
+	sc_atomic_abort(&f);
+	sc_buf_clear(&data);
+	assert_int_equal(sc_read_file(&data, path.ptr, 16 << 20), 0);
+	assert_int_equal(data.len, want.len);
+	sc_buf_clear(&data);
+	sc_buf_printf(&data, "ls -A '%s' | grep -c tmp", dir);
+	assert_int_not_equal(system(data.ptr), 0);
+
+	/* a device that refuses every byte: the commit says so, naming it */
+	if (access("/dev/full", W_OK) == 0) {
+		assert_int_equal(sc_atomic_open(&f, "/dev/full"), 0);
+		sc_atomic_background(&f, NULL, NULL);
+		for (int i = 0; i < 8; i++)
+			sc_atomic_write(&f, piece.ptr, piece.len);
+		assert_int_equal(sc_atomic_commit(&f), SC_EIO);
+		assert_non_null(strstr(sc_error_last(), "/dev/full"));
+	}
+	assert_int_equal(sc_rm_rf(dir), 0);
+	sc_buf_release(&path);
+	sc_buf_release(&data);
+	sc_buf_release(&want);
+	sc_buf_release(&seen);
+	sc_buf_release(&piece);
+}
+
+struct par_seen {
+	unsigned char hits[1000];
+	size_t lo[SC_PAR_MAX], hi[SC_PAR_MAX], calls[SC_PAR_MAX];
+};
+
+static void par_mark(void *arg, size_t p, size_t lo, size_t hi)
+{
+	struct par_seen *s = arg;
+
+	s->lo[p] = lo;
+	s->hi[p] = hi;
+	s->calls[p]++;
+	for (size_t i = lo; i < hi; i++)
+		s->hits[i]++;
+}
+
+/* sc_par_for: every index in exactly one part, the parts contiguous and
+ * in order, sizes within one of each other, parts cut to the items. */
+static void test_par_for(void **state)
+{
+	size_t ns[] = { 0, 1, 2, 7, 64, 999, 1000 }, widths[] = { 1, 2, 3, 8, 20 };
+	(void)state;
+
+	for (size_t a = 0; a < SC_ARRAY_SIZE(ns); a++)
+		for (size_t b = 0; b < SC_ARRAY_SIZE(widths); b++) {
+			struct par_seen s;
+			size_t n = ns[a], parts = widths[b] > SC_PAR_MAX ? SC_PAR_MAX : widths[b];
+			if (parts > n)
+				parts = n;
+			memset(&s, 0, sizeof(s));
+			sc_par_for(n, widths[b], par_mark, &s);
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal(s.hits[i], 1);
+			for (size_t p = 0; p < SC_PAR_MAX; p++) {
+				assert_int_equal(s.calls[p], p < parts ? 1 : 0);
+				if (p >= parts)
+					continue;
+				assert_int_equal(s.lo[p], p ? s.hi[p - 1] : 0);
+				assert_true(s.hi[p] - s.lo[p] >= n / parts &&
+					    s.hi[p] - s.lo[p] <= n / parts + 1);
+			}
+			if (parts)
+				assert_int_equal(s.hi[parts - 1], n);
+		}
+	sc_par_set_width(3);
+	assert_int_equal(sc_par_width(), 3);
+	sc_par_set_width(100);
+	assert_int_equal(sc_par_width(), SC_PAR_MAX);
+	sc_par_set_width(0);
+	assert_true(sc_par_width() >= 1 && sc_par_width() <= SC_PAR_MAX);
+}
+
 /* The string pool: equal strings are one pointer, distinct ones are not,
  * long strings are kept whole, and strings stay valid when their pool is
  * adopted by another and freed with it. */
@@ -691,6 +827,8 @@ int main(void)
 		cmocka_unit_test(test_runner_key_file),
 		cmocka_unit_test(test_atomic_write_and_capped_read),
 		cmocka_unit_test(test_atomic_file_in_pieces),
+		cmocka_unit_test(test_atomic_file_background),
+		cmocka_unit_test(test_par_for),
 		cmocka_unit_test(test_strpool),
 		cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_error_cause),

@@ -2,6 +2,7 @@
  * schema versions) and deterministic, sorted, atomic writing. */
 #include "unit.h"
 #include "states.h"
+#include "par.h"
 #include "results/results.h"
 #include "results/jdom.h"
 
@@ -219,13 +220,26 @@ static void test_save_is_format_signed(void **state)
 		snprintf(name, sizeof(name), "t%05d", i);
 		add_unit(&r, "skills/a", i % 2 ? "head" : "base", name, 0);
 	}
+	sc_par_set_width(1);
 	sc_results_format(&a, &r);
 	assert_true(a.len > (5u << 20));
 	sc_path_join(&path, dir, "r.json");
-	assert_int_equal(sc_results_save(&r, path.ptr), 0);
-	assert_int_equal(sc_read_file(&file, path.ptr, 64u << 20), 0);
-	assert_int_equal(file.len, a.len);
-	assert_memory_equal(file.ptr, a.ptr, a.len);
+	/* the same bytes printed in one part and in several (core/par.h),
+	 * saved with the file's writing thread hashing them */
+	for (size_t width = 1; width <= SC_PAR_MAX; width += SC_PAR_MAX - 1) {
+		struct sc_buf again = SC_BUF_INIT;
+		sc_par_set_width(width);
+		sc_results_format(&again, &r);
+		assert_int_equal(again.len, a.len);
+		assert_memory_equal(again.ptr, a.ptr, a.len);
+		sc_buf_release(&again);
+		assert_int_equal(sc_results_save(&r, path.ptr), 0);
+		sc_buf_clear(&file);
+		assert_int_equal(sc_read_file(&file, path.ptr, 64u << 20), 0);
+		assert_int_equal(file.len, a.len);
+		assert_memory_equal(file.ptr, a.ptr, a.len);
+	}
+	sc_par_set_width(0);
 	assert_int_equal(sc_results_verify_file(path.ptr), 0);
 	assert_int_equal(sc_results_load_signed(&back, path.ptr, &sig), 0);
 	assert_int_equal(sig, 0);
@@ -674,7 +688,12 @@ static void test_format_is_cjson_print(void **state)
 		"   \"rule\": \"pass_rate_drop\", \"message\": \"tab\\there\", \"line\": 4,\n"
 		"   \"margin\": {\"mean\": -0.25, \"lo\": -0.5, \"hi\": 0.1, \"tests\": 4, \"runs\": {\"base\": 8, \"head\": 8},\n"
 		"              \"rounds\": 2, \"decision\": \"regression\", \"llr\": 2.5, \"i_max\": 41.25}},\n"
-		"  {\"skill\": \"s\", \"model\": \"\", \"check\": \"validity\", \"status\": \"passed\"}]}}";
+		"  {\"skill\": \"s\", \"model\": \"\", \"check\": \"validity\", \"status\": \"passed\"}]},\n"
+		" \"history\": [\n"
+		"  {\"skill\": \"s\", \"variant\": \"head\", \"model\": \"m\", \"test_id\": \"t\", \"runs\": 3,\n"
+		"   \"passes\": 1, \"flip_rate\": 0.66666666666666663},\n"
+		"  {\"skill\": \"s\", \"variant\": \"base\", \"model\": \"m\", \"test_id\": \"u\", \"runs\": 1,\n"
+		"   \"passes\": 0, \"flip_rate\": null}]}";
 	struct sc_results r;
 	struct sc_buf out = SC_BUF_INIT;
 	cJSON *tree;
@@ -699,6 +718,9 @@ static void test_format_is_cjson_print(void **state)
 	assert_non_null(strstr(out.ptr, "\"runs\":\t{\n"));
 	assert_non_null(strstr(out.ptr, "\"i_max\":\t41.25,"));
 	assert_non_null(strstr(out.ptr, "\"message\":\t\"tab\\there\","));
+	/* and the history */
+	assert_non_null(strstr(out.ptr, "\"flip_rate\":\t0.66666666666666663\n"));
+	assert_non_null(strstr(out.ptr, "\"flip_rate\":\tnull\n"));
 	cJSON_free(again);
 	cJSON_Delete(tree);
 	sc_buf_release(&out);

@@ -10,6 +10,7 @@
  */
 #include "unit.h"
 #include "states.h"
+#include "par.h"
 #include "eval/eval.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
@@ -82,11 +83,13 @@ static void add_side(struct sc_results *r, const char *skill, enum sc_variant va
  * the skill), on one or two models; now and then an outage (every
  * request of the run failed).
  */
+static size_t many_skills;  /* when set, the number of skills */
+
 static void random_results(struct sc_results *r, bool *outage)
 {
 	static const char *const models[] = { "anthropic.m0", "openai.m1" };
 	bool eval = rnd(4) == 0;
-	size_t nskills = 1 + rnd(5), nmodels = 1 + rnd(2);
+	size_t nskills = many_skills ? many_skills : 1 + rnd(5), nmodels = 1 + rnd(2);
 	int runs = 1 + (int)rnd(3);
 
 	*outage = rnd(5) == 0;
@@ -480,10 +483,80 @@ static void test_every_reporter_agrees(void **state)
 	sc_config_release(&cfg);
 }
 
+/*
+ * The reports of many skills made in parts over the cores (core/par.h):
+ * JUnit's suites, the HTML page's Markdown and charts, the results file's
+ * arrays. Each is the same bytes as made in one part, and JUnit the same
+ * again through the file writer.
+ */
+static void test_reports_same_in_parts(void **state)
+{
+	struct sc_config cfg;
+	char *dir = sc_test_mkdtemp();
+	struct sc_buf path = SC_BUF_INIT, file = SC_BUF_INIT;
+	(void)state;
+
+	sc_config_defaults(&cfg);
+	sc_path_join(&path, dir, "junit.xml");
+	many_skills = 700;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct sc_results r;
+		struct sc_buf one = SC_BUF_INIT;
+		struct sc_junit_options jo = { seed == 2 };
+		bool outage;
+		rng_state = seed * 0x9E3779B97F4A7C15ULL;
+		random_results(&r, &outage);
+		sc_eval_aggregate(&r, cfg.gate.alpha);
+		sc_gate_apply(&r, &cfg.gate);
+		struct sc_buf full = SC_BUF_INIT, page = SC_BUF_INIT, json = SC_BUF_INIT;
+		sc_par_set_width(1);
+		assert_int_equal(sc_report_junit(&one, &r, &jo), 0);
+		assert_true(count(one.ptr, "<testsuite ") >= 700);
+		sc_report_md_full(&full, &r);
+		sc_report_html_page(&page, "skillci", full.ptr, full.len, &r);
+		assert_non_null(strstr(page.ptr, "<svg"));  /* the charts are in it */
+		sc_results_format(&json, &r);
+		for (size_t width = 2; width <= SC_PAR_MAX; width *= 2) {
+			struct sc_buf more = SC_BUF_INIT;
+			sc_par_set_width(width);
+			assert_int_equal(sc_report_junit(&more, &r, &jo), 0);
+			assert_int_equal(more.len, one.len);
+			assert_memory_equal(more.ptr, one.ptr, one.len);
+			sc_buf_clear(&more);
+			sc_report_html_page(&more, "skillci", full.ptr, full.len, &r);
+			assert_int_equal(more.len, page.len);
+			assert_memory_equal(more.ptr, page.ptr, page.len);
+			sc_buf_clear(&more);
+			sc_results_format(&more, &r);
+			assert_int_equal(more.len, json.len);
+			assert_memory_equal(more.ptr, json.ptr, json.len);
+			sc_buf_release(&more);
+		}
+		sc_buf_release(&full);
+		sc_buf_release(&page);
+		sc_buf_release(&json);
+		assert_int_equal(sc_report_junit_save(path.ptr, &r, &jo), 0);
+		sc_buf_clear(&file);
+		assert_int_equal(sc_read_file(&file, path.ptr, 256u << 20), 0);
+		assert_int_equal(file.len, one.len);
+		assert_memory_equal(file.ptr, one.ptr, one.len);
+		sc_par_set_width(0);
+		sc_buf_release(&one);
+		sc_results_release(&r);
+	}
+	many_skills = 0;
+	sc_config_release(&cfg);
+	sc_buf_release(&path);
+	sc_buf_release(&file);
+	sc_rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_reporter_agrees),
+		cmocka_unit_test(test_reports_same_in_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
