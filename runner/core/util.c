@@ -379,17 +379,19 @@ void sc_atomic_background(struct sc_atomic_file *f,
 
 	if (f->bg || f->err)
 		return;
-	atomic_flush(f, true);  /* what came before, in its place */
 	w = sc_xcalloc(1, sizeof(*w));
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	sc_buf_init(&w->next);
 	sc_buf_init(&w->work);
-	sc_buf_init(&w->out);
+	/* what came before goes first, untapped, a line never cut in two */
+	w->out = f->pending;
+	sc_buf_init(&f->pending);
 	w->tap = tap;
 	w->arg = arg;
 	w->f = f;
 	if (pthread_create(&w->th, NULL, writer_main, w) != 0) {
+		f->pending = w->out;
 		pthread_mutex_destroy(&w->mu);
 		pthread_cond_destroy(&w->cv);
 		free(w);
