@@ -4,6 +4,7 @@
  * broken rule, the verdict written back.
  */
 #include "common.h"
+#include "par.h"
 #include "stats.h"
 #include "pipeline/config.h"
 #include "pipeline/gate.h"
@@ -379,6 +380,28 @@ static void evidence(struct margin *m, const struct sc_results *r)
 	free(ids);
 }
 
+/* Checks per part below which one part does them all (core/par.h). */
+#define GATE_PART_MIN 64
+
+static size_t parts_for(size_t n)
+{
+	return n / GATE_PART_MIN < sc_par_width() ? n / GATE_PART_MIN + 1 : sc_par_width();
+}
+
+/* The design replayed on margins [lo, hi), and their evidence: each
+ * margin's own, from the units alone (the parts share nothing else). */
+static void replay_part(void *arg, size_t p, size_t lo, size_t hi)
+{
+	struct gate *gt = arg;
+
+	(void)p;
+	for (size_t i = lo; i < hi; i++) {
+		struct margin *m = &gt->margins[i];
+		sc_seq_replay_of(&m->seq, gt->r, m->skill, m->model, m->base, m->head, &gt->design);
+		evidence(m, gt->r);
+	}
+}
+
 /*
  * The checks the design decides for the PR: every changed, tested skill
  * x model with a head result, a modified or moved one against its base,
@@ -430,11 +453,7 @@ static void plan_margins(struct gate *gt)
 			g.first_runs = (int)r->run.runs;
 		sc_gate_design(&gt->design, &g, family);
 	}
-	for (size_t i = 0; i < gt->nmargins; i++) {
-		struct margin *m = &gt->margins[i];
-		sc_seq_replay_of(&m->seq, r, m->skill, m->model, m->base, m->head, &gt->design);
-		evidence(m, r);
-	}
+	sc_par_for(gt->nmargins, parts_for(gt->nmargins), replay_part, gt);
 }
 
 /* The value a unit gives a measured-value check, in its "drop" direction;
@@ -501,6 +520,16 @@ static struct metric *add_metric(struct gate *gt, const char *skill, const char 
 	return m;
 }
 
+/* The statistics of metrics [lo, hi), each its own. */
+static void metrics_part(void *arg, size_t p, size_t lo, size_t hi)
+{
+	struct gate *gt = arg;
+
+	(void)p;
+	for (size_t i = lo; i < hi; i++)
+		metric_stats(&gt->metrics[i], gt->r, gt->g);
+}
+
 /*
  * The family of measured-value checks of the PR (tokens, speedup, judge
  * of every skill x model check_model compares with a base), their
@@ -528,11 +557,12 @@ static void plan_metrics(struct gate *gt)
 			    !sc_results_find_aggregate(r, s->path, SC_VARIANT_BASE, a->model))
 				continue;
 			for (size_t c = 0; c < SC_ARRAY_SIZE(checks); c++)
-				metric_stats(add_metric(gt, s->path, a->model, checks[c]), r, gt->g);
+				add_metric(gt, s->path, a->model, checks[c]);
 		}
 	}
 	if (!gt->nmetrics)
 		return;
+	sc_par_for(gt->nmetrics, parts_for(gt->nmetrics), metrics_part, gt);
 	p = sc_xmalloc(2 * gt->nmetrics * sizeof(*p));
 	lv = p + gt->nmetrics;
 	for (size_t i = 0; i < gt->nmetrics; i++) {

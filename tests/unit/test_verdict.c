@@ -484,9 +484,10 @@ static void test_every_reporter_agrees(void **state)
 }
 
 /*
- * The reports of many skills made in parts over the cores (core/par.h):
+ * The gate and the reports of many skills made in parts over the cores
+ * (core/par.h): the gate's replays and measured-value statistics,
  * JUnit's suites, the HTML page's Markdown and charts, the results file's
- * arrays. Each is the same bytes as made in one part, and JUnit the same
+ * arrays. Each is the same as made in one part, and JUnit the same bytes
  * again through the file writer.
  */
 static void test_reports_same_in_parts(void **state)
@@ -504,11 +505,28 @@ static void test_reports_same_in_parts(void **state)
 		struct sc_buf one = SC_BUF_INIT;
 		struct sc_junit_options jo = { seed == 2 };
 		bool outage;
+		struct sc_buf full = SC_BUF_INIT, page = SC_BUF_INIT, json = SC_BUF_INIT;
+		struct sc_results again;
+		/* the gate's checks decided in parts: the same results */
+		cfg.gate.max_runs = seed == 3 ? 0 : 20;
 		rng_state = seed * 0x9E3779B97F4A7C15ULL;
 		random_results(&r, &outage);
+		rng_state = seed * 0x9E3779B97F4A7C15ULL;
+		random_results(&again, &outage);
 		sc_eval_aggregate(&r, cfg.gate.alpha);
+		sc_eval_aggregate(&again, cfg.gate.alpha);
+		sc_par_set_width(1);
 		sc_gate_apply(&r, &cfg.gate);
-		struct sc_buf full = SC_BUF_INIT, page = SC_BUF_INIT, json = SC_BUF_INIT;
+		sc_par_set_width(SC_PAR_MAX);
+		sc_gate_apply(&again, &cfg.gate);
+		assert_true(r.gate.nchecks > 700);
+		sc_results_format(&full, &r);
+		sc_results_format(&page, &again);
+		assert_int_equal(full.len, page.len);
+		assert_memory_equal(full.ptr, page.ptr, full.len);
+		sc_buf_clear(&full);
+		sc_buf_clear(&page);
+		sc_results_release(&again);
 		sc_par_set_width(1);
 		assert_int_equal(sc_report_junit(&one, &r, &jo), 0);
 		assert_true(count(one.ptr, "<testsuite ") >= 700);
