@@ -343,6 +343,7 @@ static void writer_flush(struct sc_atomic_writer *w, bool all)
 static void *writer_main(void *v)
 {
 	struct sc_atomic_writer *w = v;
+	struct sc_buf t;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
@@ -351,7 +352,7 @@ static void *writer_main(void *v)
 		if (!w->next.len)
 			break;
 		/* take next: the caller may fill it again meanwhile */
-		struct sc_buf t = w->work;
+		t = w->work;
 		w->work = w->next;
 		w->next = t;
 		sc_buf_clear(&w->next);
@@ -363,7 +364,14 @@ static void *writer_main(void *v)
 		w->busy = false;
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
-		sc_buf_put(&w->out, w->work.ptr, w->work.len);
+		if (w->out.len) {
+			sc_buf_put(&w->out, w->work.ptr, w->work.len);
+		} else {
+			/* nothing carried over: the piece itself, not a copy */
+			t = w->out;
+			w->out = w->work;
+			w->work = t;
+		}
 		writer_flush(w, false);
 		pthread_mutex_lock(&w->mu);
 	}

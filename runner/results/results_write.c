@@ -236,31 +236,18 @@ static void write_totals(cJSON *root, const struct sc_results_totals *t)
 	add_int(o, "wall_ms", t->wall_ms);
 }
 
-/* Where formatted results go: a buffer, or a file written in pieces of
- * SINK_CHUNK bytes gathered in stage; with mac, the document is signed as
- * it goes (the file's tap hashes every byte written), the last three
- * ("\n}\n", where the signature member goes in) held back. */
-#define SINK_CHUNK (256 * 1024)
+/* Where formatted results go: a buffer, or a file (written in pieces by
+ * its writing thread); with mac, the document is signed as it goes (the
+ * file's tap hashes every byte written). The last three bytes given to a
+ * file are held back: the document's ("\n}\n") are where the signature
+ * member goes in. */
 struct sink {
 	struct sc_buf *buf;
 	struct sc_atomic_file *file;
 	struct sc_hmac *mac;
-	struct sc_buf stage;
+	char held[3];
+	size_t nheld;
 };
-
-/* Writes what is staged but its last `keep` bytes (the document's last
- * three are hashed at its end, not written). */
-static void sink_flush(struct sink *k, size_t keep)
-{
-	size_t m = k->stage.len > keep ? k->stage.len - keep : 0;
-
-	if (!m)
-		return;
-	sc_atomic_write(k->file, k->stage.ptr, m);
-	memmove(k->stage.ptr, k->stage.ptr + m, k->stage.len - m);
-	k->stage.len -= m;
-	k->stage.ptr[k->stage.len] = '\0';
-}
 
 /* The signature's hash of the document's bytes, taken as they are written
  * (on the file's writing thread), until the signature itself. */
@@ -279,13 +266,28 @@ static void mac_tap(void *arg, const void *data, size_t len)
 
 static void emit(struct sink *k, const char *s, size_t n)
 {
+	size_t out, from_held, keep;
+	char t[3];
+
 	if (k->buf) {
 		sc_buf_put(k->buf, s, n);
 		return;
 	}
-	sc_buf_put(&k->stage, s, n);
-	if (k->stage.len >= SINK_CHUNK)
-		sink_flush(k, 3);
+	if (k->nheld + n <= sizeof(k->held)) {
+		memcpy(k->held + k->nheld, s, n);
+		k->nheld += n;
+		return;
+	}
+	/* all but the last three of held and s go out, in that order */
+	out = k->nheld + n - sizeof(k->held);
+	from_held = out < k->nheld ? out : k->nheld;
+	sc_atomic_write(k->file, k->held, from_held);
+	sc_atomic_write(k->file, s, out - from_held);
+	keep = k->nheld - from_held;
+	memcpy(t, k->held + from_held, keep);
+	memcpy(t + keep, s + (out - from_held), sizeof(t) - keep);
+	memcpy(k->held, t, sizeof(t));
+	k->nheld = sizeof(t);
 }
 
 /* text with `tabs` more tabs after each line break (an object printed
@@ -852,7 +854,7 @@ static void format_results(struct sink *k, const struct sc_results *r)
 /* The document as formatted without its signature. */
 static void format_unsigned(struct sc_buf *out, const struct sc_results *r)
 {
-	struct sink k = { out, NULL, NULL, SC_BUF_INIT };
+	struct sink k = { out, NULL, NULL, "", 0 };
 
 	format_results(&k, r);
 }
@@ -885,7 +887,7 @@ int sc_results_save(const struct sc_results *r, const char *path)
 	struct sc_atomic_file f;
 	struct sc_hmac mac;
 	struct mac_tap tap = { &mac, false };
-	struct sink k = { NULL, &f, NULL, SC_BUF_INIT };
+	struct sink k = { NULL, &f, NULL, "", 0 };
 	int err;
 
 	if (sc_atomic_open(&f, path) < 0) {
@@ -900,14 +902,15 @@ int sc_results_save(const struct sc_results *r, const char *path)
 	/* hashed, redacted and written while the rest is formatted */
 	sc_atomic_background(&f, k.mac ? mac_tap : NULL, &tap);
 	format_results(&k, r);
-	sink_flush(&k, k.mac ? 3 : 0);
+	if (!k.mac)
+		sc_atomic_write(&f, k.held, k.nheld);
 	if (k.mac) {
 		struct sc_buf sig = SC_BUF_INIT;
 		/* the document ends "\n}\n": the signature goes in as the last member */
-		assert(k.stage.len == 3 && !memcmp(k.stage.ptr, "\n}\n", 3));
+		assert(k.nheld == 3 && !memcmp(k.held, "\n}\n", 3));
 		sc_atomic_sync_tap(&f);
 		tap.closed = true;
-		sc_hmac_update(&mac, k.stage.ptr, 3);  /* hashed, never written */
+		sc_hmac_update(&mac, k.held, 3);  /* hashed, never written */
 		sc_buf_printf(&sig, SC_RESULTS_SIGN_HEAD "%s" SC_RESULTS_SIGN_MID,
 			      sc_sign_own_fingerprint());
 		sc_sign_mac_final(&mac, &sig);
@@ -915,6 +918,5 @@ int sc_results_save(const struct sc_results *r, const char *path)
 		sc_atomic_write(&f, sig.ptr, sig.len);
 		sc_buf_release(&sig);
 	}
-	sc_buf_release(&k.stage);
 	return sc_atomic_commit(&f);
 }

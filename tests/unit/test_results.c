@@ -240,6 +240,23 @@ static void test_save_is_format_signed(void **state)
 		assert_memory_equal(file.ptr, a.ptr, a.len);
 	}
 	sc_par_set_width(0);
+	/* unsigned (a model not vouched for): the same bytes as formatted */
+	r.untrusted = true;
+	sc_buf_clear(&file);
+	{
+		struct sc_buf plain = SC_BUF_INIT;
+		sc_results_format(&plain, &r);
+		assert_int_equal(sc_results_save(&r, path.ptr), 0);
+		assert_int_equal(sc_read_file(&file, path.ptr, 64u << 20), 0);
+		assert_int_equal(file.len, plain.len);
+		assert_memory_equal(file.ptr, plain.ptr, plain.len);
+		assert_null(strstr(file.ptr + file.len - 200, "\"signature\""));
+		sc_buf_release(&plain);
+	}
+	r.untrusted = false;
+	assert_int_equal(sc_results_save(&r, path.ptr), 0);
+	sc_buf_clear(&file);
+	assert_int_equal(sc_read_file(&file, path.ptr, 64u << 20), 0);
 	assert_int_equal(sc_results_verify_file(path.ptr), 0);
 	assert_int_equal(sc_results_load_signed(&back, path.ptr, &sig), 0);
 	assert_int_equal(sig, 0);
