@@ -1239,6 +1239,18 @@ static void put_suites(struct jsink *k, const struct sc_buf *text, const struct 
 	sink_put(k, text->ptr + from, text->len - from);
 }
 
+/* A writer of suites into out, inside the root (its start tag closed). */
+static void jw_init(struct jw *j, struct sc_buf *out)
+{
+	memset(j, 0, sizeof(*j));
+	sc_buf_init(&j->tmp);
+	sc_buf_init(&j->trim);
+	j->stack[0] = "testsuites";
+	j->depth = 1;
+	j->indent = true;
+	j->out = out;
+}
+
 /* The suites of a range of skills, written by one part (core/par.h). */
 struct jpart {
 	struct sc_buf text;
@@ -1262,14 +1274,7 @@ static void skills_part(void *arg, size_t p, size_t lo, size_t hi)
 	struct jsuite suite;
 	struct jw j;
 
-	memset(&j, 0, sizeof(j));
-	sc_buf_init(&j.tmp);
-	sc_buf_init(&j.trim);
-	/* the suites are written inside the root, its start tag closed */
-	j.stack[0] = "testsuites";
-	j.depth = 1;
-	j.indent = true;
-	j.out = &out->text;
+	jw_init(&j, &out->text);
 	for (size_t i = lo; i < hi; i++) {
 		struct counts c;
 		memset(&suite, 0, sizeof(suite));
@@ -1307,12 +1312,7 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	bool has_run;
 	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
 
-	memset(&j, 0, sizeof(j));
-	sc_buf_init(&j.tmp);
-	sc_buf_init(&j.trim);
-	j.stack[0] = "testsuites";
-	j.depth = 1;
-	j.indent = true;
+	jw_init(&j, NULL);
 
 	/* the skills the model lists (every one for eval, the changed ones for run) */
 	sc_verdict_build(&vd, r);

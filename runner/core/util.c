@@ -423,15 +423,21 @@ static void writer_give(struct sc_atomic_writer *w, struct sc_buf *pending)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* f's thread, given what f holds; NULL without one. */
+static struct sc_atomic_writer *writer_given_all(struct sc_atomic_file *f)
+{
+	if (f->bg && f->pending.len)
+		writer_give(f->bg, &f->pending);
+	return f->bg;
+}
+
 /* Ends the thread once it has written everything given to it. */
 static void writer_end(struct sc_atomic_file *f)
 {
-	struct sc_atomic_writer *w = f->bg;
+	struct sc_atomic_writer *w = writer_given_all(f);
 
 	if (!w)
 		return;
-	if (f->pending.len)
-		writer_give(w, &f->pending);
 	pthread_mutex_lock(&w->mu);
 	w->done = true;
 	pthread_cond_broadcast(&w->cv);
@@ -448,12 +454,10 @@ static void writer_end(struct sc_atomic_file *f)
 
 void sc_atomic_sync_tap(struct sc_atomic_file *f)
 {
-	struct sc_atomic_writer *w = f->bg;
+	struct sc_atomic_writer *w = writer_given_all(f);
 
 	if (!w)
 		return;
-	if (f->pending.len)
-		writer_give(w, &f->pending);
 	pthread_mutex_lock(&w->mu);
 	while (w->next.len || w->busy)
 		pthread_cond_wait(&w->cv, &w->mu);
