@@ -218,10 +218,10 @@ done:
 static void run_job(void *arg, size_t p, size_t lo, size_t hi)
 {
 	struct jobs *j = arg;
-	int err = 0;
 
 	(void)p;
 	for (size_t i = lo; i < hi; i++) {
+		int err = 0;
 		switch (j->todo[i]) {
 		case JOB_FILES:
 			err = write_files(j);
