@@ -471,6 +471,15 @@ run "$SKILLCI" report "$IN/pr.json" --frobnicate
 expect_exit 2 "an unknown option is a usage error"
 run "$SKILLCI" report "$IN/pr.json" --junit /proc/nonexistent/dir/r.xml
 expect_exit 3 "an unwritable report path exits 3"
+# the history index is made beside the other files (its own thread): its
+# error is the run's, naming the file, and the files made beside it stay
+printf '{"schema": "skillci.results/1",\n "run": {' > "$T/badhist.json"
+run "$SKILLCI" report "$IN/pr.json" --html "$T/badhist" --history "$T/badhist.json" --junit "$T/badhist.xml"
+expect_exit 2 "a malformed --history file exits 2 beside the other reports"
+expect_err_contains "badhist.json':2: malformed JSON" "its error names the history file and line"
+expect_out_lacks "changed skills" "no summary follows the error"
+expect_file "$T/badhist.xml" "the JUnit made beside it is written"
+expect_file "$T/badhist/report.html" "the page made beside it is written"
 
 # ---- GitHub Actions -----------------------------------------------------
 
