@@ -10,6 +10,8 @@
 #include <math.h>
 #include <pthread.h>
 
+static void design_compute(struct sc_seq_design *d);
+
 void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, double margin,
 			double drop, int first_runs, int max_runs, size_t family)
 {
@@ -24,7 +26,7 @@ void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, doub
 	d->family = family ? family : 1;
 	if (d->max_runs && (d->max_runs + d->first_runs - 1) / d->first_runs > SC_SEQ_MAX_LOOKS)
 		d->first_runs = (d->max_runs + SC_SEQ_MAX_LOOKS - 1) / SC_SEQ_MAX_LOOKS;
-	sc_seq_design_compute(d);
+	design_compute(d);
 }
 
 /*
@@ -77,7 +79,8 @@ void sc_seq_calibrate(struct sc_seq_design *d, double imax0, int steps)
 	pthread_mutex_unlock(&lock);
 }
 
-void sc_seq_design_compute(struct sc_seq_design *d)
+/* d's derived fields from its given ones. */
+static void design_compute(struct sc_seq_design *d)
 {
 	double width = d->drop - d->margin;
 

@@ -81,7 +81,7 @@ struct sc_seq_design {
 	int first_runs;    /* runs per test and side in each round (>= 1) */
 	int max_runs;      /* runs per test and side at most; 0: a fixed design */
 	size_t family;     /* pass-rate checks of the PR (>= 1) */
-	/* sc_seq_design_compute */
+	/* computed by sc_seq_design_init */
 	double imax;            /* SC_SEQ_IMAX, or more where the truncation needs it */
 	double alpha_check;     /* alpha / family */
 	double z;               /* z(1 - alpha') + z(1 - beta) */
@@ -98,14 +98,12 @@ struct sc_seq_design {
  */
 void sc_seq_design_init(struct sc_seq_design *d, double alpha, double beta, double margin,
 			double drop, int first_runs, int max_runs, size_t family);
-/* Computes d's derived fields again after a change of its fields. */
-void sc_seq_design_compute(struct sc_seq_design *d);
 /*
  * Sets d's boundaries (log_a, log_b) and imax for looks every 1 / steps
  * of the fixed design's information, truncated from imax0 on (raised by
  * 0.5 up to 4 where the truncation alone spends too much alpha; past 4,
  * Wald's boundaries), for d's alpha_check and beta. i_max is the caller's
- * (imax times i_fixed). sc_seq_design_compute uses SC_SEQ_IMAX and
+ * (imax times i_fixed). sc_seq_design_init uses SC_SEQ_IMAX and
  * SC_SEQ_STEPS; the benchmark tries others.
  */
 void sc_seq_calibrate(struct sc_seq_design *d, double imax0, int steps);
