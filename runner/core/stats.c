@@ -5,6 +5,15 @@
 #include "stats.h"
 
 #include <math.h>
+
+/* log |Gamma(x)|: lgamma() sets the global signgam, a data race when the
+ * gate's checks are computed in parts over the cores; lgamma_r does not. */
+static double lgam(double x)
+{
+	int sign;
+
+	return lgamma_r(x, &sign);
+}
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -41,7 +50,7 @@ double sc_stats_log_choose(unsigned long n, unsigned long k)
 		return -INFINITY;
 	if (k == 0 || k == n)
 		return 0.0;
-	return lgamma((double)n + 1.0) - lgamma((double)k + 1.0) - lgamma((double)(n - k) + 1.0);
+	return lgam((double)n + 1.0) - lgam((double)k + 1.0) - lgam((double)(n - k) + 1.0);
 }
 
 /*
@@ -194,7 +203,7 @@ static double beta_inc(double a, double b, double x)
 		return 0.0;
 	if (x >= 1.0)
 		return 1.0;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	front = exp(lgam(a + b) - lgam(a) - lgam(b) + a * log(x) + b * log1p(-x));
 	if (x < (a + 1.0) / (a + b + 2.0))
 		return front * beta_cf(a, b, x) / a;
 	return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
