@@ -1308,7 +1308,7 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	struct holes run_holes = { NULL, 0, 0 };
 	struct jw j;
 	struct counts total = { 0, 0, 0, 0, 0 };
-	size_t n, parts, skill_failures = 0;
+	size_t n, skill_failures = 0;
 	bool has_run;
 	double wall = r->totals.wall_ms > 0 ? (double)r->totals.wall_ms / 1000.0 : 0, scale = 1;
 
@@ -1323,11 +1323,7 @@ static int junit_write(struct jsink *k, const struct sc_results *r,
 	ps.opt = opt;
 	for (size_t p = 0; p < SC_PAR_MAX; p++)
 		sc_buf_init(&ps.part[p].text);
-	/* a part of fewer than 64 skills costs more to start than it saves */
-	parts = sc_par_width();
-	if (parts > n / 64)
-		parts = n / 64 ? n / 64 : 1;
-	sc_par_for(n, parts, skills_part, &ps);
+	sc_par_for(n, sc_par_parts(n, 64), skills_part, &ps);
 	for (size_t p = 0; p < SC_PAR_MAX; p++) {
 		skill_failures += ps.part[p].failures;
 		total.tests += ps.part[p].total.tests;

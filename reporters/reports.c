@@ -280,7 +280,7 @@ int sc_reports_write(const struct sc_results *r, const struct sc_reports *in)
 		j.todo[n++] = JOB_INDEX;
 	if (o->term)
 		j.todo[n++] = JOB_TERM;
-	sc_par_for(n, n < sc_par_width() ? n : sc_par_width(), run_job, &j);
+	sc_par_for(n, sc_par_width(), run_job, &j);  /* parts are cut to n */
 	for (size_t i = 0; i < JOB_COUNT && !err; i++)
 		if (j.err[i] < 0)
 			err = sc_error_cause_set(sc_error_set(j.err[i], "%s", j.msg[i].ptr), j.cause[i]);

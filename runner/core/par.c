@@ -22,6 +22,13 @@ void sc_par_set_width(size_t parts)
 	width_set = parts > SC_PAR_MAX ? SC_PAR_MAX : parts;
 }
 
+size_t sc_par_parts(size_t n, size_t min)
+{
+	size_t parts = min ? n / min : n, width = sc_par_width();
+
+	return parts < 1 ? 1 : parts > width ? width : parts;
+}
+
 struct part {
 	void (*fn)(void *arg, size_t p, size_t lo, size_t hi);
 	void *arg;

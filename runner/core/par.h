@@ -17,6 +17,9 @@ size_t sc_par_width(void);
 /* Sets the width (tests: 1 runs everything on the caller's thread); 0
  * goes back to the cores'. */
 void sc_par_set_width(size_t parts);
+/* Parts for n items of which a part should have at least min (fewer cost
+ * more to start than they save): n / min, at least 1, at most the width. */
+size_t sc_par_parts(size_t n, size_t min);
 
 /*
  * Calls fn(arg, p, lo, hi) for p in [0, parts), [lo, hi) being part p of

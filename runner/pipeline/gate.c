@@ -380,13 +380,8 @@ static void evidence(struct margin *m, const struct sc_results *r)
 	free(ids);
 }
 
-/* Checks per part below which one part does them all (core/par.h). */
+/* The fewest checks worth a part of their own (core/par.h). */
 #define GATE_PART_MIN 64
-
-static size_t parts_for(size_t n)
-{
-	return n / GATE_PART_MIN < sc_par_width() ? n / GATE_PART_MIN + 1 : sc_par_width();
-}
 
 /* The design replayed on margins [lo, hi), and their evidence: each
  * margin's own, from the units alone (the parts share nothing else). */
@@ -453,7 +448,7 @@ static void plan_margins(struct gate *gt)
 			g.first_runs = (int)r->run.runs;
 		sc_gate_design(&gt->design, &g, family);
 	}
-	sc_par_for(gt->nmargins, parts_for(gt->nmargins), replay_part, gt);
+	sc_par_for(gt->nmargins, sc_par_parts(gt->nmargins, GATE_PART_MIN), replay_part, gt);
 }
 
 /* The value a unit gives a measured-value check, in its "drop" direction;
@@ -562,7 +557,7 @@ static void plan_metrics(struct gate *gt)
 	}
 	if (!gt->nmetrics)
 		return;
-	sc_par_for(gt->nmetrics, parts_for(gt->nmetrics), metrics_part, gt);
+	sc_par_for(gt->nmetrics, sc_par_parts(gt->nmetrics, GATE_PART_MIN), metrics_part, gt);
 	p = sc_xmalloc(2 * gt->nmetrics * sizeof(*p));
 	lv = p + gt->nmetrics;
 	for (size_t i = 0; i < gt->nmetrics; i++) {

@@ -548,6 +548,11 @@ static void test_par_for(void **state)
 		}
 	sc_par_set_width(3);
 	assert_int_equal(sc_par_width(), 3);
+	/* a part per min items, at least one, at most the width */
+	assert_int_equal(sc_par_parts(0, 64), 1);
+	assert_int_equal(sc_par_parts(127, 64), 1);
+	assert_int_equal(sc_par_parts(128, 64), 2);
+	assert_int_equal(sc_par_parts(10000, 64), 3);
 	sc_par_set_width(100);
 	assert_int_equal(sc_par_width(), SC_PAR_MAX);
 	sc_par_set_width(0);
