@@ -621,11 +621,37 @@ static void eval_lift(const struct shipped *s, long prs)
 	}
 }
 
+/* The experiments' names, in the order of their enums (the first: as shipped). */
+static const char *const looks_names[] = { "round", "half", "test", NULL };
+static const char *const variance_names[] = { "shipped", "known", "unbiased", NULL };
+
+/* *mode = the index in names of the environment's var (0 when unset or
+ * empty); false, with the error said, for a value not in names. */
+static bool env_mode(const char *var, const char *const *names, int *mode)
+{
+	const char *v = getenv(var);
+
+	*mode = 0;
+	if (!v || !*v)
+		return true;
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(v, names[i])) {
+			*mode = i;
+			return true;
+		}
+	fprintf(stderr, "bench_gate: %s=%s: expected one of", var, v);
+	for (int i = 0; names[i]; i++)
+		fprintf(stderr, " %s", names[i]);
+	fprintf(stderr, "\n");
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	long prs = argc > 1 ? atol(argv[1]) : 1000;
 	struct sc_config cfg;
 	struct shipped s;
+	int mode;
 
 	sc_config_defaults(&cfg);
 	gate_alpha = cfg.gate.alpha;
@@ -650,33 +676,20 @@ int main(int argc, char **argv)
 		s.imax = atof(argv[7]);
 	if (prs < 1)
 		prs = 1;
-	if (getenv("LOOKS") && *getenv("LOOKS")) {
-		const char *l = getenv("LOOKS"), *st = getenv("LOOKS_STEPS");
-		if (!strcmp(l, "half"))
-			looks_mode = LOOKS_HALF;
-		else if (!strcmp(l, "test"))
-			looks_mode = LOOKS_TEST;
-		else if (strcmp(l, "round")) {
-			fprintf(stderr, "bench_gate: LOOKS=%s: expected half, test or round\n", l);
-			return 2;
-		}
+	if (!env_mode("LOOKS", looks_names, &mode))
+		return 2;
+	looks_mode = (enum looks)mode;
+	if (looks_mode != LOOKS_ROUND) {
+		const char *st = getenv("LOOKS_STEPS");
 		looks_steps = looks_mode == LOOKS_HALF ? 20 : 40;
 		if (st && *st && (looks_steps = atoi(st)) < 2) {
 			fprintf(stderr, "bench_gate: LOOKS_STEPS=%s: expected a number >= 2\n", st);
 			return 2;
 		}
 	}
-	if (getenv("VARIANCE") && *getenv("VARIANCE")) {
-		const char *v = getenv("VARIANCE");
-		if (!strcmp(v, "known"))
-			variance_mode = VAR_KNOWN;
-		else if (!strcmp(v, "unbiased"))
-			variance_mode = VAR_UNBIASED;
-		else if (strcmp(v, "shipped")) {
-			fprintf(stderr, "bench_gate: VARIANCE=%s: expected known, unbiased or shipped\n", v);
-			return 2;
-		}
-	}
+	if (!env_mode("VARIANCE", variance_names, &mode))
+		return 2;
+	variance_mode = (enum variance)mode;
 	if (getenv("BENCH_METRIC")) {
 		metric_checks(prs);
 		sc_config_release(&cfg);

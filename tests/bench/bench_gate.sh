@@ -18,6 +18,9 @@
 # each test's pair of units), with LOOKS_STEPS=N (default 20 and 40) the
 # steps the boundaries are calibrated for: an experiment on where the
 # design looks, not the design as shipped (unset: looks after whole rounds).
+# VARIANCE=known (the true variance of the paired mean) or VARIANCE=unbiased
+# (the plain pooled estimate, no floor, no cap), in the design and in the
+# fixed design it is compared with: what estimating the variance costs.
 set -u
 root=${SKILLCI_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BUILD:-build}
