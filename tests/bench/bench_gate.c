@@ -719,8 +719,7 @@ int main(int argc, char **argv)
 	if (variance_mode != VAR_SHIPPED)
 		printf("# experiment VARIANCE=%s: the statistic's variance %s, in the design and in the"
 		       " fixed design it is compared with (not the statistic as shipped)\n",
-		       variance_mode == VAR_KNOWN ? "known" : "unbiased",
-		       variance_mode == VAR_KNOWN
+		       variance_names[variance_mode], variance_mode == VAR_KNOWN
 		       ? "the true one, from the simulated pass probabilities"
 		       : "the plain pooled x (n - x) / (n (n - 1)) of every test, no floor and no cap");
 	printf("# requests per check: base and head as sent, plus the baseline's one run (%d);"
